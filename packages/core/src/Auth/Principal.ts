@@ -1,0 +1,19 @@
+import { Context } from "effect"
+import type { ConnectionId } from "../Shared/Ids.js"
+import type { Scope } from "../Shared/Scope.js"
+import type { CompanySettings } from "./Company.js"
+
+/** Who is calling: derived from the API key, never from anything the client sends. */
+export interface Principal {
+  readonly company: CompanySettings
+  readonly connectionId: ConnectionId
+  readonly keyId: string
+  /** Company grants ∩ key scopes, evaluated on each request. */
+  readonly scopes: ReadonlySet<Scope>
+}
+
+/** The request's principal, provided by the authentication middleware. */
+export class CurrentPrincipal extends Context.Tag("@catalog-sync/core/CurrentPrincipal")<
+  CurrentPrincipal,
+  Principal
+>() {}

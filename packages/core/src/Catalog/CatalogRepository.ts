@@ -1,0 +1,66 @@
+import { Context, type Effect, type Option } from "effect"
+import type { CompanyId, ConnectionId, RecordId } from "../Shared/Ids.js"
+import type { PersistenceError, RevisionConflict } from "./CatalogErrors.js"
+import type { ReferenceTarget, ResourceName } from "./Resource.js"
+import type { StoredRecord } from "./StoredRecord.js"
+
+/** A page request. Records come ordered by id; `cursor` is the last id of the previous page. */
+export interface ListQuery {
+  readonly limit: number
+  readonly cursor?: RecordId | undefined
+  /** Only the record mapped to this external_id by this connection. */
+  readonly externalId?: { readonly connectionId: ConnectionId; readonly value: string } | undefined
+  readonly includeArchived?: boolean | undefined
+  readonly categoryId?: RecordId | undefined
+  readonly collectionId?: RecordId | undefined
+  readonly brandId?: RecordId | undefined
+  readonly active?: boolean | undefined
+}
+
+/**
+ * Persistence of catalog records. Every method is scoped by company: a record of another company is
+ * never returned, counted or changed.
+ */
+export class CatalogRepository extends Context.Tag("@catalog-sync/core/CatalogRepository")<
+  CatalogRepository,
+  {
+    readonly get: (
+      companyId: CompanyId,
+      resource: ResourceName,
+      id: RecordId
+    ) => Effect.Effect<Option.Option<StoredRecord>, PersistenceError>
+    /** The records among `ids` that exist (archived included), in one round trip. */
+    readonly getMany: (
+      companyId: CompanyId,
+      resource: ResourceName,
+      ids: ReadonlyArray<RecordId>
+    ) => Effect.Effect<ReadonlyArray<StoredRecord>, PersistenceError>
+    /** Which of `ids` exist as `target` in the company, in one round trip. */
+    readonly existing: (
+      companyId: CompanyId,
+      target: ReferenceTarget,
+      ids: ReadonlyArray<RecordId>
+    ) => Effect.Effect<ReadonlySet<RecordId>, PersistenceError>
+    readonly insert: (record: StoredRecord) => Effect.Effect<void, PersistenceError>
+    /**
+     * Replaces the record if its stored revision is still `expectedRevision` (compare-and-set), so that
+     * two writers racing on one record never both win.
+     */
+    readonly update: (
+      record: StoredRecord,
+      expectedRevision: number
+    ) => Effect.Effect<void, RevisionConflict | PersistenceError>
+    /** Up to `query.limit` records after the cursor, in id order. */
+    readonly list: (
+      companyId: CompanyId,
+      resource: ResourceName,
+      query: ListQuery
+    ) => Effect.Effect<ReadonlyArray<StoredRecord>, PersistenceError>
+    /** The parent chain of a category, nearest first; stops after `maxDepth` steps. */
+    readonly ancestors: (
+      companyId: CompanyId,
+      categoryId: RecordId,
+      maxDepth: number
+    ) => Effect.Effect<ReadonlyArray<RecordId>, PersistenceError>
+  }
+>() {}

@@ -1,0 +1,452 @@
+import { Clock, Effect, Option } from "effect"
+import { CurrentPrincipal, type Principal } from "../Auth/Principal.js"
+import { ChangeLog, type ChangeOperation } from "../Changes/ChangeLog.js"
+import { jsonEqual } from "../internal/json.js"
+import { Ids, type RecordId } from "../Shared/Ids.js"
+import { describe, type Reference } from "../Shared/Reference.js"
+import type { Scope } from "../Shared/Scope.js"
+import { merge as mergeTranslations, type Translations } from "../Shared/Translations.js"
+import { Transactor } from "../Shared/Transactor.js"
+import { bodyParts, missingScopes, modeViolations, type ReadMode, requiredWriteScopes } from "./Access.js"
+import {
+  MappingConflict,
+  RecordArchived,
+  RecordNotFound,
+  RevisionConflict,
+  RuleViolation,
+  ScopeDenied
+} from "./CatalogErrors.js"
+import { CatalogRepository, type ListQuery } from "./CatalogRepository.js"
+import type { UpsertMode } from "./CommonFields.js"
+import { Mappings, type MappingScope } from "./Mappings.js"
+import { renderRecord } from "./RecordView.js"
+import { findReferences, type FoundReference, jsonPath, replaceReferences } from "./ReferenceSlots.js"
+import type { ResourceName } from "./Resource.js"
+import type { Document, ResourceDefinition, RuleContext, Violation } from "./ResourceDefinition.js"
+import { definitions } from "./Resources.js"
+import type { StoredRecord } from "./StoredRecord.js"
+
+export type Outcome = "created" | "updated" | "unchanged"
+
+export interface WriteResult {
+  readonly outcome: Outcome
+  readonly record: Document
+}
+
+export interface Page {
+  readonly records: ReadonlyArray<Document>
+  readonly next_cursor: string | null
+  readonly has_more: boolean
+}
+
+export interface ListParams extends Omit<ListQuery, "externalId" | "includeArchived"> {
+  readonly externalId?: string | undefined
+  readonly mode?: ReadMode | undefined
+}
+
+const requireScopes = (principal: Principal, required: ReadonlyArray<Scope>) => {
+  const missing = missingScopes(required, principal.scopes)
+  return missing.length === 0
+    ? Effect.void
+    : Effect.fail(new ScopeDenied({ message: `this operation needs the scopes ${missing.join(", ")}`, required: missing }))
+}
+
+const violation = (violations: ReadonlyArray<Violation>) => {
+  const first = violations[0]
+  if (first === undefined) return Effect.void
+  const issues = violations.filter((v) => v.reason === first.reason).map((v) => v.issue)
+  return Effect.fail(
+    new RuleViolation({ reason: first.reason, message: issues.map((i) => `${i.path}: ${i.message}`).join("; "), issues })
+  )
+}
+
+/** Languages a body may translate into: enabled ones other than the main language. */
+const translationViolations = (
+  definition: ResourceDefinition,
+  body: Document,
+  principal: Principal
+): ReadonlyArray<Violation> => {
+  const { languages, main_language } = principal.company
+  const check = (translations: unknown, path: string, allowed: ReadonlyArray<string>): ReadonlyArray<Violation> =>
+    Object.entries((translations ?? {}) as Translations).flatMap(([language, entry]): ReadonlyArray<Violation> => {
+      const at = `${path}.${language}`
+      if (language === main_language) {
+        return [{ reason: "language_not_enabled", issue: { path: at, message: `${language} is the main language: send it in name/description` } }]
+      }
+      if (!languages.includes(language)) {
+        return [{ reason: "language_not_enabled", issue: { path: at, message: `${language} is not an enabled language of the company` } }]
+      }
+      return Object.keys(entry)
+        .filter((key) => !allowed.includes(key))
+        .map((key) => ({ reason: "translation_not_allowed" as const, issue: { path: `${at}.${key}`, message: `the ${definition.label} ${key} is shared across languages` } }))
+    })
+  const fields = Array.isArray(body.fields) ? (body.fields as ReadonlyArray<Document>) : []
+  return [
+    ...check(body.translations, "$.translations", definition.translatable),
+    ...fields.flatMap((field, i) => check(field.translations, `$.fields[${i}].translations`, ["name", "description"]))
+  ]
+}
+
+const mergeDocument = (
+  definition: ResourceDefinition,
+  base: Document,
+  body: Document,
+  nextId: () => string
+): Document => {
+  const out: Record<string, unknown> = { ...base }
+  for (const [key, value] of Object.entries(body)) {
+    if (key === "external_id" || key === "target_id" || key === "expected_revision" || key === "mode" || key === "currency") continue
+    if (key === "translations") {
+      out.translations = mergeTranslations(base.translations as Translations, value as Translations)
+      continue
+    }
+    const merger = definition.mergers[key]
+    out[key] = merger === undefined ? value : merger(base[key], value, { nextId })
+  }
+  return out
+}
+
+const missingRequired = (definition: ResourceDefinition, document: Document): ReadonlyArray<Violation> =>
+  definition.requiredOnCreate
+    .filter((key) => {
+      const value = document[key]
+      return value === null || value === undefined || (Array.isArray(value) && value.length === 0)
+    })
+    .map((key) => ({
+      reason: "missing_required_field" as const,
+      issue: { path: `$.${key}`, message: `${key} is required to create a ${definition.label}` }
+    }))
+
+/**
+ * The catalog use cases: upsert, get, list and archive, written once for every resource over the
+ * resource definitions. Every method acts for the CurrentPrincipal and stays inside its company.
+ */
+export class CatalogService extends Effect.Service<CatalogService>()("@catalog-sync/core/CatalogService", {
+  effect: Effect.gen(function* () {
+    const repository = yield* CatalogRepository
+    const mappings = yield* Mappings
+    const transactor = yield* Transactor
+    const changeLog = yield* ChangeLog
+    const ids = yield* Ids
+
+    const now = Clock.currentTimeMillis.pipe(Effect.map((millis) => new Date(millis).toISOString()))
+
+    const mappingScope = (principal: Principal, resource: MappingScope["resource"]): MappingScope => ({
+      companyId: principal.company.id,
+      connectionId: principal.connectionId,
+      resource
+    })
+
+    /** Resolves every Reference, in one round trip per target and form; unresolved ones are listed. */
+    const resolveReferences = (principal: Principal, found: ReadonlyArray<FoundReference>) =>
+      Effect.gen(function* () {
+        const resolved: Array<string | undefined> = new Array(found.length)
+        const targets = new Set(found.map((ref) => ref.target))
+        for (const target of targets) {
+          const indices = found.flatMap((ref, i) => (ref.target === target ? [i] : []))
+          const uuids = indices.flatMap((i) => {
+            const ref = found[i]!.reference
+            return typeof ref === "string" ? [ref as RecordId] : []
+          })
+          const externals = indices.flatMap((i) => {
+            const ref = found[i]!.reference
+            return typeof ref === "string" ? [] : [ref.external_id]
+          })
+          const existing = uuids.length > 0 ? yield* repository.existing(principal.company.id, target, uuids) : new Set<RecordId>()
+          const mapped = externals.length > 0 ? yield* mappings.findMany(mappingScope(principal, target), externals) : new Map<string, RecordId>()
+          for (const i of indices) {
+            const ref: Reference = found[i]!.reference
+            resolved[i] = typeof ref === "string" ? (existing.has(ref as RecordId) ? ref : undefined) : mapped.get(ref.external_id)
+          }
+        }
+        const unresolved: Array<Violation> = found.flatMap((ref, i) =>
+          resolved[i] === undefined
+            ? [{
+                reason: "unresolved_reference" as const,
+                issue: {
+                  path: jsonPath(ref.location),
+                  message: `no ${ref.target} record ${describe(ref.reference)} in this ${typeof ref.reference === "string" ? "company" : "connection"}`
+                }
+              }]
+            : []
+        )
+        yield* violation(unresolved)
+        return resolved as ReadonlyArray<string>
+      })
+
+    /** Finds the record a body addresses: by its mapping, else by target_id (binding a new mapping). */
+    const locate = (principal: Principal, definition: ResourceDefinition, body: Document) =>
+      Effect.gen(function* () {
+        const scope = mappingScope(principal, definition.name)
+        const externalId = body.external_id as string
+        const targetId = body.target_id as RecordId | undefined
+        const mapped = yield* mappings.find(scope, externalId)
+        if (Option.isSome(mapped)) {
+          if (targetId !== undefined && targetId !== mapped.value) {
+            return yield* new MappingConflict({
+              reason: "mapping_cannot_move",
+              message: `external_id ${JSON.stringify(externalId)} is mapped to ${mapped.value}; an established mapping cannot move to ${targetId}`
+            })
+          }
+          const stored = yield* repository.get(principal.company.id, definition.name, mapped.value)
+          if (Option.isNone(stored)) {
+            return yield* Effect.dieMessage(`mapping ${externalId} points at a missing ${definition.label}`)
+          }
+          return { stored: stored.value, bind: false }
+        }
+        if (targetId === undefined) return { stored: undefined, bind: false }
+        const stored = yield* repository.get(principal.company.id, definition.name, targetId)
+        if (Option.isNone(stored)) {
+          return yield* new RecordNotFound({ resource: definition.name, message: `no ${definition.label} ${targetId} in this company (target_id)` })
+        }
+        const already = yield* mappings.externalIdsOf(scope, [targetId])
+        const other = already.get(targetId)
+        if (other !== undefined) {
+          return yield* new MappingConflict({
+            reason: "record_already_mapped",
+            message: `${definition.label} ${targetId} is already mapped by this connection as external_id ${JSON.stringify(other)}`
+          })
+        }
+        return { stored: stored.value, bind: true }
+      })
+
+    const write = (principal: Principal, definition: ResourceDefinition, body: Document, mode: UpsertMode) =>
+      Effect.gen(function* () {
+        const parts = bodyParts(definition, body)
+        const { stored, bind } = yield* locate(principal, definition, body)
+        const expected = body.expected_revision as number | undefined
+        if (stored === undefined) {
+          if (mode === "prices") {
+            return yield* new RecordNotFound({
+              resource: definition.name,
+              message: `prices mode changes existing mapped records only; no ${definition.label} is mapped to external_id ${JSON.stringify(body.external_id)}`
+            })
+          }
+          yield* requireScopes(principal, requiredWriteScopes(mode, parts, true))
+          if (expected !== undefined && expected !== 0) {
+            return yield* new RevisionConflict({
+              message: `no ${definition.label} is mapped to external_id ${JSON.stringify(body.external_id)}; use expected_revision 0 to create it`,
+              current_revision: 0,
+              expected_revision: expected
+            })
+          }
+        } else {
+          if (stored.archivedAt !== null) {
+            return yield* new RecordArchived({ message: `${definition.label} ${stored.id} is archived and cannot be changed` })
+          }
+          if (expected !== stored.revision) {
+            return yield* new RevisionConflict({
+              message:
+                expected === undefined
+                  ? `updating ${definition.label} ${stored.id} needs expected_revision (current ${stored.revision})`
+                  : `${definition.label} ${stored.id} is at revision ${stored.revision}, not ${expected}`,
+              current_revision: stored.revision,
+              expected_revision: expected ?? null
+            })
+          }
+        }
+        yield* violation(definition.checkBody(body, stored?.data))
+        const found = findReferences(body, definition.references)
+        const resolvedIds = yield* resolveReferences(principal, found)
+        const resolvedBody = replaceReferences(body, found, resolvedIds)
+
+        const recordId = (stored?.id ?? (yield* ids.next)) as RecordId
+        const fresh = yield* Effect.all(
+          Array.from({ length: Array.isArray(body.fields) ? body.fields.length : 0 }, () => ids.next)
+        )
+        const document = definition.normalize(
+          mergeDocument(definition, stored?.data ?? definition.defaults, resolvedBody, () => fresh.shift()!)
+        )
+        const isCreate = stored === undefined
+        yield* violation(isCreate ? missingRequired(definition, document) : [])
+        const context: RuleContext = {
+          isCreate,
+          recordId,
+          company: principal.company,
+          getMany: (resource, recordIds) => repository.getMany(principal.company.id, resource, recordIds),
+          ancestors: (categoryId) => repository.ancestors(principal.company.id, categoryId, 101)
+        }
+        yield* violation(yield* definition.validate(document, context))
+
+        const scope = mappingScope(principal, definition.name)
+        const externalId = body.external_id as string
+        const mapping = { ...scope, externalId, recordId }
+        const at = yield* now
+        if (bind) yield* mappings.insert({ ...mapping, createdAt: at })
+        if (stored !== undefined && jsonEqual(document, stored.data)) {
+          return { outcome: "unchanged" as const, record: stored }
+        }
+        let record: StoredRecord
+        let operation: ChangeOperation
+        if (stored === undefined) {
+          record = {
+            id: recordId,
+            companyId: principal.company.id,
+            resource: definition.name,
+            revision: 1,
+            data: document,
+            index: definition.index(document),
+            createdAt: at,
+            updatedAt: at,
+            archivedAt: null
+          }
+          operation = "created"
+          yield* mappings.insert({ ...mapping, createdAt: at })
+          yield* repository.insert(record)
+        } else {
+          record = { ...stored, revision: stored.revision + 1, data: document, index: definition.index(document), updatedAt: at }
+          operation = "updated"
+          yield* repository.update(record, stored.revision)
+        }
+        yield* changeLog.append({
+          companyId: principal.company.id,
+          resource: definition.name,
+          recordId,
+          revision: record.revision,
+          operation,
+          originConnectionId: principal.connectionId,
+          at
+        })
+        return { outcome: operation as Outcome, record }
+      })
+
+    /** A create that lost a race for its external_id is a revision conflict with the winner's record. */
+    const raceLost = (principal: Principal, definition: ResourceDefinition, externalId: string) =>
+      Effect.gen(function* () {
+        const winner = yield* mappings.find(mappingScope(principal, definition.name), externalId)
+        const record = Option.isSome(winner) ? yield* repository.get(principal.company.id, definition.name, winner.value) : Option.none()
+        return yield* new RevisionConflict({
+          message: `another request created ${definition.label} external_id ${JSON.stringify(externalId)} first; read it and retry`,
+          current_revision: Option.match(record, { onNone: () => 1, onSome: (r) => r.revision }),
+          expected_revision: 0
+        })
+      })
+
+    /**
+     * Creates or updates the record that `body.external_id` (or `target_id`) addresses, in one
+     * transaction with its mapping and change entry. A write that changes nothing is `unchanged`.
+     */
+    const upsert = (resource: ResourceName, body: Document) =>
+      Effect.gen(function* () {
+        const principal = yield* CurrentPrincipal
+        const definition = definitions[resource]
+        const mode = (body.mode ?? "catalog") as UpsertMode
+        const parts = bodyParts(definition, body)
+        const notAllowed = modeViolations(mode, parts)
+        yield* violation(notAllowed.map((issue): Violation => ({ reason: "field_not_allowed_in_mode", issue })))
+        yield* requireScopes(principal, requiredWriteScopes(mode, parts, false))
+        if (body.currency !== undefined && body.currency !== principal.company.currency) {
+          yield* violation([{
+            reason: "currency_mismatch",
+            issue: { path: "$.currency", message: `the company currency is ${principal.company.currency}, not ${String(body.currency)}` }
+          }])
+        }
+        yield* violation(translationViolations(definition, body, principal))
+        const result = yield* transactor.withTransaction(write(principal, definition, body, mode)).pipe(
+          Effect.catchIf(
+            (error): error is MappingConflict => error._tag === "MappingConflict" && error.reason === "external_id_taken",
+            () => raceLost(principal, definition, body.external_id as string)
+          )
+        )
+        return {
+          outcome: result.outcome,
+          record: renderRecord(definition, result.record, body.external_id as string, principal, "catalog")
+        } satisfies WriteResult
+      })
+
+    const readScope = (mode: ReadMode): Scope => (mode === "prices" ? "prices:read" : "catalog:read")
+
+    /** One record by id; archived products are returned with state archived. */
+    const get = (resource: ResourceName, id: RecordId) =>
+      Effect.gen(function* () {
+        const principal = yield* CurrentPrincipal
+        const definition = definitions[resource]
+        yield* requireScopes(principal, ["catalog:read"])
+        const stored = yield* repository.get(principal.company.id, resource, id)
+        if (Option.isNone(stored)) {
+          return yield* new RecordNotFound({ resource, message: `no ${definition.label} ${id} in this company` })
+        }
+        const external = yield* mappings.externalIdsOf(mappingScope(principal, resource), [id])
+        return renderRecord(definition, stored.value, external.get(id) ?? null, principal, "catalog")
+      })
+
+    /** A cursor page in id order; archived products are left out. */
+    const list = (resource: ResourceName, params: ListParams) =>
+      Effect.gen(function* () {
+        const principal = yield* CurrentPrincipal
+        const definition = definitions[resource]
+        const mode = params.mode ?? "catalog"
+        yield* requireScopes(principal, [readScope(mode)])
+        const rows = yield* repository.list(principal.company.id, resource, {
+          limit: params.limit + 1,
+          cursor: params.cursor,
+          externalId: params.externalId === undefined ? undefined : { connectionId: principal.connectionId, value: params.externalId },
+          categoryId: params.categoryId,
+          collectionId: params.collectionId,
+          brandId: params.brandId,
+          active: params.active
+        })
+        const page = rows.slice(0, params.limit)
+        const external = yield* mappings.externalIdsOf(mappingScope(principal, resource), page.map((r) => r.id))
+        const hasMore = rows.length > params.limit
+        return {
+          records: page.map((r) => renderRecord(definition, r, external.get(r.id) ?? null, principal, mode)),
+          next_cursor: hasMore ? page[page.length - 1]!.id : null,
+          has_more: hasMore
+        } satisfies Page
+      })
+
+    /** Soft-archives a product (DELETE /products/{id}); archiving an archived product is unchanged. */
+    const archive = (id: RecordId, expectedRevision: number) =>
+      Effect.gen(function* () {
+        const principal = yield* CurrentPrincipal
+        const definition = definitions.products
+        yield* requireScopes(principal, ["catalog:write"])
+        const result = yield* transactor.withTransaction(
+          Effect.gen(function* () {
+            const stored = yield* repository.get(principal.company.id, "products", id)
+            if (Option.isNone(stored)) {
+              return yield* new RecordNotFound({ resource: "products", message: `no product ${id} in this company` })
+            }
+            const current = stored.value
+            if (current.revision !== expectedRevision) {
+              return yield* new RevisionConflict({
+                message: `product ${id} is at revision ${current.revision}, not ${expectedRevision}`,
+                current_revision: current.revision,
+                expected_revision: expectedRevision
+              })
+            }
+            if (current.archivedAt !== null) return { outcome: "unchanged" as const, record: current }
+            const at = yield* now
+            const data = { ...current.data, active: false }
+            const record: StoredRecord = {
+              ...current,
+              revision: current.revision + 1,
+              data,
+              index: definition.index(data),
+              updatedAt: at,
+              archivedAt: at
+            }
+            yield* repository.update(record, current.revision)
+            yield* changeLog.append({
+              companyId: principal.company.id,
+              resource: "products",
+              recordId: id,
+              revision: record.revision,
+              operation: "archived",
+              originConnectionId: principal.connectionId,
+              at
+            })
+            return { outcome: "updated" as const, record }
+          })
+        )
+        const external = yield* mappings.externalIdsOf(mappingScope(principal, "products"), [id])
+        return {
+          outcome: result.outcome,
+          record: renderRecord(definition, result.record, external.get(id) ?? null, principal, "catalog")
+        } satisfies WriteResult
+      })
+
+    return { upsert, get, list, archive } as const
+  })
+}) {}

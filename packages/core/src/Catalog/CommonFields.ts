@@ -1,0 +1,46 @@
+import { Schema } from "effect"
+import { ExternalId } from "../Shared/Ids.js"
+import { Translations } from "../Shared/Translations.js"
+
+export const opt = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
+
+export const UpsertMode = Schema.Literal("catalog", "prices", "combined")
+export type UpsertMode = typeof UpsertMode.Type
+
+/** A record name: 1-200 characters. */
+export const Name = Schema.String.pipe(
+  Schema.minLength(1, { message: () => "must be 1-200 characters" }),
+  Schema.maxLength(200, { message: () => "must be 1-200 characters" })
+)
+
+export const Description = Schema.String.pipe(Schema.maxLength(4000, { message: () => "must be at most 4000 characters" }))
+
+export const PricingMode = Schema.Literal("none", "percent", "fixed")
+
+/** Fields every upsert body accepts (spec 2.3). */
+export const commonUpsertFields = {
+  external_id: ExternalId,
+  target_id: opt(Schema.UUID),
+  expected_revision: opt(Schema.NonNegativeInt),
+  mode: opt(UpsertMode),
+  currency: opt(Schema.String.pipe(Schema.pattern(/^[A-Z]{3}$/, { message: () => "must be a 3-letter currency code" }))),
+  translations: opt(Translations)
+} as const
+
+/** Keys of the common fields: they steer the write and are not stored in the record document. */
+export const controlKeys: ReadonlySet<string> = new Set(["external_id", "target_id", "expected_revision", "mode", "currency"])
+
+/** Strict decoding: unknown keys are errors at every depth, and every failure is reported. */
+export const strict = { parseOptions: { onExcessProperty: "error", errors: "all" } } as const
+
+/** Fields every record response carries. */
+export const commonRecordFields = {
+  id: Schema.UUID,
+  external_id: Schema.NullOr(Schema.String).annotations({
+    description: "The caller's connection mapping of this record, or null when the connection has none."
+  }),
+  revision: Schema.Int.annotations({ description: "Send it back as expected_revision to update." }),
+  translations: Translations,
+  created_at: Schema.String,
+  updated_at: Schema.String
+} as const

@@ -1,0 +1,25 @@
+import { Effect, ParseResult, Schema } from "effect"
+import { ValidationFailed, type Issue } from "./CatalogErrors.js"
+import { jsonPath } from "./ReferenceSlots.js"
+import type { ResourceName } from "./Resource.js"
+import type { Document } from "./ResourceDefinition.js"
+import { definitions } from "./Resources.js"
+
+/** Every failing location of a parse error, as `$.path` and a message. */
+export const issuesOf = (error: ParseResult.ParseError): ReadonlyArray<Issue> =>
+  ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({
+    path: jsonPath(issue.path.map((segment) => (typeof segment === "number" ? segment : String(segment)))),
+    message: issue._tag === "Unexpected" ? "is not an allowed property" : issue.message
+  }))
+
+const options = { errors: "all", onExcessProperty: "error" } as const
+
+/** Decodes `input` with `schema` strictly: unknown keys at any depth fail, and every failure is listed. */
+export const decodeStrict = <A, I>(schema: Schema.Schema<A, I>, input: unknown, what: string) =>
+  Schema.decodeUnknown(schema, options)(input).pipe(
+    Effect.mapError((error) => new ValidationFailed({ message: `${what} is not valid`, issues: issuesOf(error) }))
+  )
+
+/** Decodes an upsert body of `resource` strictly. */
+export const decodeUpsert = (resource: ResourceName, input: unknown): Effect.Effect<Document, ValidationFailed> =>
+  decodeStrict(definitions[resource].body, input, `the ${definitions[resource].label} body`) as Effect.Effect<Document, ValidationFailed>

@@ -1,0 +1,40 @@
+import { Context, type Effect, type Option } from "effect"
+import type { CompanyId, ConnectionId, RecordId } from "../Shared/Ids.js"
+import type { MappingConflict, PersistenceError } from "./CatalogErrors.js"
+import type { ReferenceTarget } from "./Resource.js"
+
+/** The namespace a mapping lives in: external_id is unique within company + connection + resource. */
+export interface MappingScope {
+  readonly companyId: CompanyId
+  readonly connectionId: ConnectionId
+  readonly resource: ReferenceTarget
+}
+
+export interface Mapping extends MappingScope {
+  readonly externalId: string
+  readonly recordId: RecordId
+  readonly createdAt: string
+}
+
+/**
+ * external_id -> record mappings of a connection. A mapping never moves: there is no update. A record
+ * has at most one mapping per connection.
+ */
+export class Mappings extends Context.Tag("@catalog-sync/core/Mappings")<
+  Mappings,
+  {
+    readonly find: (scope: MappingScope, externalId: string) => Effect.Effect<Option.Option<RecordId>, PersistenceError>
+    /** Resolves many external ids in one round trip; unknown ones are absent from the result. */
+    readonly findMany: (
+      scope: MappingScope,
+      externalIds: ReadonlyArray<string>
+    ) => Effect.Effect<ReadonlyMap<string, RecordId>, PersistenceError>
+    /** The connection's external ids of the given records, in one round trip. */
+    readonly externalIdsOf: (
+      scope: MappingScope,
+      recordIds: ReadonlyArray<RecordId>
+    ) => Effect.Effect<ReadonlyMap<RecordId, string>, PersistenceError>
+    /** Fails with MappingConflict when the external id or the record is already mapped in the scope. */
+    readonly insert: (mapping: Mapping) => Effect.Effect<void, MappingConflict | PersistenceError>
+  }
+>() {}

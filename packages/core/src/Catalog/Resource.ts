@@ -1,0 +1,18 @@
+import { Schema } from "effect"
+
+/** The seven catalog resources that share the upsert / get / list contract. */
+export const ResourceName = Schema.Literal(
+  "products",
+  "categories",
+  "collections",
+  "brands",
+  "customization-types",
+  "customization-groups",
+  "customization-options"
+).annotations({ identifier: "ResourceName" })
+export type ResourceName = typeof ResourceName.Type
+
+export const resourceNames: ReadonlyArray<ResourceName> = ResourceName.literals
+
+/** What a Reference may point at: a catalog resource or a media item. */
+export type ReferenceTarget = ResourceName | "media"

@@ -1,0 +1,67 @@
+import type { Effect, Schema } from "effect"
+import type { CompanySettings } from "../Auth/Company.js"
+import type { RecordId } from "../Shared/Ids.js"
+import type { Issue, PersistenceError, RuleReason } from "./CatalogErrors.js"
+import type { ReferenceTarget, ResourceName } from "./Resource.js"
+import type { RecordIndex, StoredRecord } from "./StoredRecord.js"
+
+export type Document = Readonly<Record<string, unknown>>
+
+/** Where References sit in a body: key path segments, `*` for every array element. */
+export interface ReferenceSlot {
+  readonly path: ReadonlyArray<string>
+  readonly target: ReferenceTarget
+}
+
+/** A rule broken by a merged document. */
+export interface Violation {
+  readonly reason: RuleReason
+  readonly issue: Issue
+}
+
+/** What rules may look up while validating a merged document. */
+export interface RuleContext {
+  readonly isCreate: boolean
+  readonly recordId: RecordId
+  readonly company: CompanySettings
+  readonly getMany: (
+    resource: ResourceName,
+    ids: ReadonlyArray<RecordId>
+  ) => Effect.Effect<ReadonlyArray<StoredRecord>, PersistenceError>
+  readonly ancestors: (categoryId: RecordId) => Effect.Effect<ReadonlyArray<RecordId>, PersistenceError>
+}
+
+/** Merges one sent key into the stored value (the default replaces it). */
+export type KeyMerger = (stored: unknown, sent: unknown, context: { readonly nextId: () => string }) => unknown
+
+/**
+ * Everything that makes one catalog resource different from another. The upsert, read and list use
+ * cases are written once over this description.
+ */
+export interface ResourceDefinition {
+  readonly name: ResourceName
+  /** Singular, for messages. */
+  readonly label: string
+  readonly body: Schema.Schema<any, any>
+  readonly record: Schema.Schema<any, any>
+  /** Top-level body keys that are prices (need prices:write / prices:read). */
+  readonly priceKeys: ReadonlyArray<string>
+  /** Top-level body keys that are costs (need costs:write / costs:read). */
+  readonly costKeys: ReadonlyArray<string>
+  /** Keys a translation entry may carry for this resource. */
+  readonly translatable: ReadonlyArray<"name" | "description">
+  readonly references: ReadonlyArray<ReferenceSlot>
+  /** Keys that must be present once a record is created. */
+  readonly requiredOnCreate: ReadonlyArray<string>
+  /** The document of a record before its first write. */
+  readonly defaults: Document
+  readonly mergers: Readonly<Record<string, KeyMerger>>
+  /** Rules on the sent body itself, checked against the stored document before merging. */
+  readonly checkBody: (body: Document, stored: Document | undefined) => ReadonlyArray<Violation>
+  /** Brings decimal strings and derived values into their stored form. */
+  readonly normalize: (document: Document) => Document
+  readonly validate: (document: Document, context: RuleContext) => Effect.Effect<ReadonlyArray<Violation>, PersistenceError>
+  readonly index: (document: Document) => RecordIndex
+  /** Whether an archived record of this resource exists at all (only products are archived in v1). */
+  readonly archivable: boolean
+}

@@ -1,0 +1,33 @@
+import type { CompanyId, RecordId } from "../Shared/Ids.js"
+import type { ResourceName } from "./Resource.js"
+
+/** Columns extracted from a record's document so that list filters and rules hit indexes. */
+export interface RecordIndex {
+  readonly active: boolean | null
+  readonly collectionId: RecordId | null
+  readonly brandId: RecordId | null
+  readonly parentId: RecordId | null
+  readonly categoryIds: ReadonlyArray<RecordId>
+}
+
+export const emptyIndex: RecordIndex = {
+  active: null,
+  collectionId: null,
+  brandId: null,
+  parentId: null,
+  categoryIds: []
+}
+
+/** A catalog record as persisted: identity, revision, the resource's JSON document and its index. */
+export interface StoredRecord {
+  readonly id: RecordId
+  readonly companyId: CompanyId
+  readonly resource: ResourceName
+  readonly revision: number
+  readonly data: Readonly<Record<string, unknown>>
+  readonly index: RecordIndex
+  /** ISO-8601 UTC timestamps. */
+  readonly createdAt: string
+  readonly updatedAt: string
+  readonly archivedAt: string | null
+}

@@ -1,0 +1,73 @@
+import { Effect, Schema } from "effect"
+import { commonRecordFields, commonUpsertFields, Description, Name, opt, strict } from "../Catalog/CommonFields.js"
+import { noBodyChecks } from "../Catalog/noRules.js"
+import type { ResourceDefinition } from "../Catalog/ResourceDefinition.js"
+import { emptyIndex } from "../Catalog/StoredRecord.js"
+import type { RecordId } from "../Shared/Ids.js"
+import { Reference } from "../Shared/Reference.js"
+
+/** POST /categories/upsert body (spec 2.6). */
+export const CategoryUpsert = Schema.Struct({
+  ...commonUpsertFields,
+  name: opt(Name),
+  parent_id: opt(Schema.NullOr(Reference)),
+  description: opt(Description),
+  image_id: opt(Schema.NullOr(Reference))
+}).annotations({ identifier: "CategoryUpsert", ...strict })
+export type CategoryUpsert = typeof CategoryUpsert.Type
+
+export const Category = Schema.Struct({
+  ...commonRecordFields,
+  name: Schema.String,
+  parent_id: Schema.NullOr(Schema.UUID),
+  description: Schema.NullOr(Schema.String),
+  image_id: Schema.NullOr(Schema.UUID)
+}).annotations({ identifier: "Category" })
+
+/** Deepest category tree the cycle check walks; deeper chains are refused as if cyclic. */
+export const maxDepth = 100
+
+/**
+ * A category may not be its own ancestor. The chain is walked from the new parent upwards; meeting the
+ * record itself, or a chain deeper than `maxDepth`, is refused.
+ */
+export const cycleViolations = (id: RecordId, parentId: RecordId | null, ancestorsOfParent: ReadonlyArray<RecordId>) => {
+  if (parentId === null) return []
+  const path = "$.parent_id"
+  if (parentId === id) return [{ reason: "category_cycle" as const, issue: { path, message: "a category cannot be its own parent" } }]
+  if (ancestorsOfParent.includes(id)) {
+    return [{ reason: "category_cycle" as const, issue: { path, message: "the parent is a descendant of this category" } }]
+  }
+  if (ancestorsOfParent.length >= maxDepth) {
+    return [{ reason: "category_cycle" as const, issue: { path, message: `category trees are limited to ${maxDepth} levels` } }]
+  }
+  return []
+}
+
+export const definition: ResourceDefinition = {
+  name: "categories",
+  label: "category",
+  body: CategoryUpsert,
+  record: Category,
+  priceKeys: [],
+  costKeys: [],
+  translatable: ["name", "description"],
+  references: [
+    { path: ["parent_id"], target: "categories" },
+    { path: ["image_id"], target: "media" }
+  ],
+  requiredOnCreate: ["name"],
+  defaults: { name: null, parent_id: null, description: null, image_id: null, translations: {} },
+  mergers: {},
+  checkBody: noBodyChecks,
+  normalize: (document) => document,
+  validate: (document, context) => {
+    const parentId = document.parent_id as RecordId | null
+    if (parentId === null || parentId === context.recordId) {
+      return Effect.succeed(cycleViolations(context.recordId, parentId, []))
+    }
+    return context.ancestors(parentId).pipe(Effect.map((chain) => cycleViolations(context.recordId, parentId, chain)))
+  },
+  index: (document) => ({ ...emptyIndex, parentId: document.parent_id as RecordId | null }),
+  archivable: false
+}

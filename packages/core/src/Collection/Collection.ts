@@ -1,0 +1,9 @@
+import { makeShowcase } from "../internal/showcase.js"
+
+const collection = makeShowcase("collections", "collection", "Collection")
+
+/** POST /collections/upsert body (spec 2.7). */
+export const CollectionUpsert = collection.upsert
+export type CollectionUpsert = typeof CollectionUpsert.Type
+export const Collection = collection.record
+export const definition = collection.definition

@@ -1,0 +1,61 @@
+import { Effect, Schema } from "effect"
+import { commonRecordFields, commonUpsertFields, Name, opt, PricingMode, strict } from "../Catalog/CommonFields.js"
+import { noBodyChecks } from "../Catalog/noRules.js"
+import type { ResourceDefinition } from "../Catalog/ResourceDefinition.js"
+import { emptyIndex } from "../Catalog/StoredRecord.js"
+import { Money } from "../Shared/Decimal.js"
+import type { RecordId } from "../Shared/Ids.js"
+import { Reference } from "../Shared/Reference.js"
+import { normalizePricing, pricingViolations, scopeViolations } from "../internal/pricing.js"
+
+/** POST /customization-groups/upsert body (spec 2.9): a swatch book. */
+export const CustomizationGroupUpsert = Schema.Struct({
+  ...commonUpsertFields,
+  name: opt(Name),
+  type_id: opt(Reference),
+  active: opt(Schema.Boolean),
+  photo_enabled: opt(Schema.Boolean),
+  pricing_mode: opt(PricingMode),
+  pricing_value: opt(Money)
+}).annotations({ identifier: "CustomizationGroupUpsert", ...strict })
+export type CustomizationGroupUpsert = typeof CustomizationGroupUpsert.Type
+
+export const CustomizationGroup = Schema.Struct({
+  ...commonRecordFields,
+  name: Schema.String,
+  type_id: Schema.UUID,
+  active: Schema.Boolean,
+  photo_enabled: Schema.Boolean,
+  pricing_mode: opt(PricingMode),
+  pricing_value: opt(Schema.NullOr(Schema.String))
+}).annotations({ identifier: "CustomizationGroup" })
+
+export const definition: ResourceDefinition = {
+  name: "customization-groups",
+  label: "customization group",
+  body: CustomizationGroupUpsert,
+  record: CustomizationGroup,
+  priceKeys: ["pricing_mode", "pricing_value"],
+  costKeys: [],
+  translatable: ["name", "description"],
+  references: [{ path: ["type_id"], target: "customization-types" }],
+  requiredOnCreate: ["name", "type_id"],
+  defaults: {
+    name: null,
+    type_id: null,
+    active: true,
+    photo_enabled: false,
+    pricing_mode: "none",
+    pricing_value: null,
+    translations: {}
+  },
+  mergers: {},
+  checkBody: noBodyChecks,
+  normalize: normalizePricing,
+  validate: (document, context) =>
+    scopeViolations(document, "group", document.type_id as RecordId, context).pipe(
+      Effect.map((scoped) => [...pricingViolations(document), ...scoped])
+    ),
+  index: (document) => ({ ...emptyIndex, parentId: document.type_id as RecordId }),
+  archivable: false
+}

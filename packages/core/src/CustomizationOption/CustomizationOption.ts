@@ -1,0 +1,71 @@
+import { Effect, Schema } from "effect"
+import { commonRecordFields, commonUpsertFields, Name, opt, PricingMode, strict } from "../Catalog/CommonFields.js"
+import { noBodyChecks } from "../Catalog/noRules.js"
+import type { ResourceDefinition } from "../Catalog/ResourceDefinition.js"
+import { emptyIndex } from "../Catalog/StoredRecord.js"
+import { Money } from "../Shared/Decimal.js"
+import type { RecordId } from "../Shared/Ids.js"
+import { Reference } from "../Shared/Reference.js"
+import { normalizePricing, pricingViolations, scopeViolations } from "../internal/pricing.js"
+
+/** POST /customization-options/upsert body (spec 2.10): a fabric sample or other option. */
+export const CustomizationOptionUpsert = Schema.Struct({
+  ...commonUpsertFields,
+  name: opt(Name),
+  group_id: opt(Reference),
+  code: opt(Schema.String.pipe(Schema.maxLength(100, { message: () => "must be at most 100 characters" }))),
+  active: opt(Schema.Boolean),
+  media_id: opt(Schema.NullOr(Reference)),
+  pricing_mode: opt(PricingMode),
+  pricing_value: opt(Money)
+}).annotations({ identifier: "CustomizationOptionUpsert", ...strict })
+export type CustomizationOptionUpsert = typeof CustomizationOptionUpsert.Type
+
+export const CustomizationOption = Schema.Struct({
+  ...commonRecordFields,
+  name: Schema.String,
+  group_id: Schema.UUID,
+  code: Schema.NullOr(Schema.String),
+  active: Schema.Boolean,
+  media_id: Schema.NullOr(Schema.UUID),
+  pricing_mode: opt(PricingMode),
+  pricing_value: opt(Schema.NullOr(Schema.String))
+}).annotations({ identifier: "CustomizationOption" })
+
+export const definition: ResourceDefinition = {
+  name: "customization-options",
+  label: "customization option",
+  body: CustomizationOptionUpsert,
+  record: CustomizationOption,
+  priceKeys: ["pricing_mode", "pricing_value"],
+  costKeys: [],
+  translatable: ["name", "description"],
+  references: [
+    { path: ["group_id"], target: "customization-groups" },
+    { path: ["media_id"], target: "media" }
+  ],
+  requiredOnCreate: ["name", "group_id"],
+  defaults: {
+    name: null,
+    group_id: null,
+    code: null,
+    active: true,
+    media_id: null,
+    pricing_mode: "none",
+    pricing_value: null,
+    translations: {}
+  },
+  mergers: {},
+  checkBody: noBodyChecks,
+  normalize: normalizePricing,
+  validate: (document, context) =>
+    Effect.gen(function* () {
+      const pricing = pricingViolations(document)
+      if (document.pricing_mode === "none") return pricing
+      const [group] = yield* context.getMany("customization-groups", [document.group_id as RecordId])
+      if (group === undefined) return pricing
+      return [...pricing, ...(yield* scopeViolations(document, "option", group.data.type_id as RecordId, context))]
+    }),
+  index: (document) => ({ ...emptyIndex, parentId: document.group_id as RecordId }),
+  archivable: false
+}

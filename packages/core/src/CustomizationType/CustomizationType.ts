@@ -1,0 +1,42 @@
+import { Schema } from "effect"
+import { commonRecordFields, commonUpsertFields, Name, opt, strict } from "../Catalog/CommonFields.js"
+import { noBodyChecks, noViolations } from "../Catalog/noRules.js"
+import type { ResourceDefinition } from "../Catalog/ResourceDefinition.js"
+import { emptyIndex } from "../Catalog/StoredRecord.js"
+
+export const PricingScope = Schema.Literal("group", "option")
+
+/** POST /customization-types/upsert body (spec 2.8). */
+export const CustomizationTypeUpsert = Schema.Struct({
+  ...commonUpsertFields,
+  name: opt(Name),
+  pricing_scope: opt(PricingScope),
+  archived: opt(Schema.Boolean)
+}).annotations({ identifier: "CustomizationTypeUpsert", ...strict })
+export type CustomizationTypeUpsert = typeof CustomizationTypeUpsert.Type
+
+export const CustomizationType = Schema.Struct({
+  ...commonRecordFields,
+  name: Schema.String,
+  pricing_scope: PricingScope,
+  archived: Schema.Boolean
+}).annotations({ identifier: "CustomizationType" })
+
+export const definition: ResourceDefinition = {
+  name: "customization-types",
+  label: "customization type",
+  body: CustomizationTypeUpsert,
+  record: CustomizationType,
+  priceKeys: [],
+  costKeys: [],
+  translatable: ["name", "description"],
+  references: [],
+  requiredOnCreate: ["name"],
+  defaults: { name: null, pricing_scope: "group", archived: false, translations: {} },
+  mergers: {},
+  checkBody: noBodyChecks,
+  normalize: (document) => document,
+  validate: noViolations,
+  index: () => emptyIndex,
+  archivable: false
+}

@@ -1,0 +1,239 @@
+import { Effect, Schema } from "effect"
+import { TaxModel } from "../Auth/Company.js"
+import { commonRecordFields, commonUpsertFields, Description, Name, opt, strict } from "../Catalog/CommonFields.js"
+import type { Document, ResourceDefinition, Violation } from "../Catalog/ResourceDefinition.js"
+import type { RecordId } from "../Shared/Ids.js"
+import { Dimension, equals, fixed, canonical, Money } from "../Shared/Decimal.js"
+import { Reference } from "../Shared/Reference.js"
+import { checkSentFields, mergeFields, SelectionField, SelectionFieldInput, type StoredField } from "./SelectionField.js"
+
+export const ProductKind = Schema.Literal("single", "bundle")
+export const ProductUnit = Schema.Literal("piece", "metre", "sqm", "cbm")
+export const ProductState = Schema.Literal("inactive", "active", "archived")
+
+const dimensionKeys = ["width", "height", "depth", "weight", "volume"] as const
+
+export const ProductDetailsInput = Schema.Struct({
+  description: opt(Description),
+  width: opt(Schema.NullOr(Dimension)),
+  height: opt(Schema.NullOr(Dimension)),
+  depth: opt(Schema.NullOr(Dimension)),
+  weight: opt(Schema.NullOr(Dimension)),
+  volume: opt(Schema.NullOr(Dimension))
+}).annotations({
+  identifier: "ProductDetailsInput",
+  description: "Units: cm for width/height/depth, kg for weight, cubic metres for packaged volume."
+})
+
+export const ComponentInput = Schema.Struct({
+  product_id: Reference,
+  quantity: Schema.Int.pipe(Schema.between(1, 10000, { message: () => "must be a whole number from 1 to 10000" }))
+}).annotations({ identifier: "ComponentInput" })
+
+/** POST /products/upsert body (spec 2.4). */
+export const ProductUpsert = Schema.Struct({
+  ...commonUpsertFields,
+  name: opt(Name),
+  sku: opt(Schema.String.pipe(Schema.maxLength(100, { message: () => "must be at most 100 characters" }))),
+  kind: opt(ProductKind),
+  active: opt(Schema.Boolean),
+  category_ids: opt(
+    Schema.Array(Reference).pipe(
+      Schema.minItems(1, { message: () => "must have 1-50 items" }),
+      Schema.maxItems(50, { message: () => "must have 1-50 items" })
+    )
+  ),
+  collection_id: opt(Schema.NullOr(Reference)),
+  brand_id: opt(Schema.NullOr(Reference)),
+  details: opt(ProductDetailsInput),
+  unit: opt(ProductUnit),
+  components: opt(Schema.Array(ComponentInput).pipe(Schema.maxItems(100, { message: () => "must have at most 100 items" }))),
+  media_ids: opt(Schema.Array(Reference).pipe(Schema.maxItems(50, { message: () => "must have at most 50 items" }))),
+  cover_id: opt(Schema.NullOr(Reference)),
+  fields: opt(Schema.Array(SelectionFieldInput).pipe(Schema.maxItems(100, { message: () => "must have at most 100 items" }))),
+  price: opt(Money),
+  market_price: opt(Schema.NullOr(Money)),
+  cost: opt(Schema.NullOr(Money)),
+  tax_rate: opt(Schema.NullOr(Money))
+}).annotations({ identifier: "ProductUpsert", ...strict })
+export type ProductUpsert = typeof ProductUpsert.Type
+
+const Decimal = Schema.NullOr(Schema.String)
+
+/** A product as returned. Price fields need prices:read, cost needs costs:read. */
+export const Product = Schema.Struct({
+  ...commonRecordFields,
+  state: ProductState,
+  archived_at: Schema.NullOr(Schema.String),
+  name: Schema.String,
+  sku: Schema.NullOr(Schema.String),
+  kind: ProductKind,
+  active: Schema.Boolean,
+  category_ids: Schema.Array(Schema.UUID),
+  collection_id: Schema.NullOr(Schema.UUID),
+  brand_id: Schema.NullOr(Schema.UUID),
+  details: Schema.Struct({
+    description: Schema.NullOr(Schema.String),
+    width: Decimal,
+    height: Decimal,
+    depth: Decimal,
+    weight: Decimal,
+    volume: Decimal
+  }),
+  unit: Schema.NullOr(ProductUnit),
+  components: Schema.Array(Schema.Struct({ product_id: Schema.UUID, quantity: Schema.Int })),
+  media_ids: Schema.Array(Schema.UUID),
+  cover_id: Schema.NullOr(Schema.UUID),
+  fields: Schema.Array(SelectionField),
+  price: opt(Decimal),
+  market_price: opt(Decimal),
+  tax_rate: opt(Decimal),
+  tax_model: opt(TaxModel),
+  cost: opt(Decimal)
+}).annotations({ identifier: "Product" })
+
+interface Component {
+  readonly product_id: RecordId
+  readonly quantity: number
+}
+
+const mergeDetails = (stored: unknown, sent: unknown): unknown => ({
+  ...(stored as Document),
+  ...(sent as Document)
+})
+
+/** Keeps the first occurrence of each id: a category or image listed twice is listed once. */
+const dedupe = (ids: unknown): unknown => Array.from(new Set(ids as ReadonlyArray<string>))
+
+const moneyOrNull = (value: unknown) => (typeof value === "string" ? fixed(value, 2) : value)
+
+/**
+ * Sale validation (spec 3, "existing sale validation", decided in docs/spec-gaps.md): a product may be
+ * active only when it can be sold as it stands.
+ */
+export const saleValidation = (document: Document): ReadonlyArray<Violation> => {
+  const issues: Array<Violation> = []
+  const fail = (path: string, message: string) => issues.push({ reason: "sale_validation_failed", issue: { path, message } })
+  if ((document.category_ids as ReadonlyArray<string>).length === 0) fail("$.category_ids", "an active product needs a category")
+  if (document.price === null) fail("$.price", "an active product needs a price")
+  if (document.kind === "bundle" && (document.components as ReadonlyArray<unknown>).length === 0) {
+    fail("$.components", "an active bundle needs components")
+  }
+  ;(document.fields as ReadonlyArray<StoredField>).forEach((field, i) => {
+    if (field.group_ids.length === 0) fail(`$.fields[${i}].group_ids`, "a selection field of an active product needs a group")
+  })
+  return issues
+}
+
+const validate: ResourceDefinition["validate"] = (document, context) =>
+  Effect.gen(function* () {
+    const violations: Array<Violation> = []
+    const components = document.components as ReadonlyArray<Component>
+    if (document.kind === "single" && components.length > 0) {
+      violations.push({ reason: "invalid_bundle", issue: { path: "$.components", message: "only a bundle has components" } })
+    }
+    if (document.kind === "bundle" && components.length > 0) {
+      const seen = new Set<string>()
+      components.forEach((c, i) => {
+        const path = `$.components[${i}].product_id`
+        if (c.product_id === context.recordId) violations.push({ reason: "invalid_bundle", issue: { path, message: "a bundle cannot contain itself" } })
+        if (seen.has(c.product_id)) violations.push({ reason: "invalid_bundle", issue: { path, message: "product listed twice" } })
+        seen.add(c.product_id)
+      })
+      const parts = yield* context.getMany("products", components.map((c) => c.product_id))
+      const byId = new Map(parts.map((p) => [p.id, p]))
+      components.forEach((c, i) => {
+        const part = byId.get(c.product_id)
+        const path = `$.components[${i}].product_id`
+        if (part === undefined) return
+        if (part.data.kind !== "single") violations.push({ reason: "invalid_bundle", issue: { path, message: "a bundle groups single products only" } })
+        if (part.archivedAt !== null) violations.push({ reason: "invalid_bundle", issue: { path, message: "the product is archived" } })
+      })
+    }
+    const taxRate = document.tax_rate
+    if (typeof taxRate === "string" && !context.company.tax_rates.some((rate) => equals(rate, taxRate))) {
+      violations.push({
+        reason: "tax_rate_not_configured",
+        issue: { path: "$.tax_rate", message: `tax rate ${taxRate} is not configured for the company (${context.company.tax_rates.join(", ") || "none"})` }
+      })
+    }
+    if (document.active === true) violations.push(...saleValidation(document))
+    return violations
+  })
+
+export const definition: ResourceDefinition = {
+  name: "products",
+  label: "product",
+  body: ProductUpsert,
+  record: Product,
+  priceKeys: ["price", "market_price", "tax_rate"],
+  costKeys: ["cost"],
+  translatable: ["name", "description"],
+  references: [
+    { path: ["category_ids", "*"], target: "categories" },
+    { path: ["collection_id"], target: "collections" },
+    { path: ["brand_id"], target: "brands" },
+    { path: ["components", "*", "product_id"], target: "products" },
+    { path: ["media_ids", "*"], target: "media" },
+    { path: ["cover_id"], target: "media" },
+    { path: ["fields", "*", "type_id"], target: "customization-types" },
+    { path: ["fields", "*", "group_ids", "*"], target: "customization-groups" }
+  ],
+  requiredOnCreate: ["name", "category_ids"],
+  defaults: {
+    name: null,
+    sku: null,
+    kind: "single",
+    active: false,
+    category_ids: [],
+    collection_id: null,
+    brand_id: null,
+    details: { description: null, width: null, height: null, depth: null, weight: null, volume: null },
+    unit: null,
+    components: [],
+    media_ids: [],
+    cover_id: null,
+    fields: [],
+    price: null,
+    market_price: null,
+    cost: null,
+    tax_rate: null,
+    translations: {}
+  },
+  mergers: {
+    details: mergeDetails,
+    fields: mergeFields,
+    category_ids: (_, sent) => dedupe(sent),
+    media_ids: (_, sent) => dedupe(sent)
+  },
+  checkBody: (body, stored) =>
+    body.fields === undefined
+      ? []
+      : checkSentFields(body.fields as ReadonlyArray<never>, ((stored?.fields ?? []) as ReadonlyArray<StoredField>)),
+  normalize: (document) => {
+    const details = document.details as Record<string, unknown>
+    return {
+      ...document,
+      price: moneyOrNull(document.price),
+      market_price: moneyOrNull(document.market_price),
+      cost: moneyOrNull(document.cost),
+      tax_rate: moneyOrNull(document.tax_rate),
+      details: Object.fromEntries(
+        Object.entries(details).map(([key, value]) => [
+          key,
+          (dimensionKeys as ReadonlyArray<string>).includes(key) && typeof value === "string" ? canonical(value) : value
+        ])
+      ),
+      fields: (document.fields as ReadonlyArray<StoredField>).map((f) => ({ ...f, coefficient: canonical(f.coefficient) }))
+    }
+  },
+  validate,
+  index: (document) => ({
+    active: document.active as boolean,
+    collectionId: document.collection_id as RecordId | null,
+    brandId: document.brand_id as RecordId | null,
+    parentId: null,
+    categoryIds: document.category_ids as ReadonlyArray<RecordId>
+  }),
+  archivable: true
+}

@@ -1,0 +1,106 @@
+import { Schema } from "effect"
+import { Name, opt } from "../Catalog/CommonFields.js"
+import type { Violation } from "../Catalog/ResourceDefinition.js"
+import { Coefficient } from "../Shared/Decimal.js"
+import { ExternalId } from "../Shared/Ids.js"
+import { Reference } from "../Shared/Reference.js"
+import { Translations } from "../Shared/Translations.js"
+
+/** Element of products.fields (spec 2.5): one choice of one option from the linked swatch books. */
+export const SelectionFieldInput = Schema.Struct({
+  id: opt(Schema.UUID),
+  external_id: opt(ExternalId),
+  name: Name,
+  translations: opt(Translations),
+  type_id: Reference,
+  group_ids: opt(Schema.Array(Reference).pipe(Schema.maxItems(100, { message: () => "must have at most 100 items" }))),
+  coefficient: opt(Coefficient)
+}).annotations({ identifier: "SelectionFieldInput" })
+
+export const SelectionField = Schema.Struct({
+  id: Schema.UUID,
+  external_id: Schema.NullOr(Schema.String),
+  name: Schema.String,
+  translations: Translations,
+  type_id: Schema.UUID,
+  group_ids: Schema.Array(Schema.UUID),
+  coefficient: Schema.optionalWith(Schema.String, { exact: true }).annotations({
+    description: "Scales the group's percent rule; visible with prices:read."
+  })
+}).annotations({ identifier: "SelectionField" })
+
+interface StoredField {
+  readonly id: string
+  readonly external_id: string | null
+  readonly name: string
+  readonly translations: Readonly<Record<string, unknown>>
+  readonly type_id: string
+  readonly group_ids: ReadonlyArray<string>
+  readonly coefficient: string
+}
+
+interface SentField {
+  readonly id?: string
+  readonly external_id?: string
+  readonly name: string
+  readonly translations?: Readonly<Record<string, unknown>>
+  readonly type_id: string
+  readonly group_ids?: ReadonlyArray<string>
+  readonly coefficient?: string
+}
+
+export const defaultCoefficient = "1"
+
+/**
+ * Replaces the field list. A sent field matches a stored one by id or external_id and keeps its id; a
+ * field sent without a coefficient keeps the stored one, so a catalog-only connector cannot reset
+ * coefficients it is not allowed to see. New fields get a fresh id and coefficient 1.
+ */
+export const mergeFields = (stored: unknown, sent: unknown, context: { readonly nextId: () => string }): unknown => {
+  const previous = (stored ?? []) as ReadonlyArray<StoredField>
+  return (sent as ReadonlyArray<SentField>).map((field): StoredField => {
+    const match = previous.find(
+      (p) => (field.id !== undefined && p.id === field.id) || (field.external_id !== undefined && p.external_id === field.external_id)
+    )
+    return {
+      id: match?.id ?? field.id ?? context.nextId(),
+      external_id: field.external_id ?? match?.external_id ?? null,
+      name: field.name,
+      translations: field.translations ?? {},
+      type_id: field.type_id,
+      group_ids: field.group_ids ?? [],
+      coefficient: field.coefficient ?? match?.coefficient ?? defaultCoefficient
+    }
+  })
+}
+
+/** Rules on a sent field list that the schema cannot express. */
+export const checkSentFields = (
+  sent: ReadonlyArray<SentField>,
+  stored: ReadonlyArray<StoredField>
+): ReadonlyArray<Violation> => {
+  const violations: Array<Violation> = []
+  const seenIds = new Set<string>()
+  const seenExternal = new Set<string>()
+  sent.forEach((field, i) => {
+    const path = `$.fields[${i}]`
+    const bad = (message: string) => violations.push({ reason: "invalid_selection_field", issue: { path, message } })
+    if (field.id === undefined && field.external_id === undefined) bad("supply id or external_id")
+    if (field.id !== undefined) {
+      if (!stored.some((s) => s.id === field.id)) bad(`id ${field.id} is not a field of this product`)
+      if (seenIds.has(field.id)) bad(`id ${field.id} appears twice`)
+      seenIds.add(field.id)
+    }
+    if (field.external_id !== undefined) {
+      if (seenExternal.has(field.external_id)) bad(`external_id ${JSON.stringify(field.external_id)} appears twice`)
+      seenExternal.add(field.external_id)
+      const owner = stored.find((s) => s.external_id === field.external_id)
+      if (field.id !== undefined && owner !== undefined && owner.id !== field.id) {
+        bad(`external_id ${JSON.stringify(field.external_id)} belongs to field ${owner.id}`)
+      }
+    }
+  })
+  return violations
+}
+
+export type { SentField, StoredField }

@@ -1,0 +1,54 @@
+import { Context, Effect, Layer, Schema } from "effect"
+
+/** A platform record id (uuid). Records are addressed by it in paths and References. */
+export const RecordId = Schema.UUID.pipe(Schema.brand("RecordId"))
+export type RecordId = typeof RecordId.Type
+
+export const CompanyId = Schema.UUID.pipe(Schema.brand("CompanyId"))
+export type CompanyId = typeof CompanyId.Type
+
+export const ConnectionId = Schema.UUID.pipe(Schema.brand("ConnectionId"))
+export type ConnectionId = typeof ConnectionId.Type
+
+/** external_id: a stable identifier of the source system, 1-200 characters. */
+export const ExternalId = Schema.String.pipe(
+  Schema.minLength(1, { message: () => "must be 1-200 characters" }),
+  Schema.maxLength(200, { message: () => "must be 1-200 characters" }),
+  Schema.annotations({ identifier: "ExternalId", examples: ["ERP-4711"] })
+)
+
+/** Source of new identifiers. A port, so that tests can make ids deterministic. */
+export class Ids extends Context.Tag("@catalog-sync/core/Ids")<
+  Ids,
+  { readonly next: Effect.Effect<string> }
+>() {}
+
+const hex = (bytes: Uint8Array): string => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")
+
+/**
+ * UUID version 7: a millisecond timestamp prefix keeps ids in creation order, so id-ordered cursor pages
+ * return records in roughly the order they were made and index inserts stay local.
+ */
+export const uuidV7 = (millis: number, random: Uint8Array): string => {
+  const bytes = new Uint8Array(16)
+  let time = millis
+  for (let i = 5; i >= 0; i--) {
+    bytes[i] = time % 256
+    time = Math.floor(time / 256)
+  }
+  bytes.set(random.subarray(0, 10), 6)
+  bytes[6] = 0x70 | (bytes[6]! & 0x0f)
+  bytes[8] = 0x80 | (bytes[8]! & 0x3f)
+  const h = hex(bytes)
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`
+}
+
+/** Time-ordered random ids from the platform's crypto source. */
+export const IdsLive = Layer.succeed(
+  Ids,
+  Ids.of({
+    next: Effect.clockWith((clock) => clock.currentTimeMillis).pipe(
+      Effect.map((millis) => uuidV7(Number(millis), globalThis.crypto.getRandomValues(new Uint8Array(10))))
+    )
+  })
+)

@@ -1,0 +1,17 @@
+import { Schema } from "effect"
+import { ExternalId } from "./Ids.js"
+
+/** The object form of a Reference: resolved in the caller's company + connection + resource namespace. */
+export const ExternalReference = Schema.Struct({ external_id: ExternalId }).annotations({
+  identifier: "ExternalReference"
+})
+
+/** A Reference is a record uuid, or `{external_id}` with no other keys. */
+export const Reference = Schema.Union(Schema.UUID, ExternalReference).annotations({
+  identifier: "Reference",
+  description: "A record uuid, or an object {external_id} resolved in the caller's connection namespace."
+})
+export type Reference = typeof Reference.Type
+
+export const describe = (ref: Reference): string =>
+  typeof ref === "string" ? ref : `external_id ${JSON.stringify(ref.external_id)}`

@@ -1,0 +1,25 @@
+import { Schema } from "effect"
+
+export const LanguageCode = Schema.String.pipe(
+  Schema.pattern(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/, { message: () => "must be a language code such as en or pt-BR" }),
+  Schema.annotations({ identifier: "LanguageCode" })
+)
+
+export const TranslationEntry = Schema.Struct({
+  name: Schema.optionalWith(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200)), { exact: true }),
+  description: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(4000)), { exact: true })
+}).annotations({ identifier: "TranslationEntry" })
+export type TranslationEntry = typeof TranslationEntry.Type
+
+/** Keyed by enabled language code; omitted entries are preserved on update. */
+export const Translations = Schema.Record({ key: LanguageCode, value: TranslationEntry }).annotations({
+  identifier: "Translations"
+})
+export type Translations = typeof Translations.Type
+
+/** Merges sent translations into stored ones: per language, per key; omitted entries stay. */
+export const merge = (stored: Translations, sent: Translations): Translations => {
+  const out: Record<string, TranslationEntry> = { ...stored }
+  for (const [language, entry] of Object.entries(sent)) out[language] = { ...out[language], ...entry }
+  return out
+}
