@@ -1,0 +1,257 @@
+import { describe, expect, layer } from "@effect/vitest"
+import { Effect, Exit, type Layer, Option } from "effect"
+import { CatalogRepository } from "../Catalog/CatalogRepository.js"
+import { Mappings, type MappingScope } from "../Catalog/Mappings.js"
+import type { ResourceName } from "../Catalog/Resource.js"
+import { emptyIndex, type RecordIndex, type StoredRecord } from "../Catalog/StoredRecord.js"
+import { ChangeLog } from "../Changes/ChangeLog.js"
+import type { CompanyId, ConnectionId, RecordId } from "../Shared/Ids.js"
+import { Transactor } from "../Shared/Transactor.js"
+
+export type PersistencePorts = CatalogRepository | Mappings | Transactor | ChangeLog
+
+const uuid = () => globalThis.crypto.randomUUID()
+const companyId = () => uuid() as CompanyId
+const connectionId = () => uuid() as ConnectionId
+
+/** Ids in a known order, so that id-ordered pages can be asserted. */
+const orderedIds = (n: number): ReadonlyArray<RecordId> =>
+  Array.from({ length: n }, () => uuid())
+    .sort()
+    .map((id) => id as RecordId)
+
+const record = (
+  company: CompanyId,
+  overrides: Partial<Omit<StoredRecord, "index">> & { index?: Partial<RecordIndex> } = {}
+): StoredRecord => ({
+  id: uuid() as RecordId,
+  companyId: company,
+  resource: "products",
+  revision: 1,
+  data: { name: "Sofa" },
+  createdAt: "2026-01-01T00:00:00.000Z",
+  updatedAt: "2026-01-01T00:00:00.000Z",
+  archivedAt: null,
+  ...overrides,
+  index: { ...emptyIndex, ...overrides.index }
+})
+
+const scopeOf = (company: CompanyId, connection: ConnectionId, resource: ResourceName = "products"): MappingScope => ({
+  companyId: company,
+  connectionId: connection,
+  resource
+})
+
+const mapping = (scope: MappingScope, externalId: string, recordId: RecordId) => ({
+  ...scope,
+  externalId,
+  recordId,
+  createdAt: "2026-01-01T00:00:00.000Z"
+})
+
+/**
+ * The contract every implementation of the persistence ports must meet, run by each adapter against its
+ * own layer (in memory, SQLite, PostgreSQL). Each test works in fresh company ids, so one layer serves
+ * the whole suite.
+ */
+export const runConformance = (name: string, ports: Layer.Layer<PersistencePorts, unknown>) =>
+  layer(ports, { timeout: 60_000 })(`persistence ports conformance: ${name}`, (it) => {
+    describe("CatalogRepository", () => {
+      it.effect("stores and reads a record within its company and resource only", () =>
+        Effect.gen(function* () {
+          const repo = yield* CatalogRepository
+          const company = companyId()
+          const r = record(company, { data: { name: "Sofa", nested: { a: [1, "x", null] } }, index: { active: true } })
+          yield* repo.insert(r)
+          expect(Option.getOrThrow(yield* repo.get(company, "products", r.id))).toEqual(r)
+          expect(Option.isNone(yield* repo.get(companyId(), "products", r.id))).toBe(true)
+          expect(Option.isNone(yield* repo.get(company, "categories", r.id))).toBe(true)
+        }))
+
+      it.effect("getMany and existing return only the company's records of the resource", () =>
+        Effect.gen(function* () {
+          const repo = yield* CatalogRepository
+          const company = companyId()
+          const a = record(company)
+          const b = record(company, { resource: "categories" })
+          const foreign = record(companyId())
+          yield* Effect.forEach([a, b, foreign], repo.insert)
+          const many = yield* repo.getMany(company, "products", [a.id, b.id, foreign.id, a.id])
+          expect(many.map((r) => r.id)).toEqual([a.id])
+          const existing = yield* repo.existing(company, "products", [a.id, b.id, foreign.id])
+          expect(Array.from(existing)).toEqual([a.id])
+          expect((yield* repo.existing(company, "products", [])).size).toBe(0)
+        }))
+
+      it.effect("update is a compare-and-set on the revision", () =>
+        Effect.gen(function* () {
+          const repo = yield* CatalogRepository
+          const company = companyId()
+          const r = record(company)
+          yield* repo.insert(r)
+          const next = { ...r, revision: 2, data: { name: "Chair" }, index: { ...r.index, active: true }, updatedAt: "2026-01-02T00:00:00.000Z" }
+          yield* repo.update(next, 1)
+          expect(Option.getOrThrow(yield* repo.get(company, "products", r.id))).toEqual(next)
+          const stale = yield* Effect.flip(repo.update({ ...next, revision: 3, data: { name: "Stool" } }, 1))
+          expect(stale._tag).toBe("RevisionConflict")
+          expect(stale).toMatchObject({ current_revision: 2 })
+          expect(Option.getOrThrow(yield* repo.get(company, "products", r.id)).data).toEqual({ name: "Chair" })
+        }))
+
+      it.effect("lists in id order with cursor and limit, leaving archived records out", () =>
+        Effect.gen(function* () {
+          const repo = yield* CatalogRepository
+          const company = companyId()
+          const ids = orderedIds(7)
+          yield* Effect.forEach(ids, (id, i) =>
+            repo.insert(record(company, { id, archivedAt: i === 3 ? "2026-01-03T00:00:00.000Z" : null }))
+          )
+          yield* repo.insert(record(companyId()))
+          const first = yield* repo.list(company, "products", { limit: 4 })
+          expect(first.map((r) => r.id)).toEqual([ids[0], ids[1], ids[2], ids[4]])
+          const second = yield* repo.list(company, "products", { limit: 4, cursor: ids[4]! })
+          expect(second.map((r) => r.id)).toEqual([ids[5], ids[6]])
+          const all = yield* repo.list(company, "products", { limit: 100, includeArchived: true })
+          expect(all.map((r) => r.id)).toEqual(ids)
+          expect(yield* repo.list(company, "categories", { limit: 10 })).toEqual([])
+        }))
+
+      it.effect("filters lists by category, collection, brand, active and external id", () =>
+        Effect.gen(function* () {
+          const repo = yield* CatalogRepository
+          const mappings = yield* Mappings
+          const company = companyId()
+          const connection = connectionId()
+          const [cat1, cat2, coll, brand] = orderedIds(4)
+          const ids = orderedIds(4)
+          yield* repo.insert(record(company, { id: ids[0]!, index: { categoryIds: [cat1!, cat2!], active: true, collectionId: coll! } }))
+          yield* repo.insert(record(company, { id: ids[1]!, index: { categoryIds: [cat2!], active: false, brandId: brand! } }))
+          yield* repo.insert(record(company, { id: ids[2]!, index: { categoryIds: [cat1!], active: true, brandId: brand! } }))
+          yield* repo.insert(record(company, { id: ids[3]!, index: { categoryIds: [cat1!], active: true }, archivedAt: "2026-01-04T00:00:00.000Z" }))
+          const list = (query: Omit<Parameters<typeof repo.list>[2], "limit">) =>
+            repo.list(company, "products", { limit: 10, ...query }).pipe(Effect.map((rs) => rs.map((r) => r.id)))
+          expect(yield* list({ categoryId: cat1! })).toEqual([ids[0], ids[2]])
+          expect(yield* list({ categoryId: cat2! })).toEqual([ids[0], ids[1]])
+          expect(yield* list({ categoryId: cat1!, cursor: ids[0]! })).toEqual([ids[2]])
+          expect(yield* list({ collectionId: coll! })).toEqual([ids[0]])
+          expect(yield* list({ brandId: brand!, active: true })).toEqual([ids[2]])
+          expect(yield* list({ active: false })).toEqual([ids[1]])
+          yield* mappings.insert(mapping(scopeOf(company, connection), "ext-2", ids[1]!))
+          expect(yield* list({ externalId: { connectionId: connection, value: "ext-2" } })).toEqual([ids[1]])
+          expect(yield* list({ externalId: { connectionId: connectionId(), value: "ext-2" } })).toEqual([])
+          expect(yield* list({ externalId: { connectionId: connection, value: "missing" } })).toEqual([])
+        }))
+
+      it.effect("replacing a product's categories replaces its category links", () =>
+        Effect.gen(function* () {
+          const repo = yield* CatalogRepository
+          const company = companyId()
+          const [cat1, cat2] = orderedIds(2)
+          const r = record(company, { index: { categoryIds: [cat1!] } })
+          yield* repo.insert(r)
+          yield* repo.update({ ...r, revision: 2, index: { ...r.index, categoryIds: [cat2!] } }, 1)
+          expect(yield* repo.list(company, "products", { limit: 10, categoryId: cat1! })).toEqual([])
+          expect((yield* repo.list(company, "products", { limit: 10, categoryId: cat2! })).map((x) => x.id)).toEqual([r.id])
+        }))
+
+      it.effect("walks a category's ancestors nearest first, bounded by maxDepth", () =>
+        Effect.gen(function* () {
+          const repo = yield* CatalogRepository
+          const company = companyId()
+          const [root, mid, leaf] = orderedIds(3)
+          yield* repo.insert(record(company, { id: root!, resource: "categories" }))
+          yield* repo.insert(record(company, { id: mid!, resource: "categories", index: { parentId: root! } }))
+          yield* repo.insert(record(company, { id: leaf!, resource: "categories", index: { parentId: mid! } }))
+          expect(yield* repo.ancestors(company, leaf!, 10)).toEqual([mid, root])
+          expect(yield* repo.ancestors(company, leaf!, 1)).toEqual([mid])
+          expect(yield* repo.ancestors(company, root!, 10)).toEqual([])
+          expect(yield* repo.ancestors(companyId(), leaf!, 10)).toEqual([])
+        }))
+    })
+
+    describe("Mappings", () => {
+      it.effect("resolves external ids within company + connection + resource", () =>
+        Effect.gen(function* () {
+          const mappings = yield* Mappings
+          const company = companyId()
+          const connection = connectionId()
+          const scope = scopeOf(company, connection)
+          const [a, b] = orderedIds(2)
+          yield* mappings.insert(mapping(scope, "A", a!))
+          yield* mappings.insert(mapping(scope, "B", b!))
+          expect(yield* mappings.find(scope, "A")).toEqual(Option.some(a))
+          expect(Option.isNone(yield* mappings.find({ ...scope, connectionId: connectionId() }, "A"))).toBe(true)
+          expect(Option.isNone(yield* mappings.find({ ...scope, companyId: companyId() }, "A"))).toBe(true)
+          expect(Option.isNone(yield* mappings.find({ ...scope, resource: "categories" }, "A"))).toBe(true)
+          const many = yield* mappings.findMany(scope, ["A", "B", "C"])
+          expect(Object.fromEntries(many)).toEqual({ A: a, B: b })
+          const back = yield* mappings.externalIdsOf(scope, [a!, b!, uuid() as RecordId])
+          expect(Object.fromEntries(back)).toEqual({ [a!]: "A", [b!]: "B" })
+          expect((yield* mappings.findMany(scope, [])).size).toBe(0)
+        }))
+
+      it.effect("refuses a second mapping of an external id or of a record", () =>
+        Effect.gen(function* () {
+          const mappings = yield* Mappings
+          const scope = scopeOf(companyId(), connectionId())
+          const [a, b] = orderedIds(2)
+          yield* mappings.insert(mapping(scope, "A", a!))
+          const taken = yield* Effect.flip(mappings.insert(mapping(scope, "A", b!)))
+          expect(taken).toMatchObject({ _tag: "MappingConflict", reason: "external_id_taken" })
+          const twice = yield* Effect.flip(mappings.insert(mapping(scope, "A2", a!)))
+          expect(twice).toMatchObject({ _tag: "MappingConflict", reason: "record_already_mapped" })
+          yield* mappings.insert(mapping({ ...scope, connectionId: connectionId() }, "A", b!))
+        }))
+    })
+
+    describe("Transactor", () => {
+      it.effect("commits together and rolls back together", () =>
+        Effect.gen(function* () {
+          const repo = yield* CatalogRepository
+          const mappings = yield* Mappings
+          const tx = yield* Transactor
+          const changes = yield* ChangeLog
+          const company = companyId()
+          const scope = scopeOf(company, connectionId())
+          const kept = record(company)
+          const lost = record(company)
+          yield* tx.withTransaction(Effect.all([repo.insert(kept), mappings.insert(mapping(scope, "kept", kept.id))]))
+          const exit = yield* Effect.exit(
+            tx.withTransaction(
+              Effect.gen(function* () {
+                yield* repo.insert(lost)
+                yield* mappings.insert(mapping(scope, "lost", lost.id))
+                yield* changes.append({
+                  companyId: company,
+                  resource: "products",
+                  recordId: lost.id,
+                  revision: 1,
+                  operation: "created",
+                  originConnectionId: scope.connectionId,
+                  at: "2026-01-01T00:00:00.000Z"
+                })
+                yield* mappings.insert(mapping(scope, "kept", lost.id))
+              })
+            )
+          )
+          expect(Exit.isFailure(exit)).toBe(true)
+          expect(Option.isSome(yield* repo.get(company, "products", kept.id))).toBe(true)
+          expect(Option.isNone(yield* repo.get(company, "products", lost.id))).toBe(true)
+          expect(Option.isNone(yield* mappings.find(scope, "lost"))).toBe(true)
+        }))
+
+      it.effect("rolls back on a defect and supports nesting", () =>
+        Effect.gen(function* () {
+          const repo = yield* CatalogRepository
+          const tx = yield* Transactor
+          const company = companyId()
+          const a = record(company)
+          const b = record(company)
+          const exit = yield* Effect.exit(tx.withTransaction(Effect.zipRight(repo.insert(a), Effect.dieMessage("boom"))))
+          expect(Exit.isFailure(exit)).toBe(true)
+          expect(Option.isNone(yield* repo.get(company, "products", a.id))).toBe(true)
+          yield* tx.withTransaction(tx.withTransaction(repo.insert(b)))
+          expect(Option.isSome(yield* repo.get(company, "products", b.id))).toBe(true)
+        }))
+    })
+  })

@@ -1,0 +1,170 @@
+import { Context, Effect, FiberRef, Layer, Option } from "effect"
+import { MappingConflict, RevisionConflict } from "../Catalog/CatalogErrors.js"
+import { CatalogRepository } from "../Catalog/CatalogRepository.js"
+import { type Mapping, Mappings, type MappingScope } from "../Catalog/Mappings.js"
+import type { StoredRecord } from "../Catalog/StoredRecord.js"
+import { type ChangeEntry, ChangeLog } from "../Changes/ChangeLog.js"
+import type { RecordId } from "../Shared/Ids.js"
+import { Transactor } from "../Shared/Transactor.js"
+
+interface State {
+  records: Map<string, StoredRecord>
+  mappings: Map<string, Mapping>
+  changes: Array<ChangeEntry>
+}
+
+const recordKey = (companyId: string, resource: string, id: string) => `${companyId}|${resource}|${id}`
+const scopeKey = (scope: MappingScope) => `${scope.companyId}|${scope.connectionId}|${scope.resource}`
+const byExternal = (scope: MappingScope, externalId: string) => `${scopeKey(scope)}|e|${externalId}`
+const byRecord = (scope: MappingScope, recordId: string) => `${scopeKey(scope)}|r|${recordId}`
+
+/**
+ * In-memory implementations of the persistence ports, sharing one state: for domain tests without a
+ * database and as the reference the conformance suite holds the SQL adapters to. Transactions are
+ * serialised and restore a snapshot on failure.
+ */
+export const make = Effect.gen(function* () {
+  const state: State = { records: new Map(), mappings: new Map(), changes: [] }
+  const lock = yield* Effect.makeSemaphore(1)
+  const inTransaction = FiberRef.unsafeMake(false)
+
+  const transactor = Transactor.of({
+    withTransaction: (effect) =>
+      Effect.flatMap(FiberRef.get(inTransaction), (nested) =>
+        nested
+          ? effect
+          : lock.withPermits(1)(
+              Effect.suspend(() => {
+                const snapshot: State = {
+                  records: new Map(state.records),
+                  mappings: new Map(state.mappings),
+                  changes: [...state.changes]
+                }
+                return Effect.locally(effect, inTransaction, true).pipe(
+                  Effect.onExit((exit) =>
+                    Effect.sync(() => {
+                      if (exit._tag === "Failure") Object.assign(state, snapshot)
+                    })
+                  )
+                )
+              })
+            )
+      )
+  })
+
+  const visible = (companyId: string, resource: string, id: string) => state.records.get(recordKey(companyId, resource, id))
+
+  const repository = CatalogRepository.of({
+    get: (companyId, resource, id) => Effect.sync(() => Option.fromNullable(visible(companyId, resource, id))),
+    getMany: (companyId, resource, ids) =>
+      Effect.sync(() => Array.from(new Set(ids)).flatMap((id) => visible(companyId, resource, id) ?? [])),
+    existing: (companyId, target, ids) =>
+      Effect.sync(() => new Set(ids.filter((id) => visible(companyId, target, id) !== undefined))),
+    insert: (record) =>
+      Effect.sync(() => {
+        const key = recordKey(record.companyId, record.resource, record.id)
+        if (state.records.has(key)) throw new Error(`duplicate record ${key}`)
+        state.records.set(key, record)
+      }),
+    update: (record, expectedRevision) =>
+      Effect.suspend(() => {
+        const key = recordKey(record.companyId, record.resource, record.id)
+        const current = state.records.get(key)
+        if (current === undefined) return Effect.dieMessage(`update of a missing record ${key}`)
+        if (current.revision !== expectedRevision) {
+          return Effect.fail(
+            new RevisionConflict({
+              message: `record ${record.id} is at revision ${current.revision}, not ${expectedRevision}`,
+              current_revision: current.revision,
+              expected_revision: expectedRevision
+            })
+          )
+        }
+        state.records.set(key, record)
+        return Effect.void
+      }),
+    list: (companyId, resource, query) =>
+      Effect.sync(() => {
+        const mapped =
+          query.externalId === undefined
+            ? undefined
+            : state.mappings.get(
+                byExternal({ companyId: companyId, connectionId: query.externalId.connectionId, resource } as MappingScope, query.externalId.value)
+              )?.recordId
+        return Array.from(state.records.values())
+          .filter(
+            (r) =>
+              r.companyId === companyId &&
+              r.resource === resource &&
+              (query.includeArchived === true || r.archivedAt === null) &&
+              (query.cursor === undefined || r.id > query.cursor) &&
+              (query.externalId === undefined || r.id === mapped) &&
+              (query.categoryId === undefined || r.index.categoryIds.includes(query.categoryId)) &&
+              (query.collectionId === undefined || r.index.collectionId === query.collectionId) &&
+              (query.brandId === undefined || r.index.brandId === query.brandId) &&
+              (query.active === undefined || r.index.active === query.active)
+          )
+          .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+          .slice(0, query.limit)
+      }),
+    ancestors: (companyId, categoryId, maxDepth) =>
+      Effect.sync(() => {
+        const chain: Array<RecordId> = []
+        let next = visible(companyId, "categories", categoryId)?.index.parentId ?? null
+        while (next !== null && chain.length < maxDepth) {
+          chain.push(next)
+          next = visible(companyId, "categories", next)?.index.parentId ?? null
+        }
+        return chain
+      })
+  })
+
+  const mappings = Mappings.of({
+    find: (scope, externalId) => Effect.sync(() => Option.fromNullable(state.mappings.get(byExternal(scope, externalId))?.recordId)),
+    findMany: (scope, externalIds) =>
+      Effect.sync(() => {
+        const out = new Map<string, RecordId>()
+        for (const externalId of externalIds) {
+          const found = state.mappings.get(byExternal(scope, externalId))
+          if (found !== undefined) out.set(externalId, found.recordId)
+        }
+        return out
+      }),
+    externalIdsOf: (scope, recordIds) =>
+      Effect.sync(() => {
+        const out = new Map<RecordId, string>()
+        for (const recordId of recordIds) {
+          const found = state.mappings.get(byRecord(scope, recordId))
+          if (found !== undefined) out.set(recordId, found.externalId)
+        }
+        return out
+      }),
+    insert: (mapping) =>
+      Effect.suspend(() => {
+        if (state.mappings.has(byExternal(mapping, mapping.externalId))) {
+          return Effect.fail(new MappingConflict({ reason: "external_id_taken", message: `external_id ${JSON.stringify(mapping.externalId)} is already mapped` }))
+        }
+        if (state.mappings.has(byRecord(mapping, mapping.recordId))) {
+          return Effect.fail(new MappingConflict({ reason: "record_already_mapped", message: `record ${mapping.recordId} is already mapped` }))
+        }
+        state.mappings.set(byExternal(mapping, mapping.externalId), mapping)
+        state.mappings.set(byRecord(mapping, mapping.recordId), mapping)
+        return Effect.void
+      })
+  })
+
+  const changeLog = ChangeLog.of({ append: (entry) => Effect.sync(() => void state.changes.push(entry)) })
+
+  return { repository, mappings, transactor, changeLog, changes: () => state.changes as ReadonlyArray<ChangeEntry> } as const
+})
+
+/** All persistence ports, in memory, sharing one state. */
+export const layer: Layer.Layer<CatalogRepository | Mappings | Transactor | ChangeLog> = Layer.effectContext(
+  Effect.map(make, (ports) =>
+    Context.make(CatalogRepository, ports.repository).pipe(
+      Context.add(Mappings, ports.mappings),
+      Context.add(Transactor, ports.transactor),
+      Context.add(ChangeLog, ports.changeLog)
+    )
+  )
+)

@@ -1,0 +1,3 @@
+import { InMemory, runConformance } from "@catalog-sync/core/testing"
+
+runConformance("in memory", InMemory.layer)
