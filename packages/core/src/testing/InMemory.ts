@@ -158,13 +158,20 @@ export const make = Effect.gen(function* () {
   return { repository, mappings, transactor, changeLog, changes: () => state.changes as ReadonlyArray<ChangeEntry> } as const
 })
 
-/** All persistence ports, in memory, sharing one state. */
-export const layer: Layer.Layer<CatalogRepository | Mappings | Transactor | ChangeLog> = Layer.effectContext(
+/** Read access to what the in-memory ports hold, for assertions. */
+export class Inspect extends Context.Tag("@catalog-sync/core/testing/InMemory/Inspect")<
+  Inspect,
+  { readonly changes: () => ReadonlyArray<ChangeEntry> }
+>() {}
+
+/** All persistence ports, in memory, sharing one state, plus Inspect. */
+export const layer: Layer.Layer<CatalogRepository | Mappings | Transactor | ChangeLog | Inspect> = Layer.effectContext(
   Effect.map(make, (ports) =>
     Context.make(CatalogRepository, ports.repository).pipe(
       Context.add(Mappings, ports.mappings),
       Context.add(Transactor, ports.transactor),
-      Context.add(ChangeLog, ports.changeLog)
+      Context.add(ChangeLog, ports.changeLog),
+      Context.add(Inspect, { changes: ports.changes })
     )
   )
 )

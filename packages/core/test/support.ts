@@ -1,0 +1,58 @@
+import { Effect, Layer } from "effect"
+import { CatalogService } from "../src/Catalog/CatalogService.js"
+import type { Document } from "../src/Catalog/ResourceDefinition.js"
+import type { ResourceName } from "../src/Catalog/Resource.js"
+import { Decode } from "../src/index.js"
+import type { CompanySettings } from "../src/Auth/Company.js"
+import { CurrentPrincipal, type Principal } from "../src/Auth/Principal.js"
+import { type CompanyId, type ConnectionId, IdsLive } from "../src/Shared/Ids.js"
+import { all as allScopes, type Scope } from "../src/Shared/Scope.js"
+import { InMemory } from "../src/testing.js"
+
+export const uuid = () => globalThis.crypto.randomUUID()
+
+export const company = (overrides: Partial<CompanySettings> = {}): CompanySettings => ({
+  id: uuid() as CompanyId,
+  currency: "EUR",
+  main_language: "en",
+  languages: ["en", "de", "fr"],
+  tax_model: "inclusive",
+  tax_rates: ["20.00", "10.00"],
+  storage_slug: "acme",
+  ...overrides
+})
+
+export const principal = (
+  settings: CompanySettings = company(),
+  scopes: ReadonlyArray<Scope> = allScopes,
+  connectionId: string = uuid()
+): Principal => ({
+  company: settings,
+  connectionId: connectionId as ConnectionId,
+  keyId: uuid(),
+  scopes: new Set(scopes)
+})
+
+/** The catalog use cases over fresh in-memory ports. */
+export const TestLayer = CatalogService.Default.pipe(Layer.provideMerge(InMemory.layer), Layer.provideMerge(IdsLive))
+
+export const as = (who: Principal) => Effect.provideService(CurrentPrincipal, who)
+
+/** Decodes like the HTTP layer does, then upserts. */
+export const upsert = (resource: ResourceName, body: unknown) =>
+  Effect.flatMap(Decode.decodeUpsert(resource, body), (decoded) =>
+    Effect.flatMap(CatalogService, (service) => service.upsert(resource, decoded))
+  )
+
+export const get = (resource: ResourceName, id: string) =>
+  Effect.flatMap(CatalogService, (service) => service.get(resource, id as never))
+
+export const list = (resource: ResourceName, params: Partial<Parameters<CatalogService["list"]>[1]> = {}) =>
+  Effect.flatMap(CatalogService, (service) => service.list(resource, { limit: 50, ...params }))
+
+export const archive = (id: string, expectedRevision: number) =>
+  Effect.flatMap(CatalogService, (service) => service.archive(id as never, expectedRevision))
+
+/** Creates a category and returns its record. */
+export const category = (externalId: string, extra: Document = {}) =>
+  Effect.map(upsert("categories", { external_id: externalId, name: `Category ${externalId}`, ...extra }), (r) => r.record)
