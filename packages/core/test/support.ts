@@ -30,7 +30,8 @@ export const principal = (
   company: settings,
   connectionId: connectionId as ConnectionId,
   keyId: uuid(),
-  scopes: new Set(scopes)
+  scopes: new Set(scopes),
+  features: { stock: true }
 })
 
 /** The catalog use cases over fresh in-memory ports. */

@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { Money } from "../Shared/Decimal.js"
-import { CompanyId } from "../Shared/Ids.js"
+import { CompanyId, ConnectionId } from "../Shared/Ids.js"
+import { Scope } from "../Shared/Scope.js"
 import { LanguageCode } from "../Shared/Translations.js"
 
 export const TaxModel = Schema.Literal("inclusive", "exclusive", "none", "unconfigured")
@@ -19,3 +20,39 @@ export const CompanySettings = Schema.Struct({
   storage_slug: Schema.String
 })
 export type CompanySettings = typeof CompanySettings.Type
+
+/** A company as the platform administrator manages it. */
+export const Company = Schema.Struct({
+  ...CompanySettings.fields,
+  name: Schema.String,
+  enabled: Schema.Boolean,
+  subscription_active: Schema.Boolean,
+  stock_package: Schema.Boolean,
+  inventory_module: Schema.Boolean,
+  /** Scopes the platform granted; a key's effective scopes never exceed them. */
+  granted_scopes: Schema.Array(Scope),
+  /** Custom domains: a request through one of them must use this company's key. */
+  domains: Schema.Array(Schema.String),
+  created_at: Schema.String
+}).annotations({ identifier: "Company" })
+export type Company = typeof Company.Type
+
+/** A source system's connection; keys are created under it and actions are attributed to it. */
+export const Connection = Schema.Struct({
+  id: ConnectionId,
+  company_id: CompanyId,
+  name: Schema.String,
+  enabled: Schema.Boolean,
+  created_at: Schema.String
+}).annotations({ identifier: "Connection" })
+export type Connection = typeof Connection.Type
+
+export const settingsOf = (company: Company): CompanySettings => ({
+  id: company.id,
+  currency: company.currency,
+  main_language: company.main_language,
+  languages: company.languages,
+  tax_model: company.tax_model,
+  tax_rates: company.tax_rates,
+  storage_slug: company.storage_slug
+})

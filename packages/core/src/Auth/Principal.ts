@@ -10,6 +10,8 @@ export interface Principal {
   readonly keyId: string
   /** Company grants ∩ key scopes, evaluated on each request. */
   readonly scopes: ReadonlySet<Scope>
+  /** Stock features need an active stock package and an enabled inventory module. */
+  readonly features: { readonly stock: boolean }
 }
 
 /** The request's principal, provided by the authentication middleware. */

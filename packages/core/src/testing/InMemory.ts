@@ -6,6 +6,10 @@ import type { StoredRecord } from "../Catalog/StoredRecord.js"
 import { type ChangeEntry, ChangeLog } from "../Changes/ChangeLog.js"
 import type { RecordId } from "../Shared/Ids.js"
 import { Transactor } from "../Shared/Transactor.js"
+import { AccountConflict, Accounts, type Location, type LocationAssignment } from "../Auth/Accounts.js"
+import type { ApiKey } from "../Auth/ApiKey.js"
+import type { Company, Connection } from "../Auth/Company.js"
+import { type Claim, type IdempotencyScope, IdempotencyStore, type StoredResponse } from "../Idempotency/IdempotencyStore.js"
 
 interface State {
   records: Map<string, StoredRecord>
@@ -156,6 +160,91 @@ export const make = Effect.gen(function* () {
   const changeLog = ChangeLog.of({ append: (entry) => Effect.sync(() => void state.changes.push(entry)) })
 
   return { repository, mappings, transactor, changeLog, changes: () => state.changes as ReadonlyArray<ChangeEntry> } as const
+})
+
+/** Idempotency records in memory, with the same claim rules as the SQL store. */
+export const idempotencyLayer = Layer.sync(IdempotencyStore, () => {
+  const rows = new Map<string, { fingerprint: string; state: "running" | "completed"; leaseUntil: number; createdAt: number; response: StoredResponse | null }>()
+  const keyOf = (scope: IdempotencyScope, key: string) => `${scope.companyId}|${scope.connectionId}|${key}`
+  return IdempotencyStore.of({
+    claim: (request) =>
+      Effect.sync((): Claim => {
+        const id = keyOf(request.scope, request.key)
+        const row = rows.get(id)
+        const fresh = () => {
+          rows.set(id, { fingerprint: request.fingerprint, state: "running", leaseUntil: request.nowMillis + request.leaseMillis, createdAt: request.nowMillis, response: null })
+          return { _tag: "Started" } as const
+        }
+        if (row === undefined || row.createdAt + request.retentionMillis <= request.nowMillis) return fresh()
+        if (row.fingerprint !== request.fingerprint) return { _tag: "Mismatch" }
+        if (row.state === "completed" && row.response !== null) return { _tag: "Replay", response: row.response }
+        if (row.leaseUntil > request.nowMillis) return { _tag: "InProgress" }
+        return fresh()
+      }),
+    complete: (scope, key, response) =>
+      Effect.sync(() => {
+        const row = rows.get(keyOf(scope, key))
+        if (row !== undefined) rows.set(keyOf(scope, key), { ...row, state: "completed", response })
+      }),
+    release: (scope, key) => Effect.sync(() => void rows.delete(keyOf(scope, key))),
+    purge: (olderThanMillis) =>
+      Effect.sync(() => {
+        let removed = 0
+        for (const [id, row] of rows) if (row.state === "completed" && row.createdAt < olderThanMillis && rows.delete(id)) removed++
+        return removed
+      })
+  })
+})
+
+/** Account data in memory. */
+export const accountsLayer = Layer.sync(Accounts, () => {
+  const companies = new Map<string, Company>()
+  const connections = new Map<string, Connection>()
+  const keys = new Map<string, { key: ApiKey; secretHash: string }>()
+  const locations = new Map<string, Location>()
+  const assignments = new Map<string, LocationAssignment>()
+  return Accounts.of({
+    findKey: (keyId) =>
+      Effect.sync(() => {
+        const found = keys.get(keyId)
+        const connection = found && connections.get(found.key.connection_id)
+        const company = found && companies.get(found.key.company_id)
+        return found && connection && company ? Option.some({ ...found, connection, company }) : Option.none()
+      }),
+    companyOfDomain: (domain) =>
+      Effect.sync(() => Option.fromNullable(Array.from(companies.values()).find((c) => c.domains.includes(domain))?.id)),
+    getCompany: (id) => Effect.sync(() => Option.fromNullable(companies.get(id))),
+    listCompanies: Effect.sync(() => Array.from(companies.values())),
+    saveCompany: (company) =>
+      Effect.suspend(() => {
+        for (const other of companies.values()) {
+          if (other.id === company.id) continue
+          if (other.storage_slug === company.storage_slug) {
+            return Effect.fail(new AccountConflict({ field: "storage_slug", message: `storage_slug ${company.storage_slug} is taken` }))
+          }
+          const shared = other.domains.find((d) => company.domains.includes(d))
+          if (shared !== undefined) return Effect.fail(new AccountConflict({ field: "domains", message: `domain ${shared} belongs to another company` }))
+        }
+        companies.set(company.id, company)
+        return Effect.void
+      }),
+    getConnection: (id) => Effect.sync(() => Option.fromNullable(connections.get(id))),
+    listConnections: (companyId) => Effect.sync(() => Array.from(connections.values()).filter((c) => c.company_id === companyId)),
+    saveConnection: (connection) => Effect.sync(() => void connections.set(connection.id, connection)),
+    insertKey: (key, secretHash) => Effect.sync(() => void keys.set(key.id, { key, secretHash })),
+    listKeys: (companyId) => Effect.sync(() => Array.from(keys.values(), (k) => k.key).filter((k) => k.company_id === companyId)),
+    revokeKey: (keyId, at) =>
+      Effect.sync(() => {
+        const found = keys.get(keyId)
+        if (found === undefined) return false
+        if (found.key.revoked_at === null) keys.set(keyId, { ...found, key: { ...found.key, revoked_at: at } })
+        return true
+      }),
+    saveLocation: (location) => Effect.sync(() => void locations.set(location.id, location)),
+    listLocations: (companyId) => Effect.sync(() => Array.from(locations.values()).filter((l) => l.company_id === companyId)),
+    assignLocation: (assignment) => Effect.sync(() => void assignments.set(`${assignment.connection_id}|${assignment.location_id}`, assignment)),
+    assignments: (connectionId) => Effect.sync(() => Array.from(assignments.values()).filter((a) => a.connection_id === connectionId))
+  })
 })
 
 /** Read access to what the in-memory ports hold, for assertions. */

@@ -1,0 +1,66 @@
+import { Context, type Effect, type Option, Schema } from "effect"
+import type { PersistenceError } from "../Catalog/CatalogErrors.js"
+import { CompanyId, ConnectionId } from "../Shared/Ids.js"
+import type { ApiKey } from "./ApiKey.js"
+import type { Company, Connection } from "./Company.js"
+
+/** A stock location of a company. */
+export const Location = Schema.Struct({
+  id: Schema.UUID,
+  company_id: CompanyId,
+  name: Schema.String,
+  created_at: Schema.String
+}).annotations({ identifier: "Location" })
+export type Location = typeof Location.Type
+
+/** A location assigned to a connection; only writable ones accept stock writes from it. */
+export const LocationAssignment = Schema.Struct({
+  connection_id: ConnectionId,
+  location_id: Schema.UUID,
+  writable: Schema.Boolean
+}).annotations({ identifier: "LocationAssignment" })
+export type LocationAssignment = typeof LocationAssignment.Type
+
+/** Everything authentication needs about a presented key, read in one round trip. */
+export interface KeyGrant {
+  readonly key: ApiKey
+  readonly secretHash: string
+  readonly connection: Connection
+  readonly company: Company
+}
+
+/**
+ * Companies, connections, keys and locations: the platform's account data. Writes are made by the
+ * administration use cases; requests only read it.
+ */
+export class Accounts extends Context.Tag("@catalog-sync/core/Accounts")<
+  Accounts,
+  {
+    readonly findKey: (keyId: string) => Effect.Effect<Option.Option<KeyGrant>, PersistenceError>
+    readonly companyOfDomain: (domain: string) => Effect.Effect<Option.Option<CompanyId>, PersistenceError>
+    readonly getCompany: (id: string) => Effect.Effect<Option.Option<Company>, PersistenceError>
+    readonly listCompanies: Effect.Effect<ReadonlyArray<Company>, PersistenceError>
+    /** Inserts or replaces the company (its domains included). Fails on a storage_slug or domain taken. */
+    readonly saveCompany: (company: Company) => Effect.Effect<void, PersistenceError | AccountConflict>
+    readonly getConnection: (id: string) => Effect.Effect<Option.Option<Connection>, PersistenceError>
+    readonly listConnections: (companyId: CompanyId) => Effect.Effect<ReadonlyArray<Connection>, PersistenceError>
+    readonly saveConnection: (connection: Connection) => Effect.Effect<void, PersistenceError>
+    readonly insertKey: (key: ApiKey, secretHash: string) => Effect.Effect<void, PersistenceError>
+    readonly listKeys: (companyId: CompanyId) => Effect.Effect<ReadonlyArray<ApiKey>, PersistenceError>
+    readonly revokeKey: (keyId: string, at: string) => Effect.Effect<boolean, PersistenceError>
+    readonly saveLocation: (location: Location) => Effect.Effect<void, PersistenceError>
+    readonly listLocations: (companyId: CompanyId) => Effect.Effect<ReadonlyArray<Location>, PersistenceError>
+    readonly assignLocation: (assignment: LocationAssignment) => Effect.Effect<void, PersistenceError>
+    readonly assignments: (connectionId: ConnectionId) => Effect.Effect<ReadonlyArray<LocationAssignment>, PersistenceError>
+  }
+>() {}
+
+/** A unique account value (storage_slug, custom domain) is already in use. */
+export class AccountConflict extends Schema.TaggedError<AccountConflict>()("AccountConflict", {
+  message: Schema.String,
+  field: Schema.String
+}) {
+  get code(): "account_conflict" {
+    return "account_conflict"
+  }
+}

@@ -1,0 +1,207 @@
+import { Clock, Effect, Option, Schema } from "effect"
+import { RecordNotFound, ValidationFailed } from "../Catalog/CatalogErrors.js"
+import { decodeStrict } from "../Catalog/Decode.js"
+import { Money } from "../Shared/Decimal.js"
+import { type CompanyId, type ConnectionId, Ids } from "../Shared/Ids.js"
+import { Scope } from "../Shared/Scope.js"
+import { LanguageCode } from "../Shared/Translations.js"
+import { Accounts } from "./Accounts.js"
+import { type ApiKey, generate, hashSecret, maxLifetimeDays, minLifetimeDays } from "./ApiKey.js"
+import { type Company, type Connection, TaxModel } from "./Company.js"
+
+const Hostname = Schema.String.pipe(
+  Schema.pattern(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, { message: () => "must be a lower-case host name" })
+)
+
+export const CompanyInput = Schema.Struct({
+  name: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200)),
+  currency: Schema.String.pipe(Schema.pattern(/^[A-Z]{3}$/, { message: () => "must be a 3-letter currency code" })),
+  main_language: LanguageCode,
+  languages: Schema.optionalWith(Schema.Array(LanguageCode), { exact: true }),
+  tax_model: Schema.optionalWith(TaxModel, { default: () => "unconfigured" as const }),
+  tax_rates: Schema.optionalWith(Schema.Array(Money), { default: () => [] }),
+  storage_slug: Schema.String.pipe(
+    Schema.pattern(/^[a-z0-9][a-z0-9-]{1,62}$/, { message: () => "must be 2-63 lower-case letters, digits or dashes" })
+  ),
+  subscription_active: Schema.optionalWith(Schema.Boolean, { default: () => true }),
+  stock_package: Schema.optionalWith(Schema.Boolean, { default: () => false }),
+  inventory_module: Schema.optionalWith(Schema.Boolean, { default: () => false }),
+  granted_scopes: Schema.optionalWith(Schema.Array(Scope), { default: () => [] }),
+  domains: Schema.optionalWith(Schema.Array(Hostname), { default: () => [] })
+})
+
+/** Changes to a company; every key optional. */
+export const CompanyPatch = Schema.partialWith(
+  Schema.Struct({
+    name: CompanyInput.fields.name,
+    currency: CompanyInput.fields.currency,
+    main_language: LanguageCode,
+    languages: Schema.Array(LanguageCode),
+    tax_model: TaxModel,
+    tax_rates: Schema.Array(Money),
+    storage_slug: CompanyInput.fields.storage_slug,
+    enabled: Schema.Boolean,
+    subscription_active: Schema.Boolean,
+    stock_package: Schema.Boolean,
+    inventory_module: Schema.Boolean,
+    granted_scopes: Schema.Array(Scope),
+    domains: Schema.Array(Hostname)
+  }),
+  { exact: true }
+)
+
+export const KeyInput = Schema.Struct({
+  connection_id: Schema.UUID,
+  name: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(200)), { default: () => "" }),
+  scopes: Schema.Array(Scope).pipe(Schema.minItems(1, { message: () => "a key needs at least one scope" })),
+  lifetime_days: Schema.Int.pipe(
+    Schema.between(minLifetimeDays, maxLifetimeDays, { message: () => `must be a whole number of days from ${minLifetimeDays} to ${maxLifetimeDays}` })
+  )
+})
+
+const notFound = (resource: string, id: string) => new RecordNotFound({ resource, message: `no ${resource.replace(/s$/, "")} ${id}` })
+
+const mainLanguageEnabled = (company: Company) =>
+  company.languages.includes(company.main_language)
+    ? Effect.succeed(company)
+    : Effect.fail(
+        new ValidationFailed({
+          message: "the main language must be one of the enabled languages",
+          issues: [{ path: "$.languages", message: `must include ${company.main_language}` }]
+        })
+      )
+
+/**
+ * The setup sequence of the platform (spec section 1): the administrator enables a company and grants
+ * scopes; a connection is made for each source system; time-limited keys are created under it.
+ */
+export class Admin extends Effect.Service<Admin>()("@catalog-sync/core/Admin", {
+  effect: Effect.gen(function* () {
+    const accounts = yield* Accounts
+    const ids = yield* Ids
+    const now = Clock.currentTimeMillis.pipe(Effect.map((m) => new Date(m).toISOString()))
+
+    const company = (id: string) =>
+      accounts.getCompany(id).pipe(Effect.flatMap(Option.match({ onNone: () => Effect.fail(notFound("companies", id)), onSome: Effect.succeed })))
+    const connection = (id: string) =>
+      accounts.getConnection(id).pipe(Effect.flatMap(Option.match({ onNone: () => Effect.fail(notFound("connections", id)), onSome: Effect.succeed })))
+
+    const createCompany = (input: unknown) =>
+      Effect.gen(function* () {
+        const fields = yield* decodeStrict(CompanyInput, input, "the company")
+        const created: Company = {
+          ...fields,
+          id: (yield* ids.next) as CompanyId,
+          languages: Array.from(new Set([fields.main_language, ...(fields.languages ?? [])])),
+          enabled: true,
+          created_at: yield* now
+        }
+        yield* accounts.saveCompany(created)
+        return created
+      })
+
+    const updateCompany = (id: string, patch: unknown) =>
+      Effect.gen(function* () {
+        const changes = yield* decodeStrict(CompanyPatch, patch, "the company changes")
+        const updated = yield* mainLanguageEnabled({ ...(yield* company(id)), ...changes })
+        yield* accounts.saveCompany(updated)
+        return updated
+      })
+
+    const grant = (id: string, scopes: ReadonlyArray<string>, granted: boolean) =>
+      Effect.gen(function* () {
+        const valid = yield* decodeStrict(Schema.Array(Scope), scopes, "the scopes")
+        const current = yield* company(id)
+        const next = granted
+          ? Array.from(new Set([...current.granted_scopes, ...valid]))
+          : current.granted_scopes.filter((scope) => !valid.includes(scope))
+        const updated = { ...current, granted_scopes: next }
+        yield* accounts.saveCompany(updated)
+        return updated
+      })
+
+    const createConnection = (companyId: string, name: string) =>
+      Effect.gen(function* () {
+        yield* company(companyId)
+        const created: Connection = {
+          id: (yield* ids.next) as ConnectionId,
+          company_id: companyId as CompanyId,
+          name,
+          enabled: true,
+          created_at: yield* now
+        }
+        yield* accounts.saveConnection(created)
+        return created
+      })
+
+    const setConnectionEnabled = (id: string, enabled: boolean) =>
+      Effect.gen(function* () {
+        const updated = { ...(yield* connection(id)), enabled }
+        yield* accounts.saveConnection(updated)
+        return updated
+      })
+
+    /** Creates a key; the token (with its secret) is returned here once and never stored. */
+    const createKey = (input: unknown) =>
+      Effect.gen(function* () {
+        const fields = yield* decodeStrict(KeyInput, input, "the key")
+        const owner = yield* connection(fields.connection_id)
+        const generated = generate()
+        const createdAt = yield* Clock.currentTimeMillis
+        const key: ApiKey = {
+          id: generated.keyId,
+          company_id: owner.company_id,
+          connection_id: owner.id,
+          name: fields.name,
+          scopes: Array.from(new Set(fields.scopes)),
+          created_at: new Date(createdAt).toISOString(),
+          expires_at: new Date(createdAt + fields.lifetime_days * 86_400_000).toISOString(),
+          revoked_at: null
+        }
+        yield* accounts.insertKey(key, yield* hashSecret(generated.secret))
+        return { key, token: generated.token }
+      })
+
+    const revokeKey = (keyId: string) =>
+      Effect.gen(function* () {
+        const revoked = yield* accounts.revokeKey(keyId, yield* now)
+        if (!revoked) return yield* notFound("keys", keyId)
+      })
+
+    const createLocation = (companyId: string, name: string) =>
+      Effect.gen(function* () {
+        yield* company(companyId)
+        const location = { id: yield* ids.next, company_id: companyId as CompanyId, name, created_at: yield* now }
+        yield* accounts.saveLocation(location)
+        return location
+      })
+
+    const assignLocation = (connectionId: string, locationId: string, writable: boolean) =>
+      Effect.gen(function* () {
+        const owner = yield* connection(connectionId)
+        const locations = yield* accounts.listLocations(owner.company_id)
+        if (!locations.some((l) => l.id === locationId)) return yield* notFound("locations", locationId)
+        const assignment = { connection_id: owner.id, location_id: locationId, writable }
+        yield* accounts.assignLocation(assignment)
+        return assignment
+      })
+
+    return {
+      createCompany,
+      updateCompany,
+      getCompany: company,
+      listCompanies: accounts.listCompanies,
+      grantScopes: (id: string, scopes: ReadonlyArray<string>) => grant(id, scopes, true),
+      revokeScopes: (id: string, scopes: ReadonlyArray<string>) => grant(id, scopes, false),
+      createConnection,
+      setConnectionEnabled,
+      listConnections: (companyId: string) => accounts.listConnections(companyId as CompanyId),
+      createKey,
+      listKeys: (companyId: string) => accounts.listKeys(companyId as CompanyId),
+      revokeKey,
+      createLocation,
+      listLocations: (companyId: string) => accounts.listLocations(companyId as CompanyId),
+      assignLocation
+    } as const
+  })
+}) {}
