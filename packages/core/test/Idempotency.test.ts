@@ -1,0 +1,87 @@
+import { expect, layer } from "@effect/vitest"
+import { Deferred, Effect, Fiber, Layer, TestClock } from "effect"
+import { CatalogService } from "../src/Catalog/CatalogService.js"
+import { runIdempotent } from "../src/Idempotency/Idempotency.js"
+import * as InMemoryRateLimiter from "../src/RateLimit/InMemoryRateLimiter.js"
+import { checkRate, perKeyPerMinute } from "../src/RateLimit/RateLimiter.js"
+import { InMemory } from "../src/testing.js"
+import { as, principal, TestLayer, upsert } from "./support.js"
+
+const Live = Layer.mergeAll(TestLayer, InMemory.idempotencyLayer, InMemoryRateLimiter.layer)
+
+const createCategory = (name: string) =>
+  upsert("categories", { external_id: "c", name }).pipe(Effect.map((r) => ({ status: 200, body: r })))
+
+layer(Live)("idempotency", (it) => {
+  it.effect("a repeat with the same request replays the stored response without writing again", () =>
+    Effect.gen(function* () {
+      const first = yield* runIdempotent("key-00001", "POST /categories/upsert #1", createCategory("A"))
+      const again = yield* runIdempotent("key-00001", "POST /categories/upsert #1", createCategory("A"))
+      expect(first.replayed).toBe(false)
+      expect(again).toEqual({ response: first.response, replayed: true })
+      const other = yield* Effect.flip(runIdempotent("key-00001", "POST /categories/upsert #2", createCategory("B")))
+      expect(other).toMatchObject({ _tag: "IdempotencyConflict", code: "idempotency_key_reused" })
+    }).pipe(as(principal())))
+
+  it.effect("keys are scoped to the connection", () =>
+    Effect.gen(function* () {
+      const a = principal()
+      const b = principal(a.company)
+      yield* runIdempotent("key-00002", "fp", upsert("categories", { external_id: "a", name: "A" }).pipe(Effect.as({ status: 200, body: 1 }))).pipe(as(a))
+      const second = yield* runIdempotent("key-00002", "fp", upsert("categories", { external_id: "b", name: "B" }).pipe(Effect.as({ status: 200, body: 2 }))).pipe(as(b))
+      expect(second).toEqual({ response: { status: 200, body: 2 }, replayed: false })
+    }))
+
+  it.effect("a second request while the first runs is refused; a failed one releases the key", () =>
+    Effect.gen(function* () {
+      const gate = yield* Deferred.make<void>()
+      const started = yield* Deferred.make<void>()
+      const slow = Deferred.succeed(started, undefined).pipe(Effect.zipRight(Deferred.await(gate)), Effect.as({ status: 200, body: "slow" }))
+      const fiber = yield* Effect.fork(runIdempotent("key-00003", "fp", slow))
+      yield* Deferred.await(started)
+      const busy = yield* Effect.flip(runIdempotent("key-00003", "fp", Effect.succeed({ status: 200, body: "fast" })))
+      expect(busy).toMatchObject({ code: "idempotency_in_progress" })
+      yield* Deferred.succeed(gate, undefined)
+      expect((yield* Fiber.join(fiber)).response.body).toBe("slow")
+
+      const failed = yield* Effect.flip(runIdempotent("key-00004", "fp", Effect.fail("boom" as const)))
+      expect(failed).toBe("boom")
+      const retried = yield* runIdempotent("key-00004", "fp", Effect.succeed({ status: 200, body: "ok" }))
+      expect(retried).toEqual({ response: { status: 200, body: "ok" }, replayed: false })
+    }).pipe(as(principal())))
+
+  it.effect("a failed write inside the idempotent transaction leaves nothing behind", () =>
+    Effect.gen(function* () {
+      const write = Effect.flatMap(CatalogService, (s) => s.upsert("categories", { external_id: "z", name: "Z" })).pipe(Effect.zipRight(Effect.fail("late failure" as const)))
+      yield* Effect.flip(runIdempotent("key-00005", "fp", write))
+      const list = yield* Effect.flatMap(CatalogService, (s) => s.list("categories", { limit: 10 }))
+      expect(list.records).toEqual([])
+    }).pipe(as(principal())))
+})
+
+layer(Live)("rate limits", (it) => {
+  it.effect("120 requests per key per minute, then a retry-after; the window resets", () =>
+    Effect.gen(function* () {
+      const who = principal()
+      let last = yield* checkRate.pipe(as(who))
+      expect(last).toMatchObject({ allowed: true, limit: perKeyPerMinute, remaining: perKeyPerMinute - 1 })
+      for (let i = 1; i < perKeyPerMinute; i++) last = yield* checkRate.pipe(as(who))
+      expect(last).toMatchObject({ allowed: true, remaining: 0 })
+      const refused = yield* checkRate.pipe(as(who))
+      expect(refused).toMatchObject({ allowed: false, remaining: 0 })
+      expect(refused.resetSeconds).toBeGreaterThanOrEqual(1)
+      yield* TestClock.adjust("60 seconds")
+      expect((yield* checkRate.pipe(as(who))).allowed).toBe(true)
+    }))
+
+  it.effect("600 per company per minute across its keys", () =>
+    Effect.gen(function* () {
+      const first = principal()
+      const keys = Array.from({ length: 6 }, () => principal(first.company))
+      for (const key of keys.slice(0, 5)) for (let i = 0; i < 120; i++) yield* checkRate.pipe(as(key))
+      const refused = yield* checkRate.pipe(as(keys[5]!))
+      expect(refused).toMatchObject({ allowed: false, limit: 600 })
+      const otherCompany = yield* checkRate.pipe(as(principal()))
+      expect(otherCompany.allowed).toBe(true)
+    }))
+})
