@@ -1,0 +1,274 @@
+import { CatalogErrors, CatalogRepository, Ids, Resource, type StoredRecord } from "@catalog-sync/core"
+import { SqlClient, type Statement, SqlSchema } from "@effect/sql"
+import { Array as Arr, type Context, Effect, Layer, Option, Schema } from "effect"
+import { refineErrors } from "./internal/errors.js"
+import { chunks, RecordRow, recordColumns, ReferenceTarget, toRecordRow, toStoredRecord } from "./internal/rows.js"
+
+/** The parameters of a list query, as plain values. */
+export interface ListParams {
+  readonly companyId: string
+  readonly resource: string
+  readonly limit: number
+  readonly cursor?: string | undefined
+  readonly externalId?: { readonly connectionId: string; readonly value: string } | undefined
+  readonly includeArchived?: boolean | undefined
+  readonly categoryId?: string | undefined
+  readonly collectionId?: string | undefined
+  readonly brandId?: string | undefined
+  readonly active?: boolean | undefined
+}
+
+const ListRequest = Schema.Struct({
+  companyId: Ids.CompanyId,
+  resource: Resource.ResourceName,
+  // A negative LIMIT means "no limit" to SQLite and is an error to PostgreSQL; refuse it on both.
+  limit: Schema.NonNegativeInt,
+  cursor: Schema.optional(Ids.RecordId),
+  externalId: Schema.optional(Schema.Struct({ connectionId: Ids.ConnectionId, value: Schema.String })),
+  includeArchived: Schema.optional(Schema.Boolean),
+  categoryId: Schema.optional(Ids.RecordId),
+  collectionId: Schema.optional(Ids.RecordId),
+  brandId: Schema.optional(Ids.RecordId),
+  active: Schema.optional(Schema.Boolean)
+})
+
+/**
+ * The statement behind `CatalogRepository.list`, exported so that each driver can check its query plan.
+ *
+ * The table that drives the scan is chosen so that an index delivers rows already in id order and the
+ * cursor becomes a range bound on that index: `mappings` for an external id (one row at most),
+ * `record_categories` (category index, ordered by product id) for a category, else `catalog_records`
+ * itself, where the planner picks the partial "live" index or the filter column's index. Other filters
+ * are checked on the rows the scan reaches.
+ *
+ * CROSS JOIN (with the join condition in WHERE, which both engines accept) pins the driving table on
+ * SQLite, whose planner otherwise flips to scanning `catalog_records` and sorting in a temp b-tree once
+ * ANALYZE statistics say a category is large, reading the whole company instead of one page. PostgreSQL
+ * treats CROSS JOIN as an ordinary inner join and keeps choosing freely.
+ */
+export const listStatement = (sql: SqlClient.SqlClient, params: ListParams): Statement.Statement<unknown> => {
+  const where: Array<Statement.Fragment> = [sql`r.company_id = ${params.companyId}`, sql`r.resource = ${params.resource}`]
+  let from = sql`catalog_records r`
+  let idColumn = sql.literal("r.id")
+  if (params.externalId !== undefined) {
+    from = sql`mappings m CROSS JOIN catalog_records r`
+    where.push(
+      sql`r.company_id = m.company_id`,
+      sql`r.resource = m.resource`,
+      sql`r.id = m.record_id`,
+      sql`m.company_id = ${params.companyId}`,
+      sql`m.connection_id = ${params.externalId.connectionId}`,
+      sql`m.resource = ${params.resource}`,
+      sql`m.external_id = ${params.externalId.value}`
+    )
+    if (params.categoryId !== undefined) {
+      where.push(
+        sql`EXISTS (SELECT 1 FROM record_categories rc WHERE rc.company_id = r.company_id AND rc.product_id = r.id AND rc.category_id = ${params.categoryId})`
+      )
+    }
+  } else if (params.categoryId !== undefined) {
+    from = sql`record_categories rc CROSS JOIN catalog_records r`
+    where.push(
+      sql`r.company_id = rc.company_id`,
+      sql`r.id = rc.product_id`,
+      sql`rc.company_id = ${params.companyId}`,
+      sql`rc.category_id = ${params.categoryId}`
+    )
+    // Ordering and paging on rc.product_id (equal to r.id) lets the category index serve ORDER BY.
+    idColumn = sql.literal("rc.product_id")
+  }
+  if (params.includeArchived !== true) where.push(sql`r.archived_at IS NULL`)
+  if (params.collectionId !== undefined) where.push(sql`r.collection_id = ${params.collectionId}`)
+  if (params.brandId !== undefined) where.push(sql`r.brand_id = ${params.brandId}`)
+  if (params.active !== undefined) where.push(sql`r.active = ${params.active ? 1 : 0}`)
+  if (params.cursor !== undefined) where.push(sql`${idColumn} > ${params.cursor}`)
+  return sql`SELECT ${sql.literal(recordColumns)} FROM ${from} WHERE ${sql.and(where)} ORDER BY ${idColumn} LIMIT ${params.limit}`
+}
+
+/**
+ * The statement behind `CatalogRepository.ancestors`, exported so that each driver can check its plan.
+ *
+ * The chain holds parent ids, nearest first. A parent id whose record is missing still counts (the walk
+ * stops after it), as in the in-memory reference; `depth` bounds the walk, which also ends cycles.
+ * CROSS JOIN keeps `chain` as the outer loop on SQLite so that each step is one primary-key lookup; with
+ * ANALYZE statistics its planner otherwise scans every category of the company at every step.
+ */
+export const ancestorsStatement = (
+  sql: SqlClient.SqlClient,
+  params: { readonly companyId: string; readonly categoryId: string; readonly maxDepth: number }
+): Statement.Statement<unknown> =>
+  sql`WITH RECURSIVE chain (parent_id, depth) AS (
+        SELECT parent_id, 1 FROM catalog_records
+        WHERE company_id = ${params.companyId} AND resource = 'categories' AND id = ${params.categoryId}
+        UNION ALL
+        SELECT c.parent_id, chain.depth + 1 FROM chain CROSS JOIN catalog_records c
+        WHERE c.company_id = ${params.companyId} AND c.resource = 'categories' AND c.id = chain.parent_id
+          AND chain.depth < ${params.maxDepth}
+      )
+      SELECT parent_id FROM chain WHERE parent_id IS NOT NULL AND depth <= ${params.maxDepth} ORDER BY depth`
+
+const revisionConflict = (id: string, current: number, expected: number) =>
+  new CatalogErrors.RevisionConflict({
+    message: `record ${id} is at revision ${current}, not ${expected}`,
+    current_revision: current,
+    expected_revision: expected
+  })
+
+/** CatalogRepository over any `SqlClient`. */
+export const make: Effect.Effect<Context.Tag.Service<typeof CatalogRepository.CatalogRepository>, never, SqlClient.SqlClient> = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const columns = sql.literal(recordColumns)
+
+  const findRecord = SqlSchema.findOne({
+    Request: Schema.Struct({ companyId: Ids.CompanyId, resource: Resource.ResourceName, id: Ids.RecordId }),
+    Result: RecordRow,
+    execute: ({ companyId, id, resource }) =>
+      sql`SELECT ${columns} FROM catalog_records r WHERE r.company_id = ${companyId} AND r.resource = ${resource} AND r.id = ${id}`
+  })
+
+  const findRecords = SqlSchema.findAll({
+    Request: Schema.Struct({ companyId: Ids.CompanyId, resource: Resource.ResourceName, ids: Schema.Array(Ids.RecordId) }),
+    Result: RecordRow,
+    execute: ({ companyId, ids, resource }) =>
+      sql`SELECT ${columns} FROM catalog_records r WHERE r.company_id = ${companyId} AND r.resource = ${resource} AND r.id IN ${sql.in(ids)}`
+  })
+
+  const findExisting = SqlSchema.findAll({
+    Request: Schema.Struct({ companyId: Ids.CompanyId, resource: ReferenceTarget, ids: Schema.Array(Ids.RecordId) }),
+    Result: Schema.Struct({ id: Ids.RecordId }),
+    execute: ({ companyId, ids, resource }) =>
+      sql`SELECT id FROM catalog_records WHERE company_id = ${companyId} AND resource = ${resource} AND id IN ${sql.in(ids)}`
+  })
+
+  const insertRow = SqlSchema.void({
+    Request: RecordRow,
+    execute: (row) => sql`INSERT INTO catalog_records ${sql.insert(row)}`
+  })
+
+  // RETURNING tells in the same statement whether the compare-and-set matched; on PostgreSQL the WHERE is
+  // re-checked after waiting for a concurrent writer's row lock, so two racing updates never both match.
+  const updateRow = SqlSchema.findAll({
+    Request: Schema.Struct({ row: RecordRow, expectedRevision: Schema.Int }),
+    Result: Schema.Struct({ revision: Schema.Int }),
+    execute: ({ expectedRevision, row }) =>
+      sql`UPDATE catalog_records SET ${sql.update(row, ["company_id", "resource", "id"])}
+          WHERE company_id = ${row.company_id} AND resource = ${row.resource} AND id = ${row.id}
+            AND revision = ${expectedRevision}
+          RETURNING revision`
+  })
+
+  const currentRevision = SqlSchema.findOne({
+    Request: Schema.Struct({ companyId: Ids.CompanyId, resource: Resource.ResourceName, id: Ids.RecordId }),
+    Result: Schema.Struct({ revision: Schema.Int }),
+    execute: ({ companyId, id, resource }) =>
+      sql`SELECT revision FROM catalog_records WHERE company_id = ${companyId} AND resource = ${resource} AND id = ${id}`
+  })
+
+  // record_categories mirrors index.categoryIds so that the category filter can use an index; it is keyed
+  // by record id (only products carry category links today, hence the column name).
+  const replaceCategories = (record: StoredRecord.StoredRecord, replacing: boolean) =>
+    Effect.gen(function* () {
+      if (replacing) {
+        yield* sql`DELETE FROM record_categories WHERE company_id = ${record.companyId} AND product_id = ${record.id}`
+      }
+      const categoryIds = Array.from(new Set(record.index.categoryIds))
+      if (categoryIds.length > 0) {
+        yield* sql`INSERT INTO record_categories ${sql.insert(
+          categoryIds.map((categoryId) => ({ company_id: record.companyId, product_id: record.id, category_id: categoryId }))
+        )}`
+      }
+    })
+
+  const listRecords = SqlSchema.findAll({
+    Request: ListRequest,
+    Result: RecordRow,
+    execute: (request) => listStatement(sql, request)
+  })
+
+  const findAncestors = SqlSchema.findAll({
+    Request: Schema.Struct({ companyId: Ids.CompanyId, categoryId: Ids.RecordId, maxDepth: Schema.Int }),
+    Result: Schema.Struct({ parent_id: Ids.RecordId }),
+    execute: (request) => ancestorsStatement(sql, request)
+  })
+
+  return CatalogRepository.CatalogRepository.of({
+    get: (companyId, resource, id) =>
+      findRecord({ companyId, resource, id }).pipe(
+        Effect.map(Option.map(toStoredRecord)),
+        refineErrors,
+        Effect.withSpan("CatalogRepository.get", { attributes: { companyId, resource, id } })
+      ),
+
+    getMany: (companyId, resource, ids) => {
+      const unique = Arr.dedupe(ids)
+      return Effect.forEach(chunks(unique), (chunk) => findRecords({ companyId, resource, ids: chunk })).pipe(
+        Effect.map((pages) => {
+          const byId = new Map(pages.flat().map((row) => [row.id, toStoredRecord(row)] as const))
+          // Results follow the caller's order, as the in-memory reference does.
+          return unique.flatMap((id) => byId.get(id) ?? [])
+        }),
+        refineErrors,
+        Effect.withSpan("CatalogRepository.getMany", { attributes: { companyId, resource, count: ids.length } })
+      )
+    },
+
+    // No media table exists yet, so "media" queries catalog_records and finds nothing; the media issue
+    // points this at its own table.
+    existing: (companyId, target, ids) =>
+      Effect.forEach(chunks(Arr.dedupe(ids)), (chunk) => findExisting({ companyId, resource: target, ids: chunk })).pipe(
+        Effect.map((pages): ReadonlySet<Ids.RecordId> => new Set(pages.flat().map((row) => row.id))),
+        refineErrors,
+        Effect.withSpan("CatalogRepository.existing", { attributes: { companyId, target, count: ids.length } })
+      ),
+
+    insert: (record) =>
+      Effect.zipRight(insertRow(toRecordRow(record)), replaceCategories(record, false)).pipe(
+        // A record and its category links are one write even when the caller opened no transaction.
+        sql.withTransaction,
+        refineErrors,
+        Effect.withSpan("CatalogRepository.insert", {
+          attributes: { companyId: record.companyId, resource: record.resource, id: record.id }
+        })
+      ),
+
+    update: (record, expectedRevision) =>
+      Effect.gen(function* () {
+        const updated = yield* updateRow({ row: toRecordRow(record), expectedRevision })
+        if (updated.length === 0) {
+          const current = yield* currentRevision({ companyId: record.companyId, resource: record.resource, id: record.id })
+          if (Option.isNone(current)) {
+            // Core only updates records it has just read in the same company; a missing one is a bug.
+            return yield* Effect.dieMessage(`update of a missing ${record.resource} record ${record.id}`)
+          }
+          return yield* revisionConflict(record.id, current.value.revision, expectedRevision)
+        }
+        yield* replaceCategories(record, true)
+      }).pipe(
+        sql.withTransaction,
+        refineErrors,
+        Effect.withSpan("CatalogRepository.update", {
+          attributes: { companyId: record.companyId, resource: record.resource, id: record.id, expectedRevision }
+        })
+      ),
+
+    list: (companyId, resource, query) =>
+      listRecords({ ...query, companyId, resource }).pipe(
+        Effect.map(Arr.map(toStoredRecord)),
+        refineErrors,
+        Effect.withSpan("CatalogRepository.list", { attributes: { companyId, resource, limit: query.limit } })
+      ),
+
+    ancestors: (companyId, categoryId, maxDepth) =>
+      (maxDepth <= 0 ? Effect.succeed([]) : findAncestors({ companyId, categoryId, maxDepth })).pipe(
+        Effect.map(Arr.map((row) => row.parent_id)),
+        refineErrors,
+        Effect.withSpan("CatalogRepository.ancestors", { attributes: { companyId, categoryId, maxDepth } })
+      )
+  })
+})
+
+/** CatalogRepository over the `SqlClient` in context. */
+export const layer: Layer.Layer<CatalogRepository.CatalogRepository, never, SqlClient.SqlClient> = Layer.effect(
+  CatalogRepository.CatalogRepository,
+  make
+)

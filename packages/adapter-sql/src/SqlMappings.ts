@@ -1,0 +1,120 @@
+import { CatalogErrors, Ids, Mappings } from "@catalog-sync/core"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Array as Arr, type Context, Effect, Layer, Option, Schema } from "effect"
+import { refineErrors } from "./internal/errors.js"
+import { chunks, MappingRow, ReferenceTarget } from "./internal/rows.js"
+
+const Scope = Schema.Struct({ companyId: Ids.CompanyId, connectionId: Ids.ConnectionId, resource: ReferenceTarget })
+
+const scopeAttributes = (scope: Mappings.MappingScope) => ({
+  companyId: scope.companyId,
+  connectionId: scope.connectionId,
+  resource: scope.resource
+})
+
+/** Mappings over any `SqlClient`. */
+export const make: Effect.Effect<Context.Tag.Service<typeof Mappings.Mappings>, never, SqlClient.SqlClient> = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+
+  const findByExternal = SqlSchema.findAll({
+    Request: Schema.Struct({ scope: Scope, externalIds: Schema.Array(Schema.String) }),
+    Result: Schema.Struct({ external_id: Schema.String, record_id: Ids.RecordId }),
+    execute: ({ externalIds, scope }) =>
+      sql`SELECT external_id, record_id FROM mappings
+          WHERE company_id = ${scope.companyId} AND connection_id = ${scope.connectionId}
+            AND resource = ${scope.resource} AND external_id IN ${sql.in(externalIds)}`
+  })
+
+  const findByRecord = SqlSchema.findAll({
+    Request: Schema.Struct({ scope: Scope, recordIds: Schema.Array(Ids.RecordId) }),
+    Result: Schema.Struct({ external_id: Schema.String, record_id: Ids.RecordId }),
+    execute: ({ recordIds, scope }) =>
+      sql`SELECT external_id, record_id FROM mappings
+          WHERE company_id = ${scope.companyId} AND connection_id = ${scope.connectionId}
+            AND resource = ${scope.resource} AND record_id IN ${sql.in(recordIds)}`
+  })
+
+  // ON CONFLICT DO NOTHING instead of catching the unique violation: the statement cannot fail, so a
+  // PostgreSQL transaction is not aborted by it and no driver message has to be parsed to learn which
+  // constraint fired. Both engines accept this syntax (SQLite >= 3.35 for RETURNING).
+  const insertRow = SqlSchema.findAll({
+    Request: MappingRow,
+    Result: Schema.Struct({ record_id: Ids.RecordId }),
+    execute: (row) => sql`INSERT INTO mappings ${sql.insert(row)} ON CONFLICT DO NOTHING RETURNING record_id`
+  })
+
+  // After a skipped insert the conflicting row is committed (PostgreSQL waits for the other writer before
+  // deciding to skip), so this read finds it.
+  const findConflicts = SqlSchema.findAll({
+    Request: MappingRow,
+    Result: Schema.Struct({ external_id: Schema.String, record_id: Ids.RecordId }),
+    execute: (row) =>
+      sql`SELECT external_id, record_id FROM mappings
+          WHERE company_id = ${row.company_id} AND connection_id = ${row.connection_id} AND resource = ${row.resource}
+            AND (external_id = ${row.external_id} OR record_id = ${row.record_id})`
+  })
+
+  const resolve = <K extends string, E>(
+    keys: ReadonlyArray<K>,
+    query: (chunk: ReadonlyArray<K>) => Effect.Effect<ReadonlyArray<{ readonly external_id: string; readonly record_id: Ids.RecordId }>, E>
+  ) => Effect.forEach(chunks(Arr.dedupe(keys)), query).pipe(Effect.map((pages) => pages.flat()))
+
+  return Mappings.Mappings.of({
+    find: (scope, externalId) =>
+      findByExternal({ scope, externalIds: [externalId] }).pipe(
+        Effect.map((rows) => Option.map(Arr.head(rows), (row) => row.record_id)),
+        refineErrors,
+        Effect.withSpan("Mappings.find", { attributes: scopeAttributes(scope) })
+      ),
+
+    findMany: (scope, externalIds) =>
+      resolve(externalIds, (chunk) => findByExternal({ scope, externalIds: chunk })).pipe(
+        Effect.map((rows): ReadonlyMap<string, Ids.RecordId> => new Map(rows.map((row) => [row.external_id, row.record_id]))),
+        refineErrors,
+        Effect.withSpan("Mappings.findMany", { attributes: { ...scopeAttributes(scope), count: externalIds.length } })
+      ),
+
+    externalIdsOf: (scope, recordIds) =>
+      resolve(recordIds, (chunk) => findByRecord({ scope, recordIds: chunk })).pipe(
+        Effect.map((rows): ReadonlyMap<Ids.RecordId, string> => new Map(rows.map((row) => [row.record_id, row.external_id]))),
+        refineErrors,
+        Effect.withSpan("Mappings.externalIdsOf", { attributes: { ...scopeAttributes(scope), count: recordIds.length } })
+      ),
+
+    insert: (mapping) => {
+      const row = {
+        company_id: mapping.companyId,
+        connection_id: mapping.connectionId,
+        resource: mapping.resource,
+        external_id: mapping.externalId,
+        record_id: mapping.recordId,
+        created_at: mapping.createdAt
+      }
+      return Effect.gen(function* () {
+        const inserted = yield* insertRow(row)
+        if (inserted.length > 0) return
+        const conflicts = yield* findConflicts(row)
+        // The external id is checked first, as in the in-memory reference: it is what the client sent.
+        if (conflicts.some((c) => c.external_id === row.external_id)) {
+          return yield* new CatalogErrors.MappingConflict({
+            reason: "external_id_taken",
+            message: `external_id ${JSON.stringify(row.external_id)} is already mapped`
+          })
+        }
+        if (conflicts.some((c) => c.record_id === row.record_id)) {
+          return yield* new CatalogErrors.MappingConflict({
+            reason: "record_already_mapped",
+            message: `record ${row.record_id} is already mapped`
+          })
+        }
+        return yield* Effect.dieMessage(`mapping insert for ${row.external_id} was skipped without a conflicting row`)
+      }).pipe(
+        refineErrors,
+        Effect.withSpan("Mappings.insert", { attributes: { ...scopeAttributes(mapping), recordId: mapping.recordId } })
+      )
+    }
+  })
+})
+
+/** Mappings over the `SqlClient` in context. */
+export const layer: Layer.Layer<Mappings.Mappings, never, SqlClient.SqlClient> = Layer.effect(Mappings.Mappings, make)

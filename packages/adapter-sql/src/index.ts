@@ -1,0 +1,33 @@
+/**
+ * The persistence ports of `@catalog-sync/core`, written once over `@effect/sql`'s `SqlClient`. Driver
+ * packages (adapter-sqlite, adapter-pg) provide the client and the migrations of the logical schema
+ * described in `SCHEMA.md`.
+ */
+import type { CatalogRepository, ChangeLog, Mappings, Transactor } from "@catalog-sync/core"
+import type { SqlClient } from "@effect/sql"
+import { Layer } from "effect"
+import * as SqlCatalogRepository from "./SqlCatalogRepository.js"
+import * as SqlChangeLog from "./SqlChangeLog.js"
+import * as SqlMappings from "./SqlMappings.js"
+import * as SqlTransactor from "./SqlTransactor.js"
+
+export * as SqlCatalogRepository from "./SqlCatalogRepository.js"
+export * as SqlChangeLog from "./SqlChangeLog.js"
+export * as SqlErrors from "./SqlErrors.js"
+export * as SqlMappings from "./SqlMappings.js"
+export * as SqlTransactor from "./SqlTransactor.js"
+
+/** The persistence ports that adapter-sql implements. */
+export type PersistencePorts =
+  | CatalogRepository.CatalogRepository
+  | Mappings.Mappings
+  | Transactor.Transactor
+  | ChangeLog.ChangeLog
+
+/** All four persistence ports over the `SqlClient` in context; the schema must already be migrated. */
+export const layer: Layer.Layer<PersistencePorts, never, SqlClient.SqlClient> = Layer.mergeAll(
+  SqlCatalogRepository.layer,
+  SqlMappings.layer,
+  SqlTransactor.layer,
+  SqlChangeLog.layer
+)

@@ -1,0 +1,69 @@
+import { CatalogErrors } from "@catalog-sync/core"
+import { SqlError } from "@effect/sql"
+import { Effect, ParseResult } from "effect"
+
+/**
+ * How a driver failure should surface. Ports never expose driver errors:
+ * - `retryable`: lock contention or a lost connection; the same request may succeed a moment later.
+ * - `unavailable`: the storage itself is unusable (disk full, I/O error, read-only file); not a bug in
+ *   this code, so it must not become a 500-style defect, but retrying at once will not help either.
+ * - `defect`: everything else (syntax errors, unexpected constraint violations, type mismatches) is a
+ *   bug in this adapter or a corrupted database; it dies so that it is loud and never retried.
+ */
+export type Failure = "retryable" | "unavailable" | "defect"
+
+// better-sqlite3 reports extended result codes (SQLITE_BUSY_SNAPSHOT, SQLITE_IOERR_WRITE, ...).
+const sqliteRetryable = /^SQLITE_(BUSY|LOCKED)/
+const sqliteUnavailable = /^SQLITE_(FULL|IOERR|READONLY|CANTOPEN|NOMEM|PROTOCOL|NOLFS)/
+// PostgreSQL SQLSTATEs: serialization failure, deadlock, lock not available, admin shutdown / crash,
+// connection exceptions (08xxx) and insufficient resources (53xxx). Kept here so that adapter-pg inherits
+// the same rule instead of growing its own.
+const pgRetryable = /^(40001|40P01|55P03|57P0[1-3]|08...|53...)$/
+// Socket-level failures (node) and postgres.js connection states.
+const connectionLost = /^(ECONNRESET|ECONNREFUSED|ETIMEDOUT|EPIPE|EHOSTUNREACH|CONNECTION_(CLOSED|ENDED|DESTROYED)|CONNECT_TIMEOUT)$/
+
+const codeOf = (error: SqlError.SqlError): string | undefined => {
+  const cause = error.cause
+  if (typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string") {
+    return cause.code
+  }
+  return undefined
+}
+
+/** Classifies a driver failure by its SQLite result code, PostgreSQL SQLSTATE or socket error code. */
+export const classify = (error: SqlError.SqlError): Failure => {
+  const code = codeOf(error)
+  if (code === undefined) return "defect"
+  if (sqliteRetryable.test(code) || pgRetryable.test(code) || connectionLost.test(code)) return "retryable"
+  if (sqliteUnavailable.test(code)) return "unavailable"
+  return "defect"
+}
+
+/** A driver failure as the port's error channel sees it: a PersistenceError, or a defect. */
+export const fromSqlError = (error: SqlError.SqlError): Effect.Effect<never, CatalogErrors.PersistenceError> => {
+  const failure = classify(error)
+  if (failure === "defect") return Effect.die(error)
+  return Effect.fail(
+    new CatalogErrors.PersistenceError({
+      message: `storage ${failure === "retryable" ? "busy" : "unavailable"} (${codeOf(error) ?? "unknown"})`,
+      retryable: failure === "retryable"
+    })
+  )
+}
+
+/**
+ * Translates the driver-level failures of an adapter operation: SqlError as `fromSqlError` says, and
+ * ParseError (a row that does not decode, or a request that does not encode) as a defect, since it
+ * means the schema and the code disagree.
+ */
+export const refineErrors = <A, E, R>(
+  self: Effect.Effect<A, E, R>
+): Effect.Effect<A, Exclude<E, SqlError.SqlError | ParseResult.ParseError> | CatalogErrors.PersistenceError, R> =>
+  Effect.catchAll(
+    self,
+    (error): Effect.Effect<never, Exclude<E, SqlError.SqlError | ParseResult.ParseError> | CatalogErrors.PersistenceError> => {
+    if (error instanceof SqlError.SqlError) return fromSqlError(error)
+    if (ParseResult.isParseError(error)) return Effect.die(error)
+    return Effect.fail(error as Exclude<E, SqlError.SqlError | ParseResult.ParseError>)
+    }
+  )

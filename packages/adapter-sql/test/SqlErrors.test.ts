@@ -1,0 +1,49 @@
+import { SqlErrors } from "@catalog-sync/adapter-sql"
+import { SqlError } from "@effect/sql"
+import { describe, expect, it } from "@effect/vitest"
+import { Cause, Effect, Exit, Schema } from "effect"
+
+const driverError = (code?: string) =>
+  new SqlError.SqlError({ cause: Object.assign(new Error("driver"), code === undefined ? {} : { code }), message: "Failed to execute statement" })
+
+describe("SqlErrors", () => {
+  it("classifies SQLite, PostgreSQL and socket failures", () => {
+    const cases: Array<[string | undefined, SqlErrors.Failure]> = [
+      ["SQLITE_BUSY", "retryable"],
+      ["SQLITE_BUSY_SNAPSHOT", "retryable"],
+      ["SQLITE_LOCKED_SHAREDCACHE", "retryable"],
+      ["SQLITE_FULL", "unavailable"],
+      ["SQLITE_IOERR_WRITE", "unavailable"],
+      ["SQLITE_READONLY", "unavailable"],
+      ["SQLITE_CONSTRAINT_PRIMARYKEY", "defect"],
+      ["SQLITE_ERROR", "defect"],
+      ["40001", "retryable"],
+      ["40P01", "retryable"],
+      ["08006", "retryable"],
+      ["57P01", "retryable"],
+      ["23505", "defect"],
+      ["42601", "defect"],
+      ["ECONNRESET", "retryable"],
+      ["CONNECTION_CLOSED", "retryable"],
+      [undefined, "defect"]
+    ]
+    for (const [code, expected] of cases) expect([code, SqlErrors.classify(driverError(code))]).toEqual([code, expected])
+  })
+
+  it.effect("refineErrors turns transient failures into PersistenceError and lets bugs die", () =>
+    Effect.gen(function* () {
+      expect(yield* Effect.flip(SqlErrors.refineErrors(Effect.fail(driverError("SQLITE_BUSY"))))).toMatchObject({
+        _tag: "PersistenceError",
+        retryable: true
+      })
+      expect(yield* Effect.flip(SqlErrors.refineErrors(Effect.fail(driverError("SQLITE_FULL"))))).toMatchObject({
+        _tag: "PersistenceError",
+        retryable: false
+      })
+      const syntax = yield* Effect.exit(SqlErrors.refineErrors(Effect.fail(driverError("SQLITE_ERROR"))))
+      expect(Exit.isFailure(syntax) && Cause.isDie(syntax.cause)).toBe(true)
+      const parse = yield* Effect.exit(SqlErrors.refineErrors(Schema.decodeUnknown(Schema.Number)("not a number")))
+      expect(Exit.isFailure(parse) && Cause.isDie(parse.cause)).toBe(true)
+      expect(yield* Effect.flip(SqlErrors.refineErrors(Effect.fail("domain" as const)))).toBe("domain")
+    }))
+})
