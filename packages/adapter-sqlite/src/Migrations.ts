@@ -1,0 +1,28 @@
+import type { SqlClient, SqlError } from "@effect/sql"
+import { Migrator } from "@effect/sql"
+import type { Effect } from "effect"
+import catalog from "./migrations/0001_catalog.js"
+
+/**
+ * The SQLite migrations, keyed `<id>_<name>` as `Migrator.fromRecord` expects. Imported statically: a
+ * bundled build has no migrations folder to scan. Append new ones; never edit an applied one.
+ */
+export const migrations: Record<string, Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient>> = {
+  "0001_catalog": catalog
+}
+
+/** Name of the table where the migrator records applied migrations. */
+export const table = "effect_sql_migrations"
+
+/**
+ * Applies the pending migrations in one transaction and returns those it ran; a second run is a no-op.
+ *
+ * This is `@effect/sql`'s Migrator core, which is all `SqliteMigrator.run` adds its schema dump to; that
+ * dump shells out to the `sqlite3` CLI and makes the caller provide FileSystem, Path and CommandExecutor
+ * (@effect/platform-node) even when no `schemaDirectory` is given, so it is not used here.
+ */
+export const migrate: Effect.Effect<
+  ReadonlyArray<readonly [id: number, name: string]>,
+  Migrator.MigrationError | SqlError.SqlError,
+  SqlClient.SqlClient
+> = Migrator.make({})({ loader: Migrator.fromRecord(migrations), table })

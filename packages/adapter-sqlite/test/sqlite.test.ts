@@ -1,0 +1,339 @@
+import { join } from "node:path"
+import { SqlCatalogRepository } from "@catalog-sync/adapter-sql"
+import { CatalogRepository, ChangeLog, type Ids, Mappings, Transactor } from "@catalog-sync/core"
+import { SqlClient } from "@effect/sql"
+import { describe, expect, it, layer } from "@effect/vitest"
+import { Cause, Deferred, Effect, Exit, Fiber, Layer, Option } from "effect"
+import { layer as sqliteLayer, Migrations, SqliteLive } from "../src/index.js"
+import { companyId, connectionId, mapping, record, recordId } from "./fixtures.js"
+import { tempDir, tempLayer } from "./support.js"
+
+const count = (table: string, company: Ids.CompanyId) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ n: number }>`SELECT count(*) AS n FROM ${sql(table)} WHERE company_id = ${company}`.pipe(Effect.map((rows) => rows[0]!.n))
+  )
+
+describe("SqliteLive", () => {
+  it.scoped("applies the migrations once; running them again, or reopening the file, changes nothing", () =>
+    Effect.gen(function* () {
+      const filename = join(yield* tempDir, "nested", "catalog.db")
+      const open = Effect.flatMap(Layer.build(SqliteLive({ filename })), (context) =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const again = yield* Migrations.migrate
+          const applied = yield* sql<{ migration_id: number; name: string }>`SELECT migration_id, name FROM effect_sql_migrations`
+          const tables = yield* sql<{ name: string }>`SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`
+          return { again, applied, tables: tables.map((t) => t.name) }
+        }).pipe(Effect.provide(context))
+      )
+      const first = yield* Effect.scoped(open)
+      const second = yield* Effect.scoped(open)
+      expect(first.again).toEqual([])
+      expect(first.applied).toEqual([{ migration_id: 1, name: "catalog" }])
+      expect(second).toEqual(first)
+      expect(first.tables).toEqual(["catalog_records", "changes", "effect_sql_migrations", "mappings", "record_categories"])
+    }))
+
+  it.scoped("opens the database in WAL mode with foreign keys, synchronous NORMAL and the busy timeout", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const pragma = (name: string) => Effect.map(sql.unsafe<Record<string, unknown>>(`PRAGMA ${name}`), (rows) => Object.values(rows[0]!)[0])
+      expect(yield* pragma("journal_mode")).toBe("wal")
+      expect(yield* pragma("foreign_keys")).toBe(1)
+      expect(yield* pragma("synchronous")).toBe(1)
+      expect(yield* pragma("busy_timeout")).toBe(1234)
+    }).pipe(Effect.provide(tempLayer({ busyTimeout: "1234 millis" }))))
+
+  it.scoped("reports lock contention from another connection as a retryable PersistenceError", () =>
+    Effect.gen(function* () {
+      const filename = join(yield* tempDir, "catalog.db")
+      const mine = yield* Layer.build(sqliteLayer({ filename, busyTimeout: "50 millis" }))
+      const theirs = yield* Layer.build(sqliteLayer({ filename, busyTimeout: "50 millis" }))
+      const company = companyId()
+      const locked = yield* Deferred.make<void>()
+      const release = yield* Deferred.make<void>()
+      // The other connection takes the write lock and keeps its transaction open.
+      const holder = yield* Effect.fork(
+        Effect.gen(function* () {
+          const tx = yield* Transactor.Transactor
+          const repo = yield* CatalogRepository.CatalogRepository
+          yield* tx.withTransaction(
+            repo.insert(record(company)).pipe(Effect.zipRight(Deferred.succeed(locked, undefined)), Effect.zipRight(Deferred.await(release)))
+          )
+        }).pipe(Effect.provide(theirs))
+      )
+      yield* Deferred.await(locked)
+      const repo = CatalogRepository.CatalogRepository
+      const error = yield* Effect.flip(Effect.flatMap(repo, (r) => r.insert(record(company)))).pipe(Effect.provide(mine))
+      expect(error).toMatchObject({ _tag: "PersistenceError", retryable: true })
+      yield* Deferred.succeed(release, undefined)
+      yield* Fiber.join(holder)
+      yield* Effect.flatMap(repo, (r) => r.insert(record(company))).pipe(Effect.provide(mine))
+      expect(yield* count("catalog_records", company).pipe(Effect.provide(mine))).toBe(2)
+    }))
+})
+
+layer(tempLayer())("SQL persistence adapter on SQLite", (it) => {
+  it.effect("keeps every method of every port within the company", () =>
+    Effect.gen(function* () {
+      const repo = yield* CatalogRepository.CatalogRepository
+      const mappings = yield* Mappings.Mappings
+      const a = companyId()
+      const b = companyId()
+      const connection = connectionId()
+      const [category, brand, collection] = [recordId(), recordId(), recordId()]
+      const parent = record(a, { resource: "categories" })
+      const child = record(a, { resource: "categories", index: { parentId: parent.id } })
+      const product = record(a, { index: { active: true, brandId: brand, collectionId: collection, categoryIds: [category] } })
+      yield* Effect.forEach([parent, child, product], repo.insert)
+      const scopeA = { companyId: a, connectionId: connection, resource: "products" as const }
+      const scopeB = { ...scopeA, companyId: b }
+      yield* mappings.insert(mapping(scopeA, "P-1", product.id))
+
+      expect(yield* repo.get(b, "products", product.id)).toEqual(Option.none())
+      expect(yield* repo.getMany(b, "products", [product.id])).toEqual([])
+      expect((yield* repo.existing(b, "products", [product.id])).size).toBe(0)
+      expect(yield* repo.ancestors(b, child.id, 10)).toEqual([])
+      for (const query of [
+        {},
+        { includeArchived: true },
+        { categoryId: category },
+        { brandId: brand },
+        { collectionId: collection },
+        { active: true },
+        { externalId: { connectionId: connection, value: "P-1" } }
+      ]) {
+        expect((yield* repo.list(a, "products", { limit: 10, ...query })).map((r) => r.id)).toEqual([product.id])
+        expect(yield* repo.list(b, "products", { limit: 10, ...query })).toEqual([])
+      }
+      expect(yield* mappings.find(scopeB, "P-1")).toEqual(Option.none())
+      expect((yield* mappings.findMany(scopeB, ["P-1"])).size).toBe(0)
+      expect((yield* mappings.externalIdsOf(scopeB, [product.id])).size).toBe(0)
+
+      // Company B cannot change A's record, even with the right id and revision: to B it does not exist.
+      const foreignUpdate = yield* Effect.exit(repo.update({ ...product, companyId: b, revision: 2, data: { name: "Stolen" } }, 1))
+      expect(Exit.isFailure(foreignUpdate) && Cause.isDie(foreignUpdate.cause)).toBe(true)
+      expect(Option.getOrThrow(yield* repo.get(a, "products", product.id))).toEqual(product)
+      // Ids and external ids of another company never collide.
+      yield* repo.insert({ ...product, companyId: b })
+      yield* mappings.insert(mapping(scopeB, "P-1", product.id))
+      expect(yield* repo.ancestors(a, child.id, 10)).toEqual([parent.id])
+    }))
+
+  it.effect("lets exactly one of two racing updates of the same revision win", () =>
+    Effect.gen(function* () {
+      const repo = yield* CatalogRepository.CatalogRepository
+      const r = record(companyId())
+      yield* repo.insert(r)
+      const results = yield* Effect.all(
+        ["Chair", "Stool"].map((name) => Effect.either(repo.update({ ...r, revision: 2, data: { name } }, 1))),
+        { concurrency: "unbounded" }
+      )
+      const lost = results.filter((result) => result._tag === "Left")
+      expect(lost).toHaveLength(1)
+      expect(lost[0]!.left).toMatchObject({ _tag: "RevisionConflict", current_revision: 2, expected_revision: 1 })
+      expect(Option.getOrThrow(yield* repo.get(r.companyId, "products", r.id)).revision).toBe(2)
+    }))
+
+  it.effect("maps each unique constraint of mappings to its MappingConflict reason", () =>
+    Effect.gen(function* () {
+      const mappings = yield* Mappings.Mappings
+      const scope = { companyId: companyId(), connectionId: connectionId(), resource: "products" as const }
+      const [a, b] = [recordId(), recordId()]
+      yield* mappings.insert(mapping(scope, "A", a))
+      expect(yield* Effect.flip(mappings.insert(mapping(scope, "A", b)))).toMatchObject({ reason: "external_id_taken" })
+      expect(yield* Effect.flip(mappings.insert(mapping(scope, "B", a)))).toMatchObject({ reason: "record_already_mapped" })
+      // Both taken: the external id the client sent is the one reported.
+      expect(yield* Effect.flip(mappings.insert(mapping(scope, "A", a)))).toMatchObject({ reason: "external_id_taken" })
+      // Another resource is another namespace.
+      yield* mappings.insert(mapping({ ...scope, resource: "categories" }, "A", a))
+      expect(Object.fromEntries(yield* mappings.findMany(scope, ["A", "B"]))).toEqual({ A: a })
+    }))
+
+  it.effect("a conflict inside a transaction does not break the rest of it", () =>
+    Effect.gen(function* () {
+      const mappings = yield* Mappings.Mappings
+      const tx = yield* Transactor.Transactor
+      const scope = { companyId: companyId(), connectionId: connectionId(), resource: "products" as const }
+      const [a, b] = [recordId(), recordId()]
+      yield* tx.withTransaction(
+        Effect.gen(function* () {
+          yield* mappings.insert(mapping(scope, "A", a))
+          yield* Effect.flip(mappings.insert(mapping(scope, "A", b)))
+          yield* mappings.insert(mapping(scope, "B", b))
+        })
+      )
+      expect(Object.fromEntries(yield* mappings.findMany(scope, ["A", "B"]))).toEqual({ A: a, B: b })
+    }))
+
+  it.effect("a failure inside withTransaction leaves no row in any table", () =>
+    Effect.gen(function* () {
+      const repo = yield* CatalogRepository.CatalogRepository
+      const mappings = yield* Mappings.Mappings
+      const changes = yield* ChangeLog.ChangeLog
+      const tx = yield* Transactor.Transactor
+      const company = companyId()
+      const connection = connectionId()
+      const r = record(company, { index: { categoryIds: [recordId(), recordId()] } })
+      const failed = yield* Effect.flip(
+        tx.withTransaction(
+          Effect.gen(function* () {
+            yield* repo.insert(r)
+            yield* repo.update({ ...r, revision: 2 }, 1)
+            yield* mappings.insert(mapping({ companyId: company, connectionId: connection, resource: "products" }, "X", r.id))
+            yield* changes.append({
+              companyId: company,
+              resource: "products",
+              recordId: r.id,
+              revision: 2,
+              operation: "created",
+              originConnectionId: connection,
+              at: "2026-01-01T00:00:00.000Z"
+            })
+            return yield* Effect.fail("rule broken" as const)
+          })
+        )
+      )
+      expect(failed).toBe("rule broken")
+      for (const table of ["catalog_records", "record_categories", "mappings", "changes"]) {
+        expect([table, yield* count(table, company)]).toEqual([table, 0])
+      }
+    }))
+
+  it.effect("a failed nested transaction rolls back only its own writes", () =>
+    Effect.gen(function* () {
+      const repo = yield* CatalogRepository.CatalogRepository
+      const tx = yield* Transactor.Transactor
+      const company = companyId()
+      const [kept, dropped] = [record(company), record(company)]
+      yield* tx.withTransaction(
+        Effect.gen(function* () {
+          yield* repo.insert(kept)
+          yield* Effect.either(tx.withTransaction(Effect.zipRight(repo.insert(dropped), Effect.fail("inner"))))
+        })
+      )
+      expect((yield* repo.list(company, "products", { limit: 10 })).map((r) => r.id)).toEqual([kept.id])
+    }))
+
+  it.effect("appends changes with increasing positions", () =>
+    Effect.gen(function* () {
+      const changes = yield* ChangeLog.ChangeLog
+      const sql = yield* SqlClient.SqlClient
+      const company = companyId()
+      const entry = {
+        companyId: company,
+        resource: "products",
+        recordId: recordId(),
+        revision: 1,
+        operation: "created" as const,
+        originConnectionId: connectionId(),
+        at: "2026-01-01T00:00:00.000Z"
+      }
+      yield* changes.append(entry)
+      yield* changes.append({ ...entry, revision: 2, operation: "updated" })
+      const rows = yield* sql<{ position: number; revision: number; operation: string }>`
+        SELECT position, revision, operation FROM changes WHERE company_id = ${company} ORDER BY position`
+      expect(rows.map((row) => [row.revision, row.operation])).toEqual([[1, "created"], [2, "updated"]])
+      expect(rows[1]!.position).toBeGreaterThan(rows[0]!.position)
+    }))
+
+  it.effect("a programming error (duplicate record id) dies instead of failing as a PersistenceError", () =>
+    Effect.gen(function* () {
+      const repo = yield* CatalogRepository.CatalogRepository
+      const r = record(companyId())
+      yield* repo.insert(r)
+      const exit = yield* Effect.exit(repo.insert(r))
+      expect(Exit.isFailure(exit) && Cause.isDie(exit.cause)).toBe(true)
+    }))
+
+  it.effect("keeps category ids in the record's own order and walks long category chains", () =>
+    Effect.gen(function* () {
+      const repo = yield* CatalogRepository.CatalogRepository
+      const company = companyId()
+      const categoryIds = [recordId(), recordId(), recordId()].sort().reverse()
+      const product = record(company, { index: { categoryIds } })
+      yield* repo.insert(product)
+      expect(Option.getOrThrow(yield* repo.get(company, "products", product.id)).index.categoryIds).toEqual(categoryIds)
+      // A cycle (a <- b <- a) ends at maxDepth.
+      const [a, b] = [recordId(), recordId()]
+      yield* repo.insert(record(company, { id: a, resource: "categories", index: { parentId: b } }))
+      yield* repo.insert(record(company, { id: b, resource: "categories", index: { parentId: a } }))
+      expect(yield* repo.ancestors(company, a, 5)).toEqual([b, a, b, a, b])
+      expect(yield* repo.ancestors(company, a, 0)).toEqual([])
+    }))
+})
+
+/** Every shape of list query the port can produce. */
+const listShapes = (connection: string, id: string) => ({
+  live: {},
+  "live after cursor": { cursor: id },
+  "with archived": { includeArchived: true, cursor: id },
+  collection: { collectionId: id, cursor: id },
+  "collection with archived": { collectionId: id, includeArchived: true },
+  brand: { brandId: id, cursor: id },
+  active: { active: true, cursor: id },
+  "brand and active": { brandId: id, active: false },
+  category: { categoryId: id, cursor: id },
+  "category with archived and brand": { categoryId: id, includeArchived: true, brandId: id },
+  "external id": { externalId: { connectionId: connection, value: "E-1" } },
+  "external id and category": { externalId: { connectionId: connection, value: "E-1" }, categoryId: id }
+})
+
+layer(tempLayer())("list query plans on SQLite", (it) => {
+  const plans = Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const out: Record<string, ReadonlyArray<string>> = {}
+    for (const [name, query] of Object.entries(listShapes(connectionId(), recordId()))) {
+      const [text, params] = SqlCatalogRepository.listStatement(sql, { companyId: companyId(), resource: "products", limit: 50, ...query }).compile()
+      const rows = yield* sql.unsafe<{ detail: string }>(`EXPLAIN QUERY PLAN ${text}`, params)
+      out[name] = rows.map((row) => row.detail)
+    }
+    return out
+  })
+
+  // Every step is an index SEARCH (a SCAN, even "USING INDEX", would read the whole company or table) and
+  // rows come out of the index in id order (no temp b-tree for ORDER BY).
+  const expectIndexRangeScans = (byShape: Record<string, ReadonlyArray<string>>) => {
+    for (const [shape, steps] of Object.entries(byShape)) {
+      for (const step of steps) {
+        expect([shape, step]).toEqual([shape, expect.stringMatching(/^SEARCH \w+ (EXISTS )?USING (COVERING )?(INDEX|PRIMARY KEY)/)])
+      }
+    }
+  }
+
+  it.effect("use index range scans on a fresh database (no statistics)", () => Effect.map(plans, expectIndexRangeScans))
+
+  it.effect("still use index range scans after ANALYZE on skewed data", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const repo = yield* CatalogRepository.CatalogRepository
+      const company = companyId()
+      const [category, brand] = [recordId(), recordId()]
+      // One category holds a quarter of the products: the case where SQLite's planner, left alone, prefers
+      // scanning products and sorting.
+      yield* Effect.forEach(
+        Array.from({ length: 2000 }, (_, i) =>
+          record(i % 3 === 0 ? company : companyId(), {
+            archivedAt: i % 13 === 0 ? "2026-01-02T00:00:00.000Z" : null,
+            index: { active: i % 5 !== 0, brandId: i % 7 === 0 ? brand : null, categoryIds: [i % 4 === 0 ? category : recordId()] }
+          })
+        ),
+        repo.insert,
+        { discard: true }
+      )
+      yield* sql`ANALYZE`
+      expectIndexRangeScans(yield* plans)
+    }))
+
+  it.effect("ancestors walks categories through the primary key", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const [text, params] = SqlCatalogRepository.ancestorsStatement(sql, { companyId: companyId(), categoryId: recordId(), maxDepth: 100 }).compile()
+      const steps = (yield* sql.unsafe<{ detail: string }>(`EXPLAIN QUERY PLAN ${text}`, params)).map((row) => row.detail)
+      const onRecords = steps.filter((detail) => /^(SCAN|SEARCH) (catalog_records|c)\b/.test(detail))
+      expect(onRecords).toHaveLength(2)
+      for (const detail of onRecords) {
+        expect(detail).toMatch(/^SEARCH (catalog_records|c) USING INDEX sqlite_autoindex_catalog_records_1 \(company_id=\? AND resource=\? AND id=\?\)/)
+      }
+    }))
+})
