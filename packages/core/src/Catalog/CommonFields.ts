@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { ExternalId } from "../Shared/Ids.js"
+import { Text } from "../Shared/Text.js"
 import { Translations } from "../Shared/Translations.js"
 
 export const opt = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
@@ -8,12 +9,9 @@ export const UpsertMode = Schema.Literal("catalog", "prices", "combined")
 export type UpsertMode = typeof UpsertMode.Type
 
 /** A record name: 1-200 characters. */
-export const Name = Schema.String.pipe(
-  Schema.minLength(1, { message: () => "must be 1-200 characters" }),
-  Schema.maxLength(200, { message: () => "must be 1-200 characters" })
-)
+export const Name = Text(1, 200)
 
-export const Description = Schema.String.pipe(Schema.maxLength(4000, { message: () => "must be at most 4000 characters" }))
+export const Description = Text(0, 4000)
 
 export const PricingMode = Schema.Literal("none", "percent", "fixed")
 

@@ -6,6 +6,7 @@ import { emptyIndex } from "../Catalog/StoredRecord.js"
 import { Money } from "../Shared/Decimal.js"
 import type { RecordId } from "../Shared/Ids.js"
 import { Reference } from "../Shared/Reference.js"
+import { Text } from "../Shared/Text.js"
 import { normalizePricing, pricingViolations, scopeViolations } from "../internal/pricing.js"
 
 /** POST /customization-options/upsert body (spec 2.10): a fabric sample or other option. */
@@ -13,7 +14,7 @@ export const CustomizationOptionUpsert = Schema.Struct({
   ...commonUpsertFields,
   name: opt(Name),
   group_id: opt(Reference),
-  code: opt(Schema.String.pipe(Schema.maxLength(100, { message: () => "must be at most 100 characters" }))),
+  code: opt(Text(0, 100)),
   active: opt(Schema.Boolean),
   media_id: opt(Schema.NullOr(Reference)),
   pricing_mode: opt(PricingMode),

@@ -5,6 +5,7 @@ import type { Document, ResourceDefinition, Violation } from "../Catalog/Resourc
 import type { RecordId } from "../Shared/Ids.js"
 import { Dimension, equals, fixed, canonical, Money } from "../Shared/Decimal.js"
 import { Reference } from "../Shared/Reference.js"
+import { Text } from "../Shared/Text.js"
 import { checkSentFields, mergeFields, SelectionField, SelectionFieldInput, type StoredField } from "./SelectionField.js"
 
 export const ProductKind = Schema.Literal("single", "bundle")
@@ -34,13 +35,14 @@ export const ComponentInput = Schema.Struct({
 export const ProductUpsert = Schema.Struct({
   ...commonUpsertFields,
   name: opt(Name),
-  sku: opt(Schema.String.pipe(Schema.maxLength(100, { message: () => "must be at most 100 characters" }))),
+  sku: opt(Text(0, 100)),
   kind: opt(ProductKind),
   active: opt(Schema.Boolean),
   category_ids: opt(
+    // maxItems first: a failing item would otherwise hide the count error of the outer refinement.
     Schema.Array(Reference).pipe(
-      Schema.minItems(1, { message: () => "must have 1-50 items" }),
-      Schema.maxItems(50, { message: () => "must have 1-50 items" })
+      Schema.maxItems(50, { message: () => "must have 1-50 items" }),
+      Schema.minItems(1, { message: () => "must have 1-50 items" })
     )
   ),
   collection_id: opt(Schema.NullOr(Reference)),

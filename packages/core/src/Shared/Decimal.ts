@@ -56,10 +56,10 @@ export const Coefficient = Schema.String.pipe(
   Schema.annotations({ identifier: "Coefficient", examples: ["0.3", "1"] })
 )
 
-/** A physical dimension, weight or volume: non-negative, up to 10 integer digits and 3 decimals. */
+/** A physical dimension, weight or volume: non-negative, up to 16 integer digits and 6 decimals. */
 export const Dimension = Schema.String.pipe(
-  Schema.pattern(/^\d{1,10}(\.\d{1,3})?$/, {
-    message: () => "must be a non-negative decimal string with up to 10 integer digits and up to 3 decimals"
+  Schema.pattern(/^\d{1,16}(\.\d{1,6})?$/, {
+    message: () => "must be a non-negative decimal string with up to 16 integer digits and up to 6 decimals"
   }),
   Schema.annotations({ identifier: "Dimension", examples: ["84.5"] })
 )

@@ -1,4 +1,5 @@
 import { Context, Effect, Layer, Schema } from "effect"
+import { Text } from "./Text.js"
 
 /** A platform record id (uuid). Records are addressed by it in paths and References. */
 export const RecordId = Schema.UUID.pipe(Schema.brand("RecordId"))
@@ -11,11 +12,7 @@ export const ConnectionId = Schema.UUID.pipe(Schema.brand("ConnectionId"))
 export type ConnectionId = typeof ConnectionId.Type
 
 /** external_id: a stable identifier of the source system, 1-200 characters. */
-export const ExternalId = Schema.String.pipe(
-  Schema.minLength(1, { message: () => "must be 1-200 characters" }),
-  Schema.maxLength(200, { message: () => "must be 1-200 characters" }),
-  Schema.annotations({ identifier: "ExternalId", examples: ["ERP-4711"] })
-)
+export const ExternalId = Text(1, 200).annotations({ identifier: "ExternalId", examples: ["ERP-4711"] })
 
 /** Source of new identifiers. A port, so that tests can make ids deterministic. */
 export class Ids extends Context.Tag("@catalog-sync/core/Ids")<

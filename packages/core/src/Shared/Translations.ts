@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { Text } from "./Text.js"
 
 export const LanguageCode = Schema.String.pipe(
   Schema.pattern(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/, { message: () => "must be a language code such as en or pt-BR" }),
@@ -6,8 +7,8 @@ export const LanguageCode = Schema.String.pipe(
 )
 
 export const TranslationEntry = Schema.Struct({
-  name: Schema.optionalWith(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200)), { exact: true }),
-  description: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(4000)), { exact: true })
+  name: Schema.optionalWith(Text(1, 200), { exact: true }),
+  description: Schema.optionalWith(Text(0, 4000), { exact: true })
 }).annotations({ identifier: "TranslationEntry" })
 export type TranslationEntry = typeof TranslationEntry.Type
 
