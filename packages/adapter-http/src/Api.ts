@@ -1,0 +1,47 @@
+import { HttpApi, OpenApi } from "@effect/platform"
+import { ErrorDetail } from "./ApiErrors.js"
+import * as ApiErrors from "./ApiErrors.js"
+import {
+  BrandsApi,
+  CategoriesApi,
+  CollectionsApi,
+  CustomizationGroupsApi,
+  CustomizationOptionsApi,
+  CustomizationTypesApi,
+  ProductsApi
+} from "./Catalog/Api.js"
+import { MeApi } from "./Me/Api.js"
+import { SystemApi } from "./System/Api.js"
+import { documentOpenApi } from "./OpenApiDocument.js"
+
+/** The Catalog Synchronization Integration API v1 contract: one group per resource, under /api/v1. */
+export class Api extends HttpApi.make("catalog-sync")
+  .add(MeApi)
+  .add(ProductsApi)
+  .add(CategoriesApi)
+  .add(CollectionsApi)
+  .add(BrandsApi)
+  .add(CustomizationTypesApi)
+  .add(CustomizationGroupsApi)
+  .add(CustomizationOptionsApi)
+  .prefix("/api/v1")
+  .add(SystemApi)
+  .addError(ApiErrors.BadRequest)
+  .addError(ApiErrors.Forbidden)
+  .addError(ApiErrors.NotFound)
+  .addError(ApiErrors.Conflict)
+  .addError(ApiErrors.PayloadTooLarge)
+  .addError(ApiErrors.UnsupportedMediaType)
+  .addError(ApiErrors.Unprocessable)
+  .addError(ApiErrors.TooManyRequests)
+  .addError(ApiErrors.InternalError)
+  .addError(ApiErrors.ServiceUnavailable)
+  .annotate(HttpApi.AdditionalSchemas, [ErrorDetail])
+  .annotateContext(
+    OpenApi.annotations({
+      title: "Catalog Synchronization Integration API",
+      version: "1.0.0",
+      description: "Keeps a furniture catalog in sync with an external website or app. Errors use the body {request_id, error: {code, message, details?, retry_after?}}; codes are listed in docs/errors.md.",
+      transform: documentOpenApi
+    })
+  ) {}

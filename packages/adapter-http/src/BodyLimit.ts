@@ -1,0 +1,44 @@
+import { HttpServerError, type HttpServerRequest } from "@effect/platform"
+import { NodeHttpServerRequest, NodeStream } from "@effect/platform-node"
+import { Chunk, Data, Effect, Stream } from "effect"
+
+/** JSON request bodies are limited to 1 MB (spec section 8). */
+export const maxJsonBytes = 1_000_000
+
+export class BodyTooLarge extends Data.TaggedError("BodyTooLarge")<{ readonly limit: number }> {}
+
+/**
+ * Reads the raw body up to `limit` bytes and stops at the first byte past it, so an oversized body is
+ * refused while it streams, never buffered whole. The socket is left open (`closeOnDone: false`) so
+ * that the 413 can still be written.
+ */
+export const readLimited = (request: HttpServerRequest.HttpServerRequest, limit: number) =>
+  NodeStream.fromReadable<HttpServerError.RequestError>(
+    () => NodeHttpServerRequest.toIncomingMessage(request),
+    (cause) => new HttpServerError.RequestError({ request, reason: "Transport", cause }),
+    { closeOnDone: false }
+  ).pipe(
+    Stream.mapAccumEffect(0, (total, chunk: Uint8Array) =>
+      total + chunk.length > limit ? Effect.fail(new BodyTooLarge({ limit })) : Effect.succeed([total + chunk.length, chunk] as const)
+    ),
+    Stream.runCollect,
+    Effect.map((chunks) => Buffer.concat(Chunk.toReadonlyArray(chunks)))
+  )
+
+/**
+ * The same request, answering `text`, `json` and `arrayBuffer` from bytes already read. HttpApi
+ * decodes the payload through these.
+ */
+export const withBody = (request: HttpServerRequest.HttpServerRequest, body: Buffer): HttpServerRequest.HttpServerRequest => {
+  const text = body.toString("utf8")
+  return Object.create(request, {
+    text: { value: Effect.succeed(text) },
+    json: {
+      value: Effect.try({
+        try: () => JSON.parse(text) as unknown,
+        catch: (cause) => new HttpServerError.RequestError({ request, reason: "Decode", cause })
+      })
+    },
+    arrayBuffer: { value: Effect.succeed(body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength)) }
+  }) as HttpServerRequest.HttpServerRequest
+}

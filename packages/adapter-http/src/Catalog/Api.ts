@@ -1,0 +1,113 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Ids, type Resource, Resources } from "@catalog-sync/core"
+import { Schema } from "effect"
+import { Authentication } from "../Authentication.js"
+import { IdempotencyHeaders, PathParams, strict } from "../Common.js"
+
+const Limit = Schema.NumberFromString.pipe(
+  Schema.int({ message: () => "must be a whole number from 1 to 100" }),
+  Schema.between(1, 100, { message: () => "must be a whole number from 1 to 100" })
+)
+
+/** Query parameters of every catalog list (spec 4.1). Unknown parameters are refused. */
+export const listFields = {
+  limit: Schema.optional(Limit),
+  cursor: Schema.optional(Schema.UUID.annotations({ description: "next_cursor of the previous page" })),
+  external_id: Schema.optional(Ids.ExternalId),
+  mode: Schema.optional(Schema.Literal("catalog", "prices"))
+}
+
+export const ListQuery = Schema.Struct(listFields).annotations({ identifier: "QueryParams", ...strict })
+
+export const ProductListQuery = Schema.Struct({
+  ...listFields,
+  category_id: Schema.optional(Schema.UUID),
+  collection_id: Schema.optional(Schema.UUID),
+  brand_id: Schema.optional(Schema.UUID),
+  active: Schema.optional(Schema.Literal("true", "false"))
+}).annotations({ identifier: "QueryParams", ...strict })
+
+export const Outcome = Schema.Literal("created", "updated", "unchanged")
+
+export const WriteResponse = <S extends Schema.Schema.Any>(record: S) =>
+  Schema.Struct({
+    request_id: Schema.UUID,
+    outcome: Outcome,
+    record,
+    replayed: Schema.optional(Schema.Boolean)
+  })
+
+export const RecordResponse = <S extends Schema.Schema.Any>(record: S) => Schema.Struct({ request_id: Schema.UUID, record })
+
+const Decimal = Schema.NullOr(Schema.String)
+
+/** A record as `mode=prices` lists return it: identity and the price fields the caller may read. */
+export const PriceRecord = Schema.Struct({
+  id: Schema.UUID,
+  external_id: Schema.NullOr(Schema.String),
+  revision: Schema.Int,
+  updated_at: Schema.String,
+  price: Schema.optional(Decimal),
+  market_price: Schema.optional(Decimal),
+  tax_rate: Schema.optional(Decimal),
+  tax_model: Schema.optional(Schema.String),
+  cost: Schema.optional(Decimal),
+  pricing_mode: Schema.optional(Schema.String),
+  pricing_value: Schema.optional(Decimal)
+}).annotations({ identifier: "PriceRecord" })
+
+export const ListResponse = <S extends Schema.Schema.Any>(record: S) =>
+  Schema.Struct({
+    request_id: Schema.UUID,
+    records: Schema.Array(Schema.Union(record, PriceRecord)),
+    next_cursor: Schema.NullOr(Schema.UUID),
+    has_more: Schema.Boolean
+  })
+
+/** The endpoints every catalog resource has: list, read one, upsert (spec 4.2). */
+export const catalogGroup = <const Name extends string>(name: Name, resource: Resource.ResourceName) => {
+  const definition = Resources.definitions[resource]
+  const label = definition.label
+  return HttpApiGroup.make(name)
+    .add(
+      HttpApiEndpoint.get("list", `/${resource}`)
+        .setUrlParams(resource === "products" ? ProductListQuery : ListQuery)
+        .addSuccess(ListResponse(definition.record))
+        .annotate(OpenApi.Summary, `List ${resource}`)
+        .annotate(OpenApi.Description, `A cursor page of ${resource} in id order. catalog:read, or prices:read with mode=prices.`)
+    )
+    .add(
+      HttpApiEndpoint.get("get", `/${resource}/:id`)
+        .setPath(PathParams)
+        .addSuccess(RecordResponse(definition.record))
+        .annotate(OpenApi.Summary, `Read one ${label}`)
+    )
+    .add(
+      HttpApiEndpoint.post("upsert", `/${resource}/upsert`)
+        .setHeaders(IdempotencyHeaders)
+        .setPayload(definition.body)
+        .addSuccess(WriteResponse(definition.record))
+        .annotate(OpenApi.Summary, `Create or update a ${label} by external_id`)
+    )
+    .middleware(Authentication)
+}
+
+export const ArchiveBody = Schema.Struct({
+  expected_revision: Schema.Int.pipe(Schema.greaterThanOrEqualTo(1, { message: () => "must be a whole number >= 1" }))
+}).annotations({ identifier: "ArchiveBody", ...strict })
+
+export const ProductsApi = catalogGroup("products", "products").add(
+  HttpApiEndpoint.del("archive", "/products/:id")
+    .setPath(PathParams)
+    .setHeaders(IdempotencyHeaders)
+    .setPayload(ArchiveBody)
+    .addSuccess(WriteResponse(Resources.definitions.products.record))
+    .annotate(OpenApi.Summary, "Archive a product (soft)")
+    .middleware(Authentication)
+)
+export const CategoriesApi = catalogGroup("categories", "categories")
+export const CollectionsApi = catalogGroup("collections", "collections")
+export const BrandsApi = catalogGroup("brands", "brands")
+export const CustomizationTypesApi = catalogGroup("customizationTypes", "customization-types")
+export const CustomizationGroupsApi = catalogGroup("customizationGroups", "customization-groups")
+export const CustomizationOptionsApi = catalogGroup("customizationOptions", "customization-options")

@@ -1,0 +1,14 @@
+import { Idempotency } from "@catalog-sync/core"
+import { Schema } from "effect"
+
+export const strict = { parseOptions: { onExcessProperty: "error", errors: "all" } } as const
+
+/** `{id}` path parameter: a record uuid. */
+export const PathParams = Schema.Struct({ id: Schema.UUID }).annotations({ identifier: "PathParams" })
+
+/** Every POST and DELETE needs an Idempotency-Key (spec 7, rule 2). */
+export const IdempotencyHeaders = Schema.Struct({
+  "idempotency-key": Idempotency.IdempotencyKey.annotations({
+    description: "Unique per logical write; reuse it on every retry of that write."
+  })
+}).annotations({ identifier: "IdempotencyHeaders" })

@@ -1,0 +1,106 @@
+import { HttpApiBuilder, HttpApiError, HttpApp, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Cause, Effect, Option } from "effect"
+import { randomUUID } from "node:crypto"
+import { type ErrorDetail, type ErrorStatus, isApiError, statusOf } from "./ApiErrors.js"
+import { BodyTooLarge, maxJsonBytes, readLimited, withBody } from "./BodyLimit.js"
+import { renderDomainError } from "./ErrorMapping.js"
+import { CurrentRequestId } from "./RequestId.js"
+
+const respond = (requestId: string, status: ErrorStatus, error: ErrorDetail) => {
+  const response = HttpServerResponse.unsafeJson({ request_id: requestId, error }, { status })
+  return error.retry_after === undefined ? response : HttpServerResponse.setHeader(response, "retry-after", String(error.retry_after))
+}
+
+const jsonPath = (path: ReadonlyArray<PropertyKey>) =>
+  path.reduce<string>((out, key) => (typeof key === "number" ? `${out}[${key}]` : `${out}.${String(key)}`), "$")
+
+/** Which part of the request a decode error is about, from the identifier of the failing schema. */
+const decodeFailure = (error: HttpApiError.HttpApiDecodeError): readonly [ErrorStatus, ErrorDetail] => {
+  if (error.message.startsWith("(<declaration schema> <->")) {
+    return [500, { code: "internal_error", message: "an unexpected error occurred" }]
+  }
+  const issues = error.issues.map((issue) => ({
+    path: jsonPath(issue.path),
+    message: issue._tag === "Unexpected" ? "is not an allowed property" : issue.message
+  }))
+  if (error.message.startsWith("IdempotencyHeaders")) {
+    return [422, { code: "idempotency_key_invalid", message: "send an Idempotency-Key header matching ^[A-Za-z0-9._:-]{8,120}$" }]
+  }
+  if (error.message.startsWith("PathParams")) {
+    return [404, { code: "not_found", message: "no record has that id (ids are uuids)", details: issues }]
+  }
+  const where = error.message.startsWith("QueryParams") ? "query parameters are" : "the body is"
+  return [422, { code: "validation_failed", message: `${where} not valid`, details: issues.map((i) => (where.startsWith("query") ? { ...i, path: i.path.replace(/^\$/, "query") } : i)) }]
+}
+
+/** Turns any failure of the API into the spec's error body; nothing framework-shaped reaches a client. */
+const renderCause = (requestId: string, cause: Cause.Cause<unknown>) => {
+  const failure = Cause.failureOption(cause)
+  if (Option.isSome(failure)) {
+    const error = failure.value
+    if (isApiError(error)) return Effect.succeed(respond(requestId, statusOf(error), error.error))
+    if (error instanceof HttpApiError.HttpApiDecodeError) {
+      const [status, detail] = decodeFailure(error)
+      if (status !== 500) return Effect.succeed(respond(requestId, status, detail))
+    }
+    const domain = renderDomainError(error)
+    if (domain !== undefined && domain.status !== 500) return Effect.succeed(respond(requestId, domain.status, domain.error))
+    if (HttpServerError.isServerError(error) && error._tag === "RouteNotFound") {
+      return Effect.succeed(respond(requestId, 404, { code: "route_not_found", message: "no such endpoint; see GET /api/v1/openapi.json" }))
+    }
+  }
+  const defect = Cause.dieOption(cause)
+  if (Option.isSome(defect) && HttpServerError.isServerError(defect.value) && defect.value._tag === "RequestError") {
+    if (defect.value.cause instanceof SyntaxError) {
+      return Effect.succeed(respond(requestId, 400, { code: "malformed_json", message: `the body is not valid JSON: ${defect.value.cause.message}` }))
+    }
+  }
+  if (Cause.isInterruptedOnly(cause)) {
+    return Effect.succeed(respond(requestId, 503, { code: "service_unavailable", message: "the server is shutting down; retry with the same Idempotency-Key" }))
+  }
+  return Effect.as(
+    Effect.logError("request failed with an unexpected error", cause).pipe(Effect.annotateLogs("request_id", requestId)),
+    respond(requestId, 500, { code: "internal_error", message: "an unexpected error occurred; retry with the same Idempotency-Key" })
+  )
+}
+
+const isJson = (contentType: string | undefined) =>
+  contentType !== undefined && /^application\/json\s*(;|$)/i.test(contentType.trim())
+
+/**
+ * Wraps the whole API (before HttpApi encodes errors): gives each request its id (the X-Request-Id
+ * header and `request_id`), enforces the JSON content type (415) and the 1 MB limit while streaming
+ * (413), and renders every failure in the spec's error body.
+ */
+export const EnvelopeMiddleware = HttpApiBuilder.middleware((app) =>
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const requestId = randomUUID()
+    yield* HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(HttpServerResponse.setHeader(response, "x-request-id", requestId)))
+    const contentLength = request.headers["content-length"]
+    const hasBody = (contentLength !== undefined && contentLength !== "0") || request.headers["transfer-encoding"] !== undefined
+    const tooLarge = HttpServerResponse.setHeader(
+      respond(requestId, 413, { code: "payload_too_large", message: `JSON bodies are limited to ${maxJsonBytes} bytes` }),
+      "connection",
+      "close"
+    )
+    const handled = Effect.gen(function* () {
+      if (!hasBody) return yield* app
+      if (!isJson(request.headers["content-type"])) {
+        return respond(requestId, 415, { code: "unsupported_media_type", message: "send the body as application/json" })
+      }
+      if (contentLength !== undefined && Number(contentLength) > maxJsonBytes) return tooLarge
+      const body = yield* Effect.either(readLimited(request, maxJsonBytes))
+      if (body._tag === "Left") {
+        return body.left instanceof BodyTooLarge
+          ? tooLarge
+          : respond(requestId, 400, { code: "body_unreadable", message: "the request body could not be read" })
+      }
+      return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, withBody(request, body.right))
+    })
+    return yield* handled.pipe(
+      Effect.catchAllCause((cause) => renderCause(requestId, cause)),
+      Effect.locally(CurrentRequestId, requestId)
+    )
+  })
+)

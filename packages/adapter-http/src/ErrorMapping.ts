@@ -1,0 +1,51 @@
+import type { ErrorDetail, ErrorStatus } from "./ApiErrors.js"
+
+/** A failure as the client will see it: status and the `error` object of the body. */
+export interface Rendered {
+  readonly status: ErrorStatus
+  readonly error: ErrorDetail
+}
+
+const tagged = (u: unknown): u is { readonly _tag: string; readonly message: string; readonly code: string } & Record<string, unknown> =>
+  typeof u === "object" && u !== null && "_tag" in u && "code" in u && typeof (u as { code: unknown }).code === "string"
+
+/**
+ * The one place where domain failures of core become HTTP statuses and error bodies. Anything not
+ * listed here is a bug and becomes a 500 without internals.
+ */
+export const renderDomainError = (error: unknown): Rendered | undefined => {
+  if (!tagged(error)) return undefined
+  const base = { code: error.code, message: error.message }
+  switch (error._tag) {
+    case "ValidationFailed":
+    case "RuleViolation":
+      return { status: 422, error: { ...base, details: error.issues } }
+    case "RevisionConflict":
+      return {
+        status: 409,
+        error: { ...base, details: { current_revision: error.current_revision, expected_revision: error.expected_revision } }
+      }
+    case "MappingConflict":
+      return { status: 409, error: { ...base, details: { reason: error.reason } } }
+    case "RecordArchived":
+    case "IdempotencyConflict":
+    case "AccountConflict":
+      return { status: 409, error: base }
+    case "RecordNotFound":
+      return { status: 404, error: { ...base, details: { resource: error.resource } } }
+    case "ScopeDenied":
+      return { status: 403, error: { ...base, details: { required: error.required } } }
+    case "DomainNotPermitted":
+      return { status: 403, error: base }
+    case "Unauthenticated":
+      return { status: 401, error: base }
+    case "RateLimited":
+      return { status: 429, error: { ...base, retry_after: error.retry_after as number } }
+    case "PersistenceError":
+      return error.retryable === true
+        ? { status: 503, error: { ...base, message: "the database is busy; retry with the same Idempotency-Key" } }
+        : { status: 500, error: { code: "internal_error", message: "an unexpected error occurred; retry with the same Idempotency-Key" } }
+    default:
+      return undefined
+  }
+}

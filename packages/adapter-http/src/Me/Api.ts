@@ -1,0 +1,28 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Company, Scope } from "@catalog-sync/core"
+import { Schema } from "effect"
+import { Authentication } from "../Authentication.js"
+
+/** What GET /me tells about the key (spec 2.14: principal fields decided in docs/spec-gaps.md). */
+export const PrincipalView = Schema.Struct({
+  company: Schema.Struct({
+    id: Schema.UUID,
+    currency: Schema.String,
+    main_language: Schema.String,
+    languages: Schema.Array(Schema.String),
+    tax_model: Company.TaxModel,
+    tax_rates: Schema.Array(Schema.String)
+  }),
+  connection_id: Schema.UUID,
+  key_id: Schema.String,
+  scopes: Schema.Array(Scope.Scope),
+  stock_enabled: Schema.Boolean
+}).annotations({ identifier: "Principal" })
+
+export const MeApi = HttpApiGroup.make("me")
+  .add(
+    HttpApiEndpoint.get("me", "/me")
+      .addSuccess(Schema.Struct({ request_id: Schema.UUID, principal: PrincipalView }))
+      .annotate(OpenApi.Summary, "Verify the key")
+  )
+  .middleware(Authentication)

@@ -1,0 +1,24 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Principal } from "@catalog-sync/core"
+import { Effect } from "effect"
+import { Api } from "../Api.js"
+import { requestId } from "../RequestId.js"
+
+export const MeHttpLive = HttpApiBuilder.group(Api, "me", (handlers) =>
+  handlers.handle("me", () =>
+    Effect.gen(function* () {
+      const principal = yield* Principal.CurrentPrincipal
+      const { id, currency, main_language, languages, tax_model, tax_rates } = principal.company
+      return {
+        request_id: yield* requestId,
+        principal: {
+          company: { id, currency, main_language, languages, tax_model, tax_rates },
+          connection_id: principal.connectionId,
+          key_id: principal.keyId,
+          scopes: Array.from(principal.scopes).sort(),
+          stock_enabled: principal.features.stock
+        }
+      }
+    })
+  )
+)

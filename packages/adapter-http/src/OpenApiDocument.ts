@@ -1,0 +1,32 @@
+/**
+ * Post-processing of the generated OpenAPI document: the framework's own decode error is replaced by
+ * ours, and repeated `$id`s of free-form schemas (which strict 3.1 validators refuse) are removed.
+ */
+type Json = Record<string, any>
+
+const stripIds = (node: unknown): void => {
+  if (node === null || typeof node !== "object") return
+  const record = node as Json
+  if (typeof record.$id === "string" && record.$id.startsWith("/schemas/")) delete record.$id
+  for (const value of Object.values(record)) stripIds(value)
+}
+
+export const documentOpenApi = (spec: Json): Json => {
+  for (const item of Object.values<Json>(spec.paths ?? {})) {
+    for (const operation of Object.values<Json>(item)) {
+      const responses = operation.responses as Json | undefined
+      if (responses === undefined) continue
+      const bad = responses["400"]
+      if (bad !== undefined) {
+        responses["400"] = { ...bad, content: { "application/json": { schema: { $ref: "#/components/schemas/BadRequest" } } } }
+      }
+      if (operation.requestBody === undefined) {
+        delete responses["413"]
+        delete responses["415"]
+      }
+    }
+  }
+  for (const name of ["HttpApiDecodeError", "Issue", "PropertyKey"]) delete spec.components?.schemas?.[name]
+  stripIds(spec)
+  return spec
+}

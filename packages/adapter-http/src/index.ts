@@ -1,0 +1,37 @@
+import { type HttpApi, HttpApiBuilder } from "@effect/platform"
+import type { Accounts, CatalogService, IdempotencyStore, RateLimiter, Transactor } from "@catalog-sync/core"
+import type { Readiness } from "./System/Api.js"
+import { Layer } from "effect"
+import { Api } from "./Api.js"
+import { AuthenticationLive } from "./Authentication.js"
+import { CatalogHttpLive } from "./Catalog/Http.js"
+import { EnvelopeMiddleware } from "./Envelope.js"
+import { MeHttpLive } from "./Me/Http.js"
+import { SystemHttpLive } from "./System/Http.js"
+
+export { Api } from "./Api.js"
+export * as ApiErrors from "./ApiErrors.js"
+export { Authentication, AuthenticationLive } from "./Authentication.js"
+export { EnvelopeMiddleware } from "./Envelope.js"
+export { Readiness } from "./System/Api.js"
+
+/**
+ * The whole HTTP API as a layer, for embedders: handlers, authentication, the error envelope and the
+ * OpenAPI document at /api/v1/openapi.json. Needs the core services and ports.
+ */
+export const ApiLive: Layer.Layer<
+  HttpApi.Api,
+  never,
+  | CatalogService.CatalogService
+  | IdempotencyStore.IdempotencyStore
+  | Transactor.Transactor
+  | Accounts.Accounts
+  | RateLimiter.RateLimiter
+  | Readiness
+> = Layer.mergeAll(EnvelopeMiddleware, HttpApiBuilder.middlewareOpenApi({ path: "/api/v1/openapi.json" })).pipe(
+  Layer.provideMerge(
+    HttpApiBuilder.api(Api).pipe(
+      Layer.provide(Layer.mergeAll(CatalogHttpLive, MeHttpLive, SystemHttpLive).pipe(Layer.provide(AuthenticationLive)))
+    )
+  )
+)

@@ -1,0 +1,49 @@
+import { HttpApiBuilder, HttpMiddleware, HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { ApiLive, Readiness } from "@catalog-sync/adapter-http"
+import { layer as sqlitePorts } from "@catalog-sync/adapter-sqlite"
+import { CatalogService, Ids, InMemoryRateLimiter } from "@catalog-sync/core"
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Option } from "effect"
+import { createServer } from "node:http"
+import { join } from "node:path"
+import type { ServerConfig } from "./ServerConfig.js"
+
+export const databaseFile = (config: ServerConfig) => Option.getOrElse(config.databaseFile, () => join(config.dataDir, "catalog-sync.db"))
+
+/** The database the server runs on: SQLite under the data folder, migrated while the layer builds. */
+export const PersistenceLive = (config: ServerConfig) => sqlitePorts({ filename: databaseFile(config) })
+
+const ReadinessLive = Layer.effect(
+  Readiness,
+  Effect.map(SqlClient.SqlClient, (sql) => Effect.asVoid(sql`SELECT 1`))
+)
+
+/** Core services over the persistence ports. */
+export const ServicesLive = Layer.mergeAll(CatalogService.CatalogService.Default, InMemoryRateLimiter.layer, ReadinessLive).pipe(
+  Layer.provideMerge(Ids.IdsLive)
+)
+
+/**
+ * The HTTP server: the API on a Node server. On shutdown the server stops accepting connections,
+ * lets running requests finish for up to `shutdownTimeoutSeconds`, then closes what is left; the
+ * database is provided outside the server so that it closes last.
+ */
+export const ServerLive = (config: ServerConfig) => {
+  const server = createServer()
+  const drainDeadline = Layer.scopedDiscard(
+    Effect.addFinalizer(() =>
+      Effect.sync(() => setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutSeconds * 1000).unref())
+    )
+  )
+  // Per-request tracing spans cost a third of the throughput and nothing reads them by default.
+  return HttpApiBuilder.serve().pipe(
+    HttpMiddleware.withTracerDisabledWhen(() => true),
+    Layer.provide(ApiLive),
+    Layer.provide(drainDeadline),
+    HttpServer.withLogAddress,
+    Layer.provideMerge(NodeHttpServer.layer(() => server, { port: config.port, host: config.host })),
+    Layer.provide(ServicesLive),
+    Layer.provide(PersistenceLive(config))
+  )
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env node
+import { NodeRuntime } from "@effect/platform-node"
+import { Admin, Ids } from "@catalog-sync/core"
+import { Cause, Effect, Layer, Logger, LogLevel, Option } from "effect"
+import { parseArgs, UsageError } from "./cli/Args.js"
+import { runCommand, usage } from "./cli/Commands.js"
+import { PersistenceLive, ServerLive } from "./Server.js"
+import { ServerConfig } from "./ServerConfig.js"
+
+const print = (value: unknown) => Effect.sync(() => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`))
+
+const fail = (error: { code: string; message: string; details?: unknown }) =>
+  Effect.sync(() => {
+    process.stderr.write(`${JSON.stringify({ error }, null, 2)}\n`)
+    process.exitCode = 1
+  })
+
+/** Prints a failure of an admin command as JSON on stderr; never a stack trace for bad input. */
+const report = (cause: Cause.Cause<unknown>) => {
+  const failure = Cause.failureOption(cause)
+  if (Option.isSome(failure)) {
+    const error = failure.value as { code?: string; message?: string; issues?: unknown }
+    return fail({ code: error.code ?? "error", message: error.message ?? String(error), ...(error.issues ? { details: error.issues } : {}) })
+  }
+  const defect = Cause.dieOption(cause)
+  if (Option.isSome(defect) && defect.value instanceof UsageError) {
+    return fail({ code: "usage", message: `${defect.value.message}\n\n${usage}` })
+  }
+  return fail({ code: "internal_error", message: Cause.pretty(cause) })
+}
+
+const argv = process.argv.slice(2)
+const command = argv[0] ?? "serve"
+
+const program = Effect.gen(function* () {
+  const config = yield* ServerConfig
+  if (command === "serve") return yield* Layer.launch(ServerLive(config))
+  if (command === "migrate") {
+    return yield* Effect.scoped(Layer.build(PersistenceLive(config))).pipe(Effect.zipRight(print({ migrated: true })))
+  }
+  if (command === "help" || command === "--help") return yield* Effect.sync(() => process.stdout.write(`${usage}\n`))
+  const args = yield* Effect.try({ try: () => parseArgs(argv), catch: (e) => e })
+  const result = yield* Effect.suspend(() => runCommand(args)).pipe(
+    Effect.provide(Admin.Admin.Default.pipe(Layer.provide(PersistenceLive(config)), Layer.provide(Ids.IdsLive)))
+  )
+  yield* print(result)
+}).pipe(
+  Effect.catchAllCause(report),
+  Effect.provide(Logger.json),
+  Logger.withMinimumLogLevel(command === "serve" ? LogLevel.Info : LogLevel.Warning)
+)
+
+NodeRuntime.runMain(program, { disableErrorReporting: true })

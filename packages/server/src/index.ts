@@ -1,0 +1,2 @@
+export { databaseFile, PersistenceLive, ServerLive, ServicesLive } from "./Server.js"
+export { ServerConfig } from "./ServerConfig.js"

@@ -1,0 +1,121 @@
+import { HttpServer } from "@effect/platform"
+import { Admin, Ids } from "@catalog-sync/core"
+import { Context, Effect, Layer, Option } from "effect"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { request as httpRequest } from "node:http"
+import { join } from "node:path"
+import { PersistenceLive, ServerLive } from "../src/Server.js"
+import type { ServerConfig } from "../src/ServerConfig.js"
+
+export interface Tenant {
+  readonly companyId: string
+  readonly connectionId: string
+  /** A key of this tenant's connection with these scopes. */
+  readonly key: (scopes: ReadonlyArray<string>, options?: { readonly connectionId?: string }) => Effect.Effect<string, unknown>
+  readonly newConnection: Effect.Effect<string, unknown>
+}
+
+/** A real server on a free loopback port over a SQLite file in a temp folder, and admin access to it. */
+export class TestServer extends Context.Tag("TestServer")<
+  TestServer,
+  {
+    readonly url: string
+    readonly admin: Admin.Admin
+    readonly tenant: (overrides?: Record<string, unknown>) => Effect.Effect<Tenant, unknown>
+  }
+>() {}
+
+const allScopes = ["catalog:read", "catalog:write", "prices:read", "prices:write", "costs:read", "costs:write", "media:read", "media:write", "stock:read", "stock:write"]
+
+export const TestServerLive = Layer.scoped(
+  TestServer,
+  Effect.gen(function* () {
+    const dataDir = yield* Effect.acquireRelease(
+      Effect.sync(() => mkdtempSync(join(tmpdir(), "catalog-sync-e2e-"))),
+      (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+    )
+    const config: ServerConfig = { port: 0, host: "127.0.0.1", dataDir, databaseFile: Option.none(), shutdownTimeoutSeconds: 1 }
+    const context = yield* Layer.build(ServerLive(config))
+    const address = Context.get(context, HttpServer.HttpServer).address as HttpServer.TcpAddress
+    const adminContext = yield* Layer.build(Admin.Admin.Default.pipe(Layer.provide(PersistenceLive(config)), Layer.provide(Ids.IdsLive)))
+    const admin = Context.get(adminContext, Admin.Admin)
+    let counter = 0
+    const tenant = (overrides: Record<string, unknown> = {}) =>
+      Effect.gen(function* () {
+        const company = yield* admin.createCompany({
+          name: "Acme",
+          currency: "EUR",
+          main_language: "en",
+          languages: ["de"],
+          tax_model: "exclusive",
+          tax_rates: ["20"],
+          storage_slug: `acme-${++counter}-${Date.now()}`,
+          granted_scopes: allScopes,
+          ...overrides
+        })
+        const connection = yield* admin.createConnection(company.id, "ERP")
+        const key = (scopes: ReadonlyArray<string>, options: { readonly connectionId?: string } = {}) =>
+          admin
+            .createKey({ connection_id: options.connectionId ?? connection.id, scopes, lifetime_days: 30 })
+            .pipe(Effect.map((created) => created.token))
+        const newConnection = admin.createConnection(company.id, "Shop").pipe(Effect.map((c) => c.id as string))
+        return { companyId: company.id as string, connectionId: connection.id as string, key, newConnection } satisfies Tenant
+      })
+    return { url: `http://127.0.0.1:${address.port}`, admin, tenant }
+  })
+)
+
+export interface Reply {
+  readonly status: number
+  readonly headers: Headers
+  readonly body: any
+  readonly text: string
+}
+
+let keyCounter = 0
+/** A fresh idempotency key per call unless one is given. */
+export const freshKey = () => `test-key-${Date.now()}-${++keyCounter}`
+
+export const call = (
+  url: string,
+  method: string,
+  path: string,
+  options: { readonly token?: string; readonly body?: unknown; readonly raw?: string; readonly headers?: Record<string, string>; readonly idempotencyKey?: string | null } = {}
+) =>
+  Effect.promise(async (): Promise<Reply> => {
+    const headers: Record<string, string> = { ...options.headers }
+    if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
+    let body: string | undefined
+    if (options.raw !== undefined) body = options.raw
+    else if (options.body !== undefined) {
+      body = JSON.stringify(options.body)
+      headers["content-type"] ??= "application/json"
+    }
+    if ((method === "POST" || method === "DELETE") && options.idempotencyKey !== null) {
+      headers["idempotency-key"] ??= options.idempotencyKey ?? freshKey()
+    }
+    const response = await fetch(`${url}/api/v1${path}`, { method, headers, ...(body === undefined ? {} : { body }) })
+    const text = await response.text()
+    let parsed: unknown = undefined
+    try {
+      parsed = JSON.parse(text)
+    } catch {
+      parsed = undefined
+    }
+    return { status: response.status, headers: response.headers, body: parsed, text }
+  })
+
+/** A request through node:http, for what fetch cannot send (a Host header, raw bytes). */
+export const rawRequest = (url: string, method: string, path: string, headers: Record<string, string>, body?: string | Buffer) =>
+  Effect.async<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>((resume) => {
+    const target = new URL(url)
+    const req = httpRequest({ host: target.hostname, port: target.port, method, path, headers }, (res) => {
+      const chunks: Array<Buffer> = []
+      res.on("data", (c: Buffer) => chunks.push(c))
+      res.on("end", () => resume(Effect.succeed({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") })))
+    })
+    req.on("error", (error) => resume(Effect.die(error)))
+    if (body !== undefined) req.write(body)
+    req.end()
+  })

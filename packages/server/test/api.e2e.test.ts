@@ -1,0 +1,223 @@
+import { describe, expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { call, freshKey, rawRequest, TestServer, TestServerLive } from "./TestServer.js"
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+/** Every error body is the spec's: request_id equal to the header, and an error with code and message. */
+const expectError = (reply: { status: number; headers: Headers; body: any }, status: number, code: string) => {
+  expect({ status: reply.status, code: reply.body?.error?.code }).toEqual({ status, code })
+  expect(reply.body.request_id).toMatch(uuidPattern)
+  expect(reply.headers.get("x-request-id")).toBe(reply.body.request_id)
+  expect(typeof reply.body.error.message).toBe("string")
+}
+
+const writer = ["catalog:read", "catalog:write", "prices:read", "prices:write", "costs:read", "costs:write"]
+
+layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API end to end", (it) => {
+  describe("authentication", () => {
+    it.effect("GET /me verifies the key and returns the principal", () =>
+      Effect.gen(function* () {
+        const { url, tenant } = yield* TestServer
+        const t = yield* tenant()
+        const token = yield* t.key(["catalog:read", "prices:read"])
+        const reply = yield* call(url, "GET", "/me", { token })
+        expect(reply.status).toBe(200)
+        expect(reply.headers.get("x-request-id")).toBe(reply.body.request_id)
+        expect(reply.body.principal).toMatchObject({ company: { id: t.companyId, currency: "EUR" }, connection_id: t.connectionId, scopes: ["catalog:read", "prices:read"] })
+        expect(reply.headers.get("ratelimit-limit")).toBe("120")
+        expect(reply.headers.get("ratelimit-remaining")).toBe("119")
+      }))
+
+    it.effect("missing, malformed, unknown, revoked keys and disabled companies get 401", () =>
+      Effect.gen(function* () {
+        const { url, tenant, admin } = yield* TestServer
+        const t = yield* tenant()
+        expectError(yield* call(url, "GET", "/me"), 401, "missing_credentials")
+        expectError(yield* call(url, "GET", "/me", { headers: { authorization: "Basic dXNlcjpwYXNz" } }), 401, "invalid_credentials")
+        expectError(yield* call(url, "GET", "/me", { token: "csk_000000000000000000000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" }), 401, "invalid_credentials")
+        const token = yield* t.key(["catalog:read"])
+        yield* admin.revokeKey(token.split("_")[1]!)
+        expectError(yield* call(url, "GET", "/me", { token }), 401, "key_revoked")
+        const other = yield* t.key(["catalog:read"])
+        yield* admin.updateCompany(t.companyId, { subscription_active: false })
+        expectError(yield* call(url, "GET", "/me", { token: other }), 401, "subscription_inactive")
+      }))
+
+    it.effect("a custom domain admits only its company's keys (403 otherwise)", () =>
+      Effect.gen(function* () {
+        const { url, tenant } = yield* TestServer
+        const domain = `api-${Date.now()}.acme.example`
+        const owner = yield* tenant({ domains: [domain] })
+        const other = yield* tenant()
+        const viaDomain = (token: string) => rawRequest(url, "GET", "/api/v1/me", { authorization: `Bearer ${token}`, host: `${domain}:443` })
+        const refused = yield* viaDomain(yield* other.key(["catalog:read"]))
+        expect(refused.status).toBe(403)
+        expect(JSON.parse(refused.body).error.code).toBe("domain_not_permitted")
+        expect((yield* viaDomain(yield* owner.key(["catalog:read"]))).status).toBe(200)
+      }))
+  })
+
+  describe("catalog writes", () => {
+    it.effect("create, update with revisions, conflict, list pages and archive", () =>
+      Effect.gen(function* () {
+        const { url, tenant } = yield* TestServer
+        const token = yield* (yield* tenant()).key(writer)
+        const category = yield* call(url, "POST", "/categories/upsert", { token, body: { external_id: "sofas", name: "Sofas" } })
+        expect(category.status).toBe(200)
+        expect(category.body).toMatchObject({ outcome: "created", record: { external_id: "sofas", revision: 1, name: "Sofas" } })
+        const product = yield* call(url, "POST", "/products/upsert", {
+          token,
+          body: { external_id: "p-1", name: "Sofa", category_ids: [{ external_id: "sofas" }], mode: "combined", price: "1299", cost: "700.5" }
+        })
+        expect(product.body).toMatchObject({ outcome: "created", record: { revision: 1, state: "inactive", price: "1299.00", cost: "700.50", tax_model: "exclusive" } })
+        const id = product.body.record.id
+        const updated = yield* call(url, "POST", "/products/upsert", { token, body: { external_id: "p-1", expected_revision: 1, name: "Sofa XL" } })
+        expect(updated.body).toMatchObject({ outcome: "updated", record: { revision: 2, name: "Sofa XL" } })
+        const conflict = yield* call(url, "POST", "/products/upsert", { token, body: { external_id: "p-1", expected_revision: 1, name: "Old" } })
+        expectError(conflict, 409, "revision_conflict")
+        expect(conflict.body.error.details).toEqual({ current_revision: 2, expected_revision: 1 })
+        const read = yield* call(url, "GET", `/products/${id}`, { token })
+        expect(read.body.record).toMatchObject({ id, revision: 2, name: "Sofa XL" })
+        for (let i = 0; i < 3; i++) {
+          yield* call(url, "POST", "/products/upsert", { token, body: { external_id: `p-${i + 2}`, name: `P${i}`, category_ids: [category.body.record.id] } })
+        }
+        const first = yield* call(url, "GET", "/products?limit=2", { token })
+        expect(first.body).toMatchObject({ has_more: true })
+        expect(first.body.records).toHaveLength(2)
+        const second = yield* call(url, "GET", `/products?limit=2&cursor=${first.body.next_cursor}`, { token })
+        expect(second.body).toMatchObject({ has_more: false, next_cursor: null })
+        expect(second.body.records).toHaveLength(2)
+        const byCategory = yield* call(url, "GET", `/products?category_id=${category.body.record.id}&external_id=p-1`, { token })
+        expect(byCategory.body.records.map((r: any) => r.id)).toEqual([id])
+        const archived = yield* call(url, "DELETE", `/products/${id}`, { token, body: { expected_revision: 2 } })
+        expect(archived.body).toMatchObject({ outcome: "updated", record: { state: "archived", revision: 3 } })
+        const after = yield* call(url, "GET", "/products?limit=100", { token })
+        expect(after.body.records.map((r: any) => r.id)).not.toContain(id)
+      }))
+
+    it.effect("validation failures list every failing path with 422", () =>
+      Effect.gen(function* () {
+        const { url, tenant } = yield* TestServer
+        const token = yield* (yield* tenant()).key(writer)
+        const reply = yield* call(url, "POST", "/products/upsert", {
+          token,
+          body: { external_id: "", name: 7, details: { colour: "red" }, components: [{ product_id: "x", quantity: 0 }] }
+        })
+        expectError(reply, 422, "validation_failed")
+        const paths = reply.body.error.details.map((d: any) => d.path)
+        expect(paths).toEqual(expect.arrayContaining(["$.external_id", "$.name", "$.details.colour", "$.components[0].quantity"]))
+        const unresolved = yield* call(url, "POST", "/products/upsert", { token, body: { external_id: "p", name: "P", category_ids: [{ external_id: "nope" }] } })
+        expectError(unresolved, 422, "unresolved_reference")
+        expect(unresolved.body.error.details).toEqual([{ path: "$.category_ids[0]", message: expect.any(String) }])
+        const query = yield* call(url, "GET", "/products?limit=500&colour=red", { token })
+        expectError(query, 422, "validation_failed")
+        expectError(yield* call(url, "GET", "/products/not-a-uuid", { token }), 404, "not_found")
+        expectError(yield* call(url, "GET", "/products/00000000-0000-4000-8000-000000000000", { token }), 404, "not_found")
+        expectError(yield* call(url, "DELETE", "/products/00000000-0000-4000-8000-000000000000", { token, body: { expected_revision: 0 } }), 422, "validation_failed")
+      }))
+
+    it.effect("malformed JSON is 400, a non-JSON body 415, over 1 MB 413, unknown routes 404", () =>
+      Effect.gen(function* () {
+        const { url, tenant } = yield* TestServer
+        const token = yield* (yield* tenant()).key(writer)
+        expectError(yield* call(url, "POST", "/categories/upsert", { token, raw: "{\"external_id\": ", headers: { "content-type": "application/json" } }), 400, "malformed_json")
+        expectError(yield* call(url, "POST", "/categories/upsert", { token, raw: "external_id=x", headers: { "content-type": "application/x-www-form-urlencoded" } }), 415, "unsupported_media_type")
+        expectError(yield* call(url, "POST", "/categories/upsert", { token, raw: "{}", headers: { "content-type": "text/plain" } }), 415, "unsupported_media_type")
+        const huge = JSON.stringify({ external_id: "x", name: "n", description: "d".repeat(1_100_000) })
+        expectError(yield* call(url, "POST", "/categories/upsert", { token, raw: huge, headers: { "content-type": "application/json" } }), 413, "payload_too_large")
+        expectError(yield* call(url, "GET", "/orders", { token }), 404, "route_not_found")
+        expect((yield* call(url, "GET", "/me", { token })).status).toBe(200)
+      }))
+
+    it.effect("scopes: 403 without the write scope; prices and costs only with their read scopes", () =>
+      Effect.gen(function* () {
+        const { url, tenant } = yield* TestServer
+        const t = yield* tenant()
+        const full = yield* t.key(writer)
+        const cat = yield* call(url, "POST", "/categories/upsert", { token: full, body: { external_id: "c", name: "C" } })
+        const p = yield* call(url, "POST", "/products/upsert", { token: full, body: { external_id: "p", mode: "combined", name: "P", category_ids: [cat.body.record.id], price: "10", cost: "4" } })
+        const reader = yield* t.key(["catalog:read"])
+        expectError(yield* call(url, "POST", "/categories/upsert", { token: reader, body: { external_id: "d", name: "D" } }), 403, "insufficient_scope")
+        const plain = yield* call(url, "GET", `/products/${p.body.record.id}`, { token: reader })
+        expect(plain.body.record).not.toHaveProperty("price")
+        expect(plain.body.record).not.toHaveProperty("cost")
+        const priceReader = yield* t.key(["prices:read"])
+        expectError(yield* call(url, "GET", "/products", { token: priceReader }), 403, "insufficient_scope")
+        const prices = yield* call(url, "GET", "/products?mode=prices", { token: priceReader })
+        expect(prices.body.records[0]).toMatchObject({ id: p.body.record.id, price: "10.00" })
+        expect(prices.body.records[0]).not.toHaveProperty("cost")
+        expect(prices.body.records[0]).not.toHaveProperty("name")
+      }))
+
+    it.effect("a key never sees another company's records nor another connection's mappings", () =>
+      Effect.gen(function* () {
+        const { url, tenant } = yield* TestServer
+        const a = yield* tenant()
+        const b = yield* tenant()
+        const tokenA = yield* a.key(writer)
+        const tokenB = yield* b.key(writer)
+        const cat = yield* call(url, "POST", "/categories/upsert", { token: tokenA, body: { external_id: "c", name: "Secret" } })
+        expectError(yield* call(url, "GET", `/categories/${cat.body.record.id}`, { token: tokenB }), 404, "not_found")
+        expect((yield* call(url, "GET", "/categories", { token: tokenB })).body.records).toEqual([])
+        const otherConnection = yield* a.newConnection
+        const tokenA2 = yield* a.key(writer, { connectionId: otherConnection })
+        const seen = yield* call(url, "GET", `/categories/${cat.body.record.id}`, { token: tokenA2 })
+        expect(seen.body.record).toMatchObject({ id: cat.body.record.id, external_id: null })
+        expect((yield* call(url, "GET", "/categories?external_id=c", { token: tokenA2 })).body.records).toEqual([])
+      }))
+  })
+
+  describe("idempotency", () => {
+    it.effect("the same key and body replays; another body is 409; the header is required and validated", () =>
+      Effect.gen(function* () {
+        const { url, tenant } = yield* TestServer
+        const token = yield* (yield* tenant()).key(writer)
+        const key = freshKey()
+        const first = yield* call(url, "POST", "/categories/upsert", { token, idempotencyKey: key, body: { external_id: "c", name: "C" } })
+        const again = yield* call(url, "POST", "/categories/upsert", { token, idempotencyKey: key, body: { name: "C", external_id: "c" } })
+        expect(again.status).toBe(200)
+        expect(again.body).toMatchObject({ outcome: "created", replayed: true, record: first.body.record })
+        expect(again.body.request_id).not.toBe(first.body.request_id)
+        expect(again.headers.get("x-request-id")).toBe(again.body.request_id)
+        expectError(yield* call(url, "POST", "/categories/upsert", { token, idempotencyKey: key, body: { external_id: "c", name: "D" } }), 409, "idempotency_key_reused")
+        expectError(yield* call(url, "POST", "/categories/upsert", { token, idempotencyKey: null, body: { external_id: "c", name: "D" } }), 422, "idempotency_key_invalid")
+        expectError(yield* call(url, "POST", "/categories/upsert", { token, idempotencyKey: "short", body: { external_id: "c", name: "D" } }), 422, "idempotency_key_invalid")
+        const list = yield* call(url, "GET", "/categories", { token })
+        expect(list.body.records).toHaveLength(1)
+      }))
+
+    it.effect("two concurrent requests with one key: one runs, the other is refused or replayed, one record", () =>
+      Effect.gen(function* () {
+        const { url, tenant } = yield* TestServer
+        const token = yield* (yield* tenant()).key(writer)
+        const key = freshKey()
+        const body = { external_id: "race", name: "Race" }
+        const replies = yield* Effect.all(
+          Array.from({ length: 6 }, () => call(url, "POST", "/categories/upsert", { token, idempotencyKey: key, body })),
+          { concurrency: "unbounded" }
+        )
+        const created = replies.filter((r) => r.status === 200 && r.body.replayed !== true)
+        expect(created).toHaveLength(1)
+        for (const r of replies) {
+          if (r.status === 409) expect(r.body.error.code).toBe("idempotency_in_progress")
+          else expect(r.status).toBe(200)
+        }
+        expect((yield* call(url, "GET", "/categories", { token })).body.records).toHaveLength(1)
+      }))
+  })
+
+  it.effect("rate limit: the 121st request of a key within a minute gets 429 with Retry-After", () =>
+    Effect.gen(function* () {
+      const { url, tenant } = yield* TestServer
+      const token = yield* (yield* tenant()).key(["catalog:read"])
+      const replies = yield* Effect.all(Array.from({ length: 120 }, () => call(url, "GET", "/me", { token })), { concurrency: 8 })
+      expect(replies.every((r) => r.status === 200)).toBe(true)
+      const refused = yield* call(url, "GET", "/me", { token })
+      expectError(refused, 429, "rate_limited")
+      const retryAfter = Number(refused.headers.get("retry-after"))
+      expect(retryAfter).toBeGreaterThanOrEqual(1)
+      expect(refused.body.error.retry_after).toBe(retryAfter)
+      expect(refused.headers.get("ratelimit-remaining")).toBe("0")
+    }))
+})
