@@ -98,9 +98,21 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware((app) =>
       }
       return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, withBody(request, body.right))
     })
-    return yield* handled.pipe(
+    const started = Date.now()
+    const response = yield* handled.pipe(
       Effect.catchAllCause((cause) => renderCause(requestId, cause)),
       Effect.locally(CurrentRequestId, requestId)
     )
+    // One structured line per request; never headers or bodies, so keys and secrets stay out of logs.
+    yield* Effect.logInfo("request").pipe(
+      Effect.annotateLogs({
+        request_id: requestId,
+        method: request.method,
+        path: request.url.split("?")[0] ?? "",
+        status: response.status,
+        duration_ms: Date.now() - started
+      })
+    )
+    return response
   })
 )

@@ -2,9 +2,9 @@ import { HttpApiBuilder, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { ApiLive, Readiness } from "@catalog-sync/adapter-http"
 import { layer as sqlitePorts } from "@catalog-sync/adapter-sqlite"
-import { CatalogService, Ids, InMemoryRateLimiter } from "@catalog-sync/core"
+import { CatalogService, Idempotency, IdempotencyStore, Ids, InMemoryRateLimiter } from "@catalog-sync/core"
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Option } from "effect"
+import { Clock, Effect, Layer, Logger, Option, Schedule } from "effect"
 import { createServer } from "node:http"
 import { join } from "node:path"
 import type { ServerConfig } from "./ServerConfig.js"
@@ -19,8 +19,26 @@ const ReadinessLive = Layer.effect(
   Effect.map(SqlClient.SqlClient, (sql) => Effect.asVoid(sql`SELECT 1`))
 )
 
+/** Forgets completed idempotency records past their retention, once an hour. */
+const IdempotencyPurge = Layer.scopedDiscard(
+  Effect.gen(function* () {
+    const store = yield* IdempotencyStore.IdempotencyStore
+    const purge = Effect.gen(function* () {
+      const now = yield* Clock.currentTimeMillis
+      const removed = yield* store.purge(now - Idempotency.retentionMillis)
+      if (removed > 0) yield* Effect.logDebug("purged idempotency records").pipe(Effect.annotateLogs("removed", removed))
+    }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("idempotency purge failed", cause)))
+    yield* Effect.forkScoped(Effect.repeat(purge, Schedule.spaced("1 hour")))
+  })
+)
+
 /** Core services over the persistence ports. */
-export const ServicesLive = Layer.mergeAll(CatalogService.CatalogService.Default, InMemoryRateLimiter.layer, ReadinessLive).pipe(
+export const ServicesLive = Layer.mergeAll(
+  CatalogService.CatalogService.Default,
+  InMemoryRateLimiter.layer,
+  ReadinessLive,
+  IdempotencyPurge
+).pipe(
   Layer.provideMerge(Ids.IdsLive)
 )
 
@@ -44,6 +62,7 @@ export const ServerLive = (config: ServerConfig) => {
     HttpServer.withLogAddress,
     Layer.provideMerge(NodeHttpServer.layer(() => server, { port: config.port, host: config.host })),
     Layer.provide(ServicesLive),
-    Layer.provide(PersistenceLive(config))
+    Layer.provide(PersistenceLive(config)),
+    Layer.provide(Logger.minimumLogLevel(config.logLevel))
   )
 }

@@ -24,7 +24,7 @@ const report = (cause: Cause.Cause<unknown>) => {
   }
   const defect = Cause.dieOption(cause)
   if (Option.isSome(defect) && defect.value instanceof UsageError) {
-    return fail({ code: "usage", message: `${defect.value.message}\n\n${usage}` })
+    return fail({ code: "usage", message: defect.value.message }).pipe(Effect.zipRight(Effect.sync(() => process.stderr.write(`\n${usage}\n`))))
   }
   return fail({ code: "internal_error", message: Cause.pretty(cause) })
 }
@@ -47,7 +47,7 @@ const program = Effect.gen(function* () {
 }).pipe(
   Effect.catchAllCause(report),
   Effect.provide(Logger.json),
-  Logger.withMinimumLogLevel(command === "serve" ? LogLevel.Info : LogLevel.Warning)
+  Logger.withMinimumLogLevel(command === "serve" ? LogLevel.All : LogLevel.Warning)
 )
 
-NodeRuntime.runMain(program, { disableErrorReporting: true })
+NodeRuntime.runMain(program, { disableErrorReporting: true, disablePrettyLogger: true })

@@ -1,6 +1,6 @@
 import { HttpServer } from "@effect/platform"
 import { Admin, Ids } from "@catalog-sync/core"
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, LogLevel, Option } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { request as httpRequest } from "node:http"
@@ -35,7 +35,7 @@ export const TestServerLive = Layer.scoped(
       Effect.sync(() => mkdtempSync(join(tmpdir(), "catalog-sync-e2e-"))),
       (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
     )
-    const config: ServerConfig = { port: 0, host: "127.0.0.1", dataDir, databaseFile: Option.none(), shutdownTimeoutSeconds: 1 }
+    const config: ServerConfig = { port: 0, host: "127.0.0.1", dataDir, databaseFile: Option.none(), shutdownTimeoutSeconds: 1, logLevel: LogLevel.Warning }
     const context = yield* Layer.build(ServerLive(config))
     const address = Context.get(context, HttpServer.HttpServer).address as HttpServer.TcpAddress
     const adminContext = yield* Layer.build(Admin.Admin.Default.pipe(Layer.provide(PersistenceLive(config)), Layer.provide(Ids.IdsLive)))

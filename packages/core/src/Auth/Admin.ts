@@ -1,7 +1,7 @@
 import { Clock, Effect, Option, Schema } from "effect"
 import { RecordNotFound, ValidationFailed } from "../Catalog/CatalogErrors.js"
 import { decodeStrict } from "../Catalog/Decode.js"
-import { Money } from "../Shared/Decimal.js"
+import { fixed, Money } from "../Shared/Decimal.js"
 import { type CompanyId, type ConnectionId, Ids } from "../Shared/Ids.js"
 import { Scope } from "../Shared/Scope.js"
 import { LanguageCode } from "../Shared/Translations.js"
@@ -91,6 +91,7 @@ export class Admin extends Effect.Service<Admin>()("@catalog-sync/core/Admin", {
         const fields = yield* decodeStrict(CompanyInput, input, "the company")
         const created: Company = {
           ...fields,
+          tax_rates: fields.tax_rates.map((rate) => fixed(rate, 2)),
           id: (yield* ids.next) as CompanyId,
           languages: Array.from(new Set([fields.main_language, ...(fields.languages ?? [])])),
           enabled: true,
@@ -103,7 +104,13 @@ export class Admin extends Effect.Service<Admin>()("@catalog-sync/core/Admin", {
     const updateCompany = (id: string, patch: unknown) =>
       Effect.gen(function* () {
         const changes = yield* decodeStrict(CompanyPatch, patch, "the company changes")
-        const updated = yield* mainLanguageEnabled({ ...(yield* company(id)), ...changes })
+        const current = yield* company(id)
+        const updated = yield* mainLanguageEnabled({
+          ...current,
+          ...changes,
+          ...(changes.tax_rates === undefined ? {} : { tax_rates: changes.tax_rates.map((rate) => fixed(rate, 2)) }),
+          ...(changes.languages === undefined ? {} : { languages: Array.from(new Set([changes.main_language ?? current.main_language, ...changes.languages])) })
+        })
         yield* accounts.saveCompany(updated)
         return updated
       })
