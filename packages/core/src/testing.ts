@@ -1,3 +1,6 @@
-/** Test support for embedders and adapters: in-memory ports and the persistence conformance suite. */
+/** Test support for embedders and adapters: in-memory ports and the port conformance suites. */
 export * as InMemory from "./testing/InMemory.js"
 export { type PersistencePorts, runConformance } from "./testing/Conformance.js"
+export { runAccountsConformance } from "./testing/AccountsConformance.js"
+export { runIdempotencyConformance } from "./testing/IdempotencyConformance.js"
+export { runRateLimiterConformance } from "./testing/RateLimiterConformance.js"

@@ -186,7 +186,11 @@ export const idempotencyLayer = Layer.sync(IdempotencyStore, () => {
         const row = rows.get(keyOf(scope, key))
         if (row !== undefined) rows.set(keyOf(scope, key), { ...row, state: "completed", response })
       }),
-    release: (scope, key) => Effect.sync(() => void rows.delete(keyOf(scope, key))),
+    release: (scope, key) =>
+      Effect.sync(() => {
+        // Only a running claim: a completed key must keep replaying its response.
+        if (rows.get(keyOf(scope, key))?.state === "running") rows.delete(keyOf(scope, key))
+      }),
     purge: (olderThanMillis) =>
       Effect.sync(() => {
         let removed = 0

@@ -1,0 +1,65 @@
+import { expect, layer } from "@effect/vitest"
+import { Effect, type Layer } from "effect"
+import { RateLimiter } from "../RateLimit/RateLimiter.js"
+
+const minute = 60_000
+/** The start of a minute window. */
+const S = 1_750_000_000_000 - (1_750_000_000_000 % minute)
+const bucket = () => `key:${globalThis.crypto.randomUUID()}`
+
+/**
+ * The contract of the `RateLimiter` port, run by each implementation against its own layer. Each test
+ * counts in fresh buckets, so one layer serves the whole suite.
+ */
+export const runRateLimiterConformance = (name: string, limiter: Layer.Layer<RateLimiter, unknown>) =>
+  layer(limiter, { timeout: 60_000 })(`RateLimiter conformance: ${name}`, (it) => {
+    it.effect("counts requests in a window against the limit", () =>
+      Effect.gen(function* () {
+        const rate = yield* RateLimiter
+        const b = bucket()
+        const states = yield* Effect.forEach([0, 1, 2, 3], (i) => rate.consume(b, 3, minute, S + 15_000 + i))
+        expect(states).toEqual([
+          { allowed: true, limit: 3, remaining: 2, resetSeconds: 45 },
+          { allowed: true, limit: 3, remaining: 1, resetSeconds: 45 },
+          { allowed: true, limit: 3, remaining: 0, resetSeconds: 45 },
+          { allowed: false, limit: 3, remaining: 0, resetSeconds: 45 }
+        ])
+        expect(yield* rate.consume(b, 3, minute, S + minute - 1)).toEqual({ allowed: false, limit: 3, remaining: 0, resetSeconds: 1 })
+      }))
+
+    it.effect("starts every window from zero", () =>
+      Effect.gen(function* () {
+        const rate = yield* RateLimiter
+        const b = bucket()
+        for (let i = 0; i < 5; i++) yield* rate.consume(b, 2, minute, S + i)
+        expect(yield* rate.consume(b, 2, minute, S + minute)).toEqual({ allowed: true, limit: 2, remaining: 1, resetSeconds: 60 })
+        expect(yield* rate.consume(b, 2, minute, S + minute + 30_500)).toEqual({ allowed: true, limit: 2, remaining: 0, resetSeconds: 30 })
+        expect(yield* rate.consume(b, 2, minute, S + 5 * minute + 1)).toEqual({ allowed: true, limit: 2, remaining: 1, resetSeconds: 60 })
+      }))
+
+    it.effect("counts each bucket separately", () =>
+      Effect.gen(function* () {
+        const rate = yield* RateLimiter
+        const [a, b] = [bucket(), bucket()]
+        for (let i = 0; i < 3; i++) yield* rate.consume(a, 10, minute, S)
+        expect((yield* rate.consume(b, 10, minute, S)).remaining).toBe(9)
+        expect((yield* rate.consume(a, 10, minute, S)).remaining).toBe(6)
+      }))
+
+    it.effect("counts every one of many concurrent requests exactly once", () =>
+      Effect.gen(function* () {
+        const rate = yield* RateLimiter
+        const b = bucket()
+        const states = yield* Effect.all(
+          Array.from({ length: 50 }, () => rate.consume(b, 30, minute, S + 1_000)),
+          { concurrency: "unbounded" }
+        )
+        expect(states.filter((state) => state.allowed)).toHaveLength(30)
+        // Each request saw its own count: remaining 29, 28, ..., 0 once each, then 0 for the refused ones.
+        expect(states.map((state) => state.remaining).sort((x, y) => x - y)).toEqual([
+          ...Array.from({ length: 21 }, () => 0),
+          ...Array.from({ length: 29 }, (_, i) => i + 1)
+        ])
+        expect(yield* rate.consume(b, 30, minute, S + 2_000)).toMatchObject({ allowed: false, remaining: 0 })
+      }))
+  })
