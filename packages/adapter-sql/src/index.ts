@@ -3,18 +3,23 @@
  * packages (adapter-sqlite, adapter-pg) provide the client and the migrations of the logical schema
  * described in `SCHEMA.md`.
  */
-import type { CatalogRepository, ChangeLog, Mappings, Transactor } from "@catalog-sync/core"
+import type { Accounts, CatalogRepository, ChangeLog, IdempotencyStore, Mappings, Transactor } from "@catalog-sync/core"
 import type { SqlClient } from "@effect/sql"
 import { Layer } from "effect"
+import * as SqlAccounts from "./SqlAccounts.js"
 import * as SqlCatalogRepository from "./SqlCatalogRepository.js"
 import * as SqlChangeLog from "./SqlChangeLog.js"
+import * as SqlIdempotencyStore from "./SqlIdempotencyStore.js"
 import * as SqlMappings from "./SqlMappings.js"
 import * as SqlTransactor from "./SqlTransactor.js"
 
+export * as SqlAccounts from "./SqlAccounts.js"
 export * as SqlCatalogRepository from "./SqlCatalogRepository.js"
 export * as SqlChangeLog from "./SqlChangeLog.js"
 export * as SqlErrors from "./SqlErrors.js"
+export * as SqlIdempotencyStore from "./SqlIdempotencyStore.js"
 export * as SqlMappings from "./SqlMappings.js"
+export * as SqlRateLimiter from "./SqlRateLimiter.js"
 export * as SqlTransactor from "./SqlTransactor.js"
 
 /** The persistence ports that adapter-sql implements. */
@@ -23,11 +28,18 @@ export type PersistencePorts =
   | Mappings.Mappings
   | Transactor.Transactor
   | ChangeLog.ChangeLog
+  | Accounts.Accounts
+  | IdempotencyStore.IdempotencyStore
 
-/** All four persistence ports over the `SqlClient` in context; the schema must already be migrated. */
+/**
+ * The persistence ports over the `SqlClient` in context; the schema must already be migrated. The shared
+ * rate limiter (`SqlRateLimiter.layer`) is not included: a single instance uses core's in-memory one.
+ */
 export const layer: Layer.Layer<PersistencePorts, never, SqlClient.SqlClient> = Layer.mergeAll(
   SqlCatalogRepository.layer,
   SqlMappings.layer,
   SqlTransactor.layer,
-  SqlChangeLog.layer
+  SqlChangeLog.layer,
+  SqlAccounts.layer,
+  SqlIdempotencyStore.layer
 )

@@ -30,6 +30,15 @@ describe("SqlErrors", () => {
     for (const [code, expected] of cases) expect([code, SqlErrors.classify(driverError(code))]).toEqual([code, expected])
   })
 
+  it("recognises unique and primary-key violations of both engines, and nothing else", () => {
+    for (const code of ["SQLITE_CONSTRAINT_UNIQUE", "SQLITE_CONSTRAINT_PRIMARYKEY", "23505"]) {
+      expect([code, SqlErrors.isUniqueViolation(driverError(code))]).toEqual([code, true])
+    }
+    for (const code of ["SQLITE_CONSTRAINT_FOREIGNKEY", "SQLITE_CONSTRAINT_CHECK", "23503", "SQLITE_BUSY", undefined]) {
+      expect([code, SqlErrors.isUniqueViolation(driverError(code))]).toEqual([code, false])
+    }
+  })
+
   it.effect("refineErrors turns transient failures into PersistenceError and lets bugs die", () =>
     Effect.gen(function* () {
       expect(yield* Effect.flip(SqlErrors.refineErrors(Effect.fail(driverError("SQLITE_BUSY"))))).toMatchObject({

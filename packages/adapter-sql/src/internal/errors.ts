@@ -30,6 +30,19 @@ const codeOf = (error: SqlError.SqlError): string | undefined => {
   return undefined
 }
 
+// A unique or primary-key violation: SQLite's extended codes, PostgreSQL's SQLSTATE unique_violation.
+const uniqueViolation = /^(SQLITE_CONSTRAINT_(UNIQUE|PRIMARYKEY)|23505)$/
+
+/**
+ * Whether a driver failure is a unique (or primary-key) violation. For the one statement whose conflict
+ * cannot be handled with ON CONFLICT, the adapter maps it to the domain conflict it means; it never
+ * parses the message, so the statement must be one that can violate a single constraint only.
+ */
+export const isUniqueViolation = (error: SqlError.SqlError): boolean => {
+  const code = codeOf(error)
+  return code !== undefined && uniqueViolation.test(code)
+}
+
 /** Classifies a driver failure by its SQLite result code, PostgreSQL SQLSTATE or socket error code. */
 export const classify = (error: SqlError.SqlError): Failure => {
   const code = codeOf(error)

@@ -1,4 +1,4 @@
-import { Ids, Resource, type StoredRecord } from "@catalog-sync/core"
+import { type Accounts, ApiKey, Company, Ids, Resource, Scope, type StoredRecord } from "@catalog-sync/core"
 import { Schema } from "effect"
 
 /**
@@ -6,7 +6,7 @@ import { Schema } from "effect"
  * so the logical schema stores 0/1 INTEGER on every engine; decoding also accepts a real boolean in case
  * a driver or a hand-written migration uses one.
  */
-const Flag = Schema.transform(Schema.Union(Schema.Literal(0, 1), Schema.Boolean), Schema.Boolean, {
+export const Flag = Schema.transform(Schema.Union(Schema.Literal(0, 1), Schema.Boolean), Schema.Boolean, {
   strict: true,
   decode: (value) => value === true || value === 1,
   encode: (value) => (value ? 1 : 0) as 0 | 1
@@ -106,3 +106,153 @@ export const chunks = <A>(items: ReadonlyArray<A>, size = 1000): ReadonlyArray<R
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
   return out
 }
+
+/**
+ * Epoch milliseconds. SQLite's INTEGER is 64-bit and better-sqlite3 returns a number; PostgreSQL needs
+ * `bigint`, which postgres.js returns as a string, so decoding accepts both (exact up to 2^53).
+ */
+export const Millis = Schema.Union(Schema.Int, Schema.NumberFromString.pipe(Schema.int()))
+
+/** A row of `companies`. JSON arrays are TEXT, as `data` is; `domains` keeps the company's own order. */
+export const CompanyRow = Schema.Struct({
+  id: Ids.CompanyId,
+  name: Schema.String,
+  currency: Company.CompanySettings.fields.currency,
+  main_language: Company.CompanySettings.fields.main_language,
+  languages: Schema.parseJson(Company.CompanySettings.fields.languages),
+  tax_model: Company.TaxModel,
+  tax_rates: Schema.parseJson(Company.CompanySettings.fields.tax_rates),
+  storage_slug: Schema.String,
+  enabled: Flag,
+  subscription_active: Flag,
+  stock_package: Flag,
+  inventory_module: Flag,
+  granted_scopes: Schema.parseJson(Schema.Array(Scope.Scope)),
+  // The company's own list, read back exactly as written; company_domains holds the same domains (once
+  // each) so that the database enforces that a domain belongs to one company and finds its owner.
+  domains: Schema.parseJson(Schema.Array(Schema.String)),
+  created_at: Schema.String
+})
+export type CompanyRow = typeof CompanyRow.Type
+
+export const companyColumns = (alias: string) =>
+  Object.keys(CompanyRow.fields)
+    .map((column) => `${alias}.${column}`)
+    .join(", ")
+
+export const toCompanyRow = (company: Company.Company): CompanyRow => ({
+  id: company.id,
+  name: company.name,
+  currency: company.currency,
+  main_language: company.main_language,
+  languages: company.languages,
+  tax_model: company.tax_model,
+  tax_rates: company.tax_rates,
+  storage_slug: company.storage_slug,
+  enabled: company.enabled,
+  subscription_active: company.subscription_active,
+  stock_package: company.stock_package,
+  inventory_module: company.inventory_module,
+  granted_scopes: company.granted_scopes,
+  domains: company.domains,
+  created_at: company.created_at
+})
+
+export const toCompany = (row: CompanyRow): Company.Company => ({
+  id: row.id,
+  name: row.name,
+  currency: row.currency,
+  main_language: row.main_language,
+  languages: row.languages,
+  tax_model: row.tax_model,
+  tax_rates: row.tax_rates,
+  storage_slug: row.storage_slug,
+  enabled: row.enabled,
+  subscription_active: row.subscription_active,
+  stock_package: row.stock_package,
+  inventory_module: row.inventory_module,
+  granted_scopes: row.granted_scopes,
+  domains: row.domains,
+  created_at: row.created_at
+})
+
+/** A row of `connections`; the domain shape already is one row. */
+export const ConnectionRow = Schema.Struct({
+  id: Ids.ConnectionId,
+  company_id: Ids.CompanyId,
+  name: Schema.String,
+  enabled: Flag,
+  created_at: Schema.String
+})
+
+/** A row of `api_keys`: the key, its scopes as JSON text and the hash of its secret. */
+export const ApiKeyRow = Schema.Struct({
+  id: Schema.String,
+  company_id: Ids.CompanyId,
+  connection_id: Ids.ConnectionId,
+  name: Schema.String,
+  scopes: Schema.parseJson(ApiKey.ApiKey.fields.scopes),
+  secret_hash: Schema.String,
+  created_at: Schema.String,
+  expires_at: Schema.String,
+  revoked_at: Schema.NullOr(Schema.String)
+})
+export type ApiKeyRow = typeof ApiKeyRow.Type
+
+export const toApiKeyRow = (key: ApiKey.ApiKey, secretHash: string): ApiKeyRow => ({
+  id: key.id,
+  company_id: key.company_id,
+  connection_id: key.connection_id,
+  name: key.name,
+  scopes: key.scopes,
+  secret_hash: secretHash,
+  created_at: key.created_at,
+  expires_at: key.expires_at,
+  revoked_at: key.revoked_at
+})
+
+export const toApiKey = (row: ApiKeyRow): ApiKey.ApiKey => ({
+  id: row.id,
+  company_id: row.company_id,
+  connection_id: row.connection_id,
+  name: row.name,
+  scopes: row.scopes,
+  created_at: row.created_at,
+  expires_at: row.expires_at,
+  revoked_at: row.revoked_at
+})
+
+/** A row of `locations`; the domain shape already is one row. */
+export const LocationRow = Schema.Struct({
+  id: Schema.UUID,
+  company_id: Ids.CompanyId,
+  name: Schema.String,
+  created_at: Schema.String
+})
+
+/** A row of `connection_locations`, `writable` as 0/1. */
+export const AssignmentRow = Schema.Struct({
+  connection_id: Ids.ConnectionId,
+  location_id: Schema.UUID,
+  writable: Flag
+})
+
+export const toAssignment = (row: typeof AssignmentRow.Type): Accounts.LocationAssignment => ({
+  connection_id: row.connection_id,
+  location_id: row.location_id,
+  writable: row.writable
+})
+
+/** A row of `idempotency_keys`. `response` is the stored body as JSON text; `status` is its HTTP status. */
+export const IdempotencyRow = Schema.Struct({
+  company_id: Ids.CompanyId,
+  connection_id: Ids.ConnectionId,
+  key: Schema.String,
+  fingerprint: Schema.String,
+  state: Schema.Literal("running", "completed"),
+  lease_until: Millis,
+  created_at: Millis,
+  status: Schema.NullOr(Schema.Int),
+  response: Schema.NullOr(Schema.parseJson())
+})
+export type IdempotencyRow = typeof IdempotencyRow.Type

@@ -1,0 +1,86 @@
+import { RateLimiter } from "@catalog-sync/core"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { type Context, Effect, Layer, Option, Schema } from "effect"
+import { refineErrors } from "./internal/errors.js"
+import { Millis } from "./internal/rows.js"
+
+export interface Options {
+  /** Every how many calls (of this instance) ended windows are deleted. Default 1000. */
+  readonly cleanupEvery?: number | undefined
+}
+
+/**
+ * RateLimiter over any `SqlClient`: fixed windows counted in `rate_windows`, shared by every instance on
+ * the database. Each request is one upsert that returns the new count, so concurrent requests of several
+ * instances are all counted and none reads a stale count.
+ *
+ * Ended windows are deleted on one call in `cleanupEvery`, keeping the current and the previous window of
+ * the widest window size this instance has used, so that a bucket of a longer window does not lose its
+ * current count to the cleanup of a shorter one. The table stores no window size, so instances sharing it
+ * should count every bucket in one window size (core's `checkRate` uses one minute); an instance that has
+ * never used a longer size may delete such a window early, which only under-counts. A failed cleanup is
+ * skipped, never the request's failure.
+ */
+export const make = (
+  options: Options = {}
+): Effect.Effect<Context.Tag.Service<typeof RateLimiter.RateLimiter>, never, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const cleanupEvery = Math.max(1, Math.floor(options.cleanupEvery ?? 1000))
+    let calls = 0
+    let widestWindow = 0
+
+    // `rate_windows.count` is qualified: PostgreSQL finds a bare `count` ambiguous next to `excluded`.
+    const bump = SqlSchema.findOne({
+      Request: Schema.Struct({ bucket: Schema.String, window_start: Millis }),
+      Result: Schema.Struct({ count: Schema.Int }),
+      execute: ({ bucket, window_start }) =>
+        sql`INSERT INTO rate_windows (bucket, window_start, count) VALUES (${bucket}, ${window_start}, 1)
+            ON CONFLICT (bucket, window_start) DO UPDATE SET count = rate_windows.count + 1
+            RETURNING count`
+    })
+
+    const deleteEnded = SqlSchema.void({
+      Request: Millis,
+      execute: (before) => sql`DELETE FROM rate_windows WHERE window_start < ${before}`
+    })
+
+    const cleanup = (windowStart: number, windowMillis: number) =>
+      Effect.suspend(() => {
+        widestWindow = Math.max(widestWindow, windowMillis)
+        calls = (calls + 1) % cleanupEvery
+        if (calls !== 0) return Effect.void
+        return deleteEnded(windowStart - widestWindow).pipe(
+          refineErrors,
+          Effect.catchTag("PersistenceError", () => Effect.void),
+          Effect.withSpan("RateLimiter.cleanup")
+        )
+      })
+
+    return RateLimiter.RateLimiter.of({
+      consume: (bucket, limit, windowMillis, nowMillis) => {
+        const windowStart = nowMillis - (nowMillis % windowMillis)
+        return bump({ bucket, window_start: windowStart }).pipe(
+          Effect.flatMap(
+            Option.match({
+              onNone: () => Effect.dieMessage(`rate window upsert of ${bucket} returned no row`),
+              onSome: (row) => Effect.succeed(RateLimiter.windowDecision(row.count, limit, windowStart, windowMillis, nowMillis))
+            })
+          ),
+          refineErrors,
+          Effect.tap(() => cleanup(windowStart, windowMillis)),
+          Effect.withSpan("RateLimiter.consume", { attributes: { bucket, limit, windowMillis } })
+        )
+      }
+    })
+  })
+
+/**
+ * The database-shared limiter, for several instances serving one company. A single instance does better
+ * with core's `InMemoryRateLimiter.layer`, which is why this is not part of the default ports layer.
+ */
+export const layer: Layer.Layer<RateLimiter.RateLimiter, never, SqlClient.SqlClient> = Layer.effect(RateLimiter.RateLimiter, make())
+
+/** The limiter with its cleanup rate chosen. */
+export const layerWith = (options: Options): Layer.Layer<RateLimiter.RateLimiter, never, SqlClient.SqlClient> =>
+  Layer.effect(RateLimiter.RateLimiter, make(options))
