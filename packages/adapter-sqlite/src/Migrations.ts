@@ -2,13 +2,15 @@ import type { SqlClient, SqlError } from "@effect/sql"
 import { Migrator } from "@effect/sql"
 import type { Effect } from "effect"
 import catalog from "./migrations/0001_catalog.js"
+import accounts from "./migrations/0002_accounts.js"
 
 /**
  * The SQLite migrations, keyed `<id>_<name>` as `Migrator.fromRecord` expects. Imported statically: a
  * bundled build has no migrations folder to scan. Append new ones; never edit an applied one.
  */
 export const migrations: Record<string, Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient>> = {
-  "0001_catalog": catalog
+  "0001_catalog": catalog,
+  "0002_accounts": accounts
 }
 
 /** Name of the table where the migrator records applied migrations. */

@@ -52,8 +52,9 @@ export const SqliteLive = (
 }
 
 /**
- * The four persistence ports of `@catalog-sync/core` on a migrated SQLite database, plus its `SqlClient`
- * for other SQL adapters that share the connection.
+ * The persistence ports of `@catalog-sync/core` (catalog, mappings, transactions, change log, accounts,
+ * idempotency) on a migrated SQLite database, plus its `SqlClient` for other SQL adapters that share the
+ * connection, such as `SqlRateLimiter.layer`.
  */
 export const layer = (
   config: SqliteConfig

@@ -29,9 +29,26 @@ describe("SqliteLive", () => {
       const first = yield* Effect.scoped(open)
       const second = yield* Effect.scoped(open)
       expect(first.again).toEqual([])
-      expect(first.applied).toEqual([{ migration_id: 1, name: "catalog" }])
+      expect(first.applied).toEqual([
+        { migration_id: 1, name: "catalog" },
+        { migration_id: 2, name: "accounts" }
+      ])
       expect(second).toEqual(first)
-      expect(first.tables).toEqual(["catalog_records", "changes", "effect_sql_migrations", "mappings", "record_categories"])
+      expect(first.tables).toEqual([
+        "api_keys",
+        "catalog_records",
+        "changes",
+        "companies",
+        "company_domains",
+        "connection_locations",
+        "connections",
+        "effect_sql_migrations",
+        "idempotency_keys",
+        "locations",
+        "mappings",
+        "rate_windows",
+        "record_categories"
+      ])
     }))
 
   it.scoped("opens the database in WAL mode with foreign keys, synchronous NORMAL and the busy timeout", () =>
