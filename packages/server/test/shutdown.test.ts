@@ -13,7 +13,7 @@ import type { ServerConfig } from "../src/ServerConfig.js"
 it.live("on shutdown a request in flight completes and new connections are refused", () =>
   Effect.gen(function* () {
     const dataDir = mkdtempSync(join(tmpdir(), "catalog-sync-shutdown-"))
-    const config: ServerConfig = { port: 0, host: "127.0.0.1", dataDir, databaseFile: Option.none(), shutdownTimeoutSeconds: 5, logLevel: LogLevel.Warning }
+    const config: ServerConfig = { port: 0, host: "127.0.0.1", dataDir, databaseFile: Option.none(), shutdownTimeoutSeconds: 2, logLevel: LogLevel.Warning }
     const admin = Context.get(
       yield* Layer.build(Admin.Admin.Default.pipe(Layer.provide(PersistenceLive(config)), Layer.provide(Ids.IdsLive))),
       Admin.Admin
