@@ -12,6 +12,8 @@ export default defineConfig({
   },
   test: {
     include: ["packages/*/test/**/*.test.ts"],
+    // The JSON report lets .ci/run print a plain "N passed, N failed" closing line.
+    reporters: ["default", ["json", { outputFile: "build/test-results.json" }]],
     testTimeout: 30_000,
     hookTimeout: 60_000
   }

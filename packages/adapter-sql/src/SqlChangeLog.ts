@@ -1,6 +1,6 @@
 import { ChangeLog } from "@catalog-sync/core"
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { type Context, Effect, Layer } from "effect"
+import { type Context, Effect, Layer, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { ChangeRow } from "./internal/rows.js"
 
@@ -15,7 +15,20 @@ export const make: Effect.Effect<Context.Tag.Service<typeof ChangeLog.ChangeLog>
     Request: ChangeRow,
     execute: (row) => sql`INSERT INTO changes ${sql.insert(row)}`
   })
+  const latest = SqlSchema.single({
+    Request: Schema.String,
+    Result: Schema.Struct({ position: Schema.Union(Schema.Number, Schema.NumberFromString) }),
+    execute: (companyId) => sql`SELECT COALESCE(MAX(position), 0) AS position FROM changes WHERE company_id = ${companyId}`
+  })
   return ChangeLog.ChangeLog.of({
+    cursor: (companyId) =>
+      latest(companyId).pipe(
+        Effect.map((row) => String(row.position)),
+        // An aggregate always returns one row; a missing one is a bug.
+        Effect.catchTag("NoSuchElementException", Effect.die),
+        refineErrors,
+        Effect.withSpan("ChangeLog.cursor", { attributes: { companyId } })
+      ),
     append: (entry) =>
       insertRow({
         company_id: entry.companyId,

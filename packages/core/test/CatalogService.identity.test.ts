@@ -86,6 +86,18 @@ layer(TestLayer)("identity, references and isolation", (it) => {
       }))
   })
 
+  it.effect("the first page carries change_cursor, taken before the read; later pages do not", () =>
+    Effect.gen(function* () {
+      const empty = yield* list("categories")
+      yield* category("c1")
+      const first = yield* list("categories", { limit: 1 })
+      expect(first.change_cursor).toBeDefined()
+      expect(first.change_cursor).not.toBe(empty.change_cursor)
+      yield* category("c2")
+      const next = yield* list("categories", { limit: 1, cursor: first.records[0]!.id as never })
+      expect(next).not.toHaveProperty("change_cursor")
+    }).pipe(as(principal())))
+
   it.effect("pages follow next_cursor until has_more is false", () =>
     Effect.gen(function* () {
       const created = yield* Effect.forEach(Array.from({ length: 7 }, (_, i) => `c${i}`), (id) => category(id))

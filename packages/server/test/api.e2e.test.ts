@@ -83,7 +83,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
           yield* call(url, "POST", "/products/upsert", { token, body: { external_id: `p-${i + 2}`, name: `P${i}`, category_ids: [category.body.record.id] } })
         }
         const first = yield* call(url, "GET", "/products?limit=2", { token })
-        expect(first.body).toMatchObject({ has_more: true })
+        expect(first.body).toMatchObject({ has_more: true, change_cursor: expect.any(String) })
         expect(first.body.records).toHaveLength(2)
         const second = yield* call(url, "GET", `/products?limit=2&cursor=${first.body.next_cursor}`, { token })
         expect(second.body).toMatchObject({ has_more: false, next_cursor: null })
@@ -126,6 +126,11 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
         expectError(yield* call(url, "POST", "/categories/upsert", { token, raw: "{}", headers: { "content-type": "text/plain" } }), 415, "unsupported_media_type")
         const huge = JSON.stringify({ external_id: "x", name: "n", description: "d".repeat(1_100_000) })
         expectError(yield* call(url, "POST", "/categories/upsert", { token, raw: huge, headers: { "content-type": "application/json" } }), 413, "payload_too_large")
+        const chunked = yield* rawRequest(url, "POST", "/api/v1/categories/upsert", {
+          authorization: `Bearer ${token}`, "content-type": "application/json", "idempotency-key": freshKey(), "transfer-encoding": "chunked"
+        }, huge)
+        expect(chunked.status).toBe(413)
+        expect(JSON.parse(chunked.body).error.code).toBe("payload_too_large")
         expectError(yield* call(url, "GET", "/orders", { token }), 404, "route_not_found")
         expect((yield* call(url, "GET", "/me", { token })).status).toBe(200)
       }))

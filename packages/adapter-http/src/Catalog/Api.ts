@@ -59,6 +59,7 @@ export const PriceRecord = Schema.Struct({
 export const ListResponse = <S extends Schema.Schema.Any>(record: S) =>
   Schema.Struct({
     request_id: Schema.UUID,
+    change_cursor: Schema.optional(Schema.String.annotations({ description: "On the first page: start GET /changes here." })),
     records: Schema.Array(Schema.Union(record, PriceRecord)),
     next_cursor: Schema.NullOr(Schema.UUID),
     has_more: Schema.Boolean

@@ -34,6 +34,8 @@ export interface WriteResult {
 }
 
 export interface Page {
+  /** On the first page only: where to start the change feed so that nothing after this list is missed. */
+  readonly change_cursor?: string
   readonly records: ReadonlyArray<Document>
   readonly next_cursor: string | null
   readonly has_more: boolean
@@ -377,6 +379,8 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
         const definition = definitions[resource]
         const mode = params.mode ?? "catalog"
         yield* requireScopes(principal, [readScope(mode)])
+        // Taken before the list is read, so a change racing with the read is in the feed after it.
+        const changeCursor = params.cursor === undefined ? yield* changeLog.cursor(principal.company.id) : undefined
         const rows = yield* repository.list(principal.company.id, resource, {
           limit: params.limit + 1,
           cursor: params.cursor,
@@ -390,6 +394,7 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
         const external = yield* mappings.externalIdsOf(mappingScope(principal, resource), page.map((r) => r.id))
         const hasMore = rows.length > params.limit
         return {
+          ...(changeCursor === undefined ? {} : { change_cursor: changeCursor }),
           records: page.map((r) => renderRecord(definition, r, external.get(r.id) ?? null, principal, mode)),
           next_cursor: hasMore ? page[page.length - 1]!.id : null,
           has_more: hasMore

@@ -20,5 +20,10 @@ export class ChangeLog extends Context.Tag("@catalog-sync/core/ChangeLog")<
   ChangeLog,
   {
     readonly append: (entry: ChangeEntry) => Effect.Effect<void, PersistenceError>
+    /**
+     * An opaque cursor at the company's latest committed change: a reader that starts the feed there
+     * sees every change committed after this call.
+     */
+    readonly cursor: (companyId: CompanyId) => Effect.Effect<string, PersistenceError>
   }
 >() {}

@@ -204,6 +204,32 @@ export const runConformance = (name: string, ports: Layer.Layer<PersistencePorts
         }))
     })
 
+    describe("ChangeLog", () => {
+      it.effect("the cursor moves with each appended change of the company only", () =>
+        Effect.gen(function* () {
+          const changes = yield* ChangeLog
+          const company = companyId()
+          const other = companyId()
+          const entry = (c: CompanyId) => ({
+            companyId: c,
+            resource: "products",
+            recordId: uuid() as RecordId,
+            revision: 1,
+            operation: "created" as const,
+            originConnectionId: connectionId(),
+            at: "2026-01-01T00:00:00.000Z"
+          })
+          const start = yield* changes.cursor(company)
+          yield* changes.append(entry(company))
+          const first = yield* changes.cursor(company)
+          expect(first).not.toBe(start)
+          yield* changes.append(entry(other))
+          expect(yield* changes.cursor(company)).toBe(first)
+          yield* changes.append(entry(company))
+          expect(yield* changes.cursor(company)).not.toBe(first)
+        }))
+    })
+
     describe("Transactor", () => {
       it.effect("commits together and rolls back together", () =>
         Effect.gen(function* () {

@@ -157,7 +157,14 @@ export const make = Effect.gen(function* () {
       })
   })
 
-  const changeLog = ChangeLog.of({ append: (entry) => Effect.sync(() => void state.changes.push(entry)) })
+  const changeLog = ChangeLog.of({
+    append: (entry) => Effect.sync(() => void state.changes.push(entry)),
+    cursor: (companyId) =>
+      Effect.sync(() => {
+        for (let i = state.changes.length - 1; i >= 0; i--) if (state.changes[i]!.companyId === companyId) return String(i + 1)
+        return "0"
+      })
+  })
 
   return { repository, mappings, transactor, changeLog, changes: () => state.changes as ReadonlyArray<ChangeEntry> } as const
 })
