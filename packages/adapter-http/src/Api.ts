@@ -10,6 +10,7 @@ import {
   CustomizationTypesApi,
   ProductsApi
 } from "./Catalog/Api.js"
+import { ChangesApi } from "./Changes/Api.js"
 import { MeApi } from "./Me/Api.js"
 import { SystemApi } from "./System/Api.js"
 import { documentOpenApi } from "./OpenApiDocument.js"
@@ -24,6 +25,7 @@ export class Api extends HttpApi.make("catalog-sync")
   .add(CustomizationTypesApi)
   .add(CustomizationGroupsApi)
   .add(CustomizationOptionsApi)
+  .add(ChangesApi)
   .prefix("/api/v1")
   .add(SystemApi)
   .addError(ApiErrors.BadRequest)

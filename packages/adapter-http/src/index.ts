@@ -1,10 +1,11 @@
 import { type HttpApi, HttpApiBuilder } from "@effect/platform"
-import type { Accounts, CatalogService, IdempotencyStore, RateLimiter, Transactor } from "@catalog-sync/core"
+import type { Accounts, CatalogService, ChangeFeed, IdempotencyStore, RateLimiter, Transactor } from "@catalog-sync/core"
 import type { Readiness } from "./System/Api.js"
 import { Layer } from "effect"
 import { Api } from "./Api.js"
 import { AuthenticationLive } from "./Authentication.js"
 import { CatalogHttpLive } from "./Catalog/Http.js"
+import { ChangesHttpLive } from "./Changes/Http.js"
 import { EnvelopeMiddleware } from "./Envelope.js"
 import { MeHttpLive } from "./Me/Http.js"
 import { SystemHttpLive } from "./System/Http.js"
@@ -23,6 +24,7 @@ export const ApiLive: Layer.Layer<
   HttpApi.Api,
   never,
   | CatalogService.CatalogService
+  | ChangeFeed.ChangeFeed
   | IdempotencyStore.IdempotencyStore
   | Transactor.Transactor
   | Accounts.Accounts
@@ -31,7 +33,7 @@ export const ApiLive: Layer.Layer<
 > = Layer.mergeAll(EnvelopeMiddleware, HttpApiBuilder.middlewareOpenApi({ path: "/api/v1/openapi.json" })).pipe(
   Layer.provideMerge(
     HttpApiBuilder.api(Api).pipe(
-      Layer.provide(Layer.mergeAll(CatalogHttpLive, MeHttpLive, SystemHttpLive).pipe(Layer.provide(AuthenticationLive)))
+      Layer.provide(Layer.mergeAll(CatalogHttpLive, ChangesHttpLive, MeHttpLive, SystemHttpLive).pipe(Layer.provide(AuthenticationLive)))
     )
   )
 )

@@ -4,45 +4,106 @@ import { type Context, Effect, Layer, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { ChangeRow } from "./internal/rows.js"
 
+const Position = Schema.Union(Schema.Number, Schema.NumberFromString)
+
+const LoggedRow = Schema.Struct({
+  position: Position,
+  company_id: Schema.String,
+  resource: Schema.String,
+  record_id: Schema.String,
+  revision: Schema.Union(Schema.Number, Schema.NumberFromString),
+  operation: Schema.Literal("created", "updated", "archived"),
+  origin_connection_id: Schema.String,
+  at: Schema.String,
+  external_id: Schema.NullOr(Schema.String)
+})
+
 /**
- * ChangeLog over any `SqlClient`. The database assigns `position`; on SQLite writers are serialised, so
- * positions follow commit order. PostgreSQL needs more than a serial for the feed (a lower id can commit
- * after a higher one was read); that is the change-feed issue's business, not append's.
+ * ChangeLog over any `SqlClient`.
+ *
+ * Ordering: the feed must never let a reader pass a position whose transaction commits later. A serial
+ * alone cannot promise that on PostgreSQL (a lower id can commit after a higher one is read), so the
+ * append first takes a transaction-scoped advisory lock on the company: the position is drawn under the
+ * lock and the lock is held until commit, so one company's positions become visible in order. The cost
+ * is that one company's writes serialise from their append to their commit, the last step of every write.
+ * SQLite has a single writer, so its positions are in commit order already.
  */
 export const make: Effect.Effect<Context.Tag.Service<typeof ChangeLog.ChangeLog>, never, SqlClient.SqlClient> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const insertRow = SqlSchema.void({
-    Request: ChangeRow,
+    Request: Schema.Struct({ ...ChangeRow.fields, visibility: Schema.Int }),
     execute: (row) => sql`INSERT INTO changes ${sql.insert(row)}`
   })
+  const lockCompany = (companyId: string) =>
+    sql.onDialectOrElse({
+      pg: () => sql`SELECT pg_advisory_xact_lock(hashtext(${companyId}))`.pipe(Effect.asVoid),
+      orElse: () => Effect.void
+    })
   const latest = SqlSchema.single({
     Request: Schema.String,
-    Result: Schema.Struct({ position: Schema.Union(Schema.Number, Schema.NumberFromString) }),
+    Result: Schema.Struct({ position: Position }),
     execute: (companyId) => sql`SELECT COALESCE(MAX(position), 0) AS position FROM changes WHERE company_id = ${companyId}`
   })
   return ChangeLog.ChangeLog.of({
-    cursor: (companyId) =>
-      latest(companyId).pipe(
-        Effect.map((row) => String(row.position)),
-        // An aggregate always returns one row; a missing one is a bug.
-        Effect.catchTag("NoSuchElementException", Effect.die),
-        refineErrors,
-        Effect.withSpan("ChangeLog.cursor", { attributes: { companyId } })
-      ),
     append: (entry) =>
-      insertRow({
-        company_id: entry.companyId,
-        resource: entry.resource,
-        record_id: entry.recordId,
-        revision: entry.revision,
-        operation: entry.operation,
-        origin_connection_id: entry.originConnectionId,
-        at: entry.at
-      }).pipe(
+      lockCompany(entry.companyId).pipe(
+        Effect.zipRight(
+          insertRow({
+            company_id: entry.companyId,
+            resource: entry.resource,
+            record_id: entry.recordId,
+            revision: entry.revision,
+            operation: entry.operation,
+            origin_connection_id: entry.originConnectionId,
+            at: entry.at,
+            visibility: ChangeLog.maskOf(ChangeLog.partsOf(entry))
+          })
+        ),
         refineErrors,
         Effect.withSpan("ChangeLog.append", {
           attributes: { companyId: entry.companyId, resource: entry.resource, recordId: entry.recordId, revision: entry.revision }
         })
+      ),
+    head: (companyId) =>
+      latest(companyId).pipe(
+        Effect.map((row) => row.position),
+        // An aggregate always returns one row; a missing one is a bug.
+        Effect.catchTag("NoSuchElementException", Effect.die),
+        refineErrors,
+        Effect.withSpan("ChangeLog.head", { attributes: { companyId } })
+      ),
+    read: (query) =>
+      sql`
+        SELECT c.position, c.company_id, c.resource, c.record_id, c.revision, c.operation, c.origin_connection_id, c.at,
+               m.external_id
+        FROM changes c
+        LEFT JOIN mappings m
+          ON m.company_id = c.company_id AND m.connection_id = ${query.connectionId}
+         AND m.resource = c.resource AND m.record_id = c.record_id
+        WHERE c.company_id = ${query.companyId}
+          AND c.position > ${query.after} AND c.position <= ${query.upTo}
+          AND (c.visibility & ${query.visibleMask}) <> 0
+          ${query.resources === undefined ? sql`` : sql`AND c.resource IN ${sql.in(query.resources)}`}
+        ORDER BY c.position
+        LIMIT ${query.limit}
+      `.pipe(
+        Effect.flatMap(Schema.decodeUnknown(Schema.Array(LoggedRow))),
+        Effect.map((rows) =>
+          rows.map((row) => ({
+            position: row.position,
+            companyId: row.company_id as never,
+            resource: row.resource,
+            recordId: row.record_id as never,
+            revision: row.revision,
+            operation: row.operation,
+            originConnectionId: row.origin_connection_id as never,
+            at: row.at,
+            externalId: row.external_id
+          }))
+        ),
+        Effect.catchTag("ParseError", Effect.die),
+        refineErrors,
+        Effect.withSpan("ChangeLog.read", { attributes: { companyId: query.companyId, after: query.after } })
       )
   })
 })

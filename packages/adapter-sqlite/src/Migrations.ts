@@ -3,6 +3,7 @@ import { Migrator } from "@effect/sql"
 import type { Effect } from "effect"
 import catalog from "./migrations/0001_catalog.js"
 import accounts from "./migrations/0002_accounts.js"
+import changeFeed from "./migrations/0005_change_feed.js"
 
 /**
  * The SQLite migrations, keyed `<id>_<name>` as `Migrator.fromRecord` expects. Imported statically: a
@@ -10,7 +11,8 @@ import accounts from "./migrations/0002_accounts.js"
  */
 export const migrations: Record<string, Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient>> = {
   "0001_catalog": catalog,
-  "0002_accounts": accounts
+  "0002_accounts": accounts,
+  "0005_change_feed": changeFeed
 }
 
 /** Name of the table where the migrator records applied migrations. */

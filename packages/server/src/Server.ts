@@ -2,7 +2,7 @@ import { HttpApiBuilder, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { ApiLive, Readiness } from "@catalog-sync/adapter-http"
 import { layer as sqlitePorts } from "@catalog-sync/adapter-sqlite"
-import { CatalogService, Idempotency, IdempotencyStore, Ids, InMemoryRateLimiter } from "@catalog-sync/core"
+import { CatalogService, ChangeFeed, Idempotency, IdempotencyStore, Ids, InMemoryRateLimiter } from "@catalog-sync/core"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Layer, Logger, Option, Schedule } from "effect"
 import { createServer } from "node:http"
@@ -35,6 +35,7 @@ const IdempotencyPurge = Layer.scopedDiscard(
 /** Core services over the persistence ports. */
 export const ServicesLive = Layer.mergeAll(
   CatalogService.CatalogService.Default,
+  ChangeFeed.ChangeFeed.Default,
   InMemoryRateLimiter.layer,
   ReadinessLive,
   IdempotencyPurge

@@ -1,6 +1,7 @@
 import { Clock, Effect, Option } from "effect"
 import { CurrentPrincipal, type Principal } from "../Auth/Principal.js"
-import { ChangeLog, type ChangeOperation } from "../Changes/ChangeLog.js"
+import * as ChangeCursor from "../Changes/ChangeCursor.js"
+import { ChangeLog, type ChangeOperation, type ChangePart } from "../Changes/ChangeLog.js"
 import { jsonEqual } from "../internal/json.js"
 import { Ids, type RecordId } from "../Shared/Ids.js"
 import { describe, type Reference } from "../Shared/Reference.js"
@@ -106,6 +107,24 @@ const mergeDocument = (
     out[key] = merger === undefined ? value : merger(base[key], value, { nextId })
   }
   return out
+}
+
+/** What a write touched, so that the feed shows it to readers of catalog, prices or costs. */
+const changedParts = (definition: ResourceDefinition, before: Document | undefined, after: Document): ReadonlyArray<ChangePart> => {
+  const parts = new Set<ChangePart>()
+  const base = before ?? definition.defaults
+  for (const key of new Set([...Object.keys(base), ...Object.keys(after)])) {
+    if (jsonEqual(base[key], after[key])) continue
+    if (definition.priceKeys.includes(key)) parts.add("prices")
+    else if (definition.costKeys.includes(key)) parts.add("costs")
+    else parts.add("catalog")
+    if (key === "fields") {
+      const coefficients = (doc: unknown) => ((doc ?? []) as ReadonlyArray<Document>).map((f) => [f.id, f.coefficient])
+      if (!jsonEqual(coefficients(base[key]), coefficients(after[key]))) parts.add("prices")
+    }
+  }
+  if (before === undefined) parts.add("catalog")
+  return Array.from(parts)
 }
 
 const missingRequired = (definition: ResourceDefinition, document: Document): ReadonlyArray<Violation> =>
@@ -307,7 +326,8 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
           revision: record.revision,
           operation,
           originConnectionId: principal.connectionId,
-          at
+          at,
+          parts: changedParts(definition, stored?.data, document)
         })
         return { outcome: operation as Outcome, record }
       })
@@ -380,7 +400,7 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
         const mode = params.mode ?? "catalog"
         yield* requireScopes(principal, [readScope(mode)])
         // Taken before the list is read, so a change racing with the read is in the feed after it.
-        const changeCursor = params.cursor === undefined ? yield* changeLog.cursor(principal.company.id) : undefined
+        const changeCursor = params.cursor === undefined ? ChangeCursor.encode(yield* changeLog.head(principal.company.id)) : undefined
         const rows = yield* repository.list(principal.company.id, resource, {
           limit: params.limit + 1,
           cursor: params.cursor,

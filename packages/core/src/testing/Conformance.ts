@@ -4,7 +4,7 @@ import { CatalogRepository } from "../Catalog/CatalogRepository.js"
 import { Mappings, type MappingScope } from "../Catalog/Mappings.js"
 import type { ResourceName } from "../Catalog/Resource.js"
 import { emptyIndex, type RecordIndex, type StoredRecord } from "../Catalog/StoredRecord.js"
-import { ChangeLog } from "../Changes/ChangeLog.js"
+import { type ChangeEntry, ChangeLog, maskOf } from "../Changes/ChangeLog.js"
 import type { CompanyId, ConnectionId, RecordId } from "../Shared/Ids.js"
 import { Transactor } from "../Shared/Transactor.js"
 
@@ -205,28 +205,61 @@ export const runConformance = (name: string, ports: Layer.Layer<PersistencePorts
     })
 
     describe("ChangeLog", () => {
-      it.effect("the cursor moves with each appended change of the company only", () =>
+      const entry = (c: CompanyId, overrides: Partial<ChangeEntry> = {}): ChangeEntry => ({
+        companyId: c,
+        resource: "products",
+        recordId: uuid() as RecordId,
+        revision: 1,
+        operation: "created",
+        originConnectionId: connectionId(),
+        at: "2026-01-01T00:00:00.000Z",
+        ...overrides
+      })
+
+      it.effect("the head moves with each appended change of the company only", () =>
         Effect.gen(function* () {
           const changes = yield* ChangeLog
           const company = companyId()
           const other = companyId()
-          const entry = (c: CompanyId) => ({
-            companyId: c,
-            resource: "products",
-            recordId: uuid() as RecordId,
-            revision: 1,
-            operation: "created" as const,
-            originConnectionId: connectionId(),
-            at: "2026-01-01T00:00:00.000Z"
-          })
-          const start = yield* changes.cursor(company)
+          expect(yield* changes.head(company)).toBe(0)
           yield* changes.append(entry(company))
-          const first = yield* changes.cursor(company)
-          expect(first).not.toBe(start)
+          const first = yield* changes.head(company)
+          expect(first).toBeGreaterThan(0)
           yield* changes.append(entry(other))
-          expect(yield* changes.cursor(company)).toBe(first)
+          expect(yield* changes.head(company)).toBe(first)
           yield* changes.append(entry(company))
-          expect(yield* changes.cursor(company)).not.toBe(first)
+          expect(yield* changes.head(company)).toBeGreaterThan(first)
+        }))
+
+      it.effect("reads the company's changes in position order, filtered by parts and resources, with the reader's external ids", () =>
+        Effect.gen(function* () {
+          const changes = yield* ChangeLog
+          const mappings = yield* Mappings
+          const company = companyId()
+          const reader = connectionId()
+          const mapped = uuid() as RecordId
+          yield* mappings.insert(mapping(scopeOf(company, reader), "ext-1", mapped))
+          yield* changes.append(entry(company, { recordId: mapped }))
+          yield* changes.append(entry(companyId()))
+          yield* changes.append(entry(company, { parts: ["prices"], operation: "updated", revision: 2, recordId: mapped }))
+          yield* changes.append(entry(company, { resource: "categories" }))
+          yield* changes.append(entry(company, { resource: "inventory" }))
+          const head = yield* changes.head(company)
+          const read = (visibleMask: number, resources?: ReadonlyArray<string>, after = 0, limit = 10) =>
+            changes.read({ companyId: company, connectionId: reader, after, upTo: head, visibleMask, resources, limit })
+          const all = yield* read(maskOf(["catalog", "prices", "stock"]))
+          expect(all.map((c) => [c.resource, c.revision])).toEqual([["products", 1], ["products", 2], ["categories", 1], ["inventory", 1]])
+          expect(all.map((c) => c.position)).toEqual([...all.map((c) => c.position)].sort((a, b) => a - b))
+          expect(all[0]).toMatchObject({ recordId: mapped, externalId: "ext-1", operation: "created" })
+          expect(all[2]!.externalId).toBeNull()
+          expect((yield* read(maskOf(["catalog"]))).map((c) => c.resource)).toEqual(["products", "categories"])
+          expect((yield* read(maskOf(["prices"]))).map((c) => c.revision)).toEqual([2])
+          expect((yield* read(maskOf(["stock"]))).map((c) => c.resource)).toEqual(["inventory"])
+          expect((yield* read(maskOf(["catalog", "prices"]), ["categories"])).map((c) => c.resource)).toEqual(["categories"])
+          expect((yield* read(maskOf(["catalog", "prices", "stock"]), undefined, all[1]!.position)).map((c) => c.position)).toEqual(all.slice(2).map((c) => c.position))
+          expect(yield* read(maskOf(["catalog", "prices", "stock"]), undefined, 0, 2)).toHaveLength(2)
+          const bounded = yield* changes.read({ companyId: company, connectionId: reader, after: 0, upTo: all[1]!.position, visibleMask: maskOf(["catalog", "prices"]), limit: 10 })
+          expect(bounded.map((c) => c.position)).toEqual([all[0]!.position, all[1]!.position])
         }))
     })
 

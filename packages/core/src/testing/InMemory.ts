@@ -3,7 +3,7 @@ import { MappingConflict, RevisionConflict } from "../Catalog/CatalogErrors.js"
 import { CatalogRepository } from "../Catalog/CatalogRepository.js"
 import { type Mapping, Mappings, type MappingScope } from "../Catalog/Mappings.js"
 import type { StoredRecord } from "../Catalog/StoredRecord.js"
-import { type ChangeEntry, ChangeLog } from "../Changes/ChangeLog.js"
+import { type ChangeEntry, ChangeLog, type LoggedChange, maskOf, partsOf } from "../Changes/ChangeLog.js"
 import type { RecordId } from "../Shared/Ids.js"
 import { Transactor } from "../Shared/Transactor.js"
 import { AccountConflict, Accounts, type Location, type LocationAssignment } from "../Auth/Accounts.js"
@@ -157,12 +157,29 @@ export const make = Effect.gen(function* () {
       })
   })
 
+  // Position = index in the log + 1; the in-memory log is serialised by the transaction lock.
   const changeLog = ChangeLog.of({
     append: (entry) => Effect.sync(() => void state.changes.push(entry)),
-    cursor: (companyId) =>
+    head: (companyId) =>
       Effect.sync(() => {
-        for (let i = state.changes.length - 1; i >= 0; i--) if (state.changes[i]!.companyId === companyId) return String(i + 1)
-        return "0"
+        for (let i = state.changes.length - 1; i >= 0; i--) if (state.changes[i]!.companyId === companyId) return i + 1
+        return 0
+      }),
+    read: (query) =>
+      Effect.sync(() => {
+        const out: Array<LoggedChange> = []
+        for (let i = query.after; i < Math.min(query.upTo, state.changes.length) && out.length < query.limit; i++) {
+          const entry = state.changes[i]!
+          if (entry.companyId !== query.companyId) continue
+          if ((maskOf(partsOf(entry)) & query.visibleMask) === 0) continue
+          if (query.resources !== undefined && !query.resources.includes(entry.resource)) continue
+          const mapping = state.mappings.get(
+            byRecord({ companyId: entry.companyId, connectionId: query.connectionId, resource: entry.resource } as MappingScope, entry.recordId)
+          )
+          const { parts: _parts, ...rest } = entry
+          out.push({ ...rest, position: i + 1, externalId: mapping?.externalId ?? null })
+        }
+        return out
       })
   })
 

@@ -1,0 +1,57 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { ChangeCursor, ChangeFeed } from "@catalog-sync/core"
+import { Schema } from "effect"
+import { Authentication } from "../Authentication.js"
+import { strict } from "../Common.js"
+
+/** Resources whose changes the feed carries; `resource=` narrows to some of them. */
+export const feedResources = [
+  "products",
+  "categories",
+  "collections",
+  "brands",
+  "customization-types",
+  "customization-groups",
+  "customization-options",
+  "media",
+  "inventory"
+] as const
+
+const ResourceList = Schema.String.pipe(
+  Schema.filter(
+    (value) =>
+      value.split(",").every((name) => (feedResources as ReadonlyArray<string>).includes(name)) ||
+      `must be a comma-separated list of ${feedResources.join(", ")}`
+  )
+)
+
+export const ChangesQuery = Schema.Struct({
+  cursor: Schema.optional(ChangeCursor.ChangeCursorString.annotations({ description: "next_cursor of the previous call, or a list's change_cursor; omit to start at the beginning." })),
+  limit: Schema.optional(
+    Schema.NumberFromString.pipe(
+      Schema.int({ message: () => "must be a whole number from 1 to 100" }),
+      Schema.between(1, 100, { message: () => "must be a whole number from 1 to 100" })
+    )
+  ),
+  resource: Schema.optional(ResourceList.annotations({ description: "Only changes of these resources (comma-separated)." }))
+}).annotations({ identifier: "QueryParams", ...strict })
+
+export const ChangesResponse = Schema.Struct({
+  request_id: Schema.UUID,
+  records: Schema.Array(ChangeFeed.Change),
+  next_cursor: Schema.String.annotations({ description: "Always present, also on an empty page: persist it after every call." }),
+  has_more: Schema.Boolean
+})
+
+export const ChangesApi = HttpApiGroup.make("changes")
+  .add(
+    HttpApiEndpoint.get("changes", "/changes")
+      .setUrlParams(ChangesQuery)
+      .addSuccess(ChangesResponse)
+      .annotate(OpenApi.Summary, "Follow the change feed")
+      .annotate(
+        OpenApi.Description,
+        "Every committed change of the company after the cursor, exactly once, in commit order. A change is listed when the key may read what it touched (catalog, prices, costs, stock, media); the others still advance next_cursor."
+      )
+  )
+  .middleware(Authentication)

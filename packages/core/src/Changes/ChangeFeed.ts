@@ -1,0 +1,87 @@
+import { Effect, Schema } from "effect"
+import { CurrentPrincipal } from "../Auth/Principal.js"
+import { ScopeDenied } from "../Catalog/CatalogErrors.js"
+import * as ChangeCursor from "./ChangeCursor.js"
+import { ChangeLog, partScopes, readableMask } from "./ChangeLog.js"
+
+/** A change as GET /changes returns it. */
+export const Change = Schema.Struct({
+  resource: Schema.String,
+  id: Schema.UUID.annotations({ description: "The record (or stock card) that changed." }),
+  external_id: Schema.NullOr(Schema.String).annotations({
+    description: "The record's external id in the reader's connection, null when it has none."
+  }),
+  revision: Schema.Int,
+  operation: Schema.Literal("created", "updated", "archived"),
+  origin_connection_id: Schema.UUID.annotations({ description: "Skip your own connection's changes (echo suppression)." }),
+  at: Schema.String
+}).annotations({ identifier: "Change" })
+export type Change = typeof Change.Type
+
+export interface FeedParams {
+  readonly cursor?: string | undefined
+  readonly limit: number
+  readonly resources?: ReadonlyArray<string> | undefined
+}
+
+export interface FeedPage {
+  readonly records: ReadonlyArray<Change>
+  /** Always present, also on an empty page: persist it after every call. */
+  readonly next_cursor: string
+  readonly has_more: boolean
+}
+
+/**
+ * The change feed: every committed change of the caller's company after a cursor, exactly once, in
+ * commit order, limited to what the key may read. Changes the key may not see still advance the cursor.
+ */
+export class ChangeFeed extends Effect.Service<ChangeFeed>()("@catalog-sync/core/ChangeFeed", {
+  effect: Effect.gen(function* () {
+    const log = yield* ChangeLog
+
+    const read = (params: FeedParams) =>
+      Effect.gen(function* () {
+        const principal = yield* CurrentPrincipal
+        const visibleMask = readableMask(principal.scopes)
+        if (visibleMask === 0) {
+          return yield* new ScopeDenied({
+            message: "reading the change feed needs a read scope (catalog:read, prices:read, costs:read, stock:read or media:read)",
+            required: [partScopes.catalog]
+          })
+        }
+        const after = params.cursor === undefined ? 0 : yield* ChangeCursor.decode(params.cursor, "query.cursor")
+        // The head bounds the page: everything up to it is committed, so the cursor can move to it even
+        // when none of those changes is visible to this key.
+        const head = yield* log.head(principal.company.id)
+        const rows = after >= head
+          ? []
+          : yield* log.read({
+              companyId: principal.company.id,
+              connectionId: principal.connectionId,
+              after,
+              upTo: head,
+              visibleMask,
+              resources: params.resources,
+              limit: params.limit + 1
+            })
+        const hasMore = rows.length > params.limit
+        const page = rows.slice(0, params.limit)
+        const last = hasMore ? page[page.length - 1]!.position : Math.max(head, after)
+        return {
+          records: page.map((row) => ({
+            resource: row.resource,
+            id: row.recordId,
+            external_id: row.externalId,
+            revision: row.revision,
+            operation: row.operation,
+            origin_connection_id: row.originConnectionId,
+            at: row.at
+          })),
+          next_cursor: ChangeCursor.encode(last),
+          has_more: hasMore
+        } satisfies FeedPage
+      })
+
+    return { read } as const
+  })
+}) {}
