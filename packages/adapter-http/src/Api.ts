@@ -11,6 +11,7 @@ import {
   ProductsApi
 } from "./Catalog/Api.js"
 import { ChangesApi } from "./Changes/Api.js"
+import { InventoryApi } from "./Inventory/Api.js"
 import { MeApi } from "./Me/Api.js"
 import { SystemApi } from "./System/Api.js"
 import { documentOpenApi } from "./OpenApiDocument.js"
@@ -26,6 +27,7 @@ export class Api extends HttpApi.make("catalog-sync")
   .add(CustomizationGroupsApi)
   .add(CustomizationOptionsApi)
   .add(ChangesApi)
+  .add(InventoryApi)
   .prefix("/api/v1")
   .add(SystemApi)
   .addError(ApiErrors.BadRequest)

@@ -19,6 +19,7 @@ export const renderDomainError = (error: unknown): Rendered | undefined => {
   switch (error._tag) {
     case "ValidationFailed":
     case "RuleViolation":
+    case "StockRuleViolation":
       return { status: 422, error: { ...base, details: error.issues } }
     case "RevisionConflict":
       return {
@@ -27,6 +28,8 @@ export const renderDomainError = (error: unknown): Rendered | undefined => {
       }
     case "MappingConflict":
       return { status: 409, error: { ...base, details: { reason: error.reason } } }
+    case "StockEventConflict":
+      return { status: 409, error: { ...base, details: { event_id: error.event_id } } }
     case "RecordArchived":
     case "IdempotencyConflict":
     case "AccountConflict":
@@ -36,7 +39,10 @@ export const renderDomainError = (error: unknown): Rendered | undefined => {
     case "ScopeDenied":
       return { status: 403, error: { ...base, details: { required: error.required } } }
     case "DomainNotPermitted":
+    case "StockNotEnabled":
       return { status: 403, error: base }
+    case "LocationNotWritable":
+      return { status: 403, error: { ...base, details: { location_id: error.location_id } } }
     case "Unauthenticated":
       return { status: 401, error: base }
     case "RateLimited":

@@ -1,5 +1,5 @@
 import { type HttpApi, HttpApiBuilder } from "@effect/platform"
-import type { Accounts, CatalogService, ChangeFeed, IdempotencyStore, RateLimiter, Transactor } from "@catalog-sync/core"
+import type { Accounts, CatalogService, ChangeFeed, IdempotencyStore, InventoryService, RateLimiter, Transactor } from "@catalog-sync/core"
 import type { Readiness } from "./System/Api.js"
 import { Layer } from "effect"
 import { Api } from "./Api.js"
@@ -7,6 +7,7 @@ import { AuthenticationLive } from "./Authentication.js"
 import { CatalogHttpLive } from "./Catalog/Http.js"
 import { ChangesHttpLive } from "./Changes/Http.js"
 import { EnvelopeMiddleware } from "./Envelope.js"
+import { InventoryHttpLive } from "./Inventory/Http.js"
 import { MeHttpLive } from "./Me/Http.js"
 import { SystemHttpLive } from "./System/Http.js"
 
@@ -25,6 +26,7 @@ export const ApiLive: Layer.Layer<
   never,
   | CatalogService.CatalogService
   | ChangeFeed.ChangeFeed
+  | InventoryService.InventoryService
   | IdempotencyStore.IdempotencyStore
   | Transactor.Transactor
   | Accounts.Accounts
@@ -33,7 +35,7 @@ export const ApiLive: Layer.Layer<
 > = Layer.mergeAll(EnvelopeMiddleware, HttpApiBuilder.middlewareOpenApi({ path: "/api/v1/openapi.json" })).pipe(
   Layer.provideMerge(
     HttpApiBuilder.api(Api).pipe(
-      Layer.provide(Layer.mergeAll(CatalogHttpLive, ChangesHttpLive, MeHttpLive, SystemHttpLive).pipe(Layer.provide(AuthenticationLive)))
+      Layer.provide(Layer.mergeAll(CatalogHttpLive, ChangesHttpLive, InventoryHttpLive, MeHttpLive, SystemHttpLive).pipe(Layer.provide(AuthenticationLive)))
     )
   )
 )

@@ -3,13 +3,14 @@
  * packages (adapter-sqlite, adapter-pg) provide the client and the migrations of the logical schema
  * described in `SCHEMA.md`.
  */
-import type { Accounts, CatalogRepository, ChangeLog, IdempotencyStore, Mappings, Transactor } from "@catalog-sync/core"
+import type { Accounts, CatalogRepository, ChangeLog, IdempotencyStore, InventoryRepository, Mappings, Transactor } from "@catalog-sync/core"
 import type { SqlClient } from "@effect/sql"
 import { Layer } from "effect"
 import * as SqlAccounts from "./SqlAccounts.js"
 import * as SqlCatalogRepository from "./SqlCatalogRepository.js"
 import * as SqlChangeLog from "./SqlChangeLog.js"
 import * as SqlIdempotencyStore from "./SqlIdempotencyStore.js"
+import * as SqlInventoryRepository from "./SqlInventoryRepository.js"
 import * as SqlMappings from "./SqlMappings.js"
 import * as SqlTransactor from "./SqlTransactor.js"
 
@@ -18,6 +19,7 @@ export * as SqlCatalogRepository from "./SqlCatalogRepository.js"
 export * as SqlChangeLog from "./SqlChangeLog.js"
 export * as SqlErrors from "./SqlErrors.js"
 export * as SqlIdempotencyStore from "./SqlIdempotencyStore.js"
+export * as SqlInventoryRepository from "./SqlInventoryRepository.js"
 export * as SqlMappings from "./SqlMappings.js"
 export * as SqlRateLimiter from "./SqlRateLimiter.js"
 export * as SqlTransactor from "./SqlTransactor.js"
@@ -30,6 +32,7 @@ export type PersistencePorts =
   | ChangeLog.ChangeLog
   | Accounts.Accounts
   | IdempotencyStore.IdempotencyStore
+  | InventoryRepository.InventoryRepository
 
 /**
  * The persistence ports over the `SqlClient` in context; the schema must already be migrated. The shared
@@ -41,5 +44,6 @@ export const layer: Layer.Layer<PersistencePorts, never, SqlClient.SqlClient> = 
   SqlTransactor.layer,
   SqlChangeLog.layer,
   SqlAccounts.layer,
-  SqlIdempotencyStore.layer
+  SqlIdempotencyStore.layer,
+  SqlInventoryRepository.layer
 )

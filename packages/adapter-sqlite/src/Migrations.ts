@@ -3,6 +3,7 @@ import { Migrator } from "@effect/sql"
 import type { Effect } from "effect"
 import catalog from "./migrations/0001_catalog.js"
 import accounts from "./migrations/0002_accounts.js"
+import inventory from "./migrations/0004_inventory.js"
 import changeFeed from "./migrations/0005_change_feed.js"
 
 /**
@@ -12,6 +13,7 @@ import changeFeed from "./migrations/0005_change_feed.js"
 export const migrations: Record<string, Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient>> = {
   "0001_catalog": catalog,
   "0002_accounts": accounts,
+  "0004_inventory": inventory,
   "0005_change_feed": changeFeed
 }
 

@@ -46,7 +46,10 @@ describe("SqliteLive", () => {
         "locations",
         "mappings",
         "rate_windows",
-        "record_categories"
+        "record_categories",
+        "stock_balances",
+        "stock_events",
+        "stock_items"
       ])
     }))
 

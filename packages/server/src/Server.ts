@@ -2,9 +2,10 @@ import { HttpApiBuilder, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { ApiLive, Readiness } from "@catalog-sync/adapter-http"
 import { layer as sqlitePorts } from "@catalog-sync/adapter-sqlite"
-import { CatalogService, ChangeFeed, Idempotency, IdempotencyStore, Ids, InMemoryRateLimiter } from "@catalog-sync/core"
+import { CatalogService, ChangeFeed, Idempotency, IdempotencyStore, Ids, InMemoryRateLimiter, InventoryService } from "@catalog-sync/core"
 import { SqlClient } from "@effect/sql"
-import { Clock, Effect, Layer, Logger, Option, Schedule } from "effect"
+import { Clock, Config, Effect, Layer, Logger, Option, Schedule } from "effect"
+import { RateLimiter } from "@catalog-sync/core"
 import { createServer } from "node:http"
 import { join } from "node:path"
 import type { ServerConfig } from "./ServerConfig.js"
@@ -32,11 +33,34 @@ const IdempotencyPurge = Layer.scopedDiscard(
   })
 )
 
+/**
+ * The in-memory rate limiter. For benchmarks only, BENCHMARK_RATE_LIMIT_MULTIPLIER (a whole number,
+ * default 1 = the documented limits) multiplies the per-key and per-company limits, so that one company
+ * can be driven past 600 requests a minute (bench scenario 4). Never set it in production.
+ */
+const RateLimiterLive = Layer.unwrapEffect(
+  Config.integer("BENCHMARK_RATE_LIMIT_MULTIPLIER").pipe(
+    Config.withDefault(1),
+    Config.validate({ message: "must be a whole number >= 1", validation: (n) => n >= 1 }),
+    Effect.map((factor) =>
+      factor === 1
+        ? InMemoryRateLimiter.layer
+        : Layer.effect(
+            RateLimiter.RateLimiter,
+            Effect.map(RateLimiter.RateLimiter, (inner) =>
+              RateLimiter.RateLimiter.of({ consume: (bucket, limit, window, now) => inner.consume(bucket, limit * factor, window, now) })
+            )
+          ).pipe(Layer.provide(InMemoryRateLimiter.layer))
+    )
+  )
+)
+
 /** Core services over the persistence ports. */
 export const ServicesLive = Layer.mergeAll(
   CatalogService.CatalogService.Default,
   ChangeFeed.ChangeFeed.Default,
-  InMemoryRateLimiter.layer,
+  InventoryService.InventoryService.Default,
+  RateLimiterLive,
   ReadinessLive,
   IdempotencyPurge
 ).pipe(

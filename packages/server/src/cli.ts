@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { NodeRuntime } from "@effect/platform-node"
-import { Admin, Ids } from "@catalog-sync/core"
+import { Admin, Ids, InventoryAdmin } from "@catalog-sync/core"
 import { Cause, Effect, Layer, Logger, LogLevel, Option } from "effect"
 import { parseArgs, UsageError } from "./cli/Args.js"
 import { runCommand, usage } from "./cli/Commands.js"
@@ -41,7 +41,12 @@ const program = Effect.gen(function* () {
   if (command === "help" || command === "--help") return yield* Effect.sync(() => process.stdout.write(`${usage}\n`))
   const args = yield* Effect.try({ try: () => parseArgs(argv), catch: (e) => e })
   const result = yield* Effect.suspend(() => runCommand(args)).pipe(
-    Effect.provide(Admin.Admin.Default.pipe(Layer.provide(PersistenceLive(config)), Layer.provide(Ids.IdsLive)))
+    Effect.provide(
+      Layer.mergeAll(Admin.Admin.Default, InventoryAdmin.InventoryAdmin.Default).pipe(
+        Layer.provide(PersistenceLive(config)),
+        Layer.provide(Ids.IdsLive)
+      )
+    )
   )
   yield* print(result)
 }).pipe(

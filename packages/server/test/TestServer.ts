@@ -1,5 +1,5 @@
 import { HttpServer } from "@effect/platform"
-import { Admin, Ids } from "@catalog-sync/core"
+import { Admin, Ids, InventoryAdmin } from "@catalog-sync/core"
 import { Context, Effect, Layer, LogLevel, Option } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -22,6 +22,7 @@ export class TestServer extends Context.Tag("TestServer")<
   {
     readonly url: string
     readonly admin: Admin.Admin
+    readonly inventoryAdmin: InventoryAdmin.InventoryAdmin
     readonly tenant: (overrides?: Record<string, unknown>) => Effect.Effect<Tenant, unknown>
   }
 >() {}
@@ -38,8 +39,11 @@ export const TestServerLive = Layer.scoped(
     const config: ServerConfig = { port: 0, host: "127.0.0.1", dataDir, databaseFile: Option.none(), shutdownTimeoutSeconds: 1, logLevel: LogLevel.Warning }
     const context = yield* Layer.build(ServerLive(config))
     const address = Context.get(context, HttpServer.HttpServer).address as HttpServer.TcpAddress
-    const adminContext = yield* Layer.build(Admin.Admin.Default.pipe(Layer.provide(PersistenceLive(config)), Layer.provide(Ids.IdsLive)))
+    const adminContext = yield* Layer.build(
+      Layer.mergeAll(Admin.Admin.Default, InventoryAdmin.InventoryAdmin.Default).pipe(Layer.provide(PersistenceLive(config)), Layer.provide(Ids.IdsLive))
+    )
     const admin = Context.get(adminContext, Admin.Admin)
+    const inventoryAdmin = Context.get(adminContext, InventoryAdmin.InventoryAdmin)
     let counter = 0
     const tenant = (overrides: Record<string, unknown> = {}) =>
       Effect.gen(function* () {
@@ -62,7 +66,7 @@ export const TestServerLive = Layer.scoped(
         const newConnection = admin.createConnection(company.id, "Shop").pipe(Effect.map((c) => c.id as string))
         return { companyId: company.id as string, connectionId: connection.id as string, key, newConnection } satisfies Tenant
       })
-    return { url: `http://127.0.0.1:${address.port}`, admin, tenant }
+    return { url: `http://127.0.0.1:${address.port}`, admin, inventoryAdmin, tenant }
   })
 )
 

@@ -1,5 +1,5 @@
 import { layer } from "@effect/vitest"
-import { Admin, Ids } from "@catalog-sync/core"
+import { Admin, Ids, InventoryAdmin } from "@catalog-sync/core"
 import { Effect, Layer } from "effect"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -11,7 +11,7 @@ import { PersistenceLive } from "../src/Server.js"
 import { Option, LogLevel } from "effect"
 
 const dataDir = mkdtempSync(join(tmpdir(), "catalog-sync-cli-"))
-const AdminLive = Admin.Admin.Default.pipe(
+const AdminLive = Layer.mergeAll(Admin.Admin.Default, InventoryAdmin.InventoryAdmin.Default).pipe(
   Layer.provide(PersistenceLive({ port: 0, host: "127.0.0.1", dataDir, databaseFile: Option.none(), shutdownTimeoutSeconds: 1, logLevel: LogLevel.Warning })),
   Layer.provide(Ids.IdsLive)
 )
@@ -58,5 +58,16 @@ layer(AdminLive, { excludeTestServices: true })("catalog-sync CLI", (it) => {
       const usage = yield* Effect.exit(run("company frobnicate"))
       expect(usage._tag).toBe("Failure")
       expect(() => parseArgs(["key", "create", "--days"])).toThrow(UsageError)
+    }))
+
+  it.effect("stock reserve refuses unknown locations and items, bad quantities and an empty change", () =>
+    Effect.gen(function* () {
+      const company = (yield* run("company create --name Stock --currency EUR --main-language en --storage-slug stock-cli")) as { id: string }
+      const location = (yield* run(`location create --company ${company.id} --name W`)) as { id: string }
+      const item = "00000000-0000-4000-8000-000000000000"
+      expect(yield* Effect.flip(run(`stock reserve --company ${company.id} --item ${item} --location ${item} --reserved 1`))).toMatchObject({ code: "unknown_location" })
+      expect(yield* Effect.flip(run(`stock reserve --company ${company.id} --item ${item} --location ${location.id} --reserved 1`))).toMatchObject({ code: "not_found" })
+      expect(yield* Effect.flip(run(`stock reserve --company ${company.id} --item ${item} --location ${location.id} --reserved -1`))).toMatchObject({ code: "validation_failed" })
+      expect(yield* Effect.flip(run(`stock reserve --company ${company.id} --item ${item} --location ${location.id}`))).toMatchObject({ code: "validation_failed" })
     }))
 })

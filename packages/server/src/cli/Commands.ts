@@ -1,4 +1,4 @@
-import { Admin } from "@catalog-sync/core"
+import { Admin, InventoryAdmin } from "@catalog-sync/core"
 import { Effect } from "effect"
 import { type Args, flag, integer, list, required, UsageError } from "./Args.js"
 
@@ -52,6 +52,9 @@ export const usage = `catalog-sync <command>
   location assign --connection <connection-id> --location <location-id> [--writable on|off]
   location list --company <company-id>
 
+  stock reserve --company <company-id> --item <inventory-item-id> --location <location-id>
+                [--reserved 2] [--incoming 5]   (orders and purchases; bumps the location revision)
+
   key create --connection <connection-id> --scopes catalog:read,catalog:write --days 90 [--name N]
   key list --company <company-id>
   key revoke <key-id>
@@ -96,6 +99,15 @@ export const runCommand = (args: Args) =>
         )
       case "location list":
         return yield* admin.listLocations(required(args, "company"))
+      case "stock reserve":
+        return yield* Effect.flatMap(InventoryAdmin.InventoryAdmin, (inventory) =>
+          inventory.reserve(
+            required(args, "company"),
+            required(args, "item"),
+            required(args, "location"),
+            defined({ reserved: args.options.get("reserved"), incoming: args.options.get("incoming") })
+          )
+        )
       case "key create":
         return yield* admin.createKey(
           defined({

@@ -1,0 +1,60 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Inventory } from "@catalog-sync/core"
+import { Schema } from "effect"
+import { Authentication } from "../Authentication.js"
+import { listFields, Outcome, RecordResponse } from "../Catalog/Api.js"
+import { IdempotencyHeaders, PathParams, strict } from "../Common.js"
+
+/** GET /inventory query: limit and cursor (spec 4.3) and the filters documented in docs/spec-gaps.md. */
+export const InventoryListQuery = Schema.Struct({
+  limit: listFields.limit,
+  cursor: Schema.optional(Schema.UUID.annotations({ description: "next_cursor of the previous page (an inventory item id)" })),
+  source_kind: Schema.optional(Inventory.SourceKind),
+  source_id: Schema.optional(Schema.UUID.annotations({ description: "Only the card of this product or option." })),
+  location_id: Schema.optional(Schema.UUID.annotations({ description: "Only cards with a balance at this location." }))
+}).annotations({ identifier: "QueryParams", ...strict })
+
+export const InventoryListResponse = Schema.Struct({
+  request_id: Schema.UUID,
+  records: Schema.Array(Inventory.StockCardRecord),
+  next_cursor: Schema.NullOr(Schema.UUID),
+  has_more: Schema.Boolean
+})
+
+export const StockWriteResponse = Schema.Struct({
+  request_id: Schema.UUID,
+  outcome: Outcome.annotations({
+    description: "created: the location's balance is new; updated: physical stock changed; unchanged: it already had that value."
+  }),
+  record: Inventory.StockCardRecord,
+  event: Inventory.StockEventRecord,
+  replayed: Schema.optional(Schema.Boolean.annotations({ description: "A repeated event_id or Idempotency-Key: the original result." }))
+})
+
+export const InventoryApi = HttpApiGroup.make("inventory")
+  .add(
+    HttpApiEndpoint.get("list", "/inventory")
+      .setUrlParams(InventoryListQuery)
+      .addSuccess(InventoryListResponse)
+      .annotate(OpenApi.Summary, "List stock cards")
+      .annotate(OpenApi.Description, "A cursor page of stock cards in id order, with their balances. stock:read; the company needs the stock package and inventory module.")
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/inventory/:id")
+      .setPath(PathParams)
+      .addSuccess(RecordResponse(Inventory.StockCardRecord))
+      .annotate(OpenApi.Summary, "Read one stock card")
+      .annotate(OpenApi.Description, "id is the inventory item (stock card) id, never the product id. Balances carry the location revisions.")
+  )
+  .add(
+    HttpApiEndpoint.post("write", "/inventory")
+      .setHeaders(IdempotencyHeaders)
+      .setPayload(Inventory.StockWrite)
+      .addSuccess(StockWriteResponse)
+      .annotate(OpenApi.Summary, "Write physical stock at a location")
+      .annotate(
+        OpenApi.Description,
+        "set, in or out change physical stock only. stock:write; the location must be assigned to the connection as writable; revision is 0 for a new balance, else the location's current revision."
+      )
+  )
+  .middleware(Authentication)

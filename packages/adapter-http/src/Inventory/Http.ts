@@ -1,0 +1,41 @@
+import { HttpApiBuilder, type HttpApiGroup } from "@effect/platform"
+import { type IdempotencyStore, InventoryService, type Transactor } from "@catalog-sync/core"
+import { Effect, type Layer } from "effect"
+import type { Authentication } from "../Authentication.js"
+import { Api } from "../Api.js"
+import { api } from "../Failures.js"
+import { idempotentWrite } from "../Idempotent.js"
+import { requestId } from "../RequestId.js"
+
+/** Handlers of the inventory endpoints: they only call core and shape envelopes. */
+export const InventoryHttpLive: Layer.Layer<
+  HttpApiGroup.ApiGroup<"catalog-sync", "inventory">,
+  never,
+  InventoryService.InventoryService | IdempotencyStore.IdempotencyStore | Transactor.Transactor | Authentication
+> = HttpApiBuilder.group(Api, "inventory", (handlers) =>
+  Effect.gen(function* () {
+    const inventory = yield* InventoryService.InventoryService
+    return handlers
+      .handle("list", ({ urlParams }) =>
+        Effect.gen(function* () {
+          const page = yield* api(
+            inventory.list({
+              limit: urlParams.limit ?? 50,
+              cursor: urlParams.cursor,
+              sourceKind: urlParams.source_kind,
+              sourceId: urlParams.source_id,
+              locationId: urlParams.location_id
+            })
+          )
+          return { request_id: yield* requestId, ...page }
+        })
+      )
+      .handle("get", ({ path }) =>
+        Effect.gen(function* () {
+          const record = yield* api(inventory.get(path.id))
+          return { request_id: yield* requestId, record }
+        })
+      )
+      .handle("write", ({ headers, payload }) => idempotentWrite(headers["idempotency-key"], payload, inventory.write(payload)))
+  })
+)
