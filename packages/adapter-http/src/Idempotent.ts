@@ -1,5 +1,5 @@
 import { HttpServerRequest } from "@effect/platform"
-import { Idempotency, type IdempotencyStore, type Principal, type Transactor } from "@catalog-sync/core"
+import { Idempotency, type IdempotencyStore, Principal, type Transactor } from "@catalog-sync/core"
 import type { ApiError } from "./ApiErrors.js"
 import { Effect } from "effect"
 import { createHash } from "node:crypto"
@@ -14,23 +14,37 @@ const canonicalJson = (value: unknown): string =>
       : v
   )
 
+/** The read scopes a response was rendered for: a replay must not show more than the caller may read. */
+const readScopes = (principal: Principal.Principal) =>
+  Array.from(principal.scopes)
+    .filter((scope) => scope.endsWith(":read"))
+    .sort()
+    .join(",")
+
 /**
- * Runs a write under its Idempotency-Key: the request is fingerprinted by method, path and body; the
- * stored response (without its request_id) is replayed with `replayed: true` for a repeat.
+ * Runs a write under its Idempotency-Key: the request is fingerprinted by method, path, body and the
+ * read scopes its response was rendered for; the stored response (without its request_id) is replayed
+ * with `replayed: true` for a repeat. `authorize` runs first, on every attempt, so a key without the
+ * write scopes is refused even when the operation was completed by another key.
  */
-export const idempotentWrite = <A extends object, E, R>(
+export const idempotentWrite = <A extends object, E, R, E2 = never, R2 = never>(
   key: string,
   payload: unknown,
-  write: Effect.Effect<A, E, R>
+  write: Effect.Effect<A, E, R>,
+  authorize: Effect.Effect<void, E2, R2> = Effect.void as Effect.Effect<void, E2, R2>
 ): Effect.Effect<
   A & { readonly request_id: string; readonly replayed?: boolean },
   ApiError,
-  R | HttpServerRequest.HttpServerRequest | Principal.CurrentPrincipal | IdempotencyStore.IdempotencyStore | Transactor.Transactor
+  R | R2 | HttpServerRequest.HttpServerRequest | Principal.CurrentPrincipal | IdempotencyStore.IdempotencyStore | Transactor.Transactor
 > =>
   Effect.gen(function* () {
+    yield* api(authorize)
     const request = yield* HttpServerRequest.HttpServerRequest
+    const principal = yield* Principal.CurrentPrincipal
     const path = request.url.split("?")[0] ?? request.url
-    const fingerprint = createHash("sha256").update(`${request.method} ${path}\n${canonicalJson(payload)}`).digest("hex")
+    const fingerprint = createHash("sha256")
+      .update(`${request.method} ${path}\n${readScopes(principal)}\n${canonicalJson(payload)}`)
+      .digest("hex")
     const result = yield* api(
       Idempotency.runIdempotent(key, fingerprint, Effect.map(write, (body) => ({ status: 200, body })))
     )

@@ -67,7 +67,14 @@ layer(TestLayer)("modes and scopes through the use case", (it) => {
       yield* upsert("products", { external_id: "p", name: "Sofa", category_ids: [cat.id] }).pipe(as(full))
       const pricer = principal(settings, ["prices:write", "prices:read"], full.connectionId)
       const priced = yield* upsert("products", { external_id: "p", mode: "prices", expected_revision: 1, price: "99.9", tax_rate: "20" }).pipe(as(pricer))
-      expect(priced.record).toMatchObject({ revision: 2, price: "99.90", tax_rate: "20.00", tax_model: "inclusive", name: "Sofa", category_ids: [cat.id] })
+      // A key without catalog:read is answered with the price view of the record.
+      expect(priced.record).toMatchObject({ revision: 2, price: "99.90", tax_rate: "20.00", tax_model: "inclusive" })
+      expect(priced.record).not.toHaveProperty("name")
+      expect(yield* get("products", priced.record.id as string).pipe(as(full))).toMatchObject({ name: "Sofa", category_ids: [cat.id], price: "99.90" })
+      const bind = yield* Effect.flip(
+        upsert("products", { external_id: "other-id", target_id: priced.record.id, mode: "prices", expected_revision: 2, price: "1" }).pipe(as(pricer))
+      )
+      expect(bind).toMatchObject({ _tag: "RecordNotFound" })
       const notMapped = yield* Effect.flip(upsert("products", { external_id: "other", mode: "prices", price: "1" }).pipe(as(pricer)))
       expect(notMapped).toMatchObject({ _tag: "RecordNotFound" })
       const catalogField = yield* Effect.flip(upsert("products", { external_id: "p", mode: "prices", expected_revision: 2, name: "X" }).pipe(as(pricer)))

@@ -125,6 +125,26 @@ layer(TestLayer)("CatalogService upsert", (it) => {
         expect((again.record.fields as ReadonlyArray<{ coefficient: string }>)[0]!.coefficient).toBe("0.3")
       }).pipe(as(principal())))
 
+    it.effect("a matched field keeps omitted translations and groups; one stored field cannot be sent twice", () =>
+      Effect.gen(function* () {
+        const cat = yield* category("c1")
+        const type = (yield* upsert("customization-types", { external_id: "fabric", name: "Fabric" })).record
+        const group = (yield* upsert("customization-groups", { external_id: "book", name: "Book", type_id: type.id })).record
+        const created = yield* upsert("products", {
+          external_id: "p",
+          name: "Sofa",
+          category_ids: [cat.id],
+          fields: [{ external_id: "main", name: "Main", type_id: type.id, group_ids: [group.id], translations: { de: { name: "Haupt" } } }]
+        })
+        const id = (created.record.fields as ReadonlyArray<{ id: string }>)[0]!.id
+        const renamed = yield* upsert("products", { external_id: "p", expected_revision: 1, fields: [{ external_id: "main", name: "Main fabric", type_id: type.id }] })
+        expect((renamed.record.fields as ReadonlyArray<object>)[0]).toMatchObject({ id, group_ids: [group.id], translations: { de: { name: "Haupt" } } })
+        const twice = yield* Effect.flip(
+          upsert("products", { external_id: "p", expected_revision: 2, fields: [{ external_id: "main", name: "A", type_id: type.id }, { id, name: "B", type_id: type.id }] })
+        )
+        expect(twice).toMatchObject({ code: "invalid_selection_field", issues: [{ path: "$.fields[1]" }] })
+      }).pipe(as(principal())))
+
     it.effect("refuses selection fields without identity, with unknown ids or duplicates", () =>
       Effect.gen(function* () {
         const cat = yield* category("c1")

@@ -1,6 +1,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as fc from "fast-check"
+import { CatalogService } from "../src/Catalog/CatalogService.js"
 import { ChangeFeed, type FeedParams } from "../src/Changes/ChangeFeed.js"
 import { as, category, company, list, principal, TestLayer, upsert } from "./support.js"
 
@@ -59,6 +60,19 @@ layer(Live)("change feed", (it) => {
       expect(prices.records.map((r) => [r.operation, r.revision])).toEqual([["updated", 2]])
       const none = yield* Effect.flip(read().pipe(as(principal(settings, ["catalog:write"]))))
       expect(none).toMatchObject({ _tag: "ScopeDenied" })
+    }))
+
+  it.effect("a price reader sees the creation and the archive of a product, which change its price list", () =>
+    Effect.gen(function* () {
+      const settings = company()
+      const writer = principal(settings)
+      const cat = yield* category("c").pipe(as(writer))
+      const created = yield* upsert("products", { external_id: "p", name: "P", category_ids: [cat.id] }).pipe(as(writer))
+      yield* Effect.flatMap(CatalogService, (s) => s.archive(created.record.id as never, 1)).pipe(as(writer))
+      const prices = yield* read({ resources: ["products"] }).pipe(as(principal(settings, ["prices:read"])))
+      expect(prices.records.map((r) => r.operation)).toEqual(["created", "archived"])
+      const categoriesForPrices = yield* read({ resources: ["categories"] }).pipe(as(principal(settings, ["prices:read"])))
+      expect(categoriesForPrices.records).toEqual([])
     }))
 
   it.effect("the first list page's change_cursor misses nothing written after the list", () =>

@@ -67,3 +67,14 @@ describe("schema / contract disagreements", () => {
     { fastCheck: { numRuns: 100, endOnFailure: true, examples: [["🛋".repeat(200), "🛋".repeat(100)]] } }
   )
 })
+
+describe("well-formed text", () => {
+  it("refuses lone surrogates, which cannot be stored or returned as UTF-8", () => {
+    for (const external_id of ["\ud800", "a\udbffb", "\udc00"]) {
+      const result = Effect.runSync(Effect.either(Decode.decodeUpsert("categories", { external_id, name: "C" })))
+      expect(result._tag).toBe("Left")
+    }
+    const ok = Effect.runSync(Effect.either(Decode.decodeUpsert("categories", { external_id: "🛋 sofa", name: "C" })))
+    expect(ok._tag).toBe("Right")
+  })
+})

@@ -192,6 +192,23 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
         expect(list.body.records).toHaveLength(1)
       }))
 
+    it.effect("a replay never shows more than the replaying key may read, nor skips its write scopes", () =>
+      Effect.gen(function* () {
+        const { url, tenant } = yield* TestServer
+        const t = yield* tenant()
+        const full = yield* t.key(writer)
+        const cat = yield* call(url, "POST", "/categories/upsert", { token: full, body: { external_id: "c", name: "C" } })
+        const key = freshKey()
+        const body = { external_id: "p", mode: "combined", name: "P", category_ids: [cat.body.record.id], price: "99", cost: "40" }
+        expect((yield* call(url, "POST", "/products/upsert", { token: full, idempotencyKey: key, body })).status).toBe(200)
+        const reader = yield* t.key(["catalog:read"])
+        expectError(yield* call(url, "POST", "/products/upsert", { token: reader, idempotencyKey: key, body }), 403, "insufficient_scope")
+        const noCosts = yield* t.key(["catalog:read", "catalog:write", "prices:read", "prices:write", "costs:write"])
+        const replay = yield* call(url, "POST", "/products/upsert", { token: noCosts, idempotencyKey: key, body })
+        expectError(replay, 409, "idempotency_key_reused")
+        expect(replay.text).not.toContain("40.00")
+      }))
+
     it.effect("two concurrent requests with one key: one runs, the other is refused or replayed, one record", () =>
       Effect.gen(function* () {
         const { url, tenant } = yield* TestServer

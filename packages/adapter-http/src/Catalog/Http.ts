@@ -65,13 +65,13 @@ const catalogHandlers = (group: CatalogGroupName, resource: Resource.ResourceNam
           })
         )
         .handle("upsert", ({ payload, headers }: { payload: Record<string, unknown>; headers: { "idempotency-key": string } }) =>
-          idempotentWrite(headers["idempotency-key"], payload, catalog.upsert(resource, payload))
+          idempotentWrite(headers["idempotency-key"], payload, catalog.upsert(resource, payload), catalog.authorizeUpsert(resource, payload))
         )
       return resource === "products"
         ? base.handle(
             "archive",
             ({ path, payload, headers }: { path: { id: string }; payload: { expected_revision: number }; headers: { "idempotency-key": string } }) =>
-              idempotentWrite(headers["idempotency-key"], payload, catalog.archive(path.id as never, payload.expected_revision))
+              idempotentWrite(headers["idempotency-key"], payload, catalog.archive(path.id as never, payload.expected_revision), catalog.authorizeArchive)
           )
         : base
     })) as never

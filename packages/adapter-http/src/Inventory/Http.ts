@@ -36,6 +36,6 @@ export const InventoryHttpLive: Layer.Layer<
           return { request_id: yield* requestId, record }
         })
       )
-      .handle("write", ({ headers, payload }) => idempotentWrite(headers["idempotency-key"], payload, inventory.write(payload)))
+      .handle("write", ({ headers, payload }) => idempotentWrite(headers["idempotency-key"], payload, inventory.write(payload), inventory.authorizeWrite))
   })
 )

@@ -153,6 +153,15 @@ export class Admin extends Effect.Service<Admin>()("@catalog-sync/core/Admin", {
       Effect.gen(function* () {
         const fields = yield* decodeStrict(KeyInput, input, "the key")
         const owner = yield* connection(fields.connection_id)
+        // A key never holds a scope the company was not granted, so a later grant cannot widen it.
+        const grants = (yield* company(owner.company_id)).granted_scopes
+        const ungranted = fields.scopes.filter((scope) => !grants.includes(scope))
+        if (ungranted.length > 0) {
+          return yield* new ValidationFailed({
+            message: "a key can only hold scopes granted to its company",
+            issues: [{ path: "$.scopes", message: `not granted to the company: ${ungranted.join(", ")}` }]
+          })
+        }
         const generated = generate()
         const createdAt = yield* Clock.currentTimeMillis
         const key: ApiKey = {

@@ -47,6 +47,9 @@ export interface ListParams extends Omit<ListQuery, "externalId" | "includeArchi
   readonly mode?: ReadMode | undefined
 }
 
+/** A write answers with what the caller may read: the full record with catalog:read, else the price view. */
+const writeView = (principal: Principal): ReadMode => (principal.scopes.has("catalog:read") ? "catalog" : "prices")
+
 const requireScopes = (principal: Principal, required: ReadonlyArray<Scope>) => {
   const missing = missingScopes(required, principal.scopes)
   return missing.length === 0
@@ -123,7 +126,12 @@ const changedParts = (definition: ResourceDefinition, before: Document | undefin
       if (!jsonEqual(coefficients(base[key]), coefficients(after[key]))) parts.add("prices")
     }
   }
-  if (before === undefined) parts.add("catalog")
+  if (before === undefined) {
+    // A new record also appears in the price lists of resources that have prices.
+    parts.add("catalog")
+    if (definition.priceKeys.length > 0) parts.add("prices")
+    if (definition.costKeys.length > 0) parts.add("costs")
+  }
   return Array.from(parts)
 }
 
@@ -215,7 +223,8 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
           }
           return { stored: stored.value, bind: false }
         }
-        if (targetId === undefined) return { stored: undefined, bind: false }
+        // Prices mode changes existing mapped records only: it never makes a mapping.
+        if (targetId === undefined || body.mode === "prices") return { stored: undefined, bind: false }
         const stored = yield* repository.get(principal.company.id, definition.name, targetId)
         if (Option.isNone(stored)) {
           return yield* new RecordNotFound({ resource: definition.name, message: `no ${definition.label} ${targetId} in this company (target_id)` })
@@ -345,10 +354,10 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
       })
 
     /**
-     * Creates or updates the record that `body.external_id` (or `target_id`) addresses, in one
-     * transaction with its mapping and change entry. A write that changes nothing is `unchanged`.
+     * The checks of an upsert that need no database: fields allowed in the mode and the write scopes
+     * they need. Run again inside upsert; callers may run it first (before an idempotent replay).
      */
-    const upsert = (resource: ResourceName, body: Document) =>
+    const authorizeUpsert = (resource: ResourceName, body: Document) =>
       Effect.gen(function* () {
         const principal = yield* CurrentPrincipal
         const definition = definitions[resource]
@@ -357,6 +366,20 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
         const notAllowed = modeViolations(mode, parts)
         yield* violation(notAllowed.map((issue): Violation => ({ reason: "field_not_allowed_in_mode", issue })))
         yield* requireScopes(principal, requiredWriteScopes(mode, parts, false))
+      })
+
+    const authorizeArchive = Effect.flatMap(CurrentPrincipal, (principal) => requireScopes(principal, ["catalog:write"]))
+
+    /**
+     * Creates or updates the record that `body.external_id` (or `target_id`) addresses, in one
+     * transaction with its mapping and change entry. A write that changes nothing is `unchanged`.
+     */
+    const upsert = (resource: ResourceName, body: Document) =>
+      Effect.gen(function* () {
+        const principal = yield* CurrentPrincipal
+        const definition = definitions[resource]
+        const mode = (body.mode ?? "catalog") as UpsertMode
+        yield* authorizeUpsert(resource, body)
         if (body.currency !== undefined && body.currency !== principal.company.currency) {
           yield* violation([{
             reason: "currency_mismatch",
@@ -372,7 +395,7 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
         )
         return {
           outcome: result.outcome,
-          record: renderRecord(definition, result.record, body.external_id as string, principal, "catalog")
+          record: renderRecord(definition, result.record, body.external_id as string, principal, writeView(principal))
         } satisfies WriteResult
       })
 
@@ -426,7 +449,7 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
       Effect.gen(function* () {
         const principal = yield* CurrentPrincipal
         const definition = definitions.products
-        yield* requireScopes(principal, ["catalog:write"])
+        yield* authorizeArchive
         const result = yield* transactor.withTransaction(
           Effect.gen(function* () {
             const stored = yield* repository.get(principal.company.id, "products", id)
@@ -460,7 +483,9 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
               revision: record.revision,
               operation: "archived",
               originConnectionId: principal.connectionId,
-              at
+              at,
+              // The record leaves the catalog and the price lists alike.
+              parts: ["catalog", "prices", "costs"]
             })
             return { outcome: "updated" as const, record }
           })
@@ -468,10 +493,10 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
         const external = yield* mappings.externalIdsOf(mappingScope(principal, "products"), [id])
         return {
           outcome: result.outcome,
-          record: renderRecord(definition, result.record, external.get(id) ?? null, principal, "catalog")
+          record: renderRecord(definition, result.record, external.get(id) ?? null, principal, writeView(principal))
         } satisfies WriteResult
       })
 
-    return { upsert, get, list, archive } as const
+    return { authorizeUpsert, authorizeArchive, upsert, get, list, archive } as const
   })
 }) {}

@@ -37,7 +37,8 @@ export const definition: ResourceDefinition = {
   record: CustomizationGroup,
   priceKeys: ["pricing_mode", "pricing_value"],
   costKeys: [],
-  translatable: ["name", "description"],
+  // These resources have no description; only the name is translated.
+  translatable: ["name"],
   references: [{ path: ["type_id"], target: "customization-types" }],
   requiredOnCreate: ["name", "type_id"],
   defaults: {

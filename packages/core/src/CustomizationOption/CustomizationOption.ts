@@ -40,7 +40,8 @@ export const definition: ResourceDefinition = {
   record: CustomizationOption,
   priceKeys: ["pricing_mode", "pricing_value"],
   costKeys: [],
-  translatable: ["name", "description"],
+  // These resources have no description; only the name is translated.
+  translatable: ["name"],
   references: [
     { path: ["group_id"], target: "customization-groups" },
     { path: ["media_id"], target: "media" }

@@ -29,7 +29,8 @@ export const definition: ResourceDefinition = {
   record: CustomizationType,
   priceKeys: [],
   costKeys: [],
-  translatable: ["name", "description"],
+  // These resources have no description; only the name is translated.
+  translatable: ["name"],
   references: [],
   requiredOnCreate: ["name"],
   defaults: { name: null, pricing_scope: "group", archived: false, translations: {} },

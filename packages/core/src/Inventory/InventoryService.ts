@@ -41,7 +41,7 @@ export interface InventoryPage {
 }
 
 /** Stock features need an active stock package and an enabled inventory module; then the scope. */
-export const requireStock = (principal: Principal, scope: Scope) => {
+export const requireStock = (principal: Principal, scope: Scope): Effect.Effect<void, StockNotEnabled | ScopeDenied> => {
   if (!principal.features.stock) {
     return Effect.fail(new StockNotEnabled({ message: "stock features need an active stock package and an enabled inventory module" }))
   }
@@ -327,6 +327,9 @@ export class InventoryService extends Effect.Service<InventoryService>()("@catal
         } satisfies InventoryPage
       })
 
-    return { write, get, list } as const
+    /** The write's checks that need no database, run before an idempotent replay too. */
+    const authorizeWrite = Effect.flatMap(CurrentPrincipal, (principal) => requireStock(principal, "stock:write"))
+
+    return { authorizeWrite, write, get, list } as const
   })
 }) {}

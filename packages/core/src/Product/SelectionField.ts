@@ -62,13 +62,14 @@ export const mergeFields = (stored: unknown, sent: unknown, context: { readonly 
     const match = previous.find(
       (p) => (field.id !== undefined && p.id === field.id) || (field.external_id !== undefined && p.external_id === field.external_id)
     )
+    // A matched field keeps what the sent one omits (translations merge per language, as elsewhere).
     return {
       id: match?.id ?? field.id ?? context.nextId(),
       external_id: field.external_id ?? match?.external_id ?? null,
       name: field.name,
-      translations: field.translations ?? {},
+      translations: { ...match?.translations, ...field.translations },
       type_id: field.type_id,
-      group_ids: field.group_ids ?? [],
+      group_ids: field.group_ids ?? match?.group_ids ?? [],
       coefficient: field.coefficient ?? match?.coefficient ?? defaultCoefficient
     }
   })
@@ -82,6 +83,7 @@ export const checkSentFields = (
   const violations: Array<Violation> = []
   const seenIds = new Set<string>()
   const seenExternal = new Set<string>()
+  const seenTargets = new Set<string>()
   sent.forEach((field, i) => {
     const path = `$.fields[${i}]`
     const bad = (message: string) => violations.push({ reason: "invalid_selection_field", issue: { path, message } })
@@ -98,6 +100,14 @@ export const checkSentFields = (
       if (field.id !== undefined && owner !== undefined && owner.id !== field.id) {
         bad(`external_id ${JSON.stringify(field.external_id)} belongs to field ${owner.id}`)
       }
+    }
+    // Two sent fields must not resolve to one stored field (one by id, the other by external_id).
+    const target = field.id ?? stored.find((s) => s.external_id === field.external_id)?.id
+    if (target !== undefined) {
+      if (seenTargets.has(target) && !(field.id !== undefined && seenIds.size > 0 && violations.some((v) => v.issue.path === path))) {
+        bad(`field ${target} is sent twice`)
+      }
+      seenTargets.add(target)
     }
   })
   return violations
