@@ -12,6 +12,26 @@ const scopeAttributes = (scope: Mappings.MappingScope) => ({
   resource: scope.resource
 })
 
+/** The external ids of some records in a scope; exported for query-plan tests. */
+export const byRecordStatement = (
+  sql: SqlClient.SqlClient,
+  scope: { readonly companyId: string; readonly connectionId: string; readonly resource: string },
+  recordIds: ReadonlyArray<string>
+) =>
+  sql.onDialectOrElse({
+    // With several ids SQLite prefers the primary key prefix and scans the connection's mappings;
+    // driving the join from the id list makes each id one lookup in the (…, record_id) index.
+    sqlite: () =>
+      sql`SELECT m.external_id, m.record_id FROM json_each(${JSON.stringify(recordIds)}) AS ids
+          CROSS JOIN mappings AS m
+          WHERE m.company_id = ${scope.companyId} AND m.connection_id = ${scope.connectionId}
+            AND m.resource = ${scope.resource} AND m.record_id = ids.value`,
+    orElse: () =>
+      sql`SELECT external_id, record_id FROM mappings
+          WHERE company_id = ${scope.companyId} AND connection_id = ${scope.connectionId}
+            AND resource = ${scope.resource} AND record_id IN ${sql.in(recordIds)}`
+  })
+
 /** Mappings over any `SqlClient`. */
 export const make: Effect.Effect<Context.Tag.Service<typeof Mappings.Mappings>, never, SqlClient.SqlClient> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -28,10 +48,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof Mappings.Mappings>, 
   const findByRecord = SqlSchema.findAll({
     Request: Schema.Struct({ scope: Scope, recordIds: Schema.Array(Ids.RecordId) }),
     Result: Schema.Struct({ external_id: Schema.String, record_id: Ids.RecordId }),
-    execute: ({ recordIds, scope }) =>
-      sql`SELECT external_id, record_id FROM mappings
-          WHERE company_id = ${scope.companyId} AND connection_id = ${scope.connectionId}
-            AND resource = ${scope.resource} AND record_id IN ${sql.in(recordIds)}`
+    execute: ({ recordIds, scope }) => byRecordStatement(sql, scope, recordIds)
   })
 
   // ON CONFLICT DO NOTHING instead of catching the unique violation: the statement cannot fail, so a

@@ -1,5 +1,5 @@
 import { join } from "node:path"
-import { SqlCatalogRepository } from "@catalog-sync/adapter-sql"
+import { SqlCatalogRepository, SqlMappings } from "@catalog-sync/adapter-sql"
 import { CatalogRepository, ChangeLog, type Ids, Mappings, Transactor } from "@catalog-sync/core"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
@@ -354,5 +354,18 @@ layer(tempLayer())("list query plans on SQLite", (it) => {
       for (const detail of onRecords) {
         expect(detail).toMatch(/^SEARCH (catalog_records|c) USING INDEX sqlite_autoindex_catalog_records_1 \(company_id=\? AND resource=\? AND id=\?\)/)
       }
+    }))
+})
+
+layer(tempLayer())("mapping query plans on SQLite", (it) => {
+  it.effect("external ids of a page of records are one index lookup per id, not a scan of the connection", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const scope = { companyId: companyId(), connectionId: connectionId(), resource: "products" as const }
+      const [text, params] = SqlMappings.byRecordStatement(sql, scope, [recordId(), recordId(), recordId()]).compile()
+      const steps = (yield* sql.unsafe<{ detail: string }>(`EXPLAIN QUERY PLAN ${text}`, params)).map((row) => row.detail)
+      const onMappings = steps.filter((detail) => /\b(m|mappings)\b/.test(detail))
+      expect(onMappings).toHaveLength(1)
+      expect(onMappings[0]).toMatch(/^SEARCH m USING (COVERING )?INDEX \S+ \(company_id=\? AND connection_id=\? AND resource=\? AND record_id=\?\)/)
     }))
 })
