@@ -29,14 +29,6 @@ export const ProductListQuery = Schema.Struct({
 
 export const Outcome = Schema.Literal("created", "updated", "unchanged")
 
-export const WriteResponse = <S extends Schema.Schema.Any>(record: S) =>
-  Schema.Struct({
-    request_id: Schema.UUID,
-    outcome: Outcome,
-    record,
-    replayed: Schema.optional(Schema.Boolean)
-  })
-
 export const RecordResponse = <S extends Schema.Schema.Any>(record: S) => Schema.Struct({ request_id: Schema.UUID, record })
 
 const Decimal = Schema.NullOr(Schema.String)
@@ -55,6 +47,15 @@ export const PriceRecord = Schema.Struct({
   pricing_mode: Schema.optional(Schema.String),
   pricing_value: Schema.optional(Decimal)
 }).annotations({ identifier: "PriceRecord" })
+
+/** A write answers with the full record, or with its price view for a key without catalog:read. */
+export const WriteResponse = <S extends Schema.Schema.Any>(record: S) =>
+  Schema.Struct({
+    request_id: Schema.UUID,
+    outcome: Outcome,
+    record: Schema.Union(record, PriceRecord),
+    replayed: Schema.optional(Schema.Boolean)
+  })
 
 export const ListResponse = <S extends Schema.Schema.Any>(record: S) =>
   Schema.Struct({
