@@ -6,12 +6,12 @@ const src = (path: string) => fileURLToPath(new URL(`./packages/${path}`, import
 export default defineConfig({
   resolve: {
     alias: [
-      { find: /^@catalog-sync\/core\/testing$/, replacement: src("core/src/testing.ts") },
+      { find: /^@catalog-sync\/([a-z-]+)\/testing$/, replacement: src("$1/src/testing.ts") },
       { find: /^@catalog-sync\/([a-z-]+)$/, replacement: src("$1/src/index.ts") }
     ]
   },
   test: {
-    include: ["packages/*/test/**/*.test.ts"],
+    include: ["packages/*/test/**/*.test.ts", "examples/*/test/**/*.test.ts"],
     // The JSON report lets .ci/run print a plain "N passed, N failed" closing line.
     reporters: ["default", ["json", { outputFile: "build/test-results.json" }]],
     testTimeout: 30_000,

@@ -11,7 +11,9 @@ import {
   ProductsApi
 } from "./Catalog/Api.js"
 import { ChangesApi } from "./Changes/Api.js"
+import { ImportsApi } from "./Imports/Api.js"
 import { InventoryApi } from "./Inventory/Api.js"
+import { JobsApi } from "./Jobs/Api.js"
 import { MeApi } from "./Me/Api.js"
 import { SystemApi } from "./System/Api.js"
 import { documentOpenApi } from "./OpenApiDocument.js"
@@ -28,6 +30,8 @@ export class Api extends HttpApi.make("catalog-sync")
   .add(CustomizationOptionsApi)
   .add(ChangesApi)
   .add(InventoryApi)
+  .add(ImportsApi)
+  .add(JobsApi)
   .prefix("/api/v1")
   .add(SystemApi)
   .addError(ApiErrors.BadRequest)

@@ -46,7 +46,10 @@ export const renderDomainError = (error: unknown): Rendered | undefined => {
     case "Unauthenticated":
       return { status: 401, error: base }
     case "RateLimited":
+    case "JobLimitReached":
       return { status: 429, error: { ...base, retry_after: error.retry_after as number } }
+    case "JobNotRetryable":
+      return { status: 409, error: { ...base, details: { state: error.state } } }
     case "PersistenceError":
       return error.retryable === true
         ? { status: 503, error: { ...base, message: "the database is busy; retry with the same Idempotency-Key" } }

@@ -1,5 +1,5 @@
 import { type HttpApi, HttpApiBuilder } from "@effect/platform"
-import type { Accounts, CatalogService, ChangeFeed, IdempotencyStore, InventoryService, RateLimiter, Transactor } from "@catalog-sync/core"
+import type { Accounts, CatalogService, ChangeFeed, IdempotencyStore, ImportService, InventoryService, JobService, RateLimiter, Transactor } from "@catalog-sync/core"
 import type { Readiness } from "./System/Api.js"
 import { Layer } from "effect"
 import { Api } from "./Api.js"
@@ -7,7 +7,9 @@ import { AuthenticationLive } from "./Authentication.js"
 import { CatalogHttpLive } from "./Catalog/Http.js"
 import { ChangesHttpLive } from "./Changes/Http.js"
 import { EnvelopeMiddleware } from "./Envelope.js"
+import { ImportsHttpLive } from "./Imports/Http.js"
 import { InventoryHttpLive } from "./Inventory/Http.js"
+import { JobsHttpLive } from "./Jobs/Http.js"
 import { MeHttpLive } from "./Me/Http.js"
 import { SystemHttpLive } from "./System/Http.js"
 
@@ -27,6 +29,8 @@ export const ApiLive: Layer.Layer<
   | CatalogService.CatalogService
   | ChangeFeed.ChangeFeed
   | InventoryService.InventoryService
+  | ImportService.ImportService
+  | JobService.JobService
   | IdempotencyStore.IdempotencyStore
   | Transactor.Transactor
   | Accounts.Accounts
@@ -35,7 +39,7 @@ export const ApiLive: Layer.Layer<
 > = Layer.mergeAll(EnvelopeMiddleware, HttpApiBuilder.middlewareOpenApi({ path: "/api/v1/openapi.json" })).pipe(
   Layer.provideMerge(
     HttpApiBuilder.api(Api).pipe(
-      Layer.provide(Layer.mergeAll(CatalogHttpLive, ChangesHttpLive, InventoryHttpLive, MeHttpLive, SystemHttpLive).pipe(Layer.provide(AuthenticationLive)))
+      Layer.provide(Layer.mergeAll(CatalogHttpLive, ChangesHttpLive, InventoryHttpLive, ImportsHttpLive, JobsHttpLive, MeHttpLive, SystemHttpLive).pipe(Layer.provide(AuthenticationLive)))
     )
   )
 )

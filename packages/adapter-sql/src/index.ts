@@ -3,14 +3,16 @@
  * packages (adapter-sqlite, adapter-pg) provide the client and the migrations of the logical schema
  * described in `SCHEMA.md`.
  */
-import type { Accounts, CatalogRepository, ChangeLog, IdempotencyStore, InventoryRepository, Mappings, Transactor } from "@catalog-sync/core"
+import type { Accounts, CatalogRepository, ChangeLog, IdempotencyStore, ImportStore, InventoryRepository, JobStore, Mappings, Transactor } from "@catalog-sync/core"
 import type { SqlClient } from "@effect/sql"
 import { Layer } from "effect"
 import * as SqlAccounts from "./SqlAccounts.js"
 import * as SqlCatalogRepository from "./SqlCatalogRepository.js"
 import * as SqlChangeLog from "./SqlChangeLog.js"
 import * as SqlIdempotencyStore from "./SqlIdempotencyStore.js"
+import * as SqlImportStore from "./SqlImportStore.js"
 import * as SqlInventoryRepository from "./SqlInventoryRepository.js"
+import * as SqlJobStore from "./SqlJobStore.js"
 import * as SqlMappings from "./SqlMappings.js"
 import * as SqlTransactor from "./SqlTransactor.js"
 
@@ -19,7 +21,9 @@ export * as SqlCatalogRepository from "./SqlCatalogRepository.js"
 export * as SqlChangeLog from "./SqlChangeLog.js"
 export * as SqlErrors from "./SqlErrors.js"
 export * as SqlIdempotencyStore from "./SqlIdempotencyStore.js"
+export * as SqlImportStore from "./SqlImportStore.js"
 export * as SqlInventoryRepository from "./SqlInventoryRepository.js"
+export * as SqlJobStore from "./SqlJobStore.js"
 export * as SqlMappings from "./SqlMappings.js"
 export * as SqlRateLimiter from "./SqlRateLimiter.js"
 export * as SqlTransactor from "./SqlTransactor.js"
@@ -33,6 +37,8 @@ export type PersistencePorts =
   | Accounts.Accounts
   | IdempotencyStore.IdempotencyStore
   | InventoryRepository.InventoryRepository
+  | JobStore.JobStore
+  | ImportStore.ImportStore
 
 /**
  * The persistence ports over the `SqlClient` in context; the schema must already be migrated. The shared
@@ -45,5 +51,7 @@ export const layer: Layer.Layer<PersistencePorts, never, SqlClient.SqlClient> = 
   SqlChangeLog.layer,
   SqlAccounts.layer,
   SqlIdempotencyStore.layer,
-  SqlInventoryRepository.layer
+  SqlInventoryRepository.layer,
+  SqlJobStore.layer,
+  SqlImportStore.layer
 )

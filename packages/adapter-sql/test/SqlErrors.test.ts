@@ -21,6 +21,7 @@ describe("SqlErrors", () => {
       ["40P01", "retryable"],
       ["08006", "retryable"],
       ["57P01", "retryable"],
+      ["57014", "retryable"],
       ["23505", "defect"],
       ["42601", "defect"],
       ["ECONNRESET", "retryable"],
@@ -28,6 +29,10 @@ describe("SqlErrors", () => {
       [undefined, "defect"]
     ]
     for (const [code, expected] of cases) expect([code, SqlErrors.classify(driverError(code))]).toEqual([code, expected])
+    // node-postgres gives these no code; an uncoded error with any other text stays a defect.
+    for (const message of ["Connection terminated unexpectedly", "timeout exceeded when trying to connect"]) {
+      expect(SqlErrors.classify(new SqlError.SqlError({ cause: new Error(message), message: "Connection error" }))).toBe("retryable")
+    }
   })
 
   it("recognises unique and primary-key violations of both engines, and nothing else", () => {

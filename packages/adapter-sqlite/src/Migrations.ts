@@ -5,6 +5,8 @@ import catalog from "./migrations/0001_catalog.js"
 import accounts from "./migrations/0002_accounts.js"
 import inventory from "./migrations/0004_inventory.js"
 import changeFeed from "./migrations/0005_change_feed.js"
+// Jobs came after 0005 in history: a database already at 0005 must still get them, so they run sixth.
+import jobs from "./migrations/0006_jobs.js"
 
 /**
  * The SQLite migrations, keyed `<id>_<name>` as `Migrator.fromRecord` expects. Imported statically: a
@@ -14,7 +16,8 @@ export const migrations: Record<string, Effect.Effect<void, SqlError.SqlError, S
   "0001_catalog": catalog,
   "0002_accounts": accounts,
   "0004_inventory": inventory,
-  "0005_change_feed": changeFeed
+  "0005_change_feed": changeFeed,
+  "0006_jobs": jobs
 }
 
 /** Name of the table where the migrator records applied migrations. */

@@ -43,6 +43,8 @@ describe("SqliteLive", () => {
         "connections",
         "effect_sql_migrations",
         "idempotency_keys",
+        "import_records",
+        "jobs",
         "locations",
         "mappings",
         "rate_windows",

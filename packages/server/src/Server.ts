@@ -1,10 +1,13 @@
 import { HttpApiBuilder, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { ApiLive, Readiness } from "@catalog-sync/adapter-http"
+import { PortalHttp } from "@catalog-sync/portal"
+import { layer as pgPorts } from "@catalog-sync/adapter-pg"
+import { type PersistencePorts, SqlRateLimiter } from "@catalog-sync/adapter-sql"
 import { layer as sqlitePorts } from "@catalog-sync/adapter-sqlite"
-import { CatalogService, ChangeFeed, Idempotency, IdempotencyStore, Ids, InMemoryRateLimiter, InventoryService } from "@catalog-sync/core"
-import { SqlClient } from "@effect/sql"
-import { Clock, Config, Effect, Layer, Logger, Option, Schedule } from "effect"
+import { CatalogService, ChangeFeed, Idempotency, IdempotencyStore, Ids, ImportService, InMemoryRateLimiter, InventoryService, JobService, JobWorker } from "@catalog-sync/core"
+import { type Migrator, SqlClient, type SqlError } from "@effect/sql"
+import { Clock, Config, type ConfigError, Duration, Effect, Layer, Logger, Option, Schedule } from "effect"
 import { RateLimiter } from "@catalog-sync/core"
 import { createServer } from "node:http"
 import { join } from "node:path"
@@ -12,8 +15,20 @@ import type { ServerConfig } from "./ServerConfig.js"
 
 export const databaseFile = (config: ServerConfig) => Option.getOrElse(config.databaseFile, () => join(config.dataDir, "catalog-sync.db"))
 
-/** The database the server runs on: SQLite under the data folder, migrated while the layer builds. */
-export const PersistenceLive = (config: ServerConfig) => sqlitePorts({ filename: databaseFile(config) })
+/**
+ * The database the server runs on, migrated while the layer builds: PostgreSQL when `DATABASE_URL` is
+ * set (several instances may share it and start together), else SQLite under the data folder.
+ */
+export const PersistenceLive = (
+  config: ServerConfig
+): Layer.Layer<PersistencePorts | SqlClient.SqlClient, SqlError.SqlError | Migrator.MigrationError | ConfigError.ConfigError> =>
+  config.postgres === undefined
+    ? sqlitePorts({ filename: databaseFile(config) })
+    : pgPorts({
+        url: config.postgres.url,
+        poolSize: config.postgres.poolSize,
+        statementTimeout: Duration.millis(config.postgres.statementTimeoutMillis)
+      })
 
 const ReadinessLive = Layer.effect(
   Readiness,
@@ -34,33 +49,72 @@ const IdempotencyPurge = Layer.scopedDiscard(
 )
 
 /**
- * The in-memory rate limiter. For benchmarks only, BENCHMARK_RATE_LIMIT_MULTIPLIER (a whole number,
+ * The rate limiter: in memory for the single SQLite instance; on PostgreSQL the database-shared one
+ * (`rate_windows`), since instances behind a load balancer must count each key's requests together.
+ * For benchmarks only, BENCHMARK_RATE_LIMIT_MULTIPLIER (a whole number,
  * default 1 = the documented limits) multiplies the per-key and per-company limits, so that one company
  * can be driven past 600 requests a minute (bench scenario 4). Never set it in production.
  */
-const RateLimiterLive = Layer.unwrapEffect(
-  Config.integer("BENCHMARK_RATE_LIMIT_MULTIPLIER").pipe(
-    Config.withDefault(1),
-    Config.validate({ message: "must be a whole number >= 1", validation: (n) => n >= 1 }),
-    Effect.map((factor) =>
-      factor === 1
-        ? InMemoryRateLimiter.layer
-        : Layer.effect(
-            RateLimiter.RateLimiter,
-            Effect.map(RateLimiter.RateLimiter, (inner) =>
-              RateLimiter.RateLimiter.of({ consume: (bucket, limit, window, now) => inner.consume(bucket, limit * factor, window, now) })
-            )
-          ).pipe(Layer.provide(InMemoryRateLimiter.layer))
+const RateLimiterLive = (config: ServerConfig) => {
+  const base: Layer.Layer<RateLimiter.RateLimiter, never, SqlClient.SqlClient> =
+    config.postgres === undefined ? InMemoryRateLimiter.layer : SqlRateLimiter.layer
+  return Layer.unwrapEffect(
+    Config.integer("BENCHMARK_RATE_LIMIT_MULTIPLIER").pipe(
+      Config.withDefault(1),
+      Config.validate({ message: "must be a whole number >= 1", validation: (n) => n >= 1 }),
+      Effect.map((factor) =>
+        factor === 1
+          ? base
+          : Layer.effect(
+              RateLimiter.RateLimiter,
+              Effect.map(RateLimiter.RateLimiter, (inner) =>
+                RateLimiter.RateLimiter.of({ consume: (bucket, limit, window, now) => inner.consume(bucket, limit * factor, window, now) })
+              )
+            ).pipe(Layer.provide(base))
+      )
     )
   )
+}
+
+/**
+ * Job workers inside the server: JOB_WORKERS fibers (default 1; 0 runs none, for an instance that only
+ * serves requests), each claiming jobs under a lease of JOB_LEASE_SECONDS (default 30) that it renews
+ * every third of it; idle workers look for work every JOB_POLL_MILLISECONDS (default 250). A job whose
+ * worker died is taken up again once its lease has expired; shutdown gives running jobs back at once.
+ */
+const JobWorkersLive = Layer.scopedDiscard(
+  Effect.gen(function* () {
+    const settings = yield* Config.all({
+      workers: Config.integer("JOB_WORKERS").pipe(
+        Config.withDefault(1),
+        Config.validate({ message: "must be a whole number >= 0", validation: (n) => n >= 0 })
+      ),
+      leaseSeconds: Config.number("JOB_LEASE_SECONDS").pipe(
+        Config.withDefault(30),
+        Config.validate({ message: "must be a number >= 1", validation: (n) => n >= 1 })
+      ),
+      pollMillis: Config.integer("JOB_POLL_MILLISECONDS").pipe(
+        Config.withDefault(250),
+        Config.validate({ message: "must be a whole number >= 10", validation: (n) => n >= 10 })
+      )
+    }).pipe(Effect.orDie)
+    yield* JobWorker.runWorkers({ workers: settings.workers, leaseMillis: Math.round(settings.leaseSeconds * 1000), pollMillis: settings.pollMillis })
+  })
+)
+
+/** Imports, jobs and their workers. */
+const JobsLive = Layer.mergeAll(JobService.JobService.Default, JobWorkersLive).pipe(
+  Layer.provideMerge(ImportService.ImportService.Default),
+  Layer.provideMerge(CatalogService.CatalogService.Default)
 )
 
 /** Core services over the persistence ports. */
-export const ServicesLive = Layer.mergeAll(
+export const ServicesLive = (config: ServerConfig) => Layer.mergeAll(
   CatalogService.CatalogService.Default,
   ChangeFeed.ChangeFeed.Default,
   InventoryService.InventoryService.Default,
-  RateLimiterLive,
+  JobsLive,
+  RateLimiterLive(config),
   ReadinessLive,
   IdempotencyPurge
 ).pipe(
@@ -82,11 +136,13 @@ export const ServerLive = (config: ServerConfig) => {
   // Per-request tracing spans cost a third of the throughput and nothing reads them by default.
   return HttpApiBuilder.serve().pipe(
     HttpMiddleware.withTracerDisabledWhen(() => true),
+    // The developer portal at /docs: static pages rendered once at start, no database queries.
+    Layer.provide(PortalHttp.layerFromConfig),
     Layer.provide(ApiLive),
     Layer.provide(drainDeadline),
     HttpServer.withLogAddress,
     Layer.provideMerge(NodeHttpServer.layer(() => server, { port: config.port, host: config.host })),
-    Layer.provide(ServicesLive),
+    Layer.provide(ServicesLive(config)),
     Layer.provide(PersistenceLive(config)),
     Layer.provide(Logger.minimumLogLevel(config.logLevel))
   )

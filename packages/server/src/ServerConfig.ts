@@ -1,10 +1,16 @@
-import { Config, LogLevel } from "effect"
+import { Config, LogLevel, Option, Redacted } from "effect"
 
-/**
- * Server settings from the environment. The defaults make `npm start` work on a fresh machine: port
- * 8080, SQLite database and media folder under ./data.
- */
-export const ServerConfig = Config.all({
+const logLevels = {
+  debug: LogLevel.Debug,
+  info: LogLevel.Info,
+  warning: LogLevel.Warning,
+  warn: LogLevel.Warning,
+  error: LogLevel.Error,
+  none: LogLevel.None
+} as const
+
+/** The settings of both database modes (see `ServerConfig`). */
+const settings = Config.all({
   port: Config.port("PORT").pipe(Config.withDefault(8080)),
   host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
   dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./data")),
@@ -12,6 +18,50 @@ export const ServerConfig = Config.all({
   /** Requests still running at shutdown get this long to finish. */
   shutdownTimeoutSeconds: Config.integer("SHUTDOWN_TIMEOUT_SECONDS").pipe(Config.withDefault(20)),
   /** debug, info (one line per request), warning, error. */
-  logLevel: Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info))
+  logLevel: Config.literal("debug", "info", "warning", "warn", "error", "none")("LOG_LEVEL").pipe(
+    Config.withDefault("info" as const),
+    Config.map((name) => logLevels[name])
+  )
 })
-export type ServerConfig = Config.Config.Success<typeof ServerConfig>
+
+/** Where the PostgreSQL database is and how to use it; present when `DATABASE_URL` is set. */
+export interface PostgresSettings {
+  /** `postgres://user:password@host:port/database`, redacted so that it never reaches logs. */
+  readonly url: Redacted.Redacted<string>
+  /** Connections per instance (`DATABASE_POOL_SIZE`, default 10). */
+  readonly poolSize: number
+  /** A statement running longer is cancelled (`DATABASE_STATEMENT_TIMEOUT_MS`, default 30000; 0 = none). */
+  readonly statementTimeoutMillis: number
+}
+
+/**
+ * `DATABASE_URL` selects PostgreSQL, for several instances on one database; without it the server keeps
+ * its embedded SQLite file.
+ */
+const postgres: Config.Config<Option.Option<PostgresSettings>> = Config.all({
+  url: Config.option(Config.redacted("DATABASE_URL")),
+  poolSize: Config.integer("DATABASE_POOL_SIZE").pipe(
+    Config.withDefault(10),
+    Config.validate({ message: "DATABASE_POOL_SIZE must be a whole number >= 1", validation: (n) => n >= 1 })
+  ),
+  statementTimeoutMillis: Config.integer("DATABASE_STATEMENT_TIMEOUT_MS").pipe(
+    Config.withDefault(30_000),
+    Config.validate({ message: "DATABASE_STATEMENT_TIMEOUT_MS must be a whole number of milliseconds >= 0", validation: (n) => n >= 0 })
+  )
+}).pipe(
+  Config.map(({ url, ...pool }) =>
+    // An empty DATABASE_URL (a blank line in an env file) means "not set", not "connect to nothing".
+    Option.map(Option.filter(url, (value) => Redacted.value(value) !== ""), (value) => ({ url: value, ...pool }))
+  )
+)
+
+/** The server settings; `postgres` is absent when the server runs on SQLite. */
+export type ServerConfig = Config.Config.Success<typeof settings> & { readonly postgres?: PostgresSettings | undefined }
+
+/**
+ * Server settings from the environment. The defaults make `npm start` work on a fresh machine: port
+ * 8080, SQLite database and media folder under ./data.
+ */
+export const ServerConfig: Config.Config<ServerConfig> = Config.all([settings, postgres]).pipe(
+  Config.map(([base, pg]): ServerConfig => (Option.isSome(pg) ? { ...base, postgres: pg.value } : base))
+)

@@ -15,12 +15,16 @@ export type Failure = "retryable" | "unavailable" | "defect"
 // better-sqlite3 reports extended result codes (SQLITE_BUSY_SNAPSHOT, SQLITE_IOERR_WRITE, ...).
 const sqliteRetryable = /^SQLITE_(BUSY|LOCKED)/
 const sqliteUnavailable = /^SQLITE_(FULL|IOERR|READONLY|CANTOPEN|NOMEM|PROTOCOL|NOLFS)/
-// PostgreSQL SQLSTATEs: serialization failure, deadlock, lock not available, admin shutdown / crash,
-// connection exceptions (08xxx) and insufficient resources (53xxx). Kept here so that adapter-pg inherits
-// the same rule instead of growing its own.
-const pgRetryable = /^(40001|40P01|55P03|57P0[1-3]|08...|53...)$/
+// PostgreSQL SQLSTATEs: serialization failure, deadlock, lock not available, query canceled (what the
+// pool's statement_timeout raises on an overloaded database), admin shutdown / crash, connection
+// exceptions (08xxx) and insufficient resources (53xxx). Kept here so that adapter-pg inherits the same
+// rule instead of growing its own.
+const pgRetryable = /^(40001|40P01|55P03|57014|57P0[1-3]|08...|53...)$/
 // Socket-level failures (node) and postgres.js connection states.
 const connectionLost = /^(ECONNRESET|ECONNREFUSED|ETIMEDOUT|EPIPE|EHOSTUNREACH|CONNECTION_(CLOSED|ENDED|DESTROYED)|CONNECT_TIMEOUT)$/
+// node-postgres (the driver of @effect/sql-pg) reports a connection lost mid-query, and a pool that cannot
+// hand out a connection in time, with errors that carry no code at all; their fixed texts are all there is.
+const pgUncoded = /^(Connection terminated|timeout exceeded when trying to connect)/
 
 const codeOf = (error: SqlError.SqlError): string | undefined => {
   const cause = error.cause
@@ -46,7 +50,7 @@ export const isUniqueViolation = (error: SqlError.SqlError): boolean => {
 /** Classifies a driver failure by its SQLite result code, PostgreSQL SQLSTATE or socket error code. */
 export const classify = (error: SqlError.SqlError): Failure => {
   const code = codeOf(error)
-  if (code === undefined) return "defect"
+  if (code === undefined) return error.cause instanceof Error && pgUncoded.test(error.cause.message) ? "retryable" : "defect"
   if (sqliteRetryable.test(code) || pgRetryable.test(code) || connectionLost.test(code)) return "retryable"
   if (sqliteUnavailable.test(code)) return "unavailable"
   return "defect"

@@ -109,7 +109,7 @@ export const chunks = <A>(items: ReadonlyArray<A>, size = 1000): ReadonlyArray<R
 
 /**
  * Epoch milliseconds. SQLite's INTEGER is 64-bit and better-sqlite3 returns a number; PostgreSQL needs
- * `bigint`, which postgres.js returns as a string, so decoding accepts both (exact up to 2^53).
+ * `bigint`, which node-postgres returns as a string, so decoding accepts both (exact up to 2^53).
  */
 export const Millis = Schema.Union(Schema.Int, Schema.NumberFromString.pipe(Schema.int()))
 

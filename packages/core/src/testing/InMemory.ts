@@ -32,27 +32,28 @@ export const make = Effect.gen(function* () {
   const lock = yield* Effect.makeSemaphore(1)
   const inTransaction = FiberRef.unsafeMake(false)
 
+  // A failure restores the state from before the (possibly nested) transaction: nested ones act as
+  // savepoints, as sql.withTransaction makes them, so a batch can roll back one record's write only.
+  const restoringOnFailure = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    Effect.suspend(() => {
+      const snapshot: State = {
+        records: new Map(state.records),
+        mappings: new Map(state.mappings),
+        changes: [...state.changes]
+      }
+      return effect.pipe(
+        Effect.onExit((exit) =>
+          Effect.sync(() => {
+            if (exit._tag === "Failure") Object.assign(state, snapshot)
+          })
+        )
+      )
+    })
+
   const transactor = Transactor.of({
     withTransaction: (effect) =>
       Effect.flatMap(FiberRef.get(inTransaction), (nested) =>
-        nested
-          ? effect
-          : lock.withPermits(1)(
-              Effect.suspend(() => {
-                const snapshot: State = {
-                  records: new Map(state.records),
-                  mappings: new Map(state.mappings),
-                  changes: [...state.changes]
-                }
-                return Effect.locally(effect, inTransaction, true).pipe(
-                  Effect.onExit((exit) =>
-                    Effect.sync(() => {
-                      if (exit._tag === "Failure") Object.assign(state, snapshot)
-                    })
-                  )
-                )
-              })
-            )
+        nested ? restoringOnFailure(effect) : lock.withPermits(1)(restoringOnFailure(Effect.locally(effect, inTransaction, true)))
       )
   })
 

@@ -1,0 +1,207 @@
+/**
+ * Baseline servers, each started as its own child process by bench/src/main.ts:
+ *
+ *   node bench/dist/servers.js raw-get      <port> <fixtures.json>   node:http answering the same JSON bodies
+ *   node bench/dist/servers.js empty-api    <port> <fixtures.json>   HttpApi with the real schemas, constant handlers
+ *   node bench/dist/servers.js raw-upsert   <port> <database file>   node:http + better-sqlite3 running the same SQL
+ *                                                                    as a product upsert of the real server
+ */
+import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, HttpMiddleware, HttpServer } from "@effect/platform"
+import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
+import { Resources } from "@catalog-sync/core"
+import { Effect, Layer } from "effect"
+import Database from "better-sqlite3"
+import { createHash, randomUUID, timingSafeEqual } from "node:crypto"
+import { readFileSync } from "node:fs"
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import { ListResponse, ProductListQuery, RecordResponse } from "../../packages/adapter-http/src/Catalog/Api.js"
+import { PathParams } from "../../packages/adapter-http/src/Common.js"
+
+const [kind, portText, file] = process.argv.slice(2)
+const port = Number(portText)
+const host = "127.0.0.1"
+
+interface Fixtures {
+  readonly record: Record<string, unknown>
+  readonly page: { readonly records: ReadonlyArray<unknown>; readonly next_cursor: string | null; readonly has_more: boolean; readonly change_cursor?: string }
+}
+
+const send = (res: ServerResponse, status: number, body: unknown) => {
+  const text = JSON.stringify(body)
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) })
+  res.end(text)
+}
+
+/** Plain node:http: routes by prefix and answers the same bodies the real server gave at setup. */
+const rawGet = (fixtures: Fixtures) => {
+  createServer((req, res) => {
+    const requestId = randomUUID()
+    if (req.url?.startsWith("/api/v1/products?")) return send(res, 200, { request_id: requestId, ...fixtures.page })
+    if (req.url?.startsWith("/api/v1/products/")) return send(res, 200, { request_id: requestId, record: fixtures.record })
+    if (req.url === "/health") return send(res, 200, { status: "ok" })
+    send(res, 404, { error: "not found" })
+  }).listen(port, host)
+}
+
+/** HttpApi with the product endpoints' real path, query and success schemas, and constant handlers. */
+const emptyApi = (fixtures: Fixtures) => {
+  const record = Resources.definitions.products.record
+  const group = HttpApiGroup.make("products")
+    .add(HttpApiEndpoint.get("list", "/products").setUrlParams(ProductListQuery).addSuccess(ListResponse(record)))
+    .add(HttpApiEndpoint.get("get", "/products/:id").setPath(PathParams).addSuccess(RecordResponse(record)))
+    .prefix("/api/v1")
+  const health = HttpApiGroup.make("system").add(HttpApiEndpoint.get("health", "/health"))
+  const api = HttpApi.make("bench").add(group).add(health)
+  const handlers = HttpApiBuilder.group(api, "products", (h) =>
+    h
+      .handle("list", () => Effect.sync(() => ({ request_id: randomUUID(), ...fixtures.page }) as never))
+      .handle("get", () => Effect.sync(() => ({ request_id: randomUUID(), record: fixtures.record }) as never))
+  )
+  const system = HttpApiBuilder.group(api, "system", (h) => h.handle("health", () => Effect.void))
+  // The same serving setup as packages/server/src/Server.ts (tracer disabled, no access logger).
+  const live = HttpApiBuilder.serve().pipe(
+    HttpMiddleware.withTracerDisabledWhen(() => true),
+    Layer.provide(HttpApiBuilder.api(api).pipe(Layer.provide(Layer.mergeAll(handlers, system)))),
+    HttpServer.withLogAddress,
+    Layer.provide(NodeHttpServer.layer(createServer, { port, host }))
+  )
+  NodeRuntime.runMain(Layer.launch(live) as Effect.Effect<never>, { disablePrettyLogger: true })
+}
+
+const readBody = (req: IncomingMessage) =>
+  new Promise<string>((resolve, reject) => {
+    const chunks: Array<Buffer> = []
+    req.on("data", (c: Buffer) => chunks.push(c))
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
+    req.on("error", reject)
+  })
+
+/**
+ * node:http + better-sqlite3 doing what a product upsert of the real server does in SQL (captured
+ * statement by statement from the real server): key lookup, domain lookup, idempotency claim, then in
+ * one transaction the mapping lookups, record insert/update, category rows, change row and the stored
+ * response. Same pragmas as adapter-sqlite (WAL, synchronous NORMAL, foreign keys).
+ */
+const rawUpsert = (filename: string) => {
+  const db = new Database(filename)
+  db.pragma("busy_timeout = 5000")
+  db.pragma("journal_mode = WAL")
+  db.pragma("synchronous = NORMAL")
+  db.pragma("foreign_keys = ON")
+  const findKey = db.prepare(
+    `SELECT k.id AS key_id, k.scopes AS key_scopes, k.secret_hash, k.expires_at, k.revoked_at, c.id AS connection_id, c.enabled AS connection_enabled,
+            co.id AS company_id, co.enabled AS company_enabled, co.subscription_active, co.granted_scopes, co.tax_model
+       FROM api_keys k JOIN connections c ON c.id = k.connection_id JOIN companies co ON co.id = k.company_id WHERE k.id = ?`
+  )
+  const domain = db.prepare("SELECT company_id FROM company_domains WHERE domain = ?")
+  const claim = db.prepare(
+    `INSERT INTO idempotency_keys ("company_id","connection_id","key","fingerprint","state","lease_until","created_at","status","response")
+     VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING RETURNING state`
+  )
+  const mappingsByExternal = db.prepare("SELECT external_id, record_id FROM mappings WHERE company_id = ? AND connection_id = ? AND resource = ? AND external_id IN (?)")
+  const insertMapping = db.prepare(
+    `INSERT INTO mappings ("company_id","connection_id","resource","external_id","record_id","created_at") VALUES (?,?,?,?,?,?) ON CONFLICT DO NOTHING RETURNING record_id`
+  )
+  const selectRecord = db.prepare(
+    `SELECT r.company_id, r.resource, r.id, r.revision, r.data, r.category_ids, r.active, r.collection_id, r.brand_id, r.parent_id, r.created_at, r.updated_at, r.archived_at
+       FROM catalog_records r WHERE r.company_id = ? AND r.resource = ? AND r.id = ?`
+  )
+  const insertRecord = db.prepare(
+    `INSERT INTO catalog_records ("company_id","resource","id","revision","data","category_ids","active","collection_id","brand_id","parent_id","created_at","updated_at","archived_at") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`
+  )
+  const updateRecord = db.prepare(
+    `UPDATE catalog_records SET "revision" = ?, "data" = ?, "category_ids" = ?, "active" = ?, "collection_id" = ?, "brand_id" = ?, "parent_id" = ?, "created_at" = ?, "updated_at" = ?, "archived_at" = ?
+      WHERE company_id = ? AND resource = ? AND id = ? AND revision = ? RETURNING revision`
+  )
+  const deleteCategories = db.prepare("DELETE FROM record_categories WHERE company_id = ? AND product_id = ?")
+  const insertCategory = db.prepare(`INSERT INTO record_categories ("company_id","product_id","category_id") VALUES (?,?,?)`)
+  const insertChange = db.prepare(
+    `INSERT INTO changes ("company_id","resource","record_id","revision","operation","origin_connection_id","at","visibility") VALUES (?,?,?,?,?,?,?,?)`
+  )
+  const complete = db.prepare(`UPDATE idempotency_keys SET state = 'completed', status = ?, response = ? WHERE company_id = ? AND connection_id = ? AND "key" = ?`)
+  const begin = db.prepare("BEGIN")
+  const commit = db.prepare("COMMIT")
+  const rollback = db.prepare("ROLLBACK")
+  const savepoint1 = db.prepare("SAVEPOINT s1")
+  const savepoint2 = db.prepare("SAVEPOINT s2")
+  const release2 = db.prepare("RELEASE s2")
+  const release1 = db.prepare("RELEASE s1")
+
+  const upsert = (req: IncomingMessage, res: ServerResponse, text: string) => {
+    const requestId = randomUUID()
+    const match = /^Bearer csk_([0-9a-f]{24})_([A-Za-z0-9_-]{43})$/.exec(req.headers.authorization ?? "")
+    if (match === null) return send(res, 401, { request_id: requestId })
+    const key = findKey.get(match[1]) as any
+    const presented = createHash("sha256").update(match[2]!).digest("hex")
+    if (key === undefined || !timingSafeEqual(Buffer.from(presented), Buffer.from(key.secret_hash))) return send(res, 401, { request_id: requestId })
+    domain.get((req.headers.host ?? "").replace(/:\d+$/, ""))
+    const body = JSON.parse(text) as { external_id: string; expected_revision?: number; name: string; category_ids?: Array<{ external_id: string }> }
+    const idempotencyKey = String(req.headers["idempotency-key"])
+    const now = Date.now()
+    const fingerprint = createHash("sha256").update(`POST /api/v1/products/upsert\n${text}`).digest("hex")
+    const claimed = claim.get(key.company_id, key.connection_id, idempotencyKey, fingerprint, "running", now + 60_000, now, null, "null")
+    if (claimed === undefined) return send(res, 409, { request_id: requestId })
+    const at = new Date(now).toISOString()
+    begin.run()
+    try {
+      savepoint1.run()
+      const mapped = mappingsByExternal.all(key.company_id, key.connection_id, "products", body.external_id) as Array<{ record_id: string }>
+      let record: any
+      let outcome: string
+      if (mapped.length === 0) {
+        const categories = mappingsByExternal.all(key.company_id, key.connection_id, "categories", body.category_ids?.[0]?.external_id ?? "") as Array<{ record_id: string }>
+        const categoryIds = categories.map((c) => c.record_id)
+        const id = randomUUID()
+        insertMapping.get(key.company_id, key.connection_id, "products", body.external_id, id, at)
+        savepoint2.run()
+        record = { id, external_id: body.external_id, revision: 1, name: body.name, category_ids: categoryIds, created_at: at, updated_at: at }
+        insertRecord.run(key.company_id, "products", id, 1, JSON.stringify(record), JSON.stringify(categoryIds), 0, null, null, null, at, at, null)
+        for (const category of categoryIds) insertCategory.run(key.company_id, id, category)
+        release2.run()
+        insertChange.run(key.company_id, "products", id, 1, "created", key.connection_id, at, 3)
+        outcome = "created"
+      } else {
+        const stored = selectRecord.get(key.company_id, "products", mapped[0]!.record_id) as any
+        if (stored.revision !== body.expected_revision) {
+          rollback.run()
+          db.prepare(`DELETE FROM idempotency_keys WHERE company_id = ? AND connection_id = ? AND "key" = ?`).run(key.company_id, key.connection_id, idempotencyKey)
+          return send(res, 409, { request_id: requestId, error: { code: "revision_conflict", details: { current_revision: stored.revision } } })
+        }
+        const data = { ...JSON.parse(stored.data), name: body.name }
+        const revision = stored.revision + 1
+        savepoint2.run()
+        updateRecord.get(revision, JSON.stringify(data), stored.category_ids, 0, null, null, null, stored.created_at, at, null, key.company_id, "products", stored.id, stored.revision)
+        deleteCategories.run(key.company_id, stored.id)
+        for (const category of JSON.parse(stored.category_ids) as Array<string>) insertCategory.run(key.company_id, stored.id, category)
+        release2.run()
+        insertChange.run(key.company_id, "products", stored.id, revision, "updated", key.connection_id, at, 1)
+        record = { id: stored.id, external_id: body.external_id, revision, ...data, created_at: stored.created_at, updated_at: at }
+        outcome = "updated"
+      }
+      complete.run(200, JSON.stringify({ outcome, record }), key.company_id, key.connection_id, idempotencyKey)
+      release1.run()
+      commit.run()
+      send(res, 200, { request_id: requestId, outcome, record })
+    } catch (error) {
+      if (db.inTransaction) rollback.run()
+      send(res, 500, { request_id: requestId, error: String(error) })
+    }
+  }
+
+  createServer((req, res) => {
+    if (req.url === "/health") return send(res, 200, { status: "ok" })
+    if (req.method === "POST" && req.url === "/api/v1/products/upsert") {
+      readBody(req).then((text) => upsert(req, res, text), () => send(res, 400, {}))
+      return
+    }
+    send(res, 404, { error: "not found" })
+  }).listen(port, host)
+}
+
+if (kind === "raw-get") rawGet(JSON.parse(readFileSync(file!, "utf8")) as Fixtures)
+else if (kind === "empty-api") emptyApi(JSON.parse(readFileSync(file!, "utf8")) as Fixtures)
+else if (kind === "raw-upsert") rawUpsert(file!)
+else {
+  process.stderr.write(`unknown server kind ${kind}\n`)
+  process.exit(2)
+}

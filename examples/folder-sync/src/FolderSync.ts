@@ -1,0 +1,232 @@
+/**
+ * Reference connector: a two-way sync between a folder of JSON files (a stand-in for an ERP or shop) and
+ * a Catalog Sync server, written with the Promise client so that it reads like plain connector code.
+ *
+ * Folder layout: `<dir>/categories/<external_id>.json` and `<dir>/products/<external_id>.json` hold the
+ * synced fields of each record; `<dir>/.sync-state.json` holds the change-feed cursor and, per file, the
+ * record id, its revision and the last synced content (the merge base).
+ *
+ * One cycle (`syncOnce`):
+ * 1. First run: initial export. Page every list, write a file per record, and keep the first list's
+ *    `change_cursor`. Records this connection has never mapped are named by their id and mapped on
+ *    their first push with `target_id`.
+ * 2. Pull: follow GET /changes from the cursor, skipping our own connection's changes (echo
+ *    suppression), apply each change to its file, and persist `next_cursor` after every page.
+ * 3. Push: upsert every file that differs from its merge base, with `expected_revision`.
+ *
+ * Merge policy (the business decision the API leaves to connectors): a three-way merge per field. A
+ * field changed only locally takes the local value, a field changed only on the server takes the
+ * server's, and a field changed on both sides takes the local value: the folder is the source system.
+ */
+import { createClient, type PromiseClient } from "@catalog-sync/client"
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+
+/** The resources this connector syncs, and the fields it owns in each. */
+export const syncedFields = {
+  categories: ["name", "description"],
+  products: ["name", "sku", "category_ids", "price", "active"]
+} as const
+export type SyncedResource = keyof typeof syncedFields
+const resources = Object.keys(syncedFields) as ReadonlyArray<SyncedResource>
+
+type Doc = Record<string, unknown>
+
+interface Entry {
+  readonly id: string
+  readonly revision: number
+  /** The content both sides agreed on at the last sync: the merge base. */
+  readonly base: Doc
+  /** Whether this connection has mapped the record to the file's external id yet. */
+  readonly mapped: boolean
+}
+
+interface State {
+  cursor: string | null
+  entries: Record<string, Entry>
+}
+
+export interface SyncOptions {
+  readonly dir: string
+  readonly baseUrl: string
+  readonly apiKey: string
+  readonly appName?: string
+  readonly appVersion?: string
+}
+
+/** What one cycle did. */
+export interface SyncReport {
+  readonly exported: number
+  readonly pulled: number
+  readonly pushed: number
+  readonly merged: number
+}
+
+const stable = (doc: Doc) => JSON.stringify(doc, Object.keys(doc).sort())
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
+
+/** Writes a file atomically (temp file + rename): a crash never leaves half a JSON file. */
+const writeJson = (path: string, value: unknown) => {
+  writeFileSync(`${path}.tmp`, `${JSON.stringify(value, null, 2)}\n`)
+  renameSync(`${path}.tmp`, path)
+}
+
+/** The synced fields of a server record, as the folder keeps them. */
+const toDoc = (resource: SyncedResource, record: Doc): Doc =>
+  // Unset values (null) stay out of the file: the bodies do not accept null for every field (sku).
+  Object.fromEntries(syncedFields[resource].filter((field) => record[field] != null).map((field) => [field, record[field]]))
+
+/** Three-way merge of one record: see the merge policy above. */
+export const merge = (base: Doc, local: Doc, remote: Doc): Doc => {
+  const out: Doc = {}
+  for (const field of new Set([...Object.keys(base), ...Object.keys(local), ...Object.keys(remote)])) {
+    const localChanged = !same(local[field], base[field])
+    const value = localChanged ? local[field] : remote[field]
+    if (value !== undefined) out[field] = value
+  }
+  return out
+}
+
+/** A connector over one folder. */
+export class FolderSync {
+  private readonly client: PromiseClient
+  private readonly statePath: string
+
+  constructor(private readonly options: SyncOptions) {
+    this.client = createClient({
+      baseUrl: options.baseUrl,
+      apiKey: options.apiKey,
+      appName: options.appName ?? "folder-sync",
+      appVersion: options.appVersion ?? "0.1.0"
+    })
+    this.statePath = join(options.dir, ".sync-state.json")
+    for (const resource of resources) mkdirSync(join(options.dir, resource), { recursive: true })
+  }
+
+  private load(): State {
+    return existsSync(this.statePath) ? (JSON.parse(readFileSync(this.statePath, "utf8")) as State) : { cursor: null, entries: {} }
+  }
+
+  private save(state: State) {
+    writeJson(this.statePath, state)
+  }
+
+  private file(resource: SyncedResource, externalId: string) {
+    return join(this.options.dir, resource, `${externalId}.json`)
+  }
+
+  private readLocal(resource: SyncedResource, externalId: string): Doc | undefined {
+    const path = this.file(resource, externalId)
+    return existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as Doc) : undefined
+  }
+
+  /** Runs one cycle: export (first run only), pull, push. */
+  async syncOnce(): Promise<SyncReport> {
+    const state = this.load()
+    let exported = 0
+    if (state.cursor === null) exported = await this.exportAll(state)
+    const pulled = await this.pull(state)
+    const { pushed, merged } = await this.push(state)
+    return { exported, pulled, pushed, merged }
+  }
+
+  /** Releases the client. */
+  close() {
+    return this.client.close()
+  }
+
+  private async exportAll(state: State): Promise<number> {
+    let count = 0
+    let firstCursor: string | undefined
+    for (const resource of resources) {
+      const { records, changeCursor } = await this.client.exportAll(resource)
+      // The first list's cursor was taken before any list was read: following the feed from it misses nothing.
+      firstCursor ??= changeCursor
+      for (const record of records as ReadonlyArray<Doc & { id: string; revision: number; external_id: string | null }>) {
+        const externalId = record.external_id ?? record.id
+        const doc = toDoc(resource, record)
+        writeJson(this.file(resource, externalId), doc)
+        state.entries[`${resource}/${externalId}`] = { id: record.id, revision: record.revision, base: doc, mapped: record.external_id !== null }
+        count++
+      }
+    }
+    state.cursor = firstCursor ?? null
+    this.save(state)
+    return count
+  }
+
+  private async pull(state: State): Promise<number> {
+    let applied = 0
+    await this.client.followChanges({
+      cursor: state.cursor ?? undefined,
+      resources,
+      onChanges: async (changes) => {
+        for (const change of changes) {
+          const resource = change.resource as SyncedResource
+          const key = Object.keys(state.entries).find((k) => k.startsWith(`${resource}/`) && state.entries[k]!.id === change.id)
+          const externalId = change.external_id ?? (key === undefined ? change.id : key.slice(resource.length + 1))
+          const path = this.file(resource, externalId)
+          const entry = state.entries[`${resource}/${externalId}`]
+          if (change.operation === "archived") {
+            rmSync(path, { force: true })
+            delete state.entries[`${resource}/${externalId}`]
+            applied++
+            continue
+          }
+          if (entry !== undefined && entry.revision >= change.revision) continue
+          const record = (await this.client.get(resource, change.id)) as unknown as Doc & { revision: number }
+          const remote = toDoc(resource, record)
+          const local = this.readLocal(resource, externalId)
+          // A file edited since the last sync keeps its edits; the push step sends the merged result.
+          const next = local === undefined || entry === undefined ? remote : merge(entry.base, local, remote)
+          writeJson(path, next)
+          state.entries[`${resource}/${externalId}`] = { id: change.id, revision: record.revision, base: remote, mapped: change.external_id !== null }
+          applied++
+        }
+      },
+      // Persisted after every call, also for an empty or fully filtered page (sync flow, step 4).
+      saveCursor: (cursor) => {
+        state.cursor = cursor
+        this.save(state)
+      }
+    })
+    return applied
+  }
+
+  private async push(state: State): Promise<{ pushed: number; merged: number }> {
+    let pushed = 0
+    let merged = 0
+    for (const resource of resources) {
+      for (const name of readdirSync(join(this.options.dir, resource)).filter((n) => n.endsWith(".json"))) {
+        const externalId = name.slice(0, -".json".length)
+        const key = `${resource}/${externalId}`
+        const local = this.readLocal(resource, externalId)!
+        const entry = state.entries[key]
+        if (entry !== undefined && stable(entry.base) === stable(local)) continue
+        const body = {
+          ...local,
+          // Products carry a price, so they are written in combined mode (catalog:write and prices:write).
+          ...(resource === "products" ? { mode: "combined" } : {}),
+          external_id: externalId,
+          expected_revision: entry?.revision ?? 0,
+          // A record first seen through another connection is mapped to this file's name on its first push.
+          ...(entry !== undefined && !entry.mapped ? { target_id: entry.id } : {})
+        }
+        const result = await this.client.upsertResolving(resource, body as never, ({ current }) => {
+          merged++
+          const remote = toDoc(resource, current as unknown as Doc)
+          const mapping = entry !== undefined && !entry.mapped ? { target_id: entry.id } : {}
+          const mode = resource === "products" ? { mode: "combined" } : {}
+          return { ...merge(entry?.base ?? {}, local, remote), external_id: externalId, ...mapping, ...mode } as never
+        })
+        const record = result.record as unknown as Doc & { id: string; revision: number }
+        const doc = toDoc(resource, record)
+        writeJson(this.file(resource, externalId), doc)
+        state.entries[key] = { id: record.id, revision: record.revision, base: doc, mapped: true }
+        this.save(state)
+        pushed++
+      }
+    }
+    return { pushed, merged }
+  }
+}

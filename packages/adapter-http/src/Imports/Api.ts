@@ -1,0 +1,29 @@
+import { HttpApiEndpoint, OpenApi } from "@effect/platform"
+import { Import } from "@catalog-sync/core"
+import { Schema } from "effect"
+import { Authentication } from "../Authentication.js"
+import { IdempotencyHeaders } from "../Common.js"
+import { JobAccepted, jobEndpoints } from "../Jobs/Api.js"
+
+/** 200: a dry run's report; nothing was kept. */
+export const DryRunResponse = Schema.Struct({
+  request_id: Schema.UUID,
+  report: Import.ImportReport,
+  replayed: Schema.optional(Schema.Boolean)
+}).annotations({ identifier: "DryRunResponse" })
+
+/** POST /imports and the job endpoints of import jobs under /imports. */
+export const ImportsApi = jobEndpoints("imports", "/imports")
+  .add(
+    HttpApiEndpoint.post("submit", "/imports")
+      .setHeaders(IdempotencyHeaders)
+      .setPayload(Import.ImportBody)
+      .addSuccess(DryRunResponse)
+      .addSuccess(JobAccepted, { status: 202 })
+      .annotate(OpenApi.Summary, "Import a batch of 1-50 records")
+      .annotate(
+        OpenApi.Description,
+        "Each record is atomic; a failed record does not cancel the others; references resolve over several passes. dry_run: 200 with the report, everything rolled back. Otherwise 202 with the queued job (poll GET /imports/{id}). Needs the write scopes of every record; 429 job_limit_reached at 20 pending jobs per connection."
+      )
+  )
+  .middleware(Authentication)

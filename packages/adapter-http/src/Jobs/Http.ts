@@ -1,0 +1,49 @@
+import { HttpApiBuilder, type HttpApiGroup, type HttpServerRequest } from "@effect/platform"
+import { type IdempotencyStore, type Job, JobService, type Principal, type Transactor } from "@catalog-sync/core"
+import { Effect, type Layer } from "effect"
+import type { Authentication } from "../Authentication.js"
+import { Api } from "../Api.js"
+import type { ApiError } from "../ApiErrors.js"
+import { api } from "../Failures.js"
+import { idempotentWrite } from "../Idempotent.js"
+import { requestId } from "../RequestId.js"
+
+type Handler<I, A> = (input: I) => Effect.Effect<A, ApiError, Principal.CurrentPrincipal | HttpServerRequest.HttpServerRequest | IdempotencyStore.IdempotencyStore | Transactor.Transactor>
+
+/** The list / get / retry handlers of a job group; `kind` narrows /imports to import jobs. */
+export const jobHandlers = (
+  jobs: JobService.JobService,
+  kind: Job.JobKind | undefined
+): {
+  readonly list: Handler<{ readonly urlParams: { readonly limit?: number | undefined; readonly cursor?: string | undefined } }, JobService.JobPage & { readonly request_id: string }>
+  readonly get: Handler<{ readonly path: { readonly id: string } }, JobService.JobDetail & { readonly request_id: string }>
+  readonly retry: Handler<
+    { readonly path: { readonly id: string }; readonly headers: { readonly "idempotency-key": string } },
+    { readonly job: Job.JobRecord; readonly request_id: string; readonly replayed?: boolean }
+  >
+} => ({
+  list: ({ urlParams }: { readonly urlParams: { readonly limit?: number | undefined; readonly cursor?: string | undefined } }) =>
+    Effect.gen(function* () {
+      const page = yield* api(jobs.list(kind, { limit: urlParams.limit ?? 50, cursor: urlParams.cursor }))
+      return { request_id: yield* requestId, ...page }
+    }),
+  get: ({ path }: { readonly path: { readonly id: string } }) =>
+    Effect.gen(function* () {
+      const detail = yield* api(jobs.get(path.id, kind))
+      return { request_id: yield* requestId, ...detail }
+    }),
+  retry: ({ path, headers }: { readonly path: { readonly id: string }; readonly headers: { readonly "idempotency-key": string } }) =>
+    idempotentWrite(headers["idempotency-key"], {}, Effect.map(jobs.retry(path.id, kind), (job) => ({ job })))
+})
+
+/** Handlers of GET /jobs, GET /jobs/{id} and POST /jobs/{id}/retry. */
+export const JobsHttpLive: Layer.Layer<
+  HttpApiGroup.ApiGroup<"catalog-sync", "jobs">,
+  never,
+  JobService.JobService | IdempotencyStore.IdempotencyStore | Transactor.Transactor | Authentication
+> = HttpApiBuilder.group(Api, "jobs", (handlers) =>
+  Effect.gen(function* () {
+    const endpoints = jobHandlers(yield* JobService.JobService, undefined)
+    return handlers.handle("list", endpoints.list).handle("get", endpoints.get).handle("retry", endpoints.retry)
+  })
+)

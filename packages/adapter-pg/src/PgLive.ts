@@ -1,0 +1,78 @@
+import { layer as sqlPorts, type PersistencePorts } from "@catalog-sync/adapter-sql"
+import { type Migrator, SqlClient, SqlError } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
+import { Duration, Effect, Layer, Redacted } from "effect"
+import pg from "pg"
+import { migrate } from "./Migrations.js"
+
+/** Where and how to reach the PostgreSQL database. */
+export interface PgConfig {
+  /** A `postgres://user:password@host:port/database` connection string; redacted so it never reaches logs. */
+  readonly url: Redacted.Redacted<string>
+  /** Connections per instance. Default 10; the sum over all instances must stay below `max_connections`. */
+  readonly poolSize?: number | undefined
+  /** The server cancels a statement running longer than this. Default 30 s; 0 turns it off. */
+  readonly statementTimeout?: Duration.DurationInput | undefined
+  /** How long to wait for a connection, at start and from the pool. Default 10 s. */
+  readonly connectTimeout?: Duration.DurationInput | undefined
+  /** Shown in `pg_stat_activity`. Default `catalog-sync`. */
+  readonly applicationName?: string | undefined
+}
+
+const millis = (duration: Duration.DurationInput) => Math.max(0, Math.round(Duration.toMillis(duration)))
+
+/**
+ * The pool. `PgClient.layer` builds one too, but cannot set a statement timeout; node-postgres sends
+ * `statement_timeout` as a startup parameter of every connection, so no statement escapes it.
+ */
+const pool = (config: PgConfig) =>
+  Effect.acquireRelease(
+    Effect.tryPromise({
+      try: async () => {
+        const created = new pg.Pool({
+          connectionString: Redacted.value(config.url),
+          max: config.poolSize ?? 10,
+          connectionTimeoutMillis: millis(config.connectTimeout ?? Duration.seconds(10)),
+          statement_timeout: millis(config.statementTimeout ?? Duration.seconds(30)),
+          application_name: config.applicationName ?? "catalog-sync"
+        })
+        // An idle connection that breaks (server restart, network) emits here; the pool drops it and the
+        // next query opens a new one. Without a listener node would crash the process.
+        created.on("error", () => {})
+        try {
+          // Fail at start, with the driver's reason, rather than on the first request.
+          await created.query("SELECT 1")
+        } catch (cause) {
+          await created.end().catch(() => {})
+          throw cause
+        }
+        return created
+      },
+      catch: (cause) => new SqlError.SqlError({ cause, message: `cannot connect to PostgreSQL: ${describe(cause)}` })
+    }),
+    (created) => Effect.promise(() => created.end()).pipe(Effect.timeoutOption("5 seconds"))
+  )
+
+const describe = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause))
+
+/**
+ * A migrated PostgreSQL database: the `SqlClient` (and the driver's `PgClient`) over a connection pool,
+ * with pending migrations applied while the layer is built. Several instances may build it at once.
+ */
+export const PgLive = (config: PgConfig): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError.SqlError | Migrator.MigrationError> => {
+  const client = PgClient.layerFromPool({
+    acquire: pool(config),
+    applicationName: config.applicationName ?? "catalog-sync"
+  })
+  return Layer.effectDiscard(migrate).pipe(Layer.provideMerge(client))
+}
+
+/**
+ * The persistence ports of `@catalog-sync/core` (catalog, mappings, transactions, change log, accounts,
+ * idempotency, inventory) on a migrated PostgreSQL database, plus its `SqlClient` for other SQL adapters
+ * that share the pool, such as `SqlRateLimiter.layer`.
+ */
+export const layer = (
+  config: PgConfig
+): Layer.Layer<PersistencePorts | PgClient.PgClient | SqlClient.SqlClient, SqlError.SqlError | Migrator.MigrationError> =>
+  sqlPorts.pipe(Layer.provideMerge(PgLive(config)))

@@ -1,0 +1,157 @@
+import { SqlErrors } from "@catalog-sync/adapter-sql"
+import { CatalogRepository, type Ids, Mappings, Transactor } from "@catalog-sync/core"
+import { SqlClient, SqlError } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
+import { Context, Effect, Either, Layer, Option, Redacted } from "effect"
+import { layer as pgLayer, Migrations, PgLive } from "../src/index.js"
+import { shared, unavailableReason } from "../src/testing.js"
+
+const skip = unavailableReason()
+if (skip !== undefined) console.warn(`\n*** ${skip} ***\n`)
+
+const cluster = shared()
+const uuid = () => globalThis.crypto.randomUUID()
+
+const record = (companyId: Ids.CompanyId, id: Ids.RecordId, revision = 1) => ({
+  id,
+  companyId,
+  resource: "products" as const,
+  revision,
+  data: { name: `rev ${revision}` },
+  index: { active: null, collectionId: null, brandId: null, parentId: null, categoryIds: [] },
+  createdAt: "2026-01-01T00:00:00.000Z",
+  updatedAt: "2026-01-01T00:00:00.000Z",
+  archivedAt: null
+})
+
+/** Two "instances": separate pools (and port layers) on one database. */
+const twoInstances = (url: string) =>
+  Effect.all([
+    Layer.build(pgLayer({ url: Redacted.make(url), poolSize: 4 })),
+    Layer.build(pgLayer({ url: Redacted.make(url), poolSize: 4 }))
+  ])
+
+const raise = (code: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`DO $$ BEGIN RAISE EXCEPTION 'test' USING ERRCODE = '${code}'; END $$`)).pipe(
+    Effect.flip,
+    Effect.map((error) => (error instanceof SqlError.SqlError ? error : undefined))
+  )
+
+describe.skipIf(skip !== undefined)("PostgreSQL", () => {
+  layer(cluster.layer, { timeout: 60_000 })("adapter-pg", (it) => {
+    it.scoped("several instances migrating one empty database at once all start, and each migration runs once", () =>
+      Effect.gen(function* () {
+        const url = yield* cluster.freshDatabase
+        const contexts = yield* Effect.all(
+          Array.from({ length: 4 }, () => Layer.build(PgLive({ url: Redacted.make(url), poolSize: 2 }))),
+          { concurrency: "unbounded" }
+        )
+        const sql = Context.get(contexts[0]!, SqlClient.SqlClient)
+        const applied = yield* sql<{ migration_id: number; name: string }>`SELECT migration_id, name FROM effect_sql_migrations ORDER BY migration_id`
+        expect(applied).toEqual(Object.keys(Migrations.migrations).map((key) => ({ migration_id: Number(key.slice(0, 4)), name: key.slice(5) })))
+        // A later start finds nothing to do.
+        expect(yield* Migrations.migrate.pipe(Effect.provideService(SqlClient.SqlClient, sql))).toEqual([])
+        const tables = yield* sql<{ table_name: string }>`
+          SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`
+        expect(tables.map((t) => t.table_name)).toEqual([
+          "api_keys",
+          "catalog_records",
+          "changes",
+          "companies",
+          "company_domains",
+          "connection_locations",
+          "connections",
+          "effect_sql_migrations",
+          "idempotency_keys",
+          "import_records",
+          "jobs",
+          "locations",
+          "mappings",
+          "rate_windows",
+          "record_categories",
+          "stock_balances",
+          "stock_events",
+          "stock_items"
+        ])
+      }))
+
+    it.scoped("ids compare in byte order whatever the database collation", () =>
+      Effect.gen(function* () {
+        const context = yield* Layer.build(cluster.layerOf())
+        const sql = Context.get(context, SqlClient.SqlClient)
+        const columns = yield* sql<{ table_name: string; column_name: string; collation_name: string | null }>`
+          SELECT table_name, column_name, collation_name FROM information_schema.columns
+          WHERE table_schema = 'public' AND data_type = 'text' AND (column_name = 'id' OR column_name LIKE '%\\_id')`
+        expect(columns.length).toBeGreaterThan(20)
+        expect(columns.filter((c) => c.collation_name !== "C")).toEqual([])
+        // '-' sorts before the digits in byte order; most natural-language collations ignore it.
+        const sorted = yield* sql<{ id: string }>`
+          SELECT id FROM (VALUES ('a-b' COLLATE "C"), ('a0'), ('ab')) AS v (id) ORDER BY id`
+        expect(sorted.map((r) => r.id)).toEqual(["a-b", "a0", "ab"])
+      }))
+
+    it.scoped("driver failures map as SqlErrors says: conflicts and lost connections are retryable, violations are recognised", () =>
+      Effect.gen(function* () {
+        const context = yield* Layer.build(cluster.layerOf())
+        const run = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) => Effect.provide(effect, context)
+        for (const code of ["40001", "40P01", "55P03", "57014"]) {
+          const error = yield* run(raise(code))
+          expect([code, error && SqlErrors.classify(error)]).toEqual([code, "retryable"])
+        }
+        const sql = Context.get(context, SqlClient.SqlClient)
+        yield* sql`CREATE TABLE uniq (id TEXT PRIMARY KEY)`
+        yield* sql`INSERT INTO uniq VALUES ('x')`
+        const duplicate = yield* Effect.flip(sql`INSERT INTO uniq VALUES ('x')`)
+        expect(SqlErrors.isUniqueViolation(duplicate)).toBe(true)
+        expect(SqlErrors.classify(duplicate)).toBe("defect")
+      }))
+
+    it.scoped("a statement past the statement timeout is cancelled and reported as retryable", () =>
+      Effect.gen(function* () {
+        const url = yield* cluster.freshDatabase
+        const context = yield* Layer.build(pgLayer({ url: Redacted.make(url), statementTimeout: "100 millis" }))
+        const sql = Context.get(context, SqlClient.SqlClient)
+        const error = yield* Effect.flip(sql`SELECT pg_sleep(2)`)
+        expect(SqlErrors.classify(error)).toBe("retryable")
+      }))
+
+    it.scoped("two instances updating one record with the same expected revision: exactly one wins each round", () =>
+      Effect.gen(function* () {
+        const url = yield* cluster.freshDatabase
+        const [a, b] = yield* twoInstances(url)
+        const company = uuid() as Ids.CompanyId
+        const id = uuid() as Ids.RecordId
+        const repoA = Context.get(a, CatalogRepository.CatalogRepository)
+        const repoB = Context.get(b, CatalogRepository.CatalogRepository)
+        const txA = Context.get(a, Transactor.Transactor)
+        const txB = Context.get(b, Transactor.Transactor)
+        yield* repoA.insert(record(company, id))
+        for (let revision = 1; revision <= 10; revision++) {
+          const attempt = (repo: typeof repoA, tx: typeof txA) =>
+            Effect.either(tx.withTransaction(repo.update(record(company, id, revision + 1), revision)))
+          const results = yield* Effect.all([attempt(repoA, txA), attempt(repoB, txB), attempt(repoA, txA), attempt(repoB, txB)], {
+            concurrency: "unbounded"
+          })
+          expect(results.filter(Either.isRight).length).toBe(1)
+          for (const loser of results.filter(Either.isLeft)) expect(loser.left).toMatchObject({ _tag: "RevisionConflict", current_revision: revision + 1 })
+        }
+        expect(Option.getOrThrow(yield* repoB.get(company, "products", id)).revision).toBe(11)
+      }))
+
+    it.scoped("two instances mapping one external id at once: one mapping, the other gets external_id_taken", () =>
+      Effect.gen(function* () {
+        const url = yield* cluster.freshDatabase
+        const [a, b] = yield* twoInstances(url)
+        const scope = { companyId: uuid() as Ids.CompanyId, connectionId: uuid() as Ids.ConnectionId, resource: "products" as const }
+        const insert = (context: typeof a, recordId: Ids.RecordId) =>
+          Effect.either(
+            Context.get(context, Transactor.Transactor).withTransaction(
+              Context.get(context, Mappings.Mappings).insert({ ...scope, externalId: "p1", recordId, createdAt: "2026-01-01T00:00:00.000Z" })
+            )
+          )
+        const results = yield* Effect.all([insert(a, uuid() as Ids.RecordId), insert(b, uuid() as Ids.RecordId)], { concurrency: "unbounded" })
+        expect(results.filter(Either.isRight).length).toBe(1)
+        expect(results.filter(Either.isLeft).map((r) => r.left)).toMatchObject([{ _tag: "MappingConflict", reason: "external_id_taken" }])
+      }))
+  })
+})

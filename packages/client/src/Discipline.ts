@@ -1,0 +1,141 @@
+/**
+ * What the spec asks of every client, applied once below the typed client so that no endpoint can
+ * forget it: credentials and User-Agent, retries of transient failures with bounded exponential backoff
+ * and jitter (honouring Retry-After), and pacing from the RateLimit headers. A retry re-sends the very
+ * same request, so a write keeps its Idempotency-Key on every retry.
+ */
+import { HttpClient, type HttpClientError, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
+import { Clock, Duration, Effect, FiberRef, Random, Ref } from "effect"
+
+/** Retry policy; the defaults suit an interactive connector. */
+export interface RetryOptions {
+  /** Attempts in all, the first included (default 5). */
+  readonly maxAttempts?: number
+  /** First backoff (default 250 ms); doubles on each retry. */
+  readonly baseDelay?: Duration.DurationInput
+  /** Upper bound of one backoff (default 10 s). */
+  readonly maxDelay?: Duration.DurationInput
+  /** Upper bound of a server-requested Retry-After wait (default 120 s). */
+  readonly maxRetryAfter?: Duration.DurationInput
+}
+
+export interface DisciplineOptions {
+  readonly apiKey: string
+  /** `<APP_NAME>/<VERSION>` is sent as User-Agent (spec section 5). */
+  readonly appName: string
+  readonly appVersion: string
+  readonly retry?: RetryOptions
+  /**
+   * When fewer than this many requests remain in the rate window, requests are spread over what is
+   * left of it instead of running into 429 (default 5; 0 turns pacing off).
+   */
+  readonly paceBelow?: number
+}
+
+/** What happened to one call on the wire, so a failure can be told apart: never sent, or answered with what. */
+export interface CallTrace {
+  sent: boolean
+  status?: number
+  contentType?: string
+}
+
+/** The trace of the current call; the client sets a fresh one around each call. */
+export const currentCall: FiberRef.FiberRef<CallTrace | undefined> = FiberRef.unsafeMake<CallTrace | undefined>(undefined)
+
+/** Statuses that are worth repeating: the spec says to retry them with the same Idempotency-Key. */
+export const retryableStatuses: ReadonlySet<number> = new Set([429, 500, 503])
+
+interface RateWindow {
+  readonly remaining: number
+  readonly resetAt: number
+}
+
+const parseSeconds = (value: string | undefined): number | undefined => {
+  if (value === undefined) return undefined
+  const n = Number(value)
+  return Number.isFinite(n) && n >= 0 ? n : undefined
+}
+
+/** The backoff before retry number `retry` (1-based): exponential, capped, with "equal jitter". */
+export const backoff = (retry: number, base: Duration.Duration, max: Duration.Duration) =>
+  Effect.map(Random.next, (r) => {
+    const cap = Math.min(Duration.toMillis(max), Duration.toMillis(base) * 2 ** (retry - 1))
+    return Duration.millis(cap / 2 + (r * cap) / 2)
+  })
+
+/** Wraps an HttpClient with the spec's client discipline. */
+export const discipline = (options: DisciplineOptions) => {
+  const maxAttempts = Math.max(1, options.retry?.maxAttempts ?? 5)
+  const base = Duration.decode(options.retry?.baseDelay ?? "250 millis")
+  const max = Duration.decode(options.retry?.maxDelay ?? "10 seconds")
+  const maxRetryAfter = Duration.decode(options.retry?.maxRetryAfter ?? "120 seconds")
+  const paceBelow = options.paceBelow ?? 5
+  const userAgent = `${options.appName}/${options.appVersion}`
+  // Shared by every request of the client: the key's budget is per key, not per call.
+  const window = Ref.unsafeMake<RateWindow | undefined>(undefined)
+
+  const pace = Effect.gen(function* () {
+    if (paceBelow <= 0) return
+    const state = yield* Ref.get(window)
+    if (state === undefined || state.remaining >= paceBelow) return
+    const now = yield* Clock.currentTimeMillis
+    const left = state.resetAt - now
+    if (left <= 0) return
+    // Spread the remaining budget over the rest of the window; with nothing left, wait for the reset.
+    const wait = state.remaining <= 0 ? left : left / (state.remaining + 1)
+    yield* Ref.set(window, { ...state, remaining: state.remaining - 1 })
+    yield* Effect.sleep(Duration.millis(wait))
+  })
+
+  const observe = (response: HttpClientResponse.HttpClientResponse) =>
+    Effect.gen(function* () {
+      const trace = yield* FiberRef.get(currentCall)
+      if (trace !== undefined) {
+        trace.status = response.status
+        const contentType = response.headers["content-type"]
+        if (contentType !== undefined) trace.contentType = contentType
+      }
+      const remaining = parseSeconds(response.headers["ratelimit-remaining"])
+      const reset = parseSeconds(response.headers["ratelimit-reset"])
+      if (remaining === undefined || reset === undefined) return
+      const now = yield* Clock.currentTimeMillis
+      yield* Ref.set(window, { remaining, resetAt: now + reset * 1000 })
+    })
+
+  return (client: HttpClient.HttpClient): HttpClient.HttpClient =>
+    client.pipe(
+      HttpClient.mapRequest((request) =>
+        request.pipe(HttpClientRequest.bearerToken(options.apiKey), HttpClientRequest.setHeader("user-agent", userAgent))
+      ),
+      HttpClient.transform((send, request) => {
+        const attempt = (n: number): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> =>
+          pace.pipe(
+            Effect.zipRight(FiberRef.get(currentCall)),
+            Effect.tap((trace) => void (trace === undefined ? undefined : (trace.sent = true))),
+            Effect.zipRight(Effect.either(send)),
+            Effect.flatMap((result) => {
+              if (result._tag === "Left") {
+                // Only transport failures are transient; a request we could not even build is not.
+                if (result.left._tag !== "RequestError" || result.left.reason !== "Transport" || n >= maxAttempts) return Effect.fail(result.left)
+                return Effect.flatMap(backoff(n, base, max), (delay) => Effect.zipRight(Effect.sleep(delay), attempt(n + 1)))
+              }
+              const response = result.right
+              return Effect.zipRight(
+                observe(response),
+                Effect.suspend(() => {
+                  if (!retryableStatuses.has(response.status) || n >= maxAttempts) return Effect.succeed(response)
+                  const retryAfter = parseSeconds(response.headers["retry-after"])
+                  const wait =
+                    retryAfter === undefined
+                      ? backoff(n, base, max)
+                      : Effect.succeed(Duration.min(Duration.seconds(retryAfter), maxRetryAfter))
+                  // Drain the refused answer so its connection can be reused.
+                  return Effect.flatMap(Effect.zipRight(Effect.ignore(response.text), wait), (delay) => Effect.zipRight(Effect.sleep(delay), attempt(n + 1)))
+                })
+              )
+            })
+          )
+        return Effect.annotateLogs(attempt(1), "url", request.url)
+      })
+    )
+}

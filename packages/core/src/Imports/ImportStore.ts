@@ -1,0 +1,61 @@
+import { Context, type Effect } from "effect"
+import type { PersistenceError } from "../Catalog/CatalogErrors.js"
+import type { ResourceName } from "../Catalog/Resource.js"
+import type { RecordError, RecordStatus } from "./Import.js"
+
+/** One record of an import job and its durable result. */
+export interface ImportItem {
+  readonly jobId: string
+  readonly index: number
+  readonly resource: ResourceName
+  /** The body as sent (not yet decoded: a body that breaks its schema fails its record when processed). */
+  readonly body: Readonly<Record<string, unknown>>
+  readonly externalId: string | null
+  readonly status: RecordStatus
+  readonly outcome: "created" | "updated" | "unchanged" | null
+  readonly recordId: string | null
+  readonly error: RecordError | null
+  /** The run this result belongs to (the run that will process it, while pending). */
+  readonly run: number
+  readonly updatedAt: string
+}
+
+export interface ImportCounts {
+  readonly total: number
+  readonly created: number
+  readonly updated: number
+  readonly unchanged: number
+  readonly failed: number
+  readonly pending: number
+}
+
+/**
+ * The records of import jobs and their per-record results. `markApplied` is written in the same
+ * transaction as the record's catalog write and refuses a record already applied, so a job taken up
+ * again after a crash never applies a record twice.
+ */
+export class ImportStore extends Context.Tag("@catalog-sync/core/ImportStore")<
+  ImportStore,
+  {
+    /** Stores the records of a new job as pending (run 1). */
+    readonly insertItems: (items: ReadonlyArray<ImportItem>) => Effect.Effect<void, PersistenceError>
+    /** Every record of the job, in index order. */
+    readonly items: (jobId: string) => Effect.Effect<ReadonlyArray<ImportItem>, PersistenceError>
+    /** Marks a record applied; false (and no change) when it already was. */
+    readonly markApplied: (
+      jobId: string,
+      index: number,
+      result: { readonly outcome: "created" | "updated" | "unchanged"; readonly recordId: string; readonly run: number; readonly at: string }
+    ) => Effect.Effect<boolean, PersistenceError>
+    /** Records a failure of a record that is not applied. */
+    readonly markFailed: (
+      jobId: string,
+      index: number,
+      result: { readonly error: RecordError; readonly run: number; readonly at: string }
+    ) => Effect.Effect<void, PersistenceError>
+    /** A retry: failed records become pending in run `run`; returns their indices. */
+    readonly resetFailed: (jobId: string, run: number, at: string) => Effect.Effect<ReadonlyArray<number>, PersistenceError>
+    /** Counts per job, for job lists. Jobs without records are absent. */
+    readonly counts: (jobIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, ImportCounts>, PersistenceError>
+  }
+>() {}

@@ -1,0 +1,60 @@
+import type {
+  MappingConflict,
+  RecordArchived,
+  RecordNotFound,
+  RevisionConflict,
+  RuleViolation,
+  ScopeDenied,
+  ValidationFailed
+} from "../Catalog/CatalogErrors.js"
+import type { RecordError } from "./Import.js"
+
+/** The failures of one record's upsert that fail that record only. */
+export type RecordFailure =
+  | ValidationFailed
+  | RuleViolation
+  | RevisionConflict
+  | RecordNotFound
+  | MappingConflict
+  | RecordArchived
+  | ScopeDenied
+
+const recordTags: ReadonlySet<string> = new Set([
+  "ValidationFailed",
+  "RuleViolation",
+  "RevisionConflict",
+  "RecordNotFound",
+  "MappingConflict",
+  "RecordArchived",
+  "ScopeDenied"
+])
+
+export const isRecordFailure = (error: unknown): error is RecordFailure =>
+  typeof error === "object" && error !== null && "_tag" in error && recordTags.has((error as { _tag: string })._tag)
+
+/** `$.name` of a record's body, as a path within the import body: `$.records[3].body.name`. */
+export const bodyPath = (index: number, path: string): string => `$.records[${index}].body${path.replace(/^\$/, "")}`
+
+/** A failure as the report shows it: the code, message and details its upsert endpoint would give. */
+export const toRecordError = (index: number, error: RecordFailure): RecordError => {
+  const base = { code: error.code as string, message: error.message }
+  switch (error._tag) {
+    case "ValidationFailed":
+    case "RuleViolation":
+      return { ...base, details: error.issues.map((issue) => ({ path: bodyPath(index, issue.path), message: issue.message })) }
+    case "RevisionConflict":
+      return { ...base, details: { current_revision: error.current_revision, expected_revision: error.expected_revision } }
+    case "MappingConflict":
+      return { ...base, details: { reason: error.reason } }
+    case "RecordNotFound":
+      return { ...base, details: { resource: error.resource } }
+    case "ScopeDenied":
+      return { ...base, details: { required: error.required } }
+    case "RecordArchived":
+      return base
+  }
+}
+
+/** Only these wait for a later pass: another record of the import may create what they reference. */
+export const isUnresolvedReference = (error: RecordFailure): boolean =>
+  error._tag === "RuleViolation" && error.reason === "unresolved_reference"

@@ -1,0 +1,99 @@
+import { Schema } from "effect"
+import type { CompanyId, ConnectionId } from "../Shared/Ids.js"
+import type { Scope } from "../Shared/Scope.js"
+
+/**
+ * Job states (spec 3). `queued` and `running` are pending and count toward the per-connection limit;
+ * `completed` means every record was applied, `failed` that processing finished with at least one
+ * record failed (or could not run at all), `paused` is reserved for image processing.
+ */
+export const JobState = Schema.Literal("queued", "running", "completed", "failed", "paused").annotations({ identifier: "JobState" })
+export type JobState = typeof JobState.Type
+
+export const pendingStates: ReadonlyArray<JobState> = ["queued", "running"]
+export const retryableStates: ReadonlyArray<JobState> = ["failed", "paused"]
+
+/** What a job does. Media processing will add `media`. */
+export const JobKind = Schema.Literal("import").annotations({ identifier: "JobKind" })
+export type JobKind = typeof JobKind.Type
+
+/** Pending (queued or running) jobs allowed per connection (spec 8). */
+export const maxPendingPerConnection = 20
+
+/** Why a whole job failed (not one of its records): an error code and message. */
+export const JobFailure = Schema.Struct({
+  code: Schema.String,
+  message: Schema.String
+}).annotations({ identifier: "JobFailure" })
+export type JobFailure = typeof JobFailure.Type
+
+/** A durable job row as the ports store it. Times in epoch milliseconds are for leases and ordering. */
+export interface StoredJob {
+  readonly id: string
+  readonly companyId: CompanyId
+  readonly connectionId: ConnectionId
+  /** The key that submitted the job; processing acts for its connection with `scopes`. */
+  readonly keyId: string
+  readonly kind: JobKind
+  readonly state: JobState
+  /** The effective scopes at submission (or at the last retry). */
+  readonly scopes: ReadonlyArray<Scope>
+  /** 1 for the first run, +1 for every accepted retry. */
+  readonly run: number
+  /** How often a worker started processing: runs, plus claims again after a worker was lost. */
+  readonly attempts: number
+  /** When it last entered the queue (epoch ms). Workers take jobs in the order they entered it. */
+  readonly queuedAt: number
+  readonly leaseOwner: string | null
+  readonly leaseUntil: number | null
+  readonly failure: JobFailure | null
+  readonly createdAt: string
+  readonly startedAt: string | null
+  readonly finishedAt: string | null
+  readonly updatedAt: string
+}
+
+/** Record counts of a job's report. */
+export const JobCounts = Schema.Struct({
+  total: Schema.Int,
+  created: Schema.Int,
+  updated: Schema.Int,
+  unchanged: Schema.Int,
+  failed: Schema.Int,
+  pending: Schema.Int.annotations({ description: "Records not processed yet in the current run." })
+}).annotations({ identifier: "JobCounts" })
+export type JobCounts = typeof JobCounts.Type
+
+export const emptyCounts: JobCounts = { total: 0, created: 0, updated: 0, unchanged: 0, failed: 0, pending: 0 }
+
+/** A job as the API returns it. */
+export const JobRecord = Schema.Struct({
+  id: Schema.UUID,
+  kind: JobKind,
+  state: JobState,
+  counts: JobCounts,
+  run: Schema.Int.annotations({ description: "1 for the first run, +1 for every retry." }),
+  attempts: Schema.Int.annotations({
+    description: "How often processing started: each run, and each time a job whose worker was lost was taken up again."
+  }),
+  failure: Schema.NullOr(JobFailure).annotations({ description: "Why the job as a whole failed; record failures are in the report." }),
+  created_at: Schema.String,
+  started_at: Schema.NullOr(Schema.String),
+  finished_at: Schema.NullOr(Schema.String),
+  updated_at: Schema.String
+}).annotations({ identifier: "Job" })
+export type JobRecord = typeof JobRecord.Type
+
+export const render = (job: StoredJob, counts: JobCounts): JobRecord => ({
+  id: job.id,
+  kind: job.kind,
+  state: job.state,
+  counts,
+  run: job.run,
+  attempts: job.attempts,
+  failure: job.failure,
+  created_at: job.createdAt,
+  started_at: job.startedAt,
+  finished_at: job.finishedAt,
+  updated_at: job.updatedAt
+})

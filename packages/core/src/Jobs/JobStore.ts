@@ -1,0 +1,84 @@
+import { Context, type Effect, type Option } from "effect"
+import type { PersistenceError } from "../Catalog/CatalogErrors.js"
+import type { CompanyId, ConnectionId } from "../Shared/Ids.js"
+import type { JobFailure, JobKind, JobState, StoredJob } from "./Job.js"
+
+/** Jobs are visible to the connection that submitted them only. */
+export interface JobScope {
+  readonly companyId: CompanyId
+  readonly connectionId: ConnectionId
+}
+
+export interface JobListQuery {
+  readonly kind?: JobKind | undefined
+  /** Jobs with an id greater than this one (ids are time-ordered uuids). */
+  readonly cursor?: string | undefined
+  readonly limit: number
+}
+
+export interface ClaimRequest {
+  readonly workerId: string
+  readonly nowMillis: number
+  readonly leaseMillis: number
+  /** ISO time, for started_at / updated_at. */
+  readonly at: string
+}
+
+/** What a requeue did: the job queued again, or why not. */
+export type Requeue =
+  | { readonly _tag: "Requeued"; readonly job: StoredJob }
+  | { readonly _tag: "LimitReached" }
+  | { readonly _tag: "NotInState"; readonly state: JobState | null }
+
+/**
+ * Durable jobs and their leases. Workers claim a job with a lease, extend it while they work and give
+ * it up when they finish; a job whose lease expired (its worker died) can be claimed again. Every
+ * method that changes a claimed job names the worker and does nothing (returns false) when that worker
+ * no longer holds the lease.
+ */
+export class JobStore extends Context.Tag("@catalog-sync/core/JobStore")<
+  JobStore,
+  {
+    /**
+     * Inserts a queued job unless its connection already has `maxPending` pending jobs (then false).
+     * Call it inside a transaction (with the job's own data), so the count and the insert see one state.
+     */
+    readonly insert: (job: StoredJob, maxPending: number) => Effect.Effect<boolean, PersistenceError>
+    readonly get: (scope: JobScope, id: string) => Effect.Effect<Option.Option<StoredJob>, PersistenceError>
+    /** A page in id order. */
+    readonly list: (scope: JobScope, query: JobListQuery) => Effect.Effect<ReadonlyArray<StoredJob>, PersistenceError>
+    /**
+     * Puts a job that is in one of `from` back in the queue for run `run`, with `scopes`, unless its
+     * connection has `maxPending` pending jobs. Call it inside a transaction, as `insert`.
+     */
+    readonly requeue: (
+      scope: JobScope,
+      id: string,
+      request: {
+        readonly from: ReadonlyArray<JobState>
+        readonly run: number
+        readonly scopes: StoredJob["scopes"]
+        readonly nowMillis: number
+        readonly at: string
+        readonly maxPending: number
+      }
+    ) => Effect.Effect<Requeue, PersistenceError>
+    /**
+     * Takes the job that entered the queue first (by insert or requeue order) among those queued, or running with an expired lease, and whose connection has no
+     * other job under a live lease (so one connection's jobs run one at a time, in order): it becomes
+     * running under the worker's lease and its attempts grow by one. Several workers and instances may
+     * claim at once; each job goes to one of them.
+     */
+    readonly claim: (request: ClaimRequest) => Effect.Effect<Option.Option<StoredJob>, PersistenceError>
+    /** Extends the lease to `leaseUntil`; false when the worker lost it. */
+    readonly heartbeat: (id: string, workerId: string, leaseUntil: number) => Effect.Effect<boolean, PersistenceError>
+    /** Ends processing in `state` and clears the lease; false when the worker lost it. */
+    readonly finish: (
+      id: string,
+      workerId: string,
+      result: { readonly state: JobState; readonly failure: JobFailure | null; readonly at: string }
+    ) => Effect.Effect<boolean, PersistenceError>
+    /** Gives the job back to the queue at once (shutdown), instead of waiting for the lease to expire. */
+    readonly release: (id: string, workerId: string, at: string) => Effect.Effect<boolean, PersistenceError>
+  }
+>() {}

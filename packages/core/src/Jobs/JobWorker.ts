@@ -1,0 +1,82 @@
+import { Clock, Duration, Effect, Exit, Option, type Scope } from "effect"
+import { ImportService } from "../Imports/ImportService.js"
+import { Ids } from "../Shared/Ids.js"
+import type { StoredJob } from "./Job.js"
+import { LeaseLost } from "./JobErrors.js"
+import { JobStore } from "./JobStore.js"
+
+export interface WorkerSettings {
+  /** Worker fibers in this process. */
+  readonly workers: number
+  /** How long a claim lasts without a heartbeat; a job whose worker died is taken up again after it. */
+  readonly leaseMillis: number
+  /** How often an idle worker looks for a job. */
+  readonly pollMillis: number
+}
+
+const iso = (millis: number) => new Date(millis).toISOString()
+
+/**
+ * Processes one claimed job while a heartbeat keeps its lease (every third of the lease). A lost lease
+ * stops the work; an interruption (shutdown) gives the job back to the queue; an unexpected failure
+ * ends the job failed, so that it can be retried.
+ */
+const work = (job: StoredJob, workerId: string, settings: WorkerSettings) =>
+  Effect.gen(function* () {
+    const jobs = yield* JobStore
+    const imports = yield* ImportService
+    const heartbeat = Effect.gen(function* () {
+      const now = yield* Clock.currentTimeMillis
+      if (!(yield* jobs.heartbeat(job.id, workerId, now + settings.leaseMillis))) return yield* new LeaseLost({ jobId: job.id })
+    }).pipe(
+      Effect.catchTag("PersistenceError", (error) => Effect.logWarning("job heartbeat failed", error)),
+      Effect.zipRight(Effect.sleep(Duration.millis(Math.max(50, Math.floor(settings.leaseMillis / 3))))),
+      Effect.forever
+    )
+    const exit = yield* Effect.exit(Effect.raceFirst(imports.process(job, workerId, settings.leaseMillis), heartbeat))
+    if (Exit.isSuccess(exit)) return
+    const failure = exit.cause
+    yield* Effect.gen(function* () {
+      const at = iso(yield* Clock.currentTimeMillis)
+      if (Exit.isInterrupted(exit)) {
+        yield* jobs.release(job.id, workerId, at)
+        return
+      }
+      const lost = exit.cause._tag === "Fail" && exit.cause.error instanceof LeaseLost
+      if (lost) return yield* Effect.logWarning("job lease lost; another worker took the job").pipe(Effect.annotateLogs("job_id", job.id))
+      yield* Effect.logError("job failed unexpectedly", failure).pipe(Effect.annotateLogs("job_id", job.id))
+      const busy = exit.cause._tag === "Fail" && (exit.cause.error as { _tag?: string })._tag === "PersistenceError"
+      yield* jobs.finish(job.id, workerId, {
+        state: "failed",
+        failure: busy
+          ? { code: "storage_unavailable", message: "the database was unavailable while the job ran; retry the job" }
+          : { code: "internal_error", message: "an unexpected error stopped the job; retry the job" },
+        at
+      })
+    }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("could not record the job's end", cause)), Effect.uninterruptible)
+  }).pipe(Effect.annotateLogs("worker_id", workerId))
+
+/** One worker: claim, process, repeat; sleeps `pollMillis` when the queue is empty. */
+const worker = (settings: WorkerSettings) =>
+  Effect.gen(function* () {
+    const jobs = yield* JobStore
+    const workerId = yield* Effect.flatMap(Ids, (ids) => ids.next)
+    const claimNext = Effect.gen(function* () {
+      const now = yield* Clock.currentTimeMillis
+      return yield* jobs.claim({ workerId, nowMillis: now, leaseMillis: settings.leaseMillis, at: iso(now) })
+    }).pipe(
+      Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("job claim failed", cause), Option.none<StoredJob>()))
+    )
+    return yield* Effect.forever(
+      Effect.flatMap(claimNext, (claimed) =>
+        Option.match(claimed, {
+          onNone: () => Effect.sleep(Duration.millis(settings.pollMillis)),
+          onSome: (job) => work(job, workerId, settings)
+        })
+      )
+    )
+  })
+
+/** Starts the job workers in the current scope; closing the scope stops them and gives their jobs back. */
+export const runWorkers = (settings: WorkerSettings): Effect.Effect<void, never, Scope.Scope | JobStore | ImportService | Ids> =>
+  Effect.forEach(Array.from({ length: settings.workers }), () => Effect.forkScoped(worker(settings)), { discard: true })

@@ -1,0 +1,201 @@
+import { describe, expect, layer } from "@effect/vitest"
+import { Effect, type Layer, Option } from "effect"
+import type { ImportItem } from "../Imports/ImportStore.js"
+import { ImportStore } from "../Imports/ImportStore.js"
+import type { StoredJob } from "../Jobs/Job.js"
+import { JobStore } from "../Jobs/JobStore.js"
+import type { CompanyId, ConnectionId } from "../Shared/Ids.js"
+import { Transactor } from "../Shared/Transactor.js"
+
+const uuid = () => globalThis.crypto.randomUUID()
+const at = "2026-01-01T00:00:00.000Z"
+let clock = 1_000_000
+const scope = () => ({ companyId: uuid() as CompanyId, connectionId: uuid() as ConnectionId })
+
+const job = (of: { companyId: CompanyId; connectionId: ConnectionId }, overrides: Partial<StoredJob> = {}): StoredJob => ({
+  id: uuid(),
+  ...of,
+  keyId: uuid(),
+  kind: "import",
+  state: "queued",
+  scopes: ["catalog:write"],
+  run: 1,
+  attempts: 0,
+  queuedAt: ++clock,
+  leaseOwner: null,
+  leaseUntil: null,
+  failure: null,
+  createdAt: at,
+  startedAt: null,
+  finishedAt: null,
+  updatedAt: at,
+  ...overrides
+})
+
+const item = (jobId: string, index: number): ImportItem => ({
+  jobId,
+  index,
+  resource: "categories",
+  body: { external_id: `c${index}`, name: `C ${index}`, nested: { keep: [1, "two"] } },
+  externalId: `c${index}`,
+  status: "pending",
+  outcome: null,
+  recordId: null,
+  error: null,
+  run: 1,
+  updatedAt: at
+})
+
+/**
+ * The contract of JobStore and ImportStore (in memory, SQLite, PostgreSQL). Claims act on every job of
+ * the store, so each test that claims first drains what earlier tests left claimable far in the past.
+ */
+export const runJobsConformance = (name: string, ports: Layer.Layer<JobStore | ImportStore | Transactor, unknown>) =>
+  layer(ports, { timeout: 60_000 })(`jobs port conformance: ${name}`, (it) => {
+    // A time far after every earlier lease, so that only the jobs of this test can be claimed once drained.
+    let epoch = 10_000_000_000
+    const drain = (workerId: string) =>
+      Effect.gen(function* () {
+        const jobs = yield* JobStore
+        epoch += 10_000_000
+        for (;;) {
+          const claimed = yield* jobs.claim({ workerId, nowMillis: epoch, leaseMillis: 1, at })
+          if (Option.isNone(claimed)) return
+          yield* jobs.finish(claimed.value.id, workerId, { state: "completed", failure: null, at })
+        }
+      })
+    const insert = (j: StoredJob, max = 20) => Effect.flatMap(Transactor, (t) => t.withTransaction(Effect.flatMap(JobStore, (s) => s.insert(j, max))))
+
+    describe("jobs", () => {
+      it.effect("insert counts pending jobs per connection; get and list see the connection's own jobs", () =>
+        Effect.gen(function* () {
+          const jobs = yield* JobStore
+          const mine = scope()
+          const other = { ...mine, connectionId: uuid() as ConnectionId }
+          const first = job(mine)
+          expect(yield* insert(first, 2)).toBe(true)
+          expect(yield* insert(job(mine), 2)).toBe(true)
+          expect(yield* insert(job(mine), 2)).toBe(false)
+          expect(yield* insert(job(other), 2)).toBe(true)
+          expect(Option.getOrThrow(yield* jobs.get(mine, first.id))).toEqual(first)
+          expect(Option.isNone(yield* jobs.get(other, first.id))).toBe(true)
+          const all = yield* jobs.list(mine, { limit: 10 })
+          expect(all.map((j) => j.id)).toEqual([...all.map((j) => j.id)].sort())
+          expect(all).toHaveLength(2)
+          const page = yield* jobs.list(mine, { limit: 10, cursor: all[0]!.id, kind: "import" })
+          expect(page.map((j) => j.id)).toEqual(all.slice(1).map((j) => j.id))
+        }))
+
+      it.effect("claim takes the claimable job that entered the queue first under a lease; an expired lease lets another worker take it", () =>
+        Effect.gen(function* () {
+          const jobs = yield* JobStore
+          yield* drain("drainer")
+          const now = epoch
+          const owner = scope()
+          const older = job(owner)
+          const newer = job(scope())
+          yield* insert(older)
+          yield* insert(newer)
+          const first = Option.getOrThrow(yield* jobs.claim({ workerId: "w1", nowMillis: now, leaseMillis: 1000, at }))
+          expect(first).toMatchObject({ id: older.id, state: "running", leaseOwner: "w1", leaseUntil: now + 1000, attempts: 1, startedAt: at })
+          const second = Option.getOrThrow(yield* jobs.claim({ workerId: "w2", nowMillis: now, leaseMillis: 1000, at }))
+          expect(second.id).toBe(newer.id)
+          expect(Option.isNone(yield* jobs.claim({ workerId: "w3", nowMillis: now + 500, leaseMillis: 1000, at }))).toBe(true)
+          expect(yield* jobs.heartbeat(older.id, "w1", now + 2000)).toBe(true)
+          expect(yield* jobs.heartbeat(newer.id, "w2", now + 5000)).toBe(true)
+          expect(Option.isNone(yield* jobs.claim({ workerId: "w3", nowMillis: now + 1500, leaseMillis: 1000, at }))).toBe(true)
+          // w1 died: after its lease, w3 takes the job over.
+          const retaken = Option.getOrThrow(yield* jobs.claim({ workerId: "w3", nowMillis: now + 2001, leaseMillis: 1000, at: "later" }))
+          expect(retaken).toMatchObject({ id: older.id, leaseOwner: "w3", attempts: 2, startedAt: at })
+          expect(yield* jobs.heartbeat(older.id, "w1", now + 9000)).toBe(false)
+          expect(yield* jobs.finish(older.id, "w1", { state: "completed", failure: null, at })).toBe(false)
+          expect(yield* jobs.finish(older.id, "w3", { state: "failed", failure: { code: "x", message: "y" }, at: "end" })).toBe(true)
+          expect(Option.getOrThrow(yield* jobs.get(owner, older.id))).toMatchObject({
+            state: "failed",
+            failure: { code: "x", message: "y" },
+            finishedAt: "end",
+            leaseOwner: null,
+            leaseUntil: null
+          })
+          expect(yield* jobs.release(newer.id, "w2", at)).toBe(true)
+          expect(Option.getOrThrow(yield* jobs.claim({ workerId: "w4", nowMillis: now, leaseMillis: 1000, at })).id).toBe(newer.id)
+        }))
+
+      it.effect("a connection's jobs run one at a time, in order", () =>
+        Effect.gen(function* () {
+          const jobs = yield* JobStore
+          yield* drain("drainer")
+          const now = epoch
+          const owner = scope()
+          const a = job(owner, { queuedAt: 1 })
+          const b = job(owner, { queuedAt: 2 })
+          const c = job(scope(), { queuedAt: 3 })
+          yield* insert(a)
+          yield* insert(b)
+          yield* insert(c)
+          expect(Option.getOrThrow(yield* jobs.claim({ workerId: "w1", nowMillis: now, leaseMillis: 1000, at })).id).toBe(a.id)
+          expect(Option.getOrThrow(yield* jobs.claim({ workerId: "w2", nowMillis: now, leaseMillis: 1000, at })).id).toBe(c.id)
+          expect(Option.isNone(yield* jobs.claim({ workerId: "w3", nowMillis: now, leaseMillis: 1000, at }))).toBe(true)
+          yield* jobs.finish(a.id, "w1", { state: "completed", failure: null, at })
+          expect(Option.getOrThrow(yield* jobs.claim({ workerId: "w3", nowMillis: now, leaseMillis: 1000, at })).id).toBe(b.id)
+        }))
+
+      it.effect("requeue restarts a job in one of the given states, within the pending limit", () =>
+        Effect.gen(function* () {
+          const jobs = yield* JobStore
+          const transactor = yield* Transactor
+          const owner = scope()
+          const failed = job(owner, { state: "failed", finishedAt: at, failure: { code: "x", message: "y" } })
+          const done = job(owner, { state: "completed" })
+          yield* insert(failed)
+          yield* insert(done)
+          const request = { from: ["failed", "paused"] as const, run: 2, scopes: ["prices:write" as const], nowMillis: 5, at: "retry", maxPending: 1 }
+          const requeue = (id: string, max = 1) => transactor.withTransaction(jobs.requeue(owner, id, { ...request, maxPending: max }))
+          expect(yield* requeue(done.id)).toEqual({ _tag: "NotInState", state: "completed" })
+          expect(yield* requeue(uuid())).toEqual({ _tag: "NotInState", state: null })
+          const result = yield* requeue(failed.id)
+          expect(result._tag).toBe("Requeued")
+          expect(Option.getOrThrow(yield* jobs.get(owner, failed.id))).toMatchObject({
+            state: "queued",
+            run: 2,
+            scopes: ["prices:write"],
+            queuedAt: 5,
+            failure: null,
+            finishedAt: null,
+            updatedAt: "retry"
+          })
+          const another = job(owner, { state: "failed" })
+          yield* insert(another)
+          expect(yield* requeue(another.id)).toEqual({ _tag: "LimitReached" })
+          expect(yield* transactor.withTransaction(jobs.requeue(scope(), another.id, request))).toEqual({ _tag: "NotInState", state: null })
+        }))
+    })
+
+    describe("import records", () => {
+      it.effect("items round-trip; markApplied once; failures never overwrite an applied record; a retry resets the rest", () =>
+        Effect.gen(function* () {
+          const store = yield* ImportStore
+          const owner = job(scope())
+          yield* insert(owner)
+          yield* store.insertItems([item(owner.id, 2), item(owner.id, 0), item(owner.id, 1)])
+          expect(yield* store.items(owner.id)).toEqual([item(owner.id, 0), item(owner.id, 1), item(owner.id, 2)])
+          const recordId = uuid()
+          expect(yield* store.markApplied(owner.id, 0, { outcome: "created", recordId, run: 1, at: "t1" })).toBe(true)
+          expect(yield* store.markApplied(owner.id, 0, { outcome: "updated", recordId, run: 1, at: "t2" })).toBe(false)
+          const error = { code: "unresolved_reference", message: "m", details: [{ path: "$.records[1].body.parent_id", message: "n" }] }
+          yield* store.markFailed(owner.id, 0, { error, run: 1, at: "t3" })
+          yield* store.markFailed(owner.id, 1, { error, run: 1, at: "t3" })
+          const [applied, failed, pending] = yield* store.items(owner.id)
+          expect(applied).toMatchObject({ status: "applied", outcome: "created", recordId, error: null, run: 1, updatedAt: "t1" })
+          expect(failed).toMatchObject({ status: "failed", outcome: null, recordId: null, error, updatedAt: "t3" })
+          expect(pending!.status).toBe("pending")
+          const counts = yield* store.counts([owner.id, uuid()])
+          expect(counts.size).toBe(1)
+          expect(counts.get(owner.id)).toEqual({ total: 3, created: 1, updated: 0, unchanged: 0, failed: 1, pending: 1 })
+          expect([...(yield* store.resetFailed(owner.id, 2, "t4"))].sort()).toEqual([1, 2])
+          const after = yield* store.items(owner.id)
+          expect(after.map((i) => [i.status, i.run])).toEqual([["applied", 1], ["pending", 2], ["pending", 2]])
+          expect(after[1]!.error).toBeNull()
+        }))
+    })
+  })

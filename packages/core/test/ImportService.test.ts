@@ -1,0 +1,207 @@
+import { describe, expect, layer } from "@effect/vitest"
+import { Effect, Layer, Option } from "effect"
+import { Accounts } from "../src/Auth/Accounts.js"
+import type { Company } from "../src/Auth/Company.js"
+import { CatalogService } from "../src/Catalog/CatalogService.js"
+import type { ImportBody } from "../src/Imports/Import.js"
+import { ImportService } from "../src/Imports/ImportService.js"
+import { JobService } from "../src/Jobs/JobService.js"
+import { JobStore } from "../src/Jobs/JobStore.js"
+import { type CompanyId, IdsLive } from "../src/Shared/Ids.js"
+import type { Scope } from "../src/Shared/Scope.js"
+import { InMemory, InMemoryJobs } from "../src/testing.js"
+import { as, company, list, principal, upsert, uuid } from "./support.js"
+
+const TestLayer = Layer.mergeAll(JobService.Default).pipe(
+  Layer.provideMerge(ImportService.Default),
+  Layer.provideMerge(CatalogService.Default),
+  Layer.provideMerge(Layer.mergeAll(InMemory.layer, InMemoryJobs.layer, InMemory.accountsLayer)),
+  Layer.provideMerge(IdsLive)
+)
+
+/** A company and connection the accounts know of, and a principal of that connection. */
+const tenant = (scopes?: ReadonlyArray<Scope>) =>
+  Effect.gen(function* () {
+    const accounts = yield* Accounts
+    const settings = company({ id: uuid() as CompanyId, storage_slug: uuid() })
+    const stored: Company = {
+      ...settings,
+      name: "Acme",
+      enabled: true,
+      subscription_active: true,
+      stock_package: false,
+      inventory_module: false,
+      granted_scopes: ["catalog:read", "catalog:write", "prices:read", "prices:write", "costs:read", "costs:write"],
+      domains: [],
+      created_at: "2026-01-01T00:00:00.000Z"
+    }
+    yield* accounts.saveCompany(stored)
+    const who = principal(settings, scopes)
+    yield* accounts.saveConnection({ id: who.connectionId, company_id: settings.id, name: "ERP", enabled: true, created_at: stored.created_at })
+    return who
+  })
+
+const submit = (body: ImportBody) => Effect.flatMap(ImportService, (s) => s.submit(body))
+
+/** Runs every claimable job to its end, as a worker would. */
+const work = Effect.gen(function* () {
+  const jobs = yield* JobStore
+  const imports = yield* ImportService
+  for (;;) {
+    const claimed = yield* jobs.claim({ workerId: "worker", nowMillis: Date.now(), leaseMillis: 60_000, at: new Date().toISOString() })
+    if (Option.isNone(claimed)) return
+    yield* imports.process(claimed.value, "worker", 60_000)
+  }
+})
+
+const queued = (body: ImportBody) =>
+  Effect.gen(function* () {
+    const submitted = yield* submit(body)
+    if (submitted._tag !== "Queued") throw new Error("expected a job")
+    return submitted.job
+  })
+
+const detail = (id: string) => Effect.flatMap(JobService, (s) => s.get(id))
+
+layer(TestLayer)("ImportService", (it) => {
+  describe("passes", () => {
+    it.effect("a product before its category, a child category before its parent and a bundle before its component resolve over passes", () =>
+      Effect.gen(function* () {
+        const who = yield* tenant()
+        const job = yield* queued({
+          records: [
+            { resource: "products", body: { external_id: "bundle", name: "Set", kind: "bundle", category_ids: [{ external_id: "child" }], components: [{ product_id: { external_id: "single" }, quantity: 2 }] } },
+            { resource: "categories", body: { external_id: "child", name: "Child", parent_id: { external_id: "parent" } } },
+            { resource: "products", body: { external_id: "single", name: "Chair", category_ids: [{ external_id: "parent" }] } },
+            { resource: "categories", body: { external_id: "parent", name: "Parent" } },
+            { resource: "customization-options", body: { external_id: "o1", name: "Red", group_id: { external_id: "g1" } } },
+            { resource: "customization-groups", body: { external_id: "g1", name: "Book", type_id: { external_id: "t1" } } },
+            { resource: "customization-types", body: { external_id: "t1", name: "Fabric" } }
+          ]
+        }).pipe(as(who))
+        expect(job).toMatchObject({ state: "queued", kind: "import", run: 1, attempts: 0, counts: { total: 7, pending: 7 } })
+        yield* work
+        const { job: done, report } = yield* detail(job.id).pipe(as(who))
+        expect(done).toMatchObject({ state: "completed", attempts: 1, counts: { total: 7, created: 7, failed: 0, pending: 0 } })
+        expect(report!.records.map((r) => [r.index, r.status, r.outcome])).toEqual(Array.from({ length: 7 }, (_, i) => [i, "applied", "created"]))
+        const parent = (yield* list("categories", { externalId: "parent" }).pipe(as(who))).records[0]!
+        const child = (yield* list("categories", { externalId: "child" }).pipe(as(who))).records[0]!
+        expect(child.parent_id).toBe(parent.id)
+      }))
+
+    it.effect("partial failure: valid records apply, each failure is reported with its code and paths; the job is failed", () =>
+      Effect.gen(function* () {
+        const who = yield* tenant()
+        const job = yield* queued({
+          records: [
+            { resource: "categories", body: { external_id: "ok", name: "Fine" } },
+            { resource: "products", body: { external_id: "p", name: "Lost", category_ids: [{ external_id: "nowhere" }] } },
+            { resource: "brands", body: { external_id: "b", name: "x".repeat(201), extra: 1 } },
+            { resource: "collections", body: { external_id: "c", name: "Coll", expected_revision: 3 } }
+          ]
+        }).pipe(as(who))
+        yield* work
+        const { job: done, report } = yield* detail(job.id).pipe(as(who))
+        expect(done).toMatchObject({ state: "failed", counts: { created: 1, failed: 3 } })
+        const [ok, lost, invalid, conflict] = report!.records
+        expect(ok).toMatchObject({ status: "applied", outcome: "created", external_id: "ok" })
+        expect(lost).toMatchObject({
+          status: "failed",
+          error: { code: "unresolved_reference", details: [{ path: "$.records[1].body.category_ids[0]" }] }
+        })
+        expect(invalid!.error!.code).toBe("validation_failed")
+        expect((invalid!.error!.details as Array<{ path: string }>).map((d) => d.path).sort()).toEqual(["$.records[2].body.extra", "$.records[2].body.name"])
+        expect(conflict).toMatchObject({ error: { code: "revision_conflict", details: { current_revision: 0, expected_revision: 3 } } })
+      }))
+  })
+
+  describe("dry run", () => {
+    it.effect("reports like a real run and leaves no record, mapping or change behind", () =>
+      Effect.gen(function* () {
+        const who = yield* tenant()
+        const inspect = yield* InMemory.Inspect
+        const before = inspect.changes().length
+        yield* upsert("categories", { external_id: "existing", name: "Old" }).pipe(as(who))
+        const submitted = yield* submit({
+          dry_run: true,
+          records: [
+            { resource: "products", body: { external_id: "p", name: "Sofa", category_ids: [{ external_id: "new" }] } },
+            { resource: "categories", body: { external_id: "new", name: "New" } },
+            { resource: "categories", body: { external_id: "existing", name: "Renamed", expected_revision: 1 } },
+            { resource: "categories", body: { external_id: "bad", name: "" } }
+          ]
+        }).pipe(as(who))
+        if (submitted._tag !== "DryRun") throw new Error("expected a report")
+        expect(submitted.report).toMatchObject({ dry_run: true, total: 4, created: 2, updated: 1, failed: 1, pending: 0, rerun: [] })
+        expect(submitted.report.records[0]).toMatchObject({ status: "applied", outcome: "created", id: null })
+        expect(submitted.report.records[2]!.id).not.toBeNull()
+        expect(inspect.changes().length).toBe(before + 1)
+        expect((yield* list("categories").pipe(as(who))).records.map((r) => r.name)).toEqual(["Old"])
+        expect((yield* list("products").pipe(as(who))).records).toEqual([])
+        // The mapping of "new" was rolled back too: creating it again is a create.
+        const again = yield* upsert("categories", { external_id: "new", name: "New" }).pipe(as(who))
+        expect(again.outcome).toBe("created")
+        expect((yield* Effect.flatMap(JobService, (s) => s.list(undefined, { limit: 10 })).pipe(as(who))).records).toEqual([])
+      }))
+  })
+
+  describe("access", () => {
+    it.effect("write scopes of every record are checked up front", () =>
+      Effect.gen(function* () {
+        const who = yield* tenant(["catalog:write"])
+        const error = yield* Effect.flip(
+          submit({
+            records: [
+              { resource: "categories", body: { external_id: "a", name: "A" } },
+              { resource: "products", body: { external_id: "p", mode: "prices", price: "10" } }
+            ]
+          }).pipe(as(who))
+        )
+        expect(error).toMatchObject({ _tag: "ScopeDenied", required: ["prices:write"] })
+      }))
+
+    it.effect("jobs are visible to their connection only; the 21st pending job is refused", () =>
+      Effect.gen(function* () {
+        const who = yield* tenant()
+        const other = { ...who, connectionId: uuid() as never }
+        const body: ImportBody = { records: [{ resource: "categories", body: { external_id: "a", name: "A" } }] }
+        const first = yield* queued(body).pipe(as(who))
+        for (let i = 1; i < 20; i++) yield* queued(body).pipe(as(who))
+        const refused = yield* Effect.flip(submit(body).pipe(as(who)))
+        expect(refused).toMatchObject({ _tag: "JobLimitReached", code: "job_limit_reached", retry_after: 5 })
+        expect(yield* Effect.flip(detail(first.id).pipe(as(other)))).toMatchObject({ _tag: "RecordNotFound" })
+        const page = yield* Effect.flatMap(JobService, (s) => s.list("import", { limit: 15 })).pipe(as(who))
+        expect(page.records).toHaveLength(15)
+        expect(page.has_more).toBe(true)
+        expect((yield* Effect.flatMap(JobService, (s) => s.list(undefined, { limit: 15 })).pipe(as(other))).records).toEqual([])
+        yield* work
+        expect((yield* detail(first.id).pipe(as(who))).job.state).toBe("completed")
+      }))
+  })
+
+  describe("retry", () => {
+    it.effect("re-runs only the failed records and says which; completed jobs cannot be retried", () =>
+      Effect.gen(function* () {
+        const who = yield* tenant()
+        const job = yield* queued({
+          records: [
+            { resource: "categories", body: { external_id: "a", name: "A" } },
+            { resource: "products", body: { external_id: "p", name: "Sofa", category_ids: [{ external_id: "later" }] } }
+          ]
+        }).pipe(as(who))
+        yield* work
+        expect((yield* detail(job.id).pipe(as(who))).job.state).toBe("failed")
+        yield* upsert("categories", { external_id: "later", name: "Later" }).pipe(as(who))
+        const retried = yield* Effect.flatMap(JobService, (s) => s.retry(job.id, "import")).pipe(as(who))
+        expect(retried).toMatchObject({ state: "queued", run: 2, counts: { created: 1, pending: 1, failed: 0 } })
+        yield* work
+        const { job: done, report } = yield* detail(job.id).pipe(as(who))
+        expect(done).toMatchObject({ state: "completed", run: 2, attempts: 2, counts: { created: 2, failed: 0 } })
+        expect(report).toMatchObject({ run: 2, rerun: [1] })
+        expect(report!.records.map((r) => r.run)).toEqual([1, 2])
+        expect((yield* list("categories", { externalId: "a" }).pipe(as(who))).records[0]!.revision).toBe(1)
+        const again = yield* Effect.flip(Effect.flatMap(JobService, (s) => s.retry(job.id)).pipe(as(who)))
+        expect(again).toMatchObject({ _tag: "JobNotRetryable", state: "completed" })
+      }))
+  })
+})

@@ -1,0 +1,48 @@
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
+import { Api } from "@catalog-sync/adapter-http"
+import { Config, Effect, Layer } from "effect"
+import { resolve } from "node:path"
+import { loadGuides, type PortalFile, render, scalarBundle } from "./Portal.js"
+
+/** The portal of this API: its OpenAPI document and the guides in `docsDir`, rendered once; no database, no network. */
+export const renderPortal = (docsDir: string): ReadonlyArray<PortalFile> =>
+  render({ spec: OpenApi.fromApi(Api), guides: loadGuides(docsDir), scalar: scalarBundle() })
+
+/**
+ * Serves rendered portal files under `path` (default `/docs`) on the API's router. `/docs` redirects
+ * to `/docs/` so that the pages' relative links, written for any static host, resolve.
+ */
+export const layer = (files: ReadonlyArray<PortalFile>, options: { readonly path?: `/${string}` } = {}): Layer.Layer<never> => {
+  const base = options.path ?? "/docs"
+  return HttpApiBuilder.Router.use((router) =>
+    Effect.gen(function* () {
+      for (const file of files) {
+        const response = HttpServerResponse.text(file.body, { contentType: file.contentType, headers: { "cache-control": "public, max-age=300" } })
+        yield* router.get(`${base}/${file.path}`, Effect.succeed(response))
+        if (file.path !== "index.html") continue
+        // The router matches `/docs` and `/docs/` alike; only the latter resolves the relative links.
+        yield* router.get(
+          base,
+          Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
+            request.url.split("?")[0]!.endsWith("/") ? response : HttpServerResponse.redirect(`${base}/`, { status: 301 })
+          )
+        )
+      }
+    })
+  )
+}
+
+/**
+ * The portal of this API at `/docs`, rendered once while the layer builds from the OpenAPI document and
+ * the guides in `DOCS_DIR` (default `docs`, the repository's folder when started from its root).
+ */
+export const layerFromConfig: Layer.Layer<never> = Layer.unwrapEffect(
+  Effect.gen(function* () {
+    const docsDir = yield* Config.string("DOCS_DIR").pipe(Config.withDefault("docs"), Effect.orDie)
+    const files = renderPortal(resolve(docsDir))
+    if (!files.some((file) => file.path.startsWith("guides/"))) {
+      yield* Effect.logWarning(`no guides found in ${resolve(docsDir)}; the portal at /docs shows the API reference only (set DOCS_DIR)`)
+    }
+    return layer(files)
+  })
+)

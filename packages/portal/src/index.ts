@@ -1,0 +1,3 @@
+export * as Portal from "./Portal.js"
+export * as PortalHttp from "./PortalHttp.js"
+export { renderPortal } from "./PortalHttp.js"

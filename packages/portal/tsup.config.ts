@@ -1,0 +1,17 @@
+import { defineConfig } from "tsup"
+
+export default defineConfig({
+  entry: ["./src/index.ts", "./src/build.ts"],
+  format: ["esm"],
+  // Internal package: the server bundles it from source, so no declarations are needed.
+  dts: false,
+  clean: true,
+  sourcemap: true,
+  target: "node20",
+  // `npm run portal` runs the bundle without a build of the other workspace packages.
+  noExternal: [/^@catalog-sync\//],
+  external: [/^(?!@catalog-sync\/)[@a-z]/],
+  esbuildOptions(options) {
+    options.conditions = ["@catalog-sync/source"]
+  }
+})

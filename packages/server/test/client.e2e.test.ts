@@ -1,0 +1,96 @@
+import { CatalogSyncClient, createClient, RevisionConflict } from "@catalog-sync/client"
+import { expect, layer } from "@effect/vitest"
+import { Chunk, Effect, Stream } from "effect"
+import { TestServer, TestServerLive } from "./TestServer.js"
+
+const scopes = ["catalog:read", "catalog:write", "prices:read", "prices:write"]
+const app = { appName: "client-e2e", appVersion: "0.1.0" }
+
+layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("typed client against a real server", (it) => {
+  it.effect("typed records and errors, paging, the change feed and read-modify-write", () =>
+    Effect.gen(function* () {
+      const { url, tenant } = yield* TestServer
+      const t = yield* tenant()
+      const client = yield* CatalogSyncClient.makeFetch({ baseUrl: url, apiKey: yield* t.key(scopes), ...app })
+      const other = yield* CatalogSyncClient.makeFetch({ baseUrl: url, apiKey: yield* t.key(scopes, { connectionId: yield* t.newConnection }), ...app })
+
+      const me = yield* client.me
+      expect(me.connection_id).toBe(t.connectionId)
+
+      // Typed errors, decoded from the spec's error body.
+      const conflict = yield* Effect.flip(client.upsert("categories", { external_id: "none", expected_revision: 3, name: "X" }))
+      expect(conflict).toBeInstanceOf(RevisionConflict)
+      expect(conflict).toMatchObject({ code: "revision_conflict", current_revision: 0, status: 409 })
+      const missing = yield* Effect.flip(client.get("products", "0190a5a4-7b4e-7cc2-8d7e-2b1c8f3a9d01"))
+      expect(missing).toMatchObject({ _tag: "CatalogSyncError", code: "not_found", status: 404 })
+      const anonymous = yield* CatalogSyncClient.makeFetch({ baseUrl: url, apiKey: "csk_nope_nope", ...app })
+      expect(yield* Effect.flip(anonymous.me)).toMatchObject({ _tag: "CatalogSyncError", status: 401 })
+
+      // Paging: 5 records over pages of 2, with the first page's change_cursor.
+      for (let i = 0; i < 5; i++) yield* client.upsert("categories", { external_id: `c${i}`, name: `Category ${i}` })
+      const all = yield* Stream.runCollect(client.listAll("categories", { limit: 2 }))
+      expect(Chunk.toReadonlyArray(all).map((c) => c.external_id)).toEqual(["c0", "c1", "c2", "c3", "c4"])
+      const exported = yield* other.exportAll("categories")
+      expect(exported.records).toHaveLength(5)
+      expect(exported.changeCursor).toMatch(/^c1_/)
+
+      // The feed: own changes skipped, the cursor saved after every call (also the empty last one).
+      yield* other.upsert("categories", { external_id: "shop-1", name: "From the shop" })
+      yield* client.upsert("categories", { external_id: "c5", name: "Mine" })
+      const seen: Array<string> = []
+      const saved: Array<string> = []
+      const last = yield* client.followChanges({
+        cursor: exported.changeCursor,
+        limit: 1,
+        onChanges: (changes) => Effect.sync(() => seen.push(...changes.map((c) => c.origin_connection_id))),
+        saveCursor: (cursor) => Effect.sync(() => void saved.push(cursor))
+      })
+      expect(seen).toHaveLength(1)
+      expect(seen[0]).not.toBe(me.connection_id)
+      expect(saved.length).toBeGreaterThanOrEqual(2)
+      expect(saved.at(-1)).toBe(last)
+
+      // Read-modify-write: the merge function runs again on the fresh record after a conflict.
+      const created = yield* client.upsert("products", { external_id: "p1", name: "Sofa", category_ids: [{ external_id: "c0" }], mode: "combined", price: "100" })
+      let calls = 0
+      const result = yield* client.readModifyWrite("products", "p1", (current) =>
+        Effect.gen(function* () {
+          calls++
+          // A concurrent writer bumps the revision between our read and our write, once.
+          if (calls === 1) yield* client.upsert("products", { external_id: "p1", expected_revision: created.record.revision, sku: "S-1" })
+          return { sku: `${current?.sku ?? "none"}+edited` }
+        })
+      )
+      expect(calls).toBe(2)
+      expect(result.record.sku).toBe("S-1+edited")
+      expect(result.record.revision).toBe(3)
+
+      // upsertResolving: the caller's resolve decides; undefined gives up with the conflict.
+      const gaveUp = yield* Effect.flip(
+        client.upsertResolving("products", { external_id: "p1", expected_revision: 1, name: "Stale" }, () => Effect.succeed(undefined))
+      )
+      expect(gaveUp._tag).toBe("RevisionConflict")
+    }))
+
+  it.effect("the Promise facade rejects with the same tagged errors", () =>
+    Effect.gen(function* () {
+      const { url, tenant } = yield* TestServer
+      const t = yield* tenant()
+      const token = yield* t.key(scopes)
+      yield* Effect.promise(async () => {
+        const client = createClient({ baseUrl: url, apiKey: token, ...app })
+        try {
+          const { record } = await client.upsert("categories", { external_id: "sofas", name: "Sofas" })
+          expect(record.revision).toBe(1)
+          const error = await client.upsert("categories", { external_id: "sofas", expected_revision: 0, name: "Again" }).catch((e: unknown) => e)
+          expect(error).toBeInstanceOf(RevisionConflict)
+          expect(error).toMatchObject({ code: "revision_conflict", current_revision: 1 })
+          const names: Array<string> = []
+          for await (const category of client.listAll("categories")) names.push(category.name)
+          expect(names).toEqual(["Sofas"])
+        } finally {
+          await client.close()
+        }
+      })
+    }))
+})

@@ -1,0 +1,142 @@
+import { layer as pgPorts } from "@catalog-sync/adapter-pg"
+import { cluster, database, unavailableReason } from "@catalog-sync/adapter-pg/testing"
+import { Admin, Ids } from "@catalog-sync/core"
+import { describe, expect, layer } from "@effect/vitest"
+import { Context, Effect, Layer, Redacted } from "effect"
+import { buildServer, startInstance } from "./Instances.js"
+import { call, freshKey, type Reply } from "./TestServer.js"
+
+const skip = unavailableReason()
+if (skip !== undefined) console.warn(`\n*** ${skip} ***\n`)
+
+/** Two server processes on one PostgreSQL database, and admin access to it. */
+class Instances extends Context.Tag("Instances")<
+  Instances,
+  { readonly a: string; readonly b: string; readonly token: (scopes: ReadonlyArray<string>) => Effect.Effect<string, unknown> }
+>() {}
+
+const InstancesLive = Layer.scoped(
+  Instances,
+  Effect.gen(function* () {
+    const url = yield* Effect.flatMap(cluster, database)
+    const bundle = yield* buildServer
+    // Started together: both run the migrations of the empty database at once.
+    const [a, b] = yield* Effect.all([startInstance(bundle, { DATABASE_URL: url }), startInstance(bundle, { DATABASE_URL: url })], {
+      concurrency: 2
+    })
+    const admin = Context.get(
+      yield* Layer.build(Admin.Admin.Default.pipe(Layer.provide(pgPorts({ url: Redacted.make(url), poolSize: 2 })), Layer.provide(Ids.IdsLive))),
+      Admin.Admin
+    )
+    let counter = 0
+    const token = (scopes: ReadonlyArray<string>) =>
+      Effect.gen(function* () {
+        const company = yield* admin.createCompany({
+          name: "Acme",
+          currency: "EUR",
+          main_language: "en",
+          storage_slug: `multi-${++counter}-${Date.now()}`,
+          granted_scopes: ["catalog:read", "catalog:write"]
+        })
+        const connection = yield* admin.createConnection(company.id, "ERP")
+        return (yield* admin.createKey({ connection_id: connection.id, scopes, lifetime_days: 1 })).token
+      })
+    return { a: a.url, b: b.url, token }
+  })
+)
+
+const writer = ["catalog:read", "catalog:write"]
+
+/** Rate windows are fixed minutes: start a burst early in one, so that it cannot straddle two. */
+const earlyInMinute = Effect.suspend(() => {
+  const intoMinute = Date.now() % 60_000
+  return intoMinute < 45_000 ? Effect.void : Effect.sleep(60_000 - intoMinute + 50)
+})
+
+const upsert = (url: string, token: string, body: Record<string, unknown>, idempotencyKey = freshKey()) =>
+  call(url, "POST", "/categories/upsert", { token, body, idempotencyKey })
+
+const records = (url: string, token: string, externalId: string) =>
+  Effect.map(call(url, "GET", `/categories?external_id=${encodeURIComponent(externalId)}`, { token }), (reply) => reply.body.records as Array<any>)
+
+const summary = (replies: ReadonlyArray<Reply>) =>
+  replies.map((r) => (r.status === 200 ? `200 ${r.body.outcome}${r.body.replayed ? " replayed" : ""}` : `${r.status} ${r.body?.error?.code}`)).sort()
+
+describe.skipIf(skip !== undefined)("several instances", () => {
+  layer(InstancesLive, { excludeTestServices: true, timeout: 120_000 })("two server processes on one PostgreSQL database", (it) => {
+    it.effect("rate limits hold across instances: a key's 121st request in a minute gets 429 from either", () =>
+      Effect.gen(function* () {
+        const { a, b, token: newToken } = yield* Instances
+        const token = yield* newToken(["catalog:read"])
+        yield* earlyInMinute
+        const replies = yield* Effect.all(
+          Array.from({ length: 120 }, (_, i) => call(i % 2 === 0 ? a : b, "GET", "/me", { token })),
+          { concurrency: 8 }
+        )
+        expect(replies.filter((r) => r.status !== 200).map((r) => r.status)).toEqual([])
+        for (const url of [a, b]) {
+          const refused = yield* call(url, "GET", "/me", { token })
+          expect({ status: refused.status, code: refused.body?.error?.code }).toEqual({ status: 429, code: "rate_limited" })
+        }
+      }))
+
+    it.effect("idempotency holds across instances: one key sent to both writes once", () =>
+      Effect.gen(function* () {
+        const { a, b, token: newToken } = yield* Instances
+        const token = yield* newToken(writer)
+        const key = freshKey()
+        const first = yield* upsert(a, token, { external_id: "one", name: "One" }, key)
+        expect(first.status).toBe(200)
+        const again = yield* upsert(b, token, { external_id: "one", name: "One" }, key)
+        expect(again.body).toMatchObject({ outcome: "created", replayed: true, record: first.body.record })
+        // At the same moment on both: one runs; the other waits its turn (409 in progress) or replays.
+        const raceKey = freshKey()
+        const replies = yield* Effect.all(
+          [a, b, a, b].map((url) => upsert(url, token, { external_id: "two", name: "Two" }, raceKey)),
+          { concurrency: "unbounded" }
+        )
+        expect(replies.filter((r) => r.status === 200 && r.body.replayed !== true)).toHaveLength(1)
+        for (const r of replies) if (r.status !== 200) expect(r.body.error.code).toBe("idempotency_in_progress")
+        const stored = yield* records(b, token, "two")
+        expect(stored.map((r) => r.revision)).toEqual([1])
+      }))
+
+    it.effect("concurrent updates with one expected_revision from both instances: one success per revision, never a lost update", () =>
+      Effect.gen(function* () {
+        const { a, b, token: newToken } = yield* Instances
+        const token = yield* newToken(writer)
+        expect((yield* upsert(a, token, { external_id: "sofa", name: "rev 1" })).status).toBe(200)
+        for (let revision = 1; revision <= 5; revision++) {
+          const replies = yield* Effect.all(
+            [a, b, a, b].map((url, i) => upsert(url, token, { external_id: "sofa", expected_revision: revision, name: `rev ${revision + 1} by ${i}` })),
+            { concurrency: "unbounded" }
+          )
+          expect(summary(replies)).toEqual(["200 updated", "409 revision_conflict", "409 revision_conflict", "409 revision_conflict"])
+          const winner = replies.find((r) => r.status === 200)!
+          expect(winner.body.record.revision).toBe(revision + 1)
+          for (const loser of replies.filter((r) => r.status === 409)) {
+            expect(loser.body.error.details).toMatchObject({ current_revision: revision + 1 })
+          }
+          // What is stored is the winner's write, read back through the other instance too.
+          const [stored] = yield* records(revision % 2 === 0 ? a : b, token, "sofa")
+          expect({ revision: stored.revision, name: stored.name }).toEqual({ revision: revision + 1, name: winner.body.record.name })
+        }
+      }))
+
+    it.effect("two concurrent creates of one external_id from both instances yield one record", () =>
+      Effect.gen(function* () {
+        const { a, b, token: newToken } = yield* Instances
+        const token = yield* newToken(writer)
+        for (let round = 0; round < 5; round++) {
+          const externalId = `chair-${round}`
+          const replies = yield* Effect.all(
+            [a, b].map((url) => upsert(url, token, { external_id: externalId, name: `Chair ${round}` })),
+            { concurrency: "unbounded" }
+          )
+          expect(replies.filter((r) => r.status === 200 && r.body.outcome === "created")).toHaveLength(1)
+          for (const r of replies.filter((r) => r.status !== 200)) expect(r.body.error.code).toBe("revision_conflict")
+          expect(yield* records(a, token, externalId)).toHaveLength(1)
+        }
+      }))
+  })
+})
