@@ -77,6 +77,9 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("imports a
         const replay = yield* call(url, "POST", `/imports/${accepted.body.job.id}/retry`, { token, idempotencyKey: key })
         expect(replay.status).toBe(202)
         expect(replay.body).toMatchObject({ replayed: true, job: { run: 2 } })
+        // Replaying the retry still needs the write scopes of the records it re-runs.
+        const readOnly = yield* t.key(["catalog:read"])
+        expectError(yield* call(url, "POST", `/imports/${accepted.body.job.id}/retry`, { token: readOnly, idempotencyKey: key }), 403, "insufficient_scope")
         const after = yield* finished(url, token, accepted.body.job.id)
         expect(after.job).toMatchObject({ state: "failed", run: 2, attempts: 2, counts: { created: 2, failed: 1 } })
         expect(after.report.rerun).toEqual([1, 2])

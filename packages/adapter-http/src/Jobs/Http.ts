@@ -33,7 +33,7 @@ export const jobHandlers = (
       return { request_id: yield* requestId, ...detail }
     }),
   retry: ({ path, headers }: { readonly path: { readonly id: string }; readonly headers: { readonly "idempotency-key": string } }) =>
-    idempotentWrite(headers["idempotency-key"], {}, Effect.map(jobs.retry(path.id, kind), (job) => ({ job })))
+    idempotentWrite(headers["idempotency-key"], {}, Effect.map(jobs.retry(path.id, kind), (job) => ({ job })), jobs.authorizeRetry(path.id, kind))
 })
 
 /** Handlers of GET /jobs, GET /jobs/{id} and POST /jobs/{id}/retry. */

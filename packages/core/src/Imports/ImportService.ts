@@ -327,6 +327,14 @@ export class ImportService extends Effect.Service<ImportService>()("@catalog-syn
         return render(requeued, countsOf(yield* store.items(job.id)))
       })
 
-    return { authorize, submit, process, report: reportOf, retry } as const
+    /** The retry's scope check alone, run before an idempotent replay of the retry too. */
+    const authorizeRetry = (job: StoredJob) =>
+      Effect.gen(function* () {
+        const principal = yield* CurrentPrincipal
+        const items = yield* store.items(job.id)
+        yield* requireScopes(principal, items.filter((item) => item.status !== "applied"))
+      })
+
+    return { authorize, authorizeRetry, submit, process, report: reportOf, retry } as const
   })
 }) {}

@@ -62,6 +62,9 @@ export class JobService extends Effect.Service<JobService>()("@catalog-sync/core
 
     const retry = (id: string, kind?: JobKind) => Effect.flatMap(find(id, kind), importService.retry)
 
-    return { list, get, retry } as const
+    /** Checks that the caller's connection owns the job and holds the scopes its retry needs. */
+    const authorizeRetry = (id: string, kind?: JobKind) => Effect.flatMap(find(id, kind), importService.authorizeRetry)
+
+    return { list, get, retry, authorizeRetry } as const
   })
 }) {}
