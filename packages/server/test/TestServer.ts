@@ -1,6 +1,7 @@
+import * as PgTesting from "@catalog-sync/adapter-pg/testing"
 import { HttpServer } from "@effect/platform"
 import { Admin, Ids, InventoryAdmin } from "@catalog-sync/core"
-import { Context, Effect, Layer, LogLevel, Option } from "effect"
+import { Context, Effect, Layer, LogLevel, Option, Redacted } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { request as httpRequest } from "node:http"
@@ -29,6 +30,9 @@ export class TestServer extends Context.Tag("TestServer")<
 
 const allScopes = ["catalog:read", "catalog:write", "prices:read", "prices:write", "costs:read", "costs:write", "media:read", "media:write", "stock:read", "stock:write"]
 
+/** Which database the end-to-end suites run on. */
+export const testDatabase: "sqlite" | "postgres" = process.env.TEST_DATABASE === "postgres" ? "postgres" : "sqlite"
+
 export const TestServerLive = Layer.scoped(
   TestServer,
   Effect.gen(function* () {
@@ -36,7 +40,12 @@ export const TestServerLive = Layer.scoped(
       Effect.sync(() => mkdtempSync(join(tmpdir(), "catalog-sync-e2e-"))),
       (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
     )
-    const config: ServerConfig = { port: 0, host: "127.0.0.1", dataDir, databaseFile: Option.none(), shutdownTimeoutSeconds: 1, logLevel: LogLevel.Warning }
+    const base: ServerConfig = { port: 0, host: "127.0.0.1", dataDir, databaseFile: Option.none(), shutdownTimeoutSeconds: 1, logLevel: LogLevel.Warning }
+    // TEST_DATABASE=postgres runs the same end-to-end suites on a fresh PostgreSQL database (npm test does both).
+    const config: ServerConfig =
+      testDatabase === "postgres"
+        ? { ...base, postgres: { url: Redacted.make(yield* PgTesting.freshDatabase), poolSize: 5, statementTimeoutMillis: 30_000 } }
+        : base
     const context = yield* Layer.build(ServerLive(config))
     const address = Context.get(context, HttpServer.HttpServer).address as HttpServer.TcpAddress
     const adminContext = yield* Layer.build(

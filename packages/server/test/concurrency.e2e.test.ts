@@ -1,13 +1,13 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { call, freshKey, TestServer, TestServerLive } from "./TestServer.js"
+import { call, freshKey, testDatabase, TestServer, TestServerLive } from "./TestServer.js"
 
 const writer = ["catalog:read", "catalog:write"]
 
 // The same races as multi-instance.e2e.test.ts, on the default SQLite server: its transactions must give
 // the same guarantees (the update is a compare-and-set on the revision, the mapping insert skips on
 // conflict), so that moving to PostgreSQL changes no outcome a client sees.
-layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("concurrent writes on SQLite", (it) => {
+layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })(`concurrent writes on ${testDatabase}`, (it) => {
   it.effect("concurrent updates with one expected_revision: one success per revision, the rest revision_conflict", () =>
     Effect.gen(function* () {
       const { tenant, url } = yield* TestServer
