@@ -5,9 +5,9 @@
  * read-modify-write.
  */
 import { Api } from "@catalog-sync/adapter-http"
-import type { Brand, Category, Collection, CustomizationGroup, CustomizationOption, CustomizationType, Inventory, Product } from "@catalog-sync/core"
+import type { Brand, Category, Collection, CustomizationGroup, CustomizationOption, CustomizationType, Import, Inventory, Product } from "@catalog-sync/core"
 import { FetchHttpClient, HttpApiClient, type HttpClient, type HttpClientResponse } from "@effect/platform"
-import { Context, Duration, Effect, Layer, Option, Stream } from "effect"
+import { Context, type Duration, Effect, Layer, Option, Schedule, Stream } from "effect"
 import { type CallTrace, currentCall, discipline, type DisciplineOptions } from "./Discipline.js"
 import { type ClientError, fromRaw, RevisionConflict } from "./Errors.js"
 
@@ -111,6 +111,9 @@ export type Resolve<R extends CatalogResource, E, Q> = (context: {
   readonly conflict: RevisionConflict
 }) => Effect.Effect<BodyOf<R> | undefined, E, Q>
 
+/** The body of POST /imports. */
+export type ImportBody = Import.ImportBody
+
 const freshKey = () => globalThis.crypto.randomUUID()
 
 /** Makes the client; needs an `HttpClient` (see {@link layer} for one over fetch). */
@@ -163,6 +166,38 @@ export const make = (options: ClientOptions) =>
       write: (body: StockWrite, write: WriteOptions = {}): Effect.Effect<StockWriteResult, ClientError> =>
         call(raw.inventory.write({ payload: body, headers: { "idempotency-key": write.idempotencyKey ?? freshKey() } }))
     }
+
+    const jobs = {
+      list: (query: { readonly limit?: number; readonly cursor?: string } = {}) => call(raw.jobs.list({ urlParams: query })),
+      get: (id: string) => call(raw.jobs.get({ path: { id } })),
+      retry: (id: string, write: WriteOptions = {}) =>
+        call(raw.jobs.retry({ path: { id }, headers: { "idempotency-key": write.idempotencyKey ?? freshKey() } }))
+    }
+
+    const imports = {
+      /** POST /imports: a dry run answers with its report; otherwise the queued job. */
+      submit: (body: ImportBody, write: WriteOptions = {}) =>
+        call(raw.imports.submit({ payload: body, headers: { "idempotency-key": write.idempotencyKey ?? freshKey() } })),
+      get: (id: string) => call(raw.imports.get({ path: { id } }))
+    }
+
+    /**
+     * Submits an import and polls its job until it is completed, failed or paused; returns the job and its
+     * report. A dry run returns its report at once.
+     */
+    const runImportAndWait = (body: ImportBody, options: WriteOptions & { readonly pollInterval?: Duration.DurationInput } = {}) =>
+      Effect.gen(function* () {
+        const submitted = yield* imports.submit(body, options)
+        if (!("job" in submitted)) return submitted
+        const id = submitted.job.id
+        return yield* jobs.get(id).pipe(
+          Effect.repeat({
+            until: (detail) => detail.job.state === "completed" || detail.job.state === "failed" || detail.job.state === "paused",
+            // passthrough: the repeat then yields the last job detail, not the schedule's count.
+            schedule: Schedule.passthrough(Schedule.spaced(options.pollInterval ?? "500 millis"))
+          })
+        )
+      })
 
     /** Pages through any cursor list: `fetch(cursor)` reads one page; the stream emits the pages in order. */
     const pages = <P extends Page<unknown>, E, Q>(fetch: (cursor: string | undefined) => Effect.Effect<P, E, Q>): Stream.Stream<P, E, Q> =>
@@ -293,6 +328,9 @@ export const make = (options: ClientOptions) =>
       archiveProduct,
       changes,
       inventory,
+      jobs,
+      imports,
+      runImportAndWait,
       health: call(raw.system.health({ withResponse: false })),
       pages,
       listAll,

@@ -10,6 +10,7 @@ import {
   type ChangesPage,
   type ChangesQuery,
   type ClientOptions,
+  type ImportBody,
   type InventoryQuery,
   type ListQuery,
   make,
@@ -67,6 +68,18 @@ export const createClient = (options: ClientOptions) => {
     upsert: <R extends CatalogResource>(resource: R, body: BodyOf<R>, write?: WriteOptions) => use((c) => c.upsert(resource, body, write)),
     archiveProduct: (id: string, expectedRevision: number, write?: WriteOptions) => use((c) => c.archiveProduct(id, expectedRevision, write)),
     changes: (query?: ChangesQuery) => use((c) => c.changes(query)),
+    /** Submits an import and waits for its job (a dry run answers with its report at once). */
+    runImportAndWait: (body: ImportBody, options?: WriteOptions & { readonly pollIntervalMillis?: number }) =>
+      use((c) =>
+        c.runImportAndWait(body, {
+          ...(options?.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey }),
+          pollInterval: options?.pollIntervalMillis ?? 500
+        })
+      ),
+    jobs: {
+      get: (id: string) => use((c) => c.jobs.get(id)),
+      retry: (id: string, write?: WriteOptions) => use((c) => c.jobs.retry(id, write))
+    },
     inventory: {
       list: (query?: InventoryQuery) => use((c) => c.inventory.list(query)),
       get: (id: string) => use((c) => c.inventory.get(id)),

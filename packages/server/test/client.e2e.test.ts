@@ -88,6 +88,19 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("typed cli
           const names: Array<string> = []
           for await (const category of client.listAll("categories")) names.push(category.name)
           expect(names).toEqual(["Sofas"])
+          // An import whose product comes before its category, waited for until its job ends.
+          const done = await client.runImportAndWait(
+            {
+              records: [
+                { resource: "products", body: { external_id: "p1", name: "Sofa", category_ids: [{ external_id: "chairs" }] } },
+                { resource: "categories", body: { external_id: "chairs", name: "Chairs" } }
+              ]
+            },
+            { pollIntervalMillis: 50 }
+          )
+          expect(done).toMatchObject({ job: { state: "completed", counts: { created: 2, failed: 0 } } })
+          const dryRun = await client.runImportAndWait({ dry_run: true, records: [{ resource: "categories", body: { external_id: "x", name: "X" } }] })
+          expect(dryRun).toMatchObject({ report: { dry_run: true, created: 1 } })
         } finally {
           await client.close()
         }
