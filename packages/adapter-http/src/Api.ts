@@ -15,6 +15,7 @@ import { ImportsApi } from "./Imports/Api.js"
 import { InventoryApi } from "./Inventory/Api.js"
 import { JobsApi } from "./Jobs/Api.js"
 import { MeApi } from "./Me/Api.js"
+import { MediaApi } from "./Media/Api.js"
 import { SystemApi } from "./System/Api.js"
 import { documentOpenApi } from "./OpenApiDocument.js"
 
@@ -32,6 +33,7 @@ export class Api extends HttpApi.make("catalog-sync")
   .add(InventoryApi)
   .add(ImportsApi)
   .add(JobsApi)
+  .add(MediaApi)
   .prefix("/api/v1")
   .add(SystemApi)
   .addError(ApiErrors.BadRequest)

@@ -5,6 +5,9 @@ import { Chunk, Data, Effect, Stream } from "effect"
 /** JSON request bodies are limited to 1 MB (spec section 8). */
 export const maxJsonBytes = 1_000_000
 
+/** POST /media: a 10 MiB image plus room for the form fields and multipart framing. */
+export const maxMediaBodyBytes = 10 * 1024 * 1024 + 64 * 1024
+
 export class BodyTooLarge extends Data.TaggedError("BodyTooLarge")<{ readonly limit: number }> {}
 
 /**

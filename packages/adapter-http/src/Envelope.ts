@@ -2,7 +2,7 @@ import { HttpApiBuilder, HttpApiError, HttpApp, HttpServerError, HttpServerReque
 import { Cause, Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { type ErrorDetail, type ErrorStatus, isApiError, statusOf } from "./ApiErrors.js"
-import { BodyTooLarge, maxJsonBytes, readLimited, withBody } from "./BodyLimit.js"
+import { BodyTooLarge, maxJsonBytes, maxMediaBodyBytes, readLimited, withBody } from "./BodyLimit.js"
 import { renderDomainError } from "./ErrorMapping.js"
 import { CurrentRequestId } from "./RequestId.js"
 
@@ -64,6 +64,13 @@ const renderCause = (requestId: string, cause: Cause.Cause<unknown>) => {
   )
 }
 
+const isMultipart = (contentType: string | undefined) =>
+  contentType !== undefined && /^multipart\/form-data\s*;/i.test(contentType.trim())
+
+/** POST /media takes multipart/form-data, which its handler streams to staging itself. */
+const isMediaUpload = (request: HttpServerRequest.HttpServerRequest) =>
+  request.method === "POST" && (request.url.split("?")[0] ?? "").replace(/\/+$/, "") === "/api/v1/media"
+
 const isJson = (contentType: string | undefined) =>
   contentType !== undefined && /^application\/json\s*(;|$)/i.test(contentType.trim())
 
@@ -86,8 +93,24 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware((app) =>
     )
     const handled = Effect.gen(function* () {
       if (!hasBody) return yield* app
-      if (!isJson(request.headers["content-type"])) {
-        return respond(requestId, 415, { code: "unsupported_media_type", message: "send the body as application/json" })
+      if (isMediaUpload(request) && isMultipart(request.headers["content-type"])) {
+        if (contentLength !== undefined && Number(contentLength) > maxMediaBodyBytes) {
+          return HttpServerResponse.setHeader(
+            respond(requestId, 413, { code: "payload_too_large", message: "images are limited to 10 MB" }),
+            "connection",
+            "close"
+          )
+        }
+        // A refused upload may not have been read to its end: close the connection after the answer.
+        return yield* Effect.map(app, (response) => (response.status >= 400 ? HttpServerResponse.setHeader(response, "connection", "close") : response)).pipe(
+          Effect.catchAllCause((cause) => Effect.map(renderCause(requestId, cause), (r) => HttpServerResponse.setHeader(r, "connection", "close")))
+        )
+      }
+      if (!isJson(request.headers["content-type"]) || isMediaUpload(request)) {
+        return respond(requestId, 415, {
+          code: "unsupported_media_type",
+          message: isMediaUpload(request) ? "send the upload as multipart/form-data" : "send the body as application/json"
+        })
       }
       if (contentLength !== undefined && Number(contentLength) > maxJsonBytes) return tooLarge
       const body = yield* Effect.either(readLimited(request, maxJsonBytes))

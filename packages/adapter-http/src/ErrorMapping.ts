@@ -48,6 +48,18 @@ export const renderDomainError = (error: unknown): Rendered | undefined => {
     case "RateLimited":
     case "JobLimitReached":
       return { status: 429, error: { ...base, retry_after: error.retry_after as number } }
+    case "UnsupportedImageFormat":
+      return { status: 415, error: base }
+    case "ImageRejected":
+      return { status: 422, error: { ...base, details: [{ path: "$.file", message: error.message }] } }
+    case "MediaVersionConflict":
+      return { status: 409, error: { ...base, details: { media_id: error.media_id, changed: error.changed } } }
+    case "StagingLimitReached":
+      return { status: 429, error: { ...base, retry_after: error.retry_after as number } }
+    case "UploadTooLarge":
+      return { status: 413, error: base }
+    case "MediaStorageError":
+      return error.reason === "not_found" ? { status: 404, error: { ...base, details: { resource: "media" } } } : { status: 503, error: base }
     case "JobNotRetryable":
       return { status: 409, error: { ...base, details: { state: error.state } } }
     case "PersistenceError":

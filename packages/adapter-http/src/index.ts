@@ -1,5 +1,5 @@
 import { type HttpApi, HttpApiBuilder } from "@effect/platform"
-import type { Accounts, CatalogService, ChangeFeed, IdempotencyStore, ImportService, InventoryService, JobService, RateLimiter, Transactor } from "@catalog-sync/core"
+import type { Accounts, CatalogService, ChangeFeed, IdempotencyStore, ImportService, InventoryService, JobService, MediaService, MediaStorage, RateLimiter, Transactor } from "@catalog-sync/core"
 import type { Readiness } from "./System/Api.js"
 import { Layer } from "effect"
 import { Api } from "./Api.js"
@@ -11,6 +11,7 @@ import { ImportsHttpLive } from "./Imports/Http.js"
 import { InventoryHttpLive } from "./Inventory/Http.js"
 import { JobsHttpLive } from "./Jobs/Http.js"
 import { MeHttpLive } from "./Me/Http.js"
+import { MediaHttpLive } from "./Media/Http.js"
 import { SystemHttpLive } from "./System/Http.js"
 
 export { Api } from "./Api.js"
@@ -31,6 +32,8 @@ export const ApiLive: Layer.Layer<
   | InventoryService.InventoryService
   | ImportService.ImportService
   | JobService.JobService
+  | MediaService.MediaService
+  | MediaStorage.MediaStaging
   | IdempotencyStore.IdempotencyStore
   | Transactor.Transactor
   | Accounts.Accounts
@@ -39,7 +42,7 @@ export const ApiLive: Layer.Layer<
 > = Layer.mergeAll(EnvelopeMiddleware, HttpApiBuilder.middlewareOpenApi({ path: "/api/v1/openapi.json" })).pipe(
   Layer.provideMerge(
     HttpApiBuilder.api(Api).pipe(
-      Layer.provide(Layer.mergeAll(CatalogHttpLive, ChangesHttpLive, InventoryHttpLive, ImportsHttpLive, JobsHttpLive, MeHttpLive, SystemHttpLive).pipe(Layer.provide(AuthenticationLive)))
+      Layer.provide(Layer.mergeAll(CatalogHttpLive, ChangesHttpLive, InventoryHttpLive, ImportsHttpLive, JobsHttpLive, MediaHttpLive, MeHttpLive, SystemHttpLive).pipe(Layer.provide(AuthenticationLive)))
     )
   )
 )

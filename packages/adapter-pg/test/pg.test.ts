@@ -67,6 +67,7 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
           "jobs",
           "locations",
           "mappings",
+          "media",
           "rate_windows",
           "record_categories",
           "stock_balances",

@@ -35,13 +35,15 @@ const unprefixed = <F extends Schema.Struct.Fields>(prefix: string, fields: F, r
 const GrantRow = Schema.Struct({
   ...prefixed("key_", ApiKeyRow.fields),
   ...prefixed("connection_", ConnectionRow.fields),
-  ...prefixed("company_", CompanyRow.fields)
+  ...prefixed("company_", CompanyRow.fields),
+  domain_owner: Schema.NullOr(Ids.CompanyId)
 })
 
 const grantColumns = [
   selectPrefixed("k", "key_", ApiKeyRow.fields),
   selectPrefixed("c", "connection_", ConnectionRow.fields),
-  selectPrefixed("co", "company_", CompanyRow.fields)
+  selectPrefixed("co", "company_", CompanyRow.fields),
+  "d.company_id AS domain_owner"
 ].join(", ")
 
 /** `column = excluded.column` for every column outside the conflict key: an upsert that replaces the row. */
@@ -60,15 +62,18 @@ export const make: Effect.Effect<Context.Tag.Service<typeof Accounts.Accounts>, 
   const sql = yield* SqlClient.SqlClient
 
   // One round trip for authentication: the company's domains come from its JSON column, so the join needs
-  // no aggregate and reads the same on every engine.
+  // no aggregate and reads the same on every engine; the owner of the request's domain (if any company
+  // has it) comes from the same statement, through the unique domain index. Without a domain the join
+  // compares with NULL and finds nothing.
   const findGrant = SqlSchema.findOne({
-    Request: Schema.String,
+    Request: Schema.Struct({ keyId: Schema.String, domain: Schema.NullOr(Schema.String) }),
     Result: GrantRow,
-    execute: (keyId) =>
+    execute: ({ domain, keyId }) =>
       sql`SELECT ${sql.literal(grantColumns)}
           FROM api_keys k
           JOIN connections c ON c.id = k.connection_id
           JOIN companies co ON co.id = k.company_id
+          LEFT JOIN company_domains d ON d.domain = ${domain}
           WHERE k.id = ${keyId}`
   })
 
@@ -184,31 +189,32 @@ export const make: Effect.Effect<Context.Tag.Service<typeof Accounts.Accounts>, 
   })
 
   return Accounts.Accounts.of({
-    findKey: (keyId) =>
-      findGrant(keyId).pipe(
+    findKey: (keyId, domain) =>
+      findGrant({ keyId, domain: domain ?? null }).pipe(
         Effect.map(
           Option.map((row) => ({
             key: toApiKey(unprefixed("key_", ApiKeyRow.fields, row)),
             secretHash: row.key_secret_hash,
             connection: unprefixed("connection_", ConnectionRow.fields, row),
-            company: toCompany(unprefixed("company_", CompanyRow.fields, row))
+            company: toCompany(unprefixed("company_", CompanyRow.fields, row)),
+            domainOwner: Option.fromNullable(row.domain_owner)
           }))
         ),
         refineErrors,
-        Effect.withSpan("Accounts.findKey", { attributes: { keyId } })
+        Effect.withSpan("Accounts.findKey", { captureStackTrace: false, attributes: { keyId } })
       ),
 
     companyOfDomain: (domain) =>
       findDomainOwner(domain).pipe(
         Effect.map(Option.map((row) => row.company_id)),
         refineErrors,
-        Effect.withSpan("Accounts.companyOfDomain", { attributes: { domain } })
+        Effect.withSpan("Accounts.companyOfDomain", { captureStackTrace: false, attributes: { domain } })
       ),
 
     getCompany: (id) =>
-      findCompany(id).pipe(Effect.map(Option.map(toCompany)), refineErrors, Effect.withSpan("Accounts.getCompany", { attributes: { id } })),
+      findCompany(id).pipe(Effect.map(Option.map(toCompany)), refineErrors, Effect.withSpan("Accounts.getCompany", { captureStackTrace: false, attributes: { id } })),
 
-    listCompanies: findCompanies(undefined).pipe(Effect.map(Arr.map(toCompany)), refineErrors, Effect.withSpan("Accounts.listCompanies")),
+    listCompanies: findCompanies(undefined).pipe(Effect.map(Arr.map(toCompany)), refineErrors, Effect.withSpan("Accounts.listCompanies", { captureStackTrace: false })),
 
     saveCompany: (company) =>
       Effect.gen(function* () {
@@ -231,50 +237,49 @@ export const make: Effect.Effect<Context.Tag.Service<typeof Accounts.Accounts>, 
         // conflict rolls back both.
         sql.withTransaction,
         refineErrors,
-        Effect.withSpan("Accounts.saveCompany", { attributes: { id: company.id } })
+        Effect.withSpan("Accounts.saveCompany", { captureStackTrace: false, attributes: { id: company.id } })
       ),
 
-    getConnection: (id) => findConnection(id).pipe(refineErrors, Effect.withSpan("Accounts.getConnection", { attributes: { id } })),
+    getConnection: (id) => findConnection(id).pipe(refineErrors, Effect.withSpan("Accounts.getConnection", { captureStackTrace: false, attributes: { id } })),
 
     listConnections: (companyId) =>
-      findConnections(companyId).pipe(refineErrors, Effect.withSpan("Accounts.listConnections", { attributes: { companyId } })),
+      findConnections(companyId).pipe(refineErrors, Effect.withSpan("Accounts.listConnections", { captureStackTrace: false, attributes: { companyId } })),
 
     saveConnection: (connection) =>
       upsertConnection(connection).pipe(
         refineErrors,
-        Effect.withSpan("Accounts.saveConnection", { attributes: { id: connection.id, companyId: connection.company_id } })
+        Effect.withSpan("Accounts.saveConnection", { captureStackTrace: false, attributes: { id: connection.id, companyId: connection.company_id } })
       ),
 
     insertKey: (key, secretHash) =>
       insertKeyRow(toApiKeyRow(key, secretHash)).pipe(
         refineErrors,
-        Effect.withSpan("Accounts.insertKey", { attributes: { keyId: key.id, companyId: key.company_id, connectionId: key.connection_id } })
+        Effect.withSpan("Accounts.insertKey", { captureStackTrace: false, attributes: { keyId: key.id, companyId: key.company_id, connectionId: key.connection_id } })
       ),
 
     listKeys: (companyId) =>
-      findKeys(companyId).pipe(Effect.map(Arr.map(toApiKey)), refineErrors, Effect.withSpan("Accounts.listKeys", { attributes: { companyId } })),
+      findKeys(companyId).pipe(Effect.map(Arr.map(toApiKey)), refineErrors, Effect.withSpan("Accounts.listKeys", { captureStackTrace: false, attributes: { companyId } })),
 
     revokeKey: (keyId, at) =>
       revokeKeyRow({ id: keyId, at }).pipe(
         Effect.map((rows) => rows.length > 0),
         refineErrors,
-        Effect.withSpan("Accounts.revokeKey", { attributes: { keyId } })
+        Effect.withSpan("Accounts.revokeKey", { captureStackTrace: false, attributes: { keyId } })
       ),
 
     saveLocation: (location) =>
       upsertLocation(location).pipe(
         refineErrors,
-        Effect.withSpan("Accounts.saveLocation", { attributes: { id: location.id, companyId: location.company_id } })
+        Effect.withSpan("Accounts.saveLocation", { captureStackTrace: false, attributes: { id: location.id, companyId: location.company_id } })
       ),
 
     listLocations: (companyId) =>
-      findLocations(companyId).pipe(refineErrors, Effect.withSpan("Accounts.listLocations", { attributes: { companyId } })),
+      findLocations(companyId).pipe(refineErrors, Effect.withSpan("Accounts.listLocations", { captureStackTrace: false, attributes: { companyId } })),
 
     assignLocation: (assignment) =>
       upsertAssignment(assignment).pipe(
         refineErrors,
-        Effect.withSpan("Accounts.assignLocation", {
-          attributes: { connectionId: assignment.connection_id, locationId: assignment.location_id }
+        Effect.withSpan("Accounts.assignLocation", { captureStackTrace: false, attributes: { connectionId: assignment.connection_id, locationId: assignment.location_id }
         })
       ),
 
@@ -282,7 +287,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof Accounts.Accounts>, 
       findAssignments(connectionId).pipe(
         Effect.map(Arr.map(toAssignment)),
         refineErrors,
-        Effect.withSpan("Accounts.assignments", { attributes: { connectionId } })
+        Effect.withSpan("Accounts.assignments", { captureStackTrace: false, attributes: { connectionId } })
       )
   })
 })

@@ -137,7 +137,10 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CatalogRepository.Ca
     Request: Schema.Struct({ companyId: Ids.CompanyId, resource: ReferenceTarget, ids: Schema.Array(Ids.RecordId) }),
     Result: Schema.Struct({ id: Ids.RecordId }),
     execute: ({ companyId, ids, resource }) =>
-      sql`SELECT id FROM catalog_records WHERE company_id = ${companyId} AND resource = ${resource} AND id IN ${sql.in(ids)}`
+      resource === "media"
+        ? // Only completed media can be referenced.
+          sql`SELECT id FROM media WHERE company_id = ${companyId} AND state = 'completed' AND id IN ${sql.in(ids)}`
+        : sql`SELECT id FROM catalog_records WHERE company_id = ${companyId} AND resource = ${resource} AND id IN ${sql.in(ids)}`
   })
 
   const insertRow = SqlSchema.void({
@@ -196,7 +199,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CatalogRepository.Ca
       findRecord({ companyId, resource, id }).pipe(
         Effect.map(Option.map(toStoredRecord)),
         refineErrors,
-        Effect.withSpan("CatalogRepository.get", { attributes: { companyId, resource, id } })
+        Effect.withSpan("CatalogRepository.get", { captureStackTrace: false, attributes: { companyId, resource, id } })
       ),
 
     getMany: (companyId, resource, ids) => {
@@ -208,7 +211,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CatalogRepository.Ca
           return unique.flatMap((id) => byId.get(id) ?? [])
         }),
         refineErrors,
-        Effect.withSpan("CatalogRepository.getMany", { attributes: { companyId, resource, count: ids.length } })
+        Effect.withSpan("CatalogRepository.getMany", { captureStackTrace: false, attributes: { companyId, resource, count: ids.length } })
       )
     },
 
@@ -218,7 +221,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CatalogRepository.Ca
       Effect.forEach(chunks(Arr.dedupe(ids)), (chunk) => findExisting({ companyId, resource: target, ids: chunk })).pipe(
         Effect.map((pages): ReadonlySet<Ids.RecordId> => new Set(pages.flat().map((row) => row.id))),
         refineErrors,
-        Effect.withSpan("CatalogRepository.existing", { attributes: { companyId, target, count: ids.length } })
+        Effect.withSpan("CatalogRepository.existing", { captureStackTrace: false, attributes: { companyId, target, count: ids.length } })
       ),
 
     insert: (record) =>
@@ -226,8 +229,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CatalogRepository.Ca
         // A record and its category links are one write even when the caller opened no transaction.
         sql.withTransaction,
         refineErrors,
-        Effect.withSpan("CatalogRepository.insert", {
-          attributes: { companyId: record.companyId, resource: record.resource, id: record.id }
+        Effect.withSpan("CatalogRepository.insert", { captureStackTrace: false, attributes: { companyId: record.companyId, resource: record.resource, id: record.id }
         })
       ),
 
@@ -246,8 +248,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CatalogRepository.Ca
       }).pipe(
         sql.withTransaction,
         refineErrors,
-        Effect.withSpan("CatalogRepository.update", {
-          attributes: { companyId: record.companyId, resource: record.resource, id: record.id, expectedRevision }
+        Effect.withSpan("CatalogRepository.update", { captureStackTrace: false, attributes: { companyId: record.companyId, resource: record.resource, id: record.id, expectedRevision }
         })
       ),
 
@@ -255,14 +256,14 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CatalogRepository.Ca
       listRecords({ ...query, companyId, resource }).pipe(
         Effect.map(Arr.map(toStoredRecord)),
         refineErrors,
-        Effect.withSpan("CatalogRepository.list", { attributes: { companyId, resource, limit: query.limit } })
+        Effect.withSpan("CatalogRepository.list", { captureStackTrace: false, attributes: { companyId, resource, limit: query.limit } })
       ),
 
     ancestors: (companyId, categoryId, maxDepth) =>
       (maxDepth <= 0 ? Effect.succeed([]) : findAncestors({ companyId, categoryId, maxDepth })).pipe(
         Effect.map(Arr.map((row) => row.parent_id)),
         refineErrors,
-        Effect.withSpan("CatalogRepository.ancestors", { attributes: { companyId, categoryId, maxDepth } })
+        Effect.withSpan("CatalogRepository.ancestors", { captureStackTrace: false, attributes: { companyId, categoryId, maxDepth } })
       )
   })
 })

@@ -60,8 +60,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof ChangeLog.ChangeLog>
           })
         ),
         refineErrors,
-        Effect.withSpan("ChangeLog.append", {
-          attributes: { companyId: entry.companyId, resource: entry.resource, recordId: entry.recordId, revision: entry.revision }
+        Effect.withSpan("ChangeLog.append", { captureStackTrace: false, attributes: { companyId: entry.companyId, resource: entry.resource, recordId: entry.recordId, revision: entry.revision }
         })
       ),
     head: (companyId) =>
@@ -70,7 +69,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof ChangeLog.ChangeLog>
         // An aggregate always returns one row; a missing one is a bug.
         Effect.catchTag("NoSuchElementException", Effect.die),
         refineErrors,
-        Effect.withSpan("ChangeLog.head", { attributes: { companyId } })
+        Effect.withSpan("ChangeLog.head", { captureStackTrace: false, attributes: { companyId } })
       ),
     read: (query) =>
       sql`
@@ -103,7 +102,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof ChangeLog.ChangeLog>
         ),
         Effect.catchTag("ParseError", Effect.die),
         refineErrors,
-        Effect.withSpan("ChangeLog.read", { attributes: { companyId: query.companyId, after: query.after } })
+        Effect.withSpan("ChangeLog.read", { captureStackTrace: false, attributes: { companyId: query.companyId, after: query.after } })
       )
   })
 })

@@ -144,7 +144,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof IdempotencyStore.Ide
       claim: (request) =>
         claimOnce(request, maxAttempts).pipe(
           refineErrors,
-          Effect.withSpan("IdempotencyStore.claim", { attributes: scopeAttributes(request.scope) })
+          Effect.withSpan("IdempotencyStore.claim", { captureStackTrace: false, attributes: scopeAttributes(request.scope) })
         ),
 
       complete: (scope, key, response) =>
@@ -153,13 +153,13 @@ export const make: Effect.Effect<Context.Tag.Service<typeof IdempotencyStore.Ide
           status: response.status,
           // JSON has no undefined; a body-less response is stored (and replayed) as null.
           response: response.body === undefined ? null : response.body
-        }).pipe(refineErrors, Effect.withSpan("IdempotencyStore.complete", { attributes: { ...scopeAttributes(scope), status: response.status } })),
+        }).pipe(refineErrors, Effect.withSpan("IdempotencyStore.complete", { captureStackTrace: false, attributes: { ...scopeAttributes(scope), status: response.status } })),
 
       release: (scope, key) =>
-        releaseRow(keyOf(scope, key)).pipe(refineErrors, Effect.withSpan("IdempotencyStore.release", { attributes: scopeAttributes(scope) })),
+        releaseRow(keyOf(scope, key)).pipe(refineErrors, Effect.withSpan("IdempotencyStore.release", { captureStackTrace: false, attributes: scopeAttributes(scope) })),
 
       purge: (olderThanMillis) =>
-        purgeFrom(olderThanMillis, 0).pipe(refineErrors, Effect.withSpan("IdempotencyStore.purge", { attributes: { olderThanMillis } }))
+        purgeFrom(olderThanMillis, 0).pipe(refineErrors, Effect.withSpan("IdempotencyStore.purge", { captureStackTrace: false, attributes: { olderThanMillis } }))
     })
   }
 )

@@ -112,7 +112,8 @@ export const make: Effect.Effect<Context.Tag.Service<typeof JobStore.JobStore>, 
   const claimable = (now: number) =>
     sql`(state = 'queued' OR (state = 'running' AND lease_until <= ${now}))`
 
-  // A job is a candidate unless another job of its connection runs under a live lease.
+  // A job is a candidate unless another job of its connection runs under a live lease. Media jobs of a
+  // company run one at a time in queue order, and not at all while one of them is paused.
   const candidate = (now: number) =>
     sql`SELECT j.id FROM jobs j
         WHERE (j.state = 'queued' OR (j.state = 'running' AND j.lease_until <= ${now}))
@@ -121,6 +122,12 @@ export const make: Effect.Effect<Context.Tag.Service<typeof JobStore.JobStore>, 
             WHERE o.company_id = j.company_id AND o.connection_id = j.connection_id AND o.id <> j.id
               AND o.state = 'running' AND o.lease_until > ${now}
           )
+          AND (j.kind <> 'media' OR NOT EXISTS (
+            SELECT 1 FROM jobs m
+            WHERE m.company_id = j.company_id AND m.kind = 'media' AND m.id <> j.id
+              AND ((m.state = 'running' AND m.lease_until > ${now}) OR m.state = 'paused'
+                OR (m.state IN ('queued', 'running') AND m.queue_seq < j.queue_seq))
+          ))
         ORDER BY j.queue_seq
         LIMIT 1`
 

@@ -81,21 +81,21 @@ export const make: Effect.Effect<Context.Tag.Service<typeof Mappings.Mappings>, 
       findByExternal({ scope, externalIds: [externalId] }).pipe(
         Effect.map((rows) => Option.map(Arr.head(rows), (row) => row.record_id)),
         refineErrors,
-        Effect.withSpan("Mappings.find", { attributes: scopeAttributes(scope) })
+        Effect.withSpan("Mappings.find", { captureStackTrace: false, attributes: scopeAttributes(scope) })
       ),
 
     findMany: (scope, externalIds) =>
       resolve(externalIds, (chunk) => findByExternal({ scope, externalIds: chunk })).pipe(
         Effect.map((rows): ReadonlyMap<string, Ids.RecordId> => new Map(rows.map((row) => [row.external_id, row.record_id]))),
         refineErrors,
-        Effect.withSpan("Mappings.findMany", { attributes: { ...scopeAttributes(scope), count: externalIds.length } })
+        Effect.withSpan("Mappings.findMany", { captureStackTrace: false, attributes: { ...scopeAttributes(scope), count: externalIds.length } })
       ),
 
     externalIdsOf: (scope, recordIds) =>
       resolve(recordIds, (chunk) => findByRecord({ scope, recordIds: chunk })).pipe(
         Effect.map((rows): ReadonlyMap<Ids.RecordId, string> => new Map(rows.map((row) => [row.record_id, row.external_id]))),
         refineErrors,
-        Effect.withSpan("Mappings.externalIdsOf", { attributes: { ...scopeAttributes(scope), count: recordIds.length } })
+        Effect.withSpan("Mappings.externalIdsOf", { captureStackTrace: false, attributes: { ...scopeAttributes(scope), count: recordIds.length } })
       ),
 
     insert: (mapping) => {
@@ -127,7 +127,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof Mappings.Mappings>, 
         return yield* Effect.dieMessage(`mapping insert for ${row.external_id} was skipped without a conflicting row`)
       }).pipe(
         refineErrors,
-        Effect.withSpan("Mappings.insert", { attributes: { ...scopeAttributes(mapping), recordId: mapping.recordId } })
+        Effect.withSpan("Mappings.insert", { captureStackTrace: false, attributes: { ...scopeAttributes(mapping), recordId: mapping.recordId } })
       )
     }
   })

@@ -14,7 +14,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof Transactor.Transacto
         // The ports never fail with SqlError, so one here comes from BEGIN / COMMIT / ROLLBACK itself,
         // e.g. SQLITE_BUSY on commit when another process holds the write lock.
         Effect.catchIf((error): error is SqlError.SqlError => error instanceof SqlError.SqlError, fromSqlError),
-        Effect.withSpan("Transactor.withTransaction")
+        Effect.withSpan("Transactor.withTransaction", { captureStackTrace: false })
       )
   })
 )

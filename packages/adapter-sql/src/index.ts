@@ -3,7 +3,7 @@
  * packages (adapter-sqlite, adapter-pg) provide the client and the migrations of the logical schema
  * described in `SCHEMA.md`.
  */
-import type { Accounts, CatalogRepository, ChangeLog, IdempotencyStore, ImportStore, InventoryRepository, JobStore, Mappings, Transactor } from "@catalog-sync/core"
+import type { Accounts, CatalogRepository, ChangeLog, IdempotencyStore, ImportStore, InventoryRepository, JobStore, Mappings, MediaRepository, Transactor } from "@catalog-sync/core"
 import type { SqlClient } from "@effect/sql"
 import { Layer } from "effect"
 import * as SqlAccounts from "./SqlAccounts.js"
@@ -14,6 +14,7 @@ import * as SqlImportStore from "./SqlImportStore.js"
 import * as SqlInventoryRepository from "./SqlInventoryRepository.js"
 import * as SqlJobStore from "./SqlJobStore.js"
 import * as SqlMappings from "./SqlMappings.js"
+import * as SqlMediaRepository from "./SqlMediaRepository.js"
 import * as SqlTransactor from "./SqlTransactor.js"
 
 export * as SqlAccounts from "./SqlAccounts.js"
@@ -25,6 +26,7 @@ export * as SqlImportStore from "./SqlImportStore.js"
 export * as SqlInventoryRepository from "./SqlInventoryRepository.js"
 export * as SqlJobStore from "./SqlJobStore.js"
 export * as SqlMappings from "./SqlMappings.js"
+export * as SqlMediaRepository from "./SqlMediaRepository.js"
 export * as SqlRateLimiter from "./SqlRateLimiter.js"
 export * as SqlTransactor from "./SqlTransactor.js"
 
@@ -39,6 +41,7 @@ export type PersistencePorts =
   | InventoryRepository.InventoryRepository
   | JobStore.JobStore
   | ImportStore.ImportStore
+  | MediaRepository.MediaRepository
 
 /**
  * The persistence ports over the `SqlClient` in context; the schema must already be migrated. The shared
@@ -53,5 +56,6 @@ export const layer: Layer.Layer<PersistencePorts, never, SqlClient.SqlClient> = 
   SqlIdempotencyStore.layer,
   SqlInventoryRepository.layer,
   SqlJobStore.layer,
-  SqlImportStore.layer
+  SqlImportStore.layer,
+  SqlMediaRepository.layer
 )

@@ -47,6 +47,7 @@ describe("SqliteLive", () => {
         "jobs",
         "locations",
         "mappings",
+        "media",
         "rate_windows",
         "record_categories",
         "stock_balances",

@@ -5,15 +5,25 @@ import { PortalHttp } from "@catalog-sync/portal"
 import { layer as pgPorts } from "@catalog-sync/adapter-pg"
 import { type PersistencePorts, SqlRateLimiter } from "@catalog-sync/adapter-sql"
 import { layer as sqlitePorts } from "@catalog-sync/adapter-sqlite"
-import { CatalogService, ChangeFeed, Idempotency, IdempotencyStore, Ids, ImportService, InMemoryRateLimiter, InventoryService, JobService, JobWorker } from "@catalog-sync/core"
+import { CatalogService, ChangeFeed, Idempotency, IdempotencyStore, Ids, ImportService, InMemoryRateLimiter, InventoryService, JobService, JobWorker, MediaService } from "@catalog-sync/core"
+import { SharpImageProcessor } from "@catalog-sync/adapter-image-sharp"
+import { FsMediaStorage } from "@catalog-sync/adapter-storage-fs"
 import { type Migrator, SqlClient, type SqlError } from "@effect/sql"
 import { Clock, Config, type ConfigError, Duration, Effect, Layer, Logger, Option, Schedule } from "effect"
 import { RateLimiter } from "@catalog-sync/core"
 import { createServer } from "node:http"
 import { join } from "node:path"
 import type { ServerConfig } from "./ServerConfig.js"
+import * as NodeSecretHasher from "./NodeSecretHasher.js"
 
 export const databaseFile = (config: ServerConfig) => Option.getOrElse(config.databaseFile, () => join(config.dataDir, "catalog-sync.db"))
+
+/** Processed images (`MEDIA_DIR`, default `<DATA_DIR>/media`). */
+export const mediaDir = (config: ServerConfig) => Option.getOrElse(config.mediaDir ?? Option.none(), () => join(config.dataDir, "media"))
+
+/** The media ports: files under MEDIA_DIR, uploads staged under `<DATA_DIR>/staging`, images processed with sharp. */
+const MediaPortsLive = (config: ServerConfig) =>
+  Layer.mergeAll(FsMediaStorage.layer(mediaDir(config)), FsMediaStorage.stagingLayer(join(config.dataDir, "staging")), SharpImageProcessor.layer)
 
 /**
  * The database the server runs on, migrated while the layer builds: PostgreSQL when `DATABASE_URL` is
@@ -102,9 +112,10 @@ const JobWorkersLive = Layer.scopedDiscard(
   })
 )
 
-/** Imports, jobs and their workers. */
+/** Imports, media, jobs and their workers. */
 const JobsLive = Layer.mergeAll(JobService.JobService.Default, JobWorkersLive).pipe(
   Layer.provideMerge(ImportService.ImportService.Default),
+  Layer.provideMerge(MediaService.MediaService.Default),
   Layer.provideMerge(CatalogService.CatalogService.Default)
 )
 
@@ -116,8 +127,10 @@ export const ServicesLive = (config: ServerConfig) => Layer.mergeAll(
   JobsLive,
   RateLimiterLive(config),
   ReadinessLive,
-  IdempotencyPurge
+  IdempotencyPurge,
+  NodeSecretHasher.layer
 ).pipe(
+  Layer.provideMerge(MediaPortsLive(config)),
   Layer.provideMerge(Ids.IdsLive)
 )
 
@@ -144,6 +157,8 @@ export const ServerLive = (config: ServerConfig) => {
     Layer.provideMerge(NodeHttpServer.layer(() => server, { port: config.port, host: config.host })),
     Layer.provide(ServicesLive(config)),
     Layer.provide(PersistenceLive(config)),
-    Layer.provide(Logger.minimumLogLevel(config.logLevel))
+    Layer.provide(Logger.minimumLogLevel(config.logLevel)),
+    // Nothing exports spans, so the ones adapters and @effect/sql open per statement are made no-ops.
+    Layer.provide(Layer.setTracerEnabled(false))
   )
 }

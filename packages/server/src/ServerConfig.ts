@@ -15,6 +15,8 @@ const settings = Config.all({
   host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
   dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./data")),
   databaseFile: Config.option(Config.string("SQLITE_FILE")),
+  /** Processed images, one folder per company storage_slug (default `<DATA_DIR>/media`). */
+  mediaDir: Config.option(Config.string("MEDIA_DIR")),
   /** Requests still running at shutdown get this long to finish. */
   shutdownTimeoutSeconds: Config.integer("SHUTDOWN_TIMEOUT_SECONDS").pipe(Config.withDefault(20)),
   /** debug, info (one line per request), warning, error. */
@@ -56,7 +58,11 @@ const postgres: Config.Config<Option.Option<PostgresSettings>> = Config.all({
 )
 
 /** The server settings; `postgres` is absent when the server runs on SQLite. */
-export type ServerConfig = Config.Config.Success<typeof settings> & { readonly postgres?: PostgresSettings | undefined }
+export type ServerConfig = Omit<Config.Config.Success<typeof settings>, "mediaDir"> & {
+  readonly postgres?: PostgresSettings | undefined
+  /** Absent: `<dataDir>/media`. */
+  readonly mediaDir?: Option.Option<string> | undefined
+}
 
 /**
  * Server settings from the environment. The defaults make `npm start` work on a fresh machine: port

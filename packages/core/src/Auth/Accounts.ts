@@ -27,6 +27,11 @@ export interface KeyGrant {
   readonly secretHash: string
   readonly connection: Connection
   readonly company: Company
+  /**
+   * The company that owns the domain passed to `findKey`, read in the same round trip; none when no
+   * domain was passed or no company has it.
+   */
+  readonly domainOwner: Option.Option<CompanyId>
 }
 
 /**
@@ -36,7 +41,8 @@ export interface KeyGrant {
 export class Accounts extends Context.Tag("@catalog-sync/core/Accounts")<
   Accounts,
   {
-    readonly findKey: (keyId: string) => Effect.Effect<Option.Option<KeyGrant>, PersistenceError>
+    /** The key with its connection and company; with a domain, also that domain's owner (see `KeyGrant`). */
+    readonly findKey: (keyId: string, domain?: string) => Effect.Effect<Option.Option<KeyGrant>, PersistenceError>
     readonly companyOfDomain: (domain: string) => Effect.Effect<Option.Option<CompanyId>, PersistenceError>
     readonly getCompany: (id: string) => Effect.Effect<Option.Option<Company>, PersistenceError>
     readonly listCompanies: Effect.Effect<ReadonlyArray<Company>, PersistenceError>

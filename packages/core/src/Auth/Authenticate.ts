@@ -1,6 +1,6 @@
 import { Clock, Effect, Option } from "effect"
 import { Accounts } from "./Accounts.js"
-import { constantTimeEqual, hashSecret, parse } from "./ApiKey.js"
+import { constantTimeEqual, parse, SecretHasher } from "./ApiKey.js"
 import { DomainNotPermitted, Unauthenticated, type UnauthenticatedReason } from "./AuthErrors.js"
 import { settingsOf } from "./Company.js"
 import type { Principal } from "./Principal.js"
@@ -30,23 +30,22 @@ export const authenticate = (credentials: Credentials) =>
     if (match === null) return yield* deny("invalid_credentials", "only Authorization: Bearer <API key> authorizes API calls")
     const parsed = parse(match[1]!)
     if (parsed === undefined) return yield* deny("invalid_credentials", "the API key is not valid")
-    const found = yield* accounts.findKey(parsed.keyId)
-    const presentedHash = yield* hashSecret(parsed.secret)
+    // The custom-domain owner is read with the key, in the same lookup; it is checked after the key's state.
+    const host = credentials.host?.toLowerCase()
+    const found = yield* accounts.findKey(parsed.keyId, host)
+    const presentedHash = yield* (yield* SecretHasher).hash(parsed.secret)
     if (Option.isNone(found) || !constantTimeEqual(presentedHash, found.value.secretHash)) {
       return yield* deny("invalid_credentials", "the API key is not valid")
     }
-    const { key, connection, company } = found.value
+    const { company, connection, domainOwner, key } = found.value
     const now = yield* Clock.currentTimeMillis
     if (key.revoked_at !== null) return yield* deny("key_revoked", `the API key was revoked at ${key.revoked_at}`)
     if (Date.parse(key.expires_at) <= now) return yield* deny("key_expired", `the API key expired at ${key.expires_at}`)
     if (!connection.enabled) return yield* deny("connection_disabled", "the key's connection is disabled")
     if (!company.enabled) return yield* deny("company_disabled", "the company's API access is disabled")
     if (!company.subscription_active) return yield* deny("subscription_inactive", "the company's subscription is not active")
-    if (credentials.host !== undefined) {
-      const owner = yield* accounts.companyOfDomain(credentials.host.toLowerCase())
-      if (Option.isSome(owner) && owner.value !== company.id) {
-        return yield* new DomainNotPermitted({ message: `requests through ${credentials.host} must use that company's key` })
-      }
+    if (host !== undefined && Option.isSome(domainOwner) && domainOwner.value !== company.id) {
+      return yield* new DomainNotPermitted({ message: `requests through ${credentials.host} must use that company's key` })
     }
     return {
       company: settingsOf(company),

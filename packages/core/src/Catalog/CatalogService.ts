@@ -182,7 +182,12 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
             return typeof ref === "string" ? [] : [ref.external_id]
           })
           const existing = uuids.length > 0 ? yield* repository.existing(principal.company.id, target, uuids) : new Set<RecordId>()
-          const mapped = externals.length > 0 ? yield* mappings.findMany(mappingScope(principal, target), externals) : new Map<string, RecordId>()
+          let mapped = externals.length > 0 ? yield* mappings.findMany(mappingScope(principal, target), externals) : new Map<string, RecordId>()
+          if (target === "media" && mapped.size > 0) {
+            // A media mapping exists from the upload on; only completed media can be linked.
+            const usable = yield* repository.existing(principal.company.id, "media", Array.from(mapped.values()))
+            mapped = new Map(Array.from(mapped).filter(([, id]) => usable.has(id)))
+          }
           for (const i of indices) {
             const ref: Reference = found[i]!.reference
             resolved[i] = typeof ref === "string" ? (existing.has(ref as RecordId) ? ref : undefined) : mapped.get(ref.external_id)

@@ -13,8 +13,8 @@ export type JobState = typeof JobState.Type
 export const pendingStates: ReadonlyArray<JobState> = ["queued", "running"]
 export const retryableStates: ReadonlyArray<JobState> = ["failed", "paused"]
 
-/** What a job does. Media processing will add `media`. */
-export const JobKind = Schema.Literal("import").annotations({ identifier: "JobKind" })
+/** What a job does: an import of records, or the processing of one uploaded image. */
+export const JobKind = Schema.Literal("import", "media").annotations({ identifier: "JobKind" })
 export type JobKind = typeof JobKind.Type
 
 /** Pending (queued or running) jobs allowed per connection (spec 8). */

@@ -1,10 +1,13 @@
-import { Effect, Option } from "effect"
+import { Clock, Effect, Option } from "effect"
 import { CurrentPrincipal } from "../Auth/Principal.js"
-import { RecordNotFound } from "../Catalog/CatalogErrors.js"
+import { RecordNotFound, ScopeDenied } from "../Catalog/CatalogErrors.js"
+import { mediaCounts } from "../Media/MediaService.js"
+import { Transactor } from "../Shared/Transactor.js"
 import type { ImportReport } from "../Imports/Import.js"
 import { ImportService } from "../Imports/ImportService.js"
 import { ImportStore } from "../Imports/ImportStore.js"
-import { emptyCounts, type JobKind, type JobRecord, render } from "./Job.js"
+import { emptyCounts, type JobKind, type JobRecord, maxPendingPerConnection, render, retryableStates, type StoredJob } from "./Job.js"
+import { JobLimitReached, JobNotRetryable } from "./JobErrors.js"
 import { JobStore } from "./JobStore.js"
 
 export interface JobPage {
@@ -28,6 +31,7 @@ export class JobService extends Effect.Service<JobService>()("@catalog-sync/core
     const jobs = yield* JobStore
     const imports = yield* ImportStore
     const importService = yield* ImportService
+    const transactor = yield* Transactor
 
     const scopeOf = Effect.map(CurrentPrincipal, (principal) => ({ companyId: principal.company.id, connectionId: principal.connectionId }))
 
@@ -47,7 +51,7 @@ export class JobService extends Effect.Service<JobService>()("@catalog-sync/core
         const counts = yield* imports.counts(page.map((job) => job.id))
         const hasMore = rows.length > params.limit
         return {
-          records: page.map((job) => render(job, counts.get(job.id) ?? emptyCounts)),
+          records: page.map((job) => render(job, job.kind === "media" ? mediaCounts(job) : (counts.get(job.id) ?? emptyCounts))),
           next_cursor: hasMore ? page[page.length - 1]!.id : null,
           has_more: hasMore
         } satisfies JobPage
@@ -56,11 +60,45 @@ export class JobService extends Effect.Service<JobService>()("@catalog-sync/core
     const get = (id: string, kind?: JobKind) =>
       Effect.gen(function* () {
         const job = yield* find(id, kind)
+        if (job.kind === "media") return { job: render(job, mediaCounts(job)), report: null } satisfies JobDetail
         const report = yield* importService.report(job)
         return { job: render(job, report), report } satisfies JobDetail
       })
 
-    const retry = (id: string, kind?: JobKind) => Effect.flatMap(find(id, kind), importService.retry)
+    /** A media job runs again as it was (its image is still staged); it needs media:write. */
+    const retryMedia = (job: StoredJob) =>
+      Effect.gen(function* () {
+        const principal = yield* CurrentPrincipal
+        if (!principal.scopes.has("media:write")) {
+          return yield* new ScopeDenied({ message: "retrying a media job needs the scope media:write", required: ["media:write"] })
+        }
+        const millis = yield* Clock.currentTimeMillis
+        const requeue = yield* transactor.withTransaction(
+          jobs.requeue({ companyId: principal.company.id, connectionId: principal.connectionId }, job.id, {
+            from: retryableStates,
+            run: job.run + 1,
+            scopes: Array.from(principal.scopes),
+            nowMillis: millis,
+            at: new Date(millis).toISOString(),
+            maxPending: maxPendingPerConnection
+          })
+        )
+        switch (requeue._tag) {
+          case "LimitReached":
+            return yield* new JobLimitReached({
+              message: `this connection has ${maxPendingPerConnection} pending (queued or running) jobs; retry when one has finished`,
+              limit: maxPendingPerConnection,
+              retry_after: 5
+            })
+          case "NotInState":
+            return yield* new JobNotRetryable({ message: `only failed or paused jobs can be retried; this job is ${requeue.state ?? job.state}`, state: requeue.state ?? job.state })
+          case "Requeued":
+            return render(requeue.job, mediaCounts(requeue.job))
+        }
+      })
+
+    const retry = (id: string, kind?: JobKind) =>
+      Effect.flatMap(find(id, kind), (job) => (job.kind === "media" ? retryMedia(job) : importService.retry(job)))
 
     /** Checks that the caller's connection owns the job and holds the scopes its retry needs. */
     const authorizeRetry = (id: string, kind?: JobKind) => Effect.flatMap(find(id, kind), importService.authorizeRetry)

@@ -1,5 +1,6 @@
 import { Clock, Duration, Effect, Exit, Option, type Scope } from "effect"
 import { ImportService } from "../Imports/ImportService.js"
+import { MediaService } from "../Media/MediaService.js"
 import { Ids } from "../Shared/Ids.js"
 import type { StoredJob } from "./Job.js"
 import { LeaseLost } from "./JobErrors.js"
@@ -25,6 +26,7 @@ const work = (job: StoredJob, workerId: string, settings: WorkerSettings) =>
   Effect.gen(function* () {
     const jobs = yield* JobStore
     const imports = yield* ImportService
+    const media = yield* MediaService
     const heartbeat = Effect.gen(function* () {
       const now = yield* Clock.currentTimeMillis
       if (!(yield* jobs.heartbeat(job.id, workerId, now + settings.leaseMillis))) return yield* new LeaseLost({ jobId: job.id })
@@ -33,7 +35,7 @@ const work = (job: StoredJob, workerId: string, settings: WorkerSettings) =>
       Effect.zipRight(Effect.sleep(Duration.millis(Math.max(50, Math.floor(settings.leaseMillis / 3))))),
       Effect.forever
     )
-    const exit = yield* Effect.exit(Effect.raceFirst(imports.process(job, workerId, settings.leaseMillis), heartbeat))
+    const exit = yield* Effect.exit(Effect.raceFirst(job.kind === "media" ? media.process(job, workerId) : imports.process(job, workerId, settings.leaseMillis), heartbeat))
     if (Exit.isSuccess(exit)) return
     const failure = exit.cause
     yield* Effect.gen(function* () {
@@ -78,5 +80,5 @@ const worker = (settings: WorkerSettings) =>
   })
 
 /** Starts the job workers in the current scope; closing the scope stops them and gives their jobs back. */
-export const runWorkers = (settings: WorkerSettings): Effect.Effect<void, never, Scope.Scope | JobStore | ImportService | Ids> =>
+export const runWorkers = (settings: WorkerSettings): Effect.Effect<void, never, Scope.Scope | JobStore | ImportService | MediaService | Ids> =>
   Effect.forEach(Array.from({ length: settings.workers }), () => Effect.forkScoped(worker(settings)), { discard: true })

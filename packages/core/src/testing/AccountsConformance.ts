@@ -147,7 +147,13 @@ export const runAccountsConformance = (name: string, accounts: Layer.Layer<Accou
         yield* store.saveCompany(c)
         yield* store.saveConnection(conn)
         yield* store.insertKey(key, "hash-of-secret")
-        expect(Option.getOrThrow(yield* store.findKey(key.id))).toEqual({ key, secretHash: "hash-of-secret", connection: conn, company: c })
+        expect(Option.getOrThrow(yield* store.findKey(key.id))).toEqual({
+          key,
+          secretHash: "hash-of-secret",
+          connection: conn,
+          company: c,
+          domainOwner: Option.none()
+        })
         expect(Option.isNone(yield* store.findKey(generate().keyId))).toBe(true)
         expect(Option.isNone(yield* store.findKey(""))).toBe(true)
 
@@ -156,7 +162,39 @@ export const runAccountsConformance = (name: string, accounts: Layer.Layer<Accou
         const suspended = { ...c, subscription_active: false }
         yield* store.saveConnection(disabled)
         yield* store.saveCompany(suspended)
-        expect(Option.getOrThrow(yield* store.findKey(key.id))).toEqual({ key, secretHash: "hash-of-secret", connection: disabled, company: suspended })
+        expect(Option.getOrThrow(yield* store.findKey(key.id))).toEqual({
+          key,
+          secretHash: "hash-of-secret",
+          connection: disabled,
+          company: suspended,
+          domainOwner: Option.none()
+        })
+      }))
+
+    it.effect("findKey with a domain also tells which company owns that domain, in the same lookup", () =>
+      Effect.gen(function* () {
+        const store = yield* Accounts
+        const c = company()
+        const other = company()
+        const conn = connection(c)
+        const key = apiKey(conn)
+        yield* store.saveCompany(c)
+        yield* store.saveCompany(other)
+        yield* store.saveConnection(conn)
+        yield* store.insertKey(key, "hash-of-secret")
+        const ownerFor = (domain: string) => store.findKey(key.id, domain).pipe(Effect.map((grant) => Option.getOrThrow(grant).domainOwner))
+        expect(yield* ownerFor(c.domains[1]!)).toEqual(Option.some(c.id))
+        expect(yield* ownerFor(other.domains[0]!)).toEqual(Option.some(other.id))
+        expect(Option.isNone(yield* ownerFor(`nobody-${uuid()}.example`))).toBe(true)
+        const grant = Option.getOrThrow(yield* store.findKey(key.id, other.domains[0]!))
+        expect(grant.key).toEqual(key)
+        expect(grant.company).toEqual(c)
+        // An unknown key is not found whatever the domain.
+        expect(Option.isNone(yield* store.findKey(generate().keyId, c.domains[0]!))).toBe(true)
+        // A domain moved to another company answers with its new owner on the next lookup.
+        yield* store.saveCompany({ ...other, domains: [] })
+        yield* store.saveCompany({ ...c, domains: [...c.domains, other.domains[0]!] })
+        expect(yield* ownerFor(other.domains[0]!)).toEqual(Option.some(c.id))
       }))
 
     it.effect("revokeKey sets revoked_at once and tells whether the key exists", () =>

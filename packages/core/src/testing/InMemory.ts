@@ -4,7 +4,7 @@ import { CatalogRepository } from "../Catalog/CatalogRepository.js"
 import { type Mapping, Mappings, type MappingScope } from "../Catalog/Mappings.js"
 import type { StoredRecord } from "../Catalog/StoredRecord.js"
 import { type ChangeEntry, ChangeLog, type LoggedChange, maskOf, partsOf } from "../Changes/ChangeLog.js"
-import type { RecordId } from "../Shared/Ids.js"
+import type { CompanyId, RecordId } from "../Shared/Ids.js"
 import { Transactor } from "../Shared/Transactor.js"
 import { AccountConflict, Accounts, type Location, type LocationAssignment } from "../Auth/Accounts.js"
 import type { ApiKey } from "../Auth/ApiKey.js"
@@ -233,12 +233,16 @@ export const accountsLayer = Layer.sync(Accounts, () => {
   const locations = new Map<string, Location>()
   const assignments = new Map<string, LocationAssignment>()
   return Accounts.of({
-    findKey: (keyId) =>
+    findKey: (keyId, domain) =>
       Effect.sync(() => {
         const found = keys.get(keyId)
         const connection = found && connections.get(found.key.connection_id)
         const company = found && companies.get(found.key.company_id)
-        return found && connection && company ? Option.some({ ...found, connection, company }) : Option.none()
+        if (!(found && connection && company)) return Option.none()
+        const domainOwner = domain === undefined
+          ? Option.none<CompanyId>()
+          : Option.fromNullable(Array.from(companies.values()).find((c) => c.domains.includes(domain))?.id)
+        return Option.some({ ...found, connection, company, domainOwner })
       }),
     companyOfDomain: (domain) =>
       Effect.sync(() => Option.fromNullable(Array.from(companies.values()).find((c) => c.domains.includes(domain))?.id)),

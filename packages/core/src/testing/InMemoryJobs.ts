@@ -70,6 +70,20 @@ export const make = Effect.sync(() => {
         const candidate = all
           .filter((job) => job.state === "queued" || (job.state === "running" && !leased(job, request.nowMillis)))
           .filter((job) => !all.some((other) => other.id !== job.id && other.connectionId === job.connectionId && leased(other, request.nowMillis)))
+          // Media jobs of a company: one at a time, in queue order, none while one is paused.
+          .filter(
+            (job) =>
+              job.kind !== "media" ||
+              !all.some(
+                (other) =>
+                  other.id !== job.id &&
+                  other.kind === "media" &&
+                  other.companyId === job.companyId &&
+                  (leased(other, request.nowMillis) ||
+                    other.state === "paused" ||
+                    ((other.state === "queued" || other.state === "running") && place.get(other.id)! < place.get(job.id)!))
+              )
+          )
           .sort((a, b) => place.get(a.id)! - place.get(b.id)!)[0]
         if (candidate === undefined) return Option.none()
         const claimed: StoredJob = {

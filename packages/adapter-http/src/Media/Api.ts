@@ -1,0 +1,66 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart, OpenApi } from "@effect/platform"
+import { Media } from "@catalog-sync/core"
+import { Schema } from "effect"
+import { Authentication } from "../Authentication.js"
+import { listFields } from "../Catalog/Api.js"
+import { IdempotencyHeaders, PathParams, strict } from "../Common.js"
+import { JobAccepted } from "../Jobs/Api.js"
+
+/** GET /media query: limit, cursor and an external_id filter. */
+export const MediaListQuery = Schema.Struct({
+  limit: listFields.limit,
+  cursor: Schema.optional(Schema.UUID.annotations({ description: "next_cursor of the previous page (a media id)" })),
+  external_id: Schema.optional(Schema.String.annotations({ description: "Only the item mapped to this external_id by the caller's connection." }))
+}).annotations({ identifier: "QueryParams", ...strict })
+
+export const MediaListResponse = Schema.Struct({
+  request_id: Schema.UUID,
+  records: Schema.Array(Media.MediaRecord),
+  next_cursor: Schema.NullOr(Schema.UUID),
+  has_more: Schema.Boolean
+})
+
+export const MediaResponse = Schema.Struct({ request_id: Schema.UUID, record: Media.MediaRecord })
+
+/** The multipart form of POST /media (documentation; the handler reads the stream itself). */
+export const MediaUpload = HttpApiSchema.MultipartStream(
+  Schema.Struct({
+    external_id: Schema.String,
+    name: Schema.String,
+    purpose: Media.MediaPurpose,
+    file: Multipart.SingleFileSchema.annotations({ description: "The image (JPEG, PNG or WebP, at most 10 MB and 40 megapixels)." })
+  })
+)
+
+/** POST /media, GET /media, GET /media/{id} and its content. */
+export const MediaApi = HttpApiGroup.make("media")
+  .add(
+    HttpApiEndpoint.post("upload", "/media")
+      .setHeaders(IdempotencyHeaders)
+      .setPayload(MediaUpload)
+      .addSuccess(JobAccepted, { status: 202 })
+      .annotate(OpenApi.Summary, "Upload one image (multipart/form-data)")
+      .annotate(
+        OpenApi.Description,
+        "Fields external_id, name, purpose (catalog | option) and one file part named `file`. Needs media:write. The format is sniffed from the bytes: JPEG, PNG or WebP (415 unsupported_image_format); 422 image_corrupt or image_too_many_pixels (over 40 MP); 413 over 10 MB; 429 staging_limit_reached past 100 MB staged per connection. 202 with the queued media job; the same external_id with the same file, name and purpose answers with the job of that version; a change is 409 media_version_immutable."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/media")
+      .setUrlParams(MediaListQuery)
+      .addSuccess(MediaListResponse)
+      .annotate(OpenApi.Summary, "List the company's media (media:read)")
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/media/:id")
+      .setPath(PathParams)
+      .addSuccess(MediaResponse)
+      .annotate(OpenApi.Summary, "Read one media item (media:read)")
+  )
+  .add(
+    HttpApiEndpoint.get("content", "/media/:id/content")
+      .setPath(PathParams)
+      .addSuccess(HttpApiSchema.withEncoding(Schema.Uint8ArrayFromSelf, { kind: "Uint8Array", contentType: "image/webp" }))
+      .annotate(OpenApi.Summary, "The processed WebP image of a completed item (media:read), with ETag and Cache-Control")
+  )
+  .middleware(Authentication)

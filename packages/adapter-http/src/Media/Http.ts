@@ -1,0 +1,132 @@
+import { HttpApiBuilder, type HttpApiGroup, HttpServerRequest, HttpServerResponse, Multipart } from "@effect/platform"
+import { NodeHttpServerRequest, NodeStream } from "@effect/platform-node"
+import { CatalogErrors, type IdempotencyStore, Media, MediaErrors, MediaService, MediaStorage, type Transactor } from "@catalog-sync/core"
+import { Effect, type Layer, Option, Ref, Schema, Stream } from "effect"
+import type { Authentication } from "../Authentication.js"
+import { Api } from "../Api.js"
+import * as ApiErrors from "../ApiErrors.js"
+import { api } from "../Failures.js"
+import { idempotentWrite } from "../Idempotent.js"
+import { IdempotencyHeaders } from "../Common.js"
+import { requestId } from "../RequestId.js"
+import { maxMediaBodyBytes } from "../BodyLimit.js"
+
+const invalid = (path: string, message: string) => new CatalogErrors.ValidationFailed({ message: "the form is not valid", issues: [{ path, message }] })
+
+/** Reads the multipart body as it streams: fields in memory, the one file part straight to staging. */
+const readUpload = (request: HttpServerRequest.HttpServerRequest, allowance: number) =>
+  Effect.gen(function* () {
+    const staging = yield* MediaStorage.MediaStaging
+    const raw = NodeStream.fromReadable<MediaErrors.UploadTooLarge | CatalogErrors.ValidationFailed>(
+      () => NodeHttpServerRequest.toIncomingMessage(request),
+      () => invalid("$", "the request body could not be read"),
+      { closeOnDone: false }
+    ).pipe(
+      Stream.mapAccumEffect(0, (total, chunk: Uint8Array) =>
+        total + chunk.length > maxMediaBodyBytes
+          ? Effect.fail(new MediaErrors.UploadTooLarge({ message: `images are limited to ${Media.maxUploadBytes} bytes`, limit: Media.maxUploadBytes }))
+          : Effect.succeed([total + chunk.length, chunk] as const)
+      )
+    )
+    const headers = request.headers as Record<string, string>
+    const parts: Stream.Stream<Multipart.Part, Multipart.MultipartError | MediaErrors.UploadTooLarge | CatalogErrors.ValidationFailed> = Stream.pipeThroughChannel(
+      raw,
+      Multipart.makeChannel<MediaErrors.UploadTooLarge | CatalogErrors.ValidationFailed>(headers)
+    )
+    const fields: Record<string, string> = {}
+    let staged: MediaStorage.StagedFile | undefined
+    yield* Stream.runForEach(parts, (part) =>
+      Effect.gen(function* (): Effect.fn.Return<void, CatalogErrors.ValidationFailed | MediaErrors.UploadTooLarge | MediaErrors.StagingLimitReached | MediaErrors.MediaStorageError | Multipart.MultipartError> {
+        if (part._tag === "Field") {
+          if (part.key in fields) return yield* invalid(`$.${part.key}`, "is sent more than once")
+          fields[part.key] = part.value
+          return
+        }
+        if (part.key !== "file") return yield* Effect.zipRight(Stream.runDrain(part.content), invalid(`$.${part.key}`, "the file part must be named file"))
+        if (staged !== undefined) return yield* Effect.zipRight(Stream.runDrain(part.content), invalid("$.file", "one file per request"))
+        const content = part.content.pipe(
+          Stream.mapAccumEffect(0, (total, chunk: Uint8Array): Effect.Effect<readonly [number, Uint8Array], MediaErrors.UploadTooLarge | MediaErrors.StagingLimitReached> => {
+            const next = total + chunk.length
+            if (next > Media.maxUploadBytes) {
+              return Effect.fail(new MediaErrors.UploadTooLarge({ message: `images are limited to ${Media.maxUploadBytes} bytes`, limit: Media.maxUploadBytes }))
+            }
+            if (next > allowance) {
+              return Effect.fail(
+                new MediaErrors.StagingLimitReached({
+                  message: `this connection has ${Media.maxStagedBytesPerConnection} bytes of images waiting to be processed; retry when some are done`,
+                  retry_after: MediaService.stagingRetryAfterSeconds
+                })
+              )
+            }
+            return Effect.succeed([next, chunk] as const)
+          })
+        )
+        staged = yield* staging.write(content)
+      })
+    ).pipe(Effect.catchTag("MultipartError", (error) => Effect.fail(invalid("$", `the multipart body is not valid (${error.reason})`))))
+    if (staged === undefined) return yield* invalid("$.file", "is required")
+    return { fields, staged }
+  })
+
+/** Handlers of the media endpoints. */
+export const MediaHttpLive: Layer.Layer<
+  HttpApiGroup.ApiGroup<"catalog-sync", "media">,
+  never,
+  MediaService.MediaService | MediaStorage.MediaStaging | IdempotencyStore.IdempotencyStore | Transactor.Transactor | Authentication
+> = HttpApiBuilder.group(Api, "media", (handlers) =>
+  Effect.gen(function* () {
+    const media = yield* MediaService.MediaService
+    const staging = yield* MediaStorage.MediaStaging
+    return handlers
+      .handleRaw("upload", ({ request }) =>
+        Effect.gen(function* () {
+          const key = yield* Schema.decodeUnknown(IdempotencyHeaders)(request.headers).pipe(
+            Effect.catchAll(() =>
+              Effect.flatMap(requestId, (id) =>
+                Effect.fail(ApiErrors.make(422, id, { code: "idempotency_key_invalid", message: "send an Idempotency-Key header matching ^[A-Za-z0-9._:-]{8,120}$" }))
+              )
+            )
+          )
+          yield* api(media.authorize("media:write"))
+          const allowance = yield* api(media.stagingAllowance)
+          const { fields, staged } = yield* api(readUpload(request, allowance))
+          const used = yield* Ref.make(false)
+          const write = Effect.zipRight(
+            Ref.set(used, true),
+            Effect.map(media.upload(fields, staged), (job) => ({ job }))
+          )
+          const result = yield* idempotentWrite(key["idempotency-key"], { ...fields, file_sha256: staged.sha256 }, write).pipe(
+            Effect.ensuring(Effect.flatMap(Ref.get(used), (ran) => (ran ? Effect.void : Effect.ignore(staging.remove(staged.key)))))
+          )
+          return HttpServerResponse.unsafeJson(result, { status: 202 })
+        })
+      )
+      .handle("list", ({ urlParams }) =>
+        Effect.gen(function* () {
+          const page = yield* api(media.list({ limit: urlParams.limit ?? 50, cursor: urlParams.cursor, external_id: urlParams.external_id }))
+          return { request_id: yield* requestId, ...page }
+        })
+      )
+      .handle("get", ({ path }) =>
+        Effect.gen(function* () {
+          const record = yield* api(media.get(path.id))
+          return { request_id: yield* requestId, record }
+        })
+      )
+      .handle("content", ({ path }) =>
+        Effect.gen(function* () {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const found = yield* api(media.content(path.id))
+          const cacheHeaders = { etag: found.etag, "cache-control": "private, max-age=31536000, immutable" }
+          if (Option.getOrUndefined(Option.fromNullable(request.headers["if-none-match"])) === found.etag) {
+            return HttpServerResponse.empty({ status: 304, headers: cacheHeaders })
+          }
+          return HttpServerResponse.stream(Stream.mapError(found.stream, (e) => e), {
+            status: 200,
+            contentType: Media.outputContentType,
+            headers: { ...cacheHeaders, ...(found.media.bytes === null ? {} : { "content-length": String(found.media.bytes) }) }
+          })
+        })
+      )
+  })
+)

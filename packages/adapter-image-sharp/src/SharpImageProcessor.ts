@@ -1,0 +1,40 @@
+import { ImageProcessor, MediaErrors } from "@catalog-sync/core"
+import { Effect, Layer } from "effect"
+import sharp from "sharp"
+
+const corrupt = (cause: unknown) =>
+  new MediaErrors.ImageRejected({ reason: "corrupt", message: `the image cannot be read: ${cause instanceof Error ? cause.message : String(cause)}` })
+
+const formats = { jpeg: "jpeg", png: "png", webp: "webp" } as const
+
+/** EXIF orientations 5-8 turn the image by 90 degrees: displayed width and height swap. */
+const turned = (orientation: number | undefined) => orientation !== undefined && orientation >= 5
+
+/** ImageProcessor with sharp (libvips). */
+export const make = ImageProcessor.ImageProcessor.of({
+  inspect: (source) =>
+    Effect.tryPromise({ try: () => sharp(source, { limitInputPixels: false }).metadata(), catch: corrupt }).pipe(
+      Effect.flatMap((meta) => {
+        const format = formats[meta.format as keyof typeof formats]
+        if (format === undefined || meta.width === undefined || meta.height === undefined) {
+          return Effect.fail(corrupt(new Error(`unexpected format ${String(meta.format)}`)))
+        }
+        const swap = turned(meta.orientation)
+        return Effect.succeed({ format, width: swap ? meta.height : meta.width, height: swap ? meta.width : meta.height })
+      })
+    ),
+  process: (source, options) =>
+    Effect.tryPromise({
+      try: async () => {
+        const { data, info } = await sharp(source, { limitInputPixels: options.maxPixels, failOn: "error" })
+          .rotate()
+          .resize({ width: options.maxLongEdge, height: options.maxLongEdge, fit: "inside", withoutEnlargement: true })
+          .webp({ quality: 82, alphaQuality: 100 })
+          .toBuffer({ resolveWithObject: true })
+        return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height }
+      },
+      catch: corrupt
+    })
+})
+
+export const layer: Layer.Layer<ImageProcessor.ImageProcessor> = Layer.succeed(ImageProcessor.ImageProcessor, make)

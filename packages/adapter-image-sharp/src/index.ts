@@ -1,0 +1,1 @@
+export * as SharpImageProcessor from "./SharpImageProcessor.js"

@@ -1,0 +1,116 @@
+import { MediaErrors, MediaStorage } from "@catalog-sync/core"
+import { Effect, Layer, Stream } from "effect"
+import { createHash, randomUUID } from "node:crypto"
+import { createReadStream } from "node:fs"
+import { mkdir, open, rename, rm, stat } from "node:fs/promises"
+import { join } from "node:path"
+
+const denied = new Set(["EACCES", "EPERM", "EROFS"])
+
+const storageError = (cause: unknown, what: string) => {
+  const code = (cause as { code?: string } | null)?.code
+  return new MediaErrors.MediaStorageError({
+    reason: code === "ENOENT" ? "not_found" : code !== undefined && denied.has(code) ? "denied" : "unavailable",
+    message: `${what}: ${code ?? "error"}`
+  })
+}
+
+// Folder and key names come from core (storage slugs and hex keys); anything else would escape the root.
+const safe = (segment: string) => {
+  if (!/^[A-Za-z0-9._-]+$/.test(segment) || segment === "." || segment === "..") throw Object.assign(new Error("unsafe name"), { code: "EINVAL" })
+  return segment
+}
+
+const attempt = <A>(what: string, f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: (cause) => storageError(cause, what) })
+
+/** Writes `data` to a temp file in the same folder, flushes it, then renames it over `target` (atomic). */
+const atomicWrite = async (dir: string, target: string, data: Uint8Array) => {
+  await mkdir(dir, { recursive: true })
+  const temp = join(dir, `.tmp-${randomUUID()}`)
+  try {
+    const handle = await open(temp, "wx")
+    try {
+      await handle.writeFile(data)
+      await handle.sync()
+    } finally {
+      await handle.close()
+    }
+    await rename(temp, target)
+  } catch (error) {
+    await rm(temp, { force: true })
+    throw error
+  }
+}
+
+/** MediaStorage under `<root>/<folder>/<key>`: atomic writes (temp file + rename), streamed reads. */
+export const make = (root: string) =>
+  MediaStorage.MediaStorage.of({
+    put: (folder, key, data) => attempt("cannot write the media file", () => atomicWrite(join(root, safe(folder)), join(root, safe(folder), safe(key)), data)),
+    exists: (folder, key) =>
+      attempt("cannot read the media folder", () =>
+        stat(join(root, safe(folder), safe(key))).then(
+          () => true,
+          (error: { code?: string }) => (error.code === "ENOENT" ? false : Promise.reject(error))
+        )
+      ),
+    size: (folder, key) =>
+      attempt("cannot read the media folder", () =>
+        stat(join(root, safe(folder), safe(key))).then(
+          (s) => s.size as number | undefined,
+          (error: { code?: string }) => (error.code === "ENOENT" ? undefined : Promise.reject(error))
+        )
+      ),
+    read: (folder, key) =>
+      Stream.unwrap(
+        Effect.map(
+          attempt("cannot read the media file", async () => {
+            const path = join(root, safe(folder), safe(key))
+            await stat(path)
+            return path
+          }),
+          (path) =>
+            Stream.fromAsyncIterable(createReadStream(path, { highWaterMark: 64 * 1024 }) as AsyncIterable<Uint8Array>, (cause) =>
+              storageError(cause, "cannot read the media file")
+            )
+        )
+      ),
+    remove: (folder, key) => attempt("cannot remove the media file", () => rm(join(root, safe(folder), safe(key)), { force: true }))
+  })
+
+/** MediaStorage under `root`. */
+export const layer = (root: string): Layer.Layer<MediaStorage.MediaStorage> => Layer.succeed(MediaStorage.MediaStorage, make(root))
+
+/** MediaStaging under `root`: each upload streams into its own file while its SHA-256 is computed. */
+export const makeStaging = (root: string) =>
+  MediaStorage.MediaStaging.of({
+    write: <E>(content: Stream.Stream<Uint8Array, E>) =>
+      Effect.gen(function* () {
+        yield* attempt("cannot create the staging folder", () => mkdir(root, { recursive: true }))
+        const key = `${randomUUID()}.upload`
+        const path = join(root, key)
+        const handle = yield* attempt("cannot create the staged file", () => open(path, "wx"))
+        const hash = createHash("sha256")
+        let bytes = 0
+        const head: Array<number> = []
+        const written = yield* Effect.either(
+          Stream.runForEach(content, (chunk) =>
+            Effect.suspend(() => {
+              hash.update(chunk)
+              bytes += chunk.byteLength
+              for (let i = 0; head.length < 64 && i < chunk.length; i++) head.push(chunk[i]!)
+              return attempt("cannot write the staged file", () => handle.write(chunk))
+            })
+          ).pipe(Effect.ensuring(Effect.promise(() => handle.close().catch(() => undefined))))
+        )
+        if (written._tag === "Left") {
+          yield* Effect.promise(() => rm(path, { force: true }))
+          return yield* Effect.fail(written.left)
+        }
+        return { key, bytes, sha256: hash.digest("hex"), head: Uint8Array.from(head) } satisfies MediaStorage.StagedFile
+      }),
+    read: (key) => attempt("cannot read the staged file", () => import("node:fs/promises").then((fs) => fs.readFile(join(root, safe(key))))),
+    remove: (key) => attempt("cannot remove the staged file", () => rm(join(root, safe(key)), { force: true }))
+  })
+
+/** MediaStaging under `root`. */
+export const stagingLayer = (root: string): Layer.Layer<MediaStorage.MediaStaging> => Layer.succeed(MediaStorage.MediaStaging, makeStaging(root))

@@ -1,0 +1,1 @@
+export * as FsMediaStorage from "./FsMediaStorage.js"

@@ -1,0 +1,41 @@
+import { FsMediaStorage } from "@catalog-sync/adapter-storage-fs"
+import { runMediaStorageConformance } from "@catalog-sync/core/testing"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer, Stream } from "effect"
+import { createHash } from "node:crypto"
+import { mkdtempSync, readdirSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+
+const tempRoot = Layer.unwrapScoped(
+  Effect.map(
+    Effect.acquireRelease(
+      Effect.sync(() => mkdtempSync(join(tmpdir(), "media-fs-"))),
+      (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+    ),
+    FsMediaStorage.layer
+  )
+)
+
+runMediaStorageConformance("filesystem", tempRoot)
+
+describe("FsMediaStorage", () => {
+  it.effect("leaves no temp files; staging hashes while streaming and removes a failed upload", () =>
+    Effect.gen(function* () {
+      const root = mkdtempSync(join(tmpdir(), "media-fs-"))
+      const storage = FsMediaStorage.make(root)
+      yield* storage.put("acme", "k.webp", Uint8Array.from([1, 2, 3]))
+      expect(readdirSync(join(root, "acme"))).toEqual(["k.webp"])
+      const staging = FsMediaStorage.makeStaging(join(root, "staging"))
+      const chunks = [Uint8Array.from([1, 2]), Uint8Array.from([3])]
+      const staged = yield* staging.write(Stream.fromIterable(chunks))
+      expect(staged.bytes).toBe(3)
+      expect(staged.sha256).toBe(createHash("sha256").update(Uint8Array.from([1, 2, 3])).digest("hex"))
+      expect(Array.from(yield* staging.read(staged.key))).toEqual([1, 2, 3])
+      const failed = yield* Effect.flip(staging.write(Stream.concat(Stream.make(Uint8Array.from([9])), Stream.fail("boom" as const))))
+      expect(failed).toBe("boom")
+      expect(readdirSync(join(root, "staging"))).toEqual([staged.key])
+      yield* staging.remove(staged.key)
+      rmSync(root, { recursive: true, force: true })
+    }))
+})

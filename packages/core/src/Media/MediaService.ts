@@ -1,0 +1,361 @@
+import { Clock, Effect, Option, ParseResult, Schema } from "effect"
+import { Accounts } from "../Auth/Accounts.js"
+import { CurrentPrincipal, type Principal } from "../Auth/Principal.js"
+import { RecordNotFound, ScopeDenied, ValidationFailed } from "../Catalog/CatalogErrors.js"
+import { Mappings, type MappingScope } from "../Catalog/Mappings.js"
+import { ChangeLog, type ChangeOperation } from "../Changes/ChangeLog.js"
+import { type JobCounts, type JobFailure, maxPendingPerConnection, render as renderJob, type StoredJob } from "../Jobs/Job.js"
+import { JobLimitReached } from "../Jobs/JobErrors.js"
+import { JobStore } from "../Jobs/JobStore.js"
+import { type CompanyId, type ConnectionId, Ids, type RecordId } from "../Shared/Ids.js"
+import type { Scope } from "../Shared/Scope.js"
+import { Transactor } from "../Shared/Transactor.js"
+import { ImageProcessor } from "./ImageProcessor.js"
+import {
+  contentKey,
+  maxLongEdge,
+  maxPixels,
+  maxStagedBytesPerConnection,
+  MediaFields,
+  type MediaRecord,
+  render,
+  sniffFormat,
+  type StoredMedia
+} from "./Media.js"
+import { ImageRejected, MediaVersionConflict, StagingLimitReached, UnsupportedImageFormat } from "./MediaErrors.js"
+import { MediaRepository } from "./MediaRepository.js"
+import { MediaStaging, MediaStorage, type StagedFile } from "./MediaStorage.js"
+
+export interface MediaPage {
+  readonly records: ReadonlyArray<MediaRecord>
+  readonly next_cursor: string | null
+  readonly has_more: boolean
+}
+
+/** A media job's counts: its one image. */
+export const mediaCounts = (job: StoredJob): JobCounts => ({
+  total: 1,
+  created: job.state === "completed" ? 1 : 0,
+  updated: 0,
+  unchanged: 0,
+  failed: job.state === "failed" ? 1 : 0,
+  pending: job.state === "queued" || job.state === "running" || job.state === "paused" ? 1 : 0
+})
+
+/** Seconds a client waits when its connection's staged images reach 100 MB. */
+export const stagingRetryAfterSeconds = 10
+
+const jsonPath = (path: ReadonlyArray<PropertyKey>) =>
+  path.reduce<string>((out, key) => (typeof key === "number" ? `${out}[${key}]` : `${out}.${String(key)}`), "$")
+
+const requireScope = (principal: Principal, scope: Scope) =>
+  principal.scopes.has(scope) ? Effect.void : Effect.fail(new ScopeDenied({ message: `this operation needs the scope ${scope}`, required: [scope] }))
+
+/**
+ * The media pipeline (spec 2.13): uploads are staged and checked (format sniffed from the bytes, header
+ * dimensions), recorded with a queued `media` job and an external_id mapping; a worker processes one
+ * image of a company at a time, in upload order, into a content-addressed WebP file of the company's
+ * folder. Versions are immutable.
+ */
+export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/core/MediaService", {
+  effect: Effect.gen(function* () {
+    const repository = yield* MediaRepository
+    const staging = yield* MediaStaging
+    const storage = yield* MediaStorage
+    const images = yield* ImageProcessor
+    const mappings = yield* Mappings
+    const changes = yield* ChangeLog
+    const jobs = yield* JobStore
+    const transactor = yield* Transactor
+    const accounts = yield* Accounts
+    const ids = yield* Ids
+
+    const now = Effect.map(Clock.currentTimeMillis, (millis) => ({ millis, at: new Date(millis).toISOString() }))
+    const scopeOf = (companyId: CompanyId, connectionId: ConnectionId): MappingScope => ({ companyId, connectionId, resource: "media" })
+    const discard = (key: string) => Effect.ignore(staging.remove(key))
+
+    const logChange = (media: StoredMedia, operation: ChangeOperation, at: string) =>
+      changes.append({
+        companyId: media.companyId,
+        resource: "media",
+        recordId: media.id,
+        revision: media.revision,
+        operation,
+        originConnectionId: media.connectionId,
+        at,
+        parts: ["media"]
+      })
+
+    /** media:write (POST /media) or media:read, checked before the upload is read. */
+    const authorize = (scope: "media:read" | "media:write") => Effect.flatMap(CurrentPrincipal, (principal) => requireScope(principal, scope))
+
+    /** Bytes the caller's connection may still stage (100 MB minus its uploads not processed yet). */
+    const stagingAllowance = Effect.gen(function* () {
+      const principal = yield* CurrentPrincipal
+      return Math.max(0, maxStagedBytesPerConnection - (yield* repository.stagedBytes(principal.company.id, principal.connectionId)))
+    })
+
+    const stagingFull = new StagingLimitReached({
+      message: `this connection has ${maxStagedBytesPerConnection} bytes of images waiting to be processed; retry when some are done`,
+      retry_after: stagingRetryAfterSeconds
+    })
+
+    const decodeFields = (fields: Readonly<Record<string, string>>) =>
+      Schema.decodeUnknown(MediaFields)(fields).pipe(
+        Effect.mapError(
+          (error) =>
+            new ValidationFailed({
+              message: "the form fields are not valid",
+              issues: ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({ path: jsonPath(issue.path), message: issue.message }))
+            })
+        )
+      )
+
+    const jobView = (job: StoredJob) => renderJob(job, mediaCounts(job))
+
+    /**
+     * POST /media, after the file was staged: checks the fields and the image, then either reuses the
+     * version already under this external_id (same file, name and purpose: its job, no new work) or
+     * records a new item with its queued job. The staged file is removed whenever it is not queued.
+     */
+    const upload = (rawFields: Readonly<Record<string, string>>, staged: StagedFile) =>
+      Effect.gen(function* () {
+        const principal = yield* CurrentPrincipal
+        yield* requireScope(principal, "media:write")
+        const fields = yield* decodeFields(rawFields)
+        const format = sniffFormat(staged.head)
+        if (format === undefined) {
+          return yield* new UnsupportedImageFormat({ message: "the file is not a JPEG, PNG or WebP image" })
+        }
+        const scope = scopeOf(principal.company.id, principal.connectionId)
+        const mapped = yield* mappings.find(scope, fields.external_id)
+        const current = Option.isSome(mapped) ? yield* repository.get(principal.company.id, mapped.value) : Option.none<StoredMedia>()
+        if (Option.isSome(current)) {
+          const version = current.value
+          const changed = [
+            ...(version.sourceSha256 !== staged.sha256 ? (["file"] as const) : []),
+            ...(version.name !== fields.name ? (["name"] as const) : []),
+            ...(version.purpose !== fields.purpose ? (["purpose"] as const) : [])
+          ]
+          if (changed.length > 0) {
+            return yield* new MediaVersionConflict({
+              message: `media ${fields.external_id} already has a version and versions are immutable; upload the changed ${changed.join(", ")} under a new external_id`,
+              media_id: version.id,
+              changed
+            })
+          }
+          const job = yield* jobs.get({ companyId: principal.company.id, connectionId: principal.connectionId }, version.jobId)
+          if (Option.isNone(job)) return yield* Effect.dieMessage(`media ${version.id} without its job ${version.jobId}`)
+          yield* discard(staged.key)
+          return jobView(job.value)
+        }
+        const info = yield* Effect.flatMap(staging.read(staged.key), images.inspect)
+        if (info.width * info.height > maxPixels) {
+          return yield* new ImageRejected({
+            reason: "too_many_pixels",
+            message: `the image has ${info.width}x${info.height} pixels; at most ${maxPixels} are accepted`
+          })
+        }
+        const { millis, at } = yield* now
+        const job: StoredJob = {
+          id: yield* ids.next,
+          companyId: principal.company.id,
+          connectionId: principal.connectionId,
+          keyId: principal.keyId,
+          kind: "media",
+          state: "queued",
+          scopes: Array.from(principal.scopes),
+          run: 1,
+          attempts: 0,
+          queuedAt: millis,
+          leaseOwner: null,
+          leaseUntil: null,
+          failure: null,
+          createdAt: at,
+          startedAt: null,
+          finishedAt: null,
+          updatedAt: at
+        }
+        const media: StoredMedia = {
+          id: (yield* ids.next) as RecordId,
+          companyId: principal.company.id,
+          connectionId: principal.connectionId,
+          externalId: fields.external_id,
+          name: fields.name,
+          purpose: fields.purpose,
+          state: "queued",
+          jobId: job.id,
+          sourceSha256: staged.sha256,
+          sourceBytes: staged.bytes,
+          sourceFormat: format,
+          stagedKey: staged.key,
+          contentKey: contentKey(staged.sha256, fields.purpose),
+          width: null,
+          height: null,
+          bytes: null,
+          failure: null,
+          revision: 1,
+          createdAt: at,
+          updatedAt: at
+        }
+        yield* transactor.withTransaction(
+          Effect.gen(function* () {
+            const stagedBytes = yield* repository.stagedBytes(principal.company.id, principal.connectionId)
+            if (stagedBytes + staged.bytes > maxStagedBytesPerConnection) return yield* stagingFull
+            if (!(yield* jobs.insert(job, maxPendingPerConnection))) {
+              return yield* new JobLimitReached({
+                message: `this connection has ${maxPendingPerConnection} pending (queued or running) jobs; retry when one has finished`,
+                limit: maxPendingPerConnection,
+                retry_after: 5
+              })
+            }
+            yield* repository.insert(media)
+            yield* mappings.insert({ ...scope, externalId: fields.external_id, recordId: media.id, createdAt: at })
+            yield* logChange(media, "created", at)
+          })
+        )
+        return jobView(job)
+      }).pipe(Effect.tapErrorCause(() => discard(staged.key)))
+
+    const externalIds = (principal: Principal, records: ReadonlyArray<StoredMedia>) =>
+      mappings.externalIdsOf(scopeOf(principal.company.id, principal.connectionId), records.map((m) => m.id))
+
+    /** GET /media: a cursor page in id order; `external_id` narrows to the caller's mapping. */
+    const list = (params: { readonly limit: number; readonly cursor?: string | undefined; readonly external_id?: string | undefined }) =>
+      Effect.gen(function* () {
+        const principal = yield* CurrentPrincipal
+        yield* requireScope(principal, "media:read")
+        let only: ReadonlyArray<RecordId> | undefined
+        if (params.external_id !== undefined) {
+          const mapped = yield* mappings.find(scopeOf(principal.company.id, principal.connectionId), params.external_id)
+          only = Option.isSome(mapped) ? [mapped.value] : []
+        }
+        const rows =
+          only !== undefined && only.length === 0
+            ? []
+            : yield* repository.list({ companyId: principal.company.id, cursor: params.cursor, ids: only, limit: params.limit + 1 })
+        const page = rows.slice(0, params.limit)
+        const external = yield* externalIds(principal, page)
+        const hasMore = rows.length > params.limit
+        return {
+          records: page.map((m) => render(m, external.get(m.id) ?? null)),
+          next_cursor: hasMore ? page[page.length - 1]!.id : null,
+          has_more: hasMore
+        } satisfies MediaPage
+      })
+
+    const find = (principal: Principal, id: string) =>
+      Effect.flatMap(repository.get(principal.company.id, id as RecordId), (found) =>
+        Option.match(found, {
+          onNone: () => Effect.fail(new RecordNotFound({ resource: "media", message: `no media ${id} in this company` })),
+          onSome: Effect.succeed
+        })
+      )
+
+    /** GET /media/{id}. */
+    const get = (id: string) =>
+      Effect.gen(function* () {
+        const principal = yield* CurrentPrincipal
+        yield* requireScope(principal, "media:read")
+        const media = yield* find(principal, id)
+        const external = yield* externalIds(principal, [media])
+        return render(media, external.get(media.id) ?? null)
+      })
+
+    /** GET /media/{id}/content: the processed file of a completed item, streamed. */
+    const content = (id: string) =>
+      Effect.gen(function* () {
+        const principal = yield* CurrentPrincipal
+        yield* requireScope(principal, "media:read")
+        const media = yield* find(principal, id)
+        if (media.state !== "completed") {
+          return yield* new RecordNotFound({ resource: "media", message: `media ${id} is ${media.state}; its content exists once completed` })
+        }
+        const folder = principal.company.storage_slug
+        return { media, stream: storage.read(folder, media.contentKey), etag: `"${media.contentKey.replace(/\.webp$/, "")}"` }
+      })
+
+    /**
+     * Processes a claimed media job: reuses the company's processed file of the same source and purpose
+     * when there is one, else processes the staged upload and writes it; then completes the item and
+     * removes the staged file. A corrupt image fails item and job; a storage refusal pauses the job
+     * (and so the company's image processing) until it is retried.
+     */
+    const process = (job: StoredJob, workerId: string) =>
+      Effect.gen(function* () {
+        const finish = (state: StoredJob["state"], failure: JobFailure | null) =>
+          Effect.flatMap(now, ({ at }) => jobs.finish(job.id, workerId, { state, failure, at }))
+        const found = yield* repository.byJob(job.id)
+        if (Option.isNone(found)) return yield* finish("failed", { code: "internal_error", message: "the job's media item is missing" })
+        const media = found.value
+        if (media.state === "completed") return yield* finish("completed", null)
+        const company = yield* accounts.getCompany(job.companyId)
+        if (Option.isNone(company)) return yield* finish("failed", { code: "company_disabled", message: "the company no longer exists" })
+        const folder = company.value.storage_slug
+
+        const fail = (failure: JobFailure) =>
+          Effect.gen(function* () {
+            const { at } = yield* now
+            const failed: StoredMedia = { ...media, state: "failed", stagedKey: null, failure, revision: media.revision + 1, updatedAt: at }
+            yield* transactor.withTransaction(
+              Effect.gen(function* () {
+                yield* repository.update(failed)
+                yield* logChange(failed, "updated", at)
+                yield* jobs.finish(job.id, workerId, { state: "failed", failure, at })
+              })
+            )
+            if (media.stagedKey !== null) yield* discard(media.stagedKey)
+          })
+
+        const result = yield* Effect.either(
+          Effect.gen(function* () {
+            const reused = yield* repository.completedWithContent(media.companyId, media.contentKey)
+            if (Option.isSome(reused) && (yield* storage.exists(folder, media.contentKey))) {
+              return { width: reused.value.width ?? 0, height: reused.value.height ?? 0, bytes: reused.value.bytes ?? 0 }
+            }
+            if (media.stagedKey === null) {
+              return yield* new ImageRejected({ reason: "corrupt", message: "the staged upload is gone; upload the image again" })
+            }
+            const source = yield* staging.read(media.stagedKey)
+            const processed = yield* images.process(source, { maxLongEdge: maxLongEdge(media.purpose), maxPixels })
+            yield* storage.put(folder, media.contentKey, processed.data)
+            return { width: processed.width, height: processed.height, bytes: processed.data.byteLength }
+          })
+        )
+        if (result._tag === "Left") {
+          const error = result.left
+          if (error._tag === "PersistenceError") return yield* error
+          if (error._tag === "ImageRejected") return yield* fail({ code: error.code, message: error.message })
+          if (error.reason === "denied") {
+            yield* Effect.logWarning("media storage refused access; image processing of the company is paused", error).pipe(
+              Effect.annotateLogs({ job_id: job.id, company_id: job.companyId })
+            )
+            return yield* finish("paused", { code: error.code, message: `${error.message}; fix the storage, then retry the job` })
+          }
+          return yield* finish("failed", { code: "storage_unavailable", message: `${error.message}; retry the job` })
+        }
+        const { at } = yield* now
+        const completed: StoredMedia = {
+          ...media,
+          state: "completed",
+          stagedKey: null,
+          width: result.right.width,
+          height: result.right.height,
+          bytes: result.right.bytes,
+          failure: null,
+          revision: media.revision + 1,
+          updatedAt: at
+        }
+        yield* transactor.withTransaction(
+          Effect.gen(function* () {
+            yield* repository.update(completed)
+            yield* logChange(completed, "updated", at)
+            yield* jobs.finish(job.id, workerId, { state: "completed", failure: null, at })
+          })
+        )
+        if (media.stagedKey !== null) yield* discard(media.stagedKey)
+      })
+
+    return { authorize, stagingAllowance, upload, list, get, content, process } as const
+  })
+}) {}

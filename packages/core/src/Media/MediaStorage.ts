@@ -1,0 +1,41 @@
+import { Context, type Effect, type Stream } from "effect"
+import type { MediaStorageError } from "./MediaErrors.js"
+
+/**
+ * Processed media files, one folder per company (its `storage_slug`). Writes are atomic: a reader sees
+ * the whole file or none. Keys are file names chosen by core (content-addressed).
+ */
+export class MediaStorage extends Context.Tag("@catalog-sync/core/MediaStorage")<
+  MediaStorage,
+  {
+    readonly put: (folder: string, key: string, data: Uint8Array) => Effect.Effect<void, MediaStorageError>
+    readonly exists: (folder: string, key: string) => Effect.Effect<boolean, MediaStorageError>
+    /** The file's bytes as a stream; fails with reason `not_found` when there is none. */
+    readonly read: (folder: string, key: string) => Stream.Stream<Uint8Array, MediaStorageError>
+    /** The file's size, or undefined when there is none. */
+    readonly size: (folder: string, key: string) => Effect.Effect<number | undefined, MediaStorageError>
+    /** Removing a missing file is not an error. */
+    readonly remove: (folder: string, key: string) => Effect.Effect<void, MediaStorageError>
+  }
+>() {}
+
+/** An upload written to staging, with what was learned while it streamed. */
+export interface StagedFile {
+  readonly key: string
+  readonly bytes: number
+  /** Lower-case hex SHA-256 of the bytes. */
+  readonly sha256: string
+  /** The first bytes (up to 64), for sniffing the format. */
+  readonly head: Uint8Array
+}
+
+/** Uploads waiting for processing, written while they stream (never held whole in memory). */
+export class MediaStaging extends Context.Tag("@catalog-sync/core/MediaStaging")<
+  MediaStaging,
+  {
+    /** Writes the stream to a new staged file; a failure of the stream removes what was written. */
+    readonly write: <E>(content: Stream.Stream<Uint8Array, E>) => Effect.Effect<StagedFile, E | MediaStorageError>
+    readonly read: (key: string) => Effect.Effect<Uint8Array, MediaStorageError>
+    readonly remove: (key: string) => Effect.Effect<void, MediaStorageError>
+  }
+>() {}
