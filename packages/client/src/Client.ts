@@ -199,6 +199,38 @@ export const make = (options: ClientOptions) =>
         )
       })
 
+    /** The fields of a media upload besides the file. */
+    type MediaFields = { readonly external_id: string; readonly name: string; readonly purpose: "catalog" | "option" }
+
+    const media = {
+      list: (query: { readonly limit?: number; readonly cursor?: string; readonly external_id?: string } = {}) => call(raw.media.list({ urlParams: query })),
+      get: (id: string) => call(Effect.map(raw.media.get({ path: { id } }), (response) => response.record)),
+      /** POST /media: the file goes in the multipart part `file`; answers with the queued media job. */
+      upload: (fields: MediaFields, file: Blob, write: WriteOptions = {}) =>
+        call(
+          Effect.suspend(() => {
+            const form = new FormData()
+            form.append("external_id", fields.external_id)
+            form.append("name", fields.name)
+            form.append("purpose", fields.purpose)
+            form.append("file", file, "upload")
+            return raw.media.upload({ payload: form, headers: { "idempotency-key": write.idempotencyKey ?? freshKey() } })
+          })
+        )
+    }
+
+    /** Uploads an image and polls its job until it is completed, failed or paused. */
+    const uploadMediaAndWait = (fields: MediaFields, file: Blob, options: WriteOptions & { readonly pollInterval?: Duration.DurationInput } = {}) =>
+      Effect.gen(function* () {
+        const accepted = yield* media.upload(fields, file, options)
+        return yield* jobs.get(accepted.job.id).pipe(
+          Effect.repeat({
+            until: (detail) => detail.job.state === "completed" || detail.job.state === "failed" || detail.job.state === "paused",
+            schedule: Schedule.passthrough(Schedule.spaced(options.pollInterval ?? "500 millis"))
+          })
+        )
+      })
+
     /** Pages through any cursor list: `fetch(cursor)` reads one page; the stream emits the pages in order. */
     const pages = <P extends Page<unknown>, E, Q>(fetch: (cursor: string | undefined) => Effect.Effect<P, E, Q>): Stream.Stream<P, E, Q> =>
       Stream.paginateEffect(undefined as string | undefined, (cursor) =>
@@ -331,6 +363,8 @@ export const make = (options: ClientOptions) =>
       jobs,
       imports,
       runImportAndWait,
+      media,
+      uploadMediaAndWait,
       health: call(raw.system.health({ withResponse: false })),
       pages,
       listAll,

@@ -76,6 +76,22 @@ export const createClient = (options: ClientOptions) => {
           pollInterval: options?.pollIntervalMillis ?? 500
         })
       ),
+    /** Uploads an image (multipart part `file`) and waits for its media job. */
+    uploadMediaAndWait: (
+      fields: { readonly external_id: string; readonly name: string; readonly purpose: "catalog" | "option" },
+      file: Blob,
+      options?: WriteOptions & { readonly pollIntervalMillis?: number }
+    ) =>
+      use((c) =>
+        c.uploadMediaAndWait(fields, file, {
+          ...(options?.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey }),
+          pollInterval: options?.pollIntervalMillis ?? 500
+        })
+      ),
+    media: {
+      list: (query?: { readonly limit?: number; readonly cursor?: string; readonly external_id?: string }) => use((c) => c.media.list(query)),
+      get: (id: string) => use((c) => c.media.get(id))
+    },
     jobs: {
       get: (id: string) => use((c) => c.jobs.get(id)),
       retry: (id: string, write?: WriteOptions) => use((c) => c.jobs.retry(id, write))

@@ -1,6 +1,7 @@
 import { CatalogSyncClient, createClient, RevisionConflict } from "@catalog-sync/client"
 import { expect, layer } from "@effect/vitest"
 import { Chunk, Effect, Stream } from "effect"
+import sharp from "sharp"
 import { TestServer, TestServerLive } from "./TestServer.js"
 
 const scopes = ["catalog:read", "catalog:write", "prices:read", "prices:write"]
@@ -70,6 +71,21 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("typed cli
         client.upsertResolving("products", { external_id: "p1", expected_revision: 1, name: "Stale" }, () => Effect.succeed(undefined))
       )
       expect(gaveUp._tag).toBe("RevisionConflict")
+    }))
+
+  it.effect("uploads an image and waits for its job, then links it from a product", () =>
+    Effect.gen(function* () {
+      const { url, tenant } = yield* TestServer
+      const t = yield* tenant()
+      const client = yield* CatalogSyncClient.makeFetch({ baseUrl: url, apiKey: yield* t.key([...scopes, "media:read", "media:write"]), ...app })
+      const png = yield* Effect.promise(() => sharp({ create: { width: 40, height: 30, channels: 4, background: { r: 1, g: 2, b: 3, alpha: 0.5 } } }).png().toBuffer())
+      const done = yield* client.uploadMediaAndWait({ external_id: "img-1", name: "Sofa", purpose: "catalog" }, new Blob([png]), { pollInterval: "50 millis" })
+      expect(done.job).toMatchObject({ kind: "media", state: "completed" })
+      const listed = yield* client.media.list({ external_id: "img-1" })
+      expect(listed.records).toHaveLength(1)
+      const category = yield* client.upsert("categories", { external_id: "c", name: "C" })
+      const product = yield* client.upsert("products", { external_id: "p", name: "P", category_ids: [category.record.id], media_ids: [{ external_id: "img-1" }] })
+      expect(product.record).toMatchObject({ media_ids: [listed.records[0]!.id] })
     }))
 
   it.effect("the Promise facade rejects with the same tagged errors", () =>
