@@ -80,7 +80,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("typed cli
       const client = yield* CatalogSyncClient.makeFetch({ baseUrl: url, apiKey: yield* t.key([...scopes, "media:read", "media:write"]), ...app })
       const png = yield* Effect.promise(() => sharp({ create: { width: 40, height: 30, channels: 4, background: { r: 1, g: 2, b: 3, alpha: 0.5 } } }).png().toBuffer())
       const done = yield* client.uploadMediaAndWait({ external_id: "img-1", name: "Sofa", purpose: "catalog" }, new Blob([png]), { pollInterval: "50 millis" })
-      expect(done.job).toMatchObject({ kind: "media", state: "completed" })
+      expect(done).toMatchObject({ job: { kind: "media", state: "completed" } })
       const listed = yield* client.media.list({ external_id: "img-1" })
       expect(listed.records).toHaveLength(1)
       const category = yield* client.upsert("categories", { external_id: "c", name: "C" })
