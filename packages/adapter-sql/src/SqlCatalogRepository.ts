@@ -259,8 +259,16 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CatalogRepository.Ca
         Effect.withSpan("CatalogRepository.list", { captureStackTrace: false, attributes: { companyId, resource, limit: query.limit } })
       ),
 
+    // The chain is read to refuse a cycle before a parent change. On PostgreSQL two concurrent parent
+    // changes (A under B, B under A) could each pass the check under READ COMMITTED, so the read first takes
+    // a per-company transaction lock: the second change waits for the first and sees its parent. SQLite
+    // writers are serial already.
     ancestors: (companyId, categoryId, maxDepth) =>
-      (maxDepth <= 0 ? Effect.succeed([]) : findAncestors({ companyId, categoryId, maxDepth })).pipe(
+      sql.onDialectOrElse({
+        pg: () => sql`SELECT pg_advisory_xact_lock(hashtext(${`categories:${companyId}`}))`.pipe(Effect.asVoid),
+        orElse: () => Effect.void
+      }).pipe(
+        Effect.zipRight(maxDepth <= 0 ? Effect.succeed([]) : findAncestors({ companyId, categoryId, maxDepth })),
         Effect.map(Arr.map((row) => row.parent_id)),
         refineErrors,
         Effect.withSpan("CatalogRepository.ancestors", { captureStackTrace: false, attributes: { companyId, categoryId, maxDepth } })
