@@ -1,7 +1,8 @@
-import { Idempotency } from "@catalog-sync/core"
+import { CommonFields, Idempotency } from "@catalog-sync/core"
 import { Schema } from "effect"
 
-export const strict = { parseOptions: { onExcessProperty: "error", errors: "all" } } as const
+/** Strict decoding: the same options as the core body schemas. */
+export const strict = CommonFields.strict
 
 /** `{id}` path parameter: a record uuid. */
 export const PathParams = Schema.Struct({ id: Schema.UUID }).annotations({ identifier: "PathParams" })

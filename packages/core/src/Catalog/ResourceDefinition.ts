@@ -62,6 +62,4 @@ export interface ResourceDefinition {
   readonly normalize: (document: Document) => Document
   readonly validate: (document: Document, context: RuleContext) => Effect.Effect<ReadonlyArray<Violation>, PersistenceError>
   readonly index: (document: Document) => RecordIndex
-  /** Whether an archived record of this resource exists at all (only products are archived in v1). */
-  readonly archivable: boolean
 }

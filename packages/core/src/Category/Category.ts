@@ -68,6 +68,5 @@ export const definition: ResourceDefinition = {
     }
     return context.ancestors(parentId).pipe(Effect.map((chain) => cycleViolations(context.recordId, parentId, chain)))
   },
-  index: (document) => ({ ...emptyIndex, parentId: document.parent_id as RecordId | null }),
-  archivable: false
+  index: (document) => ({ ...emptyIndex, parentId: document.parent_id as RecordId | null })
 }

@@ -57,6 +57,5 @@ export const definition: ResourceDefinition = {
     scopeViolations(document, "group", document.type_id as RecordId, context).pipe(
       Effect.map((scoped) => [...pricingViolations(document), ...scoped])
     ),
-  index: (document) => ({ ...emptyIndex, parentId: document.type_id as RecordId }),
-  archivable: false
+  index: (document) => ({ ...emptyIndex, parentId: document.type_id as RecordId })
 }

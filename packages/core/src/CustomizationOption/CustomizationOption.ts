@@ -68,6 +68,5 @@ export const definition: ResourceDefinition = {
       if (group === undefined) return pricing
       return [...pricing, ...(yield* scopeViolations(document, "option", group.data.type_id as RecordId, context))]
     }),
-  index: (document) => ({ ...emptyIndex, parentId: document.group_id as RecordId }),
-  archivable: false
+  index: (document) => ({ ...emptyIndex, parentId: document.group_id as RecordId })
 }

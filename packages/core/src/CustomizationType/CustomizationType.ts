@@ -38,6 +38,5 @@ export const definition: ResourceDefinition = {
   checkBody: noBodyChecks,
   normalize: (document) => document,
   validate: noViolations,
-  index: () => emptyIndex,
-  archivable: false
+  index: () => emptyIndex
 }

@@ -8,7 +8,7 @@ import { CatalogService } from "../Catalog/CatalogService.js"
 import { UpsertMode } from "../Catalog/CommonFields.js"
 import { decodeUpsert } from "../Catalog/Decode.js"
 import { definitions } from "../Catalog/Resources.js"
-import { render, retryableStates, maxPendingPerConnection, type JobFailure, type JobRecord, type StoredJob } from "../Jobs/Job.js"
+import { maxPendingPerConnection, queued, render, retryableStates, type JobFailure, type JobRecord, type StoredJob } from "../Jobs/Job.js"
 import { JobLimitReached, JobNotRetryable, LeaseLost } from "../Jobs/JobErrors.js"
 import { JobStore } from "../Jobs/JobStore.js"
 import { Ids } from "../Shared/Ids.js"
@@ -172,25 +172,7 @@ export class ImportService extends Effect.Service<ImportService>()("@catalog-syn
         yield* requireScopes(principal, records)
         if (body.dry_run === true) return { _tag: "DryRun", report: yield* dryRun(records) } satisfies Submitted
         const { millis, at } = yield* now
-        const job: StoredJob = {
-          id: yield* ids.next,
-          companyId: principal.company.id,
-          connectionId: principal.connectionId,
-          keyId: principal.keyId,
-          kind: "import",
-          state: "queued",
-          scopes: Array.from(principal.scopes),
-          run: 1,
-          attempts: 0,
-          queuedAt: millis,
-          leaseOwner: null,
-          leaseUntil: null,
-          failure: null,
-          createdAt: at,
-          startedAt: null,
-          finishedAt: null,
-          updatedAt: at
-        }
+        const job: StoredJob = queued(principal, "import", yield* ids.next, { millis, at })
         const items = records.map((record): ImportItem => ({
           jobId: job.id,
           index: record.index,

@@ -54,6 +54,32 @@ export interface StoredJob {
 }
 
 /** Record counts of a job's report. */
+/** A new job of `kind`, queued now for the principal's connection with its current scopes. */
+export const queued = (
+  principal: { readonly company: { readonly id: CompanyId }; readonly connectionId: ConnectionId; readonly keyId: string; readonly scopes: ReadonlySet<Scope> },
+  kind: JobKind,
+  id: string,
+  now: { readonly millis: number; readonly at: string }
+): StoredJob => ({
+  id,
+  companyId: principal.company.id,
+  connectionId: principal.connectionId,
+  keyId: principal.keyId,
+  kind,
+  state: "queued",
+  scopes: Array.from(principal.scopes),
+  run: 1,
+  attempts: 0,
+  queuedAt: now.millis,
+  leaseOwner: null,
+  leaseUntil: null,
+  failure: null,
+  createdAt: now.at,
+  startedAt: null,
+  finishedAt: null,
+  updatedAt: now.at
+})
+
 export const JobCounts = Schema.Struct({
   total: Schema.Int,
   created: Schema.Int,

@@ -4,7 +4,7 @@ import { CurrentPrincipal, type Principal } from "../Auth/Principal.js"
 import { RecordNotFound, ScopeDenied, ValidationFailed } from "../Catalog/CatalogErrors.js"
 import { Mappings, type MappingScope } from "../Catalog/Mappings.js"
 import { ChangeLog, type ChangeOperation } from "../Changes/ChangeLog.js"
-import { type JobCounts, type JobFailure, maxPendingPerConnection, render as renderJob, type StoredJob } from "../Jobs/Job.js"
+import { type JobCounts, type JobFailure, maxPendingPerConnection, queued, render as renderJob, type StoredJob } from "../Jobs/Job.js"
 import { JobLimitReached } from "../Jobs/JobErrors.js"
 import { JobStore } from "../Jobs/JobStore.js"
 import { type CompanyId, type ConnectionId, Ids, type RecordId } from "../Shared/Ids.js"
@@ -157,25 +157,7 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
           })
         }
         const { millis, at } = yield* now
-        const job: StoredJob = {
-          id: yield* ids.next,
-          companyId: principal.company.id,
-          connectionId: principal.connectionId,
-          keyId: principal.keyId,
-          kind: "media",
-          state: "queued",
-          scopes: Array.from(principal.scopes),
-          run: 1,
-          attempts: 0,
-          queuedAt: millis,
-          leaseOwner: null,
-          leaseUntil: null,
-          failure: null,
-          createdAt: at,
-          startedAt: null,
-          finishedAt: null,
-          updatedAt: at
-        }
+        const job: StoredJob = queued(principal, "media", yield* ids.next, { millis, at })
         const media: StoredMedia = {
           id: (yield* ids.next) as RecordId,
           companyId: principal.company.id,

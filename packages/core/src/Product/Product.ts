@@ -236,6 +236,5 @@ export const definition: ResourceDefinition = {
     brandId: document.brand_id as RecordId | null,
     parentId: null,
     categoryIds: document.category_ids as ReadonlyArray<RecordId>
-  }),
-  archivable: true
+  })
 }

@@ -38,8 +38,7 @@ export const makeShowcase = (name: ResourceName, label: string, identifier: stri
     checkBody: noBodyChecks,
     normalize: (document) => document,
     validate: noViolations,
-    index: () => emptyIndex,
-    archivable: false
+    index: () => emptyIndex
   }
   return { upsert, record, definition }
 }
