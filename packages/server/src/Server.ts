@@ -10,7 +10,7 @@ import { SharpImageProcessor } from "@catalog-sync/adapter-image-sharp"
 import { FsMediaStorage } from "@catalog-sync/adapter-storage-fs"
 import { type Migrator, SqlClient, type SqlError } from "@effect/sql"
 import { Clock, Config, type ConfigError, Duration, Effect, Layer, Logger, Option, Schedule } from "effect"
-import { RateLimiter } from "@catalog-sync/core"
+import { ImageProcessor, MediaStorage, RateLimiter } from "@catalog-sync/core"
 import { createServer } from "node:http"
 import { join } from "node:path"
 import type { ServerConfig } from "./ServerConfig.js"
@@ -24,6 +24,17 @@ export const mediaDir = (config: ServerConfig) => Option.getOrElse(config.mediaD
 /** The media ports: files under MEDIA_DIR, uploads staged under `<DATA_DIR>/staging`, images processed with sharp. */
 const MediaPortsLive = (config: ServerConfig) =>
   Layer.mergeAll(FsMediaStorage.layer(mediaDir(config)), FsMediaStorage.stagingLayer(join(config.dataDir, "staging")), SharpImageProcessor.layer)
+
+/** The media ports the server runs with. */
+export type MediaPorts = MediaStorage.MediaStorage | MediaStorage.MediaStaging | ImageProcessor.ImageProcessor
+
+/**
+ * Layers that replace the server's own, for embedding and for tests that inject faults (a storage that
+ * refuses writes, an image processor that stalls). Each one wraps or replaces the default it is given.
+ */
+export interface ServerOverrides {
+  readonly media?: (defaults: Layer.Layer<MediaPorts>) => Layer.Layer<MediaPorts>
+}
 
 /**
  * The database the server runs on, migrated while the layer builds: PostgreSQL when `DATABASE_URL` is
@@ -120,7 +131,7 @@ const JobsLive = Layer.mergeAll(JobService.JobService.Default, JobWorkersLive).p
 )
 
 /** Core services over the persistence ports. */
-export const ServicesLive = (config: ServerConfig) => Layer.mergeAll(
+export const ServicesLive = (config: ServerConfig, overrides: ServerOverrides = {}) => Layer.mergeAll(
   CatalogService.CatalogService.Default,
   ChangeFeed.ChangeFeed.Default,
   InventoryService.InventoryService.Default,
@@ -130,7 +141,7 @@ export const ServicesLive = (config: ServerConfig) => Layer.mergeAll(
   IdempotencyPurge,
   NodeSecretHasher.layer
 ).pipe(
-  Layer.provideMerge(MediaPortsLive(config)),
+  Layer.provideMerge(overrides.media === undefined ? MediaPortsLive(config) : overrides.media(MediaPortsLive(config))),
   Layer.provideMerge(Ids.IdsLive)
 )
 
@@ -139,7 +150,7 @@ export const ServicesLive = (config: ServerConfig) => Layer.mergeAll(
  * lets running requests finish for up to `shutdownTimeoutSeconds`, then closes what is left; the
  * database is provided outside the server so that it closes last.
  */
-export const ServerLive = (config: ServerConfig) => {
+export const ServerLive = (config: ServerConfig, overrides: ServerOverrides = {}) => {
   const server = createServer()
   const drainDeadline = Layer.scopedDiscard(
     Effect.addFinalizer(() =>
@@ -155,7 +166,7 @@ export const ServerLive = (config: ServerConfig) => {
     Layer.provide(drainDeadline),
     HttpServer.withLogAddress,
     Layer.provideMerge(NodeHttpServer.layer(() => server, { port: config.port, host: config.host })),
-    Layer.provide(ServicesLive(config)),
+    Layer.provide(ServicesLive(config, overrides)),
     Layer.provide(PersistenceLive(config)),
     Layer.provide(Logger.minimumLogLevel(config.logLevel)),
     // Nothing exports spans, so the ones adapters and @effect/sql open per statement are made no-ops.

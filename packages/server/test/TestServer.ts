@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { request as httpRequest } from "node:http"
 import { join } from "node:path"
-import { PersistenceLive, ServerLive } from "../src/Server.js"
+import { PersistenceLive, ServerLive, type ServerOverrides } from "../src/Server.js"
 import type { ServerConfig } from "../src/ServerConfig.js"
 
 export interface Tenant {
@@ -25,6 +25,8 @@ export class TestServer extends Context.Tag("TestServer")<
     readonly admin: Admin.Admin
     readonly inventoryAdmin: InventoryAdmin.InventoryAdmin
     readonly tenant: (overrides?: Record<string, unknown>) => Effect.Effect<Tenant, unknown>
+    /** The server's data folder (SQLite file, staging). */
+    readonly dataDir: string
   }
 >() {}
 
@@ -33,7 +35,8 @@ const allScopes = ["catalog:read", "catalog:write", "prices:read", "prices:write
 /** Which database the end-to-end suites run on. */
 export const testDatabase: "sqlite" | "postgres" = process.env.TEST_DATABASE === "postgres" ? "postgres" : "sqlite"
 
-export const TestServerLive = Layer.scoped(
+/** A test server whose layers may be replaced (fault injection); `TestServerLive` runs the defaults. */
+export const TestServerWith = (overrides: ServerOverrides = {}) => Layer.scoped(
   TestServer,
   Effect.gen(function* () {
     const dataDir = yield* Effect.acquireRelease(
@@ -46,7 +49,7 @@ export const TestServerLive = Layer.scoped(
       testDatabase === "postgres"
         ? { ...base, postgres: { url: Redacted.make(yield* PgTesting.freshDatabase), poolSize: 5, statementTimeoutMillis: 30_000 } }
         : base
-    const context = yield* Layer.build(ServerLive(config))
+    const context = yield* Layer.build(ServerLive(config, overrides))
     const address = Context.get(context, HttpServer.HttpServer).address as HttpServer.TcpAddress
     const adminContext = yield* Layer.build(
       Layer.mergeAll(Admin.Admin.Default, InventoryAdmin.InventoryAdmin.Default).pipe(Layer.provide(PersistenceLive(config)), Layer.provide(Ids.IdsLive))
@@ -75,9 +78,11 @@ export const TestServerLive = Layer.scoped(
         const newConnection = admin.createConnection(company.id, "Shop").pipe(Effect.map((c) => c.id as string))
         return { companyId: company.id as string, connectionId: connection.id as string, key, newConnection } satisfies Tenant
       })
-    return { url: `http://127.0.0.1:${address.port}`, admin, inventoryAdmin, tenant }
+    return { url: `http://127.0.0.1:${address.port}`, admin, inventoryAdmin, tenant, dataDir }
   })
 )
+
+export const TestServerLive = TestServerWith()
 
 export interface Reply {
   readonly status: number
