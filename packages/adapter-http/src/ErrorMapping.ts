@@ -28,6 +28,8 @@ export const renderDomainError = (error: unknown): Rendered | undefined => {
       }
     case "MappingConflict":
       return { status: 409, error: { ...base, details: { reason: error.reason } } }
+    case "RecordInUse":
+      return { status: 409, error: { ...base, details: { bundle_ids: error.bundle_ids } } }
     case "StockEventConflict":
       return { status: 409, error: { ...base, details: { event_id: error.event_id } } }
     case "RecordArchived":

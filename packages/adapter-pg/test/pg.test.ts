@@ -18,7 +18,7 @@ const record = (companyId: Ids.CompanyId, id: Ids.RecordId, revision = 1) => ({
   resource: "products" as const,
   revision,
   data: { name: `rev ${revision}` },
-  index: { active: null, collectionId: null, brandId: null, parentId: null, categoryIds: [] },
+  index: { active: null, collectionId: null, brandId: null, parentId: null, categoryIds: [], componentIds: [] },
   createdAt: "2026-01-01T00:00:00.000Z",
   updatedAt: "2026-01-01T00:00:00.000Z",
   archivedAt: null
@@ -70,6 +70,7 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
           "media",
           "rate_windows",
           "record_categories",
+          "record_components",
           "stock_balances",
           "stock_events",
           "stock_items"

@@ -167,19 +167,54 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CatalogRepository.Ca
       sql`SELECT revision FROM catalog_records WHERE company_id = ${companyId} AND resource = ${resource} AND id = ${id}`
   })
 
-  // record_categories mirrors index.categoryIds so that the category filter can use an index; it is keyed
-  // by record id (only products carry category links today, hence the column name).
-  const replaceCategories = (record: StoredRecord.StoredRecord, replacing: boolean) =>
+  // record_categories mirrors index.categoryIds (for the category filter) and record_components mirrors
+  // index.componentIds (for "which bundles contain this product"), each keyed by the owning record id. Only
+  // products carry either, so other resources skip the statements.
+  const replaceLinks = (record: StoredRecord.StoredRecord, replacing: boolean) =>
     Effect.gen(function* () {
-      if (replacing) {
-        yield* sql`DELETE FROM record_categories WHERE company_id = ${record.companyId} AND product_id = ${record.id}`
+      if (record.resource !== "products") return
+      const links = [
+        { table: "record_categories", owner: "product_id", target: "category_id", ids: record.index.categoryIds },
+        { table: "record_components", owner: "bundle_id", target: "component_id", ids: record.index.componentIds }
+      ] as const
+      for (const link of links) {
+        if (replacing) {
+          yield* sql`DELETE FROM ${sql(link.table)} WHERE company_id = ${record.companyId} AND ${sql(link.owner)} = ${record.id}`
+        }
+        const ids = Array.from(new Set(link.ids))
+        if (ids.length > 0) {
+          yield* sql`INSERT INTO ${sql(link.table)} ${sql.insert(
+            ids.map((id) => ({ company_id: record.companyId, [link.owner]: record.id, [link.target]: id }))
+          )}`
+        }
       }
-      const categoryIds = Array.from(new Set(record.index.categoryIds))
-      if (categoryIds.length > 0) {
-        yield* sql`INSERT INTO record_categories ${sql.insert(
-          categoryIds.map((categoryId) => ({ company_id: record.companyId, product_id: record.id, category_id: categoryId }))
-        )}`
-      }
+    })
+
+  const findBundles = SqlSchema.findAll({
+    Request: Schema.Struct({ companyId: Ids.CompanyId, productId: Ids.RecordId }),
+    Result: Schema.Struct({ bundle_id: Ids.RecordId }),
+    execute: ({ companyId, productId }) =>
+      sql`SELECT rc.bundle_id FROM record_components rc
+          JOIN catalog_records r ON r.company_id = rc.company_id AND r.resource = 'products' AND r.id = rc.bundle_id
+          WHERE rc.company_id = ${companyId} AND rc.component_id = ${productId} AND r.archived_at IS NULL
+          ORDER BY rc.bundle_id`
+  })
+
+  const findChildren = SqlSchema.findAll({
+    Request: Schema.Struct({ companyId: Ids.CompanyId, resource: Resource.ResourceName, parentIds: Schema.Array(Ids.RecordId) }),
+    Result: RecordRow,
+    execute: ({ companyId, parentIds, resource }) =>
+      sql`SELECT ${sql.literal(recordColumns)} FROM catalog_records r
+          WHERE r.company_id = ${companyId} AND r.resource = ${resource} AND r.parent_id IN ${sql.in(parentIds)}`
+  })
+
+  // Rule checks that read other records run under READ COMMITTED on PostgreSQL, where two transactions do
+  // not see each other's uncommitted writes; a per-company transaction lock per rule makes them take turns.
+  // SQLite writers are serial already.
+  const ruleLock = (topic: string, companyId: string) =>
+    sql.onDialectOrElse({
+      pg: () => sql`SELECT pg_advisory_xact_lock(hashtext(${`${topic}:${companyId}`}))`.pipe(Effect.asVoid),
+      orElse: () => Effect.void
     })
 
   const listRecords = SqlSchema.findAll({
@@ -225,7 +260,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CatalogRepository.Ca
       ),
 
     insert: (record) =>
-      Effect.zipRight(insertRow(toRecordRow(record)), replaceCategories(record, false)).pipe(
+      Effect.zipRight(insertRow(toRecordRow(record)), replaceLinks(record, false)).pipe(
         // A record and its category links are one write even when the caller opened no transaction.
         sql.withTransaction,
         refineErrors,
@@ -244,7 +279,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CatalogRepository.Ca
           }
           return yield* revisionConflict(record.id, current.value.revision, expectedRevision)
         }
-        yield* replaceCategories(record, true)
+        yield* replaceLinks(record, true)
       }).pipe(
         sql.withTransaction,
         refineErrors,
@@ -263,11 +298,25 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CatalogRepository.Ca
     // changes (A under B, B under A) could each pass the check under READ COMMITTED, so the read first takes
     // a per-company transaction lock: the second change waits for the first and sees its parent. SQLite
     // writers are serial already.
+    children: (companyId, resource, parentIds) =>
+      Effect.forEach(chunks(Arr.dedupe(parentIds)), (chunk) => findChildren({ companyId, resource, parentIds: chunk })).pipe(
+        Effect.map((pages) => pages.flat().map(toStoredRecord).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))),
+        refineErrors,
+        Effect.withSpan("CatalogRepository.children", { captureStackTrace: false, attributes: { companyId, resource, count: parentIds.length } })
+      ),
+
+    bundlesContaining: (companyId, productId) =>
+      ruleLock("bundles", companyId).pipe(
+        Effect.zipRight(findBundles({ companyId, productId })),
+        Effect.map(Arr.map((row) => row.bundle_id)),
+        refineErrors,
+        Effect.withSpan("CatalogRepository.bundlesContaining", { captureStackTrace: false, attributes: { companyId, productId } })
+      ),
+
+    lockPricing: (companyId) => ruleLock("pricing", companyId).pipe(refineErrors),
+
     ancestors: (companyId, categoryId, maxDepth) =>
-      sql.onDialectOrElse({
-        pg: () => sql`SELECT pg_advisory_xact_lock(hashtext(${`categories:${companyId}`}))`.pipe(Effect.asVoid),
-        orElse: () => Effect.void
-      }).pipe(
+      ruleLock("categories", companyId).pipe(
         Effect.zipRight(maxDepth <= 0 ? Effect.succeed([]) : findAncestors({ companyId, categoryId, maxDepth })),
         Effect.map(Arr.map((row) => row.parent_id)),
         refineErrors,

@@ -17,6 +17,7 @@ import * as SqlMappings from "./SqlMappings.js"
 import * as SqlMediaRepository from "./SqlMediaRepository.js"
 import * as SqlTransactor from "./SqlTransactor.js"
 
+export { backfillComponents } from "./Backfills.js"
 export * as SqlAccounts from "./SqlAccounts.js"
 export * as SqlCatalogRepository from "./SqlCatalogRepository.js"
 export * as SqlChangeLog from "./SqlChangeLog.js"

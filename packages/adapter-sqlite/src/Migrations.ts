@@ -8,6 +8,7 @@ import changeFeed from "./migrations/0005_change_feed.js"
 // Jobs came after 0005 in history: a database already at 0005 must still get them, so they run sixth.
 import jobs from "./migrations/0006_jobs.js"
 import media from "./migrations/0007_media.js"
+import bundleComponents from "./migrations/0008_bundle_components.js"
 
 /**
  * The SQLite migrations, keyed `<id>_<name>` as `Migrator.fromRecord` expects. Imported statically: a
@@ -19,7 +20,8 @@ export const migrations: Record<string, Effect.Effect<void, SqlError.SqlError, S
   "0004_inventory": inventory,
   "0005_change_feed": changeFeed,
   "0006_jobs": jobs,
-  "0007_media": media
+  "0007_media": media,
+  "0008_bundle_components": bundleComponents
 }
 
 /** Name of the table where the migrator records applied migrations. */

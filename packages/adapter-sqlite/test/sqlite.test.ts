@@ -1,5 +1,5 @@
 import { join } from "node:path"
-import { SqlCatalogRepository, SqlMappings } from "@catalog-sync/adapter-sql"
+import { backfillComponents, SqlCatalogRepository, SqlMappings } from "@catalog-sync/adapter-sql"
 import { CatalogRepository, ChangeLog, type Ids, Mappings, Transactor } from "@catalog-sync/core"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
@@ -50,11 +50,27 @@ describe("SqliteLive", () => {
         "media",
         "rate_windows",
         "record_categories",
+        "record_components",
         "stock_balances",
         "stock_events",
         "stock_items"
       ])
     }))
+
+  it.scoped("migration 0008 fills the component index of bundles written before it", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const repo = yield* CatalogRepository.CatalogRepository
+      const company = companyId()
+      const [part, bundle] = [recordId(), recordId()]
+      // A row as 0001-0007 wrote it: components in the document only.
+      yield* sql`INSERT INTO catalog_records (company_id, resource, id, revision, data, created_at, updated_at)
+                 VALUES (${company}, 'products', ${bundle}, 1, ${JSON.stringify({ kind: "bundle", components: [{ product_id: part, quantity: 2 }] })}, 'x', 'x')`
+      expect(yield* repo.bundlesContaining(company, part)).toEqual([])
+      yield* backfillComponents
+      expect(yield* repo.bundlesContaining(company, part)).toEqual([bundle])
+      expect(Option.getOrThrow(yield* repo.get(company, "products", bundle)).index.componentIds).toEqual([part])
+    }).pipe(Effect.provide(SqlCatalogRepository.layer.pipe(Layer.provideMerge(tempLayer())))))
 
   it.scoped("opens the database in WAL mode with foreign keys, synchronous NORMAL and the busy timeout", () =>
     Effect.gen(function* () {

@@ -4,7 +4,7 @@ import * as fc from "fast-check"
 import { cycleViolations, maxDepth } from "../src/Category/Category.js"
 import { saleValidation } from "../src/Product/Product.js"
 import type { RecordId } from "../src/Shared/Ids.js"
-import { as, category, company, principal, TestLayer, upsert } from "./support.js"
+import { archive, as, category, company, get, principal, TestLayer, upsert } from "./support.js"
 
 /** A random forest: node i's parent is a node with a smaller index, or none. */
 const forest = fc.integer({ min: 2, max: 25 }).chain((n) =>
@@ -143,5 +143,65 @@ layer(TestLayer)("catalog rules through the use case", (it) => {
       expect(option.record).toMatchObject({ pricing_mode: "none", pricing_value: null, code: "B-1", active: true })
       const none = yield* upsert("customization-groups", { external_id: "g", mode: "prices", expected_revision: 1, pricing_mode: "none" })
       expect(none.record).toMatchObject({ pricing_mode: "none", pricing_value: null })
+    }).pipe(as(principal())))
+
+  it.effect("a product in a live bundle cannot be archived or become a bundle; once out of the bundle it can", () =>
+    Effect.gen(function* () {
+      const cat = yield* category("c")
+      const single = (id: string) => upsert("products", { external_id: id, name: id, category_ids: [cat.id] })
+      const chair = (yield* single("chair")).record
+      const table = (yield* single("table")).record
+      const bundle = yield* upsert("products", {
+        external_id: "set",
+        name: "Set",
+        kind: "bundle",
+        category_ids: [cat.id],
+        components: [{ product_id: chair.id, quantity: 4 }, { product_id: table.id, quantity: 1 }]
+      })
+      const inUse = yield* Effect.flip(archive(chair.id as string, 1))
+      expect(inUse).toMatchObject({ code: "record_in_use", bundle_ids: [bundle.record.id] })
+      const toBundle = yield* Effect.flip(upsert("products", { external_id: "chair", expected_revision: 1, kind: "bundle" }))
+      expect(toBundle).toMatchObject({ code: "invalid_bundle", issues: [{ path: "$.kind" }] })
+      // Nothing was written by the refusals.
+      expect(yield* get("products", chair.id as string)).toMatchObject({ revision: 1, state: "inactive", kind: "single" })
+      yield* upsert("products", { external_id: "set", expected_revision: 1, components: [{ product_id: table.id, quantity: 1 }] })
+      expect(yield* archive(chair.id as string, 1)).toMatchObject({ outcome: "updated" })
+      // An archived bundle holds nothing back.
+      yield* archive(bundle.record.id as string, 2)
+      expect(yield* archive(table.id as string, 1)).toMatchObject({ outcome: "updated" })
+    }).pipe(as(principal())))
+
+  it.effect("a type's pricing_scope changes only when the level that loses pricing carries no rule", () =>
+    Effect.gen(function* () {
+      yield* upsert("customization-types", { external_id: "fabric", name: "Fabric", pricing_scope: "group" })
+      yield* upsert("customization-groups", {
+        external_id: "g", mode: "combined", name: "G", type_id: { external_id: "fabric" }, pricing_mode: "percent", pricing_value: "30"
+      })
+      yield* upsert("customization-options", { external_id: "o", name: "Blue", group_id: { external_id: "g" } })
+      const toOption = yield* Effect.flip(upsert("customization-types", { external_id: "fabric", expected_revision: 1, pricing_scope: "option" }))
+      expect(toOption).toMatchObject({ code: "invalid_pricing", issues: [{ path: "$.pricing_scope" }] })
+      yield* upsert("customization-groups", { external_id: "g", mode: "prices", expected_revision: 1, pricing_mode: "none" })
+      const moved = yield* upsert("customization-types", { external_id: "fabric", expected_revision: 1, pricing_scope: "option" })
+      expect(moved.record).toMatchObject({ pricing_scope: "option", revision: 2 })
+      yield* upsert("customization-options", { external_id: "o", mode: "prices", expected_revision: 1, pricing_mode: "fixed", pricing_value: "5" })
+      const back = yield* Effect.flip(upsert("customization-types", { external_id: "fabric", expected_revision: 2, pricing_scope: "group" }))
+      expect(back).toMatchObject({ code: "invalid_pricing", issues: [{ path: "$.pricing_scope" }] })
+      // A rename alone is no scope change and passes whatever the children carry.
+      expect((yield* upsert("customization-types", { external_id: "fabric", expected_revision: 2, name: "Fabrics" })).outcome).toBe("updated")
+    }).pipe(as(principal())))
+
+  it.effect("a group moves to a group-priced type only when its options carry no rule", () =>
+    Effect.gen(function* () {
+      yield* upsert("customization-types", { external_id: "legs", name: "Legs", pricing_scope: "option" })
+      yield* upsert("customization-types", { external_id: "fabric", name: "Fabric", pricing_scope: "group" })
+      yield* upsert("customization-groups", { external_id: "g", name: "G", type_id: { external_id: "legs" } })
+      yield* upsert("customization-options", {
+        external_id: "o", mode: "combined", name: "Oak", group_id: { external_id: "g" }, pricing_mode: "fixed", pricing_value: "15"
+      })
+      const refused = yield* Effect.flip(upsert("customization-groups", { external_id: "g", expected_revision: 1, type_id: { external_id: "fabric" } }))
+      expect(refused).toMatchObject({ code: "invalid_pricing", issues: [{ path: "$.type_id" }] })
+      yield* upsert("customization-options", { external_id: "o", mode: "prices", expected_revision: 1, pricing_mode: "none" })
+      const moved = yield* upsert("customization-groups", { external_id: "g", expected_revision: 1, type_id: { external_id: "fabric" } })
+      expect(moved.outcome).toBe("updated")
     }).pipe(as(principal())))
 })

@@ -96,6 +96,23 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
         expect(after.body.records.map((r: any) => r.id)).not.toContain(id)
       }))
 
+    it.effect("a product that a live bundle lists is not archived: 409 record_in_use naming the bundle", () =>
+      Effect.gen(function* () {
+        const { url, tenant } = yield* TestServer
+        const token = yield* (yield* tenant()).key(writer)
+        yield* call(url, "POST", "/categories/upsert", { token, body: { external_id: "sets", name: "Sets" } })
+        const part = yield* call(url, "POST", "/products/upsert", { token, body: { external_id: "leg", name: "Leg", category_ids: [{ external_id: "sets" }] } })
+        const bundle = yield* call(url, "POST", "/products/upsert", {
+          token,
+          body: { external_id: "kit", name: "Kit", kind: "bundle", category_ids: [{ external_id: "sets" }], components: [{ product_id: { external_id: "leg" }, quantity: 4 }] }
+        })
+        expect(bundle.status).toBe(200)
+        const refused = yield* call(url, "DELETE", `/products/${part.body.record.id}`, { token, body: { expected_revision: 1 } })
+        expectError(refused, 409, "record_in_use")
+        expect(refused.body.error.details).toEqual({ bundle_ids: [bundle.body.record.id] })
+        expect((yield* call(url, "GET", `/products/${part.body.record.id}`, { token })).body.record).toMatchObject({ revision: 1, state: "inactive" })
+      }))
+
     it.effect("validation failures list every failing path with 422", () =>
       Effect.gen(function* () {
         const { url, tenant } = yield* TestServer

@@ -24,6 +24,8 @@ export const RecordRow = Schema.Struct({
   data: Document,
   // The record's own order of category ids; record_categories holds the same ids for filtering only.
   category_ids: Schema.parseJson(Schema.Array(Ids.RecordId)),
+  // A bundle's own order of components; record_components holds the same ids for the reverse lookup.
+  component_ids: Schema.parseJson(Schema.Array(Ids.RecordId)),
   active: Schema.NullOr(Flag),
   collection_id: Schema.NullOr(Ids.RecordId),
   brand_id: Schema.NullOr(Ids.RecordId),
@@ -46,6 +48,7 @@ export const toRecordRow = (record: StoredRecord.StoredRecord): RecordRow => ({
   revision: record.revision,
   data: record.data,
   category_ids: record.index.categoryIds,
+  component_ids: record.index.componentIds,
   active: record.index.active,
   collection_id: record.index.collectionId,
   brand_id: record.index.brandId,
@@ -66,7 +69,8 @@ export const toStoredRecord = (row: RecordRow): StoredRecord.StoredRecord => ({
     collectionId: row.collection_id,
     brandId: row.brand_id,
     parentId: row.parent_id,
-    categoryIds: row.category_ids
+    categoryIds: row.category_ids,
+    componentIds: row.component_ids
   },
   createdAt: row.created_at,
   updatedAt: row.updated_at,

@@ -93,6 +93,16 @@ export class RecordArchived extends Schema.TaggedError<RecordArchived>()("Record
   }
 }
 
+/** A product cannot be archived while live bundles list it among their components. */
+export class RecordInUse extends Schema.TaggedError<RecordInUse>()("RecordInUse", {
+  message: Schema.String,
+  bundle_ids: Schema.Array(Schema.String)
+}) {
+  get code(): "record_in_use" {
+    return "record_in_use"
+  }
+}
+
 /** The key lacks a scope the operation needs. */
 export class ScopeDenied extends Schema.TaggedError<ScopeDenied>()("ScopeDenied", {
   message: Schema.String,

@@ -56,6 +56,23 @@ export class CatalogRepository extends Context.Tag("@catalog-sync/core/CatalogRe
       resource: ResourceName,
       query: ListQuery
     ) => Effect.Effect<ReadonlyArray<StoredRecord>, PersistenceError>
+    /** Records of `resource` whose parent (index.parentId) is one of `parentIds`, archived ones included, in id order. */
+    readonly children: (
+      companyId: CompanyId,
+      resource: ResourceName,
+      parentIds: ReadonlyArray<RecordId>
+    ) => Effect.Effect<ReadonlyArray<StoredRecord>, PersistenceError>
+    /**
+     * The live (not archived) bundles that list `productId` among their components, in id order. On an
+     * engine where concurrent transactions do not see each other's writes, it first serialises the
+     * company's bundle-integrity checks, so a bundle write and an archive of its component cannot both pass.
+     */
+    readonly bundlesContaining: (companyId: CompanyId, productId: RecordId) => Effect.Effect<ReadonlyArray<RecordId>, PersistenceError>
+    /**
+     * Serialises the company's pricing-level checks (a type's pricing_scope against its groups' and
+     * options' rules) until the transaction ends; a no-op where writers are serial already.
+     */
+    readonly lockPricing: (companyId: CompanyId) => Effect.Effect<void, PersistenceError>
     /** The parent chain of a category, nearest first; stops after `maxDepth` steps. */
     readonly ancestors: (
       companyId: CompanyId,

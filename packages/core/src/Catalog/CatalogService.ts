@@ -12,6 +12,7 @@ import { bodyParts, missingScopes, modeViolations, type ReadMode, requiredWriteS
 import {
   MappingConflict,
   RecordArchived,
+  RecordInUse,
   RecordNotFound,
   RevisionConflict,
   RuleViolation,
@@ -297,9 +298,13 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
         const context: RuleContext = {
           isCreate,
           recordId,
+          stored: stored?.data,
           company: principal.company,
           getMany: (resource, recordIds) => repository.getMany(principal.company.id, resource, recordIds),
-          ancestors: (categoryId) => repository.ancestors(principal.company.id, categoryId, 101)
+          ancestors: (categoryId) => repository.ancestors(principal.company.id, categoryId, 101),
+          children: (resource, parentIds) => repository.children(principal.company.id, resource, parentIds),
+          bundlesContaining: (productId) => repository.bundlesContaining(principal.company.id, productId),
+          lockPricing: repository.lockPricing(principal.company.id)
         }
         yield* violation(yield* definition.validate(document, context))
 
@@ -470,6 +475,13 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
               })
             }
             if (current.archivedAt !== null) return { outcome: "unchanged" as const, record: current }
+            const bundles = yield* repository.bundlesContaining(principal.company.id, id)
+            if (bundles.length > 0) {
+              return yield* new RecordInUse({
+                message: `product ${id} is a component of ${bundles.length === 1 ? "bundle" : "bundles"} ${bundles.slice(0, 10).join(", ")}${bundles.length > 10 ? ", ..." : ""}; remove it from ${bundles.length === 1 ? "that bundle" : "those bundles"} (or archive ${bundles.length === 1 ? "it" : "them"}) first`,
+                bundle_ids: bundles.slice(0, 100)
+              })
+            }
             const at = yield* now
             const data = { ...current.data, active: false }
             const record: StoredRecord = {

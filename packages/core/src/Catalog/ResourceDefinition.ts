@@ -23,12 +23,20 @@ export interface Violation {
 export interface RuleContext {
   readonly isCreate: boolean
   readonly recordId: RecordId
+  /** The stored document before this write; undefined on create. */
+  readonly stored: Document | undefined
   readonly company: CompanySettings
   readonly getMany: (
     resource: ResourceName,
     ids: ReadonlyArray<RecordId>
   ) => Effect.Effect<ReadonlyArray<StoredRecord>, PersistenceError>
   readonly ancestors: (categoryId: RecordId) => Effect.Effect<ReadonlyArray<RecordId>, PersistenceError>
+  /** Records of `resource` under any of `parentIds` (groups of a type, options of groups). */
+  readonly children: (resource: ResourceName, parentIds: ReadonlyArray<RecordId>) => Effect.Effect<ReadonlyArray<StoredRecord>, PersistenceError>
+  /** Live bundles listing this product as a component; serialises bundle-integrity checks of the company. */
+  readonly bundlesContaining: (productId: RecordId) => Effect.Effect<ReadonlyArray<RecordId>, PersistenceError>
+  /** Serialises the company's pricing-level checks until the transaction ends. */
+  readonly lockPricing: Effect.Effect<void, PersistenceError>
 }
 
 /** Merges one sent key into the stored value (the default replaces it). */

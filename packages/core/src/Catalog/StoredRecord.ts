@@ -8,6 +8,8 @@ export interface RecordIndex {
   readonly brandId: RecordId | null
   readonly parentId: RecordId | null
   readonly categoryIds: ReadonlyArray<RecordId>
+  /** Products a bundle groups, so that "which bundles contain this product" is an index lookup. */
+  readonly componentIds: ReadonlyArray<RecordId>
 }
 
 export const emptyIndex: RecordIndex = {
@@ -15,7 +17,8 @@ export const emptyIndex: RecordIndex = {
   collectionId: null,
   brandId: null,
   parentId: null,
-  categoryIds: []
+  categoryIds: [],
+  componentIds: []
 }
 
 /** A catalog record as persisted: identity, revision, the resource's JSON document and its index. */

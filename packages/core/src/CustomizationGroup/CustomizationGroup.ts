@@ -6,7 +6,7 @@ import { emptyIndex } from "../Catalog/StoredRecord.js"
 import { Money } from "../Shared/Decimal.js"
 import type { RecordId } from "../Shared/Ids.js"
 import { Reference } from "../Shared/Reference.js"
-import { normalizePricing, pricingViolations, scopeViolations } from "../internal/pricing.js"
+import { groupMoveViolations, normalizePricing, pricingViolations, scopeViolations } from "../internal/pricing.js"
 
 /** POST /customization-groups/upsert body (spec 2.9): a swatch book. */
 export const CustomizationGroupUpsert = Schema.Struct({
@@ -54,8 +54,10 @@ export const definition: ResourceDefinition = {
   checkBody: noBodyChecks,
   normalize: normalizePricing,
   validate: (document, context) =>
-    scopeViolations(document, "group", document.type_id as RecordId, context).pipe(
-      Effect.map((scoped) => [...pricingViolations(document), ...scoped])
-    ),
+    Effect.gen(function* () {
+      const scoped = yield* scopeViolations(document, "group", document.type_id as RecordId, context)
+      const moved = yield* groupMoveViolations(document, context)
+      return [...pricingViolations(document), ...scoped, ...moved]
+    }),
   index: (document) => ({ ...emptyIndex, parentId: document.type_id as RecordId })
 }

@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { commonRecordFields, commonUpsertFields, Name, opt, strict } from "../Catalog/CommonFields.js"
-import { noBodyChecks, noViolations } from "../Catalog/noRules.js"
+import { noBodyChecks } from "../Catalog/noRules.js"
+import { typeScopeChangeViolations } from "../internal/pricing.js"
 import type { ResourceDefinition } from "../Catalog/ResourceDefinition.js"
 import { emptyIndex } from "../Catalog/StoredRecord.js"
 
@@ -37,6 +38,6 @@ export const definition: ResourceDefinition = {
   mergers: {},
   checkBody: noBodyChecks,
   normalize: (document) => document,
-  validate: noViolations,
+  validate: typeScopeChangeViolations,
   index: () => emptyIndex
 }

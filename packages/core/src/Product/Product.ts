@@ -134,6 +134,16 @@ const validate: ResourceDefinition["validate"] = (document, context) =>
     if (document.kind === "single" && components.length > 0) {
       violations.push({ reason: "invalid_bundle", issue: { path: "$.components", message: "only a bundle has components" } })
     }
+    if (document.kind === "bundle") {
+      // First: on PostgreSQL this takes the company's bundle lock, before the components are read.
+      const containing = yield* context.bundlesContaining(context.recordId)
+      if (containing.length > 0) {
+        violations.push({
+          reason: "invalid_bundle",
+          issue: { path: "$.kind", message: `the product is a component of bundle ${containing.slice(0, 10).join(", ")}; a bundle groups single products only` }
+        })
+      }
+    }
     if (document.kind === "bundle" && components.length > 0) {
       const seen = new Set<string>()
       components.forEach((c, i) => {
@@ -235,6 +245,7 @@ export const definition: ResourceDefinition = {
     collectionId: document.collection_id as RecordId | null,
     brandId: document.brand_id as RecordId | null,
     parentId: null,
-    categoryIds: document.category_ids as ReadonlyArray<RecordId>
+    categoryIds: document.category_ids as ReadonlyArray<RecordId>,
+    componentIds: (document.components as ReadonlyArray<Component>).map((c) => c.product_id as RecordId)
   })
 }

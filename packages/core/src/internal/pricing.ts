@@ -1,4 +1,6 @@
 import { Effect } from "effect"
+import type { PersistenceError } from "../Catalog/CatalogErrors.js"
+import type { StoredRecord } from "../Catalog/StoredRecord.js"
 import type { Document, RuleContext, Violation } from "../Catalog/ResourceDefinition.js"
 import { fixed } from "../Shared/Decimal.js"
 import type { RecordId } from "../Shared/Ids.js"
@@ -24,10 +26,11 @@ export const scopeViolations = (
   level: "group" | "option",
   typeId: RecordId,
   context: RuleContext
-): Effect.Effect<ReadonlyArray<Violation>, import("../Catalog/CatalogErrors.js").PersistenceError> =>
+): Effect.Effect<ReadonlyArray<Violation>, PersistenceError> =>
   document.pricing_mode === "none"
     ? Effect.succeed([])
-    : context.getMany("customization-types", [typeId]).pipe(
+    : context.lockPricing.pipe(
+        Effect.zipRight(context.getMany("customization-types", [typeId])),
         Effect.map(([type]) =>
           type !== undefined && type.data.pricing_scope !== level
             ? [
@@ -42,3 +45,41 @@ export const scopeViolations = (
             : []
         )
       )
+
+/** Records among `records` that carry a pricing rule, as one violation at `path` (none when there are none). */
+const pricedViolations = (records: ReadonlyArray<StoredRecord>, label: string, path: string, why: string): ReadonlyArray<Violation> => {
+  const priced = records.filter((r) => r.data.pricing_mode !== "none")
+  if (priced.length === 0) return []
+  const listed = priced.slice(0, 10).map((r) => r.id).join(", ")
+  return [{
+    reason: "invalid_pricing",
+    issue: { path, message: `${why}, but ${priced.length} ${label}${priced.length === 1 ? "" : "s"} carr${priced.length === 1 ? "ies" : "y"} a pricing rule (${listed}${priced.length > 10 ? ", ..." : ""}); set pricing_mode none there first` }
+  }]
+}
+
+/**
+ * A type whose pricing_scope changes must leave no rule on the level that no longer carries one: to
+ * `option`, its groups; to `group`, the options of its groups. Only checked when the scope changes.
+ */
+export const typeScopeChangeViolations = (document: Document, context: RuleContext): Effect.Effect<ReadonlyArray<Violation>, PersistenceError> =>
+  Effect.gen(function* () {
+    if (context.stored === undefined || context.stored.pricing_scope === document.pricing_scope) return []
+    yield* context.lockPricing
+    const groups = yield* context.children("customization-groups", [context.recordId])
+    if (document.pricing_scope === "option") {
+      return pricedViolations(groups, "group", "$.pricing_scope", "option-level pricing leaves groups without rules")
+    }
+    const options = yield* context.children("customization-options", groups.map((g) => g.id))
+    return pricedViolations(options, "option", "$.pricing_scope", "group-level pricing leaves options without rules")
+  })
+
+/** A group moving to a type that prices at group level takes options that must carry no rule. */
+export const groupMoveViolations = (document: Document, context: RuleContext): Effect.Effect<ReadonlyArray<Violation>, PersistenceError> =>
+  Effect.gen(function* () {
+    if (context.stored === undefined || context.stored.type_id === document.type_id) return []
+    yield* context.lockPricing
+    const [type] = yield* context.getMany("customization-types", [document.type_id as RecordId])
+    if (type === undefined || type.data.pricing_scope !== "group") return []
+    const options = yield* context.children("customization-options", [context.recordId])
+    return pricedViolations(options, "option", "$.type_id", "the new type prices at group level")
+  })

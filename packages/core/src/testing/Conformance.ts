@@ -154,6 +154,44 @@ export const runConformance = (name: string, ports: Layer.Layer<PersistencePorts
           expect((yield* repo.list(company, "products", { limit: 10, categoryId: cat2! })).map((x) => x.id)).toEqual([r.id])
         }))
 
+      it.effect("finds the live bundles that contain a product, following component changes and archives", () =>
+        Effect.gen(function* () {
+          const repo = yield* CatalogRepository
+          const company = companyId()
+          const [chair, table, bundleA, bundleB, bundleC] = orderedIds(5)
+          yield* repo.insert(record(company, { id: chair! }))
+          yield* repo.insert(record(company, { id: table! }))
+          const a = record(company, { id: bundleA!, index: { componentIds: [chair!, table!] } })
+          yield* repo.insert(a)
+          yield* repo.insert(record(company, { id: bundleB!, index: { componentIds: [chair!] } }))
+          yield* repo.insert(record(company, { id: bundleC!, index: { componentIds: [chair!] }, archivedAt: "2026-01-02T00:00:00.000Z" }))
+          expect(yield* repo.bundlesContaining(company, chair!)).toEqual([bundleA, bundleB])
+          expect(yield* repo.bundlesContaining(company, table!)).toEqual([bundleA])
+          expect(yield* repo.bundlesContaining(companyId(), chair!)).toEqual([])
+          // The record's own order of components reads back as written.
+          expect(Option.getOrThrow(yield* repo.get(company, "products", bundleA!)).index.componentIds).toEqual([chair, table])
+          yield* repo.update({ ...a, revision: 2, index: { ...a.index, componentIds: [table!] } }, 1)
+          expect(yield* repo.bundlesContaining(company, chair!)).toEqual([bundleB])
+          yield* repo.update({ ...a, revision: 3, index: { ...a.index, componentIds: [table!] }, archivedAt: "2026-01-03T00:00:00.000Z" }, 2)
+          expect(yield* repo.bundlesContaining(company, table!)).toEqual([])
+          yield* repo.lockPricing(company)
+        }))
+
+      it.effect("lists the children of a parent within its company and resource", () =>
+        Effect.gen(function* () {
+          const repo = yield* CatalogRepository
+          const company = companyId()
+          const [type, g1, g2, other] = orderedIds(4)
+          yield* repo.insert(record(company, { id: g1!, resource: "customization-groups", index: { parentId: type! } }))
+          yield* repo.insert(record(company, { id: g2!, resource: "customization-groups", index: { parentId: type! } }))
+          yield* repo.insert(record(company, { id: other!, resource: "customization-groups", index: { parentId: g1! } }))
+          expect((yield* repo.children(company, "customization-groups", [type!])).map((r) => r.id)).toEqual([g1, g2])
+          expect((yield* repo.children(company, "customization-groups", [g1!, type!])).map((r) => r.id)).toEqual([g1, g2, other])
+          expect(yield* repo.children(company, "customization-groups", [])).toEqual([])
+          expect(yield* repo.children(company, "customization-options", [type!])).toEqual([])
+          expect(yield* repo.children(companyId(), "customization-groups", [type!])).toEqual([])
+        }))
+
       it.effect("walks a category's ancestors nearest first, bounded by maxDepth", () =>
         Effect.gen(function* () {
           const repo = yield* CatalogRepository

@@ -27,6 +27,8 @@ const byRecord = (scope: MappingScope, recordId: string) => `${scopeKey(scope)}|
  * database and as the reference the conformance suite holds the SQL adapters to. Transactions are
  * serialised and restore a snapshot on failure.
  */
+const byId = (a: { readonly id: string }, b: { readonly id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+
 export const make = Effect.gen(function* () {
   const state: State = { records: new Map(), mappings: new Map(), changes: [] }
   const lock = yield* Effect.makeSemaphore(1)
@@ -109,9 +111,24 @@ export const make = Effect.gen(function* () {
               (query.brandId === undefined || r.index.brandId === query.brandId) &&
               (query.active === undefined || r.index.active === query.active)
           )
-          .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+          .sort(byId)
           .slice(0, query.limit)
       }),
+    children: (companyId, resource, parentIds) =>
+      Effect.sync(() =>
+        Array.from(state.records.values())
+          .filter((r) => r.companyId === companyId && r.resource === resource && r.index.parentId !== null && parentIds.includes(r.index.parentId))
+          .sort(byId)
+      ),
+    bundlesContaining: (companyId, productId) =>
+      Effect.sync(() =>
+        Array.from(state.records.values())
+          .filter((r) => r.companyId === companyId && r.resource === "products" && r.archivedAt === null && r.index.componentIds.includes(productId))
+          .sort(byId)
+          .map((r) => r.id)
+      ),
+    // Transactions here are serialised by the transactor's lock already.
+    lockPricing: () => Effect.void,
     ancestors: (companyId, categoryId, maxDepth) =>
       Effect.sync(() => {
         const chain: Array<RecordId> = []
