@@ -16,7 +16,6 @@ const scopeAttributes = (scope: IdempotencyStore.IdempotencyScope) => ({ company
 
 type DriverError = SqlError.SqlError | ParseResult.ParseError
 
-const started: IdempotencyStore.Claim = { _tag: "Started" }
 const inProgress: IdempotencyStore.Claim = { _tag: "InProgress" }
 
 /**
@@ -79,30 +78,36 @@ export const make: Effect.Effect<Context.Tag.Service<typeof IdempotencyStore.Ide
             RETURNING state`
     })
 
-    const completeRow = SqlSchema.void({
-      Request: Schema.Struct({ key: Key, status: Schema.Int, response: IdempotencyRow.fields.response }),
-      execute: ({ key, response, status }) =>
+    // The claim's lease end is its fencing token: every takeover writes a later one, so a request that lost
+    // its claim matches no row here.
+    const completeRow = SqlSchema.findAll({
+      Request: Schema.Struct({ key: Key, token: Millis, status: Schema.Int, response: IdempotencyRow.fields.response }),
+      Result: Schema.Struct({ state: Schema.String }),
+      execute: ({ key, response, status, token }) =>
         sql`UPDATE idempotency_keys SET state = 'completed', status = ${status}, response = ${response}
-            WHERE company_id = ${key.company_id} AND connection_id = ${key.connection_id} AND "key" = ${key.key}`
+            WHERE company_id = ${key.company_id} AND connection_id = ${key.connection_id} AND "key" = ${key.key}
+              AND state = 'running' AND lease_until = ${token}
+            RETURNING state`
     })
 
     const releaseRow = SqlSchema.void({
-      Request: Key,
-      execute: (key) =>
+      Request: Schema.Struct({ key: Key, token: Millis }),
+      execute: ({ key, token }) =>
         sql`DELETE FROM idempotency_keys
             WHERE company_id = ${key.company_id} AND connection_id = ${key.connection_id} AND "key" = ${key.key}
-              AND state = 'running'`
+              AND state = 'running' AND lease_until = ${token}`
     })
 
-    // Row values select one batch through the partial index on completed rows; both engines accept them.
+    // Row values select one batch through a partial index (completed rows by created_at, running rows by
+    // lease_until); both engines accept them.
     const purgeRows = SqlSchema.findAll({
-      Request: Schema.Struct({ before: Millis, limit: Schema.Int }),
+      Request: Schema.Struct({ before: Millis, limit: Schema.Int, state: Schema.Literal("completed", "running") }),
       Result: Schema.Struct({ state: Schema.String }),
-      execute: ({ before, limit }) =>
+      execute: ({ before, limit, state }) =>
         sql`DELETE FROM idempotency_keys
             WHERE (company_id, connection_id, "key") IN (
               SELECT company_id, connection_id, "key" FROM idempotency_keys
-              WHERE state = 'completed' AND created_at < ${before}
+              WHERE state = ${state} AND ${state === "completed" ? sql`created_at` : sql`lease_until`} < ${before}
               LIMIT ${limit}
             )
             RETURNING state`
@@ -120,6 +125,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof IdempotencyStore.Ide
           status: null,
           response: null
         }
+        const started: IdempotencyStore.Claim = { _tag: "Started", token: fresh.lease_until }
         if ((yield* insertRunning(fresh)).length > 0) return started
         const current = yield* findRow(key)
         // Released between the insert and the read: try to start it again.
@@ -135,9 +141,9 @@ export const make: Effect.Effect<Context.Tag.Service<typeof IdempotencyStore.Ide
     const retry = (request: IdempotencyStore.ClaimRequest, attemptsLeft: number): Effect.Effect<IdempotencyStore.Claim, DriverError> =>
       attemptsLeft > 1 ? claimOnce(request, attemptsLeft - 1) : Effect.succeed(inProgress)
 
-    const purgeFrom = (before: number, removed: number): Effect.Effect<number, DriverError> =>
-      Effect.flatMap(purgeRows({ before, limit: purgeBatch }), (rows) =>
-        rows.length < purgeBatch ? Effect.succeed(removed + rows.length) : purgeFrom(before, removed + rows.length)
+    const purgeFrom = (state: "completed" | "running", before: number, removed: number): Effect.Effect<number, DriverError> =>
+      Effect.flatMap(purgeRows({ before, limit: purgeBatch, state }), (rows) =>
+        rows.length < purgeBatch ? Effect.succeed(removed + rows.length) : purgeFrom(state, before, removed + rows.length)
       )
 
     return IdempotencyStore.IdempotencyStore.of({
@@ -147,19 +153,20 @@ export const make: Effect.Effect<Context.Tag.Service<typeof IdempotencyStore.Ide
           Effect.withSpan("IdempotencyStore.claim", { captureStackTrace: false, attributes: scopeAttributes(request.scope) })
         ),
 
-      complete: (scope, key, response) =>
+      complete: (scope, key, token, response) =>
         completeRow({
           key: keyOf(scope, key),
+          token,
           status: response.status,
           // JSON has no undefined; a body-less response is stored (and replayed) as null.
           response: response.body === undefined ? null : response.body
-        }).pipe(refineErrors, Effect.withSpan("IdempotencyStore.complete", { captureStackTrace: false, attributes: { ...scopeAttributes(scope), status: response.status } })),
+        }).pipe(Effect.map((rows) => rows.length > 0), refineErrors, Effect.withSpan("IdempotencyStore.complete", { captureStackTrace: false, attributes: { ...scopeAttributes(scope), status: response.status } })),
 
-      release: (scope, key) =>
-        releaseRow(keyOf(scope, key)).pipe(refineErrors, Effect.withSpan("IdempotencyStore.release", { captureStackTrace: false, attributes: scopeAttributes(scope) })),
+      release: (scope, key, token) =>
+        releaseRow({ key: keyOf(scope, key), token }).pipe(refineErrors, Effect.withSpan("IdempotencyStore.release", { captureStackTrace: false, attributes: scopeAttributes(scope) })),
 
       purge: (olderThanMillis) =>
-        purgeFrom(olderThanMillis, 0).pipe(refineErrors, Effect.withSpan("IdempotencyStore.purge", { captureStackTrace: false, attributes: { olderThanMillis } }))
+        Effect.zipWith(purgeFrom("completed", olderThanMillis, 0), purgeFrom("running", olderThanMillis, 0), (a, b) => a + b).pipe(refineErrors, Effect.withSpan("IdempotencyStore.purge", { captureStackTrace: false, attributes: { olderThanMillis } }))
     })
   }
 )

@@ -9,6 +9,7 @@ import changeFeed from "./migrations/0005_change_feed.js"
 import jobs from "./migrations/0006_jobs.js"
 import media from "./migrations/0007_media.js"
 import bundleComponents from "./migrations/0008_bundle_components.js"
+import idempotencyRunning from "./migrations/0009_idempotency_running.js"
 
 /**
  * The SQLite migrations, keyed `<id>_<name>` as `Migrator.fromRecord` expects. Imported statically: a
@@ -21,7 +22,8 @@ export const migrations: Record<string, Effect.Effect<void, SqlError.SqlError, S
   "0005_change_feed": changeFeed,
   "0006_jobs": jobs,
   "0007_media": media,
-  "0008_bundle_components": bundleComponents
+  "0008_bundle_components": bundleComponents,
+  "0009_idempotency_running": idempotencyRunning
 }
 
 /** Name of the table where the migrator records applied migrations. */

@@ -56,7 +56,8 @@ describe("SQL accounts, idempotency and rate limits on SQLite", () => {
       const once = ["InProgress", "Started"].flatMap((tag) => Array.from({ length: tag === "Started" ? 1 : 19 }, () => tag)).sort()
       expect(yield* interleaved(S)).toEqual(once)
       expect(yield* interleaved(S + minute)).toEqual(once)
-      yield* store.complete(scope, "key-0001", { status: 200, body: "done" }, S + minute)
+      // The taker of the second round holds the lease that started at S + minute.
+      expect(yield* store.complete(scope, "key-0001", S + 2 * minute, { status: 200, body: "done" }, S + minute)).toBe(true)
       // Past the retention every claimer sees a forgotten key; still only one starts it again.
       expect(yield* interleaved(S + minute + hour)).toEqual(once)
     }))
@@ -100,7 +101,7 @@ describe("SQL accounts, idempotency and rate limits on SQLite", () => {
           (key) =>
             store
               .claim({ scope, key, fingerprint: "fp", nowMillis: S, leaseMillis: minute, retentionMillis: hour })
-              .pipe(Effect.zipRight(store.complete(scope, key, { status: 200, body: { key } }, S))),
+              .pipe(Effect.flatMap((claim) => store.complete(scope, key, claim._tag === "Started" ? claim.token : -1, { status: 200, body: { key } }, S))),
           { discard: true }
         )
         yield* store.claim({ scope, key: "running", fingerprint: "fp", nowMillis: S, leaseMillis: minute, retentionMillis: hour })

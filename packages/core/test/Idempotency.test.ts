@@ -50,6 +50,27 @@ layer(Live)("idempotency", (it) => {
       expect(retried).toEqual({ response: { status: 200, body: "ok" }, replayed: false })
     }).pipe(as(principal())))
 
+  it.effect("a request that outlives its lease and loses the key to a retry rolls back: the operation runs once", () =>
+    Effect.gen(function* () {
+      const gate = yield* Deferred.make<void>()
+      const started = yield* Deferred.make<void>()
+      const slow = createCategory("First").pipe(Effect.tap(() => Deferred.succeed(started, undefined)), Effect.tap(() => Deferred.await(gate)))
+      const first = yield* Effect.fork(runIdempotent("key-00006", "fp", slow))
+      yield* Deferred.await(started)
+      yield* TestClock.adjust("61 seconds")
+      // The retry takes the expired claim over; its write waits for the first's transaction.
+      const retry = yield* Effect.fork(runIdempotent("key-00006", "fp", createCategory("Second")))
+      yield* Effect.yieldNow()
+      yield* Deferred.succeed(gate, undefined)
+      const lost = yield* Effect.flip(Fiber.join(first))
+      expect(lost).toMatchObject({ code: "idempotency_in_progress" })
+      const won = yield* Fiber.join(retry)
+      expect(won).toMatchObject({ replayed: false, response: { body: { outcome: "created", record: { name: "Second", revision: 1 } } } })
+      const list = yield* Effect.flatMap(CatalogService, (s) => s.list("categories", { limit: 10 }))
+      expect(list.records.map((r) => r.name)).toEqual(["Second"])
+      expect(yield* runIdempotent("key-00006", "fp", createCategory("Third"))).toEqual({ response: won.response, replayed: true })
+    }).pipe(as(principal())))
+
   it.effect("a failed write inside the idempotent transaction leaves nothing behind", () =>
     Effect.gen(function* () {
       const write = Effect.flatMap(CatalogService, (s) => s.upsert("categories", { external_id: "z", name: "Z" })).pipe(Effect.zipRight(Effect.fail("late failure" as const)))

@@ -56,12 +56,25 @@ export const runIdempotent = <E, R>(key: string, fingerprint: string, write: Eff
       case "Started":
         break
     }
+    const token = claim.token
     const response = yield* transactor
       .withTransaction(
         Effect.tap(write, (response) =>
-          Clock.currentTimeMillis.pipe(Effect.flatMap((at) => store.complete(scope, key, response, at)))
+          Clock.currentTimeMillis.pipe(
+            Effect.flatMap((at) => store.complete(scope, key, token, response, at)),
+            // Ran past the lease and a retry took the key over: the retry owns the operation, so this
+            // write rolls back rather than happen twice.
+            Effect.filterOrFail(
+              (kept) => kept,
+              () =>
+                new IdempotencyConflict({
+                  reason: "idempotency_in_progress",
+                  message: "this request outlived its claim on the Idempotency-Key and another request with the key took over; retry later with the same key to read its outcome"
+                })
+            )
+          )
         )
       )
-      .pipe(Effect.onError(() => store.release(scope, key).pipe(Effect.ignore)))
+      .pipe(Effect.onError(() => store.release(scope, key, token).pipe(Effect.ignore)))
     return { response, replayed: false } satisfies IdempotentResult
   })

@@ -16,7 +16,11 @@ export interface StoredResponse {
 
 /** What a claim on a key found. */
 export type Claim =
-  | { readonly _tag: "Started" }
+  /**
+   * This request holds the key. `token` fences the claim: `complete` and `release` act only while the row
+   * still carries it, so a request that ran past its lease and lost the key to a retry cannot commit.
+   */
+  | { readonly _tag: "Started"; readonly token: number }
   | { readonly _tag: "Replay"; readonly response: StoredResponse }
   | { readonly _tag: "Mismatch" }
   | { readonly _tag: "InProgress" }
@@ -36,16 +40,26 @@ export interface ClaimRequest {
 /**
  * Durable idempotency records. `claim` is atomic across instances: of two requests with one key, one
  * starts and the other sees InProgress. `complete` runs inside the transaction of the protected write,
- * so the stored response and the write commit together.
+ * so the stored response and the write commit together; it reports false when the claim was taken over
+ * (its token is gone), and the caller then rolls the write back.
  */
 export class IdempotencyStore extends Context.Tag("@catalog-sync/core/IdempotencyStore")<
   IdempotencyStore,
   {
     readonly claim: (request: ClaimRequest) => Effect.Effect<Claim, PersistenceError>
-    readonly complete: (scope: IdempotencyScope, key: string, response: StoredResponse, nowMillis: number) => Effect.Effect<void, PersistenceError>
-    /** Drops a running claim whose request failed, so that a retry runs it again. */
-    readonly release: (scope: IdempotencyScope, key: string) => Effect.Effect<void, PersistenceError>
-    /** Deletes completed records older than the cutoff. */
+    readonly complete: (
+      scope: IdempotencyScope,
+      key: string,
+      token: number,
+      response: StoredResponse,
+      nowMillis: number
+    ) => Effect.Effect<boolean, PersistenceError>
+    /** Drops a running claim whose request failed, so that a retry runs it again; a no-op once taken over. */
+    readonly release: (scope: IdempotencyScope, key: string, token: number) => Effect.Effect<void, PersistenceError>
+    /**
+     * Deletes records claimed before the cutoff: completed ones past their retention, and running ones
+     * left by requests that died (their lease expired long ago, so no request can complete them).
+     */
     readonly purge: (olderThanMillis: number) => Effect.Effect<number, PersistenceError>
   }
 >() {}

@@ -22,6 +22,15 @@ const request = (s: IdempotencyScope, key: string, overrides: Partial<ClaimReque
 
 const claims = (tags: ReadonlyArray<{ readonly _tag: string }>) => tags.map((claim) => claim._tag)
 
+const started = { _tag: "Started", token: expect.any(Number) }
+
+/** Claims a key that must start, and returns the claim's token. */
+const start = (idempotency: IdempotencyStore["Type"], claim: ClaimRequest) =>
+  Effect.map(idempotency.claim(claim), (result) => {
+    if (result._tag !== "Started") throw new Error(`expected the claim to start, got ${result._tag}`)
+    return result.token
+  })
+
 /**
  * The contract of the `IdempotencyStore` port, run by each adapter against its own layer. Each test works
  * in fresh scopes; the purge test alone uses times in the first second after the epoch, so the layer must
@@ -34,17 +43,16 @@ export const runIdempotencyConformance = (name: string, store: Layer.Layer<Idemp
         const idempotency = yield* IdempotencyStore
         const s = scope()
         const response = { status: 201, body: { data: { id: uuid(), name: "Sofás" }, list: [1, null, "x"], ok: true } }
-        expect(yield* idempotency.claim(request(s, "key-0001"))).toEqual({ _tag: "Started" })
+        const token = yield* start(idempotency, request(s, "key-0001"))
         expect(yield* idempotency.claim(request(s, "key-0001", { nowMillis: T + 1 }))).toEqual({ _tag: "InProgress" })
-        yield* idempotency.complete(s, "key-0001", response, T + 2)
+        expect(yield* idempotency.complete(s, "key-0001", token, response, T + 2)).toBe(true)
         expect(yield* idempotency.claim(request(s, "key-0001", { nowMillis: T + 3 }))).toEqual({ _tag: "Replay", response })
         expect(yield* idempotency.claim(request(s, "key-0001", { nowMillis: T + 4, fingerprint: "other" }))).toEqual({ _tag: "Mismatch" })
         // Still replayable long after its lease, within the retention.
         expect(yield* idempotency.claim(request(s, "key-0001", { nowMillis: T + retention - 1 }))).toEqual({ _tag: "Replay", response })
 
         const bodyless = { status: 204, body: null }
-        yield* idempotency.claim(request(s, "key-0002"))
-        yield* idempotency.complete(s, "key-0002", bodyless, T)
+        yield* idempotency.complete(s, "key-0002", yield* start(idempotency, request(s, "key-0002")), bodyless, T)
         expect(yield* idempotency.claim(request(s, "key-0002"))).toEqual({ _tag: "Replay", response: bodyless })
       }))
 
@@ -52,13 +60,11 @@ export const runIdempotencyConformance = (name: string, store: Layer.Layer<Idemp
       Effect.gen(function* () {
         const idempotency = yield* IdempotencyStore
         const s = scope()
-        yield* idempotency.claim(request(s, "key-0001"))
-        yield* idempotency.complete(s, "key-0001", { status: 200, body: "first" }, T)
+        yield* idempotency.complete(s, "key-0001", yield* start(idempotency, request(s, "key-0001")), { status: 200, body: "first" }, T)
         const otherConnection = { ...s, connectionId: uuid() as ConnectionId }
         const otherCompany = { ...s, companyId: uuid() as CompanyId }
-        expect(yield* idempotency.claim(request(otherConnection, "key-0001", { fingerprint: "other" }))).toEqual({ _tag: "Started" })
-        expect(yield* idempotency.claim(request(otherCompany, "key-0001"))).toEqual({ _tag: "Started" })
-        yield* idempotency.release(otherCompany, "key-0001")
+        expect(yield* idempotency.claim(request(otherConnection, "key-0001", { fingerprint: "other" }))).toEqual(started)
+        yield* idempotency.release(otherCompany, "key-0001", yield* start(idempotency, request(otherCompany, "key-0001")))
         expect(yield* idempotency.claim(request(s, "key-0001"))).toEqual({ _tag: "Replay", response: { status: 200, body: "first" } })
       }))
 
@@ -66,14 +72,20 @@ export const runIdempotencyConformance = (name: string, store: Layer.Layer<Idemp
       Effect.gen(function* () {
         const idempotency = yield* IdempotencyStore
         const s = scope()
-        expect(yield* idempotency.claim(request(s, "key-0001"))).toEqual({ _tag: "Started" })
+        const first = yield* start(idempotency, request(s, "key-0001"))
         expect(yield* idempotency.claim(request(s, "key-0001", { nowMillis: T + lease - 1 }))).toEqual({ _tag: "InProgress" })
         expect(yield* idempotency.claim(request(s, "key-0001", { nowMillis: T + 1, fingerprint: "other" }))).toEqual({ _tag: "Mismatch" })
-        expect(yield* idempotency.claim(request(s, "key-0001", { nowMillis: T + lease }))).toEqual({ _tag: "Started" })
+        const taker = yield* start(idempotency, request(s, "key-0001", { nowMillis: T + lease }))
+        expect(taker).not.toBe(first)
         // The taker holds a fresh lease.
         expect(yield* idempotency.claim(request(s, "key-0001", { nowMillis: T + lease + 1 }))).toEqual({ _tag: "InProgress" })
         expect(yield* idempotency.claim(request(s, "key-0001", { nowMillis: T + 2 * lease - 1 }))).toEqual({ _tag: "InProgress" })
-        yield* idempotency.complete(s, "key-0001", { status: 200, body: "taker" }, T + lease + 5)
+        // The first request outlived its lease: it can neither complete nor release the taker's claim.
+        expect(yield* idempotency.complete(s, "key-0001", first, { status: 200, body: "late" }, T + lease + 4)).toBe(false)
+        yield* idempotency.release(s, "key-0001", first)
+        expect(yield* idempotency.claim(request(s, "key-0001", { nowMillis: T + lease + 4 }))).toEqual({ _tag: "InProgress" })
+        expect(yield* idempotency.complete(s, "key-0001", taker, { status: 200, body: "taker" }, T + lease + 5)).toBe(true)
+        expect(yield* idempotency.complete(s, "key-0001", taker, { status: 200, body: "again" }, T + lease + 6)).toBe(false)
         expect(yield* idempotency.claim(request(s, "key-0001", { nowMillis: T + 3 * lease }))).toEqual({
           _tag: "Replay",
           response: { status: 200, body: "taker" }
@@ -84,12 +96,9 @@ export const runIdempotencyConformance = (name: string, store: Layer.Layer<Idemp
       Effect.gen(function* () {
         const idempotency = yield* IdempotencyStore
         const s = scope()
-        yield* idempotency.claim(request(s, "key-0001"))
-        yield* idempotency.complete(s, "key-0001", { status: 200, body: 1 }, T + 10)
+        yield* idempotency.complete(s, "key-0001", yield* start(idempotency, request(s, "key-0001")), { status: 200, body: 1 }, T + 10)
         // Retention counts from the claim.
-        expect(yield* idempotency.claim(request(s, "key-0001", { nowMillis: T + retention, fingerprint: "other" }))).toEqual({
-          _tag: "Started"
-        })
+        expect(yield* idempotency.claim(request(s, "key-0001", { nowMillis: T + retention, fingerprint: "other" }))).toEqual(started)
         expect(yield* idempotency.claim(request(s, "key-0001", { nowMillis: T + retention + 1, fingerprint: "other" }))).toEqual({
           _tag: "InProgress"
         })
@@ -100,20 +109,19 @@ export const runIdempotencyConformance = (name: string, store: Layer.Layer<Idemp
       Effect.gen(function* () {
         const idempotency = yield* IdempotencyStore
         const s = scope()
-        yield* idempotency.claim(request(s, "key-0001"))
-        yield* idempotency.release(s, "key-0001")
-        expect(yield* idempotency.claim(request(s, "key-0001", { fingerprint: "retry" }))).toEqual({ _tag: "Started" })
-        yield* idempotency.complete(s, "key-0001", { status: 201, body: "done" }, T)
-        yield* idempotency.release(s, "key-0001")
+        yield* idempotency.release(s, "key-0001", yield* start(idempotency, request(s, "key-0001")))
+        const retry = yield* start(idempotency, request(s, "key-0001", { fingerprint: "retry" }))
+        yield* idempotency.complete(s, "key-0001", retry, { status: 201, body: "done" }, T)
+        yield* idempotency.release(s, "key-0001", retry)
         expect(yield* idempotency.claim(request(s, "key-0001", { fingerprint: "retry" }))).toEqual({
           _tag: "Replay",
           response: { status: 201, body: "done" }
         })
         // Releasing an unknown key is a no-op.
-        yield* idempotency.release(s, "key-unknown")
+        yield* idempotency.release(s, "key-unknown", T)
       }))
 
-    it.effect("purge deletes completed records older than the cutoff and counts them", () =>
+    it.effect("purge deletes completed records and abandoned running claims older than the cutoff, and counts them", () =>
       Effect.gen(function* () {
         const idempotency = yield* IdempotencyStore
         const s = scope()
@@ -125,14 +133,17 @@ export const runIdempotencyConformance = (name: string, store: Layer.Layer<Idemp
           ["old-running", 300, false],
           ["new-done", 900, true]
         ] as const) {
-          yield* idempotency.claim(request(s, key, { ...old, nowMillis: at }))
-          if (complete) yield* idempotency.complete(s, key, done, at)
+          const token = yield* start(idempotency, request(s, key, { ...old, nowMillis: at }))
+          if (complete) yield* idempotency.complete(s, key, token, done, at)
         }
-        expect(yield* idempotency.purge(500)).toBe(2)
+        // An abandoned claim: its lease (10 ms) ended long before the cutoff.
+        yield* start(idempotency, request(s, "dead-running", { leaseMillis: 10, retentionMillis: 1_000_000, nowMillis: 50 }))
+        expect(yield* idempotency.purge(500)).toBe(3)
         expect(yield* idempotency.purge(500)).toBe(0)
+        expect(yield* idempotency.claim(request(s, "dead-running", { ...old, nowMillis: 1_000, fingerprint: "other" }))).toEqual(started)
         const later = { ...old, nowMillis: 1_000 }
-        expect(yield* idempotency.claim(request(s, "old-done-1", { ...later, fingerprint: "other" }))).toEqual({ _tag: "Started" })
-        expect(yield* idempotency.claim(request(s, "old-done-2", later))).toEqual({ _tag: "Started" })
+        expect(yield* idempotency.claim(request(s, "old-done-1", { ...later, fingerprint: "other" }))).toEqual(started)
+        expect(yield* idempotency.claim(request(s, "old-done-2", later))).toEqual(started)
         expect(yield* idempotency.claim(request(s, "old-running", later))).toEqual({ _tag: "InProgress" })
         expect(yield* idempotency.claim(request(s, "new-done", later))).toEqual({ _tag: "Replay", response: done })
       }))

@@ -215,7 +215,7 @@ export const idempotencyLayer = Layer.sync(IdempotencyStore, () => {
         const row = rows.get(id)
         const fresh = () => {
           rows.set(id, { fingerprint: request.fingerprint, state: "running", leaseUntil: request.nowMillis + request.leaseMillis, createdAt: request.nowMillis, response: null })
-          return { _tag: "Started" } as const
+          return { _tag: "Started", token: request.nowMillis + request.leaseMillis } as const
         }
         if (row === undefined || row.createdAt + request.retentionMillis <= request.nowMillis) return fresh()
         if (row.fingerprint !== request.fingerprint) return { _tag: "Mismatch" }
@@ -223,20 +223,27 @@ export const idempotencyLayer = Layer.sync(IdempotencyStore, () => {
         if (row.leaseUntil > request.nowMillis) return { _tag: "InProgress" }
         return fresh()
       }),
-    complete: (scope, key, response) =>
+    // The lease end a claim wrote is its token: a takeover writes a later one.
+    complete: (scope, key, token, response) =>
       Effect.sync(() => {
         const row = rows.get(keyOf(scope, key))
-        if (row !== undefined) rows.set(keyOf(scope, key), { ...row, state: "completed", response })
+        if (row === undefined || row.state !== "running" || row.leaseUntil !== token) return false
+        rows.set(keyOf(scope, key), { ...row, state: "completed", response })
+        return true
       }),
-    release: (scope, key) =>
+    release: (scope, key, token) =>
       Effect.sync(() => {
-        // Only a running claim: a completed key must keep replaying its response.
-        if (rows.get(keyOf(scope, key))?.state === "running") rows.delete(keyOf(scope, key))
+        // Only this running claim: a completed key must keep replaying its response.
+        const row = rows.get(keyOf(scope, key))
+        if (row?.state === "running" && row.leaseUntil === token) rows.delete(keyOf(scope, key))
       }),
     purge: (olderThanMillis) =>
       Effect.sync(() => {
         let removed = 0
-        for (const [id, row] of rows) if (row.state === "completed" && row.createdAt < olderThanMillis && rows.delete(id)) removed++
+        for (const [id, row] of rows) {
+          const abandoned = row.state === "running" && row.leaseUntil < olderThanMillis
+          if (((row.state === "completed" && row.createdAt < olderThanMillis) || abandoned) && rows.delete(id)) removed++
+        }
         return removed
       })
   })
