@@ -20,6 +20,13 @@ const upload = (url: string, token: string, fields: Record<string, string>, file
 /** What the server's staging folder holds: nothing once every upload was processed or refused. */
 const stagedFiles = (dataDir: string) => (existsSync(join(dataDir, "staging")) ? readdirSync(join(dataDir, "staging")) : [])
 
+/** The staged files once none are left (or 5 s passed): a worker removes an item's file just after recording it done. */
+const stagedSettled = (dataDir: string) =>
+  Effect.gen(function* () {
+    for (let i = 0; i < 200 && stagedFiles(dataDir).length > 0; i++) yield* Effect.sleep("25 millis")
+    return stagedFiles(dataDir)
+  })
+
 const waitJob = (url: string, token: string, id: string) =>
   Effect.gen(function* () {
     for (let i = 0; i < 400; i++) {
@@ -97,12 +104,12 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("media en
         const again = yield* upload(url, token, { external_id: "rot", name: "Rotated", purpose: "catalog" }, rotated)
         expect(again.status).toBe(202)
         expect(again.body.job.id).toBe(a.body.job.id)
-        expect(stagedFiles(dataDir)).toEqual([])
+        expect(yield* stagedSettled(dataDir)).toEqual([])
         // A change under the same external_id is refused.
         const changed = yield* upload(url, token, { external_id: "rot", name: "Renamed", purpose: "catalog" }, rotated)
         expect(changed.status).toBe(409)
         expect(changed.body.error).toMatchObject({ code: "media_version_immutable", details: { changed: ["name"] } })
-        expect(stagedFiles(dataDir)).toEqual([])
+        expect(yield* stagedSettled(dataDir)).toEqual([])
         // The same picture under another external_id is stored once.
         const copy = yield* upload(url, token, { external_id: "large-copy", name: "Copy", purpose: "catalog" }, large)
         expect((yield* waitJob(url, token, copy.body.job.id)).state).toBe("completed")
@@ -132,24 +139,25 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("media en
         const token = yield* t.key(scopes)
         const jpeg = yield* image(64, 64, "jpeg")
         const fields = (id: string) => ({ external_id: id, name: id.toUpperCase(), purpose: "catalog" })
-        const refused = (reply: { status: number; body: any }, status: number, code: string) => {
-          expect([reply.status, reply.body?.error?.code]).toEqual([status, code])
-          expect(stagedFiles(dataDir)).toEqual([])
-        }
-        refused(yield* upload(url, token, fields("x"), new TextEncoder().encode("hello, not an image")), 415, "unsupported_image_format")
-        refused(yield* upload(url, token, fields("t"), jpeg.slice(0, 20)), 422, "image_corrupt")
-        refused(yield* upload(url, token, { ...fields("p"), purpose: "banner" }, jpeg), 422, "validation_failed")
-        refused(yield* upload(url, token, { ...fields("u"), colour: "red" }, jpeg), 422, "validation_failed")
-        refused(yield* upload(url, token, { external_id: "n", purpose: "catalog" }, jpeg), 422, "validation_failed")
+        const refused = (reply: { status: number; body: any }, status: number, code: string) =>
+          Effect.gen(function* () {
+            expect([reply.status, reply.body?.error?.code]).toEqual([status, code])
+            expect(yield* stagedSettled(dataDir)).toEqual([])
+          })
+        yield* refused(yield* upload(url, token, fields("x"), new TextEncoder().encode("hello, not an image")), 415, "unsupported_image_format")
+        yield* refused(yield* upload(url, token, fields("t"), jpeg.slice(0, 20)), 422, "image_corrupt")
+        yield* refused(yield* upload(url, token, { ...fields("p"), purpose: "banner" }, jpeg), 422, "validation_failed")
+        yield* refused(yield* upload(url, token, { ...fields("u"), colour: "red" }, jpeg), 422, "validation_failed")
+        yield* refused(yield* upload(url, token, { external_id: "n", purpose: "catalog" }, jpeg), 422, "validation_failed")
         // Remote URLs are not imported: neither in place of the file part nor as its content.
-        refused(yield* upload(url, token, { ...fields("r1"), file: "https://cdn.example.com/sofa.jpg" }, undefined), 422, "remote_url_not_accepted")
-        refused(yield* upload(url, token, { ...fields("r2"), image_url: "https://cdn.example.com/sofa.jpg" }, jpeg), 422, "remote_url_not_accepted")
-        refused(yield* upload(url, token, fields("r3"), new TextEncoder().encode("https://cdn.example.com/sofa.jpg")), 422, "remote_url_not_accepted")
-        refused(yield* upload(url, token, fields("none"), undefined), 422, "validation_failed")
+        yield* refused(yield* upload(url, token, { ...fields("r1"), file: "https://cdn.example.com/sofa.jpg" }, undefined), 422, "remote_url_not_accepted")
+        yield* refused(yield* upload(url, token, { ...fields("r2"), image_url: "https://cdn.example.com/sofa.jpg" }, jpeg), 422, "remote_url_not_accepted")
+        yield* refused(yield* upload(url, token, fields("r3"), new TextEncoder().encode("https://cdn.example.com/sofa.jpg")), 422, "remote_url_not_accepted")
+        yield* refused(yield* upload(url, token, fields("none"), undefined), 422, "validation_failed")
         // 40 MP is refused from the header: a 8000 x 5001 PNG of one colour is small to send.
         const tooMany = yield* Effect.promise(async () => new Uint8Array(await sharp({ create: { width: 8000, height: 5001, channels: 3, background: "#fff" } }).png({ compressionLevel: 9 }).toBuffer()))
-        refused(yield* upload(url, token, fields("big"), tooMany), 422, "image_too_many_pixels")
-        refused(yield* upload(url, token, fields("h"), new Uint8Array(11 * 1024 * 1024)), 413, "payload_too_large")
+        yield* refused(yield* upload(url, token, fields("big"), tooMany), 422, "image_too_many_pixels")
+        yield* refused(yield* upload(url, token, fields("h"), new Uint8Array(11 * 1024 * 1024)), 413, "payload_too_large")
         // Without a Content-Length (chunked), the limit holds while the body streams.
         const boundary = "chunkedboundary"
         const part = (name: string, value: string) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`
@@ -164,18 +172,27 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("media en
           }, body).pipe(Effect.map((reply) => ({ status: reply.status, body: JSON.parse(reply.body) })))
         const head = Buffer.from(part("external_id", "c") + part("name", "C") + part("purpose", "catalog"))
         const end = Buffer.from(`--${boundary}--\r\n`)
-        refused(yield* multipart(Buffer.concat([head, filePart("file", Buffer.concat([jpeg, Buffer.alloc(11 * 1024 * 1024)])), end])), 413, "payload_too_large")
+        yield* refused(yield* multipart(Buffer.concat([head, filePart("file", Buffer.concat([jpeg, Buffer.alloc(11 * 1024 * 1024)])), end])), 413, "payload_too_large")
         // A second file part, after the first was staged; and a file part under another name.
-        refused(yield* multipart(Buffer.concat([head, filePart("file", jpeg), filePart("file", jpeg), end])), 422, "validation_failed")
-        refused(yield* multipart(Buffer.concat([head, filePart("photo", jpeg), end])), 422, "validation_failed")
+        yield* refused(yield* multipart(Buffer.concat([head, filePart("file", jpeg), filePart("file", jpeg), end])), 422, "validation_failed")
+        yield* refused(yield* multipart(Buffer.concat([head, filePart("photo", jpeg), end])), 422, "validation_failed")
         const reader = yield* t.key(["media:read"])
-        refused(yield* upload(url, reader, fields("d"), jpeg), 403, "insufficient_scope")
-        refused(yield* upload(url, "csk_not-a-real-key", fields("d"), jpeg), 401, "invalid_credentials")
+        yield* refused(yield* upload(url, reader, fields("d"), jpeg), 403, "insufficient_scope")
+        yield* refused(yield* upload(url, token, fields("k"), jpeg, "short"), 422, "idempotency_key_invalid")
+        const reusedKey = freshKey()
+        const accepted = yield* upload(url, token, fields("k"), jpeg, reusedKey)
+        expect(accepted.status).toBe(202)
+        yield* waitJob(url, token, accepted.body.job.id)
+        const replayed = yield* upload(url, token, fields("k"), jpeg, reusedKey)
+        expect([replayed.status, replayed.body.job.id, replayed.body.replayed]).toEqual([202, accepted.body.job.id, true])
+        expect(yield* stagedSettled(dataDir)).toEqual([])
+        yield* refused(yield* upload(url, token, fields("k"), yield* image(65, 64, "jpeg"), reusedKey), 409, "idempotency_key_reused")
+        yield* refused(yield* upload(url, "csk_not-a-real-key", fields("d"), jpeg), 401, "invalid_credentials")
         const json = yield* call(url, "POST", "/media", { token, body: { external_id: "j" } })
         expect(json.status).toBe(415)
         const other = yield* call(url, "POST", "/categories/upsert", { token, raw: "--x--", headers: { "content-type": "multipart/form-data; boundary=x" } })
         expect(other.status).toBe(415)
-        expect((yield* call(url, "GET", "/media?limit=50", { token })).body.records).toEqual([])
+        expect((yield* call(url, "GET", "/media?limit=50", { token })).body.records.map((r: any) => r.external_id)).toEqual(["k"])
       }))
   })
 })
