@@ -296,6 +296,15 @@ describe("MediaService", () => {
         world.staged.plant("streaming.upload", picture("young"), stagingGraceMillis + 1)
         const referenced = world.staged.files().filter((key) => key !== "crashed.upload" && key !== "streaming.upload")
         expect(referenced).toHaveLength(1)
+        // A file that cannot be removed does not keep the others.
+        world.staged.plant("stuck.upload", picture("stuck"), 0)
+        const stuck = MediaStaging.of({
+          ...world.staged.staging,
+          remove: (key) =>
+            key === "stuck.upload" ? Effect.fail(new MediaStorageError({ reason: "denied", message: "read-only" })) : world.staged.staging.remove(key)
+        })
+        expect(yield* Effect.provideService(sweepStaging(), MediaStaging, stuck)).toBe(1)
+        expect(world.staged.files().sort()).toEqual([...referenced, "streaming.upload", "stuck.upload"].sort())
         expect(yield* sweepStaging()).toBe(1)
         expect(world.staged.files().sort()).toEqual([...referenced, "streaming.upload"].sort())
         // The paused item's file is still there, so the retry completes it.

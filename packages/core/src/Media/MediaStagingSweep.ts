@@ -24,6 +24,9 @@ export const sweepStaging = (graceMillis: number = stagingGraceMillis) =>
     if (old.length === 0) return 0
     const referenced = yield* repository.referencedStagedKeys
     const orphans = old.filter((file) => !referenced.has(file.key))
-    yield* Effect.forEach(orphans, (file) => staging.remove(file.key), { discard: true })
-    return orphans.length
+    // One file that cannot be removed does not keep the others.
+    const removed = yield* Effect.forEach(orphans, (file) => Effect.either(staging.remove(file.key)))
+    const failed = removed.flatMap((result) => (result._tag === "Left" ? [result.left] : []))
+    if (failed.length > 0) yield* Effect.logWarning("some staged files could not be removed", failed[0]).pipe(Effect.annotateLogs("failed", failed.length))
+    return removed.length - failed.length
   })
