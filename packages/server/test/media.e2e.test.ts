@@ -116,6 +116,18 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("media en
         const one = yield* call(url, "GET", "/media?external_id=large-copy", { token })
         expect(one.body.records).toHaveLength(1)
         expect(one.body.records[0]).toMatchObject({ width: 1500, height: 750 })
+        // Five items, four distinct (picture, purpose) pairs: four files in the company's folder.
+        const [folder, ...others] = readdirSync(join(dataDir, "media"))
+        expect(others).toEqual([])
+        expect(readdirSync(join(dataDir, "media", folder!))).toHaveLength(4)
+        // Cursor pages in id order.
+        const first = yield* call(url, "GET", "/media?limit=3", { token })
+        expect([first.body.records.length, first.body.has_more]).toEqual([3, true])
+        const rest = yield* call(url, "GET", `/media?limit=3&cursor=${first.body.next_cursor}`, { token })
+        expect([rest.body.records.length, rest.body.has_more, rest.body.next_cursor]).toEqual([2, false, null])
+        const ids = [...first.body.records, ...rest.body.records].map((r: any) => r.id)
+        expect(ids).toEqual([...ids].sort())
+        expect(new Set(ids).size).toBe(5)
 
         // Completed media are referenceable by uuid and by external_id.
         yield* call(url, "POST", "/categories/upsert", { token, body: { external_id: "sofas", name: "Sofas" } })
