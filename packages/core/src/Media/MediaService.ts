@@ -354,6 +354,6 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
         if (media.stagedKey !== null) yield* discard(media.stagedKey)
       })
 
-    return { authorize, stagingAllowance, refuseRemoteUrls, upload, list, get, content, process } as const
+    return { authorize, stagingAllowance, upload, list, get, content, process } as const
   })
 }) {}
