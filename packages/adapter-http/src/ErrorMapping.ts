@@ -54,6 +54,8 @@ export const renderDomainError = (error: unknown): Rendered | undefined => {
       return { status: 415, error: base }
     case "ImageRejected":
       return { status: 422, error: { ...base, details: [{ path: "$.file", message: error.message }] } }
+    case "RemoteUrlNotAccepted":
+      return { status: 422, error: { ...base, details: [{ path: error.path as string, message: error.message }] } }
     case "MediaVersionConflict":
       return { status: 409, error: { ...base, details: { media_id: error.media_id, changed: error.changed } } }
     case "StagingLimitReached":

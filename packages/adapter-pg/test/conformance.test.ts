@@ -5,6 +5,7 @@ import {
   runIdempotencyConformance,
   runInventoryConformance,
   runJobsConformance,
+  runMediaRepositoryConformance,
   runRateLimiterConformance
 } from "@catalog-sync/core/testing"
 import { describe, layer } from "@effect/vitest"
@@ -27,5 +28,6 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
     runRateLimiterConformance("PostgreSQL", SqlRateLimiter.layer.pipe(Layer.provide(cluster.layerOf())))
     runInventoryConformance("PostgreSQL", cluster.layerOf())
     runJobsConformance("PostgreSQL", cluster.layerOf())
+    runMediaRepositoryConformance("PostgreSQL", cluster.layerOf())
   })
 })

@@ -250,8 +250,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CatalogRepository.Ca
       )
     },
 
-    // No media table exists yet, so "media" queries catalog_records and finds nothing; the media issue
-    // points this at its own table.
+    // "media" asks the media table, where only completed items count (see findExisting).
     existing: (companyId, target, ids) =>
       Effect.forEach(chunks(Arr.dedupe(ids)), (chunk) => findExisting({ companyId, resource: target, ids: chunk })).pipe(
         Effect.map((pages): ReadonlySet<Ids.RecordId> => new Set(pages.flat().map((row) => row.id))),

@@ -124,7 +124,13 @@ export const make: Effect.Effect<Context.Tag.Service<typeof MediaRepository.Medi
             WHERE company_id = ${companyId} AND connection_id = ${connectionId} AND staged_key IS NOT NULL`
         const [row] = yield* Schema.decodeUnknown(Schema.Array(Sum))(rows)
         return row?.n ?? 0
-      }).pipe(refineErrors, Effect.withSpan("MediaRepository.stagedBytes"))
+      }).pipe(refineErrors, Effect.withSpan("MediaRepository.stagedBytes")),
+    // Deliberately across companies: the staging area is shared, and this only names files to keep.
+    referencedStagedKeys: Effect.gen(function* () {
+      const rows = yield* sql`SELECT staged_key FROM media WHERE staged_key IS NOT NULL`
+      const keys = yield* Schema.decodeUnknown(Schema.Array(Schema.Struct({ staged_key: Schema.String })))(rows)
+      return new Set(keys.map((row) => row.staged_key)) as ReadonlySet<string>
+    }).pipe(refineErrors, Effect.withSpan("MediaRepository.referencedStagedKeys"))
   })
 })
 

@@ -2,12 +2,16 @@ import { MediaErrors, MediaStorage } from "@catalog-sync/core"
 import { Effect, Layer, Stream } from "effect"
 import { createHash, randomUUID } from "node:crypto"
 import { createReadStream } from "node:fs"
-import { mkdir, open, rename, rm, stat } from "node:fs/promises"
+import { mkdir, open, readdir, readFile, rename, rm, stat } from "node:fs/promises"
 import { join } from "node:path"
 
 const denied = new Set(["EACCES", "EPERM", "EROFS"])
 
-const storageError = (cause: unknown, what: string) => {
+/**
+ * A file system failure as a MediaStorageError: a refusal of access (EACCES, EPERM, EROFS) is `denied`,
+ * which pauses the company's image processing until an operator fixes the folder and retries.
+ */
+export const storageError = (cause: unknown, what: string) => {
   const code = (cause as { code?: string } | null)?.code
   return new MediaErrors.MediaStorageError({
     reason: code === "ENOENT" ? "not_found" : code !== undefined && denied.has(code) ? "denied" : "unavailable",
@@ -108,8 +112,20 @@ export const makeStaging = (root: string) =>
         }
         return { key, bytes, sha256: hash.digest("hex"), head: Uint8Array.from(head) } satisfies MediaStorage.StagedFile
       }),
-    read: (key) => attempt("cannot read the staged file", () => import("node:fs/promises").then((fs) => fs.readFile(join(root, safe(key))))),
-    remove: (key) => attempt("cannot remove the staged file", () => rm(join(root, safe(key)), { force: true }))
+    read: (key) => attempt("cannot read the staged file", () => readFile(join(root, safe(key)))),
+    remove: (key) => attempt("cannot remove the staged file", () => rm(join(root, safe(key)), { force: true })),
+    list: attempt("cannot list the staging folder", async () => {
+      const entries = await readdir(root, { withFileTypes: true }).catch((error: { code?: string }) =>
+        error.code === "ENOENT" ? [] : Promise.reject(error)
+      )
+      const files = await Promise.all(
+        entries
+          .filter((entry) => entry.isFile())
+          // A file removed meanwhile (processed, or a failed upload) is simply not listed.
+          .map((entry) => stat(join(root, entry.name)).then((s) => ({ key: entry.name, modifiedMillis: s.mtimeMs }), () => undefined))
+      )
+      return files.filter((file) => file !== undefined)
+    })
   })
 
 /** MediaStaging under `root`. */

@@ -3,7 +3,7 @@ import { runMediaStorageConformance } from "@catalog-sync/core/testing"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Stream } from "effect"
 import { createHash } from "node:crypto"
-import { mkdtempSync, readdirSync, rmSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
@@ -36,6 +36,31 @@ describe("FsMediaStorage", () => {
       expect(failed).toBe("boom")
       expect(readdirSync(join(root, "staging"))).toEqual([staged.key])
       yield* staging.remove(staged.key)
+      rmSync(root, { recursive: true, force: true })
+    }))
+
+  it("maps refusals of access (EACCES, EPERM, EROFS) to denied, a missing file to not_found, the rest to unavailable", () => {
+    // Tests run as root, for whom chmod denies nothing: the mapping is checked on the errors Node raises.
+    const reasonOf = (code: string | undefined) => FsMediaStorage.storageError(Object.assign(new Error("x"), { code }), "writing").reason
+    expect(["EACCES", "EPERM", "EROFS"].map(reasonOf)).toEqual(["denied", "denied", "denied"])
+    expect(reasonOf("ENOENT")).toBe("not_found")
+    expect([reasonOf("ENOSPC"), reasonOf("EIO"), reasonOf(undefined)]).toEqual(["unavailable", "unavailable", "unavailable"])
+    expect(FsMediaStorage.storageError(new Error("x"), "writing")).toMatchObject({ code: "storage_unavailable" })
+  })
+
+  it.effect("staging lists its files with their modification times; a missing folder lists nothing", () =>
+    Effect.gen(function* () {
+      const root = mkdtempSync(join(tmpdir(), "media-fs-"))
+      const staging = FsMediaStorage.makeStaging(join(root, "staging"))
+      expect(yield* staging.list).toEqual([])
+      const staged = yield* staging.write(Stream.make(Uint8Array.from([1, 2, 3])))
+      writeFileSync(join(root, "staging", "old.upload"), "x")
+      utimesSync(join(root, "staging", "old.upload"), new Date(1_000_000), new Date(1_000_000))
+      mkdirSync(join(root, "staging", "a-folder"))
+      const listed = [...(yield* staging.list)].sort((a, b) => a.modifiedMillis - b.modifiedMillis)
+      expect(listed.map((f) => f.key)).toEqual(["old.upload", staged.key])
+      expect(listed[0]!.modifiedMillis).toBe(1_000_000)
+      expect(Math.abs(listed[1]!.modifiedMillis - Date.now())).toBeLessThan(60_000)
       rmSync(root, { recursive: true, force: true })
     }))
 })

@@ -19,6 +19,18 @@ describe("Media rules", () => {
     expect(Media.targetSize(720, 10, "option")).toEqual({ width: 720, height: 10 })
   })
 
+  it("a URL in any field but external_id and name is an attempt to import a remote image", () => {
+    expect(Media.isRemoteUrl("https://cdn.example.com/a.jpg")).toBe(true)
+    expect(Media.isRemoteUrl("  ftp://host/a.png")).toBe(true)
+    expect(Media.isRemoteUrl("sofa-front.jpg")).toBe(false)
+    expect(Media.isRemoteUrl("catalog")).toBe(false)
+    const base = { external_id: "https://erp.example.com/items/1", name: "http://x.example/y", purpose: "catalog" }
+    expect(Media.remoteUrlField(base)).toBeUndefined()
+    expect(Media.remoteUrlField({ ...base, file: "https://cdn.example.com/a.jpg" })).toBe("$.file")
+    expect(Media.remoteUrlField({ ...base, purpose: "http://x/y" })).toBe("$.purpose")
+    expect(Media.remoteUrlField({ ...base, colour: "red" })).toBeUndefined()
+  })
+
   it("content keys depend on source hash and purpose", () => {
     expect(Media.contentKey("abc", "catalog")).not.toBe(Media.contentKey("abc", "option"))
     expect(Media.contentKey("abc", "catalog")).toBe(Media.contentKey("abc", "catalog"))

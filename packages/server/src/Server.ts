@@ -5,7 +5,7 @@ import { PortalHttp } from "@catalog-sync/portal"
 import { layer as pgPorts } from "@catalog-sync/adapter-pg"
 import { type PersistencePorts, SqlRateLimiter } from "@catalog-sync/adapter-sql"
 import { layer as sqlitePorts } from "@catalog-sync/adapter-sqlite"
-import { CatalogService, ChangeFeed, Idempotency, IdempotencyStore, Ids, ImportService, InMemoryRateLimiter, InventoryService, JobService, JobWorker, MediaService } from "@catalog-sync/core"
+import { CatalogService, ChangeFeed, Idempotency, IdempotencyStore, Ids, ImportService, InMemoryRateLimiter, InventoryService, JobService, JobWorker, MediaService, MediaStagingSweep } from "@catalog-sync/core"
 import { SharpImageProcessor } from "@catalog-sync/adapter-image-sharp"
 import { FsMediaStorage } from "@catalog-sync/adapter-storage-fs"
 import { type Migrator, SqlClient, type SqlError } from "@effect/sql"
@@ -66,6 +66,20 @@ const IdempotencyPurge = Layer.scopedDiscard(
       if (removed > 0) yield* Effect.logDebug("purged idempotency records").pipe(Effect.annotateLogs("removed", removed))
     }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("idempotency purge failed", cause)))
     yield* Effect.forkScoped(Effect.repeat(purge, Schedule.spaced("1 hour")))
+  })
+)
+
+/**
+ * Removes staged uploads that a crash left behind (no item waiting for processing references them and
+ * they are older than the grace period): once at start, then every hour.
+ */
+const StagingSweep = Layer.scopedDiscard(
+  Effect.gen(function* () {
+    const sweep = MediaStagingSweep.sweepStaging().pipe(
+      Effect.tap((removed) => (removed > 0 ? Effect.logInfo("removed staged uploads left behind").pipe(Effect.annotateLogs("removed", removed)) : Effect.void)),
+      Effect.catchAllCause((cause) => Effect.logWarning("staging sweep failed", cause))
+    )
+    yield* Effect.forkScoped(Effect.repeat(sweep, Schedule.spaced("1 hour")))
   })
 )
 
@@ -139,6 +153,7 @@ export const ServicesLive = (config: ServerConfig, overrides: ServerOverrides = 
   RateLimiterLive(config),
   ReadinessLive,
   IdempotencyPurge,
+  StagingSweep,
   NodeSecretHasher.layer
 ).pipe(
   Layer.provideMerge(overrides.media === undefined ? MediaPortsLive(config) : overrides.media(MediaPortsLive(config))),

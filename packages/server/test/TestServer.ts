@@ -27,6 +27,8 @@ export class TestServer extends Context.Tag("TestServer")<
     readonly tenant: (overrides?: Record<string, unknown>) => Effect.Effect<Tenant, unknown>
     /** The server's data folder (SQLite file, staging). */
     readonly dataDir: string
+    /** The server's configuration, to start another instance on the same data (a restart). */
+    readonly config: ServerConfig
   }
 >() {}
 
@@ -78,7 +80,7 @@ export const TestServerWith = (overrides: ServerOverrides = {}) => Layer.scoped(
         const newConnection = admin.createConnection(company.id, "Shop").pipe(Effect.map((c) => c.id as string))
         return { companyId: company.id as string, connectionId: connection.id as string, key, newConnection } satisfies Tenant
       })
-    return { url: `http://127.0.0.1:${address.port}`, admin, inventoryAdmin, tenant, dataDir }
+    return { url: `http://127.0.0.1:${address.port}`, admin, inventoryAdmin, tenant, dataDir, config }
   })
 )
 

@@ -63,8 +63,16 @@ const readUpload = (request: HttpServerRequest.HttpServerRequest, allowance: num
         )
         staged = yield* staging.write(content)
       })
-    ).pipe(Effect.catchTag("MultipartError", (error) => Effect.fail(invalid("$", `the multipart body is not valid (${error.reason})`))))
-    if (staged === undefined) return yield* invalid("$.file", "is required")
+    ).pipe(
+      Effect.catchTag("MultipartError", (error) => Effect.fail(invalid("$", `the multipart body is not valid (${error.reason})`))),
+      // A refusal after the file part was staged (a second file, the body over its limit) keeps nothing.
+      Effect.tapErrorCause(() => (staged === undefined ? Effect.void : Effect.ignore(staging.remove(staged.key))))
+    )
+    if (staged === undefined) {
+      const url = Media.remoteUrlField(fields)
+      if (url !== undefined) return yield* new MediaErrors.RemoteUrlNotAccepted({ path: url, message: MediaService.remoteUrlMessage })
+      return yield* invalid("$.file", "is required")
+    }
     return { fields, staged }
   })
 

@@ -65,22 +65,34 @@ export class JobService extends Effect.Service<JobService>()("@catalog-sync/core
         return { job: render(job, report), report } satisfies JobDetail
       })
 
-    /** A media job runs again as it was (its image is still staged); it needs media:write. */
+    const requireMediaWrite = Effect.flatMap(CurrentPrincipal, (principal) =>
+      principal.scopes.has("media:write")
+        ? Effect.void
+        : Effect.fail(new ScopeDenied({ message: "retrying a media job needs the scope media:write", required: ["media:write"] }))
+    )
+
+    /**
+     * A media job runs again as it was (its image is still staged); it needs media:write. It keeps its
+     * place in the queue, so the company's images still complete in upload order. A paused job is not
+     * held to the pending limit: the jobs queued behind it count toward that limit and cannot run
+     * before it, so refusing it would leave the company's processing stopped for good.
+     */
     const retryMedia = (job: StoredJob) =>
       Effect.gen(function* () {
         const principal = yield* CurrentPrincipal
-        if (!principal.scopes.has("media:write")) {
-          return yield* new ScopeDenied({ message: "retrying a media job needs the scope media:write", required: ["media:write"] })
-        }
+        yield* requireMediaWrite
         const millis = yield* Clock.currentTimeMillis
+        const paused = job.state === "paused"
         const requeue = yield* transactor.withTransaction(
           jobs.requeue({ companyId: principal.company.id, connectionId: principal.connectionId }, job.id, {
-            from: retryableStates,
+            // Only the state that was read: the limit exemption holds for a job that is still paused.
+            from: retryableStates.includes(job.state) ? [job.state] : retryableStates,
             run: job.run + 1,
             scopes: Array.from(principal.scopes),
             nowMillis: millis,
             at: new Date(millis).toISOString(),
-            maxPending: maxPendingPerConnection
+            maxPending: paused ? Number.POSITIVE_INFINITY : maxPendingPerConnection,
+            keepPlace: true
           })
         )
         switch (requeue._tag) {
@@ -101,7 +113,8 @@ export class JobService extends Effect.Service<JobService>()("@catalog-sync/core
       Effect.flatMap(find(id, kind), (job) => (job.kind === "media" ? retryMedia(job) : importService.retry(job)))
 
     /** Checks that the caller's connection owns the job and holds the scopes its retry needs. */
-    const authorizeRetry = (id: string, kind?: JobKind) => Effect.flatMap(find(id, kind), importService.authorizeRetry)
+    const authorizeRetry = (id: string, kind?: JobKind) =>
+      Effect.flatMap(find(id, kind), (job) => (job.kind === "media" ? requireMediaWrite : importService.authorizeRetry(job)))
 
     return { list, get, retry, authorizeRetry } as const
   })

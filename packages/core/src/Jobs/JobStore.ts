@@ -49,7 +49,9 @@ export class JobStore extends Context.Tag("@catalog-sync/core/JobStore")<
     readonly list: (scope: JobScope, query: JobListQuery) => Effect.Effect<ReadonlyArray<StoredJob>, PersistenceError>
     /**
      * Puts a job that is in one of `from` back in the queue for run `run`, with `scopes`, unless its
-     * connection has `maxPending` pending jobs. Call it inside a transaction, as `insert`.
+     * connection has `maxPending` pending jobs. Call it inside a transaction, as `insert`. With
+     * `keepPlace` the job keeps its place in the queue (a media job resumes in upload order); otherwise
+     * it goes to the end.
      */
     readonly requeue: (
       scope: JobScope,
@@ -61,6 +63,7 @@ export class JobStore extends Context.Tag("@catalog-sync/core/JobStore")<
         readonly nowMillis: number
         readonly at: string
         readonly maxPending: number
+        readonly keepPlace?: boolean | undefined
       }
     ) => Effect.Effect<Requeue, PersistenceError>
     /**

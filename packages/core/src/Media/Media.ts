@@ -34,6 +34,21 @@ export const MediaFields = Schema.Struct({
 }).annotations({ identifier: "MediaFields", parseOptions: { onExcessProperty: "error", errors: "all" } })
 export type MediaFields = typeof MediaFields.Type
 
+const urlPattern = /^\s*[a-z][a-z0-9+.-]*:\/\//i
+
+/** Whether a text is a URL (`scheme://…`): images are uploaded as files and URLs are never fetched. */
+export const isRemoteUrl = (text: string): boolean => urlPattern.test(text)
+
+/**
+ * The form field that holds a URL in place of the image (`$.file`, `$.url`, …), if any. external_id and
+ * name are the caller's own texts and may look like URLs; every other field is either `purpose` or
+ * refused anyway, so a URL there is an attempt to import a remote image and gets a clearer answer.
+ */
+export const remoteUrlField = (fields: Readonly<Record<string, string>>): string | undefined => {
+  const found = Object.entries(fields).find(([key, value]) => key !== "external_id" && key !== "name" && isRemoteUrl(value))
+  return found === undefined ? undefined : `$.${found[0]}`
+}
+
 /**
  * The format from the first bytes: JPEG (FF D8 FF), PNG (89 50 4E 47 0D 0A 1A 0A), WebP (RIFF....WEBP);
  * anything else is not accepted.

@@ -63,3 +63,13 @@ export class MediaStorageError extends Schema.TaggedError<MediaStorageError>()("
     return this.reason === "denied" ? "storage_denied" : this.reason === "not_found" ? "not_found" : "storage_unavailable"
   }
 }
+
+/** Images are uploaded as files: a form field or file part holding a URL is not fetched (spec 2.13). */
+export class RemoteUrlNotAccepted extends Schema.TaggedError<RemoteUrlNotAccepted>()("RemoteUrlNotAccepted", {
+  message: Schema.String,
+  path: Schema.String
+}) {
+  get code(): "remote_url_not_accepted" {
+    return "remote_url_not_accepted"
+  }
+}

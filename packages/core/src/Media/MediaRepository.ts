@@ -25,5 +25,10 @@ export class MediaRepository extends Context.Tag("@catalog-sync/core/MediaReposi
     readonly list: (query: MediaListQuery) => Effect.Effect<ReadonlyArray<StoredMedia>, PersistenceError>
     /** Bytes of the connection's uploads still staged (not processed yet). */
     readonly stagedBytes: (companyId: CompanyId, connectionId: ConnectionId) => Effect.Effect<number, PersistenceError>
+    /**
+     * The staged keys that items not processed yet still reference, across every company: the staging
+     * area is shared, and only this tells which of its files are a crash's leftovers.
+     */
+    readonly referencedStagedKeys: Effect.Effect<ReadonlySet<string>, PersistenceError>
   }
 >() {}

@@ -18,11 +18,13 @@ import {
   maxStagedBytesPerConnection,
   MediaFields,
   type MediaRecord,
+  isRemoteUrl,
+  remoteUrlField,
   render,
   sniffFormat,
   type StoredMedia
 } from "./Media.js"
-import { ImageRejected, MediaVersionConflict, StagingLimitReached, UnsupportedImageFormat } from "./MediaErrors.js"
+import { ImageRejected, MediaVersionConflict, RemoteUrlNotAccepted, StagingLimitReached, UnsupportedImageFormat } from "./MediaErrors.js"
 import { MediaRepository } from "./MediaRepository.js"
 import { MediaStaging, MediaStorage, type StagedFile } from "./MediaStorage.js"
 
@@ -41,6 +43,8 @@ export const mediaCounts = (job: StoredJob): JobCounts => ({
   failed: job.state === "failed" ? 1 : 0,
   pending: job.state === "queued" || job.state === "running" || job.state === "paused" ? 1 : 0
 })
+
+export const remoteUrlMessage = "remote URLs are not imported; send the image itself as the multipart file part named file"
 
 /** Seconds a client waits when its connection's staged images reach 100 MB. */
 export const stagingRetryAfterSeconds = 10
@@ -111,6 +115,12 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
         )
       )
 
+    /** A form field holding a URL in place of the image. */
+    const refuseRemoteUrls = (fields: Readonly<Record<string, string>>) => {
+      const path = remoteUrlField(fields)
+      return path === undefined ? Effect.void : Effect.fail(new RemoteUrlNotAccepted({ path, message: remoteUrlMessage }))
+    }
+
     const jobView = (job: StoredJob) => renderJob(job, mediaCounts(job))
 
     /**
@@ -122,9 +132,13 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
       Effect.gen(function* () {
         const principal = yield* CurrentPrincipal
         yield* requireScope(principal, "media:write")
+        yield* refuseRemoteUrls(rawFields)
         const fields = yield* decodeFields(rawFields)
         const format = sniffFormat(staged.head)
         if (format === undefined) {
+          if (isRemoteUrl(new TextDecoder().decode(staged.head))) {
+            return yield* new RemoteUrlNotAccepted({ path: "$.file", message: remoteUrlMessage })
+          }
           return yield* new UnsupportedImageFormat({ message: "the file is not a JPEG, PNG or WebP image" })
         }
         const scope = scopeOf(principal.company.id, principal.connectionId)
@@ -184,6 +198,9 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
           Effect.gen(function* () {
             const stagedBytes = yield* repository.stagedBytes(principal.company.id, principal.connectionId)
             if (stagedBytes + staged.bytes > maxStagedBytesPerConnection) return yield* stagingFull
+            // The mapping first: a concurrent upload of the same external_id fails here, before writes
+            // that some stores (the in-memory ones) do not roll back.
+            yield* mappings.insert({ ...scope, externalId: fields.external_id, recordId: media.id, createdAt: at })
             if (!(yield* jobs.insert(job, maxPendingPerConnection))) {
               return yield* new JobLimitReached({
                 message: `this connection has ${maxPendingPerConnection} pending (queued or running) jobs; retry when one has finished`,
@@ -192,7 +209,6 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
               })
             }
             yield* repository.insert(media)
-            yield* mappings.insert({ ...scope, externalId: fields.external_id, recordId: media.id, createdAt: at })
             yield* logChange(media, "created", at)
           })
         )

@@ -169,6 +169,31 @@ export const runJobsConformance = (name: string, ports: Layer.Layer<JobStore | I
           expect(yield* requeue(another.id)).toEqual({ _tag: "LimitReached" })
           expect(yield* transactor.withTransaction(jobs.requeue(scope(), another.id, request))).toEqual({ _tag: "NotInState", state: null })
         }))
+
+      it.effect("a requeue with keepPlace keeps the job's place in the queue; without it the job goes last", () =>
+        Effect.gen(function* () {
+          const jobs = yield* JobStore
+          const transactor = yield* Transactor
+          yield* drain("drainer")
+          const now = epoch
+          const owner = scope()
+          const first = job(owner, { state: "paused" })
+          const second = job(owner)
+          const third = job(owner, { state: "failed" })
+          yield* insert(first)
+          yield* insert(second)
+          yield* insert(third)
+          const request = { from: ["failed", "paused"] as const, run: 2, scopes: ["media:write" as const], nowMillis: now, at, maxPending: 20 }
+          yield* transactor.withTransaction(jobs.requeue(owner, third.id, request))
+          yield* transactor.withTransaction(jobs.requeue(owner, first.id, { ...request, keepPlace: true }))
+          const order: Array<string> = []
+          for (let i = 0; i < 3; i++) {
+            const claimed = Option.getOrThrow(yield* jobs.claim({ workerId: "w", nowMillis: now, leaseMillis: 1000, at }))
+            order.push(claimed.id)
+            yield* jobs.finish(claimed.id, "w", { state: "completed", failure: null, at })
+          }
+          expect(order).toEqual([first.id, second.id, third.id])
+        }))
     })
 
     describe("import records", () => {

@@ -1,0 +1,4 @@
+import { runMediaRepositoryConformance } from "@catalog-sync/core/testing"
+import { tempLayer } from "./support.js"
+
+runMediaRepositoryConformance("SQLite (file in a temp folder)", tempLayer())

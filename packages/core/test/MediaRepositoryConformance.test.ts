@@ -1,0 +1,3 @@
+import { InMemoryMedia, runMediaRepositoryConformance } from "../src/testing.js"
+
+runMediaRepositoryConformance("in memory", InMemoryMedia.repositoryLayer)
