@@ -193,7 +193,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof JobStore.JobStore>, 
         if (n >= request.maxPending) return { _tag: "LimitReached" } as const
         const rows = yield* sql`UPDATE jobs
             SET state = 'queued', run = ${request.run}, scopes = ${JSON.stringify(request.scopes)}, queued_at = ${request.nowMillis},
-                queue_seq = (SELECT COALESCE(MAX(queue_seq), 0) + 1 FROM jobs),
+                queue_seq = CASE WHEN state = 'paused' THEN queue_seq ELSE (SELECT COALESCE(MAX(queue_seq), 0) + 1 FROM jobs) END,
                 lease_owner = NULL, lease_until = NULL, failure = NULL, finished_at = NULL, updated_at = ${request.at}
             WHERE company_id = ${scope.companyId} AND connection_id = ${scope.connectionId} AND id = ${id}
               AND state IN ${sql.in(request.from)}

@@ -2,7 +2,7 @@ import { MediaErrors, MediaStorage } from "@catalog-sync/core"
 import { Effect, Layer, Stream } from "effect"
 import { createHash, randomUUID } from "node:crypto"
 import { createReadStream } from "node:fs"
-import { mkdir, open, rename, rm, stat } from "node:fs/promises"
+import { mkdir, open, readdir, rename, rm, stat } from "node:fs/promises"
 import { join } from "node:path"
 
 const denied = new Set(["EACCES", "EPERM", "EROFS"])
@@ -109,7 +109,17 @@ export const makeStaging = (root: string) =>
         return { key, bytes, sha256: hash.digest("hex"), head: Uint8Array.from(head) } satisfies MediaStorage.StagedFile
       }),
     read: (key) => attempt("cannot read the staged file", () => import("node:fs/promises").then((fs) => fs.readFile(join(root, safe(key))))),
-    remove: (key) => attempt("cannot remove the staged file", () => rm(join(root, safe(key)), { force: true }))
+    remove: (key) => attempt("cannot remove the staged file", () => rm(join(root, safe(key)), { force: true })),
+    list: attempt("cannot list the staging folder", async () => {
+      const names = await readdir(root).catch((error: { code?: string }) => (error.code === "ENOENT" ? [] : Promise.reject(error)))
+      const files = await Promise.all(
+        names
+          .filter((name) => name.endsWith(".upload"))
+          // A file removed between readdir and stat is simply no longer staged.
+          .map((key) => stat(join(root, key)).then((s) => ({ key, modifiedMillis: s.mtimeMs }), () => undefined))
+      )
+      return files.filter((file) => file !== undefined)
+    })
   })
 
 /** MediaStaging under `root`. */

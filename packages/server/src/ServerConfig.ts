@@ -1,3 +1,4 @@
+import { S3Settings } from "@catalog-sync/adapter-storage-s3"
 import { Config, LogLevel, Option, Redacted } from "effect"
 
 const logLevels = {
@@ -57,17 +58,38 @@ const postgres: Config.Config<Option.Option<PostgresSettings>> = Config.all({
   )
 )
 
+/** Where processed images and staged uploads live. */
+export type MediaStorageSettings =
+  /** Folders under MEDIA_DIR and DATA_DIR/staging: one instance, or a folder shared by all. */
+  | { readonly kind: "fs" }
+  /** One bucket shared by every instance (`S3_*`). */
+  | { readonly kind: "s3"; readonly s3: S3Settings.S3Settings }
+
+/**
+ * `MEDIA_STORAGE=fs` (default) or `s3`. The S3 variables are read, and validated, only when s3 is
+ * chosen: a filesystem deployment is never stopped by them.
+ */
+const mediaStorage: Config.Config<MediaStorageSettings> = Config.literal("fs")("MEDIA_STORAGE").pipe(
+  Config.withDefault("fs" as const),
+  Config.map((): MediaStorageSettings => ({ kind: "fs" })),
+  Config.orElse(() =>
+    Config.all({ kind: Config.literal("s3")("MEDIA_STORAGE"), s3: S3Settings.S3Config }).pipe(Config.map((choice): MediaStorageSettings => choice))
+  )
+)
+
 /** The server settings; `postgres` is absent when the server runs on SQLite. */
 export type ServerConfig = Omit<Config.Config.Success<typeof settings>, "mediaDir"> & {
   readonly postgres?: PostgresSettings | undefined
   /** Absent: `<dataDir>/media`. */
   readonly mediaDir?: Option.Option<string> | undefined
+  /** Absent: the filesystem. */
+  readonly mediaStorage?: MediaStorageSettings | undefined
 }
 
 /**
  * Server settings from the environment. The defaults make `npm start` work on a fresh machine: port
  * 8080, SQLite database and media folder under ./data.
  */
-export const ServerConfig: Config.Config<ServerConfig> = Config.all([settings, postgres]).pipe(
-  Config.map(([base, pg]): ServerConfig => (Option.isSome(pg) ? { ...base, postgres: pg.value } : base))
+export const ServerConfig: Config.Config<ServerConfig> = Config.all([settings, postgres, mediaStorage]).pipe(
+  Config.map(([base, pg, media]): ServerConfig => ({ ...base, ...(Option.isSome(pg) ? { postgres: pg.value } : {}), mediaStorage: media }))
 )

@@ -49,7 +49,9 @@ export class JobStore extends Context.Tag("@catalog-sync/core/JobStore")<
     readonly list: (scope: JobScope, query: JobListQuery) => Effect.Effect<ReadonlyArray<StoredJob>, PersistenceError>
     /**
      * Puts a job that is in one of `from` back in the queue for run `run`, with `scopes`, unless its
-     * connection has `maxPending` pending jobs. Call it inside a transaction, as `insert`.
+     * connection has `maxPending` pending jobs. Call it inside a transaction, as `insert`. A failed job
+     * goes to the back of the queue; a paused one keeps its place, since the company's media jobs after
+     * it waited for it (upload order holds across a pause).
      */
     readonly requeue: (
       scope: JobScope,

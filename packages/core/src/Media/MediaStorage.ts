@@ -37,5 +37,7 @@ export class MediaStaging extends Context.Tag("@catalog-sync/core/MediaStaging")
     readonly write: <E>(content: Stream.Stream<Uint8Array, E>) => Effect.Effect<StagedFile, E | MediaStorageError>
     readonly read: (key: string) => Effect.Effect<Uint8Array, MediaStorageError>
     readonly remove: (key: string) => Effect.Effect<void, MediaStorageError>
+    /** Every staged file with its last write time, for sweeping uploads that were never processed. */
+    readonly list: Effect.Effect<ReadonlyArray<{ readonly key: string; readonly modifiedMillis: number }>, MediaStorageError>
   }
 >() {}

@@ -61,7 +61,7 @@ export const make = Effect.sync(() => {
           updatedAt: request.at
         }
         jobs.set(id, updated)
-        place.set(id, ++counter)
+        if (job.state !== "paused") place.set(id, ++counter)
         return { _tag: "Requeued", job: updated } as const
       }),
     claim: (request) =>

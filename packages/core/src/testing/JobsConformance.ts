@@ -169,6 +169,33 @@ export const runJobsConformance = (name: string, ports: Layer.Layer<JobStore | I
           expect(yield* requeue(another.id)).toEqual({ _tag: "LimitReached" })
           expect(yield* transactor.withTransaction(jobs.requeue(scope(), another.id, request))).toEqual({ _tag: "NotInState", state: null })
         }))
+
+      it.effect("a requeued paused job keeps its place (the company's later media waited for it); a requeued failed one goes to the back", () =>
+        Effect.gen(function* () {
+          const jobs = yield* JobStore
+          const transactor = yield* Transactor
+          yield* drain("drainer")
+          const now = epoch
+          const company = scope()
+          const failure = { code: "storage_denied", message: "refused" }
+          const paused = job(company, { kind: "media", state: "paused", failure })
+          const failed = job(scope(), { state: "failed", failure })
+          const later = job(company, { kind: "media" })
+          const other = job(scope())
+          for (const j of [paused, failed, later, other]) yield* insert(j)
+          const claim = (workerId: string) => Effect.map(jobs.claim({ workerId, nowMillis: now, leaseMillis: 1000, at }), (c) => Option.getOrThrow(c).id)
+          // While one is paused, none of the company's media jobs run.
+          expect(yield* claim("w1")).toBe(other.id)
+          expect(Option.isNone(yield* jobs.claim({ workerId: "w2", nowMillis: now, leaseMillis: 1000, at }))).toBe(true)
+          const request = { from: ["failed", "paused"] as const, run: 2, scopes: ["media:write" as const], nowMillis: 5, at: "retry", maxPending: 20 }
+          for (const j of [failed, paused]) {
+            expect((yield* transactor.withTransaction(jobs.requeue({ companyId: j.companyId, connectionId: j.connectionId }, j.id, request)))._tag).toBe("Requeued")
+          }
+          expect(yield* claim("w2")).toBe(paused.id)
+          expect(yield* claim("w3")).toBe(failed.id)
+          yield* jobs.finish(paused.id, "w2", { state: "completed", failure: null, at })
+          expect(yield* claim("w4")).toBe(later.id)
+        }))
     })
 
     describe("import records", () => {
