@@ -23,13 +23,14 @@ export interface S3Settings {
 // S3's bucket naming rules, lower-case (https://docs.aws.amazon.com/AmazonS3/latest/userguide/bucketnamingrules.html).
 const bucketName = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/
 
-const invalid = (name: string, message: string) => ConfigError.InvalidData([name], message)
+// The message names the variable: the CLI prints only the message.
+const invalid = (name: string, message: string) => ConfigError.InvalidData([name], `${name} ${message}`)
 
 const bucket = Config.option(Config.string("S3_BUCKET")).pipe(
   Config.mapOrFail((value) => {
     const name = Option.getOrElse(value, () => "")
     if (name === "") return Either.left(ConfigError.MissingData(["S3_BUCKET"], "MEDIA_STORAGE=s3 needs S3_BUCKET, the name of the bucket that holds the media"))
-    return bucketName.test(name) ? Either.right(name) : Either.left(invalid("S3_BUCKET", `"${name}" is not a bucket name (3-63 lower-case letters, digits, dots or dashes)`))
+    return bucketName.test(name) ? Either.right(name) : Either.left(invalid("S3_BUCKET", `must be a bucket name (3-63 lower-case letters, digits, dots or dashes), not "${name}"`))
   })
 )
 
@@ -67,7 +68,7 @@ const keys = Config.all({
       return Either.right(Option.some<S3Keys>({ accessKeyId: accessKeyId.value, secretAccessKey: secretAccessKey.value, sessionToken }))
     }
     if (Option.isNone(accessKeyId) && Option.isNone(secretAccessKey)) return Either.right(Option.none<S3Keys>())
-    return Either.left(invalid(Option.isSome(accessKeyId) ? "S3_SECRET_ACCESS_KEY" : "S3_ACCESS_KEY_ID", "S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together (or set neither to use the AWS credential chain)"))
+    return Either.left(invalid(Option.isSome(accessKeyId) ? "S3_SECRET_ACCESS_KEY" : "S3_ACCESS_KEY_ID", "is missing: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together (or set neither to use the AWS credential chain)"))
   })
 )
 

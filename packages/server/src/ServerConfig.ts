@@ -1,5 +1,5 @@
 import { S3Settings } from "@catalog-sync/adapter-storage-s3"
-import { Config, LogLevel, Option, Redacted } from "effect"
+import { Config, type ConfigError, Effect, LogLevel, Option, Redacted } from "effect"
 
 const logLevels = {
   debug: LogLevel.Debug,
@@ -65,16 +65,11 @@ export type MediaStorageSettings =
   /** One bucket shared by every instance (`S3_*`). */
   | { readonly kind: "s3"; readonly s3: S3Settings.S3Settings }
 
-/**
- * `MEDIA_STORAGE=fs` (default) or `s3`. The S3 variables are read, and validated, only when s3 is
- * chosen: a filesystem deployment is never stopped by them.
- */
-const mediaStorage: Config.Config<MediaStorageSettings> = Config.literal("fs")("MEDIA_STORAGE").pipe(
-  Config.withDefault("fs" as const),
-  Config.map((): MediaStorageSettings => ({ kind: "fs" })),
-  Config.orElse(() =>
-    Config.all({ kind: Config.literal("s3")("MEDIA_STORAGE"), s3: S3Settings.S3Config }).pipe(Config.map((choice): MediaStorageSettings => choice))
-  )
+/** `MEDIA_STORAGE=fs` (default) or `s3`. The S3 variables are read, and validated, only when s3 is chosen. */
+const mediaStorage: Effect.Effect<MediaStorageSettings, ConfigError.ConfigError> = Effect.flatMap(
+  Config.literal("fs", "s3")("MEDIA_STORAGE").pipe(Config.withDefault("fs" as const)),
+  (kind): Effect.Effect<MediaStorageSettings, ConfigError.ConfigError> =>
+    kind === "s3" ? Effect.map(S3Settings.S3Config, (s3) => ({ kind, s3 })) : Effect.succeed({ kind })
 )
 
 /** The server settings; `postgres` is absent when the server runs on SQLite. */
@@ -90,6 +85,7 @@ export type ServerConfig = Omit<Config.Config.Success<typeof settings>, "mediaDi
  * Server settings from the environment. The defaults make `npm start` work on a fresh machine: port
  * 8080, SQLite database and media folder under ./data.
  */
-export const ServerConfig: Config.Config<ServerConfig> = Config.all([settings, postgres, mediaStorage]).pipe(
-  Config.map(([base, pg, media]): ServerConfig => ({ ...base, ...(Option.isSome(pg) ? { postgres: pg.value } : {}), mediaStorage: media }))
-)
+export const ServerConfig: Effect.Effect<ServerConfig, ConfigError.ConfigError> = Effect.gen(function* () {
+  const [base, pg] = yield* Config.all([settings, postgres])
+  return { ...base, ...(Option.isSome(pg) ? { postgres: pg.value } : {}), mediaStorage: yield* mediaStorage }
+})
