@@ -1,26 +1,28 @@
 import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
-  S3Client
+  S3Client,
+  UploadPartCommand
 } from "@aws-sdk/client-s3"
-import { Upload } from "@aws-sdk/lib-storage"
 import { MediaErrors, MediaStorage } from "@catalog-sync/core"
 import { Effect, Exit, Layer, Option, Redacted, Stream } from "effect"
 import { createHash, randomUUID } from "node:crypto"
-import { once } from "node:events"
-import { PassThrough, type Readable } from "node:stream"
+import type { Readable } from "node:stream"
 import { storageError } from "./S3Errors.js"
 import type { S3Settings } from "./S3Settings.js"
 
 /** The folder under the prefix that holds uploads waiting for processing (never a storage_slug: those start with a letter or digit). */
 export const stagingFolder = "_staging"
 
-/** Multipart part size for staged uploads: S3's minimum, and the most an upload holds in memory at once. */
-const partSize = 5 * 1024 * 1024
+/** Multipart part size for staged uploads: S3's minimum for every part but the last. */
+export const partSize = 5 * 1024 * 1024
 
 /**
  * The S3 client for these settings. Checksums only where S3 requires them: the SDK's default trailing
@@ -124,61 +126,81 @@ export const make = (client: S3Client, settings: S3Settings) => {
 }
 
 /**
- * Writes `chunk` to the upload's body, waiting while the uploader is behind; fails as soon as the upload
- * itself has failed (a refused part must not leave the writer waiting for a drain that never comes).
- */
-const feed = (body: PassThrough, chunk: Uint8Array, uploaded: Promise<unknown>) =>
-  body.write(chunk) ? Promise.resolve() : Promise.race([once(body, "drain"), uploaded]).then(() => undefined)
-
-/**
  * MediaStaging in the bucket (`<prefix>_staging/<key>`), shared by every instance: an upload received by
- * one is processed by whichever worker claims its job. Uploads stream through a multipart upload of 5 MB
- * parts (a smaller one is a single PUT once it has ended), hashed as they pass.
+ * one is processed by whichever worker claims its job. An upload streams into one part buffer, hashed as it
+ * passes; each full 5 MB part goes out as a part of a multipart upload, and an upload that never fills one
+ * is a single PUT. So an upload holds at most one part in memory, and only a completed upload becomes an
+ * object (a failed one is aborted).
  */
 export const makeStaging = (client: S3Client, settings: S3Settings) => {
   const s3 = objects(client, settings)
+  const Bucket = settings.bucket
   const Prefix = `${settings.prefix}${stagingFolder}/`
   const staged = (key: string) => s3.keyOf(stagingFolder, key)
+  const what = "cannot write the staged file"
   return MediaStorage.MediaStaging.of({
     write: <E>(content: Stream.Stream<Uint8Array, E>) =>
       Effect.gen(function* () {
         const key = `${randomUUID()}.upload`
         const Key = yield* staged(key)
-        const body = new PassThrough({ highWaterMark: 256 * 1024 })
-        const upload = new Upload({
-          client,
-          params: { Bucket: settings.bucket, Key, Body: body, ContentType: "application/octet-stream" },
-          queueSize: 1,
-          partSize,
-          leavePartsOnError: false
-        })
-        const uploaded = upload.done()
-        // Settled either way before this effect ends; the rejection is read there, never left unhandled.
-        uploaded.catch(() => undefined)
         const hash = createHash("sha256")
         const head: Array<number> = []
         let bytes = 0
-        yield* Stream.runForEach(content, (chunk) =>
-          Effect.suspend(() => {
-            hash.update(chunk)
-            bytes += chunk.byteLength
-            for (let i = 0; head.length < 64 && i < chunk.length; i++) head.push(chunk[i]!)
-            return s3.send("cannot write the staged file", () => feed(body, chunk, uploaded))
-          })
-        ).pipe(
-          // The content failed or was interrupted: ending the body with an error makes the uploader stop and
-          // abort its multipart upload; nothing was completed, so no object is left.
-          Effect.onExit((exit) =>
-            Exit.isSuccess(exit)
-              ? Effect.void
-              : Effect.promise(() => {
-                  body.destroy(new Error("the upload did not complete"))
-                  return uploaded.then(() => undefined, () => undefined)
-                })
+        // Not zero-filled: only the pages an upload actually fills are ever touched.
+        const part = Buffer.allocUnsafe(partSize)
+        let filled = 0
+        let uploadId: string | undefined
+        const parts: Array<{ readonly PartNumber: number; readonly ETag: string | undefined }> = []
+
+        const sendPart = Effect.gen(function* () {
+          if (uploadId === undefined) {
+            const created = yield* s3.send(what, (abortSignal) =>
+              client.send(new CreateMultipartUploadCommand({ Bucket, Key, ContentType: "application/octet-stream" }), { abortSignal })
+            )
+            uploadId = created.UploadId
+          }
+          const PartNumber = parts.length + 1
+          const sent = yield* s3.send(what, (abortSignal) =>
+            client.send(new UploadPartCommand({ Bucket, Key, UploadId: uploadId, PartNumber, Body: part.subarray(0, filled), ContentLength: filled }), {
+              abortSignal
+            })
           )
+          parts.push({ PartNumber, ETag: sent.ETag })
+          filled = 0
+        })
+
+        yield* Effect.gen(function* () {
+          yield* Stream.runForEach(content, (chunk) =>
+            Effect.gen(function* () {
+              hash.update(chunk)
+              bytes += chunk.byteLength
+              for (let i = 0; head.length < 64 && i < chunk.length; i++) head.push(chunk[i]!)
+              let offset = 0
+              while (offset < chunk.length) {
+                const n = Math.min(partSize - filled, chunk.length - offset)
+                part.set(chunk.subarray(offset, offset + n), filled)
+                filled += n
+                offset += n
+                // The part buffer is reused once the part has been sent.
+                if (filled === partSize) yield* sendPart
+              }
+            })
+          )
+          if (uploadId === undefined) return yield* s3.put(what, Key, part.subarray(0, filled))
+          if (filled > 0) yield* sendPart
+          const UploadId = uploadId
+          yield* s3.send(what, (abortSignal) =>
+            client.send(new CompleteMultipartUploadCommand({ Bucket, Key, UploadId, MultipartUpload: { Parts: parts } }), { abortSignal })
+          )
+        }).pipe(
+          // Failed or interrupted: no object was completed; a multipart upload begun is aborted with its parts.
+          Effect.onExit((exit) => {
+            const UploadId = uploadId
+            return Exit.isSuccess(exit) || UploadId === undefined
+              ? Effect.void
+              : Effect.ignore(s3.send(what, () => client.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId }))))
+          })
         )
-        body.end()
-        yield* s3.send("cannot write the staged file", () => uploaded)
         return { key, bytes, sha256: hash.digest("hex"), head: Uint8Array.from(head) } satisfies MediaStorage.StagedFile
       }),
     read: (key) =>
