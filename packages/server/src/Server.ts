@@ -28,7 +28,8 @@ export const mediaDir = (config: ServerConfig) => Option.getOrElse(config.mediaD
  * fixes the credentials and retries it, see docs/deploy.md).
  */
 const S3Probe = (settings: S3Settings.S3Settings) =>
-  Layer.effectDiscard(
+  // In the background: an endpoint that does not answer must not hold the start up for its timeouts.
+  Layer.scopedDiscard(Effect.forkScoped(
     S3MediaStorage.probe(settings).pipe(
       Effect.zipRight(Effect.logInfo("media storage: S3 bucket reachable")),
       Effect.catchAll((error) =>
@@ -40,7 +41,7 @@ const S3Probe = (settings: S3Settings.S3Settings) =>
       ),
       Effect.annotateLogs({ bucket: settings.bucket })
     )
-  )
+  ))
 
 /**
  * The media ports, images processed with sharp. MEDIA_STORAGE=fs: files under MEDIA_DIR, uploads staged
