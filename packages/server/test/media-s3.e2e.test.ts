@@ -3,7 +3,7 @@ import { startS3, type TestS3 } from "@catalog-sync/adapter-storage-s3/testing"
 import { Admin, Ids } from "@catalog-sync/core"
 import { HttpServer } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Context, Effect, Layer, LogLevel, Option, Redacted } from "effect"
+import { ConfigProvider, Context, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
 import { mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -26,11 +26,15 @@ const database = Effect.gen(function* () {
     : base
 })
 
-/** A server on `config` with `workers` job workers (0: it only takes requests), until the scope closes. */
-const serve = (config: ServerConfig, workers: number) =>
+/**
+ * A server on `config` with `workers` job workers (0: it only takes requests), until the scope closes;
+ * its log lines (logfmt) go to `logs`.
+ */
+const serve = (config: ServerConfig, workers: number, logs: Array<string> = []) =>
   Effect.map(
     Layer.build(
       ServerLive(config).pipe(
+        Layer.provide(Logger.replace(Logger.defaultLogger, Logger.map(Logger.logfmtLogger, (line) => void logs.push(line)))),
         Layer.provide(
           Layer.setConfigProvider(
             ConfigProvider.fromMap(new Map([["JOB_WORKERS", String(workers)], ["JOB_POLL_MILLISECONDS", "50"]])).pipe(ConfigProvider.orElse(() => ConfigProvider.fromEnv()))
@@ -94,7 +98,11 @@ describe("media on S3", () => {
         const s3 = yield* startS3()
         const db = yield* database
         const good: ServerConfig = { ...db, mediaStorage: { kind: "s3", s3: s3.settings({ prefix: "media" }) } }
-        const stale: ServerConfig = { ...db, mediaStorage: { kind: "s3", s3: s3.settings({ prefix: "media", accessKeyId: "AKIAREVOKEDKEY000000" }) } }
+        const stale: ServerConfig = {
+          ...db,
+          logLevel: LogLevel.Warning,
+          mediaStorage: { kind: "s3", s3: s3.settings({ prefix: "media", accessKeyId: "AKIAREVOKEDKEY000000" }) }
+        }
         const slug = `acme-${Date.now()}`
         const token = yield* tenant(good, slug)
         const pictures = [yield* image(300, 10), yield* image(320, 60), yield* image(340, 110)]
@@ -116,9 +124,10 @@ describe("media on S3", () => {
         expect(yield* objectsIn(s3, "media/_staging")).toBe(4)
 
         // A worker whose key S3 no longer accepts: the first job pauses and nothing after it runs.
+        const logs: Array<string> = []
         yield* Effect.scoped(
           Effect.gen(function* () {
-            const url = yield* serve(stale, 1)
+            const url = yield* serve(stale, 1, logs)
             const paused = yield* settle(url, token, jobs[0]!)
             expect(paused).toMatchObject({ state: "paused", failure: { code: "storage_denied" } })
             expect(paused.failure.message).not.toContain(s3.secretAccessKey)
@@ -130,6 +139,10 @@ describe("media on S3", () => {
           })
         )
         expect(yield* objectsIn(s3, `media/${slug}`)).toBe(0)
+        // The operator learns which job paused, and why, from the log; the log never holds the secret.
+        expect(logs.some((line) => line.includes("image processing of the company is paused") && line.includes(jobs[0]!) && line.includes("InvalidAccessKeyId"))).toBe(true)
+        expect(logs.some((line) => line.includes("S3 refuses access to the bucket"))).toBe(true)
+        expect(logs.filter((line) => line.includes(s3.secretAccessKey))).toEqual([])
 
         // The operator restarts with the right key: still paused until the job is retried.
         const url = yield* serve(good, 1)
