@@ -8,10 +8,10 @@ import { layer as sqlitePorts } from "@catalog-sync/adapter-sqlite"
 import { CatalogService, ChangeFeed, Idempotency, IdempotencyStore, Ids, ImportService, InMemoryRateLimiter, InventoryService, JobService, JobWorker, MediaService } from "@catalog-sync/core"
 import { SharpImageProcessor } from "@catalog-sync/adapter-image-sharp"
 import { FsMediaStorage } from "@catalog-sync/adapter-storage-fs"
-import { S3MediaStorage, type S3Settings } from "@catalog-sync/adapter-storage-s3"
+import type { S3Settings } from "@catalog-sync/adapter-storage-s3"
 import { type Migrator, SqlClient, type SqlError } from "@effect/sql"
 import { Clock, Config, type ConfigError, Duration, Effect, Layer, Logger, Option, Schedule } from "effect"
-import { ImageProcessor, MediaStorage, RateLimiter } from "@catalog-sync/core"
+import { ImageProcessor, MediaErrors, MediaStorage, RateLimiter } from "@catalog-sync/core"
 import { createServer } from "node:http"
 import { join } from "node:path"
 import type { ServerConfig } from "./ServerConfig.js"
@@ -27,10 +27,10 @@ export const mediaDir = (config: ServerConfig) => Option.getOrElse(config.mediaD
  * catalog API does not depend on media, and a refused write pauses the company's media job (an operator
  * fixes the credentials and retries it, see docs/deploy.md).
  */
-const S3Probe = (settings: S3Settings.S3Settings) =>
+const S3Probe = (probe: Effect.Effect<void, MediaErrors.MediaStorageError>, settings: S3Settings.S3Settings) =>
   // In the background: an endpoint that does not answer must not hold the start up for its timeouts.
   Layer.scopedDiscard(Effect.forkScoped(
-    S3MediaStorage.probe(settings).pipe(
+    probe.pipe(
       Effect.zipRight(Effect.logInfo("media storage: S3 bucket reachable")),
       Effect.catchAll((error) =>
         Effect.logWarning(
@@ -43,6 +43,14 @@ const S3Probe = (settings: S3Settings.S3Settings) =>
     )
   ))
 
+/** The S3 media ports; the adapter (and the AWS SDK) is loaded only when MEDIA_STORAGE=s3. */
+const S3PortsLive = (settings: S3Settings.S3Settings) =>
+  Layer.unwrapEffect(
+    Effect.map(Effect.promise(() => import("@catalog-sync/adapter-storage-s3")), ({ S3MediaStorage }) =>
+      Layer.merge(S3MediaStorage.layer(settings), S3Probe(S3MediaStorage.probe(settings), settings))
+    )
+  )
+
 /**
  * The media ports, images processed with sharp. MEDIA_STORAGE=fs: files under MEDIA_DIR, uploads staged
  * under `<DATA_DIR>/staging`. MEDIA_STORAGE=s3: both in one bucket, shared by every instance.
@@ -50,7 +58,7 @@ const S3Probe = (settings: S3Settings.S3Settings) =>
 const MediaPortsLive = (config: ServerConfig): Layer.Layer<MediaPorts> => {
   const storage = config.mediaStorage ?? { kind: "fs" as const }
   return storage.kind === "s3"
-    ? Layer.mergeAll(S3MediaStorage.layer(storage.s3), S3Probe(storage.s3), SharpImageProcessor.layer)
+    ? Layer.mergeAll(S3PortsLive(storage.s3), SharpImageProcessor.layer)
     : Layer.mergeAll(FsMediaStorage.layer(mediaDir(config)), FsMediaStorage.stagingLayer(join(config.dataDir, "staging")), SharpImageProcessor.layer)
 }
 
