@@ -3,7 +3,7 @@ import { S3MediaStorage } from "@catalog-sync/adapter-storage-s3"
 import { startS3, type TestS3 } from "@catalog-sync/adapter-storage-s3/testing"
 import { runMediaStagingConformance, runMediaStorageConformance } from "@catalog-sync/core/testing"
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Layer, Option, Redacted, Stream } from "effect"
+import { Chunk, Deferred, Effect, Fiber, Layer, Option, Redacted, Stream } from "effect"
 import { createHash } from "node:crypto"
 import { createServer } from "node:net"
 
@@ -68,7 +68,7 @@ describe("S3MediaStorage", () => {
       expect(Option.getOrThrow(first).byteLength).toBeGreaterThan(0)
     }))
 
-  it.scoped("staging streams an upload larger than one part as a multipart upload; a failure after a part leaves no object", () =>
+  it.scoped("staging streams an upload larger than one part as a multipart upload; a failure after a part, or an interruption, leaves no object", () =>
     Effect.gen(function* () {
       const s3 = yield* startS3()
       const { staging } = yield* ports(s3)
@@ -81,6 +81,11 @@ describe("S3MediaStorage", () => {
       // 6 MB then an error: the first 5 MB part has been uploaded when the stream fails.
       const failed = yield* Effect.flip(staging.write(Stream.concat(chunked(6 * 1024 * 1024), Stream.fail("client went away" as const))))
       expect(failed).toBe("client went away")
+      // Interrupted mid-upload (the client went away without an error): no object either.
+      const started = yield* Deferred.make<void>()
+      const fiber = yield* Effect.fork(staging.write(Stream.concat(chunked(6 * 1024 * 1024), Stream.concat(Stream.fromEffect(Deferred.succeed(started, undefined)).pipe(Stream.drain), Stream.never))))
+      yield* Deferred.await(started)
+      yield* Fiber.interrupt(fiber)
       expect((yield* staging.list).map((file) => file.key)).toEqual([staged.key])
       expect(yield* keysIn(s3)).toEqual([`_staging/${staged.key}`])
     }))
