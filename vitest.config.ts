@@ -6,8 +6,8 @@ const src = (path: string) => fileURLToPath(new URL(`./packages/${path}`, import
 export default defineConfig({
   resolve: {
     alias: [
-      { find: /^@catalog-sync\/([a-z-]+)\/testing$/, replacement: src("$1/src/testing.ts") },
-      { find: /^@catalog-sync\/([a-z-]+)$/, replacement: src("$1/src/index.ts") }
+      { find: /^@catalog-sync\/([a-z0-9-]+)\/testing$/, replacement: src("$1/src/testing.ts") },
+      { find: /^@catalog-sync\/([a-z0-9-]+)$/, replacement: src("$1/src/index.ts") }
     ]
   },
   test: {

@@ -1,5 +1,5 @@
 import { FsMediaStorage } from "@catalog-sync/adapter-storage-fs"
-import { runMediaStorageConformance } from "@catalog-sync/core/testing"
+import { runMediaStagingConformance, runMediaStorageConformance } from "@catalog-sync/core/testing"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Stream } from "effect"
 import { createHash } from "node:crypto"
@@ -64,3 +64,17 @@ describe("FsMediaStorage", () => {
       rmSync(root, { recursive: true, force: true })
     }))
 })
+
+runMediaStagingConformance(
+  "filesystem",
+  Layer.unwrapScoped(
+    Effect.map(
+      Effect.acquireRelease(
+        Effect.sync(() => mkdtempSync(join(tmpdir(), "media-fs-staging-"))),
+        (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+      ),
+      // A folder that does not exist yet: the first write creates it, list finds nothing before.
+      (dir) => FsMediaStorage.stagingLayer(join(dir, "staging"))
+    )
+  )
+)

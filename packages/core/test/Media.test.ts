@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Media } from "@catalog-sync/core"
-import { InMemoryMedia, runMediaStorageConformance } from "@catalog-sync/core/testing"
+import { InMemoryMedia, runMediaStagingConformance, runMediaStorageConformance } from "@catalog-sync/core/testing"
 
 describe("Media rules", () => {
   it("sniffs JPEG, PNG and WebP from the bytes, nothing else", () => {
@@ -38,3 +38,4 @@ describe("Media rules", () => {
 })
 
 runMediaStorageConformance("in memory", InMemoryMedia.storageLayer)
+runMediaStagingConformance("in memory", InMemoryMedia.stagingLayer)

@@ -1,15 +1,17 @@
 import { layer as pgPorts } from "@catalog-sync/adapter-pg"
 import { cluster, database, unavailableReason } from "@catalog-sync/adapter-pg/testing"
+import { startS3 } from "@catalog-sync/adapter-storage-s3/testing"
 import { Admin, Ids } from "@catalog-sync/core"
 import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer, Redacted } from "effect"
+import sharp from "sharp"
 import { buildServer, startInstance } from "./Instances.js"
 import { call, freshKey, type Reply } from "./TestServer.js"
 
 const skip = unavailableReason()
 if (skip !== undefined) console.warn(`\n*** ${skip} ***\n`)
 
-/** Two server processes on one PostgreSQL database, and admin access to it. */
+/** Two server processes on one PostgreSQL database and one S3 bucket (media), and admin access to the database. */
 class Instances extends Context.Tag("Instances")<
   Instances,
   { readonly a: string; readonly b: string; readonly token: (scopes: ReadonlyArray<string>) => Effect.Effect<string, unknown> }
@@ -20,8 +22,10 @@ const InstancesLive = Layer.scoped(
   Effect.gen(function* () {
     const url = yield* Effect.flatMap(cluster, database)
     const bundle = yield* buildServer
+    const s3 = yield* startS3()
+    const env = { DATABASE_URL: url, JOB_POLL_MILLISECONDS: "50", ...s3.env({ prefix: "media" }) }
     // Started together: both run the migrations of the empty database at once.
-    const [a, b] = yield* Effect.all([startInstance(bundle, { DATABASE_URL: url }), startInstance(bundle, { DATABASE_URL: url })], {
+    const [a, b] = yield* Effect.all([startInstance(bundle, env), startInstance(bundle, env)], {
       concurrency: 2
     })
     const admin = Context.get(
@@ -36,7 +40,7 @@ const InstancesLive = Layer.scoped(
           currency: "EUR",
           main_language: "en",
           storage_slug: `multi-${++counter}-${Date.now()}`,
-          granted_scopes: ["catalog:read", "catalog:write"]
+          granted_scopes: ["catalog:read", "catalog:write", "media:read", "media:write"]
         })
         const connection = yield* admin.createConnection(company.id, "ERP")
         return (yield* admin.createKey({ connection_id: connection.id, scopes, lifetime_days: 1 })).token
@@ -120,6 +124,53 @@ describe.skipIf(skip !== undefined)("several instances", () => {
           // What is stored is the winner's write, read back through the other instance too.
           const [stored] = yield* records(revision % 2 === 0 ? a : b, token, "sofa")
           expect({ revision: stored.revision, name: stored.name }).toEqual({ revision: revision + 1, name: winner.body.record.name })
+        }
+      }))
+
+    it.effect("media uploaded through either instance is processed by the workers of both, one image at a time per company, in upload order", () =>
+      Effect.gen(function* () {
+        const { a, b, token: newToken } = yield* Instances
+        const media = ["media:read", "media:write"]
+        const companies = [yield* newToken(media), yield* newToken(media)]
+        const picture = (i: number) =>
+          Effect.promise(async () => new Uint8Array(await sharp({ create: { width: 200 + i * 10, height: 150, channels: 3, background: { r: i * 20, g: 80, b: 140 } } }).jpeg().toBuffer()))
+        const upload = (url: string, token: string, externalId: string, file: Uint8Array) =>
+          Effect.promise(async () => {
+            const form = new FormData()
+            for (const [k, v] of Object.entries({ external_id: externalId, name: externalId, purpose: "catalog" })) form.append(k, v)
+            form.append("file", new Blob([file]), "image.jpg")
+            const response = await fetch(`${url}/api/v1/media`, { method: "POST", headers: { authorization: `Bearer ${token}`, "idempotency-key": freshKey() }, body: form })
+            expect(response.status).toBe(202)
+            return ((await response.json()) as { job: { id: string } }).job.id
+          })
+        // Two companies upload at once, each alternating between the instances.
+        const jobs = yield* Effect.all(
+          companies.map((token) => Effect.forEach([0, 1, 2, 3], (i) => Effect.flatMap(picture(i), (file) => upload(i % 2 === 0 ? a : b, token, `img-${i}`, file)))),
+          { concurrency: 2 }
+        )
+        for (const [c, token] of companies.entries()) {
+          const done: Array<any> = []
+          for (const id of jobs[c]!) {
+            for (let tries = 0; ; tries++) {
+              const job = (yield* call(tries % 2 === 0 ? a : b, "GET", `/jobs/${id}`, { token })).body.job
+              if (job.state !== "queued" && job.state !== "running") {
+                done.push(job)
+                break
+              }
+              if (tries > 600) throw new Error(`job ${id} did not finish`)
+              yield* Effect.sleep("25 millis")
+            }
+          }
+          expect(done.map((j) => j.state)).toEqual(["completed", "completed", "completed", "completed"])
+          for (let i = 1; i < done.length; i++) expect(done[i].started_at >= done[i - 1].finished_at, JSON.stringify(done)).toBe(true)
+          // Every processed file is readable through either instance.
+          const records = (yield* call(a, "GET", "/media?limit=10", { token })).body.records as Array<any>
+          expect(records.map((r) => r.external_id)).toEqual(["img-0", "img-1", "img-2", "img-3"])
+          for (const [i, record] of records.entries()) {
+            const response = yield* Effect.promise(() => fetch(`${i % 2 === 0 ? b : a}/api/v1/media/${record.id}/content`, { headers: { authorization: `Bearer ${token}` } }))
+            expect(response.status).toBe(200)
+            expect((yield* Effect.promise(() => response.arrayBuffer())).byteLength).toBe(record.bytes)
+          }
         }
       }))
 

@@ -122,6 +122,11 @@ export const makeStaging = Effect.sync(() => {
   return { staging, files: () => Array.from(files.keys()), plant } as const
 })
 
+export const stagingLayer: Layer.Layer<MediaStaging> = Layer.effect(
+  MediaStaging,
+  Effect.map(makeStaging, (made) => made.staging)
+)
+
 /**
  * A tiny image format for tests without an image library: the format's magic bytes (JPEG FF D8 FF,
  * the PNG signature, or RIFF....WEBP), then `FAKE`, width and height (4 bytes each, big-endian), one

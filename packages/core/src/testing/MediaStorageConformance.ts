@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, type Layer, Stream } from "effect"
-import { MediaStorage } from "../Media/MediaStorage.js"
+import { createHash } from "node:crypto"
+import { MediaStaging, MediaStorage } from "../Media/MediaStorage.js"
 
 const bytes = (n: number, seed = 1) => Uint8Array.from({ length: n }, (_, i) => (i * seed) % 251)
 const readAll = (stream: Stream.Stream<Uint8Array, unknown>) =>
@@ -38,5 +39,52 @@ export const runMediaStorageConformance = (name: string, layer: Layer.Layer<Medi
         const storage = yield* MediaStorage
         const error = yield* Effect.flip(readAll(storage.read("none", "missing.webp")))
         expect(error).toMatchObject({ _tag: "MediaStorageError", reason: "not_found" })
+      }).pipe(Effect.provide(layer)))
+  })
+
+/** The MediaStaging contract, for every implementation. Runs on the real clock (files carry write times). */
+export const runMediaStagingConformance = (name: string, layer: Layer.Layer<MediaStaging, unknown>) =>
+  describe(`MediaStaging conformance: ${name}`, () => {
+    it.live("write streams the chunks into one file, hashing and keeping the head; read, list and remove agree", () =>
+      Effect.gen(function* () {
+        const staging = yield* MediaStaging
+        const data = bytes(200_000, 11)
+        const chunks = [data.subarray(0, 1), data.subarray(1, 40), data.subarray(40, 70_000), data.subarray(70_000)]
+        const before = Date.now()
+        const staged = yield* staging.write(Stream.fromIterable(chunks))
+        const after = Date.now()
+        expect(staged.bytes).toBe(data.byteLength)
+        expect(staged.sha256).toBe(createHash("sha256").update(data).digest("hex"))
+        expect(Array.from(staged.head)).toEqual(Array.from(data.subarray(0, 64)))
+        expect(Buffer.compare(Buffer.from(yield* staging.read(staged.key)), Buffer.from(data))).toBe(0)
+        const listed = (yield* staging.list).filter((file) => file.key === staged.key)
+        expect(listed).toHaveLength(1)
+        // Object stores keep write times to the second.
+        expect(listed[0]!.modifiedMillis).toBeGreaterThanOrEqual(before - 2_000)
+        expect(listed[0]!.modifiedMillis).toBeLessThanOrEqual(after + 2_000)
+        const other = yield* staging.write(Stream.make(Uint8Array.from([1, 2, 3])))
+        expect(other.key).not.toBe(staged.key)
+        expect(other.head).toEqual(Uint8Array.from([1, 2, 3]))
+        yield* staging.remove(staged.key)
+        yield* staging.remove(staged.key)
+        expect((yield* staging.list).map((file) => file.key)).toEqual([other.key])
+        expect(yield* Effect.flip(staging.read(staged.key))).toMatchObject({ _tag: "MediaStorageError", reason: "not_found" })
+      }).pipe(Effect.provide(layer)))
+
+    it.live("an empty upload is a file of 0 bytes", () =>
+      Effect.gen(function* () {
+        const staging = yield* MediaStaging
+        const staged = yield* staging.write(Stream.empty)
+        expect({ bytes: staged.bytes, head: staged.head.byteLength }).toEqual({ bytes: 0, head: 0 })
+        expect(staged.sha256).toBe(createHash("sha256").digest("hex"))
+        expect((yield* staging.read(staged.key)).byteLength).toBe(0)
+      }).pipe(Effect.provide(layer)))
+
+    it.live("a stream that fails fails the write with its error and leaves no file", () =>
+      Effect.gen(function* () {
+        const staging = yield* MediaStaging
+        const failing = Stream.concat(Stream.make(bytes(100_000, 3), bytes(50_000, 5)), Stream.fail("client went away" as const))
+        expect(yield* Effect.flip(staging.write(failing))).toBe("client went away")
+        expect(yield* staging.list).toEqual([])
       }).pipe(Effect.provide(layer)))
   })
