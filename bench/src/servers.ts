@@ -5,6 +5,8 @@
  *   node bench/dist/servers.js empty-api    <port> <fixtures.json>   HttpApi with the real schemas, constant handlers
  *   node bench/dist/servers.js raw-upsert   <port> <database file>   node:http + better-sqlite3 running the same SQL
  *                                                                    as a product upsert of the real server
+ *   node bench/dist/servers.js raw-media    <jpeg file> <count>         the server's sharp pipeline (same options) on the
+ *                                                                    file `count` times in turn, prints {"ms": elapsed}
  *   node bench/dist/servers.js raw-import   <database file> <plan.json>  writes the plan's products in raw 50-row
  *                                                                    transactions, prints {"ms": elapsed}
  */
@@ -248,10 +250,26 @@ const rawImport = (filename: string, planFile: string) => {
   db.close()
 }
 
+/** The pipeline of adapter-image-sharp with the options of a catalog image, reading the file each time. */
+const rawMedia = async (file: string, count: number) => {
+  const { default: sharp } = await import("sharp")
+  const started = performance.now()
+  for (let i = 0; i < count; i++) {
+    const source = readFileSync(file)
+    await sharp(source, { limitInputPixels: 40_000_000, failOn: "error" })
+      .rotate()
+      .resize({ width: 1500, height: 1500, fit: "inside", withoutEnlargement: true })
+      .webp({ quality: 82, alphaQuality: 100 })
+      .toBuffer({ resolveWithObject: true })
+  }
+  process.stdout.write(JSON.stringify({ ms: performance.now() - started }))
+}
+
 if (kind === "raw-get") rawGet(JSON.parse(readFileSync(file!, "utf8")) as Fixtures)
 else if (kind === "empty-api") emptyApi(JSON.parse(readFileSync(file!, "utf8")) as Fixtures)
 else if (kind === "raw-upsert") rawUpsert(file!)
 else if (kind === "raw-import") rawImport(portText!, file!)
+else if (kind === "raw-media") void rawMedia(portText!, Number(file))
 else {
   process.stderr.write(`unknown server kind ${kind}\n`)
   process.exit(2)

@@ -13,10 +13,10 @@ export interface Company {
   productId: string
 }
 
-const scopes = ["catalog:read", "catalog:write", "prices:read", "prices:write"]
+const defaultScopes = ["catalog:read", "catalog:write", "prices:read", "prices:write"]
 
 /** Migrates the database in `dataDir` and creates `count` companies with one connection and `keys` keys each. */
-export const createTenants = (dataDir: string, count: number, keys: number): Promise<Array<Company>> => {
+export const createTenants = (dataDir: string, count: number, keys: number, scopes: ReadonlyArray<string> = defaultScopes): Promise<Array<Company>> => {
   const config = { port: 0, host: "127.0.0.1", dataDir, databaseFile: Option.none(), shutdownTimeoutSeconds: 1, logLevel: LogLevel.Warning } as ServerConfig
   const program = Effect.gen(function* () {
     const context = yield* Layer.build(Admin.Admin.Default.pipe(Layer.provide(PersistenceLive(config)), Layer.provide(Ids.IdsLive)))
@@ -32,12 +32,12 @@ export const createTenants = (dataDir: string, count: number, keys: number): Pro
         tax_model: "inclusive",
         tax_rates: ["20"],
         storage_slug: `bench-${stamp}-${i}`,
-        granted_scopes: scopes
+        granted_scopes: [...scopes] as never
       })
       const connection = yield* admin.createConnection(company.id, "ERP")
       const tokens: Array<string> = []
       for (let k = 0; k < keys; k++) {
-        const created = yield* admin.createKey({ connection_id: connection.id, scopes, lifetime_days: 30 })
+        const created = yield* admin.createKey({ connection_id: connection.id, scopes: [...scopes] as never, lifetime_days: 30 })
         tokens.push(created.token)
       }
       out.push({ id: company.id, connectionId: connection.id, tokens, productId: "" })
