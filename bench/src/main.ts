@@ -12,7 +12,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { createServer } from "node:net"
 import { cpus, freemem, platform, release, tmpdir, totalmem } from "node:os"
 import { join } from "node:path"
+import * as PgTesting from "@catalog-sync/adapter-pg/testing"
 import Database from "better-sqlite3"
+import { Effect, Exit, Scope } from "effect"
 import { type LoadRequest, type LoadResult, load, median } from "./load.js"
 import { type Company, cloneProducts, copyDatabase, createTenants, query } from "./setup.js"
 
@@ -334,10 +336,24 @@ const importExternalIds = (prefix: string, c: number) =>
  * job worker has finished them all, watching the jobs table beside the server (WAL lets a reader in).
  * Returns records/s from the first POST to the last job's end.
  */
-const importThroughApi = async (url: string, dbFile: string, companies: ReadonlyArray<Company>, prefix: string, jobsPerCompany = importShape.jobsPerCompany) => {
-  const db = new Database(dbFile, { readonly: true })
-  try {
-    const before = (db.prepare("SELECT count(*) AS n FROM import_records WHERE status = 'applied'").get() as { n: number }).n
+interface ImportProbe {
+  /** Import records applied so far, and jobs queued or running. */
+  readonly applied: () => Promise<number>
+  readonly unfinished: () => Promise<number>
+}
+
+const sqliteProbe = (db: Database.Database): ImportProbe => {
+  const applied = db.prepare("SELECT count(*) AS n FROM import_records WHERE status = 'applied'")
+  const unfinished = db.prepare("SELECT count(*) AS n FROM jobs WHERE state IN ('queued', 'running')")
+  return {
+    applied: async () => (applied.get() as { n: number }).n,
+    unfinished: async () => (unfinished.get() as { n: number }).n
+  }
+}
+
+const importThroughApi = async (url: string, probe: ImportProbe, companies: ReadonlyArray<Company>, prefix: string, jobsPerCompany = importShape.jobsPerCompany) => {
+  {
+    const before = await probe.applied()
     const started = performance.now()
     await Promise.all(
       companies.map(async (company, c) => {
@@ -351,15 +367,12 @@ const importThroughApi = async (url: string, dbFile: string, companies: Readonly
         }
       })
     )
-    const unfinished = db.prepare("SELECT count(*) AS n FROM jobs WHERE state IN ('queued', 'running')")
-    while ((unfinished.get() as { n: number }).n > 0) await sleep(10)
+    while ((await probe.unfinished()) > 0) await sleep(10)
     const ms = performance.now() - started
-    const applied = (db.prepare("SELECT count(*) AS n FROM import_records WHERE status = 'applied'").get() as { n: number }).n - before
+    const applied = (await probe.applied()) - before
     const expected = companies.length * jobsPerCompany * importShape.perJob
     if (applied !== expected) warnings.push(`import ${prefix}: ${applied} of ${expected} records applied`)
     return { ms, rps: (applied / ms) * 1000 }
-  } finally {
-    db.close()
   }
 }
 
@@ -381,7 +394,9 @@ const scenarioImports = async (context: ScenarioContext): Promise<Array<Row>> =>
     const { ms } = JSON.parse(await runNode(["bench/dist/servers.js", "raw-import", rawDb, planFile])) as { ms: number }
     return { ms, rps: ((companies.length * importShape.jobsPerCompany * importShape.perJob) / ms) * 1000 }
   }
-  await importThroughApi(context.url, context.db, companies, `imp-warm-${runId}`, 1)
+  const db = new Database(context.db, { readonly: true })
+  const probe = sqliteProbe(db)
+  await importThroughApi(context.url, probe, companies, `imp-warm-${runId}`, 1)
   const server: Array<number> = []
   const raw: Array<number> = []
   const rounds = quick ? 2 : 3
@@ -389,17 +404,120 @@ const scenarioImports = async (context: ScenarioContext): Promise<Array<Row>> =>
     const sides = round % 2 === 0 ? (["server", "raw"] as const) : (["raw", "server"] as const)
     for (const side of sides) {
       const prefix = `imp-${runId}-${round}`
-      if (side === "server") server.push((await importThroughApi(context.url, context.db, companies, prefix)).rps)
+      if (side === "server") server.push((await importThroughApi(context.url, probe, companies, prefix)).rps)
       else raw.push((await rawRound(prefix)).rps)
     }
     log(`import round ${round + 1}: server ${Math.round(server[round]!)} records/s, raw ${Math.round(raw[round]!)} records/s`)
   }
+  db.close()
   const ratio = median(server.map((s, i) => s / raw[i]!))
   return [{
     scenario: "3 imports", measure: "10,000 products via POST /imports + job worker (SQLite)", value: median(server), unit: "records/s",
     baseline: "better-sqlite3, same rows, 50-row transactions", baselineValue: median(raw), ratio, target: ">= 0.80", met: ratio >= 0.8,
     note: "200 jobs of 50 products over 10 connections, 1 worker; from the first POST to the last job's end", rounds: { server, baseline: raw }
   }]
+}
+
+/**
+ * The rows of `rawImport` (servers.ts) on PostgreSQL with node-postgres, one statement per row as the
+ * server's adapters issue them (no set-based writes), 50 products per transaction, including the
+ * per-company advisory lock the change log takes. Returns records/s.
+ */
+const rawImportPg = async (url: string, companies: ReadonlyArray<Company>, prefix: string) => {
+  const { default: pg } = await import("pg")
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    const started = performance.now()
+    let written = 0
+    for (const [c, company] of companies.entries()) {
+      const template = JSON.parse(
+        (await client.query("SELECT data FROM catalog_records WHERE company_id = $1 AND resource = 'products' AND id = $2", [company.id, company.productId])).rows[0].data
+      ) as Record<string, unknown>
+      const ids = importExternalIds(prefix, c)
+      for (let i = 0; i < ids.length; i += 50) {
+        await client.query("BEGIN")
+        const at = new Date().toISOString()
+        for (const externalId of ids.slice(i, i + 50)) {
+          const lookup = "SELECT external_id, record_id FROM mappings WHERE company_id = $1 AND connection_id = $2 AND resource = $3 AND external_id = ANY($4)"
+          if ((await client.query(lookup, [company.id, company.connectionId, "products", [externalId]])).rowCount! > 0) continue
+          const categoryIds = (await client.query(lookup, [company.id, company.connectionId, "categories", ["sofas"]])).rows.map((r) => r.record_id as string)
+          const id = randomUUID()
+          await client.query(
+            "INSERT INTO mappings (company_id, connection_id, resource, external_id, record_id, created_at) VALUES ($1,$2,$3,$4,$5,$6) ON CONFLICT DO NOTHING RETURNING record_id",
+            [company.id, company.connectionId, "products", externalId, id, at]
+          )
+          await client.query(
+            "INSERT INTO catalog_records (company_id, resource, id, revision, data, category_ids, active, collection_id, brand_id, parent_id, created_at, updated_at, archived_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)",
+            [company.id, "products", id, 1, JSON.stringify({ ...template, name: externalId, category_ids: categoryIds }), JSON.stringify(categoryIds), 0, null, null, null, at, at, null]
+          )
+          for (const category of categoryIds) await client.query("INSERT INTO record_categories (company_id, product_id, category_id) VALUES ($1,$2,$3)", [company.id, id, category])
+          await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [company.id])
+          await client.query(
+            "INSERT INTO changes (company_id, resource, record_id, revision, operation, origin_connection_id, at, visibility) VALUES ($1,$2,$3,$4,$5,$6,$7,$8)",
+            [company.id, "products", id, 1, "created", company.connectionId, at, 3]
+          )
+          written++
+        }
+        await client.query("COMMIT")
+      }
+    }
+    return (written / (performance.now() - started)) * 1000
+  } finally {
+    await client.end()
+  }
+}
+
+/**
+ * Scenario 3 on PostgreSQL: a throwaway cluster (adapter-pg's testing helper; `DATABASE_URL` names an
+ * existing server instead), a server on it with its job worker, the same import, against the same rows
+ * in per-row statements (`rawImportPg`) into the same database (other external ids); alternating rounds.
+ */
+const scenarioImportsPg = async (context: ScenarioContext): Promise<Array<Row>> => {
+  const unavailable = PgTesting.unavailableReason()
+  if (unavailable !== undefined) return [{ scenario: "3 imports", measure: "10,000 products via POST /imports + job worker (PostgreSQL)", value: Number.NaN, unit: "", note: unavailable }]
+  const scope = Effect.runSync(Scope.make())
+  try {
+    const url = await Effect.runPromise(Scope.extend(PgTesting.freshDatabase, scope))
+    const dir = join(context.work, "pg")
+    mkdirSync(dir)
+    const companies = await createTenants(dir, importShape.companies, keysPerCompany, undefined, url)
+    const server = await start("server (PostgreSQL)", serverArgs(undefined), { DATA_DIR: dir, DATABASE_URL: url })
+    const { default: pg } = await import("pg")
+    const client = new pg.Client({ connectionString: url })
+    await client.connect()
+    try {
+      await seedThroughApi(server.url, companies)
+      const count = async (sql: string) => Number((await client.query(sql)).rows[0].n)
+      const probe: ImportProbe = {
+        applied: () => count("SELECT count(*) AS n FROM import_records WHERE status = 'applied'"),
+        unfinished: () => count("SELECT count(*) AS n FROM jobs WHERE state IN ('queued', 'running')")
+      }
+      await importThroughApi(server.url, probe, companies, `pg-warm-${runId}`, 1)
+      const serverRps: Array<number> = []
+      const raw: Array<number> = []
+      const rounds = quick ? 2 : 3
+      for (let round = 0; round < rounds; round++) {
+        const sides = round % 2 === 0 ? (["server", "raw"] as const) : (["raw", "server"] as const)
+        for (const side of sides) {
+          if (side === "server") serverRps.push((await importThroughApi(server.url, probe, companies, `pg-${runId}-${round}`)).rps)
+          else raw.push(await rawImportPg(url, companies, `pg-raw-${runId}-${round}`))
+        }
+        log(`import (PostgreSQL) round ${round + 1}: server ${Math.round(serverRps[round]!)} records/s, raw ${Math.round(raw[round]!)} records/s`)
+      }
+      const ratio = median(serverRps.map((s, i) => s / raw[i]!))
+      return [{
+        scenario: "3 imports", measure: "10,000 products via POST /imports + job worker (PostgreSQL)", value: median(serverRps), unit: "records/s",
+        baseline: "node-postgres, same rows, per-row statements, 50-row transactions", baselineValue: median(raw), ratio, target: ">= 0.80", met: ratio >= 0.8,
+        note: "throwaway PostgreSQL cluster on loopback (fsync off); server pool 10, 1 worker", rounds: { server: serverRps, baseline: raw }
+      }]
+    } finally {
+      await client.end()
+      await server.stop()
+    }
+  } finally {
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+  }
 }
 
 /**
@@ -649,6 +767,7 @@ const main = async () => {
     }
 
     if (wanted("imports")) rows.push(...(await scenarioImports({ url: real.url, companies, db: mainDb, work })))
+    if (wanted("imports") || wanted("imports-pg")) rows.push(...(await scenarioImportsPg({ url: real.url, companies, db: mainDb, work })))
 
     if (wanted("deep")) {
       // One company with 100k products and 100k changes, on a server whose limits are raised for the
