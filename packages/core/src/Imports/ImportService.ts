@@ -78,7 +78,7 @@ const toResult = (item: ImportItem): RecordResult => ({
 const isRetryable = (error: unknown): boolean =>
   typeof error === "object" && error !== null && (error as { _tag?: unknown })._tag === "PersistenceError" && (error as PersistenceError).retryable
 
-/** A busy database while one record is written is retried a few times before the run gives up. */
+/** A busy database while a batch is written is retried (the whole batch) a few times before the run gives up. */
 const busyRetry = Schedule.exponential("50 millis").pipe(Schedule.intersect(Schedule.recurs(4)))
 
 /**
