@@ -5,6 +5,10 @@
  *   node bench/dist/servers.js empty-api    <port> <fixtures.json>   HttpApi with the real schemas, constant handlers
  *   node bench/dist/servers.js raw-upsert   <port> <database file>   node:http + better-sqlite3 running the same SQL
  *                                                                    as a product upsert of the real server
+ *   node bench/dist/servers.js raw-media    <jpeg file> <count>         the server's sharp pipeline (same options) on the
+ *                                                                    file `count` times in turn, prints {"ms": elapsed}
+ *   node bench/dist/servers.js raw-import   <database file> <plan.json>  writes the plan's products in raw 50-row
+ *                                                                    transactions, prints {"ms": elapsed}
  */
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
@@ -198,9 +202,74 @@ const rawUpsert = (filename: string) => {
   }).listen(port, host)
 }
 
+/**
+ * The rows an import of new products writes, without the API: per product the mapping lookups (product,
+ * category), mapping, record, category row and `created` change, with the SQL of a product create, in
+ * transactions of 50 products. The record JSON is the company's `p0` row with the new name.
+ */
+const rawImport = (filename: string, planFile: string) => {
+  const plan = JSON.parse(readFileSync(planFile, "utf8")) as {
+    readonly companies: ReadonlyArray<{ readonly id: string; readonly connectionId: string; readonly productId: string; readonly externalIds: ReadonlyArray<string> }>
+  }
+  const db = new Database(filename)
+  db.pragma("busy_timeout = 5000")
+  db.pragma("journal_mode = WAL")
+  db.pragma("synchronous = NORMAL")
+  db.pragma("foreign_keys = ON")
+  const template = db.prepare("SELECT data FROM catalog_records WHERE company_id = ? AND resource = 'products' AND id = ?")
+  const mappingsByExternal = db.prepare("SELECT external_id, record_id FROM mappings WHERE company_id = ? AND connection_id = ? AND resource = ? AND external_id IN (?)")
+  const insertMapping = db.prepare(
+    `INSERT INTO mappings ("company_id","connection_id","resource","external_id","record_id","created_at") VALUES (?,?,?,?,?,?) ON CONFLICT DO NOTHING RETURNING record_id`
+  )
+  const insertRecord = db.prepare(
+    `INSERT INTO catalog_records ("company_id","resource","id","revision","data","category_ids","active","collection_id","brand_id","parent_id","created_at","updated_at","archived_at") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`
+  )
+  const insertCategory = db.prepare(`INSERT INTO record_categories ("company_id","product_id","category_id") VALUES (?,?,?)`)
+  const insertChange = db.prepare(
+    `INSERT INTO changes ("company_id","resource","record_id","revision","operation","origin_connection_id","at","visibility") VALUES (?,?,?,?,?,?,?,?)`
+  )
+  const writeBatch = db.transaction((company: (typeof plan.companies)[number], data: Record<string, unknown>, externalIds: ReadonlyArray<string>) => {
+    const at = new Date().toISOString()
+    for (const externalId of externalIds) {
+      if (mappingsByExternal.all(company.id, company.connectionId, "products", externalId).length > 0) continue
+      const categoryIds = (mappingsByExternal.all(company.id, company.connectionId, "categories", "sofas") as Array<{ record_id: string }>).map((c) => c.record_id)
+      const id = randomUUID()
+      insertMapping.get(company.id, company.connectionId, "products", externalId, id, at)
+      const record = { ...data, name: externalId, category_ids: categoryIds }
+      insertRecord.run(company.id, "products", id, 1, JSON.stringify(record), JSON.stringify(categoryIds), 0, null, null, null, at, at, null)
+      for (const category of categoryIds) insertCategory.run(company.id, id, category)
+      insertChange.run(company.id, "products", id, 1, "created", company.connectionId, at, 3)
+    }
+  })
+  const started = performance.now()
+  for (const company of plan.companies) {
+    const data = JSON.parse((template.get(company.id, company.productId) as { data: string }).data) as Record<string, unknown>
+    for (let i = 0; i < company.externalIds.length; i += 50) writeBatch(company, data, company.externalIds.slice(i, i + 50))
+  }
+  process.stdout.write(JSON.stringify({ ms: performance.now() - started }))
+  db.close()
+}
+
+/** The pipeline of adapter-image-sharp with the options of a catalog image, reading the file each time. */
+const rawMedia = async (file: string, count: number) => {
+  const { default: sharp } = await import("sharp")
+  const started = performance.now()
+  for (let i = 0; i < count; i++) {
+    const source = readFileSync(file)
+    await sharp(source, { limitInputPixels: 40_000_000, failOn: "error" })
+      .rotate()
+      .resize({ width: 1500, height: 1500, fit: "inside", withoutEnlargement: true })
+      .webp({ quality: 82, alphaQuality: 100 })
+      .toBuffer({ resolveWithObject: true })
+  }
+  process.stdout.write(JSON.stringify({ ms: performance.now() - started }))
+}
+
 if (kind === "raw-get") rawGet(JSON.parse(readFileSync(file!, "utf8")) as Fixtures)
 else if (kind === "empty-api") emptyApi(JSON.parse(readFileSync(file!, "utf8")) as Fixtures)
 else if (kind === "raw-upsert") rawUpsert(file!)
+else if (kind === "raw-import") rawImport(portText!, file!)
+else if (kind === "raw-media") void rawMedia(portText!, Number(file))
 else {
   process.stderr.write(`unknown server kind ${kind}\n`)
   process.exit(2)

@@ -1,7 +1,7 @@
 /** Tenants, keys and seeded records for the benchmark, written through the Admin service and SQL. */
 import { Admin, Ids } from "@catalog-sync/core"
 import Database from "better-sqlite3"
-import { Context, Effect, Layer, LogLevel, Option } from "effect"
+import { Context, Effect, Layer, LogLevel, Option, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
 import { PersistenceLive } from "../../packages/server/src/Server.js"
 import type { ServerConfig } from "../../packages/server/src/ServerConfig.js"
@@ -13,11 +13,20 @@ export interface Company {
   productId: string
 }
 
-const scopes = ["catalog:read", "catalog:write", "prices:read", "prices:write"]
+const defaultScopes = ["catalog:read", "catalog:write", "prices:read", "prices:write"]
 
 /** Migrates the database in `dataDir` and creates `count` companies with one connection and `keys` keys each. */
-export const createTenants = (dataDir: string, count: number, keys: number): Promise<Array<Company>> => {
-  const config = { port: 0, host: "127.0.0.1", dataDir, databaseFile: Option.none(), shutdownTimeoutSeconds: 1, logLevel: LogLevel.Warning } as ServerConfig
+export const createTenants = (
+  dataDir: string,
+  count: number,
+  keys: number,
+  scopes: ReadonlyArray<string> = defaultScopes,
+  postgresUrl?: string
+): Promise<Array<Company>> => {
+  const config = {
+    port: 0, host: "127.0.0.1", dataDir, databaseFile: Option.none(), shutdownTimeoutSeconds: 1, logLevel: LogLevel.Warning,
+    ...(postgresUrl === undefined ? {} : { postgres: { url: Redacted.make(postgresUrl), poolSize: 2, statementTimeoutMillis: 0 } })
+  } as ServerConfig
   const program = Effect.gen(function* () {
     const context = yield* Layer.build(Admin.Admin.Default.pipe(Layer.provide(PersistenceLive(config)), Layer.provide(Ids.IdsLive)))
     const admin = Context.get(context, Admin.Admin)
@@ -32,12 +41,12 @@ export const createTenants = (dataDir: string, count: number, keys: number): Pro
         tax_model: "inclusive",
         tax_rates: ["20"],
         storage_slug: `bench-${stamp}-${i}`,
-        granted_scopes: scopes
+        granted_scopes: [...scopes] as never
       })
       const connection = yield* admin.createConnection(company.id, "ERP")
       const tokens: Array<string> = []
       for (let k = 0; k < keys; k++) {
-        const created = yield* admin.createKey({ connection_id: connection.id, scopes, lifetime_days: 30 })
+        const created = yield* admin.createKey({ connection_id: connection.id, scopes: [...scopes] as never, lifetime_days: 30 })
         tokens.push(created.token)
       }
       out.push({ id: company.id, connectionId: connection.id, tokens, productId: "" })

@@ -95,13 +95,19 @@ export const makeStaging = (root: string) =>
         const handle = yield* attempt("cannot create the staged file", () => open(path, "wx"))
         const hash = createHash("sha256")
         let bytes = 0
-        const head: Array<number> = []
+        const head: Array<Uint8Array> = []
+        let headLength = 0
         const written = yield* Effect.either(
           Stream.runForEach(content, (chunk) =>
             Effect.suspend(() => {
               hash.update(chunk)
               bytes += chunk.byteLength
-              for (let i = 0; head.length < 64 && i < chunk.length; i++) head.push(chunk[i]!)
+              if (headLength < MediaStorage.headBytes) {
+                // A copy: the stream may reuse the chunk's memory once it has been written.
+                const part = chunk.slice(0, MediaStorage.headBytes - headLength)
+                head.push(part)
+                headLength += part.byteLength
+              }
               return attempt("cannot write the staged file", () => handle.write(chunk))
             })
           ).pipe(Effect.ensuring(Effect.promise(() => handle.close().catch(() => undefined))))
@@ -110,7 +116,7 @@ export const makeStaging = (root: string) =>
           yield* Effect.promise(() => rm(path, { force: true }))
           return yield* Effect.fail(written.left)
         }
-        return { key, bytes, sha256: hash.digest("hex"), head: Uint8Array.from(head) } satisfies MediaStorage.StagedFile
+        return { key, bytes, sha256: hash.digest("hex"), head: Buffer.concat(head, headLength) } satisfies MediaStorage.StagedFile
       }),
     read: (key) => attempt("cannot read the staged file", () => readFile(join(root, safe(key)))),
     remove: (key) => attempt("cannot remove the staged file", () => rm(join(root, safe(key)), { force: true })),

@@ -1,4 +1,5 @@
 import { FsMediaStorage } from "@catalog-sync/adapter-storage-fs"
+import { MediaStorage } from "@catalog-sync/core"
 import { runMediaStagingConformance, runMediaStorageConformance } from "@catalog-sync/core/testing"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Stream } from "effect"
@@ -30,6 +31,7 @@ describe("FsMediaStorage", () => {
       const chunks = [Uint8Array.from([1, 2]), Uint8Array.from([3])]
       const staged = yield* staging.write(Stream.fromIterable(chunks))
       expect(staged.bytes).toBe(3)
+      expect(Array.from(staged.head)).toEqual([1, 2, 3])
       expect(staged.sha256).toBe(createHash("sha256").update(Uint8Array.from([1, 2, 3])).digest("hex"))
       expect(Array.from(yield* staging.read(staged.key))).toEqual([1, 2, 3])
       const failed = yield* Effect.flip(staging.write(Stream.concat(Stream.make(Uint8Array.from([9])), Stream.fail("boom" as const))))
@@ -61,6 +63,20 @@ describe("FsMediaStorage", () => {
       expect(listed.map((f) => f.key)).toEqual(["old.upload", staged.key])
       expect(listed[0]!.modifiedMillis).toBe(1_000_000)
       expect(Math.abs(listed[1]!.modifiedMillis - Date.now())).toBeLessThan(60_000)
+      rmSync(root, { recursive: true, force: true })
+    }))
+
+  it.effect("keeps the first headBytes of a large upload as its head, across chunks", () =>
+    Effect.gen(function* () {
+      const root = mkdtempSync(join(tmpdir(), "media-fs-"))
+      const staging = FsMediaStorage.makeStaging(join(root, "staging"))
+      const chunk = (n: number) => Uint8Array.from({ length: 100_000 }, (_, i) => (n + i) % 251)
+      const chunks = [chunk(0), chunk(1), chunk(2), chunk(3)]
+      const staged = yield* staging.write(Stream.fromIterable(chunks))
+      const whole = Buffer.concat(chunks)
+      expect(staged.bytes).toBe(400_000)
+      expect(staged.head.byteLength).toBe(MediaStorage.headBytes)
+      expect(Buffer.from(staged.head).equals(whole.subarray(0, MediaStorage.headBytes))).toBe(true)
       rmSync(root, { recursive: true, force: true })
     }))
 })

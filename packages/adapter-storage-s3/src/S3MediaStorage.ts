@@ -144,7 +144,8 @@ export const makeStaging = (client: S3Client, settings: S3Settings) => {
         const key = `${randomUUID()}.upload`
         const Key = yield* staged(key)
         const hash = createHash("sha256")
-        const head: Array<number> = []
+        const head: Array<Uint8Array> = []
+        let headLength = 0
         let bytes = 0
         // Not zero-filled: only the pages an upload actually fills are ever touched.
         const part = Buffer.allocUnsafe(partSize)
@@ -174,7 +175,11 @@ export const makeStaging = (client: S3Client, settings: S3Settings) => {
             Effect.gen(function* () {
               hash.update(chunk)
               bytes += chunk.byteLength
-              for (let i = 0; head.length < 64 && i < chunk.length; i++) head.push(chunk[i]!)
+              if (headLength < MediaStorage.headBytes) {
+                const kept = Uint8Array.from(chunk.subarray(0, MediaStorage.headBytes - headLength))
+                head.push(kept)
+                headLength += kept.byteLength
+              }
               let offset = 0
               while (offset < chunk.length) {
                 const n = Math.min(partSize - filled, chunk.length - offset)
@@ -201,7 +206,7 @@ export const makeStaging = (client: S3Client, settings: S3Settings) => {
               : Effect.ignore(s3.send(what, () => client.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId }))))
           })
         )
-        return { key, bytes, sha256: hash.digest("hex"), head: Uint8Array.from(head) } satisfies MediaStorage.StagedFile
+        return { key, bytes, sha256: hash.digest("hex"), head: Buffer.concat(head, headLength) } satisfies MediaStorage.StagedFile
       }),
     read: (key) =>
       Effect.scoped(

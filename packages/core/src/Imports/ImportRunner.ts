@@ -49,6 +49,18 @@ export const runPasses = <P extends PlannedRecord, E, R>(
   records: ReadonlyArray<P>,
   attempt: (record: P) => Effect.Effect<Attempt, E, R>
 ): Effect.Effect<PassesResult, E, R> =>
+  runPassesInBatches(records, 1, (batch) => Effect.map(attempt(batch[0]!), (result) => [result]))
+
+/**
+ * `runPasses` handing each pass's records to `applyBatch` up to `size` at a time, in apply order:
+ * the caller makes a batch one unit of work (one transaction) and answers one attempt per record, in
+ * the batch's order. Records later in a batch see what earlier ones wrote, as they would one by one.
+ */
+export const runPassesInBatches = <P extends PlannedRecord, E, R>(
+  records: ReadonlyArray<P>,
+  size: number,
+  applyBatch: (batch: ReadonlyArray<P>) => Effect.Effect<ReadonlyArray<Attempt>, E, R>
+): Effect.Effect<PassesResult, E, R> =>
   Effect.gen(function* () {
     const results = new Map<number, Attempt>()
     let waiting = applyOrder(records)
@@ -57,14 +69,18 @@ export const runPasses = <P extends PlannedRecord, E, R>(
       passes++
       let progress = false
       const next: Array<P> = []
-      for (const record of waiting) {
-        const result = yield* attempt(record)
-        results.set(record.index, result)
-        // Lets waiting fibers (requests) take the connection between two records' transactions: a worker
+      for (let start = 0; start < waiting.length; start += size) {
+        const batch = waiting.slice(start, start + size)
+        const attempts = yield* applyBatch(batch)
+        batch.forEach((record, i) => {
+          const result = attempts[i]!
+          results.set(record.index, result)
+          if (result._tag === "Applied") progress = true
+          else if (result.unresolved) next.push(record)
+        })
+        // Lets waiting fibers (requests) take the connection between two batches' transactions: a worker
         // that re-took it at once would starve them for the whole job on a single-connection database.
         yield* Effect.yieldNow()
-        if (result._tag === "Applied") progress = true
-        else if (result.unresolved) next.push(record)
       }
       if (!progress) break
       waiting = next

@@ -163,7 +163,10 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
           yield* discard(staged.key)
           return jobView(job.value)
         }
-        const info = yield* Effect.flatMap(staging.read(staged.key), images.inspect)
+        // The header is nearly always within the head kept while staging; the whole file only otherwise.
+        const info = yield* staged.bytes <= staged.head.byteLength
+          ? images.inspect(staged.head)
+          : images.inspect(staged.head).pipe(Effect.orElse(() => Effect.flatMap(staging.read(staged.key), images.inspect)))
         if (info.width * info.height > maxPixels) {
           return yield* new ImageRejected({
             reason: "too_many_pixels",

@@ -19,13 +19,20 @@ export class MediaStorage extends Context.Tag("@catalog-sync/core/MediaStorage")
   }
 >() {}
 
+/**
+ * How many first bytes of an upload staging keeps in memory: enough for the format and, for nearly every
+ * image, the header with its dimensions and orientation, so that checking an upload does not read the
+ * whole file back (8 concurrent 10 MB uploads would otherwise hold 80 MB).
+ */
+export const headBytes = 256 * 1024
+
 /** An upload written to staging, with what was learned while it streamed. */
 export interface StagedFile {
   readonly key: string
   readonly bytes: number
   /** Lower-case hex SHA-256 of the bytes. */
   readonly sha256: string
-  /** The first bytes (up to 64), for sniffing the format. */
+  /** The first bytes (up to `headBytes`): the format is sniffed from them, the image header read from them. */
   readonly head: Uint8Array
 }
 

@@ -4,7 +4,7 @@ import { ImageProcessor } from "../Media/ImageProcessor.js"
 import { type ImageFormat, sniffFormat, type StoredMedia } from "../Media/Media.js"
 import { ImageRejected, MediaStorageError } from "../Media/MediaErrors.js"
 import { MediaRepository } from "../Media/MediaRepository.js"
-import { MediaStaging, MediaStorage } from "../Media/MediaStorage.js"
+import { headBytes, MediaStaging, MediaStorage } from "../Media/MediaStorage.js"
 
 /** MediaStorage in memory, for tests. */
 export const makeStorage = Effect.sync(() => {
@@ -106,7 +106,7 @@ export const makeStaging = Effect.sync(() => {
         chunks.reduce((at, c) => (data.set(c, at), at + c.byteLength), 0)
         files.set(key, { data, modifiedMillis: yield* Clock.currentTimeMillis })
         const sha256 = hex(yield* Effect.promise(() => globalThis.crypto.subtle.digest("SHA-256", data)))
-        return { key, bytes: data.byteLength, sha256, head: data.slice(0, 64) }
+        return { key, bytes: data.byteLength, sha256, head: data.slice(0, headBytes) }
       }),
     read: (key) =>
       Effect.suspend(() => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, type Layer, Stream } from "effect"
 import { createHash } from "node:crypto"
-import { MediaStaging, MediaStorage } from "../Media/MediaStorage.js"
+import { headBytes, MediaStaging, MediaStorage } from "../Media/MediaStorage.js"
 
 const bytes = (n: number, seed = 1) => Uint8Array.from({ length: n }, (_, i) => (i * seed) % 251)
 const readAll = (stream: Stream.Stream<Uint8Array, unknown>) =>
@@ -48,14 +48,15 @@ export const runMediaStagingConformance = (name: string, layer: Layer.Layer<Medi
     it.live("write streams the chunks into one file, hashing and keeping the head; read, list and remove agree", () =>
       Effect.gen(function* () {
         const staging = yield* MediaStaging
-        const data = bytes(200_000, 11)
+        // Longer than the kept head, which spans several chunks.
+        const data = bytes(headBytes + 50_000, 11)
         const chunks = [data.subarray(0, 1), data.subarray(1, 40), data.subarray(40, 70_000), data.subarray(70_000)]
         const before = Date.now()
         const staged = yield* staging.write(Stream.fromIterable(chunks))
         const after = Date.now()
         expect(staged.bytes).toBe(data.byteLength)
         expect(staged.sha256).toBe(createHash("sha256").update(data).digest("hex"))
-        expect(Array.from(staged.head)).toEqual(Array.from(data.subarray(0, 64)))
+        expect(Buffer.compare(Buffer.from(staged.head), Buffer.from(data.subarray(0, headBytes)))).toBe(0)
         expect(Buffer.compare(Buffer.from(yield* staging.read(staged.key)), Buffer.from(data))).toBe(0)
         const listed = (yield* staging.list).filter((file) => file.key === staged.key)
         expect(listed).toHaveLength(1)
@@ -64,7 +65,7 @@ export const runMediaStagingConformance = (name: string, layer: Layer.Layer<Medi
         expect(listed[0]!.modifiedMillis).toBeLessThanOrEqual(after + 2_000)
         const other = yield* staging.write(Stream.make(Uint8Array.from([1, 2, 3])))
         expect(other.key).not.toBe(staged.key)
-        expect(other.head).toEqual(Uint8Array.from([1, 2, 3]))
+        expect(Array.from(other.head)).toEqual([1, 2, 3])
         yield* staging.remove(staged.key)
         yield* staging.remove(staged.key)
         expect((yield* staging.list).map((file) => file.key)).toEqual([other.key])
