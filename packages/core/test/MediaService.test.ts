@@ -175,6 +175,21 @@ describe("MediaService", () => {
       })
     ))
 
+  it.effect("an upload whose staged file vanished before processing fails with image_corrupt, not as a storage fault", () =>
+    inWorld((world) =>
+      Effect.gen(function* () {
+        const who = yield* tenant()
+        const job = yield* upload(who, fields("lost"), picture("lost"))
+        const [key] = world.staged.files()
+        yield* Effect.flatMap(MediaStaging, (staging) => staging.remove(key!))
+        yield* work
+        expect(yield* jobState(who, job.id)).toBe("failed")
+        const detail = yield* Effect.flatMap(JobService, (jobs) => jobs.get(job.id)).pipe(as(who))
+        expect(detail.job.failure).toMatchObject({ code: "image_corrupt", message: expect.stringContaining("upload the image again") })
+        expect(world.processed).toEqual([])
+      })
+    ))
+
   it.effect("a storage refusal pauses the job and only its company's processing; a retry resumes in upload order, each image written once", () =>
     inWorld((world) =>
       Effect.gen(function* () {

@@ -314,10 +314,12 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
             if (Option.isSome(reused) && (yield* storage.exists(folder, media.contentKey))) {
               return { width: reused.value.width ?? 0, height: reused.value.height ?? 0, bytes: reused.value.bytes ?? 0 }
             }
-            if (media.stagedKey === null) {
-              return yield* new ImageRejected({ reason: "corrupt", message: "the staged upload is gone; upload the image again" })
-            }
-            const source = yield* staging.read(media.stagedKey)
+            const gone = new ImageRejected({ reason: "corrupt", message: "the staged upload is gone; upload the image again" })
+            if (media.stagedKey === null) return yield* gone
+            // A staged file that vanished (removed by hand, lost with a disk) cannot come back with a retry.
+            const source = yield* staging.read(media.stagedKey).pipe(
+              Effect.catchIf((error) => error.reason === "not_found", () => Effect.fail(gone))
+            )
             const processed = yield* images.process(source, { maxLongEdge: maxLongEdge(media.purpose), maxPixels })
             yield* storage.put(folder, media.contentKey, processed.data)
             return { width: processed.width, height: processed.height, bytes: processed.data.byteLength }
