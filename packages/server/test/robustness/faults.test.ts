@@ -42,3 +42,40 @@ layer(TestServerWith({ sql: db.wrap }), { excludeTestServices: true, timeout: 60
       expect(n).toBeGreaterThan(2)
     }))
 })
+
+layer(TestServerWith({ sql: db.wrap }), { excludeTestServices: true, timeout: 60_000 })("fault injection: an archive", (it) => {
+  it.effect("an archive is all or nothing at every statement, answers 503 + Retry-After, and its replay succeeds", () =>
+    Effect.gen(function* () {
+      const { url, tenant } = yield* TestServer
+      let n = 1
+      for (;; n++) {
+        const token = yield* (yield* tenant()).key(writer)
+        const category = yield* call(url, "POST", "/categories/upsert", { token, body: { external_id: "sofas", name: "Sofas" } })
+        const product = yield* call(url, "POST", "/products/upsert", { token, body: { external_id: "p-1", name: "Sofa", category_ids: [category.body.record.id] } })
+        const path = `/products/${product.body.record.id}`
+        const idempotencyKey = freshKey()
+        db.arm(n, /\bjobs\b/)
+        const reply = yield* call(url, "DELETE", path, { token, body: { expected_revision: 1 }, idempotencyKey })
+        const fired = !db.armed
+        db.disarm()
+        if (!fired) {
+          expect({ status: reply.status, body: reply.body }).toMatchObject({ status: 200 })
+          break
+        }
+        expect({ n, at: db.at, status: reply.status, code: reply.body?.error?.code }).toEqual({ n, at: db.at, status: 503, code: "storage_unavailable" })
+        expect(reply.headers.get("retry-after")).not.toBeNull()
+        // Nothing half-applied: still revision 1 and not archived, only the creation in the feed.
+        const read = yield* call(url, "GET", path, { token })
+        const current = read.body.record ?? read.body
+        expect({ n, revision: current.revision, archived: current.state === "archived" }).toEqual({ n, revision: 1, archived: false })
+        const feed = yield* call(url, "GET", "/changes?resource=products", { token })
+        expect({ n, changes: feed.body.records.length }).toEqual({ n, changes: 1 })
+        const replay = yield* call(url, "DELETE", path, { token, body: { expected_revision: 1 }, idempotencyKey })
+        expect({ n, status: replay.status, state: replay.body?.record?.state, revision: replay.body?.record?.revision }).toEqual({ n, status: 200, state: "archived", revision: 2 })
+        const after = yield* call(url, "GET", "/changes?resource=products", { token })
+        expect(after.body.records).toHaveLength(2)
+      }
+      console.log(`archive: ${n - 1} statements swept, ${db.injected} faults injected in this file so far`)
+      expect(n).toBeGreaterThan(2)
+    }))
+})
