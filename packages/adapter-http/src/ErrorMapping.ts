@@ -67,9 +67,11 @@ export const renderDomainError = (error: unknown): Rendered | undefined => {
     case "JobNotRetryable":
       return { status: 409, error: { ...base, details: { state: error.state } } }
     case "PersistenceError":
+      // A database fault is never the client's doing nor a bug: 503 with Retry-After, longer when the
+      // storage itself is unusable (I/O error, disk full) than when it is only busy or reconnecting.
       return error.retryable === true
-        ? { status: 503, error: { ...base, message: "the database is busy; retry with the same Idempotency-Key" } }
-        : { status: 500, error: { code: "internal_error", message: "an unexpected error occurred; retry with the same Idempotency-Key" } }
+        ? { status: 503, error: { ...base, message: "the database is busy; retry with the same Idempotency-Key", retry_after: 1 } }
+        : { status: 503, error: { ...base, message: "the database is unavailable; retry later with the same Idempotency-Key", retry_after: 5 } }
     default:
       return undefined
   }

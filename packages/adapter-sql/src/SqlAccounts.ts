@@ -2,6 +2,7 @@ import { Accounts, Ids } from "@catalog-sync/core"
 import { SqlClient, SqlError, SqlSchema } from "@effect/sql"
 import { Array as Arr, type Context, Effect, Layer, Option, Schema } from "effect"
 import { isUniqueViolation, refineErrors } from "./internal/errors.js"
+import { inTransaction } from "./internal/transaction.js"
 import {
   ApiKeyRow,
   AssignmentRow,
@@ -235,7 +236,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof Accounts.Accounts>, 
       }).pipe(
         // The company row and its domains are one write even when the caller opened no transaction; a
         // conflict rolls back both.
-        sql.withTransaction,
+        inTransaction(sql),
         refineErrors,
         Effect.withSpan("Accounts.saveCompany", { captureStackTrace: false, attributes: { id: company.id } })
       ),

@@ -3,7 +3,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { ApiLive, Readiness } from "@catalog-sync/adapter-http"
 import { PortalHttp } from "@catalog-sync/portal"
 import { layer as pgPorts } from "@catalog-sync/adapter-pg"
-import { type PersistencePorts, SqlRateLimiter } from "@catalog-sync/adapter-sql"
+import { type PersistencePorts, layer as sqlPorts, SqlRateLimiter } from "@catalog-sync/adapter-sql"
 import { layer as sqlitePorts } from "@catalog-sync/adapter-sqlite"
 import { CatalogService, ChangeFeed, Idempotency, IdempotencyStore, Ids, ImportService, InMemoryRateLimiter, InventoryService, JobService, JobWorker, MediaService, MediaStagingSweep } from "@catalog-sync/core"
 import { SharpImageProcessor } from "@catalog-sync/adapter-image-sharp"
@@ -71,6 +71,17 @@ export type MediaPorts = MediaStorage.MediaStorage | MediaStorage.MediaStaging |
  */
 export interface ServerOverrides {
   readonly media?: (defaults: Layer.Layer<MediaPorts>) => Layer.Layer<MediaPorts>
+  /** Wraps the database client every repository, job store and worker runs on (a client that fails the N-th statement). */
+  readonly sql?: (client: SqlClient.SqlClient) => Effect.Effect<SqlClient.SqlClient>
+}
+
+/** The persistence layer with the repositories rebuilt over the wrapped client, when a wrapper is given. */
+const persistenceWith = (config: ServerConfig, overrides: ServerOverrides) => {
+  const wrap = overrides.sql
+  if (wrap === undefined) return PersistenceLive(config)
+  const wrapped = Layer.effect(SqlClient.SqlClient, Effect.flatMap(SqlClient.SqlClient, wrap))
+  // Fresh: the same layer value inside PersistenceLive is memoized with the unwrapped client.
+  return Layer.fresh(sqlPorts).pipe(Layer.provideMerge(wrapped), Layer.provide(PersistenceLive(config)))
 }
 
 /**
@@ -219,7 +230,7 @@ export const ServerLive = (config: ServerConfig, overrides: ServerOverrides = {}
     HttpServer.withLogAddress,
     Layer.provideMerge(NodeHttpServer.layer(() => server, { port: config.port, host: config.host })),
     Layer.provide(ServicesLive(config, overrides)),
-    Layer.provide(PersistenceLive(config)),
+    Layer.provide(persistenceWith(config, overrides)),
     Layer.provide(Logger.minimumLogLevel(config.logLevel)),
     // Nothing exports spans, so the ones adapters and @effect/sql open per statement are made no-ops.
     Layer.provide(Layer.setTracerEnabled(false))

@@ -1,0 +1,53 @@
+import { CatalogErrors } from "@catalog-sync/core"
+import { SqlClient, SqlError } from "@effect/sql"
+import { Effect, Option } from "effect"
+import { classify, fromSqlError } from "./errors.js"
+
+/** A defect of the transaction's body, carried through `withTransaction` so it is told apart from its own. */
+class BodyDefect {
+  constructor(readonly defect: unknown) {}
+}
+
+/**
+ * A failed BEGIN, COMMIT or ROLLBACK, which @effect/sql raises as a defect (a dropped connection makes
+ * the rollback fail too). The database has not applied the transaction, or its outcome is unknown: either
+ * way a replay with the same Idempotency-Key settles it, so it is a storage failure, never a 500.
+ */
+const controlFailure = (error: SqlError.SqlError): Effect.Effect<never, CatalogErrors.PersistenceError> =>
+  classify(error) === "defect"
+    ? Effect.fail(new CatalogErrors.PersistenceError({ message: "storage unavailable (transaction aborted)", retryable: true }))
+    : fromSqlError(error)
+
+/**
+ * `sql.withTransaction` whose own failures (BEGIN, SAVEPOINT, COMMIT, ROLLBACK) become PersistenceError
+ * instead of SqlError or a defect; the body's failures and defects pass through unchanged.
+ */
+/**
+ * @effect/sql does not roll back after a failed COMMIT, and SQLite keeps the transaction open then (e.g.
+ * SQLITE_BUSY on commit): the next statements on the one connection would run, and commit, inside it.
+ * A best-effort ROLLBACK on a reserved connection ends it; PostgreSQL has already ended it, and there
+ * the stray ROLLBACK only warns.
+ */
+const abandon = (sql: SqlClient.SqlClient) =>
+  Effect.scoped(Effect.flatMap(sql.reserve, (conn) => conn.executeUnprepared("ROLLBACK", [], undefined))).pipe(Effect.ignore)
+
+export const inTransaction = (sql: SqlClient.SqlClient) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError.SqlError> | CatalogErrors.PersistenceError, R> =>
+    Effect.serviceOption(SqlClient.TransactionConnection).pipe(Effect.flatMap((outer) => sql.withTransaction(
+      effect.pipe(
+        // The body's own driver failures are classified as everywhere else (a constraint violation dies).
+        Effect.catchAll((error): Effect.Effect<never, E | CatalogErrors.PersistenceError> =>
+          error instanceof SqlError.SqlError ? fromSqlError(error) : Effect.fail(error)),
+        Effect.catchAllDefect((defect) => Effect.die(new BodyDefect(defect)))
+      )
+    ).pipe(
+      Effect.catchAllDefect((defect) =>
+        defect instanceof BodyDefect
+          ? Effect.die(defect.defect)
+          : defect instanceof SqlError.SqlError
+          ? Effect.zipRight(Option.isNone(outer) ? abandon(sql) : Effect.void, controlFailure(defect))
+          : Effect.die(defect)
+      ),
+      // A SqlError left here comes from BEGIN itself, e.g. SQLITE_BUSY when another process holds the lock.
+      Effect.catchIf((error): error is SqlError.SqlError => error instanceof SqlError.SqlError, controlFailure)
+    ))) as Effect.Effect<A, Exclude<E, SqlError.SqlError> | CatalogErrors.PersistenceError, R>

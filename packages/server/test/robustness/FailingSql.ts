@@ -1,0 +1,47 @@
+import { Reactivity } from "@effect/experimental"
+import { SqlClient, SqlError, Statement } from "@effect/sql"
+import type { Connection } from "@effect/sql/SqlConnection"
+import { PgClient } from "@effect/sql-pg"
+import { Effect } from "effect"
+
+/**
+ * A database client that fails the N-th statement after `arm(n)` (BEGIN and COMMIT count; ROLLBACK never
+ * fails, so a failed write can always be undone). `injected` counts the faults that fired.
+ */
+export const failingSql = (database: "sqlite" | "postgres") => {
+  const state = { countdown: 0, injected: 0, at: "", skip: undefined as RegExp | undefined }
+  const fault = <A, E, R>(query: string, run: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError.SqlError, R> =>
+    Effect.suspend((): Effect.Effect<A, E | SqlError.SqlError, R> => {
+      if (state.countdown > 0 && !/^\s*rollback/i.test(query) && !(state.skip?.test(query) ?? false) && --state.countdown === 0) {
+        state.injected++
+        state.at = query.slice(0, 80)
+        // A fault as the driver reports it: an I/O error (SQLite) or a lost connection (PostgreSQL).
+        const cause = Object.assign(new Error("injected fault"), { code: database === "sqlite" ? "SQLITE_IOERR_WRITE" : "08006" })
+        return Effect.fail(new SqlError.SqlError({ cause, message: `injected fault at: ${query.slice(0, 60)}` }))
+      }
+      return run
+    })
+  const wrapConnection = (conn: Connection): Connection => ({
+    execute: (sql, params, transform) => fault(sql, conn.execute(sql, params, transform)),
+    executeRaw: (sql, params) => fault(sql, conn.executeRaw(sql, params)),
+    executeValues: (sql, params) => fault(sql, conn.executeValues(sql, params)),
+    executeUnprepared: (sql, params, transform) => fault(sql, conn.executeUnprepared(sql, params, transform)),
+    executeStream: (sql, params, transform) => conn.executeStream(sql, params, transform)
+  })
+  const wrap = (client: SqlClient.SqlClient) =>
+    SqlClient.make({
+      acquirer: Effect.map(client.reserve, wrapConnection),
+      compiler: database === "sqlite" ? Statement.makeCompilerSqlite() : PgClient.makeCompiler(),
+      spanAttributes: []
+    }).pipe(Effect.provide(Reactivity.layer))
+  return {
+    wrap,
+    /** Fails the n-th statement from now, not counting those `skip` matches (another fiber's work, such as the job worker's polling). */
+    arm: (n: number, skip?: RegExp) => { state.countdown = n; state.skip = skip },
+    disarm: () => { state.countdown = 0 },
+    get injected() { return state.injected },
+    /** The statement the last fault was injected at. */
+    get at() { return state.at },
+    get armed() { return state.countdown > 0 }
+  }
+}
