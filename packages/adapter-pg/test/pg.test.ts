@@ -2,7 +2,7 @@ import { SqlErrors } from "@catalog-sync/adapter-sql"
 import { CatalogRepository, type Ids, Mappings, Transactor } from "@catalog-sync/core"
 import { SqlClient, SqlError } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Context, Effect, Either, Layer, Option, Redacted } from "effect"
+import { Cause, Context, Effect, Either, Layer, Option, Redacted } from "effect"
 import { layer as pgLayer, Migrations, PgLive } from "../src/index.js"
 import { shared, unavailableReason } from "../src/testing.js"
 
@@ -106,6 +106,31 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
         const duplicate = yield* Effect.flip(sql`INSERT INTO uniq VALUES ('x')`)
         expect(SqlErrors.isUniqueViolation(duplicate)).toBe(true)
         expect(SqlErrors.classify(duplicate)).toBe("defect")
+      }))
+
+    it.scoped("a connection killed inside a transaction fails the transaction as retryable (a 503), not as a defect", () =>
+      Effect.gen(function* () {
+        const url = yield* cluster.freshDatabase
+        const context = yield* Layer.build(pgLayer({ url: Redacted.make(url), poolSize: 3 }))
+        const sql = Context.get(context, SqlClient.SqlClient)
+        const transactor = Context.get(context, Transactor.Transactor)
+        // The failing statement's rollback then fails too (the connection is gone), which @effect/sql turns into a defect.
+        const exit = yield* Effect.exit(
+          transactor.withTransaction(
+            Effect.gen(function* () {
+              const [own] = yield* sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`
+              yield* Effect.forkDaemon(Effect.provide(Effect.flatMap(SqlClient.SqlClient, (other) => other`SELECT pg_terminate_backend(${own!.pid})`), context))
+              // Real time (the test clock does not move): the other connection needs it to end this one.
+              yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 300)))
+              yield* sql`SELECT 1`
+            }).pipe(Effect.catchAll(SqlErrors.fromSqlError))
+          )
+        )
+        expect(exit._tag).toBe("Failure")
+        const failure = exit._tag === "Failure" ? Option.getOrUndefined(Cause.failureOption(exit.cause)) : undefined
+        expect(failure).toMatchObject({ _tag: "PersistenceError", retryable: true })
+        // The pool recovers: the next transaction runs on a fresh connection.
+        expect(yield* transactor.withTransaction(sql<{ one: number }>`SELECT 1 AS one`)).toEqual([{ one: 1 }])
       }))
 
     it.scoped("a statement past the statement timeout is cancelled and reported as retryable", () =>
