@@ -1,16 +1,14 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
-import { Accounts } from "../src/Auth/Accounts.js"
-import type { Company } from "../src/Auth/Company.js"
 import { CatalogService } from "../src/Catalog/CatalogService.js"
 import type { ImportBody } from "../src/Imports/Import.js"
 import { ImportService } from "../src/Imports/ImportService.js"
 import { JobService } from "../src/Jobs/JobService.js"
 import { JobStore } from "../src/Jobs/JobStore.js"
-import { type CompanyId, IdsLive } from "../src/Shared/Ids.js"
+import { IdsLive } from "../src/Shared/Ids.js"
 import type { Scope } from "../src/Shared/Scope.js"
 import { InMemory, InMemoryJobs } from "../src/testing.js"
-import { as, company, list, principal, upsert, uuid } from "./support.js"
+import { as, list, registeredTenant, upsert, uuid } from "./support.js"
 
 const TestLayer = Layer.mergeAll(JobService.Default).pipe(
   Layer.provideMerge(ImportService.Default),
@@ -20,26 +18,7 @@ const TestLayer = Layer.mergeAll(JobService.Default).pipe(
 )
 
 /** A company and connection the accounts know of, and a principal of that connection. */
-const tenant = (scopes?: ReadonlyArray<Scope>) =>
-  Effect.gen(function* () {
-    const accounts = yield* Accounts
-    const settings = company({ id: uuid() as CompanyId, storage_slug: uuid() })
-    const stored: Company = {
-      ...settings,
-      name: "Acme",
-      enabled: true,
-      subscription_active: true,
-      stock_package: false,
-      inventory_module: false,
-      granted_scopes: ["catalog:read", "catalog:write", "prices:read", "prices:write", "costs:read", "costs:write"],
-      domains: [],
-      created_at: "2026-01-01T00:00:00.000Z"
-    }
-    yield* accounts.saveCompany(stored)
-    const who = principal(settings, scopes)
-    yield* accounts.saveConnection({ id: who.connectionId, company_id: settings.id, name: "ERP", enabled: true, created_at: stored.created_at })
-    return who
-  })
+const tenant = (scopes?: ReadonlyArray<Scope>) => registeredTenant(["catalog:read", "catalog:write", "prices:read", "prices:write", "costs:read", "costs:write"], scopes)
 
 const submit = (body: ImportBody) => Effect.flatMap(ImportService, (s) => s.submit(body))
 

@@ -1,8 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Layer, Option, Stream, TestClock } from "effect"
 import * as fc from "effect/FastCheck"
-import { Accounts } from "../src/Auth/Accounts.js"
-import type { Company } from "../src/Auth/Company.js"
 import type { Principal } from "../src/Auth/Principal.js"
 import { CatalogService } from "../src/Catalog/CatalogService.js"
 import { ImportService } from "../src/Imports/ImportService.js"
@@ -14,10 +12,10 @@ import { MediaStorageError } from "../src/Media/MediaErrors.js"
 import { MediaService } from "../src/Media/MediaService.js"
 import { sweepStaging, stagingGraceMillis } from "../src/Media/MediaStagingSweep.js"
 import { MediaStaging, MediaStorage, type StagedFile } from "../src/Media/MediaStorage.js"
-import { type CompanyId, IdsLive } from "../src/Shared/Ids.js"
+import { IdsLive } from "../src/Shared/Ids.js"
 import type { Scope } from "../src/Shared/Scope.js"
 import { InMemory, InMemoryJobs, InMemoryMedia } from "../src/testing.js"
-import { as, company, principal, uuid } from "./support.js"
+import { as, principal, registeredTenant, uuid } from "./support.js"
 
 /**
  * A fresh world per test: in-memory ports, a storage whose folders can be made to refuse writes, and an
@@ -67,26 +65,7 @@ const inWorld = <A, E>(f: (world: World) => Effect.Effect<A, E, Services>) =>
 const labelOf = (source: Uint8Array) => /img:[\w.-]+/.exec(new TextDecoder("latin1").decode(source))?.[0] ?? "?"
 const picture = (label: string, width = 800, height = 600) => InMemoryMedia.fakeImage({ width, height, payload: `img:${label}` })
 
-const tenant = (scopes?: ReadonlyArray<Scope>) =>
-  Effect.gen(function* () {
-    const accounts = yield* Accounts
-    const settings = company({ id: uuid() as CompanyId, storage_slug: `slug-${uuid()}` })
-    const stored: Company = {
-      ...settings,
-      name: "Acme",
-      enabled: true,
-      subscription_active: true,
-      stock_package: false,
-      inventory_module: false,
-      granted_scopes: ["catalog:read", "catalog:write", "media:read", "media:write"],
-      domains: [],
-      created_at: "2026-01-01T00:00:00.000Z"
-    }
-    yield* accounts.saveCompany(stored)
-    const who = principal(settings, scopes)
-    yield* accounts.saveConnection({ id: who.connectionId, company_id: settings.id, name: "ERP", enabled: true, created_at: stored.created_at })
-    return who
-  })
+const tenant = (scopes?: ReadonlyArray<Scope>) => registeredTenant(["catalog:read", "catalog:write", "media:read", "media:write"], scopes)
 
 const stage = (bytes: Uint8Array) => Effect.flatMap(MediaStaging, (staging) => staging.write(Stream.make(bytes)))
 

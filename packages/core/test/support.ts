@@ -3,7 +3,8 @@ import { CatalogService } from "../src/Catalog/CatalogService.js"
 import type { Document } from "../src/Catalog/ResourceDefinition.js"
 import type { ResourceName } from "../src/Catalog/Resource.js"
 import { Decode } from "../src/index.js"
-import type { CompanySettings } from "../src/Auth/Company.js"
+import { Accounts } from "../src/Auth/Accounts.js"
+import type { Company, CompanySettings } from "../src/Auth/Company.js"
 import { CurrentPrincipal, type Principal } from "../src/Auth/Principal.js"
 import { type CompanyId, type ConnectionId, IdsLive } from "../src/Shared/Ids.js"
 import { all as allScopes, type Scope } from "../src/Shared/Scope.js"
@@ -57,3 +58,28 @@ export const archive = (id: string, expectedRevision: number) =>
 /** Creates a category and returns its record. */
 export const category = (externalId: string, extra: Document = {}) =>
   Effect.map(upsert("categories", { external_id: externalId, name: `Category ${externalId}`, ...extra }), (r) => r.record)
+
+/**
+ * A company and connection that the Accounts port knows of (granted `granted`), and a principal of that
+ * connection with `scopes` (all by default): for use cases that read the company or connection back.
+ */
+export const registeredTenant = (granted: ReadonlyArray<Scope>, scopes?: ReadonlyArray<Scope>) =>
+  Effect.gen(function* () {
+    const accounts = yield* Accounts
+    const settings = company({ id: uuid() as CompanyId, storage_slug: `slug-${uuid()}` })
+    const stored: Company = {
+      ...settings,
+      name: "Acme",
+      enabled: true,
+      subscription_active: true,
+      stock_package: false,
+      inventory_module: false,
+      granted_scopes: granted,
+      domains: [],
+      created_at: "2026-01-01T00:00:00.000Z"
+    }
+    yield* accounts.saveCompany(stored)
+    const who = principal(settings, scopes)
+    yield* accounts.saveConnection({ id: who.connectionId, company_id: settings.id, name: "ERP", enabled: true, created_at: stored.created_at })
+    return who
+  })

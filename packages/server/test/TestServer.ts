@@ -95,6 +95,12 @@ export interface Reply {
 
 let keyCounter = 0
 /** A fresh idempotency key per call unless one is given. */
+/** Rate windows are fixed minutes: start a burst early in one, so that it cannot straddle two. */
+export const earlyInMinute = Effect.suspend(() => {
+  const intoMinute = Date.now() % 60_000
+  return intoMinute < 45_000 ? Effect.void : Effect.sleep(60_000 - intoMinute + 50)
+})
+
 export const freshKey = () => `test-key-${Date.now()}-${++keyCounter}`
 
 export const call = (

@@ -1,6 +1,6 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { call, freshKey, rawRequest, TestServer, TestServerLive } from "./TestServer.js"
+import { call, earlyInMinute, freshKey, rawRequest, TestServer, TestServerLive } from "./TestServer.js"
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
@@ -254,6 +254,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
     Effect.gen(function* () {
       const { url, tenant } = yield* TestServer
       const token = yield* (yield* tenant()).key(["catalog:read"])
+      yield* earlyInMinute
       const replies = yield* Effect.all(Array.from({ length: 120 }, () => call(url, "GET", "/me", { token })), { concurrency: 8 })
       expect(replies.every((r) => r.status === 200)).toBe(true)
       const refused = yield* call(url, "GET", "/me", { token })

@@ -6,7 +6,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer, Redacted } from "effect"
 import sharp from "sharp"
 import { buildServer, startInstance } from "./Instances.js"
-import { call, freshKey, type Reply } from "./TestServer.js"
+import { call, earlyInMinute, freshKey, type Reply } from "./TestServer.js"
 
 const skip = unavailableReason()
 if (skip !== undefined) console.warn(`\n*** ${skip} ***\n`)
@@ -50,12 +50,6 @@ const InstancesLive = Layer.scoped(
 )
 
 const writer = ["catalog:read", "catalog:write"]
-
-/** Rate windows are fixed minutes: start a burst early in one, so that it cannot straddle two. */
-const earlyInMinute = Effect.suspend(() => {
-  const intoMinute = Date.now() % 60_000
-  return intoMinute < 45_000 ? Effect.void : Effect.sleep(60_000 - intoMinute + 50)
-})
 
 const upsert = (url: string, token: string, body: Record<string, unknown>, idempotencyKey = freshKey()) =>
   call(url, "POST", "/categories/upsert", { token, body, idempotencyKey })

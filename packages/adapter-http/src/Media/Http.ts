@@ -69,8 +69,7 @@ const readUpload = (request: HttpServerRequest.HttpServerRequest, allowance: num
       Effect.tapErrorCause(() => (staged === undefined ? Effect.void : Effect.ignore(staging.remove(staged.key))))
     )
     if (staged === undefined) {
-      const url = Media.remoteUrlField(fields)
-      if (url !== undefined) return yield* new MediaErrors.RemoteUrlNotAccepted({ path: url, message: MediaService.remoteUrlMessage })
+      yield* MediaService.refuseRemoteUrls(fields)
       return yield* invalid("$.file", "is required")
     }
     return { fields, staged }

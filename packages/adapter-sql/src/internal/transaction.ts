@@ -19,10 +19,6 @@ const controlFailure = (error: SqlError.SqlError): Effect.Effect<never, CatalogE
     : fromSqlError(error)
 
 /**
- * `sql.withTransaction` whose own failures (BEGIN, SAVEPOINT, COMMIT, ROLLBACK) become PersistenceError
- * instead of SqlError or a defect; the body's failures and defects pass through unchanged.
- */
-/**
  * @effect/sql does not roll back after a failed COMMIT, and SQLite keeps the transaction open then (e.g.
  * SQLITE_BUSY on commit): the next statements on the one connection would run, and commit, inside it.
  * A best-effort ROLLBACK on a reserved connection ends it; PostgreSQL has already ended it, and there
@@ -31,23 +27,29 @@ const controlFailure = (error: SqlError.SqlError): Effect.Effect<never, CatalogE
 const abandon = (sql: SqlClient.SqlClient) =>
   Effect.scoped(Effect.flatMap(sql.reserve, (conn) => conn.executeUnprepared("ROLLBACK", [], undefined))).pipe(Effect.ignore)
 
+const isSqlError = (u: unknown): u is SqlError.SqlError => u instanceof SqlError.SqlError
+
+/** The body: its driver failures classified as everywhere else (a constraint violation dies), its defects marked. */
+const body = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  effect.pipe(
+    Effect.catchAll((error): Effect.Effect<never, E | CatalogErrors.PersistenceError> => (isSqlError(error) ? fromSqlError(error) : Effect.fail(error))),
+    Effect.catchAllDefect((defect) => Effect.die(new BodyDefect(defect)))
+  )
+
+/**
+ * `sql.withTransaction` whose own failures (BEGIN, SAVEPOINT, COMMIT, ROLLBACK) become PersistenceError
+ * instead of SqlError or a defect; the body's failures and defects pass through unchanged.
+ */
 export const inTransaction = (sql: SqlClient.SqlClient) =>
   <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError.SqlError> | CatalogErrors.PersistenceError, R> =>
-    Effect.serviceOption(SqlClient.TransactionConnection).pipe(Effect.flatMap((outer) => sql.withTransaction(
-      effect.pipe(
-        // The body's own driver failures are classified as everywhere else (a constraint violation dies).
-        Effect.catchAll((error): Effect.Effect<never, E | CatalogErrors.PersistenceError> =>
-          error instanceof SqlError.SqlError ? fromSqlError(error) : Effect.fail(error)),
-        Effect.catchAllDefect((defect) => Effect.die(new BodyDefect(defect)))
+    Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (outer) =>
+      sql.withTransaction(body(effect)).pipe(
+        Effect.catchAllDefect((defect) => {
+          if (defect instanceof BodyDefect) return Effect.die(defect.defect)
+          if (!isSqlError(defect)) return Effect.die(defect)
+          return Effect.zipRight(Option.isNone(outer) ? abandon(sql) : Effect.void, controlFailure(defect))
+        }),
+        // A SqlError left here comes from BEGIN itself, e.g. SQLITE_BUSY when another process holds the lock.
+        Effect.catchIf(isSqlError, controlFailure)
       )
-    ).pipe(
-      Effect.catchAllDefect((defect) =>
-        defect instanceof BodyDefect
-          ? Effect.die(defect.defect)
-          : defect instanceof SqlError.SqlError
-          ? Effect.zipRight(Option.isNone(outer) ? abandon(sql) : Effect.void, controlFailure(defect))
-          : Effect.die(defect)
-      ),
-      // A SqlError left here comes from BEGIN itself, e.g. SQLITE_BUSY when another process holds the lock.
-      Effect.catchIf((error): error is SqlError.SqlError => error instanceof SqlError.SqlError, controlFailure)
-    ))) as Effect.Effect<A, Exclude<E, SqlError.SqlError> | CatalogErrors.PersistenceError, R>
+    ) as Effect.Effect<A, Exclude<E, SqlError.SqlError> | CatalogErrors.PersistenceError, R>

@@ -44,7 +44,13 @@ export const mediaCounts = (job: StoredJob): JobCounts => ({
   pending: job.state === "queued" || job.state === "running" || job.state === "paused" ? 1 : 0
 })
 
-export const remoteUrlMessage = "remote URLs are not imported; send the image itself as the multipart file part named file"
+const remoteUrlMessage = "remote URLs are not imported; send the image itself as the multipart file part named file"
+
+/** Refuses a form whose fields carry a URL in place of the image (spec 2.13: remote URLs are not imported). */
+export const refuseRemoteUrls = (fields: Readonly<Record<string, string>>) => {
+  const path = remoteUrlField(fields)
+  return path === undefined ? Effect.void : Effect.fail(new RemoteUrlNotAccepted({ path, message: remoteUrlMessage }))
+}
 
 /** Seconds a client waits when its connection's staged images reach 100 MB. */
 export const stagingRetryAfterSeconds = 10
@@ -114,12 +120,6 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
             })
         )
       )
-
-    /** A form field holding a URL in place of the image. */
-    const refuseRemoteUrls = (fields: Readonly<Record<string, string>>) => {
-      const path = remoteUrlField(fields)
-      return path === undefined ? Effect.void : Effect.fail(new RemoteUrlNotAccepted({ path, message: remoteUrlMessage }))
-    }
 
     const jobView = (job: StoredJob) => renderJob(job, mediaCounts(job))
 
