@@ -138,7 +138,8 @@ const run = (clients: number, writesPerClient: number, label: string) =>
             else if (reply.status === 200) {
               outcome = { type: "ok", revision: reply.body.record.revision, name: reply.body.record.name, replayed: reply.body.replayed === true, updatedAt: reply.body.record.updated_at, invokedAt, completedAt }
             } else {
-              expect(reply.status, JSON.stringify(reply.body)).toBeLessThan(500)
+              // 503 (database busy, rolled back) is the one 5xx the spec allows: the client retries with the same key.
+              expect(reply.status === 503 || reply.status < 500, JSON.stringify(reply.body)).toBe(true)
               const current = reply.body.error?.details?.current_revision
               outcome = { type: "fail", status: reply.status, code: reply.body.error?.code, ...(typeof current === "number" ? { current } : {}), invokedAt, completedAt }
               if (reply.status === 503) busy.count++
