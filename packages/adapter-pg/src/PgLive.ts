@@ -46,12 +46,34 @@ const pool = (config: PgConfig) =>
           await created.end().catch(() => {})
           throw cause
         }
-        return created
+        return withoutCancellation(created)
       },
       catch: (cause) => new SqlError.SqlError({ cause, message: `cannot connect to PostgreSQL: ${describe(cause)}` })
     }),
     (created) => Effect.promise(() => created.end()).pipe(Effect.timeoutOption("5 seconds"))
   )
+
+/**
+ * @effect/sql-pg cancels the statement of an interrupted query (e.g. of a request whose client went
+ * away) with `SELECT pg_cancel_backend(<pid>)` sent through this same pool. That statement may run
+ * after the interrupted connection went back to the pool and was taken by another request, whose
+ * statement it then cancels (57014, answered 503 to a client that did nothing wrong). Statements here
+ * are short and bounded by statement_timeout, so an interrupted one is left to finish instead:
+ * node-postgres runs the connection's next query only after it, and no other request is cancelled.
+ */
+export const withoutCancellation = (created: pg.Pool): pg.Pool => {
+  const query = created.query.bind(created) as (...args: Array<unknown>) => unknown
+  created.query = ((...args: Array<unknown>) => {
+    if (typeof args[0] === "string" && /^SELECT pg_cancel_backend\(\d+\)$/.test(args[0])) {
+      const callback = args.find((arg): arg is (error: Error | undefined) => void => typeof arg === "function")
+      if (callback === undefined) return Promise.resolve({ rows: [], rowCount: 0 })
+      queueMicrotask(() => callback(undefined))
+      return undefined
+    }
+    return query(...args)
+  }) as typeof created.query
+  return created
+}
 
 const describe = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause))
 

@@ -4,6 +4,8 @@ import { SqlClient, SqlError } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Cause, Context, Effect, Either, Layer, Option, Redacted } from "effect"
 import { layer as pgLayer, Migrations, PgLive } from "../src/index.js"
+import { withoutCancellation } from "../src/PgLive.js"
+import pg from "pg"
 import { shared, unavailableReason } from "../src/testing.js"
 
 const skip = unavailableReason()
@@ -140,6 +142,27 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
         const sql = Context.get(context, SqlClient.SqlClient)
         const error = yield* Effect.flip(sql`SELECT pg_sleep(2)`)
         expect(SqlErrors.classify(error)).toBe("retryable")
+      }))
+
+    // Regression: @effect/sql-pg cancels an interrupted statement with pg_cancel_backend through the pool; that
+    // statement could run after the connection had gone to another request and cancel that request's
+    // statement (a 503 for a client that did nothing wrong; 20 of them in a concurrency history soak run
+    // with many client time-outs, none after the fix with the same seed).
+    it.scoped("the pool answers the driver's pg_cancel_backend itself, without cancelling anything; other queries run", () =>
+      Effect.gen(function* () {
+        const url = yield* cluster.freshDatabase
+        const pool = withoutCancellation(new pg.Pool({ connectionString: url, max: 2 }))
+        yield* Effect.addFinalizer(() => Effect.promise(() => pool.end()))
+        const victim = yield* Effect.promise(() => pool.connect())
+        const pid = (victim as unknown as { processID: number }).processID
+        const running = victim.query("SELECT pg_sleep(0.3) AS slept")
+        // What the driver sends when a query on `victim` is interrupted.
+        yield* Effect.async<void>((resume) => void pool.query(`SELECT pg_cancel_backend(${pid})`, () => resume(Effect.void)))
+        const slept = yield* Effect.either(Effect.tryPromise(() => running))
+        victim.release()
+        expect(Either.getOrUndefined(slept)?.rowCount, "the statement was not cancelled").toBe(1)
+        const other = yield* Effect.promise(() => pool.query("SELECT 1 AS one"))
+        expect(other.rows).toEqual([{ one: 1 }])
       }))
 
     it.scoped("two instances updating one record with the same expected revision: exactly one wins each round", () =>
