@@ -1,11 +1,11 @@
-import { CommonFields, Idempotency } from "@catalog-sync/core"
+import { CommonFields, Idempotency, Ids } from "@catalog-sync/core"
 import { Schema } from "effect"
 
 /** Strict decoding: the same options as the core body schemas. */
 export const strict = CommonFields.strict
 
 /** `{id}` path parameter: a record uuid. */
-export const PathParams = Schema.Struct({ id: Schema.UUID }).annotations({ identifier: "PathParams" })
+export const PathParams = Schema.Struct({ id: Ids.Uuid }).annotations({ identifier: "PathParams" })
 
 /** Every POST and DELETE needs an Idempotency-Key (spec 7, rule 2). */
 export const IdempotencyHeaders = Schema.Struct({

@@ -75,6 +75,20 @@ const isJson = (contentType: string | undefined) =>
   contentType !== undefined && /^application\/json\s*(;|$)/i.test(contentType.trim())
 
 /**
+ * Query parameter names the framework cannot refuse as unknown: it copies the parsed query into a plain
+ * object, where `__proto__` replaces the prototype instead of becoming a key, so the strict query
+ * schemas never see it. No endpoint takes such a name, so it is refused here like any unknown parameter.
+ */
+const unsafeQueryNames: ReadonlySet<string> = new Set(["__proto__"])
+
+const unsafeQueryName = (url: string): string | undefined => {
+  const query = url.indexOf("?")
+  if (query === -1) return undefined
+  for (const name of new URLSearchParams(url.slice(query + 1)).keys()) if (unsafeQueryNames.has(name)) return name
+  return undefined
+}
+
+/**
  * Wraps the whole API (before HttpApi encodes errors): gives each request its id (the X-Request-Id
  * header and `request_id`), enforces the JSON content type (415) and the 1 MB limit while streaming
  * (413), and renders every failure in the spec's error body.
@@ -92,6 +106,14 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware((app) =>
       "close"
     )
     const handled = Effect.gen(function* () {
+      const refusedName = unsafeQueryName(request.url)
+      if (refusedName !== undefined) {
+        return respond(requestId, 422, {
+          code: "validation_failed",
+          message: "query parameters are not valid",
+          details: [{ path: `query.${refusedName}`, message: "is not an allowed property" }]
+        })
+      }
       if (!hasBody) return yield* app
       if (isMediaUpload(request) && isMultipart(request.headers["content-type"])) {
         if (contentLength !== undefined && Number(contentLength) > maxMediaBodyBytes) {

@@ -194,6 +194,38 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
       }))
   })
 
+  describe("identifiers and query parameters", () => {
+    it.effect("an uppercase uuid names the same record, in paths, References, filters and cursors", () =>
+      Effect.gen(function* () {
+        const { url, tenant } = yield* TestServer
+        const t = yield* tenant()
+        const token = yield* t.key(writer)
+        const cat = yield* call(url, "POST", "/categories/upsert", { token, body: { external_id: "c", name: "Chairs" } })
+        const upper = (cat.body.record.id as string).toUpperCase()
+        const read = yield* call(url, "GET", `/categories/${upper}`, { token })
+        expect({ status: read.status, id: read.body.record?.id }).toEqual({ status: 200, id: cat.body.record.id })
+        const product = yield* call(url, "POST", "/products/upsert", { token, body: { external_id: "p", name: "Chair", category_ids: [upper] } })
+        expect(product.status).toBe(200)
+        expect(product.body.record.category_ids).toEqual([cat.body.record.id])
+        const filtered = yield* call(url, "GET", `/products?category_id=${upper}`, { token })
+        expect(filtered.body.records.map((r: any) => r.id)).toEqual([product.body.record.id])
+      }))
+
+    it.effect("__proto__ is refused like any unknown query parameter (422 at query.__proto__)", () =>
+      Effect.gen(function* () {
+        const { url, tenant } = yield* TestServer
+        const t = yield* tenant()
+        const token = yield* t.key(writer)
+        for (const query of ["__proto__=1", "limit=5&__proto__=1", "__prot%6F__=1", "constructor=1"]) {
+          const reply = yield* call(url, "GET", `/products?${query}`, { token })
+          expectError(reply, 422, "validation_failed")
+        }
+        const proto = yield* call(url, "GET", "/products?__proto__=1", { token })
+        expect(proto.body.error.details).toEqual([{ path: "query.__proto__", message: "is not an allowed property" }])
+        expect((yield* call(url, "GET", "/products?limit=5", { token })).status).toBe(200)
+      }))
+  })
+
   describe("idempotency", () => {
     it.effect("the same key and body replays; another body is 409; the header is required and validated", () =>
       Effect.gen(function* () {

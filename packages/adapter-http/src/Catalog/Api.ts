@@ -12,7 +12,7 @@ const Limit = Schema.NumberFromString.pipe(
 /** Query parameters of every catalog list (spec 4.1). Unknown parameters are refused. */
 export const listFields = {
   limit: Schema.optional(Limit),
-  cursor: Schema.optional(Schema.UUID.annotations({ description: "next_cursor of the previous page" })),
+  cursor: Schema.optional(Ids.Uuid.annotations({ description: "next_cursor of the previous page" })),
   external_id: Schema.optional(Ids.ExternalId),
   mode: Schema.optional(Schema.Literal("catalog", "prices"))
 }
@@ -21,9 +21,9 @@ export const ListQuery = Schema.Struct(listFields).annotations({ identifier: "Qu
 
 export const ProductListQuery = Schema.Struct({
   ...listFields,
-  category_id: Schema.optional(Schema.UUID),
-  collection_id: Schema.optional(Schema.UUID),
-  brand_id: Schema.optional(Schema.UUID),
+  category_id: Schema.optional(Ids.Uuid),
+  collection_id: Schema.optional(Ids.Uuid),
+  brand_id: Schema.optional(Ids.Uuid),
   active: Schema.optional(Schema.Literal("true", "false"))
 }).annotations({ identifier: "QueryParams", ...strict })
 

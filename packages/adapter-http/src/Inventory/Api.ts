@@ -1,5 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Inventory } from "@catalog-sync/core"
+import { Ids, Inventory } from "@catalog-sync/core"
 import { Schema } from "effect"
 import { Authentication } from "../Authentication.js"
 import { listFields, Outcome, RecordResponse } from "../Catalog/Api.js"
@@ -8,10 +8,10 @@ import { IdempotencyHeaders, PathParams, strict } from "../Common.js"
 /** GET /inventory query: limit and cursor (spec 4.3) and the filters documented in docs/spec-gaps.md. */
 export const InventoryListQuery = Schema.Struct({
   limit: listFields.limit,
-  cursor: Schema.optional(Schema.UUID.annotations({ description: "next_cursor of the previous page (an inventory item id)" })),
+  cursor: Schema.optional(Ids.Uuid.annotations({ description: "next_cursor of the previous page (an inventory item id)" })),
   source_kind: Schema.optional(Inventory.SourceKind),
-  source_id: Schema.optional(Schema.UUID.annotations({ description: "Only the card of this product or option." })),
-  location_id: Schema.optional(Schema.UUID.annotations({ description: "Only cards with a balance at this location." }))
+  source_id: Schema.optional(Ids.Uuid.annotations({ description: "Only the card of this product or option." })),
+  location_id: Schema.optional(Ids.Uuid.annotations({ description: "Only cards with a balance at this location." }))
 }).annotations({ identifier: "QueryParams", ...strict })
 
 export const InventoryListResponse = Schema.Struct({

@@ -1,5 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Import, Job } from "@catalog-sync/core"
+import { Ids, Import, Job } from "@catalog-sync/core"
 import { Schema } from "effect"
 import { Authentication } from "../Authentication.js"
 import { listFields } from "../Catalog/Api.js"
@@ -8,7 +8,7 @@ import { IdempotencyHeaders, PathParams, strict } from "../Common.js"
 /** GET /jobs and GET /imports query: limit and cursor (spec 4.3). Unknown parameters are refused. */
 export const JobListQuery = Schema.Struct({
   limit: listFields.limit,
-  cursor: Schema.optional(Schema.UUID.annotations({ description: "next_cursor of the previous page (a job id)" }))
+  cursor: Schema.optional(Ids.Uuid.annotations({ description: "next_cursor of the previous page (a job id)" }))
 }).annotations({ identifier: "QueryParams", ...strict })
 
 export const JobListResponse = Schema.Struct({

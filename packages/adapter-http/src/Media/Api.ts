@@ -1,5 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart, OpenApi } from "@effect/platform"
-import { Media } from "@catalog-sync/core"
+import { Ids, Media } from "@catalog-sync/core"
 import { Schema } from "effect"
 import { Authentication } from "../Authentication.js"
 import { listFields } from "../Catalog/Api.js"
@@ -9,7 +9,7 @@ import { JobAccepted } from "../Jobs/Api.js"
 /** GET /media query: limit, cursor and an external_id filter. */
 export const MediaListQuery = Schema.Struct({
   limit: listFields.limit,
-  cursor: Schema.optional(Schema.UUID.annotations({ description: "next_cursor of the previous page (a media id)" })),
+  cursor: Schema.optional(Ids.Uuid.annotations({ description: "next_cursor of the previous page (a media id)" })),
   external_id: Schema.optional(Schema.String.annotations({ description: "Only the item mapped to this external_id by the caller's connection." }))
 }).annotations({ identifier: "QueryParams", ...strict })
 

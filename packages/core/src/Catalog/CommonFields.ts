@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { ExternalId } from "../Shared/Ids.js"
+import { ExternalId, Uuid } from "../Shared/Ids.js"
 import { Text } from "../Shared/Text.js"
 import { Translations } from "../Shared/Translations.js"
 
@@ -18,7 +18,7 @@ export const PricingMode = Schema.Literal("none", "percent", "fixed")
 /** Fields every upsert body accepts (spec 2.3). */
 export const commonUpsertFields = {
   external_id: ExternalId,
-  target_id: opt(Schema.UUID),
+  target_id: opt(Uuid),
   expected_revision: opt(Schema.NonNegativeInt),
   mode: opt(UpsertMode),
   currency: opt(Schema.String.pipe(Schema.pattern(/^[A-Z]{3}$/, { message: () => "must be a 3-letter currency code" }))),

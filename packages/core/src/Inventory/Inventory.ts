@@ -5,7 +5,7 @@
 import { Schema } from "effect"
 import { strict } from "../Catalog/CommonFields.js"
 import { Quantity } from "../Shared/Decimal.js"
-import type { CompanyId, ConnectionId, RecordId } from "../Shared/Ids.js"
+import { type CompanyId, type ConnectionId, type RecordId, Uuid } from "../Shared/Ids.js"
 import { Reference } from "../Shared/Reference.js"
 import { Text } from "../Shared/Text.js"
 
@@ -17,10 +17,10 @@ export const StockAction = Schema.Literal("set", "in", "out")
 
 /** POST /inventory body: all keys required, no others. */
 export const StockWrite = Schema.Struct({
-  event_id: Schema.UUID.annotations({ description: "Unique per event: a repeat with the same body replays the original result." }),
+  event_id: Uuid.annotations({ description: "Unique per event: a repeat with the same body replays the original result." }),
   source_kind: SourceKind,
   source_id: Reference,
-  location_id: Schema.UUID.annotations({ description: "A location assigned to the connection as writable." }),
+  location_id: Uuid.annotations({ description: "A location assigned to the connection as writable." }),
   action: StockAction,
   quantity: Quantity.annotations({ description: "Whole numbers for products counted in pieces." }),
   revision: Schema.NonNegativeInt.annotations({

@@ -2,13 +2,13 @@ import { Schema } from "effect"
 import { Name, opt } from "../Catalog/CommonFields.js"
 import type { Violation } from "../Catalog/ResourceDefinition.js"
 import { Coefficient } from "../Shared/Decimal.js"
-import { ExternalId } from "../Shared/Ids.js"
+import { ExternalId, Uuid } from "../Shared/Ids.js"
 import { Reference } from "../Shared/Reference.js"
 import { Translations } from "../Shared/Translations.js"
 
 /** Element of products.fields (spec 2.5): one choice of one option from the linked swatch books. */
 export const SelectionFieldInput = Schema.Struct({
-  id: opt(Schema.UUID),
+  id: opt(Uuid),
   external_id: opt(ExternalId),
   name: Name,
   translations: opt(Translations),

@@ -1,6 +1,16 @@
 import { Context, Effect, Layer, Schema } from "effect"
 import { Text } from "./Text.js"
 
+/**
+ * A uuid sent by a client, in any letter case, decoded to the lowercase form every id is stored and
+ * compared in (RFC 4122 treats uuids case-insensitively): `ABCD…` names the same record as `abcd…`.
+ */
+export const Uuid = Schema.transform(Schema.UUID, Schema.UUID, {
+  strict: true,
+  decode: (id) => id.toLowerCase(),
+  encode: (id) => id
+})
+
 /** A platform record id (uuid). Records are addressed by it in paths and References. */
 export const RecordId = Schema.UUID.pipe(Schema.brand("RecordId"))
 export type RecordId = typeof RecordId.Type

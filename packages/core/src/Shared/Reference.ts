@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { ExternalId } from "./Ids.js"
+import { ExternalId, Uuid } from "./Ids.js"
 
 /** The object form of a Reference: resolved in the caller's company + connection + resource namespace. */
 export const ExternalReference = Schema.Struct({ external_id: ExternalId }).annotations({
@@ -7,7 +7,7 @@ export const ExternalReference = Schema.Struct({ external_id: ExternalId }).anno
 })
 
 /** A Reference is a record uuid, or `{external_id}` with no other keys. */
-export const Reference = Schema.Union(Schema.UUID, ExternalReference).annotations({
+export const Reference = Schema.Union(Uuid, ExternalReference).annotations({
   identifier: "Reference",
   description: "A record uuid, or an object {external_id} resolved in the caller's connection namespace."
 })
