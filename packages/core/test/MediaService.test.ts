@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Layer, Option, Stream, TestClock } from "effect"
+import { Effect, Either, Fiber, Layer, Option, Stream, TestClock } from "effect"
 import * as fc from "effect/FastCheck"
 import type { Principal } from "../src/Auth/Principal.js"
 import { CatalogService } from "../src/Catalog/CatalogService.js"
@@ -27,6 +27,8 @@ const makeWorld = Effect.gen(function* () {
   const denied = new Set<string>()
   const processed: Array<string> = []
   const written: Array<string> = []
+  /** Labels whose processing never ends (a stalled decoder). */
+  const stalled = new Set<string>()
   const guarded = MediaStorage.of({
     ...storage,
     put: (folder, key, data) =>
@@ -37,7 +39,10 @@ const makeWorld = Effect.gen(function* () {
   const images = ImageProcessor.of({
     inspect: InMemoryMedia.imageProcessor.inspect,
     process: (source, options) =>
-      Effect.zipRight(Effect.sync(() => void processed.push(labelOf(source))), InMemoryMedia.imageProcessor.process(source, options))
+      Effect.zipRight(
+        Effect.sync(() => void processed.push(labelOf(source))),
+        stalled.has(labelOf(source)) ? Effect.never : InMemoryMedia.imageProcessor.process(source, options)
+      )
   })
   const ports = Layer.mergeAll(
     InMemory.layer,
@@ -54,7 +59,7 @@ const makeWorld = Effect.gen(function* () {
     Layer.provideMerge(ports),
     Layer.provideMerge(IdsLive)
   )
-  return { layer, staged, denied, processed, written }
+  return { layer, staged, denied, processed, written, stalled }
 })
 type World = Effect.Effect.Success<typeof makeWorld>
 type Services = Layer.Layer.Success<World["layer"]>
@@ -150,6 +155,29 @@ describe("MediaService", () => {
         expect(world.processed).toEqual(["img:a1", "img:b1", "img:a2", "img:a3"])
         const listed = yield* Effect.flatMap(MediaService, (m) => m.list({ limit: 10, external_id: "a3" })).pipe(as(a))
         expect(listed.records[0]).toMatchObject({ state: "completed", width: 1500, height: 500 })
+        expect(world.staged.files()).toEqual([])
+      })
+    ))
+
+  it.effect("processing that outlives the time limit fails the job with processing_timeout and keeps the image staged for a retry", () =>
+    inWorld((world) =>
+      Effect.gen(function* () {
+        const who = yield* tenant()
+        world.stalled.add("img:slow")
+        const slow = yield* upload(who, fields("slow"), picture("slow"))
+        const running = yield* Effect.fork(work)
+        yield* TestClock.adjust("119 seconds")
+        expect(yield* jobState(who, slow.id)).toBe("running")
+        yield* TestClock.adjust("1 second")
+        yield* Fiber.join(running)
+        const detail = yield* Effect.flatMap(JobService, (jobs) => jobs.get(slow.id)).pipe(as(who))
+        expect(detail.job).toMatchObject({ state: "failed", failure: { code: "processing_timeout", message: expect.stringContaining("2m") } })
+        expect(world.staged.files()).toHaveLength(1)
+        world.stalled.clear()
+        yield* Effect.flatMap(JobService, (jobs) => jobs.retry(slow.id)).pipe(as(who))
+        yield* work
+        expect(yield* jobState(who, slow.id)).toBe("completed")
+        expect(world.processed).toEqual(["img:slow", "img:slow"])
         expect(world.staged.files()).toEqual([])
       })
     ))

@@ -185,10 +185,21 @@ const JobWorkersLive = Layer.scopedDiscard(
   })
 )
 
+/** MEDIA_PROCESSING_TIMEOUT_SECONDS (default 120): past it, a media job fails with `processing_timeout`. */
+const ProcessingTimeoutLive = Layer.effect(
+  MediaService.ProcessingTimeout,
+  Config.number("MEDIA_PROCESSING_TIMEOUT_SECONDS").pipe(
+    Config.withDefault(120),
+    Config.validate({ message: "must be a number >= 1", validation: (n) => n >= 1 }),
+    Effect.map((seconds) => Duration.millis(Math.round(seconds * 1000))),
+    Effect.orDie
+  )
+)
+
 /** Imports, media, jobs and their workers. */
 const JobsLive = Layer.mergeAll(JobService.JobService.Default, JobWorkersLive).pipe(
   Layer.provideMerge(ImportService.ImportService.Default),
-  Layer.provideMerge(MediaService.MediaService.Default),
+  Layer.provideMerge(MediaService.MediaService.Default.pipe(Layer.provide(ProcessingTimeoutLive))),
   Layer.provideMerge(CatalogService.CatalogService.Default)
 )
 

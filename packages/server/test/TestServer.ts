@@ -1,7 +1,7 @@
 import * as PgTesting from "@catalog-sync/adapter-pg/testing"
 import { HttpServer } from "@effect/platform"
 import { Admin, Ids, InventoryAdmin } from "@catalog-sync/core"
-import { Context, Effect, Layer, LogLevel, Option, Redacted } from "effect"
+import { ConfigProvider, Context, Effect, Layer, LogLevel, Option, Redacted } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { request as httpRequest } from "node:http"
@@ -37,8 +37,11 @@ const allScopes = ["catalog:read", "catalog:write", "prices:read", "prices:write
 /** Which database the end-to-end suites run on. */
 export const testDatabase: "sqlite" | "postgres" = process.env.TEST_DATABASE === "postgres" ? "postgres" : "sqlite"
 
-/** A test server whose layers may be replaced (fault injection); `TestServerLive` runs the defaults. */
-export const TestServerWith = (overrides: ServerOverrides = {}) => Layer.scoped(
+/**
+ * A test server whose layers may be replaced (fault injection) and whose environment variables may be
+ * set (`env`, read before the process environment); `TestServerLive` runs the defaults.
+ */
+export const TestServerWith = (overrides: ServerOverrides = {}, env: Record<string, string> = {}) => Layer.scoped(
   TestServer,
   Effect.gen(function* () {
     const dataDir = yield* Effect.acquireRelease(
@@ -51,7 +54,9 @@ export const TestServerWith = (overrides: ServerOverrides = {}) => Layer.scoped(
       testDatabase === "postgres"
         ? { ...base, postgres: { url: Redacted.make(yield* PgTesting.freshDatabase), poolSize: 5, statementTimeoutMillis: 30_000 } }
         : base
-    const context = yield* Layer.build(ServerLive(config, overrides))
+    const context = yield* Layer.build(ServerLive(config, overrides)).pipe(
+      Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))).pipe(ConfigProvider.orElse(() => ConfigProvider.fromEnv())))
+    )
     const address = Context.get(context, HttpServer.HttpServer).address as HttpServer.TcpAddress
     const adminContext = yield* Layer.build(
       Layer.mergeAll(Admin.Admin.Default, InventoryAdmin.InventoryAdmin.Default).pipe(Layer.provide(PersistenceLive(config)), Layer.provide(Ids.IdsLive))
@@ -93,14 +98,14 @@ export interface Reply {
   readonly text: string
 }
 
-let keyCounter = 0
-/** A fresh idempotency key per call unless one is given. */
 /** Rate windows are fixed minutes: start a burst early in one, so that it cannot straddle two. */
 export const earlyInMinute = Effect.suspend(() => {
   const intoMinute = Date.now() % 60_000
   return intoMinute < 45_000 ? Effect.void : Effect.sleep(60_000 - intoMinute + 50)
 })
 
+let keyCounter = 0
+/** A fresh idempotency key per call unless one is given. */
 export const freshKey = () => `test-key-${Date.now()}-${++keyCounter}`
 
 export const call = (

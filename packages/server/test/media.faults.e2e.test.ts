@@ -13,6 +13,9 @@ import { call, freshKey, TestServer, TestServerWith } from "./TestServer.js"
  * system would (`denied`), and a record of every image processed (by source hash) and file written.
  */
 const denied = new Set<string>()
+/** Sources (by hash) whose processing never ends, or dies with an unexpected exception. */
+const stalled = new Set<string>()
+const crashing = new Set<string>()
 const processed: Array<string> = []
 const written: Array<string> = []
 const sha = (data: Uint8Array) => createHash("sha256").update(data).digest("hex")
@@ -35,7 +38,14 @@ const withFaults = (defaults: Layer.Layer<MediaPorts>): Layer.Layer<MediaPorts> 
       ).pipe(
         Context.add(ImageProcessor.ImageProcessor, {
           ...images,
-          process: (source, options) => Effect.zipRight(Effect.sync(() => void processed.push(sha(source))), images.process(source, options))
+          process: (source, options) =>
+            Effect.suspend(() => {
+              const hash = sha(source)
+              processed.push(hash)
+              if (stalled.has(hash)) return Effect.never
+              if (crashing.has(hash)) return Effect.die(new Error("decoder crashed"))
+              return images.process(source, options)
+            })
         }),
         Context.add(MediaStorage.MediaStaging, staging)
       )
@@ -86,7 +96,40 @@ const stagedSettled = (dataDir: string, count = 0) =>
     return stagedFiles(dataDir)
   })
 
-layer(TestServerWith({ media: withFaults }), { excludeTestServices: true, timeout: 120_000 })("media faults end to end", (it) => {
+layer(TestServerWith({ media: withFaults }, { MEDIA_PROCESSING_TIMEOUT_SECONDS: "2" }), { excludeTestServices: true, timeout: 120_000 })("media faults end to end", (it) => {
+  describe("image processor faults", () => {
+    it.effect("an image whose processing stalls fails its job with processing_timeout, one that crashes with internal_error; later images go on; a retry completes each once the fault is gone", () =>
+      Effect.gen(function* () {
+        const { url, tenant } = yield* TestServer
+        const t = yield* tenant()
+        const token = yield* t.key(scopes)
+        const [slow, broken, fine] = yield* Effect.forEach([11, 12, 13], (seed) => image(30, 20 + seed, seed))
+        stalled.add(sha(slow!))
+        crashing.add(sha(broken!))
+        const uploads = yield* Effect.forEach(
+          [["slow", slow!], ["broken", broken!], ["fine", fine!]] as const,
+          ([name, file]) => upload(url, token, { external_id: name, name, purpose: "catalog" }, file)
+        )
+        const [slowJob, brokenJob, fineJob] = yield* Effect.forEach(uploads, (r) => waitJob(url, token, r.body.job.id))
+        expect(slowJob).toMatchObject({ state: "failed", failure: { code: "processing_timeout" } })
+        expect(slowJob.failure.message).toContain("2s")
+        expect(brokenJob).toMatchObject({ state: "failed", failure: { code: "internal_error" } })
+        expect(fineJob.state).toBe("completed")
+        // Both images are still staged and their media queued: a retry needs no new upload.
+        const states = (yield* call(url, "GET", "/media", { token })).body.records.map((m: any) => [m.external_id, m.state])
+        expect(states).toEqual([["slow", "queued"], ["broken", "queued"], ["fine", "completed"]])
+        stalled.clear()
+        crashing.clear()
+        for (const r of uploads.slice(0, 2)) {
+          expect((yield* call(url, "POST", `/jobs/${r.body.job.id}/retry`, { token })).status).toBe(202)
+          expect((yield* waitJob(url, token, r.body.job.id)).state).toBe("completed")
+        }
+        const count = (picture: Uint8Array) => processed.filter((h) => h === sha(picture)).length
+        expect([slow!, broken!, fine!].map(count)).toEqual([2, 2, 1])
+        expect((yield* call(url, "GET", "/media", { token })).body.records.map((m: any) => m.state)).toEqual(["completed", "completed", "completed"])
+      }))
+  })
+
   describe("paused and retry", () => {
     it.effect("a storage refusal pauses the job and holds back only its company's images; a retry completes them in upload order, none lost or written twice", () =>
       Effect.gen(function* () {

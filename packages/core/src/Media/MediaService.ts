@@ -1,4 +1,4 @@
-import { Clock, Effect, Option, ParseResult, Schema } from "effect"
+import { Clock, Context, Duration, Effect, Option, ParseResult, Schema } from "effect"
 import { Accounts } from "../Auth/Accounts.js"
 import { CurrentPrincipal, type Principal } from "../Auth/Principal.js"
 import { RecordNotFound, ScopeDenied, ValidationFailed } from "../Catalog/CatalogErrors.js"
@@ -52,6 +52,14 @@ export const refuseRemoteUrls = (fields: Readonly<Record<string, string>>) => {
   return path === undefined ? Effect.void : Effect.fail(new RemoteUrlNotAccepted({ path, message: remoteUrlMessage }))
 }
 
+/**
+ * How long processing one image may take. A stalled decoder would otherwise hold the company's media
+ * queue (one image at a time) for good, its heartbeat keeping the job's lease alive.
+ */
+export class ProcessingTimeout extends Context.Reference<ProcessingTimeout>()("@catalog-sync/core/MediaService/ProcessingTimeout", {
+  defaultValue: (): Duration.Duration => Duration.minutes(2)
+}) {}
+
 /** Seconds a client waits when its connection's staged images reach 100 MB. */
 export const stagingRetryAfterSeconds = 10
 
@@ -79,6 +87,7 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
     const transactor = yield* Transactor
     const accounts = yield* Accounts
     const ids = yield* Ids
+    const processingTimeout = yield* ProcessingTimeout
 
     const now = Effect.map(Clock.currentTimeMillis, (millis) => ({ millis, at: new Date(millis).toISOString() }))
     const scopeOf = (companyId: CompanyId, connectionId: ConnectionId): MappingScope => ({ companyId, connectionId, resource: "media" })
@@ -320,13 +329,22 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
             const source = yield* staging.read(media.stagedKey).pipe(
               Effect.catchIf((error) => error.reason === "not_found", () => Effect.fail(gone))
             )
-            const processed = yield* images.process(source, { maxLongEdge: maxLongEdge(media.purpose), maxPixels })
+            const processed = yield* images.process(source, { maxLongEdge: maxLongEdge(media.purpose), maxPixels }).pipe(
+              Effect.timeoutFail({ duration: processingTimeout, onTimeout: () => "TimedOut" as const })
+            )
             yield* storage.put(folder, media.contentKey, processed.data)
             return { width: processed.width, height: processed.height, bytes: processed.data.byteLength }
           })
         )
         if (result._tag === "Left") {
           const error = result.left
+          if (error === "TimedOut") {
+            // The image is still staged: a retry may succeed on a less loaded machine.
+            return yield* finish("failed", {
+              code: "processing_timeout",
+              message: `processing the image took longer than ${Duration.format(processingTimeout)}; retry the job, or upload a smaller image`
+            })
+          }
           if (error._tag === "PersistenceError") return yield* error
           if (error._tag === "ImageRejected") return yield* fail({ code: error.code, message: error.message })
           if (error.reason === "denied") {

@@ -4,15 +4,31 @@ import type { Connection } from "@effect/sql/SqlConnection"
 import { PgClient } from "@effect/sql-pg"
 import { Effect } from "effect"
 
+/** Which statements `arm` counts. */
+export interface Arming {
+  /** Statements not counted: another fiber's work, such as the job worker's polling. */
+  readonly skip?: RegExp
+  /** Counting starts at the first statement that matches (counted as 1): work started in the background. */
+  readonly after?: RegExp
+}
+
 /**
  * A database client that fails the N-th statement after `arm(n)` (BEGIN and COMMIT count; ROLLBACK never
  * fails, so a failed write can always be undone). `injected` counts the faults that fired.
  */
 export const failingSql = (database: "sqlite" | "postgres") => {
-  const state = { countdown: 0, injected: 0, at: "", skip: undefined as RegExp | undefined }
+  const state = { countdown: 0, injected: 0, at: "", skip: undefined as RegExp | undefined, after: undefined as RegExp | undefined }
+  const counts = (query: string) => {
+    if (state.countdown === 0 || /^\s*rollback/i.test(query) || (state.skip?.test(query) ?? false)) return false
+    if (state.after !== undefined) {
+      if (!state.after.test(query)) return false
+      state.after = undefined
+    }
+    return true
+  }
   const fault = <A, E, R>(query: string, run: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError.SqlError, R> =>
     Effect.suspend((): Effect.Effect<A, E | SqlError.SqlError, R> => {
-      if (state.countdown > 0 && !/^\s*rollback/i.test(query) && !(state.skip?.test(query) ?? false) && --state.countdown === 0) {
+      if (counts(query) && --state.countdown === 0) {
         state.injected++
         state.at = query.slice(0, 80)
         // A fault as the driver reports it: an I/O error (SQLite) or a lost connection (PostgreSQL).
@@ -36,8 +52,12 @@ export const failingSql = (database: "sqlite" | "postgres") => {
     }).pipe(Effect.provide(Reactivity.layer))
   return {
     wrap,
-    /** Fails the n-th statement from now, not counting those `skip` matches (another fiber's work, such as the job worker's polling). */
-    arm: (n: number, skip?: RegExp) => { state.countdown = n; state.skip = skip },
+    /** Fails the n-th counted statement from now. */
+    arm: (n: number, arming: Arming = {}) => {
+      state.countdown = n
+      state.skip = arming.skip
+      state.after = arming.after
+    },
     disarm: () => { state.countdown = 0 },
     get injected() { return state.injected },
     /** The statement the last fault was injected at. */
