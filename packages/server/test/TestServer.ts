@@ -54,8 +54,10 @@ export const TestServerWith = (overrides: ServerOverrides = {}, env: Record<stri
       testDatabase === "postgres"
         ? { ...base, postgres: { url: Redacted.make(yield* PgTesting.freshDatabase), poolSize: 5, statementTimeoutMillis: 30_000 } }
         : base
-    const context = yield* Layer.build(ServerLive(config, overrides)).pipe(
-      Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))).pipe(ConfigProvider.orElse(() => ConfigProvider.fromEnv())))
+    const context = yield* Effect.configProviderWith((current) =>
+      Layer.build(ServerLive(config, overrides)).pipe(
+        Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))).pipe(ConfigProvider.orElse(() => current)))
+      )
     )
     const address = Context.get(context, HttpServer.HttpServer).address as HttpServer.TcpAddress
     const adminContext = yield* Layer.build(

@@ -1,6 +1,6 @@
 import { describe, expect, layer } from "@effect/vitest"
-import { ConfigProvider, Effect, Layer } from "effect"
-import { call, freshKey, TestServer, TestServerLive } from "./TestServer.js"
+import { Effect } from "effect"
+import { call, freshKey, TestServer, TestServerLive, TestServerWith } from "./TestServer.js"
 
 const writer = ["catalog:read", "catalog:write", "prices:read", "prices:write"]
 
@@ -167,7 +167,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("imports a
 })
 
 // Without workers, jobs stay queued: the pending limit can be reached deterministically.
-const NoWorkers = TestServerLive.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromJson({ JOB_WORKERS: 0 }))))
+const NoWorkers = TestServerWith({}, { JOB_WORKERS: "0" })
 
 layer(NoWorkers, { excludeTestServices: true, timeout: 60_000 })("pending job limit", (it) => {
   it.effect("20 pending jobs per connection; the 21st gets 429 with Retry-After; queued jobs cannot be retried", () =>

@@ -1,5 +1,5 @@
 import { HttpApiBuilder, type HttpApiGroup } from "@effect/platform"
-import { type IdempotencyStore, ImportService, JobService, type Transactor } from "@catalog-sync/core"
+import { type IdempotencyStore, ImportService, JobService, JobSignal, type Transactor } from "@catalog-sync/core"
 import { Effect, type Layer } from "effect"
 import type { Authentication } from "../Authentication.js"
 import { Api } from "../Api.js"
@@ -14,7 +14,8 @@ export const ImportsHttpLive: Layer.Layer<
 > = HttpApiBuilder.group(Api, "imports", (handlers) =>
   Effect.gen(function* () {
     const imports = yield* ImportService.ImportService
-    const endpoints = jobHandlers(yield* JobService.JobService, "import")
+    const signal = yield* JobSignal.JobSignal
+    const endpoints = jobHandlers(yield* JobService.JobService, "import", signal)
     return handlers
       .handle("list", endpoints.list)
       .handle("get", endpoints.get)
@@ -27,7 +28,7 @@ export const ImportsHttpLive: Layer.Layer<
             submitted._tag === "DryRun" ? { report: submitted.report } : { job: submitted.job }
           ),
           imports.authorize(payload)
-        )
+        ).pipe(Effect.tap(() => signal.notify))
       )
   })
 )

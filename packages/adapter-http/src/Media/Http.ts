@@ -1,6 +1,6 @@
 import { HttpApiBuilder, type HttpApiGroup, HttpServerRequest, HttpServerResponse, Multipart } from "@effect/platform"
 import { NodeHttpServerRequest, NodeStream } from "@effect/platform-node"
-import { CatalogErrors, type IdempotencyStore, Media, MediaErrors, MediaService, MediaStorage, type Transactor } from "@catalog-sync/core"
+import { CatalogErrors, type IdempotencyStore, JobSignal, Media, MediaErrors, MediaService, MediaStorage, type Transactor } from "@catalog-sync/core"
 import { Effect, type Layer, Option, Ref, Schema, Stream } from "effect"
 import type { Authentication } from "../Authentication.js"
 import { Api } from "../Api.js"
@@ -84,6 +84,7 @@ export const MediaHttpLive: Layer.Layer<
   Effect.gen(function* () {
     const media = yield* MediaService.MediaService
     const staging = yield* MediaStorage.MediaStaging
+    const signal = yield* JobSignal.JobSignal
     return handlers
       .handleRaw("upload", ({ request }) =>
         Effect.gen(function* () {
@@ -105,6 +106,8 @@ export const MediaHttpLive: Layer.Layer<
           const result = yield* idempotentWrite(key["idempotency-key"], { ...fields, file_sha256: staged.sha256 }, write).pipe(
             Effect.ensuring(Effect.flatMap(Ref.get(used), (ran) => (ran ? Effect.void : Effect.ignore(staging.remove(staged.key)))))
           )
+          // After the write's transaction: the queued job is visible to the worker it wakes.
+          yield* signal.notify
           return HttpServerResponse.unsafeJson(result, { status: 202 })
         })
       )

@@ -4,6 +4,7 @@ import { MediaService } from "../Media/MediaService.js"
 import { Ids } from "../Shared/Ids.js"
 import type { StoredJob } from "./Job.js"
 import { LeaseLost } from "./JobErrors.js"
+import { JobSignal } from "./JobSignal.js"
 import { JobStore } from "./JobStore.js"
 
 export interface WorkerSettings {
@@ -58,10 +59,11 @@ const work = (job: StoredJob, workerId: string, settings: WorkerSettings) =>
     }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("could not record the job's end", cause)), Effect.uninterruptible)
   }).pipe(Effect.annotateLogs("worker_id", workerId))
 
-/** One worker: claim, process, repeat; sleeps `pollMillis` when the queue is empty. */
+/** One worker: claim, process, repeat; when the queue is empty, sleeps `pollMillis` or until a job is signalled. */
 const worker = (settings: WorkerSettings) =>
   Effect.gen(function* () {
     const jobs = yield* JobStore
+    const signal = yield* JobSignal
     const workerId = yield* Effect.flatMap(Ids, (ids) => ids.next)
     const claimNext = Effect.gen(function* () {
       const now = yield* Clock.currentTimeMillis
@@ -72,7 +74,7 @@ const worker = (settings: WorkerSettings) =>
     return yield* Effect.forever(
       Effect.flatMap(claimNext, (claimed) =>
         Option.match(claimed, {
-          onNone: () => Effect.sleep(Duration.millis(settings.pollMillis)),
+          onNone: () => Effect.race(Effect.sleep(Duration.millis(settings.pollMillis)), signal.wait),
           onSome: (job) => work(job, workerId, settings)
         })
       )
