@@ -78,13 +78,13 @@ export const make: Effect.Effect<Context.Tag.Service<typeof ImportStore.ImportSt
       Effect.gen(function* () {
         const rows = yield* encodeRows(items.map(toRow))
         for (const chunk of chunks(rows, 50)) yield* sql`INSERT INTO import_records ${sql.insert(chunk)}`
-      }).pipe(refineErrors, Effect.withSpan("ImportStore.insertItems")),
+      }).pipe(refineErrors, Effect.withSpan("ImportStore.insertItems", { captureStackTrace: false })),
 
     items: (jobId) =>
       Effect.gen(function* () {
         const rows = yield* sql`SELECT ${sql.literal(columns)} FROM import_records WHERE job_id = ${jobId} ORDER BY idx`
         return (yield* decodeRows(rows)).map(toItem)
-      }).pipe(refineErrors, Effect.withSpan("ImportStore.items")),
+      }).pipe(refineErrors, Effect.withSpan("ImportStore.items", { captureStackTrace: false })),
 
     markApplied: (jobId, index, result) =>
       Effect.gen(function* () {
@@ -94,7 +94,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof ImportStore.ImportSt
             WHERE job_id = ${jobId} AND idx = ${index} AND status <> 'applied'
             RETURNING idx`
         return (yield* decodeIndices(rows)).length > 0
-      }).pipe(refineErrors, Effect.withSpan("ImportStore.markApplied")),
+      }).pipe(refineErrors, Effect.withSpan("ImportStore.markApplied", { captureStackTrace: false })),
 
     markFailed: (jobId, index, result) =>
       Effect.asVoid(
@@ -102,7 +102,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof ImportStore.ImportSt
             SET status = 'failed', outcome = NULL, record_id = NULL, error = ${JSON.stringify(result.error)},
                 run = ${result.run}, updated_at = ${result.at}
             WHERE job_id = ${jobId} AND idx = ${index} AND status <> 'applied'`
-      ).pipe(refineErrors, Effect.withSpan("ImportStore.markFailed")),
+      ).pipe(refineErrors, Effect.withSpan("ImportStore.markFailed", { captureStackTrace: false })),
 
     resetFailed: (jobId, run, at) =>
       Effect.gen(function* () {
@@ -110,7 +110,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof ImportStore.ImportSt
             WHERE job_id = ${jobId} AND status <> 'applied'
             RETURNING idx`
         return (yield* decodeIndices(rows)).map((row) => row.idx)
-      }).pipe(refineErrors, Effect.withSpan("ImportStore.resetFailed")),
+      }).pipe(refineErrors, Effect.withSpan("ImportStore.resetFailed", { captureStackTrace: false })),
 
     counts: (jobIds) =>
       Effect.gen(function* () {
@@ -125,7 +125,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof ImportStore.ImportSt
             FROM import_records WHERE job_id IN ${sql.in(jobIds)} GROUP BY job_id`
         for (const { job_id, ...counts } of yield* Schema.decodeUnknown(Schema.Array(CountRow))(rows)) out.set(job_id, counts)
         return out
-      }).pipe(refineErrors, Effect.withSpan("ImportStore.counts"))
+      }).pipe(refineErrors, Effect.withSpan("ImportStore.counts", { captureStackTrace: false }))
   })
 })
 

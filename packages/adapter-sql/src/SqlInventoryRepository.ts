@@ -206,14 +206,14 @@ export const make: Effect.Effect<Context.Tag.Service<typeof InventoryRepository.
       findItemRow({ companyId, id }).pipe(
         Effect.flatMap((row) => oneCard(companyId, row)),
         refineErrors,
-        Effect.withSpan("InventoryRepository.findItem", { attributes: { companyId, id } })
+        Effect.withSpan("InventoryRepository.findItem", { captureStackTrace: false, attributes: { companyId, id } })
       ),
 
     findItemBySource: (companyId, sourceKind, sourceId) =>
       findItemRowBySource({ companyId, sourceKind, sourceId }).pipe(
         Effect.flatMap((row) => oneCard(companyId, row)),
         refineErrors,
-        Effect.withSpan("InventoryRepository.findItemBySource", { attributes: { companyId, sourceKind, sourceId } })
+        Effect.withSpan("InventoryRepository.findItemBySource", { captureStackTrace: false, attributes: { companyId, sourceKind, sourceId } })
       ),
 
     ensureItem: (item) =>
@@ -231,14 +231,14 @@ export const make: Effect.Effect<Context.Tag.Service<typeof InventoryRepository.
         return card.value
       }).pipe(
         refineErrors,
-        Effect.withSpan("InventoryRepository.ensureItem", { attributes: { companyId: item.companyId, sourceId: item.sourceId } })
+        Effect.withSpan("InventoryRepository.ensureItem", { captureStackTrace: false, attributes: { companyId: item.companyId, sourceId: item.sourceId } })
       ),
 
     listItems: (companyId, query) =>
       listItemRows({ ...query, companyId }).pipe(
         Effect.flatMap((rows) => withBalances(companyId, rows)),
         refineErrors,
-        Effect.withSpan("InventoryRepository.listItems", { attributes: { companyId, limit: query.limit } })
+        Effect.withSpan("InventoryRepository.listItems", { captureStackTrace: false, attributes: { companyId, limit: query.limit } })
       ),
 
     saveBalance: (balance, expectedRevision) =>
@@ -252,6 +252,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof InventoryRepository.
       }).pipe(
         refineErrors,
         Effect.withSpan("InventoryRepository.saveBalance", {
+          captureStackTrace: false,
           attributes: { companyId: balance.companyId, itemId: balance.itemId, locationId: balance.locationId, expectedRevision }
         })
       ),
@@ -271,7 +272,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof InventoryRepository.
           }))
         ),
         refineErrors,
-        Effect.withSpan("InventoryRepository.findEvent", { attributes: { companyId, eventId } })
+        Effect.withSpan("InventoryRepository.findEvent", { captureStackTrace: false, attributes: { companyId, eventId } })
       ),
 
     insertEvent: (event) =>
@@ -287,7 +288,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof InventoryRepository.
       }).pipe(
         Effect.map((rows) => rows.length > 0),
         refineErrors,
-        Effect.withSpan("InventoryRepository.insertEvent", { attributes: { companyId: event.companyId, eventId: event.eventId } })
+        Effect.withSpan("InventoryRepository.insertEvent", { captureStackTrace: false, attributes: { companyId: event.companyId, eventId: event.eventId } })
       )
   })
 })

@@ -163,13 +163,13 @@ export const make: Effect.Effect<Context.Tag.Service<typeof JobStore.JobStore>, 
                            ${row.failure}, ${row.created_at}, ${row.started_at}, ${row.finished_at}, ${row.updated_at},
                            (SELECT COALESCE(MAX(queue_seq), 0) + 1 FROM jobs))`
         return true
-      }).pipe(refineErrors, Effect.withSpan("JobStore.insert")),
+      }).pipe(refineErrors, Effect.withSpan("JobStore.insert", { captureStackTrace: false })),
 
     get: (scope, id) =>
       findOne({ company_id: scope.companyId, connection_id: scope.connectionId, id }).pipe(
         Effect.map(Option.map(toJob)),
         refineErrors,
-        Effect.withSpan("JobStore.get")
+        Effect.withSpan("JobStore.get", { captureStackTrace: false })
       ),
 
     list: (scope, query) =>
@@ -181,7 +181,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof JobStore.JobStore>, 
             ORDER BY id
             LIMIT ${query.limit}`
         return (yield* decodeRows(rows)).map(toJob)
-      }).pipe(refineErrors, Effect.withSpan("JobStore.list")),
+      }).pipe(refineErrors, Effect.withSpan("JobStore.list", { captureStackTrace: false })),
 
     requeue: (scope, id, request) =>
       Effect.gen(function* () {
@@ -200,19 +200,19 @@ export const make: Effect.Effect<Context.Tag.Service<typeof JobStore.JobStore>, 
             RETURNING ${sql.literal(columns)}`
         const [updated] = yield* decodeRows(rows)
         return updated === undefined ? ({ _tag: "NotInState", state: null } as const) : ({ _tag: "Requeued", job: toJob(updated) } as const)
-      }).pipe(refineErrors, Effect.withSpan("JobStore.requeue")),
+      }).pipe(refineErrors, Effect.withSpan("JobStore.requeue", { captureStackTrace: false })),
 
     claim: (request) =>
       Effect.gen(function* () {
         const [row] = yield* decodeRows(yield* claimRows(request))
         return Option.map(Option.fromNullable(row), toJob)
-      }).pipe(refineErrors, Effect.withSpan("JobStore.claim")),
+      }).pipe(refineErrors, Effect.withSpan("JobStore.claim", { captureStackTrace: false })),
 
     heartbeat: (id, workerId, leaseUntil) =>
       Effect.gen(function* () {
         const rows = yield* sql`UPDATE jobs SET lease_until = ${leaseUntil} WHERE ${owned(id, workerId)} RETURNING id`
         return (yield* Schema.decodeUnknown(Schema.Array(Returned))(rows)).length > 0
-      }).pipe(refineErrors, Effect.withSpan("JobStore.heartbeat")),
+      }).pipe(refineErrors, Effect.withSpan("JobStore.heartbeat", { captureStackTrace: false })),
 
     finish: (id, workerId, result) =>
       Effect.gen(function* () {
@@ -222,7 +222,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof JobStore.JobStore>, 
             WHERE ${owned(id, workerId)}
             RETURNING id`
         return (yield* Schema.decodeUnknown(Schema.Array(Returned))(rows)).length > 0
-      }).pipe(refineErrors, Effect.withSpan("JobStore.finish")),
+      }).pipe(refineErrors, Effect.withSpan("JobStore.finish", { captureStackTrace: false })),
 
     release: (id, workerId, at) =>
       Effect.gen(function* () {
@@ -230,7 +230,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof JobStore.JobStore>, 
             WHERE ${owned(id, workerId)}
             RETURNING id`
         return (yield* Schema.decodeUnknown(Schema.Array(Returned))(rows)).length > 0
-      }).pipe(refineErrors, Effect.withSpan("JobStore.release"))
+      }).pipe(refineErrors, Effect.withSpan("JobStore.release", { captureStackTrace: false }))
   })
 })
 

@@ -89,26 +89,26 @@ export const make: Effect.Effect<Context.Tag.Service<typeof MediaRepository.Medi
       Effect.flatMap(encodeRow(toRow(media)), (row) => sql`INSERT INTO media ${sql.insert(row)}`).pipe(
         Effect.asVoid,
         refineErrors,
-        Effect.withSpan("MediaRepository.insert")
+        Effect.withSpan("MediaRepository.insert", { captureStackTrace: false })
       ),
     update: (media) =>
       Effect.flatMap(encodeRow(toRow(media)), (row) => {
         const { id, company_id, ...rest } = row
         return sql`UPDATE media SET ${sql.update(rest)} WHERE id = ${id} AND company_id = ${company_id}`
-      }).pipe(Effect.asVoid, refineErrors, Effect.withSpan("MediaRepository.update")),
+      }).pipe(Effect.asVoid, refineErrors, Effect.withSpan("MediaRepository.update", { captureStackTrace: false })),
     get: (companyId, id) =>
       Effect.flatMap(sql`SELECT ${sql.literal(columns)} FROM media WHERE company_id = ${companyId} AND id = ${id}`, one).pipe(
         refineErrors,
-        Effect.withSpan("MediaRepository.get")
+        Effect.withSpan("MediaRepository.get", { captureStackTrace: false })
       ),
     byJob: (jobId) =>
-      Effect.flatMap(sql`SELECT ${sql.literal(columns)} FROM media WHERE job_id = ${jobId}`, one).pipe(refineErrors, Effect.withSpan("MediaRepository.byJob")),
+      Effect.flatMap(sql`SELECT ${sql.literal(columns)} FROM media WHERE job_id = ${jobId}`, one).pipe(refineErrors, Effect.withSpan("MediaRepository.byJob", { captureStackTrace: false })),
     completedWithContent: (companyId, contentKey) =>
       Effect.flatMap(
         sql`SELECT ${sql.literal(columns)} FROM media
             WHERE company_id = ${companyId} AND content_key = ${contentKey} AND state = 'completed' ORDER BY id LIMIT 1`,
         one
-      ).pipe(refineErrors, Effect.withSpan("MediaRepository.completedWithContent")),
+      ).pipe(refineErrors, Effect.withSpan("MediaRepository.completedWithContent", { captureStackTrace: false })),
     list: (query) =>
       Effect.gen(function* () {
         const rows = yield* sql`SELECT ${sql.literal(columns)} FROM media
@@ -117,20 +117,20 @@ export const make: Effect.Effect<Context.Tag.Service<typeof MediaRepository.Medi
               ${query.ids === undefined ? sql`` : sql`AND id IN ${sql.in(query.ids)}`}
             ORDER BY id LIMIT ${query.limit}`
         return (yield* decodeRows(rows)).map(toMedia)
-      }).pipe(refineErrors, Effect.withSpan("MediaRepository.list")),
+      }).pipe(refineErrors, Effect.withSpan("MediaRepository.list", { captureStackTrace: false })),
     stagedBytes: (companyId, connectionId) =>
       Effect.gen(function* () {
         const rows = yield* sql`SELECT SUM(source_bytes) AS n FROM media
             WHERE company_id = ${companyId} AND connection_id = ${connectionId} AND staged_key IS NOT NULL`
         const [row] = yield* Schema.decodeUnknown(Schema.Array(Sum))(rows)
         return row?.n ?? 0
-      }).pipe(refineErrors, Effect.withSpan("MediaRepository.stagedBytes")),
+      }).pipe(refineErrors, Effect.withSpan("MediaRepository.stagedBytes", { captureStackTrace: false })),
     // Deliberately across companies: the staging area is shared, and this only names files to keep.
     referencedStagedKeys: Effect.gen(function* () {
       const rows = yield* sql`SELECT staged_key FROM media WHERE staged_key IS NOT NULL`
       const keys = yield* Schema.decodeUnknown(Schema.Array(Schema.Struct({ staged_key: Schema.String })))(rows)
       return new Set(keys.map((row) => row.staged_key)) as ReadonlySet<string>
-    }).pipe(refineErrors, Effect.withSpan("MediaRepository.referencedStagedKeys"))
+    }).pipe(refineErrors, Effect.withSpan("MediaRepository.referencedStagedKeys", { captureStackTrace: false }))
   })
 })
 

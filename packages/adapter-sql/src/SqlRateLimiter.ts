@@ -53,7 +53,7 @@ export const make = (
         return deleteEnded(windowStart - widestWindow).pipe(
           refineErrors,
           Effect.catchTag("PersistenceError", () => Effect.void),
-          Effect.withSpan("RateLimiter.cleanup")
+          Effect.withSpan("RateLimiter.cleanup", { captureStackTrace: false })
         )
       })
 
@@ -69,7 +69,7 @@ export const make = (
           ),
           refineErrors,
           Effect.tap(() => cleanup(windowStart, windowMillis)),
-          Effect.withSpan("RateLimiter.consume", { attributes: { bucket, limit, windowMillis } })
+          Effect.withSpan("RateLimiter.consume", { captureStackTrace: false, attributes: { bucket, limit, windowMillis } })
         )
       }
     })
