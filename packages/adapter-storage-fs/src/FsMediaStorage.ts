@@ -1,5 +1,5 @@
 import { MediaErrors, MediaStorage } from "@catalog-sync/core"
-import { Effect, Layer, Stream } from "effect"
+import { Clock, Effect, Layer, Stream } from "effect"
 import { createHash, randomUUID } from "node:crypto"
 import { createReadStream } from "node:fs"
 import { mkdir, open, readdir, readFile, rename, rm, stat } from "node:fs/promises"
@@ -81,8 +81,46 @@ export const make = (root: string) =>
     remove: (folder, key) => attempt("cannot remove the media file", () => rm(join(root, safe(folder), safe(key)), { force: true }))
   })
 
-/** MediaStorage under `root`. */
-export const layer = (root: string): Layer.Layer<MediaStorage.MediaStorage> => Layer.succeed(MediaStorage.MediaStorage, make(root))
+/** A temporary file this old was left by a process that died mid-write: no write takes an hour. */
+export const abandonedTemporaryMillis = 60 * 60 * 1000
+
+/**
+ * Removes the temporary files of writes that never finished (a crash between the temp file and its
+ * rename), in every company folder. Younger ones may be another instance's write in progress.
+ * Returns how many were removed.
+ */
+export const sweepTemporaryFiles = (root: string, nowMillis: number) =>
+  attempt("cannot sweep the media folders", async () => {
+    const folders = await readdir(root, { withFileTypes: true }).catch((error: { code?: string }) => (error.code === "ENOENT" ? [] : Promise.reject(error)))
+    let removed = 0
+    for (const folder of folders.filter((entry) => entry.isDirectory())) {
+      const dir = join(root, folder.name)
+      for (const name of (await readdir(dir)).filter((n) => n.startsWith(".tmp-"))) {
+        const modified = await stat(join(dir, name)).then((s) => s.mtimeMs, () => undefined)
+        if (modified !== undefined && nowMillis - modified > abandonedTemporaryMillis) {
+          await rm(join(dir, name), { force: true })
+          removed++
+        }
+      }
+    }
+    return removed
+  })
+
+/** MediaStorage under `root`; at start, a background sweep removes what crashed writes left there. */
+export const layer = (root: string): Layer.Layer<MediaStorage.MediaStorage> =>
+  Layer.scoped(
+    MediaStorage.MediaStorage,
+    Effect.as(
+      Effect.forkScoped(
+        Clock.currentTimeMillis.pipe(
+          Effect.flatMap((now) => sweepTemporaryFiles(root, now)),
+          Effect.tap((removed) => (removed > 0 ? Effect.logInfo(`removed ${removed} temporary media files left by interrupted writes`) : Effect.void)),
+          Effect.catchAll((error) => Effect.logWarning("media folder sweep failed", error))
+        )
+      ),
+      make(root)
+    )
+  )
 
 /** MediaStaging under `root`: each upload streams into its own file while its SHA-256 is computed. */
 export const makeStaging = (root: string) =>

@@ -79,6 +79,21 @@ describe("FsMediaStorage", () => {
       expect(Buffer.from(staged.head).equals(whole.subarray(0, MediaStorage.headBytes))).toBe(true)
       rmSync(root, { recursive: true, force: true })
     }))
+
+  it.live("removes temporary files that interrupted writes left over an hour ago, at start; keeps younger ones and the media", () =>
+    Effect.gen(function* () {
+      const root = mkdtempSync(join(tmpdir(), "media-fs-"))
+      mkdirSync(join(root, "acme"))
+      const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000)
+      for (const [name, age] of [[".tmp-old", 2], [".tmp-young", 0], ["k.webp", 5]] as const) {
+        writeFileSync(join(root, "acme", name), "x")
+        utimesSync(join(root, "acme", name), hoursAgo(age), hoursAgo(age))
+      }
+      yield* Effect.scoped(Layer.build(FsMediaStorage.layer(root)).pipe(Effect.zipRight(Effect.sleep("200 millis"))))
+      expect(readdirSync(join(root, "acme")).sort()).toEqual([".tmp-young", "k.webp"])
+      expect(yield* FsMediaStorage.sweepTemporaryFiles(join(root, "missing"), Date.now())).toBe(0)
+      rmSync(root, { recursive: true, force: true })
+    }), { timeout: 10_000 })
 })
 
 runMediaStagingConformance(
