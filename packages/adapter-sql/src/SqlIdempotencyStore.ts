@@ -165,6 +165,11 @@ export const make: Effect.Effect<Context.Tag.Service<typeof IdempotencyStore.Ide
       release: (scope, key, token) =>
         releaseRow({ key: keyOf(scope, key), token }).pipe(refineErrors, Effect.withSpan("IdempotencyStore.release", { captureStackTrace: false, attributes: scopeAttributes(scope) })),
 
+      releaseAll: Effect.map(sql`DELETE FROM idempotency_keys WHERE state = 'running' RETURNING "key"`, (rows) => rows.length).pipe(
+        refineErrors,
+        Effect.withSpan("IdempotencyStore.releaseAll", { captureStackTrace: false })
+      ),
+
       purge: (olderThanMillis) =>
         Effect.zipWith(purgeFrom("completed", olderThanMillis, 0), purgeFrom("running", olderThanMillis, 0), (a, b) => a + b).pipe(refineErrors, Effect.withSpan("IdempotencyStore.purge", { captureStackTrace: false, attributes: { olderThanMillis } }))
     })

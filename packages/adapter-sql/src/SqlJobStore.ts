@@ -230,7 +230,15 @@ export const make: Effect.Effect<Context.Tag.Service<typeof JobStore.JobStore>, 
             WHERE ${owned(id, workerId)}
             RETURNING id`
         return (yield* Schema.decodeUnknown(Schema.Array(Returned))(rows)).length > 0
-      }).pipe(refineErrors, Effect.withSpan("JobStore.release", { captureStackTrace: false }))
+      }).pipe(refineErrors, Effect.withSpan("JobStore.release", { captureStackTrace: false })),
+
+    releaseAll: (at) =>
+      Effect.gen(function* () {
+        const rows = yield* sql`UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_until = NULL, updated_at = ${at}
+            WHERE state = 'running'
+            RETURNING id`
+        return (yield* Schema.decodeUnknown(Schema.Array(Returned))(rows)).length
+      }).pipe(refineErrors, Effect.withSpan("JobStore.releaseAll", { captureStackTrace: false }))
   })
 })
 

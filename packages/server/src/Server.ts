@@ -5,7 +5,7 @@ import { PortalHttp } from "@catalog-sync/portal"
 import { layer as pgPorts } from "@catalog-sync/adapter-pg"
 import { type PersistencePorts, layer as sqlPorts, SqlRateLimiter } from "@catalog-sync/adapter-sql"
 import { layer as sqlitePorts } from "@catalog-sync/adapter-sqlite"
-import { CatalogService, ChangeFeed, Idempotency, IdempotencyStore, Ids, ImportService, InMemoryRateLimiter, InventoryService, JobService, JobSignal, JobWorker, MediaService, MediaStagingSweep } from "@catalog-sync/core"
+import { CatalogService, ChangeFeed, Idempotency, IdempotencyStore, Ids, ImportService, InMemoryRateLimiter, InventoryService, JobService, JobSignal, JobStore, JobWorker, MediaService, MediaStagingSweep } from "@catalog-sync/core"
 import { SharpImageProcessor } from "@catalog-sync/adapter-image-sharp"
 import { FsMediaStorage } from "@catalog-sync/adapter-storage-fs"
 import type { S3Settings } from "@catalog-sync/adapter-storage-s3"
@@ -83,6 +83,22 @@ const persistenceWith = (config: ServerConfig, overrides: ServerOverrides) => {
   // Fresh: the same layer value inside PersistenceLive is memoized with the unwrapped client.
   return Layer.fresh(sqlPorts).pipe(Layer.provideMerge(wrapped), Layer.provide(PersistenceLive(config)))
 }
+
+/**
+ * SQLite serves one instance (docs/deploy.md), so at its start no request or job of another process can
+ * be running: the idempotency claims and jobs still marked running were cut off by a crash. Giving them
+ * back at once lets the clients' retries and the jobs go on now, not after their leases (60 s, and
+ * JOB_LEASE_SECONDS).
+ */
+const resumeCutOffWork = Layer.effectDiscard(
+  Effect.gen(function* () {
+    const jobs = yield* JobStore.JobStore
+    const idempotency = yield* IdempotencyStore.IdempotencyStore
+    const at = new Date(yield* Clock.currentTimeMillis).toISOString()
+    const released = { jobs: yield* jobs.releaseAll(at), idempotency_claims: yield* idempotency.releaseAll }
+    if (released.jobs + released.idempotency_claims > 0) yield* Effect.logWarning("work cut off by the last stop is resumed", released)
+  }).pipe(Effect.orDie)
+)
 
 /**
  * The database the server runs on, migrated while the layer builds: PostgreSQL when `DATABASE_URL` is
@@ -243,7 +259,9 @@ export const ServerLive = (config: ServerConfig, overrides: ServerOverrides = {}
     HttpServer.withLogAddress,
     Layer.provideMerge(NodeHttpServer.layer(() => server, { port: config.port, host: config.host })),
     Layer.provide(ServicesLive(config, overrides)),
-    Layer.provide(persistenceWith(config, overrides)),
+    Layer.provide(
+      config.postgres === undefined ? resumeCutOffWork.pipe(Layer.provideMerge(persistenceWith(config, overrides))) : persistenceWith(config, overrides)
+    ),
     Layer.provide(Logger.minimumLogLevel(config.logLevel)),
     // Nothing exports spans, so the ones adapters and @effect/sql open per statement are made no-ops.
     Layer.provide(Layer.setTracerEnabled(false))

@@ -44,6 +44,20 @@ const exited = (child: ChildProcess) =>
     else child.once("exit", () => resolve())
   })
 
+/** Succeeds once GET /ready is 200; fails with the process's output if it exits or takes over 30 s. */
+const ready = (url: string, child: ChildProcess, output: () => string) =>
+  Effect.tryPromise({
+    try: async () => {
+      if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode}`)
+      const response = await fetch(`${url}/ready`)
+      if (response.status !== 200) throw new Error(`GET /ready answered ${response.status}`)
+    },
+    catch: (cause) => new InstanceError({ message: String(cause) })
+  }).pipe(
+    Effect.retry({ schedule: Schedule.spaced("50 millis"), until: () => child.exitCode !== null, times: 600 }),
+    Effect.mapError((error) => new InstanceError({ message: `the instance at ${url} did not become ready (${error.message}); its output:\n${output()}` }))
+  )
+
 /**
  * `node <bundle>/cli.js serve` on a free loopback port with the given environment, ready (GET /ready is
  * 200) when this succeeds; stopped with SIGTERM (SIGKILL after 5 s) when the scope closes.
@@ -75,16 +89,47 @@ export const startInstance = (bundle: string, env: Record<string, string>) =>
         })
     )
     const url = `http://127.0.0.1:${port}`
-    yield* Effect.tryPromise({
-      try: async () => {
-        if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode}`)
-        const response = await fetch(`${url}/ready`)
-        if (response.status !== 200) throw new Error(`GET /ready answered ${response.status}`)
-      },
-      catch: (cause) => new InstanceError({ message: String(cause) })
-    }).pipe(
-      Effect.retry({ schedule: Schedule.spaced("100 millis"), until: () => child.exitCode !== null, times: 300 }),
-      Effect.mapError((error) => new InstanceError({ message: `the instance on port ${port} did not become ready (${error.message}); its output:\n${output}` }))
-    )
+    yield* ready(url, child, () => output)
     return { url, output: () => output }
+  })
+
+/** Runs the admin CLI of the bundle with the given environment and returns its JSON output. */
+export const runCli = (bundle: string, env: Record<string, string>, args: ReadonlyArray<string>) =>
+  Effect.async<any, InstanceError>((resume) => {
+    execFile(process.execPath, [join(bundle, "cli.js"), ...args], { env: { ...process.env, ...env } }, (error, stdout, stderr) => {
+      if (error) resume(Effect.fail(new InstanceError({ message: `cli ${args.join(" ")} failed: ${stderr}` })))
+      else resume(Effect.succeed(JSON.parse(stdout)))
+    })
+  })
+
+/**
+ * A server process that can be killed (SIGKILL: no shutdown, as a crash) and started again on the same
+ * port and data, so that clients keep one URL across crashes. Killed when the scope closes.
+ */
+export const crashableInstance = (bundle: string, env: Record<string, string>) =>
+  Effect.gen(function* () {
+    const port = yield* freePort
+    const url = `http://127.0.0.1:${port}`
+    let child: ChildProcess | undefined
+    let output = ""
+    const kill = Effect.promise(async () => {
+      const running = child
+      if (running === undefined) return
+      running.kill("SIGKILL")
+      await exited(running)
+    })
+    yield* Effect.addFinalizer(() => kill)
+    const start = Effect.gen(function* () {
+      yield* kill
+      output = ""
+      const started = spawn(process.execPath, [join(bundle, "cli.js"), "serve"], {
+        env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "warning", ...env },
+        stdio: ["ignore", "pipe", "pipe"]
+      })
+      started.stdout.on("data", (chunk: Buffer) => void (output += chunk.toString()))
+      started.stderr.on("data", (chunk: Buffer) => void (output += chunk.toString()))
+      child = started
+      yield* ready(url, started, () => output)
+    })
+    return { url, start, kill, output: () => output }
   })

@@ -61,5 +61,11 @@ export class IdempotencyStore extends Context.Tag("@catalog-sync/core/Idempotenc
      * left by requests that died (their lease expired long ago, so no request can complete them).
      */
     readonly purge: (olderThanMillis: number) => Effect.Effect<number, PersistenceError>
+    /**
+     * Drops every running claim; returns how many. Only for a start at which no request of any process
+     * can be running (the single-instance SQLite server after a crash): retries of the requests a crash
+     * cut off then run at once instead of answering `idempotency_in_progress` until the lease ends.
+     */
+    readonly releaseAll: Effect.Effect<number, PersistenceError>
   }
 >() {}

@@ -83,5 +83,11 @@ export class JobStore extends Context.Tag("@catalog-sync/core/JobStore")<
     ) => Effect.Effect<boolean, PersistenceError>
     /** Gives the job back to the queue at once (shutdown), instead of waiting for the lease to expire. */
     readonly release: (id: string, workerId: string, at: string) => Effect.Effect<boolean, PersistenceError>
+    /**
+     * Gives every running job back to the queue; returns how many. Only for a start at which no worker
+     * of any process can be running (the single-instance SQLite server after a crash), so that the jobs
+     * a crash cut off resume at once instead of after their leases.
+     */
+    readonly releaseAll: (at: string) => Effect.Effect<number, PersistenceError>
   }
 >() {}

@@ -121,6 +121,21 @@ export const runIdempotencyConformance = (name: string, store: Layer.Layer<Idemp
         yield* idempotency.release(s, "key-unknown", T)
       }))
 
+    it.effect("releaseAll drops every running claim, so that their retries start at once; completed keys still replay", () =>
+      Effect.gen(function* () {
+        const idempotency = yield* IdempotencyStore
+        const [a, b] = [scope(), scope()]
+        const cut = yield* start(idempotency, request(a, "key-0001"))
+        const done = yield* start(idempotency, request(b, "key-0001"))
+        expect(yield* idempotency.complete(b, "key-0001", done, { status: 200, body: "kept" }, T)).toBe(true)
+        expect(yield* idempotency.claim(request(a, "key-0001", { nowMillis: T + 1 }))).toEqual({ _tag: "InProgress" })
+        expect(yield* idempotency.releaseAll).toBeGreaterThanOrEqual(1)
+        expect(yield* idempotency.claim(request(a, "key-0001", { nowMillis: T + 1 }))).toEqual(started)
+        // The cut-off request's token is gone: it could not complete now.
+        expect(yield* idempotency.complete(a, "key-0001", cut, { status: 200, body: "late" }, T)).toBe(false)
+        expect(yield* idempotency.claim(request(b, "key-0001", { nowMillis: T + 1 }))).toEqual({ _tag: "Replay", response: { status: 200, body: "kept" } })
+      }))
+
     it.effect("purge deletes completed records and abandoned running claims older than the cutoff, and counts them", () =>
       Effect.gen(function* () {
         const idempotency = yield* IdempotencyStore

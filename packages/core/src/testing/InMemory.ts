@@ -245,7 +245,12 @@ export const idempotencyLayer = Layer.sync(IdempotencyStore, () => {
           if (((row.state === "completed" && row.createdAt < olderThanMillis) || abandoned) && rows.delete(id)) removed++
         }
         return removed
-      })
+      }),
+    releaseAll: Effect.sync(() => {
+      let released = 0
+      for (const [id, row] of rows) if (row.state === "running" && rows.delete(id)) released++
+      return released
+    })
   })
 })
 

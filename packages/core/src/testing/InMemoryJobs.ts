@@ -118,6 +118,16 @@ export const make = Effect.sync(() => {
         if (job === undefined) return false
         jobs.set(id, { ...job, state: "queued", leaseOwner: null, leaseUntil: null, updatedAt: at })
         return true
+      }),
+    releaseAll: (at) =>
+      Effect.sync(() => {
+        let released = 0
+        for (const job of jobs.values()) {
+          if (job.state !== "running") continue
+          jobs.set(job.id, { ...job, state: "queued", leaseOwner: null, leaseUntil: null, updatedAt: at })
+          released++
+        }
+        return released
       })
   })
 

@@ -121,6 +121,27 @@ export const runJobsConformance = (name: string, ports: Layer.Layer<JobStore | I
           expect(Option.getOrThrow(yield* jobs.claim({ workerId: "w4", nowMillis: now, leaseMillis: 1000, at })).id).toBe(newer.id)
         }))
 
+      it.effect("releaseAll gives every running job back to the queue at once, keeping its place; queued and ended jobs stay", () =>
+        Effect.gen(function* () {
+          const jobs = yield* JobStore
+          yield* drain("drainer")
+          const now = epoch
+          const [a, b, c] = [job(scope()), job(scope()), job(scope())]
+          for (const j of [a, b, c]) yield* insert(j)
+          const runningA = Option.getOrThrow(yield* jobs.claim({ workerId: "w1", nowMillis: now, leaseMillis: 60_000, at }))
+          const runningB = Option.getOrThrow(yield* jobs.claim({ workerId: "w2", nowMillis: now, leaseMillis: 60_000, at }))
+          expect([runningA.id, runningB.id]).toEqual([a.id, b.id])
+          expect(yield* jobs.finish(b.id, "w2", { state: "completed", failure: null, at })).toBe(true)
+          expect(yield* jobs.releaseAll("released")).toBeGreaterThanOrEqual(1)
+          expect(Option.getOrThrow(yield* jobs.get(a, a.id))).toMatchObject({ state: "queued", leaseOwner: null, leaseUntil: null, updatedAt: "released" })
+          expect(Option.getOrThrow(yield* jobs.get(b, b.id)).state).toBe("completed")
+          // Long before w1's lease would have ended, a's place comes first again; w1 can no longer finish it.
+          const again = Option.getOrThrow(yield* jobs.claim({ workerId: "w3", nowMillis: now + 1, leaseMillis: 60_000, at }))
+          expect(again).toMatchObject({ id: a.id, leaseOwner: "w3", attempts: 2 })
+          expect(yield* jobs.finish(a.id, "w1", { state: "completed", failure: null, at })).toBe(false)
+          expect(Option.getOrThrow(yield* jobs.claim({ workerId: "w4", nowMillis: now + 1, leaseMillis: 60_000, at })).id).toBe(c.id)
+        }))
+
       it.effect("a connection's jobs run one at a time, in order", () =>
         Effect.gen(function* () {
           const jobs = yield* JobStore
