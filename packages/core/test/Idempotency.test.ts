@@ -1,7 +1,7 @@
 import { expect, layer } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Layer, TestClock } from "effect"
+import { Deferred, Duration, Effect, Fiber, Layer, TestClock } from "effect"
 import { CatalogService } from "../src/Catalog/CatalogService.js"
-import { runIdempotent } from "../src/Idempotency/Idempotency.js"
+import { ClaimLease, runIdempotent } from "../src/Idempotency/Idempotency.js"
 import * as InMemoryRateLimiter from "../src/RateLimit/InMemoryRateLimiter.js"
 import { checkRate, perKeyPerMinute } from "../src/RateLimit/RateLimiter.js"
 import { InMemory } from "../src/testing.js"
@@ -70,6 +70,24 @@ layer(Live)("idempotency", (it) => {
       expect(list.records.map((r) => r.name)).toEqual(["Second"])
       expect(yield* runIdempotent("key-00006", "fp", createCategory("Third"))).toEqual({ response: won.response, replayed: true })
     }).pipe(as(principal())))
+
+  it.effect("the lease is ClaimLease: a retry is refused within it and takes the key over after it", () =>
+    Effect.gen(function* () {
+      const gate = yield* Deferred.make<void>()
+      const started = yield* Deferred.make<void>()
+      const hung = Deferred.succeed(started, undefined).pipe(Effect.zipRight(Deferred.await(gate)), Effect.as({ status: 200, body: "hung" }))
+      const first = yield* Effect.fork(runIdempotent("key-00009", "fp", hung))
+      yield* Deferred.await(started)
+      yield* TestClock.adjust("4 seconds")
+      expect(yield* Effect.flip(runIdempotent("key-00009", "fp", Effect.succeed({ status: 200, body: "early" })))).toMatchObject({ code: "idempotency_in_progress" })
+      yield* TestClock.adjust("2 seconds")
+      // Past the 5 s lease the retry takes the key; its write waits for the first's transaction, which then loses.
+      const retry = yield* Effect.fork(runIdempotent("key-00009", "fp", Effect.succeed({ status: 200, body: "retry" })))
+      yield* Effect.yieldNow()
+      yield* Deferred.succeed(gate, undefined)
+      expect(yield* Effect.flip(Fiber.join(first))).toMatchObject({ code: "idempotency_in_progress" })
+      expect(yield* Fiber.join(retry)).toEqual({ response: { status: 200, body: "retry" }, replayed: false })
+    }).pipe(as(principal()), Effect.provideService(ClaimLease, Duration.seconds(5))))
 
   it.effect("a failed write inside the idempotent transaction leaves nothing behind", () =>
     Effect.gen(function* () {

@@ -201,16 +201,20 @@ const JobWorkersLive = Layer.scopedDiscard(
   })
 )
 
-/** MEDIA_PROCESSING_TIMEOUT_SECONDS (default 120): past it, a media job fails with `processing_timeout`. */
-const ProcessingTimeoutLive = Layer.effect(
-  MediaService.ProcessingTimeout,
-  Config.number("MEDIA_PROCESSING_TIMEOUT_SECONDS").pipe(
-    Config.withDefault(120),
+/** A duration setting in seconds (fractions allowed, at least 1). */
+const secondsSetting = (name: string, defaultSeconds: number) =>
+  Config.number(name).pipe(
+    Config.withDefault(defaultSeconds),
     Config.validate({ message: "must be a number >= 1", validation: (n) => n >= 1 }),
     Effect.map((seconds) => Duration.millis(Math.round(seconds * 1000))),
     Effect.orDie
   )
-)
+
+/** MEDIA_PROCESSING_TIMEOUT_SECONDS (default 120): past it, a media job fails with `processing_timeout`. */
+const ProcessingTimeoutLive = Layer.effect(MediaService.ProcessingTimeout, secondsSetting("MEDIA_PROCESSING_TIMEOUT_SECONDS", 120))
+
+/** IDEMPOTENCY_LEASE_SECONDS (default 60): how long a running request holds its Idempotency-Key. */
+const ClaimLeaseLive = Layer.effect(Idempotency.ClaimLease, secondsSetting("IDEMPOTENCY_LEASE_SECONDS", 60))
 
 /** Imports, media, jobs and their workers. */
 const JobsLive = Layer.mergeAll(JobService.JobService.Default, JobWorkersLive).pipe(
@@ -233,6 +237,7 @@ export const ServicesLive = (config: ServerConfig, overrides: ServerOverrides = 
 ).pipe(
   // One signal for the HTTP handlers that queue jobs and the workers they wake.
   Layer.provideMerge(JobSignal.layer),
+  Layer.provideMerge(ClaimLeaseLive),
   Layer.provideMerge(overrides.media === undefined ? MediaPortsLive(config) : overrides.media(MediaPortsLive(config))),
   Layer.provideMerge(Ids.IdsLive)
 )

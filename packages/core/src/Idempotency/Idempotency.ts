@@ -1,4 +1,4 @@
-import { Clock, Effect, Schema } from "effect"
+import { Clock, Context, Duration, Effect, Schema } from "effect"
 import { CurrentPrincipal } from "../Auth/Principal.js"
 import { Transactor } from "../Shared/Transactor.js"
 import { IdempotencyStore, type StoredResponse } from "./IdempotencyStore.js"
@@ -8,7 +8,15 @@ export const IdempotencyKey = Schema.String.pipe(
   Schema.pattern(/^[A-Za-z0-9._:-]{8,120}$/, { message: () => "must match ^[A-Za-z0-9._:-]{8,120}$" })
 )
 
-export const leaseMillis = 60_000
+/**
+ * How long a running request holds its key: a retry within it is told `idempotency_in_progress`; after
+ * it, a retry takes the key over (the first request is presumed dead, and rolls back if it is not).
+ * 60 s unless the server is configured otherwise.
+ */
+export class ClaimLease extends Context.Reference<ClaimLease>()("@catalog-sync/core/Idempotency/ClaimLease", {
+  defaultValue: (): Duration.Duration => Duration.seconds(60)
+}) {}
+
 /** Keys are kept for at least 24 hours (spec: retained at least 24 h); we keep them 48. */
 export const retentionMillis = 48 * 3_600_000
 
@@ -39,6 +47,7 @@ export const runIdempotent = <E, R>(key: string, fingerprint: string, write: Eff
     const transactor = yield* Transactor
     const scope = { companyId: principal.company.id, connectionId: principal.connectionId }
     const nowMillis = yield* Clock.currentTimeMillis
+    const leaseMillis = Duration.toMillis(yield* ClaimLease)
     const claim = yield* store.claim({ scope, key, fingerprint, nowMillis, leaseMillis, retentionMillis })
     switch (claim._tag) {
       case "Replay":
