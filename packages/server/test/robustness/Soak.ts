@@ -13,3 +13,11 @@ export const seed = (fixed: number) => {
   if (Number.isInteger(given) && process.env.SOAK_SEED !== undefined && process.env.SOAK_SEED !== "") return given
   return soak ? Math.floor(Math.random() * 2 ** 31) : fixed
 }
+
+/** mulberry32: a small seeded generator, so that a run's choices (not its interleaving) replay from its seed. */
+export const random = (s: number) => () => {
+  s = (s + 0x6d2b79f5) | 0
+  let t = Math.imul(s ^ (s >>> 15), 1 | s)
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+}

@@ -6,7 +6,7 @@ import { ConfigProvider, Context, Effect, Layer, Redacted } from "effect"
 import { buildServer, startInstance } from "../Instances.js"
 import { TestServer, TestServerLive } from "../TestServer.js"
 import { type Attempt, checkHistory, type LogicalWrite } from "./History.js"
-import { scaled, seed } from "./Soak.js"
+import { random, scaled, seed } from "./Soak.js"
 
 /** Where the clients write: one or more server URLs over one database, and a fresh company's keys. */
 class Target extends Context.Tag("Target")<Target, { readonly urls: ReadonlyArray<string>; readonly keys: (n: number) => Effect.Effect<ReadonlyArray<string>, unknown> }>() {}
@@ -44,14 +44,6 @@ const PostgresTarget = Layer.scoped(
     return { urls: [a.url, b.url], keys }
   })
 )
-
-/** mulberry32: a small seeded generator, so that a run's choices (not its interleaving) replay from its seed. */
-const random = (s: number) => () => {
-  s = (s + 0x6d2b79f5) | 0
-  let t = Math.imul(s ^ (s >>> 15), 1 | s)
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-}
 
 interface Wire {
   readonly status: number

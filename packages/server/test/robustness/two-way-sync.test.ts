@@ -1,21 +1,13 @@
 import { expect, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer } from "effect"
 import { TestServer, TestServerLive, testDatabase } from "../TestServer.js"
-import { scaled, seed, soak } from "./Soak.js"
+import { random, scaled, seed, soak } from "./Soak.js"
 import { Connector, type Counters, Crash, type Doc, droppingFetch, makeClient, type Persisted } from "./SyncSim.js"
 
 // The documented rate limits have their own tests; two busy connectors would only be paced by them.
 const Server = TestServerLive.pipe(
   Layer.provide(Layer.setConfigProvider(ConfigProvider.fromJson({ BENCHMARK_RATE_LIMIT_MULTIPLIER: "1000" }).pipe(ConfigProvider.orElse(() => ConfigProvider.fromEnv()))))
 )
-
-/** mulberry32: the run's choices (edits, faults, crash points) replay from its seed. */
-const random = (s: number) => () => {
-  s = (s + 0x6d2b79f5) | 0
-  let t = Math.imul(s ^ (s >>> 15), 1 | s)
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-}
 
 const scopes = ["catalog:read", "catalog:write"]
 
