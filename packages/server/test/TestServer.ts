@@ -152,3 +152,14 @@ export const rawRequest = (url: string, method: string, path: string, headers: R
     if (body !== undefined) req.write(body)
     req.end()
   })
+
+/** POST /media as multipart: the fields, then the file part `file` (none when undefined). */
+export const uploadMedia = (url: string, token: string, fields: Record<string, string>, file: Uint8Array | undefined, key: string = freshKey()) =>
+  Effect.promise(async () => {
+    const form = new FormData()
+    for (const [k, v] of Object.entries(fields)) form.append(k, v)
+    if (file !== undefined) form.append("file", new Blob([file]), "image.png")
+    const response = await fetch(`${url}/api/v1/media`, { method: "POST", headers: { authorization: `Bearer ${token}`, "idempotency-key": key }, body: form })
+    const text = await response.text()
+    return { status: response.status, headers: response.headers, text, body: text === "" ? undefined : (JSON.parse(text) as any) }
+  })

@@ -1,7 +1,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import sharp from "sharp"
-import { call, freshKey, TestServer, TestServerWith } from "./TestServer.js"
+import { call, freshKey, TestServer, TestServerWith, uploadMedia } from "./TestServer.js"
 
 const scopes = ["catalog:read", "catalog:write", "media:read", "media:write"]
 
@@ -44,14 +44,8 @@ layer(TestServerWith({}, { JOB_POLL_MILLISECONDS: "20000" }), { excludeTestServi
       expect(completed.millis).toBeLessThan(5_000)
 
       const png = yield* Effect.promise(() => sharp({ create: { width: 8, height: 8, channels: 3, background: "#336699" } }).png().toBuffer())
-      const uploaded = yield* Effect.promise(async () => {
-        const form = new FormData()
-        for (const [k, v] of Object.entries({ external_id: "m", name: "M", purpose: "catalog" })) form.append(k, v)
-        form.append("file", new Blob([png]), "m.png")
-        const response = await fetch(`${url}/api/v1/media`, { method: "POST", headers: { authorization: `Bearer ${token}`, "idempotency-key": freshKey() }, body: form })
-        return (await response.json()) as any
-      })
-      const processed = yield* timeToEnd(url, token, uploaded.job.id)
+      const uploaded = yield* uploadMedia(url, token, { external_id: "m", name: "M", purpose: "catalog" }, png)
+      const processed = yield* timeToEnd(url, token, uploaded.body.job.id)
       expect(processed).toMatchObject({ state: "completed" })
       expect(processed.millis).toBeLessThan(5_000)
     }))

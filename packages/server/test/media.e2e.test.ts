@@ -3,19 +3,9 @@ import { Effect } from "effect"
 import { existsSync, readdirSync } from "node:fs"
 import { join } from "node:path"
 import sharp from "sharp"
-import { call, freshKey, rawRequest, TestServer, TestServerLive } from "./TestServer.js"
+import { call, freshKey, rawRequest, TestServer, TestServerLive, uploadMedia as upload } from "./TestServer.js"
 
 const scopes = ["catalog:read", "catalog:write", "prices:read", "prices:write", "media:read", "media:write"]
-
-const upload = (url: string, token: string, fields: Record<string, string>, file: Uint8Array | undefined, key = freshKey()) =>
-  Effect.promise(async () => {
-    const form = new FormData()
-    for (const [k, v] of Object.entries(fields)) form.append(k, v)
-    if (file !== undefined) form.append("file", new Blob([file]), "image.bin")
-    const response = await fetch(`${url}/api/v1/media`, { method: "POST", headers: { authorization: `Bearer ${token}`, "idempotency-key": key }, body: form })
-    const text = await response.text()
-    return { status: response.status, body: text === "" ? undefined : JSON.parse(text) }
-  })
 
 /** What the server's staging folder holds: nothing once every upload was processed or refused. */
 const stagedFiles = (dataDir: string) => (existsSync(join(dataDir, "staging")) ? readdirSync(join(dataDir, "staging")) : [])

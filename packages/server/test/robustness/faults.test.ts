@@ -4,7 +4,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import sharp from "sharp"
 import { PersistenceLive } from "../../src/Server.js"
 import { stockTenant, stockWrite } from "../StockTenant.js"
-import { call, freshKey, type Reply, TestServer, TestServerWith, testDatabase } from "../TestServer.js"
+import { call, freshKey, type Reply, TestServer, TestServerWith, testDatabase, uploadMedia } from "../TestServer.js"
 import { type Arming, failingSql } from "./FailingSql.js"
 
 const writer = ["catalog:read", "catalog:write", "prices:read", "prices:write", "costs:read", "costs:write", "media:read", "media:write"]
@@ -225,13 +225,7 @@ layer(TestServerWith({ sql: db.wrap }), { excludeTestServices: true, timeout: 12
         arming: { skip: jobStatements, after: /FROM media WHERE job_id = / },
         write: (t, idempotencyKey) =>
           Effect.gen(function* () {
-            const reply = yield* Effect.promise(async () => {
-              const form = new FormData()
-              for (const [k, v] of Object.entries({ external_id: "m-1", name: "Sofa", purpose: "catalog" })) form.append(k, v)
-              form.append("file", new Blob([png]), "sofa.png")
-              const response = await fetch(`${t.url}/api/v1/media`, { method: "POST", headers: { authorization: `Bearer ${t.token}`, "idempotency-key": idempotencyKey }, body: form })
-              return { status: response.status, body: await response.json() as any }
-            })
+            const reply = yield* uploadMedia(t.url, t.token, { external_id: "m-1", name: "Sofa", purpose: "catalog" }, png, idempotencyKey)
             expect(reply.status).toBe(202)
             const job = yield* waitJob(t.scope, reply.body.job.id)
             return { id: reply.body.job.id as string, state: job.state, failure: job.failure }
