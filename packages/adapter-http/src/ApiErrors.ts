@@ -28,6 +28,7 @@ export class NotFound extends errorClass("NotFound", 404, "Resource or mapped re
 export class Conflict extends errorClass("Conflict", 409, "Revision or idempotency conflict.") {}
 export class PayloadTooLarge extends errorClass("PayloadTooLarge", 413, "The body exceeds the allowed size.") {}
 export class UnsupportedMediaType extends errorClass("UnsupportedMediaType", 415, "A JSON content type is required.") {}
+export class RequestHeadersTooLarge extends errorClass("RequestHeadersTooLarge", 431, "The request line and headers exceed 16 KB (a very long query string).") {}
 export class Unprocessable extends errorClass("Unprocessable", 422, "Validation failed; details lists every failing path.") {}
 export class TooManyRequests extends errorClass("TooManyRequests", 429, "Rate or job limit reached; respect Retry-After.") {}
 export class InternalError extends errorClass("InternalError", 500, "Unexpected error; retry with the same Idempotency-Key.") {}
@@ -42,6 +43,7 @@ export type ApiError =
   | PayloadTooLarge
   | UnsupportedMediaType
   | Unprocessable
+  | RequestHeadersTooLarge
   | TooManyRequests
   | InternalError
   | ServiceUnavailable
@@ -56,6 +58,7 @@ const byStatus = {
   415: UnsupportedMediaType,
   422: Unprocessable,
   429: TooManyRequests,
+  431: RequestHeadersTooLarge,
   500: InternalError,
   503: ServiceUnavailable
 } as const

@@ -11,6 +11,29 @@ export const maxMediaBodyBytes = 10 * 1024 * 1024 + 64 * 1024
 export class BodyTooLarge extends Data.TaggedError("BodyTooLarge")<{ readonly limit: number }> {}
 
 /**
+ * JSON nested deeper than this is refused before it is parsed: no request of the API nests beyond ~8
+ * levels, and validating and reporting a value thousands of levels deep exhausts the stack.
+ */
+export const maxJsonDepth = 64
+
+/** Whether the JSON text opens more than `max` arrays or objects at once (brackets inside strings do not count). */
+export const nestsDeeperThan = (text: string, max: number): boolean => {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 0x5c) i++ // a backslash escapes the next character
+      else if (c === 0x22) inString = false
+    } else if (c === 0x22) inString = true
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true
+    } else if (c === 0x5d || c === 0x7d) depth--
+  }
+  return false
+}
+
+/**
  * Reads the raw body up to `limit` bytes and stops at the first byte past it, so an oversized body is
  * refused while it streams, never buffered whole. The socket is left open (`closeOnDone: false`) so
  * that the 413 can still be written.

@@ -2,7 +2,7 @@ import { HttpApiBuilder, HttpApiError, HttpApp, HttpServerError, HttpServerReque
 import { Cause, Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { type ErrorDetail, type ErrorStatus, isApiError, statusOf } from "./ApiErrors.js"
-import { BodyTooLarge, maxJsonBytes, maxMediaBodyBytes, readLimited, withBody } from "./BodyLimit.js"
+import { BodyTooLarge, maxJsonBytes, maxJsonDepth, maxMediaBodyBytes, nestsDeeperThan, readLimited, withBody } from "./BodyLimit.js"
 import { renderDomainError } from "./ErrorMapping.js"
 import { CurrentRequestId } from "./RequestId.js"
 
@@ -143,6 +143,9 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware((app) =>
         return body.left instanceof BodyTooLarge
           ? tooLarge
           : respond(requestId, 400, { code: "body_unreadable", message: "the request body could not be read" })
+      }
+      if (nestsDeeperThan(body.right.toString("utf8"), maxJsonDepth)) {
+        return respond(requestId, 400, { code: "json_too_deep", message: `JSON nested deeper than ${maxJsonDepth} levels is not accepted` })
       }
       return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, withBody(request, body.right))
     })

@@ -1,6 +1,7 @@
 /**
  * Post-processing of the generated OpenAPI document: the framework's own decode error is replaced by
  * ours, and repeated `$id`s of free-form schemas (which strict 3.1 validators refuse) are removed.
+ * 413 and 415 stay on every operation: a body is checked wherever a client sends one.
  */
 type Json = Record<string, any>
 
@@ -19,10 +20,6 @@ export const documentOpenApi = (spec: Json): Json => {
       const bad = responses["400"]
       if (bad !== undefined) {
         responses["400"] = { ...bad, content: { "application/json": { schema: { $ref: "#/components/schemas/BadRequest" } } } }
-      }
-      if (operation.requestBody === undefined) {
-        delete responses["413"]
-        delete responses["415"]
       }
     }
   }

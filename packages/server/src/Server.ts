@@ -13,6 +13,7 @@ import { type Migrator, SqlClient, type SqlError } from "@effect/sql"
 import { Clock, Config, type ConfigError, Duration, Effect, Layer, Logger, Option, Schedule } from "effect"
 import { ImageProcessor, MediaErrors, MediaStorage, RateLimiter } from "@catalog-sync/core"
 import { createServer } from "node:http"
+import { answerUnparsableRequests } from "./UnparsableRequests.js"
 import { join } from "node:path"
 import type { ServerConfig } from "./ServerConfig.js"
 import * as NodeSecretHasher from "./NodeSecretHasher.js"
@@ -248,7 +249,7 @@ export const ServicesLive = (config: ServerConfig, overrides: ServerOverrides = 
  * database is provided outside the server so that it closes last.
  */
 export const ServerLive = (config: ServerConfig, overrides: ServerOverrides = {}) => {
-  const server = createServer()
+  const server = answerUnparsableRequests(createServer())
   const drainDeadline = Layer.scopedDiscard(
     Effect.addFinalizer(() =>
       Effect.sync(() => setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutSeconds * 1000).unref())

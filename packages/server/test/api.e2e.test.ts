@@ -1,5 +1,6 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { connect } from "node:net"
 import { call, earlyInMinute, freshKey, rawRequest, TestServer, TestServerLive } from "./TestServer.js"
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
@@ -150,6 +151,33 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
         expect(JSON.parse(chunked.body).error.code).toBe("payload_too_large")
         expectError(yield* call(url, "GET", "/orders", { token }), 404, "route_not_found")
         expect((yield* call(url, "GET", "/me", { token })).status).toBe(200)
+      }))
+
+    it.effect("found by fuzzing: deep JSON is 400 json_too_deep (was a 500), unparsable HTTP and huge query strings get the error body", () =>
+      Effect.gen(function* () {
+        const { url, tenant } = yield* TestServer
+        const token = yield* (yield* tenant()).key(writer)
+        const deep = `{"external_id":"d","name":"D","x":${"[".repeat(20_000)}${"]".repeat(20_000)}}`
+        expectError(yield* call(url, "POST", "/categories/upsert", { token, raw: deep, headers: { "content-type": "application/json" } }), 400, "json_too_deep")
+        // Brackets inside strings are text, and 64 levels still reach validation.
+        const text = JSON.stringify({ external_id: "t", name: "[".repeat(150) })
+        expect((yield* call(url, "POST", "/categories/upsert", { token, raw: text, headers: { "content-type": "application/json" } })).status).toBe(200)
+        const nested = `{"external_id":"n","name":"N","x":${"[".repeat(62)}${"]".repeat(62)}}`
+        expectError(yield* call(url, "POST", "/categories/upsert", { token, raw: nested, headers: { "content-type": "application/json" } }), 422, "validation_failed")
+        // A query string past node's 16 KB header limit, and bytes that are not HTTP at all.
+        const long = yield* rawRequest(url, "GET", `/api/v1/categories?external_id=${"x".repeat(20_000)}`, { authorization: `Bearer ${token}` })
+        expect({ status: long.status, code: JSON.parse(long.body).error.code, id: long.headers["x-request-id"] }).toEqual({ status: 431, code: "request_headers_too_large", id: JSON.parse(long.body).request_id })
+        const garbage = yield* Effect.promise(
+          () =>
+            new Promise<string>((resolve) => {
+              const socket = connect(Number(new URL(url).port), "127.0.0.1", () => socket.end("GET /api/v1/me HTTP/1.1\r\nHost: x\r\nContent-Length: nope\r\n\r\n"))
+              let answer = ""
+              socket.on("data", (chunk) => void (answer += chunk.toString()))
+              socket.on("close", () => resolve(answer))
+            })
+        )
+        expect(garbage).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/)
+        expect(JSON.parse(garbage.slice(garbage.indexOf("\r\n\r\n") + 4)).error.code).toBe("malformed_request")
       }))
 
     it.effect("scopes: 403 without the write scope; prices and costs only with their read scopes", () =>

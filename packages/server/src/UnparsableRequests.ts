@@ -1,0 +1,29 @@
+import { randomUUID } from "node:crypto"
+import type { Server } from "node:http"
+import type { Duplex } from "node:stream"
+
+/** What node:http could not parse, as the API's status and error. */
+const answerFor = (code: string | undefined) =>
+  code === "HPE_HEADER_OVERFLOW"
+    ? { status: 431, reason: "Request Header Fields Too Large", code: "request_headers_too_large", message: "the request line and headers exceed 16 KB; send long filters in fewer or shorter parameters" }
+    : { status: 400, reason: "Bad Request", code: "malformed_request", message: "the request is not valid HTTP/1.1 (its framing or a header could not be read)" }
+
+/**
+ * Requests that node:http cannot parse never reach the API: node answers them with an empty 400 or 431
+ * and no request id. This answers them with the API's error body and X-Request-Id instead, then closes
+ * the connection (what follows on it cannot be trusted). A connection that broke is only closed.
+ */
+export const answerUnparsableRequests = (server: Server): Server =>
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (error.code === "ECONNRESET" || !socket.writable) {
+      socket.destroy()
+      return
+    }
+    const answer = answerFor(error.code)
+    const requestId = randomUUID()
+    const body = JSON.stringify({ request_id: requestId, error: { code: answer.code, message: answer.message } })
+    socket.end(
+      `HTTP/1.1 ${answer.status} ${answer.reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+        `x-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`
+    )
+  })

@@ -1,0 +1,314 @@
+/**
+ * Requests for one endpoint: a valid one built from the endpoint's own schemas (`Arbitrary.make` of its
+ * path, query and payload schemas, encoded as a client would send them), then mutated into the invalid
+ * ones clients send by mistake or on purpose. Ids of real records are placeholders (`@known`), filled
+ * in when the request is sent to a seeded company.
+ */
+import { Arbitrary, Option, Schema } from "effect"
+import * as fc from "fast-check"
+import { type Endpoint, isMultipart } from "./ApiSurface.js"
+
+export type Body =
+  | { readonly kind: "none" }
+  | { readonly kind: "json"; readonly value: unknown; readonly contentType?: string }
+  | { readonly kind: "raw"; readonly bytes: string | Uint8Array; readonly contentType?: string }
+  | { readonly kind: "multipart"; readonly fields: ReadonlyArray<readonly [string, string]>; readonly file: "png" | "garbage" | "none" | "twice" }
+
+export interface FuzzRequest {
+  readonly endpoint: Endpoint
+  readonly mutation: string
+  /** `@known` (a real record of the endpoint's kind), `@KNOWN` (the same, uppercase) or a raw segment. */
+  readonly pathId: string
+  /** Raw query string (already encoded), without `?`. */
+  readonly query: string
+  readonly body: Body
+  /** Header overrides; `null` removes the header. */
+  readonly headers: Readonly<Record<string, string | null>>
+  readonly auth: "key" | "missing" | "malformed"
+}
+
+/** Marker values replaced by real ids of the seeded company when a request is sent. */
+export const known = "@known"
+export const knownUpper = "@KNOWN"
+
+const weirdStrings = [
+  "",
+  "\u0000",
+  "a\u0000b",
+  "\ud800",
+  "\udfff lone",
+  "\u202eevil\u202c",
+  "\u200f\u05e9\u05dc\u05d5\u05dd",
+  "😀👨‍👩‍👧‍👦",
+  "\ufeff",
+  "ＡＢＣ",
+  "' OR 1=1 --",
+  "<script>alert(1)</script>",
+  "../../etc/passwd",
+  "%00",
+  "__proto__",
+  "constructor",
+  "c1_AAAAAAAA",
+  "c1_" + "z".repeat(40),
+  "\t \n",
+  "1e309"
+]
+
+const hugeString = (n: number) => fc.constantFrom("x", "é", "😀", "\u0000", "\ud800").map((c) => c.repeat(n))
+
+const weirdString = fc.oneof(fc.constantFrom(...weirdStrings), fc.string({ unit: "binary", maxLength: 40 }), hugeString(70_000))
+
+const wrongTyped = fc.constantFrom<unknown>(null, true, 0, -1, 1.5, 1e308, -1e308, 2 ** 53 + 1, [], {}, [null], { a: 1 }, "", "0")
+
+const outOfRange = fc.constantFrom<unknown>(-1, -0.5, 1e21, 2 ** 31, 2 ** 53 + 2, -(2 ** 53), 0.1, 101, 10_001, Number.MAX_VALUE)
+
+const badUuids = [
+  "not-a-uuid",
+  "00000000-0000-0000-0000-00000000000g",
+  "0".repeat(36),
+  "00000000000000000000000000000000",
+  "{00000000-0000-0000-0000-000000000000}",
+  "%20",
+  "null",
+  "undefined",
+  "0x1",
+  "x".repeat(300),
+  "%E2%80%AE",
+  "%00",
+  "upsert",
+  "..",
+  "%2e%2e%2fproducts"
+]
+
+const badCursors = ["", "not-a-cursor", "c1_", "c1_abc", "c1_" + "A".repeat(20), "c2_MTIz", "MTIz", "-1", "9".repeat(40), "c1_%2F%2F"]
+
+const badIdempotencyKeys: ReadonlyArray<string | null> = [
+  null,
+  "",
+  "short",
+  "1234567",
+  "x".repeat(121),
+  "has space in it",
+  "semi;colon;key",
+  "ключ-идемпотентности",
+  "key/with/slash",
+  "key\twith\ttab",
+  "%41%41%41%41%41%41%41%41"
+]
+
+const queryOddities = [
+  "__proto__=1",
+  "__proto__[limit]=1",
+  "constructor=1",
+  "constructor[prototype][x]=1",
+  "toString=1",
+  "hasOwnProperty=x",
+  "limit=1&limit=2",
+  "limit=",
+  "limit=0",
+  "limit=101",
+  "limit=-5",
+  "limit=1.5",
+  "limit=1e1",
+  "limit=0x10",
+  "limit=%20%205",
+  "limit=NaN",
+  "limit=Infinity",
+  "cursor=",
+  "cursor=" + "0".repeat(36),
+  "external_id=",
+  "external_id=" + "x".repeat(201),
+  "mode=PRICES",
+  "mode=",
+  "mode=prices&mode=catalog",
+  "resource=products,,media",
+  "resource=",
+  "&&&",
+  "=1",
+  "%ZZ=1",
+  "a=%ZZ",
+  "unknown_filter=1",
+  "active=TRUE",
+  "source_kind=fabric"
+]
+
+/** Every location inside a JSON value that holds an object or array, as a path of keys. */
+const containers = (value: unknown, path: ReadonlyArray<string | number> = []): Array<ReadonlyArray<string | number>> => {
+  if (value === null || typeof value !== "object") return []
+  const here = [path]
+  const entries: Array<[string | number, unknown]> = Array.isArray(value) ? value.map((v, i) => [i, v]) : Object.entries(value)
+  return here.concat(entries.flatMap(([k, v]) => containers(v, [...path, k])))
+}
+
+/** Every leaf (or container) location: candidates for replacement. */
+const locations = (value: unknown, path: ReadonlyArray<string | number> = []): Array<ReadonlyArray<string | number>> => {
+  if (value === null || typeof value !== "object") return path.length === 0 ? [] : [path]
+  const entries: Array<[string | number, unknown]> = Array.isArray(value) ? value.map((v, i) => [i, v]) : Object.entries(value)
+  return (path.length === 0 ? [] : [path]).concat(entries.flatMap(([k, v]) => locations(v, [...path, k])))
+}
+
+const clone = <A>(value: A): A => (value === undefined ? value : (JSON.parse(JSON.stringify(value)) as A))
+
+const at = (root: any, path: ReadonlyArray<string | number>) => path.reduce((node, key) => node?.[key], root)
+
+const setAt = (root: unknown, path: ReadonlyArray<string | number>, value: unknown): unknown => {
+  if (path.length === 0) return value
+  const copy: any = clone(root)
+  const parent = at(copy, path.slice(0, -1))
+  parent[path[path.length - 1]!] = value
+  return copy
+}
+
+const deleteAt = (root: unknown, path: ReadonlyArray<string | number>): unknown => {
+  const copy: any = clone(root)
+  const parent = at(copy, path.slice(0, -1))
+  const key = path[path.length - 1]!
+  if (Array.isArray(parent)) parent.splice(key as number, 1)
+  else delete parent[key]
+  return copy
+}
+
+const pick = <A>(items: ReadonlyArray<A>, n: number): A | undefined => (items.length === 0 ? undefined : items[n % items.length])
+
+const deepNesting = (depth: number, kind: "array" | "object") =>
+  kind === "array" ? "[".repeat(depth) + "]".repeat(depth) : '{"a":'.repeat(depth) + "1" + "}".repeat(depth)
+
+/** A value the schema accepts, in its encoded (wire) form. */
+const encoded = (schema: Schema.Schema.AnyNoContext): fc.Arbitrary<unknown> =>
+  Arbitrary.make(schema).map((value) => Schema.encodeSync(schema)(value))
+
+const queryString = (params: unknown): string => {
+  const search = new URLSearchParams()
+  for (const [key, value] of Object.entries((params ?? {}) as Record<string, unknown>)) {
+    for (const item of Array.isArray(value) ? value : [value]) if (item !== undefined) search.append(key, String(item))
+  }
+  return search.toString()
+}
+
+const mediaFields = fc.record({
+  external_id: fc.oneof(fc.string({ minLength: 1, maxLength: 30 }), weirdString),
+  name: fc.oneof(fc.string({ minLength: 1, maxLength: 30 }), weirdString),
+  purpose: fc.oneof(fc.constantFrom("catalog", "option"), weirdString)
+})
+
+/** The mutations that apply to an endpoint, each an arbitrary of (label, request). */
+export const requestArbitrary = (endpoint: Endpoint): fc.Arbitrary<FuzzRequest> => {
+  const json = Option.isSome(endpoint.payloadSchema) && !isMultipart(endpoint)
+  const query = Option.match(endpoint.urlParamsSchema, { onNone: () => fc.constant(""), onSome: (schema) => encoded(schema).map(queryString) })
+  const payload = json ? encoded(Option.getOrThrow(endpoint.payloadSchema)) : fc.constant(undefined)
+  const pathId = fc.oneof({ weight: 3, arbitrary: fc.constant(known) }, fc.uuid(), fc.constant(knownUpper))
+  const base = fc.record({ pathId, query, payload, n: fc.nat(), m: fc.nat() })
+  const make = (mutation: string, parts: Partial<FuzzRequest> & { readonly pathId: string; readonly query: string }, body: Body): FuzzRequest => ({
+    endpoint,
+    mutation,
+    headers: {},
+    auth: "key",
+    ...parts,
+    body
+  })
+  const jsonBody = (value: unknown): Body => (json ? { kind: "json", value } : { kind: "none" })
+  const multipartBody = (fields: Record<string, string>, file: "png" | "garbage" | "none" | "twice" = "png"): Body => ({
+    kind: "multipart",
+    fields: Object.entries(fields),
+    file
+  })
+
+  const mutations: Array<fc.Arbitrary<FuzzRequest>> = [
+    base.map((b) => make("valid", b, isMultipart(endpoint) ? multipartBody({ external_id: `fuzz-${b.n}`, name: "n", purpose: "catalog" }) : jsonBody(b.payload))),
+    fc.tuple(base, fc.constantFrom(...queryOddities)).map(([b, odd]) =>
+      make("query oddity", { ...b, query: b.query === "" ? odd : `${b.query}&${odd}` }, isMultipart(endpoint) ? multipartBody({ external_id: "q", name: "n", purpose: "catalog" }) : jsonBody(b.payload))
+    ),
+    fc.tuple(base, fc.constantFrom(...badUuids)).map(([b, id]) => make("bad path id", { ...b, pathId: id }, jsonBody(b.payload))),
+    fc.tuple(base, fc.constantFrom<FuzzRequest["auth"]>("missing", "malformed")).map(([b, auth]) => make("bad credentials", { ...b, auth }, jsonBody(b.payload)))
+  ]
+  if (Option.isSome(endpoint.urlParamsSchema)) {
+    mutations.push(
+      fc.tuple(base, fc.constantFrom(...badCursors), fc.uuid()).map(([b, cursor, uuid]) =>
+        make("forged cursor", { ...b, query: `cursor=${encodeURIComponent(b.n % 3 === 0 ? uuid.toUpperCase() : b.n % 3 === 1 ? uuid : cursor)}` }, { kind: "none" })
+      ),
+      fc.tuple(base, fc.dictionary(fc.constantFrom("limit", "cursor", "external_id", "mode", "resource", "source_id", "x"), weirdString, { maxKeys: 3 })).map(
+        ([b, params]) => make("weird query values", { ...b, query: queryString(params) }, { kind: "none" })
+      )
+    )
+  }
+  if (Option.isSome(endpoint.headersSchema)) {
+    mutations.push(
+      fc.tuple(base, fc.constantFrom(...badIdempotencyKeys)).map(([b, key]) =>
+        make("malformed Idempotency-Key", { ...b, headers: { "idempotency-key": key } }, isMultipart(endpoint) ? multipartBody({ external_id: "k", name: "n", purpose: "catalog" }) : jsonBody(b.payload))
+      )
+    )
+  }
+  if (json) {
+    mutations.push(
+      base.map((b) => {
+        const spots = locations(b.payload)
+        const spot = pick(spots, b.n)
+        return make("missing field", b, jsonBody(spot === undefined ? {} : deleteAt(b.payload, spot)))
+      }),
+      fc.tuple(base, wrongTyped).map(([b, wrong]) => {
+        const spot = pick(locations(b.payload), b.n)
+        return make("wrong-typed field", b, jsonBody(spot === undefined ? wrong : setAt(b.payload, spot, wrong)))
+      }),
+      fc.tuple(base, fc.string({ minLength: 1, maxLength: 12 })).map(([b, name]) => {
+        const spot = pick(containers(b.payload), b.n) ?? []
+        const target = at(b.payload, spot)
+        const value = Array.isArray(target) ? setAt(b.payload, [...spot, target.length], { [name]: 1 }) : setAt(b.payload, [...spot, `x_${name}`], 1)
+        return make("unknown key", b, jsonBody(value))
+      }),
+      fc.tuple(base, weirdString).map(([b, text]) => {
+        const strings = locations(b.payload).filter((p) => typeof at(b.payload, p) === "string")
+        const spot = pick(strings, b.n) ?? pick(locations(b.payload), b.n)
+        return make("huge or unicode string", b, jsonBody(spot === undefined ? text : setAt(b.payload, spot, text)))
+      }),
+      fc.tuple(base, outOfRange).map(([b, number]) => {
+        const numbers = locations(b.payload).filter((p) => typeof at(b.payload, p) === "number")
+        const spot = pick(numbers, b.n) ?? pick(locations(b.payload), b.n)
+        return make("out-of-range number", b, jsonBody(spot === undefined ? number : setAt(b.payload, spot, number)))
+      }),
+      fc.tuple(base, fc.constantFrom<unknown>({ external_id: "fuzz-nothing" }, { external_id: "" }, { external_id: "x", id: 1 }, {}, { EXTERNAL_ID: "a" }, "00000000-0000-7000-8000-000000000000", knownUpper, [known])).map(
+        ([b, reference]) => {
+          const refs = locations(b.payload).filter((p) => /_id$|_ids$/.test(String([...p].reverse().find((k) => typeof k === "string"))))
+          const spot = pick(refs, b.n)
+          return make("forged reference", b, jsonBody(spot === undefined ? b.payload : setAt(b.payload, spot, reference)))
+        }
+      ),
+      fc.tuple(base, fc.integer({ min: 1, max: 3 }), fc.constantFrom<"array" | "object">("array", "object"), fc.constantFrom(64, 2_000, 20_000)).map(([b, slot, kind, depth]) => {
+        const nested = deepNesting(depth, kind)
+        const text = JSON.stringify({ ...(b.payload as object), x_deep: "@@" }).replace('"@@"', nested)
+        return make("deep nesting", b, slot === 1 ? { kind: "raw", bytes: nested, contentType: "application/json" } : { kind: "raw", bytes: text, contentType: "application/json" })
+      }),
+      fc.tuple(base, fc.constantFrom("{", "", "null", "[]", "1", '"x"', "{'a':1}", '{"a":1,}', "{\"a\":NaN}", "\u0000", '{"a":"\\ud800"}', "[".repeat(10), '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{}}}')).map(([b, text]) =>
+        make("invalid JSON", b, { kind: "raw", bytes: text, contentType: "application/json" })
+      ),
+      fc.tuple(base, fc.constantFrom(new Uint8Array([0xff, 0xfe, 0x7b, 0x7d]), new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d]))).map(([b, bytes]) =>
+        make("invalid UTF-8", b, { kind: "raw", bytes, contentType: "application/json" })
+      ),
+      fc.tuple(base, fc.constantFrom("text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonx", "application/xml", "", "application/json-patch+json", "APPLICATION/JSON; charset=utf-8")).map(
+        ([b, contentType]) => make("wrong content type", b, { kind: "json", value: b.payload, contentType })
+      ),
+      base.filter((b) => b.n % 8 === 0).map((b) => make("oversized body", b, { kind: "raw", bytes: JSON.stringify({ ...(b.payload as object), x_pad: "x".repeat(1_000_001) }), contentType: "application/json" }))
+    )
+  } else if (isMultipart(endpoint)) {
+    mutations.push(
+      fc.tuple(base, mediaFields, fc.constantFrom<"png" | "garbage" | "none" | "twice">("png", "garbage", "none", "twice")).map(([b, fields, file]) =>
+        make("multipart fields", b, multipartBody(fields, file))
+      ),
+      fc.tuple(base, fc.constantFrom("external_id", "name", "purpose")).map(([b, missing]) => {
+        const fields: Record<string, string> = { external_id: `fuzz-m-${b.n}`, name: "n", purpose: "option" }
+        delete fields[missing]
+        return make("missing field", b, multipartBody(fields))
+      }),
+      base.map((b) => make("unknown key", b, multipartBody({ external_id: `fuzz-u-${b.n}`, name: "n", purpose: "catalog", extra: "1" }))),
+      fc.tuple(base, fc.constantFrom("application/json", "text/plain", "multipart/form-data", "multipart/mixed; boundary=x")).map(([b, contentType]) =>
+        make("wrong content type", b, { kind: "raw", bytes: '{"external_id":"x"}', contentType })
+      ),
+      base.map((b) => make("invalid JSON", b, { kind: "raw", bytes: "--x\r\nnot a form", contentType: "multipart/form-data; boundary=x" }))
+    )
+  } else {
+    // Endpoints without a body: a body anyway, of any type.
+    mutations.push(
+      fc.tuple(base, fc.constantFrom("application/json", "text/plain")).map(([b, contentType]) => make("unexpected body", b, { kind: "raw", bytes: '{"x":1}', contentType }))
+    )
+  }
+  return fc.oneof(...mutations)
+}
