@@ -15,7 +15,9 @@ const answerFor = (code: string | undefined) =>
  */
 export const answerUnparsableRequests = (server: Server): Server =>
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
-    if (error.code === "ECONNRESET" || !socket.writable) {
+    // A response already under way on this connection cannot be followed by another one.
+    const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true
+    if (error.code === "ECONNRESET" || !socket.writable || inFlight) {
       socket.destroy()
       return
     }
