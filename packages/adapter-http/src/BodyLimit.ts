@@ -16,12 +16,16 @@ export class BodyTooLarge extends Data.TaggedError("BodyTooLarge")<{ readonly li
  */
 export const maxJsonDepth = 64
 
-/** Whether the JSON text opens more than `max` arrays or objects at once (brackets inside strings do not count). */
-export const nestsDeeperThan = (text: string, max: number): boolean => {
+/**
+ * Whether the JSON bytes open more than `max` arrays or objects at once (brackets inside strings do not
+ * count). Read as bytes, not text: the characters that matter are ASCII, which UTF-8 never uses inside a
+ * multi-byte character.
+ */
+export const nestsDeeperThan = (json: Uint8Array, max: number): boolean => {
   let depth = 0
   let inString = false
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
+  for (let i = 0; i < json.length; i++) {
+    const c = json[i]!
     if (inString) {
       if (c === 0x5c) i++ // a backslash escapes the next character
       else if (c === 0x22) inString = false

@@ -144,7 +144,7 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware((app) =>
           ? tooLarge
           : respond(requestId, 400, { code: "body_unreadable", message: "the request body could not be read" })
       }
-      if (nestsDeeperThan(body.right.toString("utf8"), maxJsonDepth)) {
+      if (nestsDeeperThan(body.right, maxJsonDepth)) {
         return respond(requestId, 400, { code: "json_too_deep", message: `JSON nested deeper than ${maxJsonDepth} levels is not accepted` })
       }
       return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, withBody(request, body.right))
