@@ -47,8 +47,11 @@ const work = (job: StoredJob, workerId: string, settings: WorkerSettings) =>
       }
       const lost = exit.cause._tag === "Fail" && exit.cause.error instanceof LeaseLost
       if (lost) return yield* Effect.logWarning("job lease lost; another worker took the job").pipe(Effect.annotateLogs("job_id", job.id))
-      yield* Effect.logError("job failed unexpectedly", failure).pipe(Effect.annotateLogs("job_id", job.id))
       const busy = exit.cause._tag === "Fail" && (exit.cause.error as { _tag?: string })._tag === "PersistenceError"
+      // A database fault is the operator's to watch, not a bug: the job fails retryably.
+      yield* (busy ? Effect.logWarning("job failed: the database was unavailable", failure) : Effect.logError("job failed unexpectedly", failure)).pipe(
+        Effect.annotateLogs("job_id", job.id)
+      )
       yield* jobs.finish(job.id, workerId, {
         state: "failed",
         failure: busy
