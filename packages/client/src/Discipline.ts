@@ -4,7 +4,7 @@
  * and jitter (honouring Retry-After), and pacing from the RateLimit headers. A retry re-sends the very
  * same request, so a write keeps its Idempotency-Key on every retry.
  */
-import { HttpClient, type HttpClientError, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
+import { HttpClient, type HttpClientError, HttpClientRequest, HttpClientResponse } from "@effect/platform"
 import { Clock, Duration, Effect, FiberRef, Random, Ref } from "effect"
 
 /** Retry policy; the defaults suit an interactive connector. */
@@ -44,6 +44,32 @@ export const currentCall: FiberRef.FiberRef<CallTrace | undefined> = FiberRef.un
 
 /** Statuses that are worth repeating: the spec says to retry them with the same Idempotency-Key. */
 export const retryableStatuses: ReadonlySet<number> = new Set([429, 500, 503])
+
+/**
+ * Whether to repeat the request, with the response to hand on otherwise. A 409 is final, except
+ * `idempotency_in_progress`: the first request with this key is still running (or was cut off by a crash
+ * and holds the key until its lease ends), and the same request later gets its outcome. Telling them apart
+ * reads the body, so a final 409 is handed on rebuilt from the bytes read.
+ */
+const classify = (
+  response: HttpClientResponse.HttpClientResponse
+): Effect.Effect<{ readonly retry: boolean; readonly response: HttpClientResponse.HttpClientResponse }> => {
+  if (retryableStatuses.has(response.status)) return Effect.succeed({ retry: true, response })
+  if (response.status !== 409) return Effect.succeed({ retry: false, response })
+  return response.text.pipe(
+    Effect.map((text) => {
+      let code: unknown
+      try {
+        code = (JSON.parse(text) as { error?: { code?: unknown } } | null)?.error?.code
+      } catch {
+        code = undefined
+      }
+      const rebuilt = HttpClientResponse.fromWeb(response.request, new Response(text, { status: response.status, headers: response.headers as Record<string, string> }))
+      return { retry: code === "idempotency_in_progress", response: rebuilt }
+    }),
+    Effect.orElseSucceed(() => ({ retry: false, response }))
+  )
+}
 
 interface RateWindow {
   readonly remaining: number
@@ -122,15 +148,15 @@ export const discipline = (options: DisciplineOptions) => {
               const response = result.right
               return Effect.zipRight(
                 observe(response),
-                Effect.suspend(() => {
-                  if (!retryableStatuses.has(response.status) || n >= maxAttempts) return Effect.succeed(response)
+                Effect.flatMap(classify(response), (checked) => {
+                  if (!checked.retry || n >= maxAttempts) return Effect.succeed(checked.response)
                   const retryAfter = parseSeconds(response.headers["retry-after"])
                   const wait =
                     retryAfter === undefined
                       ? backoff(n, base, max)
                       : Effect.succeed(Duration.min(Duration.seconds(retryAfter), maxRetryAfter))
                   // Drain the refused answer so its connection can be reused.
-                  return Effect.flatMap(Effect.zipRight(Effect.ignore(response.text), wait), (delay) => Effect.zipRight(Effect.sleep(delay), attempt(n + 1)))
+                  return Effect.flatMap(Effect.zipRight(Effect.ignore(checked.response.text), wait), (delay) => Effect.zipRight(Effect.sleep(delay), attempt(n + 1)))
                 })
               )
             })

@@ -95,6 +95,20 @@ describe("client discipline", () => {
       expect(seen).toHaveLength(2)
     }))
 
+  it.effect("retries 409 idempotency_in_progress with the same key (the first request still holds it); other 409s are final", () =>
+    Effect.gen(function* () {
+      const { c, seen } = yield* withClient([error(409, "idempotency_in_progress"), error(409, "idempotency_in_progress"), written])
+      const fiber = yield* Effect.fork(c.upsert("categories", { external_id: "sofas", name: "Sofas" }))
+      yield* TestClock.adjust("30 seconds")
+      expect((yield* Fiber.join(fiber)).outcome).toBe("created")
+      expect(seen).toHaveLength(3)
+      expect(new Set(seen.map((r) => r.headers["idempotency-key"])).size).toBe(1)
+
+      const reused = yield* withClient([error(409, "idempotency_key_reused"), written])
+      expect(yield* Effect.flip(reused.c.upsert("categories", { external_id: "a", name: "A" }))).toMatchObject({ code: "idempotency_key_reused", status: 409 })
+      expect(reused.seen).toHaveLength(1)
+    }))
+
   it.effect("never retries another 4xx; errors are tagged by code", () =>
     Effect.gen(function* () {
       const { c, seen } = yield* withClient([error(409, "revision_conflict", { details: { current_revision: 4, expected_revision: 2 } })])
