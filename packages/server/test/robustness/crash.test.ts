@@ -268,6 +268,7 @@ const crashRun = Effect.gen(function* () {
     const db = new Database(join(dataDir, "catalog-sync.db"), { readonly: true, fileMustExist: true })
     try {
       expect(db.pragma("integrity_check")).toEqual([{ integrity_check: "ok" }])
+      expect(db.pragma("foreign_key_check")).toEqual([])
     } finally {
       db.close()
     }
