@@ -33,6 +33,26 @@ const keysPerCompany = 5
 const started = Date.now()
 const log = (message: string) => process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(1)}s] ${message}\n`)
 
+/**
+ * Rounds of a paired comparison, the order of the two sides swapped every other round so that drift
+ * hits both alike; logs each round's pair.
+ */
+const pairedRounds = async (
+  label: string,
+  unit: string,
+  rounds: number,
+  server: (round: number) => Promise<number>,
+  baseline: (round: number) => Promise<number>
+) => {
+  const figures = { server: [] as Array<number>, baseline: [] as Array<number> }
+  for (let round = 0; round < rounds; round++) {
+    const sides = round % 2 === 0 ? (["server", "baseline"] as const) : (["baseline", "server"] as const)
+    for (const side of sides) figures[side].push(await (side === "server" ? server : baseline)(round))
+    log(`${label} round ${round + 1}: server ${Math.round(figures.server[round]!)} ${unit}, baseline ${Math.round(figures.baseline[round]!)} ${unit}`)
+  }
+  return figures
+}
+
 // ---------------------------------------------------------------------------------------------------
 // processes
 
@@ -397,18 +417,13 @@ const scenarioImports = async (context: ScenarioContext): Promise<Array<Row>> =>
   const db = new Database(context.db, { readonly: true })
   const probe = sqliteProbe(db)
   await importThroughApi(context.url, probe, companies, `imp-warm-${runId}`, 1)
-  const server: Array<number> = []
-  const raw: Array<number> = []
-  const rounds = quick ? 2 : 3
-  for (let round = 0; round < rounds; round++) {
-    const sides = round % 2 === 0 ? (["server", "raw"] as const) : (["raw", "server"] as const)
-    for (const side of sides) {
-      const prefix = `imp-${runId}-${round}`
-      if (side === "server") server.push((await importThroughApi(context.url, probe, companies, prefix)).rps)
-      else raw.push((await rawRound(prefix)).rps)
-    }
-    log(`import round ${round + 1}: server ${Math.round(server[round]!)} records/s, raw ${Math.round(raw[round]!)} records/s`)
-  }
+  const { server, baseline: raw } = await pairedRounds(
+    "import",
+    "records/s",
+    quick ? 2 : 3,
+    async (round) => (await importThroughApi(context.url, probe, companies, `imp-${runId}-${round}`)).rps,
+    async (round) => (await rawRound(`imp-${runId}-${round}`)).rps
+  )
   db.close()
   const ratio = median(server.map((s, i) => s / raw[i]!))
   return [{
@@ -494,17 +509,13 @@ const scenarioImportsPg = async (context: ScenarioContext): Promise<Array<Row>> 
         unfinished: () => count("SELECT count(*) AS n FROM jobs WHERE state IN ('queued', 'running')")
       }
       await importThroughApi(server.url, probe, companies, `pg-warm-${runId}`, 1)
-      const serverRps: Array<number> = []
-      const raw: Array<number> = []
-      const rounds = quick ? 2 : 3
-      for (let round = 0; round < rounds; round++) {
-        const sides = round % 2 === 0 ? (["server", "raw"] as const) : (["raw", "server"] as const)
-        for (const side of sides) {
-          if (side === "server") serverRps.push((await importThroughApi(server.url, probe, companies, `pg-${runId}-${round}`)).rps)
-          else raw.push(await rawImportPg(url, companies, `pg-raw-${runId}-${round}`))
-        }
-        log(`import (PostgreSQL) round ${round + 1}: server ${Math.round(serverRps[round]!)} records/s, raw ${Math.round(raw[round]!)} records/s`)
-      }
+      const { server: serverRps, baseline: raw } = await pairedRounds(
+        "import (PostgreSQL)",
+        "records/s",
+        quick ? 2 : 3,
+        async (round) => (await importThroughApi(server.url, probe, companies, `pg-${runId}-${round}`)).rps,
+        (round) => rawImportPg(url, companies, `pg-raw-${runId}-${round}`)
+      )
       const ratio = median(serverRps.map((s, i) => s / raw[i]!))
       return [{
         scenario: "3 imports", measure: "10,000 products via POST /imports + job worker (PostgreSQL)", value: median(serverRps), unit: "records/s",
@@ -599,19 +610,14 @@ const scenarioMedia = async (context: ScenarioContext): Promise<Array<Row>> => {
   try {
     await serverRound(1)
     await sharpRound(1)
-    const perImage = { server: [] as Array<number>, sharp: [] as Array<number> }
-    for (let round = 0; round < (quick ? 2 : 3); round++) {
-      const sides = round % 2 === 0 ? (["server", "sharp"] as const) : (["sharp", "server"] as const)
-      for (const side of sides) perImage[side].push(side === "server" ? await serverRound(count) : await sharpRound(count))
-      log(`media round ${round + 1}: server ${Math.round(perImage.server[round]!)} ms/image, sharp ${Math.round(perImage.sharp[round]!)} ms/image`)
-    }
+    const perImage = await pairedRounds("media", "ms/image", quick ? 2 : 3, () => serverRound(count), () => sharpRound(count))
     const bad = (failed.get() as { n: number }).n
     if (bad > 0) warnings.push(`media: ${bad} jobs did not complete`)
-    const ratio = median(perImage.server.map((s, i) => s / perImage.sharp[i]!))
+    const ratio = median(perImage.server.map((s, i) => s / perImage.baseline[i]!))
     rows.push({
       scenario: "5 media", measure: `12 MP JPEG (${(sourceBytes / 2 ** 20).toFixed(1)} MB) -> WebP 1500 px, POST /media + job`, value: median(perImage.server), unit: "ms/image",
-      baseline: "bare sharp, same options", baselineValue: median(perImage.sharp), ratio, target: "<= 1.10x", met: ratio <= 1.1,
-      note: `${count} uploads in turn, first POST to last job's end; 1 worker`, rounds: { server: perImage.server, baseline: perImage.sharp }
+      baseline: "bare sharp, same options", baselineValue: median(perImage.baseline), ratio, target: "<= 1.10x", met: ratio <= 1.1,
+      note: `${count} uploads in turn, first POST to last job's end; 1 worker`, rounds: { server: perImage.server, baseline: perImage.baseline }
     })
   } finally {
     db.close()

@@ -163,3 +163,14 @@ export const uploadMedia = (url: string, token: string, fields: Record<string, s
     const text = await response.text()
     return { status: response.status, headers: response.headers, text, body: text === "" ? undefined : (JSON.parse(text) as any) }
   })
+
+/** Polls GET /jobs/{id} until the job is in one of `states` (by default any end: completed, failed, paused). */
+export const waitJob = (url: string, token: string, id: string, states: ReadonlyArray<string> = ["completed", "failed", "paused"]) =>
+  Effect.gen(function* () {
+    for (let i = 0; i < 600; i++) {
+      const job = (yield* call(url, "GET", `/jobs/${id}`, { token })).body?.job
+      if (states.includes(job?.state)) return job
+      yield* Effect.sleep("25 millis")
+    }
+    return yield* Effect.dieMessage(`job ${id} did not reach ${states.join("/")}`)
+  })

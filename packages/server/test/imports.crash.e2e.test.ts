@@ -1,17 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
-import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import Database from "better-sqlite3"
 import { Effect, Schedule } from "effect"
 import { buildServer, freePort, runCli } from "./Instances.js"
 
-// The driver under @effect/sql-sqlite-node, loaded untyped: the test only reads two tables with it.
-const Database = createRequire(import.meta.url)("better-sqlite3") as new (
-  filename: string,
-  options: { readonly readonly: boolean; readonly fileMustExist: boolean }
-) => { prepare(sql: string): { get(): unknown }; close(): void }
 
 const exited = (child: ChildProcess) =>
   new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once("exit", () => resolve())))

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { existsSync, readdirSync } from "node:fs"
 import { join } from "node:path"
 import sharp from "sharp"
-import { call, freshKey, rawRequest, TestServer, TestServerLive, uploadMedia as upload } from "./TestServer.js"
+import { call, freshKey, rawRequest, TestServer, TestServerLive, uploadMedia as upload, waitJob } from "./TestServer.js"
 
 const scopes = ["catalog:read", "catalog:write", "prices:read", "prices:write", "media:read", "media:write"]
 
@@ -15,16 +15,6 @@ const stagedSettled = (dataDir: string) =>
   Effect.gen(function* () {
     for (let i = 0; i < 200 && stagedFiles(dataDir).length > 0; i++) yield* Effect.sleep("25 millis")
     return stagedFiles(dataDir)
-  })
-
-const waitJob = (url: string, token: string, id: string) =>
-  Effect.gen(function* () {
-    for (let i = 0; i < 400; i++) {
-      const reply = yield* call(url, "GET", `/jobs/${id}`, { token })
-      if (["completed", "failed", "paused"].includes(reply.body?.job?.state)) return reply.body.job
-      yield* Effect.sleep("25 millis")
-    }
-    throw new Error(`job ${id} did not finish`)
   })
 
 const image = (width: number, height: number, format: "jpeg" | "png" | "webp", options: { alpha?: boolean; orientation?: number } = {}) =>

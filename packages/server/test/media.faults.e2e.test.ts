@@ -6,7 +6,7 @@ import { existsSync, readdirSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import sharp from "sharp"
 import { type MediaPorts, ServerLive } from "../src/Server.js"
-import { call, freshKey, TestServer, TestServerWith } from "./TestServer.js"
+import { call, freshKey, TestServer, TestServerWith, waitJob } from "./TestServer.js"
 
 /**
  * Faults injected around the real media ports: folders whose writes the storage refuses as the file
@@ -65,16 +65,6 @@ const upload = (url: string, token: string, fields: Record<string, string>, file
   })
 
 const jobOf = (url: string, token: string, id: string) => Effect.map(call(url, "GET", `/jobs/${id}`, { token }), (reply) => reply.body.job)
-
-const waitJob = (url: string, token: string, id: string, states: ReadonlyArray<string> = ["completed", "failed", "paused"]) =>
-  Effect.gen(function* () {
-    for (let i = 0; i < 600; i++) {
-      const job = yield* jobOf(url, token, id)
-      if (states.includes(job?.state)) return job
-      yield* Effect.sleep("25 millis")
-    }
-    throw new Error(`job ${id} did not reach ${states.join("/")}`)
-  })
 
 const image = (width: number, height: number, seed: number) =>
   Effect.promise(async () => new Uint8Array(await sharp({ create: { width, height, channels: 3, background: { r: seed % 256, g: 80, b: 160 } } }).png().toBuffer()))

@@ -6,9 +6,9 @@
 import { Resource, Scope } from "@catalog-sync/core"
 import { Effect } from "effect"
 import sharp from "sharp"
-import { call, freshKey, TestServer, uploadMedia } from "../TestServer.js"
+import { call, freshKey, TestServer, uploadMedia, waitJob } from "../TestServer.js"
 
-export { uploadMedia }
+export { uploadMedia, waitJob }
 
 export const allScopes: ReadonlyArray<string> = Scope.Scope.literals
 
@@ -44,16 +44,6 @@ export interface SeededCompany {
 export const pngImage = Effect.promise(async () =>
   new Uint8Array(await sharp({ create: { width: 4, height: 3, channels: 3, background: { r: 10, g: 120, b: 200 } } }).png().toBuffer())
 )
-
-export const waitJob = (url: string, token: string, id: string) =>
-  Effect.gen(function* () {
-    for (let i = 0; i < 400; i++) {
-      const reply = yield* call(url, "GET", `/jobs/${id}`, { token })
-      if (["completed", "failed", "paused"].includes(reply.body?.job?.state)) return reply.body.job as { state: string }
-      yield* Effect.sleep("25 millis")
-    }
-    return yield* Effect.dieMessage(`job ${id} did not finish`)
-  })
 
 const expectOk = (what: string, reply: { status: number; text: string }, status = 200) =>
   reply.status === status ? Effect.void : Effect.dieMessage(`seeding ${what}: ${reply.status} ${reply.text.slice(0, 300)}`)

@@ -1,8 +1,8 @@
 import * as PgTesting from "@catalog-sync/adapter-pg/testing"
 import { describe, expect, it } from "@effect/vitest"
+import Database from "better-sqlite3"
 import { Effect } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
-import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { buildServer, crashableInstance, runCli } from "../Instances.js"
@@ -10,11 +10,6 @@ import { testDatabase } from "../TestServer.js"
 import { type Attempt, checkHistory, type LogicalWrite } from "./History.js"
 import { random, scaled, seed } from "./Soak.js"
 
-// The driver under @effect/sql-sqlite-node: the integrity check opens the file once the server is gone.
-const Database = createRequire(import.meta.url)("better-sqlite3") as new (
-  filename: string,
-  options: { readonly readonly: boolean; readonly fileMustExist: boolean }
-) => { pragma(sql: string): Array<Record<string, unknown>>; close(): void }
 
 interface Wire {
   readonly status: number

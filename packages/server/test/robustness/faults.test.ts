@@ -69,6 +69,14 @@ const catalogTenant = Effect.gen(function* () {
   return { url, token, categoryId: category.body.record.id as string }
 })
 
+/** The end of the job a 202 queued, as the worker left it. */
+const jobEnd = (waitJob: Effect.Effect.Success<typeof jobWatcher>, scope: JobStore.JobScope, reply: { readonly status: number; readonly body: any }) =>
+  Effect.gen(function* () {
+    expect(reply.status).toBe(202)
+    const job = yield* waitJob(scope, reply.body.job.id)
+    return { id: reply.body.job.id as string, state: job.state, failure: job.failure }
+  })
+
 /** A tenant with a writer key, and the scope to look its jobs up with. */
 const jobTenant = Effect.gen(function* () {
   const { url, tenant } = yield* TestServer
@@ -184,10 +192,7 @@ layer(TestServerWith({ sql: db.wrap }), { excludeTestServices: true, timeout: 12
         arming: { skip: jobStatements, after: /FROM import_records WHERE job_id = \S+ ORDER BY idx/ },
         write: (t, idempotencyKey) =>
           Effect.gen(function* () {
-            const reply = yield* call(t.url, "POST", "/imports", { token: t.token, body: { records: importRecords }, idempotencyKey })
-            expect(reply.status).toBe(202)
-            const job = yield* waitJob(t.scope, reply.body.job.id)
-            return { id: reply.body.job.id as string, state: job.state, failure: job.failure }
+            return yield* jobEnd(waitJob, t.scope, yield* call(t.url, "POST", "/imports", { token: t.token, body: { records: importRecords }, idempotencyKey }))
           }),
         clean: (_, job) => Effect.sync(() => expect(job.state).toBe("completed")),
         faulted: (t, job, n) =>
@@ -225,10 +230,7 @@ layer(TestServerWith({ sql: db.wrap }), { excludeTestServices: true, timeout: 12
         arming: { skip: jobStatements, after: /FROM media WHERE job_id = / },
         write: (t, idempotencyKey) =>
           Effect.gen(function* () {
-            const reply = yield* uploadMedia(t.url, t.token, { external_id: "m-1", name: "Sofa", purpose: "catalog" }, png, idempotencyKey)
-            expect(reply.status).toBe(202)
-            const job = yield* waitJob(t.scope, reply.body.job.id)
-            return { id: reply.body.job.id as string, state: job.state, failure: job.failure }
+            return yield* jobEnd(waitJob, t.scope, yield* uploadMedia(t.url, t.token, { external_id: "m-1", name: "Sofa", purpose: "catalog" }, png, idempotencyKey))
           }),
         clean: (_, job) => Effect.sync(() => expect(job.state).toBe("completed")),
         faulted: (t, job, n) =>
