@@ -30,6 +30,11 @@ export const renderDomainError = (error: unknown): Rendered | undefined => {
       return { status: 409, error: { ...base, details: { reason: error.reason } } }
     case "RecordInUse":
       return { status: 409, error: { ...base, details: { bundle_ids: error.bundle_ids } } }
+    case "ReservationConflict":
+      return {
+        status: 409,
+        error: { ...base, details: { location_id: error.location_id, reserved: error.reserved, physical: error.physical, requested_physical: error.requested_physical } }
+      }
     case "StockEventConflict":
       return { status: 409, error: { ...base, details: { event_id: error.event_id } } }
     case "RecordArchived":

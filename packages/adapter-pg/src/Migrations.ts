@@ -9,6 +9,7 @@ import jobs from "./migrations/0006_jobs.js"
 import media from "./migrations/0007_media.js"
 import bundleComponents from "./migrations/0008_bundle_components.js"
 import idempotencyRunning from "./migrations/0009_idempotency_running.js"
+import jobsByState from "./migrations/0010_jobs_by_state.js"
 
 /**
  * The PostgreSQL migrations, keyed `<id>_<name>` as `Migrator.fromRecord` expects and numbered as
@@ -23,7 +24,8 @@ export const migrations: Record<string, Effect.Effect<void, SqlError.SqlError, S
   "0006_jobs": jobs,
   "0007_media": media,
   "0008_bundle_components": bundleComponents,
-  "0009_idempotency_running": idempotencyRunning
+  "0009_idempotency_running": idempotencyRunning,
+  "0010_jobs_by_state": jobsByState
 }
 
 /** Name of the table where the migrator records applied migrations. */

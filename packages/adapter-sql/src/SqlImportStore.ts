@@ -9,7 +9,9 @@ const ItemRow = Schema.Struct({
   job_id: Schema.String,
   idx: Millis,
   resource: Resource.ResourceName,
-  body: Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  // The body as sent, kept whole: a Record schema would copy it and turn a `__proto__` key into a
+  // prototype, hiding it from the per-record schema check that must refuse it.
+  body: Schema.parseJson(Import.ImportRecordInput.fields.body),
   external_id: Schema.NullOr(Schema.String),
   status: Import.RecordStatus,
   outcome: Schema.NullOr(Schema.Literal("created", "updated", "unchanged")),

@@ -183,6 +183,19 @@ export const make: Effect.Effect<Context.Tag.Service<typeof JobStore.JobStore>, 
         return (yield* decodeRows(rows)).map(toJob)
       }).pipe(refineErrors, Effect.withSpan("JobStore.list", { captureStackTrace: false })),
 
+    listAll: (query) =>
+      Effect.gen(function* () {
+        const rows = yield* sql`SELECT ${sql.literal(columns)} FROM jobs
+            WHERE 1 = 1
+              ${query.state === undefined ? sql`` : sql`AND state = ${query.state}`}
+              ${query.companyId === undefined ? sql`` : sql`AND company_id = ${query.companyId}`}
+              ${query.kind === undefined ? sql`` : sql`AND kind = ${query.kind}`}
+              ${query.cursor === undefined ? sql`` : sql`AND id > ${query.cursor}`}
+            ORDER BY id
+            LIMIT ${query.limit}`
+        return (yield* decodeRows(rows)).map(toJob)
+      }).pipe(refineErrors, Effect.withSpan("JobStore.listAll", { captureStackTrace: false })),
+
     requeue: (scope, id, request) =>
       Effect.gen(function* () {
         yield* lockConnection(scope.connectionId)
@@ -193,6 +206,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof JobStore.JobStore>, 
         if (n >= request.maxPending) return { _tag: "LimitReached" } as const
         const rows = yield* sql`UPDATE jobs
             SET state = 'queued', run = ${request.run}, scopes = ${JSON.stringify(request.scopes)}, queued_at = ${request.nowMillis},
+                ${request.keyId === undefined ? sql`` : sql`key_id = ${request.keyId},`}
                 ${request.keepPlace === true ? sql`` : sql`queue_seq = (SELECT COALESCE(MAX(queue_seq), 0) + 1 FROM jobs),`}
                 lease_owner = NULL, lease_until = NULL, failure = NULL, finished_at = NULL, updated_at = ${request.at}
             WHERE company_id = ${scope.companyId} AND connection_id = ${scope.connectionId} AND id = ${id}

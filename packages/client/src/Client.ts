@@ -199,8 +199,8 @@ export const make = (options: ClientOptions) =>
         )
       })
 
-    /** The fields of a media upload besides the file. */
-    type MediaFields = { readonly external_id: string; readonly name: string; readonly purpose: "catalog" | "option" }
+    /** The fields of a media upload besides the file; `purpose` defaults to catalog on the server. */
+    type MediaFields = { readonly external_id: string; readonly name: string; readonly purpose?: "catalog" | "option" | undefined }
 
     const media = {
       list: (query: { readonly limit?: number; readonly cursor?: string; readonly external_id?: string } = {}) => call(raw.media.list({ urlParams: query })),
@@ -212,7 +212,7 @@ export const make = (options: ClientOptions) =>
             const form = new FormData()
             form.append("external_id", fields.external_id)
             form.append("name", fields.name)
-            form.append("purpose", fields.purpose)
+            if (fields.purpose !== undefined) form.append("purpose", fields.purpose)
             form.append("file", file, "upload")
             return raw.media.upload({ payload: form, headers: { "idempotency-key": write.idempotencyKey ?? freshKey() } })
           })

@@ -78,7 +78,7 @@ export const createClient = (options: ClientOptions) => {
       ),
     /** Uploads an image (multipart part `file`) and waits for its media job. */
     uploadMediaAndWait: (
-      fields: { readonly external_id: string; readonly name: string; readonly purpose: "catalog" | "option" },
+      fields: { readonly external_id: string; readonly name: string; readonly purpose?: "catalog" | "option" | undefined },
       file: Blob,
       options?: WriteOptions & { readonly pollIntervalMillis?: number }
     ) =>

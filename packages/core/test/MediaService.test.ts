@@ -4,6 +4,8 @@ import * as fc from "effect/FastCheck"
 import type { Principal } from "../src/Auth/Principal.js"
 import { CatalogService } from "../src/Catalog/CatalogService.js"
 import { ImportService } from "../src/Imports/ImportService.js"
+import { Accounts } from "../src/Auth/Accounts.js"
+import { JobAdmin } from "../src/Jobs/JobAdmin.js"
 import { JobService } from "../src/Jobs/JobService.js"
 import { JobStore } from "../src/Jobs/JobStore.js"
 import { ImageProcessor } from "../src/Media/ImageProcessor.js"
@@ -15,7 +17,7 @@ import { MediaStaging, MediaStorage, type StagedFile } from "../src/Media/MediaS
 import { IdsLive } from "../src/Shared/Ids.js"
 import type { Scope } from "../src/Shared/Scope.js"
 import { InMemory, InMemoryJobs, InMemoryMedia } from "../src/testing.js"
-import { as, principal, registeredTenant, uuid } from "./support.js"
+import { anotherKey, as, principal, registeredTenant, uuid } from "./support.js"
 
 /**
  * A fresh world per test: in-memory ports, a storage whose folders can be made to refuse writes, and an
@@ -53,7 +55,7 @@ const makeWorld = Effect.gen(function* () {
     Layer.succeed(MediaStorage, guarded),
     Layer.succeed(ImageProcessor, images)
   )
-  const layer = Layer.mergeAll(JobService.Default, MediaService.Default).pipe(
+  const layer = Layer.mergeAll(JobService.Default, MediaService.Default, JobAdmin.Default).pipe(
     Layer.provideMerge(ImportService.Default),
     Layer.provideMerge(CatalogService.Default),
     Layer.provideMerge(ports),
@@ -138,7 +140,7 @@ describe("MediaService", () => {
         const a1 = yield* upload(a, fields("a1"), picture("a1"))
         yield* upload(b, fields("b1"), picture("b1"))
         // Another connection of company a: still one at a time for the company.
-        const a2 = yield* upload({ ...a, connectionId: uuid() as Principal["connectionId"] }, fields("a2"), picture("a2"))
+        const a2 = yield* upload(yield* anotherKey(a, { newConnection: true }), fields("a2"), picture("a2"))
         yield* upload(a, fields("a3"), picture("a3", 3000, 1000))
         const first = Option.getOrThrow(yield* claim("w1"))
         const second = Option.getOrThrow(yield* claim("w2"))
@@ -228,6 +230,69 @@ describe("MediaService", () => {
         expect(world.written).toHaveLength(4)
         expect(new Set(world.written).size).toBe(4)
         expect(world.staged.files()).toEqual([])
+      })
+    ))
+
+  it.effect("an operator lists a company's paused jobs (of every connection) and resumes them after a storage check; a failing check resumes nothing", () =>
+    inWorld((world) =>
+      Effect.gen(function* () {
+        const a = yield* tenant()
+        const shop = yield* anotherKey(a, { newConnection: true })
+        const b = yield* tenant()
+        world.denied.add(a.company.storage_slug)
+        const a1 = yield* upload(a, fields("a1"), picture("a1"))
+        const s1 = yield* upload(shop, fields("s1"), picture("s1"))
+        yield* work
+        expect(yield* jobState(a, a1.id)).toBe("paused")
+        const admin = yield* JobAdmin
+        // Only a1 paused; s1 of the other connection waits behind it (one image at a time per company).
+        expect((yield* admin.paused()).map((job) => [job.id, job.company_id, job.connection_id])).toEqual([[a1.id, a.company.id, a.connectionId]])
+        expect(yield* admin.paused(b.company.id)).toEqual([])
+        const stillDenied = yield* Effect.flip(admin.resume(a.company.id))
+        expect(stillDenied).toMatchObject({ _tag: "MediaStorageError", code: "storage_denied" })
+        expect(stillDenied.message).toContain(a.company.storage_slug)
+        expect(yield* jobState(a, a1.id)).toBe("paused")
+        expect((yield* admin.resumeAll)[0]).toMatchObject({ company_id: a.company.id, resumed: [], error: { code: "storage_denied" } })
+        world.denied.delete(a.company.storage_slug)
+        expect(yield* admin.resume(a.company.id)).toEqual({ company_id: a.company.id, resumed: [a1.id] })
+        yield* work
+        expect(yield* jobState(a, a1.id)).toBe("completed")
+        expect(yield* jobState(shop, s1.id)).toBe("completed")
+        expect(world.processed).toEqual(["img:a1", "img:a1", "img:s1"])
+        expect(yield* admin.paused()).toEqual([])
+        expect(yield* Effect.flip(admin.paused(uuid()))).toMatchObject({ _tag: "RecordNotFound" })
+      })
+    ))
+
+  it.effect("a media job whose key was revoked before it ran fails with key_revoked and keeps its image queued and staged; a retry with an active key completes it", () =>
+    inWorld((world) =>
+      Effect.gen(function* () {
+        const who = yield* tenant()
+        const job = yield* upload(who, fields("m1"), picture("m1"))
+        yield* Effect.flatMap(Accounts, (accounts) => accounts.revokeKey(who.keyId, "2026-01-01T00:00:00.000Z"))
+        yield* work
+        const failed = yield* Effect.flatMap(JobService, (jobs) => jobs.get(job.id)).pipe(as(who))
+        expect(failed.job).toMatchObject({ state: "failed", failure: { code: "key_revoked" } })
+        expect(world.processed).toEqual([])
+        const listed = yield* Effect.flatMap(MediaService, (m) => m.list({ limit: 10 })).pipe(as(who))
+        expect(listed.records[0]).toMatchObject({ state: "queued" })
+        expect(world.staged.files()).toHaveLength(1)
+        const other = yield* anotherKey(who)
+        yield* Effect.flatMap(JobService, (jobs) => jobs.retry(job.id)).pipe(as(other))
+        yield* work
+        expect(yield* jobState(other, job.id)).toBe("completed")
+        expect(world.staged.files()).toEqual([])
+      })
+    ))
+
+  it.effect("purpose is optional and defaults to catalog (spec 2.13 does not require it)", () =>
+    inWorld(() =>
+      Effect.gen(function* () {
+        const who = yield* tenant()
+        yield* upload(who, { external_id: "plain", name: "Plain" }, picture("plain", 3000, 2000))
+        yield* work
+        const listed = yield* Effect.flatMap(MediaService, (m) => m.list({ limit: 10 })).pipe(as(who))
+        expect(listed.records[0]).toMatchObject({ purpose: "catalog", state: "completed", width: 1500, height: 1000 })
       })
     ))
 

@@ -345,8 +345,8 @@ const componentEdits = fc.oneof(
 )
 
 const fieldEdits = fc.oneof(
-  atKey("name", fc.oneof(badName, removed)),
-  atKey("type_id", fc.oneof(badRequiredReference, removed)),
+  atKey("name", badName),
+  atKey("type_id", badRequiredReference),
   atKey("coefficient", badCoefficient),
   atKey("group_ids", fc.oneof(replaceWith("101 items", fc.array(lightReference, { minLength: 101, maxLength: 101 })), badList)),
   atKey("group_ids", atItem(fc.array(reference, { minLength: 1, maxLength: 4 }), badRequiredReference)),
@@ -355,6 +355,25 @@ const fieldEdits = fc.oneof(
   atKey("translations", badTranslations),
   extraKey
 )
+
+/**
+ * A field entry without its name or type_id, in catalog or combined mode (a prices-mode entry only names
+ * the field whose coefficient it sets). The body's mode decides, so this rule is checked on the whole body
+ * once the rest of it is valid: it is reported as a single violation, never among several.
+ */
+const fieldKeyMissing: fc.Arbitrary<Mutation> = fc
+  .tuple(
+    top("fields", atItem(fc.array(selectionFieldOf(fc.array(reference, { maxLength: 3 })), { minLength: 1, maxLength: 4 }), fc.oneof(atKey("name", removed), atKey("type_id", removed)))),
+    fc.constantFrom("catalog", "combined", undefined)
+  )
+  .map(([mutation, mode]) => ({
+    ...mutation,
+    label: `${mutation.label} (mode ${mode ?? "omitted"})`,
+    apply: (body) => {
+      const { mode: _, ...rest } = mutation.apply(body)
+      return mode === undefined ? rest : { ...rest, mode }
+    }
+  }))
 
 const mutations: Record<ResourceName, ReadonlyArray<fc.Arbitrary<Mutation>>> = {
   products: [
@@ -493,7 +512,7 @@ describe("upsert body schemas", () => {
     for (const resource of resources) {
       it.prop(
         resource,
-        [validBodies[resource], fc.oneof(...mutations[resource])],
+        [validBodies[resource], fc.oneof(...mutations[resource], ...(resource === "products" ? [fieldKeyMissing] : []))],
         ([body, mutation]) => {
           const paths = refusedPaths(resource, mutation.apply(body))
           expect(paths, mutation.label).toContain(mutation.path)
@@ -577,6 +596,14 @@ describe("upsert body schemas", () => {
         expect(refusedPaths(resource, body)).toContain(path)
       })
     }
+
+    it("products: a prices-mode field entry names its field by id or external_id and carries only its coefficient", () => {
+      const u = "123e4567-e89b-12d3-a456-426614174000"
+      const body = { external_id: "e", mode: "prices", fields: [{ external_id: "seat", coefficient: "0.3" }, { id: u, coefficient: "2" }] }
+      expect(Either.isRight(decode("products", body))).toBe(true)
+      expect(refusedPaths("products", { ...body, mode: "catalog" })).toEqual(["$.fields[0].name", "$.fields[0].type_id", "$.fields[1].name", "$.fields[1].type_id"])
+      expect(refusedPaths("products", { external_id: "e", fields: [{ external_id: "seat", coefficient: "0.3" }] })).toEqual(["$.fields[0].name", "$.fields[0].type_id"])
+    })
   })
 
   describe("several violations are all reported", () => {

@@ -81,5 +81,39 @@ export const registeredTenant = (granted: ReadonlyArray<Scope>, scopes?: Readonl
     yield* accounts.saveCompany(stored)
     const who = principal(settings, scopes)
     yield* accounts.saveConnection({ id: who.connectionId, company_id: settings.id, name: "ERP", enabled: true, created_at: stored.created_at })
+    // The principal's key, so that jobs it submits may act for it (they check the key as requests do).
+    yield* insertKeyOf(who)
     return who
+  })
+
+const insertKeyOf = (who: Principal) =>
+  Effect.flatMap(Accounts, (accounts) =>
+    accounts.insertKey(
+      {
+        id: who.keyId,
+        company_id: who.company.id,
+        connection_id: who.connectionId,
+        name: "test",
+        scopes: Array.from(who.scopes),
+        created_at: "2026-01-01T00:00:00.000Z",
+        expires_at: "2999-01-01T00:00:00.000Z",
+        revoked_at: null
+      },
+      "unused-hash"
+    )
+  )
+
+/**
+ * Another active key of a registered tenant: of the same connection, or of a new connection of the same
+ * company when `newConnection` is set. Returns the principal acting with it.
+ */
+export const anotherKey = (who: Principal, options: { readonly newConnection?: boolean } = {}) =>
+  Effect.gen(function* () {
+    const accounts = yield* Accounts
+    const other: Principal = { ...who, keyId: uuid(), connectionId: options.newConnection === true ? (uuid() as ConnectionId) : who.connectionId }
+    if (options.newConnection === true) {
+      yield* accounts.saveConnection({ id: other.connectionId, company_id: who.company.id, name: "Shop", enabled: true, created_at: "2026-01-01T00:00:00.000Z" })
+    }
+    yield* insertKeyOf(other)
+    return other
   })

@@ -44,6 +44,16 @@ const S3Probe = (probe: Effect.Effect<void, MediaErrors.MediaStorageError>, sett
     )
   ))
 
+/** The processed-media storage alone, as MEDIA_STORAGE selects it (the admin CLI's storage check). */
+export const MediaStorageLive = (config: ServerConfig): Layer.Layer<MediaStorage.MediaStorage> => {
+  const storage = config.mediaStorage ?? { kind: "fs" as const }
+  return storage.kind === "s3"
+    ? Layer.unwrapEffect(
+        Effect.map(Effect.promise(() => import("@catalog-sync/adapter-storage-s3")), ({ S3MediaStorage }) => S3MediaStorage.layer(storage.s3))
+      )
+    : FsMediaStorage.layer(mediaDir(config))
+}
+
 /** The S3 media ports; the adapter (and the AWS SDK) is loaded only when MEDIA_STORAGE=s3. */
 const S3PortsLive = (settings: S3Settings.S3Settings) =>
   Layer.unwrapEffect(

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 import { NodeRuntime } from "@effect/platform-node"
-import { Admin, Ids, InventoryAdmin } from "@catalog-sync/core"
+import { Admin, Ids, InventoryAdmin, JobAdmin } from "@catalog-sync/core"
 import { Cause, Effect, Layer, Logger, LogLevel, Option } from "effect"
 import { parseArgs, UsageError } from "./cli/Args.js"
-import { runCommand, usage } from "./cli/Commands.js"
-import { PersistenceLive, ServerLive } from "./Server.js"
+import { runCommand, runJobsCommand, usage } from "./cli/Commands.js"
+import { MediaStorageLive, PersistenceLive, ServerLive } from "./Server.js"
 import { ServerConfig } from "./ServerConfig.js"
 
 const print = (value: unknown) => Effect.sync(() => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`))
@@ -40,14 +40,19 @@ const program = Effect.gen(function* () {
   }
   if (command === "help" || command === "--help") return yield* Effect.sync(() => process.stdout.write(`${usage}\n`))
   const args = yield* Effect.try({ try: () => parseArgs(argv), catch: (e) => e })
-  const result = yield* Effect.suspend(() => runCommand(args)).pipe(
-    Effect.provide(
-      Layer.mergeAll(Admin.Admin.Default, InventoryAdmin.InventoryAdmin.Default).pipe(
-        Layer.provide(PersistenceLive(config)),
-        Layer.provide(Ids.IdsLive)
-      )
-    )
-  )
+  const result: unknown =
+    args.words[0] === "jobs"
+      ? yield* Effect.suspend(() => runJobsCommand(args)).pipe(
+          Effect.provide(JobAdmin.JobAdmin.Default.pipe(Layer.provide(MediaStorageLive(config)), Layer.provide(PersistenceLive(config))))
+        )
+      : yield* Effect.suspend(() => runCommand(args)).pipe(
+          Effect.provide(
+            Layer.mergeAll(Admin.Admin.Default, InventoryAdmin.InventoryAdmin.Default).pipe(
+              Layer.provide(PersistenceLive(config)),
+              Layer.provide(Ids.IdsLive)
+            )
+          )
+        )
   yield* print(result)
 }).pipe(
   Effect.catchAllCause(report),

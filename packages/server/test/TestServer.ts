@@ -1,3 +1,4 @@
+import { expect } from "vitest"
 import * as PgTesting from "@catalog-sync/adapter-pg/testing"
 import { HttpServer } from "@effect/platform"
 import { Admin, Ids, InventoryAdmin } from "@catalog-sync/core"
@@ -92,6 +93,16 @@ export const TestServerWith = (overrides: ServerOverrides = {}, env: Record<stri
 )
 
 export const TestServerLive = TestServerWith()
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+/** An answer in the spec's error body (section 7), with its request id in the body and the header. */
+export const expectError = (reply: { readonly status: number; readonly headers: Headers; readonly body: any }, status: number, code: string) => {
+  expect({ status: reply.status, code: reply.body?.error?.code }).toEqual({ status, code })
+  expect(reply.body.request_id).toMatch(uuidPattern)
+  expect(reply.headers.get("x-request-id")).toBe(reply.body.request_id)
+  expect(typeof reply.body.error.message).toBe("string")
+}
 
 export interface Reply {
   readonly status: number

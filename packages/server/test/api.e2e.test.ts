@@ -1,17 +1,9 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { connect } from "node:net"
-import { call, earlyInMinute, freshKey, rawRequest, TestServer, TestServerLive } from "./TestServer.js"
-
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+import { call, earlyInMinute, expectError, freshKey, rawRequest, TestServer, TestServerLive } from "./TestServer.js"
 
 /** Every error body is the spec's: request_id equal to the header, and an error with code and message. */
-const expectError = (reply: { status: number; headers: Headers; body: any }, status: number, code: string) => {
-  expect({ status: reply.status, code: reply.body?.error?.code }).toEqual({ status, code })
-  expect(reply.body.request_id).toMatch(uuidPattern)
-  expect(reply.headers.get("x-request-id")).toBe(reply.body.request_id)
-  expect(typeof reply.body.error.message).toBe("string")
-}
 
 const writer = ["catalog:read", "catalog:write", "prices:read", "prices:write", "costs:read", "costs:write"]
 

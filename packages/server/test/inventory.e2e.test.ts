@@ -1,12 +1,8 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { stockScopes, stockTenant, stockWrite } from "./StockTenant.js"
-import { call, freshKey, TestServer, TestServerLive } from "./TestServer.js"
+import { call, expectError, freshKey, TestServer, TestServerLive } from "./TestServer.js"
 
-const expectError = (reply: { status: number; body: any }, status: number, code: string) => {
-  expect({ status: reply.status, code: reply.body?.error?.code }).toEqual({ status, code })
-  expect(typeof reply.body.request_id).toBe("string")
-}
 
 layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("inventory end to end", (it) => {
   describe("POST /inventory", () => {
@@ -97,8 +93,11 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("inventor
         expectError(yield* post(stockWrite({ location_id: t.writable, action: "out", quantity: "6", revision: 1 })), 422, "stock_below_zero")
         const reserved = yield* inventoryAdmin.reserve(t.companyId, created.body.record.id, t.writable, { reserved: "2", incoming: "5" })
         expect(reserved.balances[0]).toMatchObject({ physical: "5", reserved: "2", incoming: "5", revision: 2 })
-        expectError(yield* post(stockWrite({ location_id: t.writable, action: "out", quantity: "4", revision: 2 })), 422, "stock_below_reserved")
-        expectError(yield* post(stockWrite({ location_id: t.writable, action: "set", quantity: "1", revision: 2 })), 422, "stock_below_reserved")
+        // A reservation conflict is 409 (spec 7), with the quantities to resolve it.
+        const belowReserved = yield* post(stockWrite({ location_id: t.writable, action: "out", quantity: "4", revision: 2 }))
+        expectError(belowReserved, 409, "stock_below_reserved")
+        expect(belowReserved.body.error.details).toEqual({ location_id: t.writable, reserved: "2", physical: "5", requested_physical: "1" })
+        expectError(yield* post(stockWrite({ location_id: t.writable, action: "set", quantity: "1", revision: 2 })), 409, "stock_below_reserved")
         const out = yield* post(stockWrite({ location_id: t.writable, action: "out", quantity: "3", revision: 2 }))
         expect(out.body.record.balances[0]).toMatchObject({ physical: "2", reserved: "2", incoming: "5", revision: 3 })
         expectError(yield* post(stockWrite({ location_id: t.writable, quantity: "1.5", revision: 3 })), 422, "quantity_not_whole")

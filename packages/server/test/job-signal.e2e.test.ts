@@ -33,7 +33,8 @@ layer(TestServerWith({}, { JOB_POLL_MILLISECONDS: "20000" }), { excludeTestServi
         body: { records: [{ resource: "products", body: { external_id: "p", name: "P", category_ids: [{ external_id: "later" }] } }] }
       })
       const failed = yield* timeToEnd(url, token, submitted.body.job.id)
-      expect(failed.state).toBe("failed")
+      // It completes with its one record failed (spec 3); the retry below re-runs that record.
+      expect(failed.state).toBe("completed")
       expect(failed.millis).toBeLessThan(5_000)
 
       yield* call(url, "POST", "/categories/upsert", { token, body: { external_id: "later", name: "Later" } })

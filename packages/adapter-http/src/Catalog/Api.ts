@@ -45,7 +45,10 @@ export const PriceRecord = Schema.Struct({
   tax_model: Schema.optional(Schema.String),
   cost: Schema.optional(Decimal),
   pricing_mode: Schema.optional(Schema.String),
-  pricing_value: Schema.optional(Decimal)
+  pricing_value: Schema.optional(Decimal),
+  fields: Schema.optional(
+    Schema.Array(Schema.Struct({ id: Schema.UUID, external_id: Schema.NullOr(Schema.String), coefficient: Schema.String }))
+  ).annotations({ description: "A product's selection fields with their coefficients (prices, spec 5.9)." })
 }).annotations({ identifier: "PriceRecord" })
 
 /** A write answers with the full record, or with its price view for a key without catalog:read. */
@@ -54,6 +57,9 @@ export const WriteResponse = <S extends Schema.Schema.Any>(record: S) =>
     request_id: Schema.UUID,
     outcome: Outcome,
     record: Schema.Union(record, PriceRecord),
+    ignored_fields: Schema.optional(Schema.Array(Schema.String)).annotations({
+      description: "Prices mode: the catalog fields the body carried, which were preserved rather than applied (JSON paths, e.g. $.name)."
+    }),
     replayed: Schema.optional(Schema.Boolean)
   })
 

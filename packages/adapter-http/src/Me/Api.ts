@@ -15,7 +15,13 @@ export const PrincipalView = Schema.Struct({
   }),
   connection_id: Schema.UUID,
   key_id: Schema.String,
-  scopes: Schema.Array(Scope.Scope),
+  key_expires_at: Schema.NullOr(Schema.String).annotations({
+    description: "When the key stops working (ISO 8601; keys live 1-365 days): warn before it. Null only for a principal an embedding application made without a key."
+  }),
+  key_scopes: Schema.Array(Scope.Scope).annotations({ description: "The scopes the key was created with." }),
+  scopes: Schema.Array(Scope.Scope).annotations({
+    description: "The effective scopes: the key's scopes that the company's grants still cover (spec 5.6)."
+  }),
   stock_enabled: Schema.Boolean
 }).annotations({ identifier: "Principal" })
 

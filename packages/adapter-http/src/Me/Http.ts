@@ -15,6 +15,8 @@ export const MeHttpLive = HttpApiBuilder.group(Api, "me", (handlers) =>
           company: { id, currency, main_language, languages, tax_model, tax_rates },
           connection_id: principal.connectionId,
           key_id: principal.keyId,
+          key_expires_at: principal.key?.expiresAt ?? null,
+          key_scopes: [...(principal.key?.scopes ?? [])].sort(),
           scopes: Array.from(principal.scopes).sort(),
           stock_enabled: principal.features.stock
         }

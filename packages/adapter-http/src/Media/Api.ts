@@ -27,7 +27,7 @@ export const MediaUpload = HttpApiSchema.MultipartStream(
   Schema.Struct({
     external_id: Schema.String,
     name: Schema.String,
-    purpose: Media.MediaPurpose,
+    purpose: Schema.optional(Media.MediaPurpose.annotations({ description: "catalog (the default: long edge up to 1500 px) or option (up to 720 px)." })),
     file: Multipart.SingleFileSchema.annotations({ description: "The image (JPEG, PNG or WebP, at most 10 MB and 40 megapixels)." })
   })
 )
@@ -42,7 +42,7 @@ export const MediaApi = HttpApiGroup.make("media")
       .annotate(OpenApi.Summary, "Upload one image (multipart/form-data)")
       .annotate(
         OpenApi.Description,
-        "Fields external_id, name, purpose (catalog | option) and one file part named `file`. Needs media:write. The format is sniffed from the bytes: JPEG, PNG or WebP (415 unsupported_image_format); 422 image_corrupt or image_too_many_pixels (over 40 MP); 422 remote_url_not_accepted when a field or the file holds a URL (remote images are never fetched); 413 over 10 MB; 429 staging_limit_reached past 100 MB staged per connection. A refused upload keeps nothing. 202 with the queued media job; the same external_id with the same file, name and purpose answers with the job of that version; a change is 409 media_version_immutable."
+        "Fields external_id, name, purpose (catalog | option; default catalog) and one file part named `file`. Needs media:write. The format is sniffed from the bytes: JPEG, PNG or WebP (415 unsupported_image_format); 422 image_corrupt or image_too_many_pixels (over 40 MP); 422 remote_url_not_accepted when a field or the file holds a URL (remote images are never fetched); 413 over 10 MB; 429 staging_limit_reached past 100 MB staged per connection. A refused upload keeps nothing. 202 with the queued media job; the same external_id with the same file, name and purpose answers with the job of that version; a change is 409 media_version_immutable."
       )
   )
   .add(

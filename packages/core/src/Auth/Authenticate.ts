@@ -1,10 +1,10 @@
 import { Clock, Effect, Option } from "effect"
-import { Accounts } from "./Accounts.js"
+import { Accounts, type KeyGrant } from "./Accounts.js"
 import { constantTimeEqual, parse, SecretHasher } from "./ApiKey.js"
 import { DomainNotPermitted, Unauthenticated, type UnauthenticatedReason } from "./AuthErrors.js"
 import { settingsOf } from "./Company.js"
 import type { Principal } from "./Principal.js"
-import { effective } from "../Shared/Scope.js"
+import { effective, type Scope } from "../Shared/Scope.js"
 
 export interface Credentials {
   /** The Authorization header as sent, if any. */
@@ -12,6 +12,33 @@ export interface Credentials {
   /** The Host the request came through, without port. */
   readonly host: string | undefined
 }
+
+/** Why access through a key has stopped (spec 5.4), or undefined while it stands. */
+export const accessStopped = (
+  grant: Pick<KeyGrant, "key" | "connection" | "company">,
+  nowMillis: number
+): { readonly reason: UnauthenticatedReason; readonly message: string } | undefined => {
+  const { company, connection, key } = grant
+  if (key.revoked_at !== null) return { reason: "key_revoked", message: `the API key was revoked at ${key.revoked_at}` }
+  if (Date.parse(key.expires_at) <= nowMillis) return { reason: "key_expired", message: `the API key expired at ${key.expires_at}` }
+  if (!connection.enabled) return { reason: "connection_disabled", message: "the key's connection is disabled" }
+  if (!company.enabled) return { reason: "company_disabled", message: "the company's API access is disabled" }
+  if (!company.subscription_active) return { reason: "subscription_inactive", message: "the company's subscription is not active" }
+  return undefined
+}
+
+/**
+ * The principal a key acts as. `scopes` are the key's own unless given (a job acts with the scopes it
+ * was submitted with); either way the company's current grants bound them.
+ */
+export const principalOf = (grant: Pick<KeyGrant, "key" | "connection" | "company">, scopes: ReadonlyArray<Scope> = grant.key.scopes): Principal => ({
+  company: settingsOf(grant.company),
+  connectionId: grant.connection.id,
+  keyId: grant.key.id,
+  scopes: effective(grant.company.granted_scopes, scopes),
+  features: { stock: grant.company.stock_package && grant.company.inventory_module },
+  key: { expiresAt: grant.key.expires_at, scopes: grant.key.scopes }
+})
 
 const deny = (reason: UnauthenticatedReason, message: string) => Effect.fail(new Unauthenticated({ reason, message }))
 
@@ -37,21 +64,11 @@ export const authenticate = (credentials: Credentials) =>
     if (Option.isNone(found) || !constantTimeEqual(presentedHash, found.value.secretHash)) {
       return yield* deny("invalid_credentials", "the API key is not valid")
     }
-    const { company, connection, domainOwner, key } = found.value
-    const now = yield* Clock.currentTimeMillis
-    if (key.revoked_at !== null) return yield* deny("key_revoked", `the API key was revoked at ${key.revoked_at}`)
-    if (Date.parse(key.expires_at) <= now) return yield* deny("key_expired", `the API key expired at ${key.expires_at}`)
-    if (!connection.enabled) return yield* deny("connection_disabled", "the key's connection is disabled")
-    if (!company.enabled) return yield* deny("company_disabled", "the company's API access is disabled")
-    if (!company.subscription_active) return yield* deny("subscription_inactive", "the company's subscription is not active")
+    const stopped = accessStopped(found.value, yield* Clock.currentTimeMillis)
+    if (stopped !== undefined) return yield* deny(stopped.reason, stopped.message)
+    const { company, domainOwner } = found.value
     if (host !== undefined && Option.isSome(domainOwner) && domainOwner.value !== company.id) {
       return yield* new DomainNotPermitted({ message: `requests through ${credentials.host} must use that company's key` })
     }
-    return {
-      company: settingsOf(company),
-      connectionId: connection.id,
-      keyId: key.id,
-      scopes: effective(company.granted_scopes, key.scopes),
-      features: { stock: company.stock_package && company.inventory_module }
-    } satisfies Principal
+    return principalOf(found.value)
   })

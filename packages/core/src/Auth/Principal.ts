@@ -12,6 +12,8 @@ export interface Principal {
   readonly scopes: ReadonlySet<Scope>
   /** Stock features need an active stock package and an enabled inventory module. */
   readonly features: { readonly stock: boolean }
+  /** The key as issued, when the principal comes from a presented key (GET /me shows it). */
+  readonly key?: { readonly expiresAt: string; readonly scopes: ReadonlyArray<Scope> } | undefined
 }
 
 /** The request's principal, provided by the authentication middleware. */

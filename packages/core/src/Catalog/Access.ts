@@ -16,6 +16,9 @@ export interface BodyParts {
   readonly coefficient: boolean
 }
 
+const isDocument = (value: unknown): value is Document => typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** Safe on any JSON (a body that will fail its schema may still be asked what it touches). */
 export const bodyParts = (definition: ResourceDefinition, body: Document): BodyParts => {
   const keys = Object.keys(body).filter((key) => !controlKeys.has(key))
   const fields = body.fields
@@ -23,26 +26,48 @@ export const bodyParts = (definition: ResourceDefinition, body: Document): BodyP
     catalogKeys: keys.filter((key) => !definition.priceKeys.includes(key) && !definition.costKeys.includes(key)),
     priceKeys: keys.filter((key) => definition.priceKeys.includes(key)),
     costKeys: keys.filter((key) => definition.costKeys.includes(key)),
-    coefficient: Array.isArray(fields) && fields.some((field) => (field as Document).coefficient !== undefined)
+    coefficient: Array.isArray(fields) && fields.some((field) => isDocument(field) && field.coefficient !== undefined)
   }
 }
 
-/** Fields the mode does not allow: prices and costs in catalog mode, catalog fields in prices mode. */
-export const modeViolations = (mode: UpsertMode, parts: BodyParts): ReadonlyArray<Issue> => {
-  switch (mode) {
-    case "catalog":
-      return [...parts.priceKeys, ...parts.costKeys].map((key) => ({
+/**
+ * Fields the mode refuses: prices and costs in catalog mode (spec 2.3: "rejected"). Prices mode refuses
+ * nothing: it preserves the catalog fields a body carries and names them (`pricesModeBody`).
+ */
+export const modeViolations = (mode: UpsertMode, parts: BodyParts): ReadonlyArray<Issue> =>
+  mode === "catalog"
+    ? [...parts.priceKeys, ...parts.costKeys].map((key) => ({
         path: `$.${key}`,
         message: `${key} cannot be written in catalog mode; use mode prices or combined`
       }))
-    case "prices":
-      return parts.catalogKeys.map((key) => ({
-        path: `$.${key}`,
-        message: `${key} cannot be written in prices mode, which changes price fields only; use mode catalog or combined`
-      }))
-    case "combined":
-      return []
+    : []
+
+/** Keys of a selection field entry that prices mode applies: the field's identity and its coefficient. */
+const coefficientEntryKeys: ReadonlySet<string> = new Set(["id", "external_id", "coefficient"])
+
+/**
+ * What a prices-mode body writes (spec 2.3: prices mode "changes only price fields of an existing mapped
+ * record; names, categories and fabric links are preserved"): its control, price and cost keys, and of
+ * its selection fields only the coefficients (spec 5.9), each entry kept in place so paths stay true.
+ * `ignored` names every sent catalog field that is therefore not applied, as a JSON path.
+ */
+export const pricesModeBody = (definition: ResourceDefinition, body: Document): { readonly body: Document; readonly ignored: ReadonlyArray<string> } => {
+  const kept: Record<string, unknown> = {}
+  const ignored: Array<string> = []
+  for (const [key, value] of Object.entries(body)) {
+    if (controlKeys.has(key) || definition.priceKeys.includes(key) || definition.costKeys.includes(key)) {
+      kept[key] = value
+    } else if (key === "fields" && Array.isArray(value) && value.some((field) => isDocument(field) && field.coefficient !== undefined)) {
+      kept.fields = value.map((field, i) => {
+        if (!isDocument(field)) return field
+        for (const entryKey of Object.keys(field)) if (!coefficientEntryKeys.has(entryKey)) ignored.push(`$.fields[${i}].${entryKey}`)
+        return Object.fromEntries(Object.entries(field).filter(([entryKey]) => coefficientEntryKeys.has(entryKey)))
+      })
+    } else {
+      ignored.push(`$.${key}`)
+    }
   }
+  return { body: kept, ignored }
 }
 
 /** The scopes a write needs. Creating a record always needs catalog:write. */
@@ -77,11 +102,18 @@ export const visibleDocument = (
     const isCost = definition.costKeys.includes(key)
     if (isPrice && !seePrices) continue
     if (isCost && !seeCosts) continue
+    if (key === "fields") {
+      const fields = value as ReadonlyArray<Document>
+      // Coefficients are prices (spec 5.9): the price view shows each field's identity and coefficient only.
+      if (mode === "prices") {
+        if (seePrices) out.fields = fields.map(({ coefficient, external_id, id }) => ({ id, external_id, coefficient }))
+      } else {
+        out.fields = seePrices ? fields : fields.map(({ coefficient: _hidden, ...field }) => field)
+      }
+      continue
+    }
     if (mode === "prices" && !isPrice && !isCost) continue
-    out[key] =
-      key === "fields" && !seePrices
-        ? (value as ReadonlyArray<Document>).map(({ coefficient: _hidden, ...field }) => field)
-        : value
+    out[key] = value
   }
   return out
 }

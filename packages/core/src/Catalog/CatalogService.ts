@@ -3,12 +3,13 @@ import { CurrentPrincipal, type Principal } from "../Auth/Principal.js"
 import * as ChangeCursor from "../Changes/ChangeCursor.js"
 import { ChangeLog, type ChangeOperation, type ChangePart } from "../Changes/ChangeLog.js"
 import { jsonEqual } from "../internal/json.js"
+import { setCoefficients, type StoredField } from "../Product/SelectionField.js"
 import { Ids, type RecordId } from "../Shared/Ids.js"
 import { describe, type Reference } from "../Shared/Reference.js"
 import type { Scope } from "../Shared/Scope.js"
 import { merge as mergeTranslations, type Translations } from "../Shared/Translations.js"
 import { Transactor } from "../Shared/Transactor.js"
-import { bodyParts, missingScopes, modeViolations, type ReadMode, requiredWriteScopes } from "./Access.js"
+import { bodyParts, missingScopes, modeViolations, pricesModeBody, type ReadMode, requiredWriteScopes } from "./Access.js"
 import {
   MappingConflict,
   RecordArchived,
@@ -33,6 +34,8 @@ export type Outcome = "created" | "updated" | "unchanged"
 export interface WriteResult {
   readonly outcome: Outcome
   readonly record: Document
+  /** Prices mode: the catalog fields the body carried, which were preserved rather than applied (JSON paths). */
+  readonly ignored_fields?: ReadonlyArray<string>
 }
 
 export interface Page {
@@ -119,13 +122,15 @@ const changedParts = (definition: ResourceDefinition, before: Document | undefin
   const base = before ?? definition.defaults
   for (const key of new Set([...Object.keys(base), ...Object.keys(after)])) {
     if (jsonEqual(base[key], after[key])) continue
-    if (definition.priceKeys.includes(key)) parts.add("prices")
+    if (key === "fields") {
+      // Coefficients are prices (spec 5.9); the rest of a field is catalog data.
+      const coefficients = (doc: unknown) => ((doc ?? []) as ReadonlyArray<Document>).map((f) => [f.id, f.coefficient])
+      const withoutCoefficients = (doc: unknown) => ((doc ?? []) as ReadonlyArray<Document>).map(({ coefficient: _, ...f }) => f)
+      if (!jsonEqual(coefficients(base[key]), coefficients(after[key]))) parts.add("prices")
+      if (!jsonEqual(withoutCoefficients(base[key]), withoutCoefficients(after[key]))) parts.add("catalog")
+    } else if (definition.priceKeys.includes(key)) parts.add("prices")
     else if (definition.costKeys.includes(key)) parts.add("costs")
     else parts.add("catalog")
-    if (key === "fields") {
-      const coefficients = (doc: unknown) => ((doc ?? []) as ReadonlyArray<Document>).map((f) => [f.id, f.coefficient])
-      if (!jsonEqual(coefficients(base[key]), coefficients(after[key]))) parts.add("prices")
-    }
   }
   if (before === undefined) {
     // A new record also appears in the price lists of resources that have prices.
@@ -246,8 +251,9 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
         return { stored: stored.value, bind: true }
       })
 
-    const write = (principal: Principal, definition: ResourceDefinition, body: Document, mode: UpsertMode) =>
+    const write = (principal: Principal, definition: ResourceDefinition, sent: Document, mode: UpsertMode) =>
       Effect.gen(function* () {
+        let body = sent
         const parts = bodyParts(definition, body)
         const { stored, bind } = yield* locate(principal, definition, body)
         const expected = body.expected_revision as number | undefined
@@ -280,6 +286,12 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
               expected_revision: expected ?? null
             })
           }
+        }
+        if (mode === "prices" && Array.isArray(body.fields) && stored !== undefined) {
+          // Prices mode names stored fields to set their coefficients: the list itself stays as stored.
+          const updated = setCoefficients((stored.data.fields ?? []) as ReadonlyArray<StoredField>, body.fields)
+          yield* violation(updated.violations)
+          body = { ...body, fields: updated.fields }
         }
         yield* violation(definition.checkBody(body, stored?.data))
         const found = findReferences(body, definition.references)
@@ -363,16 +375,20 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
         })
       })
 
+    /** What an upsert body writes in its mode; prices mode preserves (ignores) the catalog fields sent. */
+    const applicable = (definition: ResourceDefinition, body: Document, mode: UpsertMode) =>
+      mode === "prices" ? pricesModeBody(definition, body) : { body, ignored: [] as ReadonlyArray<string> }
+
     /**
      * The checks of an upsert that need no database: fields allowed in the mode and the write scopes
      * they need. Run again inside upsert; callers may run it first (before an idempotent replay).
      */
-    const authorizeUpsert = (resource: ResourceName, body: Document) =>
+    const authorizeUpsert = (resource: ResourceName, sent: Document) =>
       Effect.gen(function* () {
         const principal = yield* CurrentPrincipal
         const definition = definitions[resource]
-        const mode = (body.mode ?? "catalog") as UpsertMode
-        const parts = bodyParts(definition, body)
+        const mode = (sent.mode ?? "catalog") as UpsertMode
+        const parts = bodyParts(definition, applicable(definition, sent, mode).body)
         const notAllowed = modeViolations(mode, parts)
         yield* violation(notAllowed.map((issue): Violation => ({ reason: "field_not_allowed_in_mode", issue })))
         yield* requireScopes(principal, requiredWriteScopes(mode, parts, false))
@@ -384,12 +400,13 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
      * Creates or updates the record that `body.external_id` (or `target_id`) addresses, in one
      * transaction with its mapping and change entry. A write that changes nothing is `unchanged`.
      */
-    const upsert = (resource: ResourceName, body: Document) =>
+    const upsert = (resource: ResourceName, sent: Document) =>
       Effect.gen(function* () {
         const principal = yield* CurrentPrincipal
         const definition = definitions[resource]
-        const mode = (body.mode ?? "catalog") as UpsertMode
-        yield* authorizeUpsert(resource, body)
+        const mode = (sent.mode ?? "catalog") as UpsertMode
+        yield* authorizeUpsert(resource, sent)
+        const { body, ignored } = applicable(definition, sent, mode)
         if (body.currency !== undefined && body.currency !== principal.company.currency) {
           yield* violation([{
             reason: "currency_mismatch",
@@ -405,7 +422,8 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
         )
         return {
           outcome: result.outcome,
-          record: renderRecord(definition, result.record, body.external_id as string, principal, writeView(principal))
+          record: renderRecord(definition, result.record, body.external_id as string, principal, writeView(principal)),
+          ...(ignored.length > 0 ? { ignored_fields: ignored } : {})
         } satisfies WriteResult
       })
 

@@ -12,11 +12,12 @@ export const issuesOf = (error: ParseResult.ParseError): ReadonlyArray<Issue> =>
     message: issue._tag === "Unexpected" ? "is not an allowed property" : issue.message
   }))
 
-const options = { errors: "all", onExcessProperty: "error" } as const
+/** Unknown keys fail at any depth, and every failure is listed. */
+export const strictDecoding = { errors: "all", onExcessProperty: "error" } as const
 
 /** Decodes `input` with `schema` strictly: unknown keys at any depth fail, and every failure is listed. */
 export const decodeStrict = <A, I>(schema: Schema.Schema<A, I>, input: unknown, what: string) =>
-  Schema.decodeUnknown(schema, options)(input).pipe(
+  Schema.decodeUnknown(schema, strictDecoding)(input).pipe(
     Effect.mapError((error) => new ValidationFailed({ message: `${what} is not valid`, issues: issuesOf(error) }))
   )
 

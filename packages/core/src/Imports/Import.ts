@@ -7,12 +7,25 @@ export const maxRecords = 50
 
 const Outcome = Schema.Literal("created", "updated", "unchanged")
 
+/**
+ * A record's body as sent: any JSON object, kept as it is (a copy into a new object would turn a
+ * `__proto__` key into a prototype, hiding it from the per-record schema that must refuse it).
+ */
+const RecordBody = Schema.declare(
+  (input: unknown): input is Readonly<Record<string, unknown>> => typeof input === "object" && input !== null && !Array.isArray(input),
+  {
+    identifier: "ImportRecordBody",
+    description: "The upsert body of the resource (as POST /{resource}/upsert takes it). A body that breaks its schema fails that record only.",
+    message: () => "must be a JSON object: the upsert body of the resource",
+    jsonSchema: { type: "object" },
+    arbitrary: () => (fc) => fc.dictionary(fc.string(), fc.jsonValue())
+  }
+)
+
 /** One record of an import: the resource and its upsert body (checked per record, spec 2.4 to 2.10). */
 export const ImportRecordInput = Schema.Struct({
   resource: ResourceName,
-  body: Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
-    description: "The upsert body of the resource (as POST /{resource}/upsert takes it). A body that breaks its schema fails that record only."
-  })
+  body: RecordBody
 }).annotations({ identifier: "ImportRecord", ...strict })
 export type ImportRecordInput = typeof ImportRecordInput.Type
 
@@ -48,7 +61,10 @@ export const RecordResult = Schema.Struct({
   outcome: Schema.NullOr(Outcome).annotations({ description: "For applied records." }),
   id: Schema.NullOr(Schema.UUID).annotations({ description: "The record written (null for failed records and for creates in a dry run)." }),
   error: Schema.NullOr(RecordError),
-  run: Schema.Int.annotations({ description: "The run that produced this result: 1, or the retry that re-ran the record." })
+  run: Schema.Int.annotations({ description: "The run that produced this result: 1, or the retry that re-ran the record." }),
+  ignored_fields: Schema.optional(Schema.Array(Schema.String)).annotations({
+    description: "A prices-mode record: the catalog fields its body carried, preserved rather than applied (paths within the import body)."
+  })
 }).annotations({ identifier: "ImportRecordResult" })
 export type RecordResult = typeof RecordResult.Type
 

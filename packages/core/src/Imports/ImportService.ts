@@ -1,23 +1,25 @@
-import { Clock, Data, Effect, Option, Schedule } from "effect"
+import { Clock, Data, Effect, Option, Schedule, Schema } from "effect"
 import { Accounts } from "../Auth/Accounts.js"
-import { settingsOf } from "../Auth/Company.js"
 import { CurrentPrincipal, type Principal } from "../Auth/Principal.js"
-import { bodyParts, missingScopes, requiredWriteScopes } from "../Catalog/Access.js"
+import { type BodyParts, bodyParts, missingScopes, pricesModeBody, requiredWriteScopes } from "../Catalog/Access.js"
 import { type PersistenceError, ScopeDenied } from "../Catalog/CatalogErrors.js"
 import { CatalogService } from "../Catalog/CatalogService.js"
 import { UpsertMode } from "../Catalog/CommonFields.js"
-import { decodeUpsert } from "../Catalog/Decode.js"
+import { decodeUpsert, strictDecoding } from "../Catalog/Decode.js"
+import type { Document } from "../Catalog/ResourceDefinition.js"
 import { definitions } from "../Catalog/Resources.js"
-import { maxPendingPerConnection, queued, render, retryableStates, type JobFailure, type JobRecord, type StoredJob } from "../Jobs/Job.js"
+import { type JobFailure, type JobRecord, type JobState, maxPendingPerConnection, queued, render, retryableStates, type StoredJob } from "../Jobs/Job.js"
 import { JobLimitReached, JobNotRetryable, LeaseLost } from "../Jobs/JobErrors.js"
+import { jobAccess } from "../Jobs/JobAccess.js"
 import { JobStore } from "../Jobs/JobStore.js"
 import { Ids } from "../Shared/Ids.js"
-import { effective, type Scope } from "../Shared/Scope.js"
+import type { Scope } from "../Shared/Scope.js"
 import { Transactor } from "../Shared/Transactor.js"
 import { type ImportBody, type ImportReport, type RecordResult, report } from "./Import.js"
 import { type ImportCounts, type ImportItem, ImportStore } from "./ImportStore.js"
 import { type Attempt, type PlannedRecord, runPasses, runPassesInBatches } from "./ImportRunner.js"
-import { isRecordFailure, isUnresolvedReference, type RecordFailure, toRecordError } from "./RecordErrors.js"
+import { bodyPath, isRecordFailure, isUnresolvedReference, type RecordFailure, toRecordError } from "./RecordErrors.js"
+import { visibleReport } from "./ReportVisibility.js"
 
 /** What POST /imports answers: a dry run's report, or the queued job. */
 export type Submitted =
@@ -33,23 +35,43 @@ const limitReached = new JobLimitReached({
   retry_after: jobLimitRetryAfterSeconds
 })
 
+/** Ends an import run whose access stopped (spec 5.4) before its next batch. */
+class AccessStopped extends Data.TaggedError("AccessStopped")<{ readonly failure: JobFailure }> {}
+
+/** The states a retry may restart the job from: failed and paused, and completed while records failed. */
+const retryableFrom = (job: StoredJob, items: ReadonlyArray<ImportItem>): ReadonlyArray<JobState> =>
+  retryableStates.includes(job.state) ? retryableStates : job.state === "completed" && items.some((item) => item.status === "failed") ? ["completed"] : []
+
+const notRetryable = (state: JobState) =>
+  new JobNotRetryable({
+    message:
+      state === "completed"
+        ? "this import completed with every record applied; there is nothing to retry"
+        : `only failed or paused jobs, and completed imports with failed records, can be retried; this job is ${state}`,
+    state
+  })
+
 /** Carries a dry run's results out of the transaction it rolls back. */
 class DryRunRollback extends Data.TaggedError("DryRunRollback")<{ readonly results: ReadonlyArray<RecordResult> }> {}
 
 const modeOf = (body: Readonly<Record<string, unknown>>): UpsertMode =>
   UpsertMode.literals.includes(body.mode as UpsertMode) ? (body.mode as UpsertMode) : "catalog"
 
+const noParts: BodyParts = { catalogKeys: [], priceKeys: [], costKeys: [], coefficient: false }
+
 /**
  * The write scopes the records need whatever they turn out to be (creates in combined mode need
- * catalog:write as well, which their own upsert checks). Computed on the bodies as sent, so that a body
- * that will fail its schema still asks for the scopes of its mode.
+ * catalog:write as well, which their own upsert checks). A body is checked against its upsert schema
+ * before anything reads it; one that fails it (and will fail as a record) still asks for the scopes of
+ * its mode.
  */
 export const scopesFor = (records: ReadonlyArray<PlannedRecord>): ReadonlyArray<Scope> => {
   const needed = new Set<Scope>()
   for (const record of records) {
-    for (const scope of requiredWriteScopes(modeOf(record.body), bodyParts(definitions[record.resource], record.body), false)) {
-      needed.add(scope)
-    }
+    const definition = definitions[record.resource]
+    const decoded = Schema.decodeUnknownOption(definition.body, strictDecoding)(record.body)
+    const parts = Option.match(decoded, { onNone: () => noParts, onSome: (body) => bodyParts(definition, body as Document) })
+    for (const scope of requiredWriteScopes(modeOf(record.body), parts, false)) needed.add(scope)
   }
   return Array.from(needed)
 }
@@ -64,16 +86,29 @@ const requireScopes = (principal: Principal, records: ReadonlyArray<PlannedRecor
 const externalIdOf = (body: Readonly<Record<string, unknown>>): string | null =>
   typeof body.external_id === "string" ? body.external_id : null
 
-const toResult = (item: ImportItem): RecordResult => ({
-  index: item.index,
-  resource: item.resource,
-  external_id: item.externalId,
-  status: item.status,
-  outcome: item.outcome,
-  id: item.recordId,
-  error: item.error,
-  run: item.run
-})
+/** A prices-mode record's catalog fields, preserved rather than applied, as paths within the import body. */
+const ignoredFieldsOf = (index: number, resource: PlannedRecord["resource"], body: Document): ReadonlyArray<string> =>
+  modeOf(body) === "prices" ? pricesModeBody(definitions[resource], body).ignored.map((path) => bodyPath(index, path)) : []
+
+const withIgnored = (result: RecordResult, body: Document): RecordResult => {
+  const ignored = result.status === "applied" ? ignoredFieldsOf(result.index, result.resource, body) : []
+  return ignored.length > 0 ? { ...result, ignored_fields: ignored } : result
+}
+
+const toResult = (item: ImportItem): RecordResult =>
+  withIgnored(
+    {
+      index: item.index,
+      resource: item.resource,
+      external_id: item.externalId,
+      status: item.status,
+      outcome: item.outcome,
+      id: item.recordId,
+      error: item.error,
+      run: item.run
+    },
+    item.body
+  )
 
 const isRetryable = (error: unknown): boolean =>
   typeof error === "object" && error !== null && (error as { _tag?: unknown })._tag === "PersistenceError" && (error as PersistenceError).retryable
@@ -139,16 +174,19 @@ export class ImportService extends Effect.Service<ImportService>()("@catalog-syn
                 new DryRunRollback({
                   results: records.map((record): RecordResult => {
                     const result = results.get(record.index)!
-                    return {
-                      index: record.index,
-                      resource: record.resource,
-                      external_id: externalIdOf(record.body),
-                      status: result._tag === "Applied" ? "applied" : "failed",
-                      outcome: result._tag === "Applied" ? result.outcome : null,
-                      id: result._tag === "Applied" && result.recordId !== "" ? result.recordId : null,
-                      error: result._tag === "Failed" ? result.error : null,
-                      run: 1
-                    }
+                    return withIgnored(
+                      {
+                        index: record.index,
+                        resource: record.resource,
+                        external_id: externalIdOf(record.body),
+                        status: result._tag === "Applied" ? "applied" : "failed",
+                        outcome: result._tag === "Applied" ? result.outcome : null,
+                        id: result._tag === "Applied" && result.recordId !== "" ? result.recordId : null,
+                        error: result._tag === "Failed" ? result.error : null,
+                        run: 1
+                      },
+                      record.body
+                    )
                   })
                 })
               )
@@ -158,7 +196,7 @@ export class ImportService extends Effect.Service<ImportService>()("@catalog-syn
         .pipe(
           Effect.catchIf(
             (error): error is DryRunRollback => error instanceof DryRunRollback,
-            (rollback) => Effect.succeed(report(true, 1, rollback.results))
+            (rollback) => Effect.map(CurrentPrincipal, (principal) => visibleReport(report(true, 1, rollback.results), principal.scopes))
           )
         )
 
@@ -202,38 +240,22 @@ export class ImportService extends Effect.Service<ImportService>()("@catalog-syn
         return { _tag: "Queued", job: render(job, countsOf(items)) } satisfies Submitted
       })
 
-    /** Acts for the job's connection with its scopes, as far as the company still grants them. */
-    const principalOf = (job: StoredJob) =>
-      Effect.gen(function* () {
-        const company = yield* accounts.getCompany(job.companyId)
-        const connection = yield* accounts.getConnection(job.connectionId)
-        const refuse = (code: string, message: string) => Effect.succeed({ _tag: "Refused" as const, failure: { code, message } })
-        if (Option.isNone(company) || !company.value.enabled) return yield* refuse("company_disabled", "the company's API access is disabled")
-        if (!company.value.subscription_active) return yield* refuse("subscription_inactive", "the company's subscription is not active")
-        if (Option.isNone(connection) || !connection.value.enabled) return yield* refuse("connection_disabled", "the job's connection is disabled")
-        const principal: Principal = {
-          company: settingsOf(company.value),
-          connectionId: job.connectionId,
-          keyId: job.keyId,
-          scopes: effective(company.value.granted_scopes, job.scopes),
-          features: { stock: company.value.stock_package && company.value.inventory_module }
-        }
-        return { _tag: "Allowed" as const, principal }
-      })
-
     /**
      * Processes a claimed import job for `workerId`: every record not applied yet, over several passes.
      * Records commit in batches (`recordsPerTransaction`) with their durable results after one lease
      * check, so a worker that lost its lease writes nothing more, and records applied before a crash are
      * skipped when the job is taken up again.
-     * Ends the job completed (every record applied) or failed (some record failed).
+     * A job whose passes finish ends completed, its report counting the records that failed (spec 3); it
+     * ends failed only when it cannot finish: its access stopped (checked at the start and before every
+     * batch, so nothing more is written), or a fault the worker could not get past.
      */
     const process = (job: StoredJob, workerId: string, leaseMillis: number) =>
       Effect.gen(function* () {
-        const finish = (failure: JobFailure | null, failed: boolean) =>
-          Effect.flatMap(now, ({ at }) => jobs.finish(job.id, workerId, { state: failed ? "failed" : "completed", failure, at }))
-        const access = yield* principalOf(job)
-        if (access._tag === "Refused") return yield* finish(access.failure, true)
+        const finish = (failure: JobFailure | null) =>
+          Effect.flatMap(now, ({ at }) => jobs.finish(job.id, workerId, { state: failure === null ? "completed" : "failed", failure, at }))
+        const currentAccess = Effect.flatMap(Effect.provideService(jobAccess(job), Accounts, accounts), (access) =>
+          access._tag === "Allowed" ? Effect.succeed(access.principal) : Effect.fail(new AccessStopped({ failure: access.failure }))
+        )
         const items = yield* store.items(job.id)
         const waiting = items.filter((item) => item.status !== "applied")
         const holdLease = Effect.gen(function* () {
@@ -264,7 +286,17 @@ export class ImportService extends Effect.Service<ImportService>()("@catalog-syn
               )
             )
             .pipe(Effect.retry({ schedule: busyRetry, while: isRetryable }))
-        const { results } = yield* runPassesInBatches(waiting, recordsPerTransaction, applyBatch).pipe(Effect.provideService(CurrentPrincipal, access.principal))
+        // Each batch acts as the job's principal as it is now: a revoked key or changed grants take effect at once.
+        const passes = yield* Effect.either(
+          runPassesInBatches(waiting, recordsPerTransaction, (batch) =>
+            Effect.flatMap(currentAccess, (principal) => Effect.provideService(applyBatch(batch), CurrentPrincipal, principal))
+          )
+        )
+        if (passes._tag === "Left") {
+          if (passes.left instanceof AccessStopped) return yield* finish(passes.left.failure)
+          return yield* passes.left
+        }
+        const { results } = passes.right
         const failures = Array.from(results).flatMap(([index, result]) => (result._tag === "Failed" ? [[index, result.error] as const] : []))
         if (failures.length > 0) {
           const { at } = yield* now
@@ -275,23 +307,24 @@ export class ImportService extends Effect.Service<ImportService>()("@catalog-syn
             )
           )
         }
-        return yield* finish(null, failures.length > 0)
+        return yield* finish(null)
       })
 
-    /** The report of an import job, from its durable per-record results. */
-    const reportOf = (job: StoredJob) => Effect.map(store.items(job.id), (items) => report(false, job.run, items.map(toResult)))
+    /** The report of an import job, from its durable per-record results, as the reader may see it. */
+    const reportOf = (job: StoredJob) =>
+      Effect.zipWith(store.items(job.id), CurrentPrincipal, (items, reader) => visibleReport(report(false, job.run, items.map(toResult)), reader.scopes))
 
     /**
-     * Restarts a failed or paused import job: the records that are not applied run again in a new run,
-     * with the retrying key's scopes, which must cover them. Applied records are never run again.
+     * Restarts an import job: a failed or paused one, or (an extension of spec 3) a completed one whose
+     * report counts failed records. The records that are not applied run again in a new run, for the
+     * retrying key with its scopes, which must cover them. Applied records are never run again.
      */
     const retry = (job: StoredJob) =>
       Effect.gen(function* () {
         const principal = yield* CurrentPrincipal
-        if (!retryableStates.includes(job.state)) {
-          return yield* new JobNotRetryable({ message: `only failed or paused jobs can be retried; this job is ${job.state}`, state: job.state })
-        }
         const items = yield* store.items(job.id)
+        const from = retryableFrom(job, items)
+        if (from.length === 0) return yield* notRetryable(job.state)
         yield* requireScopes(principal, items.filter((item) => item.status !== "applied"))
         const { millis, at } = yield* now
         const scope = { companyId: principal.company.id, connectionId: principal.connectionId }
@@ -299,8 +332,9 @@ export class ImportService extends Effect.Service<ImportService>()("@catalog-syn
         const requeued = yield* transactor.withTransaction(
           Effect.gen(function* () {
             const requeue = yield* jobs.requeue(scope, job.id, {
-              from: retryableStates,
+              from,
               run,
+              keyId: principal.keyId,
               scopes: Array.from(principal.scopes),
               nowMillis: millis,
               at,
@@ -310,10 +344,7 @@ export class ImportService extends Effect.Service<ImportService>()("@catalog-syn
               case "LimitReached":
                 return yield* limitReached
               case "NotInState":
-                return yield* new JobNotRetryable({
-                  message: `only failed or paused jobs can be retried; this job is now ${requeue.state ?? "gone"}`,
-                  state: requeue.state ?? job.state
-                })
+                return yield* notRetryable(requeue.state ?? job.state)
               case "Requeued":
                 yield* store.resetFailed(job.id, run, at)
                 return requeue.job

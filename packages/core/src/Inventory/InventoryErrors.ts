@@ -28,7 +28,6 @@ export class LocationNotWritable extends Schema.TaggedError<LocationNotWritable>
 /** Stock rules a schema cannot express; `reason` is the stable error code. */
 export const StockRuleReason = Schema.Literal(
   "stock_below_zero",
-  "stock_below_reserved",
   "quantity_out_of_range",
   "quantity_not_whole",
   "unknown_location",
@@ -44,6 +43,25 @@ export class StockRuleViolation extends Schema.TaggedError<StockRuleViolation>()
 }) {
   get code(): StockRuleReason {
     return this.reason
+  }
+}
+
+/**
+ * The write would leave physical stock below what orders have reserved: a conflict with the reservations
+ * (spec 7: "409 - reservation conflict"), not invalid input. The client reads the balance again.
+ */
+export class ReservationConflict extends Schema.TaggedError<ReservationConflict>()("ReservationConflict", {
+  message: Schema.String,
+  location_id: Schema.String,
+  /** The location's reserved quantity. */
+  reserved: Schema.String,
+  /** The location's physical stock now. */
+  physical: Schema.String,
+  /** The physical stock the write would have left. */
+  requested_physical: Schema.String
+}) {
+  get code(): "stock_below_reserved" {
+    return "stock_below_reserved"
   }
 }
 

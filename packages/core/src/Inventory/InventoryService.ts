@@ -11,7 +11,7 @@ import { describe } from "../Shared/Reference.js"
 import type { Scope } from "../Shared/Scope.js"
 import { Transactor } from "../Shared/Transactor.js"
 import { renderCard, sourceResource, type SourceKind, type StockCard, type StockCardRecord, type StockEventRecord, type StockWrite, withBalance } from "./Inventory.js"
-import { LocationNotWritable, StockEventConflict, StockNotEnabled, StockRuleViolation } from "./InventoryErrors.js"
+import { LocationNotWritable, ReservationConflict, StockEventConflict, StockNotEnabled, StockRuleViolation } from "./InventoryErrors.js"
 import { InventoryRepository } from "./InventoryRepository.js"
 import { apply, countsInPieces, empty, violatesWholeNumbers } from "./StockRules.js"
 
@@ -209,11 +209,17 @@ export class InventoryService extends Effect.Service<InventoryService>()("@catal
         const before = balance ?? empty
         const applied = apply(before, body.action, quantity)
         if (applied._tag === "Refused") {
-          return yield* new StockRuleViolation({
-            reason: applied.refusal.reason,
-            message: applied.refusal.message,
-            issues: issue("$.quantity", applied.refusal.message)
-          })
+          const refusal = applied.refusal
+          if (refusal.reason === "stock_below_reserved") {
+            return yield* new ReservationConflict({
+              message: `${refusal.message}; read the balance again`,
+              location_id: body.location_id,
+              reserved: before.reserved,
+              physical: before.physical,
+              requested_physical: refusal.physical
+            })
+          }
+          return yield* new StockRuleViolation({ reason: refusal.reason, message: refusal.message, issues: issue("$.quantity", refusal.message) })
         }
         const unchanged = balance !== undefined && applied.quantities.physical === balance.physical
         let after = card

@@ -19,7 +19,7 @@ export const empty: Quantities = { physical: "0", reserved: "0", incoming: "0" }
 
 export type StockRefusal =
   | { readonly reason: "stock_below_zero"; readonly message: string }
-  | { readonly reason: "stock_below_reserved"; readonly message: string }
+  | { readonly reason: "stock_below_reserved"; readonly message: string; readonly physical: string }
   | { readonly reason: "quantity_out_of_range"; readonly message: string }
 
 export type Applied =
@@ -50,7 +50,7 @@ export const apply = (current: Quantities, action: StockAction, quantity: string
   if (compare(physical, current.reserved) < 0) {
     return {
       _tag: "Refused",
-      refusal: { reason: "stock_below_reserved", message: `physical stock ${physical} would be below the reserved quantity ${current.reserved}` }
+      refusal: { reason: "stock_below_reserved", message: `physical stock ${physical} would be below the reserved quantity ${current.reserved}`, physical }
     }
   }
   return { _tag: "Applied", quantities: { ...current, physical } }

@@ -4,13 +4,15 @@ import type { Scope } from "../Shared/Scope.js"
 
 /**
  * Job states (spec 3). `queued` and `running` are pending and count toward the per-connection limit;
- * `completed` means every record was applied, `failed` that processing finished with at least one
- * record failed (or could not run at all), `paused` is reserved for image processing.
+ * `completed` means processing finished (an import's report counts the records that failed), `failed`
+ * that it could not finish (its access stopped, a fault it could not get past, an image that cannot be
+ * processed), `paused` that image processing waits for its storage to be fixed.
  */
 export const JobState = Schema.Literal("queued", "running", "completed", "failed", "paused").annotations({ identifier: "JobState" })
 export type JobState = typeof JobState.Type
 
 export const pendingStates: ReadonlyArray<JobState> = ["queued", "running"]
+/** States any job can be retried from; an import also from `completed` while records failed. */
 export const retryableStates: ReadonlyArray<JobState> = ["failed", "paused"]
 
 /** What a job does: an import of records, or the processing of one uploaded image. */

@@ -88,6 +88,7 @@ export class JobService extends Effect.Service<JobService>()("@catalog-sync/core
             // Only the state that was read: the limit exemption holds for a job that is still paused.
             from: retryableStates.includes(job.state) ? [job.state] : retryableStates,
             run: job.run + 1,
+            keyId: principal.keyId,
             scopes: Array.from(principal.scopes),
             nowMillis: millis,
             at: new Date(millis).toISOString(),

@@ -16,6 +16,15 @@ export interface JobListQuery {
   readonly limit: number
 }
 
+/** An operator's view across connections (the admin CLI): any company, or one; optionally one state and kind. */
+export interface JobAdminQuery {
+  readonly companyId?: CompanyId | undefined
+  readonly state?: JobState | undefined
+  readonly kind?: JobKind | undefined
+  readonly cursor?: string | undefined
+  readonly limit: number
+}
+
 export interface ClaimRequest {
   readonly workerId: string
   readonly nowMillis: number
@@ -47,9 +56,12 @@ export class JobStore extends Context.Tag("@catalog-sync/core/JobStore")<
     readonly get: (scope: JobScope, id: string) => Effect.Effect<Option.Option<StoredJob>, PersistenceError>
     /** A page in id order. */
     readonly list: (scope: JobScope, query: JobListQuery) => Effect.Effect<ReadonlyArray<StoredJob>, PersistenceError>
+    /** A page in id order across connections, for operators; never for a request's principal. */
+    readonly listAll: (query: JobAdminQuery) => Effect.Effect<ReadonlyArray<StoredJob>, PersistenceError>
     /**
-     * Puts a job that is in one of `from` back in the queue for run `run`, with `scopes`, unless its
-     * connection has `maxPending` pending jobs. Call it inside a transaction, as `insert`. With
+     * Puts a job that is in one of `from` back in the queue for run `run`, with `scopes` (acting for
+     * `keyId` from then on when given: the key that retried it), unless its connection has `maxPending`
+     * pending jobs. Call it inside a transaction, as `insert`. With
      * `keepPlace` the job keeps its place in the queue (a media job resumes in upload order); otherwise
      * it goes to the end.
      */
@@ -59,6 +71,7 @@ export class JobStore extends Context.Tag("@catalog-sync/core/JobStore")<
       request: {
         readonly from: ReadonlyArray<JobState>
         readonly run: number
+        readonly keyId?: string | undefined
         readonly scopes: StoredJob["scopes"]
         readonly nowMillis: number
         readonly at: string

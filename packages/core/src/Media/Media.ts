@@ -30,7 +30,8 @@ export const outputContentType = "image/webp"
 export const MediaFields = Schema.Struct({
   external_id: ExternalId,
   name: Text(1, 200),
-  purpose: MediaPurpose
+  // Spec 2.13 lists purpose without "required": an upload without it is a catalog image.
+  purpose: Schema.optionalWith(MediaPurpose, { default: () => "catalog" as const, exact: true })
 }).annotations({ identifier: "MediaFields", parseOptions: { onExcessProperty: "error", errors: "all" } })
 export type MediaFields = typeof MediaFields.Type
 

@@ -6,6 +6,7 @@ import { Mappings, type MappingScope } from "../Catalog/Mappings.js"
 import { ChangeLog, type ChangeOperation } from "../Changes/ChangeLog.js"
 import { type JobCounts, type JobFailure, maxPendingPerConnection, queued, render as renderJob, type StoredJob } from "../Jobs/Job.js"
 import { JobLimitReached } from "../Jobs/JobErrors.js"
+import { jobAccess } from "../Jobs/JobAccess.js"
 import { JobStore } from "../Jobs/JobStore.js"
 import { type CompanyId, type ConnectionId, Ids, type RecordId } from "../Shared/Ids.js"
 import type { Scope } from "../Shared/Scope.js"
@@ -299,9 +300,10 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
         if (Option.isNone(found)) return yield* finish("failed", { code: "internal_error", message: "the job's media item is missing" })
         const media = found.value
         if (media.state === "completed") return yield* finish("completed", null)
-        const company = yield* accounts.getCompany(job.companyId)
-        if (Option.isNone(company)) return yield* finish("failed", { code: "company_disabled", message: "the company no longer exists" })
-        const folder = company.value.storage_slug
+        // Access stopped (spec 5.4): the job fails and its image stays queued and staged for a retry with an active key.
+        const access = yield* Effect.provideService(jobAccess(job), Accounts, accounts)
+        if (access._tag === "Stopped") return yield* finish("failed", access.failure)
+        const folder = access.principal.company.storage_slug
 
         const fail = (failure: JobFailure) =>
           Effect.gen(function* () {

@@ -1,12 +1,12 @@
 import { Effect, Schema } from "effect"
 import { TaxModel } from "../Auth/Company.js"
 import { commonRecordFields, commonUpsertFields, Description, Name, opt, strict } from "../Catalog/CommonFields.js"
-import type { Document, ResourceDefinition, Violation } from "../Catalog/ResourceDefinition.js"
+import type { Document, ResourceDefinition, RuleContext, Violation } from "../Catalog/ResourceDefinition.js"
 import type { RecordId } from "../Shared/Ids.js"
 import { Dimension, equals, fixed, canonical, Money } from "../Shared/Decimal.js"
 import { Reference } from "../Shared/Reference.js"
 import { Text } from "../Shared/Text.js"
-import { checkSentFields, mergeFields, SelectionField, SelectionFieldInput, type StoredField } from "./SelectionField.js"
+import { checkSentFields, mergeFields, missingFieldKeys, SelectionField, SelectionFieldInput, type StoredField } from "./SelectionField.js"
 
 export const ProductKind = Schema.Literal("single", "bundle")
 export const ProductUnit = Schema.Literal("piece", "metre", "sqm", "cbm")
@@ -57,7 +57,13 @@ export const ProductUpsert = Schema.Struct({
   market_price: opt(Schema.NullOr(Money)),
   cost: opt(Schema.NullOr(Money)),
   tax_rate: opt(Schema.NullOr(Money))
-}).annotations({ identifier: "ProductUpsert", ...strict })
+}).pipe(
+  // Field entries name their field in catalog and combined mode; in prices mode they only set coefficients.
+  Schema.filter((body) => (body.mode === "prices" || body.fields === undefined ? undefined : missingFieldKeys(body.fields)), {
+    ...strict
+  }),
+  Schema.annotations({ identifier: "ProductUpsert", ...strict })
+)
 export type ProductUpsert = typeof ProductUpsert.Type
 
 const Decimal = Schema.NullOr(Schema.String)
@@ -127,6 +133,31 @@ export const saleValidation = (document: Document): ReadonlyArray<Violation> => 
   return issues
 }
 
+/**
+ * A selection field links swatch books of its own customization type (spec 2.5): a "Fabric" field
+ * cannot offer a group of "Legs".
+ */
+const fieldGroupTypes = (fields: ReadonlyArray<StoredField>, context: RuleContext) =>
+  Effect.gen(function* () {
+    const groupIds = Array.from(new Set(fields.flatMap((field) => field.group_ids)))
+    if (groupIds.length === 0) return []
+    const groups = new Map((yield* context.getMany("customization-groups", groupIds as ReadonlyArray<string> as never)).map((g) => [g.id as string, g]))
+    return fields.flatMap((field, i) =>
+      field.group_ids.flatMap((groupId, j): ReadonlyArray<Violation> => {
+        const group = groups.get(groupId)
+        return group === undefined || group.data.type_id === field.type_id
+          ? []
+          : [{
+              reason: "invalid_selection_field",
+              issue: {
+                path: `$.fields[${i}].group_ids[${j}]`,
+                message: `group ${groupId} is of customization type ${String(group.data.type_id)}, not the field's type ${field.type_id}`
+              }
+            }]
+      })
+    )
+  })
+
 const validate: ResourceDefinition["validate"] = (document, context) =>
   Effect.gen(function* () {
     const violations: Array<Violation> = []
@@ -162,6 +193,7 @@ const validate: ResourceDefinition["validate"] = (document, context) =>
         if (part.archivedAt !== null) violations.push({ reason: "invalid_bundle", issue: { path, message: "the product is archived" } })
       })
     }
+    violations.push(...(yield* fieldGroupTypes(document.fields as ReadonlyArray<StoredField>, context)))
     const taxRate = document.tax_rate
     if (typeof taxRate === "string" && !context.company.tax_rates.some((rate) => equals(rate, taxRate))) {
       violations.push({

@@ -6,16 +6,29 @@ import { ExternalId, Uuid } from "../Shared/Ids.js"
 import { Reference } from "../Shared/Reference.js"
 import { Translations } from "../Shared/Translations.js"
 
-/** Element of products.fields (spec 2.5): one choice of one option from the linked swatch books. */
+/**
+ * Element of products.fields (spec 2.5): one choice of one option from the linked swatch books. `name`
+ * and `type_id` are required in catalog and combined mode (checked on the whole body, which knows its
+ * mode); a prices-mode entry sets only the coefficient of the field its id or external_id names.
+ */
 export const SelectionFieldInput = Schema.Struct({
   id: opt(Uuid),
   external_id: opt(ExternalId),
-  name: Name,
+  name: opt(Name).annotations({ description: "Required unless the body's mode is prices." }),
   translations: opt(Translations),
-  type_id: Reference,
+  type_id: opt(Reference).annotations({ description: "Required unless the body's mode is prices." }),
   group_ids: opt(Schema.Array(Reference).pipe(Schema.maxItems(100, { message: () => "must have at most 100 items" }))),
   coefficient: opt(Coefficient)
 }).annotations({ identifier: "SelectionFieldInput" })
+
+/** Keys of a field entry that catalog and combined mode require (a prices-mode entry only names a field). */
+export const requiredFieldKeys = ["name", "type_id"] as const
+
+/** The missing required keys of sent field entries, as schema issues (`$.fields[i].name is missing`). */
+export const missingFieldKeys = (fields: ReadonlyArray<Readonly<Record<string, unknown>>>) =>
+  fields.flatMap((field, i) =>
+    requiredFieldKeys.filter((key) => field[key] === undefined).map((key) => ({ path: ["fields", i, key] as const, message: "is missing" }))
+  )
 
 export const SelectionField = Schema.Struct({
   id: Schema.UUID,
@@ -111,6 +124,40 @@ export const checkSentFields = (
     }
   })
   return violations
+}
+
+/** A prices-mode entry: names a stored field and may carry its new coefficient. */
+interface CoefficientEntry {
+  readonly id?: string
+  readonly external_id?: string
+  readonly coefficient?: string
+}
+
+/**
+ * Prices mode: sets the coefficients of stored fields, matched by id or external_id, and keeps
+ * everything else of every field (spec 5.9: coefficients are prices; the field list is catalog data).
+ * An entry without a coefficient changes nothing.
+ */
+export const setCoefficients = (
+  stored: ReadonlyArray<StoredField>,
+  sent: ReadonlyArray<CoefficientEntry>
+): { readonly fields: ReadonlyArray<StoredField>; readonly violations: ReadonlyArray<Violation> } => {
+  const violations: Array<Violation> = []
+  const coefficients = new Map<string, string>()
+  sent.forEach((entry, i) => {
+    if (entry.coefficient === undefined) return
+    const bad = (message: string) => violations.push({ reason: "invalid_selection_field", issue: { path: `$.fields[${i}]`, message } })
+    if (entry.id === undefined && entry.external_id === undefined) return bad("supply the id or external_id of the field whose coefficient to set")
+    const match = stored.find(
+      (field) => (entry.id === undefined || field.id === entry.id) && (entry.external_id === undefined || field.external_id === entry.external_id)
+    )
+    if (match === undefined) {
+      return bad(`no selection field of this product has ${entry.id !== undefined ? `id ${entry.id}` : ""}${entry.id !== undefined && entry.external_id !== undefined ? " and " : ""}${entry.external_id !== undefined ? `external_id ${JSON.stringify(entry.external_id)}` : ""}; prices mode sets coefficients of existing fields only`)
+    }
+    if (coefficients.has(match.id)) return bad(`field ${match.id} is sent twice`)
+    coefficients.set(match.id, entry.coefficient)
+  })
+  return { fields: stored.map((field) => ({ ...field, coefficient: coefficients.get(field.id) ?? field.coefficient })), violations }
 }
 
 export type { SentField, StoredField }

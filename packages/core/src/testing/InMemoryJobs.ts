@@ -42,6 +42,19 @@ export const make = Effect.sync(() => {
           .sort((a, b) => (a.id < b.id ? -1 : 1))
           .slice(0, query.limit)
       ),
+    listAll: (query) =>
+      Effect.sync(() =>
+        Array.from(jobs.values())
+          .filter(
+            (job) =>
+              (query.companyId === undefined || job.companyId === query.companyId) &&
+              (query.state === undefined || job.state === query.state) &&
+              (query.kind === undefined || job.kind === query.kind) &&
+              (query.cursor === undefined || job.id > query.cursor)
+          )
+          .sort((a, b) => (a.id < b.id ? -1 : 1))
+          .slice(0, query.limit)
+      ),
     requeue: (scope, id, request) =>
       Effect.sync(() => {
         const job = jobs.get(id)
@@ -52,6 +65,7 @@ export const make = Effect.sync(() => {
           ...job,
           state: "queued",
           run: request.run,
+          keyId: request.keyId ?? job.keyId,
           scopes: request.scopes,
           queuedAt: request.nowMillis,
           leaseOwner: null,

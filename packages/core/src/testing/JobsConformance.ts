@@ -185,6 +185,12 @@ export const runJobsConformance = (name: string, ports: Layer.Layer<JobStore | I
             finishedAt: null,
             updatedAt: "retry"
           })
+          expect(Option.getOrThrow(yield* jobs.get(owner, failed.id)).keyId).toBe(failed.keyId)
+          // A retry by another key of the connection makes the job act for that key from then on.
+          const retried = job(owner, { state: "failed" })
+          yield* insert(retried)
+          yield* transactor.withTransaction(jobs.requeue(owner, retried.id, { ...request, keyId: "key-2", maxPending: 5 }))
+          expect(Option.getOrThrow(yield* jobs.get(owner, retried.id)).keyId).toBe("key-2")
           const another = job(owner, { state: "failed" })
           yield* insert(another)
           expect(yield* requeue(another.id)).toEqual({ _tag: "LimitReached" })
@@ -215,6 +221,33 @@ export const runJobsConformance = (name: string, ports: Layer.Layer<JobStore | I
           }
           expect(order).toEqual([first.id, second.id, third.id])
         }))
+
+      it.effect("listAll pages jobs of every connection in id order, narrowed by company, state and kind", () =>
+        Effect.gen(function* () {
+          const jobs = yield* JobStore
+          const company = uuid() as CompanyId
+          const a = { companyId: company, connectionId: uuid() as ConnectionId }
+          const b = { companyId: company, connectionId: uuid() as ConnectionId }
+          const elsewhere = scope()
+          const made = [
+            job(a, { state: "paused", kind: "media" }),
+            job(b, { state: "paused", kind: "media" }),
+            job(a, { state: "queued", kind: "media" }),
+            job(b, { state: "failed", kind: "import" }),
+            job(elsewhere, { state: "paused", kind: "media" })
+          ]
+          for (const j of made) yield* insert(j)
+          const ids = (list: ReadonlyArray<StoredJob>) => list.map((j) => j.id)
+          const ofCompany = (list: ReadonlyArray<StoredJob>) => list.filter((j) => made.some((m) => m.id === j.id))
+          const sorted = (list: ReadonlyArray<StoredJob>) => [...list].map((j) => j.id).sort()
+          expect(ids(yield* jobs.listAll({ companyId: company, state: "paused", limit: 10 }))).toEqual(sorted([made[0]!, made[1]!]))
+          expect(ids(yield* jobs.listAll({ companyId: company, limit: 10 }))).toEqual(sorted(made.slice(0, 4)))
+          expect(ids(yield* jobs.listAll({ companyId: company, kind: "import", limit: 10 }))).toEqual([made[3]!.id])
+          expect(ids(ofCompany(yield* jobs.listAll({ state: "paused", limit: 1000 })))).toEqual(sorted([made[0]!, made[1]!, made[4]!]))
+          const first = yield* jobs.listAll({ companyId: company, limit: 2 })
+          const rest = yield* jobs.listAll({ companyId: company, cursor: first[1]!.id, limit: 10 })
+          expect([...ids(first), ...ids(rest)]).toEqual(sorted(made.slice(0, 4)))
+        }))
     })
 
     describe("import records", () => {
@@ -225,6 +258,12 @@ export const runJobsConformance = (name: string, ports: Layer.Layer<JobStore | I
           yield* insert(owner)
           yield* store.insertItems([item(owner.id, 2), item(owner.id, 0), item(owner.id, 1)])
           expect(yield* store.items(owner.id)).toEqual([item(owner.id, 0), item(owner.id, 1), item(owner.id, 2)])
+          // A body keeps every key as sent, `__proto__` too: the per-record schema check must see it to refuse it.
+          const other = job(scope())
+          yield* insert(other)
+          yield* store.insertItems([{ ...item(other.id, 0), body: JSON.parse(`{"external_id":"p","__proto__":{"price":"1"}}`) as Record<string, unknown> }])
+          const [back] = yield* store.items(other.id)
+          expect(Object.keys(back!.body)).toEqual(["external_id", "__proto__"])
           const recordId = uuid()
           expect(yield* store.markApplied(owner.id, 0, { outcome: "created", recordId, run: 1, at: "t1" })).toBe(true)
           expect(yield* store.markApplied(owner.id, 0, { outcome: "updated", recordId, run: 1, at: "t2" })).toBe(false)

@@ -8,6 +8,9 @@ export class UsageError extends Error {
   readonly _tag = "UsageError"
 }
 
+/** Options that take no value: present or not. */
+const switches: ReadonlySet<string> = new Set(["all"])
+
 export const parseArgs = (argv: ReadonlyArray<string>): Args => {
   const words: Array<string> = []
   const options = new Map<string, string>()
@@ -20,6 +23,10 @@ export const parseArgs = (argv: ReadonlyArray<string>): Args => {
     const eq = arg.indexOf("=")
     if (eq > 0) {
       options.set(arg.slice(2, eq), arg.slice(eq + 1))
+      continue
+    }
+    if (switches.has(arg.slice(2))) {
+      options.set(arg.slice(2), "on")
       continue
     }
     const next = argv[i + 1]

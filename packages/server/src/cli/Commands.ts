@@ -1,4 +1,4 @@
-import { Admin, InventoryAdmin } from "@catalog-sync/core"
+import { Admin, InventoryAdmin, JobAdmin } from "@catalog-sync/core"
 import { Effect } from "effect"
 import { type Args, flag, integer, list, required, UsageError } from "./Args.js"
 
@@ -58,6 +58,10 @@ export const usage = `catalog-sync <command>
   key create --connection <connection-id> --scopes catalog:read,catalog:write --days 90 [--name N]
   key list --company <company-id>
   key revoke <key-id>
+
+  jobs paused [--company <company-id>]    media jobs paused by a storage refusal (all companies, or one)
+  jobs resume --company <company-id>      check the media storage, then resume the company's paused jobs
+  jobs resume --all                       the same for every company with paused jobs
 
 Output is JSON. The secret of a new key is printed once, in "token"; only its hash is stored.`
 
@@ -124,5 +128,24 @@ export const runCommand = (args: Args) =>
         return { revoked: args.words[2] }
       default:
         throw new UsageError(`unknown command: ${args.words.join(" ") || "(none)"}`)
+    }
+  })
+
+/** Runs one `jobs` command (they need the media storage, which the other commands never open). */
+export const runJobsCommand = (args: Args) =>
+  Effect.gen(function* () {
+    const jobs = yield* JobAdmin.JobAdmin
+    const [, action] = args.words
+    switch (action) {
+      case "paused":
+        return yield* jobs.paused(args.options.get("company"))
+      case "resume": {
+        const company = args.options.get("company")
+        const all = args.options.has("all")
+        if ((company === undefined) === !all) throw new UsageError("give --company <company-id> or --all")
+        return company === undefined ? yield* jobs.resumeAll : yield* jobs.resume(company)
+      }
+      default:
+        throw new UsageError(`unknown command: ${args.words.join(" ")}`)
     }
   })

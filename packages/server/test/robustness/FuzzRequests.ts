@@ -4,6 +4,7 @@
  * ones clients send by mistake or on purpose. Ids of real records are placeholders (`@known`), filled
  * in when the request is sent to a seeded company.
  */
+import { Resource, Resources } from "@catalog-sync/core"
 import { Arbitrary, Option, Schema } from "effect"
 import * as fc from "fast-check"
 import { type Endpoint, isMultipart } from "./ApiSurface.js"
@@ -191,6 +192,30 @@ const mediaFields = fc.record({
   purpose: fc.oneof(fc.constantFrom("catalog", "option"), weirdString)
 })
 
+/**
+ * Import records whose bodies come from each resource's own upsert schema: valid ones, and ones broken as
+ * the request mutations break a body (a missing or wrong-typed field, an unknown key). A rule must never
+ * read a record body before that schema has checked it.
+ */
+const importRecord = fc.constantFrom(...Resource.ResourceName.literals).chain((resource) =>
+  encoded(Resources.definitions[resource].body).map((body) => ({ resource, body }))
+)
+
+const brokenImportRecord = fc.tuple(importRecord, fc.nat(), wrongTyped, fc.constantFrom("missing", "wrong-typed", "unknown key", "null item")).map(
+  ([record, n, wrong, how]) => {
+    const spot = pick(locations(record.body), n)
+    const body =
+      how === "missing" && spot !== undefined
+        ? deleteAt(record.body, spot)
+        : how === "wrong-typed" && spot !== undefined
+          ? setAt(record.body, spot, wrong)
+          : how === "null item"
+            ? { ...(record.body as object), fields: [null], category_ids: [null] }
+            : { ...(record.body as object), [`x_${n}`]: wrong }
+    return { resource: record.resource, body }
+  }
+)
+
 /** The mutations that apply to an endpoint, each an arbitrary of (label, request). */
 export const requestArbitrary = (endpoint: Endpoint): fc.Arbitrary<FuzzRequest> => {
   const json = Option.isSome(endpoint.payloadSchema) && !isMultipart(endpoint)
@@ -288,6 +313,17 @@ export const requestArbitrary = (endpoint: Endpoint): fc.Arbitrary<FuzzRequest> 
       ),
       base.filter((b) => b.n % 8 === 0).map((b) => make("oversized body", b, { kind: "raw", bytes: JSON.stringify({ ...(b.payload as object), x_pad: "x".repeat(1_000_001) }), contentType: "application/json" }))
     )
+    if (endpoint.key === "imports.submit") {
+      mutations.push(
+        fc.tuple(base, fc.array(fc.oneof(importRecord, brokenImportRecord), { minLength: 1, maxLength: 6 }), fc.boolean()).map(([b, records, dryRun]) =>
+          make("import records from upsert schemas", b, jsonBody({ ...(dryRun ? { dry_run: true } : {}), records }))
+        ),
+        fc.tuple(base, importRecord).map(([b, record]) => {
+          const body = JSON.stringify(record.body).replace(/^\{/, '{"__proto__":{"price":"1"},')
+          return make("import record with __proto__", b, { kind: "raw", bytes: `{"dry_run":true,"records":[{"resource":"${record.resource}","body":${body}}]}`, contentType: "application/json" })
+        })
+      )
+    }
   } else if (isMultipart(endpoint)) {
     mutations.push(
       fc.tuple(base, mediaFields, fc.constantFrom<"png" | "garbage" | "none" | "twice">("png", "garbage", "none", "twice")).map(([b, fields, file]) =>

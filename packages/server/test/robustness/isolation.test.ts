@@ -212,9 +212,9 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("isolatio
           const leaked = secrets[probe.as].filter((secret) => reply.text.includes(secret) && !sentText.includes(secret.toLowerCase()))
           expect({ ...seen, leaked }).toEqual({ ...seen, leaked: [] })
           if (probe.path === "/imports" && reply.status === 202) {
-            // The job names A's category by uuid: unresolved for B; A2 shares A's records.
+            // The job names A's category by uuid: unresolved for B (its record fails); A2 shares A's records.
             const job = yield* waitJob(url, probe.as === "b" ? b : a2, reply.body.job.id)
-            expect({ ...seen, state: job.state }).toEqual({ ...seen, state: probe.as === "b" ? "failed" : "completed" })
+            expect({ ...seen, state: job.state, failed: job.counts.failed }).toEqual({ ...seen, state: "completed", failed: probe.as === "b" ? 1 : 0 })
           }
         }
       }
