@@ -4,52 +4,19 @@
  * when access stops, import bodies that can never cause a 500, reports filtered by read scopes, GET /me,
  * and the operator's resume of paused media jobs.
  */
-import { ImageProcessor, JobAdmin, MediaErrors, MediaStorage } from "@catalog-sync/core"
+import { JobAdmin } from "@catalog-sync/core"
 import { describe, expect, layer } from "@effect/vitest"
-import { Context, Deferred, Effect, Layer, Option } from "effect"
-import { createHash } from "node:crypto"
+import { Effect, Layer, Option } from "effect"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import sharp from "sharp"
 import { parseArgs } from "../src/cli/Args.js"
 import { runJobsCommand } from "../src/cli/Commands.js"
-import { MediaStorageLive, type MediaPorts, PersistenceLive } from "../src/Server.js"
+import { MediaStorageLive, PersistenceLive } from "../src/Server.js"
+import { makeMediaFaults } from "./MediaFaults.js"
 import { call, expectError, TestServer, TestServerWith, uploadMedia, waitJob } from "./TestServer.js"
 
-const sha = (data: Uint8Array) => createHash("sha256").update(data).digest("hex")
-
-/** Sources (by hash) whose processing waits until the test opens their gate; folders whose writes are refused. */
-const gates = new Map<string, Deferred.Deferred<void>>()
-const denied = new Set<string>()
-
-const withGatesAndDenial = (defaults: Layer.Layer<MediaPorts>): Layer.Layer<MediaPorts> =>
-  Layer.effectContext(
-    Effect.gen(function* () {
-      const storage = yield* MediaStorage.MediaStorage
-      const images = yield* ImageProcessor.ImageProcessor
-      const staging = yield* MediaStorage.MediaStaging
-      return Context.make(
-        MediaStorage.MediaStorage,
-        MediaStorage.MediaStorage.of({
-          ...storage,
-          put: (folder, key, data) =>
-            denied.has(folder)
-              ? Effect.fail(new MediaErrors.MediaStorageError({ reason: "denied", message: "cannot write the media file: EACCES" }))
-              : storage.put(folder, key, data)
-        })
-      ).pipe(
-        Context.add(ImageProcessor.ImageProcessor, {
-          ...images,
-          process: (source, options) =>
-            Effect.suspend(() => {
-              const gate = gates.get(sha(source))
-              return gate === undefined ? images.process(source, options) : Effect.zipRight(Deferred.await(gate), images.process(source, options))
-            })
-        }),
-        Context.add(MediaStorage.MediaStaging, staging)
-      )
-    })
-  ).pipe(Layer.provide(defaults))
+const faults = makeMediaFaults()
 
 const image = (seed: number) =>
   Effect.promise(async () => new Uint8Array(await sharp({ create: { width: 24, height: 16, channels: 3, background: { r: seed % 256, g: 90, b: 30 } } }).png().toBuffer()))
@@ -58,9 +25,7 @@ const image = (seed: number) =>
 const gatedImage = (seed: number) =>
   Effect.gen(function* () {
     const bytes = yield* image(seed)
-    const gate = yield* Deferred.make<void>()
-    gates.set(sha(bytes), gate)
-    return { bytes, open: Deferred.succeed(gate, undefined) }
+    return { bytes, open: yield* faults.gate(bytes) }
   })
 
 const all = ["catalog:read", "catalog:write", "prices:read", "prices:write", "costs:read", "costs:write", "media:read", "media:write"]
@@ -73,7 +38,7 @@ const importDetail = (url: string, token: string, id: string) =>
     return (yield* call(url, "GET", `/imports/${id}`, { token })).body
   })
 
-layer(TestServerWith({ media: withGatesAndDenial }), { excludeTestServices: true })("spec conformance end to end", (it) => {
+layer(TestServerWith({ media: faults.layer }), { excludeTestServices: true })("spec conformance end to end", (it) => {
   describe("prices mode and coefficients (spec 2.3, 5.9)", () => {
     it.effect("a prices-only key sets coefficients and prices; catalog fields it sends are preserved and named; catalog-only keys never see coefficients", () =>
       Effect.gen(function* () {
@@ -287,7 +252,7 @@ layer(TestServerWith({ media: withGatesAndDenial }), { excludeTestServices: true
       const t = yield* tenant()
       const token = yield* t.key(all)
       const company = yield* admin.getCompany(t.companyId)
-      denied.add(company.storage_slug)
+      faults.denied.add(company.storage_slug)
       const first = yield* uploadMedia(url, token, { external_id: "a", name: "A" }, yield* image(21))
       expect((yield* untilEnd(url, token, first.body.job.id)).state).toBe("paused")
       const cli = (line: string, mediaDir?: string) =>
@@ -308,7 +273,7 @@ layer(TestServerWith({ media: withGatesAndDenial }), { excludeTestServices: true
       expect(failed).toMatchObject({ _tag: "MediaStorageError" })
       expect((failed as { message: string }).message).toContain(company.storage_slug)
       expect((yield* call(url, "GET", `/jobs/${first.body.job.id}`, { token })).body.job.state).toBe("paused")
-      denied.delete(company.storage_slug)
+      faults.denied.delete(company.storage_slug)
       expect(yield* cli(`jobs resume --company ${t.companyId}`)).toEqual({ company_id: t.companyId, resumed: [first.body.job.id] })
       expect((yield* untilEnd(url, token, first.body.job.id)).state).toBe("completed")
       expect(yield* cli("jobs paused")).toEqual([])

@@ -1,56 +1,13 @@
-import { ImageProcessor, MediaErrors, MediaStorage } from "@catalog-sync/core"
 import { describe, expect, layer } from "@effect/vitest"
-import { Context, Effect, Layer } from "effect"
-import { createHash } from "node:crypto"
+import { Effect, Layer } from "effect"
 import { existsSync, readdirSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import sharp from "sharp"
-import { type MediaPorts, ServerLive } from "../src/Server.js"
+import { ServerLive } from "../src/Server.js"
+import { makeMediaFaults, sha } from "./MediaFaults.js"
 import { call, freshKey, TestServer, TestServerWith, waitJob } from "./TestServer.js"
 
-/**
- * Faults injected around the real media ports: folders whose writes the storage refuses as the file
- * system would (`denied`), and a record of every image processed (by source hash) and file written.
- */
-const denied = new Set<string>()
-/** Sources (by hash) whose processing never ends, or dies with an unexpected exception. */
-const stalled = new Set<string>()
-const crashing = new Set<string>()
-const processed: Array<string> = []
-const written: Array<string> = []
-const sha = (data: Uint8Array) => createHash("sha256").update(data).digest("hex")
-
-const withFaults = (defaults: Layer.Layer<MediaPorts>): Layer.Layer<MediaPorts> =>
-  Layer.effectContext(
-    Effect.gen(function* () {
-      const storage = yield* MediaStorage.MediaStorage
-      const images = yield* ImageProcessor.ImageProcessor
-      const staging = yield* MediaStorage.MediaStaging
-      return Context.make(
-        MediaStorage.MediaStorage,
-        MediaStorage.MediaStorage.of({
-          ...storage,
-          put: (folder, key, data) =>
-            denied.has(folder)
-              ? Effect.fail(new MediaErrors.MediaStorageError({ reason: "denied", message: `cannot write the media file: EACCES` }))
-              : Effect.zipRight(Effect.sync(() => void written.push(`${folder}/${key}`)), storage.put(folder, key, data))
-        })
-      ).pipe(
-        Context.add(ImageProcessor.ImageProcessor, {
-          ...images,
-          process: (source, options) =>
-            Effect.suspend(() => {
-              const hash = sha(source)
-              processed.push(hash)
-              if (stalled.has(hash)) return Effect.never
-              if (crashing.has(hash)) return Effect.die(new Error("decoder crashed"))
-              return images.process(source, options)
-            })
-        }),
-        Context.add(MediaStorage.MediaStaging, staging)
-      )
-    })
-  ).pipe(Layer.provide(defaults))
+const { crashing, denied, layer: withFaults, processed, stalled, written } = makeMediaFaults()
 
 const scopes = ["catalog:read", "catalog:write", "media:read", "media:write"]
 
