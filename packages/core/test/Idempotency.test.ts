@@ -1,7 +1,9 @@
 import { expect, layer } from "@effect/vitest"
-import { Deferred, Duration, Effect, Fiber, Layer, TestClock } from "effect"
+import { Deferred, Duration, Effect, Exit, Fiber, Layer, TestClock } from "effect"
+import { PersistenceError } from "../src/Catalog/CatalogErrors.js"
 import { CatalogService } from "../src/Catalog/CatalogService.js"
 import { ClaimLease, runIdempotent } from "../src/Idempotency/Idempotency.js"
+import { IdempotencyStore } from "../src/Idempotency/IdempotencyStore.js"
 import * as InMemoryRateLimiter from "../src/RateLimit/InMemoryRateLimiter.js"
 import { checkRate, perKeyPerMinute } from "../src/RateLimit/RateLimiter.js"
 import { InMemory } from "../src/testing.js"
@@ -95,6 +97,103 @@ layer(Live)("idempotency", (it) => {
       yield* Effect.flip(runIdempotent("key-00005", "fp", write))
       const list = yield* Effect.flatMap(CatalogService, (s) => s.list("categories", { limit: 10 }))
       expect(list.records).toEqual([])
+    }).pipe(as(principal())))
+})
+
+/** Where the request under test got to: each step is logged when it takes effect. */
+const reached: Array<string> = []
+
+/**
+ * The in-memory store as a database over a network: a statement takes effect when it is sent and its
+ * answer arrives 1 ms later, so a request interrupted in between holds a claim it never heard of.
+ * `complete` commits with the write's transaction (an interrupted one rolls back), so its delay comes first.
+ */
+const RemoteStore = Layer.effect(
+  IdempotencyStore,
+  Effect.map(IdempotencyStore, (store) =>
+    IdempotencyStore.of({
+      ...store,
+      claim: (request) =>
+        store.claim(request).pipe(Effect.tap((claim) => reached.push(`claim ${claim._tag} sent`)), Effect.zipLeft(Effect.sleep("1 millis")), Effect.tap(() => reached.push("claim answered"))),
+      complete: (...args) => Effect.sleep("1 millis").pipe(Effect.zipRight(store.complete(...args)), Effect.tap(() => reached.push("completed"))),
+      release: (...args) => store.release(...args).pipe(Effect.tap(() => reached.push("released")), Effect.zipLeft(Effect.sleep("1 millis")))
+    })
+  )
+).pipe(Layer.provide(InMemory.idempotencyLayer))
+
+layer(Layer.mergeAll(TestLayer, RemoteStore))("idempotency over a store that answers late", (it) => {
+  it.effect("a request interrupted at any step leaves no running claim: its retry runs or replays at once, and the write happens once", () =>
+    Effect.gen(function* () {
+      const landed: Array<string> = []
+      // The first request's steps come 1 ms apart: claim sent, claim answered (the write begins), record
+      // written (the completion is sent), completed. It is interrupted before it starts, then after 0-3 ms.
+      for (const at of [undefined, 0, 1, 2, 3]) {
+        const externalId = `step-${at}`
+        const write = (name: string) =>
+          Effect.sleep("1 millis").pipe(
+            Effect.zipRight(upsert("categories", { external_id: externalId, name })),
+            Effect.tap(() => reached.push("written")),
+            Effect.map((body) => ({ status: 200, body }))
+          )
+        reached.length = 0
+        const first = yield* Effect.fork(runIdempotent(`key-step-${at}`, "fp", write("first")))
+        if (at !== undefined) {
+          yield* Effect.yieldNow()
+          yield* TestClock.adjust(Duration.millis(at))
+        }
+        const before = [...reached]
+        // The client goes away (the signal lands at once, even before the request has started); the
+        // steps that cannot be cut short run to their end.
+        yield* Fiber.interruptAsFork(first, yield* Effect.fiberId)
+        yield* TestClock.adjust("1 second")
+        const firstExit = yield* Fiber.await(first)
+        landed.push(`${Exit.isInterrupted(firstExit) ? "interrupted" : "finished"} after [${before.join(", ")}], then [${reached.slice(before.length).join(", ")}]`)
+
+        // The retry comes at once, far within the 60 s lease.
+        const retry = yield* Effect.fork(runIdempotent(`key-step-${at}`, "fp", write("retry")))
+        yield* TestClock.adjust("1 second")
+        const settled = yield* Fiber.join(retry).pipe(Effect.catchAll((error) => Effect.dieMessage(`the first request ${landed.at(-1)}; its retry failed: ${JSON.stringify(error)}`)))
+        const records = (yield* Effect.flatMap(CatalogService, (s) => s.list("categories", { limit: 10, externalId }))).records
+        expect(records.map((r) => r.name), landed.at(-1)).toEqual([settled.replayed ? "first" : "retry"])
+        expect(settled.replayed, landed.at(-1)).toBe(Exit.isSuccess(firstExit))
+      }
+      expect(landed).toEqual([
+        "interrupted after [], then []",
+        // The claim is in the store but the request never heard of it: the claim's step runs to its end.
+        "interrupted after [claim Started sent], then [claim answered, released]",
+        "interrupted after [claim Started sent, claim answered], then [released]",
+        "interrupted after [claim Started sent, claim answered, written], then [released]",
+        "finished after [claim Started sent, claim answered, written, completed], then []"
+      ])
+    }).pipe(as(principal())))
+})
+
+/** The in-memory store whose next release fails once, as on a connection that just dropped; the pool's next connection works. */
+let failNextRelease = false
+const DroppingStore = Layer.effect(
+  IdempotencyStore,
+  Effect.map(IdempotencyStore, (store) =>
+    IdempotencyStore.of({
+      ...store,
+      release: (...args) =>
+        Effect.suspend(() => {
+          if (!failNextRelease) return store.release(...args)
+          failNextRelease = false
+          return new PersistenceError({ message: "connection terminated", retryable: true })
+        })
+    })
+  )
+).pipe(Layer.provide(InMemory.idempotencyLayer))
+
+layer(Layer.mergeAll(TestLayer, DroppingStore))("idempotency when a release fails", (it) => {
+  it.effect("a release that fails on a dropped connection is tried again: the key is free for the retry", () =>
+    Effect.gen(function* () {
+      failNextRelease = true
+      const failed = yield* Effect.fork(runIdempotent("key-drop-1", "fp", Effect.fail("write failed" as const)))
+      yield* TestClock.adjust("1 second")
+      expect(yield* Effect.flip(Fiber.join(failed))).toBe("write failed")
+      expect(failNextRelease).toBe(false)
+      expect(yield* runIdempotent("key-drop-1", "fp", Effect.succeed({ status: 200, body: "retry" }))).toEqual({ response: { status: 200, body: "retry" }, replayed: false })
     }).pipe(as(principal())))
 })
 

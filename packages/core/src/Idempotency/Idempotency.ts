@@ -1,7 +1,8 @@
-import { Clock, Context, Duration, Effect, Schema } from "effect"
+import { Clock, Context, Duration, Effect, Exit, Schedule, Schema } from "effect"
 import { CurrentPrincipal } from "../Auth/Principal.js"
+import type { PersistenceError } from "../Catalog/CatalogErrors.js"
 import { Transactor } from "../Shared/Transactor.js"
-import { IdempotencyStore, type StoredResponse } from "./IdempotencyStore.js"
+import { type Claim, IdempotencyStore, type StoredResponse } from "./IdempotencyStore.js"
 
 /** Idempotency-Key: 8-120 characters of letters, digits and `._:-`. */
 export const IdempotencyKey = Schema.String.pipe(
@@ -35,10 +36,19 @@ export interface IdempotentResult {
   readonly replayed: boolean
 }
 
+/** How often a failed release is tried again (on a fresh connection) before the claim is left to its lease. */
+const releaseRetries = Schedule.intersect(Schedule.recurs(2), Schedule.spaced("50 millis"))
+
 /**
  * Runs a write at most once per key. The write and its stored response commit in one transaction; a
- * repeat with the same fingerprint gets the stored response, a different fingerprint a conflict. A
- * failed write releases the key so that a retry with it runs again.
+ * repeat with the same fingerprint gets the stored response, a different fingerprint a conflict.
+ *
+ * The claim and its release are an acquire/release pair, both uninterruptible: whenever this request
+ * stops (done, failed, or interrupted because its client went away), its claim has been completed by
+ * the committed write or is released, so a retry with the key runs at once. The claim's statement runs
+ * to its end even when the request is interrupted while it is in flight: otherwise the database could
+ * hold a claim that nobody knows about until its lease ends. Only a process that dies leaves its claim
+ * to the lease.
  */
 export const runIdempotent = <E, R>(key: string, fingerprint: string, write: Effect.Effect<StoredResponse, E, R>) =>
   Effect.gen(function* () {
@@ -46,44 +56,51 @@ export const runIdempotent = <E, R>(key: string, fingerprint: string, write: Eff
     const store = yield* IdempotencyStore
     const transactor = yield* Transactor
     const scope = { companyId: principal.company.id, connectionId: principal.connectionId }
-    const nowMillis = yield* Clock.currentTimeMillis
     const leaseMillis = Duration.toMillis(yield* ClaimLease)
-    const claim = yield* store.claim({ scope, key, fingerprint, nowMillis, leaseMillis, retentionMillis })
-    switch (claim._tag) {
-      case "Replay":
-        return { response: claim.response, replayed: true } satisfies IdempotentResult
-      case "Mismatch":
-        return yield* new IdempotencyConflict({
-          reason: "idempotency_key_reused",
-          message: "this Idempotency-Key was used for a different request; use a new key for a new operation"
-        })
-      case "InProgress":
-        return yield* new IdempotencyConflict({
-          reason: "idempotency_in_progress",
-          message: "a request with this Idempotency-Key is still running; retry it later with the same key"
-        })
-      case "Started":
-        break
-    }
-    const token = claim.token
-    const response = yield* transactor
-      .withTransaction(
-        Effect.tap(write, (response) =>
-          Clock.currentTimeMillis.pipe(
-            Effect.flatMap((at) => store.complete(scope, key, token, response, at)),
-            // Ran past the lease and a retry took the key over: the retry owns the operation, so this
-            // write rolls back rather than happen twice.
-            Effect.filterOrFail(
-              (kept) => kept,
-              () =>
-                new IdempotencyConflict({
-                  reason: "idempotency_in_progress",
-                  message: "this request outlived its claim on the Idempotency-Key and another request with the key took over; retry later with the same key to read its outcome"
-                })
+    const claimKey = Effect.flatMap(Clock.currentTimeMillis, (nowMillis) => store.claim({ scope, key, fingerprint, nowMillis, leaseMillis, retentionMillis }))
+
+    const runClaimed = (claim: Claim): Effect.Effect<IdempotentResult, E | IdempotencyConflict | PersistenceError, R> => {
+      switch (claim._tag) {
+        case "Replay":
+          return Effect.succeed({ response: claim.response, replayed: true })
+        case "Mismatch":
+          return new IdempotencyConflict({
+            reason: "idempotency_key_reused",
+            message: "this Idempotency-Key was used for a different request; use a new key for a new operation"
+          })
+        case "InProgress":
+          return new IdempotencyConflict({
+            reason: "idempotency_in_progress",
+            message: "a request with this Idempotency-Key is still running; retry it later with the same key"
+          })
+        case "Started":
+          return transactor
+            .withTransaction(
+              Effect.tap(write, (response) =>
+                Clock.currentTimeMillis.pipe(
+                  Effect.flatMap((at) => store.complete(scope, key, claim.token, response, at)),
+                  // Ran past the lease and a retry took the key over: the retry owns the operation, so this
+                  // write rolls back rather than happen twice.
+                  Effect.filterOrFail(
+                    (kept) => kept,
+                    () =>
+                      new IdempotencyConflict({
+                        reason: "idempotency_in_progress",
+                        message: "this request outlived its claim on the Idempotency-Key and another request with the key took over; retry later with the same key to read its outcome"
+                      })
+                  )
+                )
+              )
             )
-          )
-        )
-      )
-      .pipe(Effect.onError(() => store.release(scope, key, token).pipe(Effect.ignore)))
-    return { response, replayed: false } satisfies IdempotentResult
+            .pipe(Effect.map((response) => ({ response, replayed: false })))
+      }
+    }
+
+    // A failed, rolled-back or interrupted write frees the key; after a commit the release is a no-op
+    // (it drops only a running claim with this token), so an interruption that lands after the commit
+    // cannot lose the stored response.
+    const releaseUnlessDone = (claim: Claim, exit: Exit.Exit<unknown, unknown>) =>
+      claim._tag === "Started" && Exit.isFailure(exit) ? store.release(scope, key, claim.token).pipe(Effect.retry(releaseRetries), Effect.ignore) : Effect.void
+
+    return yield* Effect.acquireUseRelease(claimKey, runClaimed, releaseUnlessDone)
   })

@@ -54,7 +54,7 @@ export class IdempotencyStore extends Context.Tag("@catalog-sync/core/Idempotenc
       response: StoredResponse,
       nowMillis: number
     ) => Effect.Effect<boolean, PersistenceError>
-    /** Drops a running claim whose request failed, so that a retry runs it again; a no-op once taken over. */
+    /** Drops a running claim whose request stopped without committing (failed, rolled back, interrupted), so that a retry runs it again; a no-op once completed or taken over. */
     readonly release: (scope: IdempotencyScope, key: string, token: number) => Effect.Effect<void, PersistenceError>
     /**
      * Deletes records claimed before the cutoff: completed ones past their retention, and running ones

@@ -35,3 +35,42 @@ export const rawSend = (url: string, method: string, pathAndQuery: string, heade
     if (body !== undefined) req.write(body)
     req.end()
   })
+
+/** Where a client cuts its request off: `afterMillis` after sending all of it, or mid-body (head and half the body sent). */
+export interface CutOff {
+  readonly afterMillis: number
+  readonly midBody: boolean
+}
+
+/**
+ * A request whose client goes away (a deadline, a proxy time-out, a dropped mobile connection): the
+ * socket is destroyed at the cut-off. Resolves to the answer when it arrived whole before that, else
+ * `undefined` (the client cannot know whether the server acted).
+ */
+export const sendCutOff = (url: string, method: string, pathAndQuery: string, headers: Record<string, string>, body: string, cut: CutOff) =>
+  new Promise<RawReply | undefined>((resolve) => {
+    const target = new URL(url)
+    const bytes = Buffer.from(body, "utf8")
+    let settled = false
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const finish = (reply: RawReply | undefined) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      resolve(reply)
+      req.destroy()
+    }
+    const req = httpRequest(
+      { host: target.hostname, port: target.port, method, path: pathAndQuery, headers: { ...headers, "content-length": String(bytes.length) }, agent: false },
+      (res) => {
+        const chunks: Array<Buffer> = []
+        res.on("data", (c: Buffer) => chunks.push(c))
+        res.on("end", () => finish({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString("utf8") }))
+        res.on("error", () => finish(undefined))
+      }
+    )
+    req.on("error", () => finish(undefined))
+    const cutAfter = () => void (timer = setTimeout(() => finish(undefined), cut.afterMillis))
+    if (cut.midBody) req.write(bytes.subarray(0, Math.floor(bytes.length / 2)), cutAfter)
+    else req.end(bytes, cutAfter)
+  })
