@@ -23,7 +23,7 @@ const iso = (millis: number) => new Date(millis).toISOString()
  * stops the work; an interruption (shutdown) gives the job back to the queue; an unexpected failure
  * ends the job failed, so that it can be retried.
  */
-const work = (job: StoredJob, workerId: string, settings: WorkerSettings) =>
+const work = (job: StoredJob, workerId: string, settings: WorkerSettings, restore: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>) =>
   Effect.gen(function* () {
     const jobs = yield* JobStore
     const imports = yield* ImportService
@@ -36,7 +36,9 @@ const work = (job: StoredJob, workerId: string, settings: WorkerSettings) =>
       Effect.zipRight(Effect.sleep(Duration.millis(Math.max(50, Math.floor(settings.leaseMillis / 3))))),
       Effect.forever
     )
-    const exit = yield* Effect.exit(Effect.raceFirst(job.kind === "media" ? media.process(job, workerId) : imports.process(job, workerId, settings.leaseMillis), heartbeat))
+    const exit = yield* Effect.exit(
+      restore(Effect.raceFirst(job.kind === "media" ? media.process(job, workerId) : imports.process(job, workerId, settings.leaseMillis), heartbeat))
+    )
     if (Exit.isSuccess(exit)) return
     const failure = exit.cause
     yield* Effect.gen(function* () {
@@ -74,12 +76,16 @@ const worker = (settings: WorkerSettings) =>
     }).pipe(
       Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("job claim failed", cause), Option.none<StoredJob>()))
     )
+    // A claim and the work it starts form one step that an interruption (shutdown) cannot split: a claim
+    // whose statement committed is always either worked on or given back, never left to its lease.
     return yield* Effect.forever(
-      Effect.flatMap(claimNext, (claimed) =>
-        Option.match(claimed, {
-          onNone: () => Effect.race(Effect.sleep(Duration.millis(settings.pollMillis)), signal.wait),
-          onSome: (job) => work(job, workerId, settings)
-        })
+      Effect.uninterruptibleMask((restore) =>
+        Effect.flatMap(claimNext, (claimed) =>
+          Option.match(claimed, {
+            onNone: () => restore(Effect.race(Effect.sleep(Duration.millis(settings.pollMillis)), signal.wait)),
+            onSome: (job) => work(job, workerId, settings, restore)
+          })
+        )
       )
     )
   })
