@@ -1,9 +1,11 @@
 import { Validator } from "@seriousme/openapi-schema-validator"
 import { OpenApi } from "@effect/platform"
 import { Api } from "@catalog-sync/adapter-http"
+import { Option, SchemaAST } from "effect"
 import { describe, expect, it } from "vitest"
 import { readFileSync, writeFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
+import { endpoints } from "./robustness/ApiSurface.js"
 
 const spec = OpenApi.fromApi(Api)
 const golden = fileURLToPath(new URL("../../../docs/openapi.json", import.meta.url))
@@ -32,6 +34,35 @@ describe("OpenAPI description", () => {
     expect(spec.components.securitySchemes).toHaveProperty("bearer")
     const body = (spec.components.schemas as Record<string, any>).ProductUpsert
     expect(body.additionalProperties).toBe(false)
+  })
+
+  it("declares every path, query and header parameter the contract decodes, with its type and whether it is required", () => {
+    const declared = (schema: Option.Option<{ readonly ast: SchemaAST.AST }>, where: string) =>
+      Option.match(schema, {
+        onNone: () => [],
+        onSome: ({ ast }) => SchemaAST.getPropertySignatures(ast).map((p) => ({ in: where, name: String(p.name), required: !p.isOptional }))
+      })
+    for (const endpoint of endpoints) {
+      const operation = (spec.paths as Record<string, any>)[endpoint.openApiPath][endpoint.method.toLowerCase()]
+      const expected = [...declared(endpoint.pathSchema, "path"), ...declared(endpoint.urlParamsSchema, "query"), ...declared(endpoint.headersSchema, "header")]
+      const documented = (operation.parameters as Array<any>).map((p) => ({ in: p.in, name: p.name, required: p.required }))
+      expect(documented, endpoint.key).toEqual(expected)
+      for (const parameter of operation.parameters as Array<any>) {
+        expect(parameter.description, `${endpoint.key} ${parameter.name}`).toMatch(/\w/)
+        expect(parameter.schema.type, `${endpoint.key} ${parameter.name}`).toBeDefined()
+      }
+      for (const name of endpoint.openApiPath.match(/\{\w+\}/g) ?? []) {
+        expect(documented, endpoint.key).toContainEqual({ in: "path", name: name.slice(1, -1), required: true })
+      }
+      if (endpoint.method === "POST" || endpoint.method === "DELETE") {
+        expect(documented, endpoint.key).toContainEqual({ in: "header", name: "idempotency-key", required: true })
+      }
+    }
+    const parameters = Object.values<any>(spec.paths).flatMap((item) => Object.values<any>(item).flatMap((operation) => operation.parameters))
+    for (const limit of parameters.filter((p) => p.name === "limit")) expect(limit.schema).toMatchObject({ type: "integer", minimum: 1, maximum: 100, default: 50 })
+    for (const id of parameters.filter((p) => p.in === "path")) expect(id.schema).toMatchObject({ type: "string", format: "uuid" })
+    // The request parts are parameters, not stray component schemas.
+    for (const name of ["PathParams", "QueryParams", "IdempotencyHeaders"]) expect(spec.components.schemas).not.toHaveProperty(name)
   })
 
   // UPDATE_OPENAPI=1 npx vitest run packages/server/test/openapi.test.ts rewrites the golden copy.

@@ -2,30 +2,34 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Ids, type Resource, Resources } from "@catalog-sync/core"
 import { Schema } from "effect"
 import { Authentication } from "../Authentication.js"
-import { IdempotencyHeaders, PathParams, strict } from "../Common.js"
-
-const Limit = Schema.NumberFromString.pipe(
-  Schema.int({ message: () => "must be a whole number from 1 to 100" }),
-  Schema.between(1, 100, { message: () => "must be a whole number from 1 to 100" })
-)
+import { documented, IdempotencyHeaders, Limit, PageCursor, PathParams, requestPart, strict, UuidParameter } from "../Common.js"
 
 /** Query parameters of every catalog list (spec 4.1). Unknown parameters are refused. */
 export const listFields = {
   limit: Schema.optional(Limit),
-  cursor: Schema.optional(Ids.Uuid.annotations({ description: "next_cursor of the previous page" })),
-  external_id: Schema.optional(Ids.ExternalId),
-  mode: Schema.optional(Schema.Literal("catalog", "prices"))
+  cursor: Schema.optional(PageCursor("a record id")),
+  external_id: Schema.optional(
+    // Composed from a plain string so that the parameter is documented inline (ExternalId has an identifier).
+    Schema.String.pipe(Schema.compose(Ids.ExternalId)).annotations(
+      documented({ type: "string", minLength: 1, maxLength: 200, description: "Only the record this connection mapped to this external_id (1-200 characters).", examples: ["ERP-4711"] })
+    )
+  ),
+  mode: Schema.optional(
+    Schema.Literal("catalog", "prices").annotations(
+      documented({ description: "prices: only identity and price fields (needs prices:read; a price-only key reads prices this way).", default: "catalog" })
+    )
+  )
 }
 
-export const ListQuery = Schema.Struct(listFields).annotations({ identifier: "QueryParams", ...strict })
+export const ListQuery = Schema.Struct(listFields).annotations({ ...requestPart("QueryParams"), ...strict })
 
 export const ProductListQuery = Schema.Struct({
   ...listFields,
-  category_id: Schema.optional(Ids.Uuid),
-  collection_id: Schema.optional(Ids.Uuid),
-  brand_id: Schema.optional(Ids.Uuid),
-  active: Schema.optional(Schema.Literal("true", "false"))
-}).annotations({ identifier: "QueryParams", ...strict })
+  category_id: Schema.optional(UuidParameter("Only products in this category.")),
+  collection_id: Schema.optional(UuidParameter("Only products of this collection.")),
+  brand_id: Schema.optional(UuidParameter("Only products of this brand.")),
+  active: Schema.optional(Schema.Literal("true", "false").annotations(documented({ description: "Only active (true) or only inactive (false) products." })))
+}).annotations({ ...requestPart("QueryParams"), ...strict })
 
 export const Outcome = Schema.Literal("created", "updated", "unchanged")
 
@@ -80,7 +84,7 @@ export const catalogGroup = <const Name extends string>(name: Name, resource: Re
     )
     .add(
       HttpApiEndpoint.get("get", `/${resource}/:id`)
-        .setPath(PathParams)
+        .setPath(PathParams(`The ${label}'s id.`))
         .addSuccess(RecordResponse(definition.record))
         .annotate(OpenApi.Summary, `Read one ${label}`)
     )
@@ -100,7 +104,7 @@ export const ArchiveBody = Schema.Struct({
 
 export const ProductsApi = catalogGroup("products", "products").add(
   HttpApiEndpoint.del("archive", "/products/:id")
-    .setPath(PathParams)
+    .setPath(PathParams("The product's id."))
     .setHeaders(IdempotencyHeaders)
     .setPayload(ArchiveBody)
     .addSuccess(WriteResponse(Resources.definitions.products.record))

@@ -1,18 +1,18 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Ids, Inventory } from "@catalog-sync/core"
+import { Inventory } from "@catalog-sync/core"
 import { Schema } from "effect"
 import { Authentication } from "../Authentication.js"
 import { listFields, Outcome, RecordResponse } from "../Catalog/Api.js"
-import { IdempotencyHeaders, PathParams, strict } from "../Common.js"
+import { documented, IdempotencyHeaders, PageCursor, PathParams, requestPart, strict, UuidParameter } from "../Common.js"
 
 /** GET /inventory query: limit and cursor (spec 4.3) and the filters documented in docs/spec-gaps.md. */
 export const InventoryListQuery = Schema.Struct({
   limit: listFields.limit,
-  cursor: Schema.optional(Ids.Uuid.annotations({ description: "next_cursor of the previous page (an inventory item id)" })),
-  source_kind: Schema.optional(Inventory.SourceKind),
-  source_id: Schema.optional(Ids.Uuid.annotations({ description: "Only the card of this product or option." })),
-  location_id: Schema.optional(Ids.Uuid.annotations({ description: "Only cards with a balance at this location." }))
-}).annotations({ identifier: "QueryParams", ...strict })
+  cursor: Schema.optional(PageCursor("an inventory item id")),
+  source_kind: Schema.optional(Inventory.SourceKind.annotations(documented({ description: "Only cards of products or only cards of options." }))),
+  source_id: Schema.optional(UuidParameter("Only the card of this product or option.")),
+  location_id: Schema.optional(UuidParameter("Only cards with a balance at this location."))
+}).annotations({ ...requestPart("QueryParams"), ...strict })
 
 export const InventoryListResponse = Schema.Struct({
   request_id: Schema.UUID,
@@ -41,7 +41,7 @@ export const InventoryApi = HttpApiGroup.make("inventory")
   )
   .add(
     HttpApiEndpoint.get("get", "/inventory/:id")
-      .setPath(PathParams)
+      .setPath(PathParams("The inventory item (stock card) id, never the product id."))
       .addSuccess(RecordResponse(Inventory.StockCardRecord))
       .annotate(OpenApi.Summary, "Read one stock card")
       .annotate(OpenApi.Description, "id is the inventory item (stock card) id, never the product id. Balances carry the location revisions.")

@@ -1,15 +1,15 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Ids, Import, Job } from "@catalog-sync/core"
+import { Import, Job } from "@catalog-sync/core"
 import { Schema } from "effect"
 import { Authentication } from "../Authentication.js"
 import { listFields } from "../Catalog/Api.js"
-import { IdempotencyHeaders, PathParams, strict } from "../Common.js"
+import { IdempotencyHeaders, PageCursor, PathParams, requestPart, strict } from "../Common.js"
 
 /** GET /jobs and GET /imports query: limit and cursor (spec 4.3). Unknown parameters are refused. */
 export const JobListQuery = Schema.Struct({
   limit: listFields.limit,
-  cursor: Schema.optional(Ids.Uuid.annotations({ description: "next_cursor of the previous page (a job id)" }))
-}).annotations({ identifier: "QueryParams", ...strict })
+  cursor: Schema.optional(PageCursor("a job id"))
+}).annotations({ ...requestPart("QueryParams"), ...strict })
 
 export const JobListResponse = Schema.Struct({
   request_id: Schema.UUID,
@@ -47,13 +47,13 @@ export const jobEndpoints = <const Name extends string>(name: Name, base: "/jobs
     )
     .add(
       HttpApiEndpoint.get("get", `${base}/:id`)
-        .setPath(PathParams)
+        .setPath(PathParams("The job's id."))
         .addSuccess(JobDetailResponse)
         .annotate(OpenApi.Summary, `Read one of the connection's ${what}, with its report`)
     )
     .add(
       HttpApiEndpoint.post("retry", `${base}/:id/retry`)
-        .setPath(PathParams)
+        .setPath(PathParams("The job's id."))
         .setHeaders(IdempotencyHeaders)
         .addSuccess(JobAccepted, { status: 202 })
         .annotate(OpenApi.Summary, "Restart a failed or paused job")

@@ -1,17 +1,19 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart, OpenApi } from "@effect/platform"
-import { Ids, Media } from "@catalog-sync/core"
+import { Media } from "@catalog-sync/core"
 import { Schema } from "effect"
 import { Authentication } from "../Authentication.js"
 import { listFields } from "../Catalog/Api.js"
-import { IdempotencyHeaders, PathParams, strict } from "../Common.js"
+import { documented, IdempotencyHeaders, PageCursor, PathParams, requestPart, strict } from "../Common.js"
 import { JobAccepted } from "../Jobs/Api.js"
 
 /** GET /media query: limit, cursor and an external_id filter. */
 export const MediaListQuery = Schema.Struct({
   limit: listFields.limit,
-  cursor: Schema.optional(Ids.Uuid.annotations({ description: "next_cursor of the previous page (a media id)" })),
-  external_id: Schema.optional(Schema.String.annotations({ description: "Only the item mapped to this external_id by the caller's connection." }))
-}).annotations({ identifier: "QueryParams", ...strict })
+  cursor: Schema.optional(PageCursor("a media id")),
+  external_id: Schema.optional(
+    Schema.String.annotations(documented({ description: "Only the item mapped to this external_id by the caller's connection.", examples: ["img-sofa-oslo-front"] }))
+  )
+}).annotations({ ...requestPart("QueryParams"), ...strict })
 
 export const MediaListResponse = Schema.Struct({
   request_id: Schema.UUID,
@@ -53,13 +55,13 @@ export const MediaApi = HttpApiGroup.make("media")
   )
   .add(
     HttpApiEndpoint.get("get", "/media/:id")
-      .setPath(PathParams)
+      .setPath(PathParams("The media item's id."))
       .addSuccess(MediaResponse)
       .annotate(OpenApi.Summary, "Read one media item (media:read)")
   )
   .add(
     HttpApiEndpoint.get("content", "/media/:id/content")
-      .setPath(PathParams)
+      .setPath(PathParams("The media item's id."))
       .addSuccess(HttpApiSchema.withEncoding(Schema.Uint8ArrayFromSelf, { kind: "Uint8Array", contentType: "image/webp" }))
       .annotate(OpenApi.Summary, "The processed WebP image of a completed item (media:read), with ETag and Cache-Control")
   )
