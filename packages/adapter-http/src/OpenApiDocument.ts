@@ -17,10 +17,8 @@ export const documentOpenApi = (spec: Json): Json => {
     for (const operation of Object.values<Json>(item)) {
       const responses = operation.responses as Json | undefined
       if (responses === undefined) continue
-      const bad = responses["400"]
-      if (bad !== undefined) {
-        responses["400"] = { ...bad, content: { "application/json": { schema: { $ref: "#/components/schemas/BadRequest" } } } }
-      }
+      const bad = responses["400"]?.content?.["application/json"] as Json | undefined
+      if (bad !== undefined) bad.schema = { $ref: "#/components/schemas/BadRequest" }
     }
   }
   for (const name of ["HttpApiDecodeError", "Issue", "PropertyKey"]) delete spec.components?.schemas?.[name]

@@ -2,6 +2,8 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { ChangeCursor, ChangeFeed } from "@catalog-sync/core"
 import { Schema } from "effect"
 import { Authentication } from "../Authentication.js"
+import { operationExamples } from "../Examples.js"
+import { changesExamples } from "./Examples.js"
 import { documented, Limit, requestPart, strict } from "../Common.js"
 
 /** Resources whose changes the feed carries; `resource=` narrows to some of them. */
@@ -59,6 +61,7 @@ export const ChangesResponse = Schema.Struct({
 })
 
 export const ChangesApi = HttpApiGroup.make("changes")
+  .annotate(OpenApi.Description, "The change feed for two-way sync: poll it from a cursor, persist next_cursor after every call, skip your own writes by origin_connection_id.")
   .add(
     HttpApiEndpoint.get("changes", "/changes")
       .setUrlParams(ChangesQuery)
@@ -68,5 +71,6 @@ export const ChangesApi = HttpApiGroup.make("changes")
         OpenApi.Description,
         "Every committed change of the company after the cursor, exactly once, in commit order. A change is listed when the key may read what it touched (catalog, prices, costs, stock, media); the others still advance next_cursor."
       )
+      .annotate(OpenApi.Transform, operationExamples(changesExamples))
   )
   .middleware(Authentication)
