@@ -1,18 +1,45 @@
 /**
- * The OpenAPI document as the server serves it: the committed copy in docs/ is the same, its request
- * examples succeed against a live server in the order a new user would try them, and its parameters
- * say what the server enforces.
+ * The OpenAPI document as the server serves it: the committed copy in docs/ is the same, Spectral and
+ * Redocly find nothing to report, its request examples succeed against a live server in the order a
+ * new user would try them, and its parameters say what the server enforces.
  */
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { readFileSync } from "node:fs"
+import { execFile } from "node:child_process"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import sharp from "sharp"
 import { call, TestServer, TestServerLive, uploadMedia, waitJob } from "./TestServer.js"
 
 type Json = Record<string, any>
 
-const golden = fileURLToPath(new URL("../../../docs/openapi.json", import.meta.url))
+const root = fileURLToPath(new URL("../../../", import.meta.url))
+const golden = join(root, "docs/openapi.json")
+
+/** Runs a linter of node_modules/.bin from the repository root (where its ruleset file is), offline. */
+const lint = (bin: string, args: ReadonlyArray<string>) =>
+  Effect.async<{ readonly stdout: string; readonly stderr: string }>((resume) => {
+    execFile(
+      join(root, "node_modules/.bin", bin),
+      args,
+      // Redocly would otherwise send usage data and look for a newer version.
+      { cwd: root, env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" }, maxBuffer: 64 * 1024 * 1024 },
+      (_, stdout, stderr) => resume(Effect.succeed({ stdout, stderr }))
+    )
+  })
+
+/** The served document in a temporary file, for the command-line linters. */
+const servedFile = (url: string) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const dir = mkdtempSync(join(tmpdir(), "catalog-sync-openapi-"))
+      writeFileSync(join(dir, "openapi.json"), await fetch(`${url}/api/v1/openapi.json`).then((r) => r.text()))
+      return { dir, file: join(dir, "openapi.json") }
+    }),
+    ({ dir }) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+  )
 const allScopes = ["catalog:read", "catalog:write", "prices:read", "prices:write", "costs:read", "costs:write", "media:read", "media:write", "stock:read", "stock:write"]
 
 /**
@@ -43,6 +70,24 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("the serv
       const served = yield* Effect.promise(() => fetch(`${url}/api/v1/openapi.json`).then((r) => r.json()))
       expect(served).toEqual(JSON.parse(readFileSync(golden, "utf8")))
     }))
+
+  it.scoped("lints clean: Spectral (spectral:oas, .spectral.yaml) and Redocly (recommended, redocly.yaml) report no error and no warning", () =>
+    Effect.gen(function* () {
+      const { url } = yield* TestServer
+      const { file } = yield* servedFile(url)
+      const [spectral, redocly] = yield* Effect.all(
+        [
+          lint("spectral", ["lint", file, "--ruleset", join(root, ".spectral.yaml"), "--format", "json", "--quiet"]),
+          lint("redocly", ["lint", file, "--config", join(root, "redocly.yaml"), "--format", "json"])
+        ],
+        { concurrency: 2 }
+      )
+      const spectralResults = JSON.parse(spectral.stdout) as Array<Json>
+      expect(spectralResults.map((r) => `${r.code} ${r.path.join(".")}: ${r.message}`)).toEqual([])
+      const redoclyReport = JSON.parse(redocly.stdout) as Json
+      expect(redoclyReport.problems.map((p: Json) => `${p.ruleId}: ${p.message}`)).toEqual([])
+      expect(redoclyReport.totals).toEqual({ errors: 0, warnings: 0, ignored: 0 })
+    }), { timeout: 60_000 })
 
   it.effect("its request examples succeed, in order, against a live server", () =>
     Effect.gen(function* () {
