@@ -17,8 +17,11 @@ export const documentOpenApi = (spec: Json): Json => {
     for (const operation of Object.values<Json>(item)) {
       const responses = operation.responses as Json | undefined
       if (responses === undefined) continue
-      const bad = responses["400"]?.content?.["application/json"] as Json | undefined
-      if (bad !== undefined) bad.schema = { $ref: "#/components/schemas/BadRequest" }
+      const bad = responses["400"] as Json | undefined
+      if (bad?.content?.["application/json"] !== undefined) {
+        bad.description = "Malformed JSON, a body nested too deep or cut off, or a request that is not valid HTTP."
+        bad.content["application/json"].schema = { $ref: "#/components/schemas/BadRequest" }
+      }
     }
   }
   for (const name of ["HttpApiDecodeError", "Issue", "PropertyKey"]) delete spec.components?.schemas?.[name]
