@@ -52,7 +52,7 @@ const emptyApi = (fixtures: Fixtures) => {
   const record = Resources.definitions.products.record
   const group = HttpApiGroup.make("products")
     .add(HttpApiEndpoint.get("list", "/products").setUrlParams(ProductListQuery).addSuccess(ListResponse(record)))
-    .add(HttpApiEndpoint.get("get", "/products/:id").setPath(PathParams).addSuccess(RecordResponse(record)))
+    .add(HttpApiEndpoint.get("get", "/products/:id").setPath(PathParams("The product's id.")).addSuccess(RecordResponse(record)))
     .prefix("/api/v1")
   const health = HttpApiGroup.make("system").add(HttpApiEndpoint.get("health", "/health"))
   const api = HttpApi.make("bench").add(group).add(health)

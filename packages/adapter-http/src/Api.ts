@@ -36,14 +36,12 @@ export class Api extends HttpApi.make("catalog-sync")
   .add(MediaApi)
   .prefix("/api/v1")
   .add(SystemApi)
+  // Errors any request can meet. 401, 403 and 429 come with Authentication (every group but the probes),
+  // 404 and 409 are declared where they can happen (reads by id, writes).
   .addError(ApiErrors.BadRequest)
-  .addError(ApiErrors.Forbidden)
-  .addError(ApiErrors.NotFound)
-  .addError(ApiErrors.Conflict)
   .addError(ApiErrors.PayloadTooLarge)
   .addError(ApiErrors.UnsupportedMediaType)
   .addError(ApiErrors.Unprocessable)
-  .addError(ApiErrors.TooManyRequests)
   .addError(ApiErrors.RequestHeadersTooLarge)
   .addError(ApiErrors.InternalError)
   .addError(ApiErrors.ServiceUnavailable)
@@ -52,6 +50,9 @@ export class Api extends HttpApi.make("catalog-sync")
     OpenApi.annotations({
       title: "Catalog Synchronization Integration API",
       version: "1.0.0",
+      license: { name: "MIT", url: "https://opensource.org/license/mit" },
+      // Relative: the API is where the document is served; paths carry the /api/v1 prefix.
+      servers: [{ url: "/", description: "This server" }],
       description: "Keeps a furniture catalog in sync with an external website or app. Errors use the body {request_id, error: {code, message, details?, retry_after?}}; codes are listed in docs/errors.md.",
       transform: documentOpenApi
     })

@@ -4,12 +4,48 @@ import { Schema } from "effect"
 /** Strict decoding: the same options as the core body schemas. */
 export const strict = CommonFields.strict
 
-/** `{id}` path parameter: a record uuid. */
-export const PathParams = Schema.Struct({ id: Ids.Uuid }).annotations({ identifier: "PathParams" })
+/**
+ * The name of a request part (path, query, headers). It is a `title`, not an `identifier`: the OpenAPI
+ * generator lists a struct's properties as parameters only when the struct is inline, and an identifier
+ * turns it into a `$ref` component (so no operation declared a parameter). The title still leads the
+ * decode error's message, by which the Envelope tells a bad path id (404 not_found) from a bad header
+ * (422 idempotency_key_invalid) and a bad query (422 validation_failed, `query.<name>`).
+ */
+export type RequestPart = "PathParams" | "QueryParams" | "IdempotencyHeaders"
+export const requestPart = (name: RequestPart) => ({ title: name })
+
+/**
+ * Documentation of a parameter for the OpenAPI document only. Query and path values arrive as text, so
+ * the generated schema would be the wire type (a string, even for a number); `jsonSchema` states what a
+ * client sends instead. It changes no decoding and no error message (a `description` annotation would
+ * replace "Expected ..." in the messages of some schemas).
+ */
+export const documented = (jsonSchema: Record<string, unknown>) => ({ jsonSchema })
+
+const sampleUuid = "0b7c3e1a-5f2d-4c8e-9a61-3d2f4b5c6e7f"
+
+/** A uuid in the path or the query, documented inline with what it names. */
+export const UuidParameter = (description: string) =>
+  Ids.Uuid.annotations(documented({ type: "string", format: "uuid", description, examples: [sampleUuid] }))
+
+/** `limit`: a page size, 1-100 (spec 4.1 and 8), 50 when omitted. */
+export const Limit = Schema.NumberFromString.pipe(
+  Schema.int({ message: () => "must be a whole number from 1 to 100" }),
+  Schema.between(1, 100, { message: () => "must be a whole number from 1 to 100" })
+).annotations(documented({ type: "integer", minimum: 1, maximum: 100, default: 50, description: "Page size, 1-100 (default 50)." }))
+
+/** `cursor` of the uuid-keyed lists: the previous page's `next_cursor`. */
+export const PageCursor = (what: string) =>
+  UuidParameter(`next_cursor of the previous page (${what}); omit it for the first page.`)
+
+/** `{id}` path parameter: a record uuid. A value that is not a uuid is answered 404 not_found. */
+export const PathParams = (description: string) =>
+  Schema.Struct({ id: UuidParameter(description) }).annotations(requestPart("PathParams"))
 
 /** Every POST and DELETE needs an Idempotency-Key (spec 7, rule 2). */
 export const IdempotencyHeaders = Schema.Struct({
   "idempotency-key": Idempotency.IdempotencyKey.annotations({
-    description: "Unique per logical write; reuse it on every retry of that write."
+    description: "8-120 letters, digits or `._:-`, unique per logical write; send the same key on every retry of that write (a completed write is answered again with `replayed: true`).",
+    examples: ["erp-product-4711-20250114T0930"]
   })
-}).annotations({ identifier: "IdempotencyHeaders" })
+}).annotations(requestPart("IdempotencyHeaders"))

@@ -17,9 +17,10 @@ export const documentOpenApi = (spec: Json): Json => {
     for (const operation of Object.values<Json>(item)) {
       const responses = operation.responses as Json | undefined
       if (responses === undefined) continue
-      const bad = responses["400"]
-      if (bad !== undefined) {
-        responses["400"] = { ...bad, content: { "application/json": { schema: { $ref: "#/components/schemas/BadRequest" } } } }
+      const bad = responses["400"] as Json | undefined
+      if (bad?.content?.["application/json"] !== undefined) {
+        bad.description = "Malformed JSON, a body nested too deep or cut off, or a request that is not valid HTTP."
+        bad.content["application/json"].schema = { $ref: "#/components/schemas/BadRequest" }
       }
     }
   }

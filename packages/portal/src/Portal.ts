@@ -5,6 +5,8 @@
  * bundle that @effect/platform ships inline for HttpApiScalar, so the portal works offline (no CDN).
  */
 import { Marked } from "marked"
+import { css, referenceScript, searchScript } from "./PortalAssets.js"
+import { headingSlug, searchIndex } from "./PortalSearch.js"
 import { readdirSync, readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { basename, dirname, join } from "node:path"
@@ -162,6 +164,14 @@ export const documentForPortal = (spec: Json, guides: ReadonlyArray<Guide>): Jso
       }
     }
   }
+  for (const item of Object.values<Json>(doc.paths ?? {})) {
+    for (const operation of Object.values<Json>(item)) {
+      for (const parameter of operation?.parameters ?? []) {
+        if (parameter.in !== "header" || parameter.name !== "idempotency-key") continue
+        parameter.description = `${parameter.description} Test Request sends a fresh key when this one is left as it is.`
+      }
+    }
+  }
   const links = guides.map((guide) => `[${guide.title}](guides/${guide.slug}.html)`).join(" · ")
   doc.info = {
     ...doc.info,
@@ -170,26 +180,11 @@ export const documentForPortal = (spec: Json, guides: ReadonlyArray<Guide>): Jso
   return doc
 }
 
-const css = `
-:root { color-scheme: light; --fg: #1f2328; --muted: #59636e; --accent: #0b57d0; --line: #d1d9e0; }
-* { box-sizing: border-box; }
-body { margin: 0; font: 16px/1.55 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--fg); }
-header.top { display: flex; gap: 1.5rem; align-items: center; padding: .75rem 1.5rem; border-bottom: 1px solid var(--line); }
-header.top a { color: var(--accent); text-decoration: none; }
-header.top .brand { font-weight: 600; color: var(--fg); }
-.layout { display: grid; grid-template-columns: 16rem 1fr; max-width: 80rem; margin: 0 auto; }
-nav.guides { padding: 1.5rem 1rem; border-right: 1px solid var(--line); font-size: .95rem; }
-nav.guides ul { list-style: none; padding: 0; margin: 0; }
-nav.guides li { margin: .3rem 0; }
-nav.guides a { color: var(--fg); text-decoration: none; }
-nav.guides a[aria-current] { font-weight: 600; color: var(--accent); }
-main { padding: 1.5rem 2.5rem; min-width: 0; }
-main table { border-collapse: collapse; margin: 1rem 0; font-size: .92rem; display: block; overflow-x: auto; }
-main th, main td { border: 1px solid var(--line); padding: .35rem .6rem; text-align: left; vertical-align: top; }
-code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .9em; }
-pre { background: #f6f8fa; padding: .8rem 1rem; overflow-x: auto; border-radius: 6px; }
-.method { font-weight: 700; font-family: ui-monospace, monospace; }
-`
+
+/** The header of every page, with the search over the reference and the guides. */
+const header = (root: string) =>
+  `<header class="top"><a class="brand" href="${root}index.html">Catalog Sync</a><a href="${root}reference.html">API reference</a><a href="${root}guides/quickstart.html">Quickstart</a><a href="${root}openapi.json">openapi.json</a>` +
+  `<form class="search" role="search" data-root="${root}"><input type="search" name="q" placeholder="Search endpoints, error codes, guides" aria-label="Search the reference and the guides" autocomplete="off"><ul class="results" hidden></ul></form></header>`
 
 const layout = (options: { readonly title: string; readonly root: string; readonly guides: ReadonlyArray<Guide>; readonly current?: string; readonly body: string }) => {
   const nav = options.guides
@@ -203,13 +198,15 @@ const layout = (options: { readonly title: string; readonly root: string; readon
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 <title>${escapeHtml(options.title)} · Catalog Sync developer portal</title>
 <link rel="stylesheet" href="${options.root}assets/portal.css">
+<script src="${options.root}assets/search.js" defer></script>
 </head>
 <body>
-<header class="top"><a class="brand" href="${options.root}index.html">Catalog Sync</a><a href="${options.root}reference.html">API reference</a><a href="${options.root}guides/quickstart.html">Quickstart</a><a href="${options.root}openapi.json">openapi.json</a></header>
+${header(options.root)}
 <div class="layout">
-<nav class="guides" aria-label="Guides"><ul>
+<nav class="guides" aria-label="Guides"><h2>Guides</h2><ul>
 ${nav}
 </ul></nav>
 <main>
@@ -219,6 +216,16 @@ ${options.body}
 </body>
 </html>
 `
+}
+
+/** Rows of the error table whose first cell is a code get that code as anchor (`errors.html#not_found`). */
+const anchorErrorRows = (html: string) => {
+  const seen = new Set<string>()
+  return html.replace(/<tr>(\s*<td><code>([a-z_]+)<\/code><\/td>)/g, (row, cell: string, code: string) => {
+    if (seen.has(code)) return row
+    seen.add(code)
+    return `<tr id="${code}">${cell}`
+  })
 }
 
 /** Rewrites links between guides (`errors.md`, `./setup.md#writes`) to the generated pages. */
@@ -234,7 +241,16 @@ export const render = (options: { readonly spec: Json; readonly guides: Readonly
   const doc = documentForPortal(options.spec, guides)
   const slugs = new Set(guides.map((guide) => guide.slug))
   const rewrite = guideLinks(slugs)
-  const marked = new Marked({ gfm: true, walkTokens: (token) => void (token.type === "link" ? (token.href = rewrite(token.href)) : undefined) })
+  const marked = new Marked({
+    gfm: true,
+    walkTokens: (token) => void (token.type === "link" ? (token.href = rewrite(token.href)) : undefined),
+    // Headings get the anchors the search index links to.
+    renderer: {
+      heading({ tokens, depth, text }) {
+        return `<h${depth} id="${headingSlug(text)}">${this.parser.parseInline(tokens)}</h${depth}>\n`
+      }
+    }
+  })
 
   const rows = operationsOf(doc)
     .map(
@@ -260,12 +276,17 @@ ${rows}
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 <title>API reference · Catalog Sync developer portal</title>
+<link rel="stylesheet" href="assets/portal.css">
+<script src="assets/search.js" defer></script>
 </head>
-<body>
-<script id="api-reference" type="application/json">${scriptJson(doc)}</script>
-<script>document.getElementById("api-reference").dataset.configuration = ${JSON.stringify(scriptJson({ _integration: "html", layout: "modern", defaultOpenAllTags: true, withDefaultFonts: false, hideClientButton: true }))}</script>
+<body class="reference">
+${header("")}
+<div id="reference"></div>
+<script id="openapi-document" type="application/json">${scriptJson(doc)}</script>
 <script src="assets/scalar.js"></script>
+<script src="assets/reference.js"></script>
 </body>
 </html>
 `
@@ -273,7 +294,7 @@ ${rows}
   const guidePages = guides.map((guide) => ({
     path: `guides/${guide.slug}.html`,
     contentType: "text/html; charset=utf-8",
-    body: layout({ title: guide.title, root: "../", guides, current: guide.slug, body: marked.parse(guide.markdown) as string })
+    body: layout({ title: guide.title, root: "../", guides, current: guide.slug, body: anchorErrorRows(marked.parse(guide.markdown) as string) })
   }))
 
   return [
@@ -281,6 +302,9 @@ ${rows}
     { path: "reference.html", contentType: "text/html; charset=utf-8", body: reference },
     { path: "openapi.json", contentType: "application/json", body: JSON.stringify(doc, null, 2) },
     { path: "assets/portal.css", contentType: "text/css; charset=utf-8", body: css },
+    { path: "assets/search.js", contentType: "text/javascript; charset=utf-8", body: searchScript },
+    { path: "assets/search-index.json", contentType: "application/json", body: JSON.stringify(searchIndex(doc, guides)) },
+    { path: "assets/reference.js", contentType: "text/javascript; charset=utf-8", body: referenceScript },
     { path: "assets/scalar.js", contentType: "text/javascript; charset=utf-8", body: options.scalar },
     ...guidePages
   ]

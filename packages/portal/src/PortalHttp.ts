@@ -10,12 +10,14 @@ export const renderPortal = (docsDir: string): ReadonlyArray<PortalFile> =>
 
 /**
  * Serves rendered portal files under `path` (default `/docs`) on the API's router. `/docs` redirects
- * to `/docs/` so that the pages' relative links, written for any static host, resolve.
+ * to `/docs/` so that the pages' relative links, written for any static host, resolve; so does `/`.
  */
 export const layer = (files: ReadonlyArray<PortalFile>, options: { readonly path?: `/${string}` } = {}): Layer.Layer<never> => {
   const base = options.path ?? "/docs"
   return HttpApiBuilder.Router.use((router) =>
     Effect.gen(function* () {
+      // The server's root has nothing of its own: a person opening it wants the portal.
+      yield* router.get("/", Effect.succeed(HttpServerResponse.redirect(`${base}/`, { status: 302 })))
       for (const file of files) {
         const response = HttpServerResponse.text(file.body, { contentType: file.contentType, headers: { "cache-control": "public, max-age=300" } })
         yield* router.get(`${base}/${file.path}`, Effect.succeed(response))

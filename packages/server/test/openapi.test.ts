@@ -1,9 +1,23 @@
 import { Validator } from "@seriousme/openapi-schema-validator"
 import { OpenApi } from "@effect/platform"
 import { Api } from "@catalog-sync/adapter-http"
+import { Ajv2020 } from "ajv/dist/2020.js"
+import addFormats from "ajv-formats"
+import { Either, Option, ParseResult, Schema, SchemaAST } from "effect"
 import { describe, expect, it } from "vitest"
 import { readFileSync, writeFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
+import { endpoints, isMultipart } from "./robustness/ApiSurface.js"
+
+const errorsGuide = readFileSync(fileURLToPath(new URL("../../../docs/errors.md", import.meta.url)), "utf8")
+/** `code -> statuses` from the table of docs/errors.md. */
+const documentedCodes = new Map<string, Set<number>>()
+for (const [, code, status] of errorsGuide.matchAll(/^\|\s*`([a-z_]+)`\s*\|\s*(\d{3})\s*\|/gm)) {
+  documentedCodes.set(code!, (documentedCodes.get(code!) ?? new Set()).add(Number(status)))
+}
+
+type Json = Record<string, any>
+const pointer = (segment: string) => segment.replace(/~/g, "~0").replace(/\//g, "~1")
 
 const spec = OpenApi.fromApi(Api)
 const golden = fileURLToPath(new URL("../../../docs/openapi.json", import.meta.url))
@@ -32,6 +46,79 @@ describe("OpenAPI description", () => {
     expect(spec.components.securitySchemes).toHaveProperty("bearer")
     const body = (spec.components.schemas as Record<string, any>).ProductUpsert
     expect(body.additionalProperties).toBe(false)
+  })
+
+  it("declares every path, query and header parameter the contract decodes, with its type and whether it is required", () => {
+    const declared = (schema: Option.Option<{ readonly ast: SchemaAST.AST }>, where: string) =>
+      Option.match(schema, {
+        onNone: () => [],
+        onSome: ({ ast }) => SchemaAST.getPropertySignatures(ast).map((p) => ({ in: where, name: String(p.name), required: !p.isOptional }))
+      })
+    for (const endpoint of endpoints) {
+      const operation = (spec.paths as Record<string, any>)[endpoint.openApiPath][endpoint.method.toLowerCase()]
+      const expected = [...declared(endpoint.pathSchema, "path"), ...declared(endpoint.urlParamsSchema, "query"), ...declared(endpoint.headersSchema, "header")]
+      const documented = (operation.parameters as Array<any>).map((p) => ({ in: p.in, name: p.name, required: p.required }))
+      expect(documented, endpoint.key).toEqual(expected)
+      for (const parameter of operation.parameters as Array<any>) {
+        expect(parameter.description, `${endpoint.key} ${parameter.name}`).toMatch(/\w/)
+        expect(parameter.schema.type, `${endpoint.key} ${parameter.name}`).toBeDefined()
+      }
+      for (const name of endpoint.openApiPath.match(/\{\w+\}/g) ?? []) {
+        expect(documented, endpoint.key).toContainEqual({ in: "path", name: name.slice(1, -1), required: true })
+      }
+      if (endpoint.method === "POST" || endpoint.method === "DELETE") {
+        expect(documented, endpoint.key).toContainEqual({ in: "header", name: "idempotency-key", required: true })
+      }
+    }
+    const parameters = Object.values<any>(spec.paths).flatMap((item) => Object.values<any>(item).flatMap((operation) => operation.parameters))
+    for (const limit of parameters.filter((p) => p.name === "limit")) expect(limit.schema).toMatchObject({ type: "integer", minimum: 1, maximum: 100, default: 50 })
+    for (const id of parameters.filter((p) => p.in === "path")) expect(id.schema).toMatchObject({ type: "string", format: "uuid" })
+    // The request parts are parameters, not stray component schemas.
+    for (const name of ["PathParams", "QueryParams", "IdempotencyHeaders"]) expect(spec.components.schemas).not.toHaveProperty(name)
+  })
+
+  it("has examples for every request body and every response, each valid for its schema and as the server decodes it", () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true })
+    ;(addFormats as unknown as (ajv: Ajv2020) => void)(ajv)
+    ajv.addFormat("binary", true)
+    ajv.addSchema(structuredClone(spec), "openapi")
+    const problems: Array<string> = []
+    const check = (where: string, schemaPointer: string, examples: Json | undefined) => {
+      if (examples === undefined || Object.keys(examples).length === 0) return void problems.push(`${where}: no example`)
+      const validate = ajv.compile({ $ref: `openapi#${schemaPointer}` })
+      for (const [name, example] of Object.entries<Json>(examples)) {
+        if (typeof example.summary !== "string" || example.summary === "") problems.push(`${where} ${name}: no summary`)
+        if (!validate(example.value)) problems.push(`${where} ${name}: ${ajv.errorsText(validate.errors)}`)
+      }
+    }
+    const decodes = (where: string, schema: Schema.Schema.AnyNoContext, examples: Json | undefined) => {
+      for (const [name, example] of Object.entries<Json>(examples ?? {})) {
+        const decoded = Schema.decodeUnknownEither(schema, { errors: "all" })(example.value)
+        if (Either.isLeft(decoded)) problems.push(`${where} ${name}: ${ParseResult.TreeFormatter.formatErrorSync(decoded.left)}`)
+      }
+    }
+    for (const endpoint of endpoints) {
+      const method = endpoint.method.toLowerCase()
+      const base = `/paths/${pointer(endpoint.openApiPath)}/${method}`
+      const operation = (spec.paths as Json)[endpoint.openApiPath][method] as Json
+      for (const [type, content] of Object.entries<Json>(operation.requestBody?.content ?? {})) {
+        check(`${endpoint.key} request`, `${base}/requestBody/content/${pointer(type)}/schema`, content.examples)
+        // The server's own decoder: strict, with every rule of the body schema.
+        if (!isMultipart(endpoint)) decodes(`${endpoint.key} request`, Option.getOrThrow(endpoint.payloadSchema), content.examples)
+      }
+      const success = (Api.groups as Json)[endpoint.key.split(".")[0]!].endpoints[endpoint.key.split(".")[1]!].successSchema as Schema.Schema.AnyNoContext
+      for (const [status, response] of Object.entries<Json>(operation.responses)) {
+        const json = response.content?.["application/json"] as Json | undefined
+        if (json === undefined) continue
+        check(`${endpoint.key} ${status}`, `${base}/responses/${status}/content/application~1json/schema`, json.examples)
+        if (Number(status) < 400) decodes(`${endpoint.key} ${status}`, success, json.examples)
+        for (const [name, example] of Object.entries<Json>(Number(status) >= 400 ? json.examples ?? {} : {})) {
+          const code = example.value?.error?.code as string
+          if (!documentedCodes.get(code)?.has(Number(status))) problems.push(`${endpoint.key} ${status} ${name}: ${code} is not a ${status} code of docs/errors.md`)
+        }
+      }
+    }
+    expect(problems).toEqual([])
   })
 
   // UPDATE_OPENAPI=1 npx vitest run packages/server/test/openapi.test.ts rewrites the golden copy.

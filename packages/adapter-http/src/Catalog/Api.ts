@@ -1,31 +1,38 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Ids, type Resource, Resources } from "@catalog-sync/core"
 import { Schema } from "effect"
+import { Conflict, NotFound } from "../ApiErrors.js"
 import { Authentication } from "../Authentication.js"
-import { IdempotencyHeaders, PathParams, strict } from "../Common.js"
-
-const Limit = Schema.NumberFromString.pipe(
-  Schema.int({ message: () => "must be a whole number from 1 to 100" }),
-  Schema.between(1, 100, { message: () => "must be a whole number from 1 to 100" })
-)
+import { operationExamples } from "../Examples.js"
+import { archiveExamples, getExamples, listExamples, upsertExamples } from "./Examples.js"
+import { documented, IdempotencyHeaders, Limit, PageCursor, PathParams, requestPart, strict, UuidParameter } from "../Common.js"
 
 /** Query parameters of every catalog list (spec 4.1). Unknown parameters are refused. */
 export const listFields = {
   limit: Schema.optional(Limit),
-  cursor: Schema.optional(Ids.Uuid.annotations({ description: "next_cursor of the previous page" })),
-  external_id: Schema.optional(Ids.ExternalId),
-  mode: Schema.optional(Schema.Literal("catalog", "prices"))
+  cursor: Schema.optional(PageCursor("a record id")),
+  external_id: Schema.optional(
+    // Composed from a plain string so that the parameter is documented inline (ExternalId has an identifier).
+    Schema.String.pipe(Schema.compose(Ids.ExternalId)).annotations(
+      documented({ type: "string", minLength: 1, maxLength: 200, description: "Only the record this connection mapped to this external_id (1-200 characters).", examples: ["ERP-4711"] })
+    )
+  ),
+  mode: Schema.optional(
+    Schema.Literal("catalog", "prices").annotations(
+      documented({ description: "prices: only identity and price fields (needs prices:read; a price-only key reads prices this way).", default: "catalog" })
+    )
+  )
 }
 
-export const ListQuery = Schema.Struct(listFields).annotations({ identifier: "QueryParams", ...strict })
+export const ListQuery = Schema.Struct(listFields).annotations({ ...requestPart("QueryParams"), ...strict })
 
 export const ProductListQuery = Schema.Struct({
   ...listFields,
-  category_id: Schema.optional(Ids.Uuid),
-  collection_id: Schema.optional(Ids.Uuid),
-  brand_id: Schema.optional(Ids.Uuid),
-  active: Schema.optional(Schema.Literal("true", "false"))
-}).annotations({ identifier: "QueryParams", ...strict })
+  category_id: Schema.optional(UuidParameter("Only products in this category.")),
+  collection_id: Schema.optional(UuidParameter("Only products of this collection.")),
+  brand_id: Schema.optional(UuidParameter("Only products of this brand.")),
+  active: Schema.optional(Schema.Literal("true", "false").annotations(documented({ description: "Only active (true) or only inactive (false) products." })))
+}).annotations({ ...requestPart("QueryParams"), ...strict })
 
 export const Outcome = Schema.Literal("created", "updated", "unchanged")
 
@@ -73,29 +80,41 @@ export const ListResponse = <S extends Schema.Schema.Any>(record: S) =>
   })
 
 /** The endpoints every catalog resource has: list, read one, upsert (spec 4.2). */
-export const catalogGroup = <const Name extends string>(name: Name, resource: Resource.ResourceName) => {
+export const catalogGroup = <const Name extends string>(name: Name, resource: Resource.ResourceName, description: string) => {
   const definition = Resources.definitions[resource]
   const label = definition.label
   return HttpApiGroup.make(name)
+    .annotate(OpenApi.Description, `${description} Records are created and updated by external_id (POST /${resource}/upsert), read by id and listed in cursor pages.`)
     .add(
       HttpApiEndpoint.get("list", `/${resource}`)
         .setUrlParams(resource === "products" ? ProductListQuery : ListQuery)
         .addSuccess(ListResponse(definition.record))
         .annotate(OpenApi.Summary, `List ${resource}`)
         .annotate(OpenApi.Description, `A cursor page of ${resource} in id order. catalog:read, or prices:read with mode=prices.`)
+        .annotate(OpenApi.Transform, operationExamples(listExamples(resource)))
     )
     .add(
       HttpApiEndpoint.get("get", `/${resource}/:id`)
-        .setPath(PathParams)
+        .setPath(PathParams(`The ${label}'s id.`))
         .addSuccess(RecordResponse(definition.record))
+        .addError(NotFound)
         .annotate(OpenApi.Summary, `Read one ${label}`)
+        .annotate(OpenApi.Description, `The ${label} with this id in the caller's company. Price fields need prices:read, cost costs:read; a key without catalog:read reads prices through the list with mode=prices.`)
+        .annotate(OpenApi.Transform, operationExamples(getExamples(resource, label)))
     )
     .add(
       HttpApiEndpoint.post("upsert", `/${resource}/upsert`)
         .setHeaders(IdempotencyHeaders)
         .setPayload(definition.body)
         .addSuccess(WriteResponse(definition.record))
+        .addError(NotFound)
+        .addError(Conflict)
         .annotate(OpenApi.Summary, `Create or update a ${label} by external_id`)
+        .annotate(
+          OpenApi.Description,
+          `Creates the ${label} the first time this connection sends its external_id, then updates it: send the revision you read as expected_revision (409 revision_conflict otherwise). Omitted fields stay as they are; null clears a nullable field; a sent array replaces the whole list. A retry with the same Idempotency-Key and body answers the first result again (replayed: true).`
+        )
+        .annotate(OpenApi.Transform, operationExamples(upsertExamples(resource, label)))
     )
     .middleware(Authentication)
 }
@@ -104,18 +123,33 @@ export const ArchiveBody = Schema.Struct({
   expected_revision: Schema.Int.pipe(Schema.greaterThanOrEqualTo(1, { message: () => "must be a whole number >= 1" }))
 }).annotations({ identifier: "ArchiveBody", ...strict })
 
-export const ProductsApi = catalogGroup("products", "products").add(
+export const ProductsApi = catalogGroup(
+  "products",
+  "products",
+  "Products: single products and bundles, with categories, collection, brand, dimensions, images, selection fields (fabric choices) and, with the price scopes, prices and cost."
+).add(
   HttpApiEndpoint.del("archive", "/products/:id")
-    .setPath(PathParams)
+    .setPath(PathParams("The product's id."))
     .setHeaders(IdempotencyHeaders)
     .setPayload(ArchiveBody)
     .addSuccess(WriteResponse(Resources.definitions.products.record))
+    .addError(NotFound)
+    .addError(Conflict)
     .annotate(OpenApi.Summary, "Archive a product (soft)")
+    .annotate(
+      OpenApi.Description,
+      "Sets the product's state to archived with the revision you read; existing quotations and sales are unchanged. A product that live bundles list as a component is refused (409 record_in_use)."
+    )
+    .annotate(OpenApi.Transform, operationExamples(archiveExamples))
     .middleware(Authentication)
 )
-export const CategoriesApi = catalogGroup("categories", "categories")
-export const CollectionsApi = catalogGroup("collections", "collections")
-export const BrandsApi = catalogGroup("brands", "brands")
-export const CustomizationTypesApi = catalogGroup("customizationTypes", "customization-types")
-export const CustomizationGroupsApi = catalogGroup("customizationGroups", "customization-groups")
-export const CustomizationOptionsApi = catalogGroup("customizationOptions", "customization-options")
+export const CategoriesApi = catalogGroup("categories", "categories", "Categories, in a tree (parent_id); names and descriptions may be translated.")
+export const CollectionsApi = catalogGroup("collections", "collections", "Collections (product lines); the name is shared across languages, the description may be translated.")
+export const BrandsApi = catalogGroup("brands", "brands", "Brands; the name is shared across languages, the description may be translated.")
+export const CustomizationTypesApi = catalogGroup(
+  "customizationTypes",
+  "customization-types",
+  "Customization types (e.g. fabric): whether the group (swatch book) or the option (sample) carries the price rule. Import types, then groups, then options."
+)
+export const CustomizationGroupsApi = catalogGroup("customizationGroups", "customization-groups", "Customization groups: swatch books of a type, with their pricing rule (none, percent, fixed).")
+export const CustomizationOptionsApi = catalogGroup("customizationOptions", "customization-options", "Customization options: the fabric samples of a group, with a code and a swatch image.")

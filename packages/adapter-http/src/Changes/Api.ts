@@ -2,7 +2,9 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { ChangeCursor, ChangeFeed } from "@catalog-sync/core"
 import { Schema } from "effect"
 import { Authentication } from "../Authentication.js"
-import { strict } from "../Common.js"
+import { operationExamples } from "../Examples.js"
+import { changesExamples } from "./Examples.js"
+import { documented, Limit, requestPart, strict } from "../Common.js"
 
 /** Resources whose changes the feed carries; `resource=` narrows to some of them. */
 export const feedResources = [
@@ -28,15 +30,28 @@ const ResourceList = Schema.String.pipe(
 )
 
 export const ChangesQuery = Schema.Struct({
-  cursor: Schema.optional(ChangeCursor.ChangeCursorString.annotations({ description: "next_cursor of the previous call, or a list's change_cursor; omit to start at the beginning." })),
-  limit: Schema.optional(
-    Schema.NumberFromString.pipe(
-      Schema.int({ message: () => "must be a whole number from 1 to 100" }),
-      Schema.between(1, 100, { message: () => "must be a whole number from 1 to 100" })
+  cursor: Schema.optional(
+    ChangeCursor.ChangeCursorString.annotations(
+      documented({
+        type: "string",
+        pattern: "^c1_[0-9a-z]{1,12}$",
+        description: "next_cursor of the previous call, or a list's change_cursor; omit it to start at the beginning.",
+        examples: ["c1_2bq"]
+      })
     )
   ),
-  resource: Schema.optional(ResourceList.annotations({ description: "Only changes of these resources (comma-separated)." }))
-}).annotations({ identifier: "QueryParams", ...strict })
+  limit: Schema.optional(Limit),
+  resource: Schema.optional(
+    ResourceList.annotations(
+      documented({
+        type: "string",
+        pattern: `^(${feedResources.join("|")})(,(${feedResources.join("|")}))*$`,
+        description: `Only changes of these resources, comma-separated: ${feedResources.join(", ")}.`,
+        examples: ["products,categories"]
+      })
+    )
+  )
+}).annotations({ ...requestPart("QueryParams"), ...strict })
 
 export const ChangesResponse = Schema.Struct({
   request_id: Schema.UUID,
@@ -46,6 +61,7 @@ export const ChangesResponse = Schema.Struct({
 })
 
 export const ChangesApi = HttpApiGroup.make("changes")
+  .annotate(OpenApi.Description, "The change feed for two-way sync: poll it from a cursor, persist next_cursor after every call, skip your own writes by origin_connection_id.")
   .add(
     HttpApiEndpoint.get("changes", "/changes")
       .setUrlParams(ChangesQuery)
@@ -55,5 +71,6 @@ export const ChangesApi = HttpApiGroup.make("changes")
         OpenApi.Description,
         "Every committed change of the company after the cursor, exactly once, in commit order. A change is listed when the key may read what it touched (catalog, prices, costs, stock, media); the others still advance next_cursor."
       )
+      .annotate(OpenApi.Transform, operationExamples(changesExamples))
   )
   .middleware(Authentication)

@@ -1,7 +1,10 @@
 import { HttpApiEndpoint, OpenApi } from "@effect/platform"
 import { Import } from "@catalog-sync/core"
 import { Schema } from "effect"
+import { Conflict } from "../ApiErrors.js"
 import { Authentication } from "../Authentication.js"
+import { operationExamples } from "../Examples.js"
+import { submitExamples } from "./Examples.js"
 import { IdempotencyHeaders } from "../Common.js"
 import { JobAccepted, jobEndpoints } from "../Jobs/Api.js"
 
@@ -20,7 +23,9 @@ export const ImportsApi = jobEndpoints("imports", "/imports")
       .setPayload(Import.ImportBody)
       .addSuccess(DryRunResponse)
       .addSuccess(JobAccepted, { status: 202 })
+      .addError(Conflict)
       .annotate(OpenApi.Summary, "Import a batch of 1-50 records")
+      .annotate(OpenApi.Transform, operationExamples(submitExamples))
       .annotate(
         OpenApi.Description,
         "Each record is atomic; a failed record does not cancel the others; references resolve over several passes. dry_run: 200 with the report, everything rolled back. Otherwise 202 with the queued job (poll GET /imports/{id}). Needs the write scopes of every record; 429 job_limit_reached at 20 pending jobs per connection."

@@ -1,18 +1,21 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Ids, Inventory } from "@catalog-sync/core"
+import { Inventory } from "@catalog-sync/core"
 import { Schema } from "effect"
+import { Conflict, NotFound } from "../ApiErrors.js"
 import { Authentication } from "../Authentication.js"
+import { operationExamples } from "../Examples.js"
+import { inventoryGetExamples, inventoryListExamples, inventoryWriteExamples } from "./Examples.js"
 import { listFields, Outcome, RecordResponse } from "../Catalog/Api.js"
-import { IdempotencyHeaders, PathParams, strict } from "../Common.js"
+import { documented, IdempotencyHeaders, PageCursor, PathParams, requestPart, strict, UuidParameter } from "../Common.js"
 
 /** GET /inventory query: limit and cursor (spec 4.3) and the filters documented in docs/spec-gaps.md. */
 export const InventoryListQuery = Schema.Struct({
   limit: listFields.limit,
-  cursor: Schema.optional(Ids.Uuid.annotations({ description: "next_cursor of the previous page (an inventory item id)" })),
-  source_kind: Schema.optional(Inventory.SourceKind),
-  source_id: Schema.optional(Ids.Uuid.annotations({ description: "Only the card of this product or option." })),
-  location_id: Schema.optional(Ids.Uuid.annotations({ description: "Only cards with a balance at this location." }))
-}).annotations({ identifier: "QueryParams", ...strict })
+  cursor: Schema.optional(PageCursor("an inventory item id")),
+  source_kind: Schema.optional(Inventory.SourceKind.annotations(documented({ description: "Only cards of products or only cards of options." }))),
+  source_id: Schema.optional(UuidParameter("Only the card of this product or option.")),
+  location_id: Schema.optional(UuidParameter("Only cards with a balance at this location."))
+}).annotations({ ...requestPart("QueryParams"), ...strict })
 
 export const InventoryListResponse = Schema.Struct({
   request_id: Schema.UUID,
@@ -32,26 +35,32 @@ export const StockWriteResponse = Schema.Struct({
 })
 
 export const InventoryApi = HttpApiGroup.make("inventory")
+  .annotate(OpenApi.Description, "Physical stock: stock cards of products and options with a balance per location. Needs the stock package and the inventory module.")
   .add(
     HttpApiEndpoint.get("list", "/inventory")
       .setUrlParams(InventoryListQuery)
       .addSuccess(InventoryListResponse)
       .annotate(OpenApi.Summary, "List stock cards")
       .annotate(OpenApi.Description, "A cursor page of stock cards in id order, with their balances. stock:read; the company needs the stock package and inventory module.")
+      .annotate(OpenApi.Transform, operationExamples(inventoryListExamples))
   )
   .add(
     HttpApiEndpoint.get("get", "/inventory/:id")
-      .setPath(PathParams)
+      .setPath(PathParams("The inventory item (stock card) id, never the product id."))
       .addSuccess(RecordResponse(Inventory.StockCardRecord))
+      .addError(NotFound)
       .annotate(OpenApi.Summary, "Read one stock card")
       .annotate(OpenApi.Description, "id is the inventory item (stock card) id, never the product id. Balances carry the location revisions.")
+      .annotate(OpenApi.Transform, operationExamples(inventoryGetExamples))
   )
   .add(
     HttpApiEndpoint.post("write", "/inventory")
       .setHeaders(IdempotencyHeaders)
       .setPayload(Inventory.StockWrite)
       .addSuccess(StockWriteResponse)
+      .addError(Conflict)
       .annotate(OpenApi.Summary, "Write physical stock at a location")
+      .annotate(OpenApi.Transform, operationExamples(inventoryWriteExamples))
       .annotate(
         OpenApi.Description,
         "set, in or out change physical stock only. stock:write; the location must be assigned to the connection as writable; revision is 0 for a new balance, else the location's current revision."

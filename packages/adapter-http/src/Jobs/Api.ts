@@ -1,15 +1,18 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Ids, Import, Job } from "@catalog-sync/core"
+import { Import, Job } from "@catalog-sync/core"
 import { Schema } from "effect"
+import { Conflict, NotFound } from "../ApiErrors.js"
 import { Authentication } from "../Authentication.js"
+import { operationExamples } from "../Examples.js"
+import { jobGetExamples, jobListExamples, jobRetryExamples } from "./Examples.js"
 import { listFields } from "../Catalog/Api.js"
-import { IdempotencyHeaders, PathParams, strict } from "../Common.js"
+import { IdempotencyHeaders, PageCursor, PathParams, requestPart, strict } from "../Common.js"
 
 /** GET /jobs and GET /imports query: limit and cursor (spec 4.3). Unknown parameters are refused. */
 export const JobListQuery = Schema.Struct({
   limit: listFields.limit,
-  cursor: Schema.optional(Ids.Uuid.annotations({ description: "next_cursor of the previous page (a job id)" }))
-}).annotations({ identifier: "QueryParams", ...strict })
+  cursor: Schema.optional(PageCursor("a job id"))
+}).annotations({ ...requestPart("QueryParams"), ...strict })
 
 export const JobListResponse = Schema.Struct({
   request_id: Schema.UUID,
@@ -38,25 +41,38 @@ export const JobAccepted = Schema.Struct({
 export const jobEndpoints = <const Name extends string>(name: Name, base: "/jobs" | "/imports") => {
   const what = base === "/jobs" ? "jobs" : "import jobs"
   return HttpApiGroup.make(name)
+    .annotate(
+      OpenApi.Description,
+      base === "/jobs"
+        ? "Background jobs of the connection (imports and image processing): poll them, retry failed or paused ones."
+        : "Batch imports of 1-50 records of any catalog resource, as a dry run (a synchronous report) or a background job."
+    )
     .add(
       HttpApiEndpoint.get("list", base)
         .setUrlParams(JobListQuery)
         .addSuccess(JobListResponse)
         .annotate(OpenApi.Summary, `List the connection's ${what}`)
         .annotate(OpenApi.Description, "A cursor page in id order (oldest first). Any valid key; only the connection's own jobs.")
+        .annotate(OpenApi.Transform, operationExamples(jobListExamples(base)))
     )
     .add(
       HttpApiEndpoint.get("get", `${base}/:id`)
-        .setPath(PathParams)
+        .setPath(PathParams("The job's id."))
         .addSuccess(JobDetailResponse)
+        .addError(NotFound)
         .annotate(OpenApi.Summary, `Read one of the connection's ${what}, with its report`)
+        .annotate(OpenApi.Description, "Poll it until state is completed, failed or paused; per-record results are in the report (import jobs).")
+        .annotate(OpenApi.Transform, operationExamples(jobGetExamples(base)))
     )
     .add(
       HttpApiEndpoint.post("retry", `${base}/:id/retry`)
-        .setPath(PathParams)
+        .setPath(PathParams("The job's id."))
         .setHeaders(IdempotencyHeaders)
         .addSuccess(JobAccepted, { status: 202 })
+        .addError(NotFound)
+        .addError(Conflict)
         .annotate(OpenApi.Summary, "Restart a failed or paused job")
+        .annotate(OpenApi.Transform, operationExamples(jobRetryExamples(base)))
         .annotate(
           OpenApi.Description,
           "Re-runs only the records that are not applied (never the applied ones); the report's rerun lists them. Needs the write scopes of those records and a key of the job's connection. No body."

@@ -2,6 +2,8 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Company, Scope } from "@catalog-sync/core"
 import { Schema } from "effect"
 import { Authentication } from "../Authentication.js"
+import { operationExamples } from "../Examples.js"
+import { meExamples } from "./Examples.js"
 
 /** What GET /me tells about the key (spec 2.14: principal fields decided in docs/spec-gaps.md). */
 export const PrincipalView = Schema.Struct({
@@ -26,9 +28,12 @@ export const PrincipalView = Schema.Struct({
 }).annotations({ identifier: "Principal" })
 
 export const MeApi = HttpApiGroup.make("me")
+  .annotate(OpenApi.Description, "The key itself: verify it and read what it may do.")
   .add(
     HttpApiEndpoint.get("me", "/me")
       .addSuccess(Schema.Struct({ request_id: Schema.UUID, principal: PrincipalView }))
       .annotate(OpenApi.Summary, "Verify the key")
+      .annotate(OpenApi.Description, "Any valid key: its company (currency, languages, tax settings), connection and effective scopes (company grants ∩ key scopes).")
+      .annotate(OpenApi.Transform, operationExamples(meExamples))
   )
   .middleware(Authentication)

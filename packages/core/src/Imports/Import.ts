@@ -17,7 +17,7 @@ const RecordBody = Schema.declare(
     identifier: "ImportRecordBody",
     description: "The upsert body of the resource (as POST /{resource}/upsert takes it). A body that breaks its schema fails that record only.",
     message: () => "must be a JSON object: the upsert body of the resource",
-    jsonSchema: { type: "object" },
+    jsonSchema: { type: "object", additionalProperties: true },
     arbitrary: () => (fc) => fc.dictionary(fc.string(), fc.jsonValue())
   }
 )

@@ -1,0 +1,103 @@
+/**
+ * The portal's one search over the API reference and the guides: an index written at render time
+ * (`assets/search-index.json`) that `assets/search.js` reads in the browser. Entries are guide sections
+ * (by heading), error codes (the table of docs/errors.md) and operations (with the error codes their
+ * examples show), each with the page and anchor to open.
+ */
+import { Marked, type Token, type Tokens } from "marked"
+
+type Json = Record<string, any>
+
+export interface SearchEntry {
+  /** What the result shows. */
+  readonly title: string
+  /** Where it leads, relative to the portal root. */
+  readonly url: string
+  readonly kind: "guide" | "error" | "operation"
+  /** Plain text that is searched besides the title. */
+  readonly text: string
+}
+
+/** The anchor of a heading: the same for the rendered guide page and for the index. */
+export const headingSlug = (text: string): string =>
+  plain(text)
+    .toLowerCase()
+    .replace(/[^a-z0-9_]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+
+/** Markdown inline syntax removed: code marks, emphasis, links (their text stays), table pipes. */
+const plain = (markdown: string): string =>
+  markdown
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1")
+    .replace(/[`*|#>]/g, " ")
+    .replace(/^\s*[-:]{3,}\s*$/gm, " ")
+    .replace(/\s+/g, " ")
+    .trim()
+
+const lexer = new Marked({ gfm: true })
+
+/** One entry per section of a guide (the text before the first `##` belongs to the title). */
+export const guideEntries = (guide: { readonly slug: string; readonly title: string; readonly markdown: string }): ReadonlyArray<SearchEntry> => {
+  const entries: Array<SearchEntry> = []
+  let title = guide.title
+  let anchor = ""
+  let text: Array<string> = []
+  const flush = () => {
+    entries.push({ title, url: `guides/${guide.slug}.html${anchor}`, kind: "guide", text: plain(text.join(" ")) })
+    text = []
+  }
+  for (const token of lexer.lexer(guide.markdown) as Array<Token>) {
+    if (token.type === "heading" && (token as Tokens.Heading).depth >= 2) {
+      flush()
+      title = `${guide.title} › ${plain((token as Tokens.Heading).text)}`
+      anchor = `#${headingSlug((token as Tokens.Heading).text)}`
+    } else if (token.type !== "heading") {
+      text.push(token.raw)
+    }
+  }
+  flush()
+  return entries.filter((entry) => entry.text !== "" || entry.url.includes("#"))
+}
+
+/** The rows of the error table of docs/errors.md: `| \`code\` | status | when | details |`. */
+export const errorRows = (errorsMarkdown: string | undefined) =>
+  [...(errorsMarkdown ?? "").matchAll(/^\|\s*`([a-z_]+)`\s*\|\s*(\d{3})\s*\|([^|\n]*)\|([^|\n]*)\|/gm)].map(([, code, status, when, details]) => ({
+    code: code!,
+    status: status!,
+    when: plain(when ?? ""),
+    details: plain(details ?? "")
+  }))
+
+const methods = ["get", "post", "put", "patch", "delete"]
+
+/** The error codes an operation's examples show, by status. */
+const exampleCodes = (operation: Json): ReadonlyArray<string> =>
+  Object.values<Json>(operation.responses ?? {}).flatMap((response) =>
+    Object.values<Json>(response.content?.["application/json"]?.examples ?? {})
+      .map((example) => example.value?.error?.code)
+      .filter((code): code is string => typeof code === "string")
+  )
+
+export const operationEntries = (spec: Json): ReadonlyArray<SearchEntry> =>
+  Object.entries<Json>(spec.paths ?? {}).flatMap(([path, item]) =>
+    methods
+      .filter((method) => item[method] !== undefined)
+      .map((method) => {
+        const operation = item[method] as Json
+        const tag = String(operation.tags?.[0] ?? "")
+        const parameters = (operation.parameters ?? []).map((p: Json) => p.name).join(" ")
+        return {
+          title: `${method.toUpperCase()} ${path} · ${String(operation.summary ?? "")}`,
+          url: `reference.html#tag/${encodeURIComponent(tag)}/${method}${path}`,
+          kind: "operation" as const,
+          text: plain(`${operation.description ?? ""} ${parameters} ${[...new Set(exampleCodes(operation))].join(" ")}`)
+        }
+      })
+  )
+
+export const searchIndex = (spec: Json, guides: ReadonlyArray<{ readonly slug: string; readonly title: string; readonly markdown: string }>): ReadonlyArray<SearchEntry> => {
+  const errors = errorRows(guides.find((guide) => guide.slug === "errors")?.markdown).map(
+    (row): SearchEntry => ({ title: `${row.code} · ${row.status}`, url: `guides/errors.html#${row.code}`, kind: "error", text: `${row.when} ${row.details}` })
+  )
+  return [...errors, ...operationEntries(spec), ...guides.flatMap(guideEntries)]
+}
