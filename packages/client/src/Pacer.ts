@@ -4,7 +4,7 @@
  * an interactive connector but lets concurrent requests overrun the window; a pacer instead spaces every
  * request of a key over the window, so that a steady sender never meets 429.
  */
-import { Duration, Effect, Queue, Ref, Schedule, type Scope } from "effect"
+import { Deferred, Duration, Effect, Queue, Ref, Schedule, type Scope } from "effect"
 
 /** The rate state of the latest response (RateLimit-Limit, -Remaining, -Reset). */
 export interface RateObservation {
@@ -48,8 +48,9 @@ export const spacing = (options: {
 }
 
 /**
- * A pacer driven by a Schedule: a fiber hands out one token at a time into a one-place queue, spaced by
- * the current spacing, so at most one request can start early after an idle spell. Lives in the scope.
+ * A pacer driven by a Schedule: a fiber grants waiting requests one at a time, then waits the current
+ * spacing before the next grant. Nothing is granted ahead of demand, so an idle spell saves up no burst;
+ * when the window is spent, the next grant waits for its reset. Lives in the scope.
  */
 export const make = (options: PacerOptions = {}): Effect.Effect<Pacer, never, Scope.Scope> =>
   Effect.gen(function* () {
@@ -58,27 +59,29 @@ export const make = (options: PacerOptions = {}): Effect.Effect<Pacer, never, Sc
     const margin = options.margin ?? 2
     // The headers carry the tighter of the key's and the company's state; the key's limit is the lower one.
     const state = yield* Ref.make({ keyLimit: undefined as number | undefined, remaining: undefined as number | undefined, resetAt: 0, observedAt: 0 })
-    const tokens = yield* Queue.bounded<void>(1)
-    const delay = Effect.flatMap(Ref.get(state), (s) =>
-      Effect.clockWith((clock) =>
-        Effect.map(clock.currentTimeMillis, (now) =>
-          Duration.millis(
-            spacing({
-              limit: (s.keyLimit ?? options.limit ?? 120) * factor,
-              windowMillis,
-              margin: margin * factor,
-              ...(s.remaining === undefined || factor !== 1 ? {} : { remaining: s.remaining, millisToReset: s.resetAt - now })
-            })
-          )
-        )
+    const waiting = yield* Queue.unbounded<Deferred.Deferred<void>>()
+    const now = Effect.clockWith((clock) => clock.currentTimeMillis)
+    const delay = Effect.map(Effect.zip(Ref.get(state), now), ([s, at]) =>
+      Duration.millis(
+        spacing({
+          limit: (s.keyLimit ?? options.limit ?? 120) * factor,
+          windowMillis,
+          margin: margin * factor,
+          ...(s.remaining === undefined || factor !== 1 ? {} : { remaining: s.remaining, millisToReset: s.resetAt - at })
+        })
       )
     )
-    yield* Queue.offer(tokens, undefined).pipe(
-      Effect.repeat(Schedule.addDelayEffect(Schedule.forever, () => delay)),
-      Effect.forkScoped
+    // With the window spent, nothing goes before its reset (the spacing alone was computed before the answer came).
+    const untilReset = Effect.flatMap(Effect.zip(Ref.get(state), now), ([s, at]) =>
+      factor === 1 && s.remaining !== undefined && s.remaining - margin <= 0 && s.resetAt > at ? Effect.sleep(Duration.millis(s.resetAt - at)) : Effect.void
     )
+    const grant = Queue.take(waiting).pipe(
+      Effect.tap(() => untilReset),
+      Effect.flatMap((deferred) => Deferred.succeed(deferred, undefined))
+    )
+    yield* grant.pipe(Effect.repeat(Schedule.addDelayEffect(Schedule.forever, () => delay)), Effect.forkScoped)
     return {
-      take: Queue.take(tokens),
+      take: Effect.flatMap(Deferred.make<void>(), (deferred) => Effect.zipRight(Queue.offer(waiting, deferred), Deferred.await(deferred))),
       observe: (observation, nowMillis) =>
         Ref.update(state, (s) => {
           const keyLimit = Math.max(1, Math.min(s.keyLimit ?? observation.limit, observation.limit))

@@ -34,6 +34,7 @@ export const guideOrder = [
   "idempotency-and-retries",
   "sync-flow",
   "client",
+  "bulk-load",
   "imports-and-jobs",
   "imports",
   "jobs",

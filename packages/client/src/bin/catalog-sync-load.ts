@@ -134,13 +134,14 @@ const bars = () => {
 }
 
 const print = (text: string) => process.stdout.write(`${text}\n`)
+const records = (n: number) => `${n} ${n === 1 ? "record" : "records"}`
 
 const printSummary = (summary: LoadSummary) => {
   if (summary.alreadyFinished) {
     print(
       summary.failed === 0
         ? "This load has finished before (see the state file); nothing to do."
-        : `This load has finished before with ${summary.failed} failed records (${summary.reportPath}); fix the input and run with --retry-failed.`
+        : `This load has finished before with ${records(summary.failed)} failed (${summary.reportPath}); fix the input and run with --retry-failed.`
     )
     return
   }
@@ -151,11 +152,13 @@ const printSummary = (summary: LoadSummary) => {
     print(`  ${r.resource.padEnd(width)}  ${r.done}/${r.total}: ${r.created} created, ${r.updated} updated, ${r.unchanged} unchanged, ${r.failed} failed`)
   }
   if (summary.deferred > 0) {
-    print(`${summary.deferred} records reference records of earlier batches of this load; a dry run cannot check those references (every batch is rolled back).`)
+    print(
+      `${records(summary.deferred)} reference images or records that this load creates before them; a dry run cannot check those references (no image is uploaded, every batch is rolled back).`
+    )
   }
   if (summary.failed === 0) print(summary.dryRun ? "No failures." : "Every record was loaded.")
   else {
-    print(`${summary.failed} records failed; the report lists each with its line, code and message: ${summary.reportPath}`)
+    print(`${records(summary.failed)} failed; the report lists each with its line, code and message: ${summary.reportPath}`)
     if (!summary.dryRun) print("Fix the input, then run the same command with --retry-failed to re-send only those.")
     if (summary.dryRun) {
       const lines = readFileSync(summary.reportPath, "utf8").split("\n").filter((l) => l !== "").slice(0, 20)
@@ -176,7 +179,7 @@ const program = Effect.gen(function* () {
   const onProgress = (snapshot: Snapshot) => {
     if (json) print(JSON.stringify({ event: "progress", ...snapshot }))
     else if (live !== undefined) live.render(snapshot)
-    else {
+    else if (snapshot.phase !== "finished") {
       const text = snapshot.resources.filter((p) => p.total > 0).map(plainLine).join("\n")
       if (text !== lastPlain && text !== "") process.stderr.write(`${text}\n`)
       lastPlain = text

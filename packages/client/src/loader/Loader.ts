@@ -46,7 +46,7 @@ export interface LoadOptions {
   readonly maxPending?: number
   /** Records per batch (1-50, default 50). */
   readonly batchSize?: number
-  /** How often in-flight jobs are polled (default 250 ms; polls also pause while batches wait to be sent). */
+  /** How often in-flight jobs are polled (default 100 ms; polls also pause while batches wait to be sent). */
   readonly pollInterval?: Duration.DurationInput
   /** How often a job that could not finish is retried before its records are reported failed (default 5). */
   readonly maxJobRetries?: number
@@ -132,7 +132,7 @@ export const load = (options: LoadOptions): Effect.Effect<LoadSummary, LoadError
       const target = { url: options.baseUrl, connection_id: connectionId }
       let turn = 0
       const next = () => clients[turn++ % clients.length]!
-      const tracker = yield* Jobs.make(next, { pollInterval: options.pollInterval ?? "250 millis" })
+      const tracker = yield* Jobs.make(next, { pollInterval: options.pollInterval ?? "100 millis" })
 
       const state = statePath === undefined ? State.empty() : ((yield* State.read(statePath)) ?? State.empty())
       // A dry run keeps its state in memory only.
