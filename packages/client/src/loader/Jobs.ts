@@ -50,13 +50,20 @@ export const make = (client: () => Client, options: TrackerOptions): Effect.Effe
     const waiting = new Map<string, Deferred.Deferred<JobEnd, ClientError>>()
     const submitting = yield* Ref.make(0)
     const maxGap = Duration.toMillis(Duration.decode(options.maxGap ?? "5 seconds"))
-    let lastPoll = 0
+    let lastPoll = yield* Clock.currentTimeMillis
 
     const settle = (job: JobRecord, report?: ImportReport | null) => {
       const deferred = waiting.get(job.id)
       if (deferred === undefined || !endStates.has(job.state)) return Effect.void
       waiting.delete(job.id)
       return Deferred.succeed(deferred, report === undefined ? { job } : { job, report })
+    }
+
+    const fail = (id: string, error: ClientError) => {
+      const deferred = waiting.get(id)
+      if (deferred === undefined) return Effect.void
+      waiting.delete(id)
+      return Deferred.fail(deferred, error)
     }
 
     const poll = Effect.gen(function* () {
@@ -69,6 +76,20 @@ export const make = (client: () => Client, options: TrackerOptions): Effect.Effe
       const cursor = predecessor(oldest)
       const page = yield* client().jobs.list({ limit: 100, ...(cursor === undefined ? {} : { cursor }) })
       yield* Effect.forEach(page.records, (job) => settle(job), { discard: true })
+      if (page.has_more) return
+      // The whole list past the cursor was read: a job it does not hold is gone (a server whose data was reset).
+      const listed = new Set(page.records.map((job) => job.id))
+      yield* Effect.forEach(
+        ids.filter((id) => !listed.has(id) && waiting.has(id)),
+        (id) =>
+          client().jobs.get(id).pipe(
+            Effect.matchEffect({
+              onSuccess: (detail) => settle(detail.job, detail.report),
+              onFailure: (error) => fail(id, error)
+            })
+          ),
+        { discard: true }
+      )
     })
 
     const tick = Effect.gen(function* () {
@@ -78,12 +99,7 @@ export const make = (client: () => Client, options: TrackerOptions): Effect.Effe
       lastPoll = now
       yield* poll.pipe(
         // A poll that fails after the client's retries fails every waiter: the load stops and can resume.
-        Effect.catchAll((error) =>
-          Effect.forEach(Array.from(waiting.entries()), ([id, deferred]) => {
-            waiting.delete(id)
-            return Deferred.fail(deferred, error)
-          })
-        )
+        Effect.catchAll((error) => Effect.forEach(Array.from(waiting.keys()), (id) => fail(id, error)))
       )
     })
 
