@@ -20,6 +20,14 @@ export interface JobEnd {
 
 export const endStates: ReadonlySet<string> = new Set(["completed", "failed", "paused"])
 
+/**
+ * Whether a job that ended settled every record (applied, or failed on its own: the report says which),
+ * whichever end state the server gives such a job (`completed` with failed records counted, or `failed`).
+ * Otherwise it could not finish (failed as a whole, paused, records left pending) and is worth a retry.
+ */
+export const settledEveryRecord = (job: JobRecord): boolean =>
+  job.state !== "paused" && job.failure === null && job.counts.pending === 0 && !(job.state === "failed" && job.counts.failed === 0)
+
 /** The uuid just below `id` in the order the server lists jobs (hex digits, as a 128-bit number). */
 export const predecessor = (id: string): string | undefined => {
   const digits = id.toLowerCase().replace(/-/g, "").split("")

@@ -230,7 +230,7 @@ export const load = (options: LoadOptions): Effect.Effect<LoadSummary, LoadError
         Effect.gen(function* () {
           for (let retries = 0; ; retries++) {
             const end = yield* tracker.await(jobId)
-            const unfinished = end.job.state === "paused" || end.job.failure !== null || end.job.counts.pending > 0
+            const unfinished = !Jobs.settledEveryRecord(end.job)
             if (!unfinished && end.job.counts.failed === 0) return { end, unfinished }
             const detail = end.report === undefined ? yield* next().jobs.get(jobId) : { job: end.job, report: end.report }
             if (!unfinished || !retryable(detail.job) || retries >= (options.maxJobRetries ?? 5)) return { end: detail, unfinished }

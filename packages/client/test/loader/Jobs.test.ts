@@ -42,6 +42,23 @@ const fakeServer = (jobs: Map<string, string>) => {
   return { client, requests }
 }
 
+describe("job ends", () => {
+  const ended = (state: string, counts: { failed: number; pending: number }, failure: { code: string; message: string } | null = null) =>
+    ({ ...job(ids[0]!, state), counts: { total: 2, created: 2 - counts.failed - counts.pending, updated: 0, unchanged: 0, ...counts }, failure }) as Jobs.JobRecord
+
+  it("reads record failures from any end state; a job that could not finish is one to retry", () => {
+    expect(Jobs.settledEveryRecord(ended("completed", { failed: 0, pending: 0 }))).toBe(true)
+    // Record failures: `failed` today, `completed` with failed records counted once jobs follow the spec.
+    expect(Jobs.settledEveryRecord(ended("failed", { failed: 1, pending: 0 }))).toBe(true)
+    expect(Jobs.settledEveryRecord(ended("completed", { failed: 1, pending: 0 }))).toBe(true)
+    // Could not finish: failed as a whole, failed with no record failure, paused, records left pending.
+    expect(Jobs.settledEveryRecord(ended("failed", { failed: 0, pending: 2 }, { code: "storage_unavailable", message: "busy" }))).toBe(false)
+    expect(Jobs.settledEveryRecord(ended("failed", { failed: 1, pending: 0 }, { code: "internal_error", message: "bug" }))).toBe(false)
+    expect(Jobs.settledEveryRecord(ended("failed", { failed: 0, pending: 0 }))).toBe(false)
+    expect(Jobs.settledEveryRecord(ended("paused", { failed: 0, pending: 1 }))).toBe(false)
+  })
+})
+
 describe("job tracker", () => {
   it.scopedLive("reads many jobs with one list page starting just below the oldest, and a single job directly", () =>
     Effect.gen(function* () {
