@@ -76,7 +76,12 @@ const parse = (argv: ReadonlyArray<string>): { options: LoadOptions; json: boole
   const batchSize = number("batch-size", values["batch-size"])
   let csvColumns: LoadOptions["csvColumns"]
   if (values["csv-columns"] !== undefined) {
-    const parsed = JSON.parse(readFileSync(values["csv-columns"], "utf8")) as Record<string, HeaderMap>
+    let parsed: Record<string, HeaderMap>
+    try {
+      parsed = JSON.parse(readFileSync(values["csv-columns"], "utf8")) as Record<string, HeaderMap>
+    } catch (error) {
+      throw new UsageError(`--csv-columns ${values["csv-columns"]}: ${(error as Error).message}`)
+    }
     for (const resource of Object.keys(parsed)) {
       if (!(csvResources as ReadonlyArray<string>).includes(resource)) throw new UsageError(`--csv-columns: ${resource} is not products or categories`)
     }
@@ -195,10 +200,6 @@ const program = Effect.gen(function* () {
 }).pipe(
   Effect.catchAllCause((cause) =>
     Effect.sync(() => {
-      if (Cause.isInterruptedOnly(cause)) {
-        process.exitCode = 130
-        return
-      }
       const failure = Cause.failureOption(cause)
       const error = Option.isSome(failure) ? failure.value : Cause.squash(cause)
       const message = error instanceof UsageError ? `${error.message}\n\n${usage}` : ((error as { message?: string })?.message ?? String(error))
@@ -212,5 +213,5 @@ const program = Effect.gen(function* () {
 NodeRuntime.runMain(program, {
   disableErrorReporting: true,
   disablePrettyLogger: true,
-  teardown: (exit, onExit) => onExit(typeof process.exitCode === "number" ? process.exitCode : Exit.isSuccess(exit) ? 0 : 2)
+  teardown: (exit, onExit) => onExit(typeof process.exitCode === "number" ? process.exitCode : Exit.isSuccess(exit) ? 0 : Exit.isInterrupted(exit) ? 130 : 2)
 })
