@@ -127,6 +127,7 @@ export const discipline = (options: DisciplineOptions) => {
         const contentType = response.headers["content-type"]
         if (contentType !== undefined) trace.contentType = contentType
       }
+      if (options.pacer?.answered !== undefined) yield* options.pacer.answered(response.status)
       const remaining = parseSeconds(response.headers["ratelimit-remaining"])
       const reset = parseSeconds(response.headers["ratelimit-reset"])
       if (remaining === undefined || reset === undefined) return

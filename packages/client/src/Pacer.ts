@@ -17,6 +17,8 @@ export interface RateObservation {
 export interface Pacer {
   readonly take: Effect.Effect<void>
   readonly observe: (observation: RateObservation, nowMillis: number) => Effect.Effect<void>
+  /** Told the status of every answer (with or without RateLimit headers), e.g. to count 429s. */
+  readonly answered?: (status: number) => Effect.Effect<void>
 }
 
 export interface PacerOptions {

@@ -95,7 +95,7 @@ layer(TestServerWith({}, { BENCHMARK_RATE_LIMIT_MULTIPLIER: "50" }), { excludeTe
         progressInterval: "50 millis",
         onProgress: (s) => void snapshots.push(s.resources.reduce((sum, r) => sum + r.done, 0))
       })
-      expect(summary.failed).toBe(0)
+      expect(summary).toMatchObject({ failed: 0, rateLimited: 0 })
       expect(reportLines(summary)).toEqual([])
       expect(byResource(summary)).toMatchObject({
         media: { total: 2, created: 2 },

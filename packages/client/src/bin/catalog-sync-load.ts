@@ -161,6 +161,7 @@ const printSummary = (summary: LoadSummary) => {
       `${records(summary.deferred)} reference images or records that this load creates before them; a dry run cannot check those references (no image is uploaded, every batch is rolled back).`
     )
   }
+  if (summary.rateLimited > 0) print(`${summary.rateLimited} requests met 429 (other clients of the connection or company?); each was retried after its Retry-After.`)
   if (summary.failed === 0) print(summary.dryRun ? "No failures." : "Every record was loaded.")
   else {
     print(`${records(summary.failed)} failed; the report lists each with its line, code and message: ${summary.reportPath}`)

@@ -68,6 +68,8 @@ export interface LoadSummary {
   readonly failed: number
   /** Dry run: records whose only failures were references to records of earlier batches of the load. */
   readonly deferred: number
+  /** Answers 429 this run met (each retried after its Retry-After); pacing keeps this at 0 in steady state. */
+  readonly rateLimited: number
   readonly reportPath: string
   readonly statePath: string | undefined
   readonly elapsedMs: number
@@ -128,7 +130,7 @@ export const load = (options: LoadOptions): Effect.Effect<LoadSummary, LoadError
       const input = yield* sources(options.inputs)
       if (input.length === 0) return yield* new LoadError({ message: "no input files" })
 
-      const { clients, connectionId } = yield* connect(options)
+      const { clients, connectionId, rateLimited } = yield* connect(options)
       const target = { url: options.baseUrl, connection_id: connectionId }
       let turn = 0
       const next = () => clients[turn++ % clients.length]!
@@ -155,6 +157,7 @@ export const load = (options: LoadOptions): Effect.Effect<LoadSummary, LoadError
             resources: progress.snapshot(now).resources,
             failed,
             deferred: deferredCount,
+            rateLimited: rateLimited(),
             reportPath,
             statePath,
             elapsedMs: now - started
@@ -394,10 +397,13 @@ export const load = (options: LoadOptions): Effect.Effect<LoadSummary, LoadError
 const connect = (options: LoadOptions) =>
   Effect.gen(function* () {
     const company = yield* Pacer.make({ limitFactor: 5 })
+    // Pacing should leave the limit unmet: every 429 (retried by the client) is counted for the summary.
+    let refused = 0
+    const answered = (status: number) => Effect.sync(() => void (status === 429 && refused++))
     const clients: Array<Client> = []
     const principals: Array<{ connection_id: string; scopes: ReadonlyArray<string> }> = []
     for (const apiKey of options.apiKeys) {
-      const pacer = Pacer.both(yield* Pacer.make(), company)
+      const pacer = { ...Pacer.both(yield* Pacer.make(), company), answered }
       const client = yield* makeClient({
         baseUrl: options.baseUrl,
         apiKey,
@@ -417,7 +423,7 @@ const connect = (options: LoadOptions) =>
     if (principals.some((p) => scopes(p) !== scopes(first))) {
       return yield* new LoadError({ message: "the keys have different scopes: give keys with the same scopes, so that any of them can resume another's batches" })
     }
-    return { clients, connectionId: first.connection_id }
+    return { clients, connectionId: first.connection_id, rateLimited: () => refused }
   })
 
 /** The first pass: totals per resource, where each resource lies in each file, category parents, images. */
