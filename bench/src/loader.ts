@@ -71,7 +71,12 @@ const runLoader = (root: string, cwd: string, args: ReadonlyArray<string>, keys:
       const lines = buffered.split("\n")
       buffered = lines.pop()!
       for (const line of lines) {
-        const event = JSON.parse(line)
+        let event: any
+        try {
+          event = JSON.parse(line)
+        } catch {
+          continue
+        }
         if (event.event === "progress") done = event.resources.reduce((sum: number, r: { done: number }) => sum + r.done, 0)
         if (event.event === "summary") summary = event
       }
