@@ -281,7 +281,11 @@ export const load = (options: LoadOptions): Effect.Effect<LoadSummary, LoadError
               state.sent.delete(batch.key)
               const answer = yield* Effect.either(submitImport(batch))
               if (answer._tag === "Left") return yield* Effect.fail(fatal(`sending ${batch.tier} batch ${batch.seq + 1}`)(answer.left))
-              if ("job" in answer.right) yield* log({ e: "sent", key: batch.key, job: answer.right.job.id })
+              // The server still replays the key with the job it lost: there is nothing to wait for.
+              if (!("job" in answer.right) || answer.right.job.id === jobId) {
+                return yield* new LoadError({ message: `the job ${jobId} of ${batch.tier} batch ${batch.seq + 1} is gone and its Idempotency-Key still names it` })
+              }
+              yield* log({ e: "sent", key: batch.key, job: answer.right.job.id })
               return yield* importBatch(batch)
             }
             return yield* Effect.fail(fatal(`waiting for the job of ${batch.tier} batch ${batch.seq + 1}`)(outcome.left))
