@@ -1,4 +1,5 @@
 import { HttpApiBuilder, HttpApiError, HttpApp, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { PlainIssues } from "@catalog-sync/core"
 import { Cause, Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { type ErrorDetail, type ErrorStatus, isApiError, statusOf } from "./ApiErrors.js"
@@ -25,26 +26,20 @@ const answerHeaders = (response: HttpServerResponse.HttpServerResponse, requestI
       : { "x-request-id": requestId, "x-content-type-options": "nosniff" }
   )
 
-const jsonPath = (path: ReadonlyArray<PropertyKey>) =>
-  path.reduce<string>((out, key) => (typeof key === "number" ? `${out}[${key}]` : `${out}.${String(key)}`), "$")
-
 /** Which part of the request a decode error is about, from the identifier of the failing schema. */
 const decodeFailure = (error: HttpApiError.HttpApiDecodeError): readonly [ErrorStatus, ErrorDetail] => {
   if (error.message.startsWith("(<declaration schema> <->")) {
     return [500, { code: "internal_error", message: "an unexpected error occurred" }]
   }
-  const issues = error.issues.map((issue) => ({
-    path: jsonPath(issue.path),
-    message: issue._tag === "Unexpected" ? "is not an allowed property" : issue.message
-  }))
+  const query = error.message.startsWith("QueryParams")
+  const issues = PlainIssues.plainIssuesOf(error.issues, query ? "query" : "$")
   if (error.message.startsWith("IdempotencyHeaders")) {
     return [422, { code: "idempotency_key_invalid", message: "send an Idempotency-Key header matching ^[A-Za-z0-9._:-]{8,120}$" }]
   }
   if (error.message.startsWith("PathParams")) {
     return [404, { code: "not_found", message: "no record has that id (ids are uuids)", details: issues }]
   }
-  const where = error.message.startsWith("QueryParams") ? "query parameters are" : "the body is"
-  return [422, { code: "validation_failed", message: `${where} not valid`, details: issues.map((i) => (where.startsWith("query") ? { ...i, path: i.path.replace(/^\$/, "query") } : i)) }]
+  return [422, { code: "validation_failed", message: query ? "query parameters are not valid" : "the body is not valid", details: issues }]
 }
 
 /** Turns any failure of the API into the spec's error body; nothing framework-shaped reaches a client. */
