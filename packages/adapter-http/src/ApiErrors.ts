@@ -28,6 +28,7 @@ export class NotFound extends errorClass("NotFound", 404, "Resource or mapped re
 export class Conflict extends errorClass("Conflict", 409, "Revision or idempotency conflict.") {}
 export class PayloadTooLarge extends errorClass("PayloadTooLarge", 413, "The body exceeds the allowed size.") {}
 export class UnsupportedMediaType extends errorClass("UnsupportedMediaType", 415, "A JSON content type is required.") {}
+export class RequestTimeout extends errorClass("RequestTimeout", 408, "The request line, headers or body did not arrive within the server's time-outs; the connection is closed.") {}
 export class RequestHeadersTooLarge extends errorClass("RequestHeadersTooLarge", 431, "The request line and headers exceed 16 KB (a very long query string).") {}
 export class Unprocessable extends errorClass("Unprocessable", 422, "Validation failed; details lists every failing path.") {}
 export class TooManyRequests extends errorClass("TooManyRequests", 429, "Rate or job limit reached; respect Retry-After.") {}
@@ -44,6 +45,7 @@ export type ApiError =
   | UnsupportedMediaType
   | Unprocessable
   | RequestHeadersTooLarge
+  | RequestTimeout
   | TooManyRequests
   | InternalError
   | ServiceUnavailable
@@ -53,6 +55,7 @@ const byStatus = {
   401: Unauthorized,
   403: Forbidden,
   404: NotFound,
+  408: RequestTimeout,
   409: Conflict,
   413: PayloadTooLarge,
   415: UnsupportedMediaType,

@@ -1,4 +1,4 @@
-import { HttpServerError, type HttpServerRequest } from "@effect/platform"
+import { HttpServerError, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest, NodeStream } from "@effect/platform-node"
 import { Chunk, Data, Effect, Stream } from "effect"
 
@@ -71,4 +71,28 @@ export const withBody = (request: HttpServerRequest.HttpServerRequest, body: Buf
     },
     arrayBuffer: { value: Effect.succeed(body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength)) }
   }) as HttpServerRequest.HttpServerRequest
+}
+
+/**
+ * What becomes of a body the answer did not need, once the answer is known. An answer given before the
+ * body was read (401, 403, 415, 422, 429) keeps the connection: the rest of the body is read and
+ * discarded, up to `limit` bytes, so the client finishes sending and then reads the answer (a client
+ * that is still writing when the server closes gets EPIPE instead of the answer). Past `limit` the
+ * connection is closed, and a 413 always closes it: its body is larger than anything worth reading.
+ */
+export const settleUnreadBody = (
+  request: HttpServerRequest.HttpServerRequest,
+  response: HttpServerResponse.HttpServerResponse,
+  limit: number
+): HttpServerResponse.HttpServerResponse => {
+  if (response.status === 413) return HttpServerResponse.setHeader(response, "connection", "close")
+  const incoming = NodeHttpServerRequest.toIncomingMessage(request)
+  if (incoming.complete || incoming.destroyed) return response
+  let drained = 0
+  incoming.on("data", (chunk: Buffer) => {
+    drained += chunk.length
+    if (drained > limit) incoming.socket?.destroy()
+  })
+  incoming.resume()
+  return response
 }

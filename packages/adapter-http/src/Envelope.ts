@@ -1,8 +1,10 @@
 import { HttpApiBuilder, HttpApiError, HttpApp, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { PlainIssues } from "@catalog-sync/core"
 import { Cause, Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { type ErrorDetail, type ErrorStatus, isApiError, statusOf } from "./ApiErrors.js"
-import { BodyTooLarge, maxJsonBytes, maxJsonDepth, maxMediaBodyBytes, nestsDeeperThan, readLimited, withBody } from "./BodyLimit.js"
+import { Admission, admittedPrincipal } from "./Admission.js"
+import { BodyTooLarge, maxJsonBytes, maxJsonDepth, maxMediaBodyBytes, nestsDeeperThan, readLimited, settleUnreadBody, withBody } from "./BodyLimit.js"
 import { renderDomainError } from "./ErrorMapping.js"
 import { CurrentRequestId } from "./RequestId.js"
 
@@ -11,26 +13,33 @@ const respond = (requestId: string, status: ErrorStatus, error: ErrorDetail) => 
   return error.retry_after === undefined ? response : HttpServerResponse.setHeader(response, "retry-after", String(error.retry_after))
 }
 
-const jsonPath = (path: ReadonlyArray<PropertyKey>) =>
-  path.reduce<string>((out, key) => (typeof key === "number" ? `${out}[${key}]` : `${out}.${String(key)}`), "$")
+/**
+ * Headers of every answer: its request id; `nosniff`, so that no answer is ever run as another type;
+ * and `no-store` unless the answer says how it may be cached (the images and the portal do), since
+ * API answers hold keys' principals and tenant data that no shared cache may keep.
+ */
+const answerHeaders = (response: HttpServerResponse.HttpServerResponse, requestId: string) =>
+  HttpServerResponse.setHeaders(
+    response,
+    response.headers["cache-control"] === undefined
+      ? { "x-request-id": requestId, "x-content-type-options": "nosniff", "cache-control": "no-store" }
+      : { "x-request-id": requestId, "x-content-type-options": "nosniff" }
+  )
 
 /** Which part of the request a decode error is about, from the identifier of the failing schema. */
 const decodeFailure = (error: HttpApiError.HttpApiDecodeError): readonly [ErrorStatus, ErrorDetail] => {
   if (error.message.startsWith("(<declaration schema> <->")) {
     return [500, { code: "internal_error", message: "an unexpected error occurred" }]
   }
-  const issues = error.issues.map((issue) => ({
-    path: jsonPath(issue.path),
-    message: issue._tag === "Unexpected" ? "is not an allowed property" : issue.message
-  }))
+  const query = error.message.startsWith("QueryParams")
+  const issues = PlainIssues.plainIssuesOf(error.issues, query ? "query" : "$")
   if (error.message.startsWith("IdempotencyHeaders")) {
     return [422, { code: "idempotency_key_invalid", message: "send an Idempotency-Key header matching ^[A-Za-z0-9._:-]{8,120}$" }]
   }
   if (error.message.startsWith("PathParams")) {
     return [404, { code: "not_found", message: "no record has that id (ids are uuids)", details: issues }]
   }
-  const where = error.message.startsWith("QueryParams") ? "query parameters are" : "the body is"
-  return [422, { code: "validation_failed", message: `${where} not valid`, details: issues.map((i) => (where.startsWith("query") ? { ...i, path: i.path.replace(/^\$/, "query") } : i)) }]
+  return [422, { code: "validation_failed", message: query ? "query parameters are not valid" : "the body is not valid", details: issues }]
 }
 
 /** Turns any failure of the API into the spec's error body; nothing framework-shaped reaches a client. */
@@ -91,79 +100,79 @@ const unsafeQueryName = (url: string): string | undefined => {
   return undefined
 }
 
+/** Every path of the API needs a key but its OpenAPI document (the probes and the portal are outside it). */
+const needsKey = (path: string) => path.startsWith("/api/v1/") && path !== "/api/v1/openapi.json"
+
 /**
  * Wraps the whole API (before HttpApi encodes errors): gives each request its id (the X-Request-Id
- * header and `request_id`), enforces the JSON content type (415) and the 1 MB limit while streaming
- * (413), and renders every failure in the spec's error body.
+ * header and `request_id`) and the headers every answer carries, and renders every failure in the
+ * spec's error body. A request with a body is refused by its declared size (413), then its key is
+ * checked (401, 403, 429) before any of its body is read; then the JSON content type (415), the 1 MB
+ * limit while streaming (413) and the nesting depth (400). A body the answer did not need is drained
+ * (see `settleUnreadBody`), so that every client reads its answer.
  */
-export const EnvelopeMiddleware = HttpApiBuilder.middleware((app) =>
-  Effect.gen(function* () {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const requestId = randomUUID()
-    yield* HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(HttpServerResponse.setHeader(response, "x-request-id", requestId)))
-    const contentLength = request.headers["content-length"]
-    const hasBody = (contentLength !== undefined && contentLength !== "0") || request.headers["transfer-encoding"] !== undefined
-    const tooLarge = HttpServerResponse.setHeader(
-      respond(requestId, 413, { code: "payload_too_large", message: `JSON bodies are limited to ${maxJsonBytes} bytes` }),
-      "connection",
-      "close"
-    )
-    const handled = Effect.gen(function* () {
-      const refusedName = unsafeQueryName(request.url)
-      if (refusedName !== undefined) {
-        return respond(requestId, 422, {
-          code: "validation_failed",
-          message: "query parameters are not valid",
-          details: [{ path: `query.${refusedName}`, message: "is not an allowed property" }]
-        })
-      }
-      if (!hasBody) return yield* app
-      if (isMediaUpload(request) && isMultipart(request.headers["content-type"])) {
-        if (contentLength !== undefined && Number(contentLength) > maxMediaBodyBytes) {
-          return HttpServerResponse.setHeader(
-            respond(requestId, 413, { code: "payload_too_large", message: "images are limited to 10 MB" }),
-            "connection",
-            "close"
-          )
+export const EnvelopeMiddleware = HttpApiBuilder.middleware(
+  Effect.map(Admission, (admission) => (app: HttpApp.Default<never, never>) =>
+    Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const requestId = randomUUID()
+      yield* HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(answerHeaders(response, requestId)))
+      const contentLength = request.headers["content-length"]
+      const hasBody = (contentLength !== undefined && contentLength !== "0") || request.headers["transfer-encoding"] !== undefined
+      const path = request.url.split("?")[0] ?? ""
+      const media = isMediaUpload(request)
+      const limit = media ? maxMediaBodyBytes : maxJsonBytes
+      const handled = Effect.gen(function* () {
+        const refusedName = unsafeQueryName(request.url)
+        if (refusedName !== undefined) {
+          return respond(requestId, 422, {
+            code: "validation_failed",
+            message: "query parameters are not valid",
+            details: [{ path: `query.${refusedName}`, message: "is not an allowed property" }]
+          })
         }
-        // A refused upload may not have been read to its end: close the connection after the answer.
-        return yield* Effect.map(app, (response) => (response.status >= 400 ? HttpServerResponse.setHeader(response, "connection", "close") : response)).pipe(
-          Effect.catchAllCause((cause) => Effect.map(renderCause(requestId, cause), (r) => HttpServerResponse.setHeader(r, "connection", "close")))
-        )
-      }
-      if (!isJson(request.headers["content-type"]) || isMediaUpload(request)) {
-        return respond(requestId, 415, {
-          code: "unsupported_media_type",
-          message: isMediaUpload(request) ? "send the upload as multipart/form-data" : "send the body as application/json"
-        })
-      }
-      if (contentLength !== undefined && Number(contentLength) > maxJsonBytes) return tooLarge
-      const body = yield* Effect.either(readLimited(request, maxJsonBytes))
-      if (body._tag === "Left") {
-        return body.left instanceof BodyTooLarge
-          ? tooLarge
-          : respond(requestId, 400, { code: "body_unreadable", message: "the request body could not be read" })
-      }
-      if (nestsDeeperThan(body.right, maxJsonDepth)) {
-        return respond(requestId, 400, { code: "json_too_deep", message: `JSON nested deeper than ${maxJsonDepth} levels is not accepted` })
-      }
-      return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, withBody(request, body.right))
-    })
-    const started = Date.now()
-    const response = yield* handled.pipe(
-      Effect.catchAllCause((cause) => renderCause(requestId, cause)),
-      Effect.locally(CurrentRequestId, requestId)
-    )
-    // One structured line per request; never headers or bodies, so keys and secrets stay out of logs.
-    yield* Effect.logInfo("request").pipe(
-      Effect.annotateLogs({
-        request_id: requestId,
-        method: request.method,
-        path: request.url.split("?")[0] ?? "",
-        status: response.status,
-        duration_ms: Date.now() - started
+        if (!hasBody) return yield* app
+        if (contentLength !== undefined && Number(contentLength) > limit) {
+          return respond(requestId, 413, { code: "payload_too_large", message: media ? "images are limited to 10 MB" : `JSON bodies are limited to ${maxJsonBytes} bytes` })
+        }
+        const admitted = needsKey(path) ? yield* admission.admit(request) : undefined
+        const run = (effect: typeof app) => (admitted === undefined ? effect : Effect.locally(effect, admittedPrincipal, admitted))
+        // POST /media streams its multipart body to staging itself.
+        if (media && isMultipart(request.headers["content-type"])) return yield* run(app)
+        if (!isJson(request.headers["content-type"]) || media) {
+          return respond(requestId, 415, {
+            code: "unsupported_media_type",
+            message: media ? "send the upload as multipart/form-data" : "send the body as application/json"
+          })
+        }
+        const body = yield* Effect.either(readLimited(request, maxJsonBytes))
+        if (body._tag === "Left") {
+          return body.left instanceof BodyTooLarge
+            ? respond(requestId, 413, { code: "payload_too_large", message: `JSON bodies are limited to ${maxJsonBytes} bytes` })
+            : respond(requestId, 400, { code: "body_unreadable", message: "the request body could not be read" })
+        }
+        if (nestsDeeperThan(body.right, maxJsonDepth)) {
+          return respond(requestId, 400, { code: "json_too_deep", message: `JSON nested deeper than ${maxJsonDepth} levels is not accepted` })
+        }
+        return yield* run(Effect.provideService(app, HttpServerRequest.HttpServerRequest, withBody(request, body.right)))
       })
-    )
-    return response
-  })
+      const started = Date.now()
+      const answered = yield* handled.pipe(
+        Effect.catchAllCause((cause) => renderCause(requestId, cause)),
+        Effect.locally(CurrentRequestId, requestId)
+      )
+      const response = hasBody ? settleUnreadBody(request, answered, limit) : answered
+      // One structured line per request; never headers or bodies, so keys and secrets stay out of logs.
+      yield* Effect.logInfo("request").pipe(
+        Effect.annotateLogs({
+          request_id: requestId,
+          method: request.method,
+          path,
+          status: response.status,
+          duration_ms: Date.now() - started
+        })
+      )
+      return response
+    })
+  )
 )

@@ -97,11 +97,17 @@ const unsafeQueryName: Examples<ErrorBody> = {
   ])
 }
 
+/** The limits every request with a key meets: its key's and company's rate, and its address's invalid keys. */
 export const rateLimited: Examples<ErrorBody> = {
   rate_limited: errorExample("More than 120 requests of this key in the current minute", {
     code: "rate_limited",
     message: "rate limit of 120 requests per minute reached; retry after 17 s",
     retry_after: 17
+  }),
+  authentication_throttled: errorExample("Too many invalid keys from this address in the current minute", {
+    code: "authentication_throttled",
+    message: "too many invalid API keys from this address; retry after 42 s",
+    retry_after: 42
   })
 }
 
@@ -123,6 +129,12 @@ const shared = (operation: Json, scopes: ReadonlyArray<Scope.Scope> | undefined)
       ? { unsupported_media_type: errorExample("Not multipart/form-data", { code: "unsupported_media_type", message: "send the upload as multipart/form-data" }) }
       : { unsupported_media_type: errorExample("A body that is not application/json", { code: "unsupported_media_type", message: "send the body as application/json" }) },
     422: operation.parameters?.some((p: Json) => p.in === "header" && p.name === "idempotency-key") ? idempotencyKeyInvalid : unsafeQueryName,
+    408: {
+      request_timeout: errorExample("The request arrived too slowly", {
+        code: "request_timeout",
+        message: "the request line, headers or body arrived too slowly; the connection is closed"
+      })
+    },
     429: rateLimited,
     431: {
       request_headers_too_large: errorExample("Request line and headers over 16 KB", {

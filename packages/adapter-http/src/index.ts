@@ -3,6 +3,7 @@ import type { Accounts, CatalogService, ChangeFeed, IdempotencyStore, ImportServ
 import type { Readiness } from "./System/Api.js"
 import { Layer } from "effect"
 import { Api } from "./Api.js"
+import { AdmissionLive } from "./Admission.js"
 import { AuthenticationLive } from "./Authentication.js"
 import { CatalogHttpLive } from "./Catalog/Http.js"
 import { ChangesHttpLive } from "./Changes/Http.js"
@@ -16,7 +17,9 @@ import { SystemHttpLive } from "./System/Http.js"
 
 export { Api } from "./Api.js"
 export * as ApiErrors from "./ApiErrors.js"
+export { Admission, AdmissionLive, AuthFailureBudget } from "./Admission.js"
 export { Authentication, AuthenticationLive } from "./Authentication.js"
+export { normalizeHost, parseTrustedProxies, TrustedProxies } from "./ClientOrigin.js"
 export { EnvelopeMiddleware } from "./Envelope.js"
 export { Readiness } from "./System/Api.js"
 
@@ -44,5 +47,7 @@ export const ApiLive: Layer.Layer<
     HttpApiBuilder.api(Api).pipe(
       Layer.provide(Layer.mergeAll(CatalogHttpLive, ChangesHttpLive, InventoryHttpLive, ImportsHttpLive, JobsHttpLive, MediaHttpLive, MeHttpLive, SystemHttpLive).pipe(Layer.provide(AuthenticationLive)))
     )
-  )
+  ),
+  // One Admission for the Envelope (requests with a body) and the Authentication middleware (the rest).
+  Layer.provide(AdmissionLive)
 )

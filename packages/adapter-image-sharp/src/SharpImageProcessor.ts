@@ -10,7 +10,21 @@ const formats = { jpeg: "jpeg", png: "png", webp: "webp" } as const
 /** EXIF orientations 5-8 turn the image by 90 degrees: displayed width and height swap. */
 const turned = (orientation: number | undefined) => orientation !== undefined && orientation >= 5
 
-/** ImageProcessor with sharp (libvips). */
+/**
+ * The libvips loaders of the accepted formats (spec 2.13). Every other loader (GIF, TIFF, SVG, PDF,
+ * HEIF, ...) is blocked for the whole process: uploads are sniffed by their magic bytes before they
+ * reach libvips, and this is the second guard should a file ever pass that check, since those loaders
+ * are where decoder vulnerabilities have been found.
+ */
+export const acceptedLoaders = ["VipsForeignLoadJpeg", "VipsForeignLoadPng", "VipsForeignLoadWebp"] as const
+
+/** Blocks every libvips loader but the accepted ones (idempotent; process-wide, as libvips is). */
+export const blockUnacceptedDecoders = () => {
+  sharp.block({ operation: ["VipsForeignLoad"] })
+  sharp.unblock({ operation: [...acceptedLoaders] })
+}
+
+/** ImageProcessor with sharp (libvips); building the layer blocks the loaders of unaccepted formats. */
 export const make = ImageProcessor.ImageProcessor.of({
   inspect: (source) =>
     Effect.tryPromise({ try: () => sharp(source, { limitInputPixels: false }).metadata(), catch: corrupt }).pipe(
@@ -37,4 +51,7 @@ export const make = ImageProcessor.ImageProcessor.of({
     })
 })
 
-export const layer: Layer.Layer<ImageProcessor.ImageProcessor> = Layer.succeed(ImageProcessor.ImageProcessor, make)
+export const layer: Layer.Layer<ImageProcessor.ImageProcessor> = Layer.sync(ImageProcessor.ImageProcessor, () => {
+  blockUnacceptedDecoders()
+  return make
+})

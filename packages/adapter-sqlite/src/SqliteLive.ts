@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs"
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs"
 import { dirname } from "node:path"
 import { layer as sqlPorts, type PersistencePorts } from "@catalog-sync/adapter-sql"
 import { type Migrator, SqlClient, SqlError } from "@effect/sql"
@@ -15,6 +15,23 @@ export interface SqliteConfig {
 }
 
 const isFile = (filename: string) => filename !== ":memory:" && filename !== ""
+
+/**
+ * The database holds key hashes and the catalog: its folder is created for the server's user only
+ * (0700) and the file readable by it alone (0600), also when an older version created it wider.
+ * SQLite gives its -wal and -shm files the database file's mode.
+ */
+const createPrivately = (filename: string) => {
+  mkdirSync(dirname(filename), { recursive: true, mode: 0o700 })
+  if (!existsSync(filename)) closeSync(openSync(filename, "a", 0o600))
+  else {
+    try {
+      chmodSync(filename, 0o600)
+    } catch {
+      // A file the server may open but not change (another owner): its mode is the operator's choice.
+    }
+  }
+}
 
 /**
  * A migrated SQLite database: the `SqlClient` (and the driver's `SqliteClient`) on one connection with
@@ -42,7 +59,7 @@ export const SqliteLive = (
     Effect.try({
       // better-sqlite3 does not create folders; the default database lives under ./data.
       try: () => {
-        if (isFile(config.filename)) mkdirSync(dirname(config.filename), { recursive: true })
+        if (isFile(config.filename)) createPrivately(config.filename)
         return SqliteClient.layer({ filename: config.filename })
       },
       catch: (cause) => new SqlError.SqlError({ cause, message: `cannot create the folder of ${config.filename}` })

@@ -8,6 +8,13 @@ import { join } from "node:path"
 const denied = new Set(["EACCES", "EPERM", "EROFS"])
 
 /**
+ * Media and staged uploads are the companies' data, served by the server alone: folders it creates are
+ * its user's only (0700), files readable by it alone (0600).
+ */
+export const privateFolder = 0o700
+export const privateFile = 0o600
+
+/**
  * A file system failure as a MediaStorageError: a refusal of access (EACCES, EPERM, EROFS) is `denied`,
  * which pauses the company's image processing until an operator fixes the folder and retries.
  */
@@ -29,10 +36,10 @@ const attempt = <A>(what: string, f: () => Promise<A>) => Effect.tryPromise({ tr
 
 /** Writes `data` to a temp file in the same folder, flushes it, then renames it over `target` (atomic). */
 const atomicWrite = async (dir: string, target: string, data: Uint8Array) => {
-  await mkdir(dir, { recursive: true })
+  await mkdir(dir, { recursive: true, mode: privateFolder })
   const temp = join(dir, `.tmp-${randomUUID()}`)
   try {
-    const handle = await open(temp, "wx")
+    const handle = await open(temp, "wx", privateFile)
     try {
       await handle.writeFile(data)
       await handle.sync()
@@ -127,10 +134,10 @@ export const makeStaging = (root: string) =>
   MediaStorage.MediaStaging.of({
     write: <E>(content: Stream.Stream<Uint8Array, E>) =>
       Effect.gen(function* () {
-        yield* attempt("cannot create the staging folder", () => mkdir(root, { recursive: true }))
+        yield* attempt("cannot create the staging folder", () => mkdir(root, { recursive: true, mode: privateFolder }))
         const key = `${randomUUID()}.upload`
         const path = join(root, key)
-        const handle = yield* attempt("cannot create the staged file", () => open(path, "wx"))
+        const handle = yield* attempt("cannot create the staged file", () => open(path, "wx", privateFile))
         const hash = createHash("sha256")
         let bytes = 0
         const head: Array<Uint8Array> = []

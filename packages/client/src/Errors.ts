@@ -4,6 +4,7 @@
  * instead of on statuses or messages.
  */
 import { ApiErrors } from "@catalog-sync/adapter-http"
+import { PlainIssues } from "@catalog-sync/core"
 import type { HttpClientError } from "@effect/platform"
 import { Data, ParseResult } from "effect"
 
@@ -93,9 +94,26 @@ export class UnexpectedResponse extends Data.TaggedError("UnexpectedResponse")<{
 
 /**
  * The request does not match the contract (for example an unknown body property or a too long name):
- * the client checks bodies and parameters with the contract's own schemas and sends nothing.
+ * the client checks bodies and parameters with the contract's own schemas and sends nothing. `code` and
+ * `details` are what the server would have answered (422 `validation_failed`, one `{path, message}` per
+ * failing field, the rule in plain words).
  */
-export class InvalidRequest extends Data.TaggedError("InvalidRequest")<{ readonly message: string; readonly cause: unknown }> {}
+export class InvalidRequest extends Data.TaggedError("InvalidRequest")<{
+  readonly code: "validation_failed"
+  readonly message: string
+  readonly details: ReadonlyArray<PlainIssues.PlainIssue>
+  readonly cause: unknown
+}> {}
+
+const invalidRequest = (error: ParseResult.ParseError) => {
+  const details = PlainIssues.plainIssues(error)
+  return new InvalidRequest({
+    code: "validation_failed",
+    message: `the request does not match the contract: ${details.map((issue) => `${issue.path} ${issue.message}`).join("; ")}`,
+    details,
+    cause: error
+  })
+}
 
 /** What any client call can fail with. */
 export type ClientError = CatalogSyncError | RevisionConflict | NetworkError | UnexpectedResponse | InvalidRequest
@@ -158,7 +176,7 @@ export const fromRaw = (error: unknown, trace?: { readonly sent: boolean; readon
     })
   }
   if (ParseResult.isParseError(error) && trace?.sent === false) {
-    return new InvalidRequest({ message: `the request does not match the contract: ${error.message}`, cause: error })
+    return invalidRequest(error)
   }
   if (trace?.status !== undefined) {
     const contentType = trace.contentType

@@ -9,6 +9,29 @@ export const renderPortal = (docsDir: string): ReadonlyArray<PortalFile> =>
   render({ spec: OpenApi.fromApi(Api), guides: loadGuides(docsDir), scalar: scalarBundle() })
 
 /**
+ * The portal loads its own scripts, styles and search index and nothing from the network; the reference
+ * renderer (Scalar) compiles WebAssembly (never JavaScript from text), sets inline styles, shows data: images, and "Test Request" calls the API on this
+ * origin. No page may be framed (clickjacking of the key field) and no address leaves in a Referer.
+ */
+export const contentSecurityPolicy = [
+  "default-src 'none'",
+  "script-src 'self' 'wasm-unsafe-eval'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'"
+].join("; ")
+
+export const securityHeaders = {
+  "content-security-policy": contentSecurityPolicy,
+  "referrer-policy": "no-referrer",
+  "x-frame-options": "DENY"
+} as const
+
+/**
  * Serves rendered portal files under `path` (default `/docs`) on the API's router. `/docs` redirects
  * to `/docs/` so that the pages' relative links, written for any static host, resolve; so does `/`.
  */
@@ -19,7 +42,7 @@ export const layer = (files: ReadonlyArray<PortalFile>, options: { readonly path
       // The server's root has nothing of its own: a person opening it wants the portal.
       yield* router.get("/", Effect.succeed(HttpServerResponse.redirect(`${base}/`, { status: 302 })))
       for (const file of files) {
-        const response = HttpServerResponse.text(file.body, { contentType: file.contentType, headers: { "cache-control": "public, max-age=300" } })
+        const response = HttpServerResponse.text(file.body, { contentType: file.contentType, headers: { "cache-control": "public, max-age=300", ...securityHeaders } })
         yield* router.get(`${base}/${file.path}`, Effect.succeed(response))
         if (file.path !== "index.html") continue
         // The router matches `/docs` and `/docs/` alike; only the latter resolves the relative links.

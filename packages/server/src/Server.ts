@@ -14,6 +14,7 @@ import { Clock, Config, type ConfigError, Duration, Effect, Layer, Logger, Optio
 import { ImageProcessor, MediaErrors, MediaStorage, RateLimiter } from "@catalog-sync/core"
 import { createServer } from "node:http"
 import { answerUnparsableRequests } from "./UnparsableRequests.js"
+import { EdgeLimitsLive, EdgeReferencesLive } from "./Edge.js"
 import { join } from "node:path"
 import type { ServerConfig } from "./ServerConfig.js"
 import * as NodeSecretHasher from "./NodeSecretHasher.js"
@@ -270,10 +271,10 @@ export const ServerLive = (config: ServerConfig, overrides: ServerOverrides = {}
     HttpMiddleware.withTracerDisabledWhen(() => true),
     // The developer portal at /docs: static pages rendered once at start, no database queries.
     Layer.provide(PortalHttp.layerFromConfig),
-    Layer.provide(ApiLive),
+    Layer.provide(ApiLive.pipe(Layer.provide(EdgeReferencesLive))),
     Layer.provide(drainDeadline),
     HttpServer.withLogAddress,
-    Layer.provideMerge(NodeHttpServer.layer(() => server, { port: config.port, host: config.host })),
+    Layer.provideMerge(NodeHttpServer.layer(() => server, { port: config.port, host: config.host }).pipe(Layer.provide(EdgeLimitsLive(server)))),
     Layer.provide(ServicesLive(config, overrides)),
     Layer.provide(
       config.postgres === undefined ? resumeCutOffWork.pipe(Layer.provideMerge(persistenceWith(config, overrides))) : persistenceWith(config, overrides)

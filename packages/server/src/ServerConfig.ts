@@ -1,5 +1,7 @@
+import { parseTrustedProxies } from "@catalog-sync/adapter-http"
 import type { S3Settings } from "@catalog-sync/adapter-storage-s3"
-import { Config, type ConfigError, Effect, LogLevel, Option, Redacted } from "effect"
+import { Config, ConfigError, Effect, Either, LogLevel, Option, Redacted } from "effect"
+import type { BlockList } from "node:net"
 
 const logLevels = {
   debug: LogLevel.Debug,
@@ -76,6 +78,57 @@ const mediaStorage: Effect.Effect<MediaStorageSettings, ConfigError.ConfigError>
           Effect.map((s3) => ({ kind, s3 }))
         )
       : Effect.succeed({ kind })
+)
+
+/** The HTTP edge: the Node server's limits against slow and idle clients, proxies, key guessing. */
+export interface EdgeSettings {
+  /** A client must have sent the request line and headers within this (`HTTP_HEADERS_TIMEOUT_SECONDS`, default 10). */
+  readonly headersTimeoutSeconds: number
+  /** ... and the whole request, body included (`HTTP_REQUEST_TIMEOUT_SECONDS`, default 120: 10 MB at 1 Mbit/s takes 84 s). */
+  readonly requestTimeoutSeconds: number
+  /** An idle kept-alive connection is closed after this (`HTTP_KEEP_ALIVE_TIMEOUT_SECONDS`, default 5). */
+  readonly keepAliveTimeoutSeconds: number
+  /** Connections open at once; further ones are closed at once (`HTTP_MAX_CONNECTIONS`, default 1000). */
+  readonly maxConnections: number
+  /** Peers whose Forwarded / X-Forwarded-* headers are believed (`TRUSTED_PROXIES`, default none). */
+  readonly trustedProxies: BlockList | undefined
+  /** Invalid keys one client address may present per minute before it gets 429 (`AUTH_FAILURES_PER_MINUTE`, default 30). */
+  readonly authFailuresPerMinute: number
+}
+
+const positiveSeconds = (name: string, defaultSeconds: number) =>
+  Config.number(name).pipe(
+    Config.withDefault(defaultSeconds),
+    Config.validate({ message: `${name} must be a number of seconds > 0`, validation: (n) => n > 0 })
+  )
+
+/** `HTTP_*`, `TRUSTED_PROXIES` and `AUTH_FAILURES_PER_MINUTE` (see EdgeSettings and the README). */
+export const EdgeConfig: Config.Config<EdgeSettings> = Config.all({
+  headersTimeoutSeconds: positiveSeconds("HTTP_HEADERS_TIMEOUT_SECONDS", 10),
+  requestTimeoutSeconds: positiveSeconds("HTTP_REQUEST_TIMEOUT_SECONDS", 120),
+  keepAliveTimeoutSeconds: positiveSeconds("HTTP_KEEP_ALIVE_TIMEOUT_SECONDS", 5),
+  maxConnections: Config.integer("HTTP_MAX_CONNECTIONS").pipe(
+    Config.withDefault(1000),
+    Config.validate({ message: "HTTP_MAX_CONNECTIONS must be a whole number >= 1", validation: (n) => n >= 1 })
+  ),
+  trustedProxies: Config.string("TRUSTED_PROXIES").pipe(
+    Config.withDefault(""),
+    Config.mapOrFail((text) =>
+      Either.try({
+        try: () => parseTrustedProxies(text),
+        catch: (error) => ConfigError.InvalidData(["TRUSTED_PROXIES"], `TRUSTED_PROXIES: ${(error as Error).message}`)
+      })
+    )
+  ),
+  authFailuresPerMinute: Config.integer("AUTH_FAILURES_PER_MINUTE").pipe(
+    Config.withDefault(30),
+    Config.validate({ message: "AUTH_FAILURES_PER_MINUTE must be a whole number >= 1", validation: (n) => n >= 1 })
+  )
+}).pipe(
+  Config.validate({
+    message: "HTTP_HEADERS_TIMEOUT_SECONDS must not exceed HTTP_REQUEST_TIMEOUT_SECONDS",
+    validation: (edge) => edge.headersTimeoutSeconds <= edge.requestTimeoutSeconds
+  })
 )
 
 /** The server settings; `postgres` is absent when the server runs on SQLite. */

@@ -6,12 +6,15 @@ import type { Duplex } from "node:stream"
 const answerFor = (code: string | undefined) =>
   code === "HPE_HEADER_OVERFLOW"
     ? { status: 431, reason: "Request Header Fields Too Large", code: "request_headers_too_large", message: "the request line and headers exceed 16 KB; send long filters in fewer or shorter parameters" }
-    : { status: 400, reason: "Bad Request", code: "malformed_request", message: "the request is not valid HTTP/1.1 (its framing or a header could not be read)" }
+    : code === "ERR_HTTP_REQUEST_TIMEOUT"
+      ? { status: 408, reason: "Request Timeout", code: "request_timeout", message: "the request line, headers or body arrived too slowly; the connection is closed" }
+      : { status: 400, reason: "Bad Request", code: "malformed_request", message: "the request is not valid HTTP/1.1 (its framing or a header could not be read)" }
 
 /**
  * Requests that node:http cannot parse never reach the API: node answers them with an empty 400 or 431
  * and no request id. This answers them with the API's error body and X-Request-Id instead, then closes
- * the connection (what follows on it cannot be trusted). A connection that broke is only closed.
+ * the connection (what follows on it cannot be trusted). A request not received within the header or
+ * request timeout gets 408. A connection that broke is only closed.
  */
 export const answerUnparsableRequests = (server: Server): Server =>
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {

@@ -39,6 +39,13 @@ const allScopes = ["catalog:read", "catalog:write", "prices:read", "prices:write
 export const testDatabase: "sqlite" | "postgres" = process.env.TEST_DATABASE === "postgres" ? "postgres" : "sqlite"
 
 /**
+ * Settings every test server runs with unless a test sets them: the suites send invalid keys from one
+ * address (127.0.0.1) on behalf of many clients, so the failed-key budget is raised; the edge suite
+ * tests the documented default.
+ */
+const testDefaults: Record<string, string> = { AUTH_FAILURES_PER_MINUTE: "100000" }
+
+/**
  * A test server whose layers may be replaced (fault injection) and whose environment variables may be
  * set (`env`, read before the process environment); `TestServerLive` runs the defaults.
  */
@@ -57,7 +64,7 @@ export const TestServerWith = (overrides: ServerOverrides = {}, env: Record<stri
         : base
     const context = yield* Effect.configProviderWith((current) =>
       Layer.build(ServerLive(config, overrides)).pipe(
-        Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))).pipe(ConfigProvider.orElse(() => current)))
+        Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries({ ...testDefaults, ...env }))).pipe(ConfigProvider.orElse(() => current)))
       )
     )
     const address = Context.get(context, HttpServer.HttpServer).address as HttpServer.TcpAddress

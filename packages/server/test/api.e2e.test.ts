@@ -122,6 +122,13 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
         expect(unresolved.body.error.details).toEqual([{ path: "$.category_ids[0]", message: expect.any(String) }])
         const query = yield* call(url, "GET", "/products?limit=500&colour=red", { token })
         expectError(query, 422, "validation_failed")
+        // Each detail names the field and its rule in plain words (no schema internals, no echo of the value).
+        expect(new Set(query.body.error.details)).toEqual(new Set([
+          { path: "query.limit", message: "must be a whole number from 1 to 100" },
+          { path: "query.colour", message: "is not an allowed property" }
+        ]))
+        const mode = yield* call(url, "GET", "/products?mode=everything", { token })
+        expect(mode.body.error.details).toEqual([{ path: "query.mode", message: 'must be "catalog" or "prices"' }])
         expectError(yield* call(url, "GET", "/products/not-a-uuid", { token }), 404, "not_found")
         expectError(yield* call(url, "GET", "/products/00000000-0000-4000-8000-000000000000", { token }), 404, "not_found")
         expectError(yield* call(url, "DELETE", "/products/00000000-0000-4000-8000-000000000000", { token, body: { expected_revision: 0 } }), 422, "validation_failed")

@@ -42,7 +42,7 @@ describe("OpenAPI description", () => {
 
   it("documents every error status and the bearer scheme", () => {
     const upsert = spec.paths["/api/v1/products/upsert"]!.post!
-    expect(Object.keys(upsert.responses).sort()).toEqual(["200", "400", "401", "403", "404", "409", "413", "415", "422", "429", "431", "500", "503"])
+    expect(Object.keys(upsert.responses).sort()).toEqual(["200", "400", "401", "403", "404", "408", "409", "413", "415", "422", "429", "431", "500", "503"])
     expect(spec.components.securitySchemes).toHaveProperty("bearer")
     const body = (spec.components.schemas as Record<string, any>).ProductUpsert
     expect(body.additionalProperties).toBe(false)

@@ -57,10 +57,20 @@ const launch = Effect.acquireRelease(
     })
 )
 
+/** A page whose Content-Security-Policy must never refuse anything the portal does. */
 const withPage = <A>(browser: BrowserContext, f: (page: Awaited<ReturnType<BrowserContext["newPage"]>>) => Promise<A>) =>
   Effect.acquireUseRelease(
     Effect.promise(() => browser.newPage()),
-    (page) => Effect.promise(() => f(page)),
+    (page) =>
+      Effect.promise(async () => {
+        const refused: Array<string> = []
+        page.on("console", (message) => {
+          if (/Content Security Policy/i.test(message.text())) refused.push(message.text())
+        })
+        const result = await f(page)
+        expect(refused).toEqual([])
+        return result
+      }),
     (page) => Effect.promise(() => page.close())
   )
 

@@ -400,7 +400,7 @@ const notFound = (resource: Resource.ResourceName, label: string): Examples => (
   not_a_uuid: errorExample("An id that is not a uuid", {
     code: "not_found",
     message: "no record has that id (ids are uuids)",
-    details: [{ path: "$.id", message: 'Expected a Universally Unique Identifier, actual "4711"' }]
+    details: [{ path: "$.id", message: "must be a uuid" }]
   })
 })
 

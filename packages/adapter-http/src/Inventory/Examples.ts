@@ -34,7 +34,7 @@ export const inventoryListExamples: OperationExamples = {
     403: { ...scope("stock:read"), ...stockNotEnabled },
     422: {
       validation_failed: issuesExample("source_kind is not product or option", "validation_failed", "query parameters are not valid", [
-        { path: "query.source_kind", message: 'Expected "product" | "option", actual "fabric"' }
+        { path: "query.source_kind", message: 'must be "product" or "option"' }
       ])
     }
   }
@@ -137,7 +137,7 @@ export const inventoryWriteExamples: OperationExamples = {
         { path: "$.location_id", message: `no location ${ids.unknown} in this company` }
       ]),
       validation_failed: issuesExample("The body does not match StockWrite", "validation_failed", "the body is not valid", [
-        { path: "$.note", message: "is missing" },
+        { path: "$.note", message: "is required" },
         { path: "$.quantity", message: "must be a decimal string with up to 9 integer digits and up to 3 decimals" }
       ]),
       ...idempotencyKeyInvalid

@@ -81,7 +81,7 @@ export const uploadExamples: OperationExamples = {
       remote_url_not_accepted: issuesExample("A URL in place of the image", "remote_url_not_accepted", "remote URLs are not imported; send the image itself as the multipart file part named file", [
         { path: "$.file", message: "remote URLs are not imported; send the image itself as the multipart file part named file" }
       ]),
-      validation_failed: issuesExample("A missing or unknown form field", "validation_failed", "the form fields are not valid", [{ path: "$.name", message: "is missing" }]),
+      validation_failed: issuesExample("A missing or unknown form field", "validation_failed", "the form fields are not valid", [{ path: "$.name", message: "is required" }]),
       ...idempotencyKeyInvalid
     },
     429: {

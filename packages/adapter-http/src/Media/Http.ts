@@ -13,6 +13,29 @@ import { maxMediaBodyBytes } from "../BodyLimit.js"
 
 const invalid = (path: string, message: string) => new CatalogErrors.ValidationFailed({ message: "the form is not valid", issues: [{ path, message }] })
 
+/** The form's fields (spec 2.13); with the one file part, the most parts a valid upload has. */
+const knownFields: ReadonlySet<string> = new Set(["external_id", "name", "purpose"])
+
+/** A form field's value, at most: names and external ids are 200 characters, so 4 KiB leaves room for UTF-8. */
+export const maxFieldBytes = 4096
+
+/**
+ * Limits of the multipart parser: a body of thousands of tiny parts costs seconds of parsing inside
+ * the 10 MiB limit, so parsing stops at the first part past the known fields and one file.
+ */
+const formLimits = { maxParts: Option.some(knownFields.size + 1), maxFieldSize: maxFieldBytes }
+
+const multipartRefusal = (error: Multipart.MultipartError) => {
+  switch (error.reason) {
+    case "TooManyParts":
+      return invalid("$", `the form has more than ${knownFields.size + 1} parts: send external_id, name, purpose and one file part named file`)
+    case "FieldTooLarge":
+      return invalid("$", `a form field is longer than ${maxFieldBytes} bytes`)
+    default:
+      return invalid("$", `the multipart body is not valid (${error.reason})`)
+  }
+}
+
 /** Reads the multipart body as it streams: fields in memory, the one file part straight to staging. */
 const readUpload = (request: HttpServerRequest.HttpServerRequest, allowance: number) =>
   Effect.gen(function* () {
@@ -36,8 +59,13 @@ const readUpload = (request: HttpServerRequest.HttpServerRequest, allowance: num
     const fields: Record<string, string> = {}
     let staged: MediaStorage.StagedFile | undefined
     yield* Stream.runForEach(parts, (part) =>
-      Effect.gen(function* (): Effect.fn.Return<void, CatalogErrors.ValidationFailed | MediaErrors.UploadTooLarge | MediaErrors.StagingLimitReached | MediaErrors.MediaStorageError | Multipart.MultipartError> {
+      Effect.gen(function* (): Effect.fn.Return<void, CatalogErrors.ValidationFailed | MediaErrors.RemoteUrlNotAccepted | MediaErrors.UploadTooLarge | MediaErrors.StagingLimitReached | MediaErrors.MediaStorageError | Multipart.MultipartError> {
         if (part._tag === "Field") {
+          // Refused as it arrives: nothing after an unknown or repeated field is read or staged.
+          yield* MediaService.refuseRemoteUrls({ [part.key]: part.value })
+          if (!knownFields.has(part.key)) {
+            return yield* invalid(`$.${part.key}`, part.key === "file" ? "must be a file part (with a filename)" : "is not a field of the form (external_id, name, purpose, file)")
+          }
           if (part.key in fields) return yield* invalid(`$.${part.key}`, "is sent more than once")
           fields[part.key] = part.value
           return
@@ -64,7 +92,8 @@ const readUpload = (request: HttpServerRequest.HttpServerRequest, allowance: num
         staged = yield* staging.write(content)
       })
     ).pipe(
-      Effect.catchTag("MultipartError", (error) => Effect.fail(invalid("$", `the multipart body is not valid (${error.reason})`))),
+      Multipart.withLimits(formLimits),
+      Effect.catchTag("MultipartError", (error) => Effect.fail(multipartRefusal(error))),
       // A refusal after the file part was staged (a second file, the body over its limit) keeps nothing.
       Effect.tapErrorCause(() => (staged === undefined ? Effect.void : Effect.ignore(staging.remove(staged.key))))
     )

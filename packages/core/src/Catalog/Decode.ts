@@ -1,16 +1,12 @@
 import { Effect, ParseResult, Schema } from "effect"
 import { ValidationFailed, type Issue } from "./CatalogErrors.js"
-import { jsonPath } from "./ReferenceSlots.js"
+import { plainIssues } from "../Shared/PlainIssues.js"
 import type { ResourceName } from "./Resource.js"
 import type { Document } from "./ResourceDefinition.js"
 import { definitions } from "./Resources.js"
 
-/** Every failing location of a parse error, as `$.path` and a message. */
-export const issuesOf = (error: ParseResult.ParseError): ReadonlyArray<Issue> =>
-  ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({
-    path: jsonPath(issue.path.map((segment) => (typeof segment === "number" ? segment : String(segment)))),
-    message: issue._tag === "Unexpected" ? "is not an allowed property" : issue.message
-  }))
+/** Every failing field of a parse error, as `$.path` and its rule in plain words. */
+export const issuesOf = (error: ParseResult.ParseError): ReadonlyArray<Issue> => plainIssues(error)
 
 /** Unknown keys fail at any depth, and every failure is listed. */
 export const strictDecoding = { errors: "all", onExcessProperty: "error" } as const

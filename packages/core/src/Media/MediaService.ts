@@ -1,4 +1,4 @@
-import { Clock, Context, Duration, Effect, Option, ParseResult, Schema } from "effect"
+import { Clock, Context, Duration, Effect, Option, Schema } from "effect"
 import { Accounts } from "../Auth/Accounts.js"
 import { CurrentPrincipal, type Principal } from "../Auth/Principal.js"
 import { RecordNotFound, ScopeDenied, ValidationFailed } from "../Catalog/CatalogErrors.js"
@@ -9,6 +9,7 @@ import { JobLimitReached } from "../Jobs/JobErrors.js"
 import { jobAccess } from "../Jobs/JobAccess.js"
 import { JobStore } from "../Jobs/JobStore.js"
 import { type CompanyId, type ConnectionId, Ids, type RecordId } from "../Shared/Ids.js"
+import { plainIssues } from "../Shared/PlainIssues.js"
 import type { Scope } from "../Shared/Scope.js"
 import { Transactor } from "../Shared/Transactor.js"
 import { ImageProcessor } from "./ImageProcessor.js"
@@ -64,8 +65,6 @@ export class ProcessingTimeout extends Context.Reference<ProcessingTimeout>()("@
 /** Seconds a client waits when its connection's staged images reach 100 MB. */
 export const stagingRetryAfterSeconds = 10
 
-const jsonPath = (path: ReadonlyArray<PropertyKey>) =>
-  path.reduce<string>((out, key) => (typeof key === "number" ? `${out}[${key}]` : `${out}.${String(key)}`), "$")
 
 const requireScope = (principal: Principal, scope: Scope) =>
   principal.scopes.has(scope) ? Effect.void : Effect.fail(new ScopeDenied({ message: `this operation needs the scope ${scope}`, required: [scope] }))
@@ -126,7 +125,7 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
           (error) =>
             new ValidationFailed({
               message: "the form fields are not valid",
-              issues: ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({ path: jsonPath(issue.path), message: issue.message }))
+              issues: plainIssues(error)
             })
         )
       )
