@@ -5,7 +5,8 @@ import type { Principal } from "../src/Auth/Principal.js"
 import { CatalogService } from "../src/Catalog/CatalogService.js"
 import { ImportService } from "../src/Imports/ImportService.js"
 import { Accounts } from "../src/Auth/Accounts.js"
-import { JobAdmin } from "../src/Jobs/JobAdmin.js"
+import { JobAdmin } from "../src/Admin/JobAdmin.js"
+import * as JobKinds from "../src/Jobs/JobKinds.js"
 import { JobService } from "../src/Jobs/JobService.js"
 import { JobStore } from "../src/Jobs/JobStore.js"
 import { ImageProcessor } from "../src/Media/ImageProcessor.js"
@@ -55,7 +56,9 @@ const makeWorld = Effect.gen(function* () {
     Layer.succeed(MediaStorage, guarded),
     Layer.succeed(ImageProcessor, images)
   )
-  const layer = Layer.mergeAll(JobService.Default, MediaService.Default, JobAdmin.Default).pipe(
+  const layer = Layer.mergeAll(JobService.Default, JobAdmin.Default).pipe(
+    Layer.provideMerge(JobKinds.layer),
+    Layer.provideMerge(MediaService.Default),
     Layer.provideMerge(ImportService.Default),
     Layer.provideMerge(CatalogService.Default),
     Layer.provideMerge(ports),

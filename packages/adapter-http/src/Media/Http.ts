@@ -1,6 +1,6 @@
 import { HttpApiBuilder, type HttpApiGroup, HttpServerRequest, HttpServerResponse, Multipart } from "@effect/platform"
 import { NodeHttpServerRequest, NodeStream } from "@effect/platform-node"
-import { CatalogErrors, type IdempotencyStore, JobSignal, Media, MediaErrors, MediaService, MediaStorage, type Transactor } from "@catalog-sync/core"
+import { Errors, type IdempotencyStore, JobSignal, Media, MediaErrors, MediaService, MediaStorage, type Transactor } from "@catalog-sync/core"
 import { Effect, type Layer, Option, Ref, Schema, Stream } from "effect"
 import type { Authentication } from "../Authentication.js"
 import { Api } from "../Api.js"
@@ -11,13 +11,13 @@ import { IdempotencyHeaders } from "../Common.js"
 import { requestId } from "../RequestId.js"
 import { maxMediaBodyBytes } from "../BodyLimit.js"
 
-const invalid = (path: string, message: string) => new CatalogErrors.ValidationFailed({ message: "the form is not valid", issues: [{ path, message }] })
+const invalid = (path: string, message: string) => new Errors.ValidationFailed({ message: "the form is not valid", issues: [{ path, message }] })
 
 /** Reads the multipart body as it streams: fields in memory, the one file part straight to staging. */
 const readUpload = (request: HttpServerRequest.HttpServerRequest, allowance: number) =>
   Effect.gen(function* () {
     const staging = yield* MediaStorage.MediaStaging
-    const raw = NodeStream.fromReadable<MediaErrors.UploadTooLarge | CatalogErrors.ValidationFailed>(
+    const raw = NodeStream.fromReadable<MediaErrors.UploadTooLarge | Errors.ValidationFailed>(
       () => NodeHttpServerRequest.toIncomingMessage(request),
       () => invalid("$", "the request body could not be read"),
       { closeOnDone: false }
@@ -29,14 +29,14 @@ const readUpload = (request: HttpServerRequest.HttpServerRequest, allowance: num
       )
     )
     const headers = request.headers as Record<string, string>
-    const parts: Stream.Stream<Multipart.Part, Multipart.MultipartError | MediaErrors.UploadTooLarge | CatalogErrors.ValidationFailed> = Stream.pipeThroughChannel(
+    const parts: Stream.Stream<Multipart.Part, Multipart.MultipartError | MediaErrors.UploadTooLarge | Errors.ValidationFailed> = Stream.pipeThroughChannel(
       raw,
-      Multipart.makeChannel<MediaErrors.UploadTooLarge | CatalogErrors.ValidationFailed>(headers)
+      Multipart.makeChannel<MediaErrors.UploadTooLarge | Errors.ValidationFailed>(headers)
     )
     const fields: Record<string, string> = {}
     let staged: MediaStorage.StagedFile | undefined
     yield* Stream.runForEach(parts, (part) =>
-      Effect.gen(function* (): Effect.fn.Return<void, CatalogErrors.ValidationFailed | MediaErrors.UploadTooLarge | MediaErrors.StagingLimitReached | MediaErrors.MediaStorageError | Multipart.MultipartError> {
+      Effect.gen(function* (): Effect.fn.Return<void, Errors.ValidationFailed | MediaErrors.UploadTooLarge | MediaErrors.StagingLimitReached | MediaErrors.MediaStorageError | Multipart.MultipartError> {
         if (part._tag === "Field") {
           if (part.key in fields) return yield* invalid(`$.${part.key}`, "is sent more than once")
           fields[part.key] = part.value

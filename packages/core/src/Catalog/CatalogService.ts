@@ -18,15 +18,15 @@ import {
   RevisionConflict,
   RuleViolation,
   ScopeDenied
-} from "./CatalogErrors.js"
+} from "../Shared/Errors.js"
 import { CatalogRepository, type ListQuery } from "./CatalogRepository.js"
-import type { UpsertMode } from "./CommonFields.js"
+import type { UpsertMode } from "../Resources/CommonFields.js"
 import { Mappings, type MappingScope } from "./Mappings.js"
 import { renderRecord } from "./RecordView.js"
 import { findReferences, type FoundReference, jsonPath, replaceReferences } from "./ReferenceSlots.js"
-import type { ResourceName } from "./Resource.js"
-import type { Document, ResourceDefinition, RuleContext, Violation } from "./ResourceDefinition.js"
-import { definitions } from "./Resources.js"
+import type { ResourceName } from "../Resources/Resource.js"
+import type { Document, ResourceDefinition, RuleContext, Violation } from "../Resources/ResourceDefinition.js"
+import { definitions } from "../Resources/Registry.js"
 import type { StoredRecord } from "./StoredRecord.js"
 
 export type Outcome = "created" | "updated" | "unchanged"

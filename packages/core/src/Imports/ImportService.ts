@@ -2,15 +2,16 @@ import { Clock, Data, Effect, Option, Schedule, Schema } from "effect"
 import { Accounts } from "../Auth/Accounts.js"
 import { CurrentPrincipal, type Principal } from "../Auth/Principal.js"
 import { type BodyParts, bodyParts, missingScopes, pricesModeBody, requiredWriteScopes } from "../Catalog/Access.js"
-import { type PersistenceError, ScopeDenied } from "../Catalog/CatalogErrors.js"
+import { type PersistenceError, ScopeDenied } from "../Shared/Errors.js"
 import { CatalogService } from "../Catalog/CatalogService.js"
-import { UpsertMode } from "../Catalog/CommonFields.js"
+import { UpsertMode } from "../Resources/CommonFields.js"
 import { decodeUpsert, strictDecoding } from "../Catalog/Decode.js"
-import type { Document } from "../Catalog/ResourceDefinition.js"
-import { definitions } from "../Catalog/Resources.js"
+import type { Document } from "../Resources/ResourceDefinition.js"
+import { definitions } from "../Resources/Registry.js"
 import { type JobFailure, type JobRecord, type JobState, maxPendingPerConnection, queued, render, retryableStates, type StoredJob } from "../Jobs/Job.js"
 import { JobLimitReached, JobNotRetryable, LeaseLost } from "../Jobs/JobErrors.js"
 import { jobAccess } from "../Jobs/JobAccess.js"
+import type { JobKindHandler } from "../Jobs/JobKinds.js"
 import { JobStore } from "../Jobs/JobStore.js"
 import { Ids } from "../Shared/Ids.js"
 import type { Scope } from "../Shared/Scope.js"
@@ -362,6 +363,15 @@ export class ImportService extends Effect.Service<ImportService>()("@catalog-syn
         yield* requireScopes(principal, items.filter((item) => item.status !== "applied"))
       })
 
-    return { authorize, authorizeRetry, submit, process, report: reportOf, retry } as const
+    /** What import jobs are to the worker and the job endpoints. */
+    const jobKind: JobKindHandler = {
+      process,
+      counts: (page) => store.counts(page.map((job) => job.id)),
+      report: reportOf,
+      retry,
+      authorizeRetry
+    }
+
+    return { authorize, authorizeRetry, submit, process, report: reportOf, retry, jobKind } as const
   })
 }) {}

@@ -1,7 +1,7 @@
 import { Clock, Effect, Option } from "effect"
 import { Accounts } from "../Auth/Accounts.js"
 import { CurrentPrincipal, type Principal } from "../Auth/Principal.js"
-import { RecordNotFound, RevisionConflict, RuleViolation, ScopeDenied } from "../Catalog/CatalogErrors.js"
+import { RecordNotFound, RevisionConflict, RuleViolation, ScopeDenied } from "../Shared/Errors.js"
 import { CatalogRepository } from "../Catalog/CatalogRepository.js"
 import { Mappings } from "../Catalog/Mappings.js"
 import { ChangeLog } from "../Changes/ChangeLog.js"

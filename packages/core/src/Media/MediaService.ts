@@ -1,11 +1,12 @@
 import { Clock, Context, Duration, Effect, Option, ParseResult, Schema } from "effect"
 import { Accounts } from "../Auth/Accounts.js"
 import { CurrentPrincipal, type Principal } from "../Auth/Principal.js"
-import { RecordNotFound, ScopeDenied, ValidationFailed } from "../Catalog/CatalogErrors.js"
+import { RecordNotFound, ScopeDenied, ValidationFailed } from "../Shared/Errors.js"
 import { Mappings, type MappingScope } from "../Catalog/Mappings.js"
 import { ChangeLog, type ChangeOperation } from "../Changes/ChangeLog.js"
-import { type JobCounts, type JobFailure, maxPendingPerConnection, queued, render as renderJob, type StoredJob } from "../Jobs/Job.js"
-import { JobLimitReached } from "../Jobs/JobErrors.js"
+import { type JobCounts, type JobFailure, maxPendingPerConnection, queued, render as renderJob, retryableStates, type StoredJob } from "../Jobs/Job.js"
+import { JobLimitReached, JobNotRetryable } from "../Jobs/JobErrors.js"
+import type { JobKindHandler } from "../Jobs/JobKinds.js"
 import { jobAccess } from "../Jobs/JobAccess.js"
 import { JobStore } from "../Jobs/JobStore.js"
 import { type CompanyId, type ConnectionId, Ids, type RecordId } from "../Shared/Ids.js"
@@ -379,6 +380,60 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
         if (media.stagedKey !== null) yield* discard(media.stagedKey)
       })
 
-    return { authorize, stagingAllowance, upload, list, get, content, process } as const
+    const requireMediaWrite = Effect.flatMap(CurrentPrincipal, (principal) =>
+      principal.scopes.has("media:write")
+        ? Effect.void
+        : Effect.fail(new ScopeDenied({ message: "retrying a media job needs the scope media:write", required: ["media:write"] }))
+    )
+
+    /**
+     * A media job runs again as it was (its image is still staged); it needs media:write. It keeps its
+     * place in the queue, so the company's images still complete in upload order. A paused job is not
+     * held to the pending limit: the jobs queued behind it count toward that limit and cannot run
+     * before it, so refusing it would leave the company's processing stopped for good.
+     */
+    const retry = (job: StoredJob) =>
+      Effect.gen(function* () {
+        const principal = yield* CurrentPrincipal
+        yield* requireMediaWrite
+        const millis = yield* Clock.currentTimeMillis
+        const paused = job.state === "paused"
+        const requeue = yield* transactor.withTransaction(
+          jobs.requeue({ companyId: principal.company.id, connectionId: principal.connectionId }, job.id, {
+            // Only the state that was read: the limit exemption holds for a job that is still paused.
+            from: retryableStates.includes(job.state) ? [job.state] : retryableStates,
+            run: job.run + 1,
+            keyId: principal.keyId,
+            scopes: Array.from(principal.scopes),
+            nowMillis: millis,
+            at: new Date(millis).toISOString(),
+            maxPending: paused ? Number.POSITIVE_INFINITY : maxPendingPerConnection,
+            keepPlace: true
+          })
+        )
+        switch (requeue._tag) {
+          case "LimitReached":
+            return yield* new JobLimitReached({
+              message: `this connection has ${maxPendingPerConnection} pending (queued or running) jobs; retry when one has finished`,
+              limit: maxPendingPerConnection,
+              retry_after: 5
+            })
+          case "NotInState":
+            return yield* new JobNotRetryable({ message: `only failed or paused jobs can be retried; this job is ${requeue.state ?? job.state}`, state: requeue.state ?? job.state })
+          case "Requeued":
+            return jobView(requeue.job)
+        }
+      })
+
+    /** What media jobs are to the worker and the job endpoints: one image each, no report. */
+    const jobKind: JobKindHandler = {
+      process: (job, workerId) => process(job, workerId),
+      counts: (page) => Effect.succeed(new Map(page.map((job) => [job.id, mediaCounts(job)]))),
+      report: () => Effect.succeed(null),
+      retry,
+      authorizeRetry: () => requireMediaWrite
+    }
+
+    return { authorize, stagingAllowance, upload, list, get, content, process, jobKind } as const
   })
 }) {}

@@ -1,9 +1,9 @@
 import type { Effect, Schema } from "effect"
 import type { CompanySettings } from "../Auth/Company.js"
 import type { RecordId } from "../Shared/Ids.js"
-import type { Issue, PersistenceError, RuleReason } from "./CatalogErrors.js"
+import type { Issue, PersistenceError, RuleReason } from "../Shared/Errors.js"
 import type { ReferenceTarget, ResourceName } from "./Resource.js"
-import type { RecordIndex, StoredRecord } from "./StoredRecord.js"
+import type { RecordIndex, StoredRecord } from "../Catalog/StoredRecord.js"
 
 export type Document = Readonly<Record<string, unknown>>
 
