@@ -329,6 +329,10 @@ describe("MediaService", () => {
         expect(yield* media.stagingAllowance.pipe(as(a))).toBe(half)
         yield* media.upload(fields("h2"), yield* claimedSize(picture("h2"), half)).pipe(as(a))
         expect(yield* media.stagingAllowance.pipe(as(a))).toBe(0)
+        // Staging itself refuses once the allowance is used up, and keeps nothing of the refused file.
+        const before = world.staged.files().length
+        expect(yield* Effect.flip(media.stage(Stream.make(picture("h4"))).pipe(as(a)))).toMatchObject({ _tag: "StagingLimitReached" })
+        expect(world.staged.files()).toHaveLength(before)
         const over = yield* claimedSize(picture("h3"), 1)
         const refused = yield* Effect.flip(media.upload(fields("h3"), over).pipe(as(a)))
         expect(refused).toMatchObject({ _tag: "StagingLimitReached", retry_after: 10 })

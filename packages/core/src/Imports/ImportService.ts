@@ -12,10 +12,12 @@ import { type JobFailure, type JobRecord, type JobState, maxPendingPerConnection
 import { JobLimitReached, JobNotRetryable, LeaseLost } from "../Jobs/JobErrors.js"
 import { jobAccess } from "../Jobs/JobAccess.js"
 import type { JobKindHandler } from "../Jobs/JobKinds.js"
+import { JobSignal } from "../Jobs/JobSignal.js"
 import { JobStore } from "../Jobs/JobStore.js"
 import { Ids } from "../Shared/Ids.js"
 import type { Scope } from "../Shared/Scope.js"
 import { Transactor } from "../Shared/Transactor.js"
+import { command, runDirect } from "../Writes/WriteCommand.js"
 import { type ImportBody, type ImportReport, type RecordResult, report } from "./Import.js"
 import { type ImportCounts, type ImportItem, ImportStore } from "./ImportStore.js"
 import { type Attempt, type PlannedRecord, runPasses, runPassesInBatches } from "./ImportRunner.js"
@@ -143,6 +145,7 @@ export class ImportService extends Effect.Service<ImportService>()("@catalog-syn
     const transactor = yield* Transactor
     const accounts = yield* Accounts
     const ids = yield* Ids
+    const signal = yield* JobSignal
 
     const now = Effect.map(Clock.currentTimeMillis, (millis) => ({ millis, at: new Date(millis).toISOString() }))
 
@@ -211,11 +214,10 @@ export class ImportService extends Effect.Service<ImportService>()("@catalog-syn
      * POST /imports. Every record's write scopes are checked up front (403 listing the missing ones);
      * a dry run answers with its report, else the job is queued unless the connection has 20 pending.
      */
-    const submit = (body: ImportBody) =>
+    const applySubmit = (body: ImportBody) =>
       Effect.gen(function* () {
         const principal = yield* CurrentPrincipal
         const records: ReadonlyArray<PlannedRecord> = body.records.map((record, index) => ({ index, resource: record.resource, body: record.body }))
-        yield* requireScopes(principal, records)
         if (body.dry_run === true) return { _tag: "DryRun", report: yield* dryRun(records) } satisfies Submitted
         const { millis, at } = yield* now
         const job: StoredJob = queued(principal, "import", yield* ids.next, { millis, at })
@@ -326,7 +328,6 @@ export class ImportService extends Effect.Service<ImportService>()("@catalog-syn
         const items = yield* store.items(job.id)
         const from = retryableFrom(job, items)
         if (from.length === 0) return yield* notRetryable(job.state)
-        yield* requireScopes(principal, items.filter((item) => item.status !== "applied"))
         const { millis, at } = yield* now
         const scope = { companyId: principal.company.id, connectionId: principal.connectionId }
         const run = job.run + 1
@@ -372,6 +373,11 @@ export class ImportService extends Effect.Service<ImportService>()("@catalog-syn
       authorizeRetry
     }
 
-    return { authorize, authorizeRetry, submit, process, report: reportOf, retry, jobKind } as const
+    /** POST /imports as a write command (see `WriteRunner`): a queued job wakes an idle worker once committed. */
+    const submitCommand = (body: ImportBody) => command({ authorize: authorize(body), run: applySubmit(body), afterCommit: signal.notify })
+
+    const submit = (body: ImportBody) => runDirect(submitCommand(body))
+
+    return { authorize, authorizeRetry, submit, submitCommand, process, report: reportOf, retry, jobKind } as const
   })
 }) {}

@@ -22,7 +22,7 @@ export interface JobKindHandler {
   readonly counts: (jobs: ReadonlyArray<StoredJob>) => Effect.Effect<ReadonlyMap<string, JobCounts>, PersistenceError>
   /** The job's report as the calling principal may read it; null for a kind without one. */
   readonly report: (job: StoredJob) => Effect.Effect<ImportReport | null, PersistenceError, CurrentPrincipal>
-  /** Restarts the job for the calling principal (POST /jobs/{id}/retry). */
+  /** Restarts the job for the calling principal, once `authorizeRetry` passed (POST /jobs/{id}/retry). */
   readonly retry: (job: StoredJob) => Effect.Effect<JobRecord, RetryError, CurrentPrincipal>
   /** The retry's checks alone, run before an idempotent replay of the retry too. */
   readonly authorizeRetry: (job: StoredJob) => Effect.Effect<void, ScopeDenied | PersistenceError, CurrentPrincipal>

@@ -2,8 +2,10 @@ import { Effect, Option } from "effect"
 import { CurrentPrincipal } from "../Auth/Principal.js"
 import type { ImportReport } from "../Imports/Import.js"
 import { RecordNotFound } from "../Shared/Errors.js"
+import { command, runDirect } from "../Writes/WriteCommand.js"
 import { emptyCounts, type JobCounts, type JobKind, type JobRecord, render } from "./Job.js"
 import { JobKinds } from "./JobKinds.js"
+import { JobSignal } from "./JobSignal.js"
 import { JobStore } from "./JobStore.js"
 
 export interface JobPage {
@@ -26,6 +28,7 @@ export class JobService extends Effect.Service<JobService>()("@catalog-sync/core
   effect: Effect.gen(function* () {
     const jobs = yield* JobStore
     const kinds = yield* JobKinds
+    const signal = yield* JobSignal
 
     const scopeOf = Effect.map(CurrentPrincipal, (principal) => ({ companyId: principal.company.id, connectionId: principal.connectionId }))
 
@@ -64,11 +67,20 @@ export class JobService extends Effect.Service<JobService>()("@catalog-sync/core
         return { job: render(job, counts), report } satisfies JobDetail
       })
 
-    const retry = (id: string, kind?: JobKind) => Effect.flatMap(find(id, kind), (job) => kinds[job.kind].retry(job))
-
     /** Checks that the caller's connection owns the job and holds the scopes its retry needs. */
     const authorizeRetry = (id: string, kind?: JobKind) => Effect.flatMap(find(id, kind), (job) => kinds[job.kind].authorizeRetry(job))
 
-    return { list, get, retry, authorizeRetry } as const
+    /** POST /jobs/{id}/retry as a write command (see `WriteRunner`): the requeued job wakes an idle worker once committed. */
+    const retryCommand = (id: string, kind?: JobKind) =>
+      command({
+        authorize: authorizeRetry(id, kind),
+        run: Effect.flatMap(find(id, kind), (job) => kinds[job.kind].retry(job)),
+        afterCommit: signal.notify
+      })
+
+    /** Restarts a job of the caller's connection (the records not applied run again). */
+    const retry = (id: string, kind?: JobKind) => runDirect(retryCommand(id, kind))
+
+    return { list, get, retry, retryCommand, authorizeRetry } as const
   })
 }) {}
