@@ -2,7 +2,7 @@ import { HttpApiMiddleware, HttpApiSecurity, HttpApp, HttpServerRequest, HttpSer
 import { Accounts, ApiKey, Authenticate, Principal, RateLimiter } from "@catalog-sync/core"
 import { Context, Effect, Layer, Option, Schema, Tracer } from "effect"
 import { Forbidden, InternalError, ServiceUnavailable, TooManyRequests, Unauthorized } from "./ApiErrors.js"
-import { api } from "./Failures.js"
+import { api } from "./ErrorResponses.js"
 
 /**
  * Bearer-key authentication for every API endpoint but the OpenAPI document: resolves the principal,

@@ -1,9 +1,9 @@
 import { HttpServerRequest } from "@effect/platform"
-import type { IdempotencyStore, Principal, Transactor } from "@catalog-sync/core"
+import type { DomainError, IdempotencyStore, Principal, Transactor } from "@catalog-sync/core"
 import { type WriteCommand, WriteRunner } from "@catalog-sync/core"
 import { Effect } from "effect"
 import type { ApiError } from "./ApiErrors.js"
-import { api } from "./Failures.js"
+import { api } from "./ErrorResponses.js"
 import { requestId } from "./RequestId.js"
 
 /**
@@ -11,7 +11,7 @@ import { requestId } from "./RequestId.js"
  * request's method and path) and shapes the envelope: the result, `request_id` and, for a repeat of a
  * completed write, `replayed: true`.
  */
-export const writeEnvelope = <A extends object, E, R>(
+export const writeEnvelope = <A extends object, E extends DomainError, R>(
   idempotencyKey: string,
   payload: unknown,
   command: WriteCommand.WriteCommand<A, E, R>

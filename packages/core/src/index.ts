@@ -20,6 +20,7 @@ export * as CustomizationOption from "./CustomizationOption/CustomizationOption.
 export * as CustomizationType from "./CustomizationType/CustomizationType.js"
 export * as Decimal from "./Shared/Decimal.js"
 export * as Decode from "./Catalog/Decode.js"
+export type { DomainError, DomainErrorTag } from "./DomainError.js"
 export * as Idempotency from "./Idempotency/Idempotency.js"
 export * as IdempotencyStore from "./Idempotency/IdempotencyStore.js"
 export * as Ids from "./Shared/Ids.js"

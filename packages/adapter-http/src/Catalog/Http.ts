@@ -3,7 +3,7 @@ import { CatalogService, type IdempotencyStore, type Resource, type Transactor }
 import type { Authentication } from "../Authentication.js"
 import { Effect, Layer } from "effect"
 import { Api } from "../Api.js"
-import { api } from "../Failures.js"
+import { api } from "../ErrorResponses.js"
 import { writeEnvelope } from "../Writes.js"
 import { requestId } from "../RequestId.js"
 

@@ -3,7 +3,7 @@ import { type IdempotencyStore, InventoryService, type Transactor } from "@catal
 import { Effect, type Layer } from "effect"
 import type { Authentication } from "../Authentication.js"
 import { Api } from "../Api.js"
-import { api } from "../Failures.js"
+import { api } from "../ErrorResponses.js"
 import { writeEnvelope } from "../Writes.js"
 import { requestId } from "../RequestId.js"
 

@@ -4,7 +4,7 @@ import { Effect, type Layer } from "effect"
 import type { Authentication } from "../Authentication.js"
 import { Api } from "../Api.js"
 import type { ApiError } from "../ApiErrors.js"
-import { api } from "../Failures.js"
+import { api } from "../ErrorResponses.js"
 import { writeEnvelope } from "../Writes.js"
 import { requestId } from "../RequestId.js"
 
