@@ -44,7 +44,7 @@ export const cycleViolations = (id: RecordId, parentId: RecordId | null, ancesto
   return []
 }
 
-export const definition: ResourceDefinition = {
+export const definition: ResourceDefinition<typeof CategoryUpsert, typeof Category> = {
   name: "categories",
   label: "category",
   body: CategoryUpsert,

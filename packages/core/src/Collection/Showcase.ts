@@ -23,7 +23,7 @@ export const makeShowcase = (name: ResourceName, label: string, identifier: stri
     description: Schema.NullOr(Schema.String),
     image_id: Schema.NullOr(Schema.UUID)
   }).annotations({ identifier })
-  const definition: ResourceDefinition = {
+  const definition: ResourceDefinition<typeof upsert, typeof record> = {
     name,
     label,
     body: upsert,

@@ -30,7 +30,7 @@ export const CustomizationGroup = Schema.Struct({
   pricing_value: opt(Schema.NullOr(Schema.String))
 }).annotations({ identifier: "CustomizationGroup" })
 
-export const definition: ResourceDefinition = {
+export const definition: ResourceDefinition<typeof CustomizationGroupUpsert, typeof CustomizationGroup> = {
   name: "customization-groups",
   label: "customization group",
   body: CustomizationGroupUpsert,

@@ -33,7 +33,7 @@ export const CustomizationOption = Schema.Struct({
   pricing_value: opt(Schema.NullOr(Schema.String))
 }).annotations({ identifier: "CustomizationOption" })
 
-export const definition: ResourceDefinition = {
+export const definition: ResourceDefinition<typeof CustomizationOptionUpsert, typeof CustomizationOption> = {
   name: "customization-options",
   label: "customization option",
   body: CustomizationOptionUpsert,

@@ -23,7 +23,7 @@ export const CustomizationType = Schema.Struct({
   archived: Schema.Boolean
 }).annotations({ identifier: "CustomizationType" })
 
-export const definition: ResourceDefinition = {
+export const definition: ResourceDefinition<typeof CustomizationTypeUpsert, typeof CustomizationType> = {
   name: "customization-types",
   label: "customization type",
   body: CustomizationTypeUpsert,

@@ -205,7 +205,7 @@ const validate: ResourceDefinition["validate"] = (document, context) =>
     return violations
   })
 
-export const definition: ResourceDefinition = {
+export const definition: ResourceDefinition<typeof ProductUpsert, typeof Product> = {
   name: "products",
   label: "product",
   body: ProductUpsert,
