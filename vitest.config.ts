@@ -7,6 +7,7 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^@catalog-sync\/([a-z0-9-]+)\/testing$/, replacement: src("$1/src/testing.ts") },
+      { find: /^@catalog-sync\/client\/loader$/, replacement: src("client/src/loader.ts") },
       { find: /^@catalog-sync\/([a-z0-9-]+)$/, replacement: src("$1/src/index.ts") }
     ]
   },

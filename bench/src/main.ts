@@ -1,5 +1,6 @@
 /**
- * `npm run bench [-- --quick] [-- --only=get,list,upsert,deep,overload] [-- --profile]`
+ * `npm run bench [-- --quick] [-- --only=get,list,upsert,imports,deep,media,overload,loader,loader-memory] [-- --profile]`
+ * (`loader-memory`, over a generated 1 GiB input, runs only when named.)
  *
  * Starts the real server and baseline servers as child processes on loopback, drives them with
  * autocannon from this process (no pipelining, fixed connections), alternates the servers round by
@@ -16,6 +17,8 @@ import * as PgTesting from "@catalog-sync/adapter-pg/testing"
 import Database from "better-sqlite3"
 import { Effect, Exit, Scope } from "effect"
 import { type LoadRequest, type LoadResult, load, median } from "./load.js"
+import { scenarioLoader, scenarioLoaderMemory } from "./loader.js"
+import type { Row } from "./row.js"
 import { type Company, cloneProducts, copyDatabase, createTenants, query } from "./setup.js"
 
 const root = process.cwd()
@@ -252,21 +255,6 @@ const updateRequest = (companies: ReadonlyArray<Company>, revisions: Array<numbe
 
 // ---------------------------------------------------------------------------------------------------
 // measuring
-
-interface Row {
-  readonly scenario: string
-  readonly measure: string
-  readonly value: number
-  readonly unit: string
-  readonly baseline?: string
-  readonly baselineValue?: number
-  /** Median of the per-round ratios value/baseline (for costs: baseline/value flipped as noted). */
-  readonly ratio?: number
-  readonly target?: string
-  readonly met?: boolean
-  readonly note?: string
-  readonly rounds?: unknown
-}
 
 const rows: Array<Row> = []
 const warnings: Array<string> = []
@@ -774,6 +762,10 @@ const main = async () => {
 
     if (wanted("imports")) rows.push(...(await scenarioImports({ url: real.url, companies, db: mainDb, work })))
     if (wanted("imports") || wanted("imports-pg")) rows.push(...(await scenarioImportsPg({ url: real.url, companies, db: mainDb, work })))
+
+    const loaderContext = { root, work, quick, log, startServer: (name: string, env: Record<string, string>) => start(name, serverArgs(undefined), env) }
+    if (wanted("loader")) rows.push(...(await scenarioLoader(loaderContext)))
+    if (only?.includes("loader-memory") === true) rows.push(...(await scenarioLoaderMemory(loaderContext)))
 
     if (wanted("deep")) {
       // One company with 100k products and 100k changes, on a server whose limits are raised for the

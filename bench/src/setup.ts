@@ -21,7 +21,8 @@ export const createTenants = (
   count: number,
   keys: number,
   scopes: ReadonlyArray<string> = defaultScopes,
-  postgresUrl?: string
+  postgresUrl?: string,
+  languages: ReadonlyArray<string> = ["de"]
 ): Promise<Array<Company>> => {
   const config = {
     port: 0, host: "127.0.0.1", dataDir, databaseFile: Option.none(), shutdownTimeoutSeconds: 1, logLevel: LogLevel.Warning,
@@ -37,7 +38,7 @@ export const createTenants = (
         name: `Bench ${i}`,
         currency: "EUR",
         main_language: "en",
-        languages: ["de"],
+        languages: [...languages],
         tax_model: "inclusive",
         tax_rates: ["20"],
         storage_slug: `bench-${stamp}-${i}`,

@@ -6,6 +6,7 @@
  */
 import { HttpClient, type HttpClientError, HttpClientRequest, HttpClientResponse } from "@effect/platform"
 import { Clock, Duration, Effect, FiberRef, Random, Ref } from "effect"
+import type { Pacer } from "./Pacer.js"
 
 /** Retry policy; the defaults suit an interactive connector. */
 export interface RetryOptions {
@@ -30,6 +31,11 @@ export interface DisciplineOptions {
    * left of it instead of running into 429 (default 5; 0 turns pacing off).
    */
   readonly paceBelow?: number
+  /**
+   * Spaces every request (retries included) evenly over the rate window and learns from each response's
+   * RateLimit headers (see Pacer.ts); for steady senders such as the bulk loader.
+   */
+  readonly pacer?: Pacer
 }
 
 /** What happened to one call on the wire, so a failure can be told apart: never sent, or answered with what. */
@@ -121,11 +127,14 @@ export const discipline = (options: DisciplineOptions) => {
         const contentType = response.headers["content-type"]
         if (contentType !== undefined) trace.contentType = contentType
       }
+      if (options.pacer?.answered !== undefined) yield* options.pacer.answered(response.status)
       const remaining = parseSeconds(response.headers["ratelimit-remaining"])
       const reset = parseSeconds(response.headers["ratelimit-reset"])
       if (remaining === undefined || reset === undefined) return
       const now = yield* Clock.currentTimeMillis
       yield* Ref.set(window, { remaining, resetAt: now + reset * 1000 })
+      const limit = parseSeconds(response.headers["ratelimit-limit"])
+      if (options.pacer !== undefined && limit !== undefined) yield* options.pacer.observe({ limit, remaining, resetSeconds: reset }, now)
     })
 
   return (client: HttpClient.HttpClient): HttpClient.HttpClient =>
@@ -136,6 +145,7 @@ export const discipline = (options: DisciplineOptions) => {
       HttpClient.transform((send, request) => {
         const attempt = (n: number): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> =>
           pace.pipe(
+            Effect.zipRight(options.pacer?.take ?? Effect.void),
             Effect.zipRight(FiberRef.get(currentCall)),
             Effect.tap((trace) => void (trace === undefined ? undefined : (trace.sent = true))),
             Effect.zipRight(Effect.either(send)),

@@ -19,5 +19,6 @@ export type {
   WriteResult
 } from "./Client.js"
 export * as Discipline from "./Discipline.js"
+export * as Pacer from "./Pacer.js"
 export { CatalogSyncError, type ClientError, type ErrorCode, fromRaw, InvalidRequest, NetworkError, RevisionConflict, UnexpectedResponse } from "./Errors.js"
 export { createClient, type FollowChangesOptions, type PromiseClient } from "./Promise.js"

@@ -36,6 +36,7 @@ export const guideOrder = [
   "idempotency-and-retries",
   "sync-flow",
   "client",
+  "bulk-load",
   "imports-and-jobs",
   "imports",
   "jobs",

@@ -79,5 +79,8 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("a client
         conflict: { status: 409, code: "revision_conflict", currentRevision: 1 },
         invalid: { status: 422, code: "validation_failed", paths: ["$.external_id", "$.name"] }
       })
-    }))
+    }),
+    // Code generation and a TypeScript compile take seconds alone, a minute on a loaded machine.
+    120_000
+  )
 })

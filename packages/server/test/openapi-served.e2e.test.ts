@@ -87,7 +87,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("the serv
       const redoclyReport = JSON.parse(redocly.stdout) as Json
       expect(redoclyReport.problems.map((p: Json) => `${p.ruleId}: ${p.message}`)).toEqual([])
       expect(redoclyReport.totals).toEqual({ errors: 0, warnings: 0, ignored: 0 })
-    }), { timeout: 60_000 })
+    }), { timeout: 120_000 })
 
   it.effect("its request examples succeed, in order, against a live server", () =>
     Effect.gen(function* () {
