@@ -3,7 +3,7 @@ import { Accounts, ApiKey, Authenticate, Principal, RateLimiter } from "@catalog
 import { Clock, Context, Effect, FiberRef, Layer, Option, Tracer } from "effect"
 import { type ApiError, make } from "./ApiErrors.js"
 import { originOf, TrustedProxies } from "./ClientOrigin.js"
-import { api } from "./Failures.js"
+import { api } from "./ErrorResponses.js"
 import { requestId } from "./RequestId.js"
 
 /**

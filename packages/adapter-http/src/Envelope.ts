@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto"
 import { type ErrorDetail, type ErrorStatus, isApiError, statusOf } from "./ApiErrors.js"
 import { Admission, admittedPrincipal } from "./Admission.js"
 import { BodyTooLarge, maxJsonBytes, maxJsonDepth, maxMediaBodyBytes, nestsDeeperThan, readLimited, settleUnreadBody, withBody } from "./BodyLimit.js"
-import { renderDomainError } from "./ErrorMapping.js"
+import { isDomainError, renderDomainError } from "./ErrorResponses.js"
 import { CurrentRequestId } from "./RequestId.js"
 
 const respond = (requestId: string, status: ErrorStatus, error: ErrorDetail) => {
@@ -52,8 +52,10 @@ const renderCause = (requestId: string, cause: Cause.Cause<unknown>) => {
       const [status, detail] = decodeFailure(error)
       if (status !== 500) return Effect.succeed(respond(requestId, status, detail))
     }
-    const domain = renderDomainError(error)
-    if (domain !== undefined && domain.status !== 500) return Effect.succeed(respond(requestId, domain.status, domain.error))
+    if (isDomainError(error)) {
+      const domain = renderDomainError(error)
+      return Effect.succeed(respond(requestId, domain.status, domain.error))
+    }
     if (HttpServerError.isServerError(error) && error._tag === "RouteNotFound") {
       return Effect.succeed(respond(requestId, 404, { code: "route_not_found", message: "no such endpoint; see GET /api/v1/openapi.json" }))
     }

@@ -1,5 +1,5 @@
 import { type HttpApi, HttpApiBuilder } from "@effect/platform"
-import type { Accounts, CatalogService, ChangeFeed, IdempotencyStore, ImportService, InventoryService, JobService, MediaService, MediaStorage, RateLimiter, Transactor } from "@catalog-sync/core"
+import type { Accounts, CatalogService, ChangeFeed, IdempotencyStore, ImportService, InventoryService, JobService, MediaService, RateLimiter, Transactor } from "@catalog-sync/core"
 import type { Readiness } from "./System/Api.js"
 import { Layer } from "effect"
 import { Api } from "./Api.js"
@@ -36,7 +36,6 @@ export const ApiLive: Layer.Layer<
   | ImportService.ImportService
   | JobService.JobService
   | MediaService.MediaService
-  | MediaStorage.MediaStaging
   | IdempotencyStore.IdempotencyStore
   | Transactor.Transactor
   | Accounts.Accounts

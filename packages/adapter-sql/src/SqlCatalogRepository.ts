@@ -1,4 +1,4 @@
-import { CatalogErrors, CatalogRepository, Ids, Resource, type StoredRecord } from "@catalog-sync/core"
+import { Errors, CatalogRepository, Ids, Resource, type StoredRecord } from "@catalog-sync/core"
 import { SqlClient, type Statement, SqlSchema } from "@effect/sql"
 import { Array as Arr, type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
@@ -109,7 +109,7 @@ export const ancestorsStatement = (
       SELECT parent_id FROM chain WHERE parent_id IS NOT NULL AND depth <= ${params.maxDepth} ORDER BY depth`
 
 const revisionConflict = (id: string, current: number, expected: number) =>
-  new CatalogErrors.RevisionConflict({
+  new Errors.RevisionConflict({
     message: `record ${id} is at revision ${current}, not ${expected}`,
     current_revision: current,
     expected_revision: expected

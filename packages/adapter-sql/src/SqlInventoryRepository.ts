@@ -1,4 +1,4 @@
-import { CatalogErrors, Ids, Inventory, InventoryRepository } from "@catalog-sync/core"
+import { Errors, Ids, Inventory, InventoryRepository } from "@catalog-sync/core"
 import { SqlClient, type Statement, SqlSchema } from "@effect/sql"
 import { Array as Arr, type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
@@ -95,7 +95,7 @@ export const listStatement = (sql: SqlClient.SqlClient, params: typeof ListReque
 }
 
 const revisionConflict = (current: number, expected: number) =>
-  new CatalogErrors.RevisionConflict({
+  new Errors.RevisionConflict({
     message: `the balance is at revision ${current}, not ${expected}`,
     current_revision: current,
     expected_revision: expected

@@ -1,4 +1,4 @@
-import { CatalogErrors, Ids, Mappings } from "@catalog-sync/core"
+import { Errors, Ids, Mappings } from "@catalog-sync/core"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Array as Arr, type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
@@ -113,13 +113,13 @@ export const make: Effect.Effect<Context.Tag.Service<typeof Mappings.Mappings>, 
         const conflicts = yield* findConflicts(row)
         // The external id is checked first, as in the in-memory reference: it is what the client sent.
         if (conflicts.some((c) => c.external_id === row.external_id)) {
-          return yield* new CatalogErrors.MappingConflict({
+          return yield* new Errors.MappingConflict({
             reason: "external_id_taken",
             message: `external_id ${JSON.stringify(row.external_id)} is already mapped`
           })
         }
         if (conflicts.some((c) => c.record_id === row.record_id)) {
-          return yield* new CatalogErrors.MappingConflict({
+          return yield* new Errors.MappingConflict({
             reason: "record_already_mapped",
             message: `record ${row.record_id} is already mapped`
           })

@@ -1,4 +1,4 @@
-import { type CatalogErrors, Transactor } from "@catalog-sync/core"
+import { type Errors, Transactor } from "@catalog-sync/core"
 import { SqlClient } from "@effect/sql"
 import { type Context, Effect, Layer } from "effect"
 import { inTransaction } from "./internal/transaction.js"
@@ -9,7 +9,7 @@ import { inTransaction } from "./internal/transaction.js"
  */
 export const make: Effect.Effect<Context.Tag.Service<typeof Transactor.Transactor>, never, SqlClient.SqlClient> = Effect.map(SqlClient.SqlClient, (sql) =>
   Transactor.Transactor.of({
-    withTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | CatalogErrors.PersistenceError, R> =>
+    withTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | Errors.PersistenceError, R> =>
       inTransaction(sql)(effect).pipe(
         Effect.withSpan("Transactor.withTransaction", { captureStackTrace: false })
       )

@@ -1,11 +1,11 @@
 import type { SqlClient, SqlError } from "@effect/sql"
 import { Migrator } from "@effect/sql"
 import type { Effect } from "effect"
+import type { EngineMigrations } from "@catalog-sync/adapter-sql"
 import catalog from "./migrations/0001_catalog.js"
 import accounts from "./migrations/0002_accounts.js"
 import inventory from "./migrations/0004_inventory.js"
 import changeFeed from "./migrations/0005_change_feed.js"
-// Jobs came after 0005 in history: a database already at 0005 must still get them, so they run sixth.
 import jobs from "./migrations/0006_jobs.js"
 import media from "./migrations/0007_media.js"
 import bundleComponents from "./migrations/0008_bundle_components.js"
@@ -13,10 +13,10 @@ import idempotencyRunning from "./migrations/0009_idempotency_running.js"
 import jobsByState from "./migrations/0010_jobs_by_state.js"
 
 /**
- * The SQLite migrations, keyed `<id>_<name>` as `Migrator.fromRecord` expects. Imported statically: a
- * bundled build has no migrations folder to scan. Append new ones; never edit an applied one.
+ * The SQLite implementation of every migration that adapter-sql lists (`migrationNames`). Imported
+ * statically: a bundled build has no migrations folder to scan.
  */
-export const migrations: Record<string, Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient>> = {
+export const migrations: EngineMigrations = {
   "0001_catalog": catalog,
   "0002_accounts": accounts,
   "0004_inventory": inventory,

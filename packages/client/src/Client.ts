@@ -143,7 +143,7 @@ export const make = (options: ClientOptions) =>
       call(Effect.map(group(resource).get({ path: { id } }), (response) => response.record))
 
     const upsert = <R extends CatalogResource>(resource: R, body: BodyOf<R>, write: WriteOptions = {}): Effect.Effect<WriteResult<R>, ClientError> =>
-      call(group(resource).upsert({ payload: body, headers: { "idempotency-key": write.idempotencyKey ?? freshKey() } }))
+      call(group(resource).upsert({ payload: body, headers: { "idempotency-key": write.idempotencyKey ?? freshKey() } })) as Effect.Effect<WriteResult<R>, ClientError>
 
     const archiveProduct = (id: string, expectedRevision: number, write: WriteOptions = {}): Effect.Effect<WriteResult<"products">, ClientError> =>
       call(
@@ -152,7 +152,7 @@ export const make = (options: ClientOptions) =>
           payload: { expected_revision: expectedRevision },
           headers: { "idempotency-key": write.idempotencyKey ?? freshKey() }
         })
-      )
+      ) as Effect.Effect<WriteResult<"products">, ClientError>
 
     /** Finds the record this connection maps to `externalId`, if any. */
     const findByExternalId = <R extends CatalogResource>(resource: R, externalId: string): Effect.Effect<Option.Option<RecordOf<R>>, ClientError> =>

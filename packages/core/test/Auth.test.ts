@@ -1,7 +1,7 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
 import * as fc from "fast-check"
-import { Admin } from "../src/Auth/Admin.js"
+import { Admin } from "../src/Admin/AccountsAdmin.js"
 import { constantTimeEqual, generate, hashSecret, parse } from "../src/Auth/ApiKey.js"
 import { authenticate } from "../src/Auth/Authenticate.js"
 import { IdsLive } from "../src/Shared/Ids.js"

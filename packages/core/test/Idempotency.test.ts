@@ -1,6 +1,6 @@
 import { expect, layer } from "@effect/vitest"
 import { Deferred, Duration, Effect, Exit, Fiber, Layer, TestClock } from "effect"
-import { PersistenceError } from "../src/Catalog/CatalogErrors.js"
+import { PersistenceError } from "../src/Shared/Errors.js"
 import { CatalogService } from "../src/Catalog/CatalogService.js"
 import { ClaimLease, runIdempotent } from "../src/Idempotency/Idempotency.js"
 import { IdempotencyStore } from "../src/Idempotency/IdempotencyStore.js"

@@ -4,6 +4,7 @@ import { CatalogService } from "../src/Catalog/CatalogService.js"
 import type { ImportBody } from "../src/Imports/Import.js"
 import { ImportService, recordsPerTransaction } from "../src/Imports/ImportService.js"
 import { Accounts } from "../src/Auth/Accounts.js"
+import { JobKinds } from "../src/Jobs/JobKinds.js"
 import { JobService } from "../src/Jobs/JobService.js"
 import { JobStore } from "../src/Jobs/JobStore.js"
 import { IdsLive } from "../src/Shared/Ids.js"
@@ -11,7 +12,14 @@ import type { Scope } from "../src/Shared/Scope.js"
 import { InMemory, InMemoryJobs } from "../src/testing.js"
 import { anotherKey, as, list, registeredTenant, upsert, uuid } from "./support.js"
 
+/** Imports alone register a job kind here: no media job is ever made. */
+const ImportJobsOnly = Layer.effect(
+  JobKinds,
+  Effect.map(ImportService, (imports) => ({ import: imports.jobKind, media: { ...imports.jobKind, process: () => Effect.dieMessage("no media jobs in these tests") } }))
+)
+
 const TestLayer = Layer.mergeAll(JobService.Default).pipe(
+  Layer.provideMerge(ImportJobsOnly),
   Layer.provideMerge(ImportService.Default),
   Layer.provideMerge(CatalogService.Default),
   Layer.provideMerge(Layer.mergeAll(InMemory.layer, InMemoryJobs.layer, InMemory.accountsLayer)),

@@ -2,11 +2,10 @@ import { expect, it } from "@effect/vitest"
 import { Duration, Effect, Exit, Fiber, Layer, Option, Scope, TestClock } from "effect"
 import type { CompanyId, ConnectionId } from "../src/Shared/Ids.js"
 import { IdsLive } from "../src/Shared/Ids.js"
-import { ImportService } from "../src/Imports/ImportService.js"
 import { queued } from "../src/Jobs/Job.js"
+import { type JobKindHandler, JobKinds } from "../src/Jobs/JobKinds.js"
 import { JobStore } from "../src/Jobs/JobStore.js"
 import { runWorkers } from "../src/Jobs/JobWorker.js"
-import { MediaService } from "../src/Media/MediaService.js"
 import { InMemoryJobs } from "../src/testing.js"
 import { uuid } from "./support.js"
 
@@ -19,10 +18,14 @@ const SlowClaims = Layer.effect(
 ).pipe(Layer.provideMerge(InMemoryJobs.layer))
 
 /** Processing that never ends: the worker holds the job until it is stopped. */
-const Busy = Layer.mergeAll(
-  Layer.succeed(ImportService, { process: () => Effect.never } as unknown as ImportService),
-  Layer.succeed(MediaService, { process: () => Effect.never } as unknown as MediaService)
-)
+const neverEnds: JobKindHandler = {
+  process: () => Effect.never,
+  counts: () => Effect.succeed(new Map()),
+  report: () => Effect.succeed(null),
+  retry: () => Effect.dieMessage("not in this test"),
+  authorizeRetry: () => Effect.void
+}
+const Busy = Layer.succeed(JobKinds, { import: neverEnds, media: neverEnds })
 
 it.effect("a worker stopped while its claim is in flight gives the job back at once, not after its lease", () =>
   Effect.gen(function* () {

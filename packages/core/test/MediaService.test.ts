@@ -5,7 +5,8 @@ import type { Principal } from "../src/Auth/Principal.js"
 import { CatalogService } from "../src/Catalog/CatalogService.js"
 import { ImportService } from "../src/Imports/ImportService.js"
 import { Accounts } from "../src/Auth/Accounts.js"
-import { JobAdmin } from "../src/Jobs/JobAdmin.js"
+import { JobAdmin } from "../src/Admin/JobAdmin.js"
+import * as JobKinds from "../src/Jobs/JobKinds.js"
 import { JobService } from "../src/Jobs/JobService.js"
 import { JobStore } from "../src/Jobs/JobStore.js"
 import { ImageProcessor } from "../src/Media/ImageProcessor.js"
@@ -55,7 +56,9 @@ const makeWorld = Effect.gen(function* () {
     Layer.succeed(MediaStorage, guarded),
     Layer.succeed(ImageProcessor, images)
   )
-  const layer = Layer.mergeAll(JobService.Default, MediaService.Default, JobAdmin.Default).pipe(
+  const layer = Layer.mergeAll(JobService.Default, JobAdmin.Default).pipe(
+    Layer.provideMerge(JobKinds.layer),
+    Layer.provideMerge(MediaService.Default),
     Layer.provideMerge(ImportService.Default),
     Layer.provideMerge(CatalogService.Default),
     Layer.provideMerge(ports),
@@ -326,6 +329,10 @@ describe("MediaService", () => {
         expect(yield* media.stagingAllowance.pipe(as(a))).toBe(half)
         yield* media.upload(fields("h2"), yield* claimedSize(picture("h2"), half)).pipe(as(a))
         expect(yield* media.stagingAllowance.pipe(as(a))).toBe(0)
+        // Staging itself refuses once the allowance is used up, and keeps nothing of the refused file.
+        const before = world.staged.files().length
+        expect(yield* Effect.flip(media.stage(Stream.make(picture("h4"))).pipe(as(a)))).toMatchObject({ _tag: "StagingLimitReached" })
+        expect(world.staged.files()).toHaveLength(before)
         const over = yield* claimedSize(picture("h3"), 1)
         const refused = yield* Effect.flip(media.upload(fields("h3"), over).pipe(as(a)))
         expect(refused).toMatchObject({ _tag: "StagingLimitReached", retry_after: 10 })

@@ -5,7 +5,7 @@ import { PortalHttp } from "@catalog-sync/portal"
 import { layer as pgPorts } from "@catalog-sync/adapter-pg"
 import { type PersistencePorts, layer as sqlPorts, SqlRateLimiter } from "@catalog-sync/adapter-sql"
 import { layer as sqlitePorts } from "@catalog-sync/adapter-sqlite"
-import { CatalogService, ChangeFeed, Idempotency, IdempotencyStore, Ids, ImportService, InMemoryRateLimiter, InventoryService, JobService, JobSignal, JobStore, JobWorker, MediaService, MediaStagingSweep } from "@catalog-sync/core"
+import { CatalogService, ChangeFeed, Idempotency, IdempotencyStore, Ids, ImportService, InMemoryRateLimiter, InventoryService, JobKinds, JobService, JobSignal, JobStore, JobWorker, MediaService, MediaStagingSweep } from "@catalog-sync/core"
 import { SharpImageProcessor } from "@catalog-sync/adapter-image-sharp"
 import { FsMediaStorage } from "@catalog-sync/adapter-storage-fs"
 import type { S3Settings } from "@catalog-sync/adapter-storage-s3"
@@ -230,6 +230,7 @@ const ClaimLeaseLive = Layer.effect(Idempotency.ClaimLease, secondsSetting("IDEM
 
 /** Imports, media, jobs and their workers. */
 const JobsLive = Layer.mergeAll(JobService.JobService.Default, JobWorkersLive).pipe(
+  Layer.provideMerge(JobKinds.layer),
   Layer.provideMerge(ImportService.ImportService.Default),
   Layer.provideMerge(MediaService.MediaService.Default.pipe(Layer.provide(ProcessingTimeoutLive))),
   Layer.provideMerge(CatalogService.CatalogService.Default)

@@ -44,7 +44,8 @@ const serve = (bundle: string, env: Record<string, string>) =>
     for (let i = 0; ; i++) {
       const ready = yield* Effect.promise(() => fetch(`${url}/ready`).then((r) => r.status, () => 0))
       if (ready === 200) break
-      if (i > 200 || child.exitCode !== null) throw new Error(`the server did not start:\n${output}`)
+      // A loaded machine (CI runs suites in parallel) may take tens of seconds to start the bundle.
+      if (i > 1200 || child.exitCode !== null) throw new Error(`the server did not start:\n${output}`)
       yield* Effect.sleep("50 millis")
     }
     return { url, child }

@@ -3,8 +3,8 @@ import { CatalogService, type IdempotencyStore, type Resource, type Transactor }
 import type { Authentication } from "../Authentication.js"
 import { Effect, Layer } from "effect"
 import { Api } from "../Api.js"
-import { api } from "../Failures.js"
-import { idempotentWrite } from "../Idempotent.js"
+import { api } from "../ErrorResponses.js"
+import { writeEnvelope } from "../Writes.js"
 import { requestId } from "../RequestId.js"
 
 type CatalogGroupName =
@@ -65,13 +65,13 @@ const catalogHandlers = (group: CatalogGroupName, resource: Resource.ResourceNam
           })
         )
         .handle("upsert", ({ payload, headers }: { payload: Record<string, unknown>; headers: { "idempotency-key": string } }) =>
-          idempotentWrite(headers["idempotency-key"], payload, catalog.upsert(resource, payload), catalog.authorizeUpsert(resource, payload))
+          writeEnvelope(headers["idempotency-key"], payload, catalog.upsertCommand(resource, payload))
         )
       return resource === "products"
         ? base.handle(
             "archive",
             ({ path, payload, headers }: { path: { id: string }; payload: { expected_revision: number }; headers: { "idempotency-key": string } }) =>
-              idempotentWrite(headers["idempotency-key"], payload, catalog.archive(path.id as never, payload.expected_revision), catalog.authorizeArchive)
+              writeEnvelope(headers["idempotency-key"], payload, catalog.archiveCommand(path.id as never, payload.expected_revision))
           )
         : base
     })) as never

@@ -2,7 +2,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { ChangeFeed } from "@catalog-sync/core"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
-import { api } from "../Failures.js"
+import { api } from "../ErrorResponses.js"
 import { requestId } from "../RequestId.js"
 
 export const ChangesHttpLive = HttpApiBuilder.group(Api, "changes", (handlers) =>

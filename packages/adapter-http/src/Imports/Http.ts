@@ -1,9 +1,9 @@
 import { HttpApiBuilder, type HttpApiGroup } from "@effect/platform"
-import { type IdempotencyStore, ImportService, JobService, JobSignal, type Transactor } from "@catalog-sync/core"
+import { type IdempotencyStore, ImportService, JobService, type Transactor, WriteCommand } from "@catalog-sync/core"
 import { Effect, type Layer } from "effect"
 import type { Authentication } from "../Authentication.js"
 import { Api } from "../Api.js"
-import { idempotentWrite } from "../Idempotent.js"
+import { writeEnvelope } from "../Writes.js"
 import { jobHandlers } from "../Jobs/Http.js"
 
 /** Handlers of POST /imports and of the import jobs under /imports. */
@@ -14,21 +14,17 @@ export const ImportsHttpLive: Layer.Layer<
 > = HttpApiBuilder.group(Api, "imports", (handlers) =>
   Effect.gen(function* () {
     const imports = yield* ImportService.ImportService
-    const signal = yield* JobSignal.JobSignal
-    const endpoints = jobHandlers(yield* JobService.JobService, "import", signal)
+    const endpoints = jobHandlers(yield* JobService.JobService, "import")
     return handlers
       .handle("list", endpoints.list)
       .handle("get", endpoints.get)
       .handle("retry", endpoints.retry)
       .handle("submit", ({ headers, payload }) =>
-        idempotentWrite(
+        writeEnvelope(
           headers["idempotency-key"],
           payload,
-          Effect.map(imports.submit(payload), (submitted) =>
-            submitted._tag === "DryRun" ? { report: submitted.report } : { job: submitted.job }
-          ),
-          imports.authorize(payload)
-        ).pipe(Effect.tap(() => signal.notify))
+          WriteCommand.map(imports.submitCommand(payload), (submitted) => (submitted._tag === "DryRun" ? { report: submitted.report } : { job: submitted.job }))
+        )
       )
   })
 )

@@ -3,8 +3,8 @@ import { type IdempotencyStore, InventoryService, type Transactor } from "@catal
 import { Effect, type Layer } from "effect"
 import type { Authentication } from "../Authentication.js"
 import { Api } from "../Api.js"
-import { api } from "../Failures.js"
-import { idempotentWrite } from "../Idempotent.js"
+import { api } from "../ErrorResponses.js"
+import { writeEnvelope } from "../Writes.js"
 import { requestId } from "../RequestId.js"
 
 /** Handlers of the inventory endpoints: they only call core and shape envelopes. */
@@ -36,6 +36,6 @@ export const InventoryHttpLive: Layer.Layer<
           return { request_id: yield* requestId, record }
         })
       )
-      .handle("write", ({ headers, payload }) => idempotentWrite(headers["idempotency-key"], payload, inventory.write(payload), inventory.authorizeWrite))
+      .handle("write", ({ headers, payload }) => writeEnvelope(headers["idempotency-key"], payload, inventory.writeCommand(payload)))
   })
 )

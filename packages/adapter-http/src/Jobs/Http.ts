@@ -1,11 +1,11 @@
 import { HttpApiBuilder, type HttpApiGroup, type HttpServerRequest } from "@effect/platform"
-import { type IdempotencyStore, type Job, JobService, JobSignal, type Principal, type Transactor } from "@catalog-sync/core"
+import { type IdempotencyStore, type Job, JobService, type Principal, type Transactor, WriteCommand } from "@catalog-sync/core"
 import { Effect, type Layer } from "effect"
 import type { Authentication } from "../Authentication.js"
 import { Api } from "../Api.js"
 import type { ApiError } from "../ApiErrors.js"
-import { api } from "../Failures.js"
-import { idempotentWrite } from "../Idempotent.js"
+import { api } from "../ErrorResponses.js"
+import { writeEnvelope } from "../Writes.js"
 import { requestId } from "../RequestId.js"
 
 type Handler<I, A> = (input: I) => Effect.Effect<A, ApiError, Principal.CurrentPrincipal | HttpServerRequest.HttpServerRequest | IdempotencyStore.IdempotencyStore | Transactor.Transactor>
@@ -13,8 +13,7 @@ type Handler<I, A> = (input: I) => Effect.Effect<A, ApiError, Principal.CurrentP
 /** The list / get / retry handlers of a job group; `kind` narrows /imports to import jobs. */
 export const jobHandlers = (
   jobs: JobService.JobService,
-  kind: Job.JobKind | undefined,
-  signal: JobSignal.JobSignal["Type"]
+  kind: Job.JobKind | undefined
 ): {
   readonly list: Handler<{ readonly urlParams: { readonly limit?: number | undefined; readonly cursor?: string | undefined } }, JobService.JobPage & { readonly request_id: string }>
   readonly get: Handler<{ readonly path: { readonly id: string } }, JobService.JobDetail & { readonly request_id: string }>
@@ -34,10 +33,7 @@ export const jobHandlers = (
       return { request_id: yield* requestId, ...detail }
     }),
   retry: ({ path, headers }: { readonly path: { readonly id: string }; readonly headers: { readonly "idempotency-key": string } }) =>
-    idempotentWrite(headers["idempotency-key"], {}, Effect.map(jobs.retry(path.id, kind), (job) => ({ job })), jobs.authorizeRetry(path.id, kind)).pipe(
-      // After the write's transaction: the requeued job is visible to the worker it wakes.
-      Effect.tap(() => signal.notify)
-    )
+    writeEnvelope(headers["idempotency-key"], {}, WriteCommand.map(jobs.retryCommand(path.id, kind), (job) => ({ job })))
 })
 
 /** Handlers of GET /jobs, GET /jobs/{id} and POST /jobs/{id}/retry. */
@@ -47,7 +43,7 @@ export const JobsHttpLive: Layer.Layer<
   JobService.JobService | IdempotencyStore.IdempotencyStore | Transactor.Transactor | Authentication
 > = HttpApiBuilder.group(Api, "jobs", (handlers) =>
   Effect.gen(function* () {
-    const endpoints = jobHandlers(yield* JobService.JobService, undefined, yield* JobSignal.JobSignal)
+    const endpoints = jobHandlers(yield* JobService.JobService, undefined)
     return handlers.handle("list", endpoints.list).handle("get", endpoints.get).handle("retry", endpoints.retry)
   })
 )

@@ -1,17 +1,17 @@
 import { HttpApiBuilder, type HttpApiGroup, HttpServerRequest, HttpServerResponse, Multipart } from "@effect/platform"
 import { NodeHttpServerRequest, NodeStream } from "@effect/platform-node"
-import { CatalogErrors, type IdempotencyStore, JobSignal, Media, MediaErrors, MediaService, MediaStorage, type Transactor } from "@catalog-sync/core"
-import { Effect, type Layer, Option, Ref, Schema, Stream } from "effect"
+import { Errors, type IdempotencyStore, Media, MediaErrors, MediaService, type MediaStorage, type Transactor, WriteCommand } from "@catalog-sync/core"
+import { Effect, type Layer, Option, Schema, Stream } from "effect"
 import type { Authentication } from "../Authentication.js"
 import { Api } from "../Api.js"
 import * as ApiErrors from "../ApiErrors.js"
-import { api } from "../Failures.js"
-import { idempotentWrite } from "../Idempotent.js"
+import { api } from "../ErrorResponses.js"
+import { writeEnvelope } from "../Writes.js"
 import { IdempotencyHeaders } from "../Common.js"
 import { requestId } from "../RequestId.js"
 import { maxMediaBodyBytes } from "../BodyLimit.js"
 
-const invalid = (path: string, message: string) => new CatalogErrors.ValidationFailed({ message: "the form is not valid", issues: [{ path, message }] })
+const invalid = (path: string, message: string) => new Errors.ValidationFailed({ message: "the form is not valid", issues: [{ path, message }] })
 
 /** The form's fields (spec 2.13); with the one file part, the most parts a valid upload has. */
 const knownFields: ReadonlySet<string> = new Set(["external_id", "name", "purpose"])
@@ -36,11 +36,10 @@ const multipartRefusal = (error: Multipart.MultipartError) => {
   }
 }
 
-/** Reads the multipart body as it streams: fields in memory, the one file part straight to staging. */
-const readUpload = (request: HttpServerRequest.HttpServerRequest, allowance: number) =>
+/** Reads the multipart body as it streams: fields in memory, the one file part into core's staging. */
+const readUpload = (request: HttpServerRequest.HttpServerRequest, media: MediaService.MediaService) =>
   Effect.gen(function* () {
-    const staging = yield* MediaStorage.MediaStaging
-    const raw = NodeStream.fromReadable<MediaErrors.UploadTooLarge | CatalogErrors.ValidationFailed>(
+    const raw = NodeStream.fromReadable<MediaErrors.UploadTooLarge | Errors.ValidationFailed>(
       () => NodeHttpServerRequest.toIncomingMessage(request),
       () => invalid("$", "the request body could not be read"),
       { closeOnDone: false }
@@ -52,14 +51,14 @@ const readUpload = (request: HttpServerRequest.HttpServerRequest, allowance: num
       )
     )
     const headers = request.headers as Record<string, string>
-    const parts: Stream.Stream<Multipart.Part, Multipart.MultipartError | MediaErrors.UploadTooLarge | CatalogErrors.ValidationFailed> = Stream.pipeThroughChannel(
+    const parts: Stream.Stream<Multipart.Part, Multipart.MultipartError | MediaErrors.UploadTooLarge | Errors.ValidationFailed> = Stream.pipeThroughChannel(
       raw,
-      Multipart.makeChannel<MediaErrors.UploadTooLarge | CatalogErrors.ValidationFailed>(headers)
+      Multipart.makeChannel<MediaErrors.UploadTooLarge | Errors.ValidationFailed>(headers)
     )
     const fields: Record<string, string> = {}
     let staged: MediaStorage.StagedFile | undefined
     yield* Stream.runForEach(parts, (part) =>
-      Effect.gen(function* (): Effect.fn.Return<void, CatalogErrors.ValidationFailed | MediaErrors.RemoteUrlNotAccepted | MediaErrors.UploadTooLarge | MediaErrors.StagingLimitReached | MediaErrors.MediaStorageError | Multipart.MultipartError> {
+      Effect.gen(function* () {
         if (part._tag === "Field") {
           // Refused as it arrives: nothing after an unknown or repeated field is read or staged.
           yield* MediaService.refuseRemoteUrls({ [part.key]: part.value })
@@ -72,30 +71,13 @@ const readUpload = (request: HttpServerRequest.HttpServerRequest, allowance: num
         }
         if (part.key !== "file") return yield* Effect.zipRight(Stream.runDrain(part.content), invalid(`$.${part.key}`, "the file part must be named file"))
         if (staged !== undefined) return yield* Effect.zipRight(Stream.runDrain(part.content), invalid("$.file", "one file per request"))
-        const content = part.content.pipe(
-          Stream.mapAccumEffect(0, (total, chunk: Uint8Array): Effect.Effect<readonly [number, Uint8Array], MediaErrors.UploadTooLarge | MediaErrors.StagingLimitReached> => {
-            const next = total + chunk.length
-            if (next > Media.maxUploadBytes) {
-              return Effect.fail(new MediaErrors.UploadTooLarge({ message: `images are limited to ${Media.maxUploadBytes} bytes`, limit: Media.maxUploadBytes }))
-            }
-            if (next > allowance) {
-              return Effect.fail(
-                new MediaErrors.StagingLimitReached({
-                  message: `this connection has ${Media.maxStagedBytesPerConnection} bytes of images waiting to be processed; retry when some are done`,
-                  retry_after: MediaService.stagingRetryAfterSeconds
-                })
-              )
-            }
-            return Effect.succeed([next, chunk] as const)
-          })
-        )
-        staged = yield* staging.write(content)
+        staged = yield* media.stage(part.content)
       })
     ).pipe(
       Multipart.withLimits(formLimits),
       Effect.catchTag("MultipartError", (error) => Effect.fail(multipartRefusal(error))),
       // A refusal after the file part was staged (a second file, the body over its limit) keeps nothing.
-      Effect.tapErrorCause(() => (staged === undefined ? Effect.void : Effect.ignore(staging.remove(staged.key))))
+      Effect.tapErrorCause(() => (staged === undefined ? Effect.void : Effect.ignore(media.discard(staged.key))))
     )
     if (staged === undefined) {
       yield* MediaService.refuseRemoteUrls(fields)
@@ -108,12 +90,10 @@ const readUpload = (request: HttpServerRequest.HttpServerRequest, allowance: num
 export const MediaHttpLive: Layer.Layer<
   HttpApiGroup.ApiGroup<"catalog-sync", "media">,
   never,
-  MediaService.MediaService | MediaStorage.MediaStaging | IdempotencyStore.IdempotencyStore | Transactor.Transactor | Authentication
+  MediaService.MediaService | IdempotencyStore.IdempotencyStore | Transactor.Transactor | Authentication
 > = HttpApiBuilder.group(Api, "media", (handlers) =>
   Effect.gen(function* () {
     const media = yield* MediaService.MediaService
-    const staging = yield* MediaStorage.MediaStaging
-    const signal = yield* JobSignal.JobSignal
     return handlers
       .handleRaw("upload", ({ request }) =>
         Effect.gen(function* () {
@@ -124,19 +104,14 @@ export const MediaHttpLive: Layer.Layer<
               )
             )
           )
+          // Checked before the body is read: a refused upload stages nothing.
           yield* api(media.authorize("media:write"))
-          const allowance = yield* api(media.stagingAllowance)
-          const { fields, staged } = yield* api(readUpload(request, allowance))
-          const used = yield* Ref.make(false)
-          const write = Effect.zipRight(
-            Ref.set(used, true),
-            Effect.map(media.upload(fields, staged), (job) => ({ job }))
+          const { fields, staged } = yield* api(readUpload(request, media))
+          const result = yield* writeEnvelope(
+            key["idempotency-key"],
+            { ...fields, file_sha256: staged.sha256 },
+            WriteCommand.map(media.uploadCommand(fields, staged), (job) => ({ job }))
           )
-          const result = yield* idempotentWrite(key["idempotency-key"], { ...fields, file_sha256: staged.sha256 }, write).pipe(
-            Effect.ensuring(Effect.flatMap(Ref.get(used), (ran) => (ran ? Effect.void : Effect.ignore(staging.remove(staged.key)))))
-          )
-          // After the write's transaction: the queued job is visible to the worker it wakes.
-          yield* signal.notify
           return HttpServerResponse.unsafeJson(result, { status: 202 })
         })
       )

@@ -1,4 +1,4 @@
-import { CatalogErrors } from "@catalog-sync/core"
+import { Errors } from "@catalog-sync/core"
 import { SqlError } from "@effect/sql"
 import { Effect, ParseResult } from "effect"
 
@@ -57,11 +57,11 @@ export const classify = (error: SqlError.SqlError): Failure => {
 }
 
 /** A driver failure as the port's error channel sees it: a PersistenceError, or a defect. */
-export const fromSqlError = (error: SqlError.SqlError): Effect.Effect<never, CatalogErrors.PersistenceError> => {
+export const fromSqlError = (error: SqlError.SqlError): Effect.Effect<never, Errors.PersistenceError> => {
   const failure = classify(error)
   if (failure === "defect") return Effect.die(error)
   return Effect.fail(
-    new CatalogErrors.PersistenceError({
+    new Errors.PersistenceError({
       message: `storage ${failure === "retryable" ? "busy" : "unavailable"} (${codeOf(error) ?? "unknown"})`,
       retryable: failure === "retryable"
     })
@@ -75,10 +75,10 @@ export const fromSqlError = (error: SqlError.SqlError): Effect.Effect<never, Cat
  */
 export const refineErrors = <A, E, R>(
   self: Effect.Effect<A, E, R>
-): Effect.Effect<A, Exclude<E, SqlError.SqlError | ParseResult.ParseError> | CatalogErrors.PersistenceError, R> =>
+): Effect.Effect<A, Exclude<E, SqlError.SqlError | ParseResult.ParseError> | Errors.PersistenceError, R> =>
   Effect.catchAll(
     self,
-    (error): Effect.Effect<never, Exclude<E, SqlError.SqlError | ParseResult.ParseError> | CatalogErrors.PersistenceError> => {
+    (error): Effect.Effect<never, Exclude<E, SqlError.SqlError | ParseResult.ParseError> | Errors.PersistenceError> => {
     if (error instanceof SqlError.SqlError) return fromSqlError(error)
     if (ParseResult.isParseError(error)) return Effect.die(error)
     return Effect.fail(error as Exclude<E, SqlError.SqlError | ParseResult.ParseError>)

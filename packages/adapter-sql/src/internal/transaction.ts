@@ -1,4 +1,4 @@
-import { CatalogErrors } from "@catalog-sync/core"
+import { Errors } from "@catalog-sync/core"
 import { SqlClient, SqlError } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { classify, fromSqlError } from "./errors.js"
@@ -13,9 +13,9 @@ class BodyDefect {
  * the rollback fail too). The database has not applied the transaction, or its outcome is unknown: either
  * way a replay with the same Idempotency-Key settles it, so it is a storage failure, never a 500.
  */
-const controlFailure = (error: SqlError.SqlError): Effect.Effect<never, CatalogErrors.PersistenceError> =>
+const controlFailure = (error: SqlError.SqlError): Effect.Effect<never, Errors.PersistenceError> =>
   classify(error) === "defect"
-    ? Effect.fail(new CatalogErrors.PersistenceError({ message: "storage unavailable (transaction aborted)", retryable: true }))
+    ? Effect.fail(new Errors.PersistenceError({ message: "storage unavailable (transaction aborted)", retryable: true }))
     : fromSqlError(error)
 
 /**
@@ -32,7 +32,7 @@ const isSqlError = (u: unknown): u is SqlError.SqlError => u instanceof SqlError
 /** The body: its driver failures classified as everywhere else (a constraint violation dies), its defects marked. */
 const body = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   effect.pipe(
-    Effect.catchAll((error): Effect.Effect<never, E | CatalogErrors.PersistenceError> => (isSqlError(error) ? fromSqlError(error) : Effect.fail(error))),
+    Effect.catchAll((error): Effect.Effect<never, E | Errors.PersistenceError> => (isSqlError(error) ? fromSqlError(error) : Effect.fail(error))),
     Effect.catchAllDefect((defect) => Effect.die(new BodyDefect(defect)))
   )
 
@@ -41,7 +41,7 @@ const body = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
  * instead of SqlError or a defect; the body's failures and defects pass through unchanged.
  */
 export const inTransaction = (sql: SqlClient.SqlClient) =>
-  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError.SqlError> | CatalogErrors.PersistenceError, R> =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError.SqlError> | Errors.PersistenceError, R> =>
     Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (outer) =>
       sql.withTransaction(body(effect)).pipe(
         Effect.catchAllDefect((defect) => {
@@ -52,4 +52,4 @@ export const inTransaction = (sql: SqlClient.SqlClient) =>
         // A SqlError left here comes from BEGIN itself, e.g. SQLITE_BUSY when another process holds the lock.
         Effect.catchIf(isSqlError, controlFailure)
       )
-    ) as Effect.Effect<A, Exclude<E, SqlError.SqlError> | CatalogErrors.PersistenceError, R>
+    ) as Effect.Effect<A, Exclude<E, SqlError.SqlError> | Errors.PersistenceError, R>

@@ -1,5 +1,5 @@
 import { Context, type Effect, type Option, Schema } from "effect"
-import type { PersistenceError } from "../Catalog/CatalogErrors.js"
+import type { PersistenceError } from "../Shared/Errors.js"
 import { CompanyId, ConnectionId } from "../Shared/Ids.js"
 import type { ApiKey } from "./ApiKey.js"
 import type { Company, Connection } from "./Company.js"

@@ -4,9 +4,10 @@
  * fast hash is enough for a random secret of that size (no dictionary to guess from), and it keeps
  * authentication off the hot path's critical cost.
  */
-import { Context, Effect, Schema } from "effect"
+import { Schema } from "effect"
 import { CompanyId, ConnectionId } from "../Shared/Ids.js"
 import { Scope } from "../Shared/Scope.js"
+import { Sha256, sha256Hex } from "../Shared/Sha256.js"
 
 const prefix = "csk"
 
@@ -39,19 +40,10 @@ export const generate = (): ParsedKey & { readonly token: string } => {
 }
 
 /** SHA-256 of the secret, hex encoded: what is stored instead of the secret. */
-export const hashSecret = (secret: string): Effect.Effect<string> =>
-  Effect.promise(() => globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(secret))).pipe(
-    Effect.map((digest) => hexOf(new Uint8Array(digest)))
-  )
+export const hashSecret = sha256Hex
 
-/**
- * How authentication hashes a presented secret, per request. The default is `hashSecret` (WebCrypto,
- * available on every runtime, but asynchronous: a thread-pool job and a promise per call); a runtime with
- * a synchronous SHA-256 (Node's `node:crypto`) provides its own, which must return the same hex digest.
- */
-export class SecretHasher extends Context.Reference<SecretHasher>()("@catalog-sync/core/SecretHasher", {
-  defaultValue: (): { readonly hash: (secret: string) => Effect.Effect<string> } => ({ hash: hashSecret })
-}) {}
+/** How authentication hashes a presented secret: the SHA-256 of `Sha256` (a runtime may provide a synchronous one). */
+export { Sha256 as SecretHasher }
 
 /** Compares two strings in time that depends on their length only, never on where they differ. */
 export const constantTimeEqual = (a: string, b: string): boolean => {

@@ -1,4 +1,4 @@
-import { makeShowcase } from "../internal/showcase.js"
+import { makeShowcase } from "../Collection/Showcase.js"
 
 const brand = makeShowcase("brands", "brand", "Brand")
 

@@ -3,9 +3,9 @@
  * the mode and the caller's scopes.
  */
 import type { Scope } from "../Shared/Scope.js"
-import type { Issue } from "./CatalogErrors.js"
-import { controlKeys, type UpsertMode } from "./CommonFields.js"
-import type { Document, ResourceDefinition } from "./ResourceDefinition.js"
+import type { Issue } from "../Shared/Errors.js"
+import { controlKeys, type UpsertMode } from "../Resources/CommonFields.js"
+import type { Document, ResourceDefinition } from "../Resources/ResourceDefinition.js"
 
 /** What a body touches. */
 export interface BodyParts {

@@ -1,7 +1,7 @@
 import { Context, type Effect, type Option } from "effect"
 import type { CompanyId, ConnectionId, RecordId } from "../Shared/Ids.js"
-import type { PersistenceError, RevisionConflict } from "./CatalogErrors.js"
-import type { ReferenceTarget, ResourceName } from "./Resource.js"
+import type { PersistenceError, RevisionConflict } from "../Shared/Errors.js"
+import type { ReferenceTarget, ResourceName } from "../Resources/Resource.js"
 import type { StoredRecord } from "./StoredRecord.js"
 
 /** A page request. Records come ordered by id; `cursor` is the last id of the previous page. */

@@ -9,6 +9,7 @@ import { describe, type Reference } from "../Shared/Reference.js"
 import type { Scope } from "../Shared/Scope.js"
 import { merge as mergeTranslations, type Translations } from "../Shared/Translations.js"
 import { Transactor } from "../Shared/Transactor.js"
+import { command, runDirect } from "../Writes/WriteCommand.js"
 import { bodyParts, missingScopes, modeViolations, pricesModeBody, type ReadMode, requiredWriteScopes } from "./Access.js"
 import {
   MappingConflict,
@@ -18,15 +19,15 @@ import {
   RevisionConflict,
   RuleViolation,
   ScopeDenied
-} from "./CatalogErrors.js"
+} from "../Shared/Errors.js"
 import { CatalogRepository, type ListQuery } from "./CatalogRepository.js"
-import type { UpsertMode } from "./CommonFields.js"
+import type { UpsertMode } from "../Resources/CommonFields.js"
 import { Mappings, type MappingScope } from "./Mappings.js"
 import { renderRecord } from "./RecordView.js"
 import { findReferences, type FoundReference, jsonPath, replaceReferences } from "./ReferenceSlots.js"
-import type { ResourceName } from "./Resource.js"
-import type { Document, ResourceDefinition, RuleContext, Violation } from "./ResourceDefinition.js"
-import { definitions } from "./Resources.js"
+import type { ResourceName } from "../Resources/Resource.js"
+import type { Document, ResourceDefinition, RuleContext, Violation } from "../Resources/ResourceDefinition.js"
+import { definitions } from "../Resources/Registry.js"
 import type { StoredRecord } from "./StoredRecord.js"
 
 export type Outcome = "created" | "updated" | "unchanged"
@@ -396,16 +397,12 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
 
     const authorizeArchive = Effect.flatMap(CurrentPrincipal, (principal) => requireScopes(principal, ["catalog:write"]))
 
-    /**
-     * Creates or updates the record that `body.external_id` (or `target_id`) addresses, in one
-     * transaction with its mapping and change entry. A write that changes nothing is `unchanged`.
-     */
-    const upsert = (resource: ResourceName, sent: Document) =>
+    /** The upsert once authorized. */
+    const applyUpsert = (resource: ResourceName, sent: Document) =>
       Effect.gen(function* () {
         const principal = yield* CurrentPrincipal
         const definition = definitions[resource]
         const mode = (sent.mode ?? "catalog") as UpsertMode
-        yield* authorizeUpsert(resource, sent)
         const { body, ignored } = applicable(definition, sent, mode)
         if (body.currency !== undefined && body.currency !== principal.company.currency) {
           yield* violation([{
@@ -472,12 +469,11 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
         } satisfies Page
       })
 
-    /** Soft-archives a product (DELETE /products/{id}); archiving an archived product is unchanged. */
-    const archive = (id: RecordId, expectedRevision: number) =>
+    /** The archive once authorized. */
+    const applyArchive = (id: RecordId, expectedRevision: number) =>
       Effect.gen(function* () {
         const principal = yield* CurrentPrincipal
         const definition = definitions.products
-        yield* authorizeArchive
         const result = yield* transactor.withTransaction(
           Effect.gen(function* () {
             const stored = yield* repository.get(principal.company.id, "products", id)
@@ -532,6 +528,21 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
         } satisfies WriteResult
       })
 
-    return { authorizeUpsert, authorizeArchive, upsert, get, list, archive } as const
+    /** POST /{resource}/upsert as a write command (see `WriteRunner`). */
+    const upsertCommand = (resource: ResourceName, body: Document) => command({ authorize: authorizeUpsert(resource, body), run: applyUpsert(resource, body) })
+
+    /** DELETE /products/{id} as a write command. */
+    const archiveCommand = (id: RecordId, expectedRevision: number) => command({ authorize: authorizeArchive, run: applyArchive(id, expectedRevision) })
+
+    /**
+     * Creates or updates the record that `body.external_id` (or `target_id`) addresses, in one
+     * transaction with its mapping and change entry. A write that changes nothing is `unchanged`.
+     */
+    const upsert = (resource: ResourceName, body: Document) => runDirect(upsertCommand(resource, body))
+
+    /** Soft-archives a product; archiving an archived product is unchanged. */
+    const archive = (id: RecordId, expectedRevision: number) => runDirect(archiveCommand(id, expectedRevision))
+
+    return { authorizeUpsert, authorizeArchive, upsert, upsertCommand, get, list, archive, archiveCommand } as const
   })
 }) {}

@@ -1,9 +1,9 @@
 import { Effect, ParseResult, Schema } from "effect"
-import { ValidationFailed, type Issue } from "./CatalogErrors.js"
+import { ValidationFailed, type Issue } from "../Shared/Errors.js"
 import { plainIssues } from "../Shared/PlainIssues.js"
-import type { ResourceName } from "./Resource.js"
-import type { Document } from "./ResourceDefinition.js"
-import { definitions } from "./Resources.js"
+import type { ResourceName } from "../Resources/Resource.js"
+import type { Document } from "../Resources/ResourceDefinition.js"
+import { definitions } from "../Resources/Registry.js"
 
 /** Every failing field of a parse error, as `$.path` and its rule in plain words. */
 export const issuesOf = (error: ParseResult.ParseError): ReadonlyArray<Issue> => plainIssues(error)

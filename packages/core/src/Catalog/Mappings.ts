@@ -1,7 +1,7 @@
 import { Context, type Effect, type Option } from "effect"
 import type { CompanyId, ConnectionId, RecordId } from "../Shared/Ids.js"
-import type { MappingConflict, PersistenceError } from "./CatalogErrors.js"
-import type { ReferenceTarget } from "./Resource.js"
+import type { MappingConflict, PersistenceError } from "../Shared/Errors.js"
+import type { ReferenceTarget } from "../Resources/Resource.js"
 
 /** The namespace a mapping lives in: external_id is unique within company + connection + resource. */
 export interface MappingScope {

@@ -1,6 +1,6 @@
 import type { Principal } from "../Auth/Principal.js"
 import { type ReadMode, visibleDocument } from "./Access.js"
-import type { Document, ResourceDefinition } from "./ResourceDefinition.js"
+import type { Document, ResourceDefinition } from "../Resources/ResourceDefinition.js"
 import type { StoredRecord } from "./StoredRecord.js"
 
 const productState = (record: StoredRecord): "inactive" | "active" | "archived" =>

@@ -1,6 +1,6 @@
 import type { Reference } from "../Shared/Reference.js"
-import type { ReferenceTarget } from "./Resource.js"
-import type { Document, ReferenceSlot } from "./ResourceDefinition.js"
+import type { ReferenceTarget } from "../Resources/Resource.js"
+import type { Document, ReferenceSlot } from "../Resources/ResourceDefinition.js"
 
 /** A Reference found in a body, with its concrete location. */
 export interface FoundReference {

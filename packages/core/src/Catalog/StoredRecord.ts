@@ -1,5 +1,5 @@
 import type { CompanyId, RecordId } from "../Shared/Ids.js"
-import type { ResourceName } from "./Resource.js"
+import type { ResourceName } from "../Resources/Resource.js"
 
 /** Columns extracted from a record's document so that list filters and rules hit indexes. */
 export interface RecordIndex {

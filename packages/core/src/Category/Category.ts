@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
-import { commonRecordFields, commonUpsertFields, Description, Name, opt, strict } from "../Catalog/CommonFields.js"
-import { noBodyChecks } from "../Catalog/noRules.js"
-import type { ResourceDefinition } from "../Catalog/ResourceDefinition.js"
+import { commonRecordFields, commonUpsertFields, Description, Name, opt, strict } from "../Resources/CommonFields.js"
+import { noBodyChecks } from "../Resources/NoRules.js"
+import type { ResourceDefinition } from "../Resources/ResourceDefinition.js"
 import { emptyIndex } from "../Catalog/StoredRecord.js"
 import type { RecordId } from "../Shared/Ids.js"
 import { Reference } from "../Shared/Reference.js"
@@ -44,7 +44,7 @@ export const cycleViolations = (id: RecordId, parentId: RecordId | null, ancesto
   return []
 }
 
-export const definition: ResourceDefinition = {
+export const definition: ResourceDefinition<typeof CategoryUpsert, typeof Category> = {
   name: "categories",
   label: "category",
   body: CategoryUpsert,

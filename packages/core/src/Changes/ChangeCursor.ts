@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import { ValidationFailed } from "../Catalog/CatalogErrors.js"
+import { ValidationFailed } from "../Shared/Errors.js"
 
 /**
  * Feed cursors are opaque to clients: `c1_` and the position in base 36. The prefix versions the format

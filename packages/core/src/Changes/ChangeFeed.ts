@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
 import { CurrentPrincipal } from "../Auth/Principal.js"
-import { ScopeDenied } from "../Catalog/CatalogErrors.js"
+import { ScopeDenied } from "../Shared/Errors.js"
 import * as ChangeCursor from "./ChangeCursor.js"
 import { ChangeLog, partScopes, readableMask } from "./ChangeLog.js"
 

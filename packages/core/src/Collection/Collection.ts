@@ -1,4 +1,4 @@
-import { makeShowcase } from "../internal/showcase.js"
+import { makeShowcase } from "./Showcase.js"
 
 const collection = makeShowcase("collections", "collection", "Collection")
 

@@ -1,12 +1,12 @@
 import { Effect, Schema } from "effect"
-import { commonRecordFields, commonUpsertFields, Name, opt, PricingMode, strict } from "../Catalog/CommonFields.js"
-import { noBodyChecks } from "../Catalog/noRules.js"
-import type { ResourceDefinition } from "../Catalog/ResourceDefinition.js"
+import { commonRecordFields, commonUpsertFields, Name, opt, PricingMode, strict } from "../Resources/CommonFields.js"
+import { noBodyChecks } from "../Resources/NoRules.js"
+import type { ResourceDefinition } from "../Resources/ResourceDefinition.js"
 import { emptyIndex } from "../Catalog/StoredRecord.js"
 import { Money } from "../Shared/Decimal.js"
 import type { RecordId } from "../Shared/Ids.js"
 import { Reference } from "../Shared/Reference.js"
-import { groupMoveViolations, normalizePricing, pricingViolations, scopeViolations } from "../internal/pricing.js"
+import { groupMoveViolations, normalizePricing, pricingViolations, scopeViolations } from "../CustomizationType/PricingRules.js"
 
 /** POST /customization-groups/upsert body (spec 2.9): a swatch book. */
 export const CustomizationGroupUpsert = Schema.Struct({
@@ -30,7 +30,7 @@ export const CustomizationGroup = Schema.Struct({
   pricing_value: opt(Schema.NullOr(Schema.String))
 }).annotations({ identifier: "CustomizationGroup" })
 
-export const definition: ResourceDefinition = {
+export const definition: ResourceDefinition<typeof CustomizationGroupUpsert, typeof CustomizationGroup> = {
   name: "customization-groups",
   label: "customization group",
   body: CustomizationGroupUpsert,

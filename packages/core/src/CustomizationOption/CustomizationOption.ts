@@ -1,13 +1,13 @@
 import { Effect, Schema } from "effect"
-import { commonRecordFields, commonUpsertFields, Name, opt, PricingMode, strict } from "../Catalog/CommonFields.js"
-import { noBodyChecks } from "../Catalog/noRules.js"
-import type { ResourceDefinition } from "../Catalog/ResourceDefinition.js"
+import { commonRecordFields, commonUpsertFields, Name, opt, PricingMode, strict } from "../Resources/CommonFields.js"
+import { noBodyChecks } from "../Resources/NoRules.js"
+import type { ResourceDefinition } from "../Resources/ResourceDefinition.js"
 import { emptyIndex } from "../Catalog/StoredRecord.js"
 import { Money } from "../Shared/Decimal.js"
 import type { RecordId } from "../Shared/Ids.js"
 import { Reference } from "../Shared/Reference.js"
 import { Text } from "../Shared/Text.js"
-import { normalizePricing, pricingViolations, scopeViolations } from "../internal/pricing.js"
+import { normalizePricing, pricingViolations, scopeViolations } from "../CustomizationType/PricingRules.js"
 
 /** POST /customization-options/upsert body (spec 2.10): a fabric sample or other option. */
 export const CustomizationOptionUpsert = Schema.Struct({
@@ -33,7 +33,7 @@ export const CustomizationOption = Schema.Struct({
   pricing_value: opt(Schema.NullOr(Schema.String))
 }).annotations({ identifier: "CustomizationOption" })
 
-export const definition: ResourceDefinition = {
+export const definition: ResourceDefinition<typeof CustomizationOptionUpsert, typeof CustomizationOption> = {
   name: "customization-options",
   label: "customization option",
   body: CustomizationOptionUpsert,

@@ -1,8 +1,8 @@
 import { Schema } from "effect"
-import { commonRecordFields, commonUpsertFields, Name, opt, strict } from "../Catalog/CommonFields.js"
-import { noBodyChecks } from "../Catalog/noRules.js"
-import { typeScopeChangeViolations } from "../internal/pricing.js"
-import type { ResourceDefinition } from "../Catalog/ResourceDefinition.js"
+import { commonRecordFields, commonUpsertFields, Name, opt, strict } from "../Resources/CommonFields.js"
+import { noBodyChecks } from "../Resources/NoRules.js"
+import { typeScopeChangeViolations } from "./PricingRules.js"
+import type { ResourceDefinition } from "../Resources/ResourceDefinition.js"
 import { emptyIndex } from "../Catalog/StoredRecord.js"
 
 export const PricingScope = Schema.Literal("group", "option")
@@ -23,7 +23,7 @@ export const CustomizationType = Schema.Struct({
   archived: Schema.Boolean
 }).annotations({ identifier: "CustomizationType" })
 
-export const definition: ResourceDefinition = {
+export const definition: ResourceDefinition<typeof CustomizationTypeUpsert, typeof CustomizationType> = {
   name: "customization-types",
   label: "customization type",
   body: CustomizationTypeUpsert,

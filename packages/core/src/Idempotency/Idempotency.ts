@@ -1,6 +1,6 @@
 import { Clock, Context, Duration, Effect, Exit, Schedule, Schema } from "effect"
 import { CurrentPrincipal } from "../Auth/Principal.js"
-import type { PersistenceError } from "../Catalog/CatalogErrors.js"
+import type { PersistenceError } from "../Shared/Errors.js"
 import { Transactor } from "../Shared/Transactor.js"
 import { type Claim, IdempotencyStore, type StoredResponse } from "./IdempotencyStore.js"
 

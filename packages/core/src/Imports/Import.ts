@@ -1,6 +1,6 @@
 import { Schema } from "effect"
-import { strict } from "../Catalog/CommonFields.js"
-import { ResourceName } from "../Catalog/Resource.js"
+import { strict } from "../Resources/CommonFields.js"
+import { ResourceName } from "../Resources/Resource.js"
 
 /** Records per import (spec 8). */
 export const maxRecords = 50

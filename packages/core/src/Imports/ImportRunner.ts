@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import type { ResourceName } from "../Catalog/Resource.js"
+import type { ResourceName } from "../Resources/Resource.js"
 import type { RecordError } from "./Import.js"
 
 /** A record to apply: its position in the import body, resource and body. */

@@ -2,19 +2,22 @@ import { Clock, Data, Effect, Option, Schedule, Schema } from "effect"
 import { Accounts } from "../Auth/Accounts.js"
 import { CurrentPrincipal, type Principal } from "../Auth/Principal.js"
 import { type BodyParts, bodyParts, missingScopes, pricesModeBody, requiredWriteScopes } from "../Catalog/Access.js"
-import { type PersistenceError, ScopeDenied } from "../Catalog/CatalogErrors.js"
+import { type PersistenceError, ScopeDenied } from "../Shared/Errors.js"
 import { CatalogService } from "../Catalog/CatalogService.js"
-import { UpsertMode } from "../Catalog/CommonFields.js"
+import { UpsertMode } from "../Resources/CommonFields.js"
 import { decodeUpsert, strictDecoding } from "../Catalog/Decode.js"
-import type { Document } from "../Catalog/ResourceDefinition.js"
-import { definitions } from "../Catalog/Resources.js"
+import type { Document } from "../Resources/ResourceDefinition.js"
+import { definitions } from "../Resources/Registry.js"
 import { type JobFailure, type JobRecord, type JobState, maxPendingPerConnection, queued, render, retryableStates, type StoredJob } from "../Jobs/Job.js"
 import { JobLimitReached, JobNotRetryable, LeaseLost } from "../Jobs/JobErrors.js"
 import { jobAccess } from "../Jobs/JobAccess.js"
+import type { JobKindHandler } from "../Jobs/JobKinds.js"
+import { JobSignal } from "../Jobs/JobSignal.js"
 import { JobStore } from "../Jobs/JobStore.js"
 import { Ids } from "../Shared/Ids.js"
 import type { Scope } from "../Shared/Scope.js"
 import { Transactor } from "../Shared/Transactor.js"
+import { command, runDirect } from "../Writes/WriteCommand.js"
 import { type ImportBody, type ImportReport, type RecordResult, report } from "./Import.js"
 import { type ImportCounts, type ImportItem, ImportStore } from "./ImportStore.js"
 import { type Attempt, type PlannedRecord, runPasses, runPassesInBatches } from "./ImportRunner.js"
@@ -142,6 +145,7 @@ export class ImportService extends Effect.Service<ImportService>()("@catalog-syn
     const transactor = yield* Transactor
     const accounts = yield* Accounts
     const ids = yield* Ids
+    const signal = yield* JobSignal
 
     const now = Effect.map(Clock.currentTimeMillis, (millis) => ({ millis, at: new Date(millis).toISOString() }))
 
@@ -210,11 +214,10 @@ export class ImportService extends Effect.Service<ImportService>()("@catalog-syn
      * POST /imports. Every record's write scopes are checked up front (403 listing the missing ones);
      * a dry run answers with its report, else the job is queued unless the connection has 20 pending.
      */
-    const submit = (body: ImportBody) =>
+    const applySubmit = (body: ImportBody) =>
       Effect.gen(function* () {
         const principal = yield* CurrentPrincipal
         const records: ReadonlyArray<PlannedRecord> = body.records.map((record, index) => ({ index, resource: record.resource, body: record.body }))
-        yield* requireScopes(principal, records)
         if (body.dry_run === true) return { _tag: "DryRun", report: yield* dryRun(records) } satisfies Submitted
         const { millis, at } = yield* now
         const job: StoredJob = queued(principal, "import", yield* ids.next, { millis, at })
@@ -325,7 +328,6 @@ export class ImportService extends Effect.Service<ImportService>()("@catalog-syn
         const items = yield* store.items(job.id)
         const from = retryableFrom(job, items)
         if (from.length === 0) return yield* notRetryable(job.state)
-        yield* requireScopes(principal, items.filter((item) => item.status !== "applied"))
         const { millis, at } = yield* now
         const scope = { companyId: principal.company.id, connectionId: principal.connectionId }
         const run = job.run + 1
@@ -362,6 +364,20 @@ export class ImportService extends Effect.Service<ImportService>()("@catalog-syn
         yield* requireScopes(principal, items.filter((item) => item.status !== "applied"))
       })
 
-    return { authorize, authorizeRetry, submit, process, report: reportOf, retry } as const
+    /** What import jobs are to the worker and the job endpoints. */
+    const jobKind: JobKindHandler = {
+      process,
+      counts: (page) => store.counts(page.map((job) => job.id)),
+      report: reportOf,
+      retry,
+      authorizeRetry
+    }
+
+    /** POST /imports as a write command (see `WriteRunner`): a queued job wakes an idle worker once committed. */
+    const submitCommand = (body: ImportBody) => command({ authorize: authorize(body), run: applySubmit(body), afterCommit: signal.notify })
+
+    const submit = (body: ImportBody) => runDirect(submitCommand(body))
+
+    return { authorize, authorizeRetry, submit, submitCommand, process, report: reportOf, retry, jobKind } as const
   })
 }) {}

@@ -1,6 +1,6 @@
 import { Context, type Effect } from "effect"
-import type { PersistenceError } from "../Catalog/CatalogErrors.js"
-import type { ResourceName } from "../Catalog/Resource.js"
+import type { PersistenceError } from "../Shared/Errors.js"
+import type { ResourceName } from "../Resources/Resource.js"
 import type { RecordError, RecordStatus } from "./Import.js"
 
 /** One record of an import job and its durable result. */

@@ -6,7 +6,7 @@ import type {
   RuleViolation,
   ScopeDenied,
   ValidationFailed
-} from "../Catalog/CatalogErrors.js"
+} from "../Shared/Errors.js"
 import type { RecordError } from "./Import.js"
 
 /** The failures of one record's upsert that fail that record only. */

@@ -1,4 +1,4 @@
-import { definitions } from "../Catalog/Resources.js"
+import { definitions } from "../Resources/Registry.js"
 import type { Scope } from "../Shared/Scope.js"
 import type { ImportReport, RecordError, RecordResult } from "./Import.js"
 

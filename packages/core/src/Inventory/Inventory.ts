@@ -3,7 +3,7 @@
  * (spec 2.11), the records the inventory endpoints return and the shapes the InventoryRepository stores.
  */
 import { Schema } from "effect"
-import { strict } from "../Catalog/CommonFields.js"
+import { strict } from "../Resources/CommonFields.js"
 import { Quantity } from "../Shared/Decimal.js"
 import { type CompanyId, type ConnectionId, type RecordId, Uuid } from "../Shared/Ids.js"
 import { Reference } from "../Shared/Reference.js"

@@ -4,7 +4,7 @@
  * (`unresolved_reference`, `revision_conflict`, `not_found`, `insufficient_scope`).
  */
 import { Schema } from "effect"
-import { Issue } from "../Catalog/CatalogErrors.js"
+import { Issue } from "../Shared/Errors.js"
 
 /** The company has no active stock package or no enabled inventory module. */
 export class StockNotEnabled extends Schema.TaggedError<StockNotEnabled>()("StockNotEnabled", {

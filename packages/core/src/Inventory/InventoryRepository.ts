@@ -1,5 +1,5 @@
 import { Context, type Effect, type Option } from "effect"
-import type { PersistenceError, RevisionConflict } from "../Catalog/CatalogErrors.js"
+import type { PersistenceError, RevisionConflict } from "../Shared/Errors.js"
 import type { CompanyId, RecordId } from "../Shared/Ids.js"
 import type { SourceKind, StockBalance, StockCard, StockEvent, StockItem } from "./Inventory.js"
 

@@ -1,7 +1,7 @@
 import { Clock, Effect, Option } from "effect"
 import { Accounts } from "../Auth/Accounts.js"
 import { CurrentPrincipal, type Principal } from "../Auth/Principal.js"
-import { RecordNotFound, RevisionConflict, RuleViolation, ScopeDenied } from "../Catalog/CatalogErrors.js"
+import { RecordNotFound, RevisionConflict, RuleViolation, ScopeDenied } from "../Shared/Errors.js"
 import { CatalogRepository } from "../Catalog/CatalogRepository.js"
 import { Mappings } from "../Catalog/Mappings.js"
 import { ChangeLog } from "../Changes/ChangeLog.js"
@@ -10,6 +10,7 @@ import { Ids, type RecordId } from "../Shared/Ids.js"
 import { describe } from "../Shared/Reference.js"
 import type { Scope } from "../Shared/Scope.js"
 import { Transactor } from "../Shared/Transactor.js"
+import { command, runDirect } from "../Writes/WriteCommand.js"
 import { renderCard, sourceResource, type SourceKind, type StockCard, type StockCardRecord, type StockEventRecord, type StockWrite, withBalance } from "./Inventory.js"
 import { LocationNotWritable, ReservationConflict, StockEventConflict, StockNotEnabled, StockRuleViolation } from "./InventoryErrors.js"
 import { InventoryRepository } from "./InventoryRepository.js"
@@ -281,10 +282,9 @@ export class InventoryService extends Effect.Service<InventoryService>()("@catal
      * Applies a stock write in one transaction with its balance, event and change entry. A repeated
      * event_id replays the original result (same write) or is refused (different write).
      */
-    const write = (body: StockWrite) =>
+    const applyWrite = (body: StockWrite) =>
       Effect.gen(function* () {
         const principal = yield* CurrentPrincipal
-        yield* requireStock(principal, "stock:write")
         const fingerprint = fingerprintOf(principal, body)
         return yield* transactor.withTransaction(apply_(principal, body, fingerprint)).pipe(
           // A concurrent write of the same event may have committed first: it decides, not our error.
@@ -336,6 +336,11 @@ export class InventoryService extends Effect.Service<InventoryService>()("@catal
     /** The write's checks that need no database, run before an idempotent replay too. */
     const authorizeWrite = Effect.flatMap(CurrentPrincipal, (principal) => requireStock(principal, "stock:write"))
 
-    return { authorizeWrite, write, get, list } as const
+    /** POST /inventory as a write command (see `WriteRunner`). */
+    const writeCommand = (body: StockWrite) => command({ authorize: authorizeWrite, run: applyWrite(body) })
+
+    const write = (body: StockWrite) => runDirect(writeCommand(body))
+
+    return { authorizeWrite, write, writeCommand, get, list } as const
   })
 }) {}

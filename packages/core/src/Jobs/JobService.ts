@@ -1,13 +1,11 @@
-import { Clock, Effect, Option } from "effect"
+import { Effect, Option } from "effect"
 import { CurrentPrincipal } from "../Auth/Principal.js"
-import { RecordNotFound, ScopeDenied } from "../Catalog/CatalogErrors.js"
-import { mediaCounts } from "../Media/MediaService.js"
-import { Transactor } from "../Shared/Transactor.js"
 import type { ImportReport } from "../Imports/Import.js"
-import { ImportService } from "../Imports/ImportService.js"
-import { ImportStore } from "../Imports/ImportStore.js"
-import { emptyCounts, type JobKind, type JobRecord, maxPendingPerConnection, render, retryableStates, type StoredJob } from "./Job.js"
-import { JobLimitReached, JobNotRetryable } from "./JobErrors.js"
+import { RecordNotFound } from "../Shared/Errors.js"
+import { command, runDirect } from "../Writes/WriteCommand.js"
+import { emptyCounts, type JobCounts, type JobKind, type JobRecord, render } from "./Job.js"
+import { JobKinds } from "./JobKinds.js"
+import { JobSignal } from "./JobSignal.js"
 import { JobStore } from "./JobStore.js"
 
 export interface JobPage {
@@ -29,9 +27,8 @@ export interface JobDetail {
 export class JobService extends Effect.Service<JobService>()("@catalog-sync/core/JobService", {
   effect: Effect.gen(function* () {
     const jobs = yield* JobStore
-    const imports = yield* ImportStore
-    const importService = yield* ImportService
-    const transactor = yield* Transactor
+    const kinds = yield* JobKinds
+    const signal = yield* JobSignal
 
     const scopeOf = Effect.map(CurrentPrincipal, (principal) => ({ companyId: principal.company.id, connectionId: principal.connectionId }))
 
@@ -48,10 +45,14 @@ export class JobService extends Effect.Service<JobService>()("@catalog-sync/core
       Effect.gen(function* () {
         const rows = yield* jobs.list(yield* scopeOf, { kind, cursor: params.cursor, limit: params.limit + 1 })
         const page = rows.slice(0, params.limit)
-        const counts = yield* imports.counts(page.map((job) => job.id))
+        // One round trip per kind on the page, whatever its size.
+        const counts = new Map<string, JobCounts>()
+        for (const jobKind of new Set(page.map((job) => job.kind))) {
+          for (const [id, count] of yield* kinds[jobKind].counts(page.filter((job) => job.kind === jobKind))) counts.set(id, count)
+        }
         const hasMore = rows.length > params.limit
         return {
-          records: page.map((job) => render(job, job.kind === "media" ? mediaCounts(job) : (counts.get(job.id) ?? emptyCounts))),
+          records: page.map((job) => render(job, counts.get(job.id) ?? emptyCounts)),
           next_cursor: hasMore ? page[page.length - 1]!.id : null,
           has_more: hasMore
         } satisfies JobPage
@@ -60,63 +61,26 @@ export class JobService extends Effect.Service<JobService>()("@catalog-sync/core
     const get = (id: string, kind?: JobKind) =>
       Effect.gen(function* () {
         const job = yield* find(id, kind)
-        if (job.kind === "media") return { job: render(job, mediaCounts(job)), report: null } satisfies JobDetail
-        const report = yield* importService.report(job)
-        return { job: render(job, report), report } satisfies JobDetail
+        const handler = kinds[job.kind]
+        const report = yield* handler.report(job)
+        const counts = report ?? (yield* handler.counts([job])).get(job.id) ?? emptyCounts
+        return { job: render(job, counts), report } satisfies JobDetail
       })
-
-    const requireMediaWrite = Effect.flatMap(CurrentPrincipal, (principal) =>
-      principal.scopes.has("media:write")
-        ? Effect.void
-        : Effect.fail(new ScopeDenied({ message: "retrying a media job needs the scope media:write", required: ["media:write"] }))
-    )
-
-    /**
-     * A media job runs again as it was (its image is still staged); it needs media:write. It keeps its
-     * place in the queue, so the company's images still complete in upload order. A paused job is not
-     * held to the pending limit: the jobs queued behind it count toward that limit and cannot run
-     * before it, so refusing it would leave the company's processing stopped for good.
-     */
-    const retryMedia = (job: StoredJob) =>
-      Effect.gen(function* () {
-        const principal = yield* CurrentPrincipal
-        yield* requireMediaWrite
-        const millis = yield* Clock.currentTimeMillis
-        const paused = job.state === "paused"
-        const requeue = yield* transactor.withTransaction(
-          jobs.requeue({ companyId: principal.company.id, connectionId: principal.connectionId }, job.id, {
-            // Only the state that was read: the limit exemption holds for a job that is still paused.
-            from: retryableStates.includes(job.state) ? [job.state] : retryableStates,
-            run: job.run + 1,
-            keyId: principal.keyId,
-            scopes: Array.from(principal.scopes),
-            nowMillis: millis,
-            at: new Date(millis).toISOString(),
-            maxPending: paused ? Number.POSITIVE_INFINITY : maxPendingPerConnection,
-            keepPlace: true
-          })
-        )
-        switch (requeue._tag) {
-          case "LimitReached":
-            return yield* new JobLimitReached({
-              message: `this connection has ${maxPendingPerConnection} pending (queued or running) jobs; retry when one has finished`,
-              limit: maxPendingPerConnection,
-              retry_after: 5
-            })
-          case "NotInState":
-            return yield* new JobNotRetryable({ message: `only failed or paused jobs can be retried; this job is ${requeue.state ?? job.state}`, state: requeue.state ?? job.state })
-          case "Requeued":
-            return render(requeue.job, mediaCounts(requeue.job))
-        }
-      })
-
-    const retry = (id: string, kind?: JobKind) =>
-      Effect.flatMap(find(id, kind), (job) => (job.kind === "media" ? retryMedia(job) : importService.retry(job)))
 
     /** Checks that the caller's connection owns the job and holds the scopes its retry needs. */
-    const authorizeRetry = (id: string, kind?: JobKind) =>
-      Effect.flatMap(find(id, kind), (job) => (job.kind === "media" ? requireMediaWrite : importService.authorizeRetry(job)))
+    const authorizeRetry = (id: string, kind?: JobKind) => Effect.flatMap(find(id, kind), (job) => kinds[job.kind].authorizeRetry(job))
 
-    return { list, get, retry, authorizeRetry } as const
+    /** POST /jobs/{id}/retry as a write command (see `WriteRunner`): the requeued job wakes an idle worker once committed. */
+    const retryCommand = (id: string, kind?: JobKind) =>
+      command({
+        authorize: authorizeRetry(id, kind),
+        run: Effect.flatMap(find(id, kind), (job) => kinds[job.kind].retry(job)),
+        afterCommit: signal.notify
+      })
+
+    /** Restarts a job of the caller's connection (the records not applied run again). */
+    const retry = (id: string, kind?: JobKind) => runDirect(retryCommand(id, kind))
+
+    return { list, get, retry, retryCommand, authorizeRetry } as const
   })
 }) {}

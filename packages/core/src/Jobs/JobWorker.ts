@@ -1,9 +1,8 @@
 import { Clock, Duration, Effect, Exit, Option, type Scope } from "effect"
-import { ImportService } from "../Imports/ImportService.js"
-import { MediaService } from "../Media/MediaService.js"
 import { Ids } from "../Shared/Ids.js"
 import type { StoredJob } from "./Job.js"
 import { LeaseLost } from "./JobErrors.js"
+import { JobKinds } from "./JobKinds.js"
 import { JobSignal } from "./JobSignal.js"
 import { JobStore } from "./JobStore.js"
 
@@ -26,8 +25,7 @@ const iso = (millis: number) => new Date(millis).toISOString()
 const work = (job: StoredJob, workerId: string, settings: WorkerSettings, restore: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>) =>
   Effect.gen(function* () {
     const jobs = yield* JobStore
-    const imports = yield* ImportService
-    const media = yield* MediaService
+    const kinds = yield* JobKinds
     const heartbeat = Effect.gen(function* () {
       const now = yield* Clock.currentTimeMillis
       if (!(yield* jobs.heartbeat(job.id, workerId, now + settings.leaseMillis))) return yield* new LeaseLost({ jobId: job.id })
@@ -37,7 +35,7 @@ const work = (job: StoredJob, workerId: string, settings: WorkerSettings, restor
       Effect.forever
     )
     const exit = yield* Effect.exit(
-      restore(Effect.raceFirst(job.kind === "media" ? media.process(job, workerId) : imports.process(job, workerId, settings.leaseMillis), heartbeat))
+      restore(Effect.raceFirst(kinds[job.kind].process(job, workerId, settings.leaseMillis), heartbeat))
     )
     if (Exit.isSuccess(exit)) return
     const failure = exit.cause
@@ -91,5 +89,5 @@ const worker = (settings: WorkerSettings) =>
   })
 
 /** Starts the job workers in the current scope; closing the scope stops them and gives their jobs back. */
-export const runWorkers = (settings: WorkerSettings): Effect.Effect<void, never, Scope.Scope | JobStore | ImportService | MediaService | Ids> =>
+export const runWorkers = (settings: WorkerSettings): Effect.Effect<void, never, Scope.Scope | JobStore | JobKinds | Ids> =>
   Effect.forEach(Array.from({ length: settings.workers }), () => Effect.forkScoped(worker(settings)), { discard: true })

@@ -1,5 +1,5 @@
 import { Context, type Effect, type Option } from "effect"
-import type { PersistenceError } from "../Catalog/CatalogErrors.js"
+import type { PersistenceError } from "../Shared/Errors.js"
 import type { CompanyId, ConnectionId, RecordId } from "../Shared/Ids.js"
 import type { StoredMedia } from "./Media.js"
 

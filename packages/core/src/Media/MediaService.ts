@@ -1,21 +1,25 @@
-import { Clock, Context, Duration, Effect, Option, Schema } from "effect"
+import { Clock, Context, Duration, Effect, Option, Schema, Stream } from "effect"
 import { Accounts } from "../Auth/Accounts.js"
 import { CurrentPrincipal, type Principal } from "../Auth/Principal.js"
-import { RecordNotFound, ScopeDenied, ValidationFailed } from "../Catalog/CatalogErrors.js"
+import { RecordNotFound, ScopeDenied, ValidationFailed } from "../Shared/Errors.js"
 import { Mappings, type MappingScope } from "../Catalog/Mappings.js"
 import { ChangeLog, type ChangeOperation } from "../Changes/ChangeLog.js"
-import { type JobCounts, type JobFailure, maxPendingPerConnection, queued, render as renderJob, type StoredJob } from "../Jobs/Job.js"
-import { JobLimitReached } from "../Jobs/JobErrors.js"
+import { type JobCounts, type JobFailure, maxPendingPerConnection, queued, render as renderJob, retryableStates, type StoredJob } from "../Jobs/Job.js"
+import { JobLimitReached, JobNotRetryable } from "../Jobs/JobErrors.js"
+import type { JobKindHandler } from "../Jobs/JobKinds.js"
 import { jobAccess } from "../Jobs/JobAccess.js"
+import { JobSignal } from "../Jobs/JobSignal.js"
 import { JobStore } from "../Jobs/JobStore.js"
 import { type CompanyId, type ConnectionId, Ids, type RecordId } from "../Shared/Ids.js"
 import { plainIssues } from "../Shared/PlainIssues.js"
 import type { Scope } from "../Shared/Scope.js"
 import { Transactor } from "../Shared/Transactor.js"
+import { command, runDirect } from "../Writes/WriteCommand.js"
 import { ImageProcessor } from "./ImageProcessor.js"
 import {
   contentKey,
   maxLongEdge,
+  maxUploadBytes,
   maxPixels,
   maxStagedBytesPerConnection,
   MediaFields,
@@ -26,7 +30,7 @@ import {
   sniffFormat,
   type StoredMedia
 } from "./Media.js"
-import { ImageRejected, MediaVersionConflict, RemoteUrlNotAccepted, StagingLimitReached, UnsupportedImageFormat } from "./MediaErrors.js"
+import { ImageRejected, MediaVersionConflict, RemoteUrlNotAccepted, StagingLimitReached, UnsupportedImageFormat, UploadTooLarge } from "./MediaErrors.js"
 import { MediaRepository } from "./MediaRepository.js"
 import { MediaStaging, MediaStorage, type StagedFile } from "./MediaStorage.js"
 
@@ -88,6 +92,7 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
     const accounts = yield* Accounts
     const ids = yield* Ids
     const processingTimeout = yield* ProcessingTimeout
+    const signal = yield* JobSignal
 
     const now = Effect.map(Clock.currentTimeMillis, (millis) => ({ millis, at: new Date(millis).toISOString() }))
     const scopeOf = (companyId: CompanyId, connectionId: ConnectionId): MappingScope => ({ companyId, connectionId, resource: "media" })
@@ -114,6 +119,25 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
       return Math.max(0, maxStagedBytesPerConnection - (yield* repository.stagedBytes(principal.company.id, principal.connectionId)))
     })
 
+    /**
+     * Stages an upload's file as it streams, refusing it past the file limit (10 MB) or past what the
+     * caller's connection may still stage (100 MB of images waiting to be processed): nothing of a
+     * refused upload stays staged.
+     */
+    const stage = <E>(content: Stream.Stream<Uint8Array, E>) =>
+      Effect.gen(function* () {
+        const allowance = yield* stagingAllowance
+        const limited = content.pipe(
+          Stream.mapAccumEffect(0, (total, chunk: Uint8Array): Effect.Effect<readonly [number, Uint8Array], UploadTooLarge | StagingLimitReached> => {
+            const next = total + chunk.length
+            if (next > maxUploadBytes) return Effect.fail(new UploadTooLarge({ message: `images are limited to ${maxUploadBytes} bytes`, limit: maxUploadBytes }))
+            if (next > allowance) return Effect.fail(stagingFull)
+            return Effect.succeed([next, chunk] as const)
+          })
+        )
+        return yield* staging.write(limited)
+      })
+
     const stagingFull = new StagingLimitReached({
       message: `this connection has ${maxStagedBytesPerConnection} bytes of images waiting to be processed; retry when some are done`,
       retry_after: stagingRetryAfterSeconds
@@ -137,10 +161,9 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
      * version already under this external_id (same file, name and purpose: its job, no new work) or
      * records a new item with its queued job. The staged file is removed whenever it is not queued.
      */
-    const upload = (rawFields: Readonly<Record<string, string>>, staged: StagedFile) =>
+    const applyUpload = (rawFields: Readonly<Record<string, string>>, staged: StagedFile) =>
       Effect.gen(function* () {
         const principal = yield* CurrentPrincipal
-        yield* requireScope(principal, "media:write")
         yield* refuseRemoteUrls(rawFields)
         const fields = yield* decodeFields(rawFields)
         const format = sniffFormat(staged.head)
@@ -378,6 +401,69 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
         if (media.stagedKey !== null) yield* discard(media.stagedKey)
       })
 
-    return { authorize, stagingAllowance, upload, list, get, content, process } as const
+    const requireMediaWrite = Effect.flatMap(CurrentPrincipal, (principal) =>
+      principal.scopes.has("media:write")
+        ? Effect.void
+        : Effect.fail(new ScopeDenied({ message: "retrying a media job needs the scope media:write", required: ["media:write"] }))
+    )
+
+    /**
+     * A media job runs again as it was (its image is still staged); it needs media:write. It keeps its
+     * place in the queue, so the company's images still complete in upload order. A paused job is not
+     * held to the pending limit: the jobs queued behind it count toward that limit and cannot run
+     * before it, so refusing it would leave the company's processing stopped for good.
+     */
+    const retry = (job: StoredJob) =>
+      Effect.gen(function* () {
+        const principal = yield* CurrentPrincipal
+        const millis = yield* Clock.currentTimeMillis
+        const paused = job.state === "paused"
+        const requeue = yield* transactor.withTransaction(
+          jobs.requeue({ companyId: principal.company.id, connectionId: principal.connectionId }, job.id, {
+            // Only the state that was read: the limit exemption holds for a job that is still paused.
+            from: retryableStates.includes(job.state) ? [job.state] : retryableStates,
+            run: job.run + 1,
+            keyId: principal.keyId,
+            scopes: Array.from(principal.scopes),
+            nowMillis: millis,
+            at: new Date(millis).toISOString(),
+            maxPending: paused ? Number.POSITIVE_INFINITY : maxPendingPerConnection,
+            keepPlace: true
+          })
+        )
+        switch (requeue._tag) {
+          case "LimitReached":
+            return yield* new JobLimitReached({
+              message: `this connection has ${maxPendingPerConnection} pending (queued or running) jobs; retry when one has finished`,
+              limit: maxPendingPerConnection,
+              retry_after: 5
+            })
+          case "NotInState":
+            return yield* new JobNotRetryable({ message: `only failed or paused jobs can be retried; this job is ${requeue.state ?? job.state}`, state: requeue.state ?? job.state })
+          case "Requeued":
+            return jobView(requeue.job)
+        }
+      })
+
+    /** What media jobs are to the worker and the job endpoints: one image each, no report. */
+    const jobKind: JobKindHandler = {
+      process: (job, workerId) => process(job, workerId),
+      counts: (page) => Effect.succeed(new Map(page.map((job) => [job.id, mediaCounts(job)]))),
+      report: () => Effect.succeed(null),
+      retry,
+      authorizeRetry: () => requireMediaWrite
+    }
+
+    /**
+     * POST /media as a write command (see `WriteRunner`): the queued job wakes an idle worker once
+     * committed; a staged file that no write used (a replay, a refusal) is removed.
+     */
+    const uploadCommand = (fields: Readonly<Record<string, string>>, staged: StagedFile) =>
+      command({ authorize: authorize("media:write"), run: applyUpload(fields, staged), afterCommit: signal.notify, unused: discard(staged.key) })
+
+    /** Records a staged upload (POST /media without idempotency). */
+    const upload = (fields: Readonly<Record<string, string>>, staged: StagedFile) => runDirect(uploadCommand(fields, staged))
+
+    return { authorize, stagingAllowance, stage, discard, upload, uploadCommand, list, get, content, process, jobKind } as const
   })
 }) {}

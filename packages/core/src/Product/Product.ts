@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import { TaxModel } from "../Auth/Company.js"
-import { commonRecordFields, commonUpsertFields, Description, Name, opt, strict } from "../Catalog/CommonFields.js"
-import type { Document, ResourceDefinition, RuleContext, Violation } from "../Catalog/ResourceDefinition.js"
+import { commonRecordFields, commonUpsertFields, Description, Name, opt, strict } from "../Resources/CommonFields.js"
+import type { Document, ResourceDefinition, RuleContext, Violation } from "../Resources/ResourceDefinition.js"
 import type { RecordId } from "../Shared/Ids.js"
 import { Dimension, equals, fixed, canonical, Money } from "../Shared/Decimal.js"
 import { Reference } from "../Shared/Reference.js"
@@ -205,7 +205,7 @@ const validate: ResourceDefinition["validate"] = (document, context) =>
     return violations
   })
 
-export const definition: ResourceDefinition = {
+export const definition: ResourceDefinition<typeof ProductUpsert, typeof Product> = {
   name: "products",
   label: "product",
   body: ProductUpsert,

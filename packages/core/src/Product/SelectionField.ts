@@ -1,6 +1,6 @@
 import { Schema } from "effect"
-import { Name, opt } from "../Catalog/CommonFields.js"
-import type { Violation } from "../Catalog/ResourceDefinition.js"
+import { Name, opt } from "../Resources/CommonFields.js"
+import type { Violation } from "../Resources/ResourceDefinition.js"
 import { Coefficient } from "../Shared/Decimal.js"
 import { ExternalId, Uuid } from "../Shared/Ids.js"
 import { Reference } from "../Shared/Reference.js"

@@ -1,6 +1,6 @@
 import { Clock, Context, Effect, Schema } from "effect"
 import { CurrentPrincipal } from "../Auth/Principal.js"
-import type { PersistenceError } from "../Catalog/CatalogErrors.js"
+import type { PersistenceError } from "../Shared/Errors.js"
 
 /** The state of one bucket after a request, as the RateLimit headers report it. */
 export interface RateState {

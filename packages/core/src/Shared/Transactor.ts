@@ -1,5 +1,5 @@
 import { Context, type Effect } from "effect"
-import type { PersistenceError } from "../Catalog/CatalogErrors.js"
+import type { PersistenceError } from "./Errors.js"
 
 /**
  * The transaction boundary. Everything a use case writes inside `withTransaction` commits together or

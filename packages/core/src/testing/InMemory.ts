@@ -1,5 +1,5 @@
 import { Context, Effect, FiberRef, Layer, Option } from "effect"
-import { MappingConflict, RevisionConflict } from "../Catalog/CatalogErrors.js"
+import { MappingConflict, RevisionConflict } from "../Shared/Errors.js"
 import { CatalogRepository } from "../Catalog/CatalogRepository.js"
 import { type Mapping, Mappings, type MappingScope } from "../Catalog/Mappings.js"
 import type { StoredRecord } from "../Catalog/StoredRecord.js"

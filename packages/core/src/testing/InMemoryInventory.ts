@@ -1,5 +1,5 @@
 import { Context, Effect, Layer, Option } from "effect"
-import { RevisionConflict } from "../Catalog/CatalogErrors.js"
+import { RevisionConflict } from "../Shared/Errors.js"
 import { byLocation, type StockBalance, type StockCard, type StockEvent, type StockItem } from "../Inventory/Inventory.js"
 import { InventoryRepository } from "../Inventory/InventoryRepository.js"
 import { Transactor } from "../Shared/Transactor.js"

@@ -8,8 +8,8 @@ import * as Product from "../Product/Product.js"
 import type { ResourceName } from "./Resource.js"
 import type { ResourceDefinition } from "./ResourceDefinition.js"
 
-/** Every catalog resource's definition, by its path name. */
-export const definitions: Readonly<Record<ResourceName, ResourceDefinition>> = {
+/** Every catalog resource's definition, by its path name, each with its own body and record schemas. */
+export const definitions = {
   products: Product.definition,
   categories: Category.definition,
   collections: Collection.definition,
@@ -17,4 +17,6 @@ export const definitions: Readonly<Record<ResourceName, ResourceDefinition>> = {
   "customization-types": CustomizationType.definition,
   "customization-groups": CustomizationGroup.definition,
   "customization-options": CustomizationOption.definition
-}
+} as const satisfies { readonly [Name in ResourceName]: ResourceDefinition }
+
+export type Definitions = typeof definitions

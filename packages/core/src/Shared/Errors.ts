@@ -3,7 +3,7 @@
  * on); adapter-http alone decides the status codes.
  */
 import { Schema } from "effect"
-import { Scope } from "../Shared/Scope.js"
+import { Scope } from "./Scope.js"
 
 /** One failing location of a request body: a JSON path such as `$.category_ids[0]` and why it failed. */
 export const Issue = Schema.Struct({

@@ -1,12 +1,12 @@
 import { Clock, Effect, Option } from "effect"
 import { Accounts } from "../Auth/Accounts.js"
-import { RecordNotFound } from "../Catalog/CatalogErrors.js"
+import { RecordNotFound } from "../Shared/Errors.js"
 import { MediaStorageError } from "../Media/MediaErrors.js"
 import { MediaStorage } from "../Media/MediaStorage.js"
 import type { CompanyId } from "../Shared/Ids.js"
 import { Transactor } from "../Shared/Transactor.js"
-import type { JobState, StoredJob } from "./Job.js"
-import { JobStore } from "./JobStore.js"
+import type { JobState, StoredJob } from "../Jobs/Job.js"
+import { JobStore } from "../Jobs/JobStore.js"
 
 /** A job as an operator sees it: which company and connection it belongs to, and why it stopped. */
 export interface AdminJobView {

@@ -1,9 +1,9 @@
 import type { Effect, Schema } from "effect"
 import type { CompanySettings } from "../Auth/Company.js"
 import type { RecordId } from "../Shared/Ids.js"
-import type { Issue, PersistenceError, RuleReason } from "./CatalogErrors.js"
+import type { Issue, PersistenceError, RuleReason } from "../Shared/Errors.js"
 import type { ReferenceTarget, ResourceName } from "./Resource.js"
-import type { RecordIndex, StoredRecord } from "./StoredRecord.js"
+import type { RecordIndex, StoredRecord } from "../Catalog/StoredRecord.js"
 
 export type Document = Readonly<Record<string, unknown>>
 
@@ -46,12 +46,17 @@ export type KeyMerger = (stored: unknown, sent: unknown, context: { readonly nex
  * Everything that makes one catalog resource different from another. The upsert, read and list use
  * cases are written once over this description.
  */
-export interface ResourceDefinition {
+export interface ResourceDefinition<
+  BodySchema extends Schema.Schema.AnyNoContext = Schema.Schema.AnyNoContext,
+  RecordSchema extends Schema.Schema.AnyNoContext = Schema.Schema.AnyNoContext
+> {
   readonly name: ResourceName
   /** Singular, for messages. */
   readonly label: string
-  readonly body: Schema.Schema<any, any>
-  readonly record: Schema.Schema<any, any>
+  /** The upsert body (spec 2.4-2.10), strict. */
+  readonly body: BodySchema
+  /** The record as returned. */
+  readonly record: RecordSchema
   /** Top-level body keys that are prices (need prices:write / prices:read). */
   readonly priceKeys: ReadonlyArray<string>
   /** Top-level body keys that are costs (need costs:write / costs:read). */

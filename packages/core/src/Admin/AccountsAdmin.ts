@@ -1,13 +1,13 @@
 import { Clock, Effect, Option, Schema } from "effect"
-import { RecordNotFound, ValidationFailed } from "../Catalog/CatalogErrors.js"
+import { RecordNotFound, ValidationFailed } from "../Shared/Errors.js"
 import { decodeStrict } from "../Catalog/Decode.js"
 import { fixed, Money } from "../Shared/Decimal.js"
 import { type CompanyId, type ConnectionId, Ids } from "../Shared/Ids.js"
 import { Scope } from "../Shared/Scope.js"
 import { LanguageCode } from "../Shared/Translations.js"
-import { Accounts } from "./Accounts.js"
-import { type ApiKey, generate, hashSecret, maxLifetimeDays, minLifetimeDays } from "./ApiKey.js"
-import { type Company, type Connection, TaxModel } from "./Company.js"
+import { Accounts } from "../Auth/Accounts.js"
+import { type ApiKey, generate, hashSecret, maxLifetimeDays, minLifetimeDays } from "../Auth/ApiKey.js"
+import { type Company, type Connection, TaxModel } from "../Auth/Company.js"
 
 const Hostname = Schema.String.pipe(
   Schema.pattern(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, { message: () => "must be a lower-case host name" })

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
-import type { PersistenceError } from "../Catalog/CatalogErrors.js"
+import type { PersistenceError } from "../Shared/Errors.js"
 import type { StoredRecord } from "../Catalog/StoredRecord.js"
-import type { Document, RuleContext, Violation } from "../Catalog/ResourceDefinition.js"
+import type { Document, RuleContext, Violation } from "../Resources/ResourceDefinition.js"
 import { fixed } from "../Shared/Decimal.js"
 import type { RecordId } from "../Shared/Ids.js"
 

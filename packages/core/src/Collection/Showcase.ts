@@ -1,8 +1,8 @@
 import { Schema } from "effect"
-import { commonRecordFields, commonUpsertFields, Description, Name, opt, strict } from "../Catalog/CommonFields.js"
-import { noBodyChecks, noViolations } from "../Catalog/noRules.js"
-import type { ResourceDefinition } from "../Catalog/ResourceDefinition.js"
-import type { ResourceName } from "../Catalog/Resource.js"
+import { commonRecordFields, commonUpsertFields, Description, Name, opt, strict } from "../Resources/CommonFields.js"
+import { noBodyChecks, noViolations } from "../Resources/NoRules.js"
+import type { ResourceDefinition } from "../Resources/ResourceDefinition.js"
+import type { ResourceName } from "../Resources/Resource.js"
 import { emptyIndex } from "../Catalog/StoredRecord.js"
 import { Reference } from "../Shared/Reference.js"
 
@@ -23,7 +23,7 @@ export const makeShowcase = (name: ResourceName, label: string, identifier: stri
     description: Schema.NullOr(Schema.String),
     image_id: Schema.NullOr(Schema.UUID)
   }).annotations({ identifier })
-  const definition: ResourceDefinition = {
+  const definition: ResourceDefinition<typeof upsert, typeof record> = {
     name,
     label,
     body: upsert,

@@ -1,0 +1,58 @@
+/**
+ * The package graph's rules, checked in `npm test` (packages/server/test/dependencies.test.ts):
+ * core imports `effect` only; adapters never import each other (the engine packages build on adapter-sql);
+ * no package reaches into another by a relative path; no cycles.
+ */
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: "no-circular",
+      comment: "A cycle between modules makes their load order, and so their meaning, depend on who imports first.",
+      severity: "error",
+      from: { path: "^packages/[^/]+/src/" },
+      // A cycle through a type-only import is erased at compile time and cannot change load order.
+      to: { circular: true, viaOnly: { dependencyTypesNot: ["type-only"] } }
+    },
+    {
+      name: "core-imports-effect-only",
+      comment: "Core is the domain: no SQL, file system, HTTP, image library or test runner outside its testing entry.",
+      severity: "error",
+      from: { path: "^packages/core/src/", pathNot: "^packages/core/src/(testing\\.ts|testing/)" },
+      to: { dependencyTypes: ["npm", "npm-dev", "npm-peer", "npm-optional", "core"], pathNot: "^node_modules/effect/" }
+    },
+    {
+      name: "no-relative-import-across-packages",
+      comment: "A package uses another through its name and exports, never by a path into its files.",
+      severity: "error",
+      from: { path: "^packages/([^/]+)/" },
+      to: { path: "^packages/", pathNot: "^packages/$1/", dependencyTypes: ["local"] }
+    },
+    {
+      name: "adapters-do-not-import-adapters",
+      comment: "Adapters implement core's ports side by side; only the engine packages build on adapter-sql.",
+      severity: "error",
+      from: { path: "^packages/(adapter-[^/]+)/src/" },
+      to: { path: "^packages/adapter-", pathNot: ["^packages/$1/", "^packages/adapter-sql/"] }
+    },
+    {
+      name: "adapter-sql-engines-only",
+      comment: "adapter-sql is the base of the engine packages, not of the other adapters.",
+      severity: "error",
+      from: { path: "^packages/adapter-(http|image-sharp|storage-fs|storage-s3)/src/" },
+      to: { path: "^packages/adapter-sql/" }
+    }
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: "(/dist/|/build/|\\.d\\.ts$)" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.base.json" },
+    enhancedResolveOptions: {
+      conditionNames: ["@catalog-sync/source", "import", "types", "default"],
+      extensions: [".ts", ".js"],
+      exportsFields: ["exports"],
+      mainFields: ["module", "main", "types"]
+    }
+  }
+}

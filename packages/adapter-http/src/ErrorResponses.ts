@@ -1,0 +1,91 @@
+/**
+ * How failures become the spec's error body (section 7): every domain error of core through one table
+ * keyed by its `_tag` (exhaustive: a domain error without a status does not compile), and `api` to run a
+ * use case in a handler with its failures turned into the declared API errors.
+ */
+import type { DomainError, DomainErrorTag } from "@catalog-sync/core"
+import { Effect } from "effect"
+import { type ApiError, type ErrorDetail, type ErrorStatus, make } from "./ApiErrors.js"
+import { requestId } from "./RequestId.js"
+
+/** A failure as the client will see it: status and the `error` object of the body. */
+export interface Rendered {
+  readonly status: ErrorStatus
+  readonly error: ErrorDetail
+}
+
+type Renderers = { readonly [Tag in DomainErrorTag]: (error: Extract<DomainError, { readonly _tag: Tag }>) => Rendered }
+
+const base = (error: DomainError) => ({ code: error.code as string, message: error.message })
+const withIssues = (status: ErrorStatus) => (error: { readonly issues: ReadonlyArray<unknown> } & DomainError): Rendered => ({
+  status,
+  error: { ...base(error), details: error.issues }
+})
+const plain = (status: ErrorStatus) => (error: DomainError): Rendered => ({ status, error: base(error) })
+const retryLater = (error: { readonly retry_after: number } & DomainError): Rendered => ({ status: 429, error: { ...base(error), retry_after: error.retry_after } })
+
+const renderers: Renderers = {
+  ValidationFailed: withIssues(422),
+  RuleViolation: withIssues(422),
+  StockRuleViolation: withIssues(422),
+  RevisionConflict: (error) => ({
+    status: 409,
+    error: { ...base(error), details: { current_revision: error.current_revision, expected_revision: error.expected_revision } }
+  }),
+  MappingConflict: (error) => ({ status: 409, error: { ...base(error), details: { reason: error.reason } } }),
+  RecordInUse: (error) => ({ status: 409, error: { ...base(error), details: { bundle_ids: error.bundle_ids } } }),
+  ReservationConflict: (error) => ({
+    status: 409,
+    error: {
+      ...base(error),
+      details: { location_id: error.location_id, reserved: error.reserved, physical: error.physical, requested_physical: error.requested_physical }
+    }
+  }),
+  StockEventConflict: (error) => ({ status: 409, error: { ...base(error), details: { event_id: error.event_id } } }),
+  RecordArchived: plain(409),
+  IdempotencyConflict: plain(409),
+  AccountConflict: plain(409),
+  RecordNotFound: (error) => ({ status: 404, error: { ...base(error), details: { resource: error.resource } } }),
+  ScopeDenied: (error) => ({ status: 403, error: { ...base(error), details: { required: error.required } } }),
+  DomainNotPermitted: plain(403),
+  StockNotEnabled: plain(403),
+  LocationNotWritable: (error) => ({ status: 403, error: { ...base(error), details: { location_id: error.location_id } } }),
+  Unauthenticated: plain(401),
+  RateLimited: retryLater,
+  JobLimitReached: retryLater,
+  StagingLimitReached: retryLater,
+  UnsupportedImageFormat: plain(415),
+  ImageRejected: (error) => ({ status: 422, error: { ...base(error), details: [{ path: "$.file", message: error.message }] } }),
+  RemoteUrlNotAccepted: (error) => ({ status: 422, error: { ...base(error), details: [{ path: error.path, message: error.message }] } }),
+  MediaVersionConflict: (error) => ({ status: 409, error: { ...base(error), details: { media_id: error.media_id, changed: error.changed } } }),
+  UploadTooLarge: plain(413),
+  MediaStorageError: (error) =>
+    error.reason === "not_found" ? { status: 404, error: { ...base(error), details: { resource: "media" } } } : { status: 503, error: base(error) },
+  JobNotRetryable: (error) => ({ status: 409, error: { ...base(error), details: { state: error.state } } }),
+  // A database fault is never the client's doing nor a bug: 503 with Retry-After, longer when the storage
+  // itself is unusable (I/O error, disk full) than when it is only busy or reconnecting.
+  PersistenceError: (error) =>
+    error.retryable
+      ? { status: 503, error: { ...base(error), message: "the database is busy; retry with the same Idempotency-Key", retry_after: 1 } }
+      : { status: 503, error: { ...base(error), message: "the database is unavailable; retry later with the same Idempotency-Key", retry_after: 5 } }
+}
+
+const tags: ReadonlySet<string> = new Set(Object.keys(renderers))
+
+/** Whether a failure is one of core's domain errors. */
+export const isDomainError = (u: unknown): u is DomainError =>
+  typeof u === "object" && u !== null && "_tag" in u && typeof u._tag === "string" && tags.has(u._tag)
+
+/** The status and error body of a domain error. */
+export const renderDomainError = (error: DomainError): Rendered => (renderers[error._tag] as (error: DomainError) => Rendered)(error)
+
+/** Converts a domain error into the declared API error of its status. */
+export const toApiError = (error: DomainError): Effect.Effect<never, ApiError> =>
+  Effect.flatMap(requestId, (id) => {
+    const rendered = renderDomainError(error)
+    return Effect.fail(make(rendered.status, id, rendered.error))
+  })
+
+/** Runs a core effect in a handler, mapping its failures (domain errors only) to the declared API errors. */
+export const api = <A, E extends DomainError, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, ApiError, R> =>
+  Effect.catchAll(effect, toApiError)

@@ -1,0 +1,28 @@
+import { HttpServerRequest } from "@effect/platform"
+import type { DomainError, IdempotencyStore, Principal, Transactor } from "@catalog-sync/core"
+import { type WriteCommand, WriteRunner } from "@catalog-sync/core"
+import { Effect } from "effect"
+import type { ApiError } from "./ApiErrors.js"
+import { api } from "./ErrorResponses.js"
+import { requestId } from "./RequestId.js"
+
+/**
+ * Hands a write to core's write runner under the request's Idempotency-Key (the operation is the
+ * request's method and path) and shapes the envelope: the result, `request_id` and, for a repeat of a
+ * completed write, `replayed: true`.
+ */
+export const writeEnvelope = <A extends object, E extends DomainError, R>(
+  idempotencyKey: string,
+  payload: unknown,
+  command: WriteCommand.WriteCommand<A, E, R>
+): Effect.Effect<
+  A & { readonly request_id: string; readonly replayed?: true },
+  ApiError,
+  R | HttpServerRequest.HttpServerRequest | Principal.CurrentPrincipal | IdempotencyStore.IdempotencyStore | Transactor.Transactor
+> =>
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const operation = `${request.method} ${request.url.split("?")[0] ?? request.url}`
+    const outcome = yield* api(WriteRunner.runWrite({ idempotencyKey, operation, payload }, command))
+    return { ...outcome.result, request_id: yield* requestId, ...(outcome.replayed ? { replayed: true as const } : {}) }
+  })

@@ -1,0 +1,26 @@
+import type { SqlClient, SqlError } from "@effect/sql"
+import type { Effect } from "effect"
+
+/**
+ * The migrations of the logical schema (`SCHEMA.md`), in order, as `Migrator.fromRecord` keys them
+ * (`<id>_<name>`). Declared once here: each engine implements every one of them under the same key, and an
+ * entry added here without its implementation on both engines does not compile. Append new ones; never
+ * edit or reorder an applied one.
+ */
+export const migrationNames = [
+  "0001_catalog",
+  "0002_accounts",
+  "0004_inventory",
+  "0005_change_feed",
+  // Jobs came after 0005 in history: a database already at 0005 must still get them, so they run sixth.
+  "0006_jobs",
+  "0007_media",
+  "0008_bundle_components",
+  "0009_idempotency_running",
+  "0010_jobs_by_state"
+] as const
+
+export type MigrationName = (typeof migrationNames)[number]
+
+/** One engine's migration of every name. */
+export type EngineMigrations = { readonly [Name in MigrationName]: Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient> }

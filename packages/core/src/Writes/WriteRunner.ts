@@ -1,0 +1,61 @@
+import { Effect, Ref } from "effect"
+import { CurrentPrincipal, type Principal } from "../Auth/Principal.js"
+import { runIdempotent } from "../Idempotency/Idempotency.js"
+import { Sha256 } from "../Shared/Sha256.js"
+import type { WriteCommand } from "./WriteCommand.js"
+
+/** A write request as the client sent it: what makes a repeat of it recognisable. */
+export interface WriteRequest {
+  /** The client's Idempotency-Key. */
+  readonly idempotencyKey: string
+  /** Method and path as sent, e.g. `POST /api/v1/products/upsert`. */
+  readonly operation: string
+  /** The body (or, for an upload, its fields and the file's hash). */
+  readonly payload: unknown
+}
+
+/** What a write answers: the use case's result, or the stored result of the first request with the key. */
+export interface WriteOutcome<A> {
+  readonly result: A
+  readonly replayed: boolean
+}
+
+/** JSON with object keys sorted, so that the same body always hashes the same. */
+const canonicalJson = (value: unknown): string =>
+  JSON.stringify(value, (_, v: unknown) =>
+    v !== null && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v
+  )
+
+/** The read scopes a response was rendered for: a replay must not show more than the caller may read. */
+const readScopes = (principal: Principal) =>
+  Array.from(principal.scopes)
+    .filter((scope) => scope.endsWith(":read"))
+    .sort()
+    .join(",")
+
+/** A request's fingerprint: the operation, the read scopes its answer was rendered for, and the body. */
+export const fingerprint = (request: WriteRequest, principal: Principal) =>
+  Effect.flatMap(Sha256, (sha256) => sha256.hash(`${request.operation}\n${readScopes(principal)}\n${canonicalJson(request.payload)}`))
+
+/**
+ * The write pipeline, once for every write of the API: authorizes the command (on every attempt, so a key
+ * without the write scopes is refused even when another key completed the operation), claims the
+ * Idempotency-Key, runs the command in one transaction with the stored answer, then runs its after-commit
+ * effect. A repeat with the same fingerprint gets the stored answer (`replayed`); see `runIdempotent`.
+ */
+export const runWrite = <A extends object, E, R>(request: WriteRequest, command: WriteCommand<A, E, R>) =>
+  Effect.gen(function* () {
+    const ran = yield* Ref.make(false)
+    const outcome = yield* Effect.gen(function* () {
+      yield* command.authorize
+      const principal = yield* CurrentPrincipal
+      const key = yield* fingerprint(request, principal)
+      const work = Effect.zipRight(Ref.set(ran, true), Effect.map(command.run, (body) => ({ status: 200, body })))
+      const result = yield* runIdempotent(request.idempotencyKey, key, work)
+      return { result: result.response.body as A, replayed: result.replayed } satisfies WriteOutcome<A>
+    }).pipe(Effect.ensuring(command.unused === undefined ? Effect.void : Effect.flatMap(Ref.get(ran), (started) => (started ? Effect.void : command.unused!))))
+    if (!outcome.replayed && command.afterCommit !== undefined) yield* command.afterCommit
+    return outcome
+  })
