@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 import { NodeRuntime } from "@effect/platform-node"
 import { Admin, Ids, InventoryAdmin, JobAdmin } from "@catalog-sync/core"
-import { Cause, Effect, Layer, Logger, LogLevel, Option } from "effect"
+import { Cause, ConfigError, Effect, Layer, Logger, LogLevel, Option } from "effect"
 import { parseArgs, UsageError } from "./cli/Args.js"
 import { runCommand, runJobsCommand, usage } from "./cli/Commands.js"
 import { MediaStorageLive, PersistenceLive, ServerLive } from "./Server.js"
-import { ServerConfig } from "./ServerConfig.js"
+import { describeConfigError, ServerConfig } from "./ServerConfig.js"
+import { describeStartFailure, StartupError } from "./Startup.js"
 
 const print = (value: unknown) => Effect.sync(() => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`))
 
@@ -18,6 +19,13 @@ const fail = (error: { code: string; message: string; details?: unknown }) =>
 /** Prints a failure of an admin command as JSON on stderr; never a stack trace for bad input. */
 const report = (cause: Cause.Cause<unknown>) => {
   const failure = Cause.failureOption(cause)
+  if (Option.isSome(failure) && ConfigError.isConfigError(failure.value)) {
+    return fail({ code: "config_invalid", message: describeConfigError(failure.value) })
+  }
+  if (Option.isSome(failure) && failure.value instanceof StartupError) {
+    const { code, message, variable } = failure.value
+    return fail({ code, message, ...(variable === undefined ? {} : { details: { variable } }) })
+  }
   if (Option.isSome(failure)) {
     const error = failure.value as { code?: string; message?: string; issues?: unknown }
     return fail({ code: error.code ?? "error", message: error.message ?? String(error), ...(error.issues ? { details: error.issues } : {}) })
@@ -34,7 +42,9 @@ const command = argv[0] ?? "serve"
 
 const program = Effect.gen(function* () {
   const config = yield* ServerConfig
-  if (command === "serve") return yield* Layer.launch(ServerLive(config))
+  if (command === "serve") {
+    return yield* Layer.launch(ServerLive(config)).pipe(Effect.mapError((error) => describeStartFailure(config, error)))
+  }
   if (command === "migrate") {
     return yield* Effect.scoped(Layer.build(PersistenceLive(config))).pipe(Effect.zipRight(print({ migrated: true })))
   }
