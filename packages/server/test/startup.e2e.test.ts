@@ -2,12 +2,12 @@ import * as PgTesting from "@catalog-sync/adapter-pg/testing"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { spawn } from "node:child_process"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { buildServer, freePort } from "./Instances.js"
+import { buildServer, freePort, startInstance } from "./Instances.js"
 import { testDatabase } from "./TestServer.js"
 
 class Bundle extends Context.Tag("Bundle")<Bundle, string>() {}
@@ -167,6 +167,29 @@ layer(Layer.scoped(Bundle, buildServer), { timeout: 120_000 })("start-up", (it) 
       }))
   })
 
+  it.scoped("the admin CLI answers bad input with a JSON error on stderr and exit code 1, and nothing on stdout", () =>
+    Effect.gen(function* () {
+      const bundle = yield* Bundle
+      const dir = yield* tempDir
+      const cli = (args: ReadonlyArray<string>) => run(process.execPath, [join(bundle, "cli.js"), ...args], { DATA_DIR: dir })
+      for (const [args, message] of [
+        [["company", "create", "--nmae", "Acme"], "The flag '--nmae' is not recognized. Did you mean '--name'?"],
+        [["company"], "company needs a command: company create,"],
+        [["connection", "list", "--company", "not-a-uuid"], '--company must be a uuid (as printed by the command that created it), not "not-a-uuid"']
+      ] as const) {
+        const result = yield* cli(args)
+        expect(result.code).toBe(1)
+        expect(result.stdout).toBe("")
+        expect(JSON.parse(result.stderr).error).toMatchObject({ code: "usage", message: expect.stringContaining(message) })
+      }
+      const listed = yield* cli(["company", "list"])
+      expect(listed.code).toBe(0)
+      expect(JSON.parse(listed.stdout)).toEqual([])
+      const help = yield* cli(["company", "--help"])
+      expect(help.code).toBe(0)
+      expect(help.stdout).toContain("grant --scopes scope,... <company-id>")
+    }))
+
   it.scoped("logs what runs when it starts, and the start and end of shutdown on SIGTERM", () =>
     Effect.gen(function* () {
       const bundle = yield* Bundle
@@ -215,3 +238,27 @@ it.scoped("kill -TERM of `npm start` stops the server: the signal reaches it", (
     const refused = yield* Effect.either(Effect.tryPromise(() => fetch(`http://127.0.0.1:${port}/health`)))
     expect(refused._tag).toBe("Left")
   }), 120_000)
+
+/** The shell blocks of the README's "First call" section, as a reader copies them. */
+const firstCallSnippet = () => {
+  const readme = readFileSync(join(repository, "README.md"), "utf8")
+  const section = readme.slice(readme.indexOf("## First call"), readme.indexOf("\n## ", readme.indexOf("## First call") + 1))
+  return Array.from(section.matchAll(/```sh\n([\s\S]*?)```/g), (match) => match[1]!).join("\n")
+}
+
+it.scopedLive("the README's first call works copy-pasted: quickstart, then the calls", () =>
+  Effect.gen(function* () {
+    const dir = yield* tempDir
+    const bundle = yield* buildServer
+    const server = yield* startInstance(bundle, { DATA_DIR: dir })
+    const port = new URL(server.url).port
+    const snippet = firstCallSnippet()
+    expect(snippet).toContain("quickstart")
+    const result = yield* run("bash", ["-c", snippet], { DATA_DIR: dir, PORT: port, HOST: "127.0.0.1", LOG_LEVEL: "warning" }, { cwd: repository })
+    expect(result.code, result.stderr).toBe(0)
+    const answers = result.stdout.split(/(?<=\})(?=\{)|\n/).filter((line) => line.startsWith("{")).map((line) => JSON.parse(line))
+    expect(answers[0]).toMatchObject({ principal: { company: { currency: "EUR" }, scopes: expect.arrayContaining(["catalog:write", "stock:write"]) } })
+    const outcomes = answers.slice(1).map((answer) => answer.outcome ?? answer.error?.code ?? (answer.records === undefined ? "?" : "list"))
+    expect(outcomes).toEqual(["created", "created", "updated", "revision_conflict", "list", "updated"])
+    expect(answers.at(-1)).toMatchObject({ record: { external_id: "p1", state: "archived", revision: 3 } })
+  }), 180_000)

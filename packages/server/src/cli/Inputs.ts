@@ -19,7 +19,7 @@ const uuidOf = (what: string) => (raw: string) => (isUuid(raw) ? raw : invalid(`
 
 /** `--name <uuid>`: the id of a company, connection, location or inventory item. */
 export const uuid = (name: string, description: string) =>
-  Options.text(name).pipe(Options.withDescription(description), checked(uuidOf(`--${name}`)))
+  Options.text(name).pipe(Options.withPseudoName("uuid"), Options.withDescription(description), checked(uuidOf(`--${name}`)))
 
 /** A positional uuid (`company show <company-id>`). */
 export const uuidArg = (name: string, description: string) =>
@@ -33,6 +33,7 @@ const items = (raw: string) => raw.split(",").map((item) => item.trim()).filter(
 /** `--scopes a,b`: every item one of the API's scopes. */
 export const scopes = (description: string) =>
   Options.text("scopes").pipe(
+    Options.withPseudoName("scope,..."),
     Options.withDescription(`${description} (comma-separated: ${Scope.all.join(", ")})`),
     checked((raw) => {
       const list = items(raw)
@@ -44,6 +45,7 @@ export const scopes = (description: string) =>
 
 /** `--currency EUR`: an ISO 4217 code. */
 export const currency = Options.text("currency").pipe(
+  Options.withPseudoName("code"),
   Options.withDescription("the company currency, an ISO 4217 code such as EUR or USD"),
   checked((raw) => (Currency.codes.has(raw) ? raw : invalid(`--currency must be an ISO 4217 currency code such as EUR or USD, not "${raw}"`)))
 )
@@ -63,17 +65,20 @@ const language = (option: string) => (raw: string) => {
 }
 
 export const mainLanguage = Options.text("main-language").pipe(
+  Options.withPseudoName("code"),
   Options.withDescription("the main language of the catalog content, e.g. en"),
   checked(language("--main-language"))
 )
 
 export const languages = Options.text("languages").pipe(
+  Options.withPseudoName("code,..."),
   Options.withDescription("further enabled languages, comma-separated, e.g. de,fr"),
   checked((raw) => items(raw).map(language("--languages")))
 )
 
 /** A comma-separated list of free text (tax rates and domains are checked by the admin use case). */
-export const list = (name: string, description: string) => Options.text(name).pipe(Options.withDescription(description), checked(items))
+export const list = (name: string, description: string) =>
+  Options.text(name).pipe(Options.withPseudoName("value,..."), Options.withDescription(description), checked(items))
 
 const onValues = ["on", "true", "yes", "1"]
 const offValues = ["off", "false", "no", "0"]
@@ -81,6 +86,7 @@ const offValues = ["off", "false", "no", "0"]
 /** `--name on|off`. */
 export const onOff = (name: string, description: string) =>
   Options.text(name).pipe(
+    Options.withPseudoName("on|off"),
     Options.withDescription(`${description} (on or off)`),
     checked((raw) => (onValues.includes(raw) ? true : offValues.includes(raw) ? false : invalid(`--${name} takes on or off, not "${raw}"`)))
   )
@@ -88,6 +94,7 @@ export const onOff = (name: string, description: string) =>
 /** `--name <whole number>` within bounds. */
 export const wholeNumber = (name: string, description: string, min: number, max: number) =>
   Options.text(name).pipe(
+    Options.withPseudoName("number"),
     Options.withDescription(description),
     checked((raw) => {
       const n = /^\d+$/.test(raw) ? Number(raw) : Number.NaN
@@ -98,6 +105,7 @@ export const wholeNumber = (name: string, description: string, min: number, max:
 /** A decimal quantity kept as written (the inventory use case checks it). */
 export const quantity = (name: string, description: string) =>
   Options.text(name).pipe(
+    Options.withPseudoName("decimal"),
     Options.withDescription(description),
     checked((raw) => (/^-?\d+(\.\d+)?$/.test(raw) ? raw : invalid(`--${name} takes a decimal number such as 2 or 1.5, not "${raw}"`)))
   )
