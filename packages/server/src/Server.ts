@@ -10,12 +10,13 @@ import { SharpImageProcessor } from "@catalog-sync/adapter-image-sharp"
 import { FsMediaStorage } from "@catalog-sync/adapter-storage-fs"
 import type { S3Settings } from "@catalog-sync/adapter-storage-s3"
 import { type Migrator, SqlClient, type SqlError } from "@effect/sql"
-import { Clock, type ConfigError, Duration, Effect, Layer, Logger, Ref, Schedule } from "effect"
+import { Clock, type ConfigError, Duration, Effect, Layer, Logger, Schedule } from "effect"
 import { ImageProcessor, MediaErrors, MediaStorage, RateLimiter } from "@catalog-sync/core"
 import { createServer } from "node:http"
 import { answerUnparsableRequests } from "./UnparsableRequests.js"
 import { join } from "node:path"
 import { RuntimeConfig, type RuntimeSettings, type ServerConfig } from "./ServerConfig.js"
+import { loggingChanges } from "./Readiness.js"
 import { checkFolders, databaseFile, mediaDir, StartupLog } from "./Startup.js"
 import * as NodeSecretHasher from "./NodeSecretHasher.js"
 
@@ -124,27 +125,10 @@ export const PersistenceLive = (
         statementTimeout: Duration.millis(config.postgres.statementTimeoutMillis)
       })
 
-/**
- * GET /ready asks the database. Load balancers ask every few seconds, so a change is logged, not every
- * answer: the cause when it stops answering, a line when it answers again.
- */
+/** GET /ready asks the database; a change of its answer is logged once (see `loggingChanges`). */
 const ReadinessLive = Layer.effect(
   Readiness,
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const answering = yield* Ref.make(true)
-    return sql`SELECT 1`.pipe(
-      Effect.asVoid,
-      Effect.tapBoth({
-        onFailure: (error) =>
-          Effect.whenEffect(
-            Effect.logWarning(`the database does not answer; GET /ready answers 503 until it does: ${error.message}`),
-            Ref.getAndSet(answering, false)
-          ),
-        onSuccess: () => Effect.whenEffect(Effect.logInfo("the database answers again; GET /ready answers 200"), Effect.map(Ref.getAndSet(answering, true), (was) => !was))
-      })
-    )
-  })
+  Effect.flatMap(SqlClient.SqlClient, (sql) => loggingChanges(Effect.asVoid(sql`SELECT 1`)))
 )
 
 /** Forgets completed idempotency records past their retention, once an hour. */
