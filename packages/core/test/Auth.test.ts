@@ -148,3 +148,19 @@ layer(AdminLayer)("authentication", (it) => {
       expect(noMain).toMatchObject({ _tag: "ValidationFailed" })
     }))
 })
+
+layer(AdminLayer)("company settings", (it) => {
+  it.effect("the currency is an ISO 4217 code; a made-up or lower-case one is refused, and so is an unknown company", () =>
+    Effect.gen(function* () {
+      const admin = yield* Admin
+      for (const currency of ["XYZ", "eur", "EURO", "XTS"]) {
+        const error = yield* Effect.flip(admin.createCompany(companyInput(`cur-${currency.toLowerCase()}`, { currency })))
+        expect(error).toMatchObject({ code: "validation_failed", issues: [{ path: "$.currency", message: "must be an ISO 4217 currency code such as EUR or USD" }] })
+      }
+      for (const currency of ["EUR", "USD", "CHF", "JPY", "XOF"]) {
+        expect((yield* admin.createCompany(companyInput(`ok-${currency.toLowerCase()}`, { currency }))).currency).toBe(currency)
+      }
+      const missing = yield* Effect.flip(admin.createConnection("00000000-0000-4000-8000-000000000000", "ERP"))
+      expect(missing.message).toBe("no company 00000000-0000-4000-8000-000000000000")
+    }))
+})

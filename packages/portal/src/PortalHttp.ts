@@ -1,6 +1,6 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
 import { Api } from "@catalog-sync/adapter-http"
-import { Config, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { resolve } from "node:path"
 import { loadGuides, type PortalFile, render, scalarBundle } from "./Portal.js"
 
@@ -59,15 +59,15 @@ export const layer = (files: ReadonlyArray<PortalFile>, options: { readonly path
 
 /**
  * The portal of this API at `/docs`, rendered once while the layer builds from the OpenAPI document and
- * the guides in `DOCS_DIR` (default `docs`, the repository's folder when started from its root).
+ * the guides in `docsDir` (the repository's `docs` when started from its root).
  */
-export const layerFromConfig: Layer.Layer<never> = Layer.unwrapEffect(
-  Effect.gen(function* () {
-    const docsDir = yield* Config.string("DOCS_DIR").pipe(Config.withDefault("docs"), Effect.orDie)
-    const files = renderPortal(resolve(docsDir))
-    if (!files.some((file) => file.path.startsWith("guides/"))) {
-      yield* Effect.logWarning(`no guides found in ${resolve(docsDir)}; the portal at /docs shows the API reference only (set DOCS_DIR)`)
-    }
-    return layer(files)
-  })
-)
+export const layerFromDocs = (docsDir: string): Layer.Layer<never> =>
+  Layer.unwrapEffect(
+    Effect.gen(function* () {
+      const files = renderPortal(resolve(docsDir))
+      if (!files.some((file) => file.path.startsWith("guides/"))) {
+        yield* Effect.logWarning(`no guides found in ${resolve(docsDir)}; the portal at /docs shows the API reference only (set DOCS_DIR)`)
+      }
+      return layer(files)
+    })
+  )

@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpMiddleware, HttpServer } from "@effect/platform"
+import { HttpApiBuilder, HttpMiddleware } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { ApiLive, Readiness } from "@catalog-sync/adapter-http"
 import { PortalHttp } from "@catalog-sync/portal"
@@ -10,19 +10,18 @@ import { SharpImageProcessor } from "@catalog-sync/adapter-image-sharp"
 import { FsMediaStorage } from "@catalog-sync/adapter-storage-fs"
 import type { S3Settings } from "@catalog-sync/adapter-storage-s3"
 import { type Migrator, SqlClient, type SqlError } from "@effect/sql"
-import { Clock, Config, type ConfigError, Duration, Effect, Layer, Logger, Option, Schedule } from "effect"
+import { Clock, type ConfigError, Duration, Effect, Layer, Logger, Schedule } from "effect"
 import { ImageProcessor, MediaErrors, MediaStorage, RateLimiter } from "@catalog-sync/core"
 import { createServer } from "node:http"
 import { answerUnparsableRequests } from "./UnparsableRequests.js"
 import { EdgeLimitsLive, EdgeReferencesLive } from "./Edge.js"
 import { join } from "node:path"
-import type { ServerConfig } from "./ServerConfig.js"
+import { RuntimeConfig, type RuntimeSettings, type ServerConfig } from "./ServerConfig.js"
+import { loggingChanges } from "./Readiness.js"
+import { checkFolders, databaseFile, mediaDir, StartupLog } from "./Startup.js"
 import * as NodeSecretHasher from "./NodeSecretHasher.js"
 
-export const databaseFile = (config: ServerConfig) => Option.getOrElse(config.databaseFile, () => join(config.dataDir, "catalog-sync.db"))
-
-/** Processed images (`MEDIA_DIR`, default `<DATA_DIR>/media`). */
-export const mediaDir = (config: ServerConfig) => Option.getOrElse(config.mediaDir ?? Option.none(), () => join(config.dataDir, "media"))
+export { databaseFile, mediaDir } from "./Startup.js"
 
 /**
  * Reports at start whether the bucket answers with these credentials. The server starts either way: the
@@ -127,9 +126,10 @@ export const PersistenceLive = (
         statementTimeout: Duration.millis(config.postgres.statementTimeoutMillis)
       })
 
+/** GET /ready asks the database; a change of its answer is logged once (see `loggingChanges`). */
 const ReadinessLive = Layer.effect(
   Readiness,
-  Effect.map(SqlClient.SqlClient, (sql) => Effect.asVoid(sql`SELECT 1`))
+  Effect.flatMap(SqlClient.SqlClient, (sql) => loggingChanges(Effect.asVoid(sql`SELECT 1`)))
 )
 
 /** Forgets completed idempotency records past their retention, once an hour. */
@@ -162,87 +162,60 @@ const StagingSweep = Layer.scopedDiscard(
 /**
  * The rate limiter: in memory for the single SQLite instance; on PostgreSQL the database-shared one
  * (`rate_windows`), since instances behind a load balancer must count each key's requests together.
- * For benchmarks only, BENCHMARK_RATE_LIMIT_MULTIPLIER (a whole number,
- * default 1 = the documented limits) multiplies the per-key and per-company limits, so that one company
- * can be driven past 600 requests a minute (bench scenario 4). Never set it in production.
+ * For benchmarks only, BENCHMARK_RATE_LIMIT_MULTIPLIER (default 1 = the documented limits) multiplies the
+ * per-key and per-company limits, so that one company can be driven past 600 requests a minute (bench
+ * scenario 4). Never set it in production.
  */
-const RateLimiterLive = (config: ServerConfig) => {
+const RateLimiterLive = (config: ServerConfig, runtime: RuntimeSettings) => {
   const base: Layer.Layer<RateLimiter.RateLimiter, never, SqlClient.SqlClient> =
     config.postgres === undefined ? InMemoryRateLimiter.layer : SqlRateLimiter.layer
-  return Layer.unwrapEffect(
-    Config.integer("BENCHMARK_RATE_LIMIT_MULTIPLIER").pipe(
-      Config.withDefault(1),
-      Config.validate({ message: "must be a whole number >= 1", validation: (n) => n >= 1 }),
-      Effect.map((factor) =>
-        factor === 1
-          ? base
-          : Layer.effect(
-              RateLimiter.RateLimiter,
-              Effect.map(RateLimiter.RateLimiter, (inner) =>
-                RateLimiter.RateLimiter.of({ consume: (bucket, limit, window, now) => inner.consume(bucket, limit * factor, window, now) })
-              )
-            ).pipe(Layer.provide(base))
-      )
-    )
-  )
+  const factor = runtime.rateLimitMultiplier
+  return factor === 1
+    ? base
+    : Layer.effect(
+        RateLimiter.RateLimiter,
+        Effect.map(RateLimiter.RateLimiter, (inner) =>
+          RateLimiter.RateLimiter.of({ consume: (bucket, limit, window, now) => inner.consume(bucket, limit * factor, window, now) })
+        )
+      ).pipe(Layer.provide(base))
 }
 
 /**
- * Job workers inside the server: JOB_WORKERS fibers (default 1; 0 runs none, for an instance that only
- * serves requests), each claiming jobs under a lease of JOB_LEASE_SECONDS (default 30) that it renews
- * every third of it; idle workers look for work every JOB_POLL_MILLISECONDS (default 250). A job whose
- * worker died is taken up again once its lease has expired; shutdown gives running jobs back at once.
+ * Job workers inside the server: JOB_WORKERS fibers (0 runs none, for an instance that only serves
+ * requests), each claiming jobs under a lease of JOB_LEASE_SECONDS that it renews every third of it; idle
+ * workers look for work every JOB_POLL_MILLISECONDS. A job whose worker died is taken up again once its
+ * lease has expired; shutdown gives running jobs back at once.
  */
-const JobWorkersLive = Layer.scopedDiscard(
-  Effect.gen(function* () {
-    const settings = yield* Config.all({
-      workers: Config.integer("JOB_WORKERS").pipe(
-        Config.withDefault(1),
-        Config.validate({ message: "must be a whole number >= 0", validation: (n) => n >= 0 })
-      ),
-      leaseSeconds: Config.number("JOB_LEASE_SECONDS").pipe(
-        Config.withDefault(30),
-        Config.validate({ message: "must be a number >= 1", validation: (n) => n >= 1 })
-      ),
-      pollMillis: Config.integer("JOB_POLL_MILLISECONDS").pipe(
-        Config.withDefault(250),
-        Config.validate({ message: "must be a whole number >= 10", validation: (n) => n >= 10 })
-      )
-    }).pipe(Effect.orDie)
-    yield* JobWorker.runWorkers({ workers: settings.workers, leaseMillis: Math.round(settings.leaseSeconds * 1000), pollMillis: settings.pollMillis })
-  })
-)
-
-/** A duration setting in seconds (fractions allowed, at least 1). */
-const secondsSetting = (name: string, defaultSeconds: number) =>
-  Config.number(name).pipe(
-    Config.withDefault(defaultSeconds),
-    Config.validate({ message: "must be a number >= 1", validation: (n) => n >= 1 }),
-    Effect.map((seconds) => Duration.millis(Math.round(seconds * 1000))),
-    Effect.orDie
+const JobWorkersLive = (runtime: RuntimeSettings) =>
+  Layer.scopedDiscard(
+    JobWorker.runWorkers({ workers: runtime.jobWorkers, leaseMillis: Duration.toMillis(runtime.jobLease), pollMillis: runtime.jobPollMillis })
   )
 
-/** MEDIA_PROCESSING_TIMEOUT_SECONDS (default 120): past it, a media job fails with `processing_timeout`. */
-const ProcessingTimeoutLive = Layer.effect(MediaService.ProcessingTimeout, secondsSetting("MEDIA_PROCESSING_TIMEOUT_SECONDS", 120))
+/** Imports, media, jobs and their workers; media jobs time out after MEDIA_PROCESSING_TIMEOUT_SECONDS. */
+const JobsLive = (runtime: RuntimeSettings) =>
+  Layer.mergeAll(JobService.JobService.Default, JobWorkersLive(runtime)).pipe(
+    Layer.provideMerge(JobKinds.layer),
+    Layer.provideMerge(ImportService.ImportService.Default),
+    Layer.provideMerge(
+      MediaService.MediaService.Default.pipe(Layer.provide(Layer.succeed(MediaService.ProcessingTimeout, runtime.mediaProcessingTimeout)))
+    ),
+    Layer.provideMerge(CatalogService.CatalogService.Default)
+  )
 
-/** IDEMPOTENCY_LEASE_SECONDS (default 60): how long a running request holds its Idempotency-Key. */
-const ClaimLeaseLive = Layer.effect(Idempotency.ClaimLease, secondsSetting("IDEMPOTENCY_LEASE_SECONDS", 60))
-
-/** Imports, media, jobs and their workers. */
-const JobsLive = Layer.mergeAll(JobService.JobService.Default, JobWorkersLive).pipe(
-  Layer.provideMerge(JobKinds.layer),
-  Layer.provideMerge(ImportService.ImportService.Default),
-  Layer.provideMerge(MediaService.MediaService.Default.pipe(Layer.provide(ProcessingTimeoutLive))),
-  Layer.provideMerge(CatalogService.CatalogService.Default)
-)
+/** The runtime settings of `config`, or from the environment when the caller left them out. */
+const runtimeOf = (config: ServerConfig): Effect.Effect<RuntimeSettings, ConfigError.ConfigError> =>
+  config.runtime === undefined ? RuntimeConfig : Effect.succeed(config.runtime)
 
 /** Core services over the persistence ports. */
-export const ServicesLive = (config: ServerConfig, overrides: ServerOverrides = {}) => Layer.mergeAll(
+export const ServicesLive = (config: ServerConfig, overrides: ServerOverrides = {}) =>
+  Layer.unwrapEffect(Effect.map(runtimeOf(config), (runtime) => servicesWith(config, runtime, overrides)))
+
+const servicesWith = (config: ServerConfig, runtime: RuntimeSettings, overrides: ServerOverrides) => Layer.mergeAll(
   CatalogService.CatalogService.Default,
   ChangeFeed.ChangeFeed.Default,
   InventoryService.InventoryService.Default,
-  JobsLive,
-  RateLimiterLive(config),
+  JobsLive(runtime),
+  RateLimiterLive(config, runtime),
   ReadinessLive,
   IdempotencyPurge,
   StagingSweep,
@@ -250,7 +223,7 @@ export const ServicesLive = (config: ServerConfig, overrides: ServerOverrides = 
 ).pipe(
   // One signal for the HTTP handlers that queue jobs and the workers they wake.
   Layer.provideMerge(JobSignal.layer),
-  Layer.provideMerge(ClaimLeaseLive),
+  Layer.provideMerge(Layer.succeed(Idempotency.ClaimLease, runtime.idempotencyLease)),
   Layer.provideMerge(overrides.media === undefined ? MediaPortsLive(config) : overrides.media(MediaPortsLive(config))),
   Layer.provideMerge(Ids.IdsLive)
 )
@@ -258,28 +231,38 @@ export const ServicesLive = (config: ServerConfig, overrides: ServerOverrides = 
 /**
  * The HTTP server: the API on a Node server. On shutdown the server stops accepting connections,
  * lets running requests finish for up to `shutdownTimeoutSeconds`, then closes what is left; the
- * database is provided outside the server so that it closes last.
+ * database is provided outside the server so that it closes last. The folders it writes are checked
+ * first, and the start, the beginning and the end of shutdown are logged.
  */
-export const ServerLive = (config: ServerConfig, overrides: ServerOverrides = {}) => {
+export const ServerLive = (config: ServerConfig, overrides: ServerOverrides = {}) =>
+  Layer.unwrapEffect(Effect.map(runtimeOf(config), (runtime) => serverWith(config, runtime, overrides)))
+
+const serverWith = (config: ServerConfig, runtime: RuntimeSettings, overrides: ServerOverrides) => {
   const server = answerUnparsableRequests(createServer())
   const drainDeadline = Layer.scopedDiscard(
     Effect.addFinalizer(() =>
       Effect.sync(() => setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutSeconds * 1000).unref())
     )
   )
+  // Acquired first, so released last: after the database has closed. A start that failed is reported by the caller.
+  const started = { running: false }
+  const stopped = Layer.scopedDiscard(
+    Effect.zipRight(checkFolders(config), Effect.addFinalizer(() => (started.running ? Effect.logInfo("stopped") : Effect.void)))
+  )
   // Per-request tracing spans cost a third of the throughput and nothing reads them by default.
   return HttpApiBuilder.serve().pipe(
     HttpMiddleware.withTracerDisabledWhen(() => true),
     // The developer portal at /docs: static pages rendered once at start, no database queries.
-    Layer.provide(PortalHttp.layerFromConfig),
+    Layer.provide(PortalHttp.layerFromDocs(runtime.docsDir)),
     Layer.provide(ApiLive.pipe(Layer.provide(EdgeReferencesLive))),
     Layer.provide(drainDeadline),
-    HttpServer.withLogAddress,
+    Layer.provideMerge(StartupLog(config, runtime, started)),
     Layer.provideMerge(NodeHttpServer.layer(() => server, { port: config.port, host: config.host }).pipe(Layer.provide(EdgeLimitsLive(server)))),
-    Layer.provide(ServicesLive(config, overrides)),
+    Layer.provide(servicesWith(config, runtime, overrides)),
     Layer.provide(
       config.postgres === undefined ? resumeCutOffWork.pipe(Layer.provideMerge(persistenceWith(config, overrides))) : persistenceWith(config, overrides)
     ),
+    Layer.provide(stopped),
     Layer.provide(Logger.minimumLogLevel(config.logLevel)),
     // Nothing exports spans, so the ones adapters and @effect/sql open per statement are made no-ops.
     Layer.provide(Layer.setTracerEnabled(false))

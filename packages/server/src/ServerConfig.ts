@@ -1,9 +1,51 @@
 import { parseTrustedProxies } from "@catalog-sync/adapter-http"
 import type { S3Settings } from "@catalog-sync/adapter-storage-s3"
-import { Config, ConfigError, Effect, Either, LogLevel, Option, Redacted } from "effect"
+import { Config, ConfigError, Duration, Effect, Either, LogLevel, Option, Redacted } from "effect"
 import type { BlockList } from "node:net"
 
-const logLevels = {
+/**
+ * Every setting of the server, read from the environment in this one module. Each error names its
+ * variable and what it takes (`PORT=abc must be a port number from 1 to 65535`), since an operator sees
+ * only that line when the server refuses to start.
+ */
+
+const invalid = (name: string, raw: string | undefined, what: string) =>
+  ConfigError.InvalidData([name], `${name}${raw === undefined ? "" : `=${raw}`} ${what}`)
+
+/**
+ * A variable parsed by `parse` (undefined: not valid, `what` says what it takes). Unset or empty means
+ * the default: an empty line in an env file is not a value.
+ */
+const setting = <A>(name: string, fallback: A, what: string, parse: (raw: string) => A | undefined): Config.Config<A> =>
+  Config.option(Config.string(name)).pipe(
+    Config.mapOrFail((value) => {
+      const raw = Option.getOrElse(value, () => "").trim()
+      if (raw === "") return Either.right(fallback)
+      const parsed = parse(raw)
+      return parsed === undefined ? Either.left(invalid(name, raw, what)) : Either.right(parsed)
+    })
+  )
+
+const wholeNumber = (name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER) =>
+  setting(name, fallback, `must be a whole number from ${min}${max === Number.MAX_SAFE_INTEGER ? " up" : ` to ${max}`}`, (raw) => {
+    if (!/^\d+$/.test(raw)) return undefined
+    const n = Number(raw)
+    return n >= min && n <= max ? n : undefined
+  })
+
+/** Seconds, fractions allowed. */
+const seconds = (name: string, fallback: number, min: number) =>
+  setting(name, Duration.seconds(fallback), `must be a number of seconds >= ${min}`, (raw) => {
+    if (!/^\d+(\.\d+)?$/.test(raw)) return undefined
+    const n = Number(raw)
+    return n >= min ? Duration.millis(Math.round(n * 1000)) : undefined
+  })
+
+const text = (name: string, fallback: string) => setting(name, fallback, "", (raw) => raw)
+const optionalText = (name: string) => setting<Option.Option<string>>(name, Option.none(), "", (raw) => Option.some(raw))
+
+/** `LOG_LEVEL` values and what each lets through. */
+export const logLevels = {
   debug: LogLevel.Debug,
   info: LogLevel.Info,
   warning: LogLevel.Warning,
@@ -12,21 +54,22 @@ const logLevels = {
   none: LogLevel.None
 } as const
 
+const logLevel = setting("LOG_LEVEL", LogLevel.Info, `must be one of ${Object.keys(logLevels).join(", ")}`, (raw) =>
+  Object.hasOwn(logLevels, raw) ? logLevels[raw as keyof typeof logLevels] : undefined
+)
+
 /** The settings of both database modes (see `ServerConfig`). */
 const settings = Config.all({
-  port: Config.port("PORT").pipe(Config.withDefault(8080)),
-  host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
-  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./data")),
-  databaseFile: Config.option(Config.string("SQLITE_FILE")),
+  port: wholeNumber("PORT", 8080, 1, 65535),
+  host: text("HOST", "0.0.0.0"),
+  dataDir: text("DATA_DIR", "./data"),
+  databaseFile: optionalText("SQLITE_FILE"),
   /** Processed images, one folder per company storage_slug (default `<DATA_DIR>/media`). */
-  mediaDir: Config.option(Config.string("MEDIA_DIR")),
+  mediaDir: optionalText("MEDIA_DIR"),
   /** Requests still running at shutdown get this long to finish. */
-  shutdownTimeoutSeconds: Config.integer("SHUTDOWN_TIMEOUT_SECONDS").pipe(Config.withDefault(20)),
-  /** debug, info (one line per request), warning, error. */
-  logLevel: Config.literal("debug", "info", "warning", "warn", "error", "none")("LOG_LEVEL").pipe(
-    Config.withDefault("info" as const),
-    Config.map((name) => logLevels[name])
-  )
+  shutdownTimeoutSeconds: wholeNumber("SHUTDOWN_TIMEOUT_SECONDS", 20, 0),
+  /** debug, info (one line per request), warning, error, none. */
+  logLevel
 })
 
 /** Where the PostgreSQL database is and how to use it; present when `DATABASE_URL` is set. */
@@ -39,26 +82,53 @@ export interface PostgresSettings {
   readonly statementTimeoutMillis: number
 }
 
+const databaseUrlForm = "postgres://user:password@host:5432/database"
+
+/** A PostgreSQL URL, or why not; the value itself is never repeated, since it holds the password. */
+const postgresUrl = (raw: string): Either.Either<string, string> => {
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(raw)?.[1]?.toLowerCase()
+  if (scheme === undefined) return Either.left(`must be a PostgreSQL URL such as ${databaseUrlForm} (unset it to use SQLite)`)
+  if (scheme !== "postgres" && scheme !== "postgresql") {
+    return Either.left(`is a ${scheme}:// URL; only PostgreSQL is supported (${databaseUrlForm}), or unset it to use SQLite`)
+  }
+  try {
+    const url = new URL(raw)
+    if (url.hostname === "" || url.pathname.length < 2) return Either.left(`must name a host and a database: ${databaseUrlForm}`)
+    return Either.right(raw)
+  } catch {
+    return Either.left(`is not a valid URL; expected ${databaseUrlForm} (special characters in the password must be percent-encoded)`)
+  }
+}
+
 /**
  * `DATABASE_URL` selects PostgreSQL, for several instances on one database; without it the server keeps
  * its embedded SQLite file.
  */
 const postgres: Config.Config<Option.Option<PostgresSettings>> = Config.all({
-  url: Config.option(Config.redacted("DATABASE_URL")),
-  poolSize: Config.integer("DATABASE_POOL_SIZE").pipe(
-    Config.withDefault(10),
-    Config.validate({ message: "DATABASE_POOL_SIZE must be a whole number >= 1", validation: (n) => n >= 1 })
+  url: Config.option(Config.redacted("DATABASE_URL")).pipe(
+    Config.mapOrFail((value): Either.Either<Option.Option<Redacted.Redacted<string>>, ConfigError.ConfigError> => {
+      // An empty DATABASE_URL (a blank line in an env file) means "not set", not "connect to nothing".
+      const url = Option.filter(value, (v) => Redacted.value(v).trim() !== "")
+      if (Option.isNone(url)) return Either.right(url)
+      return Either.match(postgresUrl(Redacted.value(url.value).trim()), {
+        onLeft: (what) => Either.left(invalid("DATABASE_URL", undefined, what)),
+        onRight: () => Either.right(url)
+      })
+    })
   ),
-  statementTimeoutMillis: Config.integer("DATABASE_STATEMENT_TIMEOUT_MS").pipe(
-    Config.withDefault(30_000),
-    Config.validate({ message: "DATABASE_STATEMENT_TIMEOUT_MS must be a whole number of milliseconds >= 0", validation: (n) => n >= 0 })
-  )
-}).pipe(
-  Config.map(({ url, ...pool }) =>
-    // An empty DATABASE_URL (a blank line in an env file) means "not set", not "connect to nothing".
-    Option.map(Option.filter(url, (value) => Redacted.value(value) !== ""), (value) => ({ url: value, ...pool }))
-  )
-)
+  poolSize: wholeNumber("DATABASE_POOL_SIZE", 10, 1),
+  statementTimeoutMillis: wholeNumber("DATABASE_STATEMENT_TIMEOUT_MS", 30_000, 0)
+}).pipe(Config.map(({ url, ...pool }) => Option.map(url, (value) => ({ url: value, ...pool }))))
+
+/** Where a PostgreSQL URL points, without its password: `host:port/database` as user. For logs and errors. */
+export const describePostgres = (settings: PostgresSettings): string => {
+  try {
+    const url = new URL(Redacted.value(settings.url))
+    return `${url.hostname}:${url.port || "5432"}${url.pathname}${url.username === "" ? "" : ` as ${decodeURIComponent(url.username)}`}`
+  } catch {
+    return "(DATABASE_URL)"
+  }
+}
 
 /** Where processed images and staged uploads live. */
 export type MediaStorageSettings =
@@ -69,7 +139,7 @@ export type MediaStorageSettings =
 
 /** `MEDIA_STORAGE=fs` (default) or `s3`. The S3 variables are read, and validated, only when s3 is chosen. */
 const mediaStorage: Effect.Effect<MediaStorageSettings, ConfigError.ConfigError> = Effect.flatMap(
-  Config.literal("fs", "s3")("MEDIA_STORAGE").pipe(Config.withDefault("fs" as const)),
+  setting("MEDIA_STORAGE", "fs" as const, "must be fs or s3", (raw) => (raw === "fs" || raw === "s3" ? raw : undefined)),
   (kind): Effect.Effect<MediaStorageSettings, ConfigError.ConfigError> =>
     kind === "s3"
       ? // Loaded only when chosen: the S3 SDK costs a filesystem deployment (and every CLI command) ~0.3 s and ~20 MB.
@@ -131,13 +201,46 @@ export const EdgeConfig: Config.Config<EdgeSettings> = Config.all({
   })
 )
 
-/** The server settings; `postgres` is absent when the server runs on SQLite. */
+/** Job workers, leases and time-outs, and the portal's guides: what the running server does, beyond where it runs. */
+export interface RuntimeSettings {
+  /** `JOB_WORKERS` (default 1; 0 runs none, for an instance that only serves requests). */
+  readonly jobWorkers: number
+  /** `JOB_LEASE_SECONDS` (default 30): a worker's claim on a job. */
+  readonly jobLease: Duration.Duration
+  /** `JOB_POLL_MILLISECONDS` (default 250): how often an idle worker looks for queued jobs. */
+  readonly jobPollMillis: number
+  /** `IDEMPOTENCY_LEASE_SECONDS` (default 60): how long a running request holds its Idempotency-Key. */
+  readonly idempotencyLease: Duration.Duration
+  /** `MEDIA_PROCESSING_TIMEOUT_SECONDS` (default 120): past it, a media job fails with `processing_timeout`. */
+  readonly mediaProcessingTimeout: Duration.Duration
+  /** `BENCHMARK_RATE_LIMIT_MULTIPLIER` (default 1): benchmarks only, multiplies the rate limits. */
+  readonly rateLimitMultiplier: number
+  /** `DOCS_DIR` (default `docs`): the guides the portal at /docs shows. */
+  readonly docsDir: string
+}
+
+/** The runtime settings from the environment. */
+export const RuntimeConfig: Config.Config<RuntimeSettings> = Config.all({
+  jobWorkers: wholeNumber("JOB_WORKERS", 1, 0),
+  jobLease: seconds("JOB_LEASE_SECONDS", 30, 1),
+  jobPollMillis: wholeNumber("JOB_POLL_MILLISECONDS", 250, 10),
+  idempotencyLease: seconds("IDEMPOTENCY_LEASE_SECONDS", 60, 1),
+  mediaProcessingTimeout: seconds("MEDIA_PROCESSING_TIMEOUT_SECONDS", 120, 1),
+  rateLimitMultiplier: wholeNumber("BENCHMARK_RATE_LIMIT_MULTIPLIER", 1, 1),
+  docsDir: text("DOCS_DIR", "docs")
+})
+
+/**
+ * The server settings; `postgres` is absent when the server runs on SQLite. Embedders and tests may leave
+ * out `runtime`: the server then reads it from the environment (`RuntimeConfig`) as it starts.
+ */
 export type ServerConfig = Omit<Config.Config.Success<typeof settings>, "mediaDir"> & {
   readonly postgres?: PostgresSettings | undefined
   /** Absent: `<dataDir>/media`. */
   readonly mediaDir?: Option.Option<string> | undefined
   /** Absent: the filesystem. */
   readonly mediaStorage?: MediaStorageSettings | undefined
+  readonly runtime?: RuntimeSettings | undefined
 }
 
 /**
@@ -145,6 +248,22 @@ export type ServerConfig = Omit<Config.Config.Success<typeof settings>, "mediaDi
  * 8080, SQLite database and media folder under ./data.
  */
 export const ServerConfig: Effect.Effect<ServerConfig, ConfigError.ConfigError> = Effect.gen(function* () {
-  const [base, pg] = yield* Config.all([settings, postgres])
-  return { ...base, ...(Option.isSome(pg) ? { postgres: pg.value } : {}), mediaStorage: yield* mediaStorage }
+  const [base, pg, runtime] = yield* Config.all([settings, postgres, RuntimeConfig])
+  return { ...base, ...(Option.isSome(pg) ? { postgres: pg.value } : {}), mediaStorage: yield* mediaStorage, runtime }
 })
+
+/** One line per problem, each naming its variable (the messages above already do; others get `NAME: `). */
+export const describeConfigError = (error: ConfigError.ConfigError): string =>
+  ConfigError.reduceWithContext(error, undefined, {
+    andCase: (_, left, right) => `${left}; ${right}`,
+    orCase: (_, left, right) => `${left}; ${right}`,
+    invalidDataCase: (_, path, message) => withVariable(path, message),
+    missingDataCase: (_, path, message) => withVariable(path, message),
+    sourceUnavailableCase: (_, path, message) => withVariable(path, message),
+    unsupportedCase: (_, path, message) => withVariable(path, message)
+  })
+
+const withVariable = (path: ReadonlyArray<string>, message: string) => {
+  const name = path.join("_")
+  return name === "" || message.includes(name) ? message : `${name}: ${message}`
+}

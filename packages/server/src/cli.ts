@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-import { NodeRuntime } from "@effect/platform-node"
+import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Admin, Ids, InventoryAdmin, JobAdmin } from "@catalog-sync/core"
-import { Cause, Effect, Layer, Logger, LogLevel, Option } from "effect"
-import { parseArgs, UsageError } from "./cli/Args.js"
-import { runCommand, runJobsCommand, usage } from "./cli/Commands.js"
+import { Cause, ConfigError, Effect, Layer, Logger, LogLevel, Option } from "effect"
+import { type Action, parse, UsageError } from "./cli/Commands.js"
+import { exports, quickstart } from "./cli/Quickstart.js"
 import { MediaStorageLive, PersistenceLive, ServerLive } from "./Server.js"
-import { ServerConfig } from "./ServerConfig.js"
+import { describeConfigError, ServerConfig } from "./ServerConfig.js"
+import { describeStartFailure, localUrl, StartupError } from "./Startup.js"
 
 const print = (value: unknown) => Effect.sync(() => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`))
 
@@ -15,49 +16,66 @@ const fail = (error: { code: string; message: string; details?: unknown }) =>
     process.exitCode = 1
   })
 
-/** Prints a failure of an admin command as JSON on stderr; never a stack trace for bad input. */
+/** Prints a failure as JSON on stderr, one line that names the problem; never a stack trace for bad input. */
 const report = (cause: Cause.Cause<unknown>) => {
   const failure = Cause.failureOption(cause)
-  if (Option.isSome(failure)) {
-    const error = failure.value as { code?: string; message?: string; issues?: unknown }
-    return fail({ code: error.code ?? "error", message: error.message ?? String(error), ...(error.issues ? { details: error.issues } : {}) })
+  if (Option.isNone(failure)) return fail({ code: "internal_error", message: Cause.pretty(cause) })
+  const error = failure.value
+  if (ConfigError.isConfigError(error)) return fail({ code: "config_invalid", message: describeConfigError(error) })
+  if (error instanceof UsageError) return fail({ code: "usage", message: error.message, details: { help: `catalog-sync ${error.command} --help`.replace(/\s+/g, " ") } })
+  if (error instanceof StartupError) {
+    return fail({ code: error.code, message: error.message, ...(error.variable === undefined ? {} : { details: { variable: error.variable } }) })
   }
-  const defect = Cause.dieOption(cause)
-  if (Option.isSome(defect) && defect.value instanceof UsageError) {
-    return fail({ code: "usage", message: defect.value.message }).pipe(Effect.zipRight(Effect.sync(() => process.stderr.write(`\n${usage}\n`))))
-  }
-  return fail({ code: "internal_error", message: Cause.pretty(cause) })
+  const described = error as { code?: string; message?: string; issues?: unknown }
+  return fail({
+    code: described.code ?? "error",
+    message: described.message || String(error),
+    ...(described.issues ? { details: described.issues } : {})
+  })
 }
 
-const argv = process.argv.slice(2)
-const command = argv[0] ?? "serve"
+const AdminLive = (config: ServerConfig) =>
+  Layer.mergeAll(Admin.Admin.Default, InventoryAdmin.InventoryAdmin.Default).pipe(Layer.provide(PersistenceLive(config)), Layer.provide(Ids.IdsLive))
 
-const program = Effect.gen(function* () {
-  const config = yield* ServerConfig
-  if (command === "serve") return yield* Layer.launch(ServerLive(config))
-  if (command === "migrate") {
-    return yield* Effect.scoped(Layer.build(PersistenceLive(config))).pipe(Effect.zipRight(print({ migrated: true })))
-  }
-  if (command === "help" || command === "--help") return yield* Effect.sync(() => process.stdout.write(`${usage}\n`))
-  const args = yield* Effect.try({ try: () => parseArgs(argv), catch: (e) => e })
-  const result: unknown =
-    args.words[0] === "jobs"
-      ? yield* Effect.suspend(() => runJobsCommand(args)).pipe(
-          Effect.provide(JobAdmin.JobAdmin.Default.pipe(Layer.provide(MediaStorageLive(config)), Layer.provide(PersistenceLive(config))))
+const run = (action: Action) =>
+  Effect.gen(function* () {
+    if (action._tag === "Printed") return
+    const config = yield* ServerConfig
+    switch (action._tag) {
+      case "Serve":
+        return yield* Layer.launch(ServerLive(config)).pipe(Effect.mapError((error) => describeStartFailure(config, error)))
+      case "Migrate":
+        return yield* Effect.scoped(Layer.build(PersistenceLive(config))).pipe(
+          Effect.mapError((error) => describeStartFailure(config, error)),
+          Effect.zipRight(print({ migrated: true }))
         )
-      : yield* Effect.suspend(() => runCommand(args)).pipe(
-          Effect.provide(
-            Layer.mergeAll(Admin.Admin.Default, InventoryAdmin.InventoryAdmin.Default).pipe(
-              Layer.provide(PersistenceLive(config)),
-              Layer.provide(Ids.IdsLive)
-            )
+      case "Admin":
+        return yield* print(yield* action.run.pipe(Effect.provide(AdminLive(config))))
+      case "Jobs":
+        return yield* print(
+          yield* action.run.pipe(Effect.provide(JobAdmin.JobAdmin.Default.pipe(Layer.provide(MediaStorageLive(config)), Layer.provide(PersistenceLive(config)))))
+        )
+      case "Quickstart": {
+        const url = Option.getOrElse(action.url, () => localUrl(config.host, config.port))
+        const result = yield* quickstart(url).pipe(Effect.provide(AdminLive(config)))
+        yield* Effect.sync(() => {
+          process.stderr.write(
+            `# ${result.created ? "Created" : "Reused"} the demo company ${result.company_id} and its connection ${result.connection_id}, and made a new key\n` +
+              "# (its secret is shown here once). Start the server (npm start) and try: curl -s $CATALOG_SYNC_URL/api/v1/me -H \"Authorization: Bearer $CATALOG_SYNC_KEY\"\n"
           )
-        )
-  yield* print(result)
-}).pipe(
+          process.stdout.write(exports(result))
+        })
+      }
+    }
+  })
+
+const argv = process.argv.slice(2)
+
+const program = parse(argv).pipe(
+  Effect.flatMap((action) => run(action).pipe(Logger.withMinimumLogLevel(action._tag === "Serve" ? LogLevel.All : LogLevel.Warning))),
   Effect.catchAllCause(report),
   Effect.provide(Logger.json),
-  Logger.withMinimumLogLevel(command === "serve" ? LogLevel.All : LogLevel.Warning)
+  Effect.provide(NodeContext.layer)
 )
 
 NodeRuntime.runMain(program, { disableErrorReporting: true, disablePrettyLogger: true })

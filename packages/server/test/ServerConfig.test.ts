@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Either } from "effect"
-import { ServerConfig } from "../src/ServerConfig.js"
+import { ConfigProvider, Duration, Effect, Either, LogLevel } from "effect"
+import { describeConfigError, describePostgres, ServerConfig } from "../src/ServerConfig.js"
 
 const load = (env: Record<string, string>) => Effect.either(Effect.withConfigProvider(ServerConfig, ConfigProvider.fromMap(new Map(Object.entries(env)))))
 
@@ -22,5 +22,43 @@ describe("media storage settings", () => {
       expect(String(missing)).toBe('(Missing data at S3_BUCKET: "MEDIA_STORAGE=s3 needs S3_BUCKET, the name of the bucket that holds the media")')
       const unknown = yield* Effect.flip(load({ MEDIA_STORAGE: "gcs" }).pipe(Effect.flatten))
       expect(String(unknown)).toContain("MEDIA_STORAGE")
+    }))
+})
+
+describe("server settings", () => {
+  it.effect("defaults make a fresh machine work; every setting is read here, parsed and typed", () =>
+    Effect.gen(function* () {
+      const config = Either.getOrThrow(yield* load({}))
+      expect(config).toMatchObject({ port: 8080, host: "0.0.0.0", dataDir: "./data", shutdownTimeoutSeconds: 20, logLevel: LogLevel.Info })
+      expect(config.postgres).toBeUndefined()
+      expect(config.runtime).toMatchObject({ jobWorkers: 1, jobPollMillis: 250, rateLimitMultiplier: 1, docsDir: "docs" })
+      expect(Duration.toMillis(config.runtime!.jobLease)).toBe(30_000)
+      const tuned = Either.getOrThrow(yield* load({ JOB_WORKERS: "0", JOB_LEASE_SECONDS: "2.5", IDEMPOTENCY_LEASE_SECONDS: "5", LOG_LEVEL: "debug", DATABASE_URL: " " }))
+      expect(tuned.runtime?.jobWorkers).toBe(0)
+      expect(Duration.toMillis(tuned.runtime!.jobLease)).toBe(2_500)
+      expect(Duration.toMillis(tuned.runtime!.idempotencyLease)).toBe(5_000)
+      expect(tuned.logLevel).toBe(LogLevel.Debug)
+      // A blank DATABASE_URL (an empty line in an env file) keeps SQLite.
+      expect(tuned.postgres).toBeUndefined()
+    }))
+
+  it.effect("each error names its variable and what it takes; several errors are all reported", () =>
+    Effect.gen(function* () {
+      const message = (env: Record<string, string>) => Effect.map(Effect.flip(load(env).pipe(Effect.flatten)), describeConfigError)
+      expect(yield* message({ PORT: "abc" })).toBe("PORT=abc must be a whole number from 1 to 65535")
+      expect(yield* message({ JOB_WORKERS: "-1" })).toBe("JOB_WORKERS=-1 must be a whole number from 0 up")
+      expect(yield* message({ JOB_POLL_MILLISECONDS: "5" })).toBe("JOB_POLL_MILLISECONDS=5 must be a whole number from 10 up")
+      expect(yield* message({ DATABASE_URL: "postgres://db.internal:5432" })).toBe("DATABASE_URL must name a host and a database: postgres://user:password@host:5432/database")
+      expect(yield* message({ DATABASE_URL: "mysql://u:secret@db/shop" })).not.toContain("secret")
+      const both = yield* message({ PORT: "0", LOG_LEVEL: "verbose" })
+      expect(both).toContain("PORT=0 must be a whole number from 1 to 65535")
+      expect(both).toContain("LOG_LEVEL=verbose must be one of debug, info, warning, warn, error, none")
+    }))
+
+  it.effect("a PostgreSQL URL is described for logs without its password", () =>
+    Effect.gen(function* () {
+      const config = Either.getOrThrow(yield* load({ DATABASE_URL: "postgresql://app:s3cr%40t@db.internal:6543/catalog" }))
+      expect(describePostgres(config.postgres!)).toBe("db.internal:6543/catalog as app")
+      expect(describePostgres(config.postgres!)).not.toContain("s3cr")
     }))
 })

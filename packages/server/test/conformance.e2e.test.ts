@@ -5,13 +5,13 @@
  * and the operator's resume of paused media jobs.
  */
 import { JobAdmin } from "@catalog-sync/core"
+import { NodeContext } from "@effect/platform-node"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import sharp from "sharp"
-import { parseArgs } from "../src/cli/Args.js"
-import { runJobsCommand } from "../src/cli/Commands.js"
+import { parse } from "../src/cli/Commands.js"
 import { MediaStorageLive, PersistenceLive } from "../src/Server.js"
 import { makeMediaFaults } from "./MediaFaults.js"
 import { call, expectError, TestServer, TestServerWith, uploadMedia, waitJob } from "./TestServer.js"
@@ -256,7 +256,9 @@ layer(TestServerWith({ media: faults.layer }), { excludeTestServices: true })("s
       const first = yield* uploadMedia(url, token, { external_id: "a", name: "A" }, yield* image(21))
       expect((yield* untilEnd(url, token, first.body.job.id)).state).toBe("paused")
       const cli = (line: string, mediaDir?: string) =>
-        Effect.suspend(() => runJobsCommand(parseArgs(line.split(" ")))).pipe(
+        parse(line.split(" ")).pipe(
+          Effect.provide(NodeContext.layer),
+          Effect.flatMap((action) => (action._tag === "Jobs" ? action.run : Effect.die(`not a jobs command: ${line}`))),
           Effect.provide(
             JobAdmin.JobAdmin.Default.pipe(
               Layer.provide(MediaStorageLive(mediaDir === undefined ? config : { ...config, mediaDir: Option.some(mediaDir) })),

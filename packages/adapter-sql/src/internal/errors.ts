@@ -1,6 +1,6 @@
 import { Errors } from "@catalog-sync/core"
 import { SqlError } from "@effect/sql"
-import { Effect, ParseResult } from "effect"
+import { Clock, Effect, ParseResult } from "effect"
 
 /**
  * How a driver failure should surface. Ports never expose driver errors:
@@ -56,16 +56,36 @@ export const classify = (error: SqlError.SqlError): Failure => {
   return "defect"
 }
 
+// One warning per minute at most: a database that stops answering fails every request, and one line with
+// the cause (and how many failures followed the last one) tells the operator more than thousands.
+const reportEveryMillis = 60_000
+const reported = { next: 0, since: 0 }
+
+const reportOnce = (error: SqlError.SqlError, failure: Failure) =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) => {
+    if (now < reported.next) {
+      reported.since++
+      return Effect.void
+    }
+    const suppressed = reported.since
+    reported.next = now + reportEveryMillis
+    reported.since = 0
+    const cause = error.cause instanceof Error ? error.cause.message : error.message
+    return Effect.logWarning(`a request failed on the database (${failure === "retryable" ? "busy or reconnecting" : "unavailable"}): ${cause}`).pipe(
+      Effect.annotateLogs({ code: codeOf(error) ?? "unknown", failures_not_logged_since_last: suppressed, next_report_in_seconds: reportEveryMillis / 1000 })
+    )
+  })
+
 /** A driver failure as the port's error channel sees it: a PersistenceError, or a defect. */
 export const fromSqlError = (error: SqlError.SqlError): Effect.Effect<never, Errors.PersistenceError> => {
   const failure = classify(error)
   if (failure === "defect") return Effect.die(error)
-  return Effect.fail(
+  return reportOnce(error, failure).pipe(Effect.zipRight(Effect.fail(
     new Errors.PersistenceError({
       message: `storage ${failure === "retryable" ? "busy" : "unavailable"} (${codeOf(error) ?? "unknown"})`,
       retryable: failure === "retryable"
     })
-  )
+  )))
 }
 
 /**

@@ -1,6 +1,7 @@
 import { Clock, Effect, Option, Schema } from "effect"
 import { RecordNotFound, ValidationFailed } from "../Shared/Errors.js"
 import { decodeStrict } from "../Catalog/Decode.js"
+import { CurrencyCode } from "../Shared/Currency.js"
 import { fixed, Money } from "../Shared/Decimal.js"
 import { type CompanyId, type ConnectionId, Ids } from "../Shared/Ids.js"
 import { Scope } from "../Shared/Scope.js"
@@ -15,7 +16,7 @@ const Hostname = Schema.String.pipe(
 
 export const CompanyInput = Schema.Struct({
   name: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200)),
-  currency: Schema.String.pipe(Schema.pattern(/^[A-Z]{3}$/, { message: () => "must be a 3-letter currency code" })),
+  currency: CurrencyCode,
   main_language: LanguageCode,
   languages: Schema.optionalWith(Schema.Array(LanguageCode), { exact: true }),
   tax_model: Schema.optionalWith(TaxModel, { default: () => "unconfigured" as const }),
@@ -59,7 +60,9 @@ export const KeyInput = Schema.Struct({
   )
 })
 
-const notFound = (resource: string, id: string) => new RecordNotFound({ resource, message: `no ${resource.replace(/s$/, "")} ${id}` })
+const singular = { companies: "company", connections: "connection", keys: "key", locations: "location" } as const
+
+const notFound = (resource: keyof typeof singular, id: string) => new RecordNotFound({ resource, message: `no ${singular[resource]} ${id}` })
 
 const mainLanguageEnabled = (company: Company) =>
   company.languages.includes(company.main_language)

@@ -1,0 +1,118 @@
+import { Args, HelpDoc, Options } from "@effect/cli"
+import { Currency, Scope } from "@catalog-sync/core"
+import { Schema } from "effect"
+
+/** A value the command line cannot take; its message is the one line the user sees. */
+class InvalidInput extends Error {}
+
+/** Options and arguments are checked as they are parsed: `parse` returns the value or throws InvalidInput. */
+const checked = <A>(parse: (raw: string) => A) =>
+  Options.mapTryCatch<string, A>(parse, (error) => HelpDoc.p(error instanceof InvalidInput ? error.message : String(error)))
+
+const invalid = (message: string): never => {
+  throw new InvalidInput(message)
+}
+
+const isUuid = Schema.is(Schema.UUID)
+
+const uuidOf = (what: string) => (raw: string) => (isUuid(raw) ? raw : invalid(`${what} must be a uuid (as printed by the command that created it), not "${raw}"`))
+
+/** `--name <uuid>`: the id of a company, connection, location or inventory item. */
+export const uuid = (name: string, description: string) =>
+  Options.text(name).pipe(Options.withPseudoName("uuid"), Options.withDescription(description), checked(uuidOf(`--${name}`)))
+
+/** A positional uuid (`company show <company-id>`). */
+export const uuidArg = (name: string, description: string) =>
+  Args.text({ name }).pipe(
+    Args.withDescription(description),
+    Args.mapTryCatch(uuidOf(`<${name}>`), (error) => HelpDoc.p(error instanceof InvalidInput ? error.message : String(error)))
+  )
+
+const items = (raw: string) => raw.split(",").map((item) => item.trim()).filter((item) => item !== "")
+
+/** `--scopes a,b`: every item one of the API's scopes. */
+export const scopes = (description: string) =>
+  Options.text("scopes").pipe(
+    Options.withPseudoName("scope,..."),
+    Options.withDescription(`${description} (comma-separated: ${Scope.all.join(", ")})`),
+    checked((raw) => {
+      const list = items(raw)
+      if (list.length === 0) return invalid(`--scopes needs at least one of: ${Scope.all.join(", ")}`)
+      const unknown = list.filter((scope) => !(Scope.all as ReadonlyArray<string>).includes(scope))
+      return unknown.length === 0 ? list : invalid(`unknown scope ${unknown.join(", ")}; valid scopes: ${Scope.all.join(", ")}`)
+    })
+  )
+
+/** `--currency EUR`: an ISO 4217 code. */
+export const currency = Options.text("currency").pipe(
+  Options.withPseudoName("code"),
+  Options.withDescription("the company currency, an ISO 4217 code such as EUR or USD"),
+  checked((raw) => (Currency.codes.has(raw) ? raw : invalid(`--currency must be an ISO 4217 currency code such as EUR or USD, not "${raw}"`)))
+)
+
+const languageNames = new Intl.DisplayNames(["en"], { type: "language", fallback: "none" })
+
+/** A language code whose language is known (`en`, `de`, `pt-BR`), so that a typo is not saved as a language. */
+const language = (option: string) => (raw: string) => {
+  const [primary] = raw.split("-")
+  let known = false
+  try {
+    known = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/.test(raw) && languageNames.of(primary!) !== undefined
+  } catch {
+    known = false
+  }
+  return known ? raw : invalid(`${option} takes language codes such as en, de or pt-BR; "${raw}" is not one`)
+}
+
+export const mainLanguage = Options.text("main-language").pipe(
+  Options.withPseudoName("code"),
+  Options.withDescription("the main language of the catalog content, e.g. en"),
+  checked(language("--main-language"))
+)
+
+export const languages = Options.text("languages").pipe(
+  Options.withPseudoName("code,..."),
+  Options.withDescription("further enabled languages, comma-separated, e.g. de,fr"),
+  checked((raw) => items(raw).map(language("--languages")))
+)
+
+/** A comma-separated list of free text (tax rates and domains are checked by the admin use case). */
+export const list = (name: string, description: string) =>
+  Options.text(name).pipe(Options.withPseudoName("value,..."), Options.withDescription(description), checked(items))
+
+const onValues = ["on", "true", "yes", "1"]
+const offValues = ["off", "false", "no", "0"]
+
+/** `--name on|off`. */
+export const onOff = (name: string, description: string) =>
+  Options.text(name).pipe(
+    Options.withPseudoName("on|off"),
+    Options.withDescription(`${description} (on or off)`),
+    checked((raw) => (onValues.includes(raw) ? true : offValues.includes(raw) ? false : invalid(`--${name} takes on or off, not "${raw}"`)))
+  )
+
+/** `--name <whole number>` within bounds. */
+export const wholeNumber = (name: string, description: string, min: number, max: number) =>
+  Options.text(name).pipe(
+    Options.withPseudoName("number"),
+    Options.withDescription(description),
+    checked((raw) => {
+      const n = /^\d+$/.test(raw) ? Number(raw) : Number.NaN
+      return n >= min && n <= max ? n : invalid(`--${name} takes a whole number from ${min} to ${max}, not "${raw}"`)
+    })
+  )
+
+/** A decimal quantity kept as written (the inventory use case checks it). */
+export const quantity = (name: string, description: string) =>
+  Options.text(name).pipe(
+    Options.withPseudoName("decimal"),
+    Options.withDescription(description),
+    checked((raw) => (/^-?\d+(\.\d+)?$/.test(raw) ? raw : invalid(`--${name} takes a decimal number such as 2 or 1.5, not "${raw}"`)))
+  )
+
+/** Free text that must not be empty. */
+export const text = (name: string, description: string) =>
+  Options.text(name).pipe(
+    Options.withDescription(description),
+    checked((raw) => (raw.trim() === "" ? invalid(`--${name} must not be empty`) : raw))
+  )

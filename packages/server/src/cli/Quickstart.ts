@@ -1,0 +1,51 @@
+import { Admin, Scope } from "@catalog-sync/core"
+import { Effect } from "effect"
+
+/** The demo tenant's media folder; finding it again makes a second quickstart reuse the company. */
+export const demoSlug = "demo"
+
+/** The environment a connector (or curl) needs for its first call. */
+export interface Quickstart {
+  readonly url: string
+  readonly key: string
+  readonly company_id: string
+  readonly connection_id: string
+  /** False when an earlier quickstart's company and connection were reused (the key is always new). */
+  readonly created: boolean
+}
+
+/**
+ * A demo company with every scope, the stock package and one writable location, a connection and a
+ * 90-day key with every scope: enough for every endpoint. Run again, it reuses the company and the
+ * connection and makes a new key (the secret of the old one was shown once and is not stored).
+ */
+export const quickstart = (url: string) =>
+  Effect.gen(function* () {
+    const admin = yield* Admin.Admin
+    const existing = (yield* admin.listCompanies).find((company) => company.storage_slug === demoSlug)
+    const company =
+      existing ??
+      (yield* admin.createCompany({
+        name: "Demo Furniture",
+        currency: "EUR",
+        main_language: "en",
+        languages: ["de", "fr"],
+        storage_slug: demoSlug,
+        tax_model: "inclusive",
+        tax_rates: ["20"],
+        stock_package: true,
+        inventory_module: true,
+        granted_scopes: Scope.all
+      }))
+    const connections = existing === undefined ? [] : yield* admin.listConnections(company.id)
+    const connection = connections.find((c) => c.name === "quickstart") ?? (yield* admin.createConnection(company.id, "quickstart"))
+    if (existing === undefined) {
+      const location = yield* admin.createLocation(company.id, "Main warehouse")
+      yield* admin.assignLocation(connection.id, location.id, true)
+    }
+    const { token } = yield* admin.createKey({ connection_id: connection.id, name: "quickstart", scopes: company.granted_scopes, lifetime_days: 90 })
+    return { url, key: token, company_id: company.id, connection_id: connection.id, created: existing === undefined } satisfies Quickstart
+  })
+
+/** `export ...` lines for a POSIX shell: `eval "$(catalog-sync quickstart)"`. Values are single-quoted. */
+export const exports = (result: Quickstart) => `export CATALOG_SYNC_URL='${result.url}' CATALOG_SYNC_KEY='${result.key}'\n`
