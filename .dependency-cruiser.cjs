@@ -1,7 +1,8 @@
 /**
  * The package graph's rules, checked in `npm test` (packages/server/test/dependencies.test.ts):
  * core imports `effect` only; adapters never import each other (the engine packages build on adapter-sql);
- * no package reaches into another by a relative path; no cycles.
+ * the client and the portal use the contract only; no package reaches into another by a relative path;
+ * no cycles.
  */
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -34,6 +35,13 @@ module.exports = {
       severity: "error",
       from: { path: "^packages/(adapter-[^/]+)/src/" },
       to: { path: "^packages/adapter-", pathNot: ["^packages/$1/", "^packages/adapter-sql/"] }
+    },
+    {
+      name: "clients-use-the-contract-only",
+      comment: "The typed client and the portal derive from the contract: no server, adapter or core internals.",
+      severity: "error",
+      from: { path: "^packages/(client|portal)/src/" },
+      to: { path: "^packages/", pathNot: ["^packages/(client|portal|contract)/"] }
     },
     {
       name: "adapter-sql-engines-only",

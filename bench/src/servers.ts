@@ -18,8 +18,7 @@ import Database from "better-sqlite3"
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
-import { ListResponse, ProductListQuery, RecordResponse } from "../../packages/adapter-http/src/Catalog/Api.js"
-import { PathParams } from "../../packages/adapter-http/src/Common.js"
+import { CatalogApi, Common } from "@catalog-sync/contract"
 
 const [kind, portText, file] = process.argv.slice(2)
 const port = Number(portText)
@@ -51,8 +50,8 @@ const rawGet = (fixtures: Fixtures) => {
 const emptyApi = (fixtures: Fixtures) => {
   const record = Resources.definitions.products.record
   const group = HttpApiGroup.make("products")
-    .add(HttpApiEndpoint.get("list", "/products").setUrlParams(ProductListQuery).addSuccess(ListResponse(record)))
-    .add(HttpApiEndpoint.get("get", "/products/:id").setPath(PathParams("The product's id.")).addSuccess(RecordResponse(record)))
+    .add(HttpApiEndpoint.get("list", "/products").setUrlParams(CatalogApi.ProductListQuery).addSuccess(CatalogApi.ListResponse(record)))
+    .add(HttpApiEndpoint.get("get", "/products/:id").setPath(Common.PathParams("The product's id.")).addSuccess(CatalogApi.RecordResponse(record)))
     .prefix("/api/v1")
   const health = HttpApiGroup.make("system").add(HttpApiEndpoint.get("health", "/health"))
   const api = HttpApi.make("bench").add(group).add(health)

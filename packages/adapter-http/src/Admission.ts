@@ -1,7 +1,7 @@
 import { HttpApp, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Accounts, ApiKey, Authenticate, Principal, RateLimiter } from "@catalog-sync/core"
 import { Clock, Context, Effect, FiberRef, Layer, Option, Tracer } from "effect"
-import { type ApiError, make } from "./ApiErrors.js"
+import { ApiErrors } from "@catalog-sync/contract"
 import { originOf, TrustedProxies } from "./ClientOrigin.js"
 import { api } from "./ErrorResponses.js"
 import { requestId } from "./RequestId.js"
@@ -24,7 +24,7 @@ const minute = 60_000
  */
 export class Admission extends Context.Tag("@catalog-sync/adapter-http/Admission")<
   Admission,
-  { readonly admit: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<Principal.Principal, ApiError> }
+  { readonly admit: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<Principal.Principal, ApiErrors.ApiError> }
 >() {}
 
 /**
@@ -82,7 +82,7 @@ export const AdmissionLive = Layer.effect(
     const throttled = (seconds: number) =>
       Effect.flatMap(requestId, (id) =>
         Effect.fail(
-          make(429, id, {
+          ApiErrors.make(429, id, {
             code: "authentication_throttled",
             message: `too many invalid API keys from this address; retry after ${seconds} s`,
             retry_after: seconds

@@ -2,13 +2,13 @@ import { HttpApiBuilder, HttpApiError, HttpApp, HttpServerError, HttpServerReque
 import { PlainIssues } from "@catalog-sync/core"
 import { Cause, Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
-import { type ErrorDetail, type ErrorStatus, isApiError, statusOf } from "./ApiErrors.js"
+import { ApiErrors } from "@catalog-sync/contract"
 import { Admission, admittedPrincipal } from "./Admission.js"
 import { BodyTooLarge, maxJsonBytes, maxJsonDepth, maxMediaBodyBytes, nestsDeeperThan, readLimited, settleUnreadBody, withBody } from "./BodyLimit.js"
 import { isDomainError, renderDomainError } from "./ErrorResponses.js"
 import { CurrentRequestId } from "./RequestId.js"
 
-const respond = (requestId: string, status: ErrorStatus, error: ErrorDetail) => {
+const respond = (requestId: string, status: ApiErrors.ErrorStatus, error: ApiErrors.ErrorDetail) => {
   const response = HttpServerResponse.unsafeJson({ request_id: requestId, error }, { status })
   return error.retry_after === undefined ? response : HttpServerResponse.setHeader(response, "retry-after", String(error.retry_after))
 }
@@ -27,7 +27,7 @@ const answerHeaders = (response: HttpServerResponse.HttpServerResponse, requestI
   )
 
 /** Which part of the request a decode error is about, from the identifier of the failing schema. */
-const decodeFailure = (error: HttpApiError.HttpApiDecodeError): readonly [ErrorStatus, ErrorDetail] => {
+const decodeFailure = (error: HttpApiError.HttpApiDecodeError): readonly [ApiErrors.ErrorStatus, ApiErrors.ErrorDetail] => {
   if (error.message.startsWith("(<declaration schema> <->")) {
     return [500, { code: "internal_error", message: "an unexpected error occurred" }]
   }
@@ -47,7 +47,7 @@ const renderCause = (requestId: string, cause: Cause.Cause<unknown>) => {
   const failure = Cause.failureOption(cause)
   if (Option.isSome(failure)) {
     const error = failure.value
-    if (isApiError(error)) return Effect.succeed(respond(requestId, statusOf(error), error.error))
+    if (ApiErrors.isApiError(error)) return Effect.succeed(respond(requestId, ApiErrors.statusOf(error), error.error))
     if (error instanceof HttpApiError.HttpApiDecodeError) {
       const [status, detail] = decodeFailure(error)
       if (status !== 500) return Effect.succeed(respond(requestId, status, detail))

@@ -5,23 +5,23 @@
  */
 import type { DomainError, DomainErrorTag } from "@catalog-sync/core"
 import { Effect } from "effect"
-import { type ApiError, type ErrorDetail, type ErrorStatus, make } from "./ApiErrors.js"
+import { ApiErrors } from "@catalog-sync/contract"
 import { requestId } from "./RequestId.js"
 
 /** A failure as the client will see it: status and the `error` object of the body. */
 export interface Rendered {
-  readonly status: ErrorStatus
-  readonly error: ErrorDetail
+  readonly status: ApiErrors.ErrorStatus
+  readonly error: ApiErrors.ErrorDetail
 }
 
 type Renderers = { readonly [Tag in DomainErrorTag]: (error: Extract<DomainError, { readonly _tag: Tag }>) => Rendered }
 
 const base = (error: DomainError) => ({ code: error.code as string, message: error.message })
-const withIssues = (status: ErrorStatus) => (error: { readonly issues: ReadonlyArray<unknown> } & DomainError): Rendered => ({
+const withIssues = (status: ApiErrors.ErrorStatus) => (error: { readonly issues: ReadonlyArray<unknown> } & DomainError): Rendered => ({
   status,
   error: { ...base(error), details: error.issues }
 })
-const plain = (status: ErrorStatus) => (error: DomainError): Rendered => ({ status, error: base(error) })
+const plain = (status: ApiErrors.ErrorStatus) => (error: DomainError): Rendered => ({ status, error: base(error) })
 const retryLater = (error: { readonly retry_after: number } & DomainError): Rendered => ({ status: 429, error: { ...base(error), retry_after: error.retry_after } })
 
 const renderers: Renderers = {
@@ -80,12 +80,12 @@ export const isDomainError = (u: unknown): u is DomainError =>
 export const renderDomainError = (error: DomainError): Rendered => (renderers[error._tag] as (error: DomainError) => Rendered)(error)
 
 /** Converts a domain error into the declared API error of its status. */
-export const toApiError = (error: DomainError): Effect.Effect<never, ApiError> =>
+export const toApiError = (error: DomainError): Effect.Effect<never, ApiErrors.ApiError> =>
   Effect.flatMap(requestId, (id) => {
     const rendered = renderDomainError(error)
-    return Effect.fail(make(rendered.status, id, rendered.error))
+    return Effect.fail(ApiErrors.make(rendered.status, id, rendered.error))
   })
 
 /** Runs a core effect in a handler, mapping its failures (domain errors only) to the declared API errors. */
-export const api = <A, E extends DomainError, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, ApiError, R> =>
+export const api = <A, E extends DomainError, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, ApiErrors.ApiError, R> =>
   Effect.catchAll(effect, toApiError)

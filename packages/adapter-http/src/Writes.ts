@@ -2,7 +2,7 @@ import { HttpServerRequest } from "@effect/platform"
 import type { DomainError, IdempotencyStore, Principal, Transactor } from "@catalog-sync/core"
 import { type WriteCommand, WriteRunner } from "@catalog-sync/core"
 import { Effect } from "effect"
-import type { ApiError } from "./ApiErrors.js"
+import type { ApiErrors } from "@catalog-sync/contract"
 import { api } from "./ErrorResponses.js"
 import { requestId } from "./RequestId.js"
 
@@ -17,7 +17,7 @@ export const writeEnvelope = <A extends object, E extends DomainError, R>(
   command: WriteCommand.WriteCommand<A, E, R>
 ): Effect.Effect<
   A & { readonly request_id: string; readonly replayed?: true },
-  ApiError,
+  ApiErrors.ApiError,
   R | HttpServerRequest.HttpServerRequest | Principal.CurrentPrincipal | IdempotencyStore.IdempotencyStore | Transactor.Transactor
 > =>
   Effect.gen(function* () {

@@ -1,8 +1,8 @@
 import { type HttpApi, HttpApiBuilder } from "@effect/platform"
 import type { Accounts, CatalogService, ChangeFeed, IdempotencyStore, ImportService, InventoryService, JobService, MediaService, RateLimiter, Transactor } from "@catalog-sync/core"
-import type { Readiness } from "./System/Api.js"
+import { Api } from "@catalog-sync/contract"
+import type { Readiness } from "./System/Readiness.js"
 import { Layer } from "effect"
-import { Api } from "./Api.js"
 import { AdmissionLive } from "./Admission.js"
 import { AuthenticationLive } from "./Authentication.js"
 import { CatalogHttpLive } from "./Catalog/Http.js"
@@ -15,13 +15,11 @@ import { MeHttpLive } from "./Me/Http.js"
 import { MediaHttpLive } from "./Media/Http.js"
 import { SystemHttpLive } from "./System/Http.js"
 
-export { Api } from "./Api.js"
-export * as ApiErrors from "./ApiErrors.js"
 export { Admission, AdmissionLive, AuthFailureBudget } from "./Admission.js"
-export { Authentication, AuthenticationLive } from "./Authentication.js"
+export { AuthenticationLive } from "./Authentication.js"
 export { normalizeHost, parseTrustedProxies, TrustedProxies } from "./ClientOrigin.js"
 export { EnvelopeMiddleware } from "./Envelope.js"
-export { Readiness } from "./System/Api.js"
+export { Readiness } from "./System/Readiness.js"
 
 /**
  * The whole HTTP API as a layer, for embedders: handlers, authentication, the error envelope and the

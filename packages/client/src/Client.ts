@@ -4,8 +4,8 @@
  * (see Errors.ts) and the helpers a connector needs: paging, following the change feed and
  * read-modify-write.
  */
-import { Api } from "@catalog-sync/adapter-http"
-import type { Brand, Category, Collection, CustomizationGroup, CustomizationOption, CustomizationType, Import, Inventory, Product } from "@catalog-sync/core"
+import { Api } from "@catalog-sync/contract"
+import type { Brand, Category, Collection, CustomizationGroup, CustomizationOption, CustomizationType, Import, Inventory, Product } from "@catalog-sync/contract"
 import { FetchHttpClient, HttpApiClient, type HttpClient, type HttpClientResponse } from "@effect/platform"
 import { Context, type Duration, Effect, Layer, Option, Schedule, Stream } from "effect"
 import { type CallTrace, currentCall, discipline, type DisciplineOptions } from "./Discipline.js"

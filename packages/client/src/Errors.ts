@@ -3,8 +3,8 @@
  * so callers switch on stable codes (`catchTag("RevisionConflict", …)`, `error.code === "not_found"`)
  * instead of on statuses or messages.
  */
-import { ApiErrors } from "@catalog-sync/adapter-http"
-import { PlainIssues } from "@catalog-sync/core"
+import { ApiErrors } from "@catalog-sync/contract"
+import { PlainIssues } from "@catalog-sync/contract"
 import type { HttpClientError } from "@effect/platform"
 import { Data, ParseResult } from "effect"
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Product } from "@catalog-sync/core"
+import { Product } from "@catalog-sync/contract"
 import { Either, Schema } from "effect"
 import { fromRaw } from "../src/Errors.js"
 

@@ -1,5 +1,5 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
-import { Api } from "@catalog-sync/adapter-http"
+import { Api } from "@catalog-sync/contract"
 import { Effect, Layer } from "effect"
 import { resolve } from "node:path"
 import { loadGuides, type PortalFile, render, scalarBundle } from "./Portal.js"

@@ -50,10 +50,12 @@ describe("package graph", () => {
       file("packages/adapter-sql/src/Sql.ts", `export const sql = 1\n`)
       file("packages/adapter-http/src/Reach.ts", `import { sql } from "../../adapter-sql/src/Sql.js"\nexport const reach = sql\n`)
       file("packages/adapter-storage-fs/src/Other.ts", `import { reach } from "../../adapter-http/src/Reach.js"\nexport const other = reach\n`)
+      file("packages/client/src/Client.ts", `import { a } from "../../core/src/A.js"\nexport const client = a\n`)
       const rules = new Set(cruise(tree, ["packages"]).map((v) => v.rule.name))
       expect([...rules].sort()).toEqual([
         "adapter-sql-engines-only",
         "adapters-do-not-import-adapters",
+        "clients-use-the-contract-only",
         "core-imports-effect-only",
         "no-circular",
         "no-relative-import-across-packages"

@@ -1,6 +1,6 @@
 import { Validator } from "@seriousme/openapi-schema-validator"
 import { OpenApi } from "@effect/platform"
-import { Api } from "@catalog-sync/adapter-http"
+import { Api } from "@catalog-sync/contract"
 import { Ajv2020 } from "ajv/dist/2020.js"
 import addFormats from "ajv-formats"
 import { Either, Option, ParseResult, Schema, SchemaAST } from "effect"

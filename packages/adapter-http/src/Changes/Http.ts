@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { ChangeFeed } from "@catalog-sync/core"
 import { Effect } from "effect"
-import { Api } from "../Api.js"
+import { Api } from "@catalog-sync/contract"
 import { api } from "../ErrorResponses.js"
 import { requestId } from "../RequestId.js"
 

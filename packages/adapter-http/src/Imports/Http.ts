@@ -1,8 +1,8 @@
 import { HttpApiBuilder, type HttpApiGroup } from "@effect/platform"
 import { type IdempotencyStore, ImportService, JobService, type Transactor, WriteCommand } from "@catalog-sync/core"
 import { Effect, type Layer } from "effect"
-import type { Authentication } from "../Authentication.js"
-import { Api } from "../Api.js"
+import type { Authentication } from "@catalog-sync/contract"
+import { Api } from "@catalog-sync/contract"
 import { writeEnvelope } from "../Writes.js"
 import { jobHandlers } from "../Jobs/Http.js"
 

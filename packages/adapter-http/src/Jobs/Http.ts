@@ -1,14 +1,14 @@
 import { HttpApiBuilder, type HttpApiGroup, type HttpServerRequest } from "@effect/platform"
 import { type IdempotencyStore, type Job, JobService, type Principal, type Transactor, WriteCommand } from "@catalog-sync/core"
 import { Effect, type Layer } from "effect"
-import type { Authentication } from "../Authentication.js"
-import { Api } from "../Api.js"
-import type { ApiError } from "../ApiErrors.js"
+import type { Authentication } from "@catalog-sync/contract"
+import { Api } from "@catalog-sync/contract"
+import type { ApiErrors } from "@catalog-sync/contract"
 import { api } from "../ErrorResponses.js"
 import { writeEnvelope } from "../Writes.js"
 import { requestId } from "../RequestId.js"
 
-type Handler<I, A> = (input: I) => Effect.Effect<A, ApiError, Principal.CurrentPrincipal | HttpServerRequest.HttpServerRequest | IdempotencyStore.IdempotencyStore | Transactor.Transactor>
+type Handler<I, A> = (input: I) => Effect.Effect<A, ApiErrors.ApiError, Principal.CurrentPrincipal | HttpServerRequest.HttpServerRequest | IdempotencyStore.IdempotencyStore | Transactor.Transactor>
 
 /** The list / get / retry handlers of a job group; `kind` narrows /imports to import jobs. */
 export const jobHandlers = (

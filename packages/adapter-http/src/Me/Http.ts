@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Principal } from "@catalog-sync/core"
 import { Effect } from "effect"
-import { Api } from "../Api.js"
+import { Api } from "@catalog-sync/contract"
 import { requestId } from "../RequestId.js"
 
 export const MeHttpLive = HttpApiBuilder.group(Api, "me", (handlers) =>

@@ -2,12 +2,11 @@ import { HttpApiBuilder, type HttpApiGroup, HttpServerRequest, HttpServerRespons
 import { NodeHttpServerRequest, NodeStream } from "@effect/platform-node"
 import { Errors, type IdempotencyStore, Media, MediaErrors, MediaService, type MediaStorage, type Transactor, WriteCommand } from "@catalog-sync/core"
 import { Effect, type Layer, Option, Schema, Stream } from "effect"
-import type { Authentication } from "../Authentication.js"
-import { Api } from "../Api.js"
-import * as ApiErrors from "../ApiErrors.js"
+import type { Authentication } from "@catalog-sync/contract"
+import { Api } from "@catalog-sync/contract"
+import { ApiErrors, Common } from "@catalog-sync/contract"
 import { api } from "../ErrorResponses.js"
 import { writeEnvelope } from "../Writes.js"
-import { IdempotencyHeaders } from "../Common.js"
 import { requestId } from "../RequestId.js"
 import { maxMediaBodyBytes } from "../BodyLimit.js"
 
@@ -97,7 +96,7 @@ export const MediaHttpLive: Layer.Layer<
     return handlers
       .handleRaw("upload", ({ request }) =>
         Effect.gen(function* () {
-          const key = yield* Schema.decodeUnknown(IdempotencyHeaders)(request.headers).pipe(
+          const key = yield* Schema.decodeUnknown(Common.IdempotencyHeaders)(request.headers).pipe(
             Effect.catchAll(() =>
               Effect.flatMap(requestId, (id) =>
                 Effect.fail(ApiErrors.make(422, id, { code: "idempotency_key_invalid", message: "send an Idempotency-Key header matching ^[A-Za-z0-9._:-]{8,120}$" }))

@@ -1,9 +1,9 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
-import { Api } from "../Api.js"
-import { ServiceUnavailable } from "../ApiErrors.js"
+import { Api } from "@catalog-sync/contract"
+import { ApiErrors } from "@catalog-sync/contract"
 import { requestId } from "../RequestId.js"
-import { Readiness } from "./Api.js"
+import { Readiness } from "./Readiness.js"
 
 export const SystemHttpLive = HttpApiBuilder.group(Api, "system", (handlers) =>
   Effect.gen(function* () {
@@ -16,7 +16,7 @@ export const SystemHttpLive = HttpApiBuilder.group(Api, "system", (handlers) =>
           Effect.map((request_id) => ({ request_id, status: "ok" as const })),
           Effect.catchAll(() =>
             Effect.flatMap(requestId, (request_id) =>
-              Effect.fail(new ServiceUnavailable({ request_id, error: { code: "not_ready", message: "the database does not answer" } }))
+              Effect.fail(new ApiErrors.ServiceUnavailable({ request_id, error: { code: "not_ready", message: "the database does not answer" } }))
             )
           )
         )

@@ -2,7 +2,7 @@
  * The endpoints of the HttpApi contract, read from `Api` itself, so that the fuzzer and the isolation
  * sweep cover an endpoint the day it is added (and fail until it has a case).
  */
-import { Api } from "@catalog-sync/adapter-http"
+import { Api } from "@catalog-sync/contract"
 import type { Schema } from "effect"
 import { Option } from "effect"
 

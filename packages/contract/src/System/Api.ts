@@ -1,10 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Context, type Effect, Schema } from "effect"
+import { Schema } from "effect"
 import { operationExamples } from "../Examples.js"
 import { healthExamples, readyExamples } from "./Examples.js"
-
-/** Whether the server can serve requests (the database answers); provided by the composition root. */
-export class Readiness extends Context.Tag("@catalog-sync/adapter-http/Readiness")<Readiness, Effect.Effect<void, unknown>>() {}
 
 const Status = Schema.Struct({ request_id: Schema.UUID, status: Schema.Literal("ok") })
 

@@ -1,0 +1,15 @@
+/**
+ * The HTTP contract of the Catalog Synchronization Integration API v1: the HttpApi (one group per
+ * resource, each endpoint with its errors and OpenAPI examples), the error bodies and the Authentication
+ * middleware tag. Servers implement it (`@catalog-sync/adapter-http`); clients derive from it
+ * (`@catalog-sync/client`, and any client generated from the OpenAPI document it describes).
+ */
+export { Api } from "./Api.js"
+export * as ApiErrors from "./ApiErrors.js"
+export { Authentication } from "./Authentication.js"
+export * as Common from "./Common.js"
+export * as CatalogApi from "./Catalog/Api.js"
+/** The schemas of the bodies and records the contract carries, for clients that derive types from them. */
+export { Brand, Category, Collection, CustomizationGroup, CustomizationOption, CustomizationType, Import, Inventory, Job, Media, Product } from "@catalog-sync/core"
+/** How a client words a refused value in plain language, as the server does. */
+export { PlainIssues } from "@catalog-sync/core"
