@@ -1,9 +1,11 @@
-import { layer as sqlPorts, type PersistencePorts } from "@catalog-sync/adapter-sql"
+import { AccountsCache } from "@catalog-sync/core"
+import { type PersistencePorts, SqlAccounts, layer as sqlPorts } from "@catalog-sync/adapter-sql"
 import { type Migrator, SqlClient, SqlError } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Duration, Effect, Layer, Redacted } from "effect"
 import pg from "pg"
 import { migrate } from "./Migrations.js"
+import * as PgAccountsVersion from "./PgAccountsVersion.js"
 
 /** Where and how to reach the PostgreSQL database. */
 export interface PgConfig {
@@ -90,11 +92,13 @@ export const PgLive = (config: PgConfig): Layer.Layer<PgClient.PgClient | SqlCli
 }
 
 /**
- * The persistence ports of `@catalog-sync/core` (catalog, mappings, transactions, change log, accounts,
- * idempotency, inventory) on a migrated PostgreSQL database, plus its `SqlClient` for other SQL adapters
+ * The persistence ports of `@catalog-sync/core` (catalog, mappings, transactions, change log, accounts
+ * with cached key lookups kept exact by notifications, idempotency, inventory) on a migrated PostgreSQL database, plus its `SqlClient` for other SQL adapters
  * that share the pool, such as `SqlRateLimiter.layer`.
  */
 export const layer = (
   config: PgConfig
 ): Layer.Layer<PersistencePorts | PgClient.PgClient | SqlClient.SqlClient, SqlError.SqlError | Migrator.MigrationError> =>
-  sqlPorts.pipe(Layer.provideMerge(PgLive(config)))
+  Layer.merge(sqlPorts, AccountsCache.layer.pipe(Layer.provide(SqlAccounts.layer), Layer.provide(PgAccountsVersion.layer(config)))).pipe(
+    Layer.provideMerge(PgLive(config))
+  )

@@ -1,4 +1,4 @@
-import { Accounts, Ids } from "@catalog-sync/core"
+import { Accounts, type Errors, Ids } from "@catalog-sync/core"
 import { SqlClient, SqlError, SqlSchema } from "@effect/sql"
 import { Array as Arr, type Context, Effect, Layer, Option, Schema } from "effect"
 import { isUniqueViolation, refineErrors } from "./internal/errors.js"
@@ -189,6 +189,17 @@ export const make: Effect.Effect<Context.Tag.Service<typeof Accounts.Accounts>, 
           WHERE connection_id = ${connectionId} ORDER BY location_id`
   })
 
+  /**
+   * Every account write tells the other instances, on PostgreSQL, in its own transaction (delivered when
+   * it commits): their key caches read the data again (`accountsChannel`). SQLite needs nothing: its
+   * version is the database's `data_version`, which every other connection's commit moves.
+   */
+  const announced = <A, E, R>(write: Effect.Effect<A, E, R>): Effect.Effect<A, E | Errors.PersistenceError | SqlError.SqlError, R> =>
+    sql.onDialectOrElse({
+      pg: () => inTransaction(sql)(Effect.tap(write, () => sql`SELECT pg_notify(${accountsChannel}, 'changed')`)),
+      orElse: () => write
+    })
+
   return Accounts.Accounts.of({
     findKey: (keyId, domain) =>
       findGrant({ keyId, domain: domain ?? null }).pipe(
@@ -236,6 +247,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof Accounts.Accounts>, 
       }).pipe(
         // The company row and its domains are one write even when the caller opened no transaction; a
         // conflict rolls back both.
+        announced,
         inTransaction(sql),
         refineErrors,
         Effect.withSpan("Accounts.saveCompany", { captureStackTrace: false, attributes: { id: company.id } })
@@ -248,12 +260,14 @@ export const make: Effect.Effect<Context.Tag.Service<typeof Accounts.Accounts>, 
 
     saveConnection: (connection) =>
       upsertConnection(connection).pipe(
+        announced,
         refineErrors,
         Effect.withSpan("Accounts.saveConnection", { captureStackTrace: false, attributes: { id: connection.id, companyId: connection.company_id } })
       ),
 
     insertKey: (key, secretHash) =>
       insertKeyRow(toApiKeyRow(key, secretHash)).pipe(
+        announced,
         refineErrors,
         Effect.withSpan("Accounts.insertKey", { captureStackTrace: false, attributes: { keyId: key.id, companyId: key.company_id, connectionId: key.connection_id } })
       ),
@@ -263,6 +277,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof Accounts.Accounts>, 
 
     revokeKey: (keyId, at) =>
       revokeKeyRow({ id: keyId, at }).pipe(
+        announced,
         Effect.map((rows) => rows.length > 0),
         refineErrors,
         Effect.withSpan("Accounts.revokeKey", { captureStackTrace: false, attributes: { keyId } })
@@ -270,6 +285,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof Accounts.Accounts>, 
 
     saveLocation: (location) =>
       upsertLocation(location).pipe(
+        announced,
         refineErrors,
         Effect.withSpan("Accounts.saveLocation", { captureStackTrace: false, attributes: { id: location.id, companyId: location.company_id } })
       ),
@@ -279,6 +295,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof Accounts.Accounts>, 
 
     assignLocation: (assignment) =>
       upsertAssignment(assignment).pipe(
+        announced,
         refineErrors,
         Effect.withSpan("Accounts.assignLocation", { captureStackTrace: false, attributes: { connectionId: assignment.connection_id, locationId: assignment.location_id }
         })
@@ -292,6 +309,9 @@ export const make: Effect.Effect<Context.Tag.Service<typeof Accounts.Accounts>, 
       )
   })
 })
+
+/** The PostgreSQL channel on which account writes are announced (see `announced`). */
+export const accountsChannel = "catalog_sync_accounts"
 
 /** Accounts over the `SqlClient` in context. */
 export const layer: Layer.Layer<Accounts.Accounts, never, SqlClient.SqlClient> = Layer.effect(Accounts.Accounts, make)

@@ -1,10 +1,12 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs"
 import { dirname } from "node:path"
-import { layer as sqlPorts, type PersistencePorts } from "@catalog-sync/adapter-sql"
+import { AccountsCache } from "@catalog-sync/core"
+import { type PersistencePorts, SqlAccounts, layer as sqlPorts } from "@catalog-sync/adapter-sql"
 import { type Migrator, SqlClient, SqlError } from "@effect/sql"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { type ConfigError, Duration, Effect, Layer } from "effect"
 import { migrate } from "./Migrations.js"
+import * as SqliteAccountsVersion from "./SqliteAccountsVersion.js"
 
 /** Where and how to open the SQLite database. */
 export interface SqliteConfig {
@@ -69,8 +71,8 @@ export const SqliteLive = (
 }
 
 /**
- * The persistence ports of `@catalog-sync/core` (catalog, mappings, transactions, change log, accounts,
- * idempotency) on a migrated SQLite database, plus its `SqlClient` for other SQL adapters that share the
+ * The persistence ports of `@catalog-sync/core` (catalog, mappings, transactions, change log, accounts
+ * with cached key lookups, idempotency) on a migrated SQLite database, plus its `SqlClient` for other SQL adapters that share the
  * connection, such as `SqlRateLimiter.layer`.
  */
 export const layer = (
@@ -78,4 +80,7 @@ export const layer = (
 ): Layer.Layer<
   PersistencePorts | SqliteClient.SqliteClient | SqlClient.SqlClient,
   SqlError.SqlError | Migrator.MigrationError | ConfigError.ConfigError
-> => sqlPorts.pipe(Layer.provideMerge(SqliteLive(config)))
+> => Layer.merge(sqlPorts, cachedAccounts).pipe(Layer.provideMerge(SqliteLive(config)))
+
+/** Accounts whose key lookups are cached while `PRAGMA data_version` stays (see `AccountsCache`). */
+const cachedAccounts = AccountsCache.layer.pipe(Layer.provide(SqlAccounts.layer), Layer.provide(SqliteAccountsVersion.layer))

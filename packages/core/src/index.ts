@@ -1,5 +1,6 @@
 export * as Access from "./Catalog/Access.js"
 export * as Accounts from "./Auth/Accounts.js"
+export * as AccountsCache from "./Auth/AccountsCache.js"
 export * as Admin from "./Admin/AccountsAdmin.js"
 export * as ApiKey from "./Auth/ApiKey.js"
 export * as AuthErrors from "./Auth/AuthErrors.js"
