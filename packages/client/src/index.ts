@@ -12,12 +12,21 @@ export type {
   ChangesPage,
   Client,
   ClientOptions,
+  ImportBody,
+  InventoryQuery,
+  JobsQuery,
   ListPage,
+  ListQuery,
+  MediaFields,
+  MediaQuery,
+  MeAnswer,
+  Page,
   Principal,
+  RawClient,
   RecordOf,
   WriteOptions,
   WriteResult
 } from "./Client.js"
 export * as Discipline from "./Discipline.js"
 export { CatalogSyncError, type ClientError, type ErrorCode, fromRaw, InvalidRequest, NetworkError, RevisionConflict, UnexpectedResponse } from "./Errors.js"
-export { createClient, type FollowChangesOptions, type PromiseClient } from "./Promise.js"
+export { createClient, type FollowChangesOptions, type PromiseClient, type WaitOptions } from "./Promise.js"
