@@ -1,16 +1,9 @@
 import { defineConfig } from "tsup"
+import { library } from "../../tsup.library.js"
 import bin from "./tsup.bin.config.js"
 
 export default defineConfig([
-  {
-    entry: ["./src/index.ts", "./src/loader.ts"],
-    format: ["esm"],
-    // The tsconfig is a composite project for `tsc -b`; tsup's own declaration pass cannot use that mode.
-    dts: { compilerOptions: { composite: false } },
-    // The command's folder is built by the second config.
-    clean: ["!bin/**"],
-    sourcemap: true,
-    target: "node20"
-  },
+  // The command's folder (dist/bin) is built by the second config.
+  { ...library(["./src/index.ts", "./src/loader.ts"]), clean: ["!bin/**"] },
   bin
 ])

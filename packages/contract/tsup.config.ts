@@ -1,11 +1,3 @@
-import { defineConfig } from "tsup"
+import { library } from "../../tsup.library.js"
 
-export default defineConfig({
-  entry: ["./src/index.ts"],
-  format: ["esm"],
-  // The tsconfig is a composite project for `tsc -b`; tsup's own declaration pass cannot use that mode.
-  dts: { compilerOptions: { composite: false } },
-  clean: true,
-  sourcemap: true,
-  target: "node20"
-})
+export default library(["./src/index.ts"])

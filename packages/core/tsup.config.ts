@@ -1,10 +1,3 @@
-import { defineConfig } from "tsup"
+import { library } from "../../tsup.library.js"
 
-export default defineConfig({
-  entry: ["./src/index.ts", "./src/testing.ts"],
-  format: ["esm"],
-  dts: { compilerOptions: { composite: false } },
-  clean: true,
-  sourcemap: true,
-  target: "node20"
-})
+export default library(["./src/index.ts", "./src/memory.ts", "./src/testing.ts"])

@@ -17,10 +17,16 @@
  * Merge policy (the business decision the API leaves to connectors): a three-way merge per field. A
  * field changed only locally takes the local value, a field changed only on the server takes the
  * server's, and a field changed on both sides takes the local value: the folder is the source system.
+ *
+ * Failures: a file that cannot be pushed (not JSON, or refused by the API) is reported with its name, its
+ * failing fields and the API's message, and the cycle goes on with the other files; the file is tried
+ * again next cycle. A failure that no file can get past (the server unreachable, the key refused) ends
+ * the cycle. Nothing is written to the folder before the server has answered.
  */
 import { createClient, type PromiseClient } from "@catalog-sync/client"
+import { ParseResult } from "effect"
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 
 /** The resources this connector syncs, and the fields it owns in each. */
 export const syncedFields = {
@@ -54,12 +60,61 @@ export interface SyncOptions {
   readonly appVersion?: string
 }
 
+/** A file one cycle could not push, and why. */
+export interface FileFailure {
+  /** The file, relative to the folder: `products/p1.json`. */
+  readonly file: string
+  /** The API's `error.code`, or `invalid_json` / `invalid_request` for a file that never reached the API. */
+  readonly code: string
+  readonly message: string
+  /** The failing fields as JSON paths in the file (`$.price`), each with its message. */
+  readonly fields: ReadonlyArray<{ readonly path: string; readonly message: string }>
+  /** The API's request id, to share with support. */
+  readonly request_id?: string
+}
+
 /** What one cycle did. */
 export interface SyncReport {
   readonly exported: number
   readonly pulled: number
   readonly pushed: number
   readonly merged: number
+  /** Files left as they were because they could not be pushed; tried again next cycle. */
+  readonly failed: ReadonlyArray<FileFailure>
+}
+
+type Field = { readonly path: string; readonly message: string }
+
+const jsonPath = (path: ReadonlyArray<PropertyKey>) =>
+  path.reduce<string>((out, key) => (typeof key === "number" ? `${out}[${key}]` : `${out}.${String(key)}`), "$")
+
+/**
+ * Why a file could not be pushed, or `undefined` when the failure is not the file's: the server is
+ * unreachable, the key is refused, or the server failed, and every other file would fail alike.
+ */
+export const fileFailure = (file: string, error: unknown): FileFailure | undefined => {
+  if (error instanceof SyntaxError) return { file, code: "invalid_json", message: `not valid JSON: ${error.message}`, fields: [] }
+  const tagged = error as { _tag?: string; status?: number; code?: string; message?: string; details?: unknown; request_id?: string; cause?: unknown }
+  if (tagged._tag === "InvalidRequest") {
+    // Checked against the contract before sending: the issues are in the body, under `payload`.
+    const issues = ParseResult.isParseError(tagged.cause) ? ParseResult.ArrayFormatter.formatErrorSync(tagged.cause) : []
+    const fields = issues.map((issue) => ({
+      path: jsonPath(issue.path[0] === "payload" ? issue.path.slice(1) : issue.path),
+      message: issue._tag === "Unexpected" ? "is not an allowed property" : issue.message
+    }))
+    return { file, code: "invalid_request", message: "the file does not match the API's schema", fields }
+  }
+  if ((tagged._tag === "CatalogSyncError" || tagged._tag === "RevisionConflict") && tagged.status !== undefined && tagged.status !== 401 && tagged.status < 500) {
+    const fields = Array.isArray(tagged.details) ? (tagged.details as ReadonlyArray<Field>).filter((d) => typeof d?.path === "string") : []
+    return {
+      file,
+      code: tagged.code ?? "unknown",
+      message: tagged.message ?? "",
+      fields: fields.map((d) => ({ path: d.path, message: d.message })),
+      ...(tagged.request_id === undefined ? {} : { request_id: tagged.request_id })
+    }
+  }
+  return undefined
 }
 
 const stable = (doc: Doc) => JSON.stringify(doc, Object.keys(doc).sort())
@@ -67,6 +122,7 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 
 /** Writes a file atomically (temp file + rename): a crash never leaves half a JSON file. */
 const writeJson = (path: string, value: unknown) => {
+  mkdirSync(dirname(path), { recursive: true })
   writeFileSync(`${path}.tmp`, `${JSON.stringify(value, null, 2)}\n`)
   renameSync(`${path}.tmp`, path)
 }
@@ -100,7 +156,6 @@ export class FolderSync {
       appVersion: options.appVersion ?? "0.1.0"
     })
     this.statePath = join(options.dir, ".sync-state.json")
-    for (const resource of resources) mkdirSync(join(options.dir, resource), { recursive: true })
   }
 
   private load(): State {
@@ -115,9 +170,22 @@ export class FolderSync {
     return join(this.options.dir, resource, `${externalId}.json`)
   }
 
+  /** The file's content; throws a SyntaxError for a file that is not a JSON object. */
   private readLocal(resource: SyncedResource, externalId: string): Doc | undefined {
     const path = this.file(resource, externalId)
-    return existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as Doc) : undefined
+    if (!existsSync(path)) return undefined
+    const doc: unknown = JSON.parse(readFileSync(path, "utf8"))
+    if (typeof doc !== "object" || doc === null || Array.isArray(doc)) throw new SyntaxError("the file must hold one JSON object")
+    return doc as Doc
+  }
+
+  /** The file's content, or `undefined` when it is missing or not valid JSON (the push step reports that). */
+  private readLocalIfValid(resource: SyncedResource, externalId: string): Doc | undefined {
+    try {
+      return this.readLocal(resource, externalId)
+    } catch {
+      return undefined
+    }
   }
 
   /** Runs one cycle: export (first run only), pull, push. */
@@ -126,8 +194,8 @@ export class FolderSync {
     let exported = 0
     if (state.cursor === null) exported = await this.exportAll(state)
     const pulled = await this.pull(state)
-    const { pushed, merged } = await this.push(state)
-    return { exported, pulled, pushed, merged }
+    const { pushed, merged, failed } = await this.push(state)
+    return { exported, pulled, pushed, merged, failed }
   }
 
   /** Releases the client. */
@@ -150,6 +218,8 @@ export class FolderSync {
         count++
       }
     }
+    // A folder per resource, for new files, once the server has answered (an unreachable one leaves none).
+    for (const resource of resources) mkdirSync(join(this.options.dir, resource), { recursive: true })
     state.cursor = firstCursor ?? null
     this.save(state)
     return count
@@ -176,6 +246,8 @@ export class FolderSync {
           if (entry !== undefined && entry.revision >= change.revision) continue
           const record = (await this.client.get(resource, change.id)) as unknown as Doc & { revision: number }
           const remote = toDoc(resource, record)
+          // A file that is not valid JSON stays as the user left it; once fixed, its push conflicts and merges.
+          if (existsSync(path) && this.readLocalIfValid(resource, externalId) === undefined) continue
           const local = this.readLocal(resource, externalId)
           // A file edited since the last sync keeps its edits; the push step sends the merged result.
           const next = local === undefined || entry === undefined ? remote : merge(entry.base, local, remote)
@@ -193,40 +265,46 @@ export class FolderSync {
     return applied
   }
 
-  private async push(state: State): Promise<{ pushed: number; merged: number }> {
-    let pushed = 0
-    let merged = 0
+  private async push(state: State): Promise<{ pushed: number; merged: number; failed: ReadonlyArray<FileFailure> }> {
+    const counts = { pushed: 0, merged: 0 }
+    const failed: Array<FileFailure> = []
     for (const resource of resources) {
-      for (const name of readdirSync(join(this.options.dir, resource)).filter((n) => n.endsWith(".json"))) {
-        const externalId = name.slice(0, -".json".length)
-        const key = `${resource}/${externalId}`
-        const local = this.readLocal(resource, externalId)!
-        const entry = state.entries[key]
-        if (entry !== undefined && stable(entry.base) === stable(local)) continue
-        const body = {
-          ...local,
-          // Products carry a price, so they are written in combined mode (catalog:write and prices:write).
-          ...(resource === "products" ? { mode: "combined" } : {}),
-          external_id: externalId,
-          expected_revision: entry?.revision ?? 0,
-          // A record first seen through another connection is mapped to this file's name on its first push.
-          ...(entry !== undefined && !entry.mapped ? { target_id: entry.id } : {})
+      const folder = join(this.options.dir, resource)
+      if (!existsSync(folder)) continue
+      for (const name of readdirSync(folder).filter((n) => n.endsWith(".json"))) {
+        try {
+          if (await this.pushFile(state, resource, name.slice(0, -".json".length), () => counts.merged++)) counts.pushed++
+        } catch (error) {
+          const failure = fileFailure(`${resource}/${name}`, error)
+          if (failure === undefined) throw error
+          failed.push(failure)
         }
-        const result = await this.client.upsertResolving(resource, body as never, ({ current }) => {
-          merged++
-          const remote = toDoc(resource, current as unknown as Doc)
-          const mapping = entry !== undefined && !entry.mapped ? { target_id: entry.id } : {}
-          const mode = resource === "products" ? { mode: "combined" } : {}
-          return { ...merge(entry?.base ?? {}, local, remote), external_id: externalId, ...mapping, ...mode } as never
-        })
-        const record = result.record as unknown as Doc & { id: string; revision: number }
-        const doc = toDoc(resource, record)
-        writeJson(this.file(resource, externalId), doc)
-        state.entries[key] = { id: record.id, revision: record.revision, base: doc, mapped: true }
-        this.save(state)
-        pushed++
       }
     }
-    return { pushed, merged }
+    return { ...counts, failed }
+  }
+
+  /** Pushes one file when it differs from its merge base; says whether it did. */
+  private async pushFile(state: State, resource: SyncedResource, externalId: string, onMerge: () => void): Promise<boolean> {
+    const key = `${resource}/${externalId}`
+    const local = this.readLocal(resource, externalId)!
+    const entry = state.entries[key]
+    if (entry !== undefined && stable(entry.base) === stable(local)) return false
+    // Products carry a price, so they are written in combined mode (catalog:write and prices:write).
+    const mode = resource === "products" ? { mode: "combined" } : {}
+    // A record first seen through another connection is mapped to this file's name on its first push.
+    const mapping = entry !== undefined && !entry.mapped ? { target_id: entry.id } : {}
+    const body = { ...local, ...mode, external_id: externalId, expected_revision: entry?.revision ?? 0, ...mapping }
+    const result = await this.client.upsertResolving(resource, body as never, ({ current }) => {
+      onMerge()
+      const remote = toDoc(resource, current as unknown as Doc)
+      return { ...merge(entry?.base ?? {}, local, remote), external_id: externalId, ...mapping, ...mode } as never
+    })
+    const record = result.record as unknown as Doc & { id: string; revision: number }
+    const doc = toDoc(resource, record)
+    writeJson(this.file(resource, externalId), doc)
+    state.entries[key] = { id: record.id, revision: record.revision, base: doc, mapped: true }
+    this.save(state)
+    return true
   }
 }

@@ -62,7 +62,9 @@ export type ListPage<R extends CatalogResource> = Omit<RawListPage, "records"> &
 /** A page of a `mode=prices` list: identity and the price fields the key may read. */
 export type PriceListPage = RawListPage
 export type WriteResult<R extends CatalogResource> = Omit<Success<RawClient["products"]["upsert"]>, "record"> & { readonly record: RecordOf<R> }
-export type Principal = Success<RawClient["me"]["me"]>["principal"]
+/** The answer of GET /me. */
+export type MeAnswer = Success<RawClient["me"]["me"]>
+export type Principal = MeAnswer["principal"]
 export type ChangesQuery = NonNullable<Request<RawClient["changes"]["changes"]>["urlParams"]>
 export type ChangesPage = Success<RawClient["changes"]["changes"]>
 export type Change = ChangesPage["records"][number]
@@ -70,6 +72,15 @@ export type InventoryQuery = NonNullable<Request<RawClient["inventory"]["list"]>
 export type InventoryPage = Success<RawClient["inventory"]["list"]>
 export type StockWriteResult = Success<RawClient["inventory"]["write"]>
 export type StockWrite = typeof Inventory.StockWrite.Encoded
+export type JobsQuery = NonNullable<Request<RawClient["jobs"]["list"]>["urlParams"]>
+export type MediaQuery = NonNullable<Request<RawClient["media"]["list"]>["urlParams"]>
+
+/** The fields of a media upload besides the file; `purpose` defaults to catalog on the server. */
+export interface MediaFields {
+  readonly external_id: string
+  readonly name: string
+  readonly purpose?: "catalog" | "option" | undefined
+}
 
 /** Options of one logical write. */
 export interface WriteOptions {
@@ -131,7 +142,8 @@ export const make = (options: ClientOptions) =>
     // The generic group lookup loses the per-group method types; each method below restores them.
     const group = (resource: CatalogResource) => raw[catalogGroups[resource]] as unknown as RawClient["products"]
 
-    const me = call(Effect.map(raw.me.me({ withResponse: false }), (response) => response.principal))
+    /** GET /me: `{ request_id, principal }`, as the API answers. */
+    const me: Effect.Effect<MeAnswer, ClientError> = call(raw.me.me({ withResponse: false }))
 
     const list = <R extends CatalogResource>(resource: R, query: ListQuery<R> = {} as ListQuery<R>): Effect.Effect<ListPage<R>, ClientError> =>
       call(group(resource).list({ urlParams: query as never })) as Effect.Effect<ListPage<R>, ClientError>
@@ -168,7 +180,7 @@ export const make = (options: ClientOptions) =>
     }
 
     const jobs = {
-      list: (query: { readonly limit?: number; readonly cursor?: string } = {}) => call(raw.jobs.list({ urlParams: query })),
+      list: (query: JobsQuery = {}) => call(raw.jobs.list({ urlParams: query })),
       get: (id: string) => call(raw.jobs.get({ path: { id } })),
       retry: (id: string, write: WriteOptions = {}) =>
         call(raw.jobs.retry({ path: { id }, headers: { "idempotency-key": write.idempotencyKey ?? freshKey() } }))
@@ -199,11 +211,8 @@ export const make = (options: ClientOptions) =>
         )
       })
 
-    /** The fields of a media upload besides the file; `purpose` defaults to catalog on the server. */
-    type MediaFields = { readonly external_id: string; readonly name: string; readonly purpose?: "catalog" | "option" | undefined }
-
     const media = {
-      list: (query: { readonly limit?: number; readonly cursor?: string; readonly external_id?: string } = {}) => call(raw.media.list({ urlParams: query })),
+      list: (query: MediaQuery = {}) => call(raw.media.list({ urlParams: query })),
       get: (id: string) => call(Effect.map(raw.media.get({ path: { id } }), (response) => response.record)),
       /** POST /media: the file goes in the multipart part `file`; answers with the queued media job. */
       upload: (fields: MediaFields, file: Blob, write: WriteOptions = {}) =>
@@ -260,7 +269,7 @@ export const make = (options: ClientOptions) =>
 
     let ownConnection: string | undefined
     const ownConnectionId = Effect.suspend(() =>
-      ownConnection === undefined ? Effect.map(me, (principal) => (ownConnection = principal.connection_id)) : Effect.succeed(ownConnection)
+      ownConnection === undefined ? Effect.map(me, (answer) => (ownConnection = answer.principal.connection_id)) : Effect.succeed(ownConnection)
     )
 
     /**
@@ -351,6 +360,8 @@ export const make = (options: ClientOptions) =>
     return {
       /** The contract's own client (every endpoint, raw declared errors), with the same discipline. */
       raw,
+      /** Gives a `raw` call the client's tagged errors: `withTaggedErrors(raw.products.get({ path: { id } }))`. */
+      withTaggedErrors: call,
       me,
       list,
       listPrices,

@@ -12,8 +12,17 @@ export type {
   ChangesPage,
   Client,
   ClientOptions,
+  ImportBody,
+  InventoryQuery,
+  JobsQuery,
   ListPage,
+  ListQuery,
+  MediaFields,
+  MediaQuery,
+  MeAnswer,
+  Page,
   Principal,
+  RawClient,
   RecordOf,
   WriteOptions,
   WriteResult
@@ -21,4 +30,4 @@ export type {
 export * as Discipline from "./Discipline.js"
 export * as Pacer from "./Pacer.js"
 export { CatalogSyncError, type ClientError, type ErrorCode, fromRaw, InvalidRequest, NetworkError, RevisionConflict, UnexpectedResponse } from "./Errors.js"
-export { createClient, type FollowChangesOptions, type PromiseClient } from "./Promise.js"
+export { createClient, type FollowChangesOptions, type PromiseClient, type WaitOptions } from "./Promise.js"

@@ -1,13 +1,13 @@
-/** Test support for embedders and adapters: in-memory ports and the port conformance suites. */
-export * as InMemory from "./testing/InMemory.js"
+/**
+ * Test support for adapters: the port conformance suites (they run under `@effect/vitest`), and the
+ * in-memory ports of `@catalog-sync/core/memory` they are the reference of.
+ */
+export { InMemory, InMemoryInventory, InMemoryJobs, InMemoryMedia } from "./memory.js"
 export { type PersistencePorts, runConformance } from "./testing/Conformance.js"
 export { runAccountsConformance } from "./testing/AccountsConformance.js"
 export { runIdempotencyConformance } from "./testing/IdempotencyConformance.js"
 export { runRateLimiterConformance } from "./testing/RateLimiterConformance.js"
-export * as InMemoryInventory from "./testing/InMemoryInventory.js"
 export { runInventoryConformance } from "./testing/InventoryConformance.js"
-export * as InMemoryJobs from "./testing/InMemoryJobs.js"
 export { runJobsConformance } from "./testing/JobsConformance.js"
-export * as InMemoryMedia from "./testing/InMemoryMedia.js"
 export { runMediaStagingConformance, runMediaStorageConformance } from "./testing/MediaStorageConformance.js"
 export { runMediaRepositoryConformance } from "./testing/MediaRepositoryConformance.js"

@@ -15,8 +15,9 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("typed cli
       const client = yield* CatalogSyncClient.makeFetch({ baseUrl: url, apiKey: yield* t.key(scopes), ...app })
       const other = yield* CatalogSyncClient.makeFetch({ baseUrl: url, apiKey: yield* t.key(scopes, { connectionId: yield* t.newConnection }), ...app })
 
+      // GET /me's answer as the API gives it.
       const me = yield* client.me
-      expect(me.connection_id).toBe(t.connectionId)
+      expect(me).toMatchObject({ request_id: expect.any(String), principal: { connection_id: t.connectionId } })
 
       // Typed errors, decoded from the spec's error body.
       const conflict = yield* Effect.flip(client.upsert("categories", { external_id: "none", expected_revision: 3, name: "X" }))
@@ -47,7 +48,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("typed cli
         saveCursor: (cursor) => Effect.sync(() => void saved.push(cursor))
       })
       expect(seen).toHaveLength(1)
-      expect(seen[0]).not.toBe(me.connection_id)
+      expect(seen[0]).not.toBe(me.principal.connection_id)
       expect(saved.length).toBeGreaterThanOrEqual(2)
       expect(saved.at(-1)).toBe(last)
 
@@ -117,6 +118,57 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("typed cli
           expect(done).toMatchObject({ job: { state: "completed", counts: { created: 2, failed: 0 } } })
           const dryRun = await client.runImportAndWait({ dry_run: true, records: [{ resource: "categories", body: { external_id: "x", name: "X" } }] })
           expect(dryRun).toMatchObject({ report: { dry_run: true, created: 1 } })
+        } finally {
+          await client.close()
+        }
+      })
+    }))
+
+  it.effect("the Promise client offers what the Effect client does: me, imports, jobs, media upload, pages, raw", () =>
+    Effect.gen(function* () {
+      const { url, tenant } = yield* TestServer
+      const t = yield* tenant()
+      const token = yield* t.key([...scopes, "media:read", "media:write"])
+      const effectClient = yield* CatalogSyncClient.makeFetch({ baseUrl: url, apiKey: token, ...app })
+      const png = yield* Effect.promise(() => sharp({ create: { width: 20, height: 10, channels: 3, background: { r: 9, g: 9, b: 9 } } }).png().toBuffer())
+      yield* Effect.promise(async () => {
+        const client = createClient({ baseUrl: url, apiKey: token, ...app })
+        try {
+          // Every capability of the Effect client has its Promise twin (Effect-only: error plumbing for `raw`).
+          const effectOnly = new Set(["withTaggedErrors"])
+          const missing = Object.keys(effectClient).filter((name) => !effectOnly.has(name) && !(name in client))
+          expect(missing).toEqual([])
+          for (const group of ["imports", "jobs", "media", "inventory"] as const) {
+            expect(Object.keys(client[group]).sort()).toEqual(Object.keys(effectClient[group]).sort())
+          }
+
+          expect(await client.me()).toMatchObject({ request_id: expect.any(String), principal: { connection_id: t.connectionId, scopes: expect.arrayContaining(scopes) } })
+          expect(await client.health()).toMatchObject({ status: "ok" })
+
+          // Imports and jobs: submit, read the job, list the connection's jobs page by page.
+          const submitted = await client.imports.submit({ records: [{ resource: "categories", body: { external_id: "c1", name: "One" } }] })
+          if (!("job" in submitted)) throw new Error("a queued import answers with its job")
+          const queued = await client.imports.get(submitted.job.id)
+          expect(queued.job.id).toBe(submitted.job.id)
+          const accepted = await client.media.upload({ external_id: "img", name: "Swatch", purpose: "option" }, new Blob([png]))
+          let job = await client.jobs.get(accepted.job.id)
+          while (job.job.state === "queued" || job.job.state === "running") {
+            await new Promise((resolve) => setTimeout(resolve, 50))
+            job = await client.jobs.get(accepted.job.id)
+          }
+          expect(job.job).toMatchObject({ kind: "media", state: "completed" })
+          const jobIds: Array<string> = []
+          for await (const page of client.pages((cursor) => client.jobs.list({ limit: 1, ...(cursor === undefined ? {} : { cursor }) }))) {
+            expect(page.records.length).toBeLessThanOrEqual(1)
+            jobIds.push(...page.records.map((record) => record.id))
+          }
+          expect(jobIds.sort()).toEqual([submitted.job.id, accepted.job.id].sort())
+
+          // The escape hatch: any endpoint of the contract, failures as the client's tagged errors.
+          const media = await client.raw((api) => api.media.list({ urlParams: { external_id: "img" } }))
+          expect(media.records.map((record) => record.external_id)).toEqual(["img"])
+          const missingRecord = await client.raw((api) => api.products.get({ path: { id: "0190a5a4-7b4e-7cc2-8d7e-2b1c8f3a9d01" } })).catch((e: unknown) => e)
+          expect(missingRecord).toMatchObject({ _tag: "CatalogSyncError", code: "not_found", status: 404 })
         } finally {
           await client.close()
         }

@@ -416,7 +416,7 @@ const connect = (options: LoadOptions) =>
         pacer,
         retry: { maxAttempts: 8 }
       }).pipe(Effect.provide(FetchHttpClient.layer))
-      principals.push(yield* client.me.pipe(Effect.mapError((error) => new LoadError({ message: `the key ${clients.length + 1} was refused: ${error.message}`, cause: error }))))
+      principals.push(yield* client.me.pipe(Effect.map((answer) => answer.principal), Effect.mapError((error) => new LoadError({ message: `the key ${clients.length + 1} was refused: ${error.message}`, cause: error }))))
       clients.push(client)
     }
     const first = principals[0]!

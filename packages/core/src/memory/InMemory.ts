@@ -310,7 +310,7 @@ export const accountsLayer = Layer.sync(Accounts, () => {
 })
 
 /** Read access to what the in-memory ports hold, for assertions. */
-export class Inspect extends Context.Tag("@catalog-sync/core/testing/InMemory/Inspect")<
+export class Inspect extends Context.Tag("@catalog-sync/core/memory/InMemory/Inspect")<
   Inspect,
   { readonly changes: () => ReadonlyArray<ChangeEntry> }
 >() {}
