@@ -4,8 +4,9 @@ import { Effect, Layer, Option } from "effect"
 
 /**
  * The account data's version on SQLite: `PRAGMA data_version`, which moves whenever another connection
- * commits (the admin CLI, another process's admin use cases); the server's own connection never writes
- * accounts. A read that fails says "unknown", and the cache then reads the data itself.
+ * commits (the admin CLI, another process's admin use cases); writes on this process's own connection go
+ * through the cache, which counts them itself. A read that fails says "unknown", and the cache then reads
+ * the data itself.
  */
 export const layer: Layer.Layer<AccountsCache.AccountsVersion, never, SqlClient.SqlClient> = Layer.effect(
   AccountsCache.AccountsVersion,

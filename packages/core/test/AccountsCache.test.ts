@@ -47,3 +47,21 @@ it.effect("key lookups are served from memory while the version stays, read agai
       expect(reads.count).toBe(7)
     }).pipe(Effect.provide(layer))
   }))
+
+it.effect("writes through the cached accounts are seen by the next lookup even when the version source does not move (SQLite's own connection)", () =>
+  Effect.gen(function* () {
+    const { layer, reads } = yield* world
+    yield* Effect.gen(function* () {
+      const who = yield* registeredTenant(["catalog:read"])
+      const accounts = yield* Accounts
+      const before = Option.getOrThrow(yield* accounts.findKey(who.keyId))
+      expect(before.connection.enabled).toBe(true)
+      yield* accounts.findKey(who.keyId)
+      expect(reads.count).toBe(1)
+      yield* accounts.saveConnection({ ...before.connection, enabled: false })
+      expect(Option.getOrThrow(yield* accounts.findKey(who.keyId)).connection.enabled).toBe(false)
+      yield* accounts.revokeKey(who.keyId, "2026-06-01T00:00:00.000Z")
+      expect(Option.getOrThrow(yield* accounts.findKey(who.keyId)).key.revoked_at).toBe("2026-06-01T00:00:00.000Z")
+      expect(reads.count).toBe(3)
+    }).pipe(Effect.provide(layer))
+  }))

@@ -37,7 +37,7 @@ const rootCause = (error: unknown): unknown => {
 
 const folderProblem = (folder: string): string | undefined => {
   try {
-    mkdirSync(folder, { recursive: true })
+    mkdirSync(folder, { recursive: true, mode: 0o700 })
     accessSync(folder, constants.R_OK | constants.W_OK)
     return undefined
   } catch (error) {

@@ -34,19 +34,35 @@ export const layer: Layer.Layer<Accounts, never, Accounts> = Layer.effect(
     const accounts = yield* Accounts
     const version = yield* AccountsVersion
     const entries = new Map<string, Entry>()
+    // Writes through this very service (an embedder's admin use cases, or a connection whose own commits
+    // do not move the source's version, like SQLite's data_version) move a local generation too, before
+    // and after they run, so a lookup overlapping a write is never kept under the version it will have.
+    let generation = 0
+    const writing = <A, E>(write: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+      Effect.sync(() => void generation++).pipe(
+        Effect.zipRight(write),
+        Effect.ensuring(Effect.sync(() => void generation++))
+      )
     return Accounts.of({
       ...accounts,
+      saveCompany: (company) => writing(accounts.saveCompany(company)),
+      saveConnection: (connection) => writing(accounts.saveConnection(connection)),
+      insertKey: (key, secretHash) => writing(accounts.insertKey(key, secretHash)),
+      revokeKey: (keyId, at) => writing(accounts.revokeKey(keyId, at)),
+      saveLocation: (location) => writing(accounts.saveLocation(location)),
+      assignLocation: (assignment) => writing(accounts.assignLocation(assignment)),
       findKey: (keyId, domain) =>
         Effect.gen(function* () {
-          const current = yield* version.current
-          if (Option.isNone(current)) return yield* accounts.findKey(keyId, domain)
+          const source = yield* version.current
+          if (Option.isNone(source)) return yield* accounts.findKey(keyId, domain)
+          const current = `${generation}:${source.value}`
           const slot = `${keyId}\u0000${domain ?? ""}`
           const cached = entries.get(slot)
-          if (cached !== undefined && cached.version === current.value) return cached.grant
+          if (cached !== undefined && cached.version === current) return cached.grant
           const grant = yield* accounts.findKey(keyId, domain)
           if (Option.isSome(grant)) {
             if (entries.size >= maxEntries) entries.clear()
-            entries.set(slot, { version: current.value, grant })
+            entries.set(slot, { version: current, grant })
           } else {
             entries.delete(slot)
           }
