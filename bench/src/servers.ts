@@ -5,6 +5,8 @@
  *   node bench/dist/servers.js empty-api    <port> <fixtures.json>   HttpApi with the real schemas, constant handlers
  *   node bench/dist/servers.js raw-upsert   <port> <database file>   node:http + better-sqlite3 running the same SQL
  *                                                                    as a product upsert of the real server
+ *   node bench/dist/servers.js minimal-upsert <port> <database file>  node:http + better-sqlite3 doing a product upsert
+ *                                                                    in the fewest statements (minimalUpsert.ts)
  *   node bench/dist/servers.js raw-media    <jpeg file> <count>         the server's sharp pipeline (same options) on the
  *                                                                    file `count` times in turn, prints {"ms": elapsed}
  *   node bench/dist/servers.js raw-import   <database file> <plan.json>  writes the plan's products in raw 50-row
@@ -18,7 +20,8 @@ import Database from "better-sqlite3"
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
-import { CatalogApi, Common } from "@catalog-sync/contract"
+import { CatalogApi, ChangesApi, Common } from "@catalog-sync/contract"
+import { minimalUpsert } from "./minimalUpsert.js"
 
 const [kind, portText, file] = process.argv.slice(2)
 const port = Number(portText)
@@ -27,6 +30,8 @@ const host = "127.0.0.1"
 interface Fixtures {
   readonly record: Record<string, unknown>
   readonly page: { readonly records: ReadonlyArray<unknown>; readonly next_cursor: string | null; readonly has_more: boolean; readonly change_cursor?: string }
+  /** An up-to-date feed poll's answer (no change after the cursor). */
+  readonly feed: { readonly records: ReadonlyArray<never>; readonly next_cursor: string; readonly has_more: false }
 }
 
 const send = (res: ServerResponse, status: number, body: unknown) => {
@@ -40,31 +45,34 @@ const rawGet = (fixtures: Fixtures) => {
   createServer((req, res) => {
     const requestId = randomUUID()
     if (req.url?.startsWith("/api/v1/products?")) return send(res, 200, { request_id: requestId, ...fixtures.page })
+    if (req.url?.startsWith("/api/v1/changes?")) return send(res, 200, { request_id: requestId, ...fixtures.feed })
     if (req.url?.startsWith("/api/v1/products/")) return send(res, 200, { request_id: requestId, record: fixtures.record })
     if (req.url === "/health") return send(res, 200, { status: "ok" })
     send(res, 404, { error: "not found" })
   }).listen(port, host)
 }
 
-/** HttpApi with the product endpoints' real path, query and success schemas, and constant handlers. */
+/** HttpApi with the product and feed endpoints' real path, query and success schemas, and constant handlers. */
 const emptyApi = (fixtures: Fixtures) => {
   const record = Resources.definitions.products.record
   const group = HttpApiGroup.make("products")
     .add(HttpApiEndpoint.get("list", "/products").setUrlParams(CatalogApi.ProductListQuery).addSuccess(CatalogApi.ListResponse(record)))
     .add(HttpApiEndpoint.get("get", "/products/:id").setPath(Common.PathParams("The product's id.")).addSuccess(CatalogApi.RecordResponse(record)))
     .prefix("/api/v1")
+  const feed = HttpApiGroup.make("changes").add(HttpApiEndpoint.get("changes", "/changes").setUrlParams(ChangesApi.ChangesQuery).addSuccess(ChangesApi.ChangesResponse)).prefix("/api/v1")
   const health = HttpApiGroup.make("system").add(HttpApiEndpoint.get("health", "/health"))
-  const api = HttpApi.make("bench").add(group).add(health)
+  const api = HttpApi.make("bench").add(group).add(feed).add(health)
   const handlers = HttpApiBuilder.group(api, "products", (h) =>
     h
       .handle("list", () => Effect.sync(() => ({ request_id: randomUUID(), ...fixtures.page }) as never))
       .handle("get", () => Effect.sync(() => ({ request_id: randomUUID(), record: fixtures.record }) as never))
   )
+  const changes = HttpApiBuilder.group(api, "changes", (h) => h.handle("changes", () => Effect.sync(() => ({ request_id: randomUUID(), ...fixtures.feed }) as never)))
   const system = HttpApiBuilder.group(api, "system", (h) => h.handle("health", () => Effect.void))
   // The same serving setup as packages/server/src/Server.ts (tracer disabled, no access logger).
   const live = HttpApiBuilder.serve().pipe(
     HttpMiddleware.withTracerDisabledWhen(() => true),
-    Layer.provide(HttpApiBuilder.api(api).pipe(Layer.provide(Layer.mergeAll(handlers, system)))),
+    Layer.provide(HttpApiBuilder.api(api).pipe(Layer.provide(Layer.mergeAll(handlers, changes, system)))),
     HttpServer.withLogAddress,
     Layer.provide(NodeHttpServer.layer(createServer, { port, host }))
   )
@@ -267,6 +275,7 @@ const rawMedia = async (file: string, count: number) => {
 if (kind === "raw-get") rawGet(JSON.parse(readFileSync(file!, "utf8")) as Fixtures)
 else if (kind === "empty-api") emptyApi(JSON.parse(readFileSync(file!, "utf8")) as Fixtures)
 else if (kind === "raw-upsert") rawUpsert(file!)
+else if (kind === "minimal-upsert") minimalUpsert(file!, port, host)
 else if (kind === "raw-import") rawImport(portText!, file!)
 else if (kind === "raw-media") void rawMedia(portText!, Number(file))
 else {
