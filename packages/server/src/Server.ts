@@ -16,7 +16,12 @@ import { createServer } from "node:http"
 import { answerUnparsableRequests } from "./UnparsableRequests.js"
 import { EdgeLimitsLive, EdgeReferencesLive } from "./Edge.js"
 import { join } from "node:path"
-import { RuntimeConfig, type RuntimeSettings, type ServerConfig } from "./ServerConfig.js"
+import { metricsEnabled, RuntimeConfig, type RuntimeSettings, type ServerConfig } from "./ServerConfig.js"
+import * as InstrumentedPorts from "./Observability/InstrumentedPorts.js"
+import * as MetricsEndpoint from "./Observability/MetricsEndpoint.js"
+import * as RequestMetrics from "./Observability/RequestMetrics.js"
+import * as RouteTemplates from "./Observability/RouteTemplates.js"
+import { Resource } from "@effect/opentelemetry"
 import { loggingChanges } from "./Readiness.js"
 import { checkFolders, databaseFile, mediaDir, StartupLog } from "./Startup.js"
 import * as NodeSecretHasher from "./NodeSecretHasher.js"
@@ -170,7 +175,7 @@ const RateLimiterLive = (config: ServerConfig, runtime: RuntimeSettings) => {
   const base: Layer.Layer<RateLimiter.RateLimiter, never, SqlClient.SqlClient> =
     config.postgres === undefined ? InMemoryRateLimiter.layer : SqlRateLimiter.layer
   const factor = runtime.rateLimitMultiplier
-  return factor === 1
+  const limiter = factor === 1
     ? base
     : Layer.effect(
         RateLimiter.RateLimiter,
@@ -178,6 +183,7 @@ const RateLimiterLive = (config: ServerConfig, runtime: RuntimeSettings) => {
           RateLimiter.RateLimiter.of({ consume: (bucket, limit, window, now) => inner.consume(bucket, limit * factor, window, now) })
         )
       ).pipe(Layer.provide(base))
+  return metricsEnabled(runtime.metrics) ? InstrumentedPorts.rateLimiter.pipe(Layer.provide(limiter)) : limiter
 }
 
 /**
@@ -194,13 +200,38 @@ const JobWorkersLive = (runtime: RuntimeSettings) =>
 /** Imports, media, jobs and their workers; media jobs time out after MEDIA_PROCESSING_TIMEOUT_SECONDS. */
 const JobsLive = (runtime: RuntimeSettings) =>
   Layer.mergeAll(JobService.JobService.Default, JobWorkersLive(runtime)).pipe(
-    Layer.provideMerge(JobKinds.layer),
+    Layer.provideMerge(metricsEnabled(runtime.metrics) ? InstrumentedPorts.jobKinds.pipe(Layer.provide(JobKinds.layer)) : JobKinds.layer),
     Layer.provideMerge(ImportService.ImportService.Default),
     Layer.provideMerge(
       MediaService.MediaService.Default.pipe(Layer.provide(Layer.succeed(MediaService.ProcessingTimeout, runtime.mediaProcessingTimeout)))
     ),
     Layer.provideMerge(CatalogService.CatalogService.Default)
   )
+
+/** The media ports with image processing measured, when metrics are on. */
+const measuredMedia = (runtime: RuntimeSettings, media: Layer.Layer<MediaPorts>): Layer.Layer<MediaPorts> =>
+  metricsEnabled(runtime.metrics) ? InstrumentedPorts.imageProcessor.pipe(Layer.provideMerge(media)) : media
+
+/** The persistence ports with transactions, idempotency claims and import records measured, when metrics are on. */
+const measuredPersistence = <E>(runtime: RuntimeSettings, persistence: Layer.Layer<PersistencePorts | SqlClient.SqlClient, E>) =>
+  metricsEnabled(runtime.metrics)
+    ? Layer.mergeAll(InstrumentedPorts.transactor, InstrumentedPorts.idempotencyStore, InstrumentedPorts.importStore).pipe(Layer.provideMerge(persistence))
+    : persistence
+
+/**
+ * Metrics (off unless METRICS_PORT or METRICS_ON_MAIN_PORT is set): Effect's metrics go through the
+ * OpenTelemetry SDK to Prometheus text at GET /metrics, on a port of its own and/or the API's port.
+ */
+const MetricsLive = (config: ServerConfig, runtime: RuntimeSettings) => {
+  const settings = runtime.metrics
+  const port = settings.port
+  const separate = port._tag === "Some" ? MetricsEndpoint.SeparatePort(port.value, settings.host._tag === "Some" ? settings.host.value : config.host) : Layer.empty
+  const main = settings.onMainPort ? MetricsEndpoint.MainPortRoute : Layer.empty
+  return Layer.mergeAll(separate, main).pipe(
+    Layer.provideMerge(MetricsEndpoint.MetricsScrapeLive),
+    Layer.provide(Resource.layer({ serviceName: process.env.OTEL_SERVICE_NAME ?? "catalog-sync", serviceVersion: "0.1.0" }))
+  )
+}
 
 /** The runtime settings of `config`, or from the environment when the caller left them out. */
 const runtimeOf = (config: ServerConfig): Effect.Effect<RuntimeSettings, ConfigError.ConfigError> =>
@@ -224,7 +255,7 @@ const servicesWith = (config: ServerConfig, runtime: RuntimeSettings, overrides:
   // One signal for the HTTP handlers that queue jobs and the workers they wake.
   Layer.provideMerge(JobSignal.layer),
   Layer.provideMerge(Layer.succeed(Idempotency.ClaimLease, runtime.idempotencyLease)),
-  Layer.provideMerge(overrides.media === undefined ? MediaPortsLive(config) : overrides.media(MediaPortsLive(config))),
+  Layer.provideMerge(measuredMedia(runtime, overrides.media === undefined ? MediaPortsLive(config) : overrides.media(MediaPortsLive(config)))),
   Layer.provideMerge(Ids.IdsLive)
 )
 
@@ -249,9 +280,12 @@ const serverWith = (config: ServerConfig, runtime: RuntimeSettings, overrides: S
   const stopped = Layer.scopedDiscard(
     Effect.zipRight(checkFolders(config), Effect.addFinalizer(() => (started.running ? Effect.logInfo("stopped") : Effect.void)))
   )
+  const metricsOn = metricsEnabled(runtime.metrics)
+  const routes = metricsOn ? RouteTemplates.make(runtime.metrics.onMainPort ? [["GET", "/metrics"]] : []) : undefined
   // Per-request tracing spans cost a third of the throughput and nothing reads them by default.
-  return HttpApiBuilder.serve().pipe(
+  return HttpApiBuilder.serve(routes === undefined ? undefined : RequestMetrics.middleware(routes)).pipe(
     HttpMiddleware.withTracerDisabledWhen(() => true),
+    Layer.provideMerge(metricsOn ? MetricsLive(config, runtime) : Layer.empty),
     // The developer portal at /docs: static pages rendered once at start, no database queries.
     Layer.provide(PortalHttp.layerFromDocs(runtime.docsDir)),
     Layer.provide(ApiLive.pipe(Layer.provide(EdgeReferencesLive))),
@@ -260,7 +294,9 @@ const serverWith = (config: ServerConfig, runtime: RuntimeSettings, overrides: S
     Layer.provideMerge(NodeHttpServer.layer(() => server, { port: config.port, host: config.host }).pipe(Layer.provide(EdgeLimitsLive(server)))),
     Layer.provide(servicesWith(config, runtime, overrides)),
     Layer.provide(
-      config.postgres === undefined ? resumeCutOffWork.pipe(Layer.provideMerge(persistenceWith(config, overrides))) : persistenceWith(config, overrides)
+      config.postgres === undefined
+        ? resumeCutOffWork.pipe(Layer.provideMerge(measuredPersistence(runtime, persistenceWith(config, overrides))))
+        : measuredPersistence(runtime, persistenceWith(config, overrides))
     ),
     Layer.provide(stopped),
     Layer.provide(Logger.minimumLogLevel(config.logLevel)),

@@ -217,7 +217,37 @@ export interface RuntimeSettings {
   readonly rateLimitMultiplier: number
   /** `DOCS_DIR` (default `docs`): the guides the portal at /docs shows. */
   readonly docsDir: string
+  /** `METRICS_*`: where `GET /metrics` (Prometheus text) is served; off by default. */
+  readonly metrics: MetricsSettings
 }
+
+/**
+ * Where the Prometheus endpoint is served. It needs no key, so by default it is on no port at all; an
+ * operator opens it on a port of its own (`METRICS_PORT`, reachable only from the scraper's network), or
+ * on the API's port when `METRICS_ON_MAIN_PORT=true` says that anyone who reaches the API may read it.
+ */
+export interface MetricsSettings {
+  /** `METRICS_PORT`: a port of its own for `GET /metrics` (0 picks a free one); none by default. */
+  readonly port: Option.Option<number>
+  /** `METRICS_HOST` (default `HOST`'s value): the address that port listens on. */
+  readonly host: Option.Option<string>
+  /** `METRICS_ON_MAIN_PORT` (default false): also serve `GET /metrics` on the API's port, without a key. */
+  readonly onMainPort: boolean
+}
+
+/** Whether the server records and serves metrics at all. */
+export const metricsEnabled = (settings: MetricsSettings) => Option.isSome(settings.port) || settings.onMainPort
+
+const onOff = (name: string, fallback: boolean) =>
+  setting(name, fallback, "must be true or false", (raw) => (raw === "true" ? true : raw === "false" ? false : undefined))
+
+const MetricsConfig: Config.Config<MetricsSettings> = Config.all({
+  port: setting<Option.Option<number>>("METRICS_PORT", Option.none(), "must be a port number from 0 to 65535 (0: any free port)", (raw) =>
+    /^\d+$/.test(raw) && Number(raw) <= 65535 ? Option.some(Number(raw)) : undefined
+  ),
+  host: optionalText("METRICS_HOST"),
+  onMainPort: onOff("METRICS_ON_MAIN_PORT", false)
+})
 
 /** The runtime settings from the environment. */
 export const RuntimeConfig: Config.Config<RuntimeSettings> = Config.all({
@@ -227,7 +257,8 @@ export const RuntimeConfig: Config.Config<RuntimeSettings> = Config.all({
   idempotencyLease: seconds("IDEMPOTENCY_LEASE_SECONDS", 60, 1),
   mediaProcessingTimeout: seconds("MEDIA_PROCESSING_TIMEOUT_SECONDS", 120, 1),
   rateLimitMultiplier: wholeNumber("BENCHMARK_RATE_LIMIT_MULTIPLIER", 1, 1),
-  docsDir: text("DOCS_DIR", "docs")
+  docsDir: text("DOCS_DIR", "docs"),
+  metrics: MetricsConfig
 })
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Duration, Effect, Either, LogLevel } from "effect"
-import { describeConfigError, describePostgres, ServerConfig } from "../src/ServerConfig.js"
+import { ConfigProvider, Duration, Effect, Either, LogLevel, Option } from "effect"
+import { describeConfigError, describePostgres, metricsEnabled, ServerConfig } from "../src/ServerConfig.js"
 
 const load = (env: Record<string, string>) => Effect.either(Effect.withConfigProvider(ServerConfig, ConfigProvider.fromMap(new Map(Object.entries(env)))))
 
@@ -40,6 +40,20 @@ describe("server settings", () => {
       expect(tuned.logLevel).toBe(LogLevel.Debug)
       // A blank DATABASE_URL (an empty line in an env file) keeps SQLite.
       expect(tuned.postgres).toBeUndefined()
+    }))
+
+  it.effect("metrics are off unless a port of their own or the API's port is chosen", () =>
+    Effect.gen(function* () {
+      const off = Either.getOrThrow(yield* load({})).runtime!.metrics
+      expect(metricsEnabled(off)).toBe(false)
+      const ownPort = Either.getOrThrow(yield* load({ METRICS_PORT: "9464", METRICS_HOST: "10.0.0.5" })).runtime!.metrics
+      expect(ownPort).toEqual({ port: Option.some(9464), host: Option.some("10.0.0.5"), onMainPort: false })
+      expect(metricsEnabled(ownPort)).toBe(true)
+      const main = Either.getOrThrow(yield* load({ METRICS_ON_MAIN_PORT: "true" })).runtime!.metrics
+      expect(metricsEnabled(main)).toBe(true)
+      const message = (env: Record<string, string>) => Effect.map(Effect.flip(load(env).pipe(Effect.flatten)), describeConfigError)
+      expect(yield* message({ METRICS_PORT: "70000" })).toBe("METRICS_PORT=70000 must be a port number from 0 to 65535 (0: any free port)")
+      expect(yield* message({ METRICS_ON_MAIN_PORT: "yes" })).toBe("METRICS_ON_MAIN_PORT=yes must be true or false")
     }))
 
   it.effect("each error names its variable and what it takes; several errors are all reported", () =>
