@@ -1,6 +1,6 @@
 import { HttpApiBuilder, HttpApiError, HttpApp, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { PlainIssues } from "@catalog-sync/core"
-import { Cause, Effect, Option } from "effect"
+import { Cause, Effect, Option, Tracer } from "effect"
 import { randomUUID } from "node:crypto"
 import { ApiErrors } from "@catalog-sync/contract"
 import { Admission, admittedPrincipal } from "./Admission.js"
@@ -118,6 +118,9 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       const requestId = randomUUID()
+      // The server's request span, when tracing is on, carries the id the client sees (a lookup otherwise).
+      const span = yield* Effect.serviceOption(Tracer.ParentSpan)
+      if (span._tag === "Some" && span.value._tag === "Span") span.value.attribute("request_id", requestId)
       yield* HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(answerHeaders(response, requestId)))
       const contentLength = request.headers["content-length"]
       const hasBody = (contentLength !== undefined && contentLength !== "0") || request.headers["transfer-encoding"] !== undefined

@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpMiddleware } from "@effect/platform"
+import { HttpApiBuilder, type HttpApp, HttpMiddleware } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { ApiLive, Readiness } from "@catalog-sync/adapter-http"
 import { PortalHttp } from "@catalog-sync/portal"
@@ -10,7 +10,7 @@ import { SharpImageProcessor } from "@catalog-sync/adapter-image-sharp"
 import { FsMediaStorage } from "@catalog-sync/adapter-storage-fs"
 import type { S3Settings } from "@catalog-sync/adapter-storage-s3"
 import { type Migrator, SqlClient, type SqlError } from "@effect/sql"
-import { Clock, type ConfigError, Duration, Effect, Layer, Logger, Schedule } from "effect"
+import { Clock, type ConfigError, Duration, Effect, Layer, Logger, Option, Schedule } from "effect"
 import { ImageProcessor, MediaErrors, MediaStorage, RateLimiter } from "@catalog-sync/core"
 import { createServer } from "node:http"
 import { answerUnparsableRequests } from "./UnparsableRequests.js"
@@ -21,6 +21,8 @@ import * as InstrumentedPorts from "./Observability/InstrumentedPorts.js"
 import * as MetricsEndpoint from "./Observability/MetricsEndpoint.js"
 import * as RequestMetrics from "./Observability/RequestMetrics.js"
 import * as RouteTemplates from "./Observability/RouteTemplates.js"
+import * as TracedPorts from "./Observability/TracedPorts.js"
+import * as Tracing from "./Observability/Tracing.js"
 import { Resource } from "@effect/opentelemetry"
 import { loggingChanges } from "./Readiness.js"
 import { checkFolders, databaseFile, mediaDir, StartupLog } from "./Startup.js"
@@ -183,7 +185,7 @@ const RateLimiterLive = (config: ServerConfig, runtime: RuntimeSettings) => {
           RateLimiter.RateLimiter.of({ consume: (bucket, limit, window, now) => inner.consume(bucket, limit * factor, window, now) })
         )
       ).pipe(Layer.provide(base))
-  return metricsEnabled(runtime.metrics) ? InstrumentedPorts.rateLimiter.pipe(Layer.provide(limiter)) : limiter
+  return observed(runtime, limiter, InstrumentedPorts.rateLimiter, undefined)
 }
 
 /**
@@ -200,7 +202,7 @@ const JobWorkersLive = (runtime: RuntimeSettings) =>
 /** Imports, media, jobs and their workers; media jobs time out after MEDIA_PROCESSING_TIMEOUT_SECONDS. */
 const JobsLive = (runtime: RuntimeSettings) =>
   Layer.mergeAll(JobService.JobService.Default, JobWorkersLive(runtime)).pipe(
-    Layer.provideMerge(metricsEnabled(runtime.metrics) ? InstrumentedPorts.jobKinds.pipe(Layer.provide(JobKinds.layer)) : JobKinds.layer),
+    Layer.provideMerge(observed(runtime, JobKinds.layer, InstrumentedPorts.jobKinds, TracedPorts.jobKinds)),
     Layer.provideMerge(ImportService.ImportService.Default),
     Layer.provideMerge(
       MediaService.MediaService.Default.pipe(Layer.provide(Layer.succeed(MediaService.ProcessingTimeout, runtime.mediaProcessingTimeout)))
@@ -208,15 +210,32 @@ const JobsLive = (runtime: RuntimeSettings) =>
     Layer.provideMerge(CatalogService.CatalogService.Default)
   )
 
-/** The media ports with image processing measured, when metrics are on. */
-const measuredMedia = (runtime: RuntimeSettings, media: Layer.Layer<MediaPorts>): Layer.Layer<MediaPorts> =>
-  metricsEnabled(runtime.metrics) ? InstrumentedPorts.imageProcessor.pipe(Layer.provideMerge(media)) : media
+/**
+ * `base` with its ports re-provided through the tracing decorators (when tracing is on) and then the
+ * metrics decorators (when metrics are on); unchanged when both are off, so that neither costs anything then.
+ */
+const observed = <A, E, R, M, T>(
+  runtime: RuntimeSettings,
+  base: Layer.Layer<A, E, R>,
+  measured: Layer.Layer<M, never, M> | undefined,
+  traced: Layer.Layer<T, never, T> | undefined
+): Layer.Layer<A, E, R> => {
+  const withSpans = traced !== undefined && Option.isSome(runtime.tracing) ? (traced as unknown as Layer.Layer<never, never, A>).pipe(Layer.provideMerge(base)) : base
+  return measured !== undefined && metricsEnabled(runtime.metrics) ? (measured as unknown as Layer.Layer<never, never, A>).pipe(Layer.provideMerge(withSpans)) : withSpans
+}
 
-/** The persistence ports with transactions, idempotency claims and import records measured, when metrics are on. */
+/** The media ports with image processing measured and traced, when asked. */
+const measuredMedia = (runtime: RuntimeSettings, media: Layer.Layer<MediaPorts>): Layer.Layer<MediaPorts> =>
+  observed(runtime, media, InstrumentedPorts.imageProcessor, TracedPorts.imageProcessor)
+
+/** The persistence ports with transactions, idempotency claims, import records and key lookups measured and traced, when asked. */
 const measuredPersistence = <E>(runtime: RuntimeSettings, persistence: Layer.Layer<PersistencePorts | SqlClient.SqlClient, E>) =>
-  metricsEnabled(runtime.metrics)
-    ? Layer.mergeAll(InstrumentedPorts.transactor, InstrumentedPorts.idempotencyStore, InstrumentedPorts.importStore).pipe(Layer.provideMerge(persistence))
-    : persistence
+  observed(
+    runtime,
+    persistence,
+    Layer.mergeAll(InstrumentedPorts.transactor, InstrumentedPorts.idempotencyStore, InstrumentedPorts.importStore),
+    Layer.mergeAll(TracedPorts.accounts, TracedPorts.idempotencyStore)
+  )
 
 /**
  * Metrics (off unless METRICS_PORT or METRICS_ON_MAIN_PORT is set): Effect's metrics go through the
@@ -281,9 +300,14 @@ const serverWith = (config: ServerConfig, runtime: RuntimeSettings, overrides: S
     Effect.zipRight(checkFolders(config), Effect.addFinalizer(() => (started.running ? Effect.logInfo("stopped") : Effect.void)))
   )
   const metricsOn = metricsEnabled(runtime.metrics)
-  const routes = metricsOn ? RouteTemplates.make(runtime.metrics.onMainPort ? [["GET", "/metrics"]] : []) : undefined
-  // Per-request tracing spans cost a third of the throughput and nothing reads them by default.
-  return HttpApiBuilder.serve(routes === undefined ? undefined : RequestMetrics.middleware(routes)).pipe(
+  const tracing = runtime.tracing
+  const routes = metricsOn || Option.isSome(tracing) ? RouteTemplates.make(runtime.metrics.onMainPort ? [["GET", "/metrics"]] : []) : undefined
+  const measure = routes !== undefined && metricsOn ? RequestMetrics.middleware(routes) : undefined
+  const trace = routes !== undefined && Option.isSome(tracing) ? Tracing.requestSpans(routes) : undefined
+  const middleware = measure !== undefined && trace !== undefined ? (app: HttpApp.Default) => trace(measure(app)) : (measure ?? trace)
+  // The platform's own request span is off: it records the URL and every header, where keys and personal
+  // data can be; ours (Tracing.requestSpans) records the route template, status and request id only.
+  return HttpApiBuilder.serve(middleware).pipe(
     HttpMiddleware.withTracerDisabledWhen(() => true),
     Layer.provideMerge(metricsOn ? MetricsLive(config, runtime) : Layer.empty),
     // The developer portal at /docs: static pages rendered once at start, no database queries.
@@ -300,7 +324,8 @@ const serverWith = (config: ServerConfig, runtime: RuntimeSettings, overrides: S
     ),
     Layer.provide(stopped),
     Layer.provide(Logger.minimumLogLevel(config.logLevel)),
-    // Nothing exports spans, so the ones adapters and @effect/sql open per statement are made no-ops.
-    Layer.provide(Layer.setTracerEnabled(false))
+    // Without an OTLP endpoint nothing exports spans, so the ones adapters and @effect/sql open per
+    // statement are made no-ops: tracing off costs nothing on the hot path.
+    Layer.provide(Option.isSome(tracing) ? Tracing.TracingLive(tracing.value) : Layer.setTracerEnabled(false))
   )
 }
