@@ -38,7 +38,7 @@ const descendsFrom = (spans: ReadonlyArray<ReceivedSpan>, span: ReceivedSpan, an
 const hex = (length: number) => Array.from({ length }, () => Math.floor(Math.random() * 16).toString(16)).join("")
 
 layer(TracedServer, { excludeTestServices: true, timeout: 60_000 })("traces over OTLP/HTTP", (it) => {
-  it.effect("a write is one trace continuing the caller's: request span, authentication, idempotency claim, transaction; no secret in any attribute", () =>
+  it.effect("a write is one trace continuing the caller's: request span, authentication, use case, idempotency claim, transaction; no secret in any attribute", () =>
     Effect.gen(function* () {
       const { url, tenant } = yield* TestServer
       const token = yield* (yield* tenant()).key(scopes)
@@ -57,7 +57,7 @@ layer(TracedServer, { excludeTestServices: true, timeout: 60_000 })("traces over
       const trace = yield* eventually((spans) => {
         const inTrace = spans.filter((span) => span.traceId === traceId)
         const root = inTrace.find((span) => span.name === "POST /api/v1/categories/upsert")
-        const children = ["authenticate", "idempotency.claim", "sql.transaction"].map((name) => inTrace.find((span) => span.name === name))
+        const children = ["authenticate", "use case", "idempotency.claim", "sql.transaction"].map((name) => inTrace.find((span) => span.name === name))
         return root !== undefined && children.every((child) => child !== undefined) ? { spans: inTrace, root, children: children as Array<ReceivedSpan> } : undefined
       })
       expect(trace.root.parentSpanId).toBe(callerSpan)
@@ -68,6 +68,10 @@ layer(TracedServer, { excludeTestServices: true, timeout: 60_000 })("traces over
         request_id: requestId
       })
       for (const child of trace.children) expect(descendsFrom(trace.spans, child, trace.root)).toBe(true)
+      // The claim and the transaction are the use case's.
+      const [, useCase, claim, transaction] = trace.children
+      expect(descendsFrom(trace.spans, claim!, useCase!)).toBe(true)
+      expect(descendsFrom(trace.spans, transaction!, useCase!)).toBe(true)
       const secret = token.split("_").slice(2).join("_")
       const everything = JSON.stringify((yield* OtlpReceiver).spans())
       for (const value of [token, secret, privateName, "secret-external-id", key]) expect(everything).not.toContain(value)
