@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Duration, Effect, Either, LogLevel, Option, Redacted } from "effect"
 import { describeConfigError, describePostgres, metricsEnabled, ServerConfig } from "../src/ServerConfig.js"
+import { describeSetup } from "../src/Startup.js"
 
 const load = (env: Record<string, string>) => Effect.either(Effect.withConfigProvider(ServerConfig, ConfigProvider.fromMap(new Map(Object.entries(env)))))
 
@@ -74,6 +75,19 @@ describe("server settings", () => {
       expect(yield* message({ OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" })).toContain("OTEL_EXPORTER_OTLP_PROTOCOL=grpc must be http/json or http/protobuf")
       expect(yield* message({ OTEL_TRACES_SAMPLER_ARG: "2" })).toBe("OTEL_TRACES_SAMPLER_ARG=2 must be a number from 0 to 1")
       expect(yield* message({ OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" })).toBe("OTEL_EXPORTER_OTLP_ENDPOINT=collector:4318 must be an http:// or https:// URL")
+    }))
+
+  it.effect("the start-up line says where metrics and traces go, without credentials", () =>
+    Effect.gen(function* () {
+      const config = Either.getOrThrow(
+        yield* load({ METRICS_PORT: "9464", METRICS_ON_MAIN_PORT: "true", OTEL_EXPORTER_OTLP_ENDPOINT: "https://user:s3cret@collector:4318", OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.25" })
+      )
+      const setup = describeSetup(config, config.runtime!)
+      expect(setup).toMatchObject({
+        metrics: "GET /metrics on port 9464 and GET /metrics on the API's port",
+        tracing: "otlp https://collector:4318/v1/traces (traceidratio 0.25)"
+      })
+      expect(JSON.stringify(setup)).not.toContain("s3cret")
     }))
 
   it.effect("each error names its variable and what it takes; several errors are all reported", () =>
