@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only=get,list,feed,upsert,imports,deep,media,overload,loader,loader-memory] [-- --profile]`
+ * `npm run bench [-- --quick] [-- --only=get,list,feed,upsert,imports,deep,media,tracing,overload,loader,loader-memory] [-- --profile]`
  * (`loader-memory`, over a generated 1 GiB input, runs only when named.)
  *
  * Starts the real server and baseline servers as child processes on loopback, drives them with
@@ -11,6 +11,7 @@ import { type ChildProcess, execFile, spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
+import { createServer as createHttpServer } from "node:http"
 import { cpus, freemem, platform, release, tmpdir, totalmem } from "node:os"
 import { join } from "node:path"
 import * as PgTesting from "@catalog-sync/adapter-pg/testing"
@@ -667,6 +668,54 @@ const scenarioMedia = async (context: ScenarioContext): Promise<Array<Row>> => {
   return rows
 }
 
+/**
+ * Scenario 9: what tracing costs. Three servers on copies of the main database: tracing off (as shipped),
+ * on keeping every trace, on keeping 1 % (`parentbased_traceidratio`); spans go over OTLP/HTTP to a sink in
+ * this process that reads and drops them. GET /products/:id and creates, alternating rounds; the ratios
+ * are each traced server against the untraced one.
+ */
+const scenarioTracing = async (context: ScenarioContext): Promise<Array<Row>> => {
+  const sink = createHttpServer((request, response) => {
+    request.resume()
+    request.on("end", () => response.writeHead(200, { "content-type": "application/json" }).end("{}"))
+  })
+  await new Promise<void>((resolve) => sink.listen(0, "127.0.0.1", resolve))
+  const endpoint = `http://127.0.0.1:${(sink.address() as { port: number }).port}`
+  const variants = [
+    { name: "off", env: {} },
+    { name: "on 100%", env: { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_TRACES_SAMPLER: "parentbased_always_on" } },
+    { name: "on 1%", env: { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.01" } }
+  ]
+  const servers: Array<Child> = []
+  try {
+    for (const variant of variants) {
+      const dir = join(context.work, `tracing-${servers.length}`)
+      mkdirSync(dir)
+      copyDatabase(context.db, join(dir, "catalog-sync.db"))
+      servers.push(await start(`tracing ${variant.name}`, serverArgs(undefined), { DATA_DIR: dir, ...variant.env }))
+    }
+    const rows: Array<Row> = []
+    const measures = [
+      { measure: "GET /products/:id", request: () => getRequest(context.companies) },
+      { measure: "POST /products/upsert (create)", request: () => createRequest(context.companies) }
+    ]
+    for (const { measure, request } of measures) {
+      const c = await compare(`${measure} tracing`, servers.map((server, i) => ({ name: variants[i]!.name, url: server.url, request })))
+      for (const on of ["on 100%", "on 1%"]) {
+        rows.push({
+          scenario: "9 tracing", measure: `${measure}, tracing ${on}`, value: c.median(on), unit: "req/s", baseline: "the same server, tracing off",
+          baselineValue: c.median("off"), ratio: median(c.ratios(on, "off")), note: "spans exported over OTLP/HTTP to a sink on the load generator's core",
+          rounds: { server: c.rps(on), baseline: c.rps("off") }
+        })
+      }
+    }
+    return rows
+  } finally {
+    for (const server of servers) await server.stop()
+    sink.close()
+  }
+}
+
 const main = async () => {
   if (!existsSync(join(root, "packages/server/dist/cli.js"))) throw new Error("build the server first: npm run build -w @catalog-sync/server")
   const resultsDir = join(root, "bench/results")
@@ -864,6 +913,8 @@ const main = async () => {
     }
 
     if (wanted("media")) rows.push(...(await scenarioMedia({ url: real.url, companies, db: mainDb, work })))
+
+    if (wanted("tracing")) rows.push(...(await scenarioTracing({ url: real.url, companies, db: mainDb, work })))
 
     if (wanted("overload")) {
       // Twice the measured GET saturation, offered by 4x the connections, against a slice of the keys

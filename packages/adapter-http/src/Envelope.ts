@@ -1,6 +1,6 @@
 import { HttpApiBuilder, HttpApiError, HttpApp, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { PlainIssues } from "@catalog-sync/core"
-import { Cause, Effect, Option } from "effect"
+import { Cause, Effect, Option, Tracer } from "effect"
 import { randomUUID } from "node:crypto"
 import { ApiErrors } from "@catalog-sync/contract"
 import { Admission, admittedPrincipal } from "./Admission.js"
@@ -118,6 +118,11 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       const requestId = randomUUID()
+      // The server's request span, when tracing is on, carries the id the client sees (a lookup otherwise).
+      const span = yield* Effect.serviceOption(Tracer.ParentSpan)
+      const traced = span._tag === "Some" && span.value._tag === "Span"
+      if (traced) span.value.attribute("request_id", requestId)
+      const handler = traced ? Effect.withSpan(app, "use case", { captureStackTrace: false }) : app
       yield* HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(answerHeaders(response, requestId)))
       const contentLength = request.headers["content-length"]
       const hasBody = (contentLength !== undefined && contentLength !== "0") || request.headers["transfer-encoding"] !== undefined
@@ -133,14 +138,14 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
             details: [{ path: `query.${refusedName}`, message: "is not an allowed property" }]
           })
         }
-        if (!hasBody) return yield* app
+        if (!hasBody) return yield* handler
         if (contentLength !== undefined && Number(contentLength) > limit) {
           return respond(requestId, 413, { code: "payload_too_large", message: media ? "images are limited to 10 MB" : `JSON bodies are limited to ${maxJsonBytes} bytes` })
         }
         const admitted = needsKey(path) ? yield* admission.admit(request) : undefined
         const run = (effect: typeof app) => (admitted === undefined ? effect : Effect.locally(effect, admittedPrincipal, admitted))
         // POST /media streams its multipart body to staging itself.
-        if (media && isMultipart(request.headers["content-type"])) return yield* run(app)
+        if (media && isMultipart(request.headers["content-type"])) return yield* run(handler)
         if (!isJson(request.headers["content-type"]) || media) {
           return respond(requestId, 415, {
             code: "unsupported_media_type",
@@ -156,7 +161,7 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
         if (nestsDeeperThan(body.right, maxJsonDepth)) {
           return respond(requestId, 400, { code: "json_too_deep", message: `JSON nested deeper than ${maxJsonDepth} levels is not accepted` })
         }
-        return yield* run(Effect.provideService(app, HttpServerRequest.HttpServerRequest, withBody(request, body.right)))
+        return yield* run(Effect.provideService(handler, HttpServerRequest.HttpServerRequest, withBody(request, body.right)))
       })
       const started = Date.now()
       const answered = yield* handled.pipe(

@@ -190,6 +190,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof JobStore.JobStore>, 
               ${query.state === undefined ? sql`` : sql`AND state = ${query.state}`}
               ${query.companyId === undefined ? sql`` : sql`AND company_id = ${query.companyId}`}
               ${query.kind === undefined ? sql`` : sql`AND kind = ${query.kind}`}
+              ${query.id === undefined ? sql`` : sql`AND id = ${query.id}`}
               ${query.cursor === undefined ? sql`` : sql`AND id > ${query.cursor}`}
             ORDER BY id
             LIMIT ${query.limit}`

@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpMiddleware } from "@effect/platform"
+import { HttpApiBuilder, type HttpApp, HttpMiddleware } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { ApiLive, Readiness } from "@catalog-sync/adapter-http"
 import { PortalHttp } from "@catalog-sync/portal"
@@ -10,13 +10,20 @@ import { SharpImageProcessor } from "@catalog-sync/adapter-image-sharp"
 import { FsMediaStorage } from "@catalog-sync/adapter-storage-fs"
 import type { S3Settings } from "@catalog-sync/adapter-storage-s3"
 import { type Migrator, SqlClient, type SqlError } from "@effect/sql"
-import { Clock, type ConfigError, Duration, Effect, Layer, Logger, Schedule } from "effect"
+import { Clock, type ConfigError, Duration, Effect, Layer, Logger, Option, Schedule } from "effect"
 import { ImageProcessor, MediaErrors, MediaStorage, RateLimiter } from "@catalog-sync/core"
 import { createServer } from "node:http"
 import { answerUnparsableRequests } from "./UnparsableRequests.js"
 import { EdgeLimitsLive, EdgeReferencesLive } from "./Edge.js"
 import { join } from "node:path"
-import { RuntimeConfig, type RuntimeSettings, type ServerConfig } from "./ServerConfig.js"
+import { metricsEnabled, RuntimeConfig, type RuntimeSettings, type ServerConfig } from "./ServerConfig.js"
+import * as InstrumentedPorts from "./Observability/InstrumentedPorts.js"
+import * as MetricsEndpoint from "./Observability/MetricsEndpoint.js"
+import * as RequestMetrics from "./Observability/RequestMetrics.js"
+import * as RouteTemplates from "./Observability/RouteTemplates.js"
+import * as TracedPorts from "./Observability/TracedPorts.js"
+import * as Tracing from "./Observability/Tracing.js"
+import { Resource } from "@effect/opentelemetry"
 import { loggingChanges } from "./Readiness.js"
 import { checkFolders, databaseFile, mediaDir, StartupLog } from "./Startup.js"
 import * as NodeSecretHasher from "./NodeSecretHasher.js"
@@ -170,7 +177,7 @@ const RateLimiterLive = (config: ServerConfig, runtime: RuntimeSettings) => {
   const base: Layer.Layer<RateLimiter.RateLimiter, never, SqlClient.SqlClient> =
     config.postgres === undefined ? InMemoryRateLimiter.layer : SqlRateLimiter.layer
   const factor = runtime.rateLimitMultiplier
-  return factor === 1
+  const limiter = factor === 1
     ? base
     : Layer.effect(
         RateLimiter.RateLimiter,
@@ -178,6 +185,7 @@ const RateLimiterLive = (config: ServerConfig, runtime: RuntimeSettings) => {
           RateLimiter.RateLimiter.of({ consume: (bucket, limit, window, now) => inner.consume(bucket, limit * factor, window, now) })
         )
       ).pipe(Layer.provide(base))
+  return observed(runtime, limiter, InstrumentedPorts.rateLimiter, undefined)
 }
 
 /**
@@ -194,13 +202,55 @@ const JobWorkersLive = (runtime: RuntimeSettings) =>
 /** Imports, media, jobs and their workers; media jobs time out after MEDIA_PROCESSING_TIMEOUT_SECONDS. */
 const JobsLive = (runtime: RuntimeSettings) =>
   Layer.mergeAll(JobService.JobService.Default, JobWorkersLive(runtime)).pipe(
-    Layer.provideMerge(JobKinds.layer),
+    Layer.provideMerge(observed(runtime, JobKinds.layer, InstrumentedPorts.jobKinds, TracedPorts.jobKinds)),
     Layer.provideMerge(ImportService.ImportService.Default),
     Layer.provideMerge(
       MediaService.MediaService.Default.pipe(Layer.provide(Layer.succeed(MediaService.ProcessingTimeout, runtime.mediaProcessingTimeout)))
     ),
     Layer.provideMerge(CatalogService.CatalogService.Default)
   )
+
+/**
+ * `base` with its ports re-provided through the tracing decorators (when tracing is on) and then the
+ * metrics decorators (when metrics are on); unchanged when both are off, so that neither costs anything then.
+ */
+const observed = <A, E, R, M, T>(
+  runtime: RuntimeSettings,
+  base: Layer.Layer<A, E, R>,
+  measured: Layer.Layer<M, never, M> | undefined,
+  traced: Layer.Layer<T, never, T> | undefined
+): Layer.Layer<A, E, R> => {
+  const withSpans = traced !== undefined && Option.isSome(runtime.tracing) ? (traced as unknown as Layer.Layer<never, never, A>).pipe(Layer.provideMerge(base)) : base
+  return measured !== undefined && metricsEnabled(runtime.metrics) ? (measured as unknown as Layer.Layer<never, never, A>).pipe(Layer.provideMerge(withSpans)) : withSpans
+}
+
+/** The media ports with image processing measured and traced, when asked. */
+const measuredMedia = (runtime: RuntimeSettings, media: Layer.Layer<MediaPorts>): Layer.Layer<MediaPorts> =>
+  observed(runtime, media, InstrumentedPorts.imageProcessor, TracedPorts.imageProcessor)
+
+/** The persistence ports with transactions, idempotency claims, import records and key lookups measured and traced, when asked. */
+const measuredPersistence = <E>(runtime: RuntimeSettings, persistence: Layer.Layer<PersistencePorts | SqlClient.SqlClient, E>) =>
+  observed(
+    runtime,
+    persistence,
+    Layer.mergeAll(InstrumentedPorts.transactor, InstrumentedPorts.idempotencyStore, InstrumentedPorts.importStore),
+    Layer.mergeAll(TracedPorts.accounts, TracedPorts.idempotencyStore)
+  )
+
+/**
+ * Metrics (off unless METRICS_PORT or METRICS_ON_MAIN_PORT is set): Effect's metrics go through the
+ * OpenTelemetry SDK to Prometheus text at GET /metrics, on a port of its own and/or the API's port.
+ */
+const MetricsLive = (config: ServerConfig, runtime: RuntimeSettings) => {
+  const settings = runtime.metrics
+  const port = settings.port
+  const separate = port._tag === "Some" ? MetricsEndpoint.SeparatePort(port.value, settings.host._tag === "Some" ? settings.host.value : config.host) : Layer.empty
+  const main = settings.onMainPort ? MetricsEndpoint.MainPortRoute : Layer.empty
+  return Layer.mergeAll(separate, main).pipe(
+    Layer.provideMerge(MetricsEndpoint.MetricsScrapeLive),
+    Layer.provide(Resource.layer({ serviceName: process.env.OTEL_SERVICE_NAME ?? "catalog-sync", serviceVersion: "0.1.0" }))
+  )
+}
 
 /** The runtime settings of `config`, or from the environment when the caller left them out. */
 const runtimeOf = (config: ServerConfig): Effect.Effect<RuntimeSettings, ConfigError.ConfigError> =>
@@ -224,7 +274,7 @@ const servicesWith = (config: ServerConfig, runtime: RuntimeSettings, overrides:
   // One signal for the HTTP handlers that queue jobs and the workers they wake.
   Layer.provideMerge(JobSignal.layer),
   Layer.provideMerge(Layer.succeed(Idempotency.ClaimLease, runtime.idempotencyLease)),
-  Layer.provideMerge(overrides.media === undefined ? MediaPortsLive(config) : overrides.media(MediaPortsLive(config))),
+  Layer.provideMerge(measuredMedia(runtime, overrides.media === undefined ? MediaPortsLive(config) : overrides.media(MediaPortsLive(config)))),
   Layer.provideMerge(Ids.IdsLive)
 )
 
@@ -249,9 +299,17 @@ const serverWith = (config: ServerConfig, runtime: RuntimeSettings, overrides: S
   const stopped = Layer.scopedDiscard(
     Effect.zipRight(checkFolders(config), Effect.addFinalizer(() => (started.running ? Effect.logInfo("stopped") : Effect.void)))
   )
-  // Per-request tracing spans cost a third of the throughput and nothing reads them by default.
-  return HttpApiBuilder.serve().pipe(
+  const metricsOn = metricsEnabled(runtime.metrics)
+  const tracing = runtime.tracing
+  const routes = metricsOn || Option.isSome(tracing) ? RouteTemplates.make(runtime.metrics.onMainPort ? [["GET", "/metrics"]] : []) : undefined
+  const measure = routes !== undefined && metricsOn ? RequestMetrics.middleware(routes) : undefined
+  const trace = routes !== undefined && Option.isSome(tracing) ? Tracing.requestSpans(routes) : undefined
+  const middleware = measure !== undefined && trace !== undefined ? (app: HttpApp.Default) => trace(measure(app)) : (measure ?? trace)
+  // The platform's own request span is off: it records the URL and every header, where keys and personal
+  // data can be; ours (Tracing.requestSpans) records the route template, status and request id only.
+  return HttpApiBuilder.serve(middleware).pipe(
     HttpMiddleware.withTracerDisabledWhen(() => true),
+    Layer.provideMerge(metricsOn ? MetricsLive(config, runtime) : Layer.empty),
     // The developer portal at /docs: static pages rendered once at start, no database queries.
     Layer.provide(PortalHttp.layerFromDocs(runtime.docsDir)),
     Layer.provide(ApiLive.pipe(Layer.provide(EdgeReferencesLive))),
@@ -260,11 +318,14 @@ const serverWith = (config: ServerConfig, runtime: RuntimeSettings, overrides: S
     Layer.provideMerge(NodeHttpServer.layer(() => server, { port: config.port, host: config.host }).pipe(Layer.provide(EdgeLimitsLive(server)))),
     Layer.provide(servicesWith(config, runtime, overrides)),
     Layer.provide(
-      config.postgres === undefined ? resumeCutOffWork.pipe(Layer.provideMerge(persistenceWith(config, overrides))) : persistenceWith(config, overrides)
+      config.postgres === undefined
+        ? resumeCutOffWork.pipe(Layer.provideMerge(measuredPersistence(runtime, persistenceWith(config, overrides))))
+        : measuredPersistence(runtime, persistenceWith(config, overrides))
     ),
     Layer.provide(stopped),
     Layer.provide(Logger.minimumLogLevel(config.logLevel)),
-    // Nothing exports spans, so the ones adapters and @effect/sql open per statement are made no-ops.
-    Layer.provide(Layer.setTracerEnabled(false))
+    // Without an OTLP endpoint nothing exports spans, so the ones adapters and @effect/sql open per
+    // statement are made no-ops: tracing off costs nothing on the hot path.
+    Layer.provide(Option.isSome(tracing) ? Tracing.TracingLive(tracing.value) : Layer.setTracerEnabled(false))
   )
 }

@@ -43,6 +43,8 @@ const seconds = (name: string, fallback: number, min: number) =>
 
 const text = (name: string, fallback: string) => setting(name, fallback, "", (raw) => raw)
 const optionalText = (name: string) => setting<Option.Option<string>>(name, Option.none(), "", (raw) => Option.some(raw))
+const onOff = (name: string, fallback: boolean) =>
+  setting(name, fallback, "must be true or false", (raw) => (raw === "true" ? true : raw === "false" ? false : undefined))
 
 /** `LOG_LEVEL` values and what each lets through. */
 export const logLevels = {
@@ -217,7 +219,110 @@ export interface RuntimeSettings {
   readonly rateLimitMultiplier: number
   /** `DOCS_DIR` (default `docs`): the guides the portal at /docs shows. */
   readonly docsDir: string
+  /** `METRICS_*`: where `GET /metrics` (Prometheus text) is served; off by default. */
+  readonly metrics: MetricsSettings
+  /** The standard `OTEL_*` variables: where traces go; none (off) unless an OTLP endpoint is set. */
+  readonly tracing: Option.Option<TracingSettings>
 }
+
+/** Which traces are kept, as `OTEL_TRACES_SAMPLER` and `OTEL_TRACES_SAMPLER_ARG` say (the OpenTelemetry names). */
+export type SamplerName = "always_on" | "always_off" | "traceidratio" | "parentbased_always_on" | "parentbased_always_off" | "parentbased_traceidratio"
+
+/** Spans exported over OTLP/HTTP (JSON) to a collector: Jaeger, Grafana Tempo, an OpenTelemetry Collector. */
+export interface TracingSettings {
+  /** `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` as given, else `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`. */
+  readonly url: string
+  /** `OTEL_EXPORTER_OTLP_TRACES_HEADERS` or `OTEL_EXPORTER_OTLP_HEADERS` (`name=value,...`), redacted: they often hold a token. */
+  readonly headers: Redacted.Redacted<Record<string, string>>
+  /** `OTEL_SERVICE_NAME` (default `catalog-sync`). */
+  readonly serviceName: string
+  /** `OTEL_TRACES_SAMPLER` (default `parentbased_always_on`). */
+  readonly sampler: SamplerName
+  /** `OTEL_TRACES_SAMPLER_ARG` for the ratio samplers (default 1). */
+  readonly ratio: number
+  /** `OTEL_BSP_SCHEDULE_DELAY` (default 5000): how long ended spans wait to be sent in one batch. */
+  readonly scheduleDelayMillis: number
+}
+
+const samplers: ReadonlyArray<SamplerName> = ["always_on", "always_off", "traceidratio", "parentbased_always_on", "parentbased_always_off", "parentbased_traceidratio"]
+
+const otlpHeaders = (name: string) =>
+  setting<Record<string, string> | null>(name, null, "must be name=value pairs separated by commas", (raw) => {
+    const headers: Record<string, string> = {}
+    for (const pair of raw.split(",")) {
+      const at = pair.indexOf("=")
+      if (at < 1) return undefined
+      headers[decodeURIComponent(pair.slice(0, at).trim())] = decodeURIComponent(pair.slice(at + 1).trim())
+    }
+    return headers
+  })
+
+const endpointUrl = (name: string) =>
+  setting<string | null>(name, null, "must be an http:// or https:// URL", (raw) => (/^https?:\/\/[^/]/i.test(raw) ? raw.replace(/\/+$/, "") : undefined))
+
+/**
+ * Tracing is on when an OTLP endpoint is set, unless `OTEL_SDK_DISABLED=true` or `OTEL_TRACES_EXPORTER=none`.
+ * Only OTLP over HTTP is spoken: `OTEL_EXPORTER_OTLP_PROTOCOL=grpc` is refused rather than silently ignored.
+ */
+const TracingConfig: Config.Config<Option.Option<TracingSettings>> = Config.all({
+  disabled: onOff("OTEL_SDK_DISABLED", false),
+  exporter: setting("OTEL_TRACES_EXPORTER", "otlp", "must be otlp or none", (raw) => (raw === "otlp" || raw === "none" ? raw : undefined)),
+  protocol: setting("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json", "must be http/json or http/protobuf (the server sends OTLP over HTTP as JSON; grpc is not supported)", (raw) =>
+    raw === "http/json" || raw === "http/protobuf" ? raw : undefined
+  ),
+  endpoint: endpointUrl("OTEL_EXPORTER_OTLP_ENDPOINT"),
+  tracesEndpoint: endpointUrl("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"),
+  headers: otlpHeaders("OTEL_EXPORTER_OTLP_HEADERS"),
+  tracesHeaders: otlpHeaders("OTEL_EXPORTER_OTLP_TRACES_HEADERS"),
+  serviceName: text("OTEL_SERVICE_NAME", "catalog-sync"),
+  sampler: setting<SamplerName>("OTEL_TRACES_SAMPLER", "parentbased_always_on", `must be one of ${samplers.join(", ")}`, (raw) =>
+    samplers.includes(raw as SamplerName) ? (raw as SamplerName) : undefined
+  ),
+  ratio: setting("OTEL_TRACES_SAMPLER_ARG", 1, "must be a number from 0 to 1", (raw) => {
+    const n = Number(raw)
+    return /^\d*\.?\d+$/.test(raw) && n >= 0 && n <= 1 ? n : undefined
+  }),
+  scheduleDelayMillis: wholeNumber("OTEL_BSP_SCHEDULE_DELAY", 5000, 1)
+}).pipe(
+  Config.map((otel): Option.Option<TracingSettings> => {
+    const url = otel.tracesEndpoint ?? (otel.endpoint === null ? null : `${otel.endpoint}/v1/traces`)
+    if (url === null || otel.disabled || otel.exporter === "none") return Option.none()
+    return Option.some({
+      url,
+      headers: Redacted.make(otel.tracesHeaders ?? otel.headers ?? {}),
+      serviceName: otel.serviceName,
+      sampler: otel.sampler,
+      ratio: otel.ratio,
+      scheduleDelayMillis: otel.scheduleDelayMillis
+    })
+  })
+)
+
+/**
+ * Where the Prometheus endpoint is served. It needs no key, so by default it is on no port at all; an
+ * operator opens it on a port of its own (`METRICS_PORT`, reachable only from the scraper's network), or
+ * on the API's port when `METRICS_ON_MAIN_PORT=true` says that anyone who reaches the API may read it.
+ */
+export interface MetricsSettings {
+  /** `METRICS_PORT`: a port of its own for `GET /metrics` (0 picks a free one); none by default. */
+  readonly port: Option.Option<number>
+  /** `METRICS_HOST` (default `HOST`'s value): the address that port listens on. */
+  readonly host: Option.Option<string>
+  /** `METRICS_ON_MAIN_PORT` (default false): also serve `GET /metrics` on the API's port, without a key. */
+  readonly onMainPort: boolean
+}
+
+/** Whether the server records and serves metrics at all. */
+export const metricsEnabled = (settings: MetricsSettings) => Option.isSome(settings.port) || settings.onMainPort
+
+
+const MetricsConfig: Config.Config<MetricsSettings> = Config.all({
+  port: setting<Option.Option<number>>("METRICS_PORT", Option.none(), "must be a port number from 0 to 65535 (0: any free port)", (raw) =>
+    /^\d+$/.test(raw) && Number(raw) <= 65535 ? Option.some(Number(raw)) : undefined
+  ),
+  host: optionalText("METRICS_HOST"),
+  onMainPort: onOff("METRICS_ON_MAIN_PORT", false)
+})
 
 /** The runtime settings from the environment. */
 export const RuntimeConfig: Config.Config<RuntimeSettings> = Config.all({
@@ -227,7 +332,9 @@ export const RuntimeConfig: Config.Config<RuntimeSettings> = Config.all({
   idempotencyLease: seconds("IDEMPOTENCY_LEASE_SECONDS", 60, 1),
   mediaProcessingTimeout: seconds("MEDIA_PROCESSING_TIMEOUT_SECONDS", 120, 1),
   rateLimitMultiplier: wholeNumber("BENCHMARK_RATE_LIMIT_MULTIPLIER", 1, 1),
-  docsDir: text("DOCS_DIR", "docs")
+  docsDir: text("DOCS_DIR", "docs"),
+  metrics: MetricsConfig,
+  tracing: TracingConfig
 })
 
 /**

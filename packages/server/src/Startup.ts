@@ -150,9 +150,31 @@ export const describeSetup = (config: ServerConfig, runtime: RuntimeSettings) =>
   return {
     database: config.postgres === undefined ? `sqlite ${resolve(databaseFile(config))}` : `postgresql ${describePostgres(config.postgres)}`,
     media_storage: storage.kind === "s3" ? `s3 ${storage.s3.bucket}/${storage.s3.prefix}` : `fs ${resolve(mediaDir(config))}`,
-    job_workers: runtime.jobWorkers
+    job_workers: runtime.jobWorkers,
+    metrics: describeMetrics(runtime),
+    tracing: describeTracing(runtime)
   }
 }
+
+const describeMetrics = (runtime: RuntimeSettings) => {
+  const { port, onMainPort } = runtime.metrics
+  const own = Option.isSome(port) ? `GET /metrics on port ${port.value}` : undefined
+  const main = onMainPort ? "GET /metrics on the API's port" : undefined
+  return [own, main].filter((part) => part !== undefined).join(" and ") || "off"
+}
+
+/** Where spans go and which are kept; the URL without any user or password it may carry. */
+const describeTracing = (runtime: RuntimeSettings) =>
+  Option.match(runtime.tracing, {
+    onNone: () => "off",
+    onSome: (tracing) => {
+      const url = new URL(tracing.url)
+      url.username = ""
+      url.password = ""
+      const ratio = tracing.sampler.endsWith("traceidratio") ? ` ${tracing.ratio}` : ""
+      return `otlp ${url.toString()} (${tracing.sampler}${ratio})`
+    }
+  })
 
 /**
  * Whether this Node aborts the process under better-sqlite3 12: from 24.19 on, node::ObjectWrap registers

@@ -4,6 +4,7 @@ import { Admin, Ids, InventoryAdmin, JobAdmin } from "@catalog-sync/core"
 import { Cause, ConfigError, Effect, Layer, Logger, LogLevel, Option } from "effect"
 import { type Action, parse, UsageError } from "./cli/Commands.js"
 import { exports, quickstart } from "./cli/Quickstart.js"
+import { status } from "./cli/Status.js"
 import { MediaStorageLive, PersistenceLive, ServerLive } from "./Server.js"
 import { describeConfigError, ServerConfig } from "./ServerConfig.js"
 import { describeStartFailure, localUrl, StartupError } from "./Startup.js"
@@ -37,6 +38,10 @@ const report = (cause: Cause.Cause<unknown>) => {
 const AdminLive = (config: ServerConfig) =>
   Layer.mergeAll(Admin.Admin.Default, InventoryAdmin.InventoryAdmin.Default).pipe(Layer.provide(PersistenceLive(config)), Layer.provide(Ids.IdsLive))
 
+/** The jobs commands need the media storage (for a resume's check), which the other commands never open. */
+const JobAdminLive = (config: ServerConfig) =>
+  JobAdmin.JobAdmin.Default.pipe(Layer.provide(MediaStorageLive(config)), Layer.provideMerge(PersistenceLive(config)))
+
 const run = (action: Action) =>
   Effect.gen(function* () {
     if (action._tag === "Printed") return
@@ -52,9 +57,9 @@ const run = (action: Action) =>
       case "Admin":
         return yield* print(yield* action.run.pipe(Effect.provide(AdminLive(config))))
       case "Jobs":
-        return yield* print(
-          yield* action.run.pipe(Effect.provide(JobAdmin.JobAdmin.Default.pipe(Layer.provide(MediaStorageLive(config)), Layer.provide(PersistenceLive(config)))))
-        )
+        return yield* print(yield* action.run.pipe(Effect.provide(JobAdminLive(config))))
+      case "Status":
+        return yield* print(yield* status(config).pipe(Effect.provide(JobAdminLive(config))))
       case "Quickstart": {
         const url = Option.getOrElse(action.url, () => localUrl(config.host, config.port))
         const result = yield* quickstart(url).pipe(Effect.provide(AdminLive(config)))

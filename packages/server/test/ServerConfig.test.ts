@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Duration, Effect, Either, LogLevel } from "effect"
-import { describeConfigError, describePostgres, ServerConfig } from "../src/ServerConfig.js"
+import { ConfigProvider, Duration, Effect, Either, LogLevel, Option, Redacted } from "effect"
+import { describeConfigError, describePostgres, metricsEnabled, ServerConfig } from "../src/ServerConfig.js"
+import { describeSetup } from "../src/Startup.js"
 
 const load = (env: Record<string, string>) => Effect.either(Effect.withConfigProvider(ServerConfig, ConfigProvider.fromMap(new Map(Object.entries(env)))))
 
@@ -40,6 +41,53 @@ describe("server settings", () => {
       expect(tuned.logLevel).toBe(LogLevel.Debug)
       // A blank DATABASE_URL (an empty line in an env file) keeps SQLite.
       expect(tuned.postgres).toBeUndefined()
+    }))
+
+  it.effect("metrics are off unless a port of their own or the API's port is chosen", () =>
+    Effect.gen(function* () {
+      const off = Either.getOrThrow(yield* load({})).runtime!.metrics
+      expect(metricsEnabled(off)).toBe(false)
+      const ownPort = Either.getOrThrow(yield* load({ METRICS_PORT: "9464", METRICS_HOST: "10.0.0.5" })).runtime!.metrics
+      expect(ownPort).toEqual({ port: Option.some(9464), host: Option.some("10.0.0.5"), onMainPort: false })
+      expect(metricsEnabled(ownPort)).toBe(true)
+      const main = Either.getOrThrow(yield* load({ METRICS_ON_MAIN_PORT: "true" })).runtime!.metrics
+      expect(metricsEnabled(main)).toBe(true)
+      const message = (env: Record<string, string>) => Effect.map(Effect.flip(load(env).pipe(Effect.flatten)), describeConfigError)
+      expect(yield* message({ METRICS_PORT: "70000" })).toBe("METRICS_PORT=70000 must be a port number from 0 to 65535 (0: any free port)")
+      expect(yield* message({ METRICS_ON_MAIN_PORT: "yes" })).toBe("METRICS_ON_MAIN_PORT=yes must be true or false")
+    }))
+
+  it.effect("tracing is on with an OTLP endpoint (the standard OTEL_* variables), else off", () =>
+    Effect.gen(function* () {
+      const tracing = (env: Record<string, string>) => Effect.map(load(env), (config) => Either.getOrThrow(config).runtime!.tracing)
+      expect(yield* tracing({})).toEqual(Option.none())
+      const on = Option.getOrThrow(yield* tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318/", OTEL_EXPORTER_OTLP_HEADERS: "authorization=Bearer%20t0ken" }))
+      expect(on).toMatchObject({ url: "http://collector:4318/v1/traces", serviceName: "catalog-sync", sampler: "parentbased_always_on", ratio: 1 })
+      expect(Redacted.value(on.headers)).toEqual({ authorization: "Bearer t0ken" })
+      expect(String(on.headers)).not.toContain("t0ken")
+      const own = Option.getOrThrow(
+        yield* tracing({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "https://tempo:4318/otlp/v1/traces", OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.01", OTEL_SERVICE_NAME: "catalog" })
+      )
+      expect(own).toMatchObject({ url: "https://tempo:4318/otlp/v1/traces", sampler: "parentbased_traceidratio", ratio: 0.01, serviceName: "catalog" })
+      expect(yield* tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318", OTEL_SDK_DISABLED: "true" })).toEqual(Option.none())
+      expect(yield* tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318", OTEL_TRACES_EXPORTER: "none" })).toEqual(Option.none())
+      const message = (env: Record<string, string>) => Effect.map(Effect.flip(load(env).pipe(Effect.flatten)), describeConfigError)
+      expect(yield* message({ OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" })).toContain("OTEL_EXPORTER_OTLP_PROTOCOL=grpc must be http/json or http/protobuf")
+      expect(yield* message({ OTEL_TRACES_SAMPLER_ARG: "2" })).toBe("OTEL_TRACES_SAMPLER_ARG=2 must be a number from 0 to 1")
+      expect(yield* message({ OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" })).toBe("OTEL_EXPORTER_OTLP_ENDPOINT=collector:4318 must be an http:// or https:// URL")
+    }))
+
+  it.effect("the start-up line says where metrics and traces go, without credentials", () =>
+    Effect.gen(function* () {
+      const config = Either.getOrThrow(
+        yield* load({ METRICS_PORT: "9464", METRICS_ON_MAIN_PORT: "true", OTEL_EXPORTER_OTLP_ENDPOINT: "https://user:s3cret@collector:4318", OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.25" })
+      )
+      const setup = describeSetup(config, config.runtime!)
+      expect(setup).toMatchObject({
+        metrics: "GET /metrics on port 9464 and GET /metrics on the API's port",
+        tracing: "otlp https://collector:4318/v1/traces (traceidratio 0.25)"
+      })
+      expect(JSON.stringify(setup)).not.toContain("s3cret")
     }))
 
   it.effect("each error names its variable and what it takes; several errors are all reported", () =>

@@ -9,6 +9,7 @@ import { request as httpRequest } from "node:http"
 import { join } from "node:path"
 import { PersistenceLive, ServerLive, type ServerOverrides } from "../src/Server.js"
 import type { ServerConfig } from "../src/ServerConfig.js"
+import { MetricsPort } from "../src/Observability/MetricsEndpoint.js"
 
 export interface Tenant {
   readonly companyId: string
@@ -30,6 +31,8 @@ export class TestServer extends Context.Tag("TestServer")<
     readonly dataDir: string
     /** The server's configuration, to start another instance on the same data (a restart). */
     readonly config: ServerConfig
+    /** `http://127.0.0.1:<METRICS_PORT>` when the server was started with a metrics port. */
+    readonly metricsUrl: string | undefined
   }
 >() {}
 
@@ -95,7 +98,9 @@ export const TestServerWith = (overrides: ServerOverrides = {}, env: Record<stri
         const newConnection = admin.createConnection(company.id, "Shop").pipe(Effect.map((c) => c.id as string))
         return { companyId: company.id as string, connectionId: connection.id as string, key, newConnection } satisfies Tenant
       })
-    return { url: `http://127.0.0.1:${address.port}`, admin, inventoryAdmin, tenant, dataDir, config }
+    const metrics = Context.getOption(context, MetricsPort)
+    const metricsUrl = Option.isSome(metrics) ? `http://127.0.0.1:${metrics.value.port}` : undefined
+    return { url: `http://127.0.0.1:${address.port}`, admin, inventoryAdmin, tenant, dataDir, config, metricsUrl }
   })
 )
 

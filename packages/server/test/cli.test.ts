@@ -32,7 +32,7 @@ const badInputs: ReadonlyArray<readonly [string, string]> = [
   ["company create --name Acme --currency EUR --main-language en --storage-slug a1 --colour red", "Received unknown argument: '--colour'"],
   ["company", "company needs a command: company create, company update, company enable, company disable, company grant, company revoke, company show, company list"],
   ["company frobnicate", "unknown command: company frobnicate"],
-  ["frobnicate", "unknown command: frobnicate; the commands are serve, migrate, quickstart, company, connection, location, stock, key, jobs"],
+  ["frobnicate", "unknown command: frobnicate; the commands are serve, migrate, quickstart, status, company, connection, location, stock, key, jobs"],
   ["company create --name Acme --currency XYZ --main-language en --storage-slug a1", '--currency must be an ISO 4217 currency code such as EUR or USD, not "XYZ"'],
   ["company create --name Acme --currency eur --main-language en --storage-slug a1", '--currency must be an ISO 4217 currency code such as EUR or USD, not "eur"'],
   ["company create --name Acme --currency EUR --main-language english --storage-slug a1", '--main-language takes language codes such as en, de or pt-BR; "english" is not one'],
@@ -55,6 +55,9 @@ const badInputs: ReadonlyArray<readonly [string, string]> = [
   [`key create --connection ${uuid} --scopes catalog:read --days 400`, '--days takes a whole number from 1 to 365, not "400"'],
   [`key create --connection ${uuid} --scopes catalog:read --days ninety`, '--days takes a whole number from 1 to 365, not "ninety"'],
   ["key revoke csk_abc", '<key-id> must be the 24 hex digits after csk_ (as key list shows), not "csk_abc"'],
+  ["jobs show not-a-uuid", '<job-id> must be a uuid (as printed by the command that created it), not "not-a-uuid"'],
+  ["jobs list --state done", "Expected one of the following cases: queued, running, completed, failed, paused"],
+  ["jobs list --limit 0", '--limit takes a whole number from 1 to 1000, not "0"'],
   ["jobs resume", "jobs resume needs --company <company-id> or --all (one of them)"],
   [`jobs resume --company ${uuid} --all`, "jobs resume needs --company <company-id> or --all (one of them)"]
 ]
@@ -74,6 +77,7 @@ layer(AdminLive, { excludeTestServices: true })("catalog-sync CLI", (it) => {
       expect(yield* parse([])).toEqual({ _tag: "Serve" })
       expect(yield* parse(["serve"])).toEqual({ _tag: "Serve" })
       expect(yield* parse(["migrate"])).toEqual({ _tag: "Migrate" })
+      expect(yield* parse(["status"])).toEqual({ _tag: "Status" })
       expect((yield* parse(["jobs", "resume", "--all"]))._tag).toBe("Jobs")
       expect((yield* parse(["quickstart", "--url", "http://example.test:9000"]))).toEqual({ _tag: "Quickstart", url: Option.some("http://example.test:9000") })
     }))

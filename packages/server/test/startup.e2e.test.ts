@@ -211,7 +211,9 @@ layer(Layer.scoped(Bundle, buildServer), { timeout: 120_000 })("start-up", (it) 
         url: `http://127.0.0.1:${port}`,
         docs: `http://127.0.0.1:${port}/docs`,
         media_storage: `fs ${join(dir, "media")}`,
-        job_workers: 2
+        job_workers: 2,
+        metrics: "off",
+        tracing: "off"
       })
       expect(String(started?.annotations.database)).toMatch(testDatabase === "postgres" ? /^postgresql 127\.0\.0\.1:\d+\/\w+/ : /^sqlite .*catalog-sync\.db$/)
       const messages = lines.map((line) => line.message)

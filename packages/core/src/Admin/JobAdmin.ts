@@ -5,8 +5,10 @@ import { MediaStorageError } from "../Media/MediaErrors.js"
 import { MediaStorage } from "../Media/MediaStorage.js"
 import type { CompanyId } from "../Shared/Ids.js"
 import { Transactor } from "../Shared/Transactor.js"
-import type { JobState, StoredJob } from "../Jobs/Job.js"
+import { type JobKind, type JobState, retryableStates, type StoredJob } from "../Jobs/Job.js"
+import { JobNotRetryable } from "../Jobs/JobErrors.js"
 import { JobStore } from "../Jobs/JobStore.js"
+import { ImportStore } from "../Imports/ImportStore.js"
 
 /** A job as an operator sees it: which company and connection it belongs to, and why it stopped. */
 export interface AdminJobView {
@@ -33,6 +35,25 @@ const view = (job: StoredJob): AdminJobView => ({
   updated_at: job.updatedAt
 })
 
+/** One job with what an operator needs to act on it: for an import, its counts and the records that failed. */
+export interface AdminJobDetail extends AdminJobView {
+  readonly attempts: number
+  readonly started_at: string | null
+  readonly finished_at: string | null
+  readonly report: {
+    readonly counts: { readonly total: number; readonly created: number; readonly updated: number; readonly unchanged: number; readonly failed: number; readonly pending: number }
+    readonly failed_records: ReadonlyArray<{ readonly index: number; readonly resource: string; readonly external_id: string | null; readonly error: unknown }>
+  } | null
+}
+
+/** Which jobs `list` shows. */
+export interface AdminJobFilter {
+  readonly companyId?: string | undefined
+  readonly state?: JobState | undefined
+  readonly kind?: JobKind | undefined
+  readonly limit: number
+}
+
 /** What a resume did for one company. */
 export interface Resumed {
   readonly company_id: string
@@ -53,6 +74,7 @@ const pageSize = 500
 export class JobAdmin extends Effect.Service<JobAdmin>()("@catalog-sync/core/JobAdmin", {
   effect: Effect.gen(function* () {
     const jobs = yield* JobStore
+    const imports = yield* ImportStore
     const accounts = yield* Accounts
     const storage = yield* MediaStorage
     const transactor = yield* Transactor
@@ -140,6 +162,71 @@ export class JobAdmin extends Effect.Service<JobAdmin>()("@catalog-sync/core/Job
       )
     })
 
-    return { paused, resume, resumeAll } as const
+    /** Jobs of every company or one, narrowed by state and kind, oldest first. */
+    const list = (filter: AdminJobFilter) =>
+      Effect.map(
+        jobs.listAll({ companyId: filter.companyId as CompanyId | undefined, state: filter.state, kind: filter.kind, limit: filter.limit }),
+        (page) => page.map(view)
+      )
+
+    const requireJob = (id: string) =>
+      Effect.flatMap(jobs.listAll({ id, limit: 1 }), ([job]) =>
+        job === undefined ? Effect.fail(new RecordNotFound({ resource: "jobs", message: `no job ${id}` })) : Effect.succeed(job)
+      )
+
+    /** One job, with an import's counts and failed records (every field: the operator sees what any key could). */
+    const show = (id: string) =>
+      Effect.gen(function* () {
+        const job = yield* requireJob(id)
+        const detail = { ...view(job), attempts: job.attempts, started_at: job.startedAt, finished_at: job.finishedAt }
+        if (job.kind !== "import") return { ...detail, report: null } satisfies AdminJobDetail
+        const items = yield* imports.items(job.id)
+        const counts = (yield* imports.counts([job.id])).get(job.id) ?? { total: 0, created: 0, updated: 0, unchanged: 0, failed: 0, pending: 0 }
+        const failed_records = items
+          .filter((item) => item.status === "failed")
+          .map((item) => ({ index: item.index, resource: item.resource, external_id: item.externalId, error: item.error }))
+        return { ...detail, report: { counts, failed_records } } satisfies AdminJobDetail
+      })
+
+    /**
+     * Runs a job again for the key that queued it (its scopes as stored): a failed or paused job, or an
+     * import that completed with failed records (only those run again). The pending limit does not apply:
+     * the operator decides. A media job keeps its place in the company's upload order.
+     */
+    const retry = (id: string) =>
+      Effect.gen(function* () {
+        const job = yield* requireJob(id)
+        const items = job.kind === "import" ? yield* imports.items(job.id) : []
+        const from: ReadonlyArray<JobState> =
+          job.kind === "import" && job.state === "completed" && items.some((item) => item.status === "failed") ? ["completed"] : retryableStates
+        if (!from.includes(job.state)) {
+          return yield* new JobNotRetryable({ message: `only failed or paused jobs, and imports completed with failed records, can be retried; this job is ${job.state}`, state: job.state })
+        }
+        const millis = yield* Clock.currentTimeMillis
+        const at = new Date(millis).toISOString()
+        const run = job.run + 1
+        const requeue = yield* transactor.withTransaction(
+          Effect.gen(function* () {
+            const requeue = yield* jobs.requeue({ companyId: job.companyId, connectionId: job.connectionId }, job.id, {
+              from,
+              run,
+              scopes: job.scopes,
+              nowMillis: millis,
+              at,
+              maxPending: Number.POSITIVE_INFINITY,
+              keepPlace: job.kind === "media"
+            })
+            if (requeue._tag === "Requeued" && job.kind === "import") yield* imports.resetFailed(job.id, run, at)
+            return requeue
+          })
+        )
+        if (requeue._tag !== "Requeued") {
+          const state = requeue._tag === "NotInState" ? (requeue.state ?? job.state) : job.state
+          return yield* new JobNotRetryable({ message: `the job changed meanwhile; it is ${state}`, state })
+        }
+        return view(requeue.job)
+      })
+
+    return { paused, resume, resumeAll, list, show, retry } as const
   })
 }) {}

@@ -21,6 +21,8 @@ export interface JobAdminQuery {
   readonly companyId?: CompanyId | undefined
   readonly state?: JobState | undefined
   readonly kind?: JobKind | undefined
+  /** One job by its id, in whichever company it is. */
+  readonly id?: string | undefined
   readonly cursor?: string | undefined
   readonly limit: number
 }

@@ -50,6 +50,7 @@ export const make = Effect.sync(() => {
               (query.companyId === undefined || job.companyId === query.companyId) &&
               (query.state === undefined || job.state === query.state) &&
               (query.kind === undefined || job.kind === query.kind) &&
+              (query.id === undefined || job.id === query.id) &&
               (query.cursor === undefined || job.id > query.cursor)
           )
           .sort((a, b) => (a.id < b.id ? -1 : 1))

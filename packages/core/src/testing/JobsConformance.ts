@@ -243,6 +243,8 @@ export const runJobsConformance = (name: string, ports: Layer.Layer<JobStore | I
           expect(ids(yield* jobs.listAll({ companyId: company, state: "paused", limit: 10 }))).toEqual(sorted([made[0]!, made[1]!]))
           expect(ids(yield* jobs.listAll({ companyId: company, limit: 10 }))).toEqual(sorted(made.slice(0, 4)))
           expect(ids(yield* jobs.listAll({ companyId: company, kind: "import", limit: 10 }))).toEqual([made[3]!.id])
+          expect(ids(yield* jobs.listAll({ id: made[4]!.id, limit: 10 }))).toEqual([made[4]!.id])
+          expect(yield* jobs.listAll({ id: made[4]!.id, companyId: company, limit: 10 })).toEqual([])
           expect(ids(ofCompany(yield* jobs.listAll({ state: "paused", limit: 1000 })))).toEqual(sorted([made[0]!, made[1]!, made[4]!]))
           const first = yield* jobs.listAll({ companyId: company, limit: 2 })
           const rest = yield* jobs.listAll({ companyId: company, cursor: first[1]!.id, limit: 10 })

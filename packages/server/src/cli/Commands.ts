@@ -19,6 +19,8 @@ export type Action =
   /** A `jobs` command (they need the media storage, which the other commands never open). */
   | { readonly _tag: "Jobs"; readonly run: Effect.Effect<unknown, unknown, JobAdmin.JobAdmin> }
   | { readonly _tag: "Quickstart"; readonly url: Option.Option<string> }
+  /** The operator's overview: queue depth, oldest queued job, paused media companies, the database. */
+  | { readonly _tag: "Status" }
   /** Help or the version was printed; nothing to run. */
   | { readonly _tag: "Printed" }
 
@@ -184,8 +186,31 @@ const key = group("key", "API keys", ["create", "list", "revoke"]).pipe(
 
 const jobsAction = (run: Effect.Effect<unknown, unknown, JobAdmin.JobAdmin>) => chosen({ _tag: "Jobs", run })
 
-const jobs = group("jobs", "media jobs paused by a storage refusal", ["paused", "resume"]).pipe(
+const jobId = Input.uuidArg("job-id", "the job's id")
+
+const jobs = group("jobs", "background jobs (imports, media): list, show, retry; media jobs paused by a storage refusal", ["list", "show", "retry", "paused", "resume"]).pipe(
   Command.withSubcommands([
+    Command.make(
+      "list",
+      {
+        company: optional(companyOption),
+        state: optional(Options.choice("state", ["queued", "running", "completed", "failed", "paused"]).pipe(Options.withDescription("only jobs in this state"))),
+        kind: optional(Options.choice("kind", ["import", "media"]).pipe(Options.withDescription("only jobs of this kind"))),
+        limit: Input.wholeNumber("limit", "how many jobs, oldest first (1-1000, default 100)", 1, 1000).pipe(Options.withDefault(100))
+      },
+      ({ company, state, kind, limit }) =>
+        jobsAction(
+          Effect.flatMap(JobAdmin.JobAdmin, (jobs) =>
+            jobs.list({ companyId: Option.getOrUndefined(company), state: Option.getOrUndefined(state), kind: Option.getOrUndefined(kind), limit })
+          )
+        )
+    ).pipe(Command.withDescription("jobs of every company or one (--company), narrowed by --state and --kind, oldest first")),
+    Command.make("show", { id: jobId }, ({ id }) => jobsAction(Effect.flatMap(JobAdmin.JobAdmin, (jobs) => jobs.show(id)))).pipe(
+      Command.withDescription("one job with its report: an import's counts and failed records, a job's failure")
+    ),
+    Command.make("retry", { id: jobId }, ({ id }) => jobsAction(Effect.flatMap(JobAdmin.JobAdmin, (jobs) => jobs.retry(id)))).pipe(
+      Command.withDescription("run a failed or paused job again (an import completed with failed records runs those again), for the key that queued it")
+    ),
     Command.make("paused", { company: optional(companyOption) }, ({ company }) =>
       jobsAction(Effect.flatMap(JobAdmin.JobAdmin, (jobs) => jobs.paused(Option.getOrUndefined(company))))
     ).pipe(Command.withDescription("media jobs paused by a storage refusal (all companies, or one)")),
@@ -209,10 +234,14 @@ const quickstart = Command.make(
   )
 )
 
-const topLevel = ["serve", "migrate", "quickstart", "company", "connection", "location", "stock", "key", "jobs"] as const
+const status = Command.make("status", {}, () => chosen({ _tag: "Status" })).pipe(
+  Command.withDescription("queue depth by kind and state, the oldest queued job's age, companies with paused media jobs, the database in use")
+)
+
+const topLevel = ["serve", "migrate", "quickstart", "status", "company", "connection", "location", "stock", "key", "jobs"] as const
 
 const root = group("catalog-sync", "Catalog Sync server and admin CLI. Output is JSON; a failure prints {\"error\": {code, message}} on stderr and exits 1.", [...topLevel]).pipe(
-  Command.withSubcommands([serve, migrate, quickstart, company, connection, location, stock, key, jobs])
+  Command.withSubcommands([serve, migrate, quickstart, status, company, connection, location, stock, key, jobs])
 )
 
 const cli = Command.run(root, { name: "catalog-sync", version: "0.1.0" })

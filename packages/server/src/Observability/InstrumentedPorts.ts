@@ -1,0 +1,105 @@
+import { IdempotencyStore, ImageProcessor, ImportStore, JobKinds, RateLimiter, Transactor } from "@catalog-sync/core"
+import { Effect, Exit, Layer } from "effect"
+import { performance } from "node:perf_hooks"
+import * as Instruments from "./Instruments.js"
+
+/**
+ * The ports wrapped so that their use is measured, without the core or the adapters knowing: each layer
+ * reads the port it is given and provides it again, measured. Only installed when metrics are on.
+ */
+
+const elapsedSeconds = (started: number) => (performance.now() - started) / 1000
+
+/** Runs `effect` and records its duration under the labels its exit gives. */
+const timed = <A, E, R>(
+  effect: Effect.Effect<A, E, R>,
+  metric: typeof Instruments.transactionDuration,
+  labels: (exit: Exit.Exit<A, E>) => Readonly<Record<string, string>>
+) =>
+  Effect.suspend(() => {
+    const started = performance.now()
+    return Effect.onExit(effect, (exit) => Effect.sync(() => Instruments.record(metric, elapsedSeconds(started), labels(exit))))
+  })
+
+export const transactor = Layer.effect(
+  Transactor.Transactor,
+  Effect.map(Transactor.Transactor, (inner) =>
+    Transactor.Transactor.of({
+      withTransaction: (effect) => timed(inner.withTransaction(effect), Instruments.transactionDuration, (exit) => ({ outcome: Exit.isSuccess(exit) ? "commit" : "rollback" }))
+    })
+  )
+)
+
+export const idempotencyStore = Layer.effect(
+  IdempotencyStore.IdempotencyStore,
+  Effect.map(IdempotencyStore.IdempotencyStore, (inner) =>
+    IdempotencyStore.IdempotencyStore.of({
+      ...inner,
+      claim: (request) =>
+        Effect.tap(inner.claim(request), (claim) => {
+          if (claim._tag === "Replay") Instruments.record(Instruments.idempotencyReplays, 1, {})
+          else if (claim._tag === "Mismatch") Instruments.record(Instruments.idempotencyConflicts, 1, { reason: "mismatch" })
+          else if (claim._tag === "InProgress") Instruments.record(Instruments.idempotencyConflicts, 1, { reason: "in_progress" })
+        })
+    })
+  )
+)
+
+export const importStore = Layer.effect(
+  ImportStore.ImportStore,
+  Effect.map(ImportStore.ImportStore, (inner) =>
+    ImportStore.ImportStore.of({
+      ...inner,
+      markApplied: (...args) => Effect.tap(inner.markApplied(...args), (marked) => count(marked, "applied")),
+      markFailed: (...args) => Effect.tap(inner.markFailed(...args), (marked) => count(marked, "failed"))
+    })
+  )
+)
+
+/** A mark that matched no record (another worker's) is not counted. */
+const count = (marked: unknown, outcome: string) => {
+  if (marked !== false) Instruments.record(Instruments.importRecords, 1, { outcome })
+}
+
+/** The bucket prefix (`key:…`, `company:…`, `auth-failures:…`) names the limit, never the key or company itself. */
+const limitOf = (bucket: string) => {
+  const kind = bucket.slice(0, bucket.indexOf(":"))
+  return kind === "key" || kind === "company" ? kind : kind === "auth-failures" ? "auth_failures" : "other"
+}
+
+export const rateLimiter = Layer.effect(
+  RateLimiter.RateLimiter,
+  Effect.map(RateLimiter.RateLimiter, (inner) =>
+    RateLimiter.RateLimiter.of({
+      consume: (bucket, limit, window, now) =>
+        Effect.tap(inner.consume(bucket, limit, window, now), (state) => {
+          if (!state.allowed) Instruments.record(Instruments.rateLimitRejections, 1, { limit: limitOf(bucket) })
+        })
+    })
+  )
+)
+
+export const imageProcessor = Layer.effect(
+  ImageProcessor.ImageProcessor,
+  Effect.map(ImageProcessor.ImageProcessor, (inner) =>
+    ImageProcessor.ImageProcessor.of({
+      ...inner,
+      process: (...args) => timed(inner.process(...args), Instruments.imageProcessingDuration, (exit) => ({ result: Exit.isSuccess(exit) ? "ok" : "rejected" }))
+    })
+  )
+)
+
+const jobOutcome = (exit: Exit.Exit<unknown, { readonly _tag?: string }>) =>
+  Exit.isSuccess(exit) ? "finished" : exit.cause._tag === "Fail" && exit.cause.error._tag === "LeaseLost" ? "lost_lease" : Exit.isInterrupted(exit) ? "interrupted" : "failed"
+
+export const jobKinds = Layer.effect(
+  JobKinds.JobKinds,
+  Effect.map(JobKinds.JobKinds, (inner) => {
+    const measured = (kind: keyof typeof inner) => ({
+      ...inner[kind],
+      process: (...args: Parameters<JobKinds.JobKindHandler["process"]>) =>
+        timed(inner[kind].process(...args), Instruments.jobDuration, (exit) => ({ kind, outcome: jobOutcome(exit) }))
+    })
+    return JobKinds.JobKinds.of({ import: measured("import"), media: measured("media") })
+  })
+)

@@ -1,0 +1,63 @@
+import { Context, Effect, Layer } from "effect"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+
+/** One span as an OTLP/HTTP JSON request carries it, with its attributes flattened to strings. */
+export interface ReceivedSpan {
+  readonly traceId: string
+  readonly spanId: string
+  readonly parentSpanId: string | undefined
+  readonly name: string
+  readonly attributes: Readonly<Record<string, string>>
+}
+
+/** An OTLP/HTTP receiver in the test process: it keeps every span POSTed to /v1/traces as JSON. */
+export class OtlpReceiver extends Context.Tag("OtlpReceiver")<
+  OtlpReceiver,
+  { readonly url: string; readonly spans: () => ReadonlyArray<ReadonlyArray<ReceivedSpan>>; readonly requests: () => ReadonlyArray<{ readonly path: string; readonly contentType: string }> }
+>() {}
+
+const attributeValue = (value: Record<string, unknown>): string => {
+  const [only] = Object.values(value)
+  return typeof only === "object" ? JSON.stringify(only) : String(only)
+}
+
+const spansOf = (body: any): Array<ReceivedSpan> =>
+  (body.resourceSpans ?? []).flatMap((resource: any) =>
+    (resource.scopeSpans ?? []).flatMap((scope: any) =>
+      (scope.spans ?? []).map((span: any) => ({
+        traceId: span.traceId,
+        spanId: span.spanId,
+        parentSpanId: span.parentSpanId === "" ? undefined : span.parentSpanId,
+        name: span.name,
+        attributes: Object.fromEntries((span.attributes ?? []).map((a: any) => [a.key, attributeValue(a.value)]))
+      }))
+    )
+  )
+
+export const OtlpReceiverLive = Layer.scoped(
+  OtlpReceiver,
+  Effect.gen(function* () {
+    const batches: Array<Array<ReceivedSpan>> = []
+    const requests: Array<{ path: string; contentType: string }> = []
+    const server = createServer((request, response) => {
+      const chunks: Array<Buffer> = []
+      request.on("data", (chunk: Buffer) => chunks.push(chunk))
+      request.on("end", () => {
+        requests.push({ path: request.url ?? "", contentType: request.headers["content-type"] ?? "" })
+        if (request.url === "/v1/traces") batches.push(spansOf(JSON.parse(Buffer.concat(chunks).toString("utf8"))))
+        response.writeHead(200, { "content-type": "application/json" }).end("{}")
+      })
+    })
+    yield* Effect.acquireRelease(
+      Effect.async<void>((resume) => {
+        server.listen(0, "127.0.0.1", () => resume(Effect.void))
+      }),
+      () =>
+        Effect.async<void>((resume) => {
+          server.close(() => resume(Effect.void))
+        })
+    )
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, spans: () => batches, requests: () => requests }
+  })
+)
