@@ -5,7 +5,7 @@ import { Conflict, NotFound } from "../ApiErrors.js"
 import { Authentication } from "../Authentication.js"
 import { operationExamples } from "../Examples.js"
 import { archiveExamples, getExamples, listExamples, upsertExamples } from "./Examples.js"
-import { documented, IdempotencyHeaders, Limit, PageCursor, PathParams, requestPart, strict, UuidParameter } from "../Common.js"
+import { documented, IdempotencyHeaders, Limit, PageCursor, PathParams, strict, UuidParameter } from "../Common.js"
 
 /** Query parameters of every catalog list (spec 4.1). Unknown parameters are refused. */
 export const listFields = {
@@ -24,7 +24,7 @@ export const listFields = {
   )
 }
 
-export const ListQuery = Schema.Struct(listFields).annotations({ ...requestPart("QueryParams"), ...strict })
+export const ListQuery = Schema.Struct(listFields).annotations(strict)
 
 export const ProductListQuery = Schema.Struct({
   ...listFields,
@@ -32,7 +32,7 @@ export const ProductListQuery = Schema.Struct({
   collection_id: Schema.optional(UuidParameter("Only products of this collection.")),
   brand_id: Schema.optional(UuidParameter("Only products of this brand.")),
   active: Schema.optional(Schema.Literal("true", "false").annotations(documented({ description: "Only active (true) or only inactive (false) products." })))
-}).annotations({ ...requestPart("QueryParams"), ...strict })
+}).annotations(strict)
 
 export const Outcome = Schema.Literal("created", "updated", "unchanged")
 
