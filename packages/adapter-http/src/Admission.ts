@@ -24,7 +24,14 @@ const minute = 60_000
  */
 export class Admission extends Context.Tag("@catalog-sync/adapter-http/Admission")<
   Admission,
-  { readonly admit: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<Principal.Principal, ApiErrors.ApiError> }
+  {
+    readonly admit: (
+      request: HttpServerRequest.HttpServerRequest
+    ) => Effect.Effect<
+      Principal.Principal,
+      ApiErrors.Unauthorized | ApiErrors.Forbidden | ApiErrors.TooManyRequests | ApiErrors.InternalError | ApiErrors.ServiceUnavailable
+    >
+  }
 >() {}
 
 /**

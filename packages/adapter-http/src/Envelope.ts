@@ -1,10 +1,10 @@
 import { HttpApiBuilder, HttpApiError, HttpApp, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { PlainIssues } from "@catalog-sync/core"
 import { Cause, Effect, Option, Tracer } from "effect"
 import { randomUUID } from "node:crypto"
 import { ApiErrors } from "@catalog-sync/contract"
 import { Admission, admittedPrincipal } from "./Admission.js"
 import { BodyTooLarge, maxJsonBytes, maxJsonDepth, maxMediaBodyBytes, nestsDeeperThan, readLimited, settleUnreadBody, withBody } from "./BodyLimit.js"
+import { failingPart, renderDecodeFailure } from "./DecodeFailure.js"
 import { isDomainError, renderDomainError } from "./ErrorResponses.js"
 import { CurrentRequestId } from "./RequestId.js"
 
@@ -26,21 +26,28 @@ const answerHeaders = (response: HttpServerResponse.HttpServerResponse, requestI
       : { "x-request-id": requestId, "x-content-type-options": "nosniff" }
   )
 
-/** Which part of the request a decode error is about, from the identifier of the failing schema. */
-const decodeFailure = (error: HttpApiError.HttpApiDecodeError): readonly [ApiErrors.ErrorStatus, ApiErrors.ErrorDetail] => {
-  if (error.message.startsWith("(<declaration schema> <->")) {
-    return [500, { code: "internal_error", message: "an unexpected error occurred" }]
-  }
-  const query = error.message.startsWith("QueryParams")
-  const issues = PlainIssues.plainIssuesOf(error.issues, query ? "query" : "$")
-  if (error.message.startsWith("IdempotencyHeaders")) {
-    return [422, { code: "idempotency_key_invalid", message: "send an Idempotency-Key header matching ^[A-Za-z0-9._:-]{8,120}$" }]
-  }
-  if (error.message.startsWith("PathParams")) {
-    return [404, { code: "not_found", message: "no record has that id (ids are uuids)", details: issues }]
-  }
-  return [422, { code: "validation_failed", message: query ? "query parameters are not valid" : "the body is not valid", details: issues }]
-}
+/**
+ * Answers a decode error of the framework by the part of the request that fails its schema (a bad path
+ * id 404, a bad Idempotency-Key, body or query 422). One that no part of the request reproduces (a
+ * response that does not encode) stays a failure: an unexpected error, logged.
+ */
+const answeringDecodeFailures = (app: HttpApp.Default<never, never>, requestId: string): HttpApp.Default<never, never> =>
+  Effect.catchAllCause(app, (cause) => {
+    const failure: Option.Option<unknown> = Cause.failureOption(cause)
+    if (Option.isNone(failure) || !(failure.value instanceof HttpApiError.HttpApiDecodeError)) return Effect.failCause(cause)
+    return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+      Effect.flatMap(
+        failingPart(request),
+        Option.match({
+          onNone: () => Effect.failCause(cause),
+          onSome: (found) => {
+            const rendered = renderDecodeFailure(found)
+            return Effect.succeed(respond(requestId, rendered.status, rendered.error))
+          }
+        })
+      )
+    )
+  })
 
 /** Turns any failure of the API into the spec's error body; nothing framework-shaped reaches a client. */
 const renderCause = (requestId: string, cause: Cause.Cause<unknown>) => {
@@ -48,10 +55,6 @@ const renderCause = (requestId: string, cause: Cause.Cause<unknown>) => {
   if (Option.isSome(failure)) {
     const error = failure.value
     if (ApiErrors.isApiError(error)) return Effect.succeed(respond(requestId, ApiErrors.statusOf(error), error.error))
-    if (error instanceof HttpApiError.HttpApiDecodeError) {
-      const [status, detail] = decodeFailure(error)
-      if (status !== 500) return Effect.succeed(respond(requestId, status, detail))
-    }
     if (isDomainError(error)) {
       const domain = renderDomainError(error)
       return Effect.succeed(respond(requestId, domain.status, domain.error))
@@ -129,6 +132,7 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
       const path = request.url.split("?")[0] ?? ""
       const media = isMediaUpload(request)
       const limit = media ? maxMediaBodyBytes : maxJsonBytes
+      const served = answeringDecodeFailures(handler, requestId)
       const handled = Effect.gen(function* () {
         const refusedName = unsafeQueryName(request.url)
         if (refusedName !== undefined) {
@@ -138,14 +142,14 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
             details: [{ path: `query.${refusedName}`, message: "is not an allowed property" }]
           })
         }
-        if (!hasBody) return yield* handler
+        if (!hasBody) return yield* served
         if (contentLength !== undefined && Number(contentLength) > limit) {
           return respond(requestId, 413, { code: "payload_too_large", message: media ? "images are limited to 10 MB" : `JSON bodies are limited to ${maxJsonBytes} bytes` })
         }
         const admitted = needsKey(path) ? yield* admission.admit(request) : undefined
-        const run = (effect: typeof app) => (admitted === undefined ? effect : Effect.locally(effect, admittedPrincipal, admitted))
+        const run = (effect: typeof served) => (admitted === undefined ? effect : Effect.locally(effect, admittedPrincipal, admitted))
         // POST /media streams its multipart body to staging itself.
-        if (media && isMultipart(request.headers["content-type"])) return yield* run(handler)
+        if (media && isMultipart(request.headers["content-type"])) return yield* run(served)
         if (!isJson(request.headers["content-type"]) || media) {
           return respond(requestId, 415, {
             code: "unsupported_media_type",
@@ -161,7 +165,7 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
         if (nestsDeeperThan(body.right, maxJsonDepth)) {
           return respond(requestId, 400, { code: "json_too_deep", message: `JSON nested deeper than ${maxJsonDepth} levels is not accepted` })
         }
-        return yield* run(Effect.provideService(handler, HttpServerRequest.HttpServerRequest, withBody(request, body.right)))
+        return yield* run(Effect.provideService(served, HttpServerRequest.HttpServerRequest, withBody(request, body.right)))
       })
       const started = Date.now()
       const answered = yield* handled.pipe(

@@ -9,20 +9,62 @@ import { ApiErrors } from "@catalog-sync/contract"
 import { requestId } from "./RequestId.js"
 
 /** A failure as the client will see it: status and the `error` object of the body. */
-export interface Rendered {
-  readonly status: ApiErrors.ErrorStatus
+export interface Rendered<Status extends ApiErrors.ErrorStatus = ApiErrors.ErrorStatus> {
+  readonly status: Status
   readonly error: ApiErrors.ErrorDetail
 }
 
-type Renderers = { readonly [Tag in DomainErrorTag]: (error: Extract<DomainError, { readonly _tag: Tag }>) => Rendered }
+/**
+ * The status of every domain error, by tag: exhaustive (a domain error without a status does not
+ * compile), and each renderer below must answer with the status written here.
+ */
+interface Statuses {
+  readonly ValidationFailed: 422
+  readonly RuleViolation: 422
+  readonly StockRuleViolation: 422
+  readonly ImageRejected: 422
+  readonly RemoteUrlNotAccepted: 422
+  readonly RevisionConflict: 409
+  readonly MappingConflict: 409
+  readonly RecordInUse: 409
+  readonly ReservationConflict: 409
+  readonly StockEventConflict: 409
+  readonly RecordArchived: 409
+  readonly IdempotencyConflict: 409
+  readonly AccountConflict: 409
+  readonly MediaVersionConflict: 409
+  readonly JobNotRetryable: 409
+  readonly RecordNotFound: 404
+  readonly ScopeDenied: 403
+  readonly DomainNotPermitted: 403
+  readonly StockNotEnabled: 403
+  readonly LocationNotWritable: 403
+  readonly Unauthenticated: 401
+  readonly RateLimited: 429
+  readonly JobLimitReached: 429
+  readonly StagingLimitReached: 429
+  readonly UnsupportedImageFormat: 415
+  readonly UploadTooLarge: 413
+  // A missing object is 404; storage that cannot be reached is 503.
+  readonly MediaStorageError: 404 | 503
+  readonly PersistenceError: 503
+}
+
+type Renderers = {
+  readonly [Tag in DomainErrorTag]: (error: Extract<DomainError, { readonly _tag: Tag }>) => Rendered<Statuses[Tag]>
+}
 
 const base = (error: DomainError) => ({ code: error.code as string, message: error.message })
-const withIssues = (status: ApiErrors.ErrorStatus) => (error: { readonly issues: ReadonlyArray<unknown> } & DomainError): Rendered => ({
-  status,
-  error: { ...base(error), details: error.issues }
+const withIssues =
+  <Status extends ApiErrors.ErrorStatus>(status: Status) =>
+  (error: { readonly issues: ReadonlyArray<unknown> } & DomainError): Rendered<Status> => ({ status, error: { ...base(error), details: error.issues } })
+const plain =
+  <Status extends ApiErrors.ErrorStatus>(status: Status) =>
+  (error: DomainError): Rendered<Status> => ({ status, error: base(error) })
+const retryLater = (error: { readonly retry_after: number } & DomainError): Rendered<429> => ({
+  status: 429,
+  error: { ...base(error), retry_after: error.retry_after }
 })
-const plain = (status: ApiErrors.ErrorStatus) => (error: DomainError): Rendered => ({ status, error: base(error) })
-const retryLater = (error: { readonly retry_after: number } & DomainError): Rendered => ({ status: 429, error: { ...base(error), retry_after: error.retry_after } })
 
 const renderers: Renderers = {
   ValidationFailed: withIssues(422),
@@ -70,6 +112,9 @@ const renderers: Renderers = {
       : { status: 503, error: { ...base(error), message: "the database is unavailable; retry later with the same Idempotency-Key", retry_after: 5 } }
 }
 
+/** The declared API error a domain error becomes: the class of its status. */
+export type ApiErrorOf<E extends DomainError> = E extends { readonly _tag: infer Tag extends DomainErrorTag } ? ApiErrors.OfStatus<Statuses[Tag]> : never
+
 const tags: ReadonlySet<string> = new Set(Object.keys(renderers))
 
 /** Whether a failure is one of core's domain errors. */
@@ -80,12 +125,17 @@ export const isDomainError = (u: unknown): u is DomainError =>
 export const renderDomainError = (error: DomainError): Rendered => (renderers[error._tag] as (error: DomainError) => Rendered)(error)
 
 /** Converts a domain error into the declared API error of its status. */
-export const toApiError = (error: DomainError): Effect.Effect<never, ApiErrors.ApiError> =>
+export const toApiError = <E extends DomainError>(error: E): Effect.Effect<never, ApiErrorOf<E>> =>
   Effect.flatMap(requestId, (id) => {
     const rendered = renderDomainError(error)
-    return Effect.fail(ApiErrors.make(rendered.status, id, rendered.error))
+    // The class of the status the table gives this error's tag, which is what ApiErrorOf<E> names.
+    return Effect.fail(ApiErrors.make(rendered.status, id, rendered.error) as ApiErrorOf<E>)
   })
 
-/** Runs a core effect in a handler, mapping its failures (domain errors only) to the declared API errors. */
-export const api = <A, E extends DomainError, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, ApiErrors.ApiError, R> =>
+/**
+ * Runs a core effect in a handler, mapping its failures (domain errors only) to the declared API
+ * errors of their statuses: a handler compiles only if its endpoint declares every status its use
+ * case can fail with.
+ */
+export const api = <A, E extends DomainError, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, ApiErrorOf<E>, R> =>
   Effect.catchAll(effect, toApiError)

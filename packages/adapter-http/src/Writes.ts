@@ -2,9 +2,11 @@ import { HttpServerRequest } from "@effect/platform"
 import type { DomainError, IdempotencyStore, Principal, Transactor } from "@catalog-sync/core"
 import { type WriteCommand, WriteRunner } from "@catalog-sync/core"
 import { Effect } from "effect"
-import type { ApiErrors } from "@catalog-sync/contract"
-import { api } from "./ErrorResponses.js"
+import { api, type ApiErrorOf } from "./ErrorResponses.js"
 import { requestId } from "./RequestId.js"
+
+/** What a write fails with: its command's errors and the write runner's own (idempotency, storage). */
+export type WriteFailure<E> = Effect.Effect.Error<ReturnType<typeof WriteRunner.runWrite<object, E, never>>>
 
 /**
  * Hands a write to core's write runner under the request's Idempotency-Key (the operation is the
@@ -17,7 +19,7 @@ export const writeEnvelope = <A extends object, E extends DomainError, R>(
   command: WriteCommand.WriteCommand<A, E, R>
 ): Effect.Effect<
   A & { readonly request_id: string; readonly replayed?: true },
-  ApiErrors.ApiError,
+  ApiErrorOf<WriteFailure<E>>,
   R | HttpServerRequest.HttpServerRequest | Principal.CurrentPrincipal | IdempotencyStore.IdempotencyStore | Transactor.Transactor
 > =>
   Effect.gen(function* () {

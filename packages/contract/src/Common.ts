@@ -5,16 +5,6 @@ import { Schema } from "effect"
 export const strict = CommonFields.strict
 
 /**
- * The name of a request part (path, query, headers). It is a `title`, not an `identifier`: the OpenAPI
- * generator lists a struct's properties as parameters only when the struct is inline, and an identifier
- * turns it into a `$ref` component (so no operation declared a parameter). The title still leads the
- * decode error's message, by which the Envelope tells a bad path id (404 not_found) from a bad header
- * (422 idempotency_key_invalid) and a bad query (422 validation_failed, `query.<name>`).
- */
-export type RequestPart = "PathParams" | "QueryParams" | "IdempotencyHeaders"
-export const requestPart = (name: RequestPart) => ({ title: name })
-
-/**
  * Documentation of a parameter for the OpenAPI document only. Query and path values arrive as text, so
  * the generated schema would be the wire type (a string, even for a number); `jsonSchema` states what a
  * client sends instead. It changes no decoding and no error message (a `description` annotation would
@@ -40,7 +30,7 @@ export const PageCursor = (what: string) =>
 
 /** `{id}` path parameter: a record uuid. A value that is not a uuid is answered 404 not_found. */
 export const PathParams = (description: string) =>
-  Schema.Struct({ id: UuidParameter(description) }).annotations(requestPart("PathParams"))
+  Schema.Struct({ id: UuidParameter(description) })
 
 /** Every POST and DELETE needs an Idempotency-Key (spec 7, rule 2). */
 export const IdempotencyHeaders = Schema.Struct({
@@ -48,4 +38,4 @@ export const IdempotencyHeaders = Schema.Struct({
     description: "8-120 letters, digits or `._:-`, unique per logical write; send the same key on every retry of that write (a completed write is answered again with `replayed: true`).",
     examples: ["erp-product-4711-20250114T0930"]
   })
-}).annotations(requestPart("IdempotencyHeaders"))
+})

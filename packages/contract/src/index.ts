@@ -6,6 +6,22 @@
  */
 export { Api } from "./Api.js"
 export * as ApiErrors from "./ApiErrors.js"
+/** The error bodies by status, also at the top level, where declarations of derived clients name them. */
+export {
+  BadRequest,
+  Conflict,
+  Forbidden,
+  InternalError,
+  NotFound,
+  PayloadTooLarge,
+  RequestHeadersTooLarge,
+  RequestTimeout,
+  ServiceUnavailable,
+  TooManyRequests,
+  Unauthorized,
+  Unprocessable,
+  UnsupportedMediaType
+} from "./ApiErrors.js"
 export { Authentication } from "./Authentication.js"
 export * as Common from "./Common.js"
 export * as CatalogApi from "./Catalog/Api.js"

@@ -7,7 +7,7 @@ import { IdempotencyStore } from "../src/Idempotency/IdempotencyStore.js"
 import * as InMemoryRateLimiter from "../src/RateLimit/InMemoryRateLimiter.js"
 import { checkRate, perKeyPerMinute } from "../src/RateLimit/RateLimiter.js"
 import { InMemory } from "../src/testing.js"
-import { as, principal, TestLayer, upsert } from "./support.js"
+import { as, list as listCatalog, principal, TestLayer, upsert } from "./support.js"
 
 const Live = Layer.mergeAll(TestLayer, InMemory.idempotencyLayer, InMemoryRateLimiter.layer)
 
@@ -68,7 +68,7 @@ layer(Live)("idempotency", (it) => {
       expect(lost).toMatchObject({ code: "idempotency_in_progress" })
       const won = yield* Fiber.join(retry)
       expect(won).toMatchObject({ replayed: false, response: { body: { outcome: "created", record: { name: "Second", revision: 1 } } } })
-      const list = yield* Effect.flatMap(CatalogService, (s) => s.list("categories", { limit: 10 }))
+      const list = yield* listCatalog("categories", { limit: 10 })
       expect(list.records.map((r) => r.name)).toEqual(["Second"])
       expect(yield* runIdempotent("key-00006", "fp", createCategory("Third"))).toEqual({ response: won.response, replayed: true })
     }).pipe(as(principal())))
@@ -95,7 +95,7 @@ layer(Live)("idempotency", (it) => {
     Effect.gen(function* () {
       const write = Effect.flatMap(CatalogService, (s) => s.upsert("categories", { external_id: "z", name: "Z" })).pipe(Effect.zipRight(Effect.fail("late failure" as const)))
       yield* Effect.flip(runIdempotent("key-00005", "fp", write))
-      const list = yield* Effect.flatMap(CatalogService, (s) => s.list("categories", { limit: 10 }))
+      const list = yield* listCatalog("categories", { limit: 10 })
       expect(list.records).toEqual([])
     }).pipe(as(principal())))
 })
@@ -153,7 +153,7 @@ layer(Layer.mergeAll(TestLayer, RemoteStore))("idempotency over a store that ans
         const retry = yield* Effect.fork(runIdempotent(`key-step-${at}`, "fp", write("retry")))
         yield* TestClock.adjust("1 second")
         const settled = yield* Fiber.join(retry).pipe(Effect.catchAll((error) => Effect.dieMessage(`the first request ${landed.at(-1)}; its retry failed: ${JSON.stringify(error)}`)))
-        const records = (yield* Effect.flatMap(CatalogService, (s) => s.list("categories", { limit: 10, externalId }))).records
+        const records = (yield* listCatalog("categories", { limit: 10, externalId })).records
         expect(records.map((r) => r.name), landed.at(-1)).toEqual([settled.replayed ? "first" : "retry"])
         expect(settled.replayed, landed.at(-1)).toBe(Exit.isSuccess(firstExit))
       }

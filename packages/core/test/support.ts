@@ -1,5 +1,5 @@
 import { Effect, Layer } from "effect"
-import { CatalogService } from "../src/Catalog/CatalogService.js"
+import { CatalogService, type Page } from "../src/Catalog/CatalogService.js"
 import type { Document } from "../src/Resources/ResourceDefinition.js"
 import type { ResourceName } from "../src/Resources/Resource.js"
 import { Decode } from "../src/index.js"
@@ -40,20 +40,29 @@ export const TestLayer = CatalogService.Default.pipe(Layer.provideMerge(InMemory
 
 export const as = (who: Principal) => Effect.provideService(CurrentPrincipal, who)
 
+/**
+ * Tests read any field of a record, whatever its resource and view: the helpers below answer records as
+ * plain documents (a typed record or price view always is one).
+ */
+type Loose<T extends { readonly record: Document }> = Omit<T, "record"> & { readonly record: Document }
+const loose = <T extends { readonly record: Document }>(result: T): Loose<T> => result
+
 /** Decodes like the HTTP layer does, then upserts. */
 export const upsert = (resource: ResourceName, body: unknown) =>
   Effect.flatMap(Decode.decodeUpsert(resource, body), (decoded) =>
-    Effect.flatMap(CatalogService, (service) => service.upsert(resource, decoded))
+    Effect.flatMap(CatalogService, (service) => Effect.map(service.upsert(resource, decoded), loose))
   )
 
 export const get = (resource: ResourceName, id: string) =>
-  Effect.flatMap(CatalogService, (service) => service.get(resource, id as never))
+  Effect.flatMap(CatalogService, (service) => Effect.map(service.get(resource, id as never), (record): Document => record))
 
 export const list = (resource: ResourceName, params: Partial<Parameters<CatalogService["list"]>[1]> = {}) =>
-  Effect.flatMap(CatalogService, (service) => service.list(resource, { limit: 50, ...params }))
+  Effect.flatMap(CatalogService, (service) =>
+    Effect.map(service.list(resource, { limit: 50, ...params }), (page): Omit<Page, "records"> & { readonly records: ReadonlyArray<Document> } => page)
+  )
 
 export const archive = (id: string, expectedRevision: number) =>
-  Effect.flatMap(CatalogService, (service) => service.archive(id as never, expectedRevision))
+  Effect.flatMap(CatalogService, (service) => Effect.map(service.archive(id as never, expectedRevision), loose))
 
 /** Creates a category and returns its record. */
 export const category = (externalId: string, extra: Document = {}) =>

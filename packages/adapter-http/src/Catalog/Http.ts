@@ -1,20 +1,10 @@
 import { HttpApiBuilder, type HttpApiGroup } from "@effect/platform"
-import { CatalogService, type IdempotencyStore, type Resource, type Transactor } from "@catalog-sync/core"
-import type { Authentication } from "@catalog-sync/contract"
+import { CatalogService, type IdempotencyStore, Ids, type Resource, type Transactor } from "@catalog-sync/core"
 import { Effect, Layer } from "effect"
-import { Api } from "@catalog-sync/contract"
+import { Api, type Authentication } from "@catalog-sync/contract"
 import { api } from "../ErrorResponses.js"
 import { writeEnvelope } from "../Writes.js"
 import { requestId } from "../RequestId.js"
-
-type CatalogGroupName =
-  | "products"
-  | "categories"
-  | "collections"
-  | "brands"
-  | "customizationTypes"
-  | "customizationGroups"
-  | "customizationOptions"
 
 interface ListUrlParams {
   readonly limit?: number | undefined
@@ -27,63 +17,100 @@ interface ListUrlParams {
   readonly active?: "true" | "false" | undefined
 }
 
+interface IdempotencyHeaders {
+  readonly "idempotency-key": string
+}
+
+/** A uuid the contract decoded from the path or the query names a record. */
+const recordId = (id: string) => Ids.RecordId.make(id)
+const optionalRecordId = (id: string | undefined) => (id === undefined ? undefined : recordId(id))
+
 const listParams = (query: ListUrlParams): CatalogService.ListParams => ({
   limit: query.limit ?? 50,
-  cursor: query.cursor as never,
+  cursor: optionalRecordId(query.cursor),
   externalId: query.external_id,
   mode: query.mode,
-  categoryId: query.category_id as never,
-  collectionId: query.collection_id as never,
-  brandId: query.brand_id as never,
+  categoryId: optionalRecordId(query.category_id),
+  collectionId: optionalRecordId(query.collection_id),
+  brandId: optionalRecordId(query.brand_id),
   active: query.active === undefined ? undefined : query.active === "true"
 })
 
-type CatalogGroupLayer = Layer.Layer<
-  HttpApiGroup.ApiGroup<"catalog-sync", CatalogGroupName>,
+/**
+ * The list, get and upsert handlers of one catalog resource, typed by its record: they decode nothing
+ * themselves and only shape envelopes.
+ */
+const catalogEndpoints = <Name extends Resource.ResourceName>(catalog: CatalogService.CatalogService, resource: Name) => ({
+  list: ({ urlParams }: { readonly urlParams: ListUrlParams }) =>
+    Effect.gen(function* () {
+      const page = yield* api(catalog.list(resource, listParams(urlParams)))
+      return { request_id: yield* requestId, ...page }
+    }),
+  get: ({ path }: { readonly path: { readonly id: string } }) =>
+    Effect.gen(function* () {
+      const record = yield* api(catalog.get(resource, recordId(path.id)))
+      return { request_id: yield* requestId, record }
+    }),
+  upsert: ({ payload, headers }: { readonly payload: Readonly<Record<string, unknown>>; readonly headers: IdempotencyHeaders }) =>
+    writeEnvelope(headers["idempotency-key"], payload, catalog.upsertCommand(resource, payload))
+})
+
+const archive =
+  (catalog: CatalogService.CatalogService) =>
+  ({ path, payload, headers }: { readonly path: { readonly id: string }; readonly payload: { readonly expected_revision: number }; readonly headers: IdempotencyHeaders }) =>
+    writeEnvelope(headers["idempotency-key"], payload, catalog.archiveCommand(recordId(path.id), payload.expected_revision))
+
+const withCatalog = <A>(build: (catalog: CatalogService.CatalogService) => A) => Effect.map(CatalogService.CatalogService, build)
+
+/** Handlers of all seven catalog resources; each group is checked against its endpoints in the contract. */
+export const CatalogHttpLive: Layer.Layer<
+  HttpApiGroup.ApiGroup<
+    "catalog-sync",
+    "products" | "categories" | "collections" | "brands" | "customizationTypes" | "customizationGroups" | "customizationOptions"
+  >,
   never,
   CatalogService.CatalogService | IdempotencyStore.IdempotencyStore | Transactor.Transactor | Authentication
->
-
-/** The handlers of one catalog resource: they decode nothing themselves and only shape envelopes. */
-const catalogHandlers = (group: CatalogGroupName, resource: Resource.ResourceName) =>
-  // One generic builder for seven groups: the group name is a union here, so the handler types are
-  // checked per endpoint by the schemas at run time and asserted once below.
-  HttpApiBuilder.group(Api, group as "products", ((handlers: any) =>
-    Effect.gen(function* () {
-      const catalog = yield* CatalogService.CatalogService
-      const base = handlers
-        .handle("list", ({ urlParams }: { urlParams: ListUrlParams }) =>
-          Effect.gen(function* () {
-            const page = yield* api(catalog.list(resource, listParams(urlParams)))
-            return { request_id: yield* requestId, ...page }
-          })
-        )
-        .handle("get", ({ path }: { path: { id: string } }) =>
-          Effect.gen(function* () {
-            const record = yield* api(catalog.get(resource, path.id as never))
-            return { request_id: yield* requestId, record }
-          })
-        )
-        .handle("upsert", ({ payload, headers }: { payload: Record<string, unknown>; headers: { "idempotency-key": string } }) =>
-          writeEnvelope(headers["idempotency-key"], payload, catalog.upsertCommand(resource, payload))
-        )
-      return resource === "products"
-        ? base.handle(
-            "archive",
-            ({ path, payload, headers }: { path: { id: string }; payload: { expected_revision: number }; headers: { "idempotency-key": string } }) =>
-              writeEnvelope(headers["idempotency-key"], payload, catalog.archiveCommand(path.id as never, payload.expected_revision))
-          )
-        : base
-    })) as never
-  ) as unknown as CatalogGroupLayer
-
-/** Handlers of all seven catalog resources. */
-export const CatalogHttpLive: CatalogGroupLayer = Layer.mergeAll(
-  catalogHandlers("products", "products"),
-  catalogHandlers("categories", "categories"),
-  catalogHandlers("collections", "collections"),
-  catalogHandlers("brands", "brands"),
-  catalogHandlers("customizationTypes", "customization-types"),
-  catalogHandlers("customizationGroups", "customization-groups"),
-  catalogHandlers("customizationOptions", "customization-options")
+> = Layer.mergeAll(
+  HttpApiBuilder.group(Api, "products", (handlers) =>
+    withCatalog((catalog) => {
+      const endpoints = catalogEndpoints(catalog, "products")
+      return handlers.handle("list", endpoints.list).handle("get", endpoints.get).handle("upsert", endpoints.upsert).handle("archive", archive(catalog))
+    })
+  ),
+  HttpApiBuilder.group(Api, "categories", (handlers) =>
+    withCatalog((catalog) => {
+      const endpoints = catalogEndpoints(catalog, "categories")
+      return handlers.handle("list", endpoints.list).handle("get", endpoints.get).handle("upsert", endpoints.upsert)
+    })
+  ),
+  HttpApiBuilder.group(Api, "collections", (handlers) =>
+    withCatalog((catalog) => {
+      const endpoints = catalogEndpoints(catalog, "collections")
+      return handlers.handle("list", endpoints.list).handle("get", endpoints.get).handle("upsert", endpoints.upsert)
+    })
+  ),
+  HttpApiBuilder.group(Api, "brands", (handlers) =>
+    withCatalog((catalog) => {
+      const endpoints = catalogEndpoints(catalog, "brands")
+      return handlers.handle("list", endpoints.list).handle("get", endpoints.get).handle("upsert", endpoints.upsert)
+    })
+  ),
+  HttpApiBuilder.group(Api, "customizationTypes", (handlers) =>
+    withCatalog((catalog) => {
+      const endpoints = catalogEndpoints(catalog, "customization-types")
+      return handlers.handle("list", endpoints.list).handle("get", endpoints.get).handle("upsert", endpoints.upsert)
+    })
+  ),
+  HttpApiBuilder.group(Api, "customizationGroups", (handlers) =>
+    withCatalog((catalog) => {
+      const endpoints = catalogEndpoints(catalog, "customization-groups")
+      return handlers.handle("list", endpoints.list).handle("get", endpoints.get).handle("upsert", endpoints.upsert)
+    })
+  ),
+  HttpApiBuilder.group(Api, "customizationOptions", (handlers) =>
+    withCatalog((catalog) => {
+      const endpoints = catalogEndpoints(catalog, "customization-options")
+      return handlers.handle("list", endpoints.list).handle("get", endpoints.get).handle("upsert", endpoints.upsert)
+    })
+  )
 )

@@ -3,23 +3,32 @@ import { type IdempotencyStore, type Job, JobService, type Principal, type Trans
 import { Effect, type Layer } from "effect"
 import type { Authentication } from "@catalog-sync/contract"
 import { Api } from "@catalog-sync/contract"
-import type { ApiErrors } from "@catalog-sync/contract"
-import { api } from "../ErrorResponses.js"
-import { writeEnvelope } from "../Writes.js"
+import { api, type ApiErrorOf } from "../ErrorResponses.js"
+import { type WriteFailure, writeEnvelope } from "../Writes.js"
 import { requestId } from "../RequestId.js"
 
-type Handler<I, A> = (input: I) => Effect.Effect<A, ApiErrors.ApiError, Principal.CurrentPrincipal | HttpServerRequest.HttpServerRequest | IdempotencyStore.IdempotencyStore | Transactor.Transactor>
+type Handler<I, A, E> = (
+  input: I
+) => Effect.Effect<A, E, Principal.CurrentPrincipal | HttpServerRequest.HttpServerRequest | IdempotencyStore.IdempotencyStore | Transactor.Transactor>
+
+type UseCaseError<UseCase extends "list" | "get"> = Effect.Effect.Error<ReturnType<JobService.JobService[UseCase]>>
+type RetryError = ReturnType<JobService.JobService["retryCommand"]> extends WriteCommand.WriteCommand<infer _A, infer E, infer _R> ? E : never
 
 /** The list / get / retry handlers of a job group; `kind` narrows /imports to import jobs. */
 export const jobHandlers = (
   jobs: JobService.JobService,
   kind: Job.JobKind | undefined
 ): {
-  readonly list: Handler<{ readonly urlParams: { readonly limit?: number | undefined; readonly cursor?: string | undefined } }, JobService.JobPage & { readonly request_id: string }>
-  readonly get: Handler<{ readonly path: { readonly id: string } }, JobService.JobDetail & { readonly request_id: string }>
+  readonly list: Handler<
+    { readonly urlParams: { readonly limit?: number | undefined; readonly cursor?: string | undefined } },
+    JobService.JobPage & { readonly request_id: string },
+    ApiErrorOf<UseCaseError<"list">>
+  >
+  readonly get: Handler<{ readonly path: { readonly id: string } }, JobService.JobDetail & { readonly request_id: string }, ApiErrorOf<UseCaseError<"get">>>
   readonly retry: Handler<
     { readonly path: { readonly id: string }; readonly headers: { readonly "idempotency-key": string } },
-    { readonly job: Job.JobRecord; readonly request_id: string; readonly replayed?: boolean }
+    { readonly job: Job.JobRecord; readonly request_id: string; readonly replayed?: boolean },
+    ApiErrorOf<WriteFailure<RetryError>>
   >
 } => ({
   list: ({ urlParams }: { readonly urlParams: { readonly limit?: number | undefined; readonly cursor?: string | undefined } }) =>

@@ -1,11 +1,11 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Ids, type Resource, Resources } from "@catalog-sync/core"
+import { Ids, RecordView, type Resource, Resources } from "@catalog-sync/core"
 import { Schema } from "effect"
 import { Conflict, NotFound } from "../ApiErrors.js"
 import { Authentication } from "../Authentication.js"
 import { operationExamples } from "../Examples.js"
 import { archiveExamples, getExamples, listExamples, upsertExamples } from "./Examples.js"
-import { documented, IdempotencyHeaders, Limit, PageCursor, PathParams, requestPart, strict, UuidParameter } from "../Common.js"
+import { documented, IdempotencyHeaders, Limit, PageCursor, PathParams, strict, UuidParameter } from "../Common.js"
 
 /** Query parameters of every catalog list (spec 4.1). Unknown parameters are refused. */
 export const listFields = {
@@ -24,7 +24,7 @@ export const listFields = {
   )
 }
 
-export const ListQuery = Schema.Struct(listFields).annotations({ ...requestPart("QueryParams"), ...strict })
+export const ListQuery = Schema.Struct(listFields).annotations(strict)
 
 export const ProductListQuery = Schema.Struct({
   ...listFields,
@@ -32,31 +32,14 @@ export const ProductListQuery = Schema.Struct({
   collection_id: Schema.optional(UuidParameter("Only products of this collection.")),
   brand_id: Schema.optional(UuidParameter("Only products of this brand.")),
   active: Schema.optional(Schema.Literal("true", "false").annotations(documented({ description: "Only active (true) or only inactive (false) products." })))
-}).annotations({ ...requestPart("QueryParams"), ...strict })
+}).annotations(strict)
 
 export const Outcome = Schema.Literal("created", "updated", "unchanged")
 
 export const RecordResponse = <S extends Schema.Schema.Any>(record: S) => Schema.Struct({ request_id: Schema.UUID, record })
 
-const Decimal = Schema.NullOr(Schema.String)
-
-/** A record as `mode=prices` lists return it: identity and the price fields the caller may read. */
-export const PriceRecord = Schema.Struct({
-  id: Schema.UUID,
-  external_id: Schema.NullOr(Schema.String),
-  revision: Schema.Int,
-  updated_at: Schema.String,
-  price: Schema.optional(Decimal),
-  market_price: Schema.optional(Decimal),
-  tax_rate: Schema.optional(Decimal),
-  tax_model: Schema.optional(Schema.String),
-  cost: Schema.optional(Decimal),
-  pricing_mode: Schema.optional(Schema.String),
-  pricing_value: Schema.optional(Decimal),
-  fields: Schema.optional(
-    Schema.Array(Schema.Struct({ id: Schema.UUID, external_id: Schema.NullOr(Schema.String), coefficient: Schema.String }))
-  ).annotations({ description: "A product's selection fields with their coefficients (prices, spec 5.9)." })
-}).annotations({ identifier: "PriceRecord" })
+/** A record as `mode=prices` returns it: identity and the price fields the caller may read. */
+export const PriceRecord = RecordView.PriceRecord
 
 /** A write answers with the full record, or with its price view for a key without catalog:read. */
 export const WriteResponse = <S extends Schema.Schema.Any>(record: S) =>
@@ -80,9 +63,12 @@ export const ListResponse = <S extends Schema.Schema.Any>(record: S) =>
   })
 
 /** The endpoints every catalog resource has: list, read one, upsert (spec 4.2). */
-export const catalogGroup = <const Name extends string>(name: Name, resource: Resource.ResourceName, description: string) => {
-  const definition = Resources.definitions[resource]
-  const label = definition.label
+export const catalogGroup = <const Name extends string, Body extends Schema.Schema.AnyNoContext, Record extends Schema.Schema.AnyNoContext>(
+  name: Name,
+  definition: { readonly name: Resource.ResourceName; readonly label: string; readonly body: Body; readonly record: Record },
+  description: string
+) => {
+  const { name: resource, label } = definition
   return HttpApiGroup.make(name)
     .annotate(OpenApi.Description, `${description} Records are created and updated by external_id (POST /${resource}/upsert), read by id and listed in cursor pages.`)
     .add(
@@ -125,7 +111,7 @@ export const ArchiveBody = Schema.Struct({
 
 export const ProductsApi = catalogGroup(
   "products",
-  "products",
+  Resources.definitions.products,
   "Products: single products and bundles, with categories, collection, brand, dimensions, images, selection fields (fabric choices) and, with the price scopes, prices and cost."
 ).add(
   HttpApiEndpoint.del("archive", "/products/:id")
@@ -143,13 +129,13 @@ export const ProductsApi = catalogGroup(
     .annotate(OpenApi.Transform, operationExamples(archiveExamples))
     .middleware(Authentication)
 )
-export const CategoriesApi = catalogGroup("categories", "categories", "Categories, in a tree (parent_id); names and descriptions may be translated.")
-export const CollectionsApi = catalogGroup("collections", "collections", "Collections (product lines); the name is shared across languages, the description may be translated.")
-export const BrandsApi = catalogGroup("brands", "brands", "Brands; the name is shared across languages, the description may be translated.")
+export const CategoriesApi = catalogGroup("categories", Resources.definitions.categories, "Categories, in a tree (parent_id); names and descriptions may be translated.")
+export const CollectionsApi = catalogGroup("collections", Resources.definitions.collections, "Collections (product lines); the name is shared across languages, the description may be translated.")
+export const BrandsApi = catalogGroup("brands", Resources.definitions.brands, "Brands; the name is shared across languages, the description may be translated.")
 export const CustomizationTypesApi = catalogGroup(
   "customizationTypes",
-  "customization-types",
+  Resources.definitions["customization-types"],
   "Customization types (e.g. fabric): whether the group (swatch book) or the option (sample) carries the price rule. Import types, then groups, then options."
 )
-export const CustomizationGroupsApi = catalogGroup("customizationGroups", "customization-groups", "Customization groups: swatch books of a type, with their pricing rule (none, percent, fixed).")
-export const CustomizationOptionsApi = catalogGroup("customizationOptions", "customization-options", "Customization options: the fabric samples of a group, with a code and a swatch image.")
+export const CustomizationGroupsApi = catalogGroup("customizationGroups", Resources.definitions["customization-groups"], "Customization groups: swatch books of a type, with their pricing rule (none, percent, fixed).")
+export const CustomizationOptionsApi = catalogGroup("customizationOptions", Resources.definitions["customization-options"], "Customization options: the fabric samples of a group, with a code and a swatch image.")

@@ -4,7 +4,7 @@ import { Schema } from "effect"
 import { Authentication } from "../Authentication.js"
 import { operationExamples } from "../Examples.js"
 import { changesExamples } from "./Examples.js"
-import { documented, Limit, requestPart, strict } from "../Common.js"
+import { documented, Limit, strict } from "../Common.js"
 
 /** Resources whose changes the feed carries; `resource=` narrows to some of them. */
 export const feedResources = [
@@ -51,7 +51,7 @@ export const ChangesQuery = Schema.Struct({
       })
     )
   )
-}).annotations({ ...requestPart("QueryParams"), ...strict })
+}).annotations(strict)
 
 export const ChangesResponse = Schema.Struct({
   request_id: Schema.UUID,

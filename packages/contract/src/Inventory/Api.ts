@@ -6,7 +6,7 @@ import { Authentication } from "../Authentication.js"
 import { operationExamples } from "../Examples.js"
 import { inventoryGetExamples, inventoryListExamples, inventoryWriteExamples } from "./Examples.js"
 import { listFields, Outcome, RecordResponse } from "../Catalog/Api.js"
-import { documented, IdempotencyHeaders, PageCursor, PathParams, requestPart, strict, UuidParameter } from "../Common.js"
+import { documented, IdempotencyHeaders, PageCursor, PathParams, strict, UuidParameter } from "../Common.js"
 
 /** GET /inventory query: limit and cursor (spec 4.3) and the filters documented in docs/spec-gaps.md. */
 export const InventoryListQuery = Schema.Struct({
@@ -15,7 +15,7 @@ export const InventoryListQuery = Schema.Struct({
   source_kind: Schema.optional(Inventory.SourceKind.annotations(documented({ description: "Only cards of products or only cards of options." }))),
   source_id: Schema.optional(UuidParameter("Only the card of this product or option.")),
   location_id: Schema.optional(UuidParameter("Only cards with a balance at this location."))
-}).annotations({ ...requestPart("QueryParams"), ...strict })
+}).annotations(strict)
 
 export const InventoryListResponse = Schema.Struct({
   request_id: Schema.UUID,

@@ -6,13 +6,13 @@ import { Authentication } from "../Authentication.js"
 import { operationExamples } from "../Examples.js"
 import { jobGetExamples, jobListExamples, jobRetryExamples } from "./Examples.js"
 import { listFields } from "../Catalog/Api.js"
-import { IdempotencyHeaders, PageCursor, PathParams, requestPart, strict } from "../Common.js"
+import { IdempotencyHeaders, PageCursor, PathParams, strict } from "../Common.js"
 
 /** GET /jobs and GET /imports query: limit and cursor (spec 4.3). Unknown parameters are refused. */
 export const JobListQuery = Schema.Struct({
   limit: listFields.limit,
   cursor: Schema.optional(PageCursor("a job id"))
-}).annotations({ ...requestPart("QueryParams"), ...strict })
+}).annotations(strict)
 
 export const JobListResponse = Schema.Struct({
   request_id: Schema.UUID,

@@ -6,7 +6,7 @@ import { Authentication } from "../Authentication.js"
 import { operationExamples } from "../Examples.js"
 import { mediaContentExamples, mediaGetExamples, mediaListExamples, uploadExamples } from "./Examples.js"
 import { listFields } from "../Catalog/Api.js"
-import { documented, IdempotencyHeaders, PageCursor, PathParams, requestPart, strict } from "../Common.js"
+import { documented, IdempotencyHeaders, PageCursor, PathParams, strict } from "../Common.js"
 import { JobAccepted } from "../Jobs/Api.js"
 
 /** GET /media query: limit, cursor and an external_id filter. */
@@ -16,7 +16,7 @@ export const MediaListQuery = Schema.Struct({
   external_id: Schema.optional(
     Schema.String.annotations(documented({ description: "Only the item mapped to this external_id by the caller's connection.", examples: ["img-sofa-oslo-front"] }))
   )
-}).annotations({ ...requestPart("QueryParams"), ...strict })
+}).annotations(strict)
 
 export const MediaListResponse = Schema.Struct({
   request_id: Schema.UUID,
@@ -48,6 +48,7 @@ export const MediaApi = HttpApiGroup.make("media")
       .setHeaders(IdempotencyHeaders)
       .setPayload(MediaUpload)
       .addSuccess(JobAccepted, { status: 202 })
+      .addError(NotFound)
       .addError(Conflict)
       .annotate(OpenApi.Summary, "Upload one image (multipart/form-data)")
       .annotate(OpenApi.Transform, operationExamples(uploadExamples))

@@ -59,6 +59,13 @@ export const uploadExamples: OperationExamples = {
       queued: { summary: "Queued: poll GET /jobs/{id}, then link the media by uuid or external_id", value: { request_id: exampleRequestId, job: queuedJob } },
       replayed: { summary: "The same external_id, file, name and purpose again: the job of that version", value: { request_id: exampleRequestId, job: { ...queuedJob, state: "completed" } } }
     },
+    404: {
+      not_found: errorExample("The media storage lost the staged file (its folder was removed)", {
+        code: "not_found",
+        message: "staging the upload: ENOENT",
+        details: { resource: "media" }
+      })
+    },
     409: {
       media_version_immutable: errorExample("The external_id already has another file, name or purpose", {
         code: "media_version_immutable",

@@ -23,7 +23,7 @@ import {
 import { CatalogRepository, type ListQuery } from "./CatalogRepository.js"
 import type { UpsertMode } from "../Resources/CommonFields.js"
 import { Mappings, type MappingScope } from "./Mappings.js"
-import { renderRecord } from "./RecordView.js"
+import { type RecordView, recordView } from "./RecordView.js"
 import { findReferences, type FoundReference, jsonPath, replaceReferences } from "./ReferenceSlots.js"
 import type { ResourceName } from "../Resources/Resource.js"
 import type { Document, ResourceDefinition, RuleContext, Violation } from "../Resources/ResourceDefinition.js"
@@ -32,24 +32,25 @@ import type { StoredRecord } from "./StoredRecord.js"
 
 export type Outcome = "created" | "updated" | "unchanged"
 
-export interface WriteResult {
+export interface WriteResult<Name extends ResourceName = ResourceName> {
   readonly outcome: Outcome
-  readonly record: Document
+  readonly record: RecordView<Name>
   /** Prices mode: the catalog fields the body carried, which were preserved rather than applied (JSON paths). */
   readonly ignored_fields?: ReadonlyArray<string>
 }
 
-export interface Page {
+export interface Page<Name extends ResourceName = ResourceName, Mode extends ReadMode = ReadMode> {
   /** On the first page only: where to start the change feed so that nothing after this list is missed. */
   readonly change_cursor?: string
-  readonly records: ReadonlyArray<Document>
+  readonly records: ReadonlyArray<RecordView<Name, Mode>>
   readonly next_cursor: string | null
   readonly has_more: boolean
 }
 
-export interface ListParams extends Omit<ListQuery, "externalId" | "includeArchived"> {
+export interface ListParams<Mode extends ReadMode = ReadMode> extends Omit<ListQuery, "externalId" | "includeArchived"> {
   readonly externalId?: string | undefined
-  readonly mode?: ReadMode | undefined
+  /** catalog when omitted. */
+  readonly mode?: Mode | undefined
 }
 
 /** A write answers with what the caller may read: the full record with catalog:read, else the price view. */
@@ -398,7 +399,7 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
     const authorizeArchive = Effect.flatMap(CurrentPrincipal, (principal) => requireScopes(principal, ["catalog:write"]))
 
     /** The upsert once authorized. */
-    const applyUpsert = (resource: ResourceName, sent: Document) =>
+    const applyUpsert = <Name extends ResourceName>(resource: Name, sent: Document) =>
       Effect.gen(function* () {
         const principal = yield* CurrentPrincipal
         const definition = definitions[resource]
@@ -419,15 +420,15 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
         )
         return {
           outcome: result.outcome,
-          record: renderRecord(definition, result.record, body.external_id as string, principal, writeView(principal)),
+          record: recordView(resource, result.record, body.external_id as string, principal, writeView(principal)),
           ...(ignored.length > 0 ? { ignored_fields: ignored } : {})
-        } satisfies WriteResult
+        } satisfies WriteResult<Name>
       })
 
     const readScope = (mode: ReadMode): Scope => (mode === "prices" ? "prices:read" : "catalog:read")
 
     /** One record by id; archived products are returned with state archived. */
-    const get = (resource: ResourceName, id: RecordId) =>
+    const get = <Name extends ResourceName>(resource: Name, id: RecordId) =>
       Effect.gen(function* () {
         const principal = yield* CurrentPrincipal
         const definition = definitions[resource]
@@ -437,15 +438,14 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
           return yield* new RecordNotFound({ resource, message: `no ${definition.label} ${id} in this company` })
         }
         const external = yield* mappings.externalIdsOf(mappingScope(principal, resource), [id])
-        return renderRecord(definition, stored.value, external.get(id) ?? null, principal, "catalog")
+        return recordView(resource, stored.value, external.get(id) ?? null, principal, "catalog")
       })
 
     /** A cursor page in id order; archived products are left out. */
-    const list = (resource: ResourceName, params: ListParams) =>
+    const list = <Name extends ResourceName, Mode extends ReadMode = "catalog">(resource: Name, params: ListParams<Mode>) =>
       Effect.gen(function* () {
         const principal = yield* CurrentPrincipal
-        const definition = definitions[resource]
-        const mode = params.mode ?? "catalog"
+        const mode = params.mode ?? ("catalog" as const)
         yield* requireScopes(principal, [readScope(mode)])
         // Taken before the list is read, so a change racing with the read is in the feed after it.
         const changeCursor = params.cursor === undefined ? ChangeCursor.encode(yield* changeLog.head(principal.company.id)) : undefined
@@ -463,10 +463,10 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
         const hasMore = rows.length > params.limit
         return {
           ...(changeCursor === undefined ? {} : { change_cursor: changeCursor }),
-          records: page.map((r) => renderRecord(definition, r, external.get(r.id) ?? null, principal, mode)),
+          records: page.map((r) => recordView(resource, r, external.get(r.id) ?? null, principal, mode)),
           next_cursor: hasMore ? page[page.length - 1]!.id : null,
           has_more: hasMore
-        } satisfies Page
+        } satisfies Page<Name, Mode | "catalog">
       })
 
     /** The archive once authorized. */
@@ -524,12 +524,12 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
         const external = yield* mappings.externalIdsOf(mappingScope(principal, "products"), [id])
         return {
           outcome: result.outcome,
-          record: renderRecord(definition, result.record, external.get(id) ?? null, principal, writeView(principal))
-        } satisfies WriteResult
+          record: recordView("products", result.record, external.get(id) ?? null, principal, writeView(principal))
+        } satisfies WriteResult<"products">
       })
 
     /** POST /{resource}/upsert as a write command (see `WriteRunner`). */
-    const upsertCommand = (resource: ResourceName, body: Document) => command({ authorize: authorizeUpsert(resource, body), run: applyUpsert(resource, body) })
+    const upsertCommand = <Name extends ResourceName>(resource: Name, body: Document) => command({ authorize: authorizeUpsert(resource, body), run: applyUpsert(resource, body) })
 
     /** DELETE /products/{id} as a write command. */
     const archiveCommand = (id: RecordId, expectedRevision: number) => command({ authorize: authorizeArchive, run: applyArchive(id, expectedRevision) })
@@ -538,7 +538,7 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
      * Creates or updates the record that `body.external_id` (or `target_id`) addresses, in one
      * transaction with its mapping and change entry. A write that changes nothing is `unchanged`.
      */
-    const upsert = (resource: ResourceName, body: Document) => runDirect(upsertCommand(resource, body))
+    const upsert = <Name extends ResourceName>(resource: Name, body: Document) => runDirect(upsertCommand(resource, body))
 
     /** Soft-archives a product; archiving an archived product is unchanged. */
     const archive = (id: RecordId, expectedRevision: number) => runDirect(archiveCommand(id, expectedRevision))

@@ -1,7 +1,37 @@
+import { Schema } from "effect"
 import type { Principal } from "../Auth/Principal.js"
 import { type ReadMode, visibleDocument } from "./Access.js"
+import { type Definitions, definitions } from "../Resources/Registry.js"
+import type { ResourceName } from "../Resources/Resource.js"
 import type { Document, ResourceDefinition } from "../Resources/ResourceDefinition.js"
 import type { StoredRecord } from "./StoredRecord.js"
+
+/** A record of `Name` as returned: the type of its resource's record schema. */
+export type RecordOf<Name extends ResourceName> = Definitions[Name]["record"]["Type"]
+
+const Decimal = Schema.NullOr(Schema.String)
+
+/** A record as `mode=prices` returns it: identity and the price fields the caller may read. */
+export const PriceRecord = Schema.Struct({
+  id: Schema.UUID,
+  external_id: Schema.NullOr(Schema.String),
+  revision: Schema.Int,
+  updated_at: Schema.String,
+  price: Schema.optional(Decimal),
+  market_price: Schema.optional(Decimal),
+  tax_rate: Schema.optional(Decimal),
+  tax_model: Schema.optional(Schema.String),
+  cost: Schema.optional(Decimal),
+  pricing_mode: Schema.optional(Schema.String),
+  pricing_value: Schema.optional(Decimal),
+  fields: Schema.optional(
+    Schema.Array(Schema.Struct({ id: Schema.UUID, external_id: Schema.NullOr(Schema.String), coefficient: Schema.String }))
+  ).annotations({ description: "A product's selection fields with their coefficients (prices, spec 5.9)." })
+}).annotations({ identifier: "PriceRecord" })
+export type PriceRecord = typeof PriceRecord.Type
+
+/** What a read in `mode` returns of a record of `Name`. */
+export type RecordView<Name extends ResourceName, Mode extends ReadMode = ReadMode> = Mode extends "catalog" ? RecordOf<Name> : PriceRecord
 
 const productState = (record: StoredRecord): "inactive" | "active" | "archived" =>
   record.archivedAt !== null ? "archived" : record.data.active === true ? "active" : "inactive"
@@ -31,3 +61,17 @@ export const renderRecord = (
     updated_at: record.updatedAt
   }
 }
+
+/**
+ * `renderRecord` typed by its resource and mode. Its document was decoded by the resource's body schema
+ * when it was written and completed by the resource's defaults, so the view has the shape the record
+ * schema (or PriceRecord) describes; the HTTP layer encodes every answer with that schema again, so a
+ * view that strays from it is an error there, never a malformed answer.
+ */
+export const recordView = <Name extends ResourceName, Mode extends ReadMode>(
+  resource: Name,
+  record: StoredRecord,
+  externalId: string | null,
+  principal: Principal,
+  mode: Mode
+): RecordView<Name, Mode> => renderRecord(definitions[resource], record, externalId, principal, mode) as RecordView<Name, Mode>
