@@ -17,7 +17,8 @@ export const migrationNames = [
   "0007_media",
   "0008_bundle_components",
   "0009_idempotency_running",
-  "0010_jobs_by_state"
+  "0010_jobs_by_state",
+  "0011_jobs_trace_parent"
 ] as const
 
 export type MigrationName = (typeof migrationNames)[number]

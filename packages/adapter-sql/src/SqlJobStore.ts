@@ -22,7 +22,8 @@ const JobRow = Schema.Struct({
   created_at: Schema.String,
   started_at: Schema.NullOr(Schema.String),
   finished_at: Schema.NullOr(Schema.String),
-  updated_at: Schema.String
+  updated_at: Schema.String,
+  trace_parent: Schema.NullOr(Schema.String)
 })
 type JobRow = typeof JobRow.Type
 
@@ -45,7 +46,8 @@ const toJob = (row: JobRow): Job.StoredJob => ({
   createdAt: row.created_at,
   startedAt: row.started_at,
   finishedAt: row.finished_at,
-  updatedAt: row.updated_at
+  updatedAt: row.updated_at,
+  traceParent: row.trace_parent
 })
 
 const toRow = (job: Job.StoredJob): JobRow => ({
@@ -65,7 +67,8 @@ const toRow = (job: Job.StoredJob): JobRow => ({
   created_at: job.createdAt,
   started_at: job.startedAt,
   finished_at: job.finishedAt,
-  updated_at: job.updatedAt
+  updated_at: job.updatedAt,
+  trace_parent: job.traceParent
 })
 
 const Count = Schema.Struct({ n: Millis })
@@ -160,7 +163,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof JobStore.JobStore>, 
         yield* sql`INSERT INTO jobs (${sql.literal(columns)}, queue_seq)
                    VALUES (${row.id}, ${row.company_id}, ${row.connection_id}, ${row.key_id}, ${row.kind}, ${row.state},
                            ${row.scopes}, ${row.run}, ${row.attempts}, ${row.queued_at}, ${row.lease_owner}, ${row.lease_until},
-                           ${row.failure}, ${row.created_at}, ${row.started_at}, ${row.finished_at}, ${row.updated_at},
+                           ${row.failure}, ${row.created_at}, ${row.started_at}, ${row.finished_at}, ${row.updated_at}, ${row.trace_parent},
                            (SELECT COALESCE(MAX(queue_seq), 0) + 1 FROM jobs))`
         return true
       }).pipe(refineErrors, Effect.withSpan("JobStore.insert", { captureStackTrace: false })),

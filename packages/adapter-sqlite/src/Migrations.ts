@@ -11,6 +11,7 @@ import media from "./migrations/0007_media.js"
 import bundleComponents from "./migrations/0008_bundle_components.js"
 import idempotencyRunning from "./migrations/0009_idempotency_running.js"
 import jobsByState from "./migrations/0010_jobs_by_state.js"
+import jobsTraceParent from "./migrations/0011_jobs_trace_parent.js"
 
 /**
  * The SQLite implementation of every migration that adapter-sql lists (`migrationNames`). Imported
@@ -25,7 +26,8 @@ export const migrations: EngineMigrations = {
   "0007_media": media,
   "0008_bundle_components": bundleComponents,
   "0009_idempotency_running": idempotencyRunning,
-  "0010_jobs_by_state": jobsByState
+  "0010_jobs_by_state": jobsByState,
+  "0011_jobs_trace_parent": jobsTraceParent
 }
 
 /** Name of the table where the migrator records applied migrations. */

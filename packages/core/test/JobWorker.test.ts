@@ -31,7 +31,7 @@ it.effect("a worker stopped while its claim is in flight gives the job back at o
   Effect.gen(function* () {
     const jobs = yield* JobStore
     const principal = { company: { id: uuid() as CompanyId }, connectionId: uuid() as ConnectionId, keyId: "k", scopes: new Set(["catalog:write"] as const) }
-    const job = queued(principal, "import", uuid(), { millis: 0, at: "2026-01-01T00:00:00.000Z" })
+    const job = queued(principal, "import", uuid(), { millis: 0, at: "2026-01-01T00:00:00.000Z" }, null)
     yield* jobs.insert(job, 20)
     // Stopped before the claim's answer (0.5 ms), and again once the job was worked on (5 ms).
     for (const stopAfter of [Duration.micros(500n), Duration.millis(5)]) {

@@ -9,6 +9,8 @@ export interface ReceivedSpan {
   readonly parentSpanId: string | undefined
   readonly name: string
   readonly attributes: Readonly<Record<string, string>>
+  /** The spans this one links to (a job's span to the request's that queued it). */
+  readonly links: ReadonlyArray<{ readonly traceId: string; readonly spanId: string }>
 }
 
 /** An OTLP/HTTP receiver in the test process: it keeps every span POSTed to /v1/traces as JSON. */
@@ -30,7 +32,8 @@ const spansOf = (body: any): Array<ReceivedSpan> =>
         spanId: span.spanId,
         parentSpanId: span.parentSpanId === "" ? undefined : span.parentSpanId,
         name: span.name,
-        attributes: Object.fromEntries((span.attributes ?? []).map((a: any) => [a.key, attributeValue(a.value)]))
+        attributes: Object.fromEntries((span.attributes ?? []).map((a: any) => [a.key, attributeValue(a.value)])),
+        links: (span.links ?? []).map((link: any) => ({ traceId: link.traceId, spanId: link.spanId }))
       }))
     )
   )

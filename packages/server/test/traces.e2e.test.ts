@@ -78,16 +78,18 @@ layer(TracedServer, { excludeTestServices: true, timeout: 60_000 })("traces over
     })
   )
 
-  it.effect("an import job and an image are traces of their own, with their transactions and the image's processing inside", () =>
+  it.effect("an import job and an image are traces of their own, with their transactions and the image's processing inside, each linked to the request that queued it", () =>
     Effect.gen(function* () {
       const { url, tenant } = yield* TestServer
       const token = yield* (yield* tenant()).key(scopes)
       const submitted = yield* call(url, "POST", "/imports", { token, body: { records: [{ resource: "categories", body: { external_id: "i-1", name: "One" } }] } })
       const importId = submitted.body.job.id as string
+      const importRequest = submitted.headers.get("x-request-id")
       yield* waitJob(url, token, importId)
       const png = yield* Effect.promise(() => sharp({ create: { width: 8, height: 8, channels: 3, background: "#336699" } }).png().toBuffer())
       const uploaded = yield* uploadMedia(url, token, { external_id: "m", name: "M", purpose: "catalog" }, png)
       const mediaId = uploaded.body.job.id as string
+      const mediaRequest = uploaded.headers.get("x-request-id")
       yield* waitJob(url, token, mediaId)
       const jobTrace = (name: string, id: string, child: string) =>
         eventually((spans) => {
@@ -101,6 +103,27 @@ layer(TracedServer, { excludeTestServices: true, timeout: 60_000 })("traces over
       const mediaRoot = yield* jobTrace("job media", mediaId, "image.process")
       expect(mediaRoot.parentSpanId).toBeUndefined()
       expect(mediaRoot.traceId).not.toBe(importRoot.traceId)
+      // Each job's span links to a span of the request that queued it: that request's trace and span ids.
+      const queuedBy = (requestId: string | null) =>
+        eventually((spans) => {
+          const request = spans.find((span) => span.parentSpanId === undefined && span.attributes.request_id === requestId)
+          return request === undefined ? undefined : { spans: spans.filter((span) => span.traceId === request.traceId), request }
+        })
+      for (const [root, requestId, reply] of [[importRoot, importRequest, submitted], [mediaRoot, mediaRequest, uploaded]] as const) {
+        expect(requestId).toBeTruthy()
+        const { request, spans } = yield* queuedBy(requestId)
+        expect(root.links).toHaveLength(1)
+        const [link] = root.links
+        expect(link!.traceId).toBe(request.traceId)
+        expect(link!.traceId).not.toBe(root.traceId)
+        const linked = spans.find((span) => span.spanId === link!.spanId)
+        // The span in which the job was queued: the request's transaction that inserted it.
+        expect(linked?.name).toBe("sql.transaction")
+        expect(descendsFrom(spans, linked!, request)).toBe(true)
+        // The link is the server's own: the job the API returns carries no trace context.
+        expect(JSON.stringify(reply.body)).not.toContain(link!.spanId)
+        expect(JSON.stringify(reply.body)).not.toContain(link!.traceId)
+      }
     })
   )
 })

@@ -9,6 +9,7 @@ import { decodeUpsert, strictDecoding } from "../Catalog/Decode.js"
 import type { Document } from "../Resources/ResourceDefinition.js"
 import { definitions } from "../Resources/Registry.js"
 import { type JobFailure, type JobRecord, type JobState, maxPendingPerConnection, queued, render, retryableStates, type StoredJob } from "../Jobs/Job.js"
+import { currentTraceParent } from "../Jobs/JobTrace.js"
 import { JobLimitReached, JobNotRetryable, LeaseLost } from "../Jobs/JobErrors.js"
 import { jobAccess } from "../Jobs/JobAccess.js"
 import type { JobKindHandler } from "../Jobs/JobKinds.js"
@@ -220,7 +221,7 @@ export class ImportService extends Effect.Service<ImportService>()("@catalog-syn
         const records: ReadonlyArray<PlannedRecord> = body.records.map((record, index) => ({ index, resource: record.resource, body: record.body }))
         if (body.dry_run === true) return { _tag: "DryRun", report: yield* dryRun(records) } satisfies Submitted
         const { millis, at } = yield* now
-        const job: StoredJob = queued(principal, "import", yield* ids.next, { millis, at })
+        const job: StoredJob = queued(principal, "import", yield* ids.next, { millis, at }, yield* currentTraceParent)
         const items = records.map((record): ImportItem => ({
           jobId: job.id,
           index: record.index,

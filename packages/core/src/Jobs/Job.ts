@@ -53,15 +53,20 @@ export interface StoredJob {
   readonly startedAt: string | null
   readonly finishedAt: string | null
   readonly updatedAt: string
+  /**
+   * The W3C traceparent of the span that queued the job, when that request was traced: the job's trace
+   * links to it. Never part of the job the API returns.
+   */
+  readonly traceParent: string | null
 }
 
-/** Record counts of a job's report. */
 /** A new job of `kind`, queued now for the principal's connection with its current scopes. */
 export const queued = (
   principal: { readonly company: { readonly id: CompanyId }; readonly connectionId: ConnectionId; readonly keyId: string; readonly scopes: ReadonlySet<Scope> },
   kind: JobKind,
   id: string,
-  now: { readonly millis: number; readonly at: string }
+  now: { readonly millis: number; readonly at: string },
+  traceParent: string | null
 ): StoredJob => ({
   id,
   companyId: principal.company.id,
@@ -79,9 +84,11 @@ export const queued = (
   createdAt: now.at,
   startedAt: null,
   finishedAt: null,
-  updatedAt: now.at
+  updatedAt: now.at,
+  traceParent
 })
 
+/** Record counts of a job's report. */
 export const JobCounts = Schema.Struct({
   total: Schema.Int,
   created: Schema.Int,

@@ -5,6 +5,7 @@ import { RecordNotFound, ScopeDenied, ValidationFailed } from "../Shared/Errors.
 import { Mappings, type MappingScope } from "../Catalog/Mappings.js"
 import { ChangeLog, type ChangeOperation } from "../Changes/ChangeLog.js"
 import { type JobCounts, type JobFailure, maxPendingPerConnection, queued, render as renderJob, retryableStates, type StoredJob } from "../Jobs/Job.js"
+import { currentTraceParent } from "../Jobs/JobTrace.js"
 import { JobLimitReached, JobNotRetryable } from "../Jobs/JobErrors.js"
 import type { JobKindHandler } from "../Jobs/JobKinds.js"
 import { jobAccess } from "../Jobs/JobAccess.js"
@@ -206,7 +207,7 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
           })
         }
         const { millis, at } = yield* now
-        const job: StoredJob = queued(principal, "media", yield* ids.next, { millis, at })
+        const job: StoredJob = queued(principal, "media", yield* ids.next, { millis, at }, yield* currentTraceParent)
         const media: StoredMedia = {
           id: (yield* ids.next) as RecordId,
           companyId: principal.company.id,

@@ -29,6 +29,7 @@ const job = (of: { companyId: CompanyId; connectionId: ConnectionId }, overrides
   startedAt: null,
   finishedAt: null,
   updatedAt: at,
+  traceParent: null,
   ...overrides
 })
 
@@ -84,6 +85,27 @@ export const runJobsConformance = (name: string, ports: Layer.Layer<JobStore | I
           expect(all).toHaveLength(2)
           const page = yield* jobs.list(mine, { limit: 10, cursor: all[0]!.id, kind: "import" })
           expect(page.map((j) => j.id)).toEqual(all.slice(1).map((j) => j.id))
+        }))
+
+      it.effect("a job keeps the traceparent of the span that queued it through claim, finish and listings; none stays none", () =>
+        Effect.gen(function* () {
+          const jobs = yield* JobStore
+          yield* drain("drainer")
+          const owner = scope()
+          const traced = job(owner, { traceParent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" })
+          const untraced = job(owner)
+          yield* insert(traced)
+          yield* insert(untraced)
+          const claimed = Option.getOrThrow(yield* jobs.claim({ workerId: "w", nowMillis: epoch, leaseMillis: 1000, at }))
+          expect(claimed.id).toBe(traced.id)
+          expect(claimed.traceParent).toBe(traced.traceParent)
+          expect(yield* jobs.finish(traced.id, "w", { state: "completed", failure: null, at })).toBe(true)
+          expect(Option.getOrThrow(yield* jobs.get(owner, traced.id)).traceParent).toBe(traced.traceParent)
+          expect(Option.getOrThrow(yield* jobs.get(owner, untraced.id)).traceParent).toBeNull()
+          const listed = yield* jobs.listAll({ companyId: owner.companyId, limit: 10 })
+          expect(listed.map((j) => [j.id, j.traceParent])).toEqual(
+            [[traced.id, traced.traceParent], [untraced.id, null]].sort(([a], [b]) => (a! < b! ? -1 : 1))
+          )
         }))
 
       it.effect("claim takes the claimable job that entered the queue first under a lease; an expired lease lets another worker take it", () =>

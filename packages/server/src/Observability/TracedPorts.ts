@@ -1,4 +1,4 @@
-import { Accounts, IdempotencyStore, ImageProcessor, JobKinds } from "@catalog-sync/core"
+import { Accounts, IdempotencyStore, ImageProcessor, JobKinds, JobTrace } from "@catalog-sync/core"
 import { Effect, Layer } from "effect"
 
 /**
@@ -39,7 +39,7 @@ export const imageProcessor = Layer.effect(
   )
 )
 
-/** A job's run is a trace of its own: it outlives the request that queued it. */
+/** A job's run is a trace of its own (it outlives the request that queued it), linked to that request's span. */
 export const jobKinds = Layer.effect(
   JobKinds.JobKinds,
   Effect.map(JobKinds.JobKinds, (inner) => {
@@ -50,6 +50,7 @@ export const jobKinds = Layer.effect(
           root: true,
           kind: "consumer",
           captureStackTrace: false,
+          links: JobTrace.linksTo(args[0].traceParent),
           attributes: { "job.kind": kind, "job.id": args[0].id, "job.run": args[0].run }
         })
     })
