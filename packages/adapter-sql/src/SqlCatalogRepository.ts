@@ -2,7 +2,7 @@ import { Errors, CatalogRepository, Ids, Resource, type StoredRecord } from "@ca
 import { SqlClient, type Statement, SqlSchema } from "@effect/sql"
 import { Array as Arr, type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
-import { inTransaction } from "./internal/transaction.js"
+import { atomically } from "./internal/transaction.js"
 import { chunks, RecordRow, recordColumns, ReferenceTarget, toRecordRow, toStoredRecord } from "./internal/rows.js"
 
 /** The parameters of a list query, as plain values. */
@@ -262,7 +262,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CatalogRepository.Ca
     insert: (record) =>
       Effect.zipRight(insertRow(toRecordRow(record)), replaceLinks(record, false)).pipe(
         // A record and its category links are one write even when the caller opened no transaction.
-        inTransaction(sql),
+        atomically(sql),
         refineErrors,
         Effect.withSpan("CatalogRepository.insert", { captureStackTrace: false, attributes: { companyId: record.companyId, resource: record.resource, id: record.id }
         })
@@ -281,7 +281,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CatalogRepository.Ca
         }
         yield* replaceLinks(record, true)
       }).pipe(
-        inTransaction(sql),
+        atomically(sql),
         refineErrors,
         Effect.withSpan("CatalogRepository.update", { captureStackTrace: false, attributes: { companyId: record.companyId, resource: record.resource, id: record.id, expectedRevision }
         })

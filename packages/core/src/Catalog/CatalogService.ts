@@ -411,7 +411,8 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
           }])
         }
         yield* violation(translationViolations(definition, body, principal))
-        const result = yield* transactor.withTransaction(write(principal, definition, body, mode)).pipe(
+        // A failure before the mapping is written (a lost race) leaves nothing to undo, so it may be caught.
+        const result = yield* transactor.atomically(write(principal, definition, body, mode)).pipe(
           Effect.catchIf(
             (error): error is MappingConflict => error._tag === "MappingConflict" && error.reason === "external_id_taken",
             () => raceLost(principal, definition, body.external_id as string)
@@ -474,7 +475,7 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
       Effect.gen(function* () {
         const principal = yield* CurrentPrincipal
         const definition = definitions.products
-        const result = yield* transactor.withTransaction(
+        const result = yield* transactor.atomically(
           Effect.gen(function* () {
             const stored = yield* repository.get(principal.company.id, "products", id)
             if (Option.isNone(stored)) {

@@ -52,11 +52,13 @@ export const make = Effect.gen(function* () {
       )
     })
 
+  const withTransaction: Transactor["Type"]["withTransaction"] = (effect) =>
+    Effect.flatMap(FiberRef.get(inTransaction), (nested) =>
+      nested ? restoringOnFailure(effect) : lock.withPermits(1)(restoringOnFailure(Effect.locally(effect, inTransaction, true)))
+    )
   const transactor = Transactor.of({
-    withTransaction: (effect) =>
-      Effect.flatMap(FiberRef.get(inTransaction), (nested) =>
-        nested ? restoringOnFailure(effect) : lock.withPermits(1)(restoringOnFailure(Effect.locally(effect, inTransaction, true)))
-      )
+    withTransaction,
+    atomically: (effect) => Effect.flatMap(FiberRef.get(inTransaction), (nested) => (nested ? effect : withTransaction(effect)))
   })
 
   const visible = (companyId: string, resource: string, id: string) => state.records.get(recordKey(companyId, resource, id))
