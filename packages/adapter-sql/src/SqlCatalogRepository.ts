@@ -127,6 +127,16 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CatalogRepository.Ca
       sql`SELECT ${columns} FROM catalog_records r WHERE r.company_id = ${companyId} AND r.resource = ${resource} AND r.id = ${id}`
   })
 
+  // The mapping's index on (company, connection, resource, record) makes the join one more key lookup.
+  const findMappedRecord = SqlSchema.findOne({
+    Request: Schema.Struct({ companyId: Ids.CompanyId, resource: Resource.ResourceName, id: Ids.RecordId, connectionId: Ids.ConnectionId }),
+    Result: Schema.Struct({ ...RecordRow.fields, mapped_external_id: Schema.NullOr(Schema.String) }),
+    execute: ({ companyId, connectionId, id, resource }) =>
+      sql`SELECT ${columns}, m.external_id AS mapped_external_id FROM catalog_records r
+          LEFT JOIN mappings m ON m.company_id = r.company_id AND m.connection_id = ${connectionId} AND m.resource = r.resource AND m.record_id = r.id
+          WHERE r.company_id = ${companyId} AND r.resource = ${resource} AND r.id = ${id}`
+  })
+
   const findRecords = SqlSchema.findAll({
     Request: Schema.Struct({ companyId: Ids.CompanyId, resource: Resource.ResourceName, ids: Schema.Array(Ids.RecordId) }),
     Result: RecordRow,
@@ -236,6 +246,13 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CatalogRepository.Ca
         Effect.map(Option.map(toStoredRecord)),
         refineErrors,
         Effect.withSpan("CatalogRepository.get", { captureStackTrace: false, attributes: { companyId, resource, id } })
+      ),
+
+    getMapped: (companyId, resource, id, connectionId) =>
+      findMappedRecord({ companyId, resource, id, connectionId }).pipe(
+        Effect.map(Option.map((row) => ({ record: toStoredRecord(row), externalId: row.mapped_external_id }))),
+        refineErrors,
+        Effect.withSpan("CatalogRepository.getMapped", { captureStackTrace: false, attributes: { companyId, resource, id } })
       ),
 
     getMany: (companyId, resource, ids) => {

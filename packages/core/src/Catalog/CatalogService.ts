@@ -433,12 +433,11 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
         const principal = yield* CurrentPrincipal
         const definition = definitions[resource]
         yield* requireScopes(principal, ["catalog:read"])
-        const stored = yield* repository.get(principal.company.id, resource, id)
+        const stored = yield* repository.getMapped(principal.company.id, resource, id, principal.connectionId)
         if (Option.isNone(stored)) {
           return yield* new RecordNotFound({ resource, message: `no ${definition.label} ${id} in this company` })
         }
-        const external = yield* mappings.externalIdsOf(mappingScope(principal, resource), [id])
-        return renderRecord(definition, stored.value, external.get(id) ?? null, principal, "catalog")
+        return renderRecord(definition, stored.value.record, stored.value.externalId, principal, "catalog")
       })
 
     /** A cursor page in id order; archived products are left out. */

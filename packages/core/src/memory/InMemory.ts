@@ -65,6 +65,13 @@ export const make = Effect.gen(function* () {
 
   const repository = CatalogRepository.of({
     get: (companyId, resource, id) => Effect.sync(() => Option.fromNullable(visible(companyId, resource, id))),
+    getMapped: (companyId, resource, id, connectionId) =>
+      Effect.sync(() =>
+        Option.map(Option.fromNullable(visible(companyId, resource, id)), (record) => ({
+          record,
+          externalId: state.mappings.get(byRecord({ companyId, connectionId, resource }, id))?.externalId ?? null
+        }))
+      ),
     getMany: (companyId, resource, ids) =>
       Effect.sync(() => Array.from(new Set(ids)).flatMap((id) => visible(companyId, resource, id) ?? [])),
     existing: (companyId, target, ids) =>
