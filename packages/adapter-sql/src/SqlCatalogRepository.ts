@@ -2,7 +2,7 @@ import { Errors, CatalogRepository, Ids, Resource, type StoredRecord } from "@ca
 import { SqlClient, type Statement, SqlSchema } from "@effect/sql"
 import { Array as Arr, type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
-import { inTransaction } from "./internal/transaction.js"
+import { atomically } from "./internal/transaction.js"
 import { chunks, RecordRow, recordColumns, ReferenceTarget, toRecordRow, toStoredRecord } from "./internal/rows.js"
 
 /** The parameters of a list query, as plain values. */
@@ -127,6 +127,16 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CatalogRepository.Ca
       sql`SELECT ${columns} FROM catalog_records r WHERE r.company_id = ${companyId} AND r.resource = ${resource} AND r.id = ${id}`
   })
 
+  // The mapping's index on (company, connection, resource, record) makes the join one more key lookup.
+  const findMappedRecord = SqlSchema.findOne({
+    Request: Schema.Struct({ companyId: Ids.CompanyId, resource: Resource.ResourceName, id: Ids.RecordId, connectionId: Ids.ConnectionId }),
+    Result: Schema.Struct({ ...RecordRow.fields, mapped_external_id: Schema.NullOr(Schema.String) }),
+    execute: ({ companyId, connectionId, id, resource }) =>
+      sql`SELECT ${columns}, m.external_id AS mapped_external_id FROM catalog_records r
+          LEFT JOIN mappings m ON m.company_id = r.company_id AND m.connection_id = ${connectionId} AND m.resource = r.resource AND m.record_id = r.id
+          WHERE r.company_id = ${companyId} AND r.resource = ${resource} AND r.id = ${id}`
+  })
+
   const findRecords = SqlSchema.findAll({
     Request: Schema.Struct({ companyId: Ids.CompanyId, resource: Resource.ResourceName, ids: Schema.Array(Ids.RecordId) }),
     Result: RecordRow,
@@ -238,6 +248,13 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CatalogRepository.Ca
         Effect.withSpan("CatalogRepository.get", { captureStackTrace: false, attributes: { companyId, resource, id } })
       ),
 
+    getMapped: (companyId, resource, id, connectionId) =>
+      findMappedRecord({ companyId, resource, id, connectionId }).pipe(
+        Effect.map(Option.map((row) => ({ record: toStoredRecord(row), externalId: row.mapped_external_id }))),
+        refineErrors,
+        Effect.withSpan("CatalogRepository.getMapped", { captureStackTrace: false, attributes: { companyId, resource, id } })
+      ),
+
     getMany: (companyId, resource, ids) => {
       const unique = Arr.dedupe(ids)
       return Effect.forEach(chunks(unique), (chunk) => findRecords({ companyId, resource, ids: chunk })).pipe(
@@ -262,7 +279,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CatalogRepository.Ca
     insert: (record) =>
       Effect.zipRight(insertRow(toRecordRow(record)), replaceLinks(record, false)).pipe(
         // A record and its category links are one write even when the caller opened no transaction.
-        inTransaction(sql),
+        atomically(sql),
         refineErrors,
         Effect.withSpan("CatalogRepository.insert", { captureStackTrace: false, attributes: { companyId: record.companyId, resource: record.resource, id: record.id }
         })
@@ -281,7 +298,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CatalogRepository.Ca
         }
         yield* replaceLinks(record, true)
       }).pipe(
-        inTransaction(sql),
+        atomically(sql),
         refineErrors,
         Effect.withSpan("CatalogRepository.update", { captureStackTrace: false, attributes: { companyId: record.companyId, resource: record.resource, id: record.id, expectedRevision }
         })

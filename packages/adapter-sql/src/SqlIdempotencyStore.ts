@@ -38,11 +38,13 @@ const maxAttempts = 3
 const purgeBatch = 1000
 
 /**
- * IdempotencyStore over any `SqlClient`. Every step of a claim is one statement that either changes the
- * row or tells that it did not, so claims from several instances need no transaction and no lock: the
- * INSERT ... ON CONFLICT DO NOTHING lets one of them start a new key, and the conditional UPDATE lets one
- * of them take over an expired one (its WHERE is false once a taker has rewritten the row; PostgreSQL
- * re-checks it after waiting for a concurrent taker's row lock).
+ * IdempotencyStore over any `SqlClient`, its claims made in the write's transaction. Every step of a claim
+ * is one statement that either changes the row or tells that it did not: the INSERT ... ON CONFLICT DO
+ * NOTHING lets one of several requests start a new key (on PostgreSQL the others wait on the key's unique
+ * index until it commits, then find its answer, or insert if it rolled back), and the conditional UPDATE
+ * lets one of them take over an expired one (its WHERE is false once a taker has rewritten the row;
+ * PostgreSQL re-checks it after waiting for a concurrent taker's row lock). Rows committed by older
+ * versions, which claimed in a transaction of their own, may still be running; leases settle those.
  */
 export const make: Effect.Effect<Context.Tag.Service<typeof IdempotencyStore.IdempotencyStore>, never, SqlClient.SqlClient> = Effect.gen(
   function* () {
@@ -147,6 +149,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof IdempotencyStore.Ide
       )
 
     return IdempotencyStore.IdempotencyStore.of({
+      claimsRollBack: true,
       claim: (request) =>
         claimOnce(request, maxAttempts).pipe(
           refineErrors,

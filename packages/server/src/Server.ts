@@ -5,7 +5,7 @@ import { PortalHttp } from "@catalog-sync/portal"
 import { layer as pgPorts } from "@catalog-sync/adapter-pg"
 import { type PersistencePorts, layer as sqlPorts, SqlRateLimiter } from "@catalog-sync/adapter-sql"
 import { layer as sqlitePorts } from "@catalog-sync/adapter-sqlite"
-import { CatalogService, ChangeFeed, Idempotency, IdempotencyStore, Ids, ImportService, InMemoryRateLimiter, InventoryService, JobKinds, JobService, JobSignal, JobStore, JobWorker, MediaService, MediaStagingSweep } from "@catalog-sync/core"
+import { Accounts, CatalogService, ChangeFeed, Idempotency, IdempotencyStore, Ids, ImportService, InMemoryRateLimiter, InventoryService, JobKinds, JobService, JobSignal, JobStore, JobWorker, MediaService, MediaStagingSweep } from "@catalog-sync/core"
 import { SharpImageProcessor } from "@catalog-sync/adapter-image-sharp"
 import { FsMediaStorage } from "@catalog-sync/adapter-storage-fs"
 import type { S3Settings } from "@catalog-sync/adapter-storage-s3"
@@ -98,8 +98,10 @@ const persistenceWith = (config: ServerConfig, overrides: ServerOverrides) => {
   const wrap = overrides.sql
   if (wrap === undefined) return PersistenceLive(config)
   const wrapped = Layer.effect(SqlClient.SqlClient, Effect.flatMap(SqlClient.SqlClient, wrap))
-  // Fresh: the same layer value inside PersistenceLive is memoized with the unwrapped client.
-  return Layer.fresh(sqlPorts).pipe(Layer.provideMerge(wrapped), Layer.provide(PersistenceLive(config)))
+  // Fresh: the same layer value inside PersistenceLive is memoized with the unwrapped client. The cached
+  // accounts stay those of PersistenceLive, so that a wrapped server authenticates as a production one.
+  const cachedAccounts = Layer.effect(Accounts.Accounts, Accounts.Accounts)
+  return Layer.merge(Layer.fresh(sqlPorts).pipe(Layer.provideMerge(wrapped)), cachedAccounts).pipe(Layer.provide(PersistenceLive(config)))
 }
 
 /**

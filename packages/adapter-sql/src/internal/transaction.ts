@@ -37,6 +37,20 @@ const body = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   )
 
 /**
+ * The effect in the transaction open on the fiber, or in its own when there is none: for writes that are
+ * one unit whatever the caller does, where the caller's transaction rolls back on their failure anyway.
+ */
+export const atomically = (sql: SqlClient.SqlClient) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError.SqlError> | Errors.PersistenceError, R> =>
+    Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (open) =>
+      Option.isSome(open)
+        ? Effect.catchAll(effect, (error): Effect.Effect<never, Exclude<E, SqlError.SqlError> | Errors.PersistenceError> =>
+            isSqlError(error) ? fromSqlError(error) : Effect.fail(error as Exclude<E, SqlError.SqlError>)
+          )
+        : inTransaction(sql)(effect)
+    )
+
+/**
  * `sql.withTransaction` whose own failures (BEGIN, SAVEPOINT, COMMIT, ROLLBACK) become PersistenceError
  * instead of SqlError or a defect; the body's failures and defects pass through unchanged.
  */

@@ -29,6 +29,13 @@ export class CatalogRepository extends Context.Tag("@catalog-sync/core/CatalogRe
       resource: ResourceName,
       id: RecordId
     ) => Effect.Effect<Option.Option<StoredRecord>, PersistenceError>
+    /** A record with the external id its mapping of `connectionId` gives it (null if none), in one round trip. */
+    readonly getMapped: (
+      companyId: CompanyId,
+      resource: ResourceName,
+      id: RecordId,
+      connectionId: ConnectionId
+    ) => Effect.Effect<Option.Option<{ readonly record: StoredRecord; readonly externalId: string | null }>, PersistenceError>
     /** The records among `ids` that exist (archived included), in one round trip. */
     readonly getMany: (
       companyId: CompanyId,

@@ -412,7 +412,8 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
           }])
         }
         yield* violation(translationViolations(definition, body, principal))
-        const result = yield* transactor.withTransaction(write(principal, definition, body, mode)).pipe(
+        // A failure before the mapping is written (a lost race) leaves nothing to undo, so it may be caught.
+        const result = yield* transactor.atomically(write(principal, definition, body, mode)).pipe(
           Effect.catchIf(
             (error): error is MappingConflict => error._tag === "MappingConflict" && error.reason === "external_id_taken",
             () => raceLost(principal, definition, body.external_id as string)
@@ -433,12 +434,11 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
         const principal = yield* CurrentPrincipal
         const definition = definitions[resource]
         yield* requireScopes(principal, ["catalog:read"])
-        const stored = yield* repository.get(principal.company.id, resource, id)
+        const stored = yield* repository.getMapped(principal.company.id, resource, id, principal.connectionId)
         if (Option.isNone(stored)) {
           return yield* new RecordNotFound({ resource, message: `no ${definition.label} ${id} in this company` })
         }
-        const external = yield* mappings.externalIdsOf(mappingScope(principal, resource), [id])
-        return recordView(resource, stored.value, external.get(id) ?? null, principal, "catalog")
+        return recordView(resource, stored.value.record, stored.value.externalId, principal, "catalog")
       })
 
     /** A cursor page in id order; archived products are left out. */
@@ -474,7 +474,7 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
       Effect.gen(function* () {
         const principal = yield* CurrentPrincipal
         const definition = definitions.products
-        const result = yield* transactor.withTransaction(
+        const result = yield* transactor.atomically(
           Effect.gen(function* () {
             const stored = yield* repository.get(principal.company.id, "products", id)
             if (Option.isNone(stored)) {

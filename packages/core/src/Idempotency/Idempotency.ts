@@ -43,12 +43,18 @@ const releaseRetries = Schedule.intersect(Schedule.recurs(2), Schedule.spaced("5
  * Runs a write at most once per key. The write and its stored response commit in one transaction; a
  * repeat with the same fingerprint gets the stored response, a different fingerprint a conflict.
  *
- * The claim and its release are an acquire/release pair, both uninterruptible: whenever this request
- * stops (done, failed, or interrupted because its client went away), its claim has been completed by
- * the committed write or is released, so a retry with the key runs at once. The claim's statement runs
- * to its end even when the request is interrupted while it is in flight: otherwise the database could
- * hold a claim that nobody knows about until its lease ends. Only a process that dies leaves its claim
- * to the lease.
+ * Over a store whose claims roll back with a transaction (the SQL ones), the claim is made in that same
+ * transaction: one commit per write, and a repeat sent while the first runs waits for it where the
+ * database makes it wait (the key's unique index on PostgreSQL, the one connection on SQLite), then
+ * replays its answer, or runs the write itself if the first failed and rolled its claim back.
+ *
+ * Over another store (the in-memory one) the claim commits first, and a repeat meanwhile is told
+ * `idempotency_in_progress`; the claim and its release are then an acquire/release pair.
+ *
+ * Either way, whenever this request stops (done, failed, or interrupted because its client went away),
+ * its claim has committed with the write or is gone. The claim's statement runs to its end even when the
+ * request is interrupted while it is in flight, so no claim is made that nobody knows about. Only a
+ * process that dies leaves a claim to its lease, and then only one that committed on its own.
  */
 export const runIdempotent = <E, R>(key: string, fingerprint: string, write: Effect.Effect<StoredResponse, E, R>) =>
   Effect.gen(function* () {
@@ -74,27 +80,25 @@ export const runIdempotent = <E, R>(key: string, fingerprint: string, write: Eff
             message: "a request with this Idempotency-Key is still running; retry it later with the same key"
           })
         case "Started":
-          return transactor
-            .withTransaction(
-              Effect.tap(write, (response) =>
-                Clock.currentTimeMillis.pipe(
-                  Effect.flatMap((at) => store.complete(scope, key, claim.token, response, at)),
-                  // Ran past the lease and a retry took the key over: the retry owns the operation, so this
-                  // write rolls back rather than happen twice.
-                  Effect.filterOrFail(
-                    (kept) => kept,
-                    () =>
-                      new IdempotencyConflict({
-                        reason: "idempotency_in_progress",
-                        message: "this request outlived its claim on the Idempotency-Key and another request with the key took over; retry later with the same key to read its outcome"
-                      })
-                  )
-                )
+          return Effect.tap(write, (response) =>
+            Clock.currentTimeMillis.pipe(
+              Effect.flatMap((at) => store.complete(scope, key, claim.token, response, at)),
+              // Ran past the lease and a retry took the key over: the retry owns the operation, so this
+              // write rolls back rather than happen twice.
+              Effect.filterOrFail(
+                (kept) => kept,
+                () =>
+                  new IdempotencyConflict({
+                    reason: "idempotency_in_progress",
+                    message: "this request outlived its claim on the Idempotency-Key and another request with the key took over; retry later with the same key to read its outcome"
+                  })
               )
             )
-            .pipe(Effect.map((response) => ({ response, replayed: false })))
+          ).pipe(Effect.map((response) => ({ response, replayed: false })))
       }
     }
+
+    const claimThenWrite = (claim: Claim) => (claim._tag === "Started" ? transactor.withTransaction(runClaimed(claim)) : runClaimed(claim))
 
     // A failed, rolled-back or interrupted write frees the key; after a commit the release is a no-op
     // (it drops only a running claim with this token), so an interruption that lands after the commit
@@ -102,5 +106,9 @@ export const runIdempotent = <E, R>(key: string, fingerprint: string, write: Eff
     const releaseUnlessDone = (claim: Claim, exit: Exit.Exit<unknown, unknown>) =>
       claim._tag === "Started" && Exit.isFailure(exit) ? store.release(scope, key, claim.token).pipe(Effect.retry(releaseRetries), Effect.ignore) : Effect.void
 
-    return yield* Effect.acquireUseRelease(claimKey, runClaimed, releaseUnlessDone)
+    const claimAndWrite: Effect.Effect<IdempotentResult, E | IdempotencyConflict | PersistenceError, R> =
+      store.claimsRollBack === true
+        ? transactor.withTransaction(Effect.flatMap(Effect.uninterruptible(claimKey), runClaimed))
+        : Effect.acquireUseRelease(claimKey, claimThenWrite, releaseUnlessDone)
+    return yield* claimAndWrite
   })

@@ -39,14 +39,17 @@ export interface ClaimRequest {
 
 /**
  * Durable idempotency records. `claim` is atomic across instances: of two requests with one key, one
- * starts and the other sees InProgress. `complete` runs inside the transaction of the protected write,
- * so the stored response and the write commit together; it reports false when the claim was taken over
- * (its token is gone), and the caller then rolls the write back.
+ * starts and the other sees InProgress, or (a store whose claims roll back, in the write's transaction)
+ * waits for the first to end. `complete` runs inside the transaction of the protected write, so the
+ * stored response and the write commit together; it reports false when the claim was taken over (its
+ * token is gone), and the caller then rolls the write back.
  */
 export class IdempotencyStore extends Context.Tag("@catalog-sync/core/IdempotencyStore")<
   IdempotencyStore,
   {
     readonly claim: (request: ClaimRequest) => Effect.Effect<Claim, PersistenceError>
+    /** Claims are made in the write's transaction and undone by its rollback (one commit per write). */
+    readonly claimsRollBack?: boolean | undefined
     readonly complete: (
       scope: IdempotencyScope,
       key: string,

@@ -166,7 +166,8 @@ export class ImportService extends Effect.Service<ImportService>()("@catalog-syn
         .withTransaction(
           runPasses(records, (record) =>
             attempt(record, (decoded) =>
-              Effect.map(catalog.upsert(record.resource, decoded), (result): Attempt => ({
+              // A savepoint: a failed record rolls back its own writes only.
+              Effect.map(transactor.withTransaction(catalog.upsert(record.resource, decoded)), (result): Attempt => ({
                 _tag: "Applied",
                 outcome: result.outcome,
                 // A dry run's new records do not survive it: no id to show.
@@ -276,7 +277,7 @@ export class ImportService extends Effect.Service<ImportService>()("@catalog-syn
                 Effect.forEach(batch, (item) =>
                   attempt(item, (decoded) =>
                     Effect.gen(function* () {
-                      const result = yield* catalog.upsert(item.resource, decoded)
+                      const result = yield* transactor.withTransaction(catalog.upsert(item.resource, decoded))
                       const { at } = yield* now
                       const recordId = result.record.id as string
                       if (!(yield* store.markApplied(job.id, item.index, { outcome: result.outcome, recordId, run: job.run, at }))) {

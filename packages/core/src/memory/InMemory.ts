@@ -52,17 +52,26 @@ export const make = Effect.gen(function* () {
       )
     })
 
+  const withTransaction: Transactor["Type"]["withTransaction"] = (effect) =>
+    Effect.flatMap(FiberRef.get(inTransaction), (nested) =>
+      nested ? restoringOnFailure(effect) : lock.withPermits(1)(restoringOnFailure(Effect.locally(effect, inTransaction, true)))
+    )
   const transactor = Transactor.of({
-    withTransaction: (effect) =>
-      Effect.flatMap(FiberRef.get(inTransaction), (nested) =>
-        nested ? restoringOnFailure(effect) : lock.withPermits(1)(restoringOnFailure(Effect.locally(effect, inTransaction, true)))
-      )
+    withTransaction,
+    atomically: (effect) => Effect.flatMap(FiberRef.get(inTransaction), (nested) => (nested ? effect : withTransaction(effect)))
   })
 
   const visible = (companyId: string, resource: string, id: string) => state.records.get(recordKey(companyId, resource, id))
 
   const repository = CatalogRepository.of({
     get: (companyId, resource, id) => Effect.sync(() => Option.fromNullable(visible(companyId, resource, id))),
+    getMapped: (companyId, resource, id, connectionId) =>
+      Effect.sync(() =>
+        Option.map(Option.fromNullable(visible(companyId, resource, id)), (record) => ({
+          record,
+          externalId: state.mappings.get(byRecord({ companyId, connectionId, resource }, id))?.externalId ?? null
+        }))
+      ),
     getMany: (companyId, resource, ids) =>
       Effect.sync(() => Array.from(new Set(ids)).flatMap((id) => visible(companyId, resource, id) ?? [])),
     existing: (companyId, target, ids) =>

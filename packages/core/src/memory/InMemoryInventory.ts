@@ -32,20 +32,21 @@ export const layer: Layer.Layer<InventoryRepository | Transactor, never, Transac
     })
     const bySource = (key: string) => Array.from(state.items.values()).find((i) => sourceKey(i) === key)
 
-    const transactor = Transactor.of({
-      withTransaction: (effect) =>
-        base.withTransaction(
-          Effect.suspend(() => {
-            const snapshot: State = { items: new Map(state.items), balances: new Map(state.balances), events: new Map(state.events) }
-            return effect.pipe(
-              Effect.onExit((exit) =>
-                Effect.sync(() => {
-                  if (exit._tag === "Failure") Object.assign(state, snapshot)
-                })
-              )
-            )
-          })
+    const restoringOnFailure = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      Effect.suspend(() => {
+        const snapshot: State = { items: new Map(state.items), balances: new Map(state.balances), events: new Map(state.events) }
+        return effect.pipe(
+          Effect.onExit((exit) =>
+            Effect.sync(() => {
+              if (exit._tag === "Failure") Object.assign(state, snapshot)
+            })
+          )
         )
+      })
+    const transactor = Transactor.of({
+      withTransaction: (effect) => base.withTransaction(restoringOnFailure(effect)),
+      // The base joins an open transaction, whose own snapshot then covers this state too.
+      atomically: (effect) => base.atomically(restoringOnFailure(effect))
     })
 
     const repository = InventoryRepository.of({

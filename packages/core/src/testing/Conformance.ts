@@ -68,6 +68,21 @@ export const runConformance = (name: string, ports: Layer.Layer<PersistencePorts
           expect(Option.isNone(yield* repo.get(company, "categories", r.id))).toBe(true)
         }))
 
+      it.effect("getMapped reads a record with the external id of the connection's mapping, null without one", () =>
+        Effect.gen(function* () {
+          const repo = yield* CatalogRepository
+          const mappings = yield* Mappings
+          const company = companyId()
+          const connection = connectionId()
+          const r = record(company, { data: { name: "Lamp" } })
+          yield* repo.insert(r)
+          yield* mappings.insert(mapping(scopeOf(company, connection), "lamp-1", r.id))
+          expect(Option.getOrThrow(yield* repo.getMapped(company, "products", r.id, connection))).toEqual({ record: r, externalId: "lamp-1" })
+          expect(Option.getOrThrow(yield* repo.getMapped(company, "products", r.id, connectionId()))).toEqual({ record: r, externalId: null })
+          expect(Option.isNone(yield* repo.getMapped(companyId(), "products", r.id, connection))).toBe(true)
+          expect(Option.isNone(yield* repo.getMapped(company, "categories", r.id, connection))).toBe(true)
+        }))
+
       it.effect("getMany and existing return only the company's records of the resource", () =>
         Effect.gen(function* () {
           const repo = yield* CatalogRepository

@@ -1,0 +1,88 @@
+import { expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { statementLog } from "./StatementLog.js"
+import { call, TestServer, TestServerWith, testDatabase } from "./TestServer.js"
+
+const writer = ["catalog:read", "catalog:write", "prices:read", "prices:write"]
+const log = statementLog(testDatabase)
+
+/** The statements one request runs, from the request to its answer. */
+const statementsOf = <A, E, R>(request: Effect.Effect<A, E, R>) =>
+  Effect.gen(function* () {
+    yield* log.start
+    const answer = yield* request
+    return { answer, statements: yield* log.stop }
+  })
+
+/** The statements of a request and the background work it starts, until no statement has run for 300 ms. */
+const statementsUntilQuiet = <A, E, R>(request: Effect.Effect<A, E, R>) =>
+  Effect.gen(function* () {
+    yield* log.start
+    const answer = yield* request
+    let seen = -1
+    for (let now = yield* log.count; now !== seen; now = yield* log.count) {
+      seen = now
+      yield* Effect.sleep("300 millis")
+    }
+    return { answer, statements: yield* log.stop }
+  })
+
+/**
+ * What each request costs in statements, BEGIN and COMMIT included (key lookups are cached, so none
+ * appears). The counts are exact so that a statement added to a hot path shows here and is a decision.
+ * PostgreSQL adds the shared rate-limit windows (the key's and the company's) per request, and the lock
+ * of a change-feed append. `importFirstRecord` is a one-record import from its submission to the end of
+ * its job; `importRecord` what each further record of a batch adds.
+ */
+const expected = {
+  sqlite: { getById: 1, feedPoll: 1, create: 10, update: 12, importFirstRecord: 24, importRecord: 8 },
+  postgres: { getById: 3, feedPoll: 3, create: 13, update: 15, importFirstRecord: 28, importRecord: 9 }
+}[testDatabase]
+
+const importOf = (count: number, prefix: string) => ({
+  records: Array.from({ length: count }, (_, i) => ({ resource: "products", body: { external_id: `${prefix}-${i}`, name: `${prefix} ${i}`, category_ids: [{ external_id: "c1" }] } }))
+})
+
+// The job worker polls only when woken by a queued job, so that its idle polls do not mix in.
+layer(TestServerWith({ sql: log.wrap }, { JOB_POLL_MILLISECONDS: "600000" }), { excludeTestServices: true, timeout: 60_000 })(`statements per request on ${testDatabase}`, (it) => {
+  it.effect("a GET by id, a feed poll, a create, an update and an import record run the statements counted here", () =>
+    Effect.gen(function* () {
+      const { url, tenant } = yield* TestServer
+      const token = yield* (yield* tenant()).key(writer)
+      expect((yield* call(url, "POST", "/categories/upsert", { token, body: { external_id: "c1", name: "C1" } })).status).toBe(200)
+
+      const create = yield* statementsOf(call(url, "POST", "/products/upsert", { token, body: { external_id: "p1", name: "P1", category_ids: [{ external_id: "c1" }] } }))
+      expect(create.answer.body.outcome).toBe("created")
+      const update = yield* statementsOf(
+        call(url, "POST", "/products/upsert", { token, body: { external_id: "p1", name: "P2", expected_revision: 1, category_ids: [{ external_id: "c1" }] } })
+      )
+      expect(update.answer.body.outcome).toBe("updated")
+      const getById = yield* statementsOf(call(url, "GET", `/products/${create.answer.body.record.id}`, { token }))
+      expect(getById.answer.body.record).toMatchObject({ external_id: "p1", name: "P2", revision: 2, category_ids: [expect.any(String)] })
+      const head = (yield* call(url, "GET", "/products?limit=1", { token })).body.change_cursor
+      const caughtUp = (yield* call(url, "GET", `/changes?cursor=${head}`, { token })).body.next_cursor
+      const feedPoll = yield* statementsOf(call(url, "GET", `/changes?cursor=${caughtUp}`, { token }))
+      expect(feedPoll.answer.body.records).toEqual([])
+
+      // An import of one record, then of eleven: the difference is ten records' worth.
+      const one = yield* statementsUntilQuiet(call(url, "POST", "/imports", { token, body: importOf(1, "one") }))
+      const eleven = yield* statementsUntilQuiet(call(url, "POST", "/imports", { token, body: importOf(11, "eleven") }))
+      for (const submitted of [one, eleven]) {
+        const job = (yield* call(url, "GET", `/imports/${submitted.answer.body.job.id}`, { token })).body.job
+        expect(job).toMatchObject({ state: "completed", counts: { failed: 0 } })
+      }
+      const perRecord = (eleven.statements.length - one.statements.length) / 10
+
+      const counts = {
+        getById: getById.statements.length,
+        feedPoll: feedPoll.statements.length,
+        create: create.statements.length,
+        update: update.statements.length,
+        importFirstRecord: one.statements.length,
+        importRecord: perRecord
+      }
+      console.log(`statements (${testDatabase}): ${JSON.stringify(counts)}`)
+      if (process.env.STATEMENTS_VERBOSE !== undefined) console.log(JSON.stringify({ getById: getById.statements, feedPoll: feedPoll.statements, create: create.statements, update: update.statements }, null, 1))
+      expect(counts).toEqual(expected)
+    }))
+})
