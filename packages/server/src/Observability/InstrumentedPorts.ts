@@ -25,7 +25,9 @@ export const transactor = Layer.effect(
   Transactor.Transactor,
   Effect.map(Transactor.Transactor, (inner) =>
     Transactor.Transactor.of({
-      withTransaction: (effect) => timed(inner.withTransaction(effect), Instruments.transactionDuration, (exit) => ({ outcome: Exit.isSuccess(exit) ? "commit" : "rollback" }))
+      withTransaction: (effect) => timed(inner.withTransaction(effect), Instruments.transactionDuration, (exit) => ({ outcome: Exit.isSuccess(exit) ? "commit" : "rollback" })),
+      // Mostly joins a transaction measured above; timing it would count a part of one as a transaction.
+      atomically: inner.atomically
     })
   )
 )
