@@ -15,7 +15,14 @@ export default defineConfig({
     // The JSON report lets .ci/run print a plain "N passed, N failed" closing line.
     reporters: [
       "default",
-      ["json", { outputFile: process.env.TEST_RESULTS_FILE ?? (process.env.TEST_DATABASE === "postgres" ? "build/test-results-postgres.json" : "build/test-results.json") }]
+      [
+        "json",
+        {
+          outputFile:
+            process.env.TEST_RESULTS_FILE ??
+            (process.env.TEST_DATABASE === "postgres" ? "build/test-results-postgres.json" : "build/test-results.json")
+        }
+      ]
     ],
     testTimeout: 30_000,
     hookTimeout: 60_000

@@ -16,7 +16,17 @@
  * Cache: $CATALOG_SYNC_NODE_CACHE, else $XDG_CACHE_HOME/catalog-sync, else ~/.cache/catalog-sync.
  */
 import { execFileSync, spawnSync } from "node:child_process"
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  writeFileSync
+} from "node:fs"
 import { homedir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -24,12 +34,15 @@ import { fileURLToPath } from "node:url"
 const root = fileURLToPath(new URL("..", import.meta.url))
 const [wanted, ...command] = process.argv.slice(2)
 if (wanted === undefined || !/^\d+(\.\d+){0,2}$/.test(wanted) || command.length === 0) {
-  process.stderr.write("usage: node scripts/other-node.mjs <major, major.minor or exact version> <command> [arguments...]\n")
+  process.stderr.write(
+    "usage: node scripts/other-node.mjs <major, major.minor or exact version> <command> [arguments...]\n"
+  )
   process.exit(2)
 }
 
 const log = (message) => process.stderr.write(`other-node: ${message}\n`)
-const cacheRoot = process.env.CATALOG_SYNC_NODE_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "catalog-sync")
+const cacheRoot =
+  process.env.CATALOG_SYNC_NODE_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "catalog-sync")
 const packageName = `node-${process.platform}-${process.arch}`
 const npm = process.platform === "win32" ? "npm.cmd" : "npm"
 
@@ -38,12 +51,22 @@ const newest = (versions) => [...versions].sort((a, b) => a.localeCompare(b, und
 /** The newest release matching the wanted version on the registry; offline, the newest one in the cache. */
 const resolveVersion = () => {
   try {
-    const versions = JSON.parse(execFileSync(npm, ["view", `${packageName}@${wanted}`, "version", "--json"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }))
+    const versions = JSON.parse(
+      execFileSync(npm, ["view", `${packageName}@${wanted}`, "version", "--json"], {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "ignore"]
+      })
+    )
     return newest([versions].flat())
   } catch {
-    const cached = existsSync(cacheRoot) ? readdirSync(cacheRoot).filter((name) => name === `${packageName}-${wanted}` || name.startsWith(`${packageName}-${wanted}.`)) : []
+    const cached = existsSync(cacheRoot)
+      ? readdirSync(cacheRoot).filter(
+          (name) => name === `${packageName}-${wanted}` || name.startsWith(`${packageName}-${wanted}.`)
+        )
+      : []
     const version = newest(cached.map((name) => name.slice(packageName.length + 1)))
-    if (version === undefined) throw new Error(`cannot resolve ${packageName}@${wanted} on the registry, and none is cached in ${cacheRoot}`)
+    if (version === undefined)
+      throw new Error(`cannot resolve ${packageName}@${wanted} on the registry, and none is cached in ${cacheRoot}`)
     return version
   }
 }
@@ -57,7 +80,12 @@ const nodeDistribution = (version) => {
   const partial = `${home}.partial-${process.pid}`
   mkdirSync(partial, { recursive: true })
   try {
-    const [packed] = JSON.parse(execFileSync(npm, ["pack", `${packageName}@${version}`, "--json", "--pack-destination", partial], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }))
+    const [packed] = JSON.parse(
+      execFileSync(npm, ["pack", `${packageName}@${version}`, "--json", "--pack-destination", partial], {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "inherit"]
+      })
+    )
     execFileSync("tar", ["xzf", join(partial, packed.filename), "-C", partial], { stdio: "inherit" })
     rmSync(join(partial, packed.filename))
     rmSync(home, { recursive: true, force: true })
@@ -87,12 +115,17 @@ const betterSqlite3 = (dist, version) => {
   log(`building better-sqlite3 ${addonVersion} for Node ${version} in ${home}`)
   rmSync(home, { recursive: true, force: true })
   mkdirSync(home, { recursive: true })
-  for (const part of ["package.json", "binding.gyp", "src", "deps"]) cpSync(join(sources, part), join(home, part), { recursive: true })
-  const built = spawnSync(join(dist, "bin", "node"), [nodeGyp(), "rebuild", "--release", `--nodedir=${dist}`, "--jobs=max"], {
-    cwd: home,
-    encoding: "utf8",
-    maxBuffer: 64 * 1024 * 1024
-  })
+  for (const part of ["package.json", "binding.gyp", "src", "deps"])
+    cpSync(join(sources, part), join(home, part), { recursive: true })
+  const built = spawnSync(
+    join(dist, "bin", "node"),
+    [nodeGyp(), "rebuild", "--release", `--nodedir=${dist}`, "--jobs=max"],
+    {
+      cwd: home,
+      encoding: "utf8",
+      maxBuffer: 64 * 1024 * 1024
+    }
+  )
   if (built.status !== 0 || !existsSync(addon)) {
     process.stderr.write(`${built.stdout}${built.stderr}`)
     rmSync(home, { recursive: true, force: true })
@@ -115,6 +148,8 @@ const env = {
 const [name, ...args] = command
 const script = join(root, "node_modules", ".bin", name)
 log(`running under Node ${version}: ${command.join(" ")}`)
-const result = existsSync(script) ? spawnSync(node, [realpathSync(script), ...args], { cwd: root, env, stdio: "inherit" }) : spawnSync(name, args, { cwd: root, env, stdio: "inherit" })
+const result = existsSync(script)
+  ? spawnSync(node, [realpathSync(script), ...args], { cwd: root, env, stdio: "inherit" })
+  : spawnSync(name, args, { cwd: root, env, stdio: "inherit" })
 if (result.error !== undefined) throw result.error
 process.exit(result.status ?? 1)

@@ -10,8 +10,13 @@ import { fileURLToPath } from "node:url"
 const root = fileURLToPath(new URL("..", import.meta.url))
 const tools = ["typescript", "tsup"].filter((name) => !existsSync(join(root, "node_modules", name, "package.json")))
 if (tools.length > 0) {
-  process.stderr.write(`prepare: ${tools.join(" and ")} not installed (dev dependencies omitted); the packages are not built\n`)
+  process.stderr.write(
+    `prepare: ${tools.join(" and ")} not installed (dev dependencies omitted); the packages are not built\n`
+  )
   process.exit(0)
 }
-const build = spawnSync(process.platform === "win32" ? "npm.cmd" : "npm", ["run", "-s", "build"], { cwd: root, stdio: "inherit" })
+const build = spawnSync(process.platform === "win32" ? "npm.cmd" : "npm", ["run", "-s", "build"], {
+  cwd: root,
+  stdio: "inherit"
+})
 process.exit(build.status ?? 1)

@@ -12,7 +12,9 @@ const root = fileURLToPath(new URL("..", import.meta.url))
 /** The workspace folders of package.json's `workspaces` globs (`packages/*`, `examples/*`). */
 const workspaces = () =>
   ["packages", "examples"].flatMap((parent) =>
-    readdirSync(join(root, parent), { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? [join(parent, entry.name)] : []))
+    readdirSync(join(root, parent), { withFileTypes: true }).flatMap((entry) =>
+      entry.isDirectory() ? [join(parent, entry.name)] : []
+    )
   )
 
 describe("package-lock.json", () => {
@@ -26,7 +28,10 @@ describe("package-lock.json", () => {
         mkdirSync(join(clone, workspace), { recursive: true })
         copyFileSync(join(root, workspace, "package.json"), join(clone, workspace, "package.json"))
       }
-      const { stdout } = await run("npm", ["ci", "--dry-run", "--ignore-scripts", "--no-audit", "--no-fund"], { cwd: clone, maxBuffer: 16 * 1024 * 1024 })
+      const { stdout } = await run("npm", ["ci", "--dry-run", "--ignore-scripts", "--no-audit", "--no-fund"], {
+        cwd: clone,
+        maxBuffer: 16 * 1024 * 1024
+      })
       expect(stdout).toMatch(/added \d+ packages/)
     } finally {
       rmSync(clone, { recursive: true, force: true })

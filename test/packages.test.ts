@@ -23,14 +23,22 @@ const entries = readdirSync(join(root, "packages")).flatMap((folder) => {
   if (manifest.bin !== undefined) return []
   return Object.entries(manifest.exports ?? {})
     .filter(([subpath]) => subpath !== "./testing")
-    .map(([subpath, target]) => ({ folder, specifier: subpath === "." ? manifest.name : `${manifest.name}/${subpath.slice(2)}`, target }))
+    .map(([subpath, target]) => ({
+      folder,
+      specifier: subpath === "." ? manifest.name : `${manifest.name}/${subpath.slice(2)}`,
+      target
+    }))
 })
 
 // npm install builds the packages (the root's prepare script), so a script in the clone can import them,
 // and a TypeScript project outside the workspace finds their declarations, without a manual build.
 describe("the workspace packages after npm install", () => {
   it("have the JavaScript and the declarations their exports maps name", () => {
-    const missing = entries.flatMap(({ folder, target }) => [target.default, target.types].filter((file) => !existsSync(join(root, "packages", folder, file))).map((file) => `packages/${folder}/${file}`))
+    const missing = entries.flatMap(({ folder, target }) =>
+      [target.default, target.types]
+        .filter((file) => !existsSync(join(root, "packages", folder, file)))
+        .map((file) => `packages/${folder}/${file}`)
+    )
     expect(missing).toEqual([])
   })
 

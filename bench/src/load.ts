@@ -6,8 +6,17 @@ export interface LoadRequest {
   readonly headers?: Record<string, string>
   readonly body?: string
   /** Called before every request; returns what to send. */
-  readonly next?: (context: Record<string, unknown>) => { path: string; headers?: Record<string, string>; body?: string }
-  readonly onResponse?: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string>) => void
+  readonly next?: (context: Record<string, unknown>) => {
+    path: string
+    headers?: Record<string, string>
+    body?: string
+  }
+  readonly onResponse?: (
+    status: number,
+    body: string,
+    context: Record<string, unknown>,
+    headers: Record<string, string>
+  ) => void
 }
 
 export interface LoadResult {
@@ -28,7 +37,12 @@ export const load = (
   options: { readonly seconds: number; readonly connections: number; readonly overallRate?: number }
 ): Promise<LoadResult> =>
   new Promise((resolve, reject) => {
-    const base = { method: request.method ?? "GET", path: request.path, headers: request.headers ?? {}, body: request.body }
+    const base = {
+      method: request.method ?? "GET",
+      path: request.path,
+      headers: request.headers ?? {},
+      body: request.body
+    }
     const next = request.next
     autocannon(
       {
@@ -46,7 +60,12 @@ export const load = (
               : {
                   setupRequest: (req: any, context: Record<string, unknown>) => {
                     const built = next(context)
-                    return { ...req, path: built.path, headers: { ...base.headers, ...built.headers }, ...(built.body === undefined ? {} : { body: built.body }) }
+                    return {
+                      ...req,
+                      path: built.path,
+                      headers: { ...base.headers, ...built.headers },
+                      ...(built.body === undefined ? {} : { body: built.body })
+                    }
                   }
                 }),
             ...(request.onResponse === undefined ? {} : { onResponse: request.onResponse })
@@ -56,7 +75,8 @@ export const load = (
       (error: unknown, result: any) => {
         if (error) return reject(error)
         const statuses: Record<string, number> = {}
-        for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statuses[code] = (stat as { count: number }).count
+        for (const [code, stat] of Object.entries(result.statusCodeStats ?? {}))
+          statuses[code] = (stat as { count: number }).count
         const ok = Object.entries(statuses).reduce((n, [code, count]) => (code.startsWith("2") ? n + count : n), 0)
         resolve({
           rps: ok / options.seconds,
@@ -74,5 +94,9 @@ export const load = (
 export const median = (values: ReadonlyArray<number>): number => {
   const sorted = [...values].sort((a, b) => a - b)
   const mid = Math.floor(sorted.length / 2)
-  return sorted.length === 0 ? Number.NaN : sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+  return sorted.length === 0
+    ? Number.NaN
+    : sorted.length % 2 === 1
+      ? sorted[mid]!
+      : (sorted[mid - 1]! + sorted[mid]!) / 2
 }

@@ -26,7 +26,10 @@ export interface LoaderContext {
   readonly quick: boolean
   readonly log: (message: string) => void
   /** Starts a server process (as main.ts starts every server) and returns its URL and a stop function. */
-  readonly startServer: (name: string, env: Record<string, string>) => Promise<{ readonly url: string; readonly stop: () => Promise<void> }>
+  readonly startServer: (
+    name: string,
+    env: Record<string, string>
+  ) => Promise<{ readonly url: string; readonly stop: () => Promise<void> }>
 }
 
 const bin = (root: string) => join(root, "packages/client/bin/catalog-sync-load.mjs")
@@ -53,7 +56,13 @@ interface Sample {
 }
 
 /** Runs the loader to its end, sampling its RSS and CPU and following its --json progress. */
-const runLoader = (root: string, cwd: string, args: ReadonlyArray<string>, keys: ReadonlyArray<string>, nodeFlags: ReadonlyArray<string> = []) =>
+const runLoader = (
+  root: string,
+  cwd: string,
+  args: ReadonlyArray<string>,
+  keys: ReadonlyArray<string>,
+  nodeFlags: ReadonlyArray<string> = []
+) =>
   new Promise<{ summary: any; samples: Array<Sample>; ms: number }>((resolve, reject) => {
     const started = performance.now()
     const child: ChildProcess = spawn(process.execPath, [...nodeFlags, bin(root), "--json", ...args], {
@@ -77,7 +86,8 @@ const runLoader = (root: string, cwd: string, args: ReadonlyArray<string>, keys:
         } catch {
           continue
         }
-        if (event.event === "progress") done = event.resources.reduce((sum: number, r: { done: number }) => sum + r.done, 0)
+        if (event.event === "progress")
+          done = event.resources.reduce((sum: number, r: { done: number }) => sum + r.done, 0)
         if (event.event === "summary") summary = event
       }
     })
@@ -100,15 +110,28 @@ const workerTimeline = (db: string, companyId: string) => {
   const conn = new Database(db, { readonly: true })
   try {
     const jobs = (
-      conn.prepare("SELECT created_at, started_at, finished_at FROM jobs WHERE company_id = ? AND kind = 'import' ORDER BY started_at").all(companyId) as Array<{
+      conn
+        .prepare(
+          "SELECT created_at, started_at, finished_at FROM jobs WHERE company_id = ? AND kind = 'import' ORDER BY started_at"
+        )
+        .all(companyId) as Array<{
         created_at: string
         started_at: string
         finished_at: string
       }>
-    ).map((j) => ({ created: Date.parse(j.created_at), started: Date.parse(j.started_at), finished: Date.parse(j.finished_at) }))
+    ).map((j) => ({
+      created: Date.parse(j.created_at),
+      started: Date.parse(j.started_at),
+      finished: Date.parse(j.finished_at)
+    }))
     let waitedForLoader = 0
-    for (let i = 1; i < jobs.length; i++) waitedForLoader += Math.max(0, Math.min(jobs[i]!.started, jobs[i]!.created) - jobs[i - 1]!.finished)
-    return { span: (jobs.at(-1)!.finished - jobs[0]!.started) / 1000, waitedForLoader: waitedForLoader / 1000, jobs: jobs.length }
+    for (let i = 1; i < jobs.length; i++)
+      waitedForLoader += Math.max(0, Math.min(jobs[i]!.started, jobs[i]!.created) - jobs[i - 1]!.finished)
+    return {
+      span: (jobs.at(-1)!.finished - jobs[0]!.started) / 1000,
+      waitedForLoader: waitedForLoader / 1000,
+      jobs: jobs.length
+    }
   } finally {
     conn.close()
   }
@@ -126,7 +149,10 @@ const writeLines = async (path: string, count: number, line: (i: number) => stri
 const tenantServer = async (context: LoaderContext, name: string, languages?: ReadonlyArray<string>, companies = 1) => {
   const dir = join(context.work, name)
   const created = await createTenants(dir, companies, 5, undefined, undefined, languages)
-  const server = await context.startServer(`server (${name})`, { DATA_DIR: dir, BENCHMARK_RATE_LIMIT_MULTIPLIER: "1000" })
+  const server = await context.startServer(`server (${name})`, {
+    DATA_DIR: dir,
+    BENCHMARK_RATE_LIMIT_MULTIPLIER: "1000"
+  })
   return { company: created[0]!, companies: created, server, db: join(dir, "catalog-sync.db"), dir }
 }
 
@@ -144,7 +170,11 @@ const rawImport = async (url: string, token: string, db: string, companyId: stri
   const post = async (records: ReadonlyArray<unknown>) => {
     const response = await fetch(`${url}/api/v1/imports`, {
       method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "idempotency-key": `bench-raw-${randomUUID()}` },
+      headers: {
+        authorization: `Bearer ${token}`,
+        "content-type": "application/json",
+        "idempotency-key": `bench-raw-${randomUUID()}`
+      },
       body: JSON.stringify({ records })
     })
     if (response.status !== 202) throw new Error(`raw import: ${response.status} ${await response.text()}`)
@@ -180,20 +210,37 @@ export const scenarioLoader = async (context: LoaderContext): Promise<Array<Row>
     await writeLines(join(dir, "categories.jsonl"), categories.length, (i) => JSON.stringify(categories[i]))
     await writeLines(join(dir, "products.jsonl"), count, (i) => JSON.stringify(product(i)))
     build(context.root)
-    context.log(`loader: ${count} products, input ${(statSync(join(dir, "products.jsonl")).size / 2 ** 20).toFixed(1)} MiB`)
+    context.log(
+      `loader: ${count} products, input ${(statSync(join(dir, "products.jsonl")).size / 2 ** 20).toFixed(1)} MiB`
+    )
 
     // The baseline first, on the other company: its categories, then the products.
     const rawSetup = await fetch(`${server.url}/api/v1/imports`, {
       method: "POST",
-      headers: { authorization: `Bearer ${rawCompany.tokens[0]}`, "content-type": "application/json", "idempotency-key": `bench-raw-${randomUUID()}` },
+      headers: {
+        authorization: `Bearer ${rawCompany.tokens[0]}`,
+        "content-type": "application/json",
+        "idempotency-key": `bench-raw-${randomUUID()}`
+      },
       body: JSON.stringify({ records: categories.map((body) => ({ resource: "categories", body })) })
     })
     if (rawSetup.status !== 202) throw new Error(`raw import categories: ${rawSetup.status}`)
-    const rawMs = await rawImport(server.url, rawCompany.tokens[0]!, db, rawCompany.id, Array.from({ length: count }, (_, i) => product(i)))
+    const rawMs = await rawImport(
+      server.url,
+      rawCompany.tokens[0]!,
+      db,
+      rawCompany.id,
+      Array.from({ length: count }, (_, i) => product(i))
+    )
     const rawRate = count / (rawMs / 1000)
     context.log(`loader: the minimal client imported ${count} products at ${rawRate.toFixed(0)} records/s`)
 
-    const { summary, samples } = await runLoader(context.root, dir, ["--url", server.url, "--max-pending", "20", "categories.jsonl", "products.jsonl"], company.tokens)
+    const { summary, samples } = await runLoader(
+      context.root,
+      dir,
+      ["--url", server.url, "--max-pending", "20", "categories.jsonl", "products.jsonl"],
+      company.tokens
+    )
     const products = summary.resources.find((r: { resource: string }) => r.resource === "products")
     if (summary.failed !== 0 || products.created !== count) throw new Error(`loader: ${JSON.stringify(summary)}`)
     const loaderRate = (count + categories.length) / (summary.elapsedMs / 1000)
@@ -233,8 +280,18 @@ export const scenarioLoaderMemory = async (context: LoaderContext): Promise<Arra
   const { company, server, dir } = await tenantServer(context, "loader-memory", languages)
   try {
     // ~45 KB a product: a 4,000-character description and ten translations of as much.
-    const text = (seed: number) => Array.from({ length: 500 }, (_, k) => `w${(seed * 31 + k) % 997}`).join(" ").padEnd(4000, ".").slice(0, 4000)
-    const perRecord = JSON.stringify({ external_id: "p-0", name: "x", category_ids: [{ external_id: "c" }], details: { description: text(0) }, translations: Object.fromEntries(languages.map((l) => [l, { name: "x", description: text(0) }])) }).length
+    const text = (seed: number) =>
+      Array.from({ length: 500 }, (_, k) => `w${(seed * 31 + k) % 997}`)
+        .join(" ")
+        .padEnd(4000, ".")
+        .slice(0, 4000)
+    const perRecord = JSON.stringify({
+      external_id: "p-0",
+      name: "x",
+      category_ids: [{ external_id: "c" }],
+      details: { description: text(0) },
+      translations: Object.fromEntries(languages.map((l) => [l, { name: "x", description: text(0) }]))
+    }).length
     const count = Math.ceil((1.05 * 2 ** 30) / perRecord)
     await writeLines(join(dir, "categories.jsonl"), 1, () => JSON.stringify({ external_id: "c", name: "Category" }))
     await writeLines(join(dir, "products.jsonl"), count, (i) =>
@@ -243,14 +300,22 @@ export const scenarioLoaderMemory = async (context: LoaderContext): Promise<Arra
         name: `Product ${i}`,
         category_ids: [{ external_id: "c" }],
         details: { description: text(i) },
-        translations: Object.fromEntries(languages.map((l) => [l, { name: `Product ${i} ${l}`, description: text(i + 1) }]))
+        translations: Object.fromEntries(
+          languages.map((l) => [l, { name: `Product ${i} ${l}`, description: text(i + 1) }])
+        )
       })
     )
     const bytes = statSync(join(dir, "products.jsonl")).size
     context.log(`loader-memory: ${count} products, ${(bytes / 2 ** 30).toFixed(2)} GiB`)
     build(context.root)
     // The JS heap capped far below the input: the load fails if the loader keeps what it reads.
-    const { summary, samples } = await runLoader(context.root, dir, ["--url", server.url, "categories.jsonl", "products.jsonl"], company.tokens, [`--max-old-space-size=${heapCapMb}`])
+    const { summary, samples } = await runLoader(
+      context.root,
+      dir,
+      ["--url", server.url, "categories.jsonl", "products.jsonl"],
+      company.tokens,
+      [`--max-old-space-size=${heapCapMb}`]
+    )
     if (summary.failed !== 0) throw new Error(`loader-memory: ${JSON.stringify(summary)}`)
     const at = (share: number) => {
       const sample = samples.find((s) => s.done >= share * count) ?? samples.at(-1)!
@@ -259,7 +324,9 @@ export const scenarioLoaderMemory = async (context: LoaderContext): Promise<Arra
     const points = [0.1, 0.25, 0.5, 0.75, 1].map((share) => [share, at(share)] as const)
     const peak = Math.max(...samples.map((s) => s.rss))
     const growth = (at(1) - at(0.25)) / at(0.25)
-    context.log(`loader-memory: RSS ${points.map(([s, r]) => `${s * 100}% ${r.toFixed(0)} MB`).join(", ")}; peak ${peak.toFixed(0)} MB`)
+    context.log(
+      `loader-memory: RSS ${points.map(([s, r]) => `${s * 100}% ${r.toFixed(0)} MB`).join(", ")}; peak ${peak.toFixed(0)} MB`
+    )
     return [
       {
         scenario: "8 loader memory",

@@ -26,16 +26,28 @@ const root = process.cwd()
 const args = process.argv.slice(2)
 const quick = args.includes("--quick")
 const profile = args.includes("--profile")
-const only = args.find((a) => a.startsWith("--only="))?.slice(7).split(",")
+const only = args
+  .find((a) => a.startsWith("--only="))
+  ?.slice(7)
+  .split(",")
 const wanted = (name: string) => only === undefined || only.includes(name)
 
 const plan = quick
   ? { rounds: 3, seconds: 2, warmSeconds: 1, latencyRounds: 1, companies: 60, deepRecords: 100_000, overloadSeconds: 3 }
-  : { rounds: 5, seconds: 5, warmSeconds: 2, latencyRounds: 3, companies: 150, deepRecords: 100_000, overloadSeconds: 8 }
+  : {
+      rounds: 5,
+      seconds: 5,
+      warmSeconds: 2,
+      latencyRounds: 3,
+      companies: 150,
+      deepRecords: 100_000,
+      overloadSeconds: 8
+    }
 const connections = 32
 const keysPerCompany = 5
 const started = Date.now()
-const log = (message: string) => process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(1)}s] ${message}\n`)
+const log = (message: string) =>
+  process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(1)}s] ${message}\n`)
 
 /**
  * Rounds of a paired comparison, the order of the two sides swapped every other round so that drift
@@ -52,7 +64,9 @@ const pairedRounds = async (
   for (let round = 0; round < rounds; round++) {
     const sides = round % 2 === 0 ? (["server", "baseline"] as const) : (["baseline", "server"] as const)
     for (const side of sides) figures[side].push(await (side === "server" ? server : baseline)(round))
-    log(`${label} round ${round + 1}: server ${Math.round(figures.server[round]!)} ${unit}, baseline ${Math.round(figures.baseline[round]!)} ${unit}`)
+    log(
+      `${label} round ${round + 1}: server ${Math.round(figures.server[round]!)} ${unit}, baseline ${Math.round(figures.baseline[round]!)} ${unit}`
+    )
   }
   return figures
 }
@@ -80,11 +94,15 @@ const children: Array<Child> = []
 
 const start = async (name: string, argv: Array<string>, env: Record<string, string> = {}): Promise<Child> => {
   const port = await freePort()
-  const child = spawn(process.execPath, argv.map((a) => a.replace("$PORT", String(port))), {
-    cwd: root,
-    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "warn", ...env },
-    stdio: ["ignore", "ignore", "pipe"]
-  })
+  const child = spawn(
+    process.execPath,
+    argv.map((a) => a.replace("$PORT", String(port))),
+    {
+      cwd: root,
+      env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "warn", ...env },
+      stdio: ["ignore", "ignore", "pipe"]
+    }
+  )
   let stderr = ""
   child.stderr!.on("data", (chunk: Buffer) => {
     stderr += chunk.toString()
@@ -139,7 +157,9 @@ const api = async (url: string, method: string, path: string, token: string, bod
     method,
     headers: {
       authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { "content-type": "application/json", "idempotency-key": `bench-setup-${randomUUID()}` })
+      ...(body === undefined
+        ? {}
+        : { "content-type": "application/json", "idempotency-key": `bench-setup-${randomUUID()}` })
     },
     ...(body === undefined ? {} : { body: JSON.stringify(body) })
   })
@@ -216,7 +236,13 @@ const createRequest = (companies: ReadonlyArray<Company>): LoadRequest => {
       return {
         path: "/api/v1/products/upsert",
         headers: { authorization: `Bearer ${token}`, "idempotency-key": `bench-${runId}-${n}` },
-        body: JSON.stringify({ external_id: `bench-${runId}-${n}`, name: `Sofa ${n}`, category_ids: [{ external_id: "sofas" }], mode: "combined", price: "1299" })
+        body: JSON.stringify({
+          external_id: `bench-${runId}-${n}`,
+          name: `Sofa ${n}`,
+          category_ids: [{ external_id: "sofas" }],
+          mode: "combined",
+          price: "1299"
+        })
       }
     }
   }
@@ -290,8 +316,11 @@ interface Variant {
 
 const checkStatuses = (label: string, result: LoadResult) => {
   // Updates catch up with a 409 for a request cut off at the end of the previous run: expected, few.
-  const bad = Object.entries(result.statuses).filter(([code]) => !code.startsWith("2") && !(code === "409" && label.includes("(update)")))
-  if (bad.length > 0 || result.errors > 0) warnings.push(`${label}: non-2xx ${JSON.stringify(Object.fromEntries(bad))}, errors ${result.errors}`)
+  const bad = Object.entries(result.statuses).filter(
+    ([code]) => !code.startsWith("2") && !(code === "409" && label.includes("(update)"))
+  )
+  if (bad.length > 0 || result.errors > 0)
+    warnings.push(`${label}: non-2xx ${JSON.stringify(Object.fromEntries(bad))}, errors ${result.errors}`)
 }
 
 /**
@@ -308,7 +337,9 @@ const compare = async (label: string, variants: ReadonlyArray<Variant>, conns = 
       checkStatuses(`${label} ${v.name} round ${round + 1}`, result)
       results[v.name]!.push(result)
     }
-    log(`${label} round ${round + 1}: ${variants.map((v) => `${v.name} ${Math.round(results[v.name]![round]!.rps)}/s`).join(", ")}`)
+    log(
+      `${label} round ${round + 1}: ${variants.map((v) => `${v.name} ${Math.round(results[v.name]![round]!.rps)}/s`).join(", ")}`
+    )
   }
   const rps = (name: string) => results[name]!.map((r) => r.rps)
   const ratios = (a: string, b: string) => rps(a).map((x, i) => x / rps(b)[i]!)
@@ -322,7 +353,8 @@ const fmt = (n: number | undefined, digits = 0) => (n === undefined || Number.is
 
 const versionOf = (pkg: string) => {
   try {
-    return (JSON.parse(readFileSync(join(root, "node_modules", pkg, "package.json"), "utf8")) as { version: string }).version
+    return (JSON.parse(readFileSync(join(root, "node_modules", pkg, "package.json"), "utf8")) as { version: string })
+      .version
   } catch {
     return "missing"
   }
@@ -331,12 +363,20 @@ const versionOf = (pkg: string) => {
 const machine = () => ({
   cores: cpus().length,
   cpu: cpus()[0]?.model,
-  memory_gb: Math.round(totalmem() / 2 ** 30 * 10) / 10,
-  free_memory_gb: Math.round(freemem() / 2 ** 30 * 10) / 10,
+  memory_gb: Math.round((totalmem() / 2 ** 30) * 10) / 10,
+  free_memory_gb: Math.round((freemem() / 2 ** 30) * 10) / 10,
   os: `${platform()} ${release()}`,
   node: process.version,
   packages: Object.fromEntries(
-    ["effect", "@effect/platform", "@effect/platform-node", "@effect/sql", "@effect/sql-sqlite-node", "better-sqlite3", "autocannon"].map((p) => [p, versionOf(p)])
+    [
+      "effect",
+      "@effect/platform",
+      "@effect/platform-node",
+      "@effect/sql",
+      "@effect/sql-sqlite-node",
+      "better-sqlite3",
+      "autocannon"
+    ].map((p) => [p, versionOf(p)])
   )
 })
 
@@ -354,7 +394,9 @@ interface ScenarioContext {
 
 const runNode = (argv: Array<string>) =>
   new Promise<string>((resolve, reject) =>
-    execFile(process.execPath, argv, { cwd: root, maxBuffer: 16 * 2 ** 20 }, (error, stdout, stderr) => (error ? reject(new Error(`${argv.join(" ")}: ${stderr}`)) : resolve(stdout)))
+    execFile(process.execPath, argv, { cwd: root, maxBuffer: 16 * 2 ** 20 }, (error, stdout, stderr) =>
+      error ? reject(new Error(`${argv.join(" ")}: ${stderr}`)) : resolve(stdout)
+    )
   )
 
 /** 10,000 products: 10 companies (one connection each) x 20 jobs (the pending limit) x 50 records. */
@@ -382,7 +424,13 @@ const sqliteProbe = (db: Database.Database): ImportProbe => {
   }
 }
 
-const importThroughApi = async (url: string, probe: ImportProbe, companies: ReadonlyArray<Company>, prefix: string, jobsPerCompany = importShape.jobsPerCompany) => {
+const importThroughApi = async (
+  url: string,
+  probe: ImportProbe,
+  companies: ReadonlyArray<Company>,
+  prefix: string,
+  jobsPerCompany = importShape.jobsPerCompany
+) => {
   {
     const before = await probe.applied()
     const started = performance.now()
@@ -419,9 +467,17 @@ const scenarioImports = async (context: ScenarioContext): Promise<Array<Row>> =>
   copyDatabase(context.db, rawDb)
   const rawRound = async (prefix: string) => {
     const planFile = join(context.work, `raw-import-${prefix}.json`)
-    writeFileSync(planFile, JSON.stringify({
-      companies: companies.map((c, i) => ({ id: c.id, connectionId: c.connectionId, productId: c.productId, externalIds: importExternalIds(prefix, i) }))
-    }))
+    writeFileSync(
+      planFile,
+      JSON.stringify({
+        companies: companies.map((c, i) => ({
+          id: c.id,
+          connectionId: c.connectionId,
+          productId: c.productId,
+          externalIds: importExternalIds(prefix, i)
+        }))
+      })
+    )
     const { ms } = JSON.parse(await runNode(["bench/dist/servers.js", "raw-import", rawDb, planFile])) as { ms: number }
     return { ms, rps: ((companies.length * importShape.jobsPerCompany * importShape.perJob) / ms) * 1000 }
   }
@@ -437,11 +493,21 @@ const scenarioImports = async (context: ScenarioContext): Promise<Array<Row>> =>
   )
   db.close()
   const ratio = median(server.map((s, i) => s / raw[i]!))
-  return [{
-    scenario: "3 imports", measure: "10,000 products via POST /imports + job worker (SQLite)", value: median(server), unit: "records/s",
-    baseline: "better-sqlite3, same rows, 50-row transactions", baselineValue: median(raw), ratio, target: ">= 0.80", met: ratio >= 0.8,
-    note: "200 jobs of 50 products over 10 connections, 1 worker; from the first POST to the last job's end", rounds: { server, baseline: raw }
-  }]
+  return [
+    {
+      scenario: "3 imports",
+      measure: "10,000 products via POST /imports + job worker (SQLite)",
+      value: median(server),
+      unit: "records/s",
+      baseline: "better-sqlite3, same rows, 50-row transactions",
+      baselineValue: median(raw),
+      ratio,
+      target: ">= 0.80",
+      met: ratio >= 0.8,
+      note: "200 jobs of 50 products over 10 connections, 1 worker; from the first POST to the last job's end",
+      rounds: { server, baseline: raw }
+    }
+  ]
 }
 
 /**
@@ -458,16 +524,25 @@ const rawImportPg = async (url: string, companies: ReadonlyArray<Company>, prefi
     let written = 0
     for (const [c, company] of companies.entries()) {
       const template = JSON.parse(
-        (await client.query("SELECT data FROM catalog_records WHERE company_id = $1 AND resource = 'products' AND id = $2", [company.id, company.productId])).rows[0].data
+        (
+          await client.query(
+            "SELECT data FROM catalog_records WHERE company_id = $1 AND resource = 'products' AND id = $2",
+            [company.id, company.productId]
+          )
+        ).rows[0].data
       ) as Record<string, unknown>
       const ids = importExternalIds(prefix, c)
       for (let i = 0; i < ids.length; i += 50) {
         await client.query("BEGIN")
         const at = new Date().toISOString()
         for (const externalId of ids.slice(i, i + 50)) {
-          const lookup = "SELECT external_id, record_id FROM mappings WHERE company_id = $1 AND connection_id = $2 AND resource = $3 AND external_id = ANY($4)"
-          if ((await client.query(lookup, [company.id, company.connectionId, "products", [externalId]])).rowCount! > 0) continue
-          const categoryIds = (await client.query(lookup, [company.id, company.connectionId, "categories", ["sofas"]])).rows.map((r) => r.record_id as string)
+          const lookup =
+            "SELECT external_id, record_id FROM mappings WHERE company_id = $1 AND connection_id = $2 AND resource = $3 AND external_id = ANY($4)"
+          if ((await client.query(lookup, [company.id, company.connectionId, "products", [externalId]])).rowCount! > 0)
+            continue
+          const categoryIds = (
+            await client.query(lookup, [company.id, company.connectionId, "categories", ["sofas"]])
+          ).rows.map((r) => r.record_id as string)
           const id = randomUUID()
           await client.query(
             "INSERT INTO mappings (company_id, connection_id, resource, external_id, record_id, created_at) VALUES ($1,$2,$3,$4,$5,$6) ON CONFLICT DO NOTHING RETURNING record_id",
@@ -475,9 +550,27 @@ const rawImportPg = async (url: string, companies: ReadonlyArray<Company>, prefi
           )
           await client.query(
             "INSERT INTO catalog_records (company_id, resource, id, revision, data, category_ids, active, collection_id, brand_id, parent_id, created_at, updated_at, archived_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)",
-            [company.id, "products", id, 1, JSON.stringify({ ...template, name: externalId, category_ids: categoryIds }), JSON.stringify(categoryIds), 0, null, null, null, at, at, null]
+            [
+              company.id,
+              "products",
+              id,
+              1,
+              JSON.stringify({ ...template, name: externalId, category_ids: categoryIds }),
+              JSON.stringify(categoryIds),
+              0,
+              null,
+              null,
+              null,
+              at,
+              at,
+              null
+            ]
           )
-          for (const category of categoryIds) await client.query("INSERT INTO record_categories (company_id, product_id, category_id) VALUES ($1,$2,$3)", [company.id, id, category])
+          for (const category of categoryIds)
+            await client.query(
+              "INSERT INTO record_categories (company_id, product_id, category_id) VALUES ($1,$2,$3)",
+              [company.id, id, category]
+            )
           await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [company.id])
           await client.query(
             "INSERT INTO changes (company_id, resource, record_id, revision, operation, origin_connection_id, at, visibility) VALUES ($1,$2,$3,$4,$5,$6,$7,$8)",
@@ -501,7 +594,16 @@ const rawImportPg = async (url: string, companies: ReadonlyArray<Company>, prefi
  */
 const scenarioImportsPg = async (context: ScenarioContext): Promise<Array<Row>> => {
   const unavailable = PgTesting.unavailableReason()
-  if (unavailable !== undefined) return [{ scenario: "3 imports", measure: "10,000 products via POST /imports + job worker (PostgreSQL)", value: Number.NaN, unit: "", note: unavailable }]
+  if (unavailable !== undefined)
+    return [
+      {
+        scenario: "3 imports",
+        measure: "10,000 products via POST /imports + job worker (PostgreSQL)",
+        value: Number.NaN,
+        unit: "",
+        note: unavailable
+      }
+    ]
   const scope = Effect.runSync(Scope.make())
   try {
     const url = await Effect.runPromise(Scope.extend(PgTesting.freshDatabase, scope))
@@ -528,11 +630,21 @@ const scenarioImportsPg = async (context: ScenarioContext): Promise<Array<Row>> 
         (round) => rawImportPg(url, companies, `pg-raw-${runId}-${round}`)
       )
       const ratio = median(serverRps.map((s, i) => s / raw[i]!))
-      return [{
-        scenario: "3 imports", measure: "10,000 products via POST /imports + job worker (PostgreSQL)", value: median(serverRps), unit: "records/s",
-        baseline: "node-postgres, same rows, per-row statements, 50-row transactions", baselineValue: median(raw), ratio, target: ">= 0.80", met: ratio >= 0.8,
-        note: "throwaway PostgreSQL cluster on loopback (fsync off); server pool 10, 1 worker", rounds: { server: serverRps, baseline: raw }
-      }]
+      return [
+        {
+          scenario: "3 imports",
+          measure: "10,000 products via POST /imports + job worker (PostgreSQL)",
+          value: median(serverRps),
+          unit: "records/s",
+          baseline: "node-postgres, same rows, per-row statements, 50-row transactions",
+          baselineValue: median(raw),
+          ratio,
+          target: ">= 0.80",
+          met: ratio >= 0.8,
+          note: "throwaway PostgreSQL cluster on loopback (fsync off); server pool 10, 1 worker",
+          rounds: { server: serverRps, baseline: raw }
+        }
+      ]
     } finally {
       await client.end()
       await server.stop()
@@ -562,7 +674,9 @@ const photo = async (file: string, quality: number, grain: number) => {
       pixels[i + 2] = Math.max(0, Math.min(255, (y * 255) / height + noise))
     }
   }
-  await sharp(pixels, { raw: { width, height, channels: 3 } }).jpeg({ quality }).toFile(file)
+  await sharp(pixels, { raw: { width, height, channels: 3 } })
+    .jpeg({ quality })
+    .toFile(file)
   return readFileSync(file).byteLength
 }
 
@@ -573,16 +687,24 @@ const photo = async (file: string, quality: number, grain: number) => {
 const uploadMedia = async (url: string, token: string, file: string, externalId: string) => {
   const jpeg = readFileSync(file)
   const comment = Buffer.from(externalId)
-  const segment = Buffer.concat([Buffer.from([0xff, 0xfe, (comment.length + 2) >> 8, (comment.length + 2) & 0xff]), comment])
+  const segment = Buffer.concat([
+    Buffer.from([0xff, 0xfe, (comment.length + 2) >> 8, (comment.length + 2) & 0xff]),
+    comment
+  ])
   const unique = Buffer.concat([jpeg.subarray(0, 2), segment, jpeg.subarray(2)])
   const form = new FormData()
   form.append("external_id", externalId)
   form.append("name", externalId)
   form.append("purpose", "catalog")
   form.append("file", new Blob([unique], { type: "image/jpeg" }), "photo.jpg")
-  const response = await fetch(`${url}/api/v1/media`, { method: "POST", headers: { authorization: `Bearer ${token}`, "idempotency-key": `bench-${randomUUID()}` }, body: form })
+  const response = await fetch(`${url}/api/v1/media`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "idempotency-key": `bench-${randomUUID()}` },
+    body: form
+  })
   const body = await response.text()
-  if (response.status !== 202 && response.status !== 200 && response.status !== 201) throw new Error(`POST /media: ${response.status} ${body}`)
+  if (response.status !== 202 && response.status !== 200 && response.status !== 201)
+    throw new Error(`POST /media: ${response.status} ${body}`)
 }
 
 const mediaScopes = ["catalog:read", "catalog:write", "media:read", "media:write"]
@@ -604,7 +726,10 @@ const scenarioMedia = async (context: ScenarioContext): Promise<Array<Row>> => {
   // One company for the processing rounds, one per upload batch (each connection may stage 100 MB).
   const [tenant, ...uploaders] = await createTenants(join(dir, "data"), 1 + uploadBatches, keysPerCompany, mediaScopes)
   // Polling every 50 ms rather than 250: the idle worker's first look would otherwise count in the figure.
-  const server = await start("server (media)", serverArgs(undefined), { DATA_DIR: join(dir, "data"), JOB_POLL_MILLISECONDS: "50" })
+  const server = await start("server (media)", serverArgs(undefined), {
+    DATA_DIR: join(dir, "data"),
+    JOB_POLL_MILLISECONDS: "50"
+  })
   const db = new Database(join(dir, "data", "catalog-sync.db"), { readonly: true })
   const count = quick ? 4 : 8
   const unfinished = db.prepare("SELECT count(*) AS n FROM jobs WHERE state IN ('queued', 'running')")
@@ -612,23 +737,44 @@ const scenarioMedia = async (context: ScenarioContext): Promise<Array<Row>> => {
   let uploads = 0
   const serverRound = async (n: number) => {
     const started = performance.now()
-    for (let i = 0; i < n; i++) await uploadMedia(server.url, tenant!.tokens[uploads % tenant!.tokens.length]!, source, `photo-${runId}-${uploads++}`)
+    for (let i = 0; i < n; i++)
+      await uploadMedia(
+        server.url,
+        tenant!.tokens[uploads % tenant!.tokens.length]!,
+        source,
+        `photo-${runId}-${uploads++}`
+      )
     while ((unfinished.get() as { n: number }).n > 0) await sleep(10)
     return (performance.now() - started) / n
   }
-  const sharpRound = async (n: number) => (JSON.parse(await runNode(["bench/dist/servers.js", "raw-media", source, String(n)])) as { ms: number }).ms / n
+  const sharpRound = async (n: number) =>
+    (JSON.parse(await runNode(["bench/dist/servers.js", "raw-media", source, String(n)])) as { ms: number }).ms / n
   const rows: Array<Row> = []
   try {
     await serverRound(1)
     await sharpRound(1)
-    const perImage = await pairedRounds("media", "ms/image", quick ? 2 : 3, () => serverRound(count), () => sharpRound(count))
+    const perImage = await pairedRounds(
+      "media",
+      "ms/image",
+      quick ? 2 : 3,
+      () => serverRound(count),
+      () => sharpRound(count)
+    )
     const bad = (failed.get() as { n: number }).n
     if (bad > 0) warnings.push(`media: ${bad} jobs did not complete`)
     const ratio = median(perImage.server.map((s, i) => s / perImage.baseline[i]!))
     rows.push({
-      scenario: "5 media", measure: `12 MP JPEG (${(sourceBytes / 2 ** 20).toFixed(1)} MB) -> WebP 1500 px, POST /media + job`, value: median(perImage.server), unit: "ms/image",
-      baseline: "bare sharp, same options", baselineValue: median(perImage.baseline), ratio, target: "<= 1.10x", met: ratio <= 1.1,
-      note: `${count} uploads in turn, first POST to last job's end; 1 worker`, rounds: { server: perImage.server, baseline: perImage.baseline }
+      scenario: "5 media",
+      measure: `12 MP JPEG (${(sourceBytes / 2 ** 20).toFixed(1)} MB) -> WebP 1500 px, POST /media + job`,
+      value: median(perImage.server),
+      unit: "ms/image",
+      baseline: "bare sharp, same options",
+      baselineValue: median(perImage.baseline),
+      ratio,
+      target: "<= 1.10x",
+      met: ratio <= 1.1,
+      note: `${count} uploads in turn, first POST to last job's end; 1 worker`,
+      rounds: { server: perImage.server, baseline: perImage.baseline }
     })
   } finally {
     db.close()
@@ -639,7 +785,10 @@ const scenarioMedia = async (context: ScenarioContext): Promise<Array<Row>> => {
   const big = join(dir, "photo-10mb.jpg")
   let bigBytes = await photo(big, 100, 40)
   if (bigBytes > 10 * 2 ** 20) bigBytes = await photo(big, 97, 40)
-  const uploadsOnly = await start("server (uploads)", serverArgs(undefined), { DATA_DIR: join(dir, "data"), JOB_WORKERS: "0" })
+  const uploadsOnly = await start("server (uploads)", serverArgs(undefined), {
+    DATA_DIR: join(dir, "data"),
+    JOB_WORKERS: "0"
+  })
   try {
     const idle = rssMb(uploadsOnly)
     let peak = idle
@@ -650,7 +799,11 @@ const scenarioMedia = async (context: ScenarioContext): Promise<Array<Row>> => {
     const batches = uploadBatches
     const peaks: Array<number> = []
     for (let b = 0; b < batches; b++) {
-      await Promise.all(Array.from({ length: concurrent }, (_, i) => uploadMedia(uploadsOnly.url, uploaders[b]!.tokens[i % keysPerCompany]!, big, `big-${runId}-${b}-${i}`)))
+      await Promise.all(
+        Array.from({ length: concurrent }, (_, i) =>
+          uploadMedia(uploadsOnly.url, uploaders[b]!.tokens[i % keysPerCompany]!, big, `big-${runId}-${b}-${i}`)
+        )
+      )
       peaks.push(peak)
     }
     clearInterval(sampler)
@@ -658,8 +811,12 @@ const scenarioMedia = async (context: ScenarioContext): Promise<Array<Row>> => {
     // Bounded: the later batches (the same bytes again) add nothing to the first batch's peak.
     const growth = (peaks[peaks.length - 1]! - peaks[0]!) / peaks[0]!
     rows.push({
-      scenario: "5 media", measure: `RSS during ${batches} batches of ${concurrent} concurrent ${(bigBytes / 2 ** 20).toFixed(1)} MB uploads (no worker)`,
-      value: growth * 100, unit: "% RSS growth batch 1->last", target: "< 10 % (no growth with uploaded bytes)", met: growth < 0.1,
+      scenario: "5 media",
+      measure: `RSS during ${batches} batches of ${concurrent} concurrent ${(bigBytes / 2 ** 20).toFixed(1)} MB uploads (no worker)`,
+      value: growth * 100,
+      unit: "% RSS growth batch 1->last",
+      target: "< 10 % (no growth with uploaded bytes)",
+      met: growth < 0.1,
       note: `RSS MB idle ${idle}, peak after each batch ${peaks.join(" -> ")}; ${Math.round(inFlight)} MB in flight per batch, ${Math.round(inFlight * batches)} MB uploaded`
     })
   } finally {
@@ -684,7 +841,14 @@ const scenarioTracing = async (context: ScenarioContext): Promise<Array<Row>> =>
   const variants = [
     { name: "off", env: {} },
     { name: "on 100%", env: { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_TRACES_SAMPLER: "parentbased_always_on" } },
-    { name: "on 1%", env: { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.01" } }
+    {
+      name: "on 1%",
+      env: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+        OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
+        OTEL_TRACES_SAMPLER_ARG: "0.01"
+      }
+    }
   ]
   const servers: Array<Child> = []
   try {
@@ -700,11 +864,20 @@ const scenarioTracing = async (context: ScenarioContext): Promise<Array<Row>> =>
       { measure: "POST /products/upsert (create)", request: () => createRequest(context.companies) }
     ]
     for (const { measure, request } of measures) {
-      const c = await compare(`${measure} tracing`, servers.map((server, i) => ({ name: variants[i]!.name, url: server.url, request })))
+      const c = await compare(
+        `${measure} tracing`,
+        servers.map((server, i) => ({ name: variants[i]!.name, url: server.url, request }))
+      )
       for (const on of ["on 100%", "on 1%"]) {
         rows.push({
-          scenario: "9 tracing", measure: `${measure}, tracing ${on}`, value: c.median(on), unit: "req/s", baseline: "the same server, tracing off",
-          baselineValue: c.median("off"), ratio: median(c.ratios(on, "off")), note: "spans exported over OTLP/HTTP to a sink on the load generator's core",
+          scenario: "9 tracing",
+          measure: `${measure}, tracing ${on}`,
+          value: c.median(on),
+          unit: "req/s",
+          baseline: "the same server, tracing off",
+          baselineValue: c.median("off"),
+          ratio: median(c.ratios(on, "off")),
+          note: "spans exported over OTLP/HTTP to a sink on the load generator's core",
           rounds: { server: c.rps(on), baseline: c.rps("off") }
         })
       }
@@ -717,7 +890,8 @@ const scenarioTracing = async (context: ScenarioContext): Promise<Array<Row>> =>
 }
 
 const main = async () => {
-  if (!existsSync(join(root, "packages/server/dist/cli.js"))) throw new Error("build the server first: npm run build -w @catalog-sync/server")
+  if (!existsSync(join(root, "packages/server/dist/cli.js")))
+    throw new Error("build the server first: npm run build -w @catalog-sync/server")
   const resultsDir = join(root, "bench/results")
   mkdirSync(resultsDir, { recursive: true })
   const stamp = new Date().toISOString().replace(/[:.]/g, "-")
@@ -754,7 +928,10 @@ const main = async () => {
     await inBatches(companies, 16, async (company) => {
       cursors[companies.indexOf(company)] = await feedCursor(real.url, company.tokens[0]!)
     })
-    writeFileSync(fixtures, JSON.stringify({ record, page, feed: { records: [], next_cursor: cursors[0], has_more: false } }))
+    writeFileSync(
+      fixtures,
+      JSON.stringify({ record, page, feed: { records: [], next_cursor: cursors[0], has_more: false } })
+    )
 
     let getSaturation = Number.NaN
     if (wanted("get") || wanted("list") || wanted("feed")) {
@@ -763,7 +940,11 @@ const main = async () => {
       const endpoints = [
         { name: "get", measure: "GET /products/:id", request: () => getRequest(companies) },
         { name: "list", measure: "GET /products?limit=20", request: () => listRequest(companies, "limit=20") },
-        { name: "feed", measure: "GET /changes, up-to-date cursor (empty page)", request: () => feedRequest(companies, cursors) }
+        {
+          name: "feed",
+          measure: "GET /changes, up-to-date cursor (empty page)",
+          request: () => feedRequest(companies, cursors)
+        }
       ]
       for (const endpoint of endpoints.filter((e) => wanted(e.name))) {
         const c = await compare(endpoint.measure, [
@@ -775,12 +956,26 @@ const main = async () => {
         const vsEmpty = median(c.ratios("server", "empty HttpApi"))
         const target = { get: 0.4, list: 0.5, feed: 0.4 }[endpoint.name]!
         rows.push({
-          scenario: "1 reads", measure: endpoint.measure, value: c.median("server"), unit: "req/s", baseline: "empty HttpApi, same schemas",
-          baselineValue: c.median("empty HttpApi"), ratio: vsEmpty, target: `>= ${target.toFixed(2)}`, met: vsEmpty >= target, rounds: { server: c.rps("server"), baseline: c.rps("empty HttpApi") }
+          scenario: "1 reads",
+          measure: endpoint.measure,
+          value: c.median("server"),
+          unit: "req/s",
+          baseline: "empty HttpApi, same schemas",
+          baselineValue: c.median("empty HttpApi"),
+          ratio: vsEmpty,
+          target: `>= ${target.toFixed(2)}`,
+          met: vsEmpty >= target,
+          rounds: { server: c.rps("server"), baseline: c.rps("empty HttpApi") }
         })
         rows.push({
-          scenario: "1 reads", measure: endpoint.measure, value: c.median("server"), unit: "req/s", baseline: "raw node:http, same body",
-          baselineValue: c.median("raw node:http"), ratio: median(c.ratios("server", "raw node:http")), note: "raw is bounded by the load generator on 2 cores",
+          scenario: "1 reads",
+          measure: endpoint.measure,
+          value: c.median("server"),
+          unit: "req/s",
+          baseline: "raw node:http, same body",
+          baselineValue: c.median("raw node:http"),
+          ratio: median(c.ratios("server", "raw node:http")),
+          note: "raw is bounded by the load generator on 2 cores",
           rounds: { server: c.rps("server"), baseline: c.rps("raw node:http") }
         })
       }
@@ -802,7 +997,11 @@ const main = async () => {
         {
           name: "create",
           measure: "POST /products/upsert (create)",
-          request: { server: () => createRequest(companies), raw: () => createRequest(companies), minimal: () => createRequest(companies) }
+          request: {
+            server: () => createRequest(companies),
+            raw: () => createRequest(companies),
+            minimal: () => createRequest(companies)
+          }
         },
         {
           name: "update",
@@ -822,18 +1021,40 @@ const main = async () => {
         ])
         const ratio = median(c.ratios("server", "raw"))
         rows.push({
-          scenario: "2 writes", measure: kind.measure, value: c.median("server"), unit: "req/s", baseline: "raw node:http + better-sqlite3, same SQL",
-          baselineValue: c.median("raw"), ratio, target: ">= 0.30", met: ratio >= 0.3, rounds: { server: c.rps("server"), baseline: c.rps("raw") }
+          scenario: "2 writes",
+          measure: kind.measure,
+          value: c.median("server"),
+          unit: "req/s",
+          baseline: "raw node:http + better-sqlite3, same SQL",
+          baselineValue: c.median("raw"),
+          ratio,
+          target: ">= 0.30",
+          met: ratio >= 0.3,
+          rounds: { server: c.rps("server"), baseline: c.rps("raw") }
         })
         // How far our statement design is from the floor: the same-SQL server against the minimal one.
         const design = median(c.ratios("raw", "minimal"))
         rows.push({
-          scenario: "2 writes", measure: `${kind.measure}, our SQL without the API`, value: c.median("raw"), unit: "req/s", baseline: "raw node:http + better-sqlite3, fewest statements",
-          baselineValue: c.median("minimal"), ratio: design, target: ">= 0.40", met: design >= 0.4, rounds: { raw: c.rps("raw"), minimal: c.rps("minimal") }
+          scenario: "2 writes",
+          measure: `${kind.measure}, our SQL without the API`,
+          value: c.median("raw"),
+          unit: "req/s",
+          baseline: "raw node:http + better-sqlite3, fewest statements",
+          baselineValue: c.median("minimal"),
+          ratio: design,
+          target: ">= 0.40",
+          met: design >= 0.4,
+          rounds: { raw: c.rps("raw"), minimal: c.rps("minimal") }
         })
         rows.push({
-          scenario: "2 writes", measure: `${kind.measure} against the floor`, value: c.median("server"), unit: "req/s", baseline: "raw node:http + better-sqlite3, fewest statements",
-          baselineValue: c.median("minimal"), ratio: median(c.ratios("server", "minimal")), rounds: { server: c.rps("server"), minimal: c.rps("minimal") }
+          scenario: "2 writes",
+          measure: `${kind.measure} against the floor`,
+          value: c.median("server"),
+          unit: "req/s",
+          baseline: "raw node:http + better-sqlite3, fewest statements",
+          baselineValue: c.median("minimal"),
+          ratio: median(c.ratios("server", "minimal")),
+          rounds: { server: c.rps("server"), minimal: c.rps("minimal") }
         })
         // Latency at half of each server's own saturation, alternating.
         const half = { server: c.median("server") / 2, raw: c.median("raw") / 2 }
@@ -841,7 +1062,11 @@ const main = async () => {
         for (let round = 0; round < plan.latencyRounds; round++) {
           const order: Array<"server" | "raw"> = round % 2 === 0 ? ["server", "raw"] : ["raw", "server"]
           for (const side of order) {
-            const result = await load(side === "server" ? real.url : raw.url, kind.request[side](), { seconds: plan.seconds, connections, overallRate: half[side] })
+            const result = await load(side === "server" ? real.url : raw.url, kind.request[side](), {
+              seconds: plan.seconds,
+              connections,
+              overallRate: half[side]
+            })
             checkStatuses(`${kind.measure} latency ${side}`, result)
             lat[side].push(result)
           }
@@ -850,8 +1075,14 @@ const main = async () => {
           const s = median(lat.server.map((r) => r[p]))
           const b = median(lat.raw.map((r) => r[p]))
           rows.push({
-            scenario: "2 writes", measure: `${kind.name} latency ${p} at half saturation`, value: s, unit: "ms", baseline: "raw at half of its saturation",
-            baselineValue: b, ratio: s / b, note: `offered ${Math.round(half.server)}/s vs ${Math.round(half.raw)}/s`,
+            scenario: "2 writes",
+            measure: `${kind.name} latency ${p} at half saturation`,
+            value: s,
+            unit: "ms",
+            baseline: "raw at half of its saturation",
+            baselineValue: b,
+            ratio: s / b,
+            note: `offered ${Math.round(half.server)}/s vs ${Math.round(half.raw)}/s`,
             rounds: { server: lat.server.map((r) => r[p]), baseline: lat.raw.map((r) => r[p]) }
           })
         }
@@ -862,9 +1093,16 @@ const main = async () => {
     }
 
     if (wanted("imports")) rows.push(...(await scenarioImports({ url: real.url, companies, db: mainDb, work })))
-    if (wanted("imports") || wanted("imports-pg")) rows.push(...(await scenarioImportsPg({ url: real.url, companies, db: mainDb, work })))
+    if (wanted("imports") || wanted("imports-pg"))
+      rows.push(...(await scenarioImportsPg({ url: real.url, companies, db: mainDb, work })))
 
-    const loaderContext = { root, work, quick, log, startServer: (name: string, env: Record<string, string>) => start(name, serverArgs(undefined), env) }
+    const loaderContext = {
+      root,
+      work,
+      quick,
+      log,
+      startServer: (name: string, env: Record<string, string>) => start(name, serverArgs(undefined), env)
+    }
     if (wanted("loader")) rows.push(...(await scenarioLoader(loaderContext)))
     if (only?.includes("loader-memory") === true) rows.push(...(await scenarioLoaderMemory(loaderContext)))
 
@@ -874,38 +1112,80 @@ const main = async () => {
       const deepDir = join(work, "deep")
       const deepDb = join(deepDir, "catalog-sync.db")
       const [deepCompany] = await createTenants(deepDir, 1, keysPerCompany)
-      const deep = await start("server (deep)", serverArgs(undefined), { DATA_DIR: deepDir, BENCHMARK_RATE_LIMIT_MULTIPLIER: "1000" })
+      const deep = await start("server (deep)", serverArgs(undefined), {
+        DATA_DIR: deepDir,
+        BENCHMARK_RATE_LIMIT_MULTIPLIER: "1000"
+      })
       await seedThroughApi(deep.url, [deepCompany!])
       const seedStart = Date.now()
       cloneProducts(deepDb, [deepCompany!], plan.deepRecords - 1)
       log(`seeded ${plan.deepRecords} products and changes in ${Date.now() - seedStart} ms`)
-      const records = query<{ n: number }>(deepDb, "SELECT count(*) AS n FROM catalog_records WHERE company_id = ? AND resource = 'products'", deepCompany!.id).n
+      const records = query<{ n: number }>(
+        deepDb,
+        "SELECT count(*) AS n FROM catalog_records WHERE company_id = ? AND resource = 'products'",
+        deepCompany!.id
+      ).n
       const deepId = query<{ id: string }>(
-        deepDb, "SELECT id FROM catalog_records WHERE company_id = ? AND resource = 'products' AND archived_at IS NULL ORDER BY id LIMIT 1 OFFSET ?", deepCompany!.id, records - 100
+        deepDb,
+        "SELECT id FROM catalog_records WHERE company_id = ? AND resource = 'products' AND archived_at IS NULL ORDER BY id LIMIT 1 OFFSET ?",
+        deepCompany!.id,
+        records - 100
       ).id
-      const changes = query<{ n: number }>(deepDb, "SELECT count(*) AS n FROM changes WHERE company_id = ?", deepCompany!.id).n
+      const changes = query<{ n: number }>(
+        deepDb,
+        "SELECT count(*) AS n FROM changes WHERE company_id = ?",
+        deepCompany!.id
+      ).n
       const deepPosition = query<{ position: number }>(
-        deepDb, "SELECT position FROM changes WHERE company_id = ? ORDER BY position LIMIT 1 OFFSET ?", deepCompany!.id, changes - 100
+        deepDb,
+        "SELECT position FROM changes WHERE company_id = ? ORDER BY position LIMIT 1 OFFSET ?",
+        deepCompany!.id,
+        changes - 100
       ).position
       const one = [deepCompany!]
       const pairs = [
-        { measure: `products list, page at record ${records - 99} vs page 1 (limit 50)`, first: "limit=50", deep: `limit=50&cursor=${deepId}`, path: "/api/v1/products" },
-        { measure: `change feed, page at change ${changes - 99} vs page 1 (limit 50)`, first: "limit=50", deep: `limit=50&cursor=c1_${deepPosition.toString(36)}`, path: "/api/v1/changes" }
+        {
+          measure: `products list, page at record ${records - 99} vs page 1 (limit 50)`,
+          first: "limit=50",
+          deep: `limit=50&cursor=${deepId}`,
+          path: "/api/v1/products"
+        },
+        {
+          measure: `change feed, page at change ${changes - 99} vs page 1 (limit 50)`,
+          first: "limit=50",
+          deep: `limit=50&cursor=c1_${deepPosition.toString(36)}`,
+          path: "/api/v1/changes"
+        }
       ]
       for (const pair of pairs) {
         const requestFor = (q: string) => () => {
           const next = rotation(one)
-          return { path: "/", next: () => ({ path: `${pair.path}?${q}`, headers: { authorization: `Bearer ${next().token}` } }) } satisfies LoadRequest
+          return {
+            path: "/",
+            next: () => ({ path: `${pair.path}?${q}`, headers: { authorization: `Bearer ${next().token}` } })
+          } satisfies LoadRequest
         }
-        const c = await compare(pair.measure, [
-          { name: "deep", url: deep.url, request: requestFor(pair.deep) },
-          { name: "first", url: deep.url, request: requestFor(pair.first) }
-        ], 8)
+        const c = await compare(
+          pair.measure,
+          [
+            { name: "deep", url: deep.url, request: requestFor(pair.deep) },
+            { name: "first", url: deep.url, request: requestFor(pair.first) }
+          ],
+          8
+        )
         // Cost ratio: time per deep page over time per first page (= first rps / deep rps).
         const cost = median(c.ratios("first", "deep"))
         rows.push({
-          scenario: "4 depth", measure: pair.measure, value: c.median("deep"), unit: "req/s", baseline: "page 1, same server",
-          baselineValue: c.median("first"), ratio: cost, target: "cost <= 1.2x page 1", met: cost <= 1.2, note: `ratio is deep cost / page-1 cost; ${records} records, ${changes} changes`,
+          scenario: "4 depth",
+          measure: pair.measure,
+          value: c.median("deep"),
+          unit: "req/s",
+          baseline: "page 1, same server",
+          baselineValue: c.median("first"),
+          ratio: cost,
+          target: "cost <= 1.2x page 1",
+          met: cost <= 1.2,
+          note: `ratio is deep cost / page-1 cost; ${records} records, ${changes} changes`,
           rounds: { deep: c.rps("deep"), first: c.rps("first") }
         })
       }
@@ -920,7 +1200,8 @@ const main = async () => {
       // Twice the measured GET saturation, offered by 4x the connections, against a slice of the keys
       // small enough that the rate limits answer part of it with 429.
       let saturation = getSaturation
-      if (Number.isNaN(saturation)) saturation = (await load(real.url, getRequest(companies), { seconds: plan.seconds, connections })).rps
+      if (Number.isNaN(saturation))
+        saturation = (await load(real.url, getRequest(companies), { seconds: plan.seconds, connections })).rps
       // Two companies: 10 keys, 1,200 requests a minute, far below the offered load.
       const slice = companies.slice(0, 2)
       const statuses: Record<string, number> = {}
@@ -934,7 +1215,12 @@ const main = async () => {
           {
             ...base,
             onResponse: (status, _body, _context, headers) => {
-              if ((status === 429 || status === 503) && headers["retry-after"] === undefined && headers["Retry-After"] === undefined) missingRetryAfter++
+              if (
+                (status === 429 || status === 503) &&
+                headers["retry-after"] === undefined &&
+                headers["Retry-After"] === undefined
+              )
+                missingRetryAfter++
               if (status >= 500 && status !== 503) other5xx++
             }
           },
@@ -943,13 +1229,19 @@ const main = async () => {
         for (const [code, count] of Object.entries(result.statuses)) statuses[code] = (statuses[code] ?? 0) + count
         await sleep(1000)
         rss.push(rssMb(real))
-        log(`overload burst ${burst + 1}: ${JSON.stringify(result.statuses)}, p99 ${result.p99} ms, rss ${rss.at(-1)} MB`)
+        log(
+          `overload burst ${burst + 1}: ${JSON.stringify(result.statuses)}, p99 ${result.p99} ms, rss ${rss.at(-1)} MB`
+        )
       }
       const growth = (rss[2]! - rss[1]!) / rss[1]!
       const ok = other5xx === 0 && missingRetryAfter === 0 && growth < 0.1
       rows.push({
-        scenario: "6 overload", measure: `GET at 2x saturation (${Math.round(saturation * 2)}/s offered, ${connections * 4} connections, 2 bursts)`, value: growth * 100, unit: "% RSS growth burst 1->2",
-        target: "only 2xx/429/503, Retry-After on each, no RSS growth", met: ok,
+        scenario: "6 overload",
+        measure: `GET at 2x saturation (${Math.round(saturation * 2)}/s offered, ${connections * 4} connections, 2 bursts)`,
+        value: growth * 100,
+        unit: "% RSS growth burst 1->2",
+        target: "only 2xx/429/503, Retry-After on each, no RSS growth",
+        met: ok,
         note: `statuses ${JSON.stringify(statuses)}; 5xx other than 503: ${other5xx}; 429/503 without Retry-After: ${missingRetryAfter}; RSS MB ${rss.join(" -> ")}`
       })
     }
@@ -959,7 +1251,10 @@ const main = async () => {
     if (profileDir !== undefined) facts.profiles = profileDir
     print()
     const out = join(resultsDir, `${stamp}${quick ? "-quick" : ""}.json`)
-    writeFileSync(out, JSON.stringify({ started_at: new Date(started).toISOString(), machine: facts, rows, warnings }, null, 2))
+    writeFileSync(
+      out,
+      JSON.stringify({ started_at: new Date(started).toISOString(), machine: facts, rows, warnings }, null, 2)
+    )
     process.stdout.write(`\nwritten ${out.replace(`${root}/`, "")}\n`)
   } finally {
     for (const child of children) await child.stop()
@@ -968,7 +1263,9 @@ const main = async () => {
 }
 
 const print = () => {
-  const table = [["scenario", "measure", "value", "baseline", "baseline value", "ratio (median of rounds)", "target", "met"]]
+  const table = [
+    ["scenario", "measure", "value", "baseline", "baseline value", "ratio (median of rounds)", "target", "met"]
+  ]
   for (const r of rows) {
     const digits = r.unit === "ms" ? 1 : 0
     table.push([
@@ -984,9 +1281,12 @@ const print = () => {
   }
   const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)))
   const line = (row: Array<string>) => `| ${row.map((cell, i) => cell.padEnd(widths[i]!)).join(" | ")} |`
-  process.stdout.write(`${line(table[0]!)}\n|${widths.map((w) => "-".repeat(w + 2)).join("|")}|\n${table.slice(1).map(line).join("\n")}\n`)
+  process.stdout.write(
+    `${line(table[0]!)}\n|${widths.map((w) => "-".repeat(w + 2)).join("|")}|\n${table.slice(1).map(line).join("\n")}\n`
+  )
   const notes = rows.filter((r) => r.note !== undefined)
-  if (notes.length > 0) process.stdout.write(`\n${notes.map((r) => `- ${r.scenario} / ${r.measure}: ${r.note}`).join("\n")}\n`)
+  if (notes.length > 0)
+    process.stdout.write(`\n${notes.map((r) => `- ${r.scenario} / ${r.measure}: ${r.note}`).join("\n")}\n`)
   if (warnings.length > 0) process.stdout.write(`\nwarnings:\n${warnings.map((w) => `- ${w}`).join("\n")}\n`)
 }
 

@@ -76,7 +76,9 @@ export const minimalUpsert = (filename: string, port: number, host: string) => {
   const updateRecord = db.prepare(
     `UPDATE catalog_records SET "revision" = ?, "data" = ?, "updated_at" = ? WHERE company_id = ? AND resource = 'products' AND id = ? AND revision = ?`
   )
-  const insertCategory = db.prepare(`INSERT INTO record_categories ("company_id","product_id","category_id") VALUES (?,?,?)`)
+  const insertCategory = db.prepare(
+    `INSERT INTO record_categories ("company_id","product_id","category_id") VALUES (?,?,?)`
+  )
   const insertChange = db.prepare(
     `INSERT INTO changes ("company_id","resource","record_id","revision","operation","origin_connection_id","at","visibility") VALUES (?,'products',?,?,?,?,?,?)`
   )
@@ -84,7 +86,9 @@ export const minimalUpsert = (filename: string, port: number, host: string) => {
     `INSERT INTO idempotency_keys ("company_id","connection_id","key","fingerprint","state","lease_until","created_at","status","response")
      VALUES (?,?,?,?,'completed',?,?,?,?) ON CONFLICT DO NOTHING`
   )
-  const storedAnswer = db.prepare(`SELECT fingerprint, status, response FROM idempotency_keys WHERE company_id = ? AND connection_id = ? AND "key" = ?`)
+  const storedAnswer = db.prepare(
+    `SELECT fingerprint, status, response FROM idempotency_keys WHERE company_id = ? AND connection_id = ? AND "key" = ?`
+  )
   const begin = db.prepare("BEGIN IMMEDIATE")
   const commit = db.prepare("COMMIT")
   const rollback = db.prepare("ROLLBACK")
@@ -97,12 +101,27 @@ export const minimalUpsert = (filename: string, port: number, host: string) => {
     return key !== undefined && timingSafeEqual(Buffer.from(presented), Buffer.from(key.secret_hash)) ? key : undefined
   }
 
-  const write = (key: Key, body: UpsertBody, at: string): { readonly status: number; readonly answer: Record<string, unknown> } => {
+  const write = (
+    key: Key,
+    body: UpsertBody,
+    at: string
+  ): { readonly status: number; readonly answer: Record<string, unknown> } => {
     const stored = findRecord.get(key.company_id, key.connection_id, body.external_id) as Stored | undefined
     if (stored === undefined) {
-      const categoryIds = (body.category_ids ?? []).map((reference) => (categoryOf.get(key.company_id, key.connection_id, reference.external_id) as { record_id: string }).record_id)
+      const categoryIds = (body.category_ids ?? []).map(
+        (reference) =>
+          (categoryOf.get(key.company_id, key.connection_id, reference.external_id) as { record_id: string }).record_id
+      )
       const id = randomUUID()
-      const record = { id, external_id: body.external_id, revision: 1, name: body.name, category_ids: categoryIds, created_at: at, updated_at: at }
+      const record = {
+        id,
+        external_id: body.external_id,
+        revision: 1,
+        name: body.name,
+        category_ids: categoryIds,
+        created_at: at,
+        updated_at: at
+      }
       insertMapping.run(key.company_id, key.connection_id, body.external_id, id, at)
       insertRecord.run(key.company_id, id, JSON.stringify(record), JSON.stringify(categoryIds), at, at)
       for (const category of categoryIds) insertCategory.run(key.company_id, id, category)
@@ -110,7 +129,10 @@ export const minimalUpsert = (filename: string, port: number, host: string) => {
       return { status: 200, answer: { outcome: "created", record } }
     }
     if (stored.revision !== body.expected_revision) {
-      return { status: 409, answer: { error: { code: "revision_conflict", details: { current_revision: stored.revision } } } }
+      return {
+        status: 409,
+        answer: { error: { code: "revision_conflict", details: { current_revision: stored.revision } } }
+      }
     }
     const revision = stored.revision + 1
     const record = { ...JSON.parse(stored.data), name: body.name, revision, updated_at: at }
@@ -136,10 +158,26 @@ export const minimalUpsert = (filename: string, port: number, host: string) => {
         return send(res, status, { request_id: requestId, ...answer })
       }
       const response = JSON.stringify(answer)
-      if (storeAnswer.run(key.company_id, key.connection_id, idempotencyKey, fingerprint, now + 86_400_000, now, status, response).changes === 0) {
+      if (
+        storeAnswer.run(
+          key.company_id,
+          key.connection_id,
+          idempotencyKey,
+          fingerprint,
+          now + 86_400_000,
+          now,
+          status,
+          response
+        ).changes === 0
+      ) {
         rollback.run()
-        const replay = storedAnswer.get(key.company_id, key.connection_id, idempotencyKey) as { fingerprint: string; status: number; response: string }
-        if (replay.fingerprint !== fingerprint) return send(res, 422, { request_id: requestId, error: { code: "idempotency_key_reused" } })
+        const replay = storedAnswer.get(key.company_id, key.connection_id, idempotencyKey) as {
+          fingerprint: string
+          status: number
+          response: string
+        }
+        if (replay.fingerprint !== fingerprint)
+          return send(res, 422, { request_id: requestId, error: { code: "idempotency_key_reused" } })
         return send(res, replay.status, { request_id: requestId, ...JSON.parse(replay.response) })
       }
       commit.run()
@@ -153,7 +191,10 @@ export const minimalUpsert = (filename: string, port: number, host: string) => {
   createServer((req, res) => {
     if (req.url === "/health") return send(res, 200, { status: "ok" })
     if (req.method === "POST" && req.url === "/api/v1/products/upsert") {
-      readBody(req).then((text) => upsert(req, res, text), () => send(res, 400, {}))
+      readBody(req).then(
+        (text) => upsert(req, res, text),
+        () => send(res, 400, {})
+      )
       return
     }
     send(res, 404, { error: "not found" })

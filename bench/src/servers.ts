@@ -29,7 +29,12 @@ const host = "127.0.0.1"
 
 interface Fixtures {
   readonly record: Record<string, unknown>
-  readonly page: { readonly records: ReadonlyArray<unknown>; readonly next_cursor: string | null; readonly has_more: boolean; readonly change_cursor?: string }
+  readonly page: {
+    readonly records: ReadonlyArray<unknown>
+    readonly next_cursor: string | null
+    readonly has_more: boolean
+    readonly change_cursor?: string
+  }
   /** An up-to-date feed poll's answer (no change after the cursor). */
   readonly feed: { readonly records: ReadonlyArray<never>; readonly next_cursor: string; readonly has_more: false }
 }
@@ -46,7 +51,8 @@ const rawGet = (fixtures: Fixtures) => {
     const requestId = randomUUID()
     if (req.url?.startsWith("/api/v1/products?")) return send(res, 200, { request_id: requestId, ...fixtures.page })
     if (req.url?.startsWith("/api/v1/changes?")) return send(res, 200, { request_id: requestId, ...fixtures.feed })
-    if (req.url?.startsWith("/api/v1/products/")) return send(res, 200, { request_id: requestId, record: fixtures.record })
+    if (req.url?.startsWith("/api/v1/products/"))
+      return send(res, 200, { request_id: requestId, record: fixtures.record })
     if (req.url === "/health") return send(res, 200, { status: "ok" })
     send(res, 404, { error: "not found" })
   }).listen(port, host)
@@ -56,10 +62,24 @@ const rawGet = (fixtures: Fixtures) => {
 const emptyApi = (fixtures: Fixtures) => {
   const record = Resources.definitions.products.record
   const group = HttpApiGroup.make("products")
-    .add(HttpApiEndpoint.get("list", "/products").setUrlParams(CatalogApi.ProductListQuery).addSuccess(CatalogApi.ListResponse(record)))
-    .add(HttpApiEndpoint.get("get", "/products/:id").setPath(Common.PathParams("The product's id.")).addSuccess(CatalogApi.RecordResponse(record)))
+    .add(
+      HttpApiEndpoint.get("list", "/products")
+        .setUrlParams(CatalogApi.ProductListQuery)
+        .addSuccess(CatalogApi.ListResponse(record))
+    )
+    .add(
+      HttpApiEndpoint.get("get", "/products/:id")
+        .setPath(Common.PathParams("The product's id."))
+        .addSuccess(CatalogApi.RecordResponse(record))
+    )
     .prefix("/api/v1")
-  const feed = HttpApiGroup.make("changes").add(HttpApiEndpoint.get("changes", "/changes").setUrlParams(ChangesApi.ChangesQuery).addSuccess(ChangesApi.ChangesResponse)).prefix("/api/v1")
+  const feed = HttpApiGroup.make("changes")
+    .add(
+      HttpApiEndpoint.get("changes", "/changes")
+        .setUrlParams(ChangesApi.ChangesQuery)
+        .addSuccess(ChangesApi.ChangesResponse)
+    )
+    .prefix("/api/v1")
   const health = HttpApiGroup.make("system").add(HttpApiEndpoint.get("health", "/health"))
   const api = HttpApi.make("bench").add(group).add(feed).add(health)
   const handlers = HttpApiBuilder.group(api, "products", (h) =>
@@ -67,7 +87,9 @@ const emptyApi = (fixtures: Fixtures) => {
       .handle("list", () => Effect.sync(() => ({ request_id: randomUUID(), ...fixtures.page }) as never))
       .handle("get", () => Effect.sync(() => ({ request_id: randomUUID(), record: fixtures.record }) as never))
   )
-  const changes = HttpApiBuilder.group(api, "changes", (h) => h.handle("changes", () => Effect.sync(() => ({ request_id: randomUUID(), ...fixtures.feed }) as never)))
+  const changes = HttpApiBuilder.group(api, "changes", (h) =>
+    h.handle("changes", () => Effect.sync(() => ({ request_id: randomUUID(), ...fixtures.feed }) as never))
+  )
   const system = HttpApiBuilder.group(api, "system", (h) => h.handle("health", () => Effect.void))
   // The same serving setup as packages/server/src/Server.ts (tracer disabled, no access logger).
   const live = HttpApiBuilder.serve().pipe(
@@ -109,7 +131,9 @@ const rawUpsert = (filename: string) => {
     `INSERT INTO idempotency_keys ("company_id","connection_id","key","fingerprint","state","lease_until","created_at","status","response")
      VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING RETURNING state`
   )
-  const mappingsByExternal = db.prepare("SELECT external_id, record_id FROM mappings WHERE company_id = ? AND connection_id = ? AND resource = ? AND external_id IN (?)")
+  const mappingsByExternal = db.prepare(
+    "SELECT external_id, record_id FROM mappings WHERE company_id = ? AND connection_id = ? AND resource = ? AND external_id IN (?)"
+  )
   const insertMapping = db.prepare(
     `INSERT INTO mappings ("company_id","connection_id","resource","external_id","record_id","created_at") VALUES (?,?,?,?,?,?) ON CONFLICT DO NOTHING RETURNING record_id`
   )
@@ -125,11 +149,15 @@ const rawUpsert = (filename: string) => {
       WHERE company_id = ? AND resource = ? AND id = ? AND revision = ? RETURNING revision`
   )
   const deleteCategories = db.prepare("DELETE FROM record_categories WHERE company_id = ? AND product_id = ?")
-  const insertCategory = db.prepare(`INSERT INTO record_categories ("company_id","product_id","category_id") VALUES (?,?,?)`)
+  const insertCategory = db.prepare(
+    `INSERT INTO record_categories ("company_id","product_id","category_id") VALUES (?,?,?)`
+  )
   const insertChange = db.prepare(
     `INSERT INTO changes ("company_id","resource","record_id","revision","operation","origin_connection_id","at","visibility") VALUES (?,?,?,?,?,?,?,?)`
   )
-  const complete = db.prepare(`UPDATE idempotency_keys SET state = 'completed', status = ?, response = ? WHERE company_id = ? AND connection_id = ? AND "key" = ?`)
+  const complete = db.prepare(
+    `UPDATE idempotency_keys SET state = 'completed', status = ?, response = ? WHERE company_id = ? AND connection_id = ? AND "key" = ?`
+  )
   const begin = db.prepare("BEGIN")
   const commit = db.prepare("COMMIT")
   const rollback = db.prepare("ROLLBACK")
@@ -144,29 +172,74 @@ const rawUpsert = (filename: string) => {
     if (match === null) return send(res, 401, { request_id: requestId })
     const key = findKey.get(match[1]) as any
     const presented = createHash("sha256").update(match[2]!).digest("hex")
-    if (key === undefined || !timingSafeEqual(Buffer.from(presented), Buffer.from(key.secret_hash))) return send(res, 401, { request_id: requestId })
+    if (key === undefined || !timingSafeEqual(Buffer.from(presented), Buffer.from(key.secret_hash)))
+      return send(res, 401, { request_id: requestId })
     domain.get((req.headers.host ?? "").replace(/:\d+$/, ""))
-    const body = JSON.parse(text) as { external_id: string; expected_revision?: number; name: string; category_ids?: Array<{ external_id: string }> }
+    const body = JSON.parse(text) as {
+      external_id: string
+      expected_revision?: number
+      name: string
+      category_ids?: Array<{ external_id: string }>
+    }
     const idempotencyKey = String(req.headers["idempotency-key"])
     const now = Date.now()
     const fingerprint = createHash("sha256").update(`POST /api/v1/products/upsert\n${text}`).digest("hex")
-    const claimed = claim.get(key.company_id, key.connection_id, idempotencyKey, fingerprint, "running", now + 60_000, now, null, "null")
+    const claimed = claim.get(
+      key.company_id,
+      key.connection_id,
+      idempotencyKey,
+      fingerprint,
+      "running",
+      now + 60_000,
+      now,
+      null,
+      "null"
+    )
     if (claimed === undefined) return send(res, 409, { request_id: requestId })
     const at = new Date(now).toISOString()
     begin.run()
     try {
       savepoint1.run()
-      const mapped = mappingsByExternal.all(key.company_id, key.connection_id, "products", body.external_id) as Array<{ record_id: string }>
+      const mapped = mappingsByExternal.all(key.company_id, key.connection_id, "products", body.external_id) as Array<{
+        record_id: string
+      }>
       let record: any
       let outcome: string
       if (mapped.length === 0) {
-        const categories = mappingsByExternal.all(key.company_id, key.connection_id, "categories", body.category_ids?.[0]?.external_id ?? "") as Array<{ record_id: string }>
+        const categories = mappingsByExternal.all(
+          key.company_id,
+          key.connection_id,
+          "categories",
+          body.category_ids?.[0]?.external_id ?? ""
+        ) as Array<{ record_id: string }>
         const categoryIds = categories.map((c) => c.record_id)
         const id = randomUUID()
         insertMapping.get(key.company_id, key.connection_id, "products", body.external_id, id, at)
         savepoint2.run()
-        record = { id, external_id: body.external_id, revision: 1, name: body.name, category_ids: categoryIds, created_at: at, updated_at: at }
-        insertRecord.run(key.company_id, "products", id, 1, JSON.stringify(record), JSON.stringify(categoryIds), 0, null, null, null, at, at, null)
+        record = {
+          id,
+          external_id: body.external_id,
+          revision: 1,
+          name: body.name,
+          category_ids: categoryIds,
+          created_at: at,
+          updated_at: at
+        }
+        insertRecord.run(
+          key.company_id,
+          "products",
+          id,
+          1,
+          JSON.stringify(record),
+          JSON.stringify(categoryIds),
+          0,
+          null,
+          null,
+          null,
+          at,
+          at,
+          null
+        )
         for (const category of categoryIds) insertCategory.run(key.company_id, id, category)
         release2.run()
         insertChange.run(key.company_id, "products", id, 1, "created", key.connection_id, at, 3)
@@ -175,18 +248,48 @@ const rawUpsert = (filename: string) => {
         const stored = selectRecord.get(key.company_id, "products", mapped[0]!.record_id) as any
         if (stored.revision !== body.expected_revision) {
           rollback.run()
-          db.prepare(`DELETE FROM idempotency_keys WHERE company_id = ? AND connection_id = ? AND "key" = ?`).run(key.company_id, key.connection_id, idempotencyKey)
-          return send(res, 409, { request_id: requestId, error: { code: "revision_conflict", details: { current_revision: stored.revision } } })
+          db.prepare(`DELETE FROM idempotency_keys WHERE company_id = ? AND connection_id = ? AND "key" = ?`).run(
+            key.company_id,
+            key.connection_id,
+            idempotencyKey
+          )
+          return send(res, 409, {
+            request_id: requestId,
+            error: { code: "revision_conflict", details: { current_revision: stored.revision } }
+          })
         }
         const data = { ...JSON.parse(stored.data), name: body.name }
         const revision = stored.revision + 1
         savepoint2.run()
-        updateRecord.get(revision, JSON.stringify(data), stored.category_ids, 0, null, null, null, stored.created_at, at, null, key.company_id, "products", stored.id, stored.revision)
+        updateRecord.get(
+          revision,
+          JSON.stringify(data),
+          stored.category_ids,
+          0,
+          null,
+          null,
+          null,
+          stored.created_at,
+          at,
+          null,
+          key.company_id,
+          "products",
+          stored.id,
+          stored.revision
+        )
         deleteCategories.run(key.company_id, stored.id)
-        for (const category of JSON.parse(stored.category_ids) as Array<string>) insertCategory.run(key.company_id, stored.id, category)
+        for (const category of JSON.parse(stored.category_ids) as Array<string>)
+          insertCategory.run(key.company_id, stored.id, category)
         release2.run()
         insertChange.run(key.company_id, "products", stored.id, revision, "updated", key.connection_id, at, 1)
-        record = { id: stored.id, external_id: body.external_id, revision, ...data, created_at: stored.created_at, updated_at: at }
+        record = {
+          id: stored.id,
+          external_id: body.external_id,
+          revision,
+          ...data,
+          created_at: stored.created_at,
+          updated_at: at
+        }
         outcome = "updated"
       }
       complete.run(200, JSON.stringify({ outcome, record }), key.company_id, key.connection_id, idempotencyKey)
@@ -202,7 +305,10 @@ const rawUpsert = (filename: string) => {
   createServer((req, res) => {
     if (req.url === "/health") return send(res, 200, { status: "ok" })
     if (req.method === "POST" && req.url === "/api/v1/products/upsert") {
-      readBody(req).then((text) => upsert(req, res, text), () => send(res, 400, {}))
+      readBody(req).then(
+        (text) => upsert(req, res, text),
+        () => send(res, 400, {})
+      )
       return
     }
     send(res, 404, { error: "not found" })
@@ -216,42 +322,77 @@ const rawUpsert = (filename: string) => {
  */
 const rawImport = (filename: string, planFile: string) => {
   const plan = JSON.parse(readFileSync(planFile, "utf8")) as {
-    readonly companies: ReadonlyArray<{ readonly id: string; readonly connectionId: string; readonly productId: string; readonly externalIds: ReadonlyArray<string> }>
+    readonly companies: ReadonlyArray<{
+      readonly id: string
+      readonly connectionId: string
+      readonly productId: string
+      readonly externalIds: ReadonlyArray<string>
+    }>
   }
   const db = new Database(filename)
   db.pragma("busy_timeout = 5000")
   db.pragma("journal_mode = WAL")
   db.pragma("synchronous = NORMAL")
   db.pragma("foreign_keys = ON")
-  const template = db.prepare("SELECT data FROM catalog_records WHERE company_id = ? AND resource = 'products' AND id = ?")
-  const mappingsByExternal = db.prepare("SELECT external_id, record_id FROM mappings WHERE company_id = ? AND connection_id = ? AND resource = ? AND external_id IN (?)")
+  const template = db.prepare(
+    "SELECT data FROM catalog_records WHERE company_id = ? AND resource = 'products' AND id = ?"
+  )
+  const mappingsByExternal = db.prepare(
+    "SELECT external_id, record_id FROM mappings WHERE company_id = ? AND connection_id = ? AND resource = ? AND external_id IN (?)"
+  )
   const insertMapping = db.prepare(
     `INSERT INTO mappings ("company_id","connection_id","resource","external_id","record_id","created_at") VALUES (?,?,?,?,?,?) ON CONFLICT DO NOTHING RETURNING record_id`
   )
   const insertRecord = db.prepare(
     `INSERT INTO catalog_records ("company_id","resource","id","revision","data","category_ids","active","collection_id","brand_id","parent_id","created_at","updated_at","archived_at") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`
   )
-  const insertCategory = db.prepare(`INSERT INTO record_categories ("company_id","product_id","category_id") VALUES (?,?,?)`)
+  const insertCategory = db.prepare(
+    `INSERT INTO record_categories ("company_id","product_id","category_id") VALUES (?,?,?)`
+  )
   const insertChange = db.prepare(
     `INSERT INTO changes ("company_id","resource","record_id","revision","operation","origin_connection_id","at","visibility") VALUES (?,?,?,?,?,?,?,?)`
   )
-  const writeBatch = db.transaction((company: (typeof plan.companies)[number], data: Record<string, unknown>, externalIds: ReadonlyArray<string>) => {
-    const at = new Date().toISOString()
-    for (const externalId of externalIds) {
-      if (mappingsByExternal.all(company.id, company.connectionId, "products", externalId).length > 0) continue
-      const categoryIds = (mappingsByExternal.all(company.id, company.connectionId, "categories", "sofas") as Array<{ record_id: string }>).map((c) => c.record_id)
-      const id = randomUUID()
-      insertMapping.get(company.id, company.connectionId, "products", externalId, id, at)
-      const record = { ...data, name: externalId, category_ids: categoryIds }
-      insertRecord.run(company.id, "products", id, 1, JSON.stringify(record), JSON.stringify(categoryIds), 0, null, null, null, at, at, null)
-      for (const category of categoryIds) insertCategory.run(company.id, id, category)
-      insertChange.run(company.id, "products", id, 1, "created", company.connectionId, at, 3)
+  const writeBatch = db.transaction(
+    (company: (typeof plan.companies)[number], data: Record<string, unknown>, externalIds: ReadonlyArray<string>) => {
+      const at = new Date().toISOString()
+      for (const externalId of externalIds) {
+        if (mappingsByExternal.all(company.id, company.connectionId, "products", externalId).length > 0) continue
+        const categoryIds = (
+          mappingsByExternal.all(company.id, company.connectionId, "categories", "sofas") as Array<{
+            record_id: string
+          }>
+        ).map((c) => c.record_id)
+        const id = randomUUID()
+        insertMapping.get(company.id, company.connectionId, "products", externalId, id, at)
+        const record = { ...data, name: externalId, category_ids: categoryIds }
+        insertRecord.run(
+          company.id,
+          "products",
+          id,
+          1,
+          JSON.stringify(record),
+          JSON.stringify(categoryIds),
+          0,
+          null,
+          null,
+          null,
+          at,
+          at,
+          null
+        )
+        for (const category of categoryIds) insertCategory.run(company.id, id, category)
+        insertChange.run(company.id, "products", id, 1, "created", company.connectionId, at, 3)
+      }
     }
-  })
+  )
   const started = performance.now()
   for (const company of plan.companies) {
-    const data = JSON.parse((template.get(company.id, company.productId) as { data: string }).data) as Record<string, unknown>
-    for (let i = 0; i < company.externalIds.length; i += 50) writeBatch(company, data, company.externalIds.slice(i, i + 50))
+    const data = JSON.parse((template.get(company.id, company.productId) as { data: string }).data) as Record<
+      string,
+      unknown
+    >
+    for (let i = 0; i < company.externalIds.length; i += 50)
+      writeBatch(company, data, company.externalIds.slice(i, i + 50))
   }
   process.stdout.write(JSON.stringify({ ms: performance.now() - started }))
   db.close()

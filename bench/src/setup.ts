@@ -25,11 +25,20 @@ export const createTenants = (
   languages: ReadonlyArray<string> = ["de"]
 ): Promise<Array<Company>> => {
   const config = {
-    port: 0, host: "127.0.0.1", dataDir, databaseFile: Option.none(), shutdownTimeoutSeconds: 1, logLevel: LogLevel.Warning,
-    ...(postgresUrl === undefined ? {} : { postgres: { url: Redacted.make(postgresUrl), poolSize: 2, statementTimeoutMillis: 0 } })
+    port: 0,
+    host: "127.0.0.1",
+    dataDir,
+    databaseFile: Option.none(),
+    shutdownTimeoutSeconds: 1,
+    logLevel: LogLevel.Warning,
+    ...(postgresUrl === undefined
+      ? {}
+      : { postgres: { url: Redacted.make(postgresUrl), poolSize: 2, statementTimeoutMillis: 0 } })
   } as ServerConfig
   const program = Effect.gen(function* () {
-    const context = yield* Layer.build(Admin.Admin.Default.pipe(Layer.provide(PersistenceLive(config)), Layer.provide(Ids.IdsLive)))
+    const context = yield* Layer.build(
+      Admin.Admin.Default.pipe(Layer.provide(PersistenceLive(config)), Layer.provide(Ids.IdsLive))
+    )
     const admin = Context.get(context, Admin.Admin)
     const out: Array<Company> = []
     const stamp = Date.now().toString(36)
@@ -47,7 +56,11 @@ export const createTenants = (
       const connection = yield* admin.createConnection(company.id, "ERP")
       const tokens: Array<string> = []
       for (let k = 0; k < keys; k++) {
-        const created = yield* admin.createKey({ connection_id: connection.id, scopes: [...scopes] as never, lifetime_days: 30 })
+        const created = yield* admin.createKey({
+          connection_id: connection.id,
+          scopes: [...scopes] as never,
+          lifetime_days: 30
+        })
         tokens.push(created.token)
       }
       out.push({ id: company.id, connectionId: connection.id, tokens, productId: "" })
@@ -71,18 +84,38 @@ export const cloneProducts = (file: string, companies: ReadonlyArray<Company>, c
   const insertRecord = db.prepare(
     "INSERT INTO catalog_records (company_id, resource, id, revision, data, category_ids, active, collection_id, brand_id, parent_id, created_at, updated_at, archived_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)"
   )
-  const insertMapping = db.prepare("INSERT INTO mappings (company_id, connection_id, resource, external_id, record_id, created_at) VALUES (?,?,?,?,?,?)")
-  const insertCategory = db.prepare("INSERT INTO record_categories (company_id, product_id, category_id) VALUES (?,?,?)")
+  const insertMapping = db.prepare(
+    "INSERT INTO mappings (company_id, connection_id, resource, external_id, record_id, created_at) VALUES (?,?,?,?,?,?)"
+  )
+  const insertCategory = db.prepare(
+    "INSERT INTO record_categories (company_id, product_id, category_id) VALUES (?,?,?)"
+  )
   const insertChange = db.prepare(
     "INSERT INTO changes (company_id, resource, record_id, revision, operation, origin_connection_id, at, visibility) VALUES (?,?,?,?,?,?,?,?)"
   )
   const run = db.transaction(() => {
     for (const company of companies) {
       const row = record.get(company.id, company.productId) as any
-      const cats = (categories.all(company.id, company.productId) as Array<{ category_id: string }>).map((c) => c.category_id)
+      const cats = (categories.all(company.id, company.productId) as Array<{ category_id: string }>).map(
+        (c) => c.category_id
+      )
       for (let i = 1; i <= copies; i++) {
         const id = randomUUID()
-        insertRecord.run(company.id, "products", id, 1, row.data, row.category_ids, row.active, row.collection_id, row.brand_id, row.parent_id, row.created_at, row.updated_at, null)
+        insertRecord.run(
+          company.id,
+          "products",
+          id,
+          1,
+          row.data,
+          row.category_ids,
+          row.active,
+          row.collection_id,
+          row.brand_id,
+          row.parent_id,
+          row.created_at,
+          row.updated_at,
+          null
+        )
         insertMapping.run(company.id, company.connectionId, "products", `p${i}`, id, row.created_at)
         for (const c of cats) insertCategory.run(company.id, id, c)
         insertChange.run(company.id, "products", id, 1, "created", company.connectionId, row.created_at, 3)

@@ -5,7 +5,10 @@ import { InMemory } from "@catalog-sync/core/memory"
 import { Layer } from "effect"
 
 /** CatalogService over the persistence ports in memory: nothing to set up, nothing kept. */
-export const InMemoryCatalog = CatalogService.CatalogService.Default.pipe(Layer.provide(InMemory.layer), Layer.provide(Ids.IdsLive))
+export const InMemoryCatalog = CatalogService.CatalogService.Default.pipe(
+  Layer.provide(InMemory.layer),
+  Layer.provide(Ids.IdsLive)
+)
 
 /** CatalogService over a SQLite file, migrated while the layer builds (and closed with it). */
 export const SqliteCatalog = (filename: string) =>

@@ -6,7 +6,20 @@ import { ApiLive, Readiness } from "@catalog-sync/adapter-http"
 import { SharpImageProcessor } from "@catalog-sync/adapter-image-sharp"
 import { layer as SqlitePorts } from "@catalog-sync/adapter-sqlite"
 import { FsMediaStorage } from "@catalog-sync/adapter-storage-fs"
-import { Admin, CatalogService, ChangeFeed, Ids, ImportService, InMemoryRateLimiter, InventoryService, JobKinds, JobService, JobSignal, JobWorker, MediaService } from "@catalog-sync/core"
+import {
+  Admin,
+  CatalogService,
+  ChangeFeed,
+  Ids,
+  ImportService,
+  InMemoryRateLimiter,
+  InventoryService,
+  JobKinds,
+  JobService,
+  JobSignal,
+  JobWorker,
+  MediaService
+} from "@catalog-sync/core"
 import { HttpApiBuilder, type HttpApp, HttpRouter, HttpServer, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
@@ -35,7 +48,10 @@ export const ServicesLive = (dataDir: string) =>
     Layer.scopedDiscard(JobWorker.runWorkers({ workers: 1, leaseMillis: 30_000, pollMillis: 250 })),
     InMemoryRateLimiter.layer,
     Admin.Admin.Default,
-    Layer.effect(Readiness, Effect.map(SqlClient.SqlClient, (sql) => Effect.asVoid(sql`SELECT 1`)))
+    Layer.effect(
+      Readiness,
+      Effect.map(SqlClient.SqlClient, (sql) => Effect.asVoid(sql`SELECT 1`))
+    )
   ).pipe(
     // Imports and media register their job handlers for the workers and the job endpoints.
     Layer.provideMerge(JobKinds.layer),

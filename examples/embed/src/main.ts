@@ -22,7 +22,11 @@ const company: Company.CompanySettings = {
   tax_rates: ["20.00"],
   storage_slug: "acme"
 }
-const CallerLive = Principal.layer({ company, connectionId: "0190a5a4-7b4e-7cc2-8d7e-2b1c8f3a9d02", scopes: ["catalog:read", "catalog:write"] })
+const CallerLive = Principal.layer({
+  company,
+  connectionId: "0190a5a4-7b4e-7cc2-8d7e-2b1c8f3a9d02",
+  scopes: ["catalog:read", "catalog:write"]
+})
 
 const report = (where: string) => (result: Effect.Effect.Success<typeof syncSofas>) =>
   Effect.sync(() => {
@@ -30,17 +34,21 @@ const report = (where: string) => (result: Effect.Effect.Success<typeof syncSofa
     for (const line of result.products) console.log(`${where}: ${line}`)
   })
 
-const inMemory = syncSofas.pipe(Effect.tap(report("in memory")), Effect.provide(Layer.merge(InMemoryCatalog, CallerLive)))
+const inMemory = syncSofas.pipe(
+  Effect.tap(report("in memory")),
+  Effect.provide(Layer.merge(InMemoryCatalog, CallerLive))
+)
 
 const onSqlite = (dataDir: string) =>
   Effect.gen(function* () {
     const file = join(dataDir, "embedded.db")
     yield* syncSofas.pipe(Effect.tap(report("sqlite")), Effect.provide(Layer.merge(SqliteCatalog(file), CallerLive)))
     // Opened again, the file still holds what the first run wrote.
-    const kept = yield* Effect.flatMap(CatalogService.CatalogService, (catalog) => catalog.list("products", { limit: 50 })).pipe(
-      Effect.provide(Layer.merge(SqliteCatalog(file), CallerLive))
-    )
-    for (const record of kept.records) console.log(`sqlite, reopened: ${record.external_id}: ${record.name} (revision ${record.revision})`)
+    const kept = yield* Effect.flatMap(CatalogService.CatalogService, (catalog) =>
+      catalog.list("products", { limit: 50 })
+    ).pipe(Effect.provide(Layer.merge(SqliteCatalog(file), CallerLive)))
+    for (const record of kept.records)
+      console.log(`sqlite, reopened: ${record.external_id}: ${record.name} (revision ${record.revision})`)
   })
 
 const overHttp = (dataDir: string) =>
@@ -54,7 +62,11 @@ const overHttp = (dataDir: string) =>
       granted_scopes: ["catalog:read", "catalog:write"]
     })
     const connection = yield* admin.createConnection(acme.id, "ERP")
-    const { token } = yield* admin.createKey({ connection_id: connection.id, scopes: ["catalog:read", "catalog:write"], lifetime_days: 30 })
+    const { token } = yield* admin.createKey({
+      connection_id: connection.id,
+      scopes: ["catalog:read", "catalog:write"],
+      lifetime_days: 30
+    })
     const address = (yield* HttpServer.HttpServer).address
     const base = address._tag === "TcpAddress" ? `http://127.0.0.1:${address.port}` : ""
     const call = (method: string, path: string, body?: unknown) =>
@@ -63,7 +75,9 @@ const overHttp = (dataDir: string) =>
           method,
           headers: {
             authorization: `Bearer ${token}`,
-            ...(body === undefined ? {} : { "content-type": "application/json", "idempotency-key": `embed-${path.replaceAll("/", "-")}-1` })
+            ...(body === undefined
+              ? {}
+              : { "content-type": "application/json", "idempotency-key": `embed-${path.replaceAll("/", "-")}-1` })
           },
           ...(body === undefined ? {} : { body: JSON.stringify(body) })
         })
@@ -79,7 +93,9 @@ const overHttp = (dataDir: string) =>
     yield* call("GET", "/api/v1/categories?external_id=sofas")
     yield* call("GET", "/api/v1/nothing-here")
     yield* call("GET", "/nothing-here")
-  }).pipe(Effect.provide(HostServerLive({ port: 0, host: "127.0.0.1" }).pipe(Layer.provideMerge(ServicesLive(dataDir)))))
+  }).pipe(
+    Effect.provide(HostServerLive({ port: 0, host: "127.0.0.1" }).pipe(Layer.provideMerge(ServicesLive(dataDir))))
+  )
 
 const main = Effect.acquireUseRelease(
   Effect.sync(() => mkdtempSync(join(tmpdir(), "catalog-sync-embed-"))),

@@ -26,6 +26,11 @@ const program = Effect.gen(function* () {
 })
 
 // The use cases over the persistence ports (here in memory; adapter-sqlite's `layer` keeps them in a file) and ids.
-const CatalogLive = CatalogService.CatalogService.Default.pipe(Layer.provide(InMemory.layer), Layer.provide(Ids.IdsLive))
+const CatalogLive = CatalogService.CatalogService.Default.pipe(
+  Layer.provide(InMemory.layer),
+  Layer.provide(Ids.IdsLive)
+)
 
-await Effect.runPromise(program.pipe(Effect.provide(CatalogLive), Effect.provideService(Principal.CurrentPrincipal, caller)))
+await Effect.runPromise(
+  program.pipe(Effect.provide(CatalogLive), Effect.provideService(Principal.CurrentPrincipal, caller))
+)

@@ -31,7 +31,7 @@ const readmeSnippet = () => {
   const readme = readFileSync(join(root, "README.md"), "utf8")
   const section = readme.slice(readme.indexOf("## Embedding the core"))
   const block = /```ts\n([\s\S]*?)```/.exec(section)
-  if (block === null) throw new Error("README.md has no TypeScript block under \"Embedding the core\"")
+  if (block === null) throw new Error('README.md has no TypeScript block under "Embedding the core"')
   return block[1]!
 }
 
@@ -42,38 +42,49 @@ describe("examples/embed", () => {
     expect(readmeSnippet()).toBe(readFileSync(join(example, "src", "quickstart.ts"), "utf8"))
   })
 
-  it("runs in memory, on SQLite and inside its own HTTP router, from the packages' builds", { timeout: 180_000 }, async () => {
-    // npm install built them; after a change of their sources, rebuild them, without emptying dist first:
-    // other test files load these builds at the same time.
-    for (const name of packages.filter(stale)) await run(tsup, ["--silent", "--no-clean"], { cwd: join(root, "packages", name) })
-    await run(tsup, ["--silent"], { cwd: example })
-    const { stdout } = await run(process.execPath, [join(example, "dist", "main.js")], { cwd: example })
-    const lines = stdout.split("\n").filter((line) => !line.startsWith("timestamp="))
-    expect(lines).toEqual(
-      expect.arrayContaining([
-        "in memory: created, created, updated; stale write: revision_conflict",
-        "in memory: sofa-1: Sofa XL (revision 2)",
-        "sqlite: created, created, updated; stale write: revision_conflict",
-        "sqlite, reopened: sofa-1: Sofa XL (revision 2)",
-        "http: GET / -> 200 the host application's home page",
-        "http: the key acts for connection ERP",
-        "http: GET /nothing-here -> 404 ",
-        "done"
-      ])
-    )
-    expect(lines.find((line) => line.startsWith("http: POST /api/v1/categories/upsert"))).toMatch(/-> 200 .*"outcome":"created"/)
-    expect(lines.find((line) => line.startsWith("http: GET /api/v1/categories?external_id=sofas"))).toMatch(/-> 200 .*"external_id":"sofas"/)
-    expect(lines.find((line) => line.startsWith("http: GET /api/v1/nothing-here"))).toMatch(/-> 404 .*"code":"route_not_found"/)
+  it(
+    "runs in memory, on SQLite and inside its own HTTP router, from the packages' builds",
+    { timeout: 180_000 },
+    async () => {
+      // npm install built them; after a change of their sources, rebuild them, without emptying dist first:
+      // other test files load these builds at the same time.
+      for (const name of packages.filter(stale))
+        await run(tsup, ["--silent", "--no-clean"], { cwd: join(root, "packages", name) })
+      await run(tsup, ["--silent"], { cwd: example })
+      const { stdout } = await run(process.execPath, [join(example, "dist", "main.js")], { cwd: example })
+      const lines = stdout.split("\n").filter((line) => !line.startsWith("timestamp="))
+      expect(lines).toEqual(
+        expect.arrayContaining([
+          "in memory: created, created, updated; stale write: revision_conflict",
+          "in memory: sofa-1: Sofa XL (revision 2)",
+          "sqlite: created, created, updated; stale write: revision_conflict",
+          "sqlite, reopened: sofa-1: Sofa XL (revision 2)",
+          "http: GET / -> 200 the host application's home page",
+          "http: the key acts for connection ERP",
+          "http: GET /nothing-here -> 404 ",
+          "done"
+        ])
+      )
+      expect(lines.find((line) => line.startsWith("http: POST /api/v1/categories/upsert"))).toMatch(
+        /-> 200 .*"outcome":"created"/
+      )
+      expect(lines.find((line) => line.startsWith("http: GET /api/v1/categories?external_id=sofas"))).toMatch(
+        /-> 200 .*"external_id":"sofas"/
+      )
+      expect(lines.find((line) => line.startsWith("http: GET /api/v1/nothing-here"))).toMatch(
+        /-> 404 .*"code":"route_not_found"/
+      )
 
-    // The README's snippet, pasted into a file of a fresh clone (after npm install) and run with node.
-    const scratch = join(root, "build", `readme-embedding-${process.pid}`)
-    mkdirSync(scratch, { recursive: true })
-    try {
-      writeFileSync(join(scratch, "embed.mjs"), readmeSnippet())
-      const pasted = await run(process.execPath, [join(scratch, "embed.mjs")], { cwd: root })
-      expect(pasted.stdout).toBe("created category sofas (revision 1)\n")
-    } finally {
-      rmSync(scratch, { recursive: true, force: true })
+      // The README's snippet, pasted into a file of a fresh clone (after npm install) and run with node.
+      const scratch = join(root, "build", `readme-embedding-${process.pid}`)
+      mkdirSync(scratch, { recursive: true })
+      try {
+        writeFileSync(join(scratch, "embed.mjs"), readmeSnippet())
+        const pasted = await run(process.execPath, [join(scratch, "embed.mjs")], { cwd: root })
+        expect(pasted.stdout).toBe("created category sofas (revision 1)\n")
+      } finally {
+        rmSync(scratch, { recursive: true, force: true })
+      }
     }
-  })
+  )
 })

@@ -93,19 +93,37 @@ const jsonPath = (path: ReadonlyArray<PropertyKey>) =>
  * unreachable, the key is refused, or the server failed, and every other file would fail alike.
  */
 export const fileFailure = (file: string, error: unknown): FileFailure | undefined => {
-  if (error instanceof SyntaxError) return { file, code: "invalid_json", message: `not valid JSON: ${error.message}`, fields: [] }
-  const tagged = error as { _tag?: string; status?: number; code?: string; message?: string; details?: unknown; request_id?: string; cause?: unknown }
+  if (error instanceof SyntaxError)
+    return { file, code: "invalid_json", message: `not valid JSON: ${error.message}`, fields: [] }
+  const tagged = error as {
+    _tag?: string
+    status?: number
+    code?: string
+    message?: string
+    details?: unknown
+    request_id?: string
+    cause?: unknown
+  }
   if (tagged._tag === "InvalidRequest") {
     // Checked against the contract before sending: the issues are in the body, under `payload`.
-    const issues = ParseResult.isParseError(tagged.cause) ? ParseResult.ArrayFormatter.formatErrorSync(tagged.cause) : []
+    const issues = ParseResult.isParseError(tagged.cause)
+      ? ParseResult.ArrayFormatter.formatErrorSync(tagged.cause)
+      : []
     const fields = issues.map((issue) => ({
       path: jsonPath(issue.path[0] === "payload" ? issue.path.slice(1) : issue.path),
       message: issue._tag === "Unexpected" ? "is not an allowed property" : issue.message
     }))
     return { file, code: "invalid_request", message: "the file does not match the API's schema", fields }
   }
-  if ((tagged._tag === "CatalogSyncError" || tagged._tag === "RevisionConflict") && tagged.status !== undefined && tagged.status !== 401 && tagged.status < 500) {
-    const fields = Array.isArray(tagged.details) ? (tagged.details as ReadonlyArray<Field>).filter((d) => typeof d?.path === "string") : []
+  if (
+    (tagged._tag === "CatalogSyncError" || tagged._tag === "RevisionConflict") &&
+    tagged.status !== undefined &&
+    tagged.status !== 401 &&
+    tagged.status < 500
+  ) {
+    const fields = Array.isArray(tagged.details)
+      ? (tagged.details as ReadonlyArray<Field>).filter((d) => typeof d?.path === "string")
+      : []
     return {
       file,
       code: tagged.code ?? "unknown",
@@ -130,7 +148,9 @@ const writeJson = (path: string, value: unknown) => {
 /** The synced fields of a server record, as the folder keeps them. */
 const toDoc = (resource: SyncedResource, record: Doc): Doc =>
   // Unset values (null) stay out of the file: the bodies do not accept null for every field (sku).
-  Object.fromEntries(syncedFields[resource].filter((field) => record[field] != null).map((field) => [field, record[field]]))
+  Object.fromEntries(
+    syncedFields[resource].filter((field) => record[field] != null).map((field) => [field, record[field]])
+  )
 
 /** Three-way merge of one record: see the merge policy above. */
 export const merge = (base: Doc, local: Doc, remote: Doc): Doc => {
@@ -159,7 +179,9 @@ export class FolderSync {
   }
 
   private load(): State {
-    return existsSync(this.statePath) ? (JSON.parse(readFileSync(this.statePath, "utf8")) as State) : { cursor: null, entries: {} }
+    return existsSync(this.statePath)
+      ? (JSON.parse(readFileSync(this.statePath, "utf8")) as State)
+      : { cursor: null, entries: {} }
   }
 
   private save(state: State) {
@@ -175,7 +197,8 @@ export class FolderSync {
     const path = this.file(resource, externalId)
     if (!existsSync(path)) return undefined
     const doc: unknown = JSON.parse(readFileSync(path, "utf8"))
-    if (typeof doc !== "object" || doc === null || Array.isArray(doc)) throw new SyntaxError("the file must hold one JSON object")
+    if (typeof doc !== "object" || doc === null || Array.isArray(doc))
+      throw new SyntaxError("the file must hold one JSON object")
     return doc as Doc
   }
 
@@ -210,11 +233,18 @@ export class FolderSync {
       const { records, changeCursor } = await this.client.exportAll(resource)
       // The first list's cursor was taken before any list was read: following the feed from it misses nothing.
       firstCursor ??= changeCursor
-      for (const record of records as ReadonlyArray<Doc & { id: string; revision: number; external_id: string | null }>) {
+      for (const record of records as ReadonlyArray<
+        Doc & { id: string; revision: number; external_id: string | null }
+      >) {
         const externalId = record.external_id ?? record.id
         const doc = toDoc(resource, record)
         writeJson(this.file(resource, externalId), doc)
-        state.entries[`${resource}/${externalId}`] = { id: record.id, revision: record.revision, base: doc, mapped: record.external_id !== null }
+        state.entries[`${resource}/${externalId}`] = {
+          id: record.id,
+          revision: record.revision,
+          base: doc,
+          mapped: record.external_id !== null
+        }
         count++
       }
     }
@@ -233,7 +263,9 @@ export class FolderSync {
       onChanges: async (changes) => {
         for (const change of changes) {
           const resource = change.resource as SyncedResource
-          const key = Object.keys(state.entries).find((k) => k.startsWith(`${resource}/`) && state.entries[k]!.id === change.id)
+          const key = Object.keys(state.entries).find(
+            (k) => k.startsWith(`${resource}/`) && state.entries[k]!.id === change.id
+          )
           const externalId = change.external_id ?? (key === undefined ? change.id : key.slice(resource.length + 1))
           const path = this.file(resource, externalId)
           const entry = state.entries[`${resource}/${externalId}`]
@@ -252,7 +284,12 @@ export class FolderSync {
           // A file edited since the last sync keeps its edits; the push step sends the merged result.
           const next = local === undefined || entry === undefined ? remote : merge(entry.base, local, remote)
           writeJson(path, next)
-          state.entries[`${resource}/${externalId}`] = { id: change.id, revision: record.revision, base: remote, mapped: change.external_id !== null }
+          state.entries[`${resource}/${externalId}`] = {
+            id: change.id,
+            revision: record.revision,
+            base: remote,
+            mapped: change.external_id !== null
+          }
           applied++
         }
       },
@@ -273,7 +310,8 @@ export class FolderSync {
       if (!existsSync(folder)) continue
       for (const name of readdirSync(folder).filter((n) => n.endsWith(".json"))) {
         try {
-          if (await this.pushFile(state, resource, name.slice(0, -".json".length), () => counts.merged++)) counts.pushed++
+          if (await this.pushFile(state, resource, name.slice(0, -".json".length), () => counts.merged++))
+            counts.pushed++
         } catch (error) {
           const failure = fileFailure(`${resource}/${name}`, error)
           if (failure === undefined) throw error
@@ -285,7 +323,12 @@ export class FolderSync {
   }
 
   /** Pushes one file when it differs from its merge base; says whether it did. */
-  private async pushFile(state: State, resource: SyncedResource, externalId: string, onMerge: () => void): Promise<boolean> {
+  private async pushFile(
+    state: State,
+    resource: SyncedResource,
+    externalId: string,
+    onMerge: () => void
+  ): Promise<boolean> {
     const key = `${resource}/${externalId}`
     const local = this.readLocal(resource, externalId)!
     const entry = state.entries[key]

@@ -25,13 +25,16 @@ const interval = Number(process.env.SYNC_INTERVAL_SECONDS ?? 10) * 1000
 const describeFailure = (failure: FileFailure) => {
   const request = failure.request_id === undefined ? "" : `, request_id ${failure.request_id}`
   const head = `folder-sync: ${failure.file}: ${failure.message} (${failure.code}${request})`
-  return [head, ...failure.fields.map((field) => `folder-sync: ${failure.file}: ${field.path}: ${field.message}`)].join("\n")
+  return [head, ...failure.fields.map((field) => `folder-sync: ${failure.file}: ${field.path}: ${field.message}`)].join(
+    "\n"
+  )
 }
 
 /** One line for a failure that stopped the cycle, without a stack trace. */
 const describeCycleError = (error: unknown) => {
   const tagged = error as { _tag?: string; code?: string; message?: string; request_id?: string }
-  if (tagged._tag === "NetworkError") return `cannot reach the server at ${baseUrl} (CATALOG_SYNC_URL): ${tagged.message}`
+  if (tagged._tag === "NetworkError")
+    return `cannot reach the server at ${baseUrl} (CATALOG_SYNC_URL): ${tagged.message}`
   if (tagged._tag === "CatalogSyncError" || tagged._tag === "RevisionConflict") {
     return `the server at ${baseUrl} refused the cycle: ${tagged.message} (${tagged.code}, request_id ${tagged.request_id})`
   }
@@ -44,7 +47,9 @@ process.on("SIGTERM", () => (stopping = true))
 do {
   try {
     const report = await sync.syncOnce()
-    process.stdout.write(`${JSON.stringify({ at: new Date().toISOString(), ...report, failed: report.failed.length })}\n`)
+    process.stdout.write(
+      `${JSON.stringify({ at: new Date().toISOString(), ...report, failed: report.failed.length })}\n`
+    )
     for (const failure of report.failed) process.stderr.write(`${describeFailure(failure)}\n`)
     process.exitCode = report.failed.length > 0 ? 1 : 0
   } catch (error) {

@@ -23,7 +23,10 @@ const tempDir = Effect.acquireRelease(
 const builtCommand = Effect.acquireRelease(
   Effect.promise(async () => {
     const outDir = join(exampleDir, "build", `e2e-${process.pid}-${Date.now()}`)
-    await execute(join(exampleDir, "..", "..", "node_modules", ".bin", "tsup"), ["--silent", "--out-dir", outDir], { cwd: exampleDir, timeout: 60_000 })
+    await execute(join(exampleDir, "..", "..", "node_modules", ".bin", "tsup"), ["--silent", "--out-dir", outDir], {
+      cwd: exampleDir,
+      timeout: 60_000
+    })
     return join(outDir, "main.js")
   }),
   (main) => Effect.sync(() => rmSync(join(main, ".."), { recursive: true, force: true }))
@@ -34,7 +37,11 @@ const runOnce = (main: string, dir: string, env: Record<string, string>) =>
   Effect.promise(() =>
     execute(process.execPath, [main, "--once", dir], { env: { ...process.env, ...env }, timeout: 60_000 }).then(
       ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-      (error: { code?: number; stdout?: string; stderr?: string }) => ({ code: error.code ?? -1, stdout: error.stdout ?? "", stderr: error.stderr ?? "" })
+      (error: { code?: number; stdout?: string; stderr?: string }) => ({
+        code: error.code ?? -1,
+        stdout: error.stdout ?? "",
+        stderr: error.stderr ?? ""
+      })
     )
   )
 
@@ -57,7 +64,15 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("folder-sy
       yield* Effect.promise(async () => {
         // Another system (the shop) already has a category and a product.
         const sofas = (await shop.upsert("categories", { external_id: "sofas", name: "Sofas" })).record
-        const sofa = (await shop.upsert("products", { external_id: "p1", name: "Sofa", category_ids: [sofas.id], mode: "combined", price: "100" })).record
+        const sofa = (
+          await shop.upsert("products", {
+            external_id: "p1",
+            name: "Sofa",
+            category_ids: [sofas.id],
+            mode: "combined",
+            price: "100"
+          })
+        ).record
 
         // 1. Initial export: one file per record, named by id until this connection maps it.
         expect(await sync.syncOnce()).toMatchObject({ exported: 2, pushed: 0 })
@@ -85,7 +100,11 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("folder-sy
         await shop.readModifyWrite("products", "p1", async () => ({ mode: "combined", name: "Sofa XXL", price: "130" }))
         expect(await sync.syncOnce()).toMatchObject({ pulled: 1, pushed: 1 })
         const merged = await shop.get("products", sofa.id)
-        expect({ name: merged.name, sku: merged.sku, price: merged.price }).toEqual({ name: "Sofa XXL", sku: "SOFA-XL", price: "120.00" })
+        expect({ name: merged.name, sku: merged.sku, price: merged.price }).toEqual({
+          name: "Sofa XXL",
+          sku: "SOFA-XL",
+          price: "120.00"
+        })
         expect(read(productFile)).toMatchObject({ name: "Sofa XXL", sku: "SOFA-XL", price: "120.00" })
 
         // 5. A new local file becomes a new record under its file name.
@@ -95,7 +114,8 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("folder-sy
         expect((await folder.findByExternalId("categories", "chairs"))?.name).toBe("Chairs")
         await folder.close()
       })
-    }))
+    })
+  )
 
   it.scoped("reports each file it cannot push (file, field, the API's message) and goes on with the others", () =>
     Effect.gen(function* () {
@@ -109,10 +129,21 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("folder-sy
         // The first cycle makes a folder per resource, for new files.
         expect(await sync.syncOnce()).toMatchObject({ exported: 0, failed: [] })
         write(join(dir, "categories", "chairs.json"), { name: "Chairs" })
-        write(join(dir, "products", "a-bad-price.json"), { name: "Chair", category_ids: [{ external_id: "chairs" }], price: "12.345" })
-        write(join(dir, "products", "b-unknown-category.json"), { name: "Stool", category_ids: [{ external_id: "stools" }] })
-        writeFileSync(join(dir, "products", "c-broken.json"), "{ \"name\": ")
-        write(join(dir, "products", "d-good.json"), { name: "Armchair", category_ids: [{ external_id: "chairs" }], price: "250" })
+        write(join(dir, "products", "a-bad-price.json"), {
+          name: "Chair",
+          category_ids: [{ external_id: "chairs" }],
+          price: "12.345"
+        })
+        write(join(dir, "products", "b-unknown-category.json"), {
+          name: "Stool",
+          category_ids: [{ external_id: "stools" }]
+        })
+        writeFileSync(join(dir, "products", "c-broken.json"), '{ "name": ')
+        write(join(dir, "products", "d-good.json"), {
+          name: "Armchair",
+          category_ids: [{ external_id: "chairs" }],
+          price: "250"
+        })
 
         const report = await sync.syncOnce()
         expect(report.pushed).toBe(2)
@@ -130,45 +161,62 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("folder-sy
             fields: [{ path: "$.category_ids[0]", message: expect.stringContaining("stools") }],
             request_id: expect.any(String)
           },
-          { file: "products/c-broken.json", code: "invalid_json", message: expect.stringContaining("not valid JSON"), fields: [] }
+          {
+            file: "products/c-broken.json",
+            code: "invalid_json",
+            message: expect.stringContaining("not valid JSON"),
+            fields: []
+          }
         ])
         // The failed files are left as written, and tried again: fixed, one goes through.
-        write(join(dir, "products", "a-bad-price.json"), { name: "Chair", category_ids: [{ external_id: "chairs" }], price: "12.35" })
+        write(join(dir, "products", "a-bad-price.json"), {
+          name: "Chair",
+          category_ids: [{ external_id: "chairs" }],
+          price: "12.35"
+        })
         const again = await sync.syncOnce()
         expect(again.pushed).toBe(1)
-        expect(again.failed.map((failure) => failure.file)).toEqual(["products/b-unknown-category.json", "products/c-broken.json"])
+        expect(again.failed.map((failure) => failure.file)).toEqual([
+          "products/b-unknown-category.json",
+          "products/c-broken.json"
+        ])
       })
-    }))
+    })
+  )
 
-  it.scoped("the command exits non-zero naming the files it could not push, and writes nothing when the server is unreachable", () =>
-    Effect.gen(function* () {
-      const { url, tenant } = yield* TestServer
-      const t = yield* tenant()
-      const key = yield* t.key(scopes)
-      const main = yield* builtCommand
-      const dir = yield* tempDir
-      mkdirSync(join(dir, "categories"), { recursive: true })
-      write(join(dir, "categories", "sofas.json"), { name: "Sofas" })
-      write(join(dir, "categories", "too-long.json"), { name: "x".repeat(201) })
+  it.scoped(
+    "the command exits non-zero naming the files it could not push, and writes nothing when the server is unreachable",
+    () =>
+      Effect.gen(function* () {
+        const { url, tenant } = yield* TestServer
+        const t = yield* tenant()
+        const key = yield* t.key(scopes)
+        const main = yield* builtCommand
+        const dir = yield* tempDir
+        mkdirSync(join(dir, "categories"), { recursive: true })
+        write(join(dir, "categories", "sofas.json"), { name: "Sofas" })
+        write(join(dir, "categories", "too-long.json"), { name: "x".repeat(201) })
 
-      const partly = yield* runOnce(main, dir, { CATALOG_SYNC_URL: url, CATALOG_SYNC_KEY: key })
-      expect(partly.code).toBe(1)
-      expect(JSON.parse(partly.stdout)).toMatchObject({ pushed: 1, failed: 1 })
-      expect(partly.stderr).toContain("folder-sync: categories/too-long.json: $.name: ")
-      expect(partly.stderr).not.toMatch(/^\s+at /m)
+        const partly = yield* runOnce(main, dir, { CATALOG_SYNC_URL: url, CATALOG_SYNC_KEY: key })
+        expect(partly.code).toBe(1)
+        expect(JSON.parse(partly.stdout)).toMatchObject({ pushed: 1, failed: 1 })
+        expect(partly.stderr).toContain("folder-sync: categories/too-long.json: $.name: ")
+        expect(partly.stderr).not.toMatch(/^\s+at /m)
 
-      const clean = yield* runOnce(main, dir, { CATALOG_SYNC_URL: url, CATALOG_SYNC_KEY: key })
-      expect(clean.code).toBe(1)
-      rmSync(join(dir, "categories", "too-long.json"))
-      expect((yield* runOnce(main, dir, { CATALOG_SYNC_URL: url, CATALOG_SYNC_KEY: key })).code).toBe(0)
+        const clean = yield* runOnce(main, dir, { CATALOG_SYNC_URL: url, CATALOG_SYNC_KEY: key })
+        expect(clean.code).toBe(1)
+        rmSync(join(dir, "categories", "too-long.json"))
+        expect((yield* runOnce(main, dir, { CATALOG_SYNC_URL: url, CATALOG_SYNC_KEY: key })).code).toBe(0)
 
-      // Nothing listens on this port: the command says so, exits 1, and leaves no folder behind.
-      const closed = `http://127.0.0.1:${yield* freePort}`
-      const fresh = join(dir, "never-synced")
-      const unreachable = yield* runOnce(main, fresh, { CATALOG_SYNC_URL: closed, CATALOG_SYNC_KEY: key })
-      expect(unreachable.code).toBe(1)
-      expect(unreachable.stderr).toContain(`folder-sync: cannot reach the server at ${closed} (CATALOG_SYNC_URL)`)
-      expect(unreachable.stderr).not.toMatch(/^\s+at /m)
-      expect(existsSync(fresh)).toBe(false)
-    }), { timeout: 120_000 })
+        // Nothing listens on this port: the command says so, exits 1, and leaves no folder behind.
+        const closed = `http://127.0.0.1:${yield* freePort}`
+        const fresh = join(dir, "never-synced")
+        const unreachable = yield* runOnce(main, fresh, { CATALOG_SYNC_URL: closed, CATALOG_SYNC_KEY: key })
+        expect(unreachable.code).toBe(1)
+        expect(unreachable.stderr).toContain(`folder-sync: cannot reach the server at ${closed} (CATALOG_SYNC_URL)`)
+        expect(unreachable.stderr).not.toMatch(/^\s+at /m)
+        expect(existsSync(fresh)).toBe(false)
+      }),
+    { timeout: 120_000 }
+  )
 })

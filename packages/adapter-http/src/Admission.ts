@@ -11,9 +11,12 @@ import { requestId } from "./RequestId.js"
  * Past it, every request of that address that needs a key is answered 429 until the minute ends,
  * before any key is looked up, so guessing keys costs the guesser and not the server.
  */
-export class AuthFailureBudget extends Context.Reference<AuthFailureBudget>()("@catalog-sync/adapter-http/AuthFailureBudget", {
-  defaultValue: () => ({ perMinute: 30 })
-}) {}
+export class AuthFailureBudget extends Context.Reference<AuthFailureBudget>()(
+  "@catalog-sync/adapter-http/AuthFailureBudget",
+  {
+    defaultValue: () => ({ perMinute: 30 })
+  }
+) {}
 
 const minute = 60_000
 
@@ -29,7 +32,11 @@ export class Admission extends Context.Tag("@catalog-sync/adapter-http/Admission
       request: HttpServerRequest.HttpServerRequest
     ) => Effect.Effect<
       Principal.Principal,
-      ApiErrors.Unauthorized | ApiErrors.Forbidden | ApiErrors.TooManyRequests | ApiErrors.InternalError | ApiErrors.ServiceUnavailable
+      | ApiErrors.Unauthorized
+      | ApiErrors.Forbidden
+      | ApiErrors.TooManyRequests
+      | ApiErrors.InternalError
+      | ApiErrors.ServiceUnavailable
     >
   }
 >() {}
@@ -46,11 +53,13 @@ export const admittedPrincipal = FiberRef.unsafeMake<Principal.Principal | undef
  * request context (every service of the app), which per request cost more than the lookups themselves.
  * Only for effects that need nothing else from the request's context.
  */
-const withOnly = <R>(context: Context.Context<R>) => <A, E>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E> =>
-  Effect.mapInputContext(effect, (outer: Context.Context<never>) => {
-    const span = Context.getOption(outer, Tracer.ParentSpan)
-    return Option.isSome(span) ? Context.add(context, Tracer.ParentSpan, span.value) : context
-  })
+const withOnly =
+  <R>(context: Context.Context<R>) =>
+  <A, E>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E> =>
+    Effect.mapInputContext(effect, (outer: Context.Context<never>) => {
+      const span = Context.getOption(outer, Tracer.ParentSpan)
+      return Option.isSome(span) ? Context.add(context, Tracer.ParentSpan, span.value) : context
+    })
 
 /** Addresses over their budget, until the end of their window; bounded by dropping expired entries. */
 const makeBlockedAddresses = () => {
@@ -98,7 +107,9 @@ export const AdmissionLive = Layer.effect(
       )
     const countFailure = (address: string, now: number) =>
       limiter.consume(`auth-failures:${address}`, budget, minute, now).pipe(
-        Effect.tap((state) => (state.allowed ? Effect.void : Effect.sync(() => blocked.block(address, now + state.resetSeconds * 1000, now)))),
+        Effect.tap((state) =>
+          state.allowed ? Effect.void : Effect.sync(() => blocked.block(address, now + state.resetSeconds * 1000, now))
+        ),
         Effect.ignore
       )
     return Admission.of({
@@ -114,13 +125,17 @@ export const AdmissionLive = Layer.effect(
             Authenticate.authenticate({ authorization: request.headers["authorization"], host: origin.host }).pipe(
               withOnly(authContext),
               Effect.tapError((error) =>
-                error._tag === "Unauthenticated" && error.reason === "invalid_credentials" && origin.address !== undefined
+                error._tag === "Unauthenticated" &&
+                error.reason === "invalid_credentials" &&
+                origin.address !== undefined
                   ? countFailure(origin.address, now)
                   : Effect.void
               )
             )
           )
-          const state = yield* api(RateLimiter.checkRate.pipe(withOnly(Context.add(limiterContext, Principal.CurrentPrincipal, principal))))
+          const state = yield* api(
+            RateLimiter.checkRate.pipe(withOnly(Context.add(limiterContext, Principal.CurrentPrincipal, principal)))
+          )
           yield* HttpApp.appendPreResponseHandler((_, response) =>
             Effect.succeed(
               HttpServerResponse.setHeaders(response, {

@@ -13,7 +13,9 @@ export const AuthenticationLive = Layer.effect(
     Authentication.of({
       bearer: () =>
         Effect.flatMap(FiberRef.get(admittedPrincipal), (admitted) =>
-          admitted !== undefined ? Effect.succeed(admitted) : Effect.flatMap(HttpServerRequest.HttpServerRequest, admission.admit)
+          admitted !== undefined
+            ? Effect.succeed(admitted)
+            : Effect.flatMap(HttpServerRequest.HttpServerRequest, admission.admit)
         )
     })
   )

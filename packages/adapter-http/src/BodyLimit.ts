@@ -27,7 +27,8 @@ export const nestsDeeperThan = (json: Uint8Array, max: number): boolean => {
   for (let i = 0; i < json.length; i++) {
     const c = json[i]!
     if (inString) {
-      if (c === 0x5c) i++ // a backslash escapes the next character
+      if (c === 0x5c)
+        i++ // a backslash escapes the next character
       else if (c === 0x22) inString = false
     } else if (c === 0x22) inString = true
     else if (c === 0x5b || c === 0x7b) {
@@ -49,7 +50,9 @@ export const readLimited = (request: HttpServerRequest.HttpServerRequest, limit:
     { closeOnDone: false }
   ).pipe(
     Stream.mapAccumEffect(0, (total, chunk: Uint8Array) =>
-      total + chunk.length > limit ? Effect.fail(new BodyTooLarge({ limit })) : Effect.succeed([total + chunk.length, chunk] as const)
+      total + chunk.length > limit
+        ? Effect.fail(new BodyTooLarge({ limit }))
+        : Effect.succeed([total + chunk.length, chunk] as const)
     ),
     Stream.runCollect,
     Effect.map((chunks) => Buffer.concat(Chunk.toReadonlyArray(chunks)))
@@ -59,7 +62,10 @@ export const readLimited = (request: HttpServerRequest.HttpServerRequest, limit:
  * The same request, answering `text`, `json` and `arrayBuffer` from bytes already read. HttpApi
  * decodes the payload through these.
  */
-export const withBody = (request: HttpServerRequest.HttpServerRequest, body: Buffer): HttpServerRequest.HttpServerRequest => {
+export const withBody = (
+  request: HttpServerRequest.HttpServerRequest,
+  body: Buffer
+): HttpServerRequest.HttpServerRequest => {
   const text = body.toString("utf8")
   return Object.create(request, {
     text: { value: Effect.succeed(text) },

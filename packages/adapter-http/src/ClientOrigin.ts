@@ -44,14 +44,21 @@ export class TrustedProxies extends Context.Reference<TrustedProxies>()("@catalo
  * (`10.0.0.0/8, 127.0.0.1, fd00::/8`). Throws on an entry that is neither.
  */
 export const parseTrustedProxies = (text: string): BlockList | undefined => {
-  const entries = text.split(",").map((entry) => entry.trim()).filter((entry) => entry !== "")
+  const entries = text
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "")
   if (entries.length === 0) return undefined
   const list = new BlockList()
   for (const entry of entries) {
     const [address, bits, extra] = entry.split("/")
     const family = isIP(address ?? "")
     const prefix = bits === undefined ? undefined : Number(bits)
-    if (family === 0 || extra !== undefined || (prefix !== undefined && !(Number.isInteger(prefix) && prefix >= 0 && prefix <= (family === 4 ? 32 : 128)))) {
+    if (
+      family === 0 ||
+      extra !== undefined ||
+      (prefix !== undefined && !(Number.isInteger(prefix) && prefix >= 0 && prefix <= (family === 4 ? 32 : 128)))
+    ) {
       throw new Error(`"${entry}" is not an IP address or CIDR range`)
     }
     const type = family === 4 ? "ipv4" : "ipv6"
@@ -66,7 +73,10 @@ const trusts = (list: BlockList, address: string | undefined) =>
 
 /** Values of a list header (`a, b`), over repeated headers too. */
 const listValues = (header: string | ReadonlyArray<string> | undefined): Array<string> =>
-  (typeof header === "string" ? [header] : header ?? []).flatMap((value) => value.split(",")).map((v) => v.trim()).filter((v) => v !== "")
+  (typeof header === "string" ? [header] : (header ?? []))
+    .flatMap((value) => value.split(","))
+    .map((v) => v.trim())
+    .filter((v) => v !== "")
 
 /** `Forwarded` (RFC 7239) as a list of elements, each a map of its lower-cased parameters. */
 const forwardedElements = (header: string | undefined): Array<Map<string, string>> =>
@@ -75,7 +85,17 @@ const forwardedElements = (header: string | undefined): Array<Map<string, string
       new Map(
         element.split(";").flatMap((pair) => {
           const at = pair.indexOf("=")
-          return at === -1 ? [] : [[pair.slice(0, at).trim().toLowerCase(), pair.slice(at + 1).trim().replace(/^"|"$/g, "")] as const]
+          return at === -1
+            ? []
+            : [
+                [
+                  pair.slice(0, at).trim().toLowerCase(),
+                  pair
+                    .slice(at + 1)
+                    .trim()
+                    .replace(/^"|"$/g, "")
+                ] as const
+              ]
         })
       )
   )
@@ -99,7 +119,8 @@ export const originOf = (request: HttpServerRequest.HttpServerRequest, trusted: 
   const headers = request.headers
   if (trusted === undefined || !trusts(trusted, peer)) return { host: normalizeHost(headers["host"]), address: peer }
   const forwarded = forwardedElements(headers["forwarded"])
-  const chain = forwarded.length > 0 ? forwarded.map((element) => element.get("for")) : listValues(headers["x-forwarded-for"])
+  const chain =
+    forwarded.length > 0 ? forwarded.map((element) => element.get("for")) : listValues(headers["x-forwarded-for"])
   let address = peer
   for (let i = chain.length - 1; i >= 0; i--) {
     const hop = normalizeAddress(chain[i])
@@ -107,6 +128,7 @@ export const originOf = (request: HttpServerRequest.HttpServerRequest, trusted: 
     address = hop
     if (!trusts(trusted, hop)) break
   }
-  const forwardedHost = forwarded.length > 0 ? forwarded[forwarded.length - 1]!.get("host") : listValues(headers["x-forwarded-host"]).at(-1)
+  const forwardedHost =
+    forwarded.length > 0 ? forwarded[forwarded.length - 1]!.get("host") : listValues(headers["x-forwarded-host"]).at(-1)
   return { host: normalizeHost(forwardedHost ?? headers["host"]), address }
 }

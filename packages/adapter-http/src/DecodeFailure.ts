@@ -40,14 +40,19 @@ const findEndpoint = (method: string, url: string) => {
   return contractEndpoints.find(method, url) ?? (method === "HEAD" ? contractEndpoints.find("GET", url) : undefined)
 }
 
-const failureOf = (part: RequestPart, schema: Option.Option<{ readonly ast: AST.AST }>, input: Effect.Effect<unknown, unknown>) =>
+const failureOf = (
+  part: RequestPart,
+  schema: Option.Option<{ readonly ast: AST.AST }>,
+  input: Effect.Effect<unknown, unknown>
+) =>
   Option.match(schema, {
     onNone: () => Effect.succeed(Option.none<DecodeFailure>()),
     onSome: ({ ast }) =>
       input.pipe(
         Effect.flatMap(Schema.decodeUnknown(Schema.make<unknown, unknown, never>(ast))),
         Effect.match({
-          onFailure: (error) => (ParseResult.isParseError(error) ? Option.some<DecodeFailure>({ part, error }) : Option.none()),
+          onFailure: (error) =>
+            ParseResult.isParseError(error) ? Option.some<DecodeFailure>({ part, error }) : Option.none(),
           onSuccess: () => Option.none()
         })
       )
@@ -66,7 +71,9 @@ const decodedPayload = (endpoint: Endpoint) =>
  * values of keys that do not take a single string in a list, which changes nothing here since no query
  * parameter of the contract takes a list and an undeclared name fails whatever its value.
  */
-export const failingPart = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Option.Option<DecodeFailure>> =>
+export const failingPart = (
+  request: HttpServerRequest.HttpServerRequest
+): Effect.Effect<Option.Option<DecodeFailure>> =>
   Effect.gen(function* () {
     const found = findEndpoint(request.method, request.url)
     if (found === undefined) return Option.none()
@@ -74,7 +81,11 @@ export const failingPart = (request: HttpServerRequest.HttpServerRequest): Effec
     const query = Effect.succeed(found.searchParams)
     const attempts = [
       failureOf("path", endpoint.pathSchema, Effect.succeed(found.params)),
-      failureOf("body", decodedPayload(endpoint), HttpMethod.hasBody(request.method as HttpMethod.HttpMethod) ? request.json : query),
+      failureOf(
+        "body",
+        decodedPayload(endpoint),
+        HttpMethod.hasBody(request.method as HttpMethod.HttpMethod) ? request.json : query
+      ),
       failureOf("headers", endpoint.headersSchema, Effect.succeed(request.headers)),
       failureOf("query", endpoint.urlParamsSchema, query)
     ]
@@ -88,7 +99,11 @@ export const failingPart = (request: HttpServerRequest.HttpServerRequest): Effec
 const renderers: { readonly [Part in RequestPart]: (error: ParseResult.ParseError) => Rendered } = {
   path: (error) => ({
     status: 404,
-    error: { code: "not_found", message: "no record has that id (ids are uuids)", details: PlainIssues.plainIssues(error) }
+    error: {
+      code: "not_found",
+      message: "no record has that id (ids are uuids)",
+      details: PlainIssues.plainIssues(error)
+    }
   }),
   body: (error) => ({
     status: 422,
@@ -97,11 +112,18 @@ const renderers: { readonly [Part in RequestPart]: (error: ParseResult.ParseErro
   // The only header an endpoint decodes is the Idempotency-Key.
   headers: () => ({
     status: 422,
-    error: { code: "idempotency_key_invalid", message: "send an Idempotency-Key header matching ^[A-Za-z0-9._:-]{8,120}$" }
+    error: {
+      code: "idempotency_key_invalid",
+      message: "send an Idempotency-Key header matching ^[A-Za-z0-9._:-]{8,120}$"
+    }
   }),
   query: (error) => ({
     status: 422,
-    error: { code: "validation_failed", message: "query parameters are not valid", details: PlainIssues.plainIssues(error, "query") }
+    error: {
+      code: "validation_failed",
+      message: "query parameters are not valid",
+      details: PlainIssues.plainIssues(error, "query")
+    }
   })
 }
 

@@ -1,16 +1,34 @@
-import { HttpApiBuilder, HttpApiError, HttpApp, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import {
+  HttpApiBuilder,
+  HttpApiError,
+  HttpApp,
+  HttpServerError,
+  HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
 import { Cause, Effect, Option, Tracer } from "effect"
 import { randomUUID } from "node:crypto"
 import { ApiErrors } from "@catalog-sync/contract"
 import { Admission, admittedPrincipal } from "./Admission.js"
-import { BodyTooLarge, maxJsonBytes, maxJsonDepth, maxMediaBodyBytes, nestsDeeperThan, readLimited, settleUnreadBody, withBody } from "./BodyLimit.js"
+import {
+  BodyTooLarge,
+  maxJsonBytes,
+  maxJsonDepth,
+  maxMediaBodyBytes,
+  nestsDeeperThan,
+  readLimited,
+  settleUnreadBody,
+  withBody
+} from "./BodyLimit.js"
 import { failingPart, renderDecodeFailure } from "./DecodeFailure.js"
 import { isDomainError, renderDomainError } from "./ErrorResponses.js"
 import { CurrentRequestId } from "./RequestId.js"
 
 const respond = (requestId: string, status: ApiErrors.ErrorStatus, error: ApiErrors.ErrorDetail) => {
   const response = HttpServerResponse.unsafeJson({ request_id: requestId, error }, { status })
-  return error.retry_after === undefined ? response : HttpServerResponse.setHeader(response, "retry-after", String(error.retry_after))
+  return error.retry_after === undefined
+    ? response
+    : HttpServerResponse.setHeader(response, "retry-after", String(error.retry_after))
 }
 
 /**
@@ -31,10 +49,14 @@ const answerHeaders = (response: HttpServerResponse.HttpServerResponse, requestI
  * id 404, a bad Idempotency-Key, body or query 422). One that no part of the request reproduces (a
  * response that does not encode) stays a failure: an unexpected error, logged.
  */
-const answeringDecodeFailures = (app: HttpApp.Default<never, never>, requestId: string): HttpApp.Default<never, never> =>
+const answeringDecodeFailures = (
+  app: HttpApp.Default<never, never>,
+  requestId: string
+): HttpApp.Default<never, never> =>
   Effect.catchAllCause(app, (cause) => {
     const failure: Option.Option<unknown> = Cause.failureOption(cause)
-    if (Option.isNone(failure) || !(failure.value instanceof HttpApiError.HttpApiDecodeError)) return Effect.failCause(cause)
+    if (Option.isNone(failure) || !(failure.value instanceof HttpApiError.HttpApiDecodeError))
+      return Effect.failCause(cause)
     return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
       Effect.flatMap(
         failingPart(request),
@@ -60,21 +82,38 @@ const renderCause = (requestId: string, cause: Cause.Cause<unknown>) => {
       return Effect.succeed(respond(requestId, domain.status, domain.error))
     }
     if (HttpServerError.isServerError(error) && error._tag === "RouteNotFound") {
-      return Effect.succeed(respond(requestId, 404, { code: "route_not_found", message: "no such endpoint; see GET /api/v1/openapi.json" }))
+      return Effect.succeed(
+        respond(requestId, 404, { code: "route_not_found", message: "no such endpoint; see GET /api/v1/openapi.json" })
+      )
     }
   }
   const defect = Cause.dieOption(cause)
   if (Option.isSome(defect) && HttpServerError.isServerError(defect.value) && defect.value._tag === "RequestError") {
     if (defect.value.cause instanceof SyntaxError) {
-      return Effect.succeed(respond(requestId, 400, { code: "malformed_json", message: `the body is not valid JSON: ${defect.value.cause.message}` }))
+      return Effect.succeed(
+        respond(requestId, 400, {
+          code: "malformed_json",
+          message: `the body is not valid JSON: ${defect.value.cause.message}`
+        })
+      )
     }
   }
   if (Cause.isInterruptedOnly(cause)) {
-    return Effect.succeed(respond(requestId, 503, { code: "service_unavailable", message: "the server is shutting down; retry with the same Idempotency-Key" }))
+    return Effect.succeed(
+      respond(requestId, 503, {
+        code: "service_unavailable",
+        message: "the server is shutting down; retry with the same Idempotency-Key"
+      })
+    )
   }
   return Effect.as(
-    Effect.logError("request failed with an unexpected error", cause).pipe(Effect.annotateLogs("request_id", requestId)),
-    respond(requestId, 500, { code: "internal_error", message: "an unexpected error occurred; retry with the same Idempotency-Key" })
+    Effect.logError("request failed with an unexpected error", cause).pipe(
+      Effect.annotateLogs("request_id", requestId)
+    ),
+    respond(requestId, 500, {
+      code: "internal_error",
+      message: "an unexpected error occurred; retry with the same Idempotency-Key"
+    })
   )
 }
 
@@ -117,73 +156,88 @@ const needsKey = (path: string) => path.startsWith("/api/v1/") && path !== "/api
  * (see `settleUnreadBody`), so that every client reads its answer.
  */
 export const EnvelopeMiddleware = HttpApiBuilder.middleware(
-  Effect.map(Admission, (admission) => (app: HttpApp.Default<never, never>) =>
-    Effect.gen(function* () {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const requestId = randomUUID()
-      // The server's request span, when tracing is on, carries the id the client sees (a lookup otherwise).
-      const span = yield* Effect.serviceOption(Tracer.ParentSpan)
-      const traced = span._tag === "Some" && span.value._tag === "Span"
-      if (traced) span.value.attribute("request_id", requestId)
-      const handler = traced ? Effect.withSpan(app, "use case", { captureStackTrace: false }) : app
-      yield* HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(answerHeaders(response, requestId)))
-      const contentLength = request.headers["content-length"]
-      const hasBody = (contentLength !== undefined && contentLength !== "0") || request.headers["transfer-encoding"] !== undefined
-      const path = request.url.split("?")[0] ?? ""
-      const media = isMediaUpload(request)
-      const limit = media ? maxMediaBodyBytes : maxJsonBytes
-      const served = answeringDecodeFailures(handler, requestId)
-      const handled = Effect.gen(function* () {
-        const refusedName = unsafeQueryName(request.url)
-        if (refusedName !== undefined) {
-          return respond(requestId, 422, {
-            code: "validation_failed",
-            message: "query parameters are not valid",
-            details: [{ path: `query.${refusedName}`, message: "is not an allowed property" }]
-          })
-        }
-        if (!hasBody) return yield* served
-        if (contentLength !== undefined && Number(contentLength) > limit) {
-          return respond(requestId, 413, { code: "payload_too_large", message: media ? "images are limited to 10 MB" : `JSON bodies are limited to ${maxJsonBytes} bytes` })
-        }
-        const admitted = needsKey(path) ? yield* admission.admit(request) : undefined
-        const run = (effect: typeof served) => (admitted === undefined ? effect : Effect.locally(effect, admittedPrincipal, admitted))
-        // POST /media streams its multipart body to staging itself.
-        if (media && isMultipart(request.headers["content-type"])) return yield* run(served)
-        if (!isJson(request.headers["content-type"]) || media) {
-          return respond(requestId, 415, {
-            code: "unsupported_media_type",
-            message: media ? "send the upload as multipart/form-data" : "send the body as application/json"
-          })
-        }
-        const body = yield* Effect.either(readLimited(request, maxJsonBytes))
-        if (body._tag === "Left") {
-          return body.left instanceof BodyTooLarge
-            ? respond(requestId, 413, { code: "payload_too_large", message: `JSON bodies are limited to ${maxJsonBytes} bytes` })
-            : respond(requestId, 400, { code: "body_unreadable", message: "the request body could not be read" })
-        }
-        if (nestsDeeperThan(body.right, maxJsonDepth)) {
-          return respond(requestId, 400, { code: "json_too_deep", message: `JSON nested deeper than ${maxJsonDepth} levels is not accepted` })
-        }
-        return yield* run(Effect.provideService(served, HttpServerRequest.HttpServerRequest, withBody(request, body.right)))
-      })
-      const started = Date.now()
-      const answered = yield* handled.pipe(
-        Effect.catchAllCause((cause) => renderCause(requestId, cause)),
-        Effect.locally(CurrentRequestId, requestId)
-      )
-      const response = hasBody ? settleUnreadBody(request, answered, limit) : answered
-      // One structured line per request; never headers or bodies, so keys and secrets stay out of logs.
-      yield* Effect.logInfo("request").pipe(
-        Effect.annotateLogs({
-          request_id: requestId,
-          method: request.method,
-          path,
-          status: response.status,
-          duration_ms: Date.now() - started
+  Effect.map(
+    Admission,
+    (admission) => (app: HttpApp.Default<never, never>) =>
+      Effect.gen(function* () {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const requestId = randomUUID()
+        // The server's request span, when tracing is on, carries the id the client sees (a lookup otherwise).
+        const span = yield* Effect.serviceOption(Tracer.ParentSpan)
+        const traced = span._tag === "Some" && span.value._tag === "Span"
+        if (traced) span.value.attribute("request_id", requestId)
+        const handler = traced ? Effect.withSpan(app, "use case", { captureStackTrace: false }) : app
+        yield* HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(answerHeaders(response, requestId)))
+        const contentLength = request.headers["content-length"]
+        const hasBody =
+          (contentLength !== undefined && contentLength !== "0") || request.headers["transfer-encoding"] !== undefined
+        const path = request.url.split("?")[0] ?? ""
+        const media = isMediaUpload(request)
+        const limit = media ? maxMediaBodyBytes : maxJsonBytes
+        const served = answeringDecodeFailures(handler, requestId)
+        const handled = Effect.gen(function* () {
+          const refusedName = unsafeQueryName(request.url)
+          if (refusedName !== undefined) {
+            return respond(requestId, 422, {
+              code: "validation_failed",
+              message: "query parameters are not valid",
+              details: [{ path: `query.${refusedName}`, message: "is not an allowed property" }]
+            })
+          }
+          if (!hasBody) return yield* served
+          if (contentLength !== undefined && Number(contentLength) > limit) {
+            return respond(requestId, 413, {
+              code: "payload_too_large",
+              message: media ? "images are limited to 10 MB" : `JSON bodies are limited to ${maxJsonBytes} bytes`
+            })
+          }
+          const admitted = needsKey(path) ? yield* admission.admit(request) : undefined
+          const run = (effect: typeof served) =>
+            admitted === undefined ? effect : Effect.locally(effect, admittedPrincipal, admitted)
+          // POST /media streams its multipart body to staging itself.
+          if (media && isMultipart(request.headers["content-type"])) return yield* run(served)
+          if (!isJson(request.headers["content-type"]) || media) {
+            return respond(requestId, 415, {
+              code: "unsupported_media_type",
+              message: media ? "send the upload as multipart/form-data" : "send the body as application/json"
+            })
+          }
+          const body = yield* Effect.either(readLimited(request, maxJsonBytes))
+          if (body._tag === "Left") {
+            return body.left instanceof BodyTooLarge
+              ? respond(requestId, 413, {
+                  code: "payload_too_large",
+                  message: `JSON bodies are limited to ${maxJsonBytes} bytes`
+                })
+              : respond(requestId, 400, { code: "body_unreadable", message: "the request body could not be read" })
+          }
+          if (nestsDeeperThan(body.right, maxJsonDepth)) {
+            return respond(requestId, 400, {
+              code: "json_too_deep",
+              message: `JSON nested deeper than ${maxJsonDepth} levels is not accepted`
+            })
+          }
+          return yield* run(
+            Effect.provideService(served, HttpServerRequest.HttpServerRequest, withBody(request, body.right))
+          )
         })
-      )
-      return response
-    })
+        const started = Date.now()
+        const answered = yield* handled.pipe(
+          Effect.catchAllCause((cause) => renderCause(requestId, cause)),
+          Effect.locally(CurrentRequestId, requestId)
+        )
+        const response = hasBody ? settleUnreadBody(request, answered, limit) : answered
+        // One structured line per request; never headers or bodies, so keys and secrets stay out of logs.
+        yield* Effect.logInfo("request").pipe(
+          Effect.annotateLogs({
+            request_id: requestId,
+            method: request.method,
+            path,
+            status: response.status,
+            duration_ms: Date.now() - started
+          })
+        )
+        return response
+      })
   )
 )

@@ -57,7 +57,10 @@ type Renderers = {
 const base = (error: DomainError) => ({ code: error.code as string, message: error.message })
 const withIssues =
   <Status extends ApiErrors.ErrorStatus>(status: Status) =>
-  (error: { readonly issues: ReadonlyArray<unknown> } & DomainError): Rendered<Status> => ({ status, error: { ...base(error), details: error.issues } })
+  (error: { readonly issues: ReadonlyArray<unknown> } & DomainError): Rendered<Status> => ({
+    status,
+    error: { ...base(error), details: error.issues }
+  })
 const plain =
   <Status extends ApiErrors.ErrorStatus>(status: Status) =>
   (error: DomainError): Rendered<Status> => ({ status, error: base(error) })
@@ -72,7 +75,10 @@ const renderers: Renderers = {
   StockRuleViolation: withIssues(422),
   RevisionConflict: (error) => ({
     status: 409,
-    error: { ...base(error), details: { current_revision: error.current_revision, expected_revision: error.expected_revision } }
+    error: {
+      ...base(error),
+      details: { current_revision: error.current_revision, expected_revision: error.expected_revision }
+    }
   }),
   MappingConflict: (error) => ({ status: 409, error: { ...base(error), details: { reason: error.reason } } }),
   RecordInUse: (error) => ({ status: 409, error: { ...base(error), details: { bundle_ids: error.bundle_ids } } }),
@@ -80,7 +86,12 @@ const renderers: Renderers = {
     status: 409,
     error: {
       ...base(error),
-      details: { location_id: error.location_id, reserved: error.reserved, physical: error.physical, requested_physical: error.requested_physical }
+      details: {
+        location_id: error.location_id,
+        reserved: error.reserved,
+        physical: error.physical,
+        requested_physical: error.requested_physical
+      }
     }
   }),
   StockEventConflict: (error) => ({ status: 409, error: { ...base(error), details: { event_id: error.event_id } } }),
@@ -91,29 +102,59 @@ const renderers: Renderers = {
   ScopeDenied: (error) => ({ status: 403, error: { ...base(error), details: { required: error.required } } }),
   DomainNotPermitted: plain(403),
   StockNotEnabled: plain(403),
-  LocationNotWritable: (error) => ({ status: 403, error: { ...base(error), details: { location_id: error.location_id } } }),
+  LocationNotWritable: (error) => ({
+    status: 403,
+    error: { ...base(error), details: { location_id: error.location_id } }
+  }),
   Unauthenticated: plain(401),
   RateLimited: retryLater,
   JobLimitReached: retryLater,
   StagingLimitReached: retryLater,
   UnsupportedImageFormat: plain(415),
-  ImageRejected: (error) => ({ status: 422, error: { ...base(error), details: [{ path: "$.file", message: error.message }] } }),
-  RemoteUrlNotAccepted: (error) => ({ status: 422, error: { ...base(error), details: [{ path: error.path, message: error.message }] } }),
-  MediaVersionConflict: (error) => ({ status: 409, error: { ...base(error), details: { media_id: error.media_id, changed: error.changed } } }),
+  ImageRejected: (error) => ({
+    status: 422,
+    error: { ...base(error), details: [{ path: "$.file", message: error.message }] }
+  }),
+  RemoteUrlNotAccepted: (error) => ({
+    status: 422,
+    error: { ...base(error), details: [{ path: error.path, message: error.message }] }
+  }),
+  MediaVersionConflict: (error) => ({
+    status: 409,
+    error: { ...base(error), details: { media_id: error.media_id, changed: error.changed } }
+  }),
   UploadTooLarge: plain(413),
   MediaStorageError: (error) =>
-    error.reason === "not_found" ? { status: 404, error: { ...base(error), details: { resource: "media" } } } : { status: 503, error: base(error) },
+    error.reason === "not_found"
+      ? { status: 404, error: { ...base(error), details: { resource: "media" } } }
+      : { status: 503, error: base(error) },
   JobNotRetryable: (error) => ({ status: 409, error: { ...base(error), details: { state: error.state } } }),
   // A database fault is never the client's doing nor a bug: 503 with Retry-After, longer when the storage
   // itself is unusable (I/O error, disk full) than when it is only busy or reconnecting.
   PersistenceError: (error) =>
     error.retryable
-      ? { status: 503, error: { ...base(error), message: "the database is busy; retry with the same Idempotency-Key", retry_after: 1 } }
-      : { status: 503, error: { ...base(error), message: "the database is unavailable; retry later with the same Idempotency-Key", retry_after: 5 } }
+      ? {
+          status: 503,
+          error: {
+            ...base(error),
+            message: "the database is busy; retry with the same Idempotency-Key",
+            retry_after: 1
+          }
+        }
+      : {
+          status: 503,
+          error: {
+            ...base(error),
+            message: "the database is unavailable; retry later with the same Idempotency-Key",
+            retry_after: 5
+          }
+        }
 }
 
 /** The declared API error a domain error becomes: the class of its status. */
-export type ApiErrorOf<E extends DomainError> = E extends { readonly _tag: infer Tag extends DomainErrorTag } ? ApiErrors.OfStatus<Statuses[Tag]> : never
+export type ApiErrorOf<E extends DomainError> = E extends { readonly _tag: infer Tag extends DomainErrorTag }
+  ? ApiErrors.OfStatus<Statuses[Tag]>
+  : never
 
 const tags: ReadonlySet<string> = new Set(Object.keys(renderers))
 
@@ -122,7 +163,8 @@ export const isDomainError = (u: unknown): u is DomainError =>
   typeof u === "object" && u !== null && "_tag" in u && typeof u._tag === "string" && tags.has(u._tag)
 
 /** The status and error body of a domain error. */
-export const renderDomainError = (error: DomainError): Rendered => (renderers[error._tag] as (error: DomainError) => Rendered)(error)
+export const renderDomainError = (error: DomainError): Rendered =>
+  (renderers[error._tag] as (error: DomainError) => Rendered)(error)
 
 /** Converts a domain error into the declared API error of its status. */
 export const toApiError = <E extends DomainError>(error: E): Effect.Effect<never, ApiErrorOf<E>> =>

@@ -20,7 +20,11 @@ export const writeEnvelope = <A extends object, E extends DomainError, R>(
 ): Effect.Effect<
   A & { readonly request_id: string; readonly replayed?: true },
   ApiErrorOf<WriteFailure<E>>,
-  R | HttpServerRequest.HttpServerRequest | Principal.CurrentPrincipal | IdempotencyStore.IdempotencyStore | Transactor.Transactor
+  | R
+  | HttpServerRequest.HttpServerRequest
+  | Principal.CurrentPrincipal
+  | IdempotencyStore.IdempotencyStore
+  | Transactor.Transactor
 > =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest

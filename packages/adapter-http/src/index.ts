@@ -1,5 +1,16 @@
 import { type HttpApi, HttpApiBuilder } from "@effect/platform"
-import type { Accounts, CatalogService, ChangeFeed, IdempotencyStore, ImportService, InventoryService, JobService, MediaService, RateLimiter, Transactor } from "@catalog-sync/core"
+import type {
+  Accounts,
+  CatalogService,
+  ChangeFeed,
+  IdempotencyStore,
+  ImportService,
+  InventoryService,
+  JobService,
+  MediaService,
+  RateLimiter,
+  Transactor
+} from "@catalog-sync/core"
 import { Api } from "@catalog-sync/contract"
 import type { Readiness } from "./System/Readiness.js"
 import { Layer } from "effect"
@@ -42,7 +53,18 @@ export const ApiLive: Layer.Layer<
 > = Layer.mergeAll(EnvelopeMiddleware, HttpApiBuilder.middlewareOpenApi({ path: "/api/v1/openapi.json" })).pipe(
   Layer.provideMerge(
     HttpApiBuilder.api(Api).pipe(
-      Layer.provide(Layer.mergeAll(CatalogHttpLive, ChangesHttpLive, InventoryHttpLive, ImportsHttpLive, JobsHttpLive, MediaHttpLive, MeHttpLive, SystemHttpLive).pipe(Layer.provide(AuthenticationLive)))
+      Layer.provide(
+        Layer.mergeAll(
+          CatalogHttpLive,
+          ChangesHttpLive,
+          InventoryHttpLive,
+          ImportsHttpLive,
+          JobsHttpLive,
+          MediaHttpLive,
+          MeHttpLive,
+          SystemHttpLive
+        ).pipe(Layer.provide(AuthenticationLive))
+      )
     )
   ),
   // One Admission for the Envelope (requests with a body) and the Authentication middleware (the rest).

@@ -7,7 +7,11 @@ import { failingPart, renderDecodeFailure } from "../src/DecodeFailure.js"
 const id = "0b7c3e1a-5f2d-4c8e-9a61-3d2f4b5c6e7f"
 const goodKey = "erp-product-4711"
 
-const request = (method: string, path: string, options: { readonly headers?: Record<string, string>; readonly body?: unknown } = {}) =>
+const request = (
+  method: string,
+  path: string,
+  options: { readonly headers?: Record<string, string>; readonly body?: unknown } = {}
+) =>
   HttpServerRequest.fromWeb(
     new Request(`http://localhost${path}`, {
       method,
@@ -17,7 +21,10 @@ const request = (method: string, path: string, options: { readonly headers?: Rec
   )
 
 const classify = (req: HttpServerRequest.HttpServerRequest) =>
-  Effect.map(failingPart(req), Option.map((failure) => ({ part: failure.part, ...renderDecodeFailure(failure) })))
+  Effect.map(
+    failingPart(req),
+    Option.map((failure) => ({ part: failure.part, ...renderDecodeFailure(failure) }))
+  )
 
 describe("failingPart", () => {
   it.effect("a path id that is not a uuid is the path: 404 not_found, with the issue of the path schema", () =>
@@ -26,7 +33,11 @@ describe("failingPart", () => {
       expect(Option.getOrThrow(found)).toEqual({
         part: "path",
         status: 404,
-        error: { code: "not_found", message: "no record has that id (ids are uuids)", details: [{ path: "$.id", message: "must be a uuid" }] }
+        error: {
+          code: "not_found",
+          message: "no record has that id (ids are uuids)",
+          details: [{ path: "$.id", message: "must be a uuid" }]
+        }
       })
     })
   )
@@ -50,18 +61,30 @@ describe("failingPart", () => {
   it.effect("a bad body is the body: 422 validation_failed with the body's paths", () =>
     Effect.gen(function* () {
       const found = Option.getOrThrow(
-        yield* classify(request("POST", "/api/v1/categories/upsert", { headers: { "idempotency-key": goodKey }, body: { external_id: 7 } }))
+        yield* classify(
+          request("POST", "/api/v1/categories/upsert", {
+            headers: { "idempotency-key": goodKey },
+            body: { external_id: 7 }
+          })
+        )
       )
       expect(found.part).toBe("body")
       expect(found.error).toMatchObject({ code: "validation_failed", message: "the body is not valid" })
-      expect(found.error.details).toEqual(expect.arrayContaining([{ path: "$.external_id", message: "must be a string" }]))
+      expect(found.error.details).toEqual(
+        expect.arrayContaining([{ path: "$.external_id", message: "must be a string" }])
+      )
     })
   )
 
   it.effect("a bad Idempotency-Key is the headers: 422 idempotency_key_invalid", () =>
     Effect.gen(function* () {
       const found = Option.getOrThrow(
-        yield* classify(request("DELETE", `/api/v1/products/${id}`, { headers: { "idempotency-key": "short" }, body: { expected_revision: 1 } }))
+        yield* classify(
+          request("DELETE", `/api/v1/products/${id}`, {
+            headers: { "idempotency-key": "short" },
+            body: { expected_revision: 1 }
+          })
+        )
       )
       expect(found).toMatchObject({ part: "headers", status: 422, error: { code: "idempotency_key_invalid" } })
     })
@@ -69,9 +92,15 @@ describe("failingPart", () => {
 
   it.effect("parts are tried in the framework's order: path, then body, then headers", () =>
     Effect.gen(function* () {
-      const everythingBad = request("DELETE", "/api/v1/products/nope", { headers: { "idempotency-key": "x" }, body: { expected_revision: 0 } })
+      const everythingBad = request("DELETE", "/api/v1/products/nope", {
+        headers: { "idempotency-key": "x" },
+        body: { expected_revision: 0 }
+      })
       expect(Option.map(yield* failingPart(everythingBad), (failure) => failure.part)).toEqual(Option.some("path"))
-      const bodyAndHeader = request("DELETE", `/api/v1/products/${id}`, { headers: { "idempotency-key": "x" }, body: { expected_revision: 0 } })
+      const bodyAndHeader = request("DELETE", `/api/v1/products/${id}`, {
+        headers: { "idempotency-key": "x" },
+        body: { expected_revision: 0 }
+      })
       expect(Option.map(yield* failingPart(bodyAndHeader), (failure) => failure.part)).toEqual(Option.some("body"))
     })
   )
@@ -81,7 +110,12 @@ describe("failingPart", () => {
       expect(yield* failingPart(request("GET", `/api/v1/products/${id}`))).toEqual(Option.none())
       expect(yield* failingPart(request("GET", "/api/v1/products?limit=10"))).toEqual(Option.none())
       expect(
-        yield* failingPart(request("DELETE", `/api/v1/products/${id}`, { headers: { "idempotency-key": goodKey }, body: { expected_revision: 3 } }))
+        yield* failingPart(
+          request("DELETE", `/api/v1/products/${id}`, {
+            headers: { "idempotency-key": goodKey },
+            body: { expected_revision: 3 }
+          })
+        )
       ).toEqual(Option.none())
       expect(yield* failingPart(request("GET", "/api/v1/no-such-thing/1"))).toEqual(Option.none())
     })
@@ -89,10 +123,18 @@ describe("failingPart", () => {
 
   it.effect.prop(
     "an Idempotency-Key is the failing part exactly when it does not match ^[A-Za-z0-9._:-]{8,120}$",
-    [fc.oneof(fc.stringMatching(/^[A-Za-z0-9._:-]{1,130}$/), fc.string({ unit: fc.constantFrom("a", "Z", "7", "-", "!", " ", "/"), maxLength: 20 }).map((key) => key.trim()))],
+    [
+      fc.oneof(
+        fc.stringMatching(/^[A-Za-z0-9._:-]{1,130}$/),
+        fc.string({ unit: fc.constantFrom("a", "Z", "7", "-", "!", " ", "/"), maxLength: 20 }).map((key) => key.trim())
+      )
+    ],
     ([key]) =>
       Effect.gen(function* () {
-        const archive = request("DELETE", `/api/v1/products/${id}`, { headers: { "idempotency-key": key }, body: { expected_revision: 1 } })
+        const archive = request("DELETE", `/api/v1/products/${id}`, {
+          headers: { "idempotency-key": key },
+          body: { expected_revision: 1 }
+        })
         const part = Option.map(yield* failingPart(archive), (failure) => failure.part)
         expect(part).toEqual(/^[A-Za-z0-9._:-]{8,120}$/.test(key) ? Option.none() : Option.some("headers"))
       })

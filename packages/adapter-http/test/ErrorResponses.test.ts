@@ -10,10 +10,9 @@ const requestId = "5b8f0c3e-2a41-4d7e-9c6b-1f3a2e4d5c6b"
 describe("api", () => {
   it.effect("turns a domain error into the declared error class of its status, with the spec's body", () =>
     Effect.gen(function* () {
-      const failed = yield* api(Effect.fail(new Errors.RecordNotFound({ resource: "products", message: "no product x in this company" }))).pipe(
-        Effect.flip,
-        Effect.locally(CurrentRequestId, requestId)
-      )
+      const failed = yield* api(
+        Effect.fail(new Errors.RecordNotFound({ resource: "products", message: "no product x in this company" }))
+      ).pipe(Effect.flip, Effect.locally(CurrentRequestId, requestId))
       expect(failed).toBeInstanceOf(ApiErrors.NotFound)
       expect(ApiErrors.statusOf(failed)).toBe(404)
       expect({ ...failed }).toEqual({
@@ -25,10 +24,17 @@ describe("api", () => {
 
   it.effect("keeps each error of a union apart: a conflict stays 409, a storage fault 503 with Retry-After", () =>
     Effect.gen(function* () {
-      const conflict: Errors.RevisionConflict | Errors.PersistenceError = new Errors.RevisionConflict({ message: "at 3", current_revision: 3, expected_revision: 2 })
+      const conflict: Errors.RevisionConflict | Errors.PersistenceError = new Errors.RevisionConflict({
+        message: "at 3",
+        current_revision: 3,
+        expected_revision: 2
+      })
       const asConflict = yield* Effect.flip(api(Effect.fail(conflict)))
       expect(asConflict).toBeInstanceOf(ApiErrors.Conflict)
-      const fault: Errors.RevisionConflict | Errors.PersistenceError = new Errors.PersistenceError({ message: "busy", retryable: true })
+      const fault: Errors.RevisionConflict | Errors.PersistenceError = new Errors.PersistenceError({
+        message: "busy",
+        retryable: true
+      })
       const asFault = yield* Effect.flip(api(Effect.fail(fault)))
       expect(asFault).toBeInstanceOf(ApiErrors.ServiceUnavailable)
       expect(asFault.error.retry_after).toBe(1)
@@ -42,4 +48,5 @@ export const notFoundIsNotFound: ApiErrors.NotFound = null as unknown as ApiErro
 // @ts-expect-error a missing record is never a conflict
 export const notFoundIsNotConflict: ApiErrors.Conflict = null as unknown as ApiErrorOf<Errors.RecordNotFound>
 // @ts-expect-error a revision conflict is never a 422
-export const conflictIsNotUnprocessable: ApiErrors.Unprocessable = null as unknown as ApiErrorOf<Errors.RevisionConflict>
+export const conflictIsNotUnprocessable: ApiErrors.Unprocessable =
+  null as unknown as ApiErrorOf<Errors.RevisionConflict>

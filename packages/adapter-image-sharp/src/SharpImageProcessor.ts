@@ -3,7 +3,10 @@ import { Effect, Layer } from "effect"
 import sharp from "sharp"
 
 const corrupt = (cause: unknown) =>
-  new MediaErrors.ImageRejected({ reason: "corrupt", message: `the image cannot be read: ${cause instanceof Error ? cause.message : String(cause)}` })
+  new MediaErrors.ImageRejected({
+    reason: "corrupt",
+    message: `the image cannot be read: ${cause instanceof Error ? cause.message : String(cause)}`
+  })
 
 const formats = { jpeg: "jpeg", png: "png", webp: "webp" } as const
 
@@ -34,7 +37,11 @@ export const make = ImageProcessor.ImageProcessor.of({
           return Effect.fail(corrupt(new Error(`unexpected format ${String(meta.format)}`)))
         }
         const swap = turned(meta.orientation)
-        return Effect.succeed({ format, width: swap ? meta.height : meta.width, height: swap ? meta.width : meta.height })
+        return Effect.succeed({
+          format,
+          width: swap ? meta.height : meta.width,
+          height: swap ? meta.width : meta.height
+        })
       })
     ),
   process: (source, options) =>
@@ -45,7 +52,11 @@ export const make = ImageProcessor.ImageProcessor.of({
           .resize({ width: options.maxLongEdge, height: options.maxLongEdge, fit: "inside", withoutEnlargement: true })
           .webp({ quality: 82, alphaQuality: 100 })
           .toBuffer({ resolveWithObject: true })
-        return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height }
+        return {
+          data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
+          width: info.width,
+          height: info.height
+        }
       },
       catch: corrupt
     })

@@ -59,7 +59,10 @@ export const layer = (config: PgConfig): Layer.Layer<AccountsCache.AccountsVersi
             yield* Effect.tryPromise(() => client.query("SELECT 1")).pipe(
               Effect.timeoutFail({ duration: pingTimeout, onTimeout: () => new Error("ping timed out") }),
               Effect.tap(() => Effect.sync(() => void state.pings++)),
-              Effect.filterOrFail(() => state.up, () => new Error("the listening connection closed")),
+              Effect.filterOrFail(
+                () => state.up,
+                () => new Error("the listening connection closed")
+              ),
               Effect.zipRight(Effect.sleep(pingInterval)),
               Effect.forever
             )
@@ -78,7 +81,9 @@ export const layer = (config: PgConfig): Layer.Layer<AccountsCache.AccountsVersi
       )
 
       return {
-        current: Effect.sync(() => (state.up ? Option.some(`${state.epoch}.${state.notifications}.${state.pings}`) : Option.none()))
+        current: Effect.sync(() =>
+          state.up ? Option.some(`${state.epoch}.${state.notifications}.${state.pings}`) : Option.none()
+        )
       }
     })
   )

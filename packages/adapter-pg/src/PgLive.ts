@@ -83,7 +83,9 @@ const describe = (cause: unknown) => (cause instanceof Error ? cause.message : S
  * A migrated PostgreSQL database: the `SqlClient` (and the driver's `PgClient`) over a connection pool,
  * with pending migrations applied while the layer is built. Several instances may build it at once.
  */
-export const PgLive = (config: PgConfig): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError.SqlError | Migrator.MigrationError> => {
+export const PgLive = (
+  config: PgConfig
+): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError.SqlError | Migrator.MigrationError> => {
   const client = PgClient.layerFromPool({
     acquire: pool(config),
     applicationName: config.applicationName ?? "catalog-sync"
@@ -98,7 +100,11 @@ export const PgLive = (config: PgConfig): Layer.Layer<PgClient.PgClient | SqlCli
  */
 export const layer = (
   config: PgConfig
-): Layer.Layer<PersistencePorts | PgClient.PgClient | SqlClient.SqlClient, SqlError.SqlError | Migrator.MigrationError> =>
-  Layer.merge(sqlPorts, AccountsCache.layer.pipe(Layer.provide(SqlAccounts.layer), Layer.provide(PgAccountsVersion.layer(config)))).pipe(
-    Layer.provideMerge(PgLive(config))
-  )
+): Layer.Layer<
+  PersistencePorts | PgClient.PgClient | SqlClient.SqlClient,
+  SqlError.SqlError | Migrator.MigrationError
+> =>
+  Layer.merge(
+    sqlPorts,
+    AccountsCache.layer.pipe(Layer.provide(SqlAccounts.layer), Layer.provide(PgAccountsVersion.layer(config)))
+  ).pipe(Layer.provideMerge(PgLive(config)))

@@ -61,7 +61,10 @@ export const unavailableReason = (): string | undefined => {
 const run = (file: string, args: ReadonlyArray<string>, what: string) =>
   Effect.async<string, ClusterError>((resume) => {
     const child = execFile(file, args, { timeout: 60_000 }, (error, stdout, stderr) => {
-      if (error) resume(Effect.fail(new ClusterError({ message: `${what} failed: ${error.message}\n${stderr}${stdout}`.trim() })))
+      if (error)
+        resume(
+          Effect.fail(new ClusterError({ message: `${what} failed: ${error.message}\n${stderr}${stdout}`.trim() }))
+        )
       else resume(Effect.succeed(stdout))
     })
     return Effect.sync(() => child.kill())
@@ -116,10 +119,17 @@ const startCluster: Effect.Effect<Started & Cluster, ClusterError> = Effect.gen(
   const startOnce = Effect.gen(function* () {
     if (process.getuid?.() === 0) {
       const ids = serverUserIds()
-      if (ids === undefined) return yield* new ClusterError({ message: "running as root, PostgreSQL needs a `postgres` user to run as; none exists" })
+      if (ids === undefined)
+        return yield* new ClusterError({
+          message: "running as root, PostgreSQL needs a `postgres` user to run as; none exists"
+        })
       chownSync(dir, ids.uid, ids.gid)
     }
-    yield* asServerUser(join(bin, "initdb"), ["-D", data, "-U", "postgres", "--auth=trust", "--no-sync", "--no-instructions", "-E", "UTF8"], "initdb")
+    yield* asServerUser(
+      join(bin, "initdb"),
+      ["-D", data, "-U", "postgres", "--auth=trust", "--no-sync", "--no-instructions", "-E", "UTF8"],
+      "initdb"
+    )
     const port = yield* freePort
     // fsync and friends off: the cluster is thrown away, so durability only costs time.
     const options = [
@@ -131,14 +141,18 @@ const startCluster: Effect.Effect<Started & Cluster, ClusterError> = Effect.gen(
       "-c full_page_writes=off",
       "-c max_connections=200"
     ].join(" ")
-    yield* asServerUser(join(bin, "pg_ctl"), ["-D", data, "-l", join(dir, "server.log"), "-w", "-t", "30", "-o", options, "start"], "pg_ctl start").pipe(
-      Effect.mapError((error) => new ClusterError({ message: `${error.message}\nserver log:\n${tail(join(dir, "server.log"))}` }))
+    yield* asServerUser(
+      join(bin, "pg_ctl"),
+      ["-D", data, "-l", join(dir, "server.log"), "-w", "-t", "30", "-o", options, "start"],
+      "pg_ctl start"
+    ).pipe(
+      Effect.mapError(
+        (error) => new ClusterError({ message: `${error.message}\nserver log:\n${tail(join(dir, "server.log"))}` })
+      )
     )
     return { ...started, adminUrl: `postgres://postgres@127.0.0.1:${port}/postgres`, throwaway: true }
   })
-  return yield* startOnce.pipe(
-    Effect.tapError(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
-  )
+  return yield* startOnce.pipe(Effect.tapError(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))))
 })
 
 const stopCluster = (started: Started) =>
@@ -151,11 +165,13 @@ const stopCluster = (started: Started) =>
  * A server for the scope: the one at `DATABASE_URL`, else a throwaway cluster started now and stopped
  * (`pg_ctl stop -m immediate`) and deleted when the scope closes.
  */
-export const cluster: Effect.Effect<Cluster, ClusterError, Scope.Scope> = Effect.suspend((): Effect.Effect<Cluster, ClusterError, Scope.Scope> => {
-  const url = externalUrl()
-  if (url !== undefined) return Effect.succeed({ adminUrl: url, throwaway: false })
-  return Effect.acquireRelease(startCluster, stopCluster)
-})
+export const cluster: Effect.Effect<Cluster, ClusterError, Scope.Scope> = Effect.suspend(
+  (): Effect.Effect<Cluster, ClusterError, Scope.Scope> => {
+    const url = externalUrl()
+    if (url !== undefined) return Effect.succeed({ adminUrl: url, throwaway: false })
+    return Effect.acquireRelease(startCluster, stopCluster)
+  }
+)
 
 const admin = (adminUrl: string, statement: string) =>
   Effect.tryPromise({
@@ -168,7 +184,8 @@ const admin = (adminUrl: string, statement: string) =>
         await client.end()
       }
     },
-    catch: (cause) => new ClusterError({ message: `${statement}: ${cause instanceof Error ? cause.message : String(cause)}` })
+    catch: (cause) =>
+      new ClusterError({ message: `${statement}: ${cause instanceof Error ? cause.message : String(cause)}` })
   })
 
 /** A new, empty database on the cluster for the scope, dropped after; returns its connection string. */
@@ -179,7 +196,8 @@ export const database = (on: Cluster): Effect.Effect<string, ClusterError, Scope
   return Effect.acquireRelease(
     Effect.as(admin(on.adminUrl, `CREATE DATABASE ${name}`), url.toString()),
     // FORCE ends the connections a failed test may have left open.
-    () => (on.throwaway ? Effect.void : Effect.ignore(admin(on.adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)))
+    () =>
+      on.throwaway ? Effect.void : Effect.ignore(admin(on.adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
   )
 }
 
@@ -189,7 +207,10 @@ export const freshDatabase: Effect.Effect<string, ClusterError, Scope.Scope> = E
 /** The PostgreSQL persistence ports on a fresh, migrated database that lives as long as the layer. */
 export const layer = (
   options: Omit<PgConfig, "url"> = {}
-): Layer.Layer<PersistencePorts | PgClient.PgClient | SqlClient.SqlClient, ClusterError | SqlError.SqlError | Migrator.MigrationError> =>
+): Layer.Layer<
+  PersistencePorts | PgClient.PgClient | SqlClient.SqlClient,
+  ClusterError | SqlError.SqlError | Migrator.MigrationError
+> =>
   Layer.unwrapScoped(Effect.map(freshDatabase, (url) => pgLayer({ poolSize: 5, ...options, url: Redacted.make(url) })))
 
 /** One server for several suites; see `shared`. */
@@ -201,7 +222,10 @@ export interface SharedCluster {
   /** The persistence ports on a fresh, migrated database of the shared server. */
   readonly layerOf: (
     options?: Omit<PgConfig, "url">
-  ) => Layer.Layer<PersistencePorts | PgClient.PgClient | SqlClient.SqlClient, ClusterError | SqlError.SqlError | Migrator.MigrationError>
+  ) => Layer.Layer<
+    PersistencePorts | PgClient.PgClient | SqlClient.SqlClient,
+    ClusterError | SqlError.SqlError | Migrator.MigrationError
+  >
 }
 
 /**
@@ -220,13 +244,19 @@ export const shared = (): SharedCluster => {
   )
   const freshDatabase = Effect.suspend(() =>
     current === undefined
-      ? Effect.fail(new ClusterError({ message: "the shared cluster is not running: declare this suite inside the one given `shared.layer`" }))
+      ? Effect.fail(
+          new ClusterError({
+            message: "the shared cluster is not running: declare this suite inside the one given `shared.layer`"
+          })
+        )
       : database(current)
   )
   return {
     layer,
     freshDatabase,
     layerOf: (options = {}) =>
-      Layer.unwrapScoped(Effect.map(freshDatabase, (url) => pgLayer({ poolSize: 5, ...options, url: Redacted.make(url) })))
+      Layer.unwrapScoped(
+        Effect.map(freshDatabase, (url) => pgLayer({ poolSize: 5, ...options, url: Redacted.make(url) }))
+      )
   }
 }

@@ -21,7 +21,9 @@ const cluster = shared()
 // One throwaway cluster for the file; each suite gets its own database on it.
 describe.skipIf(skip !== undefined)("PostgreSQL", () => {
   layer(cluster.layer, { timeout: 60_000 })("conformance on PostgreSQL", (it) => {
-    it.effect("the cluster is up", () => Effect.map(Effect.scoped(cluster.freshDatabase), (url) => expect(url).toMatch(/^postgres:/)))
+    it.effect("the cluster is up", () =>
+      Effect.map(Effect.scoped(cluster.freshDatabase), (url) => expect(url).toMatch(/^postgres:/))
+    )
     runConformance("PostgreSQL", cluster.layerOf())
     runAccountsConformance("PostgreSQL", cluster.layerOf())
     runIdempotencyConformance("PostgreSQL", cluster.layerOf())

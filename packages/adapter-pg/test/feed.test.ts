@@ -51,12 +51,17 @@ describe.skipIf(skip !== undefined)("change feed on PostgreSQL", () => {
           originConnectionId: reader.connectionId,
           at: name
         })
-        const read = (cursor?: string) => feed.read({ cursor, limit: 50 }).pipe(Effect.provideService(Principal.CurrentPrincipal, reader))
+        const read = (cursor?: string) =>
+          feed.read({ cursor, limit: 50 }).pipe(Effect.provideService(Principal.CurrentPrincipal, reader))
         const appended = yield* Deferred.make<void>()
         const release = yield* Deferred.make<void>()
         // A slow writer appends first and commits last.
         const slow = yield* Effect.fork(
-          tx.withTransaction(log.append(entry("slow")).pipe(Effect.zipRight(Deferred.succeed(appended, undefined)), Effect.zipRight(Deferred.await(release))))
+          tx.withTransaction(
+            log
+              .append(entry("slow"))
+              .pipe(Effect.zipRight(Deferred.succeed(appended, undefined)), Effect.zipRight(Deferred.await(release)))
+          )
         )
         yield* Deferred.await(appended)
         // A fast writer appends after it and would commit first.
@@ -69,7 +74,8 @@ describe.skipIf(skip !== undefined)("change feed on PostgreSQL", () => {
         const after = yield* read(during.next_cursor)
         const seen = [...during.records, ...after.records].map((r) => r.at)
         expect(seen.sort()).toEqual(["fast", "slow"])
-      }))
+      })
+    )
 
     it.effect("a reader following the feed during concurrent writes sees every change exactly once, in order", () =>
       Effect.gen(function* () {
@@ -85,7 +91,9 @@ describe.skipIf(skip !== undefined)("change feed on PostgreSQL", () => {
           let cursor: string | undefined
           for (;;) {
             const finished = yield* Ref.get(done)
-            const page = yield* feed.read({ cursor, limit: 7 }).pipe(Effect.provideService(Principal.CurrentPrincipal, reader))
+            const page = yield* feed
+              .read({ cursor, limit: 7 })
+              .pipe(Effect.provideService(Principal.CurrentPrincipal, reader))
             seen.push(...page.records.map((r) => ({ id: r.id, revision: r.revision })))
             cursor = page.next_cursor
             if (finished && !page.has_more) return
@@ -93,10 +101,16 @@ describe.skipIf(skip !== undefined)("change feed on PostgreSQL", () => {
         })
 
         const write = (who: Principal.Principal, n: number) =>
-          Effect.forEach(Array.from({ length: 12 }, (_, i) => i), (i) =>
-            catalog
-              .upsert("categories", { external_id: `w${n}-c${i % 4}`, name: `v${i}`, ...(i >= 4 ? { expected_revision: Math.floor(i / 4) } : {}) })
-              .pipe(Effect.provideService(Principal.CurrentPrincipal, who)),
+          Effect.forEach(
+            Array.from({ length: 12 }, (_, i) => i),
+            (i) =>
+              catalog
+                .upsert("categories", {
+                  external_id: `w${n}-c${i % 4}`,
+                  name: `v${i}`,
+                  ...(i >= 4 ? { expected_revision: Math.floor(i / 4) } : {})
+                })
+                .pipe(Effect.provideService(Principal.CurrentPrincipal, who)),
             { discard: true }
           )
 
@@ -106,7 +120,9 @@ describe.skipIf(skip !== undefined)("change feed on PostgreSQL", () => {
         yield* Fiber.join(readerFiber)
 
         const all = yield* feed.read({ limit: 100 }).pipe(Effect.provideService(Principal.CurrentPrincipal, reader))
-        const rest = yield* feed.read({ limit: 100, cursor: all.next_cursor }).pipe(Effect.provideService(Principal.CurrentPrincipal, reader))
+        const rest = yield* feed
+          .read({ limit: 100, cursor: all.next_cursor })
+          .pipe(Effect.provideService(Principal.CurrentPrincipal, reader))
         const everything = [...all.records, ...rest.records].map((r) => ({ id: r.id, revision: r.revision }))
         expect(everything).toHaveLength(10 * 12)
         expect(seen).toEqual(everything)
@@ -115,6 +131,7 @@ describe.skipIf(skip !== undefined)("change feed on PostgreSQL", () => {
           expect(change.revision).toBe((last.get(change.id) ?? 0) + 1)
           last.set(change.id, change.revision)
         }
-      }))
+      })
+    )
   })
 })

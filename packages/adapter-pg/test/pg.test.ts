@@ -34,7 +34,9 @@ const twoInstances = (url: string) =>
   ])
 
 const raise = (code: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`DO $$ BEGIN RAISE EXCEPTION 'test' USING ERRCODE = '${code}'; END $$`)).pipe(
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.unsafe(`DO $$ BEGIN RAISE EXCEPTION 'test' USING ERRCODE = '${code}'; END $$`)
+  ).pipe(
     Effect.flip,
     Effect.map((error) => (error instanceof SqlError.SqlError ? error : undefined))
   )
@@ -49,8 +51,16 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
           { concurrency: "unbounded" }
         )
         const sql = Context.get(contexts[0]!, SqlClient.SqlClient)
-        const applied = yield* sql<{ migration_id: number; name: string }>`SELECT migration_id, name FROM effect_sql_migrations ORDER BY migration_id`
-        expect(applied).toEqual(Object.keys(Migrations.migrations).map((key) => ({ migration_id: Number(key.slice(0, 4)), name: key.slice(5) })))
+        const applied = yield* sql<{
+          migration_id: number
+          name: string
+        }>`SELECT migration_id, name FROM effect_sql_migrations ORDER BY migration_id`
+        expect(applied).toEqual(
+          Object.keys(Migrations.migrations).map((key) => ({
+            migration_id: Number(key.slice(0, 4)),
+            name: key.slice(5)
+          }))
+        )
         // A later start finds nothing to do.
         expect(yield* Migrations.migrate.pipe(Effect.provideService(SqlClient.SqlClient, sql))).toEqual([])
         const tables = yield* sql<{ table_name: string }>`
@@ -77,7 +87,8 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
           "stock_events",
           "stock_items"
         ])
-      }))
+      })
+    )
 
     it.scoped("ids compare in byte order whatever the database collation", () =>
       Effect.gen(function* () {
@@ -92,48 +103,60 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
         const sorted = yield* sql<{ id: string }>`
           SELECT id FROM (VALUES ('a-b' COLLATE "C"), ('a0'), ('ab')) AS v (id) ORDER BY id`
         expect(sorted.map((r) => r.id)).toEqual(["a-b", "a0", "ab"])
-      }))
+      })
+    )
 
-    it.scoped("driver failures map as SqlErrors says: conflicts and lost connections are retryable, violations are recognised", () =>
-      Effect.gen(function* () {
-        const context = yield* Layer.build(cluster.layerOf())
-        const run = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) => Effect.provide(effect, context)
-        for (const code of ["40001", "40P01", "55P03", "57014"]) {
-          const error = yield* run(raise(code))
-          expect([code, error && SqlErrors.classify(error)]).toEqual([code, "retryable"])
-        }
-        const sql = Context.get(context, SqlClient.SqlClient)
-        yield* sql`CREATE TABLE uniq (id TEXT PRIMARY KEY)`
-        yield* sql`INSERT INTO uniq VALUES ('x')`
-        const duplicate = yield* Effect.flip(sql`INSERT INTO uniq VALUES ('x')`)
-        expect(SqlErrors.isUniqueViolation(duplicate)).toBe(true)
-        expect(SqlErrors.classify(duplicate)).toBe("defect")
-      }))
+    it.scoped(
+      "driver failures map as SqlErrors says: conflicts and lost connections are retryable, violations are recognised",
+      () =>
+        Effect.gen(function* () {
+          const context = yield* Layer.build(cluster.layerOf())
+          const run = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) => Effect.provide(effect, context)
+          for (const code of ["40001", "40P01", "55P03", "57014"]) {
+            const error = yield* run(raise(code))
+            expect([code, error && SqlErrors.classify(error)]).toEqual([code, "retryable"])
+          }
+          const sql = Context.get(context, SqlClient.SqlClient)
+          yield* sql`CREATE TABLE uniq (id TEXT PRIMARY KEY)`
+          yield* sql`INSERT INTO uniq VALUES ('x')`
+          const duplicate = yield* Effect.flip(sql`INSERT INTO uniq VALUES ('x')`)
+          expect(SqlErrors.isUniqueViolation(duplicate)).toBe(true)
+          expect(SqlErrors.classify(duplicate)).toBe("defect")
+        })
+    )
 
-    it.scoped("a connection killed inside a transaction fails the transaction as retryable (a 503), not as a defect", () =>
-      Effect.gen(function* () {
-        const url = yield* cluster.freshDatabase
-        const context = yield* Layer.build(pgLayer({ url: Redacted.make(url), poolSize: 3 }))
-        const sql = Context.get(context, SqlClient.SqlClient)
-        const transactor = Context.get(context, Transactor.Transactor)
-        // The failing statement's rollback then fails too (the connection is gone), which @effect/sql turns into a defect.
-        const exit = yield* Effect.exit(
-          transactor.withTransaction(
-            Effect.gen(function* () {
-              const [own] = yield* sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`
-              yield* Effect.forkDaemon(Effect.provide(Effect.flatMap(SqlClient.SqlClient, (other) => other`SELECT pg_terminate_backend(${own!.pid})`), context))
-              // Real time (the test clock does not move): the other connection needs it to end this one.
-              yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 300)))
-              yield* sql`SELECT 1`
-            }).pipe(Effect.catchAll(SqlErrors.fromSqlError))
+    it.scoped(
+      "a connection killed inside a transaction fails the transaction as retryable (a 503), not as a defect",
+      () =>
+        Effect.gen(function* () {
+          const url = yield* cluster.freshDatabase
+          const context = yield* Layer.build(pgLayer({ url: Redacted.make(url), poolSize: 3 }))
+          const sql = Context.get(context, SqlClient.SqlClient)
+          const transactor = Context.get(context, Transactor.Transactor)
+          // The failing statement's rollback then fails too (the connection is gone), which @effect/sql turns into a defect.
+          const exit = yield* Effect.exit(
+            transactor.withTransaction(
+              Effect.gen(function* () {
+                const [own] = yield* sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`
+                yield* Effect.forkDaemon(
+                  Effect.provide(
+                    Effect.flatMap(SqlClient.SqlClient, (other) => other`SELECT pg_terminate_backend(${own!.pid})`),
+                    context
+                  )
+                )
+                // Real time (the test clock does not move): the other connection needs it to end this one.
+                yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 300)))
+                yield* sql`SELECT 1`
+              }).pipe(Effect.catchAll(SqlErrors.fromSqlError))
+            )
           )
-        )
-        expect(exit._tag).toBe("Failure")
-        const failure = exit._tag === "Failure" ? Option.getOrUndefined(Cause.failureOption(exit.cause)) : undefined
-        expect(failure).toMatchObject({ _tag: "PersistenceError", retryable: true })
-        // The pool recovers: the next transaction runs on a fresh connection.
-        expect(yield* transactor.withTransaction(sql<{ one: number }>`SELECT 1 AS one`)).toEqual([{ one: 1 }])
-      }))
+          expect(exit._tag).toBe("Failure")
+          const failure = exit._tag === "Failure" ? Option.getOrUndefined(Cause.failureOption(exit.cause)) : undefined
+          expect(failure).toMatchObject({ _tag: "PersistenceError", retryable: true })
+          // The pool recovers: the next transaction runs on a fresh connection.
+          expect(yield* transactor.withTransaction(sql<{ one: number }>`SELECT 1 AS one`)).toEqual([{ one: 1 }])
+        })
+    )
 
     it.scoped("a statement past the statement timeout is cancelled and reported as retryable", () =>
       Effect.gen(function* () {
@@ -142,28 +165,34 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
         const sql = Context.get(context, SqlClient.SqlClient)
         const error = yield* Effect.flip(sql`SELECT pg_sleep(2)`)
         expect(SqlErrors.classify(error)).toBe("retryable")
-      }))
+      })
+    )
 
     // Regression: @effect/sql-pg cancels an interrupted statement with pg_cancel_backend through the pool; that
     // statement could run after the connection had gone to another request and cancel that request's
     // statement (a 503 for a client that did nothing wrong; 20 of them in a concurrency history soak run
     // with many client time-outs, none after the fix with the same seed).
-    it.scoped("the pool answers the driver's pg_cancel_backend itself, without cancelling anything; other queries run", () =>
-      Effect.gen(function* () {
-        const url = yield* cluster.freshDatabase
-        const pool = withoutCancellation(new pg.Pool({ connectionString: url, max: 2 }))
-        yield* Effect.addFinalizer(() => Effect.promise(() => pool.end()))
-        const victim = yield* Effect.promise(() => pool.connect())
-        const pid = (victim as unknown as { processID: number }).processID
-        const running = victim.query("SELECT pg_sleep(0.3) AS slept")
-        // What the driver sends when a query on `victim` is interrupted.
-        yield* Effect.async<void>((resume) => void pool.query(`SELECT pg_cancel_backend(${pid})`, () => resume(Effect.void)))
-        const slept = yield* Effect.either(Effect.tryPromise(() => running))
-        victim.release()
-        expect(Either.getOrUndefined(slept)?.rowCount, "the statement was not cancelled").toBe(1)
-        const other = yield* Effect.promise(() => pool.query("SELECT 1 AS one"))
-        expect(other.rows).toEqual([{ one: 1 }])
-      }))
+    it.scoped(
+      "the pool answers the driver's pg_cancel_backend itself, without cancelling anything; other queries run",
+      () =>
+        Effect.gen(function* () {
+          const url = yield* cluster.freshDatabase
+          const pool = withoutCancellation(new pg.Pool({ connectionString: url, max: 2 }))
+          yield* Effect.addFinalizer(() => Effect.promise(() => pool.end()))
+          const victim = yield* Effect.promise(() => pool.connect())
+          const pid = (victim as unknown as { processID: number }).processID
+          const running = victim.query("SELECT pg_sleep(0.3) AS slept")
+          // What the driver sends when a query on `victim` is interrupted.
+          yield* Effect.async<void>(
+            (resume) => void pool.query(`SELECT pg_cancel_backend(${pid})`, () => resume(Effect.void))
+          )
+          const slept = yield* Effect.either(Effect.tryPromise(() => running))
+          victim.release()
+          expect(Either.getOrUndefined(slept)?.rowCount, "the statement was not cancelled").toBe(1)
+          const other = yield* Effect.promise(() => pool.query("SELECT 1 AS one"))
+          expect(other.rows).toEqual([{ one: 1 }])
+        })
+    )
 
     it.scoped("two instances updating one record with the same expected revision: exactly one wins each round", () =>
       Effect.gen(function* () {
@@ -179,29 +208,48 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
         for (let revision = 1; revision <= 10; revision++) {
           const attempt = (repo: typeof repoA, tx: typeof txA) =>
             Effect.either(tx.withTransaction(repo.update(record(company, id, revision + 1), revision)))
-          const results = yield* Effect.all([attempt(repoA, txA), attempt(repoB, txB), attempt(repoA, txA), attempt(repoB, txB)], {
-            concurrency: "unbounded"
-          })
+          const results = yield* Effect.all(
+            [attempt(repoA, txA), attempt(repoB, txB), attempt(repoA, txA), attempt(repoB, txB)],
+            {
+              concurrency: "unbounded"
+            }
+          )
           expect(results.filter(Either.isRight).length).toBe(1)
-          for (const loser of results.filter(Either.isLeft)) expect(loser.left).toMatchObject({ _tag: "RevisionConflict", current_revision: revision + 1 })
+          for (const loser of results.filter(Either.isLeft))
+            expect(loser.left).toMatchObject({ _tag: "RevisionConflict", current_revision: revision + 1 })
         }
         expect(Option.getOrThrow(yield* repoB.get(company, "products", id)).revision).toBe(11)
-      }))
+      })
+    )
 
     it.scoped("two instances mapping one external id at once: one mapping, the other gets external_id_taken", () =>
       Effect.gen(function* () {
         const url = yield* cluster.freshDatabase
         const [a, b] = yield* twoInstances(url)
-        const scope = { companyId: uuid() as Ids.CompanyId, connectionId: uuid() as Ids.ConnectionId, resource: "products" as const }
+        const scope = {
+          companyId: uuid() as Ids.CompanyId,
+          connectionId: uuid() as Ids.ConnectionId,
+          resource: "products" as const
+        }
         const insert = (context: typeof a, recordId: Ids.RecordId) =>
           Effect.either(
             Context.get(context, Transactor.Transactor).withTransaction(
-              Context.get(context, Mappings.Mappings).insert({ ...scope, externalId: "p1", recordId, createdAt: "2026-01-01T00:00:00.000Z" })
+              Context.get(context, Mappings.Mappings).insert({
+                ...scope,
+                externalId: "p1",
+                recordId,
+                createdAt: "2026-01-01T00:00:00.000Z"
+              })
             )
           )
-        const results = yield* Effect.all([insert(a, uuid() as Ids.RecordId), insert(b, uuid() as Ids.RecordId)], { concurrency: "unbounded" })
+        const results = yield* Effect.all([insert(a, uuid() as Ids.RecordId), insert(b, uuid() as Ids.RecordId)], {
+          concurrency: "unbounded"
+        })
         expect(results.filter(Either.isRight).length).toBe(1)
-        expect(results.filter(Either.isLeft).map((r) => r.left)).toMatchObject([{ _tag: "MappingConflict", reason: "external_id_taken" }])
-      }))
+        expect(results.filter(Either.isLeft).map((r) => r.left)).toMatchObject([
+          { _tag: "MappingConflict", reason: "external_id_taken" }
+        ])
+      })
+    )
   })
 })

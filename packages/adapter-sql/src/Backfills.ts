@@ -18,7 +18,11 @@ export const backfillComponents = Effect.gen(function* () {
     yield* sql`UPDATE catalog_records SET component_ids = ${JSON.stringify(ids)}
                WHERE company_id = ${row.company_id} AND resource = 'products' AND id = ${row.id}`
     yield* sql`INSERT INTO record_components ${sql.insert(
-      Array.from(new Set(ids)).map((componentId) => ({ company_id: row.company_id, bundle_id: row.id, component_id: componentId }))
+      Array.from(new Set(ids)).map((componentId) => ({
+        company_id: row.company_id,
+        bundle_id: row.id,
+        component_id: componentId
+      }))
     )}`
   }
 })

@@ -24,4 +24,6 @@ export const migrationNames = [
 export type MigrationName = (typeof migrationNames)[number]
 
 /** One engine's migration of every name. */
-export type EngineMigrations = { readonly [Name in MigrationName]: Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient> }
+export type EngineMigrations = {
+  readonly [Name in MigrationName]: Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient>
+}

@@ -17,7 +17,9 @@ import {
   toCompanyRow
 } from "./internal/rows.js"
 
-type Prefixed<P extends string, F extends Schema.Struct.Fields> = { readonly [K in keyof F & string as `${P}${K}`]: F[K] }
+type Prefixed<P extends string, F extends Schema.Struct.Fields> = {
+  readonly [K in keyof F & string as `${P}${K}`]: F[K]
+}
 
 const prefixed = <P extends string, F extends Schema.Struct.Fields>(prefix: P, fields: F): Prefixed<P, F> =>
   Object.fromEntries(Object.entries(fields).map(([column, schema]) => [`${prefix}${column}`, schema])) as Prefixed<P, F>
@@ -30,7 +32,9 @@ const selectPrefixed = (alias: string, prefix: string, fields: Schema.Struct.Fie
 
 /** The columns of one table, taken back out of a decoded join row. */
 const unprefixed = <F extends Schema.Struct.Fields>(prefix: string, fields: F, row: object): Schema.Struct.Type<F> =>
-  Object.fromEntries(Object.keys(fields).map((column) => [column, (row as Record<string, unknown>)[`${prefix}${column}`]])) as Schema.Struct.Type<F>
+  Object.fromEntries(
+    Object.keys(fields).map((column) => [column, (row as Record<string, unknown>)[`${prefix}${column}`]])
+  ) as Schema.Struct.Type<F>
 
 /** A key with its connection and company, as one join row. */
 const GrantRow = Schema.Struct({
@@ -56,10 +60,15 @@ const replaceColumns = (fields: Schema.Struct.Fields, key: ReadonlyArray<string>
 
 const columnsOf = (fields: Schema.Struct.Fields) => Object.keys(fields).join(", ")
 
-const isUnique = (error: unknown): error is SqlError.SqlError => error instanceof SqlError.SqlError && isUniqueViolation(error)
+const isUnique = (error: unknown): error is SqlError.SqlError =>
+  error instanceof SqlError.SqlError && isUniqueViolation(error)
 
 /** Accounts over any `SqlClient`. */
-export const make: Effect.Effect<Context.Tag.Service<typeof Accounts.Accounts>, never, SqlClient.SqlClient> = Effect.gen(function* () {
+export const make: Effect.Effect<
+  Context.Tag.Service<typeof Accounts.Accounts>,
+  never,
+  SqlClient.SqlClient
+> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
   // One round trip for authentication: the company's domains come from its JSON column, so the join needs
@@ -157,7 +166,8 @@ export const make: Effect.Effect<Context.Tag.Service<typeof Accounts.Accounts>, 
   const revokeKeyRow = SqlSchema.findAll({
     Request: Schema.Struct({ id: Schema.String, at: Schema.String }),
     Result: Schema.Struct({ id: Schema.String }),
-    execute: ({ at, id }) => sql`UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ${at}) WHERE id = ${id} RETURNING id`
+    execute: ({ at, id }) =>
+      sql`UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ${at}) WHERE id = ${id} RETURNING id`
   })
 
   const upsertLocation = SqlSchema.void({
@@ -194,7 +204,9 @@ export const make: Effect.Effect<Context.Tag.Service<typeof Accounts.Accounts>, 
    * it commits): their key caches read the data again (`accountsChannel`). SQLite needs nothing: its
    * version is the database's `data_version`, which every other connection's commit moves.
    */
-  const announced = <A, E, R>(write: Effect.Effect<A, E, R>): Effect.Effect<A, E | Errors.PersistenceError | SqlError.SqlError, R> =>
+  const announced = <A, E, R>(
+    write: Effect.Effect<A, E, R>
+  ): Effect.Effect<A, E | Errors.PersistenceError | SqlError.SqlError, R> =>
     sql.onDialectOrElse({
       pg: () => inTransaction(sql)(Effect.tap(write, () => sql`SELECT pg_notify(${accountsChannel}, 'changed')`)),
       orElse: () => write
@@ -224,15 +236,28 @@ export const make: Effect.Effect<Context.Tag.Service<typeof Accounts.Accounts>, 
       ),
 
     getCompany: (id) =>
-      findCompany(id).pipe(Effect.map(Option.map(toCompany)), refineErrors, Effect.withSpan("Accounts.getCompany", { captureStackTrace: false, attributes: { id } })),
+      findCompany(id).pipe(
+        Effect.map(Option.map(toCompany)),
+        refineErrors,
+        Effect.withSpan("Accounts.getCompany", { captureStackTrace: false, attributes: { id } })
+      ),
 
-    listCompanies: findCompanies(undefined).pipe(Effect.map(Arr.map(toCompany)), refineErrors, Effect.withSpan("Accounts.listCompanies", { captureStackTrace: false })),
+    listCompanies: findCompanies(undefined).pipe(
+      Effect.map(Arr.map(toCompany)),
+      refineErrors,
+      Effect.withSpan("Accounts.listCompanies", { captureStackTrace: false })
+    ),
 
     saveCompany: (company) =>
       Effect.gen(function* () {
         yield* upsertCompany(toCompanyRow(company)).pipe(
           Effect.catchIf(isUnique, () =>
-            Effect.fail(new Accounts.AccountConflict({ field: "storage_slug", message: `storage_slug ${company.storage_slug} is taken` }))
+            Effect.fail(
+              new Accounts.AccountConflict({
+                field: "storage_slug",
+                message: `storage_slug ${company.storage_slug} is taken`
+              })
+            )
           )
         )
         yield* deleteDomains(company.id)
@@ -242,7 +267,10 @@ export const make: Effect.Effect<Context.Tag.Service<typeof Accounts.Accounts>, 
         const mine = new Set(inserted.map((row) => row.domain))
         const shared = domains.find((domain) => !mine.has(domain))
         if (shared !== undefined) {
-          return yield* new Accounts.AccountConflict({ field: "domains", message: `domain ${shared} belongs to another company` })
+          return yield* new Accounts.AccountConflict({
+            field: "domains",
+            message: `domain ${shared} belongs to another company`
+          })
         }
       }).pipe(
         // The company row and its domains are one write even when the caller opened no transaction; a
@@ -253,27 +281,44 @@ export const make: Effect.Effect<Context.Tag.Service<typeof Accounts.Accounts>, 
         Effect.withSpan("Accounts.saveCompany", { captureStackTrace: false, attributes: { id: company.id } })
       ),
 
-    getConnection: (id) => findConnection(id).pipe(refineErrors, Effect.withSpan("Accounts.getConnection", { captureStackTrace: false, attributes: { id } })),
+    getConnection: (id) =>
+      findConnection(id).pipe(
+        refineErrors,
+        Effect.withSpan("Accounts.getConnection", { captureStackTrace: false, attributes: { id } })
+      ),
 
     listConnections: (companyId) =>
-      findConnections(companyId).pipe(refineErrors, Effect.withSpan("Accounts.listConnections", { captureStackTrace: false, attributes: { companyId } })),
+      findConnections(companyId).pipe(
+        refineErrors,
+        Effect.withSpan("Accounts.listConnections", { captureStackTrace: false, attributes: { companyId } })
+      ),
 
     saveConnection: (connection) =>
       upsertConnection(connection).pipe(
         announced,
         refineErrors,
-        Effect.withSpan("Accounts.saveConnection", { captureStackTrace: false, attributes: { id: connection.id, companyId: connection.company_id } })
+        Effect.withSpan("Accounts.saveConnection", {
+          captureStackTrace: false,
+          attributes: { id: connection.id, companyId: connection.company_id }
+        })
       ),
 
     insertKey: (key, secretHash) =>
       insertKeyRow(toApiKeyRow(key, secretHash)).pipe(
         announced,
         refineErrors,
-        Effect.withSpan("Accounts.insertKey", { captureStackTrace: false, attributes: { keyId: key.id, companyId: key.company_id, connectionId: key.connection_id } })
+        Effect.withSpan("Accounts.insertKey", {
+          captureStackTrace: false,
+          attributes: { keyId: key.id, companyId: key.company_id, connectionId: key.connection_id }
+        })
       ),
 
     listKeys: (companyId) =>
-      findKeys(companyId).pipe(Effect.map(Arr.map(toApiKey)), refineErrors, Effect.withSpan("Accounts.listKeys", { captureStackTrace: false, attributes: { companyId } })),
+      findKeys(companyId).pipe(
+        Effect.map(Arr.map(toApiKey)),
+        refineErrors,
+        Effect.withSpan("Accounts.listKeys", { captureStackTrace: false, attributes: { companyId } })
+      ),
 
     revokeKey: (keyId, at) =>
       revokeKeyRow({ id: keyId, at }).pipe(
@@ -287,17 +332,25 @@ export const make: Effect.Effect<Context.Tag.Service<typeof Accounts.Accounts>, 
       upsertLocation(location).pipe(
         announced,
         refineErrors,
-        Effect.withSpan("Accounts.saveLocation", { captureStackTrace: false, attributes: { id: location.id, companyId: location.company_id } })
+        Effect.withSpan("Accounts.saveLocation", {
+          captureStackTrace: false,
+          attributes: { id: location.id, companyId: location.company_id }
+        })
       ),
 
     listLocations: (companyId) =>
-      findLocations(companyId).pipe(refineErrors, Effect.withSpan("Accounts.listLocations", { captureStackTrace: false, attributes: { companyId } })),
+      findLocations(companyId).pipe(
+        refineErrors,
+        Effect.withSpan("Accounts.listLocations", { captureStackTrace: false, attributes: { companyId } })
+      ),
 
     assignLocation: (assignment) =>
       upsertAssignment(assignment).pipe(
         announced,
         refineErrors,
-        Effect.withSpan("Accounts.assignLocation", { captureStackTrace: false, attributes: { connectionId: assignment.connection_id, locationId: assignment.location_id }
+        Effect.withSpan("Accounts.assignLocation", {
+          captureStackTrace: false,
+          attributes: { connectionId: assignment.connection_id, locationId: assignment.location_id }
         })
       ),
 

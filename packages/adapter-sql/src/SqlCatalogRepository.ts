@@ -48,7 +48,10 @@ const ListRequest = Schema.Struct({
  * treats CROSS JOIN as an ordinary inner join and keeps choosing freely.
  */
 export const listStatement = (sql: SqlClient.SqlClient, params: ListParams): Statement.Statement<unknown> => {
-  const where: Array<Statement.Fragment> = [sql`r.company_id = ${params.companyId}`, sql`r.resource = ${params.resource}`]
+  const where: Array<Statement.Fragment> = [
+    sql`r.company_id = ${params.companyId}`,
+    sql`r.resource = ${params.resource}`
+  ]
   let from = sql`catalog_records r`
   let idColumn = sql.literal("r.id")
   if (params.externalId !== undefined) {
@@ -116,7 +119,11 @@ const revisionConflict = (id: string, current: number, expected: number) =>
   })
 
 /** CatalogRepository over any `SqlClient`. */
-export const make: Effect.Effect<Context.Tag.Service<typeof CatalogRepository.CatalogRepository>, never, SqlClient.SqlClient> = Effect.gen(function* () {
+export const make: Effect.Effect<
+  Context.Tag.Service<typeof CatalogRepository.CatalogRepository>,
+  never,
+  SqlClient.SqlClient
+> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const columns = sql.literal(recordColumns)
 
@@ -129,7 +136,12 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CatalogRepository.Ca
 
   // The mapping's index on (company, connection, resource, record) makes the join one more key lookup.
   const findMappedRecord = SqlSchema.findOne({
-    Request: Schema.Struct({ companyId: Ids.CompanyId, resource: Resource.ResourceName, id: Ids.RecordId, connectionId: Ids.ConnectionId }),
+    Request: Schema.Struct({
+      companyId: Ids.CompanyId,
+      resource: Resource.ResourceName,
+      id: Ids.RecordId,
+      connectionId: Ids.ConnectionId
+    }),
     Result: Schema.Struct({ ...RecordRow.fields, mapped_external_id: Schema.NullOr(Schema.String) }),
     execute: ({ companyId, connectionId, id, resource }) =>
       sql`SELECT ${columns}, m.external_id AS mapped_external_id FROM catalog_records r
@@ -138,7 +150,11 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CatalogRepository.Ca
   })
 
   const findRecords = SqlSchema.findAll({
-    Request: Schema.Struct({ companyId: Ids.CompanyId, resource: Resource.ResourceName, ids: Schema.Array(Ids.RecordId) }),
+    Request: Schema.Struct({
+      companyId: Ids.CompanyId,
+      resource: Resource.ResourceName,
+      ids: Schema.Array(Ids.RecordId)
+    }),
     Result: RecordRow,
     execute: ({ companyId, ids, resource }) =>
       sql`SELECT ${columns} FROM catalog_records r WHERE r.company_id = ${companyId} AND r.resource = ${resource} AND r.id IN ${sql.in(ids)}`
@@ -212,7 +228,11 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CatalogRepository.Ca
   })
 
   const findChildren = SqlSchema.findAll({
-    Request: Schema.Struct({ companyId: Ids.CompanyId, resource: Resource.ResourceName, parentIds: Schema.Array(Ids.RecordId) }),
+    Request: Schema.Struct({
+      companyId: Ids.CompanyId,
+      resource: Resource.ResourceName,
+      parentIds: Schema.Array(Ids.RecordId)
+    }),
     Result: RecordRow,
     execute: ({ companyId, parentIds, resource }) =>
       sql`SELECT ${sql.literal(recordColumns)} FROM catalog_records r
@@ -252,7 +272,10 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CatalogRepository.Ca
       findMappedRecord({ companyId, resource, id, connectionId }).pipe(
         Effect.map(Option.map((row) => ({ record: toStoredRecord(row), externalId: row.mapped_external_id }))),
         refineErrors,
-        Effect.withSpan("CatalogRepository.getMapped", { captureStackTrace: false, attributes: { companyId, resource, id } })
+        Effect.withSpan("CatalogRepository.getMapped", {
+          captureStackTrace: false,
+          attributes: { companyId, resource, id }
+        })
       ),
 
     getMany: (companyId, resource, ids) => {
@@ -264,16 +287,24 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CatalogRepository.Ca
           return unique.flatMap((id) => byId.get(id) ?? [])
         }),
         refineErrors,
-        Effect.withSpan("CatalogRepository.getMany", { captureStackTrace: false, attributes: { companyId, resource, count: ids.length } })
+        Effect.withSpan("CatalogRepository.getMany", {
+          captureStackTrace: false,
+          attributes: { companyId, resource, count: ids.length }
+        })
       )
     },
 
     // "media" asks the media table, where only completed items count (see findExisting).
     existing: (companyId, target, ids) =>
-      Effect.forEach(chunks(Arr.dedupe(ids)), (chunk) => findExisting({ companyId, resource: target, ids: chunk })).pipe(
+      Effect.forEach(chunks(Arr.dedupe(ids)), (chunk) =>
+        findExisting({ companyId, resource: target, ids: chunk })
+      ).pipe(
         Effect.map((pages): ReadonlySet<Ids.RecordId> => new Set(pages.flat().map((row) => row.id))),
         refineErrors,
-        Effect.withSpan("CatalogRepository.existing", { captureStackTrace: false, attributes: { companyId, target, count: ids.length } })
+        Effect.withSpan("CatalogRepository.existing", {
+          captureStackTrace: false,
+          attributes: { companyId, target, count: ids.length }
+        })
       ),
 
     insert: (record) =>
@@ -281,7 +312,9 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CatalogRepository.Ca
         // A record and its category links are one write even when the caller opened no transaction.
         atomically(sql),
         refineErrors,
-        Effect.withSpan("CatalogRepository.insert", { captureStackTrace: false, attributes: { companyId: record.companyId, resource: record.resource, id: record.id }
+        Effect.withSpan("CatalogRepository.insert", {
+          captureStackTrace: false,
+          attributes: { companyId: record.companyId, resource: record.resource, id: record.id }
         })
       ),
 
@@ -289,7 +322,11 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CatalogRepository.Ca
       Effect.gen(function* () {
         const updated = yield* updateRow({ row: toRecordRow(record), expectedRevision })
         if (updated.length === 0) {
-          const current = yield* currentRevision({ companyId: record.companyId, resource: record.resource, id: record.id })
+          const current = yield* currentRevision({
+            companyId: record.companyId,
+            resource: record.resource,
+            id: record.id
+          })
           if (Option.isNone(current)) {
             // Core only updates records it has just read in the same company; a missing one is a bug.
             return yield* Effect.dieMessage(`update of a missing ${record.resource} record ${record.id}`)
@@ -300,7 +337,9 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CatalogRepository.Ca
       }).pipe(
         atomically(sql),
         refineErrors,
-        Effect.withSpan("CatalogRepository.update", { captureStackTrace: false, attributes: { companyId: record.companyId, resource: record.resource, id: record.id, expectedRevision }
+        Effect.withSpan("CatalogRepository.update", {
+          captureStackTrace: false,
+          attributes: { companyId: record.companyId, resource: record.resource, id: record.id, expectedRevision }
         })
       ),
 
@@ -308,7 +347,10 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CatalogRepository.Ca
       listRecords({ ...query, companyId, resource }).pipe(
         Effect.map(Arr.map(toStoredRecord)),
         refineErrors,
-        Effect.withSpan("CatalogRepository.list", { captureStackTrace: false, attributes: { companyId, resource, limit: query.limit } })
+        Effect.withSpan("CatalogRepository.list", {
+          captureStackTrace: false,
+          attributes: { companyId, resource, limit: query.limit }
+        })
       ),
 
     // The chain is read to refuse a cycle before a parent change. On PostgreSQL two concurrent parent
@@ -316,10 +358,20 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CatalogRepository.Ca
     // a per-company transaction lock: the second change waits for the first and sees its parent. SQLite
     // writers are serial already.
     children: (companyId, resource, parentIds) =>
-      Effect.forEach(chunks(Arr.dedupe(parentIds)), (chunk) => findChildren({ companyId, resource, parentIds: chunk })).pipe(
-        Effect.map((pages) => pages.flat().map(toStoredRecord).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))),
+      Effect.forEach(chunks(Arr.dedupe(parentIds)), (chunk) =>
+        findChildren({ companyId, resource, parentIds: chunk })
+      ).pipe(
+        Effect.map((pages) =>
+          pages
+            .flat()
+            .map(toStoredRecord)
+            .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+        ),
         refineErrors,
-        Effect.withSpan("CatalogRepository.children", { captureStackTrace: false, attributes: { companyId, resource, count: parentIds.length } })
+        Effect.withSpan("CatalogRepository.children", {
+          captureStackTrace: false,
+          attributes: { companyId, resource, count: parentIds.length }
+        })
       ),
 
     bundlesContaining: (companyId, productId) =>
@@ -327,7 +379,10 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CatalogRepository.Ca
         Effect.zipRight(findBundles({ companyId, productId })),
         Effect.map(Arr.map((row) => row.bundle_id)),
         refineErrors,
-        Effect.withSpan("CatalogRepository.bundlesContaining", { captureStackTrace: false, attributes: { companyId, productId } })
+        Effect.withSpan("CatalogRepository.bundlesContaining", {
+          captureStackTrace: false,
+          attributes: { companyId, productId }
+        })
       ),
 
     lockPricing: (companyId) => ruleLock("pricing", companyId).pipe(refineErrors),
@@ -337,7 +392,10 @@ export const make: Effect.Effect<Context.Tag.Service<typeof CatalogRepository.Ca
         Effect.zipRight(maxDepth <= 0 ? Effect.succeed([]) : findAncestors({ companyId, categoryId, maxDepth })),
         Effect.map(Arr.map((row) => row.parent_id)),
         refineErrors,
-        Effect.withSpan("CatalogRepository.ancestors", { captureStackTrace: false, attributes: { companyId, categoryId, maxDepth } })
+        Effect.withSpan("CatalogRepository.ancestors", {
+          captureStackTrace: false,
+          attributes: { companyId, categoryId, maxDepth }
+        })
       )
   })
 })

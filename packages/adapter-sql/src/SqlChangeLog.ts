@@ -28,7 +28,11 @@ const LoggedRow = Schema.Struct({
  * is that one company's writes serialise from their append to their commit, the last step of every write.
  * SQLite has a single writer, so its positions are in commit order already.
  */
-export const make: Effect.Effect<Context.Tag.Service<typeof ChangeLog.ChangeLog>, never, SqlClient.SqlClient> = Effect.gen(function* () {
+export const make: Effect.Effect<
+  Context.Tag.Service<typeof ChangeLog.ChangeLog>,
+  never,
+  SqlClient.SqlClient
+> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const insertRow = SqlSchema.void({
     Request: Schema.Struct({ ...ChangeRow.fields, visibility: Schema.Int }),
@@ -42,7 +46,8 @@ export const make: Effect.Effect<Context.Tag.Service<typeof ChangeLog.ChangeLog>
   const latest = SqlSchema.single({
     Request: Schema.String,
     Result: Schema.Struct({ position: Position }),
-    execute: (companyId) => sql`SELECT COALESCE(MAX(position), 0) AS position FROM changes WHERE company_id = ${companyId}`
+    execute: (companyId) =>
+      sql`SELECT COALESCE(MAX(position), 0) AS position FROM changes WHERE company_id = ${companyId}`
   })
   return ChangeLog.ChangeLog.of({
     append: (entry) =>
@@ -60,7 +65,14 @@ export const make: Effect.Effect<Context.Tag.Service<typeof ChangeLog.ChangeLog>
           })
         ),
         refineErrors,
-        Effect.withSpan("ChangeLog.append", { captureStackTrace: false, attributes: { companyId: entry.companyId, resource: entry.resource, recordId: entry.recordId, revision: entry.revision }
+        Effect.withSpan("ChangeLog.append", {
+          captureStackTrace: false,
+          attributes: {
+            companyId: entry.companyId,
+            resource: entry.resource,
+            recordId: entry.recordId,
+            revision: entry.revision
+          }
         })
       ),
     head: (companyId) =>
@@ -102,10 +114,16 @@ export const make: Effect.Effect<Context.Tag.Service<typeof ChangeLog.ChangeLog>
         ),
         Effect.catchTag("ParseError", Effect.die),
         refineErrors,
-        Effect.withSpan("ChangeLog.read", { captureStackTrace: false, attributes: { companyId: query.companyId, after: query.after } })
+        Effect.withSpan("ChangeLog.read", {
+          captureStackTrace: false,
+          attributes: { companyId: query.companyId, after: query.after }
+        })
       )
   })
 })
 
 /** ChangeLog over the `SqlClient` in context. */
-export const layer: Layer.Layer<ChangeLog.ChangeLog, never, SqlClient.SqlClient> = Layer.effect(ChangeLog.ChangeLog, make)
+export const layer: Layer.Layer<ChangeLog.ChangeLog, never, SqlClient.SqlClient> = Layer.effect(
+  ChangeLog.ChangeLog,
+  make
+)

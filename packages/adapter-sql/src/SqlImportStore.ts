@@ -69,7 +69,11 @@ const Indices = Schema.Array(Schema.Struct({ idx: Millis }))
  * not yet applied: inside the transaction of the record's write it is what keeps a record from being
  * applied twice (on PostgreSQL a second writer waits for the first's row lock, then matches nothing).
  */
-export const make: Effect.Effect<Context.Tag.Service<typeof ImportStore.ImportStore>, never, SqlClient.SqlClient> = Effect.gen(function* () {
+export const make: Effect.Effect<
+  Context.Tag.Service<typeof ImportStore.ImportStore>,
+  never,
+  SqlClient.SqlClient
+> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const encodeRows = Schema.encode(Schema.Array(ItemRow))
   const decodeRows = Schema.decodeUnknown(Schema.Array(ItemRow))
@@ -108,7 +112,8 @@ export const make: Effect.Effect<Context.Tag.Service<typeof ImportStore.ImportSt
 
     resetFailed: (jobId, run, at) =>
       Effect.gen(function* () {
-        const rows = yield* sql`UPDATE import_records SET status = 'pending', error = NULL, run = ${run}, updated_at = ${at}
+        const rows =
+          yield* sql`UPDATE import_records SET status = 'pending', error = NULL, run = ${run}, updated_at = ${at}
             WHERE job_id = ${jobId} AND status <> 'applied'
             RETURNING idx`
         return (yield* decodeIndices(rows)).map((row) => row.idx)
@@ -125,11 +130,15 @@ export const make: Effect.Effect<Context.Tag.Service<typeof ImportStore.ImportSt
               SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END) AS failed,
               SUM(CASE WHEN status = 'pending' THEN 1 ELSE 0 END) AS pending
             FROM import_records WHERE job_id IN ${sql.in(jobIds)} GROUP BY job_id`
-        for (const { job_id, ...counts } of yield* Schema.decodeUnknown(Schema.Array(CountRow))(rows)) out.set(job_id, counts)
+        for (const { job_id, ...counts } of yield* Schema.decodeUnknown(Schema.Array(CountRow))(rows))
+          out.set(job_id, counts)
         return out
       }).pipe(refineErrors, Effect.withSpan("ImportStore.counts", { captureStackTrace: false }))
   })
 })
 
 /** ImportStore over the `SqlClient` in context. */
-export const layer: Layer.Layer<ImportStore.ImportStore, never, SqlClient.SqlClient> = Layer.effect(ImportStore.ImportStore, make)
+export const layer: Layer.Layer<ImportStore.ImportStore, never, SqlClient.SqlClient> = Layer.effect(
+  ImportStore.ImportStore,
+  make
+)

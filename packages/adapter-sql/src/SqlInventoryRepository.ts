@@ -38,7 +38,8 @@ const EventRow = Schema.Struct({
 })
 
 const itemColumns = "i.id, i.company_id, i.source_kind, i.source_id, i.created_at"
-const balanceColumns = "b.company_id, b.item_id, b.location_id, b.physical, b.reserved, b.incoming, b.revision, b.updated_at"
+const balanceColumns =
+  "b.company_id, b.item_id, b.location_id, b.physical, b.reserved, b.incoming, b.revision, b.updated_at"
 
 const toBalance = (row: BalanceRow): Inventory.StockBalance => ({
   companyId: row.company_id,
@@ -81,7 +82,10 @@ const ListRequest = Schema.Struct({
 })
 
 /** The statement behind `InventoryRepository.listItems`, exported so that each driver can check its plan. */
-export const listStatement = (sql: SqlClient.SqlClient, params: typeof ListRequest.Type): Statement.Statement<unknown> => {
+export const listStatement = (
+  sql: SqlClient.SqlClient,
+  params: typeof ListRequest.Type
+): Statement.Statement<unknown> => {
   const where: Array<Statement.Fragment> = [sql`i.company_id = ${params.companyId}`]
   if (params.cursor !== undefined) where.push(sql`i.id > ${params.cursor}`)
   if (params.sourceKind !== undefined) where.push(sql`i.source_kind = ${params.sourceKind}`)
@@ -102,14 +106,19 @@ const revisionConflict = (current: number, expected: number) =>
   })
 
 /** InventoryRepository over any `SqlClient`. */
-export const make: Effect.Effect<Context.Tag.Service<typeof InventoryRepository.InventoryRepository>, never, SqlClient.SqlClient> = Effect.gen(function* () {
+export const make: Effect.Effect<
+  Context.Tag.Service<typeof InventoryRepository.InventoryRepository>,
+  never,
+  SqlClient.SqlClient
+> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
   // Lookups take any string: ids reach them from request paths, and a malformed one is simply not found.
   const findItemRow = SqlSchema.findOne({
     Request: Schema.Struct({ companyId: Schema.String, id: Schema.String }),
     Result: ItemRow,
-    execute: ({ companyId, id }) => sql`SELECT ${sql.literal(itemColumns)} FROM stock_items i WHERE i.company_id = ${companyId} AND i.id = ${id}`
+    execute: ({ companyId, id }) =>
+      sql`SELECT ${sql.literal(itemColumns)} FROM stock_items i WHERE i.company_id = ${companyId} AND i.id = ${id}`
   })
 
   const findItemRowBySource = SqlSchema.findOne({
@@ -213,7 +222,10 @@ export const make: Effect.Effect<Context.Tag.Service<typeof InventoryRepository.
       findItemRowBySource({ companyId, sourceKind, sourceId }).pipe(
         Effect.flatMap((row) => oneCard(companyId, row)),
         refineErrors,
-        Effect.withSpan("InventoryRepository.findItemBySource", { captureStackTrace: false, attributes: { companyId, sourceKind, sourceId } })
+        Effect.withSpan("InventoryRepository.findItemBySource", {
+          captureStackTrace: false,
+          attributes: { companyId, sourceKind, sourceId }
+        })
       ),
 
     ensureItem: (item) =>
@@ -225,20 +237,31 @@ export const make: Effect.Effect<Context.Tag.Service<typeof InventoryRepository.
           source_id: item.sourceId,
           created_at: item.createdAt
         })
-        const row = yield* findItemRowBySource({ companyId: item.companyId, sourceKind: item.sourceKind, sourceId: item.sourceId })
+        const row = yield* findItemRowBySource({
+          companyId: item.companyId,
+          sourceKind: item.sourceKind,
+          sourceId: item.sourceId
+        })
         const card = yield* oneCard(item.companyId, row)
-        if (Option.isNone(card)) return yield* Effect.dieMessage(`stock card of ${item.sourceKind} ${item.sourceId} vanished after insert`)
+        if (Option.isNone(card))
+          return yield* Effect.dieMessage(`stock card of ${item.sourceKind} ${item.sourceId} vanished after insert`)
         return card.value
       }).pipe(
         refineErrors,
-        Effect.withSpan("InventoryRepository.ensureItem", { captureStackTrace: false, attributes: { companyId: item.companyId, sourceId: item.sourceId } })
+        Effect.withSpan("InventoryRepository.ensureItem", {
+          captureStackTrace: false,
+          attributes: { companyId: item.companyId, sourceId: item.sourceId }
+        })
       ),
 
     listItems: (companyId, query) =>
       listItemRows({ ...query, companyId }).pipe(
         Effect.flatMap((rows) => withBalances(companyId, rows)),
         refineErrors,
-        Effect.withSpan("InventoryRepository.listItems", { captureStackTrace: false, attributes: { companyId, limit: query.limit } })
+        Effect.withSpan("InventoryRepository.listItems", {
+          captureStackTrace: false,
+          attributes: { companyId, limit: query.limit }
+        })
       ),
 
     saveBalance: (balance, expectedRevision) =>
@@ -248,12 +271,20 @@ export const make: Effect.Effect<Context.Tag.Service<typeof InventoryRepository.
           expectedRevision === 0 ? yield* insertBalanceRow(row) : yield* updateBalanceRow({ row, expectedRevision })
         if (written.length > 0) return
         const current = yield* currentRevision(row)
-        return yield* revisionConflict(Option.match(current, { onNone: () => 0, onSome: (r) => r.revision }), expectedRevision)
+        return yield* revisionConflict(
+          Option.match(current, { onNone: () => 0, onSome: (r) => r.revision }),
+          expectedRevision
+        )
       }).pipe(
         refineErrors,
         Effect.withSpan("InventoryRepository.saveBalance", {
           captureStackTrace: false,
-          attributes: { companyId: balance.companyId, itemId: balance.itemId, locationId: balance.locationId, expectedRevision }
+          attributes: {
+            companyId: balance.companyId,
+            itemId: balance.itemId,
+            locationId: balance.locationId,
+            expectedRevision
+          }
         })
       ),
 
@@ -272,7 +303,10 @@ export const make: Effect.Effect<Context.Tag.Service<typeof InventoryRepository.
           }))
         ),
         refineErrors,
-        Effect.withSpan("InventoryRepository.findEvent", { captureStackTrace: false, attributes: { companyId, eventId } })
+        Effect.withSpan("InventoryRepository.findEvent", {
+          captureStackTrace: false,
+          attributes: { companyId, eventId }
+        })
       ),
 
     insertEvent: (event) =>
@@ -288,7 +322,10 @@ export const make: Effect.Effect<Context.Tag.Service<typeof InventoryRepository.
       }).pipe(
         Effect.map((rows) => rows.length > 0),
         refineErrors,
-        Effect.withSpan("InventoryRepository.insertEvent", { captureStackTrace: false, attributes: { companyId: event.companyId, eventId: event.eventId } })
+        Effect.withSpan("InventoryRepository.insertEvent", {
+          captureStackTrace: false,
+          attributes: { companyId: event.companyId, eventId: event.eventId }
+        })
       )
   })
 })

@@ -80,7 +80,11 @@ const Returned = Schema.Struct({ id: Schema.String })
  * concurrent claimers take different jobs without waiting. Every change to a claimed job is
  * conditional on the worker's lease.
  */
-export const make: Effect.Effect<Context.Tag.Service<typeof JobStore.JobStore>, never, SqlClient.SqlClient> = Effect.gen(function* () {
+export const make: Effect.Effect<
+  Context.Tag.Service<typeof JobStore.JobStore>,
+  never,
+  SqlClient.SqlClient
+> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const encodeRow = Schema.encode(JobRow)
 
@@ -112,8 +116,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof JobStore.JobStore>, 
           WHERE company_id = ${key.company_id} AND connection_id = ${key.connection_id} AND id = ${key.id}`
   })
 
-  const claimable = (now: number) =>
-    sql`(state = 'queued' OR (state = 'running' AND lease_until <= ${now}))`
+  const claimable = (now: number) => sql`(state = 'queued' OR (state = 'running' AND lease_until <= ${now}))`
 
   // A job is a candidate unless another job of its connection runs under a live lease. Media jobs of a
   // company run one at a time in queue order, and not at all while one of them is paused.
@@ -205,7 +208,8 @@ export const make: Effect.Effect<Context.Tag.Service<typeof JobStore.JobStore>, 
         yield* lockConnection(scope.connectionId)
         const current = yield* findOne({ company_id: scope.companyId, connection_id: scope.connectionId, id })
         if (Option.isNone(current)) return { _tag: "NotInState", state: null } as const
-        if (!request.from.includes(current.value.state)) return { _tag: "NotInState", state: current.value.state } as const
+        if (!request.from.includes(current.value.state))
+          return { _tag: "NotInState", state: current.value.state } as const
         const { n } = yield* pendingCount({ company_id: scope.companyId, connection_id: scope.connectionId })
         if (n >= request.maxPending) return { _tag: "LimitReached" } as const
         const rows = yield* sql`UPDATE jobs
@@ -217,7 +221,9 @@ export const make: Effect.Effect<Context.Tag.Service<typeof JobStore.JobStore>, 
               AND state IN ${sql.in(request.from)}
             RETURNING ${sql.literal(columns)}`
         const [updated] = yield* decodeRows(rows)
-        return updated === undefined ? ({ _tag: "NotInState", state: null } as const) : ({ _tag: "Requeued", job: toJob(updated) } as const)
+        return updated === undefined
+          ? ({ _tag: "NotInState", state: null } as const)
+          : ({ _tag: "Requeued", job: toJob(updated) } as const)
       }).pipe(refineErrors, Effect.withSpan("JobStore.requeue", { captureStackTrace: false })),
 
     claim: (request) =>
@@ -244,7 +250,8 @@ export const make: Effect.Effect<Context.Tag.Service<typeof JobStore.JobStore>, 
 
     release: (id, workerId, at) =>
       Effect.gen(function* () {
-        const rows = yield* sql`UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_until = NULL, updated_at = ${at}
+        const rows =
+          yield* sql`UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_until = NULL, updated_at = ${at}
             WHERE ${owned(id, workerId)}
             RETURNING id`
         return (yield* Schema.decodeUnknown(Schema.Array(Returned))(rows)).length > 0
@@ -252,7 +259,8 @@ export const make: Effect.Effect<Context.Tag.Service<typeof JobStore.JobStore>, 
 
     releaseAll: (at) =>
       Effect.gen(function* () {
-        const rows = yield* sql`UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_until = NULL, updated_at = ${at}
+        const rows =
+          yield* sql`UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_until = NULL, updated_at = ${at}
             WHERE state = 'running'
             RETURNING id`
         return (yield* Schema.decodeUnknown(Schema.Array(Returned))(rows)).length

@@ -33,7 +33,11 @@ export const byRecordStatement = (
   })
 
 /** Mappings over any `SqlClient`. */
-export const make: Effect.Effect<Context.Tag.Service<typeof Mappings.Mappings>, never, SqlClient.SqlClient> = Effect.gen(function* () {
+export const make: Effect.Effect<
+  Context.Tag.Service<typeof Mappings.Mappings>,
+  never,
+  SqlClient.SqlClient
+> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
   const findByExternal = SqlSchema.findAll({
@@ -73,7 +77,9 @@ export const make: Effect.Effect<Context.Tag.Service<typeof Mappings.Mappings>, 
 
   const resolve = <K extends string, E>(
     keys: ReadonlyArray<K>,
-    query: (chunk: ReadonlyArray<K>) => Effect.Effect<ReadonlyArray<{ readonly external_id: string; readonly record_id: Ids.RecordId }>, E>
+    query: (
+      chunk: ReadonlyArray<K>
+    ) => Effect.Effect<ReadonlyArray<{ readonly external_id: string; readonly record_id: Ids.RecordId }>, E>
   ) => Effect.forEach(chunks(Arr.dedupe(keys)), query).pipe(Effect.map((pages) => pages.flat()))
 
   return Mappings.Mappings.of({
@@ -86,16 +92,26 @@ export const make: Effect.Effect<Context.Tag.Service<typeof Mappings.Mappings>, 
 
     findMany: (scope, externalIds) =>
       resolve(externalIds, (chunk) => findByExternal({ scope, externalIds: chunk })).pipe(
-        Effect.map((rows): ReadonlyMap<string, Ids.RecordId> => new Map(rows.map((row) => [row.external_id, row.record_id]))),
+        Effect.map(
+          (rows): ReadonlyMap<string, Ids.RecordId> => new Map(rows.map((row) => [row.external_id, row.record_id]))
+        ),
         refineErrors,
-        Effect.withSpan("Mappings.findMany", { captureStackTrace: false, attributes: { ...scopeAttributes(scope), count: externalIds.length } })
+        Effect.withSpan("Mappings.findMany", {
+          captureStackTrace: false,
+          attributes: { ...scopeAttributes(scope), count: externalIds.length }
+        })
       ),
 
     externalIdsOf: (scope, recordIds) =>
       resolve(recordIds, (chunk) => findByRecord({ scope, recordIds: chunk })).pipe(
-        Effect.map((rows): ReadonlyMap<Ids.RecordId, string> => new Map(rows.map((row) => [row.record_id, row.external_id]))),
+        Effect.map(
+          (rows): ReadonlyMap<Ids.RecordId, string> => new Map(rows.map((row) => [row.record_id, row.external_id]))
+        ),
         refineErrors,
-        Effect.withSpan("Mappings.externalIdsOf", { captureStackTrace: false, attributes: { ...scopeAttributes(scope), count: recordIds.length } })
+        Effect.withSpan("Mappings.externalIdsOf", {
+          captureStackTrace: false,
+          attributes: { ...scopeAttributes(scope), count: recordIds.length }
+        })
       ),
 
     insert: (mapping) => {
@@ -127,7 +143,10 @@ export const make: Effect.Effect<Context.Tag.Service<typeof Mappings.Mappings>, 
         return yield* Effect.dieMessage(`mapping insert for ${row.external_id} was skipped without a conflicting row`)
       }).pipe(
         refineErrors,
-        Effect.withSpan("Mappings.insert", { captureStackTrace: false, attributes: { ...scopeAttributes(mapping), recordId: mapping.recordId } })
+        Effect.withSpan("Mappings.insert", {
+          captureStackTrace: false,
+          attributes: { ...scopeAttributes(mapping), recordId: mapping.recordId }
+        })
       )
     }
   })

@@ -81,9 +81,14 @@ const toRow = (m: Media.StoredMedia): MediaRow => ({
 const Sum = Schema.Struct({ n: Schema.NullOr(Millis) })
 
 /** MediaRepository over any `SqlClient`. */
-export const make: Effect.Effect<Context.Tag.Service<typeof MediaRepository.MediaRepository>, never, SqlClient.SqlClient> = Effect.gen(function* () {
+export const make: Effect.Effect<
+  Context.Tag.Service<typeof MediaRepository.MediaRepository>,
+  never,
+  SqlClient.SqlClient
+> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const one = (rows: ReadonlyArray<unknown>) => Effect.map(decodeRows(rows), (decoded) => Option.map(Option.fromNullable(decoded[0]), toMedia))
+  const one = (rows: ReadonlyArray<unknown>) =>
+    Effect.map(decodeRows(rows), (decoded) => Option.map(Option.fromNullable(decoded[0]), toMedia))
   return MediaRepository.MediaRepository.of({
     insert: (media) =>
       Effect.flatMap(encodeRow(toRow(media)), (row) => sql`INSERT INTO media ${sql.insert(row)}`).pipe(
@@ -97,12 +102,15 @@ export const make: Effect.Effect<Context.Tag.Service<typeof MediaRepository.Medi
         return sql`UPDATE media SET ${sql.update(rest)} WHERE id = ${id} AND company_id = ${company_id}`
       }).pipe(Effect.asVoid, refineErrors, Effect.withSpan("MediaRepository.update", { captureStackTrace: false })),
     get: (companyId, id) =>
-      Effect.flatMap(sql`SELECT ${sql.literal(columns)} FROM media WHERE company_id = ${companyId} AND id = ${id}`, one).pipe(
-        refineErrors,
-        Effect.withSpan("MediaRepository.get", { captureStackTrace: false })
-      ),
+      Effect.flatMap(
+        sql`SELECT ${sql.literal(columns)} FROM media WHERE company_id = ${companyId} AND id = ${id}`,
+        one
+      ).pipe(refineErrors, Effect.withSpan("MediaRepository.get", { captureStackTrace: false })),
     byJob: (jobId) =>
-      Effect.flatMap(sql`SELECT ${sql.literal(columns)} FROM media WHERE job_id = ${jobId}`, one).pipe(refineErrors, Effect.withSpan("MediaRepository.byJob", { captureStackTrace: false })),
+      Effect.flatMap(sql`SELECT ${sql.literal(columns)} FROM media WHERE job_id = ${jobId}`, one).pipe(
+        refineErrors,
+        Effect.withSpan("MediaRepository.byJob", { captureStackTrace: false })
+      ),
     completedWithContent: (companyId, contentKey) =>
       Effect.flatMap(
         sql`SELECT ${sql.literal(columns)} FROM media
@@ -135,4 +143,7 @@ export const make: Effect.Effect<Context.Tag.Service<typeof MediaRepository.Medi
 })
 
 /** MediaRepository over the `SqlClient` in context. */
-export const layer: Layer.Layer<MediaRepository.MediaRepository, never, SqlClient.SqlClient> = Layer.effect(MediaRepository.MediaRepository, make)
+export const layer: Layer.Layer<MediaRepository.MediaRepository, never, SqlClient.SqlClient> = Layer.effect(
+  MediaRepository.MediaRepository,
+  make
+)

@@ -64,12 +64,16 @@ export const make = (
           Effect.flatMap(
             Option.match({
               onNone: () => Effect.dieMessage(`rate window upsert of ${bucket} returned no row`),
-              onSome: (row) => Effect.succeed(RateLimiter.windowDecision(row.count, limit, windowStart, windowMillis, nowMillis))
+              onSome: (row) =>
+                Effect.succeed(RateLimiter.windowDecision(row.count, limit, windowStart, windowMillis, nowMillis))
             })
           ),
           refineErrors,
           Effect.tap(() => cleanup(windowStart, windowMillis)),
-          Effect.withSpan("RateLimiter.consume", { captureStackTrace: false, attributes: { bucket, limit, windowMillis } })
+          Effect.withSpan("RateLimiter.consume", {
+            captureStackTrace: false,
+            attributes: { bucket, limit, windowMillis }
+          })
         )
       }
     })
@@ -79,7 +83,10 @@ export const make = (
  * The database-shared limiter, for several instances serving one company. A single instance does better
  * with core's `InMemoryRateLimiter.layer`, which is why this is not part of the default ports layer.
  */
-export const layer: Layer.Layer<RateLimiter.RateLimiter, never, SqlClient.SqlClient> = Layer.effect(RateLimiter.RateLimiter, make())
+export const layer: Layer.Layer<RateLimiter.RateLimiter, never, SqlClient.SqlClient> = Layer.effect(
+  RateLimiter.RateLimiter,
+  make()
+)
 
 /** The limiter with its cleanup rate chosen. */
 export const layerWith = (options: Options): Layer.Layer<RateLimiter.RateLimiter, never, SqlClient.SqlClient> =>

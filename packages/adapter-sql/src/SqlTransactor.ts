@@ -8,15 +8,21 @@ import { atomically, inTransaction } from "./internal/transaction.js"
  * already open on the fiber, so nested calls compose and an inner failure rolls back only its own part;
  * `atomically` runs in the open transaction as it is.
  */
-export const make: Effect.Effect<Context.Tag.Service<typeof Transactor.Transactor>, never, SqlClient.SqlClient> = Effect.map(SqlClient.SqlClient, (sql) =>
+export const make: Effect.Effect<
+  Context.Tag.Service<typeof Transactor.Transactor>,
+  never,
+  SqlClient.SqlClient
+> = Effect.map(SqlClient.SqlClient, (sql) =>
   Transactor.Transactor.of({
     withTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | Errors.PersistenceError, R> =>
-      inTransaction(sql)(effect).pipe(
-        Effect.withSpan("Transactor.withTransaction", { captureStackTrace: false })
-      ),
-    atomically: <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | Errors.PersistenceError, R> => atomically(sql)(effect)
+      inTransaction(sql)(effect).pipe(Effect.withSpan("Transactor.withTransaction", { captureStackTrace: false })),
+    atomically: <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | Errors.PersistenceError, R> =>
+      atomically(sql)(effect)
   })
 )
 
 /** Transactor over the `SqlClient` in context. */
-export const layer: Layer.Layer<Transactor.Transactor, never, SqlClient.SqlClient> = Layer.effect(Transactor.Transactor, make)
+export const layer: Layer.Layer<Transactor.Transactor, never, SqlClient.SqlClient> = Layer.effect(
+  Transactor.Transactor,
+  make
+)

@@ -3,7 +3,18 @@
  * packages (adapter-sqlite, adapter-pg) provide the client and the migrations of the logical schema
  * described in `SCHEMA.md`.
  */
-import type { Accounts, CatalogRepository, ChangeLog, IdempotencyStore, ImportStore, InventoryRepository, JobStore, Mappings, MediaRepository, Transactor } from "@catalog-sync/core"
+import type {
+  Accounts,
+  CatalogRepository,
+  ChangeLog,
+  IdempotencyStore,
+  ImportStore,
+  InventoryRepository,
+  JobStore,
+  Mappings,
+  MediaRepository,
+  Transactor
+} from "@catalog-sync/core"
 import type { SqlClient } from "@effect/sql"
 import { Layer } from "effect"
 import * as SqlAccounts from "./SqlAccounts.js"

@@ -4,7 +4,10 @@ import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit, HashMap, Logger, Option, Schema, TestClock } from "effect"
 
 const driverError = (code?: string) =>
-  new SqlError.SqlError({ cause: Object.assign(new Error("driver"), code === undefined ? {} : { code }), message: "Failed to execute statement" })
+  new SqlError.SqlError({
+    cause: Object.assign(new Error("driver"), code === undefined ? {} : { code }),
+    message: "Failed to execute statement"
+  })
 
 describe("SqlErrors", () => {
   it("classifies SQLite, PostgreSQL and socket failures", () => {
@@ -28,10 +31,13 @@ describe("SqlErrors", () => {
       ["CONNECTION_CLOSED", "retryable"],
       [undefined, "defect"]
     ]
-    for (const [code, expected] of cases) expect([code, SqlErrors.classify(driverError(code))]).toEqual([code, expected])
+    for (const [code, expected] of cases)
+      expect([code, SqlErrors.classify(driverError(code))]).toEqual([code, expected])
     // node-postgres gives these no code; an uncoded error with any other text stays a defect.
     for (const message of ["Connection terminated unexpectedly", "timeout exceeded when trying to connect"]) {
-      expect(SqlErrors.classify(new SqlError.SqlError({ cause: new Error(message), message: "Connection error" }))).toBe("retryable")
+      expect(
+        SqlErrors.classify(new SqlError.SqlError({ cause: new Error(message), message: "Connection error" }))
+      ).toBe("retryable")
     }
   })
 
@@ -59,28 +65,35 @@ describe("SqlErrors", () => {
       const parse = yield* Effect.exit(SqlErrors.refineErrors(Schema.decodeUnknown(Schema.Number)("not a number")))
       expect(Exit.isFailure(parse) && Cause.isDie(parse.cause)).toBe(true)
       expect(yield* Effect.flip(SqlErrors.refineErrors(Effect.fail("domain" as const)))).toBe("domain")
-    }))
+    })
+  )
 })
 
 describe("a database that stops answering", () => {
-  it.effect("is logged once with its cause, not per failed request; a minute later once more, with the count in between", () =>
-    Effect.gen(function* () {
-      const lines: Array<{ message: string; suppressed: unknown }> = []
-      const capture = Logger.replace(
-        Logger.defaultLogger,
-        Logger.make(({ annotations, message }) =>
-          lines.push({ message: String(Array.isArray(message) ? message[0] : message), suppressed: HashMap.get(annotations, "failures_not_logged_since_last").pipe(Option.getOrUndefined) })
+  it.effect(
+    "is logged once with its cause, not per failed request; a minute later once more, with the count in between",
+    () =>
+      Effect.gen(function* () {
+        const lines: Array<{ message: string; suppressed: unknown }> = []
+        const capture = Logger.replace(
+          Logger.defaultLogger,
+          Logger.make(({ annotations, message }) =>
+            lines.push({
+              message: String(Array.isArray(message) ? message[0] : message),
+              suppressed: HashMap.get(annotations, "failures_not_logged_since_last").pipe(Option.getOrUndefined)
+            })
+          )
         )
-      )
-      // Past any report of other tests, whose clock may be the real one.
-      yield* TestClock.setTime(Date.now() + 3_600_000)
-      const fail = Effect.exit(SqlErrors.fromSqlError(driverError("ECONNREFUSED"))).pipe(Effect.provide(capture))
-      for (let i = 0; i < 50; i++) yield* fail
-      expect(lines).toHaveLength(1)
-      expect(lines[0]!.message).toContain("a request failed on the database (busy or reconnecting): driver")
-      yield* TestClock.adjust("61 seconds")
-      yield* fail
-      expect(lines).toHaveLength(2)
-      expect(lines[1]!.suppressed).toBe(49)
-    }))
+        // Past any report of other tests, whose clock may be the real one.
+        yield* TestClock.setTime(Date.now() + 3_600_000)
+        const fail = Effect.exit(SqlErrors.fromSqlError(driverError("ECONNREFUSED"))).pipe(Effect.provide(capture))
+        for (let i = 0; i < 50; i++) yield* fail
+        expect(lines).toHaveLength(1)
+        expect(lines[0]!.message).toContain("a request failed on the database (busy or reconnecting): driver")
+        yield* TestClock.adjust("61 seconds")
+        yield* fail
+        expect(lines).toHaveLength(2)
+        expect(lines[1]!.suppressed).toBe(49)
+      })
+  )
 })

@@ -43,7 +43,10 @@ const createPrivately = (filename: string) => {
  */
 export const SqliteLive = (
   config: SqliteConfig
-): Layer.Layer<SqliteClient.SqliteClient | SqlClient.SqlClient, SqlError.SqlError | Migrator.MigrationError | ConfigError.ConfigError> => {
+): Layer.Layer<
+  SqliteClient.SqliteClient | SqlClient.SqlClient,
+  SqlError.SqlError | Migrator.MigrationError | ConfigError.ConfigError
+> => {
   const busyMillis = Math.max(0, Math.round(Duration.toMillis(config.busyTimeout ?? Duration.seconds(5))))
   const prepare = Layer.effectDiscard(
     Effect.gen(function* () {
@@ -83,4 +86,7 @@ export const layer = (
 > => Layer.merge(sqlPorts, cachedAccounts).pipe(Layer.provideMerge(SqliteLive(config)))
 
 /** Accounts whose key lookups are cached while `PRAGMA data_version` stays (see `AccountsCache`). */
-const cachedAccounts = AccountsCache.layer.pipe(Layer.provide(SqlAccounts.layer), Layer.provide(SqliteAccountsVersion.layer))
+const cachedAccounts = AccountsCache.layer.pipe(
+  Layer.provide(SqlAccounts.layer),
+  Layer.provide(SqliteAccountsVersion.layer)
+)

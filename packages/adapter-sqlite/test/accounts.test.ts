@@ -16,13 +16,22 @@ const S = 1_750_000_000_000 - (1_750_000_000_000 % hour)
 const twoInstances = Effect.gen(function* () {
   const filename = join(yield* tempDir, "catalog.db")
   const open = () =>
-    Layer.build(SqlRateLimiter.layerWith({ cleanupEvery: 1 }).pipe(Layer.provideMerge(sqliteLayer({ filename, busyTimeout: "5 seconds" }))))
+    Layer.build(
+      SqlRateLimiter.layerWith({ cleanupEvery: 1 }).pipe(
+        Layer.provideMerge(sqliteLayer({ filename, busyTimeout: "5 seconds" }))
+      )
+    )
   return [yield* open(), yield* open()] as const
 })
 
 const windowsOf = (bucket: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ window_start: number; count: number }>`SELECT window_start, count FROM rate_windows WHERE bucket = ${bucket} ORDER BY window_start`
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<{
+        window_start: number
+        count: number
+      }>`SELECT window_start, count FROM rate_windows WHERE bucket = ${bucket} ORDER BY window_start`
   )
 
 describe("SQL accounts, idempotency and rate limits on SQLite", () => {
@@ -32,12 +41,35 @@ describe("SQL accounts, idempotency and rate limits on SQLite", () => {
       const scope = { companyId: companyId(), connectionId: connectionId() }
       const claim = (i: number, nowMillis: number) =>
         Effect.flatMap(IdempotencyStore.IdempotencyStore, (store) =>
-          store.claim({ scope, key: "key-0001", fingerprint: "fp", nowMillis, leaseMillis: minute, retentionMillis: hour })
+          store.claim({
+            scope,
+            key: "key-0001",
+            fingerprint: "fp",
+            nowMillis,
+            leaseMillis: minute,
+            retentionMillis: hour
+          })
         ).pipe(Effect.provide(instances[i % 2]!))
-      const tags = (claims: ReadonlyArray<{ readonly _tag: string }>) => claims.filter((c) => c._tag === "Started").length
-      expect(tags(yield* Effect.all(Array.from({ length: 20 }, (_, i) => claim(i, S)), { concurrency: "unbounded" }))).toBe(1)
-      expect(tags(yield* Effect.all(Array.from({ length: 20 }, (_, i) => claim(i, S + minute)), { concurrency: "unbounded" }))).toBe(1)
-    }))
+      const tags = (claims: ReadonlyArray<{ readonly _tag: string }>) =>
+        claims.filter((c) => c._tag === "Started").length
+      expect(
+        tags(
+          yield* Effect.all(
+            Array.from({ length: 20 }, (_, i) => claim(i, S)),
+            { concurrency: "unbounded" }
+          )
+        )
+      ).toBe(1)
+      expect(
+        tags(
+          yield* Effect.all(
+            Array.from({ length: 20 }, (_, i) => claim(i, S + minute)),
+            { concurrency: "unbounded" }
+          )
+        )
+      ).toBe(1)
+    })
+  )
 
   it.scoped("claims interleaved statement by statement still start or take over a key exactly once", () =>
     Effect.gen(function* () {
@@ -45,30 +77,50 @@ describe("SQL accounts, idempotency and rate limits on SQLite", () => {
       const store = yield* IdempotencyStore.IdempotencyStore.pipe(Effect.provide(instance))
       const scope = { companyId: companyId(), connectionId: connectionId() }
       const claim = (nowMillis: number) =>
-        store.claim({ scope, key: "key-0001", fingerprint: "fp", nowMillis, leaseMillis: minute, retentionMillis: hour })
+        store.claim({
+          scope,
+          key: "key-0001",
+          fingerprint: "fp",
+          nowMillis,
+          leaseMillis: minute,
+          retentionMillis: hour
+        })
       // Each fiber yields before every statement, so all 20 run their insert, then their read, then their
       // update: the conditional UPDATE alone decides who takes the key over.
       const interleaved = (nowMillis: number) =>
-        Effect.all(Array.from({ length: 20 }, () => claim(nowMillis)), { concurrency: "unbounded" }).pipe(
+        Effect.all(
+          Array.from({ length: 20 }, () => claim(nowMillis)),
+          { concurrency: "unbounded" }
+        ).pipe(
           Statement.withTransformer((statement) => Effect.as(Effect.yieldNow(), statement)),
           Effect.map((claims) => claims.map((c) => c._tag).sort())
         )
-      const once = ["InProgress", "Started"].flatMap((tag) => Array.from({ length: tag === "Started" ? 1 : 19 }, () => tag)).sort()
+      const once = ["InProgress", "Started"]
+        .flatMap((tag) => Array.from({ length: tag === "Started" ? 1 : 19 }, () => tag))
+        .sort()
       expect(yield* interleaved(S)).toEqual(once)
       expect(yield* interleaved(S + minute)).toEqual(once)
       // The taker of the second round holds the lease that started at S + minute.
-      expect(yield* store.complete(scope, "key-0001", S + 2 * minute, { status: 200, body: "done" }, S + minute)).toBe(true)
+      expect(yield* store.complete(scope, "key-0001", S + 2 * minute, { status: 200, body: "done" }, S + minute)).toBe(
+        true
+      )
       // Past the retention every claimer sees a forgotten key; still only one starts it again.
       expect(yield* interleaved(S + minute + hour)).toEqual(once)
-    }))
+    })
+  )
 
   it.scoped("rate windows are shared between instances, and ended windows are deleted", () =>
     Effect.gen(function* () {
       const instances = yield* twoInstances
       const [bucket, longBucket] = [`key:${uuid()}`, `company:${uuid()}`]
       const consume = (i: number, b: string, windowMillis: number, now: number) =>
-        Effect.flatMap(RateLimiter.RateLimiter, (limiter) => limiter.consume(b, 100, windowMillis, now)).pipe(Effect.provide(instances[i % 2]!))
-      const states = yield* Effect.all(Array.from({ length: 10 }, (_, i) => consume(i, bucket, minute, S + 1)), { concurrency: "unbounded" })
+        Effect.flatMap(RateLimiter.RateLimiter, (limiter) => limiter.consume(b, 100, windowMillis, now)).pipe(
+          Effect.provide(instances[i % 2]!)
+        )
+      const states = yield* Effect.all(
+        Array.from({ length: 10 }, (_, i) => consume(i, bucket, minute, S + 1)),
+        { concurrency: "unbounded" }
+      )
       expect(states.map((s) => s.remaining).sort((a, b) => a - b)).toEqual([90, 91, 92, 93, 94, 95, 96, 97, 98, 99])
       yield* consume(0, bucket, minute, S + minute + 1)
       const windows = (b: string) => windowsOf(b).pipe(Effect.provide(instances[0]))
@@ -88,7 +140,8 @@ describe("SQL accounts, idempotency and rate limits on SQLite", () => {
         { window_start: S + 5 * minute, count: 1 }
       ])
       expect(yield* windows(longBucket)).toEqual([{ window_start: S, count: 1 }])
-    }))
+    })
+  )
 
   it.scoped("purge deletes in batches and counts every row", () =>
     Effect.gen(function* () {
@@ -101,15 +154,35 @@ describe("SQL accounts, idempotency and rate limits on SQLite", () => {
           (key) =>
             store
               .claim({ scope, key, fingerprint: "fp", nowMillis: S, leaseMillis: minute, retentionMillis: hour })
-              .pipe(Effect.flatMap((claim) => store.complete(scope, key, claim._tag === "Started" ? claim.token : -1, { status: 200, body: { key } }, S))),
+              .pipe(
+                Effect.flatMap((claim) =>
+                  store.complete(
+                    scope,
+                    key,
+                    claim._tag === "Started" ? claim.token : -1,
+                    { status: 200, body: { key } },
+                    S
+                  )
+                )
+              ),
           { discard: true }
         )
-        yield* store.claim({ scope, key: "running", fingerprint: "fp", nowMillis: S, leaseMillis: minute, retentionMillis: hour })
+        yield* store.claim({
+          scope,
+          key: "running",
+          fingerprint: "fp",
+          nowMillis: S,
+          leaseMillis: minute,
+          retentionMillis: hour
+        })
         expect(yield* store.purge(S + 1)).toBe(2_345)
         const sql = yield* SqlClient.SqlClient
-        expect(yield* sql<{ key: string; state: string }>`SELECT "key", state FROM idempotency_keys`).toEqual([{ key: "running", state: "running" }])
+        expect(yield* sql<{ key: string; state: string }>`SELECT "key", state FROM idempotency_keys`).toEqual([
+          { key: "running", state: "running" }
+        ])
       }).pipe(Effect.provide(instance))
-    }))
+    })
+  )
 
   it.scoped("a key or a connection of a missing parent is a defect (foreign keys), not a stored orphan", () =>
     Effect.gen(function* () {
@@ -117,7 +190,13 @@ describe("SQL accounts, idempotency and rate limits on SQLite", () => {
       yield* Effect.gen(function* () {
         const accounts = yield* Accounts.Accounts
         const orphan = yield* Effect.exit(
-          accounts.saveConnection({ id: connectionId(), company_id: companyId(), name: "ERP", enabled: true, created_at: "2026-01-01T00:00:00.000Z" })
+          accounts.saveConnection({
+            id: connectionId(),
+            company_id: companyId(),
+            name: "ERP",
+            enabled: true,
+            created_at: "2026-01-01T00:00:00.000Z"
+          })
         )
         expect(Exit.isFailure(orphan) && Cause.isDie(orphan.cause)).toBe(true)
         const key = yield* Effect.exit(
@@ -137,5 +216,6 @@ describe("SQL accounts, idempotency and rate limits on SQLite", () => {
         )
         expect(Exit.isFailure(key) && Cause.isDie(key.cause)).toBe(true)
       }).pipe(Effect.provide(instance))
-    }))
+    })
+  )
 })

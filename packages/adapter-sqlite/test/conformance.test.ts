@@ -1,5 +1,10 @@
 import { SqlRateLimiter } from "@catalog-sync/adapter-sql"
-import { runAccountsConformance, runConformance, runIdempotencyConformance, runRateLimiterConformance } from "@catalog-sync/core/testing"
+import {
+  runAccountsConformance,
+  runConformance,
+  runIdempotencyConformance,
+  runRateLimiterConformance
+} from "@catalog-sync/core/testing"
 import { Layer } from "effect"
 import { tempLayer } from "./support.js"
 

@@ -18,7 +18,15 @@ export const record = (
   updatedAt: "2026-01-01T00:00:00.000Z",
   archivedAt: null,
   ...overrides,
-  index: { active: null, collectionId: null, brandId: null, parentId: null, categoryIds: [], componentIds: [], ...overrides.index }
+  index: {
+    active: null,
+    collectionId: null,
+    brandId: null,
+    parentId: null,
+    categoryIds: [],
+    componentIds: [],
+    ...overrides.index
+  }
 })
 
 export const mapping = (scope: Mappings.MappingScope, externalId: string, id: Ids.RecordId): Mappings.Mapping => ({

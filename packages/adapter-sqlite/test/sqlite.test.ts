@@ -10,7 +10,9 @@ import { tempDir, tempLayer } from "./support.js"
 
 const count = (table: string, company: Ids.CompanyId) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ n: number }>`SELECT count(*) AS n FROM ${sql(table)} WHERE company_id = ${company}`.pipe(Effect.map((rows) => rows[0]!.n))
+    sql<{ n: number }>`SELECT count(*) AS n FROM ${sql(table)} WHERE company_id = ${company}`.pipe(
+      Effect.map((rows) => rows[0]!.n)
+    )
   )
 
 describe("SqliteLive", () => {
@@ -21,8 +23,13 @@ describe("SqliteLive", () => {
         Effect.gen(function* () {
           const sql = yield* SqlClient.SqlClient
           const again = yield* Migrations.migrate
-          const applied = yield* sql<{ migration_id: number; name: string }>`SELECT migration_id, name FROM effect_sql_migrations`
-          const tables = yield* sql<{ name: string }>`SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`
+          const applied = yield* sql<{
+            migration_id: number
+            name: string
+          }>`SELECT migration_id, name FROM effect_sql_migrations`
+          const tables = yield* sql<{
+            name: string
+          }>`SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`
           return { again, applied, tables: tables.map((t) => t.name) }
         }).pipe(Effect.provide(context))
       )
@@ -55,7 +62,8 @@ describe("SqliteLive", () => {
         "stock_events",
         "stock_items"
       ])
-    }))
+    })
+  )
 
   it.scoped("migration 0008 fills the component index of bundles written before it", () =>
     Effect.gen(function* () {
@@ -70,17 +78,20 @@ describe("SqliteLive", () => {
       yield* backfillComponents
       expect(yield* repo.bundlesContaining(company, part)).toEqual([bundle])
       expect(Option.getOrThrow(yield* repo.get(company, "products", bundle)).index.componentIds).toEqual([part])
-    }).pipe(Effect.provide(SqlCatalogRepository.layer.pipe(Layer.provideMerge(tempLayer())))))
+    }).pipe(Effect.provide(SqlCatalogRepository.layer.pipe(Layer.provideMerge(tempLayer()))))
+  )
 
   it.scoped("opens the database in WAL mode with foreign keys, synchronous NORMAL and the busy timeout", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
-      const pragma = (name: string) => Effect.map(sql.unsafe<Record<string, unknown>>(`PRAGMA ${name}`), (rows) => Object.values(rows[0]!)[0])
+      const pragma = (name: string) =>
+        Effect.map(sql.unsafe<Record<string, unknown>>(`PRAGMA ${name}`), (rows) => Object.values(rows[0]!)[0])
       expect(yield* pragma("journal_mode")).toBe("wal")
       expect(yield* pragma("foreign_keys")).toBe(1)
       expect(yield* pragma("synchronous")).toBe(1)
       expect(yield* pragma("busy_timeout")).toBe(1234)
-    }).pipe(Effect.provide(tempLayer({ busyTimeout: "1234 millis" }))))
+    }).pipe(Effect.provide(tempLayer({ busyTimeout: "1234 millis" })))
+  )
 
   it.scoped("reports lock contention from another connection as a retryable PersistenceError", () =>
     Effect.gen(function* () {
@@ -96,19 +107,24 @@ describe("SqliteLive", () => {
           const tx = yield* Transactor.Transactor
           const repo = yield* CatalogRepository.CatalogRepository
           yield* tx.withTransaction(
-            repo.insert(record(company)).pipe(Effect.zipRight(Deferred.succeed(locked, undefined)), Effect.zipRight(Deferred.await(release)))
+            repo
+              .insert(record(company))
+              .pipe(Effect.zipRight(Deferred.succeed(locked, undefined)), Effect.zipRight(Deferred.await(release)))
           )
         }).pipe(Effect.provide(theirs))
       )
       yield* Deferred.await(locked)
       const repo = CatalogRepository.CatalogRepository
-      const error = yield* Effect.flip(Effect.flatMap(repo, (r) => r.insert(record(company)))).pipe(Effect.provide(mine))
+      const error = yield* Effect.flip(Effect.flatMap(repo, (r) => r.insert(record(company)))).pipe(
+        Effect.provide(mine)
+      )
       expect(error).toMatchObject({ _tag: "PersistenceError", retryable: true })
       yield* Deferred.succeed(release, undefined)
       yield* Fiber.join(holder)
       yield* Effect.flatMap(repo, (r) => r.insert(record(company))).pipe(Effect.provide(mine))
       expect(yield* count("catalog_records", company).pipe(Effect.provide(mine))).toBe(2)
-    }))
+    })
+  )
 })
 
 layer(tempLayer())("SQL persistence adapter on SQLite", (it) => {
@@ -122,7 +138,9 @@ layer(tempLayer())("SQL persistence adapter on SQLite", (it) => {
       const [category, brand, collection] = [recordId(), recordId(), recordId()]
       const parent = record(a, { resource: "categories" })
       const child = record(a, { resource: "categories", index: { parentId: parent.id } })
-      const product = record(a, { index: { active: true, brandId: brand, collectionId: collection, categoryIds: [category] } })
+      const product = record(a, {
+        index: { active: true, brandId: brand, collectionId: collection, categoryIds: [category] }
+      })
       yield* Effect.forEach([parent, child, product], repo.insert)
       const scopeA = { companyId: a, connectionId: connection, resource: "products" as const }
       const scopeB = { ...scopeA, companyId: b }
@@ -149,14 +167,17 @@ layer(tempLayer())("SQL persistence adapter on SQLite", (it) => {
       expect((yield* mappings.externalIdsOf(scopeB, [product.id])).size).toBe(0)
 
       // Company B cannot change A's record, even with the right id and revision: to B it does not exist.
-      const foreignUpdate = yield* Effect.exit(repo.update({ ...product, companyId: b, revision: 2, data: { name: "Stolen" } }, 1))
+      const foreignUpdate = yield* Effect.exit(
+        repo.update({ ...product, companyId: b, revision: 2, data: { name: "Stolen" } }, 1)
+      )
       expect(Exit.isFailure(foreignUpdate) && Cause.isDie(foreignUpdate.cause)).toBe(true)
       expect(Option.getOrThrow(yield* repo.get(a, "products", product.id))).toEqual(product)
       // Ids and external ids of another company never collide.
       yield* repo.insert({ ...product, companyId: b })
       yield* mappings.insert(mapping(scopeB, "P-1", product.id))
       expect(yield* repo.ancestors(a, child.id, 10)).toEqual([parent.id])
-    }))
+    })
+  )
 
   it.effect("lets exactly one of two racing updates of the same revision win", () =>
     Effect.gen(function* () {
@@ -171,7 +192,8 @@ layer(tempLayer())("SQL persistence adapter on SQLite", (it) => {
       expect(lost).toHaveLength(1)
       expect(lost[0]!.left).toMatchObject({ _tag: "RevisionConflict", current_revision: 2, expected_revision: 1 })
       expect(Option.getOrThrow(yield* repo.get(r.companyId, "products", r.id)).revision).toBe(2)
-    }))
+    })
+  )
 
   it.effect("maps each unique constraint of mappings to its MappingConflict reason", () =>
     Effect.gen(function* () {
@@ -180,13 +202,16 @@ layer(tempLayer())("SQL persistence adapter on SQLite", (it) => {
       const [a, b] = [recordId(), recordId()]
       yield* mappings.insert(mapping(scope, "A", a))
       expect(yield* Effect.flip(mappings.insert(mapping(scope, "A", b)))).toMatchObject({ reason: "external_id_taken" })
-      expect(yield* Effect.flip(mappings.insert(mapping(scope, "B", a)))).toMatchObject({ reason: "record_already_mapped" })
+      expect(yield* Effect.flip(mappings.insert(mapping(scope, "B", a)))).toMatchObject({
+        reason: "record_already_mapped"
+      })
       // Both taken: the external id the client sent is the one reported.
       expect(yield* Effect.flip(mappings.insert(mapping(scope, "A", a)))).toMatchObject({ reason: "external_id_taken" })
       // Another resource is another namespace.
       yield* mappings.insert(mapping({ ...scope, resource: "categories" }, "A", a))
       expect(Object.fromEntries(yield* mappings.findMany(scope, ["A", "B"]))).toEqual({ A: a })
-    }))
+    })
+  )
 
   it.effect("a conflict inside a transaction does not break the rest of it", () =>
     Effect.gen(function* () {
@@ -202,7 +227,8 @@ layer(tempLayer())("SQL persistence adapter on SQLite", (it) => {
         })
       )
       expect(Object.fromEntries(yield* mappings.findMany(scope, ["A", "B"]))).toEqual({ A: a, B: b })
-    }))
+    })
+  )
 
   it.effect("a failure inside withTransaction leaves no row in any table", () =>
     Effect.gen(function* () {
@@ -218,7 +244,9 @@ layer(tempLayer())("SQL persistence adapter on SQLite", (it) => {
           Effect.gen(function* () {
             yield* repo.insert(r)
             yield* repo.update({ ...r, revision: 2 }, 1)
-            yield* mappings.insert(mapping({ companyId: company, connectionId: connection, resource: "products" }, "X", r.id))
+            yield* mappings.insert(
+              mapping({ companyId: company, connectionId: connection, resource: "products" }, "X", r.id)
+            )
             yield* changes.append({
               companyId: company,
               resource: "products",
@@ -236,7 +264,8 @@ layer(tempLayer())("SQL persistence adapter on SQLite", (it) => {
       for (const table of ["catalog_records", "record_categories", "mappings", "changes"]) {
         expect([table, yield* count(table, company)]).toEqual([table, 0])
       }
-    }))
+    })
+  )
 
   it.effect("a failed nested transaction rolls back only its own writes", () =>
     Effect.gen(function* () {
@@ -251,7 +280,8 @@ layer(tempLayer())("SQL persistence adapter on SQLite", (it) => {
         })
       )
       expect((yield* repo.list(company, "products", { limit: 10 })).map((r) => r.id)).toEqual([kept.id])
-    }))
+    })
+  )
 
   it.effect("appends changes with increasing positions", () =>
     Effect.gen(function* () {
@@ -271,9 +301,13 @@ layer(tempLayer())("SQL persistence adapter on SQLite", (it) => {
       yield* changes.append({ ...entry, revision: 2, operation: "updated" })
       const rows = yield* sql<{ position: number; revision: number; operation: string }>`
         SELECT position, revision, operation FROM changes WHERE company_id = ${company} ORDER BY position`
-      expect(rows.map((row) => [row.revision, row.operation])).toEqual([[1, "created"], [2, "updated"]])
+      expect(rows.map((row) => [row.revision, row.operation])).toEqual([
+        [1, "created"],
+        [2, "updated"]
+      ])
       expect(rows[1]!.position).toBeGreaterThan(rows[0]!.position)
-    }))
+    })
+  )
 
   it.effect("a programming error (duplicate record id) dies instead of failing as a PersistenceError", () =>
     Effect.gen(function* () {
@@ -282,7 +316,8 @@ layer(tempLayer())("SQL persistence adapter on SQLite", (it) => {
       yield* repo.insert(r)
       const exit = yield* Effect.exit(repo.insert(r))
       expect(Exit.isFailure(exit) && Cause.isDie(exit.cause)).toBe(true)
-    }))
+    })
+  )
 
   it.effect("keeps category ids in the record's own order and walks long category chains", () =>
     Effect.gen(function* () {
@@ -298,7 +333,8 @@ layer(tempLayer())("SQL persistence adapter on SQLite", (it) => {
       yield* repo.insert(record(company, { id: b, resource: "categories", index: { parentId: a } }))
       expect(yield* repo.ancestors(company, a, 5)).toEqual([b, a, b, a, b])
       expect(yield* repo.ancestors(company, a, 0)).toEqual([])
-    }))
+    })
+  )
 })
 
 /** Every shape of list query the port can produce. */
@@ -322,7 +358,12 @@ layer(tempLayer())("list query plans on SQLite", (it) => {
     const sql = yield* SqlClient.SqlClient
     const out: Record<string, ReadonlyArray<string>> = {}
     for (const [name, query] of Object.entries(listShapes(connectionId(), recordId()))) {
-      const [text, params] = SqlCatalogRepository.listStatement(sql, { companyId: companyId(), resource: "products", limit: 50, ...query }).compile()
+      const [text, params] = SqlCatalogRepository.listStatement(sql, {
+        companyId: companyId(),
+        resource: "products",
+        limit: 50,
+        ...query
+      }).compile()
       const rows = yield* sql.unsafe<{ detail: string }>(`EXPLAIN QUERY PLAN ${text}`, params)
       out[name] = rows.map((row) => row.detail)
     }
@@ -334,7 +375,10 @@ layer(tempLayer())("list query plans on SQLite", (it) => {
   const expectIndexRangeScans = (byShape: Record<string, ReadonlyArray<string>>) => {
     for (const [shape, steps] of Object.entries(byShape)) {
       for (const step of steps) {
-        expect([shape, step]).toEqual([shape, expect.stringMatching(/^SEARCH \w+ (EXISTS )?USING (COVERING )?(INDEX|PRIMARY KEY)/)])
+        expect([shape, step]).toEqual([
+          shape,
+          expect.stringMatching(/^SEARCH \w+ (EXISTS )?USING (COVERING )?(INDEX|PRIMARY KEY)/)
+        ])
       }
     }
   }
@@ -353,7 +397,11 @@ layer(tempLayer())("list query plans on SQLite", (it) => {
         Array.from({ length: 2000 }, (_, i) =>
           record(i % 3 === 0 ? company : companyId(), {
             archivedAt: i % 13 === 0 ? "2026-01-02T00:00:00.000Z" : null,
-            index: { active: i % 5 !== 0, brandId: i % 7 === 0 ? brand : null, categoryIds: [i % 4 === 0 ? category : recordId()] }
+            index: {
+              active: i % 5 !== 0,
+              brandId: i % 7 === 0 ? brand : null,
+              categoryIds: [i % 4 === 0 ? category : recordId()]
+            }
           })
         ),
         repo.insert,
@@ -361,19 +409,29 @@ layer(tempLayer())("list query plans on SQLite", (it) => {
       )
       yield* sql`ANALYZE`
       expectIndexRangeScans(yield* plans)
-    }))
+    })
+  )
 
   it.effect("ancestors walks categories through the primary key", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
-      const [text, params] = SqlCatalogRepository.ancestorsStatement(sql, { companyId: companyId(), categoryId: recordId(), maxDepth: 100 }).compile()
-      const steps = (yield* sql.unsafe<{ detail: string }>(`EXPLAIN QUERY PLAN ${text}`, params)).map((row) => row.detail)
+      const [text, params] = SqlCatalogRepository.ancestorsStatement(sql, {
+        companyId: companyId(),
+        categoryId: recordId(),
+        maxDepth: 100
+      }).compile()
+      const steps = (yield* sql.unsafe<{ detail: string }>(`EXPLAIN QUERY PLAN ${text}`, params)).map(
+        (row) => row.detail
+      )
       const onRecords = steps.filter((detail) => /^(SCAN|SEARCH) (catalog_records|c)\b/.test(detail))
       expect(onRecords).toHaveLength(2)
       for (const detail of onRecords) {
-        expect(detail).toMatch(/^SEARCH (catalog_records|c) USING INDEX sqlite_autoindex_catalog_records_1 \(company_id=\? AND resource=\? AND id=\?\)/)
+        expect(detail).toMatch(
+          /^SEARCH (catalog_records|c) USING INDEX sqlite_autoindex_catalog_records_1 \(company_id=\? AND resource=\? AND id=\?\)/
+        )
       }
-    }))
+    })
+  )
 })
 
 layer(tempLayer())("mapping query plans on SQLite", (it) => {
@@ -382,9 +440,14 @@ layer(tempLayer())("mapping query plans on SQLite", (it) => {
       const sql = yield* SqlClient.SqlClient
       const scope = { companyId: companyId(), connectionId: connectionId(), resource: "products" as const }
       const [text, params] = SqlMappings.byRecordStatement(sql, scope, [recordId(), recordId(), recordId()]).compile()
-      const steps = (yield* sql.unsafe<{ detail: string }>(`EXPLAIN QUERY PLAN ${text}`, params)).map((row) => row.detail)
+      const steps = (yield* sql.unsafe<{ detail: string }>(`EXPLAIN QUERY PLAN ${text}`, params)).map(
+        (row) => row.detail
+      )
       const onMappings = steps.filter((detail) => /\b(m|mappings)\b/.test(detail))
       expect(onMappings).toHaveLength(1)
-      expect(onMappings[0]).toMatch(/^SEARCH m USING (COVERING )?INDEX \S+ \(company_id=\? AND connection_id=\? AND resource=\? AND record_id=\?\)/)
-    }))
+      expect(onMappings[0]).toMatch(
+        /^SEARCH m USING (COVERING )?INDEX \S+ \(company_id=\? AND connection_id=\? AND resource=\? AND record_id=\?\)/
+      )
+    })
+  )
 })

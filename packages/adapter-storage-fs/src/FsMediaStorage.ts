@@ -28,11 +28,13 @@ export const storageError = (cause: unknown, what: string) => {
 
 // Folder and key names come from core (storage slugs and hex keys); anything else would escape the root.
 const safe = (segment: string) => {
-  if (!/^[A-Za-z0-9._-]+$/.test(segment) || segment === "." || segment === "..") throw Object.assign(new Error("unsafe name"), { code: "EINVAL" })
+  if (!/^[A-Za-z0-9._-]+$/.test(segment) || segment === "." || segment === "..")
+    throw Object.assign(new Error("unsafe name"), { code: "EINVAL" })
   return segment
 }
 
-const attempt = <A>(what: string, f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: (cause) => storageError(cause, what) })
+const attempt = <A>(what: string, f: () => Promise<A>) =>
+  Effect.tryPromise({ try: f, catch: (cause) => storageError(cause, what) })
 
 /** Writes `data` to a temp file in the same folder, flushes it, then renames it over `target` (atomic). */
 const atomicWrite = async (dir: string, target: string, data: Uint8Array) => {
@@ -56,7 +58,10 @@ const atomicWrite = async (dir: string, target: string, data: Uint8Array) => {
 /** MediaStorage under `<root>/<folder>/<key>`: atomic writes (temp file + rename), streamed reads. */
 export const make = (root: string) =>
   MediaStorage.MediaStorage.of({
-    put: (folder, key, data) => attempt("cannot write the media file", () => atomicWrite(join(root, safe(folder)), join(root, safe(folder), safe(key)), data)),
+    put: (folder, key, data) =>
+      attempt("cannot write the media file", () =>
+        atomicWrite(join(root, safe(folder)), join(root, safe(folder), safe(key)), data)
+      ),
     exists: (folder, key) =>
       attempt("cannot read the media folder", () =>
         stat(join(root, safe(folder), safe(key))).then(
@@ -80,12 +85,14 @@ export const make = (root: string) =>
             return path
           }),
           (path) =>
-            Stream.fromAsyncIterable(createReadStream(path, { highWaterMark: 64 * 1024 }) as AsyncIterable<Uint8Array>, (cause) =>
-              storageError(cause, "cannot read the media file")
+            Stream.fromAsyncIterable(
+              createReadStream(path, { highWaterMark: 64 * 1024 }) as AsyncIterable<Uint8Array>,
+              (cause) => storageError(cause, "cannot read the media file")
             )
         )
       ),
-    remove: (folder, key) => attempt("cannot remove the media file", () => rm(join(root, safe(folder), safe(key)), { force: true }))
+    remove: (folder, key) =>
+      attempt("cannot remove the media file", () => rm(join(root, safe(folder), safe(key)), { force: true }))
   })
 
 /** A temporary file this old was left by a process that died mid-write: no write takes an hour. */
@@ -98,12 +105,17 @@ export const abandonedTemporaryMillis = 60 * 60 * 1000
  */
 export const sweepTemporaryFiles = (root: string, nowMillis: number) =>
   attempt("cannot sweep the media folders", async () => {
-    const folders = await readdir(root, { withFileTypes: true }).catch((error: { code?: string }) => (error.code === "ENOENT" ? [] : Promise.reject(error)))
+    const folders = await readdir(root, { withFileTypes: true }).catch((error: { code?: string }) =>
+      error.code === "ENOENT" ? [] : Promise.reject(error)
+    )
     let removed = 0
     for (const folder of folders.filter((entry) => entry.isDirectory())) {
       const dir = join(root, folder.name)
       for (const name of (await readdir(dir)).filter((n) => n.startsWith(".tmp-"))) {
-        const modified = await stat(join(dir, name)).then((s) => s.mtimeMs, () => undefined)
+        const modified = await stat(join(dir, name)).then(
+          (s) => s.mtimeMs,
+          () => undefined
+        )
         if (modified !== undefined && nowMillis - modified > abandonedTemporaryMillis) {
           await rm(join(dir, name), { force: true })
           removed++
@@ -121,7 +133,11 @@ export const layer = (root: string): Layer.Layer<MediaStorage.MediaStorage> =>
       Effect.forkScoped(
         Clock.currentTimeMillis.pipe(
           Effect.flatMap((now) => sweepTemporaryFiles(root, now)),
-          Effect.tap((removed) => (removed > 0 ? Effect.logInfo(`removed ${removed} temporary media files left by interrupted writes`) : Effect.void)),
+          Effect.tap((removed) =>
+            removed > 0
+              ? Effect.logInfo(`removed ${removed} temporary media files left by interrupted writes`)
+              : Effect.void
+          ),
           Effect.catchAll((error) => Effect.logWarning("media folder sweep failed", error))
         )
       ),
@@ -161,7 +177,12 @@ export const makeStaging = (root: string) =>
           yield* Effect.promise(() => rm(path, { force: true }))
           return yield* Effect.fail(written.left)
         }
-        return { key, bytes, sha256: hash.digest("hex"), head: Buffer.concat(head, headLength) } satisfies MediaStorage.StagedFile
+        return {
+          key,
+          bytes,
+          sha256: hash.digest("hex"),
+          head: Buffer.concat(head, headLength)
+        } satisfies MediaStorage.StagedFile
       }),
     read: (key) => attempt("cannot read the staged file", () => readFile(join(root, safe(key)))),
     remove: (key) => attempt("cannot remove the staged file", () => rm(join(root, safe(key)), { force: true })),
@@ -173,11 +194,17 @@ export const makeStaging = (root: string) =>
         entries
           .filter((entry) => entry.isFile())
           // A file removed meanwhile (processed, or a failed upload) is simply not listed.
-          .map((entry) => stat(join(root, entry.name)).then((s) => ({ key: entry.name, modifiedMillis: s.mtimeMs }), () => undefined))
+          .map((entry) =>
+            stat(join(root, entry.name)).then(
+              (s) => ({ key: entry.name, modifiedMillis: s.mtimeMs }),
+              () => undefined
+            )
+          )
       )
       return files.filter((file) => file !== undefined)
     })
   })
 
 /** MediaStaging under `root`. */
-export const stagingLayer = (root: string): Layer.Layer<MediaStorage.MediaStaging> => Layer.succeed(MediaStorage.MediaStaging, makeStaging(root))
+export const stagingLayer = (root: string): Layer.Layer<MediaStorage.MediaStaging> =>
+  Layer.succeed(MediaStorage.MediaStaging, makeStaging(root))

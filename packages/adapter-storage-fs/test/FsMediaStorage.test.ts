@@ -32,21 +32,33 @@ describe("FsMediaStorage", () => {
       const staged = yield* staging.write(Stream.fromIterable(chunks))
       expect(staged.bytes).toBe(3)
       expect(Array.from(staged.head)).toEqual([1, 2, 3])
-      expect(staged.sha256).toBe(createHash("sha256").update(Uint8Array.from([1, 2, 3])).digest("hex"))
+      expect(staged.sha256).toBe(
+        createHash("sha256")
+          .update(Uint8Array.from([1, 2, 3]))
+          .digest("hex")
+      )
       expect(Array.from(yield* staging.read(staged.key))).toEqual([1, 2, 3])
-      const failed = yield* Effect.flip(staging.write(Stream.concat(Stream.make(Uint8Array.from([9])), Stream.fail("boom" as const))))
+      const failed = yield* Effect.flip(
+        staging.write(Stream.concat(Stream.make(Uint8Array.from([9])), Stream.fail("boom" as const)))
+      )
       expect(failed).toBe("boom")
       expect(readdirSync(join(root, "staging"))).toEqual([staged.key])
       yield* staging.remove(staged.key)
       rmSync(root, { recursive: true, force: true })
-    }))
+    })
+  )
 
   it("maps refusals of access (EACCES, EPERM, EROFS) to denied, a missing file to not_found, the rest to unavailable", () => {
     // Tests run as root, for whom chmod denies nothing: the mapping is checked on the errors Node raises.
-    const reasonOf = (code: string | undefined) => FsMediaStorage.storageError(Object.assign(new Error("x"), { code }), "writing").reason
+    const reasonOf = (code: string | undefined) =>
+      FsMediaStorage.storageError(Object.assign(new Error("x"), { code }), "writing").reason
     expect(["EACCES", "EPERM", "EROFS"].map(reasonOf)).toEqual(["denied", "denied", "denied"])
     expect(reasonOf("ENOENT")).toBe("not_found")
-    expect([reasonOf("ENOSPC"), reasonOf("EIO"), reasonOf(undefined)]).toEqual(["unavailable", "unavailable", "unavailable"])
+    expect([reasonOf("ENOSPC"), reasonOf("EIO"), reasonOf(undefined)]).toEqual([
+      "unavailable",
+      "unavailable",
+      "unavailable"
+    ])
     expect(FsMediaStorage.storageError(new Error("x"), "writing")).toMatchObject({ code: "storage_unavailable" })
   })
 
@@ -64,7 +76,8 @@ describe("FsMediaStorage", () => {
       expect(listed[0]!.modifiedMillis).toBe(1_000_000)
       expect(Math.abs(listed[1]!.modifiedMillis - Date.now())).toBeLessThan(60_000)
       rmSync(root, { recursive: true, force: true })
-    }))
+    })
+  )
 
   it.effect("keeps the first headBytes of a large upload as its head, across chunks", () =>
     Effect.gen(function* () {
@@ -78,22 +91,31 @@ describe("FsMediaStorage", () => {
       expect(staged.head.byteLength).toBe(MediaStorage.headBytes)
       expect(Buffer.from(staged.head).equals(whole.subarray(0, MediaStorage.headBytes))).toBe(true)
       rmSync(root, { recursive: true, force: true })
-    }))
+    })
+  )
 
-  it.live("removes temporary files that interrupted writes left over an hour ago, at start; keeps younger ones and the media", () =>
-    Effect.gen(function* () {
-      const root = mkdtempSync(join(tmpdir(), "media-fs-"))
-      mkdirSync(join(root, "acme"))
-      const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000)
-      for (const [name, age] of [[".tmp-old", 2], [".tmp-young", 0], ["k.webp", 5]] as const) {
-        writeFileSync(join(root, "acme", name), "x")
-        utimesSync(join(root, "acme", name), hoursAgo(age), hoursAgo(age))
-      }
-      yield* Effect.scoped(Layer.build(FsMediaStorage.layer(root)).pipe(Effect.zipRight(Effect.sleep("200 millis"))))
-      expect(readdirSync(join(root, "acme")).sort()).toEqual([".tmp-young", "k.webp"])
-      expect(yield* FsMediaStorage.sweepTemporaryFiles(join(root, "missing"), Date.now())).toBe(0)
-      rmSync(root, { recursive: true, force: true })
-    }), { timeout: 10_000 })
+  it.live(
+    "removes temporary files that interrupted writes left over an hour ago, at start; keeps younger ones and the media",
+    () =>
+      Effect.gen(function* () {
+        const root = mkdtempSync(join(tmpdir(), "media-fs-"))
+        mkdirSync(join(root, "acme"))
+        const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000)
+        for (const [name, age] of [
+          [".tmp-old", 2],
+          [".tmp-young", 0],
+          ["k.webp", 5]
+        ] as const) {
+          writeFileSync(join(root, "acme", name), "x")
+          utimesSync(join(root, "acme", name), hoursAgo(age), hoursAgo(age))
+        }
+        yield* Effect.scoped(Layer.build(FsMediaStorage.layer(root)).pipe(Effect.zipRight(Effect.sleep("200 millis"))))
+        expect(readdirSync(join(root, "acme")).sort()).toEqual([".tmp-young", "k.webp"])
+        expect(yield* FsMediaStorage.sweepTemporaryFiles(join(root, "missing"), Date.now())).toBe(0)
+        rmSync(root, { recursive: true, force: true })
+      }),
+    { timeout: 10_000 }
+  )
 })
 
 runMediaStagingConformance(

@@ -42,7 +42,9 @@ export const makeClient = (settings: S3Settings) =>
           credentials: {
             accessKeyId: settings.keys.value.accessKeyId,
             secretAccessKey: Redacted.value(settings.keys.value.secretAccessKey),
-            ...(Option.isSome(settings.keys.value.sessionToken) ? { sessionToken: Redacted.value(settings.keys.value.sessionToken.value) } : {})
+            ...(Option.isSome(settings.keys.value.sessionToken)
+              ? { sessionToken: Redacted.value(settings.keys.value.sessionToken.value) }
+              : {})
           }
         }
       : {})
@@ -52,7 +54,12 @@ export const makeClient = (settings: S3Settings) =>
 const segment = (name: string) =>
   /^[A-Za-z0-9._-]+$/.test(name) && name !== "." && name !== ".."
     ? Effect.succeed(name)
-    : Effect.fail(new MediaErrors.MediaStorageError({ reason: "unavailable", message: `"${name}" is not a valid media file name` }))
+    : Effect.fail(
+        new MediaErrors.MediaStorageError({
+          reason: "unavailable",
+          message: `"${name}" is not a valid media file name`
+        })
+      )
 
 const contentType = (key: string) => (key.endsWith(".webp") ? "image/webp" : "application/octet-stream")
 
@@ -67,7 +74,10 @@ const objects = (client: S3Client, settings: S3Settings) => {
   const head = (what: string, Key: string) =>
     send(what, (abortSignal) => client.send(new HeadObjectCommand({ Bucket, Key }), { abortSignal })).pipe(
       Effect.map((output) => Option.some(output.ContentLength ?? 0)),
-      Effect.catchIf((error) => error.reason === "not_found", () => Effect.succeed(Option.none<number>()))
+      Effect.catchIf(
+        (error) => error.reason === "not_found",
+        () => Effect.succeed(Option.none<number>())
+      )
     )
 
   /** The object's body, destroyed (its connection released) when the stream ends or is abandoned. */
@@ -79,11 +89,21 @@ const objects = (client: S3Client, settings: S3Settings) => {
 
   const put = (what: string, Key: string, data: Uint8Array) =>
     send(what, (abortSignal) =>
-      client.send(new PutObjectCommand({ Bucket, Key, Body: data, ContentLength: data.byteLength, ContentType: contentType(Key) }), { abortSignal })
+      client.send(
+        new PutObjectCommand({
+          Bucket,
+          Key,
+          Body: data,
+          ContentLength: data.byteLength,
+          ContentType: contentType(Key)
+        }),
+        { abortSignal }
+      )
     )
 
   // S3 answers 204 for a key that does not exist: removing twice is not an error.
-  const remove = (what: string, Key: string) => send(what, (abortSignal) => client.send(new DeleteObjectCommand({ Bucket, Key }), { abortSignal }))
+  const remove = (what: string, Key: string) =>
+    send(what, (abortSignal) => client.send(new DeleteObjectCommand({ Bucket, Key }), { abortSignal }))
 
   /** Every object under `Prefix`, page by page. */
   const list = (what: string, Prefix: string) =>
@@ -92,10 +112,18 @@ const objects = (client: S3Client, settings: S3Settings) => {
       let ContinuationToken: string | undefined
       do {
         const page = yield* send(what, (abortSignal) =>
-          client.send(new ListObjectsV2Command({ Bucket, Prefix, ...(ContinuationToken === undefined ? {} : { ContinuationToken }) }), { abortSignal })
+          client.send(
+            new ListObjectsV2Command({
+              Bucket,
+              Prefix,
+              ...(ContinuationToken === undefined ? {} : { ContinuationToken })
+            }),
+            { abortSignal }
+          )
         )
         for (const object of page.Contents ?? []) {
-          if (object.Key !== undefined) found.push({ key: object.Key.slice(Prefix.length), modifiedMillis: object.LastModified?.getTime() ?? 0 })
+          if (object.Key !== undefined)
+            found.push({ key: object.Key.slice(Prefix.length), modifiedMillis: object.LastModified?.getTime() ?? 0 })
         }
         ContinuationToken = page.IsTruncated === true ? page.NextContinuationToken : undefined
       } while (ContinuationToken !== undefined)
@@ -109,9 +137,18 @@ const objects = (client: S3Client, settings: S3Settings) => {
 export const make = (client: S3Client, settings: S3Settings) => {
   const s3 = objects(client, settings)
   return MediaStorage.MediaStorage.of({
-    put: (folder, key, data) => Effect.asVoid(Effect.flatMap(s3.keyOf(folder, key), (Key) => s3.put("cannot write the media file", Key, data))),
-    exists: (folder, key) => Effect.map(Effect.flatMap(s3.keyOf(folder, key), (Key) => s3.head("cannot read the media folder", Key)), Option.isSome),
-    size: (folder, key) => Effect.map(Effect.flatMap(s3.keyOf(folder, key), (Key) => s3.head("cannot read the media folder", Key)), Option.getOrUndefined),
+    put: (folder, key, data) =>
+      Effect.asVoid(Effect.flatMap(s3.keyOf(folder, key), (Key) => s3.put("cannot write the media file", Key, data))),
+    exists: (folder, key) =>
+      Effect.map(
+        Effect.flatMap(s3.keyOf(folder, key), (Key) => s3.head("cannot read the media folder", Key)),
+        Option.isSome
+      ),
+    size: (folder, key) =>
+      Effect.map(
+        Effect.flatMap(s3.keyOf(folder, key), (Key) => s3.head("cannot read the media folder", Key)),
+        Option.getOrUndefined
+      ),
     read: (folder, key) =>
       Stream.unwrapScoped(
         Effect.gen(function* () {
@@ -121,7 +158,8 @@ export const make = (client: S3Client, settings: S3Settings) => {
             : Stream.fromAsyncIterable(body, (cause) => storageError(cause, "cannot read the media file"))
         })
       ),
-    remove: (folder, key) => Effect.asVoid(Effect.flatMap(s3.keyOf(folder, key), (Key) => s3.remove("cannot remove the media file", Key)))
+    remove: (folder, key) =>
+      Effect.asVoid(Effect.flatMap(s3.keyOf(folder, key), (Key) => s3.remove("cannot remove the media file", Key)))
   })
 }
 
@@ -156,15 +194,27 @@ export const makeStaging = (client: S3Client, settings: S3Settings) => {
         const sendPart = Effect.gen(function* () {
           if (uploadId === undefined) {
             const created = yield* s3.send(what, (abortSignal) =>
-              client.send(new CreateMultipartUploadCommand({ Bucket, Key, ContentType: "application/octet-stream" }), { abortSignal })
+              client.send(new CreateMultipartUploadCommand({ Bucket, Key, ContentType: "application/octet-stream" }), {
+                abortSignal
+              })
             )
             uploadId = created.UploadId
           }
           const PartNumber = parts.length + 1
           const sent = yield* s3.send(what, (abortSignal) =>
-            client.send(new UploadPartCommand({ Bucket, Key, UploadId: uploadId, PartNumber, Body: part.subarray(0, filled), ContentLength: filled }), {
-              abortSignal
-            })
+            client.send(
+              new UploadPartCommand({
+                Bucket,
+                Key,
+                UploadId: uploadId,
+                PartNumber,
+                Body: part.subarray(0, filled),
+                ContentLength: filled
+              }),
+              {
+                abortSignal
+              }
+            )
           )
           parts.push({ PartNumber, ETag: sent.ETag })
           filled = 0
@@ -195,7 +245,10 @@ export const makeStaging = (client: S3Client, settings: S3Settings) => {
           if (filled > 0) yield* sendPart
           const UploadId = uploadId
           yield* s3.send(what, (abortSignal) =>
-            client.send(new CompleteMultipartUploadCommand({ Bucket, Key, UploadId, MultipartUpload: { Parts: parts } }), { abortSignal })
+            client.send(
+              new CompleteMultipartUploadCommand({ Bucket, Key, UploadId, MultipartUpload: { Parts: parts } }),
+              { abortSignal }
+            )
           )
         }).pipe(
           // Failed or interrupted: no object was completed; a multipart upload begun is aborted with its parts.
@@ -203,10 +256,17 @@ export const makeStaging = (client: S3Client, settings: S3Settings) => {
             const UploadId = uploadId
             return Exit.isSuccess(exit) || UploadId === undefined
               ? Effect.void
-              : Effect.ignore(s3.send(what, () => client.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId }))))
+              : Effect.ignore(
+                  s3.send(what, () => client.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId })))
+                )
           })
         )
-        return { key, bytes, sha256: hash.digest("hex"), head: Buffer.concat(head, headLength) } satisfies MediaStorage.StagedFile
+        return {
+          key,
+          bytes,
+          sha256: hash.digest("hex"),
+          head: Buffer.concat(head, headLength)
+        } satisfies MediaStorage.StagedFile
       }),
     read: (key) =>
       Effect.scoped(
@@ -220,8 +280,11 @@ export const makeStaging = (client: S3Client, settings: S3Settings) => {
           })
         })
       ),
-    remove: (key) => Effect.asVoid(Effect.flatMap(staged(key), (Key) => s3.remove("cannot remove the staged file", Key))),
-    list: Effect.map(s3.list("cannot list the staged files", Prefix), (files) => files.filter((file) => !file.key.includes("/")))
+    remove: (key) =>
+      Effect.asVoid(Effect.flatMap(staged(key), (Key) => s3.remove("cannot remove the staged file", Key))),
+    list: Effect.map(s3.list("cannot list the staged files", Prefix), (files) =>
+      files.filter((file) => !file.key.includes("/"))
+    )
   })
 }
 
@@ -229,8 +292,15 @@ export const makeStaging = (client: S3Client, settings: S3Settings) => {
 export const layer = (settings: S3Settings): Layer.Layer<MediaStorage.MediaStorage | MediaStorage.MediaStaging> =>
   Layer.unwrapScoped(
     Effect.map(
-      Effect.acquireRelease(Effect.sync(() => makeClient(settings)), (client) => Effect.sync(() => client.destroy())),
-      (client) => Layer.merge(Layer.succeed(MediaStorage.MediaStorage, make(client, settings)), Layer.succeed(MediaStorage.MediaStaging, makeStaging(client, settings)))
+      Effect.acquireRelease(
+        Effect.sync(() => makeClient(settings)),
+        (client) => Effect.sync(() => client.destroy())
+      ),
+      (client) =>
+        Layer.merge(
+          Layer.succeed(MediaStorage.MediaStorage, make(client, settings)),
+          Layer.succeed(MediaStorage.MediaStaging, makeStaging(client, settings))
+        )
     )
   )
 

@@ -29,8 +29,18 @@ const invalid = (name: string, message: string) => ConfigError.InvalidData([name
 const bucket = Config.option(Config.string("S3_BUCKET")).pipe(
   Config.mapOrFail((value) => {
     const name = Option.getOrElse(value, () => "")
-    if (name === "") return Either.left(ConfigError.MissingData(["S3_BUCKET"], "MEDIA_STORAGE=s3 needs S3_BUCKET, the name of the bucket that holds the media"))
-    return bucketName.test(name) ? Either.right(name) : Either.left(invalid("S3_BUCKET", `must be a bucket name (3-63 lower-case letters, digits, dots or dashes), not "${name}"`))
+    if (name === "")
+      return Either.left(
+        ConfigError.MissingData(
+          ["S3_BUCKET"],
+          "MEDIA_STORAGE=s3 needs S3_BUCKET, the name of the bucket that holds the media"
+        )
+      )
+    return bucketName.test(name)
+      ? Either.right(name)
+      : Either.left(
+          invalid("S3_BUCKET", `must be a bucket name (3-63 lower-case letters, digits, dots or dashes), not "${name}"`)
+        )
   })
 )
 
@@ -40,7 +50,9 @@ const endpoint = Config.option(Config.string("S3_ENDPOINT")).pipe(
     if (Option.isNone(url)) return Either.right(url)
     return /^https?:\/\/[^/\s]+\/?$/.test(url.value)
       ? Either.right(url)
-      : Either.left(invalid("S3_ENDPOINT", "must be an http(s) URL of the service, e.g. https://s3.example.com:9000 (no path)"))
+      : Either.left(
+          invalid("S3_ENDPOINT", "must be an http(s) URL of the service, e.g. https://s3.example.com:9000 (no path)")
+        )
   })
 )
 
@@ -48,7 +60,8 @@ const endpoint = Config.option(Config.string("S3_ENDPOINT")).pipe(
 export const normalizePrefix = (raw: string): Either.Either<string, string> => {
   if (raw === "") return Either.right("")
   const prefix = raw.endsWith("/") ? raw : `${raw}/`
-  return /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*\/$/.test(prefix) && !prefix.split("/").some((s) => s === "." || s === "..")
+  return /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*\/$/.test(prefix) &&
+    !prefix.split("/").some((s) => s === "." || s === "..")
     ? Either.right(prefix)
     : Either.left("must be folder names (letters, digits, dots, dashes, underscores) separated by /, e.g. media/")
 }
@@ -65,17 +78,27 @@ const keys = Config.all({
 }).pipe(
   Config.mapOrFail(({ accessKeyId, secretAccessKey, sessionToken }) => {
     if (Option.isSome(accessKeyId) && Option.isSome(secretAccessKey)) {
-      return Either.right(Option.some<S3Keys>({ accessKeyId: accessKeyId.value, secretAccessKey: secretAccessKey.value, sessionToken }))
+      return Either.right(
+        Option.some<S3Keys>({ accessKeyId: accessKeyId.value, secretAccessKey: secretAccessKey.value, sessionToken })
+      )
     }
     if (Option.isNone(accessKeyId) && Option.isNone(secretAccessKey)) return Either.right(Option.none<S3Keys>())
-    return Either.left(invalid(Option.isSome(accessKeyId) ? "S3_SECRET_ACCESS_KEY" : "S3_ACCESS_KEY_ID", "is missing: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together (or set neither to use the AWS credential chain)"))
+    return Either.left(
+      invalid(
+        Option.isSome(accessKeyId) ? "S3_SECRET_ACCESS_KEY" : "S3_ACCESS_KEY_ID",
+        "is missing: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together (or set neither to use the AWS credential chain)"
+      )
+    )
   })
 )
 
 /** The S3 settings from the environment (`S3_*`); only read when MEDIA_STORAGE=s3. */
 export const S3Config: Config.Config<S3Settings> = Config.all({
   bucket,
-  region: Config.string("S3_REGION").pipe(Config.orElse(() => Config.string("AWS_REGION")), Config.withDefault("us-east-1")),
+  region: Config.string("S3_REGION").pipe(
+    Config.orElse(() => Config.string("AWS_REGION")),
+    Config.withDefault("us-east-1")
+  ),
   endpoint,
   forcePathStyle: Config.boolean("S3_FORCE_PATH_STYLE").pipe(Config.withDefault(false)),
   prefix,

@@ -60,12 +60,26 @@ export const startS3 = (options: { readonly bucket?: string } = {}) =>
     const accessKeyId = `TEST${randomBytes(8).toString("hex").toUpperCase()}`
     const secretAccessKey = randomBytes(20).toString("base64url")
     yield* Effect.acquireRelease(
-      Effect.sync(() => new AWSAccount(100_000_000_000 + Math.floor(Math.random() * 1e9), "catalog-sync tests").createKeyPair(accessKeyId, secretAccessKey)),
+      Effect.sync(() =>
+        new AWSAccount(100_000_000_000 + Math.floor(Math.random() * 1e9), "catalog-sync tests").createKeyPair(
+          accessKeyId,
+          secretAccessKey
+        )
+      ),
       () => Effect.sync(() => new AWSAccount(0, "").revokeAccessKey(accessKeyId))
     )
-    const server = new S3rver({ address: "127.0.0.1", port: 0, silent: true, directory, configureBuckets: [{ name: bucket }] })
+    const server = new S3rver({
+      address: "127.0.0.1",
+      port: 0,
+      silent: true,
+      directory,
+      configureBuckets: [{ name: bucket }]
+    })
     const address = yield* Effect.acquireRelease(
-      Effect.tryPromise({ try: () => server.run(), catch: (cause) => new S3ServerError({ message: `s3rver did not start: ${String(cause)}` }) }),
+      Effect.tryPromise({
+        try: () => server.run(),
+        catch: (cause) => new S3ServerError({ message: `s3rver did not start: ${String(cause)}` })
+      }),
       () => Effect.promise(() => server.close().catch(() => undefined))
     )
     const endpoint = `http://127.0.0.1:${address.port}`
@@ -75,7 +89,11 @@ export const startS3 = (options: { readonly bucket?: string } = {}) =>
       endpoint: Option.some(endpoint),
       forcePathStyle: true,
       prefix: Either.getOrThrow(normalizePrefix(choice.prefix ?? "")),
-      keys: Option.some({ accessKeyId: choice.accessKeyId ?? accessKeyId, secretAccessKey: Redacted.make(secretAccessKey), sessionToken: Option.none() })
+      keys: Option.some({
+        accessKeyId: choice.accessKeyId ?? accessKeyId,
+        secretAccessKey: Redacted.make(secretAccessKey),
+        sessionToken: Option.none()
+      })
     })
     const env = (choice: { readonly prefix?: string; readonly accessKeyId?: string } = {}): Record<string, string> => ({
       MEDIA_STORAGE: "s3",

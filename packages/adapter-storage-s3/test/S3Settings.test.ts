@@ -20,15 +20,26 @@ describe("S3 settings", () => {
           S3_SECRET_ACCESS_KEY: "very-secret"
         })
       )
-      expect(settings).toMatchObject({ bucket: "furniture-media", region: "eu-central-1", forcePathStyle: true, prefix: "catalog/" })
+      expect(settings).toMatchObject({
+        bucket: "furniture-media",
+        region: "eu-central-1",
+        forcePathStyle: true,
+        prefix: "catalog/"
+      })
       expect(settings.endpoint).toEqual(Option.some("http://127.0.0.1:9000"))
       const keys = Option.getOrThrow(settings.keys)
       expect(String(keys.secretAccessKey)).not.toContain("very-secret")
       expect(Redacted.value(keys.secretAccessKey)).toBe("very-secret")
       // Without keys the AWS credential chain applies; region defaults like the SDK's.
       const chain = Either.getOrThrow(yield* load({ S3_BUCKET: "media" }))
-      expect({ keys: chain.keys, region: chain.region, prefix: chain.prefix, path: chain.forcePathStyle }).toEqual({ keys: Option.none(), region: "us-east-1", prefix: "", path: false })
-    }))
+      expect({ keys: chain.keys, region: chain.region, prefix: chain.prefix, path: chain.forcePathStyle }).toEqual({
+        keys: Option.none(),
+        region: "us-east-1",
+        prefix: "",
+        path: false
+      })
+    })
+  )
 
   it.effect("refuses a missing or invalid bucket, half a key pair, a bad endpoint or prefix, naming the variable", () =>
     Effect.gen(function* () {
@@ -48,11 +59,23 @@ describe("S3 settings", () => {
         expect(Either.isLeft(result), JSON.stringify(env)).toBe(true)
         if (Either.isLeft(result)) expect(String(result.left)).toContain(variable)
       }
-    }))
+    })
+  )
 
   it("maps S3 failures: credentials and refusals are denied, missing keys not_found, the rest unavailable", () => {
-    const error = (name: string, status?: number) => Object.assign(new Error("details"), { name, ...(status === undefined ? {} : { $metadata: { httpStatusCode: status } }) })
-    for (const name of ["AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch", "ExpiredToken", "NoSuchBucket", "CredentialsProviderError"]) {
+    const error = (name: string, status?: number) =>
+      Object.assign(new Error("details"), {
+        name,
+        ...(status === undefined ? {} : { $metadata: { httpStatusCode: status } })
+      })
+    for (const name of [
+      "AccessDenied",
+      "InvalidAccessKeyId",
+      "SignatureDoesNotMatch",
+      "ExpiredToken",
+      "NoSuchBucket",
+      "CredentialsProviderError"
+    ]) {
       expect(S3Errors.reasonOf(error(name, name === "CredentialsProviderError" ? undefined : 403)), name).toBe("denied")
     }
     expect(S3Errors.reasonOf(error("NoSuchKey", 404))).toBe("not_found")
@@ -63,7 +86,29 @@ describe("S3 settings", () => {
     // Whatever the code, a 403 is a refusal, and a 5xx or a throttle never pauses processing.
     fc.assert(fc.property(fc.string(), (name) => S3Errors.reasonOf(error(name, 403)) === "denied"))
     fc.assert(
-      fc.property(fc.string().filter((n) => !["AccessDenied", "AllAccessDisabled", "AccountProblem", "InvalidAccessKeyId", "SignatureDoesNotMatch", "ExpiredToken", "InvalidToken", "TokenRefreshRequired", "NoSuchBucket", "CredentialsProviderError", "NoSuchKey", "NotFound"].includes(n)), fc.integer({ min: 429, max: 599 }).filter((s) => s === 429 || s >= 500), (name, status) => S3Errors.reasonOf(error(name, status)) === "unavailable")
+      fc.property(
+        fc
+          .string()
+          .filter(
+            (n) =>
+              ![
+                "AccessDenied",
+                "AllAccessDisabled",
+                "AccountProblem",
+                "InvalidAccessKeyId",
+                "SignatureDoesNotMatch",
+                "ExpiredToken",
+                "InvalidToken",
+                "TokenRefreshRequired",
+                "NoSuchBucket",
+                "CredentialsProviderError",
+                "NoSuchKey",
+                "NotFound"
+              ].includes(n)
+          ),
+        fc.integer({ min: 429, max: 599 }).filter((s) => s === 429 || s >= 500),
+        (name, status) => S3Errors.reasonOf(error(name, status)) === "unavailable"
+      )
     )
   })
 

@@ -28,17 +28,25 @@ if (stale()) {
   }
   if (tsup === undefined || !existsSync(sources)) {
     if (!existsSync(built)) {
-      process.stderr.write("catalog-sync-load is not built: run `npm run build -w @catalog-sync/client` in the workspace.\n")
+      process.stderr.write(
+        "catalog-sync-load is not built: run `npm run build -w @catalog-sync/client` in the workspace.\n"
+      )
       process.exit(2)
     }
   } else {
     process.stderr.write("catalog-sync-load: building the command (once after each change of packages/client)...\n")
-    const result = spawnSync(process.execPath, [join(dirname(tsup), "dist", "cli-default.js"), "--config", "tsup.bin.config.ts"], {
-      cwd: root,
-      stdio: ["ignore", "ignore", "inherit"]
-    })
+    const result = spawnSync(
+      process.execPath,
+      [join(dirname(tsup), "dist", "cli-default.js"), "--config", "tsup.bin.config.ts"],
+      {
+        cwd: root,
+        stdio: ["ignore", "ignore", "inherit"]
+      }
+    )
     if (result.status !== 0 || !existsSync(built)) {
-      process.stderr.write("catalog-sync-load: the build failed; run `npm run build -w @catalog-sync/client` to see why.\n")
+      process.stderr.write(
+        "catalog-sync-load: the build failed; run `npm run build -w @catalog-sync/client` to see why.\n"
+      )
       process.exit(2)
     }
   }

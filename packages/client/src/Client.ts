@@ -5,7 +5,17 @@
  * read-modify-write.
  */
 import { Api } from "@catalog-sync/contract"
-import type { Brand, Category, Collection, CustomizationGroup, CustomizationOption, CustomizationType, Import, Inventory, Product } from "@catalog-sync/contract"
+import type {
+  Brand,
+  Category,
+  Collection,
+  CustomizationGroup,
+  CustomizationOption,
+  CustomizationType,
+  Import,
+  Inventory,
+  Product
+} from "@catalog-sync/contract"
 import { FetchHttpClient, HttpApiClient, type HttpClient, type HttpClientResponse } from "@effect/platform"
 import { Context, type Duration, Effect, Layer, Option, Schedule, Stream } from "effect"
 import { type CallTrace, currentCall, discipline, type DisciplineOptions } from "./Discipline.js"
@@ -20,7 +30,8 @@ export interface ClientOptions extends DisciplineOptions {
 /** The contract's client as `HttpApiClient.make` derives it: one method per endpoint, raw declared errors. */
 export type RawClient = Effect.Effect.Success<ReturnType<typeof makeRaw>>
 
-const makeRaw = (options: ClientOptions) => HttpApiClient.make(Api, { baseUrl: options.baseUrl, transformClient: discipline(options) })
+const makeRaw = (options: ClientOptions) =>
+  HttpApiClient.make(Api, { baseUrl: options.baseUrl, transformClient: discipline(options) })
 
 /** The catalog resources, by path name, and the contract group that serves each. */
 export const catalogGroups = {
@@ -43,14 +54,25 @@ export interface Schemas {
   categories: { record: typeof Category.Category.Type; body: typeof Category.CategoryUpsert.Encoded }
   collections: { record: typeof Collection.Collection.Type; body: typeof Collection.CollectionUpsert.Encoded }
   brands: { record: typeof Brand.Brand.Type; body: typeof Brand.BrandUpsert.Encoded }
-  "customization-types": { record: typeof CustomizationType.CustomizationType.Type; body: typeof CustomizationType.CustomizationTypeUpsert.Encoded }
-  "customization-groups": { record: typeof CustomizationGroup.CustomizationGroup.Type; body: typeof CustomizationGroup.CustomizationGroupUpsert.Encoded }
-  "customization-options": { record: typeof CustomizationOption.CustomizationOption.Type; body: typeof CustomizationOption.CustomizationOptionUpsert.Encoded }
+  "customization-types": {
+    record: typeof CustomizationType.CustomizationType.Type
+    body: typeof CustomizationType.CustomizationTypeUpsert.Encoded
+  }
+  "customization-groups": {
+    record: typeof CustomizationGroup.CustomizationGroup.Type
+    body: typeof CustomizationGroup.CustomizationGroupUpsert.Encoded
+  }
+  "customization-options": {
+    record: typeof CustomizationOption.CustomizationOption.Type
+    body: typeof CustomizationOption.CustomizationOptionUpsert.Encoded
+  }
 }
 export type RecordOf<R extends CatalogResource> = Schemas[R]["record"]
 export type BodyOf<R extends CatalogResource> = Schemas[R]["body"]
 
-type Success<F> = F extends (...args: any) => Effect.Effect<infer A, any, any> ? Exclude<A, readonly [any, HttpClientResponse.HttpClientResponse]> : never
+type Success<F> = F extends (...args: any) => Effect.Effect<infer A, any, any>
+  ? Exclude<A, readonly [any, HttpClientResponse.HttpClientResponse]>
+  : never
 type Request<F> = F extends (request: infer Q) => any ? Q : never
 type Group<R extends CatalogResource> = RawClient[(typeof catalogGroups)[R]]
 
@@ -58,10 +80,14 @@ type Group<R extends CatalogResource> = RawClient[(typeof catalogGroups)[R]]
 export type ListQuery<R extends CatalogResource> = NonNullable<Request<Group<R>["list"]>["urlParams"]>
 type RawListPage = Success<RawClient["products"]["list"]>
 /** A page of a catalog list: `change_cursor` is on the first page only. */
-export type ListPage<R extends CatalogResource> = Omit<RawListPage, "records"> & { readonly records: ReadonlyArray<RecordOf<R>> }
+export type ListPage<R extends CatalogResource> = Omit<RawListPage, "records"> & {
+  readonly records: ReadonlyArray<RecordOf<R>>
+}
 /** A page of a `mode=prices` list: identity and the price fields the key may read. */
 export type PriceListPage = RawListPage
-export type WriteResult<R extends CatalogResource> = Omit<Success<RawClient["products"]["upsert"]>, "record"> & { readonly record: RecordOf<R> }
+export type WriteResult<R extends CatalogResource> = Omit<Success<RawClient["products"]["upsert"]>, "record"> & {
+  readonly record: RecordOf<R>
+}
 /** The answer of GET /me. */
 export type MeAnswer = Success<RawClient["me"]["me"]>
 export type Principal = MeAnswer["principal"]
@@ -145,19 +171,35 @@ export const make = (options: ClientOptions) =>
     /** GET /me: `{ request_id, principal }`, as the API answers. */
     const me: Effect.Effect<MeAnswer, ClientError> = call(raw.me.me({ withResponse: false }))
 
-    const list = <R extends CatalogResource>(resource: R, query: ListQuery<R> = {} as ListQuery<R>): Effect.Effect<ListPage<R>, ClientError> =>
+    const list = <R extends CatalogResource>(
+      resource: R,
+      query: ListQuery<R> = {} as ListQuery<R>
+    ): Effect.Effect<ListPage<R>, ClientError> =>
       call(group(resource).list({ urlParams: query as never })) as Effect.Effect<ListPage<R>, ClientError>
 
-    const listPrices = (resource: CatalogResource, query: Omit<ListQuery<"products">, "mode"> = {}): Effect.Effect<PriceListPage, ClientError> =>
+    const listPrices = (
+      resource: CatalogResource,
+      query: Omit<ListQuery<"products">, "mode"> = {}
+    ): Effect.Effect<PriceListPage, ClientError> =>
       call(group(resource).list({ urlParams: { ...query, mode: "prices" } }))
 
     const get = <R extends CatalogResource>(resource: R, id: string): Effect.Effect<RecordOf<R>, ClientError> =>
       call(Effect.map(group(resource).get({ path: { id } }), (response) => response.record))
 
-    const upsert = <R extends CatalogResource>(resource: R, body: BodyOf<R>, write: WriteOptions = {}): Effect.Effect<WriteResult<R>, ClientError> =>
-      call(group(resource).upsert({ payload: body, headers: { "idempotency-key": write.idempotencyKey ?? freshKey() } })) as Effect.Effect<WriteResult<R>, ClientError>
+    const upsert = <R extends CatalogResource>(
+      resource: R,
+      body: BodyOf<R>,
+      write: WriteOptions = {}
+    ): Effect.Effect<WriteResult<R>, ClientError> =>
+      call(
+        group(resource).upsert({ payload: body, headers: { "idempotency-key": write.idempotencyKey ?? freshKey() } })
+      ) as Effect.Effect<WriteResult<R>, ClientError>
 
-    const archiveProduct = (id: string, expectedRevision: number, write: WriteOptions = {}): Effect.Effect<WriteResult<"products">, ClientError> =>
+    const archiveProduct = (
+      id: string,
+      expectedRevision: number,
+      write: WriteOptions = {}
+    ): Effect.Effect<WriteResult<"products">, ClientError> =>
       call(
         raw.products.archive({
           path: { id },
@@ -167,13 +209,20 @@ export const make = (options: ClientOptions) =>
       ) as Effect.Effect<WriteResult<"products">, ClientError>
 
     /** Finds the record this connection maps to `externalId`, if any. */
-    const findByExternalId = <R extends CatalogResource>(resource: R, externalId: string): Effect.Effect<Option.Option<RecordOf<R>>, ClientError> =>
-      Effect.map(list(resource, { external_id: externalId, limit: 1 } as ListQuery<R>), (page) => Option.fromNullable(page.records[0]))
+    const findByExternalId = <R extends CatalogResource>(
+      resource: R,
+      externalId: string
+    ): Effect.Effect<Option.Option<RecordOf<R>>, ClientError> =>
+      Effect.map(list(resource, { external_id: externalId, limit: 1 } as ListQuery<R>), (page) =>
+        Option.fromNullable(page.records[0])
+      )
 
-    const changes = (query: ChangesQuery = {}): Effect.Effect<ChangesPage, ClientError> => call(raw.changes.changes({ urlParams: query, withResponse: false }))
+    const changes = (query: ChangesQuery = {}): Effect.Effect<ChangesPage, ClientError> =>
+      call(raw.changes.changes({ urlParams: query, withResponse: false }))
 
     const inventory = {
-      list: (query: InventoryQuery = {}): Effect.Effect<InventoryPage, ClientError> => call(raw.inventory.list({ urlParams: query })),
+      list: (query: InventoryQuery = {}): Effect.Effect<InventoryPage, ClientError> =>
+        call(raw.inventory.list({ urlParams: query })),
       get: (id: string) => call(Effect.map(raw.inventory.get({ path: { id } }), (response) => response.record)),
       write: (body: StockWrite, write: WriteOptions = {}): Effect.Effect<StockWriteResult, ClientError> =>
         call(raw.inventory.write({ payload: body, headers: { "idempotency-key": write.idempotencyKey ?? freshKey() } }))
@@ -197,14 +246,18 @@ export const make = (options: ClientOptions) =>
      * Submits an import and polls its job until it is completed, failed or paused; returns the job and its
      * report. A dry run returns its report at once.
      */
-    const runImportAndWait = (body: ImportBody, options: WriteOptions & { readonly pollInterval?: Duration.DurationInput } = {}) =>
+    const runImportAndWait = (
+      body: ImportBody,
+      options: WriteOptions & { readonly pollInterval?: Duration.DurationInput } = {}
+    ) =>
       Effect.gen(function* () {
         const submitted = yield* imports.submit(body, options)
         if (!("job" in submitted)) return submitted
         const id = submitted.job.id
         return yield* jobs.get(id).pipe(
           Effect.repeat({
-            until: (detail) => detail.job.state === "completed" || detail.job.state === "failed" || detail.job.state === "paused",
+            until: (detail) =>
+              detail.job.state === "completed" || detail.job.state === "failed" || detail.job.state === "paused",
             // passthrough: the repeat then yields the last job detail, not the schedule's count.
             schedule: Schedule.passthrough(Schedule.spaced(options.pollInterval ?? "500 millis"))
           })
@@ -223,34 +276,51 @@ export const make = (options: ClientOptions) =>
             form.append("name", fields.name)
             if (fields.purpose !== undefined) form.append("purpose", fields.purpose)
             form.append("file", file, "upload")
-            return raw.media.upload({ payload: form, headers: { "idempotency-key": write.idempotencyKey ?? freshKey() } })
+            return raw.media.upload({
+              payload: form,
+              headers: { "idempotency-key": write.idempotencyKey ?? freshKey() }
+            })
           })
         )
     }
 
     /** Uploads an image and polls its job until it is completed, failed or paused. */
-    const uploadMediaAndWait = (fields: MediaFields, file: Blob, options: WriteOptions & { readonly pollInterval?: Duration.DurationInput } = {}) =>
+    const uploadMediaAndWait = (
+      fields: MediaFields,
+      file: Blob,
+      options: WriteOptions & { readonly pollInterval?: Duration.DurationInput } = {}
+    ) =>
       Effect.gen(function* () {
         const accepted = yield* media.upload(fields, file, options)
         return yield* jobs.get(accepted.job.id).pipe(
           Effect.repeat({
-            until: (detail) => detail.job.state === "completed" || detail.job.state === "failed" || detail.job.state === "paused",
+            until: (detail) =>
+              detail.job.state === "completed" || detail.job.state === "failed" || detail.job.state === "paused",
             schedule: Schedule.passthrough(Schedule.spaced(options.pollInterval ?? "500 millis"))
           })
         )
       })
 
     /** Pages through any cursor list: `fetch(cursor)` reads one page; the stream emits the pages in order. */
-    const pages = <P extends Page<unknown>, E, Q>(fetch: (cursor: string | undefined) => Effect.Effect<P, E, Q>): Stream.Stream<P, E, Q> =>
+    const pages = <P extends Page<unknown>, E, Q>(
+      fetch: (cursor: string | undefined) => Effect.Effect<P, E, Q>
+    ): Stream.Stream<P, E, Q> =>
       Stream.paginateEffect(undefined as string | undefined, (cursor) =>
-        Effect.map(fetch(cursor), (page) => [page, page.has_more && page.next_cursor !== null ? Option.some(page.next_cursor) : Option.none()] as const)
+        Effect.map(
+          fetch(cursor),
+          (page) =>
+            [page, page.has_more && page.next_cursor !== null ? Option.some(page.next_cursor) : Option.none()] as const
+        )
       )
 
     /** Every record of a catalog list, page after page (limit 100 unless the query says otherwise). */
-    const listAll = <R extends CatalogResource>(resource: R, query: ListQuery<R> = {} as ListQuery<R>): Stream.Stream<RecordOf<R>, ClientError> =>
-      pages((cursor) => list(resource, { limit: 100, ...query, ...(cursor === undefined ? {} : { cursor }) } as ListQuery<R>)).pipe(
-        Stream.mapConcat((page) => page.records)
-      )
+    const listAll = <R extends CatalogResource>(
+      resource: R,
+      query: ListQuery<R> = {} as ListQuery<R>
+    ): Stream.Stream<RecordOf<R>, ClientError> =>
+      pages((cursor) =>
+        list(resource, { limit: 100, ...query, ...(cursor === undefined ? {} : { cursor }) } as ListQuery<R>)
+      ).pipe(Stream.mapConcat((page) => page.records))
 
     /**
      * Initial export of a resource (sync flow, steps 1-2): pages the whole list and returns its records
@@ -259,7 +329,9 @@ export const make = (options: ClientOptions) =>
     const exportAll = <R extends CatalogResource>(resource: R, query: ListQuery<R> = {} as ListQuery<R>) =>
       Effect.gen(function* () {
         let changeCursor: string | undefined
-        const records = yield* pages((cursor) => list(resource, { limit: 100, ...query, ...(cursor === undefined ? {} : { cursor }) } as ListQuery<R>)).pipe(
+        const records = yield* pages((cursor) =>
+          list(resource, { limit: 100, ...query, ...(cursor === undefined ? {} : { cursor }) } as ListQuery<R>)
+        ).pipe(
           Stream.tap((page) => Effect.sync(() => void (changeCursor ??= page.change_cursor))),
           Stream.mapConcat((page) => page.records),
           Stream.runCollect
@@ -269,7 +341,9 @@ export const make = (options: ClientOptions) =>
 
     let ownConnection: string | undefined
     const ownConnectionId = Effect.suspend(() =>
-      ownConnection === undefined ? Effect.map(me, (answer) => (ownConnection = answer.principal.connection_id)) : Effect.succeed(ownConnection)
+      ownConnection === undefined
+        ? Effect.map(me, (answer) => (ownConnection = answer.principal.connection_id))
+        : Effect.succeed(ownConnection)
     )
 
     /**
@@ -316,7 +390,8 @@ export const make = (options: ClientOptions) =>
           const result = yield* Effect.either(upsert(resource, attempted))
           if (result._tag === "Right") return result.right
           const conflict = result.left
-          if (!(conflict instanceof RevisionConflict) || attempt >= (options.maxAttempts ?? 5)) return yield* Effect.fail(conflict)
+          if (!(conflict instanceof RevisionConflict) || attempt >= (options.maxAttempts ?? 5))
+            return yield* Effect.fail(conflict)
           // A body that maps an existing record with target_id is not findable by its external_id yet.
           const targetId = (attempted as { target_id?: string }).target_id
           const current =
@@ -338,7 +413,9 @@ export const make = (options: ClientOptions) =>
     const readModifyWrite = <R extends CatalogResource, E = never, Q = never>(
       resource: R,
       externalId: string,
-      modify: (current: RecordOf<R> | undefined) => Effect.Effect<Omit<BodyOf<R>, "external_id" | "expected_revision">, E, Q>,
+      modify: (
+        current: RecordOf<R> | undefined
+      ) => Effect.Effect<Omit<BodyOf<R>, "external_id" | "expected_revision">, E, Q>,
       options: { readonly maxAttempts?: number } = {}
     ): Effect.Effect<WriteResult<R>, ClientError | E, Q> =>
       Effect.gen(function* () {
@@ -347,7 +424,10 @@ export const make = (options: ClientOptions) =>
         const body = {
           ...first,
           external_id: externalId,
-          expected_revision: Option.match(current, { onNone: () => 0, onSome: (record) => (record as { revision: number }).revision })
+          expected_revision: Option.match(current, {
+            onNone: () => 0,
+            onSome: (record) => (record as { revision: number }).revision
+          })
         } as BodyOf<R>
         return yield* upsertResolving(
           resource,
@@ -390,13 +470,17 @@ export const make = (options: ClientOptions) =>
 export type Client = Effect.Effect.Success<ReturnType<typeof make>>
 
 /** The client as a service, for programs that pass it through the context. */
-export class CatalogSyncClient extends Context.Tag("@catalog-sync/client/CatalogSyncClient")<CatalogSyncClient, Client>() {}
+export class CatalogSyncClient extends Context.Tag("@catalog-sync/client/CatalogSyncClient")<
+  CatalogSyncClient,
+  Client
+>() {}
 
 /** A layer of the client over the platform's fetch. */
 export const layer = (options: ClientOptions): Layer.Layer<CatalogSyncClient> =>
   Layer.effect(CatalogSyncClient, make(options)).pipe(Layer.provide(FetchHttpClient.layer))
 
 /** Makes the client over fetch, without a layer. */
-export const makeFetch = (options: ClientOptions): Effect.Effect<Client> => Effect.provide(make(options), FetchHttpClient.layer)
+export const makeFetch = (options: ClientOptions): Effect.Effect<Client> =>
+  Effect.provide(make(options), FetchHttpClient.layer)
 
 export type { HttpClient }

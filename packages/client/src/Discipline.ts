@@ -46,7 +46,9 @@ export interface CallTrace {
 }
 
 /** The trace of the current call; the client sets a fresh one around each call. */
-export const currentCall: FiberRef.FiberRef<CallTrace | undefined> = FiberRef.unsafeMake<CallTrace | undefined>(undefined)
+export const currentCall: FiberRef.FiberRef<CallTrace | undefined> = FiberRef.unsafeMake<CallTrace | undefined>(
+  undefined
+)
 
 /** Statuses that are worth repeating: the spec says to retry them with the same Idempotency-Key. */
 export const retryableStatuses: ReadonlySet<number> = new Set([429, 500, 503])
@@ -70,7 +72,10 @@ const classify = (
       } catch {
         code = undefined
       }
-      const rebuilt = HttpClientResponse.fromWeb(response.request, new Response(text, { status: response.status, headers: response.headers as Record<string, string> }))
+      const rebuilt = HttpClientResponse.fromWeb(
+        response.request,
+        new Response(text, { status: response.status, headers: response.headers as Record<string, string> })
+      )
       return { retry: code === "idempotency_in_progress", response: rebuilt }
     }),
     Effect.orElseSucceed(() => ({ retry: false, response }))
@@ -134,16 +139,22 @@ export const discipline = (options: DisciplineOptions) => {
       const now = yield* Clock.currentTimeMillis
       yield* Ref.set(window, { remaining, resetAt: now + reset * 1000 })
       const limit = parseSeconds(response.headers["ratelimit-limit"])
-      if (options.pacer !== undefined && limit !== undefined) yield* options.pacer.observe({ limit, remaining, resetSeconds: reset }, now)
+      if (options.pacer !== undefined && limit !== undefined)
+        yield* options.pacer.observe({ limit, remaining, resetSeconds: reset }, now)
     })
 
   return (client: HttpClient.HttpClient): HttpClient.HttpClient =>
     client.pipe(
       HttpClient.mapRequest((request) =>
-        request.pipe(HttpClientRequest.bearerToken(options.apiKey), HttpClientRequest.setHeader("user-agent", userAgent))
+        request.pipe(
+          HttpClientRequest.bearerToken(options.apiKey),
+          HttpClientRequest.setHeader("user-agent", userAgent)
+        )
       ),
       HttpClient.transform((send, request) => {
-        const attempt = (n: number): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> =>
+        const attempt = (
+          n: number
+        ): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> =>
           pace.pipe(
             Effect.zipRight(options.pacer?.take ?? Effect.void),
             Effect.zipRight(FiberRef.get(currentCall)),
@@ -152,8 +163,11 @@ export const discipline = (options: DisciplineOptions) => {
             Effect.flatMap((result) => {
               if (result._tag === "Left") {
                 // Only transport failures are transient; a request we could not even build is not.
-                if (result.left._tag !== "RequestError" || result.left.reason !== "Transport" || n >= maxAttempts) return Effect.fail(result.left)
-                return Effect.flatMap(backoff(n, base, max), (delay) => Effect.zipRight(Effect.sleep(delay), attempt(n + 1)))
+                if (result.left._tag !== "RequestError" || result.left.reason !== "Transport" || n >= maxAttempts)
+                  return Effect.fail(result.left)
+                return Effect.flatMap(backoff(n, base, max), (delay) =>
+                  Effect.zipRight(Effect.sleep(delay), attempt(n + 1))
+                )
               }
               const response = result.right
               return Effect.zipRight(
@@ -166,7 +180,9 @@ export const discipline = (options: DisciplineOptions) => {
                       ? backoff(n, base, max)
                       : Effect.succeed(Duration.min(Duration.seconds(retryAfter), maxRetryAfter))
                   // Drain the refused answer so its connection can be reused.
-                  return Effect.flatMap(Effect.zipRight(Effect.ignore(checked.response.text), wait), (delay) => Effect.zipRight(Effect.sleep(delay), attempt(n + 1)))
+                  return Effect.flatMap(Effect.zipRight(Effect.ignore(checked.response.text), wait), (delay) =>
+                    Effect.zipRight(Effect.sleep(delay), attempt(n + 1))
+                  )
                 })
               )
             })

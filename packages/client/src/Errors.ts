@@ -79,7 +79,10 @@ export class RevisionConflict extends Data.TaggedError("RevisionConflict")<
 > {}
 
 /** The server could not be reached, or the connection broke, and retries were exhausted. */
-export class NetworkError extends Data.TaggedError("NetworkError")<{ readonly message: string; readonly cause: unknown }> {}
+export class NetworkError extends Data.TaggedError("NetworkError")<{
+  readonly message: string
+  readonly cause: unknown
+}> {}
 
 /**
  * An answer that is not the API's: a body that does not match the contract, or for example a non-JSON
@@ -118,7 +121,9 @@ const invalidRequest = (error: ParseResult.ParseError) => {
 /** What any client call can fail with. */
 export type ClientError = CatalogSyncError | RevisionConflict | NetworkError | UnexpectedResponse | InvalidRequest
 
-const statuses: ReadonlyArray<readonly [number, new (...args: any) => { readonly request_id: string; readonly error: ApiErrors.ErrorDetail }]> = [
+const statuses: ReadonlyArray<
+  readonly [number, new (...args: any) => { readonly request_id: string; readonly error: ApiErrors.ErrorDetail }]
+> = [
   [400, ApiErrors.BadRequest],
   [401, ApiErrors.Unauthorized],
   [403, ApiErrors.Forbidden],
@@ -133,12 +138,18 @@ const statuses: ReadonlyArray<readonly [number, new (...args: any) => { readonly
 ]
 
 const currentRevisionOf = (details: unknown): number => {
-  const value = typeof details === "object" && details !== null ? (details as { current_revision?: unknown }).current_revision : undefined
+  const value =
+    typeof details === "object" && details !== null
+      ? (details as { current_revision?: unknown }).current_revision
+      : undefined
   return typeof value === "number" ? value : 0
 }
 
 /** Turns a failure of the derived HttpApiClient (declared error classes, transport, decoding) into a ClientError. */
-export const fromRaw = (error: unknown, trace?: { readonly sent: boolean; readonly status?: number; readonly contentType?: string }): ClientError => {
+export const fromRaw = (
+  error: unknown,
+  trace?: { readonly sent: boolean; readonly status?: number; readonly contentType?: string }
+): ClientError => {
   if (
     error instanceof CatalogSyncError ||
     error instanceof RevisionConflict ||
@@ -164,7 +175,8 @@ export const fromRaw = (error: unknown, trace?: { readonly sent: boolean; readon
     }
   }
   const tagged = error as Partial<HttpClientError.HttpClientError>
-  if (tagged?._tag === "RequestError") return new NetworkError({ message: tagged.message ?? "request failed", cause: error })
+  if (tagged?._tag === "RequestError")
+    return new NetworkError({ message: tagged.message ?? "request failed", cause: error })
   if (tagged?._tag === "ResponseError") {
     const response = tagged.response
     const contentType = response?.headers["content-type"]
@@ -187,6 +199,7 @@ export const fromRaw = (error: unknown, trace?: { readonly sent: boolean; readon
       cause: error
     })
   }
-  if (ParseResult.isParseError(error)) return new UnexpectedResponse({ message: `the answer does not match the contract: ${error.message}`, cause: error })
+  if (ParseResult.isParseError(error))
+    return new UnexpectedResponse({ message: `the answer does not match the contract: ${error.message}`, cause: error })
   return new UnexpectedResponse({ message: String((error as { message?: unknown })?.message ?? error), cause: error })
 }

@@ -43,7 +43,8 @@ export const spacing = (options: {
   readonly millisToReset?: number
 }): number => {
   const steady = options.windowMillis / Math.max(1, options.limit - options.margin)
-  if (options.remaining === undefined || options.millisToReset === undefined || options.millisToReset <= 0) return steady
+  if (options.remaining === undefined || options.millisToReset === undefined || options.millisToReset <= 0)
+    return steady
   const usable = options.remaining - options.margin
   const rest = usable <= 0 ? options.millisToReset : options.millisToReset / (usable + 1)
   return Math.max(steady, rest)
@@ -60,7 +61,12 @@ export const make = (options: PacerOptions = {}): Effect.Effect<Pacer, never, Sc
     const factor = options.limitFactor ?? 1
     const margin = options.margin ?? 2
     // The headers carry the tighter of the key's and the company's state; the key's limit is the lower one.
-    const state = yield* Ref.make({ keyLimit: undefined as number | undefined, remaining: undefined as number | undefined, resetAt: 0, observedAt: 0 })
+    const state = yield* Ref.make({
+      keyLimit: undefined as number | undefined,
+      remaining: undefined as number | undefined,
+      resetAt: 0,
+      observedAt: 0
+    })
     const waiting = yield* Queue.unbounded<Deferred.Deferred<void>>()
     const now = Effect.clockWith((clock) => clock.currentTimeMillis)
     const delay = Effect.map(Effect.zip(Ref.get(state), now), ([s, at]) =>
@@ -69,13 +75,17 @@ export const make = (options: PacerOptions = {}): Effect.Effect<Pacer, never, Sc
           limit: (s.keyLimit ?? options.limit ?? 120) * factor,
           windowMillis,
           margin: margin * factor,
-          ...(s.remaining === undefined || factor !== 1 ? {} : { remaining: s.remaining, millisToReset: s.resetAt - at })
+          ...(s.remaining === undefined || factor !== 1
+            ? {}
+            : { remaining: s.remaining, millisToReset: s.resetAt - at })
         })
       )
     )
     // With the window spent, nothing goes before its reset (the spacing alone was computed before the answer came).
     const untilReset = Effect.flatMap(Effect.zip(Ref.get(state), now), ([s, at]) =>
-      factor === 1 && s.remaining !== undefined && s.remaining - margin <= 0 && s.resetAt > at ? Effect.sleep(Duration.millis(s.resetAt - at)) : Effect.void
+      factor === 1 && s.remaining !== undefined && s.remaining - margin <= 0 && s.resetAt > at
+        ? Effect.sleep(Duration.millis(s.resetAt - at))
+        : Effect.void
     )
     const grant = Queue.take(waiting).pipe(
       Effect.tap(() => untilReset),
@@ -83,13 +93,20 @@ export const make = (options: PacerOptions = {}): Effect.Effect<Pacer, never, Sc
     )
     yield* grant.pipe(Effect.repeat(Schedule.addDelayEffect(Schedule.forever, () => delay)), Effect.forkScoped)
     return {
-      take: Effect.flatMap(Deferred.make<void>(), (deferred) => Effect.zipRight(Queue.offer(waiting, deferred), Deferred.await(deferred))),
+      take: Effect.flatMap(Deferred.make<void>(), (deferred) =>
+        Effect.zipRight(Queue.offer(waiting, deferred), Deferred.await(deferred))
+      ),
       observe: (observation, nowMillis) =>
         Ref.update(state, (s) => {
           const keyLimit = Math.max(1, Math.min(s.keyLimit ?? observation.limit, observation.limit))
           // Only the key's own state says what this key may still send; a later answer may arrive first.
           if (observation.limit !== keyLimit || nowMillis < s.observedAt) return { ...s, keyLimit }
-          return { keyLimit, remaining: observation.remaining, resetAt: nowMillis + observation.resetSeconds * 1000, observedAt: nowMillis }
+          return {
+            keyLimit,
+            remaining: observation.remaining,
+            resetAt: nowMillis + observation.resetSeconds * 1000,
+            observedAt: nowMillis
+          }
         })
     }
   })
@@ -97,5 +114,6 @@ export const make = (options: PacerOptions = {}): Effect.Effect<Pacer, never, Sc
 /** Both pacers must grant a request (a key's own and one shared by every key of the company); both observe. */
 export const both = (first: Pacer, second: Pacer): Pacer => ({
   take: Effect.zipRight(first.take, second.take),
-  observe: (observation, nowMillis) => Effect.zipRight(first.observe(observation, nowMillis), second.observe(observation, nowMillis))
+  observe: (observation, nowMillis) =>
+    Effect.zipRight(first.observe(observation, nowMillis), second.observe(observation, nowMillis))
 })

@@ -27,7 +27,10 @@ import {
 import { FetchHttpClient, type HttpClient } from "@effect/platform"
 import type { RevisionConflict } from "./Errors.js"
 
-const run = <A>(runtime: ManagedRuntime.ManagedRuntime<HttpClient.HttpClient, never>, effect: Effect.Effect<A, unknown>): Promise<A> =>
+const run = <A>(
+  runtime: ManagedRuntime.ManagedRuntime<HttpClient.HttpClient, never>,
+  effect: Effect.Effect<A, unknown>
+): Promise<A> =>
   runtime.runPromiseExit(effect).then((exit) => {
     if (Exit.isSuccess(exit)) return exit.value
     // Reject with the tagged error itself, not Effect's FiberFailure wrapper.
@@ -84,7 +87,9 @@ export const createClient = (options: ClientOptions) => {
   const promised = <E>(f: () => Promise<E> | E) => Effect.tryPromise({ try: async () => f(), catch: (error) => error })
 
   /** Pages through any cursor list: `fetch(cursor)` reads one page (no cursor: the first); yields the pages in order. */
-  const pages = async function* <P extends Page<unknown>>(fetch: (cursor: string | undefined) => Promise<P>): AsyncGenerator<P> {
+  const pages = async function* <P extends Page<unknown>>(
+    fetch: (cursor: string | undefined) => Promise<P>
+  ): AsyncGenerator<P> {
     let cursor: string | undefined
     do {
       const page = await fetch(cursor)
@@ -101,12 +106,19 @@ export const createClient = (options: ClientOptions) => {
     /** GET /health. */
     health: () => use((c) => c.health),
     list,
-    listPrices: (resource: CatalogResource, query?: Omit<ListQuery<"products">, "mode">) => use((c) => c.listPrices(resource, query)),
+    listPrices: (resource: CatalogResource, query?: Omit<ListQuery<"products">, "mode">) =>
+      use((c) => c.listPrices(resource, query)),
     get: <R extends CatalogResource>(resource: R, id: string) => use((c) => c.get(resource, id)),
     findByExternalId: <R extends CatalogResource>(resource: R, externalId: string): Promise<RecordOf<R> | undefined> =>
-      use((c) => Effect.map(c.findByExternalId(resource, externalId), (found) => (found._tag === "Some" ? found.value : undefined))),
-    upsert: <R extends CatalogResource>(resource: R, body: BodyOf<R>, write?: WriteOptions) => use((c) => c.upsert(resource, body, write)),
-    archiveProduct: (id: string, expectedRevision: number, write?: WriteOptions) => use((c) => c.archiveProduct(id, expectedRevision, write)),
+      use((c) =>
+        Effect.map(c.findByExternalId(resource, externalId), (found) =>
+          found._tag === "Some" ? found.value : undefined
+        )
+      ),
+    upsert: <R extends CatalogResource>(resource: R, body: BodyOf<R>, write?: WriteOptions) =>
+      use((c) => c.upsert(resource, body, write)),
+    archiveProduct: (id: string, expectedRevision: number, write?: WriteOptions) =>
+      use((c) => c.archiveProduct(id, expectedRevision, write)),
     changes: (query?: ChangesQuery) => use((c) => c.changes(query)),
     imports: {
       /** POST /imports: a dry run answers with its report; otherwise the queued job. */
@@ -114,7 +126,8 @@ export const createClient = (options: ClientOptions) => {
       get: (id: string) => use((c) => c.imports.get(id))
     },
     /** Submits an import and waits for its job (a dry run answers with its report at once). */
-    runImportAndWait: (body: ImportBody, options?: WaitOptions) => use((c) => c.runImportAndWait(body, waitOptions(options))),
+    runImportAndWait: (body: ImportBody, options?: WaitOptions) =>
+      use((c) => c.runImportAndWait(body, waitOptions(options))),
     media: {
       list: (query?: MediaQuery) => use((c) => c.media.list(query)),
       get: (id: string) => use((c) => c.media.get(id)),
@@ -122,7 +135,8 @@ export const createClient = (options: ClientOptions) => {
       upload: (fields: MediaFields, file: Blob, write?: WriteOptions) => use((c) => c.media.upload(fields, file, write))
     },
     /** Uploads an image and waits for its media job. */
-    uploadMediaAndWait: (fields: MediaFields, file: Blob, options?: WaitOptions) => use((c) => c.uploadMediaAndWait(fields, file, waitOptions(options))),
+    uploadMediaAndWait: (fields: MediaFields, file: Blob, options?: WaitOptions) =>
+      use((c) => c.uploadMediaAndWait(fields, file, waitOptions(options))),
     jobs: {
       list: (query?: JobsQuery) => use((c) => c.jobs.list(query)),
       get: (id: string) => use((c) => c.jobs.get(id)),
@@ -135,11 +149,16 @@ export const createClient = (options: ClientOptions) => {
     },
     pages,
     /** Every record of a catalog list, fetched page by page (limit 100 unless the query says otherwise) as the loop asks for more. */
-    listAll: async function* <R extends CatalogResource>(resource: R, query?: ListQuery<R>): AsyncGenerator<RecordOf<R>> {
-      const fetch = (cursor: string | undefined) => list(resource, { limit: 100, ...query, ...(cursor === undefined ? {} : { cursor }) } as ListQuery<R>)
+    listAll: async function* <R extends CatalogResource>(
+      resource: R,
+      query?: ListQuery<R>
+    ): AsyncGenerator<RecordOf<R>> {
+      const fetch = (cursor: string | undefined) =>
+        list(resource, { limit: 100, ...query, ...(cursor === undefined ? {} : { cursor }) } as ListQuery<R>)
       for await (const page of pages(fetch)) yield* page.records
     },
-    exportAll: <R extends CatalogResource>(resource: R, query?: ListQuery<R>) => use((c) => c.exportAll(resource, query)),
+    exportAll: <R extends CatalogResource>(resource: R, query?: ListQuery<R>) =>
+      use((c) => c.exportAll(resource, query)),
     followChanges: (follow: FollowChangesOptions): Promise<string> =>
       use((c) => {
         const effect = c.followChanges({
@@ -167,13 +186,21 @@ export const createClient = (options: ClientOptions) => {
     upsertResolving: <R extends CatalogResource>(
       resource: R,
       body: BodyOf<R>,
-      resolve: (context: { attempted: BodyOf<R>; current: RecordOf<R>; conflict: RevisionConflict }) => Promise<BodyOf<R> | undefined> | BodyOf<R> | undefined,
+      resolve: (context: {
+        attempted: BodyOf<R>
+        current: RecordOf<R>
+        conflict: RevisionConflict
+      }) => Promise<BodyOf<R> | undefined> | BodyOf<R> | undefined,
       options?: { readonly maxAttempts?: number }
     ) => use((c) => c.upsertResolving(resource, body, (context) => promised(() => resolve(context)), options)),
     readModifyWrite: <R extends CatalogResource>(
       resource: R,
       externalId: string,
-      modify: (current: RecordOf<R> | undefined) => Promise<Omit<BodyOf<R>, "external_id" | "expected_revision">> | Omit<BodyOf<R>, "external_id" | "expected_revision">,
+      modify: (
+        current: RecordOf<R> | undefined
+      ) =>
+        | Promise<Omit<BodyOf<R>, "external_id" | "expected_revision">>
+        | Omit<BodyOf<R>, "external_id" | "expected_revision">,
       options?: { readonly maxAttempts?: number }
     ) => use((c) => c.readModifyWrite(resource, externalId, (current) => promised(() => modify(current)), options)),
     /**

@@ -29,5 +29,14 @@ export type {
 } from "./Client.js"
 export * as Discipline from "./Discipline.js"
 export * as Pacer from "./Pacer.js"
-export { CatalogSyncError, type ClientError, type ErrorCode, fromRaw, InvalidRequest, NetworkError, RevisionConflict, UnexpectedResponse } from "./Errors.js"
+export {
+  CatalogSyncError,
+  type ClientError,
+  type ErrorCode,
+  fromRaw,
+  InvalidRequest,
+  NetworkError,
+  RevisionConflict,
+  UnexpectedResponse
+} from "./Errors.js"
 export { createClient, type FollowChangesOptions, type PromiseClient, type WaitOptions } from "./Promise.js"

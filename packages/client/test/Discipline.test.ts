@@ -18,7 +18,14 @@ const category = {
   image_id: null
 }
 
-type Answer = { readonly status: number; readonly body?: unknown; readonly headers?: Record<string, string>; readonly text?: string } | "network"
+type Answer =
+  | {
+      readonly status: number
+      readonly body?: unknown
+      readonly headers?: Record<string, string>
+      readonly text?: string
+    }
+  | "network"
 
 /** A transport that answers from a script and records what it was sent. */
 const scripted = (answers: ReadonlyArray<Answer>) => {
@@ -28,12 +35,17 @@ const scripted = (answers: ReadonlyArray<Answer>) => {
       const answer = answers[Math.min(seen.length, answers.length - 1)]!
       seen.push(request)
       if (answer === "network") {
-        return Effect.fail(new HttpClientError.RequestError({ request, reason: "Transport", cause: new Error("ECONNRESET") }))
+        return Effect.fail(
+          new HttpClientError.RequestError({ request, reason: "Transport", cause: new Error("ECONNRESET") })
+        )
       }
       const body = answer.text ?? JSON.stringify(answer.body)
       const contentType = answer.text === undefined ? "application/json" : "text/html"
       return Effect.succeed(
-        HttpClientResponse.fromWeb(request, new Response(body, { status: answer.status, headers: { "content-type": contentType, ...answer.headers } }))
+        HttpClientResponse.fromWeb(
+          request,
+          new Response(body, { status: answer.status, headers: { "content-type": contentType, ...answer.headers } })
+        )
       )
     })
   )
@@ -44,7 +56,10 @@ const options = { baseUrl: "http://api.test", apiKey: "csk_k_secret", appName: "
 
 const withClient = (answers: ReadonlyArray<Answer>, extra: Partial<CatalogSyncClient.ClientOptions> = {}) => {
   const { client, seen } = scripted(answers)
-  return Effect.map(Effect.provideService(CatalogSyncClient.make({ ...options, ...extra }), HttpClient.HttpClient, client), (c) => ({ c, seen }))
+  return Effect.map(
+    Effect.provideService(CatalogSyncClient.make({ ...options, ...extra }), HttpClient.HttpClient, client),
+    (c) => ({ c, seen })
+  )
 }
 
 const error = (status: number, code: string, extra: Record<string, unknown> = {}) => ({
@@ -69,7 +84,8 @@ describe("client discipline", () => {
       expect(seen[0]!.headers["authorization"]).toBe("Bearer csk_k_secret")
       expect(seen[0]!.headers["user-agent"]).toBe("test-sync/1.0.0")
       expect(seen[0]!.url).toBe("http://api.test/api/v1/categories/upsert")
-    }))
+    })
+  )
 
   it.effect("each logical write gets a fresh Idempotency-Key", () =>
     Effect.gen(function* () {
@@ -79,7 +95,8 @@ describe("client discipline", () => {
       yield* c.upsert("categories", { external_id: "a", name: "A" }, { idempotencyKey: "my-own-key-1" })
       expect(seen.map((r) => r.headers["idempotency-key"])[2]).toBe("my-own-key-1")
       expect(seen[0]!.headers["idempotency-key"]).not.toBe(seen[1]!.headers["idempotency-key"])
-    }))
+    })
+  )
 
   it.effect("honours Retry-After on 429", () =>
     Effect.gen(function* () {
@@ -93,43 +110,70 @@ describe("client discipline", () => {
       yield* TestClock.adjust("1 second")
       yield* Fiber.join(fiber)
       expect(seen).toHaveLength(2)
-    }))
+    })
+  )
 
-  it.effect("retries 409 idempotency_in_progress with the same key (the first request still holds it); other 409s are final", () =>
-    Effect.gen(function* () {
-      const { c, seen } = yield* withClient([error(409, "idempotency_in_progress"), error(409, "idempotency_in_progress"), written])
-      const fiber = yield* Effect.fork(c.upsert("categories", { external_id: "sofas", name: "Sofas" }))
-      yield* TestClock.adjust("30 seconds")
-      expect((yield* Fiber.join(fiber)).outcome).toBe("created")
-      expect(seen).toHaveLength(3)
-      expect(new Set(seen.map((r) => r.headers["idempotency-key"])).size).toBe(1)
+  it.effect(
+    "retries 409 idempotency_in_progress with the same key (the first request still holds it); other 409s are final",
+    () =>
+      Effect.gen(function* () {
+        const { c, seen } = yield* withClient([
+          error(409, "idempotency_in_progress"),
+          error(409, "idempotency_in_progress"),
+          written
+        ])
+        const fiber = yield* Effect.fork(c.upsert("categories", { external_id: "sofas", name: "Sofas" }))
+        yield* TestClock.adjust("30 seconds")
+        expect((yield* Fiber.join(fiber)).outcome).toBe("created")
+        expect(seen).toHaveLength(3)
+        expect(new Set(seen.map((r) => r.headers["idempotency-key"])).size).toBe(1)
 
-      const reused = yield* withClient([error(409, "idempotency_key_reused"), written])
-      expect(yield* Effect.flip(reused.c.upsert("categories", { external_id: "a", name: "A" }))).toMatchObject({ code: "idempotency_key_reused", status: 409 })
-      expect(reused.seen).toHaveLength(1)
-    }))
+        const reused = yield* withClient([error(409, "idempotency_key_reused"), written])
+        expect(yield* Effect.flip(reused.c.upsert("categories", { external_id: "a", name: "A" }))).toMatchObject({
+          code: "idempotency_key_reused",
+          status: 409
+        })
+        expect(reused.seen).toHaveLength(1)
+      })
+  )
 
   it.effect("never retries another 4xx; errors are tagged by code", () =>
     Effect.gen(function* () {
-      const { c, seen } = yield* withClient([error(409, "revision_conflict", { details: { current_revision: 4, expected_revision: 2 } })])
+      const { c, seen } = yield* withClient([
+        error(409, "revision_conflict", { details: { current_revision: 4, expected_revision: 2 } })
+      ])
       const conflict = yield* Effect.flip(c.upsert("categories", { external_id: "a", expected_revision: 2, name: "A" }))
       expect(conflict._tag).toBe("RevisionConflict")
-      expect(conflict).toMatchObject({ code: "revision_conflict", current_revision: 4, status: 409, request_id: requestId })
+      expect(conflict).toMatchObject({
+        code: "revision_conflict",
+        current_revision: 4,
+        status: 409,
+        request_id: requestId
+      })
       expect(seen).toHaveLength(1)
 
-      const other = yield* withClient([error(422, "validation_failed", { details: [{ path: "$.name", message: "x" }] })])
+      const other = yield* withClient([
+        error(422, "validation_failed", { details: [{ path: "$.name", message: "x" }] })
+      ])
       const invalid = yield* Effect.flip(other.c.upsert("categories", { external_id: "a", name: "A" }))
       expect(invalid).toMatchObject({ _tag: "CatalogSyncError", code: "validation_failed", status: 422 })
       expect(other.seen).toHaveLength(1)
 
       // The contract's strict body schema runs in the client too: nothing is sent.
-      const local = yield* Effect.flip(other.c.upsert("categories", { external_id: "a", name: "A", colour: "red" } as never))
+      const local = yield* Effect.flip(
+        other.c.upsert("categories", { external_id: "a", name: "A", colour: "red" } as never)
+      )
       expect(local._tag).toBe("InvalidRequest")
       expect(other.seen).toHaveLength(1)
 
       const unauthorized = yield* withClient([error(401, "invalid_credentials")])
-      expect(yield* Effect.flip(unauthorized.c.me)).toMatchObject({ _tag: "CatalogSyncError", code: "invalid_credentials", status: 401 })
-    }))
+      expect(yield* Effect.flip(unauthorized.c.me)).toMatchObject({
+        _tag: "CatalogSyncError",
+        code: "invalid_credentials",
+        status: 401
+      })
+    })
+  )
 
   it.effect("gives up after maxAttempts with the last answer; a non-JSON 403 is an UnexpectedResponse", () =>
     Effect.gen(function* () {
@@ -142,7 +186,8 @@ describe("client discipline", () => {
       const waf = yield* withClient([{ status: 403, text: "<html>blocked</html>" }])
       const blocked = yield* Effect.flip(waf.c.health)
       expect(blocked).toMatchObject({ _tag: "UnexpectedResponse", status: 403 })
-    }))
+    })
+  )
 
   it.effect("network errors are retried, then reported as NetworkError", () =>
     Effect.gen(function* () {
@@ -151,11 +196,16 @@ describe("client discipline", () => {
       yield* TestClock.adjust("1 minute")
       expect((yield* Fiber.join(fiber))._tag).toBe("NetworkError")
       expect(seen).toHaveLength(2)
-    }))
+    })
+  )
 
   it.effect("paces requests when the RateLimit budget runs out", () =>
     Effect.gen(function* () {
-      const ok = { status: 200, body: { request_id: requestId, status: "ok" }, headers: { "ratelimit-remaining": "0", "ratelimit-reset": "10" } }
+      const ok = {
+        status: 200,
+        body: { request_id: requestId, status: "ok" },
+        headers: { "ratelimit-remaining": "0", "ratelimit-reset": "10" }
+      }
       const { c, seen } = yield* withClient([ok])
       yield* c.health
       const fiber = yield* Effect.fork(c.health)
@@ -164,5 +214,6 @@ describe("client discipline", () => {
       yield* TestClock.adjust("1 second")
       yield* Fiber.join(fiber)
       expect(seen).toHaveLength(2)
-    }))
+    })
+  )
 })

@@ -11,9 +11,13 @@ const parseError = (input: unknown) => {
 
 describe("client errors", () => {
   it("a request the contract refuses is InvalidRequest with the server's code and one plain detail per field, no schema internals", () => {
-    const error = fromRaw(parseError({ external_id: "p", nmae: "Sofa", mode: "bulk", details: { width: 90 } }), { sent: false })
+    const error = fromRaw(parseError({ external_id: "p", nmae: "Sofa", mode: "bulk", details: { width: 90 } }), {
+      sent: false
+    })
     expect(error).toMatchObject({ _tag: "InvalidRequest", code: "validation_failed" })
-    const details = [...(error as { details: ReadonlyArray<{ path: string; message: string }> }).details].sort((a, b) => a.path.localeCompare(b.path))
+    const details = [...(error as { details: ReadonlyArray<{ path: string; message: string }> }).details].sort((a, b) =>
+      a.path.localeCompare(b.path)
+    )
     expect(details).toEqual([
       { path: "$.details.width", message: "must be a string or null" },
       { path: "$.mode", message: 'must be "catalog", "prices" or "combined"' },

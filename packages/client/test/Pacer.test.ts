@@ -25,7 +25,8 @@ describe("pacer", () => {
       expect(at[0]).toBe(0)
       for (let i = 1; i < at.length; i++) expect(at[i]! - at[i - 1]!).toBeGreaterThanOrEqual(100)
       expect(at.at(-1)).toBeLessThanOrEqual(600)
-    }))
+    })
+  )
 
   it.scoped("slows down when the window was partly spent elsewhere, and waits for the reset when nothing is left", () =>
     Effect.gen(function* () {
@@ -43,22 +44,26 @@ describe("pacer", () => {
       for (let i = 0; i < 80; i++) yield* TestClock.adjust("500 millis")
       const after = yield* Fiber.join(waiting)
       expect(after[1]! - start).toBeGreaterThanOrEqual(30_000)
-    }))
+    })
+  )
 
-  it.scoped("a company pacer shared by several keys runs at five times the key limit; the company's own headers do not speed up a key", () =>
-    Effect.gen(function* () {
-      const company = yield* Pacer.make({ limitFactor: 5, margin: 0 })
-      const key = yield* Pacer.make({ margin: 0 })
-      for (const pacer of [company, key]) {
-        yield* pacer.observe({ limit: 120, remaining: 120, resetSeconds: 60 }, 0)
-        // A later answer carries the company's state (limit 600): the key keeps its own limit.
-        yield* pacer.observe({ limit: 600, remaining: 590, resetSeconds: 60 }, 1)
-      }
-      const fiber = yield* Effect.fork(Effect.all([grants(company, 4), grants(key, 3)], { concurrency: 2 }))
-      for (let i = 0; i < 40; i++) yield* TestClock.adjust("50 millis")
-      const [companyAt, keyAt] = yield* Fiber.join(fiber)
-      expect(companyAt[1]! - companyAt[0]!).toBeGreaterThanOrEqual(100)
-      expect(companyAt[1]! - companyAt[0]!).toBeLessThan(500)
-      expect(keyAt[1]! - keyAt[0]!).toBeGreaterThanOrEqual(500)
-    }))
+  it.scoped(
+    "a company pacer shared by several keys runs at five times the key limit; the company's own headers do not speed up a key",
+    () =>
+      Effect.gen(function* () {
+        const company = yield* Pacer.make({ limitFactor: 5, margin: 0 })
+        const key = yield* Pacer.make({ margin: 0 })
+        for (const pacer of [company, key]) {
+          yield* pacer.observe({ limit: 120, remaining: 120, resetSeconds: 60 }, 0)
+          // A later answer carries the company's state (limit 600): the key keeps its own limit.
+          yield* pacer.observe({ limit: 600, remaining: 590, resetSeconds: 60 }, 1)
+        }
+        const fiber = yield* Effect.fork(Effect.all([grants(company, 4), grants(key, 3)], { concurrency: 2 }))
+        for (let i = 0; i < 40; i++) yield* TestClock.adjust("50 millis")
+        const [companyAt, keyAt] = yield* Fiber.join(fiber)
+        expect(companyAt[1]! - companyAt[0]!).toBeGreaterThanOrEqual(100)
+        expect(companyAt[1]! - companyAt[0]!).toBeLessThan(500)
+        expect(keyAt[1]! - keyAt[0]!).toBeGreaterThanOrEqual(500)
+      })
+  )
 })

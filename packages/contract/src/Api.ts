@@ -54,7 +54,8 @@ export class Api extends HttpApi.make("catalog-sync")
       license: { name: "MIT", url: "https://opensource.org/license/mit" },
       // Relative: the API is where the document is served; paths carry the /api/v1 prefix.
       servers: [{ url: "/", description: "This server" }],
-      description: "Keeps a furniture catalog in sync with an external website or app. Errors use the body {request_id, error: {code, message, details?, retry_after?}}; codes are listed in docs/errors.md.",
+      description:
+        "Keeps a furniture catalog in sync with an external website or app. Errors use the body {request_id, error: {code, message, details?, retry_after?}}; codes are listed in docs/errors.md.",
       transform: documentOpenApi
     })
   ) {}

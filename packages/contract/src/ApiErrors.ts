@@ -28,10 +28,18 @@ const errorClass =
 export class BadRequest extends errorClass<BadRequest>()("BadRequest", 400, "Malformed JSON.") {
   declare readonly _status?: 400
 }
-export class Unauthorized extends errorClass<Unauthorized>()("Unauthorized", 401, "Missing, unknown, expired or revoked key; disabled connection, company or subscription.") {
+export class Unauthorized extends errorClass<Unauthorized>()(
+  "Unauthorized",
+  401,
+  "Missing, unknown, expired or revoked key; disabled connection, company or subscription."
+) {
   declare readonly _status?: 401
 }
-export class Forbidden extends errorClass<Forbidden>()("Forbidden", 403, "Scope, company domain, module or stock package not permitted.") {
+export class Forbidden extends errorClass<Forbidden>()(
+  "Forbidden",
+  403,
+  "Scope, company domain, module or stock package not permitted."
+) {
   declare readonly _status?: 403
 }
 export class NotFound extends errorClass<NotFound>()("NotFound", 404, "Resource or mapped record not found.") {
@@ -40,28 +48,60 @@ export class NotFound extends errorClass<NotFound>()("NotFound", 404, "Resource 
 export class Conflict extends errorClass<Conflict>()("Conflict", 409, "Revision or idempotency conflict.") {
   declare readonly _status?: 409
 }
-export class PayloadTooLarge extends errorClass<PayloadTooLarge>()("PayloadTooLarge", 413, "The body exceeds the allowed size.") {
+export class PayloadTooLarge extends errorClass<PayloadTooLarge>()(
+  "PayloadTooLarge",
+  413,
+  "The body exceeds the allowed size."
+) {
   declare readonly _status?: 413
 }
-export class UnsupportedMediaType extends errorClass<UnsupportedMediaType>()("UnsupportedMediaType", 415, "A JSON content type is required.") {
+export class UnsupportedMediaType extends errorClass<UnsupportedMediaType>()(
+  "UnsupportedMediaType",
+  415,
+  "A JSON content type is required."
+) {
   declare readonly _status?: 415
 }
-export class RequestTimeout extends errorClass<RequestTimeout>()("RequestTimeout", 408, "The request line, headers or body did not arrive within the server's time-outs; the connection is closed.") {
+export class RequestTimeout extends errorClass<RequestTimeout>()(
+  "RequestTimeout",
+  408,
+  "The request line, headers or body did not arrive within the server's time-outs; the connection is closed."
+) {
   declare readonly _status?: 408
 }
-export class RequestHeadersTooLarge extends errorClass<RequestHeadersTooLarge>()("RequestHeadersTooLarge", 431, "The request line and headers exceed 16 KB (a very long query string).") {
+export class RequestHeadersTooLarge extends errorClass<RequestHeadersTooLarge>()(
+  "RequestHeadersTooLarge",
+  431,
+  "The request line and headers exceed 16 KB (a very long query string)."
+) {
   declare readonly _status?: 431
 }
-export class Unprocessable extends errorClass<Unprocessable>()("Unprocessable", 422, "Validation failed; details lists every failing path.") {
+export class Unprocessable extends errorClass<Unprocessable>()(
+  "Unprocessable",
+  422,
+  "Validation failed; details lists every failing path."
+) {
   declare readonly _status?: 422
 }
-export class TooManyRequests extends errorClass<TooManyRequests>()("TooManyRequests", 429, "Rate or job limit reached; respect Retry-After.") {
+export class TooManyRequests extends errorClass<TooManyRequests>()(
+  "TooManyRequests",
+  429,
+  "Rate or job limit reached; respect Retry-After."
+) {
   declare readonly _status?: 429
 }
-export class InternalError extends errorClass<InternalError>()("InternalError", 500, "Unexpected error; retry with the same Idempotency-Key.") {
+export class InternalError extends errorClass<InternalError>()(
+  "InternalError",
+  500,
+  "Unexpected error; retry with the same Idempotency-Key."
+) {
   declare readonly _status?: 500
 }
-export class ServiceUnavailable extends errorClass<ServiceUnavailable>()("ServiceUnavailable", 503, "Database busy; retry with the same Idempotency-Key.") {
+export class ServiceUnavailable extends errorClass<ServiceUnavailable>()(
+  "ServiceUnavailable",
+  503,
+  "Database busy; retry with the same Idempotency-Key."
+) {
   declare readonly _status?: 503
 }
 
@@ -105,7 +145,10 @@ export const statusOf = (error: ApiError): ErrorStatus => {
 /** The error class of a status. */
 export type OfStatus<Status extends ErrorStatus> = InstanceType<(typeof byStatus)[Status]>
 
-export const make = <Status extends ErrorStatus>(status: Status, request_id: string, error: ErrorDetail): OfStatus<Status> =>
-  new byStatus[status]({ request_id, error }) as OfStatus<Status>
+export const make = <Status extends ErrorStatus>(
+  status: Status,
+  request_id: string,
+  error: ErrorDetail
+): OfStatus<Status> => new byStatus[status]({ request_id, error }) as OfStatus<Status>
 
 export const isApiError = (u: unknown): u is ApiError => Object.values(byStatus).some((cls) => u instanceof cls)

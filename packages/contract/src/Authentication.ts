@@ -12,7 +12,10 @@ export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@ca
   provides: Principal.CurrentPrincipal,
   security: {
     bearer: HttpApiSecurity.bearer.pipe(
-      HttpApiSecurity.annotate(OpenApi.Description, "An API key of a connection: `Authorization: Bearer csk_<key id>_<secret>`.")
+      HttpApiSecurity.annotate(
+        OpenApi.Description,
+        "An API key of a connection: `Authorization: Bearer csk_<key id>_<secret>`."
+      )
     )
   }
 }) {}

@@ -22,20 +22,22 @@ export const UuidParameter = (description: string) =>
 export const Limit = Schema.NumberFromString.pipe(
   Schema.int({ message: () => "must be a whole number from 1 to 100" }),
   Schema.between(1, 100, { message: () => "must be a whole number from 1 to 100" })
-).annotations(documented({ type: "integer", minimum: 1, maximum: 100, default: 50, description: "Page size, 1-100 (default 50)." }))
+).annotations(
+  documented({ type: "integer", minimum: 1, maximum: 100, default: 50, description: "Page size, 1-100 (default 50)." })
+)
 
 /** `cursor` of the uuid-keyed lists: the previous page's `next_cursor`. */
 export const PageCursor = (what: string) =>
   UuidParameter(`next_cursor of the previous page (${what}); omit it for the first page.`)
 
 /** `{id}` path parameter: a record uuid. A value that is not a uuid is answered 404 not_found. */
-export const PathParams = (description: string) =>
-  Schema.Struct({ id: UuidParameter(description) })
+export const PathParams = (description: string) => Schema.Struct({ id: UuidParameter(description) })
 
 /** Every POST and DELETE needs an Idempotency-Key (spec 7, rule 2). */
 export const IdempotencyHeaders = Schema.Struct({
   "idempotency-key": Idempotency.IdempotencyKey.annotations({
-    description: "8-120 letters, digits or `._:-`, unique per logical write; send the same key on every retry of that write (a completed write is answered again with `replayed: true`).",
+    description:
+      "8-120 letters, digits or `._:-`, unique per logical write; send the same key on every retry of that write (a completed write is answered again with `replayed: true`).",
     examples: ["erp-product-4711-20250114T0930"]
   })
 })

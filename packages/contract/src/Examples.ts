@@ -35,8 +35,12 @@ export const errorExample = (summary: string, error: ErrorDetail): Example<Error
 })
 
 /** A 422 body as the server writes it: one `{path, message}` per failing location. */
-export const issuesExample = (summary: string, code: string, message: string, issues: ReadonlyArray<{ readonly path: string; readonly message: string }>) =>
-  errorExample(summary, { code, message, details: issues })
+export const issuesExample = (
+  summary: string,
+  code: string,
+  message: string,
+  issues: ReadonlyArray<{ readonly path: string; readonly message: string }>
+) => errorExample(summary, { code, message, details: issues })
 
 export interface OperationExamples {
   /** Request body examples; for multipart bodies the form fields, with the file as text. */
@@ -51,8 +55,14 @@ export interface OperationExamples {
 }
 
 const unauthorized: Examples<ErrorBody> = {
-  missing_credentials: errorExample("No Authorization header", { code: "missing_credentials", message: "send Authorization: Bearer <API key>" }),
-  key_expired: errorExample("The key's lifetime has passed", { code: "key_expired", message: "the API key expired at 2025-04-14T09:30:00.000Z" })
+  missing_credentials: errorExample("No Authorization header", {
+    code: "missing_credentials",
+    message: "send Authorization: Bearer <API key>"
+  }),
+  key_expired: errorExample("The key's lifetime has passed", {
+    code: "key_expired",
+    message: "the API key expired at 2025-04-14T09:30:00.000Z"
+  })
 }
 
 const forbidden = (scopes: ReadonlyArray<Scope.Scope> | undefined): Examples<ErrorBody> =>
@@ -92,9 +102,12 @@ export const idempotencyKeyInvalid: Examples<ErrorBody> = {
 
 /** The only 422 of an operation without a body or query parameters: a query name no object may hold. */
 const unsafeQueryName: Examples<ErrorBody> = {
-  validation_failed: issuesExample("A query parameter this operation does not take", "validation_failed", "query parameters are not valid", [
-    { path: "query.__proto__", message: "is not an allowed property" }
-  ])
+  validation_failed: issuesExample(
+    "A query parameter this operation does not take",
+    "validation_failed",
+    "query parameters are not valid",
+    [{ path: "query.__proto__", message: "is not an allowed property" }]
+  )
 }
 
 /** The limits every request with a key meets: its key's and company's rate, and its address's invalid keys. */
@@ -112,23 +125,58 @@ export const rateLimited: Examples<ErrorBody> = {
 }
 
 /** Statuses whose examples every operation shares, unless it declares its own. */
-const shared = (operation: Json, scopes: ReadonlyArray<Scope.Scope> | undefined): Readonly<Partial<Record<number, Examples<ErrorBody>>>> => {
+const shared = (
+  operation: Json,
+  scopes: ReadonlyArray<Scope.Scope> | undefined
+): Readonly<Partial<Record<number, Examples<ErrorBody>>>> => {
   const json = operation.requestBody?.content?.["application/json"] !== undefined
   const multipart = operation.requestBody?.content?.["multipart/form-data"] !== undefined
   return {
     400: json
-      ? { malformed_json: errorExample("The body is not JSON", { code: "malformed_json", message: "the body is not valid JSON: Expected property name or '}' in JSON at position 1" }) }
-      : { malformed_request: errorExample("Not valid HTTP/1.1", { code: "malformed_request", message: "the request is not valid HTTP/1.1 (its framing or a header could not be read)" }) },
+      ? {
+          malformed_json: errorExample("The body is not JSON", {
+            code: "malformed_json",
+            message: "the body is not valid JSON: Expected property name or '}' in JSON at position 1"
+          })
+        }
+      : {
+          malformed_request: errorExample("Not valid HTTP/1.1", {
+            code: "malformed_request",
+            message: "the request is not valid HTTP/1.1 (its framing or a header could not be read)"
+          })
+        },
     401: unauthorized,
     403: forbidden(scopes),
     409: idempotencyConflicts,
     413: multipart
-      ? { payload_too_large: errorExample("The image exceeds 10 MB", { code: "payload_too_large", message: "images are limited to 10 MB" }) }
-      : { payload_too_large: errorExample("The body exceeds 1 MB", { code: "payload_too_large", message: "JSON bodies are limited to 1048576 bytes" }) },
+      ? {
+          payload_too_large: errorExample("The image exceeds 10 MB", {
+            code: "payload_too_large",
+            message: "images are limited to 10 MB"
+          })
+        }
+      : {
+          payload_too_large: errorExample("The body exceeds 1 MB", {
+            code: "payload_too_large",
+            message: "JSON bodies are limited to 1048576 bytes"
+          })
+        },
     415: multipart
-      ? { unsupported_media_type: errorExample("Not multipart/form-data", { code: "unsupported_media_type", message: "send the upload as multipart/form-data" }) }
-      : { unsupported_media_type: errorExample("A body that is not application/json", { code: "unsupported_media_type", message: "send the body as application/json" }) },
-    422: operation.parameters?.some((p: Json) => p.in === "header" && p.name === "idempotency-key") ? idempotencyKeyInvalid : unsafeQueryName,
+      ? {
+          unsupported_media_type: errorExample("Not multipart/form-data", {
+            code: "unsupported_media_type",
+            message: "send the upload as multipart/form-data"
+          })
+        }
+      : {
+          unsupported_media_type: errorExample("A body that is not application/json", {
+            code: "unsupported_media_type",
+            message: "send the body as application/json"
+          })
+        },
+    422: operation.parameters?.some((p: Json) => p.in === "header" && p.name === "idempotency-key")
+      ? idempotencyKeyInvalid
+      : unsafeQueryName,
     408: {
       request_timeout: errorExample("The request arrived too slowly", {
         code: "request_timeout",
@@ -142,7 +190,12 @@ const shared = (operation: Json, scopes: ReadonlyArray<Scope.Scope> | undefined)
         message: "the request line and headers exceed 16 KB; send long filters in fewer or shorter parameters"
       })
     },
-    500: { internal_error: errorExample("A bug: share the request_id", { code: "internal_error", message: "an unexpected error occurred; retry with the same Idempotency-Key" }) },
+    500: {
+      internal_error: errorExample("A bug: share the request_id", {
+        code: "internal_error",
+        message: "an unexpected error occurred; retry with the same Idempotency-Key"
+      })
+    },
     503: {
       storage_unavailable: errorExample("The database is busy", {
         code: "storage_unavailable",
@@ -154,30 +207,38 @@ const shared = (operation: Json, scopes: ReadonlyArray<Scope.Scope> | undefined)
 }
 
 const toExampleObjects = (examples: Examples): Json =>
-  Object.fromEntries(Object.entries(examples).map(([name, { summary, description, value }]) => [name, { summary, ...(description === undefined ? {} : { description }), value }]))
+  Object.fromEntries(
+    Object.entries(examples).map(([name, { summary, description, value }]) => [
+      name,
+      { summary, ...(description === undefined ? {} : { description }), value }
+    ])
+  )
 
 /**
  * The `OpenApi.Transform` of an endpoint: writes its examples into the request body and into every
  * declared response. A declared status without an example is an error in the contract.
  */
-export const operationExamples = (examples: OperationExamples) => (operation: Json): Json => {
-  const op = structuredClone(operation)
-  if (examples.request !== undefined) {
-    const contents = Object.values<Json>(op.requestBody?.content ?? {})
-    if (contents.length === 0) throw new Error(`${op.operationId}: request examples for an operation without a body`)
-    for (const content of contents) content.examples = toExampleObjects(examples.request)
+export const operationExamples =
+  (examples: OperationExamples) =>
+  (operation: Json): Json => {
+    const op = structuredClone(operation)
+    if (examples.request !== undefined) {
+      const contents = Object.values<Json>(op.requestBody?.content ?? {})
+      if (contents.length === 0) throw new Error(`${op.operationId}: request examples for an operation without a body`)
+      for (const content of contents) content.examples = toExampleObjects(examples.request)
+    }
+    const common = shared(op, examples.scopes)
+    for (const [status, response] of Object.entries<Json>(op.responses ?? {})) {
+      const own = examples.responses[Number(status)]
+      const chosen = own ?? (Number(status) >= 400 ? common[Number(status)] : undefined)
+      if (chosen === undefined) throw new Error(`${op.operationId}: no example for the ${status} response`)
+      const content = response.content?.["application/json"] as Json | undefined
+      // Binary answers (the image content) carry no JSON example.
+      if (content !== undefined) content.examples = toExampleObjects(chosen)
+    }
+    for (const status of Object.keys(examples.responses)) {
+      if (op.responses?.[status] === undefined)
+        throw new Error(`${op.operationId}: an example for ${status}, which the operation does not declare`)
+    }
+    return op
   }
-  const common = shared(op, examples.scopes)
-  for (const [status, response] of Object.entries<Json>(op.responses ?? {})) {
-    const own = examples.responses[Number(status)]
-    const chosen = own ?? (Number(status) >= 400 ? common[Number(status)] : undefined)
-    if (chosen === undefined) throw new Error(`${op.operationId}: no example for the ${status} response`)
-    const content = response.content?.["application/json"] as Json | undefined
-    // Binary answers (the image content) carry no JSON example.
-    if (content !== undefined) content.examples = toExampleObjects(chosen)
-  }
-  for (const status of Object.keys(examples.responses)) {
-    if (op.responses?.[status] === undefined) throw new Error(`${op.operationId}: an example for ${status}, which the operation does not declare`)
-  }
-  return op
-}

@@ -27,6 +27,18 @@ export * as Common from "./Common.js"
 export * as CatalogApi from "./Catalog/Api.js"
 export * as ChangesApi from "./Changes/Api.js"
 /** The schemas of the bodies and records the contract carries, for clients that derive types from them. */
-export { Brand, Category, Collection, CustomizationGroup, CustomizationOption, CustomizationType, Import, Inventory, Job, Media, Product } from "@catalog-sync/core"
+export {
+  Brand,
+  Category,
+  Collection,
+  CustomizationGroup,
+  CustomizationOption,
+  CustomizationType,
+  Import,
+  Inventory,
+  Job,
+  Media,
+  Product
+} from "@catalog-sync/core"
 /** How a client words a refused value in plain language, as the server does. */
 export { PlainIssues } from "@catalog-sync/core"

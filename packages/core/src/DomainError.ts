@@ -7,7 +7,13 @@
 import type { AccountConflict } from "./Auth/Accounts.js"
 import type { DomainNotPermitted, Unauthenticated } from "./Auth/AuthErrors.js"
 import type { IdempotencyConflict } from "./Idempotency/Idempotency.js"
-import type { LocationNotWritable, ReservationConflict, StockEventConflict, StockNotEnabled, StockRuleViolation } from "./Inventory/InventoryErrors.js"
+import type {
+  LocationNotWritable,
+  ReservationConflict,
+  StockEventConflict,
+  StockNotEnabled,
+  StockRuleViolation
+} from "./Inventory/InventoryErrors.js"
 import type { JobLimitReached, JobNotRetryable } from "./Jobs/JobErrors.js"
 import type {
   ImageRejected,

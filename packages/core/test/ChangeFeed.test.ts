@@ -7,7 +7,8 @@ import { as, category, company, list, principal, TestLayer, upsert } from "./sup
 
 const Live = ChangeFeed.Default.pipe(Layer.provideMerge(TestLayer))
 
-const read = (params: Partial<FeedParams> = {}) => Effect.flatMap(ChangeFeed, (feed) => feed.read({ limit: 50, ...params }))
+const read = (params: Partial<FeedParams> = {}) =>
+  Effect.flatMap(ChangeFeed, (feed) => feed.read({ limit: 50, ...params }))
 
 /** Follows the feed from `cursor` to its end in pages of `limit`, as a connector would. */
 const follow = (cursor: string | undefined, limit: number) =>
@@ -41,7 +42,8 @@ layer(Live)("change feed", (it) => {
       expect(again).toEqual({ records: [], next_cursor: page.next_cursor, has_more: false })
       const other = yield* read().pipe(as(principal(who.company)))
       expect(other.records.map((r) => r.external_id)).toEqual([null, null, null])
-    }))
+    })
+  )
 
   it.effect("a change the key may not read is left out but still advances the cursor", () =>
     Effect.gen(function* () {
@@ -51,7 +53,9 @@ layer(Live)("change feed", (it) => {
       yield* upsert("products", { external_id: "p", name: "P", category_ids: [cat.id] }).pipe(as(writer))
       const catalogReader = principal(settings, ["catalog:read"])
       const start = yield* read().pipe(as(catalogReader))
-      yield* upsert("products", { external_id: "p", mode: "prices", expected_revision: 1, price: "10" }).pipe(as(writer))
+      yield* upsert("products", { external_id: "p", mode: "prices", expected_revision: 1, price: "10" }).pipe(
+        as(writer)
+      )
       const after = yield* read({ cursor: start.next_cursor }).pipe(as(catalogReader))
       expect(after.records).toEqual([])
       expect(after.next_cursor).not.toBe(start.next_cursor)
@@ -60,20 +64,26 @@ layer(Live)("change feed", (it) => {
       expect(prices.records.map((r) => [r.operation, r.revision])).toEqual([["updated", 2]])
       const none = yield* Effect.flip(read().pipe(as(principal(settings, ["catalog:write"]))))
       expect(none).toMatchObject({ _tag: "ScopeDenied" })
-    }))
+    })
+  )
 
   it.effect("a price reader sees the creation and the archive of a product, which change its price list", () =>
     Effect.gen(function* () {
       const settings = company()
       const writer = principal(settings)
       const cat = yield* category("c").pipe(as(writer))
-      const created = yield* upsert("products", { external_id: "p", name: "P", category_ids: [cat.id] }).pipe(as(writer))
+      const created = yield* upsert("products", { external_id: "p", name: "P", category_ids: [cat.id] }).pipe(
+        as(writer)
+      )
       yield* Effect.flatMap(CatalogService, (s) => s.archive(created.record.id as never, 1)).pipe(as(writer))
       const prices = yield* read({ resources: ["products"] }).pipe(as(principal(settings, ["prices:read"])))
       expect(prices.records.map((r) => r.operation)).toEqual(["created", "archived"])
-      const categoriesForPrices = yield* read({ resources: ["categories"] }).pipe(as(principal(settings, ["prices:read"])))
+      const categoriesForPrices = yield* read({ resources: ["categories"] }).pipe(
+        as(principal(settings, ["prices:read"]))
+      )
       expect(categoriesForPrices.records).toEqual([])
-    }))
+    })
+  )
 
   it.effect("the first list page's change_cursor misses nothing written after the list", () =>
     Effect.gen(function* () {
@@ -83,17 +93,25 @@ layer(Live)("change feed", (it) => {
       yield* category("b").pipe(as(who))
       const feed = yield* read({ cursor: page.change_cursor! }).pipe(as(who))
       expect(feed.records.map((r) => r.external_id)).toEqual(["b"])
-    }))
+    })
+  )
 
   it.effect("forged cursors and unknown resources are validation errors", () =>
     Effect.gen(function* () {
       const error = yield* Effect.flip(read({ cursor: "not-a-cursor" }).pipe(as(principal())))
       expect(error).toMatchObject({ _tag: "ValidationFailed", issues: [{ path: "query.cursor" }] })
-    }))
+    })
+  )
 
   it.effect("following the feed in any page size while writes go on sees every change exactly once, in order", () =>
     Effect.gen(function* () {
-      const runs = fc.sample(fc.array(fc.tuple(fc.integer({ min: 0, max: 4 }), fc.integer({ min: 1, max: 4 })), { minLength: 1, maxLength: 12 }), 15)
+      const runs = fc.sample(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 4 }), fc.integer({ min: 1, max: 4 })), {
+          minLength: 1,
+          maxLength: 12
+        }),
+        15
+      )
       for (const steps of runs) {
         const who = principal()
         let cursor: string | undefined
@@ -109,5 +127,6 @@ layer(Live)("change feed", (it) => {
         expect(seen).toEqual(all.seen.map((r) => r.id))
         expect(new Set(seen).size).toBe(written)
       }
-    }))
+    })
+  )
 })

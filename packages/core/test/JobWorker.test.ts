@@ -13,7 +13,11 @@ import { uuid } from "./support.js"
 const SlowClaims = Layer.effect(
   JobStore,
   Effect.map(JobStore, (store) =>
-    JobStore.of({ ...store, claim: (request) => Effect.flatMap(store.claim(request), (claimed) => Effect.as(Effect.sleep("1 millis"), claimed)) })
+    JobStore.of({
+      ...store,
+      claim: (request) =>
+        Effect.flatMap(store.claim(request), (claimed) => Effect.as(Effect.sleep("1 millis"), claimed))
+    })
   )
 ).pipe(Layer.provideMerge(InMemoryJobs.layer))
 
@@ -30,7 +34,12 @@ const Busy = Layer.succeed(JobKinds, { import: neverEnds, media: neverEnds })
 it.effect("a worker stopped while its claim is in flight gives the job back at once, not after its lease", () =>
   Effect.gen(function* () {
     const jobs = yield* JobStore
-    const principal = { company: { id: uuid() as CompanyId }, connectionId: uuid() as ConnectionId, keyId: "k", scopes: new Set(["catalog:write"] as const) }
+    const principal = {
+      company: { id: uuid() as CompanyId },
+      connectionId: uuid() as ConnectionId,
+      keyId: "k",
+      scopes: new Set(["catalog:write"] as const)
+    }
     const job = queued(principal, "import", uuid(), { millis: 0, at: "2026-01-01T00:00:00.000Z" }, null)
     yield* jobs.insert(job, 20)
     // Stopped before the claim's answer (0.5 ms), and again once the job was worked on (5 ms).
@@ -42,11 +51,14 @@ it.effect("a worker stopped while its claim is in flight gives the job back at o
       const closing = yield* Effect.fork(Scope.close(scope, Exit.void))
       yield* TestClock.adjust("10 millis")
       yield* Fiber.join(closing)
-      const after = Option.getOrThrow(yield* jobs.get({ companyId: job.companyId, connectionId: job.connectionId }, job.id))
+      const after = Option.getOrThrow(
+        yield* jobs.get({ companyId: job.companyId, connectionId: job.connectionId }, job.id)
+      )
       expect({ stopAfter: Duration.format(stopAfter), state: after.state, leaseOwner: after.leaseOwner }).toEqual({
         stopAfter: Duration.format(stopAfter),
         state: "queued",
         leaseOwner: null
       })
     }
-  }).pipe(Effect.provide(Layer.mergeAll(SlowClaims, Busy, IdsLive))))
+  }).pipe(Effect.provide(Layer.mergeAll(SlowClaims, Busy, IdsLive)))
+)

@@ -37,7 +37,10 @@ const makeWorld = Effect.gen(function* () {
     put: (folder, key, data) =>
       denied.has(folder)
         ? Effect.fail(new MediaStorageError({ reason: "denied", message: `folder ${folder} is read-only` }))
-        : Effect.zipRight(Effect.sync(() => void written.push(`${folder}/${key}`)), storage.put(folder, key, data))
+        : Effect.zipRight(
+            Effect.sync(() => void written.push(`${folder}/${key}`)),
+            storage.put(folder, key, data)
+          )
   })
   const images = ImageProcessor.of({
     inspect: InMemoryMedia.imageProcessor.inspect,
@@ -73,19 +76,30 @@ const inWorld = <A, E>(f: (world: World) => Effect.Effect<A, E, Services>) =>
   Effect.flatMap(makeWorld, (world) => Effect.provide(f(world), world.layer))
 
 const labelOf = (source: Uint8Array) => /img:[\w.-]+/.exec(new TextDecoder("latin1").decode(source))?.[0] ?? "?"
-const picture = (label: string, width = 800, height = 600) => InMemoryMedia.fakeImage({ width, height, payload: `img:${label}` })
+const picture = (label: string, width = 800, height = 600) =>
+  InMemoryMedia.fakeImage({ width, height, payload: `img:${label}` })
 
-const tenant = (scopes?: ReadonlyArray<Scope>) => registeredTenant(["catalog:read", "catalog:write", "media:read", "media:write"], scopes)
+const tenant = (scopes?: ReadonlyArray<Scope>) =>
+  registeredTenant(["catalog:read", "catalog:write", "media:read", "media:write"], scopes)
 
 const stage = (bytes: Uint8Array) => Effect.flatMap(MediaStaging, (staging) => staging.write(Stream.make(bytes)))
 
 const upload = (who: Principal, fields: Record<string, string>, bytes: Uint8Array) =>
-  Effect.flatMap(stage(bytes), (staged) => Effect.flatMap(MediaService, (media) => media.upload(fields, staged))).pipe(as(who))
+  Effect.flatMap(stage(bytes), (staged) => Effect.flatMap(MediaService, (media) => media.upload(fields, staged))).pipe(
+    as(who)
+  )
 
-const fields = (externalId: string, overrides: Partial<MediaFields> = {}) => ({ external_id: externalId, name: `Image ${externalId}`, purpose: "catalog", ...overrides })
+const fields = (externalId: string, overrides: Partial<MediaFields> = {}) => ({
+  external_id: externalId,
+  name: `Image ${externalId}`,
+  purpose: "catalog",
+  ...overrides
+})
 
 const claim = (workerId: string) =>
-  Effect.flatMap(JobStore, (jobs) => jobs.claim({ workerId, nowMillis: 1_000, leaseMillis: 60_000, at: "2026-01-01T00:00:00.000Z" }))
+  Effect.flatMap(JobStore, (jobs) =>
+    jobs.claim({ workerId, nowMillis: 1_000, leaseMillis: 60_000, at: "2026-01-01T00:00:00.000Z" })
+  )
 
 /** Runs every claimable job to its end, one after the other, as one worker would. */
 const work = Effect.gen(function* () {
@@ -103,7 +117,15 @@ const jobState = (who: Principal, id: string) =>
 describe("MediaService", () => {
   it.effect.prop(
     "versions are immutable: the same file, name and purpose reuse the version; any change is refused and names what changed",
-    [fc.record({ bytes: fc.boolean(), name: fc.boolean(), purpose: fc.boolean(), processedFirst: fc.boolean(), label: fc.stringMatching(/^[a-z0-9]{1,12}$/) })],
+    [
+      fc.record({
+        bytes: fc.boolean(),
+        name: fc.boolean(),
+        purpose: fc.boolean(),
+        processedFirst: fc.boolean(),
+        label: fc.stringMatching(/^[a-z0-9]{1,12}$/)
+      })
+    ],
     ([change]) =>
       inWorld((world) =>
         Effect.gen(function* () {
@@ -115,16 +137,26 @@ describe("MediaService", () => {
           const again = yield* Effect.either(
             upload(
               who,
-              fields("sofa", { ...(change.name ? { name: "Renamed" } : {}), ...(change.purpose ? { purpose: "option" } : {}) }),
+              fields("sofa", {
+                ...(change.name ? { name: "Renamed" } : {}),
+                ...(change.purpose ? { purpose: "option" } : {})
+              }),
               change.bytes ? picture(`${change.label}-v2`) : original
             )
           )
-          const expected = [...(change.bytes ? ["file"] : []), ...(change.name ? ["name"] : []), ...(change.purpose ? ["purpose"] : [])]
+          const expected = [
+            ...(change.bytes ? ["file"] : []),
+            ...(change.name ? ["name"] : []),
+            ...(change.purpose ? ["purpose"] : [])
+          ]
           if (expected.length === 0) {
             expect(Either.getOrThrow(again).id).toBe(first.id)
           } else {
             expect(Either.isLeft(again)).toBe(true)
-            expect(Either.getLeft(again).pipe(Option.getOrThrow)).toMatchObject({ _tag: "MediaVersionConflict", changed: expected })
+            expect(Either.getLeft(again).pipe(Option.getOrThrow)).toMatchObject({
+              _tag: "MediaVersionConflict",
+              changed: expected
+            })
           }
           // No new work either way, and the second upload's staged file is gone.
           yield* work
@@ -162,131 +194,163 @@ describe("MediaService", () => {
         expect(listed.records[0]).toMatchObject({ state: "completed", width: 1500, height: 500 })
         expect(world.staged.files()).toEqual([])
       })
-    ))
+    )
+  )
 
-  it.effect("processing that outlives the time limit fails the job with processing_timeout and keeps the image staged for a retry", () =>
-    inWorld((world) =>
-      Effect.gen(function* () {
-        const who = yield* tenant()
-        world.stalled.add("img:slow")
-        const slow = yield* upload(who, fields("slow"), picture("slow"))
-        const running = yield* Effect.fork(work)
-        yield* TestClock.adjust("119 seconds")
-        expect(yield* jobState(who, slow.id)).toBe("running")
-        yield* TestClock.adjust("1 second")
-        yield* Fiber.join(running)
-        const detail = yield* Effect.flatMap(JobService, (jobs) => jobs.get(slow.id)).pipe(as(who))
-        expect(detail.job).toMatchObject({ state: "failed", failure: { code: "processing_timeout", message: expect.stringContaining("2m") } })
-        expect(world.staged.files()).toHaveLength(1)
-        world.stalled.clear()
-        yield* Effect.flatMap(JobService, (jobs) => jobs.retry(slow.id)).pipe(as(who))
-        yield* work
-        expect(yield* jobState(who, slow.id)).toBe("completed")
-        expect(world.processed).toEqual(["img:slow", "img:slow"])
-        expect(world.staged.files()).toEqual([])
-      })
-    ))
+  it.effect(
+    "processing that outlives the time limit fails the job with processing_timeout and keeps the image staged for a retry",
+    () =>
+      inWorld((world) =>
+        Effect.gen(function* () {
+          const who = yield* tenant()
+          world.stalled.add("img:slow")
+          const slow = yield* upload(who, fields("slow"), picture("slow"))
+          const running = yield* Effect.fork(work)
+          yield* TestClock.adjust("119 seconds")
+          expect(yield* jobState(who, slow.id)).toBe("running")
+          yield* TestClock.adjust("1 second")
+          yield* Fiber.join(running)
+          const detail = yield* Effect.flatMap(JobService, (jobs) => jobs.get(slow.id)).pipe(as(who))
+          expect(detail.job).toMatchObject({
+            state: "failed",
+            failure: { code: "processing_timeout", message: expect.stringContaining("2m") }
+          })
+          expect(world.staged.files()).toHaveLength(1)
+          world.stalled.clear()
+          yield* Effect.flatMap(JobService, (jobs) => jobs.retry(slow.id)).pipe(as(who))
+          yield* work
+          expect(yield* jobState(who, slow.id)).toBe("completed")
+          expect(world.processed).toEqual(["img:slow", "img:slow"])
+          expect(world.staged.files()).toEqual([])
+        })
+      )
+  )
 
-  it.effect("an upload whose staged file vanished before processing fails with image_corrupt, not as a storage fault", () =>
-    inWorld((world) =>
-      Effect.gen(function* () {
-        const who = yield* tenant()
-        const job = yield* upload(who, fields("lost"), picture("lost"))
-        const [key] = world.staged.files()
-        yield* Effect.flatMap(MediaStaging, (staging) => staging.remove(key!))
-        yield* work
-        expect(yield* jobState(who, job.id)).toBe("failed")
-        const detail = yield* Effect.flatMap(JobService, (jobs) => jobs.get(job.id)).pipe(as(who))
-        expect(detail.job.failure).toMatchObject({ code: "image_corrupt", message: expect.stringContaining("upload the image again") })
-        expect(world.processed).toEqual([])
-      })
-    ))
+  it.effect(
+    "an upload whose staged file vanished before processing fails with image_corrupt, not as a storage fault",
+    () =>
+      inWorld((world) =>
+        Effect.gen(function* () {
+          const who = yield* tenant()
+          const job = yield* upload(who, fields("lost"), picture("lost"))
+          const [key] = world.staged.files()
+          yield* Effect.flatMap(MediaStaging, (staging) => staging.remove(key!))
+          yield* work
+          expect(yield* jobState(who, job.id)).toBe("failed")
+          const detail = yield* Effect.flatMap(JobService, (jobs) => jobs.get(job.id)).pipe(as(who))
+          expect(detail.job.failure).toMatchObject({
+            code: "image_corrupt",
+            message: expect.stringContaining("upload the image again")
+          })
+          expect(world.processed).toEqual([])
+        })
+      )
+  )
 
-  it.effect("a storage refusal pauses the job and only its company's processing; a retry resumes in upload order, each image written once", () =>
-    inWorld((world) =>
-      Effect.gen(function* () {
-        const a = yield* tenant()
-        const b = yield* tenant()
-        world.denied.add(a.company.storage_slug)
-        const a1 = yield* upload(a, fields("a1"), picture("a1"))
-        const a2 = yield* upload(a, fields("a2"), picture("a2"))
-        const b1 = yield* upload(b, fields("b1"), picture("b1"))
-        yield* work
-        expect(yield* jobState(a, a1.id)).toBe("paused")
-        expect(yield* jobState(a, a2.id)).toBe("queued")
-        expect(yield* jobState(b, b1.id)).toBe("completed")
-        const a3 = yield* upload(a, fields("a3"), picture("a3"))
-        yield* work
-        expect(yield* jobState(a, a3.id)).toBe("queued")
-        expect(world.processed).toEqual(["img:a1", "img:b1"])
-        // Retrying while still refused pauses again; once fixed, everything completes in order.
-        yield* Effect.flatMap(JobService, (jobs) => jobs.retry(a1.id)).pipe(as(a))
-        yield* work
-        expect(yield* jobState(a, a1.id)).toBe("paused")
-        world.denied.delete(a.company.storage_slug)
-        const retried = yield* Effect.flatMap(JobService, (jobs) => jobs.retry(a1.id)).pipe(as(a))
-        expect(retried).toMatchObject({ state: "queued", run: 3 })
-        yield* work
-        expect(yield* Effect.forEach([a1, a2, a3], (job) => jobState(a, job.id))).toEqual(["completed", "completed", "completed"])
-        // a1 was processed once per run (its writes were refused twice); every image was written once.
-        expect(world.processed).toEqual(["img:a1", "img:b1", "img:a1", "img:a1", "img:a2", "img:a3"])
-        expect(world.written).toHaveLength(4)
-        expect(new Set(world.written).size).toBe(4)
-        expect(world.staged.files()).toEqual([])
-      })
-    ))
+  it.effect(
+    "a storage refusal pauses the job and only its company's processing; a retry resumes in upload order, each image written once",
+    () =>
+      inWorld((world) =>
+        Effect.gen(function* () {
+          const a = yield* tenant()
+          const b = yield* tenant()
+          world.denied.add(a.company.storage_slug)
+          const a1 = yield* upload(a, fields("a1"), picture("a1"))
+          const a2 = yield* upload(a, fields("a2"), picture("a2"))
+          const b1 = yield* upload(b, fields("b1"), picture("b1"))
+          yield* work
+          expect(yield* jobState(a, a1.id)).toBe("paused")
+          expect(yield* jobState(a, a2.id)).toBe("queued")
+          expect(yield* jobState(b, b1.id)).toBe("completed")
+          const a3 = yield* upload(a, fields("a3"), picture("a3"))
+          yield* work
+          expect(yield* jobState(a, a3.id)).toBe("queued")
+          expect(world.processed).toEqual(["img:a1", "img:b1"])
+          // Retrying while still refused pauses again; once fixed, everything completes in order.
+          yield* Effect.flatMap(JobService, (jobs) => jobs.retry(a1.id)).pipe(as(a))
+          yield* work
+          expect(yield* jobState(a, a1.id)).toBe("paused")
+          world.denied.delete(a.company.storage_slug)
+          const retried = yield* Effect.flatMap(JobService, (jobs) => jobs.retry(a1.id)).pipe(as(a))
+          expect(retried).toMatchObject({ state: "queued", run: 3 })
+          yield* work
+          expect(yield* Effect.forEach([a1, a2, a3], (job) => jobState(a, job.id))).toEqual([
+            "completed",
+            "completed",
+            "completed"
+          ])
+          // a1 was processed once per run (its writes were refused twice); every image was written once.
+          expect(world.processed).toEqual(["img:a1", "img:b1", "img:a1", "img:a1", "img:a2", "img:a3"])
+          expect(world.written).toHaveLength(4)
+          expect(new Set(world.written).size).toBe(4)
+          expect(world.staged.files()).toEqual([])
+        })
+      )
+  )
 
-  it.effect("an operator lists a company's paused jobs (of every connection) and resumes them after a storage check; a failing check resumes nothing", () =>
-    inWorld((world) =>
-      Effect.gen(function* () {
-        const a = yield* tenant()
-        const shop = yield* anotherKey(a, { newConnection: true })
-        const b = yield* tenant()
-        world.denied.add(a.company.storage_slug)
-        const a1 = yield* upload(a, fields("a1"), picture("a1"))
-        const s1 = yield* upload(shop, fields("s1"), picture("s1"))
-        yield* work
-        expect(yield* jobState(a, a1.id)).toBe("paused")
-        const admin = yield* JobAdmin
-        // Only a1 paused; s1 of the other connection waits behind it (one image at a time per company).
-        expect((yield* admin.paused()).map((job) => [job.id, job.company_id, job.connection_id])).toEqual([[a1.id, a.company.id, a.connectionId]])
-        expect(yield* admin.paused(b.company.id)).toEqual([])
-        const stillDenied = yield* Effect.flip(admin.resume(a.company.id))
-        expect(stillDenied).toMatchObject({ _tag: "MediaStorageError", code: "storage_denied" })
-        expect(stillDenied.message).toContain(a.company.storage_slug)
-        expect(yield* jobState(a, a1.id)).toBe("paused")
-        expect((yield* admin.resumeAll)[0]).toMatchObject({ company_id: a.company.id, resumed: [], error: { code: "storage_denied" } })
-        world.denied.delete(a.company.storage_slug)
-        expect(yield* admin.resume(a.company.id)).toEqual({ company_id: a.company.id, resumed: [a1.id] })
-        yield* work
-        expect(yield* jobState(a, a1.id)).toBe("completed")
-        expect(yield* jobState(shop, s1.id)).toBe("completed")
-        expect(world.processed).toEqual(["img:a1", "img:a1", "img:s1"])
-        expect(yield* admin.paused()).toEqual([])
-        expect(yield* Effect.flip(admin.paused(uuid()))).toMatchObject({ _tag: "RecordNotFound" })
-      })
-    ))
+  it.effect(
+    "an operator lists a company's paused jobs (of every connection) and resumes them after a storage check; a failing check resumes nothing",
+    () =>
+      inWorld((world) =>
+        Effect.gen(function* () {
+          const a = yield* tenant()
+          const shop = yield* anotherKey(a, { newConnection: true })
+          const b = yield* tenant()
+          world.denied.add(a.company.storage_slug)
+          const a1 = yield* upload(a, fields("a1"), picture("a1"))
+          const s1 = yield* upload(shop, fields("s1"), picture("s1"))
+          yield* work
+          expect(yield* jobState(a, a1.id)).toBe("paused")
+          const admin = yield* JobAdmin
+          // Only a1 paused; s1 of the other connection waits behind it (one image at a time per company).
+          expect((yield* admin.paused()).map((job) => [job.id, job.company_id, job.connection_id])).toEqual([
+            [a1.id, a.company.id, a.connectionId]
+          ])
+          expect(yield* admin.paused(b.company.id)).toEqual([])
+          const stillDenied = yield* Effect.flip(admin.resume(a.company.id))
+          expect(stillDenied).toMatchObject({ _tag: "MediaStorageError", code: "storage_denied" })
+          expect(stillDenied.message).toContain(a.company.storage_slug)
+          expect(yield* jobState(a, a1.id)).toBe("paused")
+          expect((yield* admin.resumeAll)[0]).toMatchObject({
+            company_id: a.company.id,
+            resumed: [],
+            error: { code: "storage_denied" }
+          })
+          world.denied.delete(a.company.storage_slug)
+          expect(yield* admin.resume(a.company.id)).toEqual({ company_id: a.company.id, resumed: [a1.id] })
+          yield* work
+          expect(yield* jobState(a, a1.id)).toBe("completed")
+          expect(yield* jobState(shop, s1.id)).toBe("completed")
+          expect(world.processed).toEqual(["img:a1", "img:a1", "img:s1"])
+          expect(yield* admin.paused()).toEqual([])
+          expect(yield* Effect.flip(admin.paused(uuid()))).toMatchObject({ _tag: "RecordNotFound" })
+        })
+      )
+  )
 
-  it.effect("a media job whose key was revoked before it ran fails with key_revoked and keeps its image queued and staged; a retry with an active key completes it", () =>
-    inWorld((world) =>
-      Effect.gen(function* () {
-        const who = yield* tenant()
-        const job = yield* upload(who, fields("m1"), picture("m1"))
-        yield* Effect.flatMap(Accounts, (accounts) => accounts.revokeKey(who.keyId, "2026-01-01T00:00:00.000Z"))
-        yield* work
-        const failed = yield* Effect.flatMap(JobService, (jobs) => jobs.get(job.id)).pipe(as(who))
-        expect(failed.job).toMatchObject({ state: "failed", failure: { code: "key_revoked" } })
-        expect(world.processed).toEqual([])
-        const listed = yield* Effect.flatMap(MediaService, (m) => m.list({ limit: 10 })).pipe(as(who))
-        expect(listed.records[0]).toMatchObject({ state: "queued" })
-        expect(world.staged.files()).toHaveLength(1)
-        const other = yield* anotherKey(who)
-        yield* Effect.flatMap(JobService, (jobs) => jobs.retry(job.id)).pipe(as(other))
-        yield* work
-        expect(yield* jobState(other, job.id)).toBe("completed")
-        expect(world.staged.files()).toEqual([])
-      })
-    ))
+  it.effect(
+    "a media job whose key was revoked before it ran fails with key_revoked and keeps its image queued and staged; a retry with an active key completes it",
+    () =>
+      inWorld((world) =>
+        Effect.gen(function* () {
+          const who = yield* tenant()
+          const job = yield* upload(who, fields("m1"), picture("m1"))
+          yield* Effect.flatMap(Accounts, (accounts) => accounts.revokeKey(who.keyId, "2026-01-01T00:00:00.000Z"))
+          yield* work
+          const failed = yield* Effect.flatMap(JobService, (jobs) => jobs.get(job.id)).pipe(as(who))
+          expect(failed.job).toMatchObject({ state: "failed", failure: { code: "key_revoked" } })
+          expect(world.processed).toEqual([])
+          const listed = yield* Effect.flatMap(MediaService, (m) => m.list({ limit: 10 })).pipe(as(who))
+          expect(listed.records[0]).toMatchObject({ state: "queued" })
+          expect(world.staged.files()).toHaveLength(1)
+          const other = yield* anotherKey(who)
+          yield* Effect.flatMap(JobService, (jobs) => jobs.retry(job.id)).pipe(as(other))
+          yield* work
+          expect(yield* jobState(other, job.id)).toBe("completed")
+          expect(world.staged.files()).toEqual([])
+        })
+      )
+  )
 
   it.effect("purpose is optional and defaults to catalog (spec 2.13 does not require it)", () =>
     inWorld(() =>
@@ -297,7 +361,8 @@ describe("MediaService", () => {
         const listed = yield* Effect.flatMap(MediaService, (m) => m.list({ limit: 10 })).pipe(as(who))
         expect(listed.records[0]).toMatchObject({ purpose: "catalog", state: "completed", width: 1500, height: 1000 })
       })
-    ))
+    )
+  )
 
   it.effect("a paused job can be retried even when the jobs queued behind it fill the pending limit", () =>
     inWorld((world) =>
@@ -315,7 +380,8 @@ describe("MediaService", () => {
         expect(world.processed).toEqual(["img:p0", ...Array.from({ length: 21 }, (_, i) => `img:p${i}`)])
         expect(world.staged.files()).toEqual([])
       })
-    ))
+    )
+  )
 
   it.effect("the connection's staged bytes are limited to 100 MB; a refused upload keeps nothing staged", () =>
     inWorld((world) =>
@@ -323,7 +389,8 @@ describe("MediaService", () => {
         const a = yield* tenant()
         const media = yield* MediaService
         // Staged sizes as the staging adapter reports them; the images themselves stay tiny.
-        const claimedSize = (bytes: Uint8Array, size: number) => Effect.map(stage(bytes), (staged): StagedFile => ({ ...staged, bytes: size }))
+        const claimedSize = (bytes: Uint8Array, size: number) =>
+          Effect.map(stage(bytes), (staged): StagedFile => ({ ...staged, bytes: size }))
         const half = maxStagedBytesPerConnection / 2
         yield* media.upload(fields("h1"), yield* claimedSize(picture("h1"), half)).pipe(as(a))
         expect(yield* media.stagingAllowance.pipe(as(a))).toBe(half)
@@ -331,7 +398,9 @@ describe("MediaService", () => {
         expect(yield* media.stagingAllowance.pipe(as(a))).toBe(0)
         // Staging itself refuses once the allowance is used up, and keeps nothing of the refused file.
         const before = world.staged.files().length
-        expect(yield* Effect.flip(media.stage(Stream.make(picture("h4"))).pipe(as(a)))).toMatchObject({ _tag: "StagingLimitReached" })
+        expect(yield* Effect.flip(media.stage(Stream.make(picture("h4"))).pipe(as(a)))).toMatchObject({
+          _tag: "StagingLimitReached"
+        })
         expect(world.staged.files()).toHaveLength(before)
         const over = yield* claimedSize(picture("h3"), 1)
         const refused = yield* Effect.flip(media.upload(fields("h3"), over).pipe(as(a)))
@@ -345,7 +414,8 @@ describe("MediaService", () => {
         expect(yield* media.stagingAllowance.pipe(as(a))).toBe(maxStagedBytesPerConnection)
         yield* media.upload(fields("h3"), yield* claimedSize(picture("h3"), 1)).pipe(as(a))
       })
-    ))
+    )
+  )
 
   it.effect("every refusal of an upload leaves nothing staged, and no media item", () =>
     inWorld((world) =>
@@ -354,17 +424,27 @@ describe("MediaService", () => {
         const reader = principal(a.company, ["media:read"], a.connectionId)
         yield* upload(a, fields("taken"), picture("taken"))
         yield* work
-        const refusals: ReadonlyArray<readonly [string, Effect.Effect<unknown, { readonly code: string }, Services>]> = [
-          ["unsupported_image_format", upload(a, fields("x1"), new TextEncoder().encode("GIF89a not accepted"))],
-          ["image_corrupt", upload(a, fields("x2"), Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2]))],
-          ["image_too_many_pixels", upload(a, fields("x3"), picture("x3", 8000, 5001))],
-          ["validation_failed", upload(a, { ...fields("x4"), purpose: "banner" }, picture("x4"))],
-          ["validation_failed", upload(a, { ...fields("x5"), colour: "red" }, picture("x5"))],
-          ["remote_url_not_accepted", upload(a, { ...fields("x6"), url: "https://example.com/a.jpg" }, picture("x6"))],
-          ["remote_url_not_accepted", upload(a, fields("x7"), new TextEncoder().encode("https://example.com/sofa.jpg"))],
-          ["media_version_immutable", upload(a, fields("taken"), picture("other"))],
-          ["insufficient_scope", upload(reader, fields("x8"), picture("x8"))]
-        ]
+        const refusals: ReadonlyArray<readonly [string, Effect.Effect<unknown, { readonly code: string }, Services>]> =
+          [
+            ["unsupported_image_format", upload(a, fields("x1"), new TextEncoder().encode("GIF89a not accepted"))],
+            [
+              "image_corrupt",
+              upload(a, fields("x2"), Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2]))
+            ],
+            ["image_too_many_pixels", upload(a, fields("x3"), picture("x3", 8000, 5001))],
+            ["validation_failed", upload(a, { ...fields("x4"), purpose: "banner" }, picture("x4"))],
+            ["validation_failed", upload(a, { ...fields("x5"), colour: "red" }, picture("x5"))],
+            [
+              "remote_url_not_accepted",
+              upload(a, { ...fields("x6"), url: "https://example.com/a.jpg" }, picture("x6"))
+            ],
+            [
+              "remote_url_not_accepted",
+              upload(a, fields("x7"), new TextEncoder().encode("https://example.com/sofa.jpg"))
+            ],
+            ["media_version_immutable", upload(a, fields("taken"), picture("other"))],
+            ["insufficient_scope", upload(reader, fields("x8"), picture("x8"))]
+          ]
         for (const [code, attempt] of refusals) {
           expect((yield* Effect.flip(attempt)).code).toBe(code)
           expect(world.staged.files()).toEqual([])
@@ -376,7 +456,8 @@ describe("MediaService", () => {
         expect(page.records.map((r) => r.external_id)).toEqual(["taken"])
         expect(world.processed).toEqual(["img:taken"])
       })
-    ))
+    )
+  )
 
   it.effect("the staging sweep removes old files no waiting item references, and keeps young and referenced ones", () =>
     inWorld((world) =>
@@ -395,7 +476,9 @@ describe("MediaService", () => {
         const stuck = MediaStaging.of({
           ...world.staged.staging,
           remove: (key) =>
-            key === "stuck.upload" ? Effect.fail(new MediaStorageError({ reason: "denied", message: "read-only" })) : world.staged.staging.remove(key)
+            key === "stuck.upload"
+              ? Effect.fail(new MediaStorageError({ reason: "denied", message: "read-only" }))
+              : world.staged.staging.remove(key)
         })
         expect(yield* Effect.provideService(sweepStaging(), MediaStaging, stuck)).toBe(1)
         expect(world.staged.files().sort()).toEqual([...referenced, "streaming.upload", "stuck.upload"].sort())
@@ -409,5 +492,6 @@ describe("MediaService", () => {
         expect(yield* jobState(a, job)).toBe("completed")
         expect(world.staged.files()).toEqual(["streaming.upload"])
       })
-    ))
+    )
+  )
 })

@@ -1,5 +1,10 @@
 import { InMemoryRateLimiter } from "@catalog-sync/core"
-import { InMemory, runAccountsConformance, runIdempotencyConformance, runRateLimiterConformance } from "@catalog-sync/core/testing"
+import {
+  InMemory,
+  runAccountsConformance,
+  runIdempotencyConformance,
+  runRateLimiterConformance
+} from "@catalog-sync/core/testing"
 
 runAccountsConformance("in memory", InMemory.accountsLayer)
 runIdempotencyConformance("in memory", InMemory.idempotencyLayer)

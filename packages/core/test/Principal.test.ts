@@ -21,19 +21,34 @@ layer(Services)("Principal.make: a caller the embedding application authenticate
       expect(writer).toMatchObject({ keyId: "embedded", features: { stock: false } })
 
       const body = yield* Decode.decodeUpsert("categories", { external_id: "sofas", name: "Sofas" })
-      const written = yield* catalog.upsert("categories", body).pipe(Effect.provideService(Principal.CurrentPrincipal, writer))
+      const written = yield* catalog
+        .upsert("categories", body)
+        .pipe(Effect.provideService(Principal.CurrentPrincipal, writer))
       expect(written.outcome).toBe("created")
 
-      const page = yield* feed.read({ limit: 10 }).pipe(Effect.provide(Principal.layer({ company: settings, connectionId: uuid(), scopes: ["catalog:read"] })))
+      const page = yield* feed
+        .read({ limit: 10 })
+        .pipe(Effect.provide(Principal.layer({ company: settings, connectionId: uuid(), scopes: ["catalog:read"] })))
       expect(page.records.map((change) => change.origin_connection_id)).toEqual([connectionId.toLowerCase()])
 
-      const reader = Principal.make({ company: settings, connectionId: uuid(), scopes: ["catalog:read"], keyId: "shop", stock: true })
+      const reader = Principal.make({
+        company: settings,
+        connectionId: uuid(),
+        scopes: ["catalog:read"],
+        keyId: "shop",
+        stock: true
+      })
       expect(reader).toMatchObject({ keyId: "shop", features: { stock: true } })
-      const denied = yield* Effect.flip(catalog.upsert("categories", body).pipe(Effect.provideService(Principal.CurrentPrincipal, reader)))
+      const denied = yield* Effect.flip(
+        catalog.upsert("categories", body).pipe(Effect.provideService(Principal.CurrentPrincipal, reader))
+      )
       expect(denied).toMatchObject({ _tag: "ScopeDenied", required: ["catalog:write"] })
-    }))
+    })
+  )
 
   it("refuses a connection id that is not a uuid", () => {
-    expect(() => Principal.make({ company: company(), connectionId: "erp", scopes: [] })).toThrow(/Universally Unique Identifier, actual "erp"/)
+    expect(() => Principal.make({ company: company(), connectionId: "erp", scopes: [] })).toThrow(
+      /Universally Unique Identifier, actual "erp"/
+    )
   })
 })

@@ -55,40 +55,68 @@ describe("StockRules.apply", () => {
   const action = fc.constantFrom("set" as const, "in" as const, "out" as const)
   const max = thousandths(StockQuantity.maximum)
 
-  it.prop("changes physical stock only, and refuses exactly what the rules refuse", [balance, action, quantity], ([current, act, q]) => {
-    const expected = act === "set" ? thousandths(q) : act === "in" ? thousandths(current.physical) + thousandths(q) : thousandths(current.physical) - thousandths(q)
-    const result = StockRules.apply(current, act, q)
-    if (expected < 0n) {
-      expect(result).toMatchObject({ _tag: "Refused", refusal: { reason: "stock_below_zero" } })
-    } else if (expected > max) {
-      expect(result).toMatchObject({ _tag: "Refused", refusal: { reason: "quantity_out_of_range" } })
-    } else if (expected < thousandths(current.reserved)) {
-      expect(result).toMatchObject({ _tag: "Refused", refusal: { reason: "stock_below_reserved" } })
-    } else {
-      expect(result._tag).toBe("Applied")
-      if (result._tag !== "Applied") return
-      expect(thousandths(result.quantities.physical)).toBe(expected)
-      expect(result.quantities.reserved).toBe(current.reserved)
-      expect(result.quantities.incoming).toBe(current.incoming)
+  it.prop(
+    "changes physical stock only, and refuses exactly what the rules refuse",
+    [balance, action, quantity],
+    ([current, act, q]) => {
+      const expected =
+        act === "set"
+          ? thousandths(q)
+          : act === "in"
+            ? thousandths(current.physical) + thousandths(q)
+            : thousandths(current.physical) - thousandths(q)
+      const result = StockRules.apply(current, act, q)
+      if (expected < 0n) {
+        expect(result).toMatchObject({ _tag: "Refused", refusal: { reason: "stock_below_zero" } })
+      } else if (expected > max) {
+        expect(result).toMatchObject({ _tag: "Refused", refusal: { reason: "quantity_out_of_range" } })
+      } else if (expected < thousandths(current.reserved)) {
+        expect(result).toMatchObject({ _tag: "Refused", refusal: { reason: "stock_below_reserved" } })
+      } else {
+        expect(result._tag).toBe("Applied")
+        if (result._tag !== "Applied") return
+        expect(thousandths(result.quantities.physical)).toBe(expected)
+        expect(result.quantities.reserved).toBe(current.reserved)
+        expect(result.quantities.incoming).toBe(current.incoming)
+      }
     }
-  })
+  )
 
   it("examples: set, in, out, below zero, below reserved", () => {
     const current = { physical: "5", reserved: "2", incoming: "7" }
-    expect(StockRules.apply(current, "set", "010.500")).toEqual({ _tag: "Applied", quantities: { ...current, physical: "10.5" } })
+    expect(StockRules.apply(current, "set", "010.500")).toEqual({
+      _tag: "Applied",
+      quantities: { ...current, physical: "10.5" }
+    })
     expect(StockRules.apply(current, "in", "1")).toEqual({ _tag: "Applied", quantities: { ...current, physical: "6" } })
-    expect(StockRules.apply(current, "out", "3")).toEqual({ _tag: "Applied", quantities: { ...current, physical: "2" } })
-    expect(StockRules.apply(current, "out", "4")).toMatchObject({ _tag: "Refused", refusal: { reason: "stock_below_reserved" } })
-    expect(StockRules.apply(current, "out", "6")).toMatchObject({ _tag: "Refused", refusal: { reason: "stock_below_zero" } })
-    expect(StockRules.apply(current, "set", "1")).toMatchObject({ _tag: "Refused", refusal: { reason: "stock_below_reserved" } })
+    expect(StockRules.apply(current, "out", "3")).toEqual({
+      _tag: "Applied",
+      quantities: { ...current, physical: "2" }
+    })
+    expect(StockRules.apply(current, "out", "4")).toMatchObject({
+      _tag: "Refused",
+      refusal: { reason: "stock_below_reserved" }
+    })
+    expect(StockRules.apply(current, "out", "6")).toMatchObject({
+      _tag: "Refused",
+      refusal: { reason: "stock_below_zero" }
+    })
+    expect(StockRules.apply(current, "set", "1")).toMatchObject({
+      _tag: "Refused",
+      refusal: { reason: "stock_below_reserved" }
+    })
   })
 })
 
 describe("whole numbers", () => {
-  it.prop("piece units refuse exactly the quantities with a non-zero fraction", [quantity, fc.boolean()], ([q, pieces]) => {
-    const fractional = thousandths(q) % 1000n !== 0n
-    expect(StockRules.violatesWholeNumbers(q, pieces)).toBe(pieces && fractional)
-  })
+  it.prop(
+    "piece units refuse exactly the quantities with a non-zero fraction",
+    [quantity, fc.boolean()],
+    ([q, pieces]) => {
+      const fractional = thousandths(q) % 1000n !== 0n
+      expect(StockRules.violatesWholeNumbers(q, pieces)).toBe(pieces && fractional)
+    }
+  )
 
   it("products count in pieces when their unit is piece or unset; options and other units take decimals", () => {
     expect(StockRules.countsInPieces("product", "piece")).toBe(true)

@@ -11,8 +11,14 @@ const digits = (min: number, max: number) =>
 
 /** Non-negative decimal strings, with leading and trailing zeros, far beyond double precision. */
 const decimal = fc
-  .tuple(fc.constantFrom("", "0", "000"), digits(1, 24), fc.option(fc.tuple(digits(0, 10), fc.constantFrom("", "0", "000")), { nil: undefined }))
-  .map(([zeros, int, frac]) => (frac === undefined || frac[0] + frac[1] === "" ? `${zeros}${int}` : `${zeros}${int}.${frac[0]}${frac[1]}`))
+  .tuple(
+    fc.constantFrom("", "0", "000"),
+    digits(1, 24),
+    fc.option(fc.tuple(digits(0, 10), fc.constantFrom("", "0", "000")), { nil: undefined })
+  )
+  .map(([zeros, int, frac]) =>
+    frac === undefined || frac[0] + frac[1] === "" ? `${zeros}${int}` : `${zeros}${int}.${frac[0]}${frac[1]}`
+  )
 
 /** The same value written differently: leading zeros added, trailing fraction zeros added. */
 const rewrite = (value: string, leading: string, trailing: string) => {
@@ -38,33 +44,57 @@ const oracle = (a: string, b: string): -1 | 0 | 1 => {
 /** Pairs that are often equal or close: independent values, rewrites of one value, and a last-digit change. */
 const pair = fc.oneof(
   fc.tuple(decimal, decimal),
-  fc.tuple(decimal, fc.constantFrom("", "0", "00"), fc.constantFrom("", "0", "00")).map(([a, l, t]) => [a, rewrite(a, l, t)] as const),
-  fc.tuple(decimal, fc.integer({ min: 1, max: 9 })).map(([a, d]) => [a, `${a}${a.includes(".") ? "" : "."}${d}`] as const)
+  fc
+    .tuple(decimal, fc.constantFrom("", "0", "00"), fc.constantFrom("", "0", "00"))
+    .map(([a, l, t]) => [a, rewrite(a, l, t)] as const),
+  fc
+    .tuple(decimal, fc.integer({ min: 1, max: 9 }))
+    .map(([a, d]) => [a, `${a}${a.includes(".") ? "" : "."}${d}`] as const)
 )
 
 describe("Decimal", () => {
-  it.prop("compare agrees with a BigInt comparison", [pair], ([[a, b]]) => {
-    expect(Decimal.compare(a, b)).toBe(oracle(a, b))
-    expect(Decimal.compare(b, a)).toBe(oracle(b, a))
-    expect(Decimal.equals(a, b)).toBe(oracle(a, b) === 0)
-  }, { fastCheck: { numRuns: 1000 } })
+  it.prop(
+    "compare agrees with a BigInt comparison",
+    [pair],
+    ([[a, b]]) => {
+      expect(Decimal.compare(a, b)).toBe(oracle(a, b))
+      expect(Decimal.compare(b, a)).toBe(oracle(b, a))
+      expect(Decimal.equals(a, b)).toBe(oracle(a, b) === 0)
+    },
+    { fastCheck: { numRuns: 1000 } }
+  )
 
-  it.prop("compare is a total order: reflexive, antisymmetric, transitive", [decimal, decimal, decimal], ([a, b, c]) => {
-    expect(Decimal.compare(a, a)).toBe(0)
-    expect(Decimal.compare(a, b)).toBe(-Decimal.compare(b, a) || 0)
-    if (Decimal.compare(a, b) <= 0 && Decimal.compare(b, c) <= 0) expect(Decimal.compare(a, c)).toBeLessThanOrEqual(0)
-  }, { fastCheck: { numRuns: 500 } })
+  it.prop(
+    "compare is a total order: reflexive, antisymmetric, transitive",
+    [decimal, decimal, decimal],
+    ([a, b, c]) => {
+      expect(Decimal.compare(a, a)).toBe(0)
+      expect(Decimal.compare(a, b)).toBe(-Decimal.compare(b, a) || 0)
+      if (Decimal.compare(a, b) <= 0 && Decimal.compare(b, c) <= 0) expect(Decimal.compare(a, c)).toBeLessThanOrEqual(0)
+    },
+    { fastCheck: { numRuns: 500 } }
+  )
 
-  it.prop("canonical is idempotent, value-preserving and without redundant zeros", [decimal], ([value]) => {
-    const c = Decimal.canonical(value)
-    expect(Decimal.canonical(c)).toBe(c)
-    expect(oracle(c, value)).toBe(0)
-    expect(c).toMatch(/^(0|[1-9]\d*)(\.\d*[1-9])?$/)
-  }, { fastCheck: { numRuns: 500 } })
+  it.prop(
+    "canonical is idempotent, value-preserving and without redundant zeros",
+    [decimal],
+    ([value]) => {
+      const c = Decimal.canonical(value)
+      expect(Decimal.canonical(c)).toBe(c)
+      expect(oracle(c, value)).toBe(0)
+      expect(c).toMatch(/^(0|[1-9]\d*)(\.\d*[1-9])?$/)
+    },
+    { fastCheck: { numRuns: 500 } }
+  )
 
-  it.prop("values are equal exactly when their canonical forms are", [pair], ([[a, b]]) => {
-    expect(Decimal.canonical(a) === Decimal.canonical(b)).toBe(oracle(a, b) === 0)
-  }, { fastCheck: { numRuns: 500 } })
+  it.prop(
+    "values are equal exactly when their canonical forms are",
+    [pair],
+    ([[a, b]]) => {
+      expect(Decimal.canonical(a) === Decimal.canonical(b)).toBe(oracle(a, b) === 0)
+    },
+    { fastCheck: { numRuns: 500 } }
+  )
 
   it.prop(
     "fixed gives exactly `places` decimals, is idempotent and value-preserving when the value fits",
@@ -81,10 +111,15 @@ describe("Decimal", () => {
     { fastCheck: { numRuns: 500 } }
   )
 
-  it.prop("isWhole agrees with the BigInt value", [decimal], ([value]) => {
-    const scale = fractionOf(value).length
-    expect(Decimal.isWhole(value)).toBe(scaled(value, scale) % 10n ** BigInt(scale) === 0n)
-  }, { fastCheck: { numRuns: 500 } })
+  it.prop(
+    "isWhole agrees with the BigInt value",
+    [decimal],
+    ([value]) => {
+      const scale = fractionOf(value).length
+      expect(Decimal.isWhole(value)).toBe(scaled(value, scale) % 10n ** BigInt(scale) === 0n)
+    },
+    { fastCheck: { numRuns: 500 } }
+  )
 
   it("equal values written differently", () => {
     expect(Decimal.equals("20", "20.00")).toBe(true)

@@ -8,10 +8,13 @@ import { Decode, Resource } from "@catalog-sync/core"
 
 type ResourceName = Resource.ResourceName
 
-const decode = (resource: ResourceName, body: unknown) => Effect.runSync(Effect.either(Decode.decodeUpsert(resource, body)))
+const decode = (resource: ResourceName, body: unknown) =>
+  Effect.runSync(Effect.either(Decode.decodeUpsert(resource, body)))
 
 const decodeValid = (resource: ResourceName, body: unknown) =>
-  Either.getOrElse(decode(resource, body), (error) => expect.fail(`${resource} body refused: ${JSON.stringify(error.issues)}`))
+  Either.getOrElse(decode(resource, body), (error) =>
+    expect.fail(`${resource} body refused: ${JSON.stringify(error.issues)}`)
+  )
 
 const refusedPaths = (resource: ResourceName, body: unknown): ReadonlyArray<string> => {
   const result = decode(resource, body)
@@ -48,7 +51,11 @@ describe("schema / contract disagreements", () => {
   // spec 8 sets no limit; we bound them at 16 integer digits and 6 decimals (docs/spec-gaps.md).
   it.prop(
     "details dimensions accept non-negative decimal strings up to 16 digits and 6 decimals",
-    [fc.tuple(digits(1, 16), fc.option(digits(1, 6), { nil: undefined })).map(([i, f]) => (f === undefined ? i : `${i}.${f}`))],
+    [
+      fc
+        .tuple(digits(1, 16), fc.option(digits(1, 6), { nil: undefined }))
+        .map(([i, f]) => (f === undefined ? i : `${i}.${f}`))
+    ],
     ([value]) => {
       const details = { width: value, height: value, depth: value, weight: value, volume: value }
       expect(decodeValid("products", { external_id: "e", details })).toStrictEqual({ external_id: "e", details })
@@ -62,7 +69,12 @@ describe("schema / contract disagreements", () => {
     "lengths are counted in characters, not UTF-16 code units",
     [characters(200), characters(100)],
     ([text200, text100]) => {
-      decodeValid("products", { external_id: text200, name: text200, sku: text100, collection_id: { external_id: text200 } })
+      decodeValid("products", {
+        external_id: text200,
+        name: text200,
+        sku: text100,
+        collection_id: { external_id: text200 }
+      })
     },
     { fastCheck: { numRuns: 100, endOnFailure: true, examples: [["🛋".repeat(200), "🛋".repeat(100)]] } }
   )

@@ -14,13 +14,16 @@ type ResourceName = Resource.ResourceName
 // Valid values
 
 const digits = (min: number, max: number) =>
-  fc.integer({ min, max }).chain((n) => fc.array(fc.constantFrom(..."0123456789"), { minLength: n, maxLength: n })).map((d) => d.join(""))
+  fc
+    .integer({ min, max })
+    .chain((n) => fc.array(fc.constantFrom(..."0123456789"), { minLength: n, maxLength: n }))
+    .map((d) => d.join(""))
 
 /** A decimal string with `int` integer digits (1..int) and up to `frac` fraction digits, optionally none. */
 const decimal = (int: number, frac: number) =>
-  fc.tuple(fc.oneof(digits(1, int), digits(int, int)), fc.option(digits(1, frac), { nil: undefined })).map(([i, f]) =>
-    f === undefined ? i : `${i}.${f}`
-  )
+  fc
+    .tuple(fc.oneof(digits(1, int), digits(int, int)), fc.option(digits(1, frac), { nil: undefined }))
+    .map(([i, f]) => (f === undefined ? i : `${i}.${f}`))
 
 const bmpChar = fc.integer({ min: 0x20, max: 0xd7ff }).map((code) => String.fromCharCode(code))
 
@@ -68,7 +71,10 @@ const common = {
   translations
 }
 
-const component = fc.record({ product_id: reference, quantity: fc.oneof(fc.constantFrom(1, 10000), fc.integer({ min: 1, max: 10000 })) })
+const component = fc.record({
+  product_id: reference,
+  quantity: fc.oneof(fc.constantFrom(1, 10000), fc.integer({ min: 1, max: 10000 }))
+})
 const lightComponent = fc.record({ product_id: lightReference, quantity: fc.integer({ min: 1, max: 10000 }) })
 
 const selectionFieldOf = (groups: fc.Arbitrary<ReadonlyArray<unknown>>) =>
@@ -78,7 +84,11 @@ const selectionFieldOf = (groups: fc.Arbitrary<ReadonlyArray<unknown>>) =>
   )
 const selectionField = selectionFieldOf(list(reference, 0, 100, lightReference))
 const lightSelectionField = fc.record(
-  { external_id: fc.string({ minLength: 1, maxLength: 8 }), name: fc.string({ minLength: 1, maxLength: 8 }), type_id: lightReference },
+  {
+    external_id: fc.string({ minLength: 1, maxLength: 8 }),
+    name: fc.string({ minLength: 1, maxLength: 8 }),
+    type_id: lightReference
+  },
   { requiredKeys: ["name", "type_id"] }
 )
 
@@ -122,7 +132,10 @@ const validBodies: Record<ResourceName, fc.Arbitrary<Body>> = {
     { ...common, name, parent_id: nullable(reference), description, image_id: nullable(reference) },
     { requiredKeys: ["external_id"] }
   ),
-  collections: fc.record({ ...common, name, description, image_id: nullable(reference) }, { requiredKeys: ["external_id"] }),
+  collections: fc.record(
+    { ...common, name, description, image_id: nullable(reference) },
+    { requiredKeys: ["external_id"] }
+  ),
   brands: fc.record({ ...common, name, description, image_id: nullable(reference) }, { requiredKeys: ["external_id"] }),
   "customization-types": fc.record(
     { ...common, name, pricing_scope: fc.constantFrom("group", "option"), archived: fc.boolean() },
@@ -189,7 +202,12 @@ const knownKeys = new Set([
 const unknownKey = fc.stringMatching(/^[a-zA-Z_][a-zA-Z0-9_]{0,15}$/).filter((key) => !knownKeys.has(key))
 
 const replaceWith = (label: string, values: fc.Arbitrary<unknown>): fc.Arbitrary<Edit> =>
-  values.map((value) => ({ label: `${label} ${JSON.stringify(value)?.slice(0, 40)}`, sub: "", within: "", edit: () => value }))
+  values.map((value) => ({
+    label: `${label} ${JSON.stringify(value)?.slice(0, 40)}`,
+    sub: "",
+    within: "",
+    edit: () => value
+  }))
 
 const removed: fc.Arbitrary<Edit> = fc.constant({ label: "missing", sub: "", within: "", edit: () => ABSENT })
 
@@ -220,19 +238,31 @@ const atKey = (key: string, edits: fc.Arbitrary<Edit>): fc.Arbitrary<Edit> =>
 
 /** Replaces an array value by a valid list with the edit applied to one of its items. */
 const atItem = (items: fc.Arbitrary<ReadonlyArray<unknown>>, edits: fc.Arbitrary<Edit>): fc.Arbitrary<Edit> =>
-  fc.tuple(items.filter((xs) => xs.length > 0), fc.nat(), edits).map(([xs, n, e]) => {
-    const i = n % xs.length
-    return {
-      label: `[${i}] ${e.label}`,
-      sub: `[${i}]${e.sub}`,
-      within: `[${i}]${e.within}`,
-      edit: () => xs.map((x, j) => (j === i ? e.edit(x) : x))
-    }
-  })
+  fc
+    .tuple(
+      items.filter((xs) => xs.length > 0),
+      fc.nat(),
+      edits
+    )
+    .map(([xs, n, e]) => {
+      const i = n % xs.length
+      return {
+        label: `[${i}] ${e.label}`,
+        sub: `[${i}]${e.sub}`,
+        within: `[${i}]${e.within}`,
+        edit: () => xs.map((x, j) => (j === i ? e.edit(x) : x))
+      }
+    })
 
 /** A Reference broken in one way: not a uuid, a bad object form, or the wrong type. */
 const badReference: fc.Arbitrary<Edit> = fc.oneof(
-  replaceWith("non-uuid string", fc.oneof(fc.constantFrom("abc", "", "123e4567-e89b-12d3-a456-42661417400", "{external_id}"), fc.string().filter((s) => !/^[0-9a-f-]{36}$/i.test(s)))),
+  replaceWith(
+    "non-uuid string",
+    fc.oneof(
+      fc.constantFrom("abc", "", "123e4567-e89b-12d3-a456-42661417400", "{external_id}"),
+      fc.string().filter((s) => !/^[0-9a-f-]{36}$/i.test(s))
+    )
+  ),
   replaceWith("wrong type", fc.constantFrom(42, true, [], ["123e4567-e89b-12d3-a456-426614174000"])),
   fc.tuple(externalId, unknownKey).map(([id, key]) => ({
     label: `{external_id, ${key}}`,
@@ -253,9 +283,28 @@ const badRequiredReference = fc.oneof(badReference, replaceWith("null", fc.const
 const badMoney = replaceWith(
   "bad money",
   fc.oneof(
-    fc.constantFrom("1.234", "-1", "1e3", "1".repeat(17), "12345678901234567.5", "1.", ".5", " 1", "1 ", "1\n", "1,00", "", "+1", "0x10", "１", "NaN"),
+    fc.constantFrom(
+      "1.234",
+      "-1",
+      "1e3",
+      "1".repeat(17),
+      "12345678901234567.5",
+      "1.",
+      ".5",
+      " 1",
+      "1 ",
+      "1\n",
+      "1,00",
+      "",
+      "+1",
+      "0x10",
+      "１",
+      "NaN"
+    ),
     money.map((m) => `-${m}`),
-    fc.tuple(digits(17, 24), fc.option(digits(1, 2), { nil: undefined })).map(([i, f]) => (f === undefined ? i : `${i}.${f}`)),
+    fc
+      .tuple(digits(17, 24), fc.option(digits(1, 2), { nil: undefined }))
+      .map(([i, f]) => (f === undefined ? i : `${i}.${f}`)),
     fc.tuple(digits(1, 16), digits(3, 6)).map(([i, f]) => `${i}.${f}`),
     fc.constantFrom(12.5, 0, 1299, true, ["1.00"])
   )
@@ -263,14 +312,36 @@ const badMoney = replaceWith(
 const badCoefficient = replaceWith(
   "bad coefficient",
   fc.oneof(
-    fc.constantFrom("0", "0.0", "0.0000", "000", "100.0001", "101", "1.12345", "-1", "abc", "", "1e2", ".5", "1.", " 1"),
+    fc.constantFrom(
+      "0",
+      "0.0",
+      "0.0000",
+      "000",
+      "100.0001",
+      "101",
+      "1.12345",
+      "-1",
+      "abc",
+      "",
+      "1e2",
+      ".5",
+      "1.",
+      " 1"
+    ),
     fc.integer({ min: 101, max: 1_000_000_000 }).map(String),
-    fc.tuple(fc.integer({ min: 100, max: 999 }), digits(1, 4)).filter(([i, f]) => i > 100 || /[1-9]/.test(f)).map(([i, f]) => `${i}.${f}`),
+    fc
+      .tuple(fc.integer({ min: 100, max: 999 }), digits(1, 4))
+      .filter(([i, f]) => i > 100 || /[1-9]/.test(f))
+      .map(([i, f]) => `${i}.${f}`),
     fc.constantFrom(1, 0.3, null)
   )
 )
-const badDimension = replaceWith("bad dimension", fc.constantFrom("-1", "abc", "1e3", "1,5", "", " 1", 1.5, 0, true, []))
-const tooLong = (max: number) => replaceWith(`more than ${max} chars`, fc.string({ minLength: max + 1, maxLength: max + 40 }))
+const badDimension = replaceWith(
+  "bad dimension",
+  fc.constantFrom("-1", "abc", "1e3", "1,5", "", " 1", 1.5, 0, true, [])
+)
+const tooLong = (max: number) =>
+  replaceWith(`more than ${max} chars`, fc.string({ minLength: max + 1, maxLength: max + 40 }))
 const notString = replaceWith("not a string", fc.constantFrom(42, true, null, {}, []))
 const badName = fc.oneof(tooLong(200), replaceWith("empty", fc.constant("")), notString)
 const badExternalId = fc.oneof(tooLong(200), replaceWith("empty", fc.constant("")), notString, removed)
@@ -278,7 +349,10 @@ const badBoolean = replaceWith("not a boolean", fc.constantFrom("true", 1, 0, nu
 const badEnum = (valid: ReadonlyArray<string>) =>
   replaceWith(
     "not in enum",
-    fc.oneof(fc.constantFrom(null, 1, "", ...valid.map((v) => v.toUpperCase()), ...valid.map((v) => `${v} `)), fc.string().filter((s) => !valid.includes(s)))
+    fc.oneof(
+      fc.constantFrom(null, 1, "", ...valid.map((v) => v.toUpperCase()), ...valid.map((v) => `${v} `)),
+      fc.string().filter((s) => !valid.includes(s))
+    )
   )
 const badList = replaceWith("not an array", fc.constantFrom("x", 1, null, {}, true))
 
@@ -294,7 +368,9 @@ const atLanguage = (edits: fc.Arbitrary<Edit>): fc.Arbitrary<Edit> =>
 const badTranslations: fc.Arbitrary<Edit> = fc.oneof(
   replaceWith("not an object", fc.constantFrom("en", 1, null, [])),
   atLanguage(extraKey),
-  atLanguage(fc.oneof(atKey("name", fc.oneof(tooLong(200), notString)), atKey("description", fc.oneof(tooLong(4000), notString)))),
+  atLanguage(
+    fc.oneof(atKey("name", fc.oneof(tooLong(200), notString)), atKey("description", fc.oneof(tooLong(4000), notString)))
+  ),
   atLanguage(replaceWith("entry not an object", fc.constantFrom("Sofa", 1, [])))
 )
 
@@ -317,7 +393,14 @@ const unknownTopLevel: fc.Arbitrary<Mutation> = unknownKey.map((key) => ({
 
 const commonMutations = [
   top("external_id", badExternalId),
-  top("target_id", fc.oneof(badReference.filter((e) => e.sub === ""), replaceWith("null", fc.constant(null)), replaceWith("object", fc.constant({ external_id: "x" })))),
+  top(
+    "target_id",
+    fc.oneof(
+      badReference.filter((e) => e.sub === ""),
+      replaceWith("null", fc.constant(null)),
+      replaceWith("object", fc.constant({ external_id: "x" }))
+    )
+  ),
   top(
     "expected_revision",
     replaceWith(
@@ -337,7 +420,13 @@ const commonMutations = [
 ]
 
 const componentEdits = fc.oneof(
-  atKey("quantity", replaceWith("bad quantity", fc.oneof(fc.constantFrom(0, 10001, 2.5, -1, "2", null), fc.integer({ min: 10001 }), fc.integer({ max: 0 })))),
+  atKey(
+    "quantity",
+    replaceWith(
+      "bad quantity",
+      fc.oneof(fc.constantFrom(0, 10001, 2.5, -1, "2", null), fc.integer({ min: 10001 }), fc.integer({ max: 0 }))
+    )
+  ),
   atKey("quantity", removed),
   atKey("product_id", fc.oneof(badRequiredReference, removed)),
   extraKey,
@@ -348,7 +437,10 @@ const fieldEdits = fc.oneof(
   atKey("name", badName),
   atKey("type_id", badRequiredReference),
   atKey("coefficient", badCoefficient),
-  atKey("group_ids", fc.oneof(replaceWith("101 items", fc.array(lightReference, { minLength: 101, maxLength: 101 })), badList)),
+  atKey(
+    "group_ids",
+    fc.oneof(replaceWith("101 items", fc.array(lightReference, { minLength: 101, maxLength: 101 })), badList)
+  ),
   atKey("group_ids", atItem(fc.array(reference, { minLength: 1, maxLength: 4 }), badRequiredReference)),
   atKey("external_id", fc.oneof(tooLong(200), replaceWith("empty", fc.constant("")), notString)),
   atKey("id", replaceWith("not a uuid", fc.constantFrom("abc", 1, null, { external_id: "x" }))),
@@ -363,7 +455,13 @@ const fieldEdits = fc.oneof(
  */
 const fieldKeyMissing: fc.Arbitrary<Mutation> = fc
   .tuple(
-    top("fields", atItem(fc.array(selectionFieldOf(fc.array(reference, { maxLength: 3 })), { minLength: 1, maxLength: 4 }), fc.oneof(atKey("name", removed), atKey("type_id", removed)))),
+    top(
+      "fields",
+      atItem(
+        fc.array(selectionFieldOf(fc.array(reference, { maxLength: 3 })), { minLength: 1, maxLength: 4 }),
+        fc.oneof(atKey("name", removed), atKey("type_id", removed))
+      )
+    ),
     fc.constantFrom("catalog", "combined", undefined)
   )
   .map(([mutation, mode]) => ({
@@ -424,7 +522,10 @@ const mutations: Record<ResourceName, ReadonlyArray<fc.Arbitrary<Mutation>>> = {
       fc.oneof(
         replaceWith("101 items", fc.array(lightSelectionField, { minLength: 101, maxLength: 101 })),
         badList,
-        atItem(fc.array(selectionFieldOf(fc.array(reference, { maxLength: 3 })), { minLength: 1, maxLength: 4 }), fieldEdits)
+        atItem(
+          fc.array(selectionFieldOf(fc.array(reference, { maxLength: 3 })), { minLength: 1, maxLength: 4 }),
+          fieldEdits
+        )
       )
     ),
     top("price", fc.oneof(badMoney, replaceWith("null", fc.constant(null)))),
@@ -438,7 +539,11 @@ const mutations: Record<ResourceName, ReadonlyArray<fc.Arbitrary<Mutation>>> = {
     top("image_id", badReference),
     top("description", fc.oneof(tooLong(4000), notString))
   ],
-  collections: [...commonMutations, top("description", fc.oneof(tooLong(4000), notString)), top("image_id", badReference)],
+  collections: [
+    ...commonMutations,
+    top("description", fc.oneof(tooLong(4000), notString)),
+    top("image_id", badReference)
+  ],
   brands: [...commonMutations, top("description", fc.oneof(tooLong(4000), notString)), top("image_id", badReference)],
   "customization-types": [
     ...commonMutations,
@@ -469,11 +574,14 @@ const isWithin = (path: string, location: string) =>
 
 const resources = Resource.resourceNames
 
-const decode = (resource: ResourceName, body: unknown) => Effect.runSync(Effect.either(Decode.decodeUpsert(resource, body)))
+const decode = (resource: ResourceName, body: unknown) =>
+  Effect.runSync(Effect.either(Decode.decodeUpsert(resource, body)))
 
 /** Decodes a body that must be valid; a failure shows its issues. */
 const decodeValid = (resource: ResourceName, body: unknown) =>
-  Either.getOrElse(decode(resource, body), (error) => expect.fail(`${resource} body refused: ${JSON.stringify(error.issues)}`))
+  Either.getOrElse(decode(resource, body), (error) =>
+    expect.fail(`${resource} body refused: ${JSON.stringify(error.issues)}`)
+  )
 
 /** Decodes a body that must be refused; returns the reported issue paths. */
 const refusedPaths = (resource: ResourceName, body: unknown): ReadonlyArray<string> => {
@@ -512,7 +620,10 @@ describe("upsert body schemas", () => {
     for (const resource of resources) {
       it.prop(
         resource,
-        [validBodies[resource], fc.oneof(...mutations[resource], ...(resource === "products" ? [fieldKeyMissing] : []))],
+        [
+          validBodies[resource],
+          fc.oneof(...mutations[resource], ...(resource === "products" ? [fieldKeyMissing] : []))
+        ],
         ([body, mutation]) => {
           const paths = refusedPaths(resource, mutation.apply(body))
           expect(paths, mutation.label).toContain(mutation.path)
@@ -538,19 +649,64 @@ describe("upsert body schemas", () => {
         [r, "mode draft", { external_id: "e", mode: "draft" }, "$.mode"] as const,
         [r, "currency eur", { external_id: "e", currency: "eur" }, "$.currency"] as const,
         [r, "unknown top-level key", { external_id: "e", company_id: u }, "$.company_id"] as const,
-        [r, "unknown key in a translation", { external_id: "e", translations: { de: { name: "n", x: 1 } } }, "$.translations.de.x"] as const
+        [
+          r,
+          "unknown key in a translation",
+          { external_id: "e", translations: { de: { name: "n", x: 1 } } },
+          "$.translations.de.x"
+        ] as const
       ]),
       ["products", "sku of 101 chars", { external_id: "e", sku: "x".repeat(101) }, "$.sku"],
       ["products", "null sku", { external_id: "e", sku: null }, "$.sku"],
-      ["products", "details.description of 4001 chars", { external_id: "e", details: { description: "x".repeat(4001) } }, "$.details.description"],
-      ["products", "unknown key in details", { external_id: "e", details: { width: "1", colour: "red" } }, "$.details.colour"],
+      [
+        "products",
+        "details.description of 4001 chars",
+        { external_id: "e", details: { description: "x".repeat(4001) } },
+        "$.details.description"
+      ],
+      [
+        "products",
+        "unknown key in details",
+        { external_id: "e", details: { width: "1", colour: "red" } },
+        "$.details.colour"
+      ],
       ["products", "negative width", { external_id: "e", details: { width: "-1" } }, "$.details.width"],
-      ["products", "quantity 0", { external_id: "e", components: [{ product_id: u, quantity: 0 }] }, "$.components[0].quantity"],
-      ["products", "quantity 10001", { external_id: "e", components: [{ product_id: u, quantity: 10001 }] }, "$.components[0].quantity"],
-      ["products", "quantity 2.5", { external_id: "e", components: [{ product_id: u, quantity: 2.5 }] }, "$.components[0].quantity"],
-      ["products", "component without quantity", { external_id: "e", components: [{ product_id: u }] }, "$.components[0].quantity"],
-      ["products", "unknown key in a component", { external_id: "e", components: [{ product_id: u, quantity: 1, x: 1 }] }, "$.components[0].x"],
-      ["products", "101 components", { external_id: "e", components: Array.from({ length: 101 }, () => ({ product_id: u, quantity: 1 })) }, "$.components"],
+      [
+        "products",
+        "quantity 0",
+        { external_id: "e", components: [{ product_id: u, quantity: 0 }] },
+        "$.components[0].quantity"
+      ],
+      [
+        "products",
+        "quantity 10001",
+        { external_id: "e", components: [{ product_id: u, quantity: 10001 }] },
+        "$.components[0].quantity"
+      ],
+      [
+        "products",
+        "quantity 2.5",
+        { external_id: "e", components: [{ product_id: u, quantity: 2.5 }] },
+        "$.components[0].quantity"
+      ],
+      [
+        "products",
+        "component without quantity",
+        { external_id: "e", components: [{ product_id: u }] },
+        "$.components[0].quantity"
+      ],
+      [
+        "products",
+        "unknown key in a component",
+        { external_id: "e", components: [{ product_id: u, quantity: 1, x: 1 }] },
+        "$.components[0].x"
+      ],
+      [
+        "products",
+        "101 components",
+        { external_id: "e", components: Array.from({ length: 101 }, () => ({ product_id: u, quantity: 1 })) },
+        "$.components"
+      ],
       ...["1.234", "-1", "1e3", "1".repeat(17), "12345678901234567.00", "1.", ".5", "1,00", "1\n"].map(
         (price) => ["products", `price ${JSON.stringify(price)}`, { external_id: "e", price }, "$.price"] as const
       ),
@@ -561,28 +717,73 @@ describe("upsert body schemas", () => {
       ["products", "tax_rate 1e3", { external_id: "e", tax_rate: "1e3" }, "$.tax_rate"],
       ...["0", "0.0000", "100.0001", "1.12345", "-1", "1e2"].map(
         (coefficient) =>
-          ["products", `coefficient ${coefficient}`, { external_id: "e", fields: [field, { ...field, coefficient }] }, "$.fields[1].coefficient"] as const
+          [
+            "products",
+            `coefficient ${coefficient}`,
+            { external_id: "e", fields: [field, { ...field, coefficient }] },
+            "$.fields[1].coefficient"
+          ] as const
       ),
       ["products", "no category", { external_id: "e", category_ids: [] }, "$.category_ids"],
-      ["products", "51 categories", { external_id: "e", category_ids: Array.from({ length: 51 }, () => u) }, "$.category_ids"],
+      [
+        "products",
+        "51 categories",
+        { external_id: "e", category_ids: Array.from({ length: 51 }, () => u) },
+        "$.category_ids"
+      ],
       ["products", "51 media", { external_id: "e", media_ids: Array.from({ length: 51 }, () => u) }, "$.media_ids"],
       ["products", "101 fields", { external_id: "e", fields: Array.from({ length: 101 }, () => field) }, "$.fields"],
-      ["products", "101 group_ids", { external_id: "e", fields: [{ ...field, group_ids: Array.from({ length: 101 }, () => u) }] }, "$.fields[0].group_ids"],
+      [
+        "products",
+        "101 group_ids",
+        { external_id: "e", fields: [{ ...field, group_ids: Array.from({ length: 101 }, () => u) }] },
+        "$.fields[0].group_ids"
+      ],
       ["products", "unknown key in a field", { external_id: "e", fields: [{ ...field, x: 1 }] }, "$.fields[0].x"],
       ["products", "field without type_id", { external_id: "e", fields: [{ name: "n" }] }, "$.fields[0].type_id"],
-      ["products", "field external_id of 201 chars", { external_id: "e", fields: [{ ...field, external_id: "x".repeat(201) }] }, "$.fields[0].external_id"],
-      ["products", "{external_id, x} Reference", { external_id: "e", collection_id: { external_id: "c", x: 1 } }, "$.collection_id.x"],
-      ["products", "{external_id: ''} Reference", { external_id: "e", cover_id: { external_id: "" } }, "$.cover_id.external_id"],
+      [
+        "products",
+        "field external_id of 201 chars",
+        { external_id: "e", fields: [{ ...field, external_id: "x".repeat(201) }] },
+        "$.fields[0].external_id"
+      ],
+      [
+        "products",
+        "{external_id, x} Reference",
+        { external_id: "e", collection_id: { external_id: "c", x: 1 } },
+        "$.collection_id.x"
+      ],
+      [
+        "products",
+        "{external_id: ''} Reference",
+        { external_id: "e", cover_id: { external_id: "" } },
+        "$.cover_id.external_id"
+      ],
       ["products", "non-uuid Reference", { external_id: "e", brand_id: "brand-1" }, "$.brand_id"],
-      ["products", "non-uuid Reference in a list", { external_id: "e", category_ids: [u, "cat-1"] }, "$.category_ids[1]"],
+      [
+        "products",
+        "non-uuid Reference in a list",
+        { external_id: "e", category_ids: [u, "cat-1"] },
+        "$.category_ids[1]"
+      ],
       ["products", "kind kit", { external_id: "e", kind: "kit" }, "$.kind"],
       ["products", "unit kg", { external_id: "e", unit: "kg" }, "$.unit"],
       ["categories", "parent_id not a uuid", { external_id: "e", parent_id: "root" }, "$.parent_id"],
       ["categories", "description of 4001 chars", { external_id: "e", description: "x".repeat(4001) }, "$.description"],
-      ["collections", "image_id {external_id, x}", { external_id: "e", image_id: { external_id: "i", x: 1 } }, "$.image_id.x"],
+      [
+        "collections",
+        "image_id {external_id, x}",
+        { external_id: "e", image_id: { external_id: "i", x: 1 } },
+        "$.image_id.x"
+      ],
       ["brands", "image_id a number", { external_id: "e", image_id: 7 }, "$.image_id"],
       ["customization-types", "pricing_scope both", { external_id: "e", pricing_scope: "both" }, "$.pricing_scope"],
-      ["customization-groups", "pricing_mode percentage", { external_id: "e", pricing_mode: "percentage" }, "$.pricing_mode"],
+      [
+        "customization-groups",
+        "pricing_mode percentage",
+        { external_id: "e", pricing_mode: "percentage" },
+        "$.pricing_mode"
+      ],
       ["customization-groups", "pricing_value 1.234", { external_id: "e", pricing_value: "1.234" }, "$.pricing_value"],
       ["customization-groups", "null type_id", { external_id: "e", type_id: null }, "$.type_id"],
       ["customization-groups", "type_id not a uuid", { external_id: "e", type_id: "fabric" }, "$.type_id"],
@@ -599,10 +800,24 @@ describe("upsert body schemas", () => {
 
     it("products: a prices-mode field entry names its field by id or external_id and carries only its coefficient", () => {
       const u = "123e4567-e89b-12d3-a456-426614174000"
-      const body = { external_id: "e", mode: "prices", fields: [{ external_id: "seat", coefficient: "0.3" }, { id: u, coefficient: "2" }] }
+      const body = {
+        external_id: "e",
+        mode: "prices",
+        fields: [
+          { external_id: "seat", coefficient: "0.3" },
+          { id: u, coefficient: "2" }
+        ]
+      }
       expect(Either.isRight(decode("products", body))).toBe(true)
-      expect(refusedPaths("products", { ...body, mode: "catalog" })).toEqual(["$.fields[0].name", "$.fields[0].type_id", "$.fields[1].name", "$.fields[1].type_id"])
-      expect(refusedPaths("products", { external_id: "e", fields: [{ external_id: "seat", coefficient: "0.3" }] })).toEqual(["$.fields[0].name", "$.fields[0].type_id"])
+      expect(refusedPaths("products", { ...body, mode: "catalog" })).toEqual([
+        "$.fields[0].name",
+        "$.fields[0].type_id",
+        "$.fields[1].name",
+        "$.fields[1].type_id"
+      ])
+      expect(
+        refusedPaths("products", { external_id: "e", fields: [{ external_id: "seat", coefficient: "0.3" }] })
+      ).toEqual(["$.fields[0].name", "$.fields[0].type_id"])
     })
   })
 
@@ -610,11 +825,21 @@ describe("upsert body schemas", () => {
     for (const resource of resources) {
       it.prop(
         resource,
-        [validBodies[resource], fc.uniqueArray(fc.oneof(...mutations[resource]), { minLength: 2, maxLength: 5, selector: (m) => m.key })],
+        [
+          validBodies[resource],
+          fc.uniqueArray(fc.oneof(...mutations[resource]), { minLength: 2, maxLength: 5, selector: (m) => m.key })
+        ],
         ([body, several]) => {
-          const paths = refusedPaths(resource, several.reduce((b, m) => m.apply(b), body))
+          const paths = refusedPaths(
+            resource,
+            several.reduce((b, m) => m.apply(b), body)
+          )
           for (const m of several) expect(paths, m.label).toContain(m.path)
-          for (const path of paths) expect(several.some((m) => isWithin(path, m.within)), path).toBe(true)
+          for (const path of paths)
+            expect(
+              several.some((m) => isWithin(path, m.within)),
+              path
+            ).toBe(true)
         },
         { fastCheck: { numRuns: resource === "products" ? 100 : 60 } }
       )
@@ -623,18 +848,56 @@ describe("upsert body schemas", () => {
 
   describe("a list over its limit that also holds bad items reports the count and every bad item", () => {
     const u = "123e4567-e89b-12d3-a456-426614174000"
-    const lists: ReadonlyArray<readonly [string, number, unknown, unknown, string, (body: ReadonlyArray<unknown>) => Body, string]> = [
+    const lists: ReadonlyArray<
+      readonly [string, number, unknown, unknown, string, (body: ReadonlyArray<unknown>) => Body, string]
+    > = [
       ["media_ids", 50, u, "abc", "", (xs) => ({ external_id: "e", media_ids: xs }), "$.media_ids"],
-      ["components", 100, { product_id: u, quantity: 1 }, { product_id: u, quantity: 0 }, ".quantity", (xs) => ({ external_id: "e", components: xs }), "$.components"],
-      ["fields", 100, { name: "n", type_id: u }, { name: "", type_id: u }, ".name", (xs) => ({ external_id: "e", fields: xs }), "$.fields"],
-      ["group_ids", 100, u, { external_id: "" }, ".external_id", (xs) => ({ external_id: "e", fields: [{ name: "n", type_id: u, group_ids: xs }] }), "$.fields[0].group_ids"]
+      [
+        "components",
+        100,
+        { product_id: u, quantity: 1 },
+        { product_id: u, quantity: 0 },
+        ".quantity",
+        (xs) => ({ external_id: "e", components: xs }),
+        "$.components"
+      ],
+      [
+        "fields",
+        100,
+        { name: "n", type_id: u },
+        { name: "", type_id: u },
+        ".name",
+        (xs) => ({ external_id: "e", fields: xs }),
+        "$.fields"
+      ],
+      [
+        "group_ids",
+        100,
+        u,
+        { external_id: "" },
+        ".external_id",
+        (xs) => ({ external_id: "e", fields: [{ name: "n", type_id: u, group_ids: xs }] }),
+        "$.fields[0].group_ids"
+      ]
     ]
     for (const [label, limit, good, bad, sub, build, path] of lists) {
       it.prop(
         label,
-        [fc.integer({ min: 1, max: 5 }).chain((extra) => fc.tuple(fc.constant(limit + extra), fc.uniqueArray(fc.nat(limit + extra - 1), { minLength: 1, maxLength: 3 })))],
+        [
+          fc
+            .integer({ min: 1, max: 5 })
+            .chain((extra) =>
+              fc.tuple(
+                fc.constant(limit + extra),
+                fc.uniqueArray(fc.nat(limit + extra - 1), { minLength: 1, maxLength: 3 })
+              )
+            )
+        ],
         ([[length, badAt]]) => {
-          const paths = refusedPaths("products", build(Array.from({ length }, (_, i) => (badAt.includes(i) ? bad : good))))
+          const paths = refusedPaths(
+            "products",
+            build(Array.from({ length }, (_, i) => (badAt.includes(i) ? bad : good)))
+          )
           expect(paths).toContain(path)
           for (const i of badAt) expect(paths).toContain(`${path}[${i}]${sub}`)
         },
@@ -668,7 +931,10 @@ describe("upsert body schemas", () => {
       "every money string keeps its digits in products, groups and options",
       [decimal(16, 2)],
       ([value]) => {
-        expect(decodeValid("products", { external_id: "p", price: value, cost: value })).toMatchObject({ price: value, cost: value })
+        expect(decodeValid("products", { external_id: "p", price: value, cost: value })).toMatchObject({
+          price: value,
+          cost: value
+        })
         for (const resource of ["customization-groups", "customization-options"] as const) {
           expect(decodeValid(resource, { external_id: "x", pricing_value: value }).pricing_value).toBe(value)
         }

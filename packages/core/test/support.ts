@@ -54,11 +54,16 @@ export const upsert = (resource: ResourceName, body: unknown) =>
   )
 
 export const get = (resource: ResourceName, id: string) =>
-  Effect.flatMap(CatalogService, (service) => Effect.map(service.get(resource, id as never), (record): Document => record))
+  Effect.flatMap(CatalogService, (service) =>
+    Effect.map(service.get(resource, id as never), (record): Document => record)
+  )
 
 export const list = (resource: ResourceName, params: Partial<Parameters<CatalogService["list"]>[1]> = {}) =>
   Effect.flatMap(CatalogService, (service) =>
-    Effect.map(service.list(resource, { limit: 50, ...params }), (page): Omit<Page, "records"> & { readonly records: ReadonlyArray<Document> } => page)
+    Effect.map(
+      service.list(resource, { limit: 50, ...params }),
+      (page): Omit<Page, "records"> & { readonly records: ReadonlyArray<Document> } => page
+    )
   )
 
 export const archive = (id: string, expectedRevision: number) =>
@@ -66,7 +71,10 @@ export const archive = (id: string, expectedRevision: number) =>
 
 /** Creates a category and returns its record. */
 export const category = (externalId: string, extra: Document = {}) =>
-  Effect.map(upsert("categories", { external_id: externalId, name: `Category ${externalId}`, ...extra }), (r) => r.record)
+  Effect.map(
+    upsert("categories", { external_id: externalId, name: `Category ${externalId}`, ...extra }),
+    (r) => r.record
+  )
 
 /**
  * A company and connection that the Accounts port knows of (granted `granted`), and a principal of that
@@ -89,7 +97,13 @@ export const registeredTenant = (granted: ReadonlyArray<Scope>, scopes?: Readonl
     }
     yield* accounts.saveCompany(stored)
     const who = principal(settings, scopes)
-    yield* accounts.saveConnection({ id: who.connectionId, company_id: settings.id, name: "ERP", enabled: true, created_at: stored.created_at })
+    yield* accounts.saveConnection({
+      id: who.connectionId,
+      company_id: settings.id,
+      name: "ERP",
+      enabled: true,
+      created_at: stored.created_at
+    })
     // The principal's key, so that jobs it submits may act for it (they check the key as requests do).
     yield* insertKeyOf(who)
     return who
@@ -119,9 +133,19 @@ const insertKeyOf = (who: Principal) =>
 export const anotherKey = (who: Principal, options: { readonly newConnection?: boolean } = {}) =>
   Effect.gen(function* () {
     const accounts = yield* Accounts
-    const other: Principal = { ...who, keyId: uuid(), connectionId: options.newConnection === true ? (uuid() as ConnectionId) : who.connectionId }
+    const other: Principal = {
+      ...who,
+      keyId: uuid(),
+      connectionId: options.newConnection === true ? (uuid() as ConnectionId) : who.connectionId
+    }
     if (options.newConnection === true) {
-      yield* accounts.saveConnection({ id: other.connectionId, company_id: who.company.id, name: "Shop", enabled: true, created_at: "2026-01-01T00:00:00.000Z" })
+      yield* accounts.saveConnection({
+        id: other.connectionId,
+        company_id: who.company.id,
+        name: "Shop",
+        enabled: true,
+        created_at: "2026-01-01T00:00:00.000Z"
+      })
     }
     yield* insertKeyOf(other)
     return other

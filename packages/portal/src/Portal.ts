@@ -82,7 +82,8 @@ export const scalarBundle = (): string => {
   const require = createRequire(import.meta.url)
   const entry = require.resolve("@effect/platform/HttpApiScalar")
   const bundle = require(join(dirname(entry), "internal", "httpApiScalar.js")) as { javascript?: unknown }
-  if (typeof bundle.javascript !== "string") throw new Error("the Scalar bundle of @effect/platform was not found; check its version")
+  if (typeof bundle.javascript !== "string")
+    throw new Error("the Scalar bundle of @effect/platform was not found; check its version")
   return bundle.javascript
 }
 
@@ -98,8 +99,12 @@ export const scopesOf = (method: string, path: string): string => {
   const m = method.toUpperCase()
   if (p === "/me") return "Any valid key."
   if (p === "/health" || p === "/ready" || p.endsWith("openapi.json")) return "None (no key)."
-  if (p.startsWith("/changes")) return "The read scope of each changed part: `catalog:read`, `prices:read`, `costs:read`, `stock:read`, `media:read`; a key with none of them gets 403."
-  if (p.startsWith("/inventory")) return m === "GET" ? "`stock:read`; the company needs the stock package and inventory module." : "`stock:write`; the location must be assigned to the connection as writable."
+  if (p.startsWith("/changes"))
+    return "The read scope of each changed part: `catalog:read`, `prices:read`, `costs:read`, `stock:read`, `media:read`; a key with none of them gets 403."
+  if (p.startsWith("/inventory"))
+    return m === "GET"
+      ? "`stock:read`; the company needs the stock package and inventory module."
+      : "`stock:write`; the location must be assigned to the connection as writable."
   if (p.startsWith("/media")) return m === "GET" ? "`media:read`" : "`media:write`"
   if (p.startsWith("/imports") || p.startsWith("/jobs")) {
     if (m === "GET") return "Any valid key; only the connection's own jobs are visible."
@@ -161,7 +166,8 @@ export const documentForPortal = (spec: Json, guides: ReadonlyArray<Guide>): Jso
       for (const [status, response] of Object.entries<Json>(operation.responses ?? {})) {
         const list = codes.get(status)
         if (list === undefined || list.length === 0) continue
-        response.description = `${response.description ?? ""} Codes: ${list.map((code) => `\`${code}\``).join(", ")}.`.trim()
+        response.description =
+          `${response.description ?? ""} Codes: ${list.map((code) => `\`${code}\``).join(", ")}.`.trim()
       }
     }
   }
@@ -181,13 +187,18 @@ export const documentForPortal = (spec: Json, guides: ReadonlyArray<Guide>): Jso
   return doc
 }
 
-
 /** The header of every page, with the search over the reference and the guides. */
 const header = (root: string) =>
   `<header class="top"><a class="brand" href="${root}index.html">Catalog Sync</a><a href="${root}reference.html">API reference</a><a href="${root}guides/quickstart.html">Quickstart</a><a href="${root}openapi.json">openapi.json</a>` +
   `<form class="search" role="search" data-root="${root}"><input type="search" name="q" placeholder="Search endpoints, error codes, guides" aria-label="Search the reference and the guides" autocomplete="off"><ul class="results" hidden></ul></form></header>`
 
-const layout = (options: { readonly title: string; readonly root: string; readonly guides: ReadonlyArray<Guide>; readonly current?: string; readonly body: string }) => {
+const layout = (options: {
+  readonly title: string
+  readonly root: string
+  readonly guides: ReadonlyArray<Guide>
+  readonly current?: string
+  readonly body: string
+}) => {
   const nav = options.guides
     .map(
       (guide) =>
@@ -237,7 +248,11 @@ const guideLinks = (slugs: ReadonlySet<string>) => (href: string) => {
 }
 
 /** Renders the whole portal. */
-export const render = (options: { readonly spec: Json; readonly guides: ReadonlyArray<Guide>; readonly scalar: string }): ReadonlyArray<PortalFile> => {
+export const render = (options: {
+  readonly spec: Json
+  readonly guides: ReadonlyArray<Guide>
+  readonly scalar: string
+}): ReadonlyArray<PortalFile> => {
   const { guides } = options
   const doc = documentForPortal(options.spec, guides)
   const slugs = new Set(guides.map((guide) => guide.slug))
@@ -295,7 +310,13 @@ ${header("")}
   const guidePages = guides.map((guide) => ({
     path: `guides/${guide.slug}.html`,
     contentType: "text/html; charset=utf-8",
-    body: layout({ title: guide.title, root: "../", guides, current: guide.slug, body: anchorErrorRows(marked.parse(guide.markdown) as string) })
+    body: layout({
+      title: guide.title,
+      root: "../",
+      guides,
+      current: guide.slug,
+      body: anchorErrorRows(marked.parse(guide.markdown) as string)
+    })
   }))
 
   return [
@@ -304,7 +325,11 @@ ${header("")}
     { path: "openapi.json", contentType: "application/json", body: JSON.stringify(doc, null, 2) },
     { path: "assets/portal.css", contentType: "text/css; charset=utf-8", body: css },
     { path: "assets/search.js", contentType: "text/javascript; charset=utf-8", body: searchScript },
-    { path: "assets/search-index.json", contentType: "application/json", body: JSON.stringify(searchIndex(doc, guides)) },
+    {
+      path: "assets/search-index.json",
+      contentType: "application/json",
+      body: JSON.stringify(searchIndex(doc, guides))
+    },
     { path: "assets/reference.js", contentType: "text/javascript; charset=utf-8", body: referenceScript },
     { path: "assets/scalar.js", contentType: "text/javascript; charset=utf-8", body: options.scalar },
     ...guidePages

@@ -35,21 +35,29 @@ export const securityHeaders = {
  * Serves rendered portal files under `path` (default `/docs`) on the API's router. `/docs` redirects
  * to `/docs/` so that the pages' relative links, written for any static host, resolve; so does `/`.
  */
-export const layer = (files: ReadonlyArray<PortalFile>, options: { readonly path?: `/${string}` } = {}): Layer.Layer<never> => {
+export const layer = (
+  files: ReadonlyArray<PortalFile>,
+  options: { readonly path?: `/${string}` } = {}
+): Layer.Layer<never> => {
   const base = options.path ?? "/docs"
   return HttpApiBuilder.Router.use((router) =>
     Effect.gen(function* () {
       // The server's root has nothing of its own: a person opening it wants the portal.
       yield* router.get("/", Effect.succeed(HttpServerResponse.redirect(`${base}/`, { status: 302 })))
       for (const file of files) {
-        const response = HttpServerResponse.text(file.body, { contentType: file.contentType, headers: { "cache-control": "public, max-age=300", ...securityHeaders } })
+        const response = HttpServerResponse.text(file.body, {
+          contentType: file.contentType,
+          headers: { "cache-control": "public, max-age=300", ...securityHeaders }
+        })
         yield* router.get(`${base}/${file.path}`, Effect.succeed(response))
         if (file.path !== "index.html") continue
         // The router matches `/docs` and `/docs/` alike; only the latter resolves the relative links.
         yield* router.get(
           base,
           Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
-            request.url.split("?")[0]!.endsWith("/") ? response : HttpServerResponse.redirect(`${base}/`, { status: 301 })
+            request.url.split("?")[0]!.endsWith("/")
+              ? response
+              : HttpServerResponse.redirect(`${base}/`, { status: 301 })
           )
         )
       }
@@ -66,7 +74,9 @@ export const layerFromDocs = (docsDir: string): Layer.Layer<never> =>
     Effect.gen(function* () {
       const files = renderPortal(resolve(docsDir))
       if (!files.some((file) => file.path.startsWith("guides/"))) {
-        yield* Effect.logWarning(`no guides found in ${resolve(docsDir)}; the portal at /docs shows the API reference only (set DOCS_DIR)`)
+        yield* Effect.logWarning(
+          `no guides found in ${resolve(docsDir)}; the portal at /docs shows the API reference only (set DOCS_DIR)`
+        )
       }
       return layer(files)
     })

@@ -37,7 +37,11 @@ const plain = (markdown: string): string =>
 const lexer = new Marked({ gfm: true })
 
 /** One entry per section of a guide (the text before the first `##` belongs to the title). */
-export const guideEntries = (guide: { readonly slug: string; readonly title: string; readonly markdown: string }): ReadonlyArray<SearchEntry> => {
+export const guideEntries = (guide: {
+  readonly slug: string
+  readonly title: string
+  readonly markdown: string
+}): ReadonlyArray<SearchEntry> => {
   const entries: Array<SearchEntry> = []
   let title = guide.title
   let anchor = ""
@@ -61,12 +65,14 @@ export const guideEntries = (guide: { readonly slug: string; readonly title: str
 
 /** The rows of the error table of docs/errors.md: `| \`code\` | status | when | details |`. */
 export const errorRows = (errorsMarkdown: string | undefined) =>
-  [...(errorsMarkdown ?? "").matchAll(/^\|\s*`([a-z_]+)`\s*\|\s*(\d{3})\s*\|([^|\n]*)\|([^|\n]*)\|/gm)].map(([, code, status, when, details]) => ({
-    code: code!,
-    status: status!,
-    when: plain(when ?? ""),
-    details: plain(details ?? "")
-  }))
+  [...(errorsMarkdown ?? "").matchAll(/^\|\s*`([a-z_]+)`\s*\|\s*(\d{3})\s*\|([^|\n]*)\|([^|\n]*)\|/gm)].map(
+    ([, code, status, when, details]) => ({
+      code: code!,
+      status: status!,
+      when: plain(when ?? ""),
+      details: plain(details ?? "")
+    })
+  )
 
 const methods = ["get", "post", "put", "patch", "delete"]
 
@@ -95,9 +101,15 @@ export const operationEntries = (spec: Json): ReadonlyArray<SearchEntry> =>
       })
   )
 
-export const searchIndex = (spec: Json, guides: ReadonlyArray<{ readonly slug: string; readonly title: string; readonly markdown: string }>): ReadonlyArray<SearchEntry> => {
-  const errors = errorRows(guides.find((guide) => guide.slug === "errors")?.markdown).map(
-    (row): SearchEntry => ({ title: `${row.code} · ${row.status}`, url: `guides/errors.html#${row.code}`, kind: "error", text: `${row.when} ${row.details}` })
-  )
+export const searchIndex = (
+  spec: Json,
+  guides: ReadonlyArray<{ readonly slug: string; readonly title: string; readonly markdown: string }>
+): ReadonlyArray<SearchEntry> => {
+  const errors = errorRows(guides.find((guide) => guide.slug === "errors")?.markdown).map((row): SearchEntry => ({
+    title: `${row.code} · ${row.status}`,
+    url: `guides/errors.html#${row.code}`,
+    kind: "error",
+    text: `${row.when} ${row.details}`
+  }))
   return [...errors, ...operationEntries(spec), ...guides.flatMap(guideEntries)]
 }

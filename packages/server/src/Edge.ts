@@ -13,11 +13,15 @@ export const applyEdgeSettings = (server: Server, edge: EdgeSettings) => {
   server.requestTimeout = Math.round(edge.requestTimeoutSeconds * 1000)
   server.keepAliveTimeout = Math.round(edge.keepAliveTimeoutSeconds * 1000)
   server.maxConnections = edge.maxConnections
-  ;(server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.max(50, Math.min(1000, Math.round(server.headersTimeout / 4)))
+  ;(server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.max(
+    50,
+    Math.min(1000, Math.round(server.headersTimeout / 4))
+  )
 }
 
 /** Applies EdgeConfig to `server`; provide it to the layer that makes the server listen. */
-export const EdgeLimitsLive = (server: Server) => Layer.effectDiscard(Effect.map(Effect.orDie(EdgeConfig), (edge) => applyEdgeSettings(server, edge)))
+export const EdgeLimitsLive = (server: Server) =>
+  Layer.effectDiscard(Effect.map(Effect.orDie(EdgeConfig), (edge) => applyEdgeSettings(server, edge)))
 
 /** What the API's edge reads from the settings: the trusted proxies and the failed-key budget. */
 export const EdgeReferencesLive = Layer.unwrapEffect(

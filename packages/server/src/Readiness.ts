@@ -9,9 +9,15 @@ export const loggingChanges = <E extends { readonly message: string }>(probe: Ef
     probe.pipe(
       Effect.tapBoth({
         onFailure: (error) =>
-          Effect.whenEffect(Effect.logWarning(`the database does not answer; GET /ready answers 503 until it does: ${error.message}`), Ref.getAndSet(answering, false)),
+          Effect.whenEffect(
+            Effect.logWarning(`the database does not answer; GET /ready answers 503 until it does: ${error.message}`),
+            Ref.getAndSet(answering, false)
+          ),
         onSuccess: () =>
-          Effect.whenEffect(Effect.logInfo("the database answers again; GET /ready answers 200"), Effect.map(Ref.getAndSet(answering, true), (was) => !was))
+          Effect.whenEffect(
+            Effect.logInfo("the database answers again; GET /ready answers 200"),
+            Effect.map(Ref.getAndSet(answering, true), (was) => !was)
+          )
       })
     )
   )

@@ -5,7 +5,24 @@ import { PortalHttp } from "@catalog-sync/portal"
 import { layer as pgPorts } from "@catalog-sync/adapter-pg"
 import { type PersistencePorts, layer as sqlPorts, SqlRateLimiter } from "@catalog-sync/adapter-sql"
 import { layer as sqlitePorts } from "@catalog-sync/adapter-sqlite"
-import { Accounts, CatalogService, ChangeFeed, Idempotency, IdempotencyStore, Ids, ImportService, InMemoryRateLimiter, InventoryService, JobKinds, JobService, JobSignal, JobStore, JobWorker, MediaService, MediaStagingSweep } from "@catalog-sync/core"
+import {
+  Accounts,
+  CatalogService,
+  ChangeFeed,
+  Idempotency,
+  IdempotencyStore,
+  Ids,
+  ImportService,
+  InMemoryRateLimiter,
+  InventoryService,
+  JobKinds,
+  JobService,
+  JobSignal,
+  JobStore,
+  JobWorker,
+  MediaService,
+  MediaStagingSweep
+} from "@catalog-sync/core"
 import { SharpImageProcessor } from "@catalog-sync/adapter-image-sharp"
 import { FsMediaStorage } from "@catalog-sync/adapter-storage-fs"
 import type { S3Settings } from "@catalog-sync/adapter-storage-s3"
@@ -37,26 +54,31 @@ export { databaseFile, mediaDir } from "./Startup.js"
  */
 const S3Probe = (probe: Effect.Effect<void, MediaErrors.MediaStorageError>, settings: S3Settings.S3Settings) =>
   // In the background: an endpoint that does not answer must not hold the start up for its timeouts.
-  Layer.scopedDiscard(Effect.forkScoped(
-    probe.pipe(
-      Effect.zipRight(Effect.logInfo("media storage: S3 bucket reachable")),
-      Effect.catchAll((error) =>
-        Effect.logWarning(
-          error.reason === "unavailable"
-            ? "media storage: the S3 endpoint does not answer; uploads fail with 503 until it does"
-            : "media storage: S3 refuses access to the bucket (or it does not exist); uploads fail and image processing pauses until the configuration is fixed"
-        ).pipe(Effect.annotateLogs({ bucket: settings.bucket, error: error.message }))
-      ),
-      Effect.annotateLogs({ bucket: settings.bucket })
+  Layer.scopedDiscard(
+    Effect.forkScoped(
+      probe.pipe(
+        Effect.zipRight(Effect.logInfo("media storage: S3 bucket reachable")),
+        Effect.catchAll((error) =>
+          Effect.logWarning(
+            error.reason === "unavailable"
+              ? "media storage: the S3 endpoint does not answer; uploads fail with 503 until it does"
+              : "media storage: S3 refuses access to the bucket (or it does not exist); uploads fail and image processing pauses until the configuration is fixed"
+          ).pipe(Effect.annotateLogs({ bucket: settings.bucket, error: error.message }))
+        ),
+        Effect.annotateLogs({ bucket: settings.bucket })
+      )
     )
-  ))
+  )
 
 /** The processed-media storage alone, as MEDIA_STORAGE selects it (the admin CLI's storage check). */
 export const MediaStorageLive = (config: ServerConfig): Layer.Layer<MediaStorage.MediaStorage> => {
   const storage = config.mediaStorage ?? { kind: "fs" as const }
   return storage.kind === "s3"
     ? Layer.unwrapEffect(
-        Effect.map(Effect.promise(() => import("@catalog-sync/adapter-storage-s3")), ({ S3MediaStorage }) => S3MediaStorage.layer(storage.s3))
+        Effect.map(
+          Effect.promise(() => import("@catalog-sync/adapter-storage-s3")),
+          ({ S3MediaStorage }) => S3MediaStorage.layer(storage.s3)
+        )
       )
     : FsMediaStorage.layer(mediaDir(config))
 }
@@ -64,8 +86,10 @@ export const MediaStorageLive = (config: ServerConfig): Layer.Layer<MediaStorage
 /** The S3 media ports; the adapter (and the AWS SDK) is loaded only when MEDIA_STORAGE=s3. */
 const S3PortsLive = (settings: S3Settings.S3Settings) =>
   Layer.unwrapEffect(
-    Effect.map(Effect.promise(() => import("@catalog-sync/adapter-storage-s3")), ({ S3MediaStorage }) =>
-      Layer.merge(S3MediaStorage.layer(settings), S3Probe(S3MediaStorage.probe(settings), settings))
+    Effect.map(
+      Effect.promise(() => import("@catalog-sync/adapter-storage-s3")),
+      ({ S3MediaStorage }) =>
+        Layer.merge(S3MediaStorage.layer(settings), S3Probe(S3MediaStorage.probe(settings), settings))
     )
   )
 
@@ -77,7 +101,11 @@ const MediaPortsLive = (config: ServerConfig): Layer.Layer<MediaPorts> => {
   const storage = config.mediaStorage ?? { kind: "fs" as const }
   return storage.kind === "s3"
     ? Layer.mergeAll(S3PortsLive(storage.s3), SharpImageProcessor.layer)
-    : Layer.mergeAll(FsMediaStorage.layer(mediaDir(config)), FsMediaStorage.stagingLayer(join(config.dataDir, "staging")), SharpImageProcessor.layer)
+    : Layer.mergeAll(
+        FsMediaStorage.layer(mediaDir(config)),
+        FsMediaStorage.stagingLayer(join(config.dataDir, "staging")),
+        SharpImageProcessor.layer
+      )
 }
 
 /** The media ports the server runs with. */
@@ -101,7 +129,9 @@ const persistenceWith = (config: ServerConfig, overrides: ServerOverrides) => {
   // Fresh: the same layer value inside PersistenceLive is memoized with the unwrapped client. The cached
   // accounts stay those of PersistenceLive, so that a wrapped server authenticates as a production one.
   const cachedAccounts = Layer.effect(Accounts.Accounts, Accounts.Accounts)
-  return Layer.merge(Layer.fresh(sqlPorts).pipe(Layer.provideMerge(wrapped)), cachedAccounts).pipe(Layer.provide(PersistenceLive(config)))
+  return Layer.merge(Layer.fresh(sqlPorts).pipe(Layer.provideMerge(wrapped)), cachedAccounts).pipe(
+    Layer.provide(PersistenceLive(config))
+  )
 }
 
 /**
@@ -116,7 +146,8 @@ const resumeCutOffWork = Layer.effectDiscard(
     const idempotency = yield* IdempotencyStore.IdempotencyStore
     const at = new Date(yield* Clock.currentTimeMillis).toISOString()
     const released = { jobs: yield* jobs.releaseAll(at), idempotency_claims: yield* idempotency.releaseAll }
-    if (released.jobs + released.idempotency_claims > 0) yield* Effect.logWarning("work cut off by the last stop is resumed", released)
+    if (released.jobs + released.idempotency_claims > 0)
+      yield* Effect.logWarning("work cut off by the last stop is resumed", released)
   }).pipe(Effect.orDie)
 )
 
@@ -126,7 +157,10 @@ const resumeCutOffWork = Layer.effectDiscard(
  */
 export const PersistenceLive = (
   config: ServerConfig
-): Layer.Layer<PersistencePorts | SqlClient.SqlClient, SqlError.SqlError | Migrator.MigrationError | ConfigError.ConfigError> =>
+): Layer.Layer<
+  PersistencePorts | SqlClient.SqlClient,
+  SqlError.SqlError | Migrator.MigrationError | ConfigError.ConfigError
+> =>
   config.postgres === undefined
     ? sqlitePorts({ filename: databaseFile(config) })
     : pgPorts({
@@ -148,7 +182,8 @@ const IdempotencyPurge = Layer.scopedDiscard(
     const purge = Effect.gen(function* () {
       const now = yield* Clock.currentTimeMillis
       const removed = yield* store.purge(now - Idempotency.retentionMillis)
-      if (removed > 0) yield* Effect.logDebug("purged idempotency records").pipe(Effect.annotateLogs("removed", removed))
+      if (removed > 0)
+        yield* Effect.logDebug("purged idempotency records").pipe(Effect.annotateLogs("removed", removed))
     }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("idempotency purge failed", cause)))
     yield* Effect.forkScoped(Effect.repeat(purge, Schedule.spaced("1 hour")))
   })
@@ -161,7 +196,11 @@ const IdempotencyPurge = Layer.scopedDiscard(
 const StagingSweep = Layer.scopedDiscard(
   Effect.gen(function* () {
     const sweep = MediaStagingSweep.sweepStaging().pipe(
-      Effect.tap((removed) => (removed > 0 ? Effect.logInfo("removed staged uploads left behind").pipe(Effect.annotateLogs("removed", removed)) : Effect.void)),
+      Effect.tap((removed) =>
+        removed > 0
+          ? Effect.logInfo("removed staged uploads left behind").pipe(Effect.annotateLogs("removed", removed))
+          : Effect.void
+      ),
       Effect.catchAllCause((cause) => Effect.logWarning("staging sweep failed", cause))
     )
     yield* Effect.forkScoped(Effect.repeat(sweep, Schedule.spaced("1 hour")))
@@ -179,14 +218,17 @@ const RateLimiterLive = (config: ServerConfig, runtime: RuntimeSettings) => {
   const base: Layer.Layer<RateLimiter.RateLimiter, never, SqlClient.SqlClient> =
     config.postgres === undefined ? InMemoryRateLimiter.layer : SqlRateLimiter.layer
   const factor = runtime.rateLimitMultiplier
-  const limiter = factor === 1
-    ? base
-    : Layer.effect(
-        RateLimiter.RateLimiter,
-        Effect.map(RateLimiter.RateLimiter, (inner) =>
-          RateLimiter.RateLimiter.of({ consume: (bucket, limit, window, now) => inner.consume(bucket, limit * factor, window, now) })
-        )
-      ).pipe(Layer.provide(base))
+  const limiter =
+    factor === 1
+      ? base
+      : Layer.effect(
+          RateLimiter.RateLimiter,
+          Effect.map(RateLimiter.RateLimiter, (inner) =>
+            RateLimiter.RateLimiter.of({
+              consume: (bucket, limit, window, now) => inner.consume(bucket, limit * factor, window, now)
+            })
+          )
+        ).pipe(Layer.provide(base))
   return observed(runtime, limiter, InstrumentedPorts.rateLimiter, undefined)
 }
 
@@ -198,7 +240,11 @@ const RateLimiterLive = (config: ServerConfig, runtime: RuntimeSettings) => {
  */
 const JobWorkersLive = (runtime: RuntimeSettings) =>
   Layer.scopedDiscard(
-    JobWorker.runWorkers({ workers: runtime.jobWorkers, leaseMillis: Duration.toMillis(runtime.jobLease), pollMillis: runtime.jobPollMillis })
+    JobWorker.runWorkers({
+      workers: runtime.jobWorkers,
+      leaseMillis: Duration.toMillis(runtime.jobLease),
+      pollMillis: runtime.jobPollMillis
+    })
   )
 
 /** Imports, media, jobs and their workers; media jobs time out after MEDIA_PROCESSING_TIMEOUT_SECONDS. */
@@ -207,7 +253,9 @@ const JobsLive = (runtime: RuntimeSettings) =>
     Layer.provideMerge(observed(runtime, JobKinds.layer, InstrumentedPorts.jobKinds, TracedPorts.jobKinds)),
     Layer.provideMerge(ImportService.ImportService.Default),
     Layer.provideMerge(
-      MediaService.MediaService.Default.pipe(Layer.provide(Layer.succeed(MediaService.ProcessingTimeout, runtime.mediaProcessingTimeout)))
+      MediaService.MediaService.Default.pipe(
+        Layer.provide(Layer.succeed(MediaService.ProcessingTimeout, runtime.mediaProcessingTimeout))
+      )
     ),
     Layer.provideMerge(CatalogService.CatalogService.Default)
   )
@@ -222,8 +270,13 @@ const observed = <A, E, R, M, T>(
   measured: Layer.Layer<M, never, M> | undefined,
   traced: Layer.Layer<T, never, T> | undefined
 ): Layer.Layer<A, E, R> => {
-  const withSpans = traced !== undefined && Option.isSome(runtime.tracing) ? (traced as unknown as Layer.Layer<never, never, A>).pipe(Layer.provideMerge(base)) : base
-  return measured !== undefined && metricsEnabled(runtime.metrics) ? (measured as unknown as Layer.Layer<never, never, A>).pipe(Layer.provideMerge(withSpans)) : withSpans
+  const withSpans =
+    traced !== undefined && Option.isSome(runtime.tracing)
+      ? (traced as unknown as Layer.Layer<never, never, A>).pipe(Layer.provideMerge(base))
+      : base
+  return measured !== undefined && metricsEnabled(runtime.metrics)
+    ? (measured as unknown as Layer.Layer<never, never, A>).pipe(Layer.provideMerge(withSpans))
+    : withSpans
 }
 
 /** The media ports with image processing measured and traced, when asked. */
@@ -231,7 +284,10 @@ const measuredMedia = (runtime: RuntimeSettings, media: Layer.Layer<MediaPorts>)
   observed(runtime, media, InstrumentedPorts.imageProcessor, TracedPorts.imageProcessor)
 
 /** The persistence ports with transactions, idempotency claims, import records and key lookups measured and traced, when asked. */
-const measuredPersistence = <E>(runtime: RuntimeSettings, persistence: Layer.Layer<PersistencePorts | SqlClient.SqlClient, E>) =>
+const measuredPersistence = <E>(
+  runtime: RuntimeSettings,
+  persistence: Layer.Layer<PersistencePorts | SqlClient.SqlClient, E>
+) =>
   observed(
     runtime,
     persistence,
@@ -246,11 +302,16 @@ const measuredPersistence = <E>(runtime: RuntimeSettings, persistence: Layer.Lay
 const MetricsLive = (config: ServerConfig, runtime: RuntimeSettings) => {
   const settings = runtime.metrics
   const port = settings.port
-  const separate = port._tag === "Some" ? MetricsEndpoint.SeparatePort(port.value, settings.host._tag === "Some" ? settings.host.value : config.host) : Layer.empty
+  const separate =
+    port._tag === "Some"
+      ? MetricsEndpoint.SeparatePort(port.value, settings.host._tag === "Some" ? settings.host.value : config.host)
+      : Layer.empty
   const main = settings.onMainPort ? MetricsEndpoint.MainPortRoute : Layer.empty
   return Layer.mergeAll(separate, main).pipe(
     Layer.provideMerge(MetricsEndpoint.MetricsScrapeLive),
-    Layer.provide(Resource.layer({ serviceName: process.env.OTEL_SERVICE_NAME ?? "catalog-sync", serviceVersion: "0.1.0" }))
+    Layer.provide(
+      Resource.layer({ serviceName: process.env.OTEL_SERVICE_NAME ?? "catalog-sync", serviceVersion: "0.1.0" })
+    )
   )
 }
 
@@ -262,23 +323,29 @@ const runtimeOf = (config: ServerConfig): Effect.Effect<RuntimeSettings, ConfigE
 export const ServicesLive = (config: ServerConfig, overrides: ServerOverrides = {}) =>
   Layer.unwrapEffect(Effect.map(runtimeOf(config), (runtime) => servicesWith(config, runtime, overrides)))
 
-const servicesWith = (config: ServerConfig, runtime: RuntimeSettings, overrides: ServerOverrides) => Layer.mergeAll(
-  CatalogService.CatalogService.Default,
-  ChangeFeed.ChangeFeed.Default,
-  InventoryService.InventoryService.Default,
-  JobsLive(runtime),
-  RateLimiterLive(config, runtime),
-  ReadinessLive,
-  IdempotencyPurge,
-  StagingSweep,
-  NodeSecretHasher.layer
-).pipe(
-  // One signal for the HTTP handlers that queue jobs and the workers they wake.
-  Layer.provideMerge(JobSignal.layer),
-  Layer.provideMerge(Layer.succeed(Idempotency.ClaimLease, runtime.idempotencyLease)),
-  Layer.provideMerge(measuredMedia(runtime, overrides.media === undefined ? MediaPortsLive(config) : overrides.media(MediaPortsLive(config)))),
-  Layer.provideMerge(Ids.IdsLive)
-)
+const servicesWith = (config: ServerConfig, runtime: RuntimeSettings, overrides: ServerOverrides) =>
+  Layer.mergeAll(
+    CatalogService.CatalogService.Default,
+    ChangeFeed.ChangeFeed.Default,
+    InventoryService.InventoryService.Default,
+    JobsLive(runtime),
+    RateLimiterLive(config, runtime),
+    ReadinessLive,
+    IdempotencyPurge,
+    StagingSweep,
+    NodeSecretHasher.layer
+  ).pipe(
+    // One signal for the HTTP handlers that queue jobs and the workers they wake.
+    Layer.provideMerge(JobSignal.layer),
+    Layer.provideMerge(Layer.succeed(Idempotency.ClaimLease, runtime.idempotencyLease)),
+    Layer.provideMerge(
+      measuredMedia(
+        runtime,
+        overrides.media === undefined ? MediaPortsLive(config) : overrides.media(MediaPortsLive(config))
+      )
+    ),
+    Layer.provideMerge(Ids.IdsLive)
+  )
 
 /**
  * The HTTP server: the API on a Node server. On shutdown the server stops accepting connections,
@@ -299,14 +366,21 @@ const serverWith = (config: ServerConfig, runtime: RuntimeSettings, overrides: S
   // Acquired first, so released last: after the database has closed. A start that failed is reported by the caller.
   const started = { running: false }
   const stopped = Layer.scopedDiscard(
-    Effect.zipRight(checkFolders(config), Effect.addFinalizer(() => (started.running ? Effect.logInfo("stopped") : Effect.void)))
+    Effect.zipRight(
+      checkFolders(config),
+      Effect.addFinalizer(() => (started.running ? Effect.logInfo("stopped") : Effect.void))
+    )
   )
   const metricsOn = metricsEnabled(runtime.metrics)
   const tracing = runtime.tracing
-  const routes = metricsOn || Option.isSome(tracing) ? RouteTemplates.make(runtime.metrics.onMainPort ? [["GET", "/metrics"]] : []) : undefined
+  const routes =
+    metricsOn || Option.isSome(tracing)
+      ? RouteTemplates.make(runtime.metrics.onMainPort ? [["GET", "/metrics"]] : [])
+      : undefined
   const measure = routes !== undefined && metricsOn ? RequestMetrics.middleware(routes) : undefined
   const trace = routes !== undefined && Option.isSome(tracing) ? Tracing.requestSpans(routes) : undefined
-  const middleware = measure !== undefined && trace !== undefined ? (app: HttpApp.Default) => trace(measure(app)) : (measure ?? trace)
+  const middleware =
+    measure !== undefined && trace !== undefined ? (app: HttpApp.Default) => trace(measure(app)) : (measure ?? trace)
   // The platform's own request span is off: it records the URL and every header, where keys and personal
   // data can be; ours (Tracing.requestSpans) records the route template, status and request id only.
   return HttpApiBuilder.serve(middleware).pipe(
@@ -317,7 +391,11 @@ const serverWith = (config: ServerConfig, runtime: RuntimeSettings, overrides: S
     Layer.provide(ApiLive.pipe(Layer.provide(EdgeReferencesLive))),
     Layer.provide(drainDeadline),
     Layer.provideMerge(StartupLog(config, runtime, started)),
-    Layer.provideMerge(NodeHttpServer.layer(() => server, { port: config.port, host: config.host }).pipe(Layer.provide(EdgeLimitsLive(server)))),
+    Layer.provideMerge(
+      NodeHttpServer.layer(() => server, { port: config.port, host: config.host }).pipe(
+        Layer.provide(EdgeLimitsLive(server))
+      )
+    ),
     Layer.provide(servicesWith(config, runtime, overrides)),
     Layer.provide(
       config.postgres === undefined

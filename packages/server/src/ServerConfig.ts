@@ -27,11 +27,16 @@ const setting = <A>(name: string, fallback: A, what: string, parse: (raw: string
   )
 
 const wholeNumber = (name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER) =>
-  setting(name, fallback, `must be a whole number from ${min}${max === Number.MAX_SAFE_INTEGER ? " up" : ` to ${max}`}`, (raw) => {
-    if (!/^\d+$/.test(raw)) return undefined
-    const n = Number(raw)
-    return n >= min && n <= max ? n : undefined
-  })
+  setting(
+    name,
+    fallback,
+    `must be a whole number from ${min}${max === Number.MAX_SAFE_INTEGER ? " up" : ` to ${max}`}`,
+    (raw) => {
+      if (!/^\d+$/.test(raw)) return undefined
+      const n = Number(raw)
+      return n >= min && n <= max ? n : undefined
+    }
+  )
 
 /** Seconds, fractions allowed. */
 const seconds = (name: string, fallback: number, min: number) =>
@@ -42,9 +47,12 @@ const seconds = (name: string, fallback: number, min: number) =>
   })
 
 const text = (name: string, fallback: string) => setting(name, fallback, "", (raw) => raw)
-const optionalText = (name: string) => setting<Option.Option<string>>(name, Option.none(), "", (raw) => Option.some(raw))
+const optionalText = (name: string) =>
+  setting<Option.Option<string>>(name, Option.none(), "", (raw) => Option.some(raw))
 const onOff = (name: string, fallback: boolean) =>
-  setting(name, fallback, "must be true or false", (raw) => (raw === "true" ? true : raw === "false" ? false : undefined))
+  setting(name, fallback, "must be true or false", (raw) =>
+    raw === "true" ? true : raw === "false" ? false : undefined
+  )
 
 /** `LOG_LEVEL` values and what each lets through. */
 export const logLevels = {
@@ -89,16 +97,22 @@ const databaseUrlForm = "postgres://user:password@host:5432/database"
 /** A PostgreSQL URL, or why not; the value itself is never repeated, since it holds the password. */
 const postgresUrl = (raw: string): Either.Either<string, string> => {
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(raw)?.[1]?.toLowerCase()
-  if (scheme === undefined) return Either.left(`must be a PostgreSQL URL such as ${databaseUrlForm} (unset it to use SQLite)`)
+  if (scheme === undefined)
+    return Either.left(`must be a PostgreSQL URL such as ${databaseUrlForm} (unset it to use SQLite)`)
   if (scheme !== "postgres" && scheme !== "postgresql") {
-    return Either.left(`is a ${scheme}:// URL; only PostgreSQL is supported (${databaseUrlForm}), or unset it to use SQLite`)
+    return Either.left(
+      `is a ${scheme}:// URL; only PostgreSQL is supported (${databaseUrlForm}), or unset it to use SQLite`
+    )
   }
   try {
     const url = new URL(raw)
-    if (url.hostname === "" || url.pathname.length < 2) return Either.left(`must name a host and a database: ${databaseUrlForm}`)
+    if (url.hostname === "" || url.pathname.length < 2)
+      return Either.left(`must name a host and a database: ${databaseUrlForm}`)
     return Either.right(raw)
   } catch {
-    return Either.left(`is not a valid URL; expected ${databaseUrlForm} (special characters in the password must be percent-encoded)`)
+    return Either.left(
+      `is not a valid URL; expected ${databaseUrlForm} (special characters in the password must be percent-encoded)`
+    )
   }
 }
 
@@ -141,7 +155,9 @@ export type MediaStorageSettings =
 
 /** `MEDIA_STORAGE=fs` (default) or `s3`. The S3 variables are read, and validated, only when s3 is chosen. */
 const mediaStorage: Effect.Effect<MediaStorageSettings, ConfigError.ConfigError> = Effect.flatMap(
-  setting("MEDIA_STORAGE", "fs" as const, "must be fs or s3", (raw) => (raw === "fs" || raw === "s3" ? raw : undefined)),
+  setting("MEDIA_STORAGE", "fs" as const, "must be fs or s3", (raw) =>
+    raw === "fs" || raw === "s3" ? raw : undefined
+  ),
   (kind): Effect.Effect<MediaStorageSettings, ConfigError.ConfigError> =>
     kind === "s3"
       ? // Loaded only when chosen: the S3 SDK costs a filesystem deployment (and every CLI command) ~0.3 s and ~20 MB.
@@ -226,7 +242,13 @@ export interface RuntimeSettings {
 }
 
 /** Which traces are kept, as `OTEL_TRACES_SAMPLER` and `OTEL_TRACES_SAMPLER_ARG` say (the OpenTelemetry names). */
-export type SamplerName = "always_on" | "always_off" | "traceidratio" | "parentbased_always_on" | "parentbased_always_off" | "parentbased_traceidratio"
+export type SamplerName =
+  | "always_on"
+  | "always_off"
+  | "traceidratio"
+  | "parentbased_always_on"
+  | "parentbased_always_off"
+  | "parentbased_traceidratio"
 
 /** Spans exported over OTLP/HTTP (JSON) to a collector: Jaeger, Grafana Tempo, an OpenTelemetry Collector. */
 export interface TracingSettings {
@@ -244,7 +266,14 @@ export interface TracingSettings {
   readonly scheduleDelayMillis: number
 }
 
-const samplers: ReadonlyArray<SamplerName> = ["always_on", "always_off", "traceidratio", "parentbased_always_on", "parentbased_always_off", "parentbased_traceidratio"]
+const samplers: ReadonlyArray<SamplerName> = [
+  "always_on",
+  "always_off",
+  "traceidratio",
+  "parentbased_always_on",
+  "parentbased_always_off",
+  "parentbased_traceidratio"
+]
 
 const otlpHeaders = (name: string) =>
   setting<Record<string, string> | null>(name, null, "must be name=value pairs separated by commas", (raw) => {
@@ -258,7 +287,9 @@ const otlpHeaders = (name: string) =>
   })
 
 const endpointUrl = (name: string) =>
-  setting<string | null>(name, null, "must be an http:// or https:// URL", (raw) => (/^https?:\/\/[^/]/i.test(raw) ? raw.replace(/\/+$/, "") : undefined))
+  setting<string | null>(name, null, "must be an http:// or https:// URL", (raw) =>
+    /^https?:\/\/[^/]/i.test(raw) ? raw.replace(/\/+$/, "") : undefined
+  )
 
 /**
  * Tracing is on when an OTLP endpoint is set, unless `OTEL_SDK_DISABLED=true` or `OTEL_TRACES_EXPORTER=none`.
@@ -266,17 +297,25 @@ const endpointUrl = (name: string) =>
  */
 const TracingConfig: Config.Config<Option.Option<TracingSettings>> = Config.all({
   disabled: onOff("OTEL_SDK_DISABLED", false),
-  exporter: setting("OTEL_TRACES_EXPORTER", "otlp", "must be otlp or none", (raw) => (raw === "otlp" || raw === "none" ? raw : undefined)),
-  protocol: setting("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json", "must be http/json or http/protobuf (the server sends OTLP over HTTP as JSON; grpc is not supported)", (raw) =>
-    raw === "http/json" || raw === "http/protobuf" ? raw : undefined
+  exporter: setting("OTEL_TRACES_EXPORTER", "otlp", "must be otlp or none", (raw) =>
+    raw === "otlp" || raw === "none" ? raw : undefined
+  ),
+  protocol: setting(
+    "OTEL_EXPORTER_OTLP_PROTOCOL",
+    "http/json",
+    "must be http/json or http/protobuf (the server sends OTLP over HTTP as JSON; grpc is not supported)",
+    (raw) => (raw === "http/json" || raw === "http/protobuf" ? raw : undefined)
   ),
   endpoint: endpointUrl("OTEL_EXPORTER_OTLP_ENDPOINT"),
   tracesEndpoint: endpointUrl("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"),
   headers: otlpHeaders("OTEL_EXPORTER_OTLP_HEADERS"),
   tracesHeaders: otlpHeaders("OTEL_EXPORTER_OTLP_TRACES_HEADERS"),
   serviceName: text("OTEL_SERVICE_NAME", "catalog-sync"),
-  sampler: setting<SamplerName>("OTEL_TRACES_SAMPLER", "parentbased_always_on", `must be one of ${samplers.join(", ")}`, (raw) =>
-    samplers.includes(raw as SamplerName) ? (raw as SamplerName) : undefined
+  sampler: setting<SamplerName>(
+    "OTEL_TRACES_SAMPLER",
+    "parentbased_always_on",
+    `must be one of ${samplers.join(", ")}`,
+    (raw) => (samplers.includes(raw as SamplerName) ? (raw as SamplerName) : undefined)
   ),
   ratio: setting("OTEL_TRACES_SAMPLER_ARG", 1, "must be a number from 0 to 1", (raw) => {
     const n = Number(raw)
@@ -315,10 +354,12 @@ export interface MetricsSettings {
 /** Whether the server records and serves metrics at all. */
 export const metricsEnabled = (settings: MetricsSettings) => Option.isSome(settings.port) || settings.onMainPort
 
-
 const MetricsConfig: Config.Config<MetricsSettings> = Config.all({
-  port: setting<Option.Option<number>>("METRICS_PORT", Option.none(), "must be a port number from 0 to 65535 (0: any free port)", (raw) =>
-    /^\d+$/.test(raw) && Number(raw) <= 65535 ? Option.some(Number(raw)) : undefined
+  port: setting<Option.Option<number>>(
+    "METRICS_PORT",
+    Option.none(),
+    "must be a port number from 0 to 65535 (0: any free port)",
+    (raw) => (/^\d+$/.test(raw) && Number(raw) <= 65535 ? Option.some(Number(raw)) : undefined)
   ),
   host: optionalText("METRICS_HOST"),
   onMainPort: onOff("METRICS_ON_MAIN_PORT", false)

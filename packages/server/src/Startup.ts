@@ -13,7 +13,9 @@ export class StartupError extends Data.TaggedError("StartupError")<{
 }> {}
 
 const errorCode = (cause: unknown): string | undefined =>
-  typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string" ? cause.code : undefined
+  typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string"
+    ? cause.code
+    : undefined
 
 const messageOf = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause))
 
@@ -46,9 +48,11 @@ const folderProblem = (folder: string): string | undefined => {
 }
 
 /** Processed images (`MEDIA_DIR`, default `<DATA_DIR>/media`). */
-export const mediaDir = (config: ServerConfig) => Option.getOrElse(config.mediaDir ?? Option.none(), () => join(config.dataDir, "media"))
+export const mediaDir = (config: ServerConfig) =>
+  Option.getOrElse(config.mediaDir ?? Option.none(), () => join(config.dataDir, "media"))
 
-export const databaseFile = (config: ServerConfig) => Option.getOrElse(config.databaseFile, () => join(config.dataDir, "catalog-sync.db"))
+export const databaseFile = (config: ServerConfig) =>
+  Option.getOrElse(config.databaseFile, () => join(config.dataDir, "catalog-sync.db"))
 
 /**
  * The folders the server writes to exist (they are created) and are writable, checked before anything
@@ -58,10 +62,18 @@ export const checkFolders = (config: ServerConfig): Effect.Effect<void, StartupE
   Effect.gen(function* () {
     const folders: Array<{ folder: string; variable: string; use: string }> = []
     if (config.postgres === undefined) {
-      folders.push({ folder: dirname(databaseFile(config)), variable: Option.isSome(config.databaseFile) ? "SQLITE_FILE" : "DATA_DIR", use: "the SQLite database" })
+      folders.push({
+        folder: dirname(databaseFile(config)),
+        variable: Option.isSome(config.databaseFile) ? "SQLITE_FILE" : "DATA_DIR",
+        use: "the SQLite database"
+      })
     }
     if ((config.mediaStorage?.kind ?? "fs") === "fs") {
-      folders.push({ folder: mediaDir(config), variable: Option.isSome(config.mediaDir ?? Option.none()) ? "MEDIA_DIR" : "DATA_DIR", use: "media" })
+      folders.push({
+        folder: mediaDir(config),
+        variable: Option.isSome(config.mediaDir ?? Option.none()) ? "MEDIA_DIR" : "DATA_DIR",
+        use: "media"
+      })
       folders.push({ folder: join(config.dataDir, "staging"), variable: "DATA_DIR", use: "staged uploads" })
     }
     for (const { folder, variable, use } of folders) {
@@ -113,7 +125,11 @@ const serveProblem = (config: ServerConfig, error: HttpServerError.ServeError): 
         message: `port ${config.port} on ${config.host} is already in use (another server is running there?); set PORT to a free port or stop the other process`
       })
     case "EACCES":
-      return new StartupError({ code: "port_not_permitted", variable: "PORT", message: `this process may not listen on port ${config.port} (${detail}); set PORT to 1024 or above` })
+      return new StartupError({
+        code: "port_not_permitted",
+        variable: "PORT",
+        message: `this process may not listen on port ${config.port} (${detail}); set PORT to 1024 or above`
+      })
     case "ENOTFOUND":
     case "EAI_AGAIN":
     case "EADDRNOTAVAIL":
@@ -125,22 +141,28 @@ const serveProblem = (config: ServerConfig, error: HttpServerError.ServeError): 
         message: `cannot listen on HOST=${config.host} (${detail}); set HOST to an address of this machine: 0.0.0.0 (every interface), 127.0.0.1 (this machine only) or one interface's address`
       })
     default:
-      return new StartupError({ code: "listen_failed", message: `cannot listen on ${config.host}:${config.port} (${detail}); check HOST and PORT` })
+      return new StartupError({
+        code: "listen_failed",
+        message: `cannot listen on ${config.host}:${config.port} (${detail}); check HOST and PORT`
+      })
   }
 }
 
 /** Why the server did not start, as one line naming the setting to change. */
 export const describeStartFailure = (config: ServerConfig, error: unknown): StartupError => {
   if (error instanceof StartupError) return error
-  if (ConfigError.isConfigError(error)) return new StartupError({ code: "config_invalid", message: describeConfigError(error) })
+  if (ConfigError.isConfigError(error))
+    return new StartupError({ code: "config_invalid", message: describeConfigError(error) })
   if (HttpServerError.isServerError(error) && error._tag === "ServeError") return serveProblem(config, error)
-  if (error instanceof SqlError.SqlError || error instanceof Migrator.MigrationError) return databaseProblem(config, error)
+  if (error instanceof SqlError.SqlError || error instanceof Migrator.MigrationError)
+    return databaseProblem(config, error)
   return new StartupError({ code: "start_failed", message: messageOf(error) })
 }
 
 /** The URL a person on this machine opens: a wildcard address means every interface, so localhost works. */
 export const localUrl = (host: string, port: number) => {
-  const name = host === "0.0.0.0" || host === "::" || host === "" ? "localhost" : host.includes(":") ? `[${host}]` : host
+  const name =
+    host === "0.0.0.0" || host === "::" || host === "" ? "localhost" : host.includes(":") ? `[${host}]` : host
   return `http://${name}:${port}`
 }
 
@@ -148,8 +170,12 @@ export const localUrl = (host: string, port: number) => {
 export const describeSetup = (config: ServerConfig, runtime: RuntimeSettings) => {
   const storage = config.mediaStorage ?? { kind: "fs" as const }
   return {
-    database: config.postgres === undefined ? `sqlite ${resolve(databaseFile(config))}` : `postgresql ${describePostgres(config.postgres)}`,
-    media_storage: storage.kind === "s3" ? `s3 ${storage.s3.bucket}/${storage.s3.prefix}` : `fs ${resolve(mediaDir(config))}`,
+    database:
+      config.postgres === undefined
+        ? `sqlite ${resolve(databaseFile(config))}`
+        : `postgresql ${describePostgres(config.postgres)}`,
+    media_storage:
+      storage.kind === "s3" ? `s3 ${storage.s3.bucket}/${storage.s3.prefix}` : `fs ${resolve(mediaDir(config))}`,
     job_workers: runtime.jobWorkers,
     metrics: describeMetrics(runtime),
     tracing: describeTracing(runtime)
@@ -198,7 +224,12 @@ export const StartupLog = (config: ServerConfig, runtime: RuntimeSettings, start
       const url = localUrl(config.host, port)
       started.running = true
       yield* Effect.logInfo("catalog-sync is running").pipe(
-        Effect.annotateLogs({ url, docs: `${url}/docs`, listen: `${config.host}:${port}`, ...describeSetup(config, runtime) })
+        Effect.annotateLogs({
+          url,
+          docs: `${url}/docs`,
+          listen: `${config.host}:${port}`,
+          ...describeSetup(config, runtime)
+        })
       )
       if (config.postgres === undefined && sqliteAbortsOn(process.versions.node)) {
         yield* Effect.logWarning(

@@ -5,10 +5,25 @@ import type { Duplex } from "node:stream"
 /** What node:http could not parse, as the API's status and error. */
 const answerFor = (code: string | undefined) =>
   code === "HPE_HEADER_OVERFLOW"
-    ? { status: 431, reason: "Request Header Fields Too Large", code: "request_headers_too_large", message: "the request line and headers exceed 16 KB; send long filters in fewer or shorter parameters" }
+    ? {
+        status: 431,
+        reason: "Request Header Fields Too Large",
+        code: "request_headers_too_large",
+        message: "the request line and headers exceed 16 KB; send long filters in fewer or shorter parameters"
+      }
     : code === "ERR_HTTP_REQUEST_TIMEOUT"
-      ? { status: 408, reason: "Request Timeout", code: "request_timeout", message: "the request line, headers or body arrived too slowly; the connection is closed" }
-      : { status: 400, reason: "Bad Request", code: "malformed_request", message: "the request is not valid HTTP/1.1 (its framing or a header could not be read)" }
+      ? {
+          status: 408,
+          reason: "Request Timeout",
+          code: "request_timeout",
+          message: "the request line, headers or body arrived too slowly; the connection is closed"
+        }
+      : {
+          status: 400,
+          reason: "Bad Request",
+          code: "malformed_request",
+          message: "the request is not valid HTTP/1.1 (its framing or a header could not be read)"
+        }
 
 /**
  * Requests that node:http cannot parse never reach the API: node answers them with an empty 400 or 431
@@ -19,7 +34,8 @@ const answerFor = (code: string | undefined) =>
 export const answerUnparsableRequests = (server: Server): Server =>
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
     // A response already under way on this connection cannot be followed by another one.
-    const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true
+    const inFlight =
+      (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true
     if (error.code === "ECONNRESET" || !socket.writable || inFlight) {
       socket.destroy()
       return

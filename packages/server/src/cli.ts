@@ -23,9 +23,18 @@ const report = (cause: Cause.Cause<unknown>) => {
   if (Option.isNone(failure)) return fail({ code: "internal_error", message: Cause.pretty(cause) })
   const error = failure.value
   if (ConfigError.isConfigError(error)) return fail({ code: "config_invalid", message: describeConfigError(error) })
-  if (error instanceof UsageError) return fail({ code: "usage", message: error.message, details: { help: `catalog-sync ${error.command} --help`.replace(/\s+/g, " ") } })
+  if (error instanceof UsageError)
+    return fail({
+      code: "usage",
+      message: error.message,
+      details: { help: `catalog-sync ${error.command} --help`.replace(/\s+/g, " ") }
+    })
   if (error instanceof StartupError) {
-    return fail({ code: error.code, message: error.message, ...(error.variable === undefined ? {} : { details: { variable: error.variable } }) })
+    return fail({
+      code: error.code,
+      message: error.message,
+      ...(error.variable === undefined ? {} : { details: { variable: error.variable } })
+    })
   }
   const described = error as { code?: string; message?: string; issues?: unknown }
   return fail({
@@ -36,7 +45,10 @@ const report = (cause: Cause.Cause<unknown>) => {
 }
 
 const AdminLive = (config: ServerConfig) =>
-  Layer.mergeAll(Admin.Admin.Default, InventoryAdmin.InventoryAdmin.Default).pipe(Layer.provide(PersistenceLive(config)), Layer.provide(Ids.IdsLive))
+  Layer.mergeAll(Admin.Admin.Default, InventoryAdmin.InventoryAdmin.Default).pipe(
+    Layer.provide(PersistenceLive(config)),
+    Layer.provide(Ids.IdsLive)
+  )
 
 /** The jobs commands need the media storage (for a resume's check), which the other commands never open. */
 const JobAdminLive = (config: ServerConfig) =>
@@ -48,7 +60,9 @@ const run = (action: Action) =>
     const config = yield* ServerConfig
     switch (action._tag) {
       case "Serve":
-        return yield* Layer.launch(ServerLive(config)).pipe(Effect.mapError((error) => describeStartFailure(config, error)))
+        return yield* Layer.launch(ServerLive(config)).pipe(
+          Effect.mapError((error) => describeStartFailure(config, error))
+        )
       case "Migrate":
         return yield* Effect.scoped(Layer.build(PersistenceLive(config))).pipe(
           Effect.mapError((error) => describeStartFailure(config, error)),
@@ -66,7 +80,7 @@ const run = (action: Action) =>
         yield* Effect.sync(() => {
           process.stderr.write(
             `# ${result.created ? "Created" : "Reused"} the demo company ${result.company_id} and its connection ${result.connection_id}, and made a new key\n` +
-              "# (its secret is shown here once). Start the server (npm start) and try: curl -s $CATALOG_SYNC_URL/api/v1/me -H \"Authorization: Bearer $CATALOG_SYNC_KEY\"\n"
+              '# (its secret is shown here once). Start the server (npm start) and try: curl -s $CATALOG_SYNC_URL/api/v1/me -H "Authorization: Bearer $CATALOG_SYNC_KEY"\n'
           )
           process.stdout.write(exports(result))
         })
@@ -77,7 +91,9 @@ const run = (action: Action) =>
 const argv = process.argv.slice(2)
 
 const program = parse(argv).pipe(
-  Effect.flatMap((action) => run(action).pipe(Logger.withMinimumLogLevel(action._tag === "Serve" ? LogLevel.All : LogLevel.Warning))),
+  Effect.flatMap((action) =>
+    run(action).pipe(Logger.withMinimumLogLevel(action._tag === "Serve" ? LogLevel.All : LogLevel.Warning))
+  ),
   Effect.catchAllCause(report),
   Effect.provide(Logger.json),
   Effect.provide(NodeContext.layer)

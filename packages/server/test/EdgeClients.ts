@@ -13,7 +13,11 @@ export interface Answer {
 }
 
 /** A network error is an answer too: status 0 and the error's code, so that a table shows it. */
-const failed = (error: any): Answer => ({ status: 0, code: String(error?.cause?.code ?? error?.code ?? error?.message), connection: null })
+const failed = (error: any): Answer => ({
+  status: 0,
+  code: String(error?.cause?.code ?? error?.code ?? error?.message),
+  connection: null
+})
 
 const codeOf = (text: string) => {
   try {
@@ -33,7 +37,11 @@ export const viaFetch = ({ body, headers, url }: Sent) =>
   Effect.promise(async (): Promise<Answer> => {
     try {
       const response = await fetch(url, { method: "POST", headers, body })
-      return { status: response.status, code: codeOf(await response.text()), connection: response.headers.get("connection") }
+      return {
+        status: response.status,
+        code: codeOf(await response.text()),
+        connection: response.headers.get("connection")
+      }
     } catch (error) {
       return failed(error)
     }
@@ -45,27 +53,50 @@ export const viaUndici = ({ body, headers, url }: Sent) =>
       if (body instanceof FormData) throw new Error("undici sends raw bodies here")
       const response = await request(url, { method: "POST", headers, body: Buffer.from(body) })
       const connection = response.headers["connection"]
-      return { status: response.statusCode, code: codeOf(await response.body.text()), connection: typeof connection === "string" ? connection : null }
+      return {
+        status: response.statusCode,
+        code: codeOf(await response.body.text()),
+        connection: typeof connection === "string" ? connection : null
+      }
     } catch (error) {
       return failed(error)
     }
   })
 
 /** curl with the body from a file (`--data-binary @file`), as a shell script would send it. */
-export const viaCurl = (dir: string) => ({ body, headers, url }: Sent) =>
-  Effect.promise(async (): Promise<Answer> => {
-    if (body instanceof FormData) throw new Error("curl sends raw bodies here")
-    const file = join(dir, `body-${body.length}`)
-    writeFileSync(file, body)
-    const args = ["-s", "-S", "-X", "POST", "-o", "-", "-w", "\n%{http_code}", ...Object.entries(headers).flatMap(([k, v]) => ["-H", `${k}: ${v}`]), "--data-binary", `@${file}`, url]
-    return await new Promise<Answer>((resolve) => {
-      execFile("curl", args, { maxBuffer: 1 << 20 }, (error, stdout) => {
-        const at = stdout.lastIndexOf("\n")
-        const status = Number(stdout.slice(at + 1))
-        resolve(error !== null && !(status > 0) ? { status: 0, code: `curl exit ${(error as any).code}`, connection: null } : { status, code: codeOf(stdout.slice(0, at)), connection: null })
+export const viaCurl =
+  (dir: string) =>
+  ({ body, headers, url }: Sent) =>
+    Effect.promise(async (): Promise<Answer> => {
+      if (body instanceof FormData) throw new Error("curl sends raw bodies here")
+      const file = join(dir, `body-${body.length}`)
+      writeFileSync(file, body)
+      const args = [
+        "-s",
+        "-S",
+        "-X",
+        "POST",
+        "-o",
+        "-",
+        "-w",
+        "\n%{http_code}",
+        ...Object.entries(headers).flatMap(([k, v]) => ["-H", `${k}: ${v}`]),
+        "--data-binary",
+        `@${file}`,
+        url
+      ]
+      return await new Promise<Answer>((resolve) => {
+        execFile("curl", args, { maxBuffer: 1 << 20 }, (error, stdout) => {
+          const at = stdout.lastIndexOf("\n")
+          const status = Number(stdout.slice(at + 1))
+          resolve(
+            error !== null && !(status > 0)
+              ? { status: 0, code: `curl exit ${(error as any).code}`, connection: null }
+              : { status, code: codeOf(stdout.slice(0, at)), connection: null }
+          )
+        })
       })
     })
-  })
 
 /**
  * A raw connection that reads answers as they come, so that a test can send a request's head, read the
@@ -73,7 +104,12 @@ export const viaCurl = (dir: string) => ({ body, headers, url }: Sent) =>
  */
 export const rawConnection = (url: string) =>
   Effect.acquireRelease(
-    Effect.async<{ readonly socket: Socket; readonly received: () => string; readonly closed: () => boolean; readonly reset: () => void }>((resume) => {
+    Effect.async<{
+      readonly socket: Socket
+      readonly received: () => string
+      readonly closed: () => boolean
+      readonly reset: () => void
+    }>((resume) => {
       let text = ""
       let isClosed = false
       const socket = connect(Number(new URL(url).port), "127.0.0.1", () =>
@@ -107,7 +143,11 @@ export const answersIn = (text: string): Array<{ status: number; code: string | 
     const headers = rest.slice(0, head)
     const length = Number(/\r\ncontent-length: (\d+)/i.exec(headers)?.[1] ?? "0")
     if (rest.length < head + 4 + length) return out
-    out.push({ status: Number(headers.slice(9, 12)), code: codeOf(rest.slice(head + 4, head + 4 + length)), close: /\r\nconnection: close/i.test(headers) })
+    out.push({
+      status: Number(headers.slice(9, 12)),
+      code: codeOf(rest.slice(head + 4, head + 4 + length)),
+      close: /\r\nconnection: close/i.test(headers)
+    })
     rest = rest.slice(head + 4 + length)
   }
 }

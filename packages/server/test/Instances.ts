@@ -19,10 +19,16 @@ const serverDir = fileURLToPath(new URL("..", import.meta.url))
 export const buildServer = Effect.acquireRelease(
   Effect.async<string, InstanceError>((resume) => {
     const outDir = join(serverDir, "build", `e2e-${process.pid}-${Date.now()}`)
-    const child = execFile(join(serverDir, "..", "..", "node_modules", ".bin", "tsup"), ["--out-dir", outDir], { cwd: serverDir, timeout: 60_000 }, (error, stdout, stderr) => {
-      if (error) resume(Effect.fail(new InstanceError({ message: `tsup failed: ${error.message}\n${stdout}${stderr}` })))
-      else resume(Effect.succeed(outDir))
-    })
+    const child = execFile(
+      join(serverDir, "..", "..", "node_modules", ".bin", "tsup"),
+      ["--out-dir", outDir],
+      { cwd: serverDir, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        if (error)
+          resume(Effect.fail(new InstanceError({ message: `tsup failed: ${error.message}\n${stdout}${stderr}` })))
+        else resume(Effect.succeed(outDir))
+      }
+    )
     return Effect.sync(() => child.kill())
   }),
   (outDir) => Effect.sync(() => rmSync(outDir, { recursive: true, force: true }))
@@ -55,7 +61,12 @@ const ready = (url: string, child: ChildProcess, output: () => string) =>
     catch: (cause) => new InstanceError({ message: String(cause) })
   }).pipe(
     Effect.retry({ schedule: Schedule.spaced("50 millis"), until: () => child.exitCode !== null, times: 600 }),
-    Effect.mapError((error) => new InstanceError({ message: `the instance at ${url} did not become ready (${error.message}); its output:\n${output()}` }))
+    Effect.mapError(
+      (error) =>
+        new InstanceError({
+          message: `the instance at ${url} did not become ready (${error.message}); its output:\n${output()}`
+        })
+    )
   )
 
 /**
@@ -73,7 +84,15 @@ export const startInstance = (bundle: string, env: Record<string, string>) =>
     const child = yield* Effect.acquireRelease(
       Effect.sync(() => {
         const started = spawn(process.execPath, [join(bundle, "cli.js"), "serve"], {
-          env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, LOG_LEVEL: "warning", SHUTDOWN_TIMEOUT_SECONDS: "1", ...env },
+          env: {
+            ...process.env,
+            PORT: String(port),
+            HOST: "127.0.0.1",
+            DATA_DIR: dataDir,
+            LOG_LEVEL: "warning",
+            SHUTDOWN_TIMEOUT_SECONDS: "1",
+            ...env
+          },
           stdio: ["ignore", "pipe", "pipe"]
         })
         started.stdout.on("data", (chunk: Buffer) => void (output += chunk.toString()))
@@ -96,10 +115,15 @@ export const startInstance = (bundle: string, env: Record<string, string>) =>
 /** Runs the admin CLI of the bundle with the given environment and returns its JSON output. */
 export const runCli = (bundle: string, env: Record<string, string>, args: ReadonlyArray<string>) =>
   Effect.async<any, InstanceError>((resume) => {
-    execFile(process.execPath, [join(bundle, "cli.js"), ...args], { env: { ...process.env, ...env } }, (error, stdout, stderr) => {
-      if (error) resume(Effect.fail(new InstanceError({ message: `cli ${args.join(" ")} failed: ${stderr}` })))
-      else resume(Effect.succeed(JSON.parse(stdout)))
-    })
+    execFile(
+      process.execPath,
+      [join(bundle, "cli.js"), ...args],
+      { env: { ...process.env, ...env } },
+      (error, stdout, stderr) => {
+        if (error) resume(Effect.fail(new InstanceError({ message: `cli ${args.join(" ")} failed: ${stderr}` })))
+        else resume(Effect.succeed(JSON.parse(stdout)))
+      }
+    )
   })
 
 /**

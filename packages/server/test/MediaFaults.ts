@@ -31,8 +31,16 @@ export const makeMediaFaults = () => {
             ...storage,
             put: (folder, key, data) =>
               denied.has(folder)
-                ? Effect.fail(new MediaErrors.MediaStorageError({ reason: "denied", message: "cannot write the media file: EACCES" }))
-                : Effect.zipRight(Effect.sync(() => void written.push(`${folder}/${key}`)), storage.put(folder, key, data))
+                ? Effect.fail(
+                    new MediaErrors.MediaStorageError({
+                      reason: "denied",
+                      message: "cannot write the media file: EACCES"
+                    })
+                  )
+                : Effect.zipRight(
+                    Effect.sync(() => void written.push(`${folder}/${key}`)),
+                    storage.put(folder, key, data)
+                  )
           })
         ).pipe(
           Context.add(ImageProcessor.ImageProcessor, {
@@ -44,7 +52,9 @@ export const makeMediaFaults = () => {
                 if (stalled.has(hash)) return Effect.never
                 if (crashing.has(hash)) return Effect.die(new Error("decoder crashed"))
                 const gate = gates.get(hash)
-                return gate === undefined ? images.process(source, options) : Effect.zipRight(Deferred.await(gate), images.process(source, options))
+                return gate === undefined
+                  ? images.process(source, options)
+                  : Effect.zipRight(Deferred.await(gate), images.process(source, options))
               })
           }),
           Context.add(MediaStorage.MediaStaging, staging)

@@ -16,7 +16,11 @@ export interface ReceivedSpan {
 /** An OTLP/HTTP receiver in the test process: it keeps every span POSTed to /v1/traces as JSON. */
 export class OtlpReceiver extends Context.Tag("OtlpReceiver")<
   OtlpReceiver,
-  { readonly url: string; readonly spans: () => ReadonlyArray<ReadonlyArray<ReceivedSpan>>; readonly requests: () => ReadonlyArray<{ readonly path: string; readonly contentType: string }> }
+  {
+    readonly url: string
+    readonly spans: () => ReadonlyArray<ReadonlyArray<ReceivedSpan>>
+    readonly requests: () => ReadonlyArray<{ readonly path: string; readonly contentType: string }>
+  }
 >() {}
 
 const attributeValue = (value: Record<string, unknown>): string => {
@@ -61,6 +65,10 @@ export const OtlpReceiverLive = Layer.scoped(
           server.close(() => resume(Effect.void))
         })
     )
-    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, spans: () => batches, requests: () => requests }
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      spans: () => batches,
+      requests: () => requests
+    }
   })
 )

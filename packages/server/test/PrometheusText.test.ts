@@ -17,7 +17,11 @@ describe("the strict Prometheus text reader of the tests", () => {
         'h_bucket{k="x",le="+Inf"} 2'
       ].join("\n")
     )
-    expect(families.map((f) => [f.name, f.type, f.samples.length])).toEqual([["c_total", "counter", 1], ["g", "gauge", 1], ["h", "histogram", 4]])
+    expect(families.map((f) => [f.name, f.type, f.samples.length])).toEqual([
+      ["c_total", "counter", 1],
+      ["g", "gauge", 1],
+      ["h", "histogram", 4]
+    ])
     expect(families[0]!.samples[0]!.labels).toEqual({ route: "/a/:id", quote: 'say "hi"' })
     expect(families[1]!.samples[0]!.value).toBe(150)
   })

@@ -25,7 +25,8 @@ const parseValue = (raw: string, line: number): number => {
   if (raw === "+Inf") return Number.POSITIVE_INFINITY
   if (raw === "-Inf") return Number.NEGATIVE_INFINITY
   if (raw === "NaN") return Number.NaN
-  if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(raw)) throw new Error(`line ${line}: "${raw}" is not a sample value`)
+  if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(raw))
+    throw new Error(`line ${line}: "${raw}" is not a sample value`)
   return Number(raw)
 }
 
@@ -63,7 +64,11 @@ const familyOf = (name: string, declared: ReadonlyMap<string, Family["type"]>) =
   if (declared.has(name)) return name
   for (const suffix of ["_bucket", "_sum", "_count"]) {
     const base = name.slice(0, -suffix.length)
-    if (name.endsWith(suffix) && (declared.get(base) === "histogram" || (suffix !== "_bucket" && declared.get(base) === "summary"))) return base
+    if (
+      name.endsWith(suffix) &&
+      (declared.get(base) === "histogram" || (suffix !== "_bucket" && declared.get(base) === "summary"))
+    )
+      return base
   }
   return undefined
 }
@@ -86,7 +91,8 @@ const checkHistogram = (family: Family) => {
       if (i > 0 && n < buckets[i - 1]![1]) throw new Error(`${family.name}${key}: buckets are not cumulative`)
     })
     const last = buckets[buckets.length - 1]
-    if (last === undefined || last[0] !== Number.POSITIVE_INFINITY || last[1] !== count) throw new Error(`${family.name}${key}: the +Inf bucket must equal _count`)
+    if (last === undefined || last[0] !== Number.POSITIVE_INFINITY || last[1] !== count)
+      throw new Error(`${family.name}${key}: the +Inf bucket must equal _count`)
   }
 }
 
@@ -111,13 +117,18 @@ export const parse = (text: string): ReadonlyArray<Family> => {
     if (nameEnd === -1 || !metricName.test(name)) throw new Error(`line ${line}: bad metric name in "${raw}"`)
     const [labels, after] = raw[nameEnd] === "{" ? parseLabels(raw, nameEnd, line) : [{}, nameEnd]
     const fields = raw.slice(after).trim().split(/\s+/)
-    if (fields.length < 1 || fields.length > 2 || (fields[1] !== undefined && !/^-?\d+$/.test(fields[1]))) throw new Error(`line ${line}: expected a value and an optional timestamp`)
+    if (fields.length < 1 || fields.length > 2 || (fields[1] !== undefined && !/^-?\d+$/.test(fields[1])))
+      throw new Error(`line ${line}: expected a value and an optional timestamp`)
     const family = familyOf(name, declared) ?? name
     const list = samples.get(family) ?? []
     list.push({ name, labels, value: parseValue(fields[0]!, line) })
     samples.set(family, list)
   })
-  const families = Array.from(samples, ([name, list]): Family => ({ name, type: declared.get(name) ?? "untyped", samples: list }))
+  const families = Array.from(samples, ([name, list]): Family => ({
+    name,
+    type: declared.get(name) ?? "untyped",
+    samples: list
+  }))
   for (const family of families) if (family.type === "histogram") checkHistogram(family)
   return families
 }

@@ -22,8 +22,11 @@ export const scrape = (metricsUrl: string) =>
     expect(response.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/)
     const families = parse(await response.text())
     const matching = (name: string, sampleName: string, labels: Readonly<Record<string, string>>) =>
-      (families.find((f) => f.name === name)?.samples ?? []).filter((sample) => sample.name === sampleName && includes(sample.labels, labels))
-    const sum = (samples: ReadonlyArray<{ readonly value: number }>) => samples.reduce((total, sample) => total + sample.value, 0)
+      (families.find((f) => f.name === name)?.samples ?? []).filter(
+        (sample) => sample.name === sampleName && includes(sample.labels, labels)
+      )
+    const sum = (samples: ReadonlyArray<{ readonly value: number }>) =>
+      samples.reduce((total, sample) => total + sample.value, 0)
     return {
       value: (name, labels = {}) => sum(matching(name, name, labels)),
       count: (name, labels = {}) => sum(matching(name, `${name}_count`, labels)),

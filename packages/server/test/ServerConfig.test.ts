@@ -3,84 +3,159 @@ import { ConfigProvider, Duration, Effect, Either, LogLevel, Option, Redacted } 
 import { describeConfigError, describePostgres, metricsEnabled, ServerConfig } from "../src/ServerConfig.js"
 import { describeSetup } from "../src/Startup.js"
 
-const load = (env: Record<string, string>) => Effect.either(Effect.withConfigProvider(ServerConfig, ConfigProvider.fromMap(new Map(Object.entries(env)))))
+const load = (env: Record<string, string>) =>
+  Effect.either(Effect.withConfigProvider(ServerConfig, ConfigProvider.fromMap(new Map(Object.entries(env)))))
 
 describe("media storage settings", () => {
   it.effect("the filesystem by default; the S3 variables are read only with MEDIA_STORAGE=s3", () =>
     Effect.gen(function* () {
       expect(Either.getOrThrow(yield* load({})).mediaStorage).toEqual({ kind: "fs" })
       // A stray S3 variable does not stop a filesystem deployment.
-      expect(Either.getOrThrow(yield* load({ MEDIA_STORAGE: "fs", S3_ENDPOINT: "not a url" })).mediaStorage).toEqual({ kind: "fs" })
-      expect(Either.getOrThrow(yield* load({ MEDIA_STORAGE: "s3", S3_BUCKET: "media", S3_PREFIX: "a" })).mediaStorage).toMatchObject({
+      expect(Either.getOrThrow(yield* load({ MEDIA_STORAGE: "fs", S3_ENDPOINT: "not a url" })).mediaStorage).toEqual({
+        kind: "fs"
+      })
+      expect(
+        Either.getOrThrow(yield* load({ MEDIA_STORAGE: "s3", S3_BUCKET: "media", S3_PREFIX: "a" })).mediaStorage
+      ).toMatchObject({
         kind: "s3",
         s3: { bucket: "media", prefix: "a/" }
       })
-    }))
+    })
+  )
 
-  it.effect("MEDIA_STORAGE=s3 without a bucket, or an unknown storage, stops the start with a message naming the variable", () =>
-    Effect.gen(function* () {
-      const missing = yield* Effect.flip(load({ MEDIA_STORAGE: "s3" }).pipe(Effect.flatten))
-      expect(String(missing)).toBe('(Missing data at S3_BUCKET: "MEDIA_STORAGE=s3 needs S3_BUCKET, the name of the bucket that holds the media")')
-      const unknown = yield* Effect.flip(load({ MEDIA_STORAGE: "gcs" }).pipe(Effect.flatten))
-      expect(String(unknown)).toContain("MEDIA_STORAGE")
-    }))
+  it.effect(
+    "MEDIA_STORAGE=s3 without a bucket, or an unknown storage, stops the start with a message naming the variable",
+    () =>
+      Effect.gen(function* () {
+        const missing = yield* Effect.flip(load({ MEDIA_STORAGE: "s3" }).pipe(Effect.flatten))
+        expect(String(missing)).toBe(
+          '(Missing data at S3_BUCKET: "MEDIA_STORAGE=s3 needs S3_BUCKET, the name of the bucket that holds the media")'
+        )
+        const unknown = yield* Effect.flip(load({ MEDIA_STORAGE: "gcs" }).pipe(Effect.flatten))
+        expect(String(unknown)).toContain("MEDIA_STORAGE")
+      })
+  )
 })
 
 describe("server settings", () => {
   it.effect("defaults make a fresh machine work; every setting is read here, parsed and typed", () =>
     Effect.gen(function* () {
       const config = Either.getOrThrow(yield* load({}))
-      expect(config).toMatchObject({ port: 8080, host: "0.0.0.0", dataDir: "./data", shutdownTimeoutSeconds: 20, logLevel: LogLevel.Info })
+      expect(config).toMatchObject({
+        port: 8080,
+        host: "0.0.0.0",
+        dataDir: "./data",
+        shutdownTimeoutSeconds: 20,
+        logLevel: LogLevel.Info
+      })
       expect(config.postgres).toBeUndefined()
-      expect(config.runtime).toMatchObject({ jobWorkers: 1, jobPollMillis: 250, rateLimitMultiplier: 1, docsDir: "docs" })
+      expect(config.runtime).toMatchObject({
+        jobWorkers: 1,
+        jobPollMillis: 250,
+        rateLimitMultiplier: 1,
+        docsDir: "docs"
+      })
       expect(Duration.toMillis(config.runtime!.jobLease)).toBe(30_000)
-      const tuned = Either.getOrThrow(yield* load({ JOB_WORKERS: "0", JOB_LEASE_SECONDS: "2.5", IDEMPOTENCY_LEASE_SECONDS: "5", LOG_LEVEL: "debug", DATABASE_URL: " " }))
+      const tuned = Either.getOrThrow(
+        yield* load({
+          JOB_WORKERS: "0",
+          JOB_LEASE_SECONDS: "2.5",
+          IDEMPOTENCY_LEASE_SECONDS: "5",
+          LOG_LEVEL: "debug",
+          DATABASE_URL: " "
+        })
+      )
       expect(tuned.runtime?.jobWorkers).toBe(0)
       expect(Duration.toMillis(tuned.runtime!.jobLease)).toBe(2_500)
       expect(Duration.toMillis(tuned.runtime!.idempotencyLease)).toBe(5_000)
       expect(tuned.logLevel).toBe(LogLevel.Debug)
       // A blank DATABASE_URL (an empty line in an env file) keeps SQLite.
       expect(tuned.postgres).toBeUndefined()
-    }))
+    })
+  )
 
   it.effect("metrics are off unless a port of their own or the API's port is chosen", () =>
     Effect.gen(function* () {
       const off = Either.getOrThrow(yield* load({})).runtime!.metrics
       expect(metricsEnabled(off)).toBe(false)
-      const ownPort = Either.getOrThrow(yield* load({ METRICS_PORT: "9464", METRICS_HOST: "10.0.0.5" })).runtime!.metrics
+      const ownPort = Either.getOrThrow(yield* load({ METRICS_PORT: "9464", METRICS_HOST: "10.0.0.5" })).runtime!
+        .metrics
       expect(ownPort).toEqual({ port: Option.some(9464), host: Option.some("10.0.0.5"), onMainPort: false })
       expect(metricsEnabled(ownPort)).toBe(true)
       const main = Either.getOrThrow(yield* load({ METRICS_ON_MAIN_PORT: "true" })).runtime!.metrics
       expect(metricsEnabled(main)).toBe(true)
-      const message = (env: Record<string, string>) => Effect.map(Effect.flip(load(env).pipe(Effect.flatten)), describeConfigError)
-      expect(yield* message({ METRICS_PORT: "70000" })).toBe("METRICS_PORT=70000 must be a port number from 0 to 65535 (0: any free port)")
+      const message = (env: Record<string, string>) =>
+        Effect.map(Effect.flip(load(env).pipe(Effect.flatten)), describeConfigError)
+      expect(yield* message({ METRICS_PORT: "70000" })).toBe(
+        "METRICS_PORT=70000 must be a port number from 0 to 65535 (0: any free port)"
+      )
       expect(yield* message({ METRICS_ON_MAIN_PORT: "yes" })).toBe("METRICS_ON_MAIN_PORT=yes must be true or false")
-    }))
+    })
+  )
 
   it.effect("tracing is on with an OTLP endpoint (the standard OTEL_* variables), else off", () =>
     Effect.gen(function* () {
-      const tracing = (env: Record<string, string>) => Effect.map(load(env), (config) => Either.getOrThrow(config).runtime!.tracing)
+      const tracing = (env: Record<string, string>) =>
+        Effect.map(load(env), (config) => Either.getOrThrow(config).runtime!.tracing)
       expect(yield* tracing({})).toEqual(Option.none())
-      const on = Option.getOrThrow(yield* tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318/", OTEL_EXPORTER_OTLP_HEADERS: "authorization=Bearer%20t0ken" }))
-      expect(on).toMatchObject({ url: "http://collector:4318/v1/traces", serviceName: "catalog-sync", sampler: "parentbased_always_on", ratio: 1 })
+      const on = Option.getOrThrow(
+        yield* tracing({
+          OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318/",
+          OTEL_EXPORTER_OTLP_HEADERS: "authorization=Bearer%20t0ken"
+        })
+      )
+      expect(on).toMatchObject({
+        url: "http://collector:4318/v1/traces",
+        serviceName: "catalog-sync",
+        sampler: "parentbased_always_on",
+        ratio: 1
+      })
       expect(Redacted.value(on.headers)).toEqual({ authorization: "Bearer t0ken" })
       expect(String(on.headers)).not.toContain("t0ken")
       const own = Option.getOrThrow(
-        yield* tracing({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "https://tempo:4318/otlp/v1/traces", OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.01", OTEL_SERVICE_NAME: "catalog" })
+        yield* tracing({
+          OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "https://tempo:4318/otlp/v1/traces",
+          OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
+          OTEL_TRACES_SAMPLER_ARG: "0.01",
+          OTEL_SERVICE_NAME: "catalog"
+        })
       )
-      expect(own).toMatchObject({ url: "https://tempo:4318/otlp/v1/traces", sampler: "parentbased_traceidratio", ratio: 0.01, serviceName: "catalog" })
-      expect(yield* tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318", OTEL_SDK_DISABLED: "true" })).toEqual(Option.none())
-      expect(yield* tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318", OTEL_TRACES_EXPORTER: "none" })).toEqual(Option.none())
-      const message = (env: Record<string, string>) => Effect.map(Effect.flip(load(env).pipe(Effect.flatten)), describeConfigError)
-      expect(yield* message({ OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" })).toContain("OTEL_EXPORTER_OTLP_PROTOCOL=grpc must be http/json or http/protobuf")
-      expect(yield* message({ OTEL_TRACES_SAMPLER_ARG: "2" })).toBe("OTEL_TRACES_SAMPLER_ARG=2 must be a number from 0 to 1")
-      expect(yield* message({ OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" })).toBe("OTEL_EXPORTER_OTLP_ENDPOINT=collector:4318 must be an http:// or https:// URL")
-    }))
+      expect(own).toMatchObject({
+        url: "https://tempo:4318/otlp/v1/traces",
+        sampler: "parentbased_traceidratio",
+        ratio: 0.01,
+        serviceName: "catalog"
+      })
+      expect(
+        yield* tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318", OTEL_SDK_DISABLED: "true" })
+      ).toEqual(Option.none())
+      expect(
+        yield* tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318", OTEL_TRACES_EXPORTER: "none" })
+      ).toEqual(Option.none())
+      const message = (env: Record<string, string>) =>
+        Effect.map(Effect.flip(load(env).pipe(Effect.flatten)), describeConfigError)
+      expect(yield* message({ OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" })).toContain(
+        "OTEL_EXPORTER_OTLP_PROTOCOL=grpc must be http/json or http/protobuf"
+      )
+      expect(yield* message({ OTEL_TRACES_SAMPLER_ARG: "2" })).toBe(
+        "OTEL_TRACES_SAMPLER_ARG=2 must be a number from 0 to 1"
+      )
+      expect(yield* message({ OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" })).toBe(
+        "OTEL_EXPORTER_OTLP_ENDPOINT=collector:4318 must be an http:// or https:// URL"
+      )
+    })
+  )
 
   it.effect("the start-up line says where metrics and traces go, without credentials", () =>
     Effect.gen(function* () {
       const config = Either.getOrThrow(
-        yield* load({ METRICS_PORT: "9464", METRICS_ON_MAIN_PORT: "true", OTEL_EXPORTER_OTLP_ENDPOINT: "https://user:s3cret@collector:4318", OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.25" })
+        yield* load({
+          METRICS_PORT: "9464",
+          METRICS_ON_MAIN_PORT: "true",
+          OTEL_EXPORTER_OTLP_ENDPOINT: "https://user:s3cret@collector:4318",
+          OTEL_TRACES_SAMPLER: "traceidratio",
+          OTEL_TRACES_SAMPLER_ARG: "0.25"
+        })
       )
       const setup = describeSetup(config, config.runtime!)
       expect(setup).toMatchObject({
@@ -88,25 +163,35 @@ describe("server settings", () => {
         tracing: "otlp https://collector:4318/v1/traces (traceidratio 0.25)"
       })
       expect(JSON.stringify(setup)).not.toContain("s3cret")
-    }))
+    })
+  )
 
   it.effect("each error names its variable and what it takes; several errors are all reported", () =>
     Effect.gen(function* () {
-      const message = (env: Record<string, string>) => Effect.map(Effect.flip(load(env).pipe(Effect.flatten)), describeConfigError)
+      const message = (env: Record<string, string>) =>
+        Effect.map(Effect.flip(load(env).pipe(Effect.flatten)), describeConfigError)
       expect(yield* message({ PORT: "abc" })).toBe("PORT=abc must be a whole number from 1 to 65535")
       expect(yield* message({ JOB_WORKERS: "-1" })).toBe("JOB_WORKERS=-1 must be a whole number from 0 up")
-      expect(yield* message({ JOB_POLL_MILLISECONDS: "5" })).toBe("JOB_POLL_MILLISECONDS=5 must be a whole number from 10 up")
-      expect(yield* message({ DATABASE_URL: "postgres://db.internal:5432" })).toBe("DATABASE_URL must name a host and a database: postgres://user:password@host:5432/database")
+      expect(yield* message({ JOB_POLL_MILLISECONDS: "5" })).toBe(
+        "JOB_POLL_MILLISECONDS=5 must be a whole number from 10 up"
+      )
+      expect(yield* message({ DATABASE_URL: "postgres://db.internal:5432" })).toBe(
+        "DATABASE_URL must name a host and a database: postgres://user:password@host:5432/database"
+      )
       expect(yield* message({ DATABASE_URL: "mysql://u:secret@db/shop" })).not.toContain("secret")
       const both = yield* message({ PORT: "0", LOG_LEVEL: "verbose" })
       expect(both).toContain("PORT=0 must be a whole number from 1 to 65535")
       expect(both).toContain("LOG_LEVEL=verbose must be one of debug, info, warning, warn, error, none")
-    }))
+    })
+  )
 
   it.effect("a PostgreSQL URL is described for logs without its password", () =>
     Effect.gen(function* () {
-      const config = Either.getOrThrow(yield* load({ DATABASE_URL: "postgresql://app:s3cr%40t@db.internal:6543/catalog" }))
+      const config = Either.getOrThrow(
+        yield* load({ DATABASE_URL: "postgresql://app:s3cr%40t@db.internal:6543/catalog" })
+      )
       expect(describePostgres(config.postgres!)).toBe("db.internal:6543/catalog as app")
       expect(describePostgres(config.postgres!)).not.toContain("s3cr")
-    }))
+    })
+  )
 })

@@ -14,10 +14,26 @@ export const statementLog = (database: "sqlite" | "postgres") => {
     if (state.recording) state.statements.push(query.replace(/\s+/g, " ").trim())
   }
   const wrapConnection = (conn: Connection): Connection => ({
-    execute: (sql, params, transform) => Effect.zipRight(Effect.sync(() => note(sql)), conn.execute(sql, params, transform)),
-    executeRaw: (sql, params) => Effect.zipRight(Effect.sync(() => note(sql)), conn.executeRaw(sql, params)),
-    executeValues: (sql, params) => Effect.zipRight(Effect.sync(() => note(sql)), conn.executeValues(sql, params)),
-    executeUnprepared: (sql, params, transform) => Effect.zipRight(Effect.sync(() => note(sql)), conn.executeUnprepared(sql, params, transform)),
+    execute: (sql, params, transform) =>
+      Effect.zipRight(
+        Effect.sync(() => note(sql)),
+        conn.execute(sql, params, transform)
+      ),
+    executeRaw: (sql, params) =>
+      Effect.zipRight(
+        Effect.sync(() => note(sql)),
+        conn.executeRaw(sql, params)
+      ),
+    executeValues: (sql, params) =>
+      Effect.zipRight(
+        Effect.sync(() => note(sql)),
+        conn.executeValues(sql, params)
+      ),
+    executeUnprepared: (sql, params, transform) =>
+      Effect.zipRight(
+        Effect.sync(() => note(sql)),
+        conn.executeUnprepared(sql, params, transform)
+      ),
     executeStream: (sql, params, transform) => {
       note(sql)
       return conn.executeStream(sql, params, transform)

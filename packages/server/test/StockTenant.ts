@@ -10,16 +10,31 @@ export const stockTenant = (flags: { readonly stock?: boolean } = {}) =>
     const { url, admin, tenant } = yield* TestServer
     const enabled = flags.stock ?? true
     const t = yield* tenant({ stock_package: enabled, inventory_module: enabled })
-    const [writable, readOnly, unassigned] = yield* Effect.all([1, 2, 3].map((n) => admin.createLocation(t.companyId, `Warehouse ${n}`)))
+    const [writable, readOnly, unassigned] = yield* Effect.all(
+      [1, 2, 3].map((n) => admin.createLocation(t.companyId, `Warehouse ${n}`))
+    )
     yield* admin.assignLocation(t.connectionId, writable!.id, true)
     yield* admin.assignLocation(t.connectionId, readOnly!.id, false)
     const token = yield* t.key(stockScopes)
     const post = (path: string, body: unknown) => call(url, "POST", path, { token, body })
     const category = yield* post("/categories/upsert", { external_id: "c", name: "C" })
-    const product = yield* post("/products/upsert", { external_id: "p", name: "Sofa", category_ids: [category.body.record.id], unit: "piece" })
+    const product = yield* post("/products/upsert", {
+      external_id: "p",
+      name: "Sofa",
+      category_ids: [category.body.record.id],
+      unit: "piece"
+    })
     const type = yield* post("/customization-types/upsert", { external_id: "t", name: "Fabric" })
-    const group = yield* post("/customization-groups/upsert", { external_id: "g", name: "Book", type_id: type.body.record.id })
-    const option = yield* post("/customization-options/upsert", { external_id: "o", name: "Blue", group_id: group.body.record.id })
+    const group = yield* post("/customization-groups/upsert", {
+      external_id: "g",
+      name: "Book",
+      type_id: type.body.record.id
+    })
+    const option = yield* post("/customization-options/upsert", {
+      external_id: "o",
+      name: "Blue",
+      group_id: group.body.record.id
+    })
     expect([product.status, option.status]).toEqual([200, 200])
     return {
       ...t,

@@ -15,7 +15,10 @@ export interface Tenant {
   readonly companyId: string
   readonly connectionId: string
   /** A key of this tenant's connection with these scopes. */
-  readonly key: (scopes: ReadonlyArray<string>, options?: { readonly connectionId?: string }) => Effect.Effect<string, unknown>
+  readonly key: (
+    scopes: ReadonlyArray<string>,
+    options?: { readonly connectionId?: string }
+  ) => Effect.Effect<string, unknown>
   readonly newConnection: Effect.Effect<string, unknown>
 }
 
@@ -36,7 +39,18 @@ export class TestServer extends Context.Tag("TestServer")<
   }
 >() {}
 
-const allScopes = ["catalog:read", "catalog:write", "prices:read", "prices:write", "costs:read", "costs:write", "media:read", "media:write", "stock:read", "stock:write"]
+const allScopes = [
+  "catalog:read",
+  "catalog:write",
+  "prices:read",
+  "prices:write",
+  "costs:read",
+  "costs:write",
+  "media:read",
+  "media:write",
+  "stock:read",
+  "stock:write"
+]
 
 /** Which database the end-to-end suites run on. */
 export const testDatabase: "sqlite" | "postgres" = process.env.TEST_DATABASE === "postgres" ? "postgres" : "sqlite"
@@ -52,64 +66,95 @@ const testDefaults: Record<string, string> = { AUTH_FAILURES_PER_MINUTE: "100000
  * A test server whose layers may be replaced (fault injection) and whose environment variables may be
  * set (`env`, read before the process environment); `TestServerLive` runs the defaults.
  */
-export const TestServerWith = (overrides: ServerOverrides = {}, env: Record<string, string> = {}) => Layer.scoped(
-  TestServer,
-  Effect.gen(function* () {
-    const dataDir = yield* Effect.acquireRelease(
-      Effect.sync(() => mkdtempSync(join(tmpdir(), "catalog-sync-e2e-"))),
-      (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
-    )
-    const base: ServerConfig = { port: 0, host: "127.0.0.1", dataDir, databaseFile: Option.none(), shutdownTimeoutSeconds: 1, logLevel: LogLevel.Warning }
-    // TEST_DATABASE=postgres runs the same end-to-end suites on a fresh PostgreSQL database (npm test does both).
-    const config: ServerConfig =
-      testDatabase === "postgres"
-        ? { ...base, postgres: { url: Redacted.make(yield* PgTesting.freshDatabase), poolSize: 5, statementTimeoutMillis: 30_000 } }
-        : base
-    const context = yield* Effect.configProviderWith((current) =>
-      Layer.build(ServerLive(config, overrides)).pipe(
-        Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries({ ...testDefaults, ...env }))).pipe(ConfigProvider.orElse(() => current)))
+export const TestServerWith = (overrides: ServerOverrides = {}, env: Record<string, string> = {}) =>
+  Layer.scoped(
+    TestServer,
+    Effect.gen(function* () {
+      const dataDir = yield* Effect.acquireRelease(
+        Effect.sync(() => mkdtempSync(join(tmpdir(), "catalog-sync-e2e-"))),
+        (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
       )
-    )
-    const address = Context.get(context, HttpServer.HttpServer).address as HttpServer.TcpAddress
-    const adminContext = yield* Layer.build(
-      Layer.mergeAll(Admin.Admin.Default, InventoryAdmin.InventoryAdmin.Default).pipe(Layer.provide(PersistenceLive(config)), Layer.provide(Ids.IdsLive))
-    )
-    const admin = Context.get(adminContext, Admin.Admin)
-    const inventoryAdmin = Context.get(adminContext, InventoryAdmin.InventoryAdmin)
-    let counter = 0
-    const tenant = (overrides: Record<string, unknown> = {}) =>
-      Effect.gen(function* () {
-        const company = yield* admin.createCompany({
-          name: "Acme",
-          currency: "EUR",
-          main_language: "en",
-          languages: ["de"],
-          tax_model: "exclusive",
-          tax_rates: ["20"],
-          storage_slug: `acme-${++counter}-${Date.now()}`,
-          granted_scopes: allScopes,
-          ...overrides
+      const base: ServerConfig = {
+        port: 0,
+        host: "127.0.0.1",
+        dataDir,
+        databaseFile: Option.none(),
+        shutdownTimeoutSeconds: 1,
+        logLevel: LogLevel.Warning
+      }
+      // TEST_DATABASE=postgres runs the same end-to-end suites on a fresh PostgreSQL database (npm test does both).
+      const config: ServerConfig =
+        testDatabase === "postgres"
+          ? {
+              ...base,
+              postgres: {
+                url: Redacted.make(yield* PgTesting.freshDatabase),
+                poolSize: 5,
+                statementTimeoutMillis: 30_000
+              }
+            }
+          : base
+      const context = yield* Effect.configProviderWith((current) =>
+        Layer.build(ServerLive(config, overrides)).pipe(
+          Effect.withConfigProvider(
+            ConfigProvider.fromMap(new Map(Object.entries({ ...testDefaults, ...env }))).pipe(
+              ConfigProvider.orElse(() => current)
+            )
+          )
+        )
+      )
+      const address = Context.get(context, HttpServer.HttpServer).address as HttpServer.TcpAddress
+      const adminContext = yield* Layer.build(
+        Layer.mergeAll(Admin.Admin.Default, InventoryAdmin.InventoryAdmin.Default).pipe(
+          Layer.provide(PersistenceLive(config)),
+          Layer.provide(Ids.IdsLive)
+        )
+      )
+      const admin = Context.get(adminContext, Admin.Admin)
+      const inventoryAdmin = Context.get(adminContext, InventoryAdmin.InventoryAdmin)
+      let counter = 0
+      const tenant = (overrides: Record<string, unknown> = {}) =>
+        Effect.gen(function* () {
+          const company = yield* admin.createCompany({
+            name: "Acme",
+            currency: "EUR",
+            main_language: "en",
+            languages: ["de"],
+            tax_model: "exclusive",
+            tax_rates: ["20"],
+            storage_slug: `acme-${++counter}-${Date.now()}`,
+            granted_scopes: allScopes,
+            ...overrides
+          })
+          const connection = yield* admin.createConnection(company.id, "ERP")
+          const key = (scopes: ReadonlyArray<string>, options: { readonly connectionId?: string } = {}) =>
+            admin
+              .createKey({ connection_id: options.connectionId ?? connection.id, scopes, lifetime_days: 30 })
+              .pipe(Effect.map((created) => created.token))
+          const newConnection = admin.createConnection(company.id, "Shop").pipe(Effect.map((c) => c.id as string))
+          return {
+            companyId: company.id as string,
+            connectionId: connection.id as string,
+            key,
+            newConnection
+          } satisfies Tenant
         })
-        const connection = yield* admin.createConnection(company.id, "ERP")
-        const key = (scopes: ReadonlyArray<string>, options: { readonly connectionId?: string } = {}) =>
-          admin
-            .createKey({ connection_id: options.connectionId ?? connection.id, scopes, lifetime_days: 30 })
-            .pipe(Effect.map((created) => created.token))
-        const newConnection = admin.createConnection(company.id, "Shop").pipe(Effect.map((c) => c.id as string))
-        return { companyId: company.id as string, connectionId: connection.id as string, key, newConnection } satisfies Tenant
-      })
-    const metrics = Context.getOption(context, MetricsPort)
-    const metricsUrl = Option.isSome(metrics) ? `http://127.0.0.1:${metrics.value.port}` : undefined
-    return { url: `http://127.0.0.1:${address.port}`, admin, inventoryAdmin, tenant, dataDir, config, metricsUrl }
-  })
-)
+      const metrics = Context.getOption(context, MetricsPort)
+      const metricsUrl = Option.isSome(metrics) ? `http://127.0.0.1:${metrics.value.port}` : undefined
+      return { url: `http://127.0.0.1:${address.port}`, admin, inventoryAdmin, tenant, dataDir, config, metricsUrl }
+    })
+  )
 
 export const TestServerLive = TestServerWith()
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 /** An answer in the spec's error body (section 7), with its request id in the body and the header. */
-export const expectError = (reply: { readonly status: number; readonly headers: Headers; readonly body: any }, status: number, code: string) => {
+export const expectError = (
+  reply: { readonly status: number; readonly headers: Headers; readonly body: any },
+  status: number,
+  code: string
+) => {
   expect({ status: reply.status, code: reply.body?.error?.code }).toEqual({ status, code })
   expect(reply.body.request_id).toMatch(uuidPattern)
   expect(reply.headers.get("x-request-id")).toBe(reply.body.request_id)
@@ -137,7 +182,13 @@ export const call = (
   url: string,
   method: string,
   path: string,
-  options: { readonly token?: string; readonly body?: unknown; readonly raw?: string; readonly headers?: Record<string, string>; readonly idempotencyKey?: string | null } = {}
+  options: {
+    readonly token?: string
+    readonly body?: unknown
+    readonly raw?: string
+    readonly headers?: Record<string, string>
+    readonly idempotencyKey?: string | null
+  } = {}
 ) =>
   Effect.promise(async (): Promise<Reply> => {
     const headers: Record<string, string> = { ...options.headers }
@@ -163,13 +214,27 @@ export const call = (
   })
 
 /** A request through node:http, for what fetch cannot send (a Host header, raw bytes). */
-export const rawRequest = (url: string, method: string, path: string, headers: Record<string, string>, body?: string | Buffer) =>
+export const rawRequest = (
+  url: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string | Buffer
+) =>
   Effect.async<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>((resume) => {
     const target = new URL(url)
     const req = httpRequest({ host: target.hostname, port: target.port, method, path, headers }, (res) => {
       const chunks: Array<Buffer> = []
       res.on("data", (c: Buffer) => chunks.push(c))
-      res.on("end", () => resume(Effect.succeed({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") })))
+      res.on("end", () =>
+        resume(
+          Effect.succeed({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString("utf8")
+          })
+        )
+      )
     })
     req.on("error", (error) => resume(Effect.die(error)))
     if (body !== undefined) req.write(body)
@@ -177,18 +242,38 @@ export const rawRequest = (url: string, method: string, path: string, headers: R
   })
 
 /** POST /media as multipart: the fields, then the file part `file` (none when undefined). */
-export const uploadMedia = (url: string, token: string, fields: Record<string, string>, file: Uint8Array | undefined, key: string = freshKey()) =>
+export const uploadMedia = (
+  url: string,
+  token: string,
+  fields: Record<string, string>,
+  file: Uint8Array | undefined,
+  key: string = freshKey()
+) =>
   Effect.promise(async () => {
     const form = new FormData()
     for (const [k, v] of Object.entries(fields)) form.append(k, v)
     if (file !== undefined) form.append("file", new Blob([file]), "image.png")
-    const response = await fetch(`${url}/api/v1/media`, { method: "POST", headers: { authorization: `Bearer ${token}`, "idempotency-key": key }, body: form })
+    const response = await fetch(`${url}/api/v1/media`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "idempotency-key": key },
+      body: form
+    })
     const text = await response.text()
-    return { status: response.status, headers: response.headers, text, body: text === "" ? undefined : (JSON.parse(text) as any) }
+    return {
+      status: response.status,
+      headers: response.headers,
+      text,
+      body: text === "" ? undefined : (JSON.parse(text) as any)
+    }
   })
 
 /** Polls GET /jobs/{id} until the job is in one of `states` (by default any end: completed, failed, paused). */
-export const waitJob = (url: string, token: string, id: string, states: ReadonlyArray<string> = ["completed", "failed", "paused"]) =>
+export const waitJob = (
+  url: string,
+  token: string,
+  id: string,
+  states: ReadonlyArray<string> = ["completed", "failed", "paused"]
+) =>
   Effect.gen(function* () {
     for (let i = 0; i < 600; i++) {
       const job = (yield* call(url, "GET", `/jobs/${id}`, { token })).body?.job

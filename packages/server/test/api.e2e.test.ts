@@ -17,25 +17,41 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
         const reply = yield* call(url, "GET", "/me", { token })
         expect(reply.status).toBe(200)
         expect(reply.headers.get("x-request-id")).toBe(reply.body.request_id)
-        expect(reply.body.principal).toMatchObject({ company: { id: t.companyId, currency: "EUR" }, connection_id: t.connectionId, scopes: ["catalog:read", "prices:read"] })
+        expect(reply.body.principal).toMatchObject({
+          company: { id: t.companyId, currency: "EUR" },
+          connection_id: t.connectionId,
+          scopes: ["catalog:read", "prices:read"]
+        })
         expect(reply.headers.get("ratelimit-limit")).toBe("120")
         expect(reply.headers.get("ratelimit-remaining")).toBe("119")
-      }))
+      })
+    )
 
     it.effect("missing, malformed, unknown, revoked keys and disabled companies get 401", () =>
       Effect.gen(function* () {
         const { url, tenant, admin } = yield* TestServer
         const t = yield* tenant()
         expectError(yield* call(url, "GET", "/me"), 401, "missing_credentials")
-        expectError(yield* call(url, "GET", "/me", { headers: { authorization: "Basic dXNlcjpwYXNz" } }), 401, "invalid_credentials")
-        expectError(yield* call(url, "GET", "/me", { token: "csk_000000000000000000000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" }), 401, "invalid_credentials")
+        expectError(
+          yield* call(url, "GET", "/me", { headers: { authorization: "Basic dXNlcjpwYXNz" } }),
+          401,
+          "invalid_credentials"
+        )
+        expectError(
+          yield* call(url, "GET", "/me", {
+            token: "csk_000000000000000000000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+          }),
+          401,
+          "invalid_credentials"
+        )
         const token = yield* t.key(["catalog:read"])
         yield* admin.revokeKey(token.split("_")[1]!)
         expectError(yield* call(url, "GET", "/me", { token }), 401, "key_revoked")
         const other = yield* t.key(["catalog:read"])
         yield* admin.updateCompany(t.companyId, { subscription_active: false })
         expectError(yield* call(url, "GET", "/me", { token: other }), 401, "subscription_inactive")
-      }))
+      })
+    )
 
     it.effect("a custom domain admits only its company's keys (403 otherwise)", () =>
       Effect.gen(function* () {
@@ -43,12 +59,14 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
         const domain = `api-${Date.now()}.acme.example`
         const owner = yield* tenant({ domains: [domain] })
         const other = yield* tenant()
-        const viaDomain = (token: string) => rawRequest(url, "GET", "/api/v1/me", { authorization: `Bearer ${token}`, host: `${domain}:443` })
+        const viaDomain = (token: string) =>
+          rawRequest(url, "GET", "/api/v1/me", { authorization: `Bearer ${token}`, host: `${domain}:443` })
         const refused = yield* viaDomain(yield* other.key(["catalog:read"]))
         expect(refused.status).toBe(403)
         expect(JSON.parse(refused.body).error.code).toBe("domain_not_permitted")
         expect((yield* viaDomain(yield* owner.key(["catalog:read"]))).status).toBe(200)
-      }))
+      })
+    )
   })
 
   describe("catalog writes", () => {
@@ -56,24 +74,49 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
       Effect.gen(function* () {
         const { url, tenant } = yield* TestServer
         const token = yield* (yield* tenant()).key(writer)
-        const category = yield* call(url, "POST", "/categories/upsert", { token, body: { external_id: "sofas", name: "Sofas" } })
+        const category = yield* call(url, "POST", "/categories/upsert", {
+          token,
+          body: { external_id: "sofas", name: "Sofas" }
+        })
         expect(category.status).toBe(200)
-        expect(category.body).toMatchObject({ outcome: "created", record: { external_id: "sofas", revision: 1, name: "Sofas" } })
+        expect(category.body).toMatchObject({
+          outcome: "created",
+          record: { external_id: "sofas", revision: 1, name: "Sofas" }
+        })
         const product = yield* call(url, "POST", "/products/upsert", {
           token,
-          body: { external_id: "p-1", name: "Sofa", category_ids: [{ external_id: "sofas" }], mode: "combined", price: "1299", cost: "700.5" }
+          body: {
+            external_id: "p-1",
+            name: "Sofa",
+            category_ids: [{ external_id: "sofas" }],
+            mode: "combined",
+            price: "1299",
+            cost: "700.5"
+          }
         })
-        expect(product.body).toMatchObject({ outcome: "created", record: { revision: 1, state: "inactive", price: "1299.00", cost: "700.50", tax_model: "exclusive" } })
+        expect(product.body).toMatchObject({
+          outcome: "created",
+          record: { revision: 1, state: "inactive", price: "1299.00", cost: "700.50", tax_model: "exclusive" }
+        })
         const id = product.body.record.id
-        const updated = yield* call(url, "POST", "/products/upsert", { token, body: { external_id: "p-1", expected_revision: 1, name: "Sofa XL" } })
+        const updated = yield* call(url, "POST", "/products/upsert", {
+          token,
+          body: { external_id: "p-1", expected_revision: 1, name: "Sofa XL" }
+        })
         expect(updated.body).toMatchObject({ outcome: "updated", record: { revision: 2, name: "Sofa XL" } })
-        const conflict = yield* call(url, "POST", "/products/upsert", { token, body: { external_id: "p-1", expected_revision: 1, name: "Old" } })
+        const conflict = yield* call(url, "POST", "/products/upsert", {
+          token,
+          body: { external_id: "p-1", expected_revision: 1, name: "Old" }
+        })
         expectError(conflict, 409, "revision_conflict")
         expect(conflict.body.error.details).toEqual({ current_revision: 2, expected_revision: 1 })
         const read = yield* call(url, "GET", `/products/${id}`, { token })
         expect(read.body.record).toMatchObject({ id, revision: 2, name: "Sofa XL" })
         for (let i = 0; i < 3; i++) {
-          yield* call(url, "POST", "/products/upsert", { token, body: { external_id: `p-${i + 2}`, name: `P${i}`, category_ids: [category.body.record.id] } })
+          yield* call(url, "POST", "/products/upsert", {
+            token,
+            body: { external_id: `p-${i + 2}`, name: `P${i}`, category_ids: [category.body.record.id] }
+          })
         }
         const first = yield* call(url, "GET", "/products?limit=2", { token })
         expect(first.body).toMatchObject({ has_more: true, change_cursor: expect.any(String) })
@@ -81,30 +124,49 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
         const second = yield* call(url, "GET", `/products?limit=2&cursor=${first.body.next_cursor}`, { token })
         expect(second.body).toMatchObject({ has_more: false, next_cursor: null })
         expect(second.body.records).toHaveLength(2)
-        const byCategory = yield* call(url, "GET", `/products?category_id=${category.body.record.id}&external_id=p-1`, { token })
+        const byCategory = yield* call(url, "GET", `/products?category_id=${category.body.record.id}&external_id=p-1`, {
+          token
+        })
         expect(byCategory.body.records.map((r: any) => r.id)).toEqual([id])
         const archived = yield* call(url, "DELETE", `/products/${id}`, { token, body: { expected_revision: 2 } })
         expect(archived.body).toMatchObject({ outcome: "updated", record: { state: "archived", revision: 3 } })
         const after = yield* call(url, "GET", "/products?limit=100", { token })
         expect(after.body.records.map((r: any) => r.id)).not.toContain(id)
-      }))
+      })
+    )
 
     it.effect("a product that a live bundle lists is not archived: 409 record_in_use naming the bundle", () =>
       Effect.gen(function* () {
         const { url, tenant } = yield* TestServer
         const token = yield* (yield* tenant()).key(writer)
         yield* call(url, "POST", "/categories/upsert", { token, body: { external_id: "sets", name: "Sets" } })
-        const part = yield* call(url, "POST", "/products/upsert", { token, body: { external_id: "leg", name: "Leg", category_ids: [{ external_id: "sets" }] } })
+        const part = yield* call(url, "POST", "/products/upsert", {
+          token,
+          body: { external_id: "leg", name: "Leg", category_ids: [{ external_id: "sets" }] }
+        })
         const bundle = yield* call(url, "POST", "/products/upsert", {
           token,
-          body: { external_id: "kit", name: "Kit", kind: "bundle", category_ids: [{ external_id: "sets" }], components: [{ product_id: { external_id: "leg" }, quantity: 4 }] }
+          body: {
+            external_id: "kit",
+            name: "Kit",
+            kind: "bundle",
+            category_ids: [{ external_id: "sets" }],
+            components: [{ product_id: { external_id: "leg" }, quantity: 4 }]
+          }
         })
         expect(bundle.status).toBe(200)
-        const refused = yield* call(url, "DELETE", `/products/${part.body.record.id}`, { token, body: { expected_revision: 1 } })
+        const refused = yield* call(url, "DELETE", `/products/${part.body.record.id}`, {
+          token,
+          body: { expected_revision: 1 }
+        })
         expectError(refused, 409, "record_in_use")
         expect(refused.body.error.details).toEqual({ bundle_ids: [bundle.body.record.id] })
-        expect((yield* call(url, "GET", `/products/${part.body.record.id}`, { token })).body.record).toMatchObject({ revision: 1, state: "inactive" })
-      }))
+        expect((yield* call(url, "GET", `/products/${part.body.record.id}`, { token })).body.record).toMatchObject({
+          revision: 1,
+          state: "inactive"
+        })
+      })
+    )
 
     it.effect("validation failures list every failing path with 422", () =>
       Effect.gen(function* () {
@@ -116,82 +178,201 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
         })
         expectError(reply, 422, "validation_failed")
         const paths = reply.body.error.details.map((d: any) => d.path)
-        expect(paths).toEqual(expect.arrayContaining(["$.external_id", "$.name", "$.details.colour", "$.components[0].quantity"]))
-        const unresolved = yield* call(url, "POST", "/products/upsert", { token, body: { external_id: "p", name: "P", category_ids: [{ external_id: "nope" }] } })
+        expect(paths).toEqual(
+          expect.arrayContaining(["$.external_id", "$.name", "$.details.colour", "$.components[0].quantity"])
+        )
+        const unresolved = yield* call(url, "POST", "/products/upsert", {
+          token,
+          body: { external_id: "p", name: "P", category_ids: [{ external_id: "nope" }] }
+        })
         expectError(unresolved, 422, "unresolved_reference")
         expect(unresolved.body.error.details).toEqual([{ path: "$.category_ids[0]", message: expect.any(String) }])
         const query = yield* call(url, "GET", "/products?limit=500&colour=red", { token })
         expectError(query, 422, "validation_failed")
         // Each detail names the field and its rule in plain words (no schema internals, no echo of the value).
-        expect(new Set(query.body.error.details)).toEqual(new Set([
-          { path: "query.limit", message: "must be a whole number from 1 to 100" },
-          { path: "query.colour", message: "is not an allowed property" }
-        ]))
+        expect(new Set(query.body.error.details)).toEqual(
+          new Set([
+            { path: "query.limit", message: "must be a whole number from 1 to 100" },
+            { path: "query.colour", message: "is not an allowed property" }
+          ])
+        )
         const mode = yield* call(url, "GET", "/products?mode=everything", { token })
         expect(mode.body.error.details).toEqual([{ path: "query.mode", message: 'must be "catalog" or "prices"' }])
         expectError(yield* call(url, "GET", "/products/not-a-uuid", { token }), 404, "not_found")
-        expectError(yield* call(url, "GET", "/products/00000000-0000-4000-8000-000000000000", { token }), 404, "not_found")
-        expectError(yield* call(url, "DELETE", "/products/00000000-0000-4000-8000-000000000000", { token, body: { expected_revision: 0 } }), 422, "validation_failed")
-      }))
+        expectError(
+          yield* call(url, "GET", "/products/00000000-0000-4000-8000-000000000000", { token }),
+          404,
+          "not_found"
+        )
+        expectError(
+          yield* call(url, "DELETE", "/products/00000000-0000-4000-8000-000000000000", {
+            token,
+            body: { expected_revision: 0 }
+          }),
+          422,
+          "validation_failed"
+        )
+      })
+    )
 
     it.effect("malformed JSON is 400, a non-JSON body 415, over 1 MB 413, unknown routes 404", () =>
       Effect.gen(function* () {
         const { url, tenant } = yield* TestServer
         const token = yield* (yield* tenant()).key(writer)
-        expectError(yield* call(url, "POST", "/categories/upsert", { token, raw: "{\"external_id\": ", headers: { "content-type": "application/json" } }), 400, "malformed_json")
-        expectError(yield* call(url, "POST", "/categories/upsert", { token, raw: "external_id=x", headers: { "content-type": "application/x-www-form-urlencoded" } }), 415, "unsupported_media_type")
-        expectError(yield* call(url, "POST", "/categories/upsert", { token, raw: "{}", headers: { "content-type": "text/plain" } }), 415, "unsupported_media_type")
+        expectError(
+          yield* call(url, "POST", "/categories/upsert", {
+            token,
+            raw: '{"external_id": ',
+            headers: { "content-type": "application/json" }
+          }),
+          400,
+          "malformed_json"
+        )
+        expectError(
+          yield* call(url, "POST", "/categories/upsert", {
+            token,
+            raw: "external_id=x",
+            headers: { "content-type": "application/x-www-form-urlencoded" }
+          }),
+          415,
+          "unsupported_media_type"
+        )
+        expectError(
+          yield* call(url, "POST", "/categories/upsert", {
+            token,
+            raw: "{}",
+            headers: { "content-type": "text/plain" }
+          }),
+          415,
+          "unsupported_media_type"
+        )
         const huge = JSON.stringify({ external_id: "x", name: "n", description: "d".repeat(1_100_000) })
-        expectError(yield* call(url, "POST", "/categories/upsert", { token, raw: huge, headers: { "content-type": "application/json" } }), 413, "payload_too_large")
-        const chunked = yield* rawRequest(url, "POST", "/api/v1/categories/upsert", {
-          authorization: `Bearer ${token}`, "content-type": "application/json", "idempotency-key": freshKey(), "transfer-encoding": "chunked"
-        }, huge)
+        expectError(
+          yield* call(url, "POST", "/categories/upsert", {
+            token,
+            raw: huge,
+            headers: { "content-type": "application/json" }
+          }),
+          413,
+          "payload_too_large"
+        )
+        const chunked = yield* rawRequest(
+          url,
+          "POST",
+          "/api/v1/categories/upsert",
+          {
+            authorization: `Bearer ${token}`,
+            "content-type": "application/json",
+            "idempotency-key": freshKey(),
+            "transfer-encoding": "chunked"
+          },
+          huge
+        )
         expect(chunked.status).toBe(413)
         expect(JSON.parse(chunked.body).error.code).toBe("payload_too_large")
         expectError(yield* call(url, "GET", "/orders", { token }), 404, "route_not_found")
         expect((yield* call(url, "GET", "/me", { token })).status).toBe(200)
-      }))
+      })
+    )
 
-    it.effect("found by fuzzing: deep JSON is 400 json_too_deep (was a 500), unparsable HTTP and huge query strings get the error body", () =>
-      Effect.gen(function* () {
-        const { url, tenant } = yield* TestServer
-        const token = yield* (yield* tenant()).key(writer)
-        const deep = `{"external_id":"d","name":"D","x":${"[".repeat(20_000)}${"]".repeat(20_000)}}`
-        expectError(yield* call(url, "POST", "/categories/upsert", { token, raw: deep, headers: { "content-type": "application/json" } }), 400, "json_too_deep")
-        // Brackets inside strings are text, and 64 levels still reach validation.
-        const text = JSON.stringify({ external_id: "t", name: "[".repeat(150) })
-        expect((yield* call(url, "POST", "/categories/upsert", { token, raw: text, headers: { "content-type": "application/json" } })).status).toBe(200)
-        const nested = `{"external_id":"n","name":"N","x":${"[".repeat(62)}${"]".repeat(62)}}`
-        expectError(yield* call(url, "POST", "/categories/upsert", { token, raw: nested, headers: { "content-type": "application/json" } }), 422, "validation_failed")
-        // A query string past node's 16 KB header limit, and bytes that are not HTTP at all.
-        const long = yield* rawRequest(url, "GET", `/api/v1/categories?external_id=${"x".repeat(20_000)}`, { authorization: `Bearer ${token}` })
-        expect({ status: long.status, code: JSON.parse(long.body).error.code, id: long.headers["x-request-id"] }).toEqual({ status: 431, code: "request_headers_too_large", id: JSON.parse(long.body).request_id })
-        const garbage = yield* Effect.promise(
-          () =>
-            new Promise<string>((resolve) => {
-              const socket = connect(Number(new URL(url).port), "127.0.0.1", () => socket.end("GET /api/v1/me HTTP/1.1\r\nHost: x\r\nContent-Length: nope\r\n\r\n"))
-              let answer = ""
-              socket.on("data", (chunk) => void (answer += chunk.toString()))
-              socket.on("close", () => resolve(answer))
-            })
-        )
-        expect(garbage).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/)
-        expect(JSON.parse(garbage.slice(garbage.indexOf("\r\n\r\n") + 4)).error.code).toBe("malformed_request")
-      }))
+    it.effect(
+      "found by fuzzing: deep JSON is 400 json_too_deep (was a 500), unparsable HTTP and huge query strings get the error body",
+      () =>
+        Effect.gen(function* () {
+          const { url, tenant } = yield* TestServer
+          const token = yield* (yield* tenant()).key(writer)
+          const deep = `{"external_id":"d","name":"D","x":${"[".repeat(20_000)}${"]".repeat(20_000)}}`
+          expectError(
+            yield* call(url, "POST", "/categories/upsert", {
+              token,
+              raw: deep,
+              headers: { "content-type": "application/json" }
+            }),
+            400,
+            "json_too_deep"
+          )
+          // Brackets inside strings are text, and 64 levels still reach validation.
+          const text = JSON.stringify({ external_id: "t", name: "[".repeat(150) })
+          expect(
+            (yield* call(url, "POST", "/categories/upsert", {
+              token,
+              raw: text,
+              headers: { "content-type": "application/json" }
+            })).status
+          ).toBe(200)
+          const nested = `{"external_id":"n","name":"N","x":${"[".repeat(62)}${"]".repeat(62)}}`
+          expectError(
+            yield* call(url, "POST", "/categories/upsert", {
+              token,
+              raw: nested,
+              headers: { "content-type": "application/json" }
+            }),
+            422,
+            "validation_failed"
+          )
+          // A query string past node's 16 KB header limit, and bytes that are not HTTP at all.
+          const long = yield* rawRequest(url, "GET", `/api/v1/categories?external_id=${"x".repeat(20_000)}`, {
+            authorization: `Bearer ${token}`
+          })
+          expect({
+            status: long.status,
+            code: JSON.parse(long.body).error.code,
+            id: long.headers["x-request-id"]
+          }).toEqual({ status: 431, code: "request_headers_too_large", id: JSON.parse(long.body).request_id })
+          const garbage = yield* Effect.promise(
+            () =>
+              new Promise<string>((resolve) => {
+                const socket = connect(Number(new URL(url).port), "127.0.0.1", () =>
+                  socket.end("GET /api/v1/me HTTP/1.1\r\nHost: x\r\nContent-Length: nope\r\n\r\n")
+                )
+                let answer = ""
+                socket.on("data", (chunk) => void (answer += chunk.toString()))
+                socket.on("close", () => resolve(answer))
+              })
+          )
+          expect(garbage).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/)
+          expect(JSON.parse(garbage.slice(garbage.indexOf("\r\n\r\n") + 4)).error.code).toBe("malformed_request")
+        })
+    )
 
     it.effect("scopes: 403 without the write scope; prices and costs only with their read scopes", () =>
       Effect.gen(function* () {
         const { url, tenant } = yield* TestServer
         const t = yield* tenant()
         const full = yield* t.key(writer)
-        const cat = yield* call(url, "POST", "/categories/upsert", { token: full, body: { external_id: "c", name: "C" } })
-        const p = yield* call(url, "POST", "/products/upsert", { token: full, body: { external_id: "p", mode: "combined", name: "P", category_ids: [cat.body.record.id], price: "10", cost: "4" } })
+        const cat = yield* call(url, "POST", "/categories/upsert", {
+          token: full,
+          body: { external_id: "c", name: "C" }
+        })
+        const p = yield* call(url, "POST", "/products/upsert", {
+          token: full,
+          body: {
+            external_id: "p",
+            mode: "combined",
+            name: "P",
+            category_ids: [cat.body.record.id],
+            price: "10",
+            cost: "4"
+          }
+        })
         const reader = yield* t.key(["catalog:read"])
-        expectError(yield* call(url, "POST", "/categories/upsert", { token: reader, body: { external_id: "d", name: "D" } }), 403, "insufficient_scope")
+        expectError(
+          yield* call(url, "POST", "/categories/upsert", { token: reader, body: { external_id: "d", name: "D" } }),
+          403,
+          "insufficient_scope"
+        )
         const writeOnly = yield* t.key(["catalog:write"])
-        const blind = yield* call(url, "POST", "/categories/upsert", { token: writeOnly, body: { external_id: "w", name: "Written blind" } })
+        const blind = yield* call(url, "POST", "/categories/upsert", {
+          token: writeOnly,
+          body: { external_id: "w", name: "Written blind" }
+        })
         expect(blind.status).toBe(200)
-        expect(blind.body.record).toEqual({ id: expect.any(String), external_id: "w", revision: 1, updated_at: expect.any(String) })
+        expect(blind.body.record).toEqual({
+          id: expect.any(String),
+          external_id: "w",
+          revision: 1,
+          updated_at: expect.any(String)
+        })
         const plain = yield* call(url, "GET", `/products/${p.body.record.id}`, { token: reader })
         expect(plain.body.record).not.toHaveProperty("price")
         expect(plain.body.record).not.toHaveProperty("cost")
@@ -201,7 +382,8 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
         expect(prices.body.records[0]).toMatchObject({ id: p.body.record.id, price: "10.00" })
         expect(prices.body.records[0]).not.toHaveProperty("cost")
         expect(prices.body.records[0]).not.toHaveProperty("name")
-      }))
+      })
+    )
 
     it.effect("a key never sees another company's records nor another connection's mappings", () =>
       Effect.gen(function* () {
@@ -210,7 +392,10 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
         const b = yield* tenant()
         const tokenA = yield* a.key(writer)
         const tokenB = yield* b.key(writer)
-        const cat = yield* call(url, "POST", "/categories/upsert", { token: tokenA, body: { external_id: "c", name: "Secret" } })
+        const cat = yield* call(url, "POST", "/categories/upsert", {
+          token: tokenA,
+          body: { external_id: "c", name: "Secret" }
+        })
         expectError(yield* call(url, "GET", `/categories/${cat.body.record.id}`, { token: tokenB }), 404, "not_found")
         expect((yield* call(url, "GET", "/categories", { token: tokenB })).body.records).toEqual([])
         const otherConnection = yield* a.newConnection
@@ -218,7 +403,8 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
         const seen = yield* call(url, "GET", `/categories/${cat.body.record.id}`, { token: tokenA2 })
         expect(seen.body.record).toMatchObject({ id: cat.body.record.id, external_id: null })
         expect((yield* call(url, "GET", "/categories?external_id=c", { token: tokenA2 })).body.records).toEqual([])
-      }))
+      })
+    )
   })
 
   describe("identifiers and query parameters", () => {
@@ -227,16 +413,23 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
         const { url, tenant } = yield* TestServer
         const t = yield* tenant()
         const token = yield* t.key(writer)
-        const cat = yield* call(url, "POST", "/categories/upsert", { token, body: { external_id: "c", name: "Chairs" } })
+        const cat = yield* call(url, "POST", "/categories/upsert", {
+          token,
+          body: { external_id: "c", name: "Chairs" }
+        })
         const upper = (cat.body.record.id as string).toUpperCase()
         const read = yield* call(url, "GET", `/categories/${upper}`, { token })
         expect({ status: read.status, id: read.body.record?.id }).toEqual({ status: 200, id: cat.body.record.id })
-        const product = yield* call(url, "POST", "/products/upsert", { token, body: { external_id: "p", name: "Chair", category_ids: [upper] } })
+        const product = yield* call(url, "POST", "/products/upsert", {
+          token,
+          body: { external_id: "p", name: "Chair", category_ids: [upper] }
+        })
         expect(product.status).toBe(200)
         expect(product.body.record.category_ids).toEqual([cat.body.record.id])
         const filtered = yield* call(url, "GET", `/products?category_id=${upper}`, { token })
         expect(filtered.body.records.map((r: any) => r.id)).toEqual([product.body.record.id])
-      }))
+      })
+    )
 
     it.effect("__proto__ is refused like any unknown query parameter (422 at query.__proto__)", () =>
       Effect.gen(function* () {
@@ -250,7 +443,8 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
         const proto = yield* call(url, "GET", "/products?__proto__=1", { token })
         expect(proto.body.error.details).toEqual([{ path: "query.__proto__", message: "is not an allowed property" }])
         expect((yield* call(url, "GET", "/products?limit=5", { token })).status).toBe(200)
-      }))
+      })
+    )
   })
 
   describe("idempotency", () => {
@@ -259,35 +453,85 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
         const { url, tenant } = yield* TestServer
         const token = yield* (yield* tenant()).key(writer)
         const key = freshKey()
-        const first = yield* call(url, "POST", "/categories/upsert", { token, idempotencyKey: key, body: { external_id: "c", name: "C" } })
-        const again = yield* call(url, "POST", "/categories/upsert", { token, idempotencyKey: key, body: { name: "C", external_id: "c" } })
+        const first = yield* call(url, "POST", "/categories/upsert", {
+          token,
+          idempotencyKey: key,
+          body: { external_id: "c", name: "C" }
+        })
+        const again = yield* call(url, "POST", "/categories/upsert", {
+          token,
+          idempotencyKey: key,
+          body: { name: "C", external_id: "c" }
+        })
         expect(again.status).toBe(200)
         expect(again.body).toMatchObject({ outcome: "created", replayed: true, record: first.body.record })
         expect(again.body.request_id).not.toBe(first.body.request_id)
         expect(again.headers.get("x-request-id")).toBe(again.body.request_id)
-        expectError(yield* call(url, "POST", "/categories/upsert", { token, idempotencyKey: key, body: { external_id: "c", name: "D" } }), 409, "idempotency_key_reused")
-        expectError(yield* call(url, "POST", "/categories/upsert", { token, idempotencyKey: null, body: { external_id: "c", name: "D" } }), 422, "idempotency_key_invalid")
-        expectError(yield* call(url, "POST", "/categories/upsert", { token, idempotencyKey: "short", body: { external_id: "c", name: "D" } }), 422, "idempotency_key_invalid")
+        expectError(
+          yield* call(url, "POST", "/categories/upsert", {
+            token,
+            idempotencyKey: key,
+            body: { external_id: "c", name: "D" }
+          }),
+          409,
+          "idempotency_key_reused"
+        )
+        expectError(
+          yield* call(url, "POST", "/categories/upsert", {
+            token,
+            idempotencyKey: null,
+            body: { external_id: "c", name: "D" }
+          }),
+          422,
+          "idempotency_key_invalid"
+        )
+        expectError(
+          yield* call(url, "POST", "/categories/upsert", {
+            token,
+            idempotencyKey: "short",
+            body: { external_id: "c", name: "D" }
+          }),
+          422,
+          "idempotency_key_invalid"
+        )
         const list = yield* call(url, "GET", "/categories", { token })
         expect(list.body.records).toHaveLength(1)
-      }))
+      })
+    )
 
     it.effect("a replay never shows more than the replaying key may read, nor skips its write scopes", () =>
       Effect.gen(function* () {
         const { url, tenant } = yield* TestServer
         const t = yield* tenant()
         const full = yield* t.key(writer)
-        const cat = yield* call(url, "POST", "/categories/upsert", { token: full, body: { external_id: "c", name: "C" } })
+        const cat = yield* call(url, "POST", "/categories/upsert", {
+          token: full,
+          body: { external_id: "c", name: "C" }
+        })
         const key = freshKey()
-        const body = { external_id: "p", mode: "combined", name: "P", category_ids: [cat.body.record.id], price: "99", cost: "40" }
-        expect((yield* call(url, "POST", "/products/upsert", { token: full, idempotencyKey: key, body })).status).toBe(200)
+        const body = {
+          external_id: "p",
+          mode: "combined",
+          name: "P",
+          category_ids: [cat.body.record.id],
+          price: "99",
+          cost: "40"
+        }
+        expect((yield* call(url, "POST", "/products/upsert", { token: full, idempotencyKey: key, body })).status).toBe(
+          200
+        )
         const reader = yield* t.key(["catalog:read"])
-        expectError(yield* call(url, "POST", "/products/upsert", { token: reader, idempotencyKey: key, body }), 403, "insufficient_scope")
+        expectError(
+          yield* call(url, "POST", "/products/upsert", { token: reader, idempotencyKey: key, body }),
+          403,
+          "insufficient_scope"
+        )
         const noCosts = yield* t.key(["catalog:read", "catalog:write", "prices:read", "prices:write", "costs:write"])
         const replay = yield* call(url, "POST", "/products/upsert", { token: noCosts, idempotencyKey: key, body })
         expectError(replay, 409, "idempotency_key_reused")
         expect(replay.text).not.toContain("40.00")
-      }))
+      })
+    )
 
     it.effect("two concurrent requests with one key: one runs, the other is refused or replayed, one record", () =>
       Effect.gen(function* () {
@@ -296,7 +540,9 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
         const key = freshKey()
         const body = { external_id: "race", name: "Race" }
         const replies = yield* Effect.all(
-          Array.from({ length: 6 }, () => call(url, "POST", "/categories/upsert", { token, idempotencyKey: key, body })),
+          Array.from({ length: 6 }, () =>
+            call(url, "POST", "/categories/upsert", { token, idempotencyKey: key, body })
+          ),
           { concurrency: "unbounded" }
         )
         const created = replies.filter((r) => r.status === 200 && r.body.replayed !== true)
@@ -306,7 +552,8 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
           else expect(r.status).toBe(200)
         }
         expect((yield* call(url, "GET", "/categories", { token })).body.records).toHaveLength(1)
-      }))
+      })
+    )
   })
 
   it.effect("rate limit: the 121st request of a key within a minute gets 429 with Retry-After", () =>
@@ -314,7 +561,10 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
       const { url, tenant } = yield* TestServer
       const token = yield* (yield* tenant()).key(["catalog:read"])
       yield* earlyInMinute
-      const replies = yield* Effect.all(Array.from({ length: 120 }, () => call(url, "GET", "/me", { token })), { concurrency: 8 })
+      const replies = yield* Effect.all(
+        Array.from({ length: 120 }, () => call(url, "GET", "/me", { token })),
+        { concurrency: 8 }
+      )
       expect(replies.every((r) => r.status === 200)).toBe(true)
       const refused = yield* call(url, "GET", "/me", { token })
       expectError(refused, 429, "rate_limited")
@@ -322,5 +572,6 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
       expect(retryAfter).toBeGreaterThanOrEqual(1)
       expect(refused.body.error.retry_after).toBe(retryAfter)
       expect(refused.headers.get("ratelimit-remaining")).toBe("0")
-    }))
+    })
+  )
 })

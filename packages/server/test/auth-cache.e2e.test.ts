@@ -15,10 +15,14 @@ import { call, rawRequest, TestServer, TestServerLive, testDatabase } from "./Te
 
 const statusOf = (url: string, token: string, host?: string) =>
   host === undefined
-    ? Effect.map(call(url, "GET", "/me", { token }), (reply) => (reply.status === 200 ? "200" : `${reply.status} ${reply.body?.error?.code}`))
+    ? Effect.map(call(url, "GET", "/me", { token }), (reply) =>
+        reply.status === 200 ? "200" : `${reply.status} ${reply.body?.error?.code}`
+      )
     : // fetch does not let a caller set Host: node:http does.
       Effect.map(rawRequest(url, "GET", "/api/v1/me", { host, authorization: `Bearer ${token}` }), (reply) =>
-        reply.status === 200 ? "200" : `${reply.status} ${(JSON.parse(reply.body) as { error?: { code?: string } }).error?.code}`
+        reply.status === 200
+          ? "200"
+          : `${reply.status} ${(JSON.parse(reply.body) as { error?: { code?: string } }).error?.code}`
       )
 
 const warm = (url: string, token: string) =>
@@ -48,39 +52,44 @@ const settlesOne = (probe: Effect.Effect<string>, expected: string) =>
   })
 
 const pricesStatus = (url: string, token: string) =>
-  Effect.map(call(url, "GET", "/products?mode=prices", { token }), (reply) => (reply.status === 200 ? "200" : `${reply.status} ${reply.body?.error?.code}`))
+  Effect.map(call(url, "GET", "/products?mode=prices", { token }), (reply) =>
+    reply.status === 200 ? "200" : `${reply.status} ${reply.body?.error?.code}`
+  )
 
 layer(TestServerLive, { excludeTestServices: true })("authentication cache on one server", (it) => {
-  it.effect("a revoked key, a disabled connection, company or subscription, and a narrowed grant take effect on the next request", () =>
-    Effect.gen(function* () {
-      const { admin, url, tenant } = yield* TestServer
-      const t = yield* tenant()
-      const revoked = yield* t.key(["catalog:read"])
-      yield* warm(url, revoked)
-      const keyId = (yield* call(url, "GET", "/me", { token: revoked })).body.principal.key_id as string
-      yield* admin.revokeKey(keyId)
-      yield* next(statusOf(url, revoked), "401 key_revoked")
+  it.effect(
+    "a revoked key, a disabled connection, company or subscription, and a narrowed grant take effect on the next request",
+    () =>
+      Effect.gen(function* () {
+        const { admin, url, tenant } = yield* TestServer
+        const t = yield* tenant()
+        const revoked = yield* t.key(["catalog:read"])
+        yield* warm(url, revoked)
+        const keyId = (yield* call(url, "GET", "/me", { token: revoked })).body.principal.key_id as string
+        yield* admin.revokeKey(keyId)
+        yield* next(statusOf(url, revoked), "401 key_revoked")
 
-      const onConnection = yield* t.key(["catalog:read"])
-      yield* warm(url, onConnection)
-      yield* admin.setConnectionEnabled(t.connectionId, false)
-      yield* next(statusOf(url, onConnection), "401 connection_disabled")
-      yield* admin.setConnectionEnabled(t.connectionId, true)
-      yield* next(statusOf(url, onConnection), "200")
+        const onConnection = yield* t.key(["catalog:read"])
+        yield* warm(url, onConnection)
+        yield* admin.setConnectionEnabled(t.connectionId, false)
+        yield* next(statusOf(url, onConnection), "401 connection_disabled")
+        yield* admin.setConnectionEnabled(t.connectionId, true)
+        yield* next(statusOf(url, onConnection), "200")
 
-      yield* admin.updateCompany(t.companyId, { subscription_active: false })
-      yield* next(statusOf(url, onConnection), "401 subscription_inactive")
-      yield* admin.updateCompany(t.companyId, { subscription_active: true, enabled: false })
-      yield* next(statusOf(url, onConnection), "401 company_disabled")
-      yield* admin.updateCompany(t.companyId, { enabled: true })
-      yield* next(statusOf(url, onConnection), "200")
+        yield* admin.updateCompany(t.companyId, { subscription_active: false })
+        yield* next(statusOf(url, onConnection), "401 subscription_inactive")
+        yield* admin.updateCompany(t.companyId, { subscription_active: true, enabled: false })
+        yield* next(statusOf(url, onConnection), "401 company_disabled")
+        yield* admin.updateCompany(t.companyId, { enabled: true })
+        yield* next(statusOf(url, onConnection), "200")
 
-      const reader = yield* t.key(["catalog:read", "prices:read"])
-      yield* warm(url, reader)
-      expect(yield* pricesStatus(url, reader)).toBe("200")
-      yield* admin.revokeScopes(t.companyId, ["prices:read"])
-      yield* next(pricesStatus(url, reader), "403 insufficient_scope")
-    }))
+        const reader = yield* t.key(["catalog:read", "prices:read"])
+        yield* warm(url, reader)
+        expect(yield* pricesStatus(url, reader)).toBe("200")
+        yield* admin.revokeScopes(t.companyId, ["prices:read"])
+        yield* next(pricesStatus(url, reader), "403 insufficient_scope")
+      })
+  )
 
   it.effect("a custom domain given to another company is refused to this company's cached key at once", () =>
     Effect.gen(function* () {
@@ -93,7 +102,8 @@ layer(TestServerLive, { excludeTestServices: true })("authentication cache on on
       expect(yield* statusOf(url, token, host)).toBe("200")
       yield* admin.updateCompany(b.companyId, { domains: [host] })
       yield* next(statusOf(url, token, host), "403 domain_not_permitted")
-    }))
+    })
+  )
 })
 
 const skip = unavailableReason()
@@ -112,9 +122,16 @@ const TwoInstancesLive = Layer.scoped(
     const env = { DATABASE_URL: url, JOB_WORKERS: "0" }
     const [a, b] = yield* Effect.all([startInstance(bundle, env), startInstance(bundle, env)], { concurrency: 2 })
     const context = yield* Layer.build(
-      Layer.mergeAll(Admin.Admin.Default.pipe(Layer.provide(Ids.IdsLive)), Layer.empty).pipe(Layer.provideMerge(pgPorts({ url: Redacted.make(url), poolSize: 2 })))
+      Layer.mergeAll(Admin.Admin.Default.pipe(Layer.provide(Ids.IdsLive)), Layer.empty).pipe(
+        Layer.provideMerge(pgPorts({ url: Redacted.make(url), poolSize: 2 }))
+      )
     )
-    return { a: a.url, b: b.url, admin: Context.get(context, Admin.Admin), sql: Context.get(context, SqlClient.SqlClient) }
+    return {
+      a: a.url,
+      b: b.url,
+      admin: Context.get(context, Admin.Admin),
+      sql: Context.get(context, SqlClient.SqlClient)
+    }
   })
 )
 
@@ -139,44 +156,56 @@ const settles = (urls: ReadonlyArray<string>, token: string, expected: string, w
     for (;;) {
       const statuses = yield* Effect.forEach(urls, (url) => statusOf(url, token))
       if (statuses.every((status) => status === expected)) return Date.now() - started
-      if (Date.now() - started > withinMillis) return yield* Effect.dieMessage(`after ${withinMillis} ms: ${statuses.join(", ")}`)
+      if (Date.now() - started > withinMillis)
+        return yield* Effect.dieMessage(`after ${withinMillis} ms: ${statuses.join(", ")}`)
       yield* Effect.sleep("5 millis")
     }
   })
 
 describe.skipIf(skip !== undefined)("authentication cache on several instances", () => {
-  layer(TwoInstancesLive, { excludeTestServices: true, timeout: 120_000 })("two server processes on one PostgreSQL database", (it) => {
-    it.effect("a key revoked through the database is refused by both instances within milliseconds (the notification's trip)", () =>
-      Effect.gen(function* () {
-        const { a, admin, b } = yield* TwoInstances
-        const key = yield* newKey(admin)
-        yield* warm(a, key.token)
-        yield* warm(b, key.token)
-        yield* admin.revokeKey(key.keyId)
-        const millis = yield* settles([a, b], key.token, "401 key_revoked", 1_000)
-        expect(millis).toBeLessThan(1_000)
-      }))
+  layer(TwoInstancesLive, { excludeTestServices: true, timeout: 120_000 })(
+    "two server processes on one PostgreSQL database",
+    (it) => {
+      it.effect(
+        "a key revoked through the database is refused by both instances within milliseconds (the notification's trip)",
+        () =>
+          Effect.gen(function* () {
+            const { a, admin, b } = yield* TwoInstances
+            const key = yield* newKey(admin)
+            yield* warm(a, key.token)
+            yield* warm(b, key.token)
+            yield* admin.revokeKey(key.keyId)
+            const millis = yield* settles([a, b], key.token, "401 key_revoked", 1_000)
+            expect(millis).toBeLessThan(1_000)
+          })
+      )
 
-    it.effect("with the listening connections cut, each instance reads keys from the database again: a revocation is refused at once", () =>
-      Effect.gen(function* () {
-        const { a, admin, b, sql } = yield* TwoInstances
-        const key = yield* newKey(admin)
-        yield* warm(a, key.token)
-        yield* warm(b, key.token)
-        const cut = yield* sql<{ readonly pid: number }>`SELECT pg_terminate_backend(pid) AS pid FROM pg_stat_activity
+      it.effect(
+        "with the listening connections cut, each instance reads keys from the database again: a revocation is refused at once",
+        () =>
+          Effect.gen(function* () {
+            const { a, admin, b, sql } = yield* TwoInstances
+            const key = yield* newKey(admin)
+            yield* warm(a, key.token)
+            yield* warm(b, key.token)
+            const cut = yield* sql<{
+              readonly pid: number
+            }>`SELECT pg_terminate_backend(pid) AS pid FROM pg_stat_activity
           WHERE application_name LIKE '%(accounts listener)' AND pid <> pg_backend_pid()`
-        expect(cut.length).toBeGreaterThanOrEqual(2)
-        // The instances see their connection close at once; the revocation's notification reaches nobody.
-        yield* Effect.sleep("50 millis")
-        yield* admin.revokeKey(key.keyId)
-        expect(yield* statusOf(a, key.token)).toBe("401 key_revoked")
-        expect(yield* statusOf(b, key.token)).toBe("401 key_revoked")
-        // The listeners come back and caching resumes, still exact.
-        const second = yield* newKey(admin)
-        yield* Effect.sleep("1500 millis")
-        yield* warm(a, second.token)
-        yield* admin.setConnectionEnabled(second.connectionId, false)
-        yield* settles([a, b], second.token, "401 connection_disabled", 1_000)
-      }))
-  })
+            expect(cut.length).toBeGreaterThanOrEqual(2)
+            // The instances see their connection close at once; the revocation's notification reaches nobody.
+            yield* Effect.sleep("50 millis")
+            yield* admin.revokeKey(key.keyId)
+            expect(yield* statusOf(a, key.token)).toBe("401 key_revoked")
+            expect(yield* statusOf(b, key.token)).toBe("401 key_revoked")
+            // The listeners come back and caching resumes, still exact.
+            const second = yield* newKey(admin)
+            yield* Effect.sleep("1500 millis")
+            yield* warm(a, second.token)
+            yield* admin.setConnectionEnabled(second.connectionId, false)
+            yield* settles([a, b], second.token, "401 connection_disabled", 1_000)
+          })
+      )
+    }
+  )
 })

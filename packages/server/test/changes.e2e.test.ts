@@ -19,12 +19,16 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("GET /chan
       yield* call(url, "POST", "/categories/upsert", { token: shop, body: { external_id: "shop-c3", name: "Three" } })
       const feed = yield* call(url, "GET", `/changes?cursor=${list.body.change_cursor}&limit=10`, { token: shop })
       expect(feed.status).toBe(200)
-      expect(feed.body.records.map((r: any) => [r.operation, r.external_id])).toEqual([["created", null], ["created", "shop-c3"]])
+      expect(feed.body.records.map((r: any) => [r.operation, r.external_id])).toEqual([
+        ["created", null],
+        ["created", "shop-c3"]
+      ])
       const foreign = feed.body.records.filter((r: any) => r.origin_connection_id !== shopConnection)
       expect(foreign).toHaveLength(1)
       const empty = yield* call(url, "GET", `/changes?cursor=${feed.body.next_cursor}`, { token: shop })
       expect(empty.body).toMatchObject({ records: [], next_cursor: feed.body.next_cursor, has_more: false })
-    }))
+    })
+  )
 
   it.effect("filters by resource and scope; bad parameters are 422", () =>
     Effect.gen(function* () {
@@ -32,7 +36,10 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("GET /chan
       const t = yield* tenant()
       const token = yield* t.key(writer)
       const cat = yield* call(url, "POST", "/categories/upsert", { token, body: { external_id: "c", name: "C" } })
-      yield* call(url, "POST", "/products/upsert", { token, body: { external_id: "p", name: "P", category_ids: [cat.body.record.id] } })
+      yield* call(url, "POST", "/products/upsert", {
+        token,
+        body: { external_id: "p", name: "P", category_ids: [cat.body.record.id] }
+      })
       const products = yield* call(url, "GET", "/changes?resource=products", { token })
       expect(products.body.records.map((r: any) => r.resource)).toEqual(["products"])
       const stockOnly = yield* t.key(["stock:read"])
@@ -41,7 +48,12 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("GET /chan
       expect(hidden.body.next_cursor).toBe(products.body.next_cursor)
       for (const query of ["cursor=xyz", "limit=0", "limit=101", "resource=orders", "since=1"]) {
         const bad = yield* call(url, "GET", `/changes?${query}`, { token })
-        expect({ query, status: bad.status, code: bad.body.error.code }).toEqual({ query, status: 422, code: "validation_failed" })
+        expect({ query, status: bad.status, code: bad.body.error.code }).toEqual({
+          query,
+          status: 422,
+          code: "validation_failed"
+        })
       }
-    }))
+    })
+  )
 })

@@ -12,11 +12,14 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })(`concurren
     Effect.gen(function* () {
       const { tenant, url } = yield* TestServer
       const token = yield* (yield* tenant()).key(writer)
-      const upsert = (body: Record<string, unknown>) => call(url, "POST", "/categories/upsert", { token, body, idempotencyKey: freshKey() })
+      const upsert = (body: Record<string, unknown>) =>
+        call(url, "POST", "/categories/upsert", { token, body, idempotencyKey: freshKey() })
       expect((yield* upsert({ external_id: "sofa", name: "rev 1" })).status).toBe(200)
       for (let revision = 1; revision <= 3; revision++) {
         const replies = yield* Effect.all(
-          Array.from({ length: 4 }, (_, i) => upsert({ external_id: "sofa", expected_revision: revision, name: `rev ${revision + 1} by ${i}` })),
+          Array.from({ length: 4 }, (_, i) =>
+            upsert({ external_id: "sofa", expected_revision: revision, name: `rev ${revision + 1} by ${i}` })
+          ),
           { concurrency: "unbounded" }
         )
         expect(replies.map((r) => (r.status === 200 ? r.body.outcome : r.body.error.code)).sort()).toEqual([
@@ -27,16 +30,26 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })(`concurren
         ])
         const winner = replies.find((r) => r.status === 200)!
         const stored = (yield* call(url, "GET", "/categories?external_id=sofa", { token })).body.records[0]
-        expect({ revision: stored.revision, name: stored.name }).toEqual({ revision: revision + 1, name: winner.body.record.name })
+        expect({ revision: stored.revision, name: stored.name }).toEqual({
+          revision: revision + 1,
+          name: winner.body.record.name
+        })
       }
-    }))
+    })
+  )
 
   it.effect("concurrent creates of one external_id yield one record", () =>
     Effect.gen(function* () {
       const { tenant, url } = yield* TestServer
       const token = yield* (yield* tenant()).key(writer)
       const replies = yield* Effect.all(
-        Array.from({ length: 4 }, () => call(url, "POST", "/categories/upsert", { token, body: { external_id: "chair", name: "Chair" }, idempotencyKey: freshKey() })),
+        Array.from({ length: 4 }, () =>
+          call(url, "POST", "/categories/upsert", {
+            token,
+            body: { external_id: "chair", name: "Chair" },
+            idempotencyKey: freshKey()
+          })
+        ),
         { concurrency: "unbounded" }
       )
       expect(replies.filter((r) => r.status === 200 && r.body.outcome === "created")).toHaveLength(1)
@@ -45,29 +58,49 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })(`concurren
         expect([r.status, r.body.error?.code]).toEqual([409, "revision_conflict"])
       }
       expect((yield* call(url, "GET", "/categories?external_id=chair", { token })).body.records).toHaveLength(1)
-    }))
+    })
+  )
 
-  it.effect("concurrent requests with one Idempotency-Key: one runs, the others wait for it and replay its answer; a failed one frees the key for the next", () =>
-    Effect.gen(function* () {
-      const { tenant, url } = yield* TestServer
-      const token = yield* (yield* tenant()).key(writer)
-      const idempotencyKey = freshKey()
-      const replies = yield* Effect.all(
-        Array.from({ length: 6 }, () => call(url, "POST", "/categories/upsert", { token, body: { external_id: "stool", name: "Stool" }, idempotencyKey })),
-        { concurrency: "unbounded" }
-      )
-      // The claim commits with the write, so a duplicate never sees it running: it waits, then replays.
-      expect(replies.map((r) => [r.status, r.body.outcome, r.body.replayed === true])).toEqual(expect.arrayContaining([[200, "created", false]]))
-      expect(replies.filter((r) => r.status === 200 && r.body.replayed === true)).toHaveLength(5)
-      expect(new Set(replies.map((r) => r.body.record.id)).size).toBe(1)
-      expect((yield* call(url, "GET", "/changes?resource=categories", { token })).body.records).toHaveLength(1)
+  it.effect(
+    "concurrent requests with one Idempotency-Key: one runs, the others wait for it and replay its answer; a failed one frees the key for the next",
+    () =>
+      Effect.gen(function* () {
+        const { tenant, url } = yield* TestServer
+        const token = yield* (yield* tenant()).key(writer)
+        const idempotencyKey = freshKey()
+        const replies = yield* Effect.all(
+          Array.from({ length: 6 }, () =>
+            call(url, "POST", "/categories/upsert", {
+              token,
+              body: { external_id: "stool", name: "Stool" },
+              idempotencyKey
+            })
+          ),
+          { concurrency: "unbounded" }
+        )
+        // The claim commits with the write, so a duplicate never sees it running: it waits, then replays.
+        expect(replies.map((r) => [r.status, r.body.outcome, r.body.replayed === true])).toEqual(
+          expect.arrayContaining([[200, "created", false]])
+        )
+        expect(replies.filter((r) => r.status === 200 && r.body.replayed === true)).toHaveLength(5)
+        expect(new Set(replies.map((r) => r.body.record.id)).size).toBe(1)
+        expect((yield* call(url, "GET", "/changes?resource=categories", { token })).body.records).toHaveLength(1)
 
-      const failingKey = freshKey()
-      const failed = yield* Effect.all(
-        Array.from({ length: 4 }, () => call(url, "POST", "/categories/upsert", { token, body: { external_id: "bench", name: "Bench", expected_revision: 3 }, idempotencyKey: failingKey })),
-        { concurrency: "unbounded" }
-      )
-      // A failed write is not stored: each request with the key runs it (and fails the same way).
-      expect(failed.map((r) => [r.status, r.body.error?.code])).toEqual(Array.from({ length: 4 }, () => [409, "revision_conflict"]))
-    }))
+        const failingKey = freshKey()
+        const failed = yield* Effect.all(
+          Array.from({ length: 4 }, () =>
+            call(url, "POST", "/categories/upsert", {
+              token,
+              body: { external_id: "bench", name: "Bench", expected_revision: 3 },
+              idempotencyKey: failingKey
+            })
+          ),
+          { concurrency: "unbounded" }
+        )
+        // A failed write is not stored: each request with the key runs it (and fails the same way).
+        expect(failed.map((r) => [r.status, r.body.error?.code])).toEqual(
+          Array.from({ length: 4 }, () => [409, "revision_conflict"])
+        )
+      })
+  )
 })

@@ -21,7 +21,11 @@ interface Violation {
 const cruise = (cwd: string, paths: ReadonlyArray<string>): ReadonlyArray<Violation> => {
   let output: string
   try {
-    output = execFileSync(depcruise, [...paths, "--config", join(cwd, ".dependency-cruiser.cjs"), "--output-type", "json"], { cwd, encoding: "utf8" })
+    output = execFileSync(
+      depcruise,
+      [...paths, "--config", join(cwd, ".dependency-cruiser.cjs"), "--output-type", "json"],
+      { cwd, encoding: "utf8" }
+    )
   } catch (error) {
     // depcruise exits non-zero when it finds violations; its report is still on stdout.
     output = (error as { stdout: string }).stdout
@@ -39,7 +43,10 @@ describe("package graph", () => {
     const tree = mkdtempSync(join(tmpdir(), "catalog-sync-depcruise-"))
     try {
       cpSync(join(root, ".dependency-cruiser.cjs"), join(tree, ".dependency-cruiser.cjs"))
-      writeFileSync(join(tree, "tsconfig.base.json"), JSON.stringify({ compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", allowJs: true } }))
+      writeFileSync(
+        join(tree, "tsconfig.base.json"),
+        JSON.stringify({ compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", allowJs: true } })
+      )
       const file = (path: string, text: string) => {
         mkdirSync(dirname(join(tree, path)), { recursive: true })
         writeFileSync(join(tree, path), text)
@@ -48,8 +55,14 @@ describe("package graph", () => {
       file("packages/core/src/A.ts", `import { b } from "./B.js"\nexport const a = () => b\n`)
       file("packages/core/src/B.ts", `import { a } from "./A.js"\nexport const b = () => a\n`)
       file("packages/adapter-sql/src/Sql.ts", `export const sql = 1\n`)
-      file("packages/adapter-http/src/Reach.ts", `import { sql } from "../../adapter-sql/src/Sql.js"\nexport const reach = sql\n`)
-      file("packages/adapter-storage-fs/src/Other.ts", `import { reach } from "../../adapter-http/src/Reach.js"\nexport const other = reach\n`)
+      file(
+        "packages/adapter-http/src/Reach.ts",
+        `import { sql } from "../../adapter-sql/src/Sql.js"\nexport const reach = sql\n`
+      )
+      file(
+        "packages/adapter-storage-fs/src/Other.ts",
+        `import { reach } from "../../adapter-http/src/Reach.js"\nexport const other = reach\n`
+      )
       file("packages/client/src/Client.ts", `import { a } from "../../core/src/A.js"\nexport const client = a\n`)
       const rules = new Set(cruise(tree, ["packages"]).map((v) => v.rule.name))
       expect([...rules].sort()).toEqual([

@@ -8,7 +8,18 @@ import sharp from "sharp"
 import { maxJsonBytes, maxMediaBodyBytes } from "../../adapter-http/src/BodyLimit.js"
 import { ServerLive } from "../src/Server.js"
 import { type Answer, answersIn, rawConnection, type Sent, until, viaCurl, viaFetch, viaUndici } from "./EdgeClients.js"
-import { call, earlyInMinute, expectError, freshKey, rawRequest, testDatabase, TestServer, TestServerWith, uploadMedia, waitJob } from "./TestServer.js"
+import {
+  call,
+  earlyInMinute,
+  expectError,
+  freshKey,
+  rawRequest,
+  testDatabase,
+  TestServer,
+  TestServerWith,
+  uploadMedia,
+  waitJob
+} from "./TestServer.js"
 
 const writer = ["catalog:read", "catalog:write", "media:read", "media:write"]
 const boundary = "edge-boundary-7f3a"
@@ -33,231 +44,386 @@ const jsonBody = (size: number) => {
 /** GET /health's status (outside the API prefix). */
 const health = (url: string) => Effect.promise(() => fetch(`${url}/health`).then((r) => r.status))
 
-const png = Effect.promise(() => sharp({ create: { width: 16, height: 16, channels: 3, background: { r: 1, g: 2, b: 3 } } }).png().toBuffer())
+const png = Effect.promise(() =>
+  sharp({ create: { width: 16, height: 16, channels: 3, background: { r: 1, g: 2, b: 3 } } })
+    .png()
+    .toBuffer()
+)
 
 /** A key whose rate limit is used up for the current minute (121 requests). */
 const exhaust = (url: string, token: string) =>
   Effect.gen(function* () {
     if ((yield* call(url, "GET", "/me", { token })).status === 429) return
-    yield* Effect.all(Array.from({ length: 120 }, () => call(url, "GET", "/me", { token })), { concurrency: 8 })
+    yield* Effect.all(
+      Array.from({ length: 120 }, () => call(url, "GET", "/me", { token })),
+      { concurrency: 8 }
+    )
   })
 
 /** The answer a client must read: the early answer below the limit, 413 past it. */
-const expected = (status: number, code: string, size: number, limit: number) => (size > limit ? { status: 413, code: "payload_too_large" } : { status, code })
+const expected = (status: number, code: string, size: number, limit: number) =>
+  size > limit ? { status: 413, code: "payload_too_large" } : { status, code }
 
 layer(TestServerWith(), { excludeTestServices: true, timeout: 240_000 })("the HTTP edge", (it) => {
   describe("early answers", () => {
-    it.scoped("every client reads every early answer (401, 403, 415, 422, 429, 413) of POST /media and a JSON endpoint, from 1 KB to past the limit: fetch, undici and curl", () =>
-      Effect.gen(function* () {
-        const { url, tenant } = yield* TestServer
-        const t = yield* tenant()
-        const full = yield* t.key(writer)
-        const reader = yield* t.key(["catalog:read"])
-        const limited = yield* t.key(writer)
-        const dir = mkdtempSync(join(tmpdir(), "catalog-sync-edge-"))
-        yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
-        const clients = { fetch: viaFetch, undici: viaUndici, curl: viaCurl(dir) } as const
-        interface Case {
-          readonly name: string
-          readonly path: string
-          readonly token: string
-          readonly headers?: Record<string, string>
-          readonly idempotency?: false
-          readonly contentType: string
-          readonly status: number
-          readonly code: string
-          readonly before?: Effect.Effect<void>
-        }
-        const media = (extra: Omit<Case, "path" | "contentType"> & { readonly contentType?: string }): Case => ({ path: "/api/v1/media", contentType: `multipart/form-data; boundary=${boundary}`, ...extra })
-        const json = (extra: Omit<Case, "path" | "contentType"> & { readonly contentType?: string }): Case => ({ path: "/api/v1/categories/upsert", contentType: "application/json", ...extra })
-        const limits = { "/api/v1/media": maxMediaBodyBytes, "/api/v1/categories/upsert": maxJsonBytes } as const
-        const cases: ReadonlyArray<Case> = [
-          media({ name: "media 401", token: "csk_000000000000000000000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", status: 401, code: "invalid_credentials" }),
-          media({ name: "media 403", token: reader, status: 403, code: "insufficient_scope" }),
-          media({ name: "media 415", token: full, contentType: "application/json", status: 415, code: "unsupported_media_type" }),
-          media({ name: "media 422", token: full, idempotency: false, status: 422, code: "idempotency_key_invalid" }),
-          media({ name: "media 429", token: limited, status: 429, code: "rate_limited", before: exhaust(url, limited) }),
-          json({ name: "json 401", token: "csk_000000000000000000000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", status: 401, code: "invalid_credentials" }),
-          json({ name: "json 403", token: reader, status: 403, code: "insufficient_scope" }),
-          json({ name: "json 415", token: full, contentType: "text/plain", status: 415, code: "unsupported_media_type" }),
-          json({ name: "json 422", token: full, idempotency: false, status: 422, code: "idempotency_key_invalid" }),
-          json({ name: "json 429", token: limited, status: 429, code: "rate_limited", before: exhaust(url, limited) })
-        ]
-        yield* earlyInMinute
-        const wrong: Array<string> = []
-        let sent = 0
-        for (const c of cases) {
-          const limit = limits[c.path as keyof typeof limits]
-          const sizes = [1_000, 1_000_000, limit - 1_000, limit + 1_000]
-          for (const size of sizes) {
-            // One 413 per path and client is enough: it is answered from Content-Length alone.
-            if (size > limit && c.status !== 401) continue
-            for (const [clientName, client] of Object.entries(clients)) {
-              if (c.before !== undefined) yield* c.before
-              const headers: Record<string, string> = { authorization: `Bearer ${c.token}`, "content-type": c.contentType }
-              if (c.idempotency !== false) headers["idempotency-key"] = freshKey()
-              const raw = c.path === "/api/v1/media" && c.contentType.startsWith("multipart") ? multipartBody(size) : jsonBody(size)
-              // fetch sends uploads as connectors do: FormData with the file as a Blob.
-              let body: Sent["body"] = raw
-              if (clientName === "fetch" && c.contentType.startsWith("multipart")) {
-                const form = new FormData()
-                form.append("external_id", "img")
-                form.append("name", "Image")
-                form.append("file", new Blob([new Uint8Array(Math.max(1, size - 400))]), "a.png")
-                body = form
-                delete headers["content-type"]
-              }
-              const answer: Answer = yield* client({ url: `${url}${c.path}`, headers, body })
-              sent++
-              const want = expected(c.status, c.code, size, limit)
-              const closes = want.status === 413
-              if (answer.status !== want.status || answer.code !== want.code || (answer.connection !== null && (answer.connection === "close") !== closes)) {
-                wrong.push(`${c.name} ${size} B via ${clientName}: ${answer.status} ${answer.code} connection=${answer.connection}, expected ${want.status} ${want.code}`)
+    it.scoped(
+      "every client reads every early answer (401, 403, 415, 422, 429, 413) of POST /media and a JSON endpoint, from 1 KB to past the limit: fetch, undici and curl",
+      () =>
+        Effect.gen(function* () {
+          const { url, tenant } = yield* TestServer
+          const t = yield* tenant()
+          const full = yield* t.key(writer)
+          const reader = yield* t.key(["catalog:read"])
+          const limited = yield* t.key(writer)
+          const dir = mkdtempSync(join(tmpdir(), "catalog-sync-edge-"))
+          yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
+          const clients = { fetch: viaFetch, undici: viaUndici, curl: viaCurl(dir) } as const
+          interface Case {
+            readonly name: string
+            readonly path: string
+            readonly token: string
+            readonly headers?: Record<string, string>
+            readonly idempotency?: false
+            readonly contentType: string
+            readonly status: number
+            readonly code: string
+            readonly before?: Effect.Effect<void>
+          }
+          const media = (extra: Omit<Case, "path" | "contentType"> & { readonly contentType?: string }): Case => ({
+            path: "/api/v1/media",
+            contentType: `multipart/form-data; boundary=${boundary}`,
+            ...extra
+          })
+          const json = (extra: Omit<Case, "path" | "contentType"> & { readonly contentType?: string }): Case => ({
+            path: "/api/v1/categories/upsert",
+            contentType: "application/json",
+            ...extra
+          })
+          const limits = { "/api/v1/media": maxMediaBodyBytes, "/api/v1/categories/upsert": maxJsonBytes } as const
+          const cases: ReadonlyArray<Case> = [
+            media({
+              name: "media 401",
+              token: "csk_000000000000000000000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+              status: 401,
+              code: "invalid_credentials"
+            }),
+            media({ name: "media 403", token: reader, status: 403, code: "insufficient_scope" }),
+            media({
+              name: "media 415",
+              token: full,
+              contentType: "application/json",
+              status: 415,
+              code: "unsupported_media_type"
+            }),
+            media({ name: "media 422", token: full, idempotency: false, status: 422, code: "idempotency_key_invalid" }),
+            media({
+              name: "media 429",
+              token: limited,
+              status: 429,
+              code: "rate_limited",
+              before: exhaust(url, limited)
+            }),
+            json({
+              name: "json 401",
+              token: "csk_000000000000000000000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+              status: 401,
+              code: "invalid_credentials"
+            }),
+            json({ name: "json 403", token: reader, status: 403, code: "insufficient_scope" }),
+            json({
+              name: "json 415",
+              token: full,
+              contentType: "text/plain",
+              status: 415,
+              code: "unsupported_media_type"
+            }),
+            json({ name: "json 422", token: full, idempotency: false, status: 422, code: "idempotency_key_invalid" }),
+            json({ name: "json 429", token: limited, status: 429, code: "rate_limited", before: exhaust(url, limited) })
+          ]
+          yield* earlyInMinute
+          const wrong: Array<string> = []
+          let sent = 0
+          for (const c of cases) {
+            const limit = limits[c.path as keyof typeof limits]
+            const sizes = [1_000, 1_000_000, limit - 1_000, limit + 1_000]
+            for (const size of sizes) {
+              // One 413 per path and client is enough: it is answered from Content-Length alone.
+              if (size > limit && c.status !== 401) continue
+              for (const [clientName, client] of Object.entries(clients)) {
+                if (c.before !== undefined) yield* c.before
+                const headers: Record<string, string> = {
+                  authorization: `Bearer ${c.token}`,
+                  "content-type": c.contentType
+                }
+                if (c.idempotency !== false) headers["idempotency-key"] = freshKey()
+                const raw =
+                  c.path === "/api/v1/media" && c.contentType.startsWith("multipart")
+                    ? multipartBody(size)
+                    : jsonBody(size)
+                // fetch sends uploads as connectors do: FormData with the file as a Blob.
+                let body: Sent["body"] = raw
+                if (clientName === "fetch" && c.contentType.startsWith("multipart")) {
+                  const form = new FormData()
+                  form.append("external_id", "img")
+                  form.append("name", "Image")
+                  form.append("file", new Blob([new Uint8Array(Math.max(1, size - 400))]), "a.png")
+                  body = form
+                  delete headers["content-type"]
+                }
+                const answer: Answer = yield* client({ url: `${url}${c.path}`, headers, body })
+                sent++
+                const want = expected(c.status, c.code, size, limit)
+                const closes = want.status === 413
+                if (
+                  answer.status !== want.status ||
+                  answer.code !== want.code ||
+                  (answer.connection !== null && (answer.connection === "close") !== closes)
+                ) {
+                  wrong.push(
+                    `${c.name} ${size} B via ${clientName}: ${answer.status} ${answer.code} connection=${answer.connection}, expected ${want.status} ${want.code}`
+                  )
+                }
               }
             }
           }
-        }
-        expect(sent).toBeGreaterThan(90)
-        expect(wrong).toEqual([])
-      }))
+          expect(sent).toBeGreaterThan(90)
+          expect(wrong).toEqual([])
+        })
+    )
 
-    it.scoped("an early answer comes before the body is sent; the body is then read and discarded and the connection serves the next request", () =>
-      Effect.gen(function* () {
-        const { url, tenant } = yield* TestServer
-        const reader = yield* (yield* tenant()).key(["catalog:read"])
-        const body = multipartBody(200_000)
-        const connection = yield* rawConnection(url)
-        connection.socket.write(
-          `POST /api/v1/media HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${reader}\r\nIdempotency-Key: ${freshKey()}\r\n` +
-            `Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${body.length}\r\n\r\n`
-        )
-        expect(yield* until(() => answersIn(connection.received()).length === 1, 5_000)).toBe(true)
-        expect(answersIn(connection.received())).toEqual([{ status: 403, code: "insufficient_scope", close: false }])
-        for (let at = 0; at < body.length; at += 50_000) {
-          connection.socket.write(body.subarray(at, at + 50_000))
-          yield* Effect.sleep("20 millis")
-        }
-        connection.socket.write("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
-        expect(yield* until(() => answersIn(connection.received()).length === 2, 5_000)).toBe(true)
-        expect(answersIn(connection.received())[1]).toMatchObject({ status: 200 })
-        expect(connection.closed()).toBe(false)
+    it.scoped(
+      "an early answer comes before the body is sent; the body is then read and discarded and the connection serves the next request",
+      () =>
+        Effect.gen(function* () {
+          const { url, tenant } = yield* TestServer
+          const reader = yield* (yield* tenant()).key(["catalog:read"])
+          const body = multipartBody(200_000)
+          const connection = yield* rawConnection(url)
+          connection.socket.write(
+            `POST /api/v1/media HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${reader}\r\nIdempotency-Key: ${freshKey()}\r\n` +
+              `Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${body.length}\r\n\r\n`
+          )
+          expect(yield* until(() => answersIn(connection.received()).length === 1, 5_000)).toBe(true)
+          expect(answersIn(connection.received())).toEqual([{ status: 403, code: "insufficient_scope", close: false }])
+          for (let at = 0; at < body.length; at += 50_000) {
+            connection.socket.write(body.subarray(at, at + 50_000))
+            yield* Effect.sleep("20 millis")
+          }
+          connection.socket.write("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+          expect(yield* until(() => answersIn(connection.received()).length === 2, 5_000)).toBe(true)
+          expect(answersIn(connection.received())[1]).toMatchObject({ status: 200 })
+          expect(connection.closed()).toBe(false)
 
-        // Chunked, without a key: 401 at once, the body drained, the connection kept.
-        const chunked = yield* rawConnection(url)
-        chunked.socket.write(`POST /api/v1/categories/upsert HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`)
-        expect(yield* until(() => answersIn(chunked.received()).length === 1, 5_000)).toBe(true)
-        expect(answersIn(chunked.received())[0]).toEqual({ status: 401, code: "missing_credentials", close: false })
-        const piece = "x".repeat(100_000)
-        for (let i = 0; i < 3; i++) chunked.socket.write(`${piece.length.toString(16)}\r\n${piece}\r\n`)
-        chunked.socket.write("0\r\n\r\nGET /health HTTP/1.1\r\nHost: x\r\n\r\n")
-        expect(yield* until(() => answersIn(chunked.received()).length === 2, 5_000)).toBe(true)
-        expect(answersIn(chunked.received())[1]).toMatchObject({ status: 200 })
+          // Chunked, without a key: 401 at once, the body drained, the connection kept.
+          const chunked = yield* rawConnection(url)
+          chunked.socket.write(
+            `POST /api/v1/categories/upsert HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`
+          )
+          expect(yield* until(() => answersIn(chunked.received()).length === 1, 5_000)).toBe(true)
+          expect(answersIn(chunked.received())[0]).toEqual({ status: 401, code: "missing_credentials", close: false })
+          const piece = "x".repeat(100_000)
+          for (let i = 0; i < 3; i++) chunked.socket.write(`${piece.length.toString(16)}\r\n${piece}\r\n`)
+          chunked.socket.write("0\r\n\r\nGET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+          expect(yield* until(() => answersIn(chunked.received()).length === 2, 5_000)).toBe(true)
+          expect(answersIn(chunked.received())[1]).toMatchObject({ status: 200 })
 
-        // Past the 1 MB limit the server stops reading and closes the connection.
-        const endless = yield* rawConnection(url)
-        endless.socket.write(`POST /api/v1/categories/upsert HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`)
-        expect(yield* until(() => answersIn(endless.received()).length === 1, 5_000)).toBe(true)
-        for (let i = 0; i < 15 && !endless.closed(); i++) {
-          endless.socket.write(`${piece.length.toString(16)}\r\n${piece}\r\n`)
-          yield* Effect.sleep("10 millis")
-        }
-        expect(yield* until(endless.closed, 5_000)).toBe(true)
-      }))
+          // Past the 1 MB limit the server stops reading and closes the connection.
+          const endless = yield* rawConnection(url)
+          endless.socket.write(
+            `POST /api/v1/categories/upsert HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`
+          )
+          expect(yield* until(() => answersIn(endless.received()).length === 1, 5_000)).toBe(true)
+          for (let i = 0; i < 15 && !endless.closed(); i++) {
+            endless.socket.write(`${piece.length.toString(16)}\r\n${piece}\r\n`)
+            yield* Effect.sleep("10 millis")
+          }
+          expect(yield* until(endless.closed, 5_000)).toBe(true)
+        })
+    )
   })
 
   describe("the key before the body", () => {
-    it.effect("a request with a body and no valid key is answered 401 before its body is looked at (deep or malformed JSON, a wrong content type)", () =>
-      Effect.gen(function* () {
-        const { url, tenant } = yield* TestServer
-        const token = yield* (yield* tenant()).key(writer)
-        const deep = `{"external_id":"d","name":"D","x":${"[".repeat(70)}${"]".repeat(70)}}`
-        for (const [raw, type] of [[deep, "application/json"], ["{\"external_id\": ", "application/json"], ["x=1", "text/plain"]] as const) {
-          expectError(yield* call(url, "POST", "/categories/upsert", { raw, headers: { "content-type": type } }), 401, "missing_credentials")
-          expectError(yield* call(url, "POST", "/categories/upsert", { raw, headers: { "content-type": type, authorization: "Bearer csk_x" } }), 401, "invalid_credentials")
-        }
-        expectError(yield* call(url, "POST", "/categories/upsert", { token, raw: deep, headers: { "content-type": "application/json" } }), 400, "json_too_deep")
-        // The RateLimit headers are on answers to requests with a body too.
-        const written = yield* call(url, "POST", "/categories/upsert", { token, body: { external_id: "c", name: "C" } })
-        expect(written.status).toBe(200)
-        expect(written.headers.get("ratelimit-limit")).toBe("120")
-      }))
+    it.effect(
+      "a request with a body and no valid key is answered 401 before its body is looked at (deep or malformed JSON, a wrong content type)",
+      () =>
+        Effect.gen(function* () {
+          const { url, tenant } = yield* TestServer
+          const token = yield* (yield* tenant()).key(writer)
+          const deep = `{"external_id":"d","name":"D","x":${"[".repeat(70)}${"]".repeat(70)}}`
+          for (const [raw, type] of [
+            [deep, "application/json"],
+            ['{"external_id": ', "application/json"],
+            ["x=1", "text/plain"]
+          ] as const) {
+            expectError(
+              yield* call(url, "POST", "/categories/upsert", { raw, headers: { "content-type": type } }),
+              401,
+              "missing_credentials"
+            )
+            expectError(
+              yield* call(url, "POST", "/categories/upsert", {
+                raw,
+                headers: { "content-type": type, authorization: "Bearer csk_x" }
+              }),
+              401,
+              "invalid_credentials"
+            )
+          }
+          expectError(
+            yield* call(url, "POST", "/categories/upsert", {
+              token,
+              raw: deep,
+              headers: { "content-type": "application/json" }
+            }),
+            400,
+            "json_too_deep"
+          )
+          // The RateLimit headers are on answers to requests with a body too.
+          const written = yield* call(url, "POST", "/categories/upsert", {
+            token,
+            body: { external_id: "c", name: "C" }
+          })
+          expect(written.status).toBe(200)
+          expect(written.headers.get("ratelimit-limit")).toBe("120")
+        })
+    )
   })
 
   describe("multipart limits", () => {
-    it.effect("an unknown field is refused at once, a field over 4 KiB and 170,000 tiny parts cost milliseconds, and /health stays fast meanwhile", () =>
-      Effect.gen(function* () {
-        const { url, tenant } = yield* TestServer
-        const token = yield* (yield* tenant()).key(writer)
-        // 170,000 fields of one byte in 8.5 MB, within the upload limit.
-        const manyParts = Buffer.from(Array.from({ length: 170_000 }, () => `--b\r\nContent-Disposition: form-data; name="f"\r\n\r\n1\r\n`).join("") + `--b--\r\n`)
-        expect(manyParts.length).toBeLessThan(maxMediaBodyBytes)
-        const send = (body: Buffer) =>
-          rawRequest(url, "POST", "/api/v1/media", { authorization: `Bearer ${token}`, "idempotency-key": freshKey(), "content-type": "multipart/form-data; boundary=b", "content-length": String(body.length) }, body)
-        const aloneStart = Date.now()
-        const alone = yield* send(manyParts)
-        const aloneMillis = Date.now() - aloneStart
-        const started = Date.now()
-        const [answers, healthMillis] = yield* Effect.all(
-          [
-            Effect.all(Array.from({ length: 4 }, () => send(manyParts)), { concurrency: "unbounded" }),
-            Effect.gen(function* () {
-              yield* Effect.sleep("30 millis")
-              const at = Date.now()
-              expect(yield* health(url)).toBe(200)
-              return Date.now() - at
+    it.effect(
+      "an unknown field is refused at once, a field over 4 KiB and 170,000 tiny parts cost milliseconds, and /health stays fast meanwhile",
+      () =>
+        Effect.gen(function* () {
+          const { url, tenant } = yield* TestServer
+          const token = yield* (yield* tenant()).key(writer)
+          // 170,000 fields of one byte in 8.5 MB, within the upload limit.
+          const manyParts = Buffer.from(
+            Array.from({ length: 170_000 }, () => `--b\r\nContent-Disposition: form-data; name="f"\r\n\r\n1\r\n`).join(
+              ""
+            ) + `--b--\r\n`
+          )
+          expect(manyParts.length).toBeLessThan(maxMediaBodyBytes)
+          const send = (body: Buffer) =>
+            rawRequest(
+              url,
+              "POST",
+              "/api/v1/media",
+              {
+                authorization: `Bearer ${token}`,
+                "idempotency-key": freshKey(),
+                "content-type": "multipart/form-data; boundary=b",
+                "content-length": String(body.length)
+              },
+              body
+            )
+          const aloneStart = Date.now()
+          const alone = yield* send(manyParts)
+          const aloneMillis = Date.now() - aloneStart
+          const started = Date.now()
+          const [answers, healthMillis] = yield* Effect.all(
+            [
+              Effect.all(
+                Array.from({ length: 4 }, () => send(manyParts)),
+                { concurrency: "unbounded" }
+              ),
+              Effect.gen(function* () {
+                yield* Effect.sleep("30 millis")
+                const at = Date.now()
+                expect(yield* health(url)).toBe(200)
+                return Date.now() - at
+              })
+            ],
+            { concurrency: "unbounded" }
+          )
+          // The clients run in this process too: their 35 MB of writing is part of what /health waits for.
+          console.log(
+            `multipart: one body of 170,000 parts (${manyParts.length} bytes) answered in ${aloneMillis} ms; four at once in ${Date.now() - started} ms, /health meanwhile ${healthMillis} ms`
+          )
+          for (const answer of [alone, ...answers]) {
+            expect(answer.status).toBe(422)
+            expect(JSON.parse(answer.body).error).toMatchObject({
+              code: "validation_failed",
+              details: [{ path: "$.f", message: expect.stringContaining("not a field") }]
             })
-          ],
-          { concurrency: "unbounded" }
-        )
-        // The clients run in this process too: their 35 MB of writing is part of what /health waits for.
-        console.log(`multipart: one body of 170,000 parts (${manyParts.length} bytes) answered in ${aloneMillis} ms; four at once in ${Date.now() - started} ms, /health meanwhile ${healthMillis} ms`)
-        for (const answer of [alone, ...answers]) {
-          expect(answer.status).toBe(422)
-          expect(JSON.parse(answer.body).error).toMatchObject({ code: "validation_failed", details: [{ path: "$.f", message: expect.stringContaining("not a field") }] })
-        }
-        expect(aloneMillis).toBeLessThan(1_000)
-        expect(healthMillis).toBeLessThan(2_500)
-        const longField = yield* uploadMedia(url, token, { external_id: "long", name: "n".repeat(5_000) }, new Uint8Array(yield* png))
-        expectError(longField, 422, "validation_failed")
-        expect(longField.body.error.details[0].message).toContain("4096")
-        const url_ = yield* uploadMedia(url, token, { external_id: "u", name: "U", image_url: "https://example.com/a.png" }, new Uint8Array(yield* png))
-        expectError(url_, 422, "remote_url_not_accepted")
-        const good = yield* uploadMedia(url, token, { external_id: "ok", name: "OK", purpose: "catalog" }, new Uint8Array(yield* png))
-        expect(good.status).toBe(202)
-      }))
+          }
+          expect(aloneMillis).toBeLessThan(1_000)
+          expect(healthMillis).toBeLessThan(2_500)
+          const longField = yield* uploadMedia(
+            url,
+            token,
+            { external_id: "long", name: "n".repeat(5_000) },
+            new Uint8Array(yield* png)
+          )
+          expectError(longField, 422, "validation_failed")
+          expect(longField.body.error.details[0].message).toContain("4096")
+          const url_ = yield* uploadMedia(
+            url,
+            token,
+            { external_id: "u", name: "U", image_url: "https://example.com/a.png" },
+            new Uint8Array(yield* png)
+          )
+          expectError(url_, 422, "remote_url_not_accepted")
+          const good = yield* uploadMedia(
+            url,
+            token,
+            { external_id: "ok", name: "OK", purpose: "catalog" },
+            new Uint8Array(yield* png)
+          )
+          expect(good.status).toBe(202)
+        })
+    )
   })
 
   describe("host names and headers", () => {
-    it.effect("a custom domain is recognised in any letter case, with a port or a trailing dot; forwarded hosts count only from trusted proxies", () =>
-      Effect.gen(function* () {
-        const { url, tenant } = yield* TestServer
-        const domain = `api-${Date.now()}.acme.example`
-        const owner = yield* (yield* tenant({ domains: [domain] })).key(["catalog:read"])
-        const other = yield* (yield* tenant()).key(["catalog:read"])
-        const me = (token: string, headers: Record<string, string>) => Effect.map(rawRequest(url, "GET", "/api/v1/me", { authorization: `Bearer ${token}`, ...headers }), (r) => r.status)
-        for (const host of [domain, `${domain}.`, `${domain.toUpperCase()}.:8443`, `${domain}:443`]) {
-          expect({ host, status: yield* me(other, { host }) }).toEqual({ host, status: 403 })
-          expect({ host, status: yield* me(owner, { host }) }).toEqual({ host, status: 200 })
-        }
-        // No TRUSTED_PROXIES: a client cannot name another host through forwarding headers.
-        expect(yield* me(other, { host: "127.0.0.1", "x-forwarded-host": domain, forwarded: `host=${domain}` })).toBe(200)
-      }))
+    it.effect(
+      "a custom domain is recognised in any letter case, with a port or a trailing dot; forwarded hosts count only from trusted proxies",
+      () =>
+        Effect.gen(function* () {
+          const { url, tenant } = yield* TestServer
+          const domain = `api-${Date.now()}.acme.example`
+          const owner = yield* (yield* tenant({ domains: [domain] })).key(["catalog:read"])
+          const other = yield* (yield* tenant()).key(["catalog:read"])
+          const me = (token: string, headers: Record<string, string>) =>
+            Effect.map(
+              rawRequest(url, "GET", "/api/v1/me", { authorization: `Bearer ${token}`, ...headers }),
+              (r) => r.status
+            )
+          for (const host of [domain, `${domain}.`, `${domain.toUpperCase()}.:8443`, `${domain}:443`]) {
+            expect({ host, status: yield* me(other, { host }) }).toEqual({ host, status: 403 })
+            expect({ host, status: yield* me(owner, { host }) }).toEqual({ host, status: 200 })
+          }
+          // No TRUSTED_PROXIES: a client cannot name another host through forwarding headers.
+          expect(yield* me(other, { host: "127.0.0.1", "x-forwarded-host": domain, forwarded: `host=${domain}` })).toBe(
+            200
+          )
+        })
+    )
 
-    it.effect("API answers carry nosniff and no-store (images keep their own caching); the portal a CSP that forbids framing, and a Referrer-Policy", () =>
-      Effect.gen(function* () {
-        const { url, tenant } = yield* TestServer
-        const token = yield* (yield* tenant()).key(writer)
-        for (const reply of [yield* call(url, "GET", "/me", { token }), yield* call(url, "GET", "/me"), yield* call(url, "POST", "/categories/upsert", { token, body: { external_id: "h", name: "H" } })]) {
-          expect({ nosniff: reply.headers.get("x-content-type-options"), cache: reply.headers.get("cache-control") }).toEqual({ nosniff: "nosniff", cache: "no-store" })
-        }
-        const portal = yield* Effect.promise(() => fetch(`${url}/docs/`))
-        const csp = portal.headers.get("content-security-policy") ?? ""
-        expect(csp).toContain("frame-ancestors 'none'")
-        expect(csp).toContain("default-src 'none'")
-        expect(csp).not.toMatch(/https?:/)
-        expect(portal.headers.get("referrer-policy")).toBe("no-referrer")
-        expect(portal.headers.get("x-content-type-options")).toBe("nosniff")
-      }))
+    it.effect(
+      "API answers carry nosniff and no-store (images keep their own caching); the portal a CSP that forbids framing, and a Referrer-Policy",
+      () =>
+        Effect.gen(function* () {
+          const { url, tenant } = yield* TestServer
+          const token = yield* (yield* tenant()).key(writer)
+          for (const reply of [
+            yield* call(url, "GET", "/me", { token }),
+            yield* call(url, "GET", "/me"),
+            yield* call(url, "POST", "/categories/upsert", { token, body: { external_id: "h", name: "H" } })
+          ]) {
+            expect({
+              nosniff: reply.headers.get("x-content-type-options"),
+              cache: reply.headers.get("cache-control")
+            }).toEqual({ nosniff: "nosniff", cache: "no-store" })
+          }
+          const portal = yield* Effect.promise(() => fetch(`${url}/docs/`))
+          const csp = portal.headers.get("content-security-policy") ?? ""
+          expect(csp).toContain("frame-ancestors 'none'")
+          expect(csp).toContain("default-src 'none'")
+          expect(csp).not.toMatch(/https?:/)
+          expect(portal.headers.get("referrer-policy")).toBe("no-referrer")
+          expect(portal.headers.get("x-content-type-options")).toBe("nosniff")
+        })
+    )
   })
 
   describe("files at rest", () => {
@@ -280,7 +446,8 @@ layer(TestServerWith(), { excludeTestServices: true, timeout: 240_000 })("the HT
           expect(files).toContain("catalog-sync.db")
           for (const file of files) expect({ file, mode: mode(join(dataDir, file)) }).toEqual({ file, mode: "600" })
         }
-      }))
+      })
+    )
   })
 })
 
@@ -290,54 +457,99 @@ const trusted = { TRUSTED_PROXIES: "127.0.0.1, ::1", AUTH_FAILURES_PER_MINUTE: "
 const secondInstance = Effect.gen(function* () {
   const { config } = yield* TestServer
   const context = yield* Layer.build(ServerLive(config)).pipe(
-    Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(trusted))).pipe(ConfigProvider.orElse(() => ConfigProvider.fromEnv())))
+    Effect.withConfigProvider(
+      ConfigProvider.fromMap(new Map(Object.entries(trusted))).pipe(
+        ConfigProvider.orElse(() => ConfigProvider.fromEnv())
+      )
+    )
   )
   return `http://127.0.0.1:${(Context.get(context, HttpServer.HttpServer).address as HttpServer.TcpAddress).port}`
 })
 
-layer(TestServerWith({}, trusted), { excludeTestServices: true, timeout: 120_000 })("behind trusted proxies, with a budget of 5 invalid keys", (it) => {
-  it.scoped("invalid keys from one client cost it, not others: past the budget its requests get 429 before any key is looked up, on every instance", () =>
-    Effect.gen(function* () {
-      const { url, tenant } = yield* TestServer
-      const token = yield* (yield* tenant()).key(["catalog:read"])
-      const bad = "csk_000000000000000000000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
-      const from = (address: string, key: string | undefined, target = url) =>
-        call(target, "GET", "/me", { ...(key === undefined ? {} : { token: key }), headers: { "x-forwarded-for": `${address}, 127.0.0.1` } })
-      yield* earlyInMinute
-      // Missing keys cost nothing to check and are not counted.
-      for (let i = 0; i < 8; i++) expectError(yield* from("198.51.100.9", undefined), 401, "missing_credentials")
-      expect((yield* from("198.51.100.9", token)).status).toBe(200)
-      const other = testDatabase === "postgres" ? yield* secondInstance : url
-      // Invalid keys over both instances (one on SQLite): the budget is shared through the database.
-      for (let i = 0; i < 6; i++) expectError(yield* from("198.51.100.7", bad, i % 2 === 0 ? url : other), 401, "invalid_credentials")
-      const refused = yield* from("198.51.100.7", token, other)
-      expectError(refused, 429, "authentication_throttled")
-      expect(Number(refused.headers.get("retry-after"))).toBe(refused.body.error.retry_after)
-      expect(refused.body.error.retry_after).toBeGreaterThanOrEqual(1)
-      // The instance that did not count the last failure blocks at its next one.
-      expectError(yield* from("198.51.100.7", bad, url), url === other ? 429 : 401, url === other ? "authentication_throttled" : "invalid_credentials")
-      expectError(yield* from("198.51.100.7", token, url), 429, "authentication_throttled")
-      // A body is not read either.
-      expectError(yield* call(url, "POST", "/categories/upsert", { token, body: { external_id: "x", name: "X" }, headers: { "x-forwarded-for": "198.51.100.7" } }), 429, "authentication_throttled")
-      expect((yield* from("198.51.100.8", token)).status).toBe(200)
-    }))
+layer(TestServerWith({}, trusted), { excludeTestServices: true, timeout: 120_000 })(
+  "behind trusted proxies, with a budget of 5 invalid keys",
+  (it) => {
+    it.scoped(
+      "invalid keys from one client cost it, not others: past the budget its requests get 429 before any key is looked up, on every instance",
+      () =>
+        Effect.gen(function* () {
+          const { url, tenant } = yield* TestServer
+          const token = yield* (yield* tenant()).key(["catalog:read"])
+          const bad = "csk_000000000000000000000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+          const from = (address: string, key: string | undefined, target = url) =>
+            call(target, "GET", "/me", {
+              ...(key === undefined ? {} : { token: key }),
+              headers: { "x-forwarded-for": `${address}, 127.0.0.1` }
+            })
+          yield* earlyInMinute
+          // Missing keys cost nothing to check and are not counted.
+          for (let i = 0; i < 8; i++) expectError(yield* from("198.51.100.9", undefined), 401, "missing_credentials")
+          expect((yield* from("198.51.100.9", token)).status).toBe(200)
+          const other = testDatabase === "postgres" ? yield* secondInstance : url
+          // Invalid keys over both instances (one on SQLite): the budget is shared through the database.
+          for (let i = 0; i < 6; i++)
+            expectError(yield* from("198.51.100.7", bad, i % 2 === 0 ? url : other), 401, "invalid_credentials")
+          const refused = yield* from("198.51.100.7", token, other)
+          expectError(refused, 429, "authentication_throttled")
+          expect(Number(refused.headers.get("retry-after"))).toBe(refused.body.error.retry_after)
+          expect(refused.body.error.retry_after).toBeGreaterThanOrEqual(1)
+          // The instance that did not count the last failure blocks at its next one.
+          expectError(
+            yield* from("198.51.100.7", bad, url),
+            url === other ? 429 : 401,
+            url === other ? "authentication_throttled" : "invalid_credentials"
+          )
+          expectError(yield* from("198.51.100.7", token, url), 429, "authentication_throttled")
+          // A body is not read either.
+          expectError(
+            yield* call(url, "POST", "/categories/upsert", {
+              token,
+              body: { external_id: "x", name: "X" },
+              headers: { "x-forwarded-for": "198.51.100.7" }
+            }),
+            429,
+            "authentication_throttled"
+          )
+          expect((yield* from("198.51.100.8", token)).status).toBe(200)
+        })
+    )
 
-  it.effect("the forwarded host of a trusted proxy is the host the custom-domain rule checks (X-Forwarded-Host and Forwarded)", () =>
-    Effect.gen(function* () {
-      const { url, tenant } = yield* TestServer
-      const domain = `shop-${Date.now()}.acme.example`
-      const owner = yield* (yield* tenant({ domains: [domain] })).key(["catalog:read"])
-      const other = yield* (yield* tenant()).key(["catalog:read"])
-      const me = (token: string, headers: Record<string, string>) => Effect.map(rawRequest(url, "GET", "/api/v1/me", { authorization: `Bearer ${token}`, host: "10.0.0.5:8080", ...headers }), (r) => r.status)
-      expect(yield* me(other, { "x-forwarded-host": `${domain.toUpperCase()}.` })).toBe(403)
-      expect(yield* me(other, { forwarded: `for=198.51.100.20;proto=https;host="${domain}:443"` })).toBe(403)
-      expect(yield* me(owner, { "x-forwarded-host": domain })).toBe(200)
-      expect(yield* me(other, {})).toBe(200)
-    }))
-})
+    it.effect(
+      "the forwarded host of a trusted proxy is the host the custom-domain rule checks (X-Forwarded-Host and Forwarded)",
+      () =>
+        Effect.gen(function* () {
+          const { url, tenant } = yield* TestServer
+          const domain = `shop-${Date.now()}.acme.example`
+          const owner = yield* (yield* tenant({ domains: [domain] })).key(["catalog:read"])
+          const other = yield* (yield* tenant()).key(["catalog:read"])
+          const me = (token: string, headers: Record<string, string>) =>
+            Effect.map(
+              rawRequest(url, "GET", "/api/v1/me", {
+                authorization: `Bearer ${token}`,
+                host: "10.0.0.5:8080",
+                ...headers
+              }),
+              (r) => r.status
+            )
+          expect(yield* me(other, { "x-forwarded-host": `${domain.toUpperCase()}.` })).toBe(403)
+          expect(yield* me(other, { forwarded: `for=198.51.100.20;proto=https;host="${domain}:443"` })).toBe(403)
+          expect(yield* me(owner, { "x-forwarded-host": domain })).toBe(200)
+          expect(yield* me(other, {})).toBe(200)
+        })
+    )
+  }
+)
 
 layer(
-  TestServerWith({}, { HTTP_HEADERS_TIMEOUT_SECONDS: "0.5", HTTP_REQUEST_TIMEOUT_SECONDS: "1", HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: "0.5", HTTP_MAX_CONNECTIONS: "6" }),
+  TestServerWith(
+    {},
+    {
+      HTTP_HEADERS_TIMEOUT_SECONDS: "0.5",
+      HTTP_REQUEST_TIMEOUT_SECONDS: "1",
+      HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: "0.5",
+      HTTP_MAX_CONNECTIONS: "6"
+    }
+  ),
   { excludeTestServices: true, timeout: 60_000 }
 )("slow and idle clients", (it) => {
   it.scoped("connections past the cap are closed at once, and served again when others end", () =>
@@ -352,39 +564,52 @@ layer(
       for (const c of idle) c.socket.destroy()
       yield* Effect.sleep("50 millis")
       expect(yield* health(url)).toBe(200)
-    }))
+    })
+  )
 
-  it.scoped("slowloris headers and a body sent a byte at a time are cut off with 408 near their time-outs; an idle connection is closed", () =>
-    Effect.gen(function* () {
-      const { url, tenant } = yield* TestServer
-      const token = yield* (yield* tenant()).key(writer)
-      const headers = yield* rawConnection(url)
-      const start = Date.now()
-      headers.socket.write("POST /api/v1/categories/upsert HTTP/1.1\r\nHost: x\r\n")
-      yield* Effect.fork(Effect.repeatN(Effect.sync(() => headers.socket.write(`X-Drip-${Date.now()}: 1\r\n`)), 40).pipe(Effect.zipLeft(Effect.sleep("100 millis")), Effect.ignore))
-      expect(yield* until(headers.closed, 3_000)).toBe(true)
-      const headersCut = Date.now() - start
-      expect(answersIn(headers.received())).toEqual([{ status: 408, code: "request_timeout", close: true }])
+  it.scoped(
+    "slowloris headers and a body sent a byte at a time are cut off with 408 near their time-outs; an idle connection is closed",
+    () =>
+      Effect.gen(function* () {
+        const { url, tenant } = yield* TestServer
+        const token = yield* (yield* tenant()).key(writer)
+        const headers = yield* rawConnection(url)
+        const start = Date.now()
+        headers.socket.write("POST /api/v1/categories/upsert HTTP/1.1\r\nHost: x\r\n")
+        yield* Effect.fork(
+          Effect.repeatN(
+            Effect.sync(() => headers.socket.write(`X-Drip-${Date.now()}: 1\r\n`)),
+            40
+          ).pipe(Effect.zipLeft(Effect.sleep("100 millis")), Effect.ignore)
+        )
+        expect(yield* until(headers.closed, 3_000)).toBe(true)
+        const headersCut = Date.now() - start
+        expect(answersIn(headers.received())).toEqual([{ status: 408, code: "request_timeout", close: true }])
 
-      const body = yield* rawConnection(url)
-      const bodyStart = Date.now()
-      body.socket.write(`POST /api/v1/categories/upsert HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nIdempotency-Key: ${freshKey()}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`)
-      const drip = Effect.sync(() => body.socket.write(" ")).pipe(Effect.zipRight(Effect.sleep("100 millis")))
-      yield* Effect.fork(Effect.ignore(Effect.repeatN(drip, 50)))
-      expect(yield* until(body.closed, 4_000)).toBe(true)
-      const bodyCut = Date.now() - bodyStart
-      expect(answersIn(body.received())).toEqual([{ status: 408, code: "request_timeout", close: true }])
+        const body = yield* rawConnection(url)
+        const bodyStart = Date.now()
+        body.socket.write(
+          `POST /api/v1/categories/upsert HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nIdempotency-Key: ${freshKey()}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`
+        )
+        const drip = Effect.sync(() => body.socket.write(" ")).pipe(Effect.zipRight(Effect.sleep("100 millis")))
+        yield* Effect.fork(Effect.ignore(Effect.repeatN(drip, 50)))
+        expect(yield* until(body.closed, 4_000)).toBe(true)
+        const bodyCut = Date.now() - bodyStart
+        expect(answersIn(body.received())).toEqual([{ status: 408, code: "request_timeout", close: true }])
 
-      const idle = yield* rawConnection(url)
-      idle.socket.write("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
-      const idleStart = Date.now()
-      expect(yield* until(idle.closed, 3_000)).toBe(true)
-      const idleCut = Date.now() - idleStart
-      console.log(`slow clients: headers cut after ${headersCut} ms (0.5 s), body after ${bodyCut} ms (1 s), idle after ${idleCut} ms (0.5 s)`)
-      expect(headersCut).toBeLessThan(1_500)
-      expect(bodyCut).toBeLessThan(2_000)
-      expect(bodyCut).toBeGreaterThanOrEqual(900)
-      expect(idleCut).toBeLessThan(2_500)
-      expect(yield* health(url)).toBe(200)
-    }))
+        const idle = yield* rawConnection(url)
+        idle.socket.write("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+        const idleStart = Date.now()
+        expect(yield* until(idle.closed, 3_000)).toBe(true)
+        const idleCut = Date.now() - idleStart
+        console.log(
+          `slow clients: headers cut after ${headersCut} ms (0.5 s), body after ${bodyCut} ms (1 s), idle after ${idleCut} ms (0.5 s)`
+        )
+        expect(headersCut).toBeLessThan(1_500)
+        expect(bodyCut).toBeLessThan(2_000)
+        expect(bodyCut).toBeGreaterThanOrEqual(900)
+        expect(idleCut).toBeLessThan(2_500)
+        expect(yield* health(url)).toBe(200)
+      })
+  )
 })

@@ -16,8 +16,17 @@ const root = fileURLToPath(new URL("../../../", import.meta.url))
 
 const run = (bin: string, args: ReadonlyArray<string>) =>
   Effect.async<{ readonly code: number; readonly output: string }>((resume) => {
-    execFile(join(root, "node_modules/.bin", bin), args, { cwd: root, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
-      resume(Effect.succeed({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, output: `${stdout}${stderr}` }))
+    execFile(
+      join(root, "node_modules/.bin", bin),
+      args,
+      { cwd: root, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) =>
+        resume(
+          Effect.succeed({
+            code: error === null ? 0 : typeof error.code === "number" ? error.code : 1,
+            output: `${stdout}${stderr}`
+          })
+        )
     )
   })
 
@@ -34,53 +43,84 @@ const workspace = Effect.acquireRelease(
 )
 
 interface Connector {
-  readonly runConnector: (options: { readonly baseUrl: string; readonly token: string; readonly runId: string }) => Promise<any>
+  readonly runConnector: (options: {
+    readonly baseUrl: string
+    readonly token: string
+    readonly runId: string
+  }) => Promise<any>
 }
 
-layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("a client generated from the served document", (it) => {
-  it.scoped("typechecks (openapi-typescript + openapi-fetch, tsc --noEmit) and syncs against a live server", () =>
-    Effect.gen(function* () {
-      const { url, tenant } = yield* TestServer
-      const dir = yield* workspace
-      writeFileSync(join(dir, "openapi.json"), yield* Effect.promise(() => fetch(`${url}/api/v1/openapi.json`).then((r) => r.text())))
-      const generated = yield* run("openapi-typescript", [join(dir, "openapi.json"), "--output", join(dir, "openapi-types.d.ts")])
-      expect(generated.code, generated.output).toBe(0)
-      copyFileSync(join(root, "packages/server/test/generated-client/connector.ts"), join(dir, "connector.ts"))
-      writeFileSync(
-        join(dir, "tsconfig.json"),
-        JSON.stringify({
-          extends: join(root, "tsconfig.base.json"),
-          compilerOptions: { composite: false, declaration: false, declarationMap: false, emitDeclarationOnly: false, noEmit: true },
-          files: ["connector.ts"]
-        })
-      )
-      const typecheck = yield* run("tsc", ["--noEmit", "-p", join(dir, "tsconfig.json")])
-      expect(typecheck.output).toBe("")
-      expect(typecheck.code).toBe(0)
+layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })(
+  "a client generated from the served document",
+  (it) => {
+    it.scoped(
+      "typechecks (openapi-typescript + openapi-fetch, tsc --noEmit) and syncs against a live server",
+      () =>
+        Effect.gen(function* () {
+          const { url, tenant } = yield* TestServer
+          const dir = yield* workspace
+          writeFileSync(
+            join(dir, "openapi.json"),
+            yield* Effect.promise(() => fetch(`${url}/api/v1/openapi.json`).then((r) => r.text()))
+          )
+          const generated = yield* run("openapi-typescript", [
+            join(dir, "openapi.json"),
+            "--output",
+            join(dir, "openapi-types.d.ts")
+          ])
+          expect(generated.code, generated.output).toBe(0)
+          copyFileSync(join(root, "packages/server/test/generated-client/connector.ts"), join(dir, "connector.ts"))
+          writeFileSync(
+            join(dir, "tsconfig.json"),
+            JSON.stringify({
+              extends: join(root, "tsconfig.base.json"),
+              compilerOptions: {
+                composite: false,
+                declaration: false,
+                declarationMap: false,
+                emitDeclarationOnly: false,
+                noEmit: true
+              },
+              files: ["connector.ts"]
+            })
+          )
+          const typecheck = yield* run("tsc", ["--noEmit", "-p", join(dir, "tsconfig.json")])
+          expect(typecheck.output).toBe("")
+          expect(typecheck.code).toBe(0)
 
-      const token = yield* Effect.flatMap(tenant(), (t) => t.key(["catalog:read", "catalog:write"]))
-      const connector = (yield* Effect.promise(() => import(pathToFileURL(join(dir, "connector.ts")).href))) as Connector
-      const report = yield* Effect.promise(() => connector.runConnector({ baseUrl: url, token, runId: `run-${Date.now()}` }))
+          const token = yield* Effect.flatMap(tenant(), (t) => t.key(["catalog:read", "catalog:write"]))
+          const connector = (yield* Effect.promise(
+            () => import(pathToFileURL(join(dir, "connector.ts")).href)
+          )) as Connector
+          const report = yield* Effect.promise(() =>
+            connector.runConnector({ baseUrl: url, token, runId: `run-${Date.now()}` })
+          )
 
-      expect(report.createdIds).toHaveLength(5)
-      expect(report.readBack).toEqual({ id: report.createdIds[0], name: "Sofa 1", revision: 1, category_ids: [report.categoryId] })
-      // limit=2 over 5 products: pages of 2, 2 and 1 in id order, every product once.
-      expect(report.pages.map((page: ReadonlyArray<string>) => page.length)).toEqual([2, 2, 1])
-      expect(report.pages.flat()).toEqual([...report.createdIds].sort())
-      expect(report.feed).toEqual([
-        { resource: "categories", id: report.categoryId, operation: "created" },
-        ...report.createdIds.map((id: string) => ({ resource: "products", id, operation: "created" }))
-      ])
-      expect(report.feedCursor).toMatch(/^c1_/)
-      // The product before its category resolves on a later pass; the unresolvable one fails alone.
-      expect(report.job).toMatchObject({ state: "completed", created: 2, failed: 1 })
-      expect(report.errors).toEqual({
-        notFound: { status: 404, code: "not_found" },
-        conflict: { status: 409, code: "revision_conflict", currentRevision: 1 },
-        invalid: { status: 422, code: "validation_failed", paths: ["$.external_id", "$.name"] }
-      })
-    }),
-    // Code generation and a TypeScript compile take seconds alone, a minute on a loaded machine.
-    120_000
-  )
-})
+          expect(report.createdIds).toHaveLength(5)
+          expect(report.readBack).toEqual({
+            id: report.createdIds[0],
+            name: "Sofa 1",
+            revision: 1,
+            category_ids: [report.categoryId]
+          })
+          // limit=2 over 5 products: pages of 2, 2 and 1 in id order, every product once.
+          expect(report.pages.map((page: ReadonlyArray<string>) => page.length)).toEqual([2, 2, 1])
+          expect(report.pages.flat()).toEqual([...report.createdIds].sort())
+          expect(report.feed).toEqual([
+            { resource: "categories", id: report.categoryId, operation: "created" },
+            ...report.createdIds.map((id: string) => ({ resource: "products", id, operation: "created" }))
+          ])
+          expect(report.feedCursor).toMatch(/^c1_/)
+          // The product before its category resolves on a later pass; the unresolvable one fails alone.
+          expect(report.job).toMatchObject({ state: "completed", created: 2, failed: 1 })
+          expect(report.errors).toEqual({
+            notFound: { status: 404, code: "not_found" },
+            conflict: { status: 409, code: "revision_conflict", currentRevision: 1 },
+            invalid: { status: 422, code: "validation_failed", paths: ["$.external_id", "$.name"] }
+          })
+        }),
+      // Code generation and a TypeScript compile take seconds alone, a minute on a loaded machine.
+      120_000
+    )
+  }
+)

@@ -7,9 +7,10 @@ import Database from "better-sqlite3"
 import { Effect, Schedule } from "effect"
 import { buildServer, freePort, runCli } from "./Instances.js"
 
-
 const exited = (child: ChildProcess) =>
-  new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once("exit", () => resolve())))
+  new Promise<void>((resolve) =>
+    child.exitCode !== null || child.signalCode !== null ? resolve() : child.once("exit", () => resolve())
+  )
 
 /** `serve` on the data folder, not waited for; SIGKILLed (if still running) when the scope closes. */
 const spawnServer = (bundle: string, env: Record<string, string>, port: number) =>
@@ -42,7 +43,12 @@ const serve = (bundle: string, env: Record<string, string>) =>
     )
     const url = `http://127.0.0.1:${port}`
     for (let i = 0; ; i++) {
-      const ready = yield* Effect.promise(() => fetch(`${url}/ready`).then((r) => r.status, () => 0))
+      const ready = yield* Effect.promise(() =>
+        fetch(`${url}/ready`).then(
+          (r) => r.status,
+          () => 0
+        )
+      )
       if (ready === 200) break
       // A loaded machine (CI runs suites in parallel) may take tens of seconds to start the bundle.
       if (i > 1200 || child.exitCode !== null) throw new Error(`the server did not start:\n${output}`)
@@ -57,7 +63,9 @@ const api = (url: string, token: string, method: string, path: string, body?: un
       method,
       headers: {
         authorization: `Bearer ${token}`,
-        ...(body === undefined ? {} : { "content-type": "application/json", "idempotency-key": `crash-${Math.random().toString(36).slice(2)}` })
+        ...(body === undefined
+          ? {}
+          : { "content-type": "application/json", "idempotency-key": `crash-${Math.random().toString(36).slice(2)}` })
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) })
     })
@@ -70,7 +78,12 @@ const all = (url: string, token: string, path: string) =>
     const out: Array<any> = []
     let cursor: string | null = null
     do {
-      const page: { body: any } = yield* api(url, token, "GET", `${path}${path.includes("?") ? "&" : "?"}limit=100${cursor === null ? "" : `&cursor=${cursor}`}`)
+      const page: { body: any } = yield* api(
+        url,
+        token,
+        "GET",
+        `${path}${path.includes("?") ? "&" : "?"}limit=100${cursor === null ? "" : `&cursor=${cursor}`}`
+      )
       out.push(...page.body.records)
       cursor = page.body.next_cursor
       if (path.startsWith("/changes") && page.body.records.length === 0) cursor = null
@@ -97,11 +110,43 @@ describe("a server killed in the middle of an import", () => {
           // a job part-way is not refused.
           const env = { DATA_DIR: dataDir, JOB_POLL_MILLISECONDS: "20", BENCHMARK_RATE_LIMIT_MULTIPLIER: "1000" }
           const company = yield* runCli(bundle, env, [
-            "company", "create", "--name", "Crash", "--currency", "EUR", "--main-language", "en", "--languages", "de",
-            "--storage-slug", "crash", "--tax-model", "inclusive", "--tax-rates", "20", "--scopes", "catalog:read,catalog:write"
+            "company",
+            "create",
+            "--name",
+            "Crash",
+            "--currency",
+            "EUR",
+            "--main-language",
+            "en",
+            "--languages",
+            "de",
+            "--storage-slug",
+            "crash",
+            "--tax-model",
+            "inclusive",
+            "--tax-rates",
+            "20",
+            "--scopes",
+            "catalog:read,catalog:write"
           ])
-          const connection = yield* runCli(bundle, env, ["connection", "create", "--company", company.id, "--name", "ERP"])
-          const key = yield* runCli(bundle, env, ["key", "create", "--connection", connection.id, "--scopes", "catalog:read,catalog:write", "--days", "30"])
+          const connection = yield* runCli(bundle, env, [
+            "connection",
+            "create",
+            "--company",
+            company.id,
+            "--name",
+            "ERP"
+          ])
+          const key = yield* runCli(bundle, env, [
+            "key",
+            "create",
+            "--connection",
+            connection.id,
+            "--scopes",
+            "catalog:read,catalog:write",
+            "--days",
+            "30"
+          ])
           const token: string = key.token
 
           // The jobs are queued by an instance without workers, so that none has finished before the kill.
@@ -117,7 +162,9 @@ describe("a server killed in the middle of an import", () => {
                       external_id: `p-${j}-${i}`,
                       name: `P ${i}`,
                       // Every category of the job: heavier records keep a job running long enough to be caught.
-                      category_ids: Array.from({ length: perJob / 2 }, (_, k) => ({ external_id: `c-${j}-${(i + k) % (perJob / 2)}` })),
+                      category_ids: Array.from({ length: perJob / 2 }, (_, k) => ({
+                        external_id: `c-${j}-${(i + k) % (perJob / 2)}`
+                      })),
                       details: { description: "d".repeat(4000), width: "90" },
                       translations: { de: { name: `P ${i} de`, description: "d".repeat(4000) } }
                     }
@@ -164,7 +211,9 @@ describe("a server killed in the middle of an import", () => {
           expect(retaken.attempts).toBe(2)
           for (const id of ids) {
             const report = (yield* api(second.url, token, "GET", `/imports/${id}`)).body.report
-            expect(report.records.every((r: any) => r.status === "applied" && r.outcome === "created" && r.run === 1)).toBe(true)
+            expect(
+              report.records.every((r: any) => r.status === "applied" && r.outcome === "created" && r.run === 1)
+            ).toBe(true)
           }
           // Exactly once: one record per external_id at revision 1, and one "created" change for each.
           const products = yield* all(second.url, token, "/products")

@@ -4,7 +4,6 @@ import { call, expectError, freshKey, TestServer, TestServerLive, TestServerWith
 
 const writer = ["catalog:read", "catalog:write", "prices:read", "prices:write"]
 
-
 /** Polls GET /imports/{id} until the job has finished. */
 const finished = (url: string, token: string, id: string) =>
   Effect.gen(function* () {
@@ -16,7 +15,10 @@ const finished = (url: string, token: string, id: string) =>
     throw new Error(`job ${id} did not finish`)
   })
 
-const category = (externalId: string, extra: Record<string, unknown> = {}) => ({ resource: "categories", body: { external_id: externalId, name: externalId, ...extra } })
+const category = (externalId: string, extra: Record<string, unknown> = {}) => ({
+  resource: "categories",
+  body: { external_id: externalId, name: externalId, ...extra }
+})
 const product = (externalId: string, categoryId: string) => ({
   resource: "products",
   body: { external_id: externalId, name: externalId, category_ids: [{ external_id: categoryId }] }
@@ -36,62 +38,121 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("imports a
               product("p1", "child"),
               category("child", { parent_id: { external_id: "root" } }),
               category("root"),
-              { resource: "customization-options", body: { external_id: "o", name: "Red", group_id: { external_id: "g" } } },
-              { resource: "customization-groups", body: { external_id: "g", name: "Book", type_id: { external_id: "t" } } },
+              {
+                resource: "customization-options",
+                body: { external_id: "o", name: "Red", group_id: { external_id: "g" } }
+              },
+              {
+                resource: "customization-groups",
+                body: { external_id: "g", name: "Book", type_id: { external_id: "t" } }
+              },
               { resource: "customization-types", body: { external_id: "t", name: "Fabric" } }
             ]
           }
         })
         expect(accepted.status).toBe(202)
-        expect(accepted.body.job).toMatchObject({ kind: "import", state: "queued", run: 1, counts: { total: 6, pending: 6 }, started_at: null })
+        expect(accepted.body.job).toMatchObject({
+          kind: "import",
+          state: "queued",
+          run: 1,
+          counts: { total: 6, pending: 6 },
+          started_at: null
+        })
         const done = yield* finished(url, token, accepted.body.job.id)
-        expect(done.job).toMatchObject({ state: "completed", attempts: 1, counts: { total: 6, created: 6, failed: 0, pending: 0 } })
+        expect(done.job).toMatchObject({
+          state: "completed",
+          attempts: 1,
+          counts: { total: 6, created: 6, failed: 0, pending: 0 }
+        })
         expect(done.report).toMatchObject({ dry_run: false, run: 1, created: 6, failed: 0, rerun: [] })
-        expect(done.report.records[0]).toMatchObject({ index: 0, resource: "products", external_id: "p1", status: "applied", outcome: "created", error: null, run: 1 })
+        expect(done.report.records[0]).toMatchObject({
+          index: 0,
+          resource: "products",
+          external_id: "p1",
+          status: "applied",
+          outcome: "created",
+          error: null,
+          run: 1
+        })
         const viaJobs = yield* call(url, "GET", `/jobs/${accepted.body.job.id}`, { token })
         expect(viaJobs.body.job).toEqual(done.job)
         const products = yield* call(url, "GET", "/products?external_id=p1", { token })
         expect(products.body.records[0].id).toBe(done.report.records[0].id)
-      }))
+      })
+    )
 
-    it.effect("a failed record does not cancel valid ones; the job completes with it counted (spec 3); retry re-runs only the failed records", () =>
-      Effect.gen(function* () {
-        const { url, tenant } = yield* TestServer
-        const t = yield* tenant()
-        const token = yield* t.key(writer)
-        const accepted = yield* call(url, "POST", "/imports", {
-          token,
-          body: { records: [category("a"), product("p", "missing"), { resource: "brands", body: { external_id: "b", name: "B", price: "1" } }] }
+    it.effect(
+      "a failed record does not cancel valid ones; the job completes with it counted (spec 3); retry re-runs only the failed records",
+      () =>
+        Effect.gen(function* () {
+          const { url, tenant } = yield* TestServer
+          const t = yield* tenant()
+          const token = yield* t.key(writer)
+          const accepted = yield* call(url, "POST", "/imports", {
+            token,
+            body: {
+              records: [
+                category("a"),
+                product("p", "missing"),
+                { resource: "brands", body: { external_id: "b", name: "B", price: "1" } }
+              ]
+            }
+          })
+          const failed = yield* finished(url, token, accepted.body.job.id)
+          expect(failed.job).toMatchObject({ state: "completed", failure: null, counts: { created: 1, failed: 2 } })
+          expect(failed.report.records[1].error).toMatchObject({
+            code: "unresolved_reference",
+            details: [{ path: "$.records[1].body.category_ids[0]" }]
+          })
+          expect(failed.report.records[2].error.code).toBe("validation_failed")
+          yield* call(url, "POST", "/categories/upsert", { token, body: { external_id: "missing", name: "Now here" } })
+          const key = freshKey()
+          const retried = yield* call(url, "POST", `/imports/${accepted.body.job.id}/retry`, {
+            token,
+            idempotencyKey: key
+          })
+          expect(retried.status).toBe(202)
+          expect(retried.body.job).toMatchObject({ state: "queued", run: 2 })
+          const replay = yield* call(url, "POST", `/imports/${accepted.body.job.id}/retry`, {
+            token,
+            idempotencyKey: key
+          })
+          expect(replay.status).toBe(202)
+          expect(replay.body).toMatchObject({ replayed: true, job: { run: 2 } })
+          // Replaying the retry still needs the write scopes of the records it re-runs.
+          const readOnly = yield* t.key(["catalog:read"])
+          expectError(
+            yield* call(url, "POST", `/imports/${accepted.body.job.id}/retry`, {
+              token: readOnly,
+              idempotencyKey: key
+            }),
+            403,
+            "insufficient_scope"
+          )
+          const after = yield* finished(url, token, accepted.body.job.id)
+          expect(after.job).toMatchObject({
+            state: "completed",
+            run: 2,
+            attempts: 2,
+            counts: { created: 2, failed: 1 }
+          })
+          expect(after.report.rerun).toEqual([1, 2])
+          expect(after.report.records.map((r: any) => [r.status, r.run])).toEqual([
+            ["applied", 1],
+            ["applied", 2],
+            ["failed", 2]
+          ])
+          const a = yield* call(url, "GET", "/categories?external_id=a", { token })
+          expect(a.body.records[0].revision).toBe(1)
+          // A completed import with every record applied has nothing to retry.
+          const completed = yield* call(url, "POST", "/imports", { token, body: { records: [category("c")] } })
+          yield* finished(url, token, completed.body.job.id)
+          const refused = yield* call(url, "POST", `/jobs/${completed.body.job.id}/retry`, { token })
+          expectError(refused, 409, "job_not_retryable")
+          expect(refused.body.error.details).toEqual({ state: "completed" })
+          expect(refused.body.error.message).toContain("nothing to retry")
         })
-        const failed = yield* finished(url, token, accepted.body.job.id)
-        expect(failed.job).toMatchObject({ state: "completed", failure: null, counts: { created: 1, failed: 2 } })
-        expect(failed.report.records[1].error).toMatchObject({ code: "unresolved_reference", details: [{ path: "$.records[1].body.category_ids[0]" }] })
-        expect(failed.report.records[2].error.code).toBe("validation_failed")
-        yield* call(url, "POST", "/categories/upsert", { token, body: { external_id: "missing", name: "Now here" } })
-        const key = freshKey()
-        const retried = yield* call(url, "POST", `/imports/${accepted.body.job.id}/retry`, { token, idempotencyKey: key })
-        expect(retried.status).toBe(202)
-        expect(retried.body.job).toMatchObject({ state: "queued", run: 2 })
-        const replay = yield* call(url, "POST", `/imports/${accepted.body.job.id}/retry`, { token, idempotencyKey: key })
-        expect(replay.status).toBe(202)
-        expect(replay.body).toMatchObject({ replayed: true, job: { run: 2 } })
-        // Replaying the retry still needs the write scopes of the records it re-runs.
-        const readOnly = yield* t.key(["catalog:read"])
-        expectError(yield* call(url, "POST", `/imports/${accepted.body.job.id}/retry`, { token: readOnly, idempotencyKey: key }), 403, "insufficient_scope")
-        const after = yield* finished(url, token, accepted.body.job.id)
-        expect(after.job).toMatchObject({ state: "completed", run: 2, attempts: 2, counts: { created: 2, failed: 1 } })
-        expect(after.report.rerun).toEqual([1, 2])
-        expect(after.report.records.map((r: any) => [r.status, r.run])).toEqual([["applied", 1], ["applied", 2], ["failed", 2]])
-        const a = yield* call(url, "GET", "/categories?external_id=a", { token })
-        expect(a.body.records[0].revision).toBe(1)
-        // A completed import with every record applied has nothing to retry.
-        const completed = yield* call(url, "POST", "/imports", { token, body: { records: [category("c")] } })
-        yield* finished(url, token, completed.body.job.id)
-        const refused = yield* call(url, "POST", `/jobs/${completed.body.job.id}/retry`, { token })
-        expectError(refused, 409, "job_not_retryable")
-        expect(refused.body.error.details).toEqual({ state: "completed" })
-        expect(refused.body.error.message).toContain("nothing to retry")
-      }))
+    )
 
     it.effect("a dry run answers with the report and leaves no record, mapping, change or job", () =>
       Effect.gen(function* () {
@@ -105,14 +166,18 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("imports a
         expect(reply.status).toBe(200)
         expect(reply.body.report).toMatchObject({ dry_run: true, total: 3, created: 2, failed: 1, pending: 0 })
         expect(reply.body.report.records[0]).toMatchObject({ status: "applied", outcome: "created", id: null })
-        expect(reply.body.report.records[2].error).toMatchObject({ code: "validation_failed", details: [{ path: "$.records[2].body.name" }] })
+        expect(reply.body.report.records[2].error).toMatchObject({
+          code: "validation_failed",
+          details: [{ path: "$.records[2].body.name" }]
+        })
         expect((yield* call(url, "GET", "/categories", { token })).body.records).toEqual([])
         expect((yield* call(url, "GET", "/products", { token })).body.records).toEqual([])
         expect((yield* call(url, "GET", "/changes", { token })).body.records).toEqual([])
         expect((yield* call(url, "GET", "/imports", { token })).body.records).toEqual([])
         const create = yield* call(url, "POST", "/categories/upsert", { token, body: { external_id: "c", name: "c" } })
         expect(create.body.outcome).toBe("created")
-      }))
+      })
+    )
 
     it.effect("the body is strict; scopes of every record are checked up front; no 500s", () =>
       Effect.gen(function* () {
@@ -129,22 +194,39 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("imports a
           { records: [{ resource: "categories" }] },
           { dry_run: "yes", records: [category("a")] }
         ]
-        for (const body of strictness) expectError(yield* call(url, "POST", "/imports", { token, body }), 422, "validation_failed")
-        const extra = yield* call(url, "POST", "/imports", { token, body: { records: [{ ...category("a"), extra: 1 }] } })
-        expect(extra.body.error.details).toEqual([{ path: "$.records[0].extra", message: "is not an allowed property" }])
-        expectError(yield* call(url, "POST", "/imports", { token, raw: "{", headers: { "content-type": "application/json" } }), 400, "malformed_json")
-        expectError(yield* call(url, "POST", "/imports", { token, body: { records: [category("a")] }, idempotencyKey: null }), 422, "idempotency_key_invalid")
+        for (const body of strictness)
+          expectError(yield* call(url, "POST", "/imports", { token, body }), 422, "validation_failed")
+        const extra = yield* call(url, "POST", "/imports", {
+          token,
+          body: { records: [{ ...category("a"), extra: 1 }] }
+        })
+        expect(extra.body.error.details).toEqual([
+          { path: "$.records[0].extra", message: "is not an allowed property" }
+        ])
+        expectError(
+          yield* call(url, "POST", "/imports", { token, raw: "{", headers: { "content-type": "application/json" } }),
+          400,
+          "malformed_json"
+        )
+        expectError(
+          yield* call(url, "POST", "/imports", { token, body: { records: [category("a")] }, idempotencyKey: null }),
+          422,
+          "idempotency_key_invalid"
+        )
         const catalogOnly = yield* t.key(["catalog:read", "catalog:write"])
         const denied = yield* call(url, "POST", "/imports", {
           token: catalogOnly,
-          body: { records: [category("a"), { resource: "products", body: { external_id: "p", mode: "prices", price: "10" } }] }
+          body: {
+            records: [category("a"), { resource: "products", body: { external_id: "p", mode: "prices", price: "10" } }]
+          }
         })
         expectError(denied, 403, "insufficient_scope")
         expect(denied.body.error.details).toEqual({ required: ["prices:write"] })
         expectError(yield* call(url, "GET", "/imports/not-a-uuid", { token }), 404, "not_found")
         expectError(yield* call(url, "GET", "/jobs?limit=0", { token }), 422, "validation_failed")
         expectError(yield* call(url, "GET", "/jobs?state=queued", { token }), 422, "validation_failed")
-      }))
+      })
+    )
 
     it.effect("a connection sees its own jobs only", () =>
       Effect.gen(function* () {
@@ -161,7 +243,8 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("imports a
         const mine = yield* call(url, "GET", "/imports?limit=1", { token })
         expect(mine.body.records.map((j: any) => j.id)).toEqual([id])
         expect(mine.body).toMatchObject({ has_more: false, next_cursor: null })
-      }))
+      })
+    )
   })
 })
 
@@ -185,13 +268,18 @@ layer(NoWorkers, { excludeTestServices: true, timeout: 60_000 })("pending job li
       expect(refused.headers.get("retry-after")).toBe("5")
       expect(refused.body.error.retry_after).toBe(5)
       // A dry run creates no job and is not limited.
-      expect((yield* call(url, "POST", "/imports", { token, body: { dry_run: true, records: [category("x")] } })).status).toBe(200)
+      expect(
+        (yield* call(url, "POST", "/imports", { token, body: { dry_run: true, records: [category("x")] } })).status
+      ).toBe(200)
       const other = yield* t.key(writer, { connectionId: yield* t.newConnection })
-      expect((yield* call(url, "POST", "/imports", { token: other, body: { records: [category("x")] } })).status).toBe(202)
+      expect((yield* call(url, "POST", "/imports", { token: other, body: { records: [category("x")] } })).status).toBe(
+        202
+      )
       expectError(yield* call(url, "POST", `/imports/${ids[0]}/retry`, { token }), 409, "job_not_retryable")
       const first = yield* call(url, "GET", "/jobs?limit=15", { token })
       expect(first.body).toMatchObject({ has_more: true })
       const second = yield* call(url, "GET", `/jobs?limit=15&cursor=${first.body.next_cursor}`, { token })
       expect([...first.body.records, ...second.body.records].map((j: any) => j.id)).toEqual(ids)
-    }))
+    })
+  )
 })

@@ -9,56 +9,89 @@ import { call, TestServer, TestServerLive, testDatabase, waitJob } from "./TestS
 
 const scopes = ["catalog:read", "catalog:write"]
 
-layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("the operator's jobs commands and status", (it) => {
-  it.effect("list, show with the report, retry after the cause is fixed, and status", () =>
-    Effect.gen(function* () {
-      const { url, tenant, config } = yield* TestServer
-      const operator = JobAdmin.JobAdmin.Default.pipe(Layer.provide(MediaStorageLive(config)), Layer.provideMerge(PersistenceLive(config)))
-      const cli = (line: string) =>
-        parse(line.split(" ")).pipe(
-          Effect.provide(NodeContext.layer),
-          Effect.flatMap((action) => (action._tag === "Jobs" ? action.run : Effect.die(`not a jobs command: ${line}`))),
-          Effect.provide(operator)
+layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })(
+  "the operator's jobs commands and status",
+  (it) => {
+    it.effect("list, show with the report, retry after the cause is fixed, and status", () =>
+      Effect.gen(function* () {
+        const { url, tenant, config } = yield* TestServer
+        const operator = JobAdmin.JobAdmin.Default.pipe(
+          Layer.provide(MediaStorageLive(config)),
+          Layer.provideMerge(PersistenceLive(config))
         )
-      const t = yield* tenant()
-      const token = yield* t.key(scopes)
-      const submitted = yield* call(url, "POST", "/imports", {
-        token,
-        body: {
-          records: [
-            { resource: "categories", body: { external_id: "a", name: "A" } },
-            { resource: "products", body: { external_id: "p", name: "P", category_ids: [{ external_id: "later" }] } }
-          ]
-        }
+        const cli = (line: string) =>
+          parse(line.split(" ")).pipe(
+            Effect.provide(NodeContext.layer),
+            Effect.flatMap((action) =>
+              action._tag === "Jobs" ? action.run : Effect.die(`not a jobs command: ${line}`)
+            ),
+            Effect.provide(operator)
+          )
+        const t = yield* tenant()
+        const token = yield* t.key(scopes)
+        const submitted = yield* call(url, "POST", "/imports", {
+          token,
+          body: {
+            records: [
+              { resource: "categories", body: { external_id: "a", name: "A" } },
+              { resource: "products", body: { external_id: "p", name: "P", category_ids: [{ external_id: "later" }] } }
+            ]
+          }
+        })
+        const id = submitted.body.job.id as string
+        expect(yield* waitJob(url, token, id)).toMatchObject({ state: "completed" })
+
+        const listed = (yield* cli(
+          `jobs list --company ${t.companyId} --kind import --state completed`
+        )) as ReadonlyArray<{ id: string; company_id: string }>
+        expect(listed.map((job) => job.id)).toEqual([id])
+        expect(yield* cli(`jobs list --company ${t.companyId} --kind media`)).toEqual([])
+        expect(yield* cli(`jobs list --company ${t.companyId} --state failed`)).toEqual([])
+
+        const shown = (yield* cli(`jobs show ${id}`)) as any
+        expect(shown).toMatchObject({
+          id,
+          company_id: t.companyId,
+          connection_id: t.connectionId,
+          kind: "import",
+          state: "completed",
+          run: 1
+        })
+        expect(shown.report.counts).toMatchObject({ total: 2, created: 1, failed: 1 })
+        expect(shown.report.failed_records).toEqual([
+          {
+            index: 1,
+            resource: "products",
+            external_id: "p",
+            error: expect.objectContaining({ code: expect.any(String) })
+          }
+        ])
+        expect(yield* Effect.flip(cli("jobs show 00000000-0000-4000-8000-000000000000"))).toMatchObject({
+          code: "not_found"
+        })
+
+        // The cause is fixed; the operator runs the failed record again, for the key that queued it.
+        expect(
+          (yield* call(url, "POST", "/categories/upsert", { token, body: { external_id: "later", name: "Later" } }))
+            .status
+        ).toBe(200)
+        expect(yield* cli(`jobs retry ${id}`)).toMatchObject({ id, state: "queued", run: 2 })
+        expect(yield* waitJob(url, token, id)).toMatchObject({ state: "completed" })
+        const after = (yield* cli(`jobs show ${id}`)) as any
+        expect(after.report.counts).toMatchObject({ total: 2, created: 2, failed: 0 })
+        expect(yield* Effect.flip(cli(`jobs retry ${id}`))).toMatchObject({ code: "job_not_retryable" })
+
+        const overview = (yield* status(config).pipe(Effect.provide(operator))) as any
+        expect(overview.database.engine).toBe(testDatabase === "postgres" ? "postgresql" : "sqlite")
+        expect(JSON.stringify(overview.database)).not.toMatch(/password|secret/i)
+        expect(overview.queue).toEqual({
+          queued: { import: 0, media: 0 },
+          running: { import: 0, media: 0 },
+          paused: { import: 0, media: 0 }
+        })
+        expect(overview.oldest_queued).toBeNull()
+        expect(overview.paused_media_companies).toEqual([])
       })
-      const id = submitted.body.job.id as string
-      expect(yield* waitJob(url, token, id)).toMatchObject({ state: "completed" })
-
-      const listed = (yield* cli(`jobs list --company ${t.companyId} --kind import --state completed`)) as ReadonlyArray<{ id: string; company_id: string }>
-      expect(listed.map((job) => job.id)).toEqual([id])
-      expect(yield* cli(`jobs list --company ${t.companyId} --kind media`)).toEqual([])
-      expect(yield* cli(`jobs list --company ${t.companyId} --state failed`)).toEqual([])
-
-      const shown = (yield* cli(`jobs show ${id}`)) as any
-      expect(shown).toMatchObject({ id, company_id: t.companyId, connection_id: t.connectionId, kind: "import", state: "completed", run: 1 })
-      expect(shown.report.counts).toMatchObject({ total: 2, created: 1, failed: 1 })
-      expect(shown.report.failed_records).toEqual([{ index: 1, resource: "products", external_id: "p", error: expect.objectContaining({ code: expect.any(String) }) }])
-      expect(yield* Effect.flip(cli("jobs show 00000000-0000-4000-8000-000000000000"))).toMatchObject({ code: "not_found" })
-
-      // The cause is fixed; the operator runs the failed record again, for the key that queued it.
-      expect((yield* call(url, "POST", "/categories/upsert", { token, body: { external_id: "later", name: "Later" } })).status).toBe(200)
-      expect(yield* cli(`jobs retry ${id}`)).toMatchObject({ id, state: "queued", run: 2 })
-      expect(yield* waitJob(url, token, id)).toMatchObject({ state: "completed" })
-      const after = (yield* cli(`jobs show ${id}`)) as any
-      expect(after.report.counts).toMatchObject({ total: 2, created: 2, failed: 0 })
-      expect(yield* Effect.flip(cli(`jobs retry ${id}`))).toMatchObject({ code: "job_not_retryable" })
-
-      const overview = (yield* status(config).pipe(Effect.provide(operator))) as any
-      expect(overview.database.engine).toBe(testDatabase === "postgres" ? "postgresql" : "sqlite")
-      expect(JSON.stringify(overview.database)).not.toMatch(/password|secret/i)
-      expect(overview.queue).toEqual({ queued: { import: 0, media: 0 }, running: { import: 0, media: 0 }, paused: { import: 0, media: 0 } })
-      expect(overview.oldest_queued).toBeNull()
-      expect(overview.paused_media_companies).toEqual([])
-    })
-  )
-})
+    )
+  }
+)

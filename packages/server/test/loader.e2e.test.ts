@@ -22,22 +22,44 @@ const workDir = Effect.acquireRelease(
 
 const jsonl = (records: ReadonlyArray<unknown>) => records.map((r) => JSON.stringify(r)).join("\n") + "\n"
 
-const load = (options: Loader.LoadOptions) => Loader.load({ appName: "loader-e2e", pollInterval: "20 millis", ...options }).pipe(Effect.provide(NodeFileSystem.layer))
+const load = (options: Loader.LoadOptions) =>
+  Loader.load({ appName: "loader-e2e", pollInterval: "20 millis", ...options }).pipe(
+    Effect.provide(NodeFileSystem.layer)
+  )
 
 const reportLines = (summary: LoadSummary) =>
   readFileSync(summary.reportPath, "utf8")
     .split("\n")
     .filter((l) => l !== "")
-    .map((l) => JSON.parse(l) as { file: string; line: number; resource: string; external_id: string; path: string | null; code: string; message: string })
+    .map(
+      (l) =>
+        JSON.parse(l) as {
+          file: string
+          line: number
+          resource: string
+          external_id: string
+          path: string | null
+          code: string
+          message: string
+        }
+    )
 
 const byResource = (summary: LoadSummary) => Object.fromEntries(summary.resources.map((r) => [r.resource, r]))
 
 /** The connection's view: every record of a resource, and every change of the company's feed. */
 const everything = (client: CatalogSyncClient.Client) =>
   Effect.gen(function* () {
-    const list = <R extends CatalogSyncClient.CatalogResource>(resource: R) => Effect.map(Stream.runCollect(client.listAll(resource)), Chunk.toArray)
+    const list = <R extends CatalogSyncClient.CatalogResource>(resource: R) =>
+      Effect.map(Stream.runCollect(client.listAll(resource)), Chunk.toArray)
     const changes = yield* Effect.map(
-      Stream.runCollect(client.pages((cursor) => client.changes({ limit: 100, ...(cursor === undefined ? {} : { cursor }) })).pipe(Stream.takeUntil((page) => page.records.length === 0), Stream.mapConcat((p) => p.records))),
+      Stream.runCollect(
+        client
+          .pages((cursor) => client.changes({ limit: 100, ...(cursor === undefined ? {} : { cursor }) }))
+          .pipe(
+            Stream.takeUntil((page) => page.records.length === 0),
+            Stream.mapConcat((p) => p.records)
+          )
+      ),
       Chunk.toArray
     )
     return { products: yield* list("products"), categories: yield* list("categories"), changes }
@@ -55,198 +77,325 @@ const fixture = (keys = 1) =>
   })
 
 /** Rate limits raised, so that the loads here take seconds (pacing still reads the headers). */
-layer(TestServerWith({}, { BENCHMARK_RATE_LIMIT_MULTIPLIER: "50" }), { excludeTestServices: true, timeout: 120_000 })("the bulk loader against a real server", (it) => {
-  it.scoped("loads JSONL, CSV and an image folder in order, with progress, each record once", () =>
-    Effect.gen(function* () {
-      const { url, keys, dir, client } = yield* fixture(2)
-      mkdirSync(join(dir, "images"))
-      for (const [name, color] of [["sofa.png", 10], ["chairs.png", 200]] as const) {
-        yield* Effect.promise(() => sharp({ create: { width: 30, height: 20, channels: 3, background: { r: color, g: 0, b: 0 } } }).png().toFile(join(dir, "images", name)))
-      }
-      // Products before their categories and fabrics, bundles before their components: the loader orders them.
-      writeFileSync(
-        join(dir, "catalog.jsonl"),
-        jsonl([
-          { resource: "products", body: { external_id: "bundle", name: "Set", kind: "bundle", category_ids: [{ external_id: "chairs" }], components: [{ product_id: { external_id: "p-0" }, quantity: 2 }] } },
-          ...Array.from({ length: 120 }, (_, i) => ({
-            resource: "products",
-            body: { external_id: `p-${i}`, name: `Chair ${i}`, category_ids: [{ external_id: i % 2 === 0 ? "chairs" : "armchairs" }], fields: [{ external_id: "cover", name: "Cover", type_id: { external_id: "fabric" }, group_ids: [{ external_id: "book" }] }] }
-          })),
-          { resource: "customization-options", body: { external_id: "red", name: "Red", group_id: { external_id: "book" } } },
-          { resource: "customization-groups", body: { external_id: "book", name: "Book", type_id: { external_id: "fabric" } } },
-          { resource: "customization-types", body: { external_id: "fabric", name: "Fabric" } },
-          { resource: "brands", body: { external_id: "acme", name: "Acme" } }
-        ])
-      )
-      writeFileSync(join(dir, "categories.csv"), "external_id,name,parent,image,name.de\narmchairs,Armchairs,chairs,,Sessel\nchairs,Chairs,furniture,chairs.png,Stühle\nfurniture,Furniture,,,Möbel\n")
-      writeFileSync(
-        join(dir, "products.csv"),
-        'external_id;name;categories;brand;description;width;price;name.de;images\nsofa;Sofa;furniture;acme;"Soft; deep";210,5;1299,90;Sofa DE;sofa.png\n'
-      )
-      const snapshots: Array<number> = []
-      const summary = yield* load({
-        baseUrl: url,
-        apiKeys: keys,
-        inputs: [join(dir, "catalog.jsonl"), join(dir, "categories.csv"), join(dir, "products.csv")],
-        images: { catalog: join(dir, "images") },
-        statePath: join(dir, "state.jsonl"),
-        reportPath: join(dir, "failures.jsonl"),
-        maxPending: 4,
-        progressInterval: "50 millis",
-        onProgress: (s) => void snapshots.push(s.resources.reduce((sum, r) => sum + r.done, 0))
-      })
-      expect(summary).toMatchObject({ failed: 0, rateLimited: 0 })
-      expect(reportLines(summary)).toEqual([])
-      expect(byResource(summary)).toMatchObject({
-        media: { total: 2, created: 2 },
-        categories: { total: 3, created: 3 },
-        products: { total: 122, created: 122, failed: 0 },
-        "customization-types": { created: 1 },
-        brands: { created: 1 }
-      })
-      expect(snapshots.at(-1)).toBe(2 + 3 + 122 + 4)
-      expect(snapshots.some((n) => n < snapshots.at(-1)!)).toBe(true)
-
-      const { products, categories, changes } = yield* everything(client)
-      expect(products).toHaveLength(122)
-      expect(products.every((p) => p.revision === 1)).toBe(true)
-      const sofa = products.find((p) => p.external_id === "sofa")!
-      expect(sofa).toMatchObject({ price: "1299.90", details: { description: "Soft; deep", width: "210.5" }, translations: { de: { name: "Sofa DE" } } })
-      expect(sofa.media_ids).toHaveLength(1)
-      expect(sofa.cover_id).toBe(sofa.media_ids[0])
-      const chairs = categories.find((c) => c.external_id === "chairs")!
-      expect(categories.find((c) => c.external_id === "armchairs")!.parent_id).toBe(chairs.id)
-      expect(chairs.image_id).not.toBeNull()
-      expect(products.find((p) => p.external_id === "bundle")).toMatchObject({ kind: "bundle", components: [{ quantity: 2 }] })
-      // The feed holds each catalog record once, as created.
-      const catalogChanges = changes.filter((c) => c.resource !== "media")
-      expect(catalogChanges).toHaveLength(122 + 3 + 4)
-      expect(new Set(catalogChanges.map((c) => `${c.resource}/${c.id}`)).size).toBe(catalogChanges.length)
-      expect(catalogChanges.every((c) => c.operation === "created")).toBe(true)
-
-      // The same command again: the state says it is done, nothing is sent.
-      const again = yield* load({ baseUrl: url, apiKeys: keys, inputs: [join(dir, "catalog.jsonl")], statePath: join(dir, "state.jsonl"), reportPath: join(dir, "failures.jsonl") })
-      expect(again.alreadyFinished).toBe(true)
-    }))
-
-  it.scoped("--dry-run reports what would fail and writes nothing", () =>
-    Effect.gen(function* () {
-      const { url, key, dir, client } = yield* fixture()
-      // 60 categories take two batches, so the products' references point at rolled-back batches: deferred.
-      writeFileSync(
-        join(dir, "data.jsonl"),
-        jsonl([
-          ...Array.from({ length: 60 }, (_, i) => ({ resource: "categories", body: { external_id: `c-${i}`, name: `C ${i}` } })),
-          ...Array.from({ length: 10 }, (_, i) => ({ resource: "products", body: { external_id: `p-${i}`, name: `P ${i}`, category_ids: [{ external_id: `c-${i}` }] } })),
-          { resource: "products", body: { external_id: "orphan", name: "Orphan", category_ids: [{ external_id: "missing" }] } },
-          { resource: "products", body: { external_id: "long", name: "x".repeat(201), category_ids: [{ external_id: "c-1" }] } }
-        ])
-      )
-      const summary = yield* load({ baseUrl: url, apiKeys: [key], inputs: [join(dir, "data.jsonl")], dryRun: true, reportPath: join(dir, "dry.jsonl") })
-      expect(summary).toMatchObject({ dryRun: true, failed: 2, deferred: 10, statePath: undefined })
-      expect(byResource(summary)).toMatchObject({ categories: { created: 60, failed: 0 }, products: { total: 12, created: 10, failed: 2 } })
-      expect(reportLines(summary).map((f) => [f.line, f.external_id, f.code, f.path])).toEqual([
-        [71, "orphan", "unresolved_reference", "$.category_ids[0]"],
-        [72, "long", "validation_failed", "$.name"]
-      ])
-      expect(existsSync(join(dir, "catalog-sync-load.state.jsonl"))).toBe(false)
-      const { products, categories, changes } = yield* everything(client)
-      expect([products.length, categories.length, changes.length]).toEqual([0, 0, 0])
-    }))
-
-  it.scoped("reports every failed record with its line, and --retry-failed re-sends only those once fixed", () =>
-    Effect.gen(function* () {
-      const { url, key, dir, client } = yield* fixture()
-      const file = join(dir, "products.jsonl")
-      const good = Array.from({ length: 70 }, (_, i) => ({ external_id: `p-${i}`, name: `P ${i}`, category_ids: [{ external_id: "sofas" }] }))
-      const lines = (fixed: boolean) => [
-        ...good.slice(0, 30).map((b) => JSON.stringify(b)),
-        JSON.stringify({ external_id: "typo", name: "Typo", category_ids: [{ external_id: fixed ? "sofas" : "sofaz" }] }),
-        fixed ? JSON.stringify({ external_id: "broken", name: "Broken", category_ids: [{ external_id: "sofas" }] }) : '{"external_id": "broken", "name": ',
-        ...good.slice(30).map((b) => JSON.stringify(b)),
-        JSON.stringify({ external_id: "long", name: fixed ? "Long" : "x".repeat(201), category_ids: [{ external_id: "sofas" }] })
-      ]
-      writeFileSync(file, `${lines(false).join("\n")}\n`)
-      writeFileSync(join(dir, "categories.jsonl"), jsonl([{ external_id: "sofas", name: "Sofas" }]))
-      const options = { baseUrl: url, apiKeys: [key], inputs: [file, join(dir, "categories.jsonl")], statePath: join(dir, "state.jsonl"), reportPath: join(dir, "failures.jsonl") }
-      const first = yield* load(options)
-      expect(first.failed).toBe(3)
-      expect(reportLines(first).map((f) => [f.file, f.line, f.external_id ?? null, f.code, f.path])).toEqual([
-        [file, 31, "typo", "unresolved_reference", "$.category_ids[0]"],
-        [file, 32, null, "invalid_input", "$"],
-        [file, 73, "long", "validation_failed", "$.name"]
-      ])
-      const jobsBefore = (yield* client.jobs.list({ limit: 100 })).records.length
-
-      writeFileSync(file, `${lines(true).join("\n")}\n`)
-      const retried = yield* load({ ...options, retryFailed: true })
-      expect(retried).toMatchObject({ round: 1, failed: 0 })
-      expect(byResource(retried)).toMatchObject({ products: { total: 3, created: 3 } })
-      expect(reportLines(retried)).toEqual([])
-      // One more import for the three, nothing else re-sent: every product is at revision 1, once in the feed.
-      expect((yield* client.jobs.list({ limit: 100 })).records.length).toBe(jobsBefore + 1)
-      const { products, changes } = yield* everything(client)
-      expect(products).toHaveLength(73)
-      expect(products.every((p) => p.revision === 1)).toBe(true)
-      expect(changes.filter((c) => c.resource === "products")).toHaveLength(73)
-      const nothingLeft = yield* load({ ...options, retryFailed: true })
-      expect(nothingLeft.alreadyFinished).toBe(true)
-    }))
-
-  it.scoped("a loader process killed mid-run continues where it stopped and applies nothing twice", () =>
-    Effect.gen(function* () {
-      const { url, key, dir, client } = yield* fixture()
-      const bin = yield* buildCommand
-      const count = 1000
-      writeFileSync(join(dir, "categories.jsonl"), jsonl([{ external_id: "sofas", name: "Sofas" }]))
-      writeFileSync(
-        join(dir, "products.jsonl"),
-        jsonl(Array.from({ length: count }, (_, i) => ({ external_id: `p-${i}`, name: `Product ${i}`, category_ids: [{ external_id: "sofas" }], details: { description: "d".repeat(500) } })))
-      )
-      const args = [bin, "--url", url, "--json", "--max-pending", "2", "--state", join(dir, "state.jsonl"), "--report", join(dir, "failures.jsonl"), join(dir, "categories.jsonl"), join(dir, "products.jsonl")]
-      const env = { ...process.env, CATALOG_SYNC_KEYS: key }
-
-      // Killed (SIGKILL, no chance to clean up) once a few batches are done and others are in flight.
-      const killed = yield* Effect.async<{ done: number; sent: number }>((resume) => {
-        const child = spawn(process.execPath, args, { cwd: dir, env, stdio: "ignore" })
-        const timer = setInterval(() => {
-          const log = existsSync(join(dir, "state.jsonl")) ? readFileSync(join(dir, "state.jsonl"), "utf8") : ""
-          const done = log.split('"e":"done"').length - 1
-          if (done >= 3) {
-            child.kill("SIGKILL")
-            clearInterval(timer)
-            resume(Effect.succeed({ done, sent: log.split('"e":"sent"').length - 1 }))
-          }
-        }, 10)
-        child.once("exit", () => {
-          clearInterval(timer)
-          resume(Effect.succeed({ done: -1, sent: -1 }))
+layer(TestServerWith({}, { BENCHMARK_RATE_LIMIT_MULTIPLIER: "50" }), { excludeTestServices: true, timeout: 120_000 })(
+  "the bulk loader against a real server",
+  (it) => {
+    it.scoped("loads JSONL, CSV and an image folder in order, with progress, each record once", () =>
+      Effect.gen(function* () {
+        const { url, keys, dir, client } = yield* fixture(2)
+        mkdirSync(join(dir, "images"))
+        for (const [name, color] of [
+          ["sofa.png", 10],
+          ["chairs.png", 200]
+        ] as const) {
+          yield* Effect.promise(() =>
+            sharp({ create: { width: 30, height: 20, channels: 3, background: { r: color, g: 0, b: 0 } } })
+              .png()
+              .toFile(join(dir, "images", name))
+          )
+        }
+        // Products before their categories and fabrics, bundles before their components: the loader orders them.
+        writeFileSync(
+          join(dir, "catalog.jsonl"),
+          jsonl([
+            {
+              resource: "products",
+              body: {
+                external_id: "bundle",
+                name: "Set",
+                kind: "bundle",
+                category_ids: [{ external_id: "chairs" }],
+                components: [{ product_id: { external_id: "p-0" }, quantity: 2 }]
+              }
+            },
+            ...Array.from({ length: 120 }, (_, i) => ({
+              resource: "products",
+              body: {
+                external_id: `p-${i}`,
+                name: `Chair ${i}`,
+                category_ids: [{ external_id: i % 2 === 0 ? "chairs" : "armchairs" }],
+                fields: [
+                  {
+                    external_id: "cover",
+                    name: "Cover",
+                    type_id: { external_id: "fabric" },
+                    group_ids: [{ external_id: "book" }]
+                  }
+                ]
+              }
+            })),
+            {
+              resource: "customization-options",
+              body: { external_id: "red", name: "Red", group_id: { external_id: "book" } }
+            },
+            {
+              resource: "customization-groups",
+              body: { external_id: "book", name: "Book", type_id: { external_id: "fabric" } }
+            },
+            { resource: "customization-types", body: { external_id: "fabric", name: "Fabric" } },
+            { resource: "brands", body: { external_id: "acme", name: "Acme" } }
+          ])
+        )
+        writeFileSync(
+          join(dir, "categories.csv"),
+          "external_id,name,parent,image,name.de\narmchairs,Armchairs,chairs,,Sessel\nchairs,Chairs,furniture,chairs.png,Stühle\nfurniture,Furniture,,,Möbel\n"
+        )
+        writeFileSync(
+          join(dir, "products.csv"),
+          'external_id;name;categories;brand;description;width;price;name.de;images\nsofa;Sofa;furniture;acme;"Soft; deep";210,5;1299,90;Sofa DE;sofa.png\n'
+        )
+        const snapshots: Array<number> = []
+        const summary = yield* load({
+          baseUrl: url,
+          apiKeys: keys,
+          inputs: [join(dir, "catalog.jsonl"), join(dir, "categories.csv"), join(dir, "products.csv")],
+          images: { catalog: join(dir, "images") },
+          statePath: join(dir, "state.jsonl"),
+          reportPath: join(dir, "failures.jsonl"),
+          maxPending: 4,
+          progressInterval: "50 millis",
+          onProgress: (s) => void snapshots.push(s.resources.reduce((sum, r) => sum + r.done, 0))
         })
-        return Effect.sync(() => (clearInterval(timer), child.kill("SIGKILL")))
-      })
-      expect(killed.done).toBeGreaterThanOrEqual(3)
-      expect(killed.done).toBeLessThan(count / 50)
+        expect(summary).toMatchObject({ failed: 0, rateLimited: 0 })
+        expect(reportLines(summary)).toEqual([])
+        expect(byResource(summary)).toMatchObject({
+          media: { total: 2, created: 2 },
+          categories: { total: 3, created: 3 },
+          products: { total: 122, created: 122, failed: 0 },
+          "customization-types": { created: 1 },
+          brands: { created: 1 }
+        })
+        expect(snapshots.at(-1)).toBe(2 + 3 + 122 + 4)
+        expect(snapshots.some((n) => n < snapshots.at(-1)!)).toBe(true)
 
-      const rerun = yield* Effect.async<{ code: number | null; stdout: string }>((resume) => {
-        execFile(process.execPath, args, { cwd: dir, env }, (error, stdout) => resume(Effect.succeed({ code: error === null ? 0 : ((error as { code?: number }).code ?? null), stdout })))
-      })
-      expect(rerun.code).toBe(0)
-      const summary = JSON.parse(rerun.stdout.trim().split("\n").at(-1)!) as LoadSummary
-      expect(summary).toMatchObject({ failed: 0, round: 0 })
-      expect(byResource(summary)).toMatchObject({ products: { total: count, done: count, failed: 0 } })
+        const { products, categories, changes } = yield* everything(client)
+        expect(products).toHaveLength(122)
+        expect(products.every((p) => p.revision === 1)).toBe(true)
+        const sofa = products.find((p) => p.external_id === "sofa")!
+        expect(sofa).toMatchObject({
+          price: "1299.90",
+          details: { description: "Soft; deep", width: "210.5" },
+          translations: { de: { name: "Sofa DE" } }
+        })
+        expect(sofa.media_ids).toHaveLength(1)
+        expect(sofa.cover_id).toBe(sofa.media_ids[0])
+        const chairs = categories.find((c) => c.external_id === "chairs")!
+        expect(categories.find((c) => c.external_id === "armchairs")!.parent_id).toBe(chairs.id)
+        expect(chairs.image_id).not.toBeNull()
+        expect(products.find((p) => p.external_id === "bundle")).toMatchObject({
+          kind: "bundle",
+          components: [{ quantity: 2 }]
+        })
+        // The feed holds each catalog record once, as created.
+        const catalogChanges = changes.filter((c) => c.resource !== "media")
+        expect(catalogChanges).toHaveLength(122 + 3 + 4)
+        expect(new Set(catalogChanges.map((c) => `${c.resource}/${c.id}`)).size).toBe(catalogChanges.length)
+        expect(catalogChanges.every((c) => c.operation === "created")).toBe(true)
 
-      const { products, changes } = yield* everything(client)
-      expect(products).toHaveLength(count)
-      expect(products.every((p) => p.revision === 1)).toBe(true)
-      const productChanges = changes.filter((c) => c.resource === "products")
-      expect(productChanges).toHaveLength(count)
-      expect(new Set(productChanges.map((c) => c.id)).size).toBe(count)
-      // One job per batch: a batch whose answer the kill cut off was replayed by its Idempotency-Key.
-      const jobs = yield* Effect.map(Stream.runCollect(client.pages((cursor) => client.jobs.list({ limit: 100, ...(cursor === undefined ? {} : { cursor }) })).pipe(Stream.mapConcat((p) => p.records))), Chunk.toArray)
-      expect(jobs.length).toBe(1 + count / 50)
-      expect(jobs.every((j) => j.state === "completed" && j.run === 1)).toBe(true)
-    }))
-})
+        // The same command again: the state says it is done, nothing is sent.
+        const again = yield* load({
+          baseUrl: url,
+          apiKeys: keys,
+          inputs: [join(dir, "catalog.jsonl")],
+          statePath: join(dir, "state.jsonl"),
+          reportPath: join(dir, "failures.jsonl")
+        })
+        expect(again.alreadyFinished).toBe(true)
+      })
+    )
+
+    it.scoped("--dry-run reports what would fail and writes nothing", () =>
+      Effect.gen(function* () {
+        const { url, key, dir, client } = yield* fixture()
+        // 60 categories take two batches, so the products' references point at rolled-back batches: deferred.
+        writeFileSync(
+          join(dir, "data.jsonl"),
+          jsonl([
+            ...Array.from({ length: 60 }, (_, i) => ({
+              resource: "categories",
+              body: { external_id: `c-${i}`, name: `C ${i}` }
+            })),
+            ...Array.from({ length: 10 }, (_, i) => ({
+              resource: "products",
+              body: { external_id: `p-${i}`, name: `P ${i}`, category_ids: [{ external_id: `c-${i}` }] }
+            })),
+            {
+              resource: "products",
+              body: { external_id: "orphan", name: "Orphan", category_ids: [{ external_id: "missing" }] }
+            },
+            {
+              resource: "products",
+              body: { external_id: "long", name: "x".repeat(201), category_ids: [{ external_id: "c-1" }] }
+            }
+          ])
+        )
+        const summary = yield* load({
+          baseUrl: url,
+          apiKeys: [key],
+          inputs: [join(dir, "data.jsonl")],
+          dryRun: true,
+          reportPath: join(dir, "dry.jsonl")
+        })
+        expect(summary).toMatchObject({ dryRun: true, failed: 2, deferred: 10, statePath: undefined })
+        expect(byResource(summary)).toMatchObject({
+          categories: { created: 60, failed: 0 },
+          products: { total: 12, created: 10, failed: 2 }
+        })
+        expect(reportLines(summary).map((f) => [f.line, f.external_id, f.code, f.path])).toEqual([
+          [71, "orphan", "unresolved_reference", "$.category_ids[0]"],
+          [72, "long", "validation_failed", "$.name"]
+        ])
+        expect(existsSync(join(dir, "catalog-sync-load.state.jsonl"))).toBe(false)
+        const { products, categories, changes } = yield* everything(client)
+        expect([products.length, categories.length, changes.length]).toEqual([0, 0, 0])
+      })
+    )
+
+    it.scoped("reports every failed record with its line, and --retry-failed re-sends only those once fixed", () =>
+      Effect.gen(function* () {
+        const { url, key, dir, client } = yield* fixture()
+        const file = join(dir, "products.jsonl")
+        const good = Array.from({ length: 70 }, (_, i) => ({
+          external_id: `p-${i}`,
+          name: `P ${i}`,
+          category_ids: [{ external_id: "sofas" }]
+        }))
+        const lines = (fixed: boolean) => [
+          ...good.slice(0, 30).map((b) => JSON.stringify(b)),
+          JSON.stringify({
+            external_id: "typo",
+            name: "Typo",
+            category_ids: [{ external_id: fixed ? "sofas" : "sofaz" }]
+          }),
+          fixed
+            ? JSON.stringify({ external_id: "broken", name: "Broken", category_ids: [{ external_id: "sofas" }] })
+            : '{"external_id": "broken", "name": ',
+          ...good.slice(30).map((b) => JSON.stringify(b)),
+          JSON.stringify({
+            external_id: "long",
+            name: fixed ? "Long" : "x".repeat(201),
+            category_ids: [{ external_id: "sofas" }]
+          })
+        ]
+        writeFileSync(file, `${lines(false).join("\n")}\n`)
+        writeFileSync(join(dir, "categories.jsonl"), jsonl([{ external_id: "sofas", name: "Sofas" }]))
+        const options = {
+          baseUrl: url,
+          apiKeys: [key],
+          inputs: [file, join(dir, "categories.jsonl")],
+          statePath: join(dir, "state.jsonl"),
+          reportPath: join(dir, "failures.jsonl")
+        }
+        const first = yield* load(options)
+        expect(first.failed).toBe(3)
+        expect(reportLines(first).map((f) => [f.file, f.line, f.external_id ?? null, f.code, f.path])).toEqual([
+          [file, 31, "typo", "unresolved_reference", "$.category_ids[0]"],
+          [file, 32, null, "invalid_input", "$"],
+          [file, 73, "long", "validation_failed", "$.name"]
+        ])
+        const jobsBefore = (yield* client.jobs.list({ limit: 100 })).records.length
+
+        writeFileSync(file, `${lines(true).join("\n")}\n`)
+        const retried = yield* load({ ...options, retryFailed: true })
+        expect(retried).toMatchObject({ round: 1, failed: 0 })
+        expect(byResource(retried)).toMatchObject({ products: { total: 3, created: 3 } })
+        expect(reportLines(retried)).toEqual([])
+        // One more import for the three, nothing else re-sent: every product is at revision 1, once in the feed.
+        expect((yield* client.jobs.list({ limit: 100 })).records.length).toBe(jobsBefore + 1)
+        const { products, changes } = yield* everything(client)
+        expect(products).toHaveLength(73)
+        expect(products.every((p) => p.revision === 1)).toBe(true)
+        expect(changes.filter((c) => c.resource === "products")).toHaveLength(73)
+        const nothingLeft = yield* load({ ...options, retryFailed: true })
+        expect(nothingLeft.alreadyFinished).toBe(true)
+      })
+    )
+
+    it.scoped("a loader process killed mid-run continues where it stopped and applies nothing twice", () =>
+      Effect.gen(function* () {
+        const { url, key, dir, client } = yield* fixture()
+        const bin = yield* buildCommand
+        const count = 1000
+        writeFileSync(join(dir, "categories.jsonl"), jsonl([{ external_id: "sofas", name: "Sofas" }]))
+        writeFileSync(
+          join(dir, "products.jsonl"),
+          jsonl(
+            Array.from({ length: count }, (_, i) => ({
+              external_id: `p-${i}`,
+              name: `Product ${i}`,
+              category_ids: [{ external_id: "sofas" }],
+              details: { description: "d".repeat(500) }
+            }))
+          )
+        )
+        const args = [
+          bin,
+          "--url",
+          url,
+          "--json",
+          "--max-pending",
+          "2",
+          "--state",
+          join(dir, "state.jsonl"),
+          "--report",
+          join(dir, "failures.jsonl"),
+          join(dir, "categories.jsonl"),
+          join(dir, "products.jsonl")
+        ]
+        const env = { ...process.env, CATALOG_SYNC_KEYS: key }
+
+        // Killed (SIGKILL, no chance to clean up) once a few batches are done and others are in flight.
+        const killed = yield* Effect.async<{ done: number; sent: number }>((resume) => {
+          const child = spawn(process.execPath, args, { cwd: dir, env, stdio: "ignore" })
+          const timer = setInterval(() => {
+            const log = existsSync(join(dir, "state.jsonl")) ? readFileSync(join(dir, "state.jsonl"), "utf8") : ""
+            const done = log.split('"e":"done"').length - 1
+            if (done >= 3) {
+              child.kill("SIGKILL")
+              clearInterval(timer)
+              resume(Effect.succeed({ done, sent: log.split('"e":"sent"').length - 1 }))
+            }
+          }, 10)
+          child.once("exit", () => {
+            clearInterval(timer)
+            resume(Effect.succeed({ done: -1, sent: -1 }))
+          })
+          return Effect.sync(() => (clearInterval(timer), child.kill("SIGKILL")))
+        })
+        expect(killed.done).toBeGreaterThanOrEqual(3)
+        expect(killed.done).toBeLessThan(count / 50)
+
+        const rerun = yield* Effect.async<{ code: number | null; stdout: string }>((resume) => {
+          execFile(process.execPath, args, { cwd: dir, env }, (error, stdout) =>
+            resume(Effect.succeed({ code: error === null ? 0 : ((error as { code?: number }).code ?? null), stdout }))
+          )
+        })
+        expect(rerun.code).toBe(0)
+        const summary = JSON.parse(rerun.stdout.trim().split("\n").at(-1)!) as LoadSummary
+        expect(summary).toMatchObject({ failed: 0, round: 0 })
+        expect(byResource(summary)).toMatchObject({ products: { total: count, done: count, failed: 0 } })
+
+        const { products, changes } = yield* everything(client)
+        expect(products).toHaveLength(count)
+        expect(products.every((p) => p.revision === 1)).toBe(true)
+        const productChanges = changes.filter((c) => c.resource === "products")
+        expect(productChanges).toHaveLength(count)
+        expect(new Set(productChanges.map((c) => c.id)).size).toBe(count)
+        // One job per batch: a batch whose answer the kill cut off was replayed by its Idempotency-Key.
+        const jobs = yield* Effect.map(
+          Stream.runCollect(
+            client
+              .pages((cursor) => client.jobs.list({ limit: 100, ...(cursor === undefined ? {} : { cursor }) }))
+              .pipe(Stream.mapConcat((p) => p.records))
+          ),
+          Chunk.toArray
+        )
+        expect(jobs.length).toBe(1 + count / 50)
+        expect(jobs.every((j) => j.state === "completed" && j.run === 1)).toBe(true)
+      })
+    )
+  }
+)
 
 const clientDir = fileURLToPath(new URL("../../client/", import.meta.url))
 
@@ -255,10 +404,15 @@ const buildCommand = Effect.acquireRelease(
   Effect.async<string>((resume) => {
     const outDir = join(clientDir, "build", `e2e-${process.pid}-${Date.now()}`)
     const tsup = join(clientDir, "..", "..", "node_modules", ".bin", "tsup")
-    execFile(tsup, ["--config", "tsup.bin.config.ts"], { cwd: clientDir, env: { ...process.env, CATALOG_SYNC_LOAD_OUT_DIR: outDir }, timeout: 120_000 }, (error, stdout, stderr) => {
-      if (error) resume(Effect.dieMessage(`building the command failed: ${error.message}\n${stdout}${stderr}`))
-      else resume(Effect.succeed(join(outDir, "catalog-sync-load.js")))
-    })
+    execFile(
+      tsup,
+      ["--config", "tsup.bin.config.ts"],
+      { cwd: clientDir, env: { ...process.env, CATALOG_SYNC_LOAD_OUT_DIR: outDir }, timeout: 120_000 },
+      (error, stdout, stderr) => {
+        if (error) resume(Effect.dieMessage(`building the command failed: ${error.message}\n${stdout}${stderr}`))
+        else resume(Effect.succeed(join(outDir, "catalog-sync-load.js")))
+      }
+    )
   }),
   (bin) => Effect.sync(() => rmSync(join(bin, ".."), { recursive: true, force: true }))
 )

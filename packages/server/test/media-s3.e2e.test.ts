@@ -20,9 +20,19 @@ const database = Effect.gen(function* () {
     Effect.sync(() => mkdtempSync(join(tmpdir(), "catalog-sync-s3-e2e-"))),
     (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
   )
-  const base: ServerConfig = { port: 0, host: "127.0.0.1", dataDir, databaseFile: Option.none(), shutdownTimeoutSeconds: 1, logLevel: LogLevel.Error }
+  const base: ServerConfig = {
+    port: 0,
+    host: "127.0.0.1",
+    dataDir,
+    databaseFile: Option.none(),
+    shutdownTimeoutSeconds: 1,
+    logLevel: LogLevel.Error
+  }
   return testDatabase === "postgres"
-    ? { ...base, postgres: { url: Redacted.make(yield* PgTesting.freshDatabase), poolSize: 3, statementTimeoutMillis: 30_000 } }
+    ? {
+        ...base,
+        postgres: { url: Redacted.make(yield* PgTesting.freshDatabase), poolSize: 3, statementTimeoutMillis: 30_000 }
+      }
     : base
 })
 
@@ -34,22 +44,42 @@ const serve = (config: ServerConfig, workers: number, logs: Array<string> = []) 
   Effect.map(
     Layer.build(
       ServerLive(config).pipe(
-        Layer.provide(Logger.replace(Logger.defaultLogger, Logger.map(Logger.logfmtLogger, (line) => void logs.push(line)))),
+        Layer.provide(
+          Logger.replace(
+            Logger.defaultLogger,
+            Logger.map(Logger.logfmtLogger, (line) => void logs.push(line))
+          )
+        ),
         Layer.provide(
           Layer.setConfigProvider(
-            ConfigProvider.fromMap(new Map([["JOB_WORKERS", String(workers)], ["JOB_POLL_MILLISECONDS", "50"]])).pipe(ConfigProvider.orElse(() => ConfigProvider.fromEnv()))
+            ConfigProvider.fromMap(
+              new Map([
+                ["JOB_WORKERS", String(workers)],
+                ["JOB_POLL_MILLISECONDS", "50"]
+              ])
+            ).pipe(ConfigProvider.orElse(() => ConfigProvider.fromEnv()))
           )
         )
       )
     ),
-    (context) => `http://127.0.0.1:${(Context.get(context, HttpServer.HttpServer).address as HttpServer.TcpAddress).port}`
+    (context) =>
+      `http://127.0.0.1:${(Context.get(context, HttpServer.HttpServer).address as HttpServer.TcpAddress).port}`
   )
 
 /** A company with a media key; `slug` is its storage folder. */
 const tenant = (config: ServerConfig, slug: string) =>
   Effect.gen(function* () {
-    const admin = Context.get(yield* Layer.build(Admin.Admin.Default.pipe(Layer.provide(PersistenceLive(config)), Layer.provide(Ids.IdsLive))), Admin.Admin)
-    const company = yield* admin.createCompany({ name: "Acme", currency: "EUR", main_language: "en", storage_slug: slug, granted_scopes: scopes })
+    const admin = Context.get(
+      yield* Layer.build(Admin.Admin.Default.pipe(Layer.provide(PersistenceLive(config)), Layer.provide(Ids.IdsLive))),
+      Admin.Admin
+    )
+    const company = yield* admin.createCompany({
+      name: "Acme",
+      currency: "EUR",
+      main_language: "en",
+      storage_slug: slug,
+      granted_scopes: scopes
+    })
     const connection = yield* admin.createConnection(company.id, "ERP")
     return (yield* admin.createKey({ connection_id: connection.id, scopes, lifetime_days: 1 })).token
   })
@@ -61,14 +91,26 @@ const upload = (url: string, token: string, externalId: string, file: Uint8Array
     form.append("name", externalId)
     form.append("purpose", "catalog")
     form.append("file", new Blob([file]), "image.jpg")
-    const response = await fetch(`${url}/api/v1/media`, { method: "POST", headers: { authorization: `Bearer ${token}`, "idempotency-key": freshKey() }, body: form })
+    const response = await fetch(`${url}/api/v1/media`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "idempotency-key": freshKey() },
+      body: form
+    })
     return { status: response.status, body: JSON.parse(await response.text()) }
   })
 
 const image = (width: number, shade: number) =>
-  Effect.promise(async () => new Uint8Array(await sharp({ create: { width, height: 200, channels: 3, background: { r: shade, g: 90, b: 160 } } }).jpeg().toBuffer()))
+  Effect.promise(
+    async () =>
+      new Uint8Array(
+        await sharp({ create: { width, height: 200, channels: 3, background: { r: shade, g: 90, b: 160 } } })
+          .jpeg()
+          .toBuffer()
+      )
+  )
 
-const job = (url: string, token: string, id: string) => Effect.map(call(url, "GET", `/jobs/${id}`, { token }), (reply) => reply.body.job)
+const job = (url: string, token: string, id: string) =>
+  Effect.map(call(url, "GET", `/jobs/${id}`, { token }), (reply) => reply.body.job)
 
 const settle = (url: string, token: string, id: string) =>
   Effect.gen(function* () {
@@ -84,7 +126,8 @@ const settle = (url: string, token: string, id: string) =>
 const objectsIn = (s3: TestS3, folder: string) =>
   Effect.sync(() => {
     try {
-      return readdirSync(join(s3.directory, s3.bucket, folder)).filter((name) => name.endsWith("._S3rver_object")).length
+      return readdirSync(join(s3.directory, s3.bucket, folder)).filter((name) => name.endsWith("._S3rver_object"))
+        .length
     } catch {
       return 0
     }
@@ -107,7 +150,12 @@ describe("media on S3", () => {
         const token = yield* tenant(good, slug)
         const pictures = [yield* image(300, 10), yield* image(320, 60), yield* image(340, 110)]
         // The first picture again under another external_id: processed once, stored once.
-        const uploads = [["chair", pictures[0]!], ["sofa", pictures[1]!], ["chair-copy", pictures[0]!], ["table", pictures[2]!]] as const
+        const uploads = [
+          ["chair", pictures[0]!],
+          ["sofa", pictures[1]!],
+          ["chair-copy", pictures[0]!],
+          ["table", pictures[2]!]
+        ] as const
 
         // An instance that only takes requests stages the uploads in the bucket.
         const jobs = yield* Effect.scoped(
@@ -133,33 +181,56 @@ describe("media on S3", () => {
             expect(paused.failure.message).not.toContain(s3.secretAccessKey)
             // Uploads through this instance are refused before anything is queued.
             const refused = yield* upload(url, token, "lamp", pictures[2]!)
-            expect({ status: refused.status, code: refused.body.error?.code }).toEqual({ status: 503, code: "storage_denied" })
+            expect({ status: refused.status, code: refused.body.error?.code }).toEqual({
+              status: 503,
+              code: "storage_denied"
+            })
             yield* Effect.sleep("600 millis")
             for (const id of jobs.slice(1)) expect((yield* job(url, token, id)).state).toBe("queued")
           })
         )
         expect(yield* objectsIn(s3, `media/${slug}`)).toBe(0)
         // The operator learns which job paused, and why, from the log; the log never holds the secret.
-        expect(logs.some((line) => line.includes("image processing of the company is paused") && line.includes(jobs[0]!) && line.includes("InvalidAccessKeyId"))).toBe(true)
+        expect(
+          logs.some(
+            (line) =>
+              line.includes("image processing of the company is paused") &&
+              line.includes(jobs[0]!) &&
+              line.includes("InvalidAccessKeyId")
+          )
+        ).toBe(true)
         expect(logs.some((line) => line.includes("S3 refuses access to the bucket"))).toBe(true)
         expect(logs.filter((line) => line.includes(s3.secretAccessKey))).toEqual([])
 
         // The operator restarts with the right key: still paused until the job is retried.
         const url = yield* serve(good, 1)
         yield* Effect.sleep("400 millis")
-        expect((yield* Effect.forEach(jobs, (id) => job(url, token, id))).map((j) => j.state)).toEqual(["paused", "queued", "queued", "queued"])
+        expect((yield* Effect.forEach(jobs, (id) => job(url, token, id))).map((j) => j.state)).toEqual([
+          "paused",
+          "queued",
+          "queued",
+          "queued"
+        ])
         const retried = yield* call(url, "POST", `/jobs/${jobs[0]}/retry`, { token })
         expect(retried.status).toBeLessThan(300)
         const done = yield* Effect.forEach(jobs, (id) => settle(url, token, id))
         expect(done.map((j) => j.state)).toEqual(["completed", "completed", "completed", "completed"])
-        for (let i = 1; i < done.length; i++) expect(done[i].started_at >= done[i - 1].finished_at, JSON.stringify(done)).toBe(true)
+        for (let i = 1; i < done.length; i++)
+          expect(done[i].started_at >= done[i - 1].finished_at, JSON.stringify(done)).toBe(true)
 
         const media = (yield* call(url, "GET", "/media?limit=10", { token })).body.records as Array<any>
-        expect(media.map((m) => [m.external_id, m.state, m.revision])).toEqual(uploads.map(([externalId]) => [externalId, "completed", 2]))
+        expect(media.map((m) => [m.external_id, m.state, m.revision])).toEqual(
+          uploads.map(([externalId]) => [externalId, "completed", 2])
+        )
         for (const item of media) {
-          const response = yield* Effect.promise(() => fetch(`${url}/api/v1/media/${item.id}/content`, { headers: { authorization: `Bearer ${token}` } }))
+          const response = yield* Effect.promise(() =>
+            fetch(`${url}/api/v1/media/${item.id}/content`, { headers: { authorization: `Bearer ${token}` } })
+          )
           const data = new Uint8Array(yield* Effect.promise(() => response.arrayBuffer()))
-          expect({ status: response.status, type: response.headers.get("content-type") }).toEqual({ status: 200, type: "image/webp" })
+          expect({ status: response.status, type: response.headers.get("content-type") }).toEqual({
+            status: 200,
+            type: "image/webp"
+          })
           expect((yield* Effect.promise(() => sharp(data).metadata())).width).toBe(item.width)
         }
         // Three pictures stored, in the company's folder; every staged upload removed.

@@ -11,126 +11,183 @@ const metricsUrlOf = Effect.map(TestServer, (server) => {
   return server.metricsUrl!
 })
 
-layer(TestServerWith({}, { METRICS_PORT: "0" }), { excludeTestServices: true, timeout: 120_000 })("metrics on a port of their own", (it) => {
-  it.effect("the API's port does not serve them", () =>
-    Effect.gen(function* () {
-      const { url } = yield* TestServer
-      const reply = yield* Effect.promise(() => fetch(`${url}/metrics`))
-      expect(reply.status).toBe(404)
-      expect((yield* Effect.promise(() => fetch(`${url}/health`))).status).toBe(200)
-    })
-  )
+layer(TestServerWith({}, { METRICS_PORT: "0" }), { excludeTestServices: true, timeout: 120_000 })(
+  "metrics on a port of their own",
+  (it) => {
+    it.effect("the API's port does not serve them", () =>
+      Effect.gen(function* () {
+        const { url } = yield* TestServer
+        const reply = yield* Effect.promise(() => fetch(`${url}/metrics`))
+        expect(reply.status).toBe(404)
+        expect((yield* Effect.promise(() => fetch(`${url}/health`))).status).toBe(200)
+      })
+    )
 
-  it.effect("requests are counted by route template, method and status, with their latency", () =>
-    Effect.gen(function* () {
-      const { url, tenant } = yield* TestServer
-      const metricsUrl = yield* metricsUrlOf
-      const token = yield* (yield* tenant()).key(scopes)
-      const upsert = { route: "/api/v1/categories/upsert", method: "POST", status: "200" }
-      const byId = { route: "/api/v1/categories/:id", method: "GET" }
-      const before = yield* scrape(metricsUrl)
-      const created = yield* call(url, "POST", "/categories/upsert", { token, body: { external_id: "p-1", name: "Sofa" } })
-      expect(created.status).toBe(200)
-      const id = created.body.record.id as string
-      yield* call(url, "GET", `/categories/${id}`, { token })
-      yield* call(url, "GET", `/categories/00000000-0000-7000-8000-000000000000`, { token })
-      // A GET of /categories/upsert is a read of the record "upsert": the same template.
-      yield* call(url, "GET", "/categories/upsert", { token })
-      yield* call(url, "GET", "/no/such/endpoint", { token })
-      const after = yield* scrape(metricsUrl)
-      expect(after.value("http_server_requests_total", upsert) - before.value("http_server_requests_total", upsert)).toBe(1)
-      expect(after.value("http_server_requests_total", { ...byId, status: "200" }) - before.value("http_server_requests_total", { ...byId, status: "200" })).toBe(1)
-      expect(after.value("http_server_requests_total", { ...byId, status: "404" }) - before.value("http_server_requests_total", { ...byId, status: "404" })).toBe(2)
-      expect(after.value("http_server_requests_total", { route: "unmatched", status: "404" }) - before.value("http_server_requests_total", { route: "unmatched", status: "404" })).toBe(1)
-      expect(after.count("http_server_request_duration_seconds", upsert) - before.count("http_server_request_duration_seconds", upsert)).toBe(1)
-      // No series is labelled with a record id: paths are reduced to their templates.
-      expect(after.value("http_server_requests_total", { route: `/api/v1/categories/${id}` })).toBe(0)
-      expect(after.count("db_transaction_duration_seconds", { outcome: "commit" })).toBeGreaterThan(before.count("db_transaction_duration_seconds", { outcome: "commit" }))
-    })
-  )
+    it.effect("requests are counted by route template, method and status, with their latency", () =>
+      Effect.gen(function* () {
+        const { url, tenant } = yield* TestServer
+        const metricsUrl = yield* metricsUrlOf
+        const token = yield* (yield* tenant()).key(scopes)
+        const upsert = { route: "/api/v1/categories/upsert", method: "POST", status: "200" }
+        const byId = { route: "/api/v1/categories/:id", method: "GET" }
+        const before = yield* scrape(metricsUrl)
+        const created = yield* call(url, "POST", "/categories/upsert", {
+          token,
+          body: { external_id: "p-1", name: "Sofa" }
+        })
+        expect(created.status).toBe(200)
+        const id = created.body.record.id as string
+        yield* call(url, "GET", `/categories/${id}`, { token })
+        yield* call(url, "GET", `/categories/00000000-0000-7000-8000-000000000000`, { token })
+        // A GET of /categories/upsert is a read of the record "upsert": the same template.
+        yield* call(url, "GET", "/categories/upsert", { token })
+        yield* call(url, "GET", "/no/such/endpoint", { token })
+        const after = yield* scrape(metricsUrl)
+        expect(
+          after.value("http_server_requests_total", upsert) - before.value("http_server_requests_total", upsert)
+        ).toBe(1)
+        expect(
+          after.value("http_server_requests_total", { ...byId, status: "200" }) -
+            before.value("http_server_requests_total", { ...byId, status: "200" })
+        ).toBe(1)
+        expect(
+          after.value("http_server_requests_total", { ...byId, status: "404" }) -
+            before.value("http_server_requests_total", { ...byId, status: "404" })
+        ).toBe(2)
+        expect(
+          after.value("http_server_requests_total", { route: "unmatched", status: "404" }) -
+            before.value("http_server_requests_total", { route: "unmatched", status: "404" })
+        ).toBe(1)
+        expect(
+          after.count("http_server_request_duration_seconds", upsert) -
+            before.count("http_server_request_duration_seconds", upsert)
+        ).toBe(1)
+        // No series is labelled with a record id: paths are reduced to their templates.
+        expect(after.value("http_server_requests_total", { route: `/api/v1/categories/${id}` })).toBe(0)
+        expect(after.count("db_transaction_duration_seconds", { outcome: "commit" })).toBeGreaterThan(
+          before.count("db_transaction_duration_seconds", { outcome: "commit" })
+        )
+      })
+    )
 
-  it.effect("idempotent replays and conflicts are counted", () =>
-    Effect.gen(function* () {
-      const { url, tenant } = yield* TestServer
-      const metricsUrl = yield* metricsUrlOf
-      const token = yield* (yield* tenant()).key(scopes)
-      const key = freshKey()
-      const before = yield* scrape(metricsUrl)
-      const body = { external_id: "c-1", name: "Chairs" }
-      expect((yield* call(url, "POST", "/categories/upsert", { token, body, idempotencyKey: key })).status).toBe(200)
-      const replay = yield* call(url, "POST", "/categories/upsert", { token, body, idempotencyKey: key })
-      expect(replay.body.replayed).toBe(true)
-      const reused = yield* call(url, "POST", "/categories/upsert", { token, body: { ...body, name: "Tables" }, idempotencyKey: key })
-      expect(reused.status).toBe(409)
-      const after = yield* scrape(metricsUrl)
-      expect(after.value("idempotency_replays_total") - before.value("idempotency_replays_total")).toBe(1)
-      expect(after.value("idempotency_conflicts_total", { reason: "mismatch" }) - before.value("idempotency_conflicts_total", { reason: "mismatch" })).toBe(1)
-    })
-  )
+    it.effect("idempotent replays and conflicts are counted", () =>
+      Effect.gen(function* () {
+        const { url, tenant } = yield* TestServer
+        const metricsUrl = yield* metricsUrlOf
+        const token = yield* (yield* tenant()).key(scopes)
+        const key = freshKey()
+        const before = yield* scrape(metricsUrl)
+        const body = { external_id: "c-1", name: "Chairs" }
+        expect((yield* call(url, "POST", "/categories/upsert", { token, body, idempotencyKey: key })).status).toBe(200)
+        const replay = yield* call(url, "POST", "/categories/upsert", { token, body, idempotencyKey: key })
+        expect(replay.body.replayed).toBe(true)
+        const reused = yield* call(url, "POST", "/categories/upsert", {
+          token,
+          body: { ...body, name: "Tables" },
+          idempotencyKey: key
+        })
+        expect(reused.status).toBe(409)
+        const after = yield* scrape(metricsUrl)
+        expect(after.value("idempotency_replays_total") - before.value("idempotency_replays_total")).toBe(1)
+        expect(
+          after.value("idempotency_conflicts_total", { reason: "mismatch" }) -
+            before.value("idempotency_conflicts_total", { reason: "mismatch" })
+        ).toBe(1)
+      })
+    )
 
-  it.effect("import records, job durations, images and the queue gauges", () =>
-    Effect.gen(function* () {
-      const { url, tenant } = yield* TestServer
-      const metricsUrl = yield* metricsUrlOf
-      const token = yield* (yield* tenant()).key(scopes)
-      const before = yield* scrape(metricsUrl)
-      const submitted = yield* call(url, "POST", "/imports", {
-        token,
-        body: {
-          records: [
-            { resource: "categories", body: { external_id: "i-1", name: "One" } },
-            { resource: "categories", body: { external_id: "i-2", name: "Two" } },
-            { resource: "products", body: { external_id: "i-3", name: "Three", category_ids: [{ external_id: "missing" }] } }
-          ]
+    it.effect("import records, job durations, images and the queue gauges", () =>
+      Effect.gen(function* () {
+        const { url, tenant } = yield* TestServer
+        const metricsUrl = yield* metricsUrlOf
+        const token = yield* (yield* tenant()).key(scopes)
+        const before = yield* scrape(metricsUrl)
+        const submitted = yield* call(url, "POST", "/imports", {
+          token,
+          body: {
+            records: [
+              { resource: "categories", body: { external_id: "i-1", name: "One" } },
+              { resource: "categories", body: { external_id: "i-2", name: "Two" } },
+              {
+                resource: "products",
+                body: { external_id: "i-3", name: "Three", category_ids: [{ external_id: "missing" }] }
+              }
+            ]
+          }
+        })
+        expect(submitted.status).toBe(202)
+        expect(yield* waitJob(url, token, submitted.body.job.id)).toMatchObject({ state: "completed" })
+        const png = yield* Effect.promise(() =>
+          sharp({ create: { width: 8, height: 8, channels: 3, background: "#336699" } })
+            .png()
+            .toBuffer()
+        )
+        const uploaded = yield* uploadMedia(url, token, { external_id: "m", name: "M", purpose: "catalog" }, png)
+        expect(yield* waitJob(url, token, uploaded.body.job.id)).toMatchObject({ state: "completed" })
+        const after = yield* scrape(metricsUrl)
+        const delta = (family: string, labels: Record<string, string>) =>
+          after.value(family, labels) - before.value(family, labels)
+        expect(delta("import_records_total", { outcome: "applied" })).toBe(2)
+        expect(delta("import_records_total", { outcome: "failed" })).toBe(1)
+        expect(
+          after.count("job_duration_seconds", { kind: "import", outcome: "finished" }) -
+            before.count("job_duration_seconds", { kind: "import", outcome: "finished" })
+        ).toBe(1)
+        expect(
+          after.count("job_duration_seconds", { kind: "media", outcome: "finished" }) -
+            before.count("job_duration_seconds", { kind: "media", outcome: "finished" })
+        ).toBe(1)
+        expect(
+          after.count("image_processing_duration_seconds", { result: "ok" }) -
+            before.count("image_processing_duration_seconds", { result: "ok" })
+        ).toBe(1)
+        // Every kind and pending state has its gauge, so a dashboard sees 0 rather than nothing.
+        for (const kind of ["import", "media"]) {
+          for (const state of ["queued", "running", "paused"]) expect(after.value("jobs", { kind, state })).toBe(0)
+          expect(after.samples("jobs", { kind })).toBe(3)
+          expect(after.value("jobs_oldest_queued_age_seconds", { kind })).toBe(0)
         }
       })
-      expect(submitted.status).toBe(202)
-      expect(yield* waitJob(url, token, submitted.body.job.id)).toMatchObject({ state: "completed" })
-      const png = yield* Effect.promise(() => sharp({ create: { width: 8, height: 8, channels: 3, background: "#336699" } }).png().toBuffer())
-      const uploaded = yield* uploadMedia(url, token, { external_id: "m", name: "M", purpose: "catalog" }, png)
-      expect(yield* waitJob(url, token, uploaded.body.job.id)).toMatchObject({ state: "completed" })
-      const after = yield* scrape(metricsUrl)
-      const delta = (family: string, labels: Record<string, string>) => after.value(family, labels) - before.value(family, labels)
-      expect(delta("import_records_total", { outcome: "applied" })).toBe(2)
-      expect(delta("import_records_total", { outcome: "failed" })).toBe(1)
-      expect(after.count("job_duration_seconds", { kind: "import", outcome: "finished" }) - before.count("job_duration_seconds", { kind: "import", outcome: "finished" })).toBe(1)
-      expect(after.count("job_duration_seconds", { kind: "media", outcome: "finished" }) - before.count("job_duration_seconds", { kind: "media", outcome: "finished" })).toBe(1)
-      expect(after.count("image_processing_duration_seconds", { result: "ok" }) - before.count("image_processing_duration_seconds", { result: "ok" })).toBe(1)
-      // Every kind and pending state has its gauge, so a dashboard sees 0 rather than nothing.
-      for (const kind of ["import", "media"]) {
-        for (const state of ["queued", "running", "paused"]) expect(after.value("jobs", { kind, state })).toBe(0)
-        expect(after.samples("jobs", { kind })).toBe(3)
-        expect(after.value("jobs_oldest_queued_age_seconds", { kind })).toBe(0)
-      }
-    })
-  )
+    )
 
-  it.effect("rate-limit rejections are counted by limit", () =>
-    Effect.gen(function* () {
-      const { url, tenant } = yield* TestServer
-      const metricsUrl = yield* metricsUrlOf
-      const token = yield* (yield* tenant()).key(scopes)
-      yield* earlyInMinute
-      const before = yield* scrape(metricsUrl)
-      let refused = 0
-      for (let i = 0; i < 125; i++) if ((yield* call(url, "GET", "/me", { token })).status === 429) refused++
-      const after = yield* scrape(metricsUrl)
-      expect(refused).toBe(5)
-      expect(after.value("rate_limit_rejections_total", { limit: "key" }) - before.value("rate_limit_rejections_total", { limit: "key" })).toBe(5)
-      expect(after.value("http_server_requests_total", { route: "/api/v1/me", status: "429" }) - before.value("http_server_requests_total", { route: "/api/v1/me", status: "429" })).toBe(5)
-    })
-  )
-})
+    it.effect("rate-limit rejections are counted by limit", () =>
+      Effect.gen(function* () {
+        const { url, tenant } = yield* TestServer
+        const metricsUrl = yield* metricsUrlOf
+        const token = yield* (yield* tenant()).key(scopes)
+        yield* earlyInMinute
+        const before = yield* scrape(metricsUrl)
+        let refused = 0
+        for (let i = 0; i < 125; i++) if ((yield* call(url, "GET", "/me", { token })).status === 429) refused++
+        const after = yield* scrape(metricsUrl)
+        expect(refused).toBe(5)
+        expect(
+          after.value("rate_limit_rejections_total", { limit: "key" }) -
+            before.value("rate_limit_rejections_total", { limit: "key" })
+        ).toBe(5)
+        expect(
+          after.value("http_server_requests_total", { route: "/api/v1/me", status: "429" }) -
+            before.value("http_server_requests_total", { route: "/api/v1/me", status: "429" })
+        ).toBe(5)
+      })
+    )
+  }
+)
 
-layer(TestServerWith({}, { METRICS_ON_MAIN_PORT: "true" }), { excludeTestServices: true, timeout: 60_000 })("metrics on the API's port", (it) => {
-  it.effect("GET /metrics answers without a key when the setting says so, and counts itself", () =>
-    Effect.gen(function* () {
-      const { url, metricsUrl } = yield* TestServer
-      expect(metricsUrl).toBeUndefined()
-      const first = yield* scrape(url)
-      const second = yield* scrape(url)
-      const labels = { route: "/metrics", method: "GET", status: "200" }
-      expect(second.value("http_server_requests_total", labels) - first.value("http_server_requests_total", labels)).toBe(1)
-    })
-  )
-})
+layer(TestServerWith({}, { METRICS_ON_MAIN_PORT: "true" }), { excludeTestServices: true, timeout: 60_000 })(
+  "metrics on the API's port",
+  (it) => {
+    it.effect("GET /metrics answers without a key when the setting says so, and counts itself", () =>
+      Effect.gen(function* () {
+        const { url, metricsUrl } = yield* TestServer
+        expect(metricsUrl).toBeUndefined()
+        const first = yield* scrape(url)
+        const second = yield* scrape(url)
+        const labels = { route: "/metrics", method: "GET", status: "200" }
+        expect(
+          second.value("http_server_requests_total", labels) - first.value("http_server_requests_total", labels)
+        ).toBe(1)
+      })
+    )
+  }
+)

@@ -14,7 +14,11 @@ if (skip !== undefined) console.warn(`\n*** ${skip} ***\n`)
 /** Two server processes on one PostgreSQL database and one S3 bucket (media), and admin access to the database. */
 class Instances extends Context.Tag("Instances")<
   Instances,
-  { readonly a: string; readonly b: string; readonly token: (scopes: ReadonlyArray<string>) => Effect.Effect<string, unknown> }
+  {
+    readonly a: string
+    readonly b: string
+    readonly token: (scopes: ReadonlyArray<string>) => Effect.Effect<string, unknown>
+  }
 >() {}
 
 const InstancesLive = Layer.scoped(
@@ -29,7 +33,12 @@ const InstancesLive = Layer.scoped(
       concurrency: 2
     })
     const admin = Context.get(
-      yield* Layer.build(Admin.Admin.Default.pipe(Layer.provide(pgPorts({ url: Redacted.make(url), poolSize: 2 })), Layer.provide(Ids.IdsLive))),
+      yield* Layer.build(
+        Admin.Admin.Default.pipe(
+          Layer.provide(pgPorts({ url: Redacted.make(url), poolSize: 2 })),
+          Layer.provide(Ids.IdsLive)
+        )
+      ),
       Admin.Admin
     )
     let counter = 0
@@ -55,133 +64,199 @@ const upsert = (url: string, token: string, body: Record<string, unknown>, idemp
   call(url, "POST", "/categories/upsert", { token, body, idempotencyKey })
 
 const records = (url: string, token: string, externalId: string) =>
-  Effect.map(call(url, "GET", `/categories?external_id=${encodeURIComponent(externalId)}`, { token }), (reply) => reply.body.records as Array<any>)
+  Effect.map(
+    call(url, "GET", `/categories?external_id=${encodeURIComponent(externalId)}`, { token }),
+    (reply) => reply.body.records as Array<any>
+  )
 
 const summary = (replies: ReadonlyArray<Reply>) =>
-  replies.map((r) => (r.status === 200 ? `200 ${r.body.outcome}${r.body.replayed ? " replayed" : ""}` : `${r.status} ${r.body?.error?.code}`)).sort()
+  replies
+    .map((r) =>
+      r.status === 200
+        ? `200 ${r.body.outcome}${r.body.replayed ? " replayed" : ""}`
+        : `${r.status} ${r.body?.error?.code}`
+    )
+    .sort()
 
 describe.skipIf(skip !== undefined)("several instances", () => {
-  layer(InstancesLive, { excludeTestServices: true, timeout: 120_000 })("two server processes on one PostgreSQL database", (it) => {
-    it.effect("rate limits hold across instances: a key's 121st request in a minute gets 429 from either", () =>
-      Effect.gen(function* () {
-        const { a, b, token: newToken } = yield* Instances
-        const token = yield* newToken(["catalog:read"])
-        yield* earlyInMinute
-        const replies = yield* Effect.all(
-          Array.from({ length: 120 }, (_, i) => call(i % 2 === 0 ? a : b, "GET", "/me", { token })),
-          { concurrency: 8 }
-        )
-        expect(replies.filter((r) => r.status !== 200).map((r) => r.status)).toEqual([])
-        for (const url of [a, b]) {
-          const refused = yield* call(url, "GET", "/me", { token })
-          expect({ status: refused.status, code: refused.body?.error?.code }).toEqual({ status: 429, code: "rate_limited" })
-        }
-      }))
-
-    it.effect("idempotency holds across instances: one key sent to both writes once", () =>
-      Effect.gen(function* () {
-        const { a, b, token: newToken } = yield* Instances
-        const token = yield* newToken(writer)
-        const key = freshKey()
-        const first = yield* upsert(a, token, { external_id: "one", name: "One" }, key)
-        expect(first.status).toBe(200)
-        const again = yield* upsert(b, token, { external_id: "one", name: "One" }, key)
-        expect(again.body).toMatchObject({ outcome: "created", replayed: true, record: first.body.record })
-        // At the same moment on both: one runs; the other waits its turn (409 in progress) or replays.
-        const raceKey = freshKey()
-        const replies = yield* Effect.all(
-          [a, b, a, b].map((url) => upsert(url, token, { external_id: "two", name: "Two" }, raceKey)),
-          { concurrency: "unbounded" }
-        )
-        expect(replies.filter((r) => r.status === 200 && r.body.replayed !== true)).toHaveLength(1)
-        for (const r of replies) if (r.status !== 200) expect(r.body.error.code).toBe("idempotency_in_progress")
-        const stored = yield* records(b, token, "two")
-        expect(stored.map((r) => r.revision)).toEqual([1])
-      }))
-
-    it.effect("concurrent updates with one expected_revision from both instances: one success per revision, never a lost update", () =>
-      Effect.gen(function* () {
-        const { a, b, token: newToken } = yield* Instances
-        const token = yield* newToken(writer)
-        expect((yield* upsert(a, token, { external_id: "sofa", name: "rev 1" })).status).toBe(200)
-        for (let revision = 1; revision <= 5; revision++) {
+  layer(InstancesLive, { excludeTestServices: true, timeout: 120_000 })(
+    "two server processes on one PostgreSQL database",
+    (it) => {
+      it.effect("rate limits hold across instances: a key's 121st request in a minute gets 429 from either", () =>
+        Effect.gen(function* () {
+          const { a, b, token: newToken } = yield* Instances
+          const token = yield* newToken(["catalog:read"])
+          yield* earlyInMinute
           const replies = yield* Effect.all(
-            [a, b, a, b].map((url, i) => upsert(url, token, { external_id: "sofa", expected_revision: revision, name: `rev ${revision + 1} by ${i}` })),
+            Array.from({ length: 120 }, (_, i) => call(i % 2 === 0 ? a : b, "GET", "/me", { token })),
+            { concurrency: 8 }
+          )
+          expect(replies.filter((r) => r.status !== 200).map((r) => r.status)).toEqual([])
+          for (const url of [a, b]) {
+            const refused = yield* call(url, "GET", "/me", { token })
+            expect({ status: refused.status, code: refused.body?.error?.code }).toEqual({
+              status: 429,
+              code: "rate_limited"
+            })
+          }
+        })
+      )
+
+      it.effect("idempotency holds across instances: one key sent to both writes once", () =>
+        Effect.gen(function* () {
+          const { a, b, token: newToken } = yield* Instances
+          const token = yield* newToken(writer)
+          const key = freshKey()
+          const first = yield* upsert(a, token, { external_id: "one", name: "One" }, key)
+          expect(first.status).toBe(200)
+          const again = yield* upsert(b, token, { external_id: "one", name: "One" }, key)
+          expect(again.body).toMatchObject({ outcome: "created", replayed: true, record: first.body.record })
+          // At the same moment on both: one runs; the other waits its turn (409 in progress) or replays.
+          const raceKey = freshKey()
+          const replies = yield* Effect.all(
+            [a, b, a, b].map((url) => upsert(url, token, { external_id: "two", name: "Two" }, raceKey)),
             { concurrency: "unbounded" }
           )
-          expect(summary(replies)).toEqual(["200 updated", "409 revision_conflict", "409 revision_conflict", "409 revision_conflict"])
-          const winner = replies.find((r) => r.status === 200)!
-          expect(winner.body.record.revision).toBe(revision + 1)
-          for (const loser of replies.filter((r) => r.status === 409)) {
-            expect(loser.body.error.details).toMatchObject({ current_revision: revision + 1 })
-          }
-          // What is stored is the winner's write, read back through the other instance too.
-          const [stored] = yield* records(revision % 2 === 0 ? a : b, token, "sofa")
-          expect({ revision: stored.revision, name: stored.name }).toEqual({ revision: revision + 1, name: winner.body.record.name })
-        }
-      }))
+          expect(replies.filter((r) => r.status === 200 && r.body.replayed !== true)).toHaveLength(1)
+          for (const r of replies) if (r.status !== 200) expect(r.body.error.code).toBe("idempotency_in_progress")
+          const stored = yield* records(b, token, "two")
+          expect(stored.map((r) => r.revision)).toEqual([1])
+        })
+      )
 
-    it.effect("media uploaded through either instance is processed by the workers of both, one image at a time per company, in upload order", () =>
-      Effect.gen(function* () {
-        const { a, b, token: newToken } = yield* Instances
-        const media = ["media:read", "media:write"]
-        const companies = [yield* newToken(media), yield* newToken(media)]
-        const picture = (i: number) =>
-          Effect.promise(async () => new Uint8Array(await sharp({ create: { width: 200 + i * 10, height: 150, channels: 3, background: { r: i * 20, g: 80, b: 140 } } }).jpeg().toBuffer()))
-        const upload = (url: string, token: string, externalId: string, file: Uint8Array) =>
-          Effect.promise(async () => {
-            const form = new FormData()
-            for (const [k, v] of Object.entries({ external_id: externalId, name: externalId, purpose: "catalog" })) form.append(k, v)
-            form.append("file", new Blob([file]), "image.jpg")
-            const response = await fetch(`${url}/api/v1/media`, { method: "POST", headers: { authorization: `Bearer ${token}`, "idempotency-key": freshKey() }, body: form })
-            expect(response.status).toBe(202)
-            return ((await response.json()) as { job: { id: string } }).job.id
-          })
-        // Two companies upload at once, each alternating between the instances.
-        const jobs = yield* Effect.all(
-          companies.map((token) => Effect.forEach([0, 1, 2, 3], (i) => Effect.flatMap(picture(i), (file) => upload(i % 2 === 0 ? a : b, token, `img-${i}`, file)))),
-          { concurrency: 2 }
-        )
-        for (const [c, token] of companies.entries()) {
-          const done: Array<any> = []
-          for (const id of jobs[c]!) {
-            for (let tries = 0; ; tries++) {
-              const job = (yield* call(tries % 2 === 0 ? a : b, "GET", `/jobs/${id}`, { token })).body.job
-              if (job.state !== "queued" && job.state !== "running") {
-                done.push(job)
-                break
+      it.effect(
+        "concurrent updates with one expected_revision from both instances: one success per revision, never a lost update",
+        () =>
+          Effect.gen(function* () {
+            const { a, b, token: newToken } = yield* Instances
+            const token = yield* newToken(writer)
+            expect((yield* upsert(a, token, { external_id: "sofa", name: "rev 1" })).status).toBe(200)
+            for (let revision = 1; revision <= 5; revision++) {
+              const replies = yield* Effect.all(
+                [a, b, a, b].map((url, i) =>
+                  upsert(url, token, {
+                    external_id: "sofa",
+                    expected_revision: revision,
+                    name: `rev ${revision + 1} by ${i}`
+                  })
+                ),
+                { concurrency: "unbounded" }
+              )
+              expect(summary(replies)).toEqual([
+                "200 updated",
+                "409 revision_conflict",
+                "409 revision_conflict",
+                "409 revision_conflict"
+              ])
+              const winner = replies.find((r) => r.status === 200)!
+              expect(winner.body.record.revision).toBe(revision + 1)
+              for (const loser of replies.filter((r) => r.status === 409)) {
+                expect(loser.body.error.details).toMatchObject({ current_revision: revision + 1 })
               }
-              if (tries > 600) throw new Error(`job ${id} did not finish`)
-              yield* Effect.sleep("25 millis")
+              // What is stored is the winner's write, read back through the other instance too.
+              const [stored] = yield* records(revision % 2 === 0 ? a : b, token, "sofa")
+              expect({ revision: stored.revision, name: stored.name }).toEqual({
+                revision: revision + 1,
+                name: winner.body.record.name
+              })
             }
-          }
-          expect(done.map((j) => j.state)).toEqual(["completed", "completed", "completed", "completed"])
-          for (let i = 1; i < done.length; i++) expect(done[i].started_at >= done[i - 1].finished_at, JSON.stringify(done)).toBe(true)
-          // Every processed file is readable through either instance.
-          const records = (yield* call(a, "GET", "/media?limit=10", { token })).body.records as Array<any>
-          expect(records.map((r) => r.external_id)).toEqual(["img-0", "img-1", "img-2", "img-3"])
-          for (const [i, record] of records.entries()) {
-            const response = yield* Effect.promise(() => fetch(`${i % 2 === 0 ? b : a}/api/v1/media/${record.id}/content`, { headers: { authorization: `Bearer ${token}` } }))
-            expect(response.status).toBe(200)
-            expect((yield* Effect.promise(() => response.arrayBuffer())).byteLength).toBe(record.bytes)
-          }
-        }
-      }))
+          })
+      )
 
-    it.effect("two concurrent creates of one external_id from both instances yield one record", () =>
-      Effect.gen(function* () {
-        const { a, b, token: newToken } = yield* Instances
-        const token = yield* newToken(writer)
-        for (let round = 0; round < 5; round++) {
-          const externalId = `chair-${round}`
-          const replies = yield* Effect.all(
-            [a, b].map((url) => upsert(url, token, { external_id: externalId, name: `Chair ${round}` })),
-            { concurrency: "unbounded" }
-          )
-          expect(replies.filter((r) => r.status === 200 && r.body.outcome === "created")).toHaveLength(1)
-          for (const r of replies.filter((r) => r.status !== 200)) expect(r.body.error.code).toBe("revision_conflict")
-          expect(yield* records(a, token, externalId)).toHaveLength(1)
-        }
-      }))
-  })
+      it.effect(
+        "media uploaded through either instance is processed by the workers of both, one image at a time per company, in upload order",
+        () =>
+          Effect.gen(function* () {
+            const { a, b, token: newToken } = yield* Instances
+            const media = ["media:read", "media:write"]
+            const companies = [yield* newToken(media), yield* newToken(media)]
+            const picture = (i: number) =>
+              Effect.promise(
+                async () =>
+                  new Uint8Array(
+                    await sharp({
+                      create: {
+                        width: 200 + i * 10,
+                        height: 150,
+                        channels: 3,
+                        background: { r: i * 20, g: 80, b: 140 }
+                      }
+                    })
+                      .jpeg()
+                      .toBuffer()
+                  )
+              )
+            const upload = (url: string, token: string, externalId: string, file: Uint8Array) =>
+              Effect.promise(async () => {
+                const form = new FormData()
+                for (const [k, v] of Object.entries({ external_id: externalId, name: externalId, purpose: "catalog" }))
+                  form.append(k, v)
+                form.append("file", new Blob([file]), "image.jpg")
+                const response = await fetch(`${url}/api/v1/media`, {
+                  method: "POST",
+                  headers: { authorization: `Bearer ${token}`, "idempotency-key": freshKey() },
+                  body: form
+                })
+                expect(response.status).toBe(202)
+                return ((await response.json()) as { job: { id: string } }).job.id
+              })
+            // Two companies upload at once, each alternating between the instances.
+            const jobs = yield* Effect.all(
+              companies.map((token) =>
+                Effect.forEach([0, 1, 2, 3], (i) =>
+                  Effect.flatMap(picture(i), (file) => upload(i % 2 === 0 ? a : b, token, `img-${i}`, file))
+                )
+              ),
+              { concurrency: 2 }
+            )
+            for (const [c, token] of companies.entries()) {
+              const done: Array<any> = []
+              for (const id of jobs[c]!) {
+                for (let tries = 0; ; tries++) {
+                  const job = (yield* call(tries % 2 === 0 ? a : b, "GET", `/jobs/${id}`, { token })).body.job
+                  if (job.state !== "queued" && job.state !== "running") {
+                    done.push(job)
+                    break
+                  }
+                  if (tries > 600) throw new Error(`job ${id} did not finish`)
+                  yield* Effect.sleep("25 millis")
+                }
+              }
+              expect(done.map((j) => j.state)).toEqual(["completed", "completed", "completed", "completed"])
+              for (let i = 1; i < done.length; i++)
+                expect(done[i].started_at >= done[i - 1].finished_at, JSON.stringify(done)).toBe(true)
+              // Every processed file is readable through either instance.
+              const records = (yield* call(a, "GET", "/media?limit=10", { token })).body.records as Array<any>
+              expect(records.map((r) => r.external_id)).toEqual(["img-0", "img-1", "img-2", "img-3"])
+              for (const [i, record] of records.entries()) {
+                const response = yield* Effect.promise(() =>
+                  fetch(`${i % 2 === 0 ? b : a}/api/v1/media/${record.id}/content`, {
+                    headers: { authorization: `Bearer ${token}` }
+                  })
+                )
+                expect(response.status).toBe(200)
+                expect((yield* Effect.promise(() => response.arrayBuffer())).byteLength).toBe(record.bytes)
+              }
+            }
+          })
+      )
+
+      it.effect("two concurrent creates of one external_id from both instances yield one record", () =>
+        Effect.gen(function* () {
+          const { a, b, token: newToken } = yield* Instances
+          const token = yield* newToken(writer)
+          for (let round = 0; round < 5; round++) {
+            const externalId = `chair-${round}`
+            const replies = yield* Effect.all(
+              [a, b].map((url) => upsert(url, token, { external_id: externalId, name: `Chair ${round}` })),
+              { concurrency: "unbounded" }
+            )
+            expect(replies.filter((r) => r.status === 200 && r.body.outcome === "created")).toHaveLength(1)
+            for (const r of replies.filter((r) => r.status !== 200)) expect(r.body.error.code).toBe("revision_conflict")
+            expect(yield* records(a, token, externalId)).toHaveLength(1)
+          }
+        })
+      )
+    }
+  )
 })

@@ -25,7 +25,11 @@ const lint = (bin: string, args: ReadonlyArray<string>) =>
       join(root, "node_modules/.bin", bin),
       args,
       // Redocly would otherwise send usage data and look for a newer version.
-      { cwd: root, env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" }, maxBuffer: 64 * 1024 * 1024 },
+      {
+        cwd: root,
+        env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" },
+        maxBuffer: 64 * 1024 * 1024
+      },
       (_, stdout, stderr) => resume(Effect.succeed({ stdout, stderr }))
     )
   })
@@ -40,7 +44,18 @@ const servedFile = (url: string) =>
     }),
     ({ dir }) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
   )
-const allScopes = ["catalog:read", "catalog:write", "prices:read", "prices:write", "costs:read", "costs:write", "media:read", "media:write", "stock:read", "stock:write"]
+const allScopes = [
+  "catalog:read",
+  "catalog:write",
+  "prices:read",
+  "prices:write",
+  "costs:read",
+  "costs:write",
+  "media:read",
+  "media:write",
+  "stock:read",
+  "stock:write"
+]
 
 /**
  * The writes whose body examples are replayed, in the order their references need. The archive example
@@ -61,7 +76,14 @@ const replayOrder = [
 const notReplayed = ["DELETE /api/v1/products/{id}"]
 
 const operations = (spec: Json) =>
-  Object.entries<Json>(spec.paths).flatMap(([path, item]) => Object.entries<Json>(item).map(([method, operation]) => ({ key: `${method.toUpperCase()} ${path}`, path, method, operation })))
+  Object.entries<Json>(spec.paths).flatMap(([path, item]) =>
+    Object.entries<Json>(item).map(([method, operation]) => ({
+      key: `${method.toUpperCase()} ${path}`,
+      path,
+      method,
+      operation
+    }))
+  )
 
 layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("the served OpenAPI document", (it) => {
   it.effect("is the committed docs/openapi.json", () =>
@@ -69,40 +91,61 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("the serv
       const { url } = yield* TestServer
       const served = yield* Effect.promise(() => fetch(`${url}/api/v1/openapi.json`).then((r) => r.json()))
       expect(served).toEqual(JSON.parse(readFileSync(golden, "utf8")))
-    }))
+    })
+  )
 
-  it.scoped("lints clean: Spectral (spectral:oas, .spectral.yaml) and Redocly (recommended, redocly.yaml) report no error and no warning", () =>
-    Effect.gen(function* () {
-      const { url } = yield* TestServer
-      const { file } = yield* servedFile(url)
-      const [spectral, redocly] = yield* Effect.all(
-        [
-          lint("spectral", ["lint", file, "--ruleset", join(root, ".spectral.yaml"), "--format", "json", "--quiet"]),
-          lint("redocly", ["lint", file, "--config", join(root, "redocly.yaml"), "--format", "json"])
-        ],
-        { concurrency: 2 }
-      )
-      const spectralResults = JSON.parse(spectral.stdout) as Array<Json>
-      expect(spectralResults.map((r) => `${r.code} ${r.path.join(".")}: ${r.message}`)).toEqual([])
-      const redoclyReport = JSON.parse(redocly.stdout) as Json
-      expect(redoclyReport.problems.map((p: Json) => `${p.ruleId}: ${p.message}`)).toEqual([])
-      expect(redoclyReport.totals).toEqual({ errors: 0, warnings: 0, ignored: 0 })
-    }), { timeout: 120_000 })
+  it.scoped(
+    "lints clean: Spectral (spectral:oas, .spectral.yaml) and Redocly (recommended, redocly.yaml) report no error and no warning",
+    () =>
+      Effect.gen(function* () {
+        const { url } = yield* TestServer
+        const { file } = yield* servedFile(url)
+        const [spectral, redocly] = yield* Effect.all(
+          [
+            lint("spectral", ["lint", file, "--ruleset", join(root, ".spectral.yaml"), "--format", "json", "--quiet"]),
+            lint("redocly", ["lint", file, "--config", join(root, "redocly.yaml"), "--format", "json"])
+          ],
+          { concurrency: 2 }
+        )
+        const spectralResults = JSON.parse(spectral.stdout) as Array<Json>
+        expect(spectralResults.map((r) => `${r.code} ${r.path.join(".")}: ${r.message}`)).toEqual([])
+        const redoclyReport = JSON.parse(redocly.stdout) as Json
+        expect(redoclyReport.problems.map((p: Json) => `${p.ruleId}: ${p.message}`)).toEqual([])
+        expect(redoclyReport.totals).toEqual({ errors: 0, warnings: 0, ignored: 0 })
+      }),
+    { timeout: 120_000 }
+  )
 
   it.effect("its request examples succeed, in order, against a live server", () =>
     Effect.gen(function* () {
       const { url, admin, tenant } = yield* TestServer
       const spec = JSON.parse(readFileSync(golden, "utf8")) as Json
-      const withExamples = operations(spec).filter((op) => op.operation.requestBody !== undefined).map((op) => op.key)
+      const withExamples = operations(spec)
+        .filter((op) => op.operation.requestBody !== undefined)
+        .map((op) => op.key)
       expect([...replayOrder, ...notReplayed].sort()).toEqual([...withExamples].sort())
 
       // A company set up as the examples assume: EUR, English with German and French, tax rates 20 and 10, stock.
-      const t = yield* tenant({ languages: ["de", "fr"], tax_rates: ["20", "10"], tax_model: "inclusive", stock_package: true, inventory_module: true })
+      const t = yield* tenant({
+        languages: ["de", "fr"],
+        tax_rates: ["20", "10"],
+        tax_model: "inclusive",
+        stock_package: true,
+        inventory_module: true
+      })
       const location = yield* admin.createLocation(t.companyId, "Main warehouse")
       yield* admin.assignLocation(t.connectionId, location.id, true)
       const token = yield* t.key(allScopes)
-      const image = yield* Effect.promise(async () => new Uint8Array(await sharp({ create: { width: 1800, height: 1200, channels: 3, background: "#8a9a80" } }).jpeg().toBuffer()))
-      const exampleLocation = spec.paths["/api/v1/inventory"].post.requestBody.content["application/json"].examples.set.value.location_id as string
+      const image = yield* Effect.promise(
+        async () =>
+          new Uint8Array(
+            await sharp({ create: { width: 1800, height: 1200, channels: 3, background: "#8a9a80" } })
+              .jpeg()
+              .toBuffer()
+          )
+      )
+      const exampleLocation = spec.paths["/api/v1/inventory"].post.requestBody.content["application/json"].examples.set
+        .value.location_id as string
 
       for (const key of replayOrder) {
         const [, path] = key.split(" ") as [string, string]
@@ -110,17 +153,32 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("the serv
         for (const [name, example] of Object.entries<Json>(content.examples)) {
           const reply =
             path === "/api/v1/media"
-              ? yield* Effect.flatMap(uploadMedia(url, token, { external_id: example.value.external_id, name: example.value.name, purpose: example.value.purpose }, image), (r) =>
-                  Effect.as(waitJob(url, token, r.body.job.id), r)
+              ? yield* Effect.flatMap(
+                  uploadMedia(
+                    url,
+                    token,
+                    {
+                      external_id: example.value.external_id,
+                      name: example.value.name,
+                      purpose: example.value.purpose
+                    },
+                    image
+                  ),
+                  (r) => Effect.as(waitJob(url, token, r.body.job.id), r)
                 )
               : yield* call(url, "POST", path.replace("/api/v1", ""), {
                   token,
                   body: JSON.parse(JSON.stringify(example.value).replaceAll(exampleLocation, location.id))
                 })
-          expect([reply.status, `${key} ${name}`, reply.status < 300 ? "" : reply.text]).toEqual([path === "/api/v1/media" || (path === "/api/v1/imports" && name === "batch") ? 202 : 200, `${key} ${name}`, ""])
+          expect([reply.status, `${key} ${name}`, reply.status < 300 ? "" : reply.text]).toEqual([
+            path === "/api/v1/media" || (path === "/api/v1/imports" && name === "batch") ? 202 : 200,
+            `${key} ${name}`,
+            ""
+          ])
         }
       }
-    }))
+    })
+  )
 
   it.effect("its parameters say what the server enforces: types, bounds, enums, uuids and required headers", () =>
     Effect.gen(function* () {
@@ -143,23 +201,40 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("the serv
         if (!path.startsWith("/api/v1") || path.endsWith("openapi.json")) continue
         // A key per operation, so that the checks stay under the per-key rate limit.
         const token = yield* t.key(allScopes)
-        const jsonExample = Object.values<Json>(operation.requestBody?.content?.["application/json"]?.examples ?? {})[0]?.value
+        const jsonExample = Object.values<Json>(operation.requestBody?.content?.["application/json"]?.examples ?? {})[0]
+          ?.value
         for (const parameter of operation.parameters as Array<Json>) {
           if (parameter.in === "query") {
             const accepted = parameter.schema.examples?.[0] ?? parameter.schema.default ?? parameter.schema.enum?.[0]
             if (accepted !== undefined) {
-              const ok = yield* call(url, "GET", `${concrete}?${parameter.name}=${encodeURIComponent(String(accepted))}`, { token })
+              const ok = yield* call(
+                url,
+                "GET",
+                `${concrete}?${parameter.name}=${encodeURIComponent(String(accepted))}`,
+                { token }
+              )
               expect([key, parameter.name, ok.status]).toEqual([key, parameter.name, 200])
             }
             for (const value of refused(parameter.schema)) {
-              const reply = yield* call(url, "GET", `${concrete}?${parameter.name}=${encodeURIComponent(value)}`, { token })
-              expect([key, parameter.name, value, reply.status, reply.body?.error?.code]).toEqual([key, parameter.name, value, 422, "validation_failed"])
+              const reply = yield* call(url, "GET", `${concrete}?${parameter.name}=${encodeURIComponent(value)}`, {
+                token
+              })
+              expect([key, parameter.name, value, reply.status, reply.body?.error?.code]).toEqual([
+                key,
+                parameter.name,
+                value,
+                422,
+                "validation_failed"
+              ])
               expect(reply.body.error.details.map((d: Json) => d.path)).toContain(`query.${parameter.name}`)
               checked++
             }
           }
           if (parameter.in === "path") {
-            const reply = yield* call(url, method.toUpperCase(), path.replace("/api/v1", "").replace("{id}", "4711"), { token, ...(operation.requestBody === undefined ? {} : { body: {} }) })
+            const reply = yield* call(url, method.toUpperCase(), path.replace("/api/v1", "").replace("{id}", "4711"), {
+              token,
+              ...(operation.requestBody === undefined ? {} : { body: {} })
+            })
             expect([key, reply.status, reply.body?.error?.code]).toEqual([key, 404, "not_found"])
             checked++
           }
@@ -173,12 +248,18 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("the serv
                 // A valid body: the body is decoded before the headers.
                 ...(jsonExample === undefined ? {} : { body: jsonExample })
               })
-              expect([key, value, reply.status, reply.body?.error?.code]).toEqual([key, value, 422, "idempotency_key_invalid"])
+              expect([key, value, reply.status, reply.body?.error?.code]).toEqual([
+                key,
+                value,
+                422,
+                "idempotency_key_invalid"
+              ])
               checked++
             }
           }
         }
       }
       expect(checked).toBeGreaterThan(100)
-    }))
+    })
+  )
 })

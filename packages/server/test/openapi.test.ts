@@ -33,8 +33,18 @@ describe("OpenAPI description", () => {
 
   it("lists every endpoint of the catalog contract under /api/v1", () => {
     const paths = Object.keys(spec.paths)
-    for (const resource of ["products", "categories", "collections", "brands", "customization-types", "customization-groups", "customization-options"]) {
-      expect(paths).toEqual(expect.arrayContaining([`/api/v1/${resource}`, `/api/v1/${resource}/{id}`, `/api/v1/${resource}/upsert`]))
+    for (const resource of [
+      "products",
+      "categories",
+      "collections",
+      "brands",
+      "customization-types",
+      "customization-groups",
+      "customization-options"
+    ]) {
+      expect(paths).toEqual(
+        expect.arrayContaining([`/api/v1/${resource}`, `/api/v1/${resource}/{id}`, `/api/v1/${resource}/upsert`])
+      )
     }
     expect(Object.keys(spec.paths["/api/v1/products/{id}"]!)).toEqual(expect.arrayContaining(["get", "delete"]))
     expect(paths).toContain("/api/v1/me")
@@ -42,7 +52,22 @@ describe("OpenAPI description", () => {
 
   it("documents every error status and the bearer scheme", () => {
     const upsert = spec.paths["/api/v1/products/upsert"]!.post!
-    expect(Object.keys(upsert.responses).sort()).toEqual(["200", "400", "401", "403", "404", "408", "409", "413", "415", "422", "429", "431", "500", "503"])
+    expect(Object.keys(upsert.responses).sort()).toEqual([
+      "200",
+      "400",
+      "401",
+      "403",
+      "404",
+      "408",
+      "409",
+      "413",
+      "415",
+      "422",
+      "429",
+      "431",
+      "500",
+      "503"
+    ])
     expect(spec.components.securitySchemes).toHaveProperty("bearer")
     const body = (spec.components.schemas as Record<string, any>).ProductUpsert
     expect(body.additionalProperties).toBe(false)
@@ -52,12 +77,25 @@ describe("OpenAPI description", () => {
     const declared = (schema: Option.Option<{ readonly ast: SchemaAST.AST }>, where: string) =>
       Option.match(schema, {
         onNone: () => [],
-        onSome: ({ ast }) => SchemaAST.getPropertySignatures(ast).map((p) => ({ in: where, name: String(p.name), required: !p.isOptional }))
+        onSome: ({ ast }) =>
+          SchemaAST.getPropertySignatures(ast).map((p) => ({
+            in: where,
+            name: String(p.name),
+            required: !p.isOptional
+          }))
       })
     for (const endpoint of endpoints) {
       const operation = (spec.paths as Record<string, any>)[endpoint.openApiPath][endpoint.method.toLowerCase()]
-      const expected = [...declared(endpoint.pathSchema, "path"), ...declared(endpoint.urlParamsSchema, "query"), ...declared(endpoint.headersSchema, "header")]
-      const documented = (operation.parameters as Array<any>).map((p) => ({ in: p.in, name: p.name, required: p.required }))
+      const expected = [
+        ...declared(endpoint.pathSchema, "path"),
+        ...declared(endpoint.urlParamsSchema, "query"),
+        ...declared(endpoint.headersSchema, "header")
+      ]
+      const documented = (operation.parameters as Array<any>).map((p) => ({
+        in: p.in,
+        name: p.name,
+        required: p.required
+      }))
       expect(documented, endpoint.key).toEqual(expected)
       for (const parameter of operation.parameters as Array<any>) {
         expect(parameter.description, `${endpoint.key} ${parameter.name}`).toMatch(/\w/)
@@ -70,11 +108,16 @@ describe("OpenAPI description", () => {
         expect(documented, endpoint.key).toContainEqual({ in: "header", name: "idempotency-key", required: true })
       }
     }
-    const parameters = Object.values<any>(spec.paths).flatMap((item) => Object.values<any>(item).flatMap((operation) => operation.parameters))
-    for (const limit of parameters.filter((p) => p.name === "limit")) expect(limit.schema).toMatchObject({ type: "integer", minimum: 1, maximum: 100, default: 50 })
-    for (const id of parameters.filter((p) => p.in === "path")) expect(id.schema).toMatchObject({ type: "string", format: "uuid" })
+    const parameters = Object.values<any>(spec.paths).flatMap((item) =>
+      Object.values<any>(item).flatMap((operation) => operation.parameters)
+    )
+    for (const limit of parameters.filter((p) => p.name === "limit"))
+      expect(limit.schema).toMatchObject({ type: "integer", minimum: 1, maximum: 100, default: 50 })
+    for (const id of parameters.filter((p) => p.in === "path"))
+      expect(id.schema).toMatchObject({ type: "string", format: "uuid" })
     // The request parts are parameters, not stray component schemas.
-    for (const name of ["PathParams", "QueryParams", "IdempotencyHeaders"]) expect(spec.components.schemas).not.toHaveProperty(name)
+    for (const name of ["PathParams", "QueryParams", "IdempotencyHeaders"])
+      expect(spec.components.schemas).not.toHaveProperty(name)
   })
 
   it("has examples for every request body and every response, each valid for its schema and as the server decodes it", () => {
@@ -84,7 +127,8 @@ describe("OpenAPI description", () => {
     ajv.addSchema(structuredClone(spec), "openapi")
     const problems: Array<string> = []
     const check = (where: string, schemaPointer: string, examples: Json | undefined) => {
-      if (examples === undefined || Object.keys(examples).length === 0) return void problems.push(`${where}: no example`)
+      if (examples === undefined || Object.keys(examples).length === 0)
+        return void problems.push(`${where}: no example`)
       const validate = ajv.compile({ $ref: `openapi#${schemaPointer}` })
       for (const [name, example] of Object.entries<Json>(examples)) {
         if (typeof example.summary !== "string" || example.summary === "") problems.push(`${where} ${name}: no summary`)
@@ -94,7 +138,8 @@ describe("OpenAPI description", () => {
     const decodes = (where: string, schema: Schema.Schema.AnyNoContext, examples: Json | undefined) => {
       for (const [name, example] of Object.entries<Json>(examples ?? {})) {
         const decoded = Schema.decodeUnknownEither(schema, { errors: "all" })(example.value)
-        if (Either.isLeft(decoded)) problems.push(`${where} ${name}: ${ParseResult.TreeFormatter.formatErrorSync(decoded.left)}`)
+        if (Either.isLeft(decoded))
+          problems.push(`${where} ${name}: ${ParseResult.TreeFormatter.formatErrorSync(decoded.left)}`)
       }
     }
     for (const endpoint of endpoints) {
@@ -104,17 +149,24 @@ describe("OpenAPI description", () => {
       for (const [type, content] of Object.entries<Json>(operation.requestBody?.content ?? {})) {
         check(`${endpoint.key} request`, `${base}/requestBody/content/${pointer(type)}/schema`, content.examples)
         // The server's own decoder: strict, with every rule of the body schema.
-        if (!isMultipart(endpoint)) decodes(`${endpoint.key} request`, Option.getOrThrow(endpoint.payloadSchema), content.examples)
+        if (!isMultipart(endpoint))
+          decodes(`${endpoint.key} request`, Option.getOrThrow(endpoint.payloadSchema), content.examples)
       }
-      const success = (Api.groups as Json)[endpoint.key.split(".")[0]!].endpoints[endpoint.key.split(".")[1]!].successSchema as Schema.Schema.AnyNoContext
+      const success = (Api.groups as Json)[endpoint.key.split(".")[0]!].endpoints[endpoint.key.split(".")[1]!]
+        .successSchema as Schema.Schema.AnyNoContext
       for (const [status, response] of Object.entries<Json>(operation.responses)) {
         const json = response.content?.["application/json"] as Json | undefined
         if (json === undefined) continue
-        check(`${endpoint.key} ${status}`, `${base}/responses/${status}/content/application~1json/schema`, json.examples)
+        check(
+          `${endpoint.key} ${status}`,
+          `${base}/responses/${status}/content/application~1json/schema`,
+          json.examples
+        )
         if (Number(status) < 400) decodes(`${endpoint.key} ${status}`, success, json.examples)
-        for (const [name, example] of Object.entries<Json>(Number(status) >= 400 ? json.examples ?? {} : {})) {
+        for (const [name, example] of Object.entries<Json>(Number(status) >= 400 ? (json.examples ?? {}) : {})) {
           const code = example.value?.error?.code as string
-          if (!documentedCodes.get(code)?.has(Number(status))) problems.push(`${endpoint.key} ${status} ${name}: ${code} is not a ${status} code of docs/errors.md`)
+          if (!documentedCodes.get(code)?.has(Number(status)))
+            problems.push(`${endpoint.key} ${status} ${name}: ${code} is not a ${status} code of docs/errors.md`)
         }
       }
     }

@@ -20,7 +20,9 @@ const testRequest = async (page: Page, url: string, anchor: string, token: strin
   const send = page.getByRole("button", { name: /Send Request/ })
   await send.waitFor({ timeout: 10_000 })
   await page.getByLabel("Bearer Token").or(page.locator("input[id^=scalar-client]")).first().fill(token)
-  const answered = page.waitForResponse((response) => response.request().method() !== "GET" && response.url().includes("/api/v1/"))
+  const answered = page.waitForResponse(
+    (response) => response.request().method() !== "GET" && response.url().includes("/api/v1/")
+  )
   await send.click()
   await answered
   await page.getByRole("button", { name: "Close Client" }).click()
@@ -58,7 +60,10 @@ const launch = Effect.acquireRelease(
 )
 
 /** A page whose Content-Security-Policy must never refuse anything the portal does. */
-const withPage = <A>(browser: BrowserContext, f: (page: Awaited<ReturnType<BrowserContext["newPage"]>>) => Promise<A>) =>
+const withPage = <A>(
+  browser: BrowserContext,
+  f: (page: Awaited<ReturnType<BrowserContext["newPage"]>>) => Promise<A>
+) =>
   Effect.acquireUseRelease(
     Effect.promise(() => browser.newPage()),
     (page) =>
@@ -87,7 +92,12 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("developer
       yield* withPage(browser, async (page) => {
         // The portal must work offline: any request that leaves the server is a failure.
         page.on("request", (request) => {
-          if (!request.url().startsWith(url) && !request.url().startsWith("data:") && !request.url().startsWith("blob:")) offsite.push(request.url())
+          if (
+            !request.url().startsWith(url) &&
+            !request.url().startsWith("data:") &&
+            !request.url().startsWith("blob:")
+          )
+            offsite.push(request.url())
         })
         const response = await page.goto(`${url}/docs`)
         expect(response?.status()).toBe(200)
@@ -116,7 +126,8 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("developer
         expect(await page.locator("h1").first().innerText()).toBe("Error codes")
       })
       expect(offsite).toEqual([])
-    }))
+    })
+  )
 
   it.effect("GET / leads to the portal", () =>
     Effect.gen(function* () {
@@ -125,48 +136,55 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("developer
       expect([root.status, root.headers.get("location")]).toEqual([302, "/docs/"])
       const followed = yield* Effect.promise(() => fetch(`${url}/`))
       expect([followed.status, followed.url]).toEqual([200, `${url}/docs/`])
-    }))
+    })
+  )
 
-  it.scoped("the reference: no hosted-product toolbar, Test Request on POSTs with a pasted key and a fresh Idempotency-Key each, the search, phone width", () =>
-    Effect.gen(function* () {
-      const { url, tenant } = yield* TestServer
-      const token = yield* Effect.flatMap(tenant(), (t) => t.key(["catalog:read", "catalog:write"]))
-      const { browser } = yield* launch
-      const keys: Array<string> = []
-      const statuses: Array<number> = []
-      mkdirSync(shots, { recursive: true })
-      yield* withPage(browser, async (page) => {
-        page.on("request", (request) => {
-          if (request.method() === "POST" && request.url().includes("/api/v1/")) keys.push(request.headers()["idempotency-key"] ?? "")
+  it.scoped(
+    "the reference: no hosted-product toolbar, Test Request on POSTs with a pasted key and a fresh Idempotency-Key each, the search, phone width",
+    () =>
+      Effect.gen(function* () {
+        const { url, tenant } = yield* TestServer
+        const token = yield* Effect.flatMap(tenant(), (t) => t.key(["catalog:read", "catalog:write"]))
+        const { browser } = yield* launch
+        const keys: Array<string> = []
+        const statuses: Array<number> = []
+        mkdirSync(shots, { recursive: true })
+        yield* withPage(browser, async (page) => {
+          page.on("request", (request) => {
+            if (request.method() === "POST" && request.url().includes("/api/v1/"))
+              keys.push(request.headers()["idempotency-key"] ?? "")
+          })
+          page.on("response", (response) => {
+            if (response.request().method() === "POST" && response.url().includes("/api/v1/"))
+              statuses.push(response.status())
+          })
+          await testRequest(page, url, "tag/categories/post/api/v1/categories/upsert", token)
+          // Scalar shows its toolbar (share, SDK generation, configure) on localhost unless told not to.
+          expect(await page.getByRole("button", { name: /Generate SDKs|^Share|Configure/ }).count()).toBe(0)
+          // The product's default example references that category: it succeeds only after it.
+          await testRequest(page, url, "tag/products/post/api/v1/products/upsert", token)
+
+          const search = page.getByRole("searchbox", { name: "Search the reference and the guides" })
+          await search.fill("advisory lock")
+          const results = page.locator("form.search .results a")
+          await results.first().waitFor()
+          expect((await results.allInnerTexts()).some((text) => /^GUIDE/i.test(text))).toBe(true)
+          await search.fill("")
+
+          await page.setViewportSize({ width: 390, height: 844 })
+          await page.getByRole("heading", { name: "Create or update a product by external_id" }).first().waitFor()
+          expect(await scrollWidth(page)).toBe(390)
+          writeFileSync(join(shots, "reference-390.png"), await page.screenshot())
         })
-        page.on("response", (response) => {
-          if (response.request().method() === "POST" && response.url().includes("/api/v1/")) statuses.push(response.status())
-        })
-        await testRequest(page, url, "tag/categories/post/api/v1/categories/upsert", token)
-        // Scalar shows its toolbar (share, SDK generation, configure) on localhost unless told not to.
-        expect(await page.getByRole("button", { name: /Generate SDKs|^Share|Configure/ }).count()).toBe(0)
-        // The product's default example references that category: it succeeds only after it.
-        await testRequest(page, url, "tag/products/post/api/v1/products/upsert", token)
-
-        const search = page.getByRole("searchbox", { name: "Search the reference and the guides" })
-        await search.fill("advisory lock")
-        const results = page.locator("form.search .results a")
-        await results.first().waitFor()
-        expect((await results.allInnerTexts()).some((text) => /^GUIDE/i.test(text))).toBe(true)
-        await search.fill("")
-
-        await page.setViewportSize({ width: 390, height: 844 })
-        await page.getByRole("heading", { name: "Create or update a product by external_id" }).first().waitFor()
-        expect(await scrollWidth(page)).toBe(390)
-        writeFileSync(join(shots, "reference-390.png"), await page.screenshot())
-      })
-      expect(statuses).toEqual([200, 200])
-      expect(keys).toHaveLength(2)
-      expect(new Set(keys).size).toBe(2)
-      for (const key of keys) expect(key).toMatch(/^portal-[0-9a-f]{24}$/)
-      const product = yield* call(url, "GET", "/products?external_id=sofa-oslo-3", { token })
-      expect(product.body.records.map((r: any) => r.name)).toEqual(["Oslo 3-seat sofa"])
-    }), { timeout: 120_000 })
+        expect(statuses).toEqual([200, 200])
+        expect(keys).toHaveLength(2)
+        expect(new Set(keys).size).toBe(2)
+        for (const key of keys) expect(key).toMatch(/^portal-[0-9a-f]{24}$/)
+        const product = yield* call(url, "GET", "/products?external_id=sofa-oslo-3", { token })
+        expect(product.body.records.map((r: any) => r.name)).toEqual(["Oslo 3-seat sofa"])
+      }),
+    { timeout: 120_000 }
+  )
 
   it.scoped("one search finds error codes, endpoints and guide text, and leads to them", () =>
     Effect.gen(function* () {
@@ -201,7 +219,8 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("developer
         await search.fill("zzzz-nothing-matches")
         await page.locator("form.search .results .none").waitFor()
       })
-    }))
+    })
+  )
 
   it.scoped("guides read well at phone width (390 px): no sideways scrolling, the guide list after the page", () =>
     Effect.gen(function* () {
@@ -210,18 +229,25 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("developer
       mkdirSync(shots, { recursive: true })
       yield* withPage(browser, async (page) => {
         await page.setViewportSize({ width: 390, height: 844 })
-        for (const [name, path] of [["home", "/docs/"], ["guide-errors", "/docs/guides/errors.html"], ["guide-quickstart", "/docs/guides/quickstart.html"]] as const) {
+        for (const [name, path] of [
+          ["home", "/docs/"],
+          ["guide-errors", "/docs/guides/errors.html"],
+          ["guide-quickstart", "/docs/guides/quickstart.html"]
+        ] as const) {
           await page.goto(`${url}${path}`)
           expect([name, await scrollWidth(page)]).toEqual([name, 390])
           const main = await page.locator("main").boundingBox()
           const nav = await page.locator("nav.guides").boundingBox()
           expect(main!.width).toBeGreaterThan(340)
           expect(nav!.y).toBeGreaterThan(main!.y)
-          const search = await page.getByRole("searchbox", { name: "Search the reference and the guides" }).boundingBox()
+          const search = await page
+            .getByRole("searchbox", { name: "Search the reference and the guides" })
+            .boundingBox()
           expect(search!.x + search!.width).toBeLessThanOrEqual(390)
           const png = await page.screenshot({ path: join(shots, `${name}-390.png`) })
           expect(png.readUInt32BE(16)).toBe(390)
         }
       })
-    }))
+    })
+  )
 })

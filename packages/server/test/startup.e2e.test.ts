@@ -29,7 +29,12 @@ const run = (
   command: string,
   args: ReadonlyArray<string>,
   env: Record<string, string>,
-  options: { readonly cwd?: string; readonly until?: (output: string) => boolean; readonly stop?: (pid: number) => void; readonly group?: boolean } = {}
+  options: {
+    readonly cwd?: string
+    readonly until?: (output: string) => boolean
+    readonly stop?: (pid: number) => void
+    readonly group?: boolean
+  } = {}
 ) =>
   Effect.async<Run>((resume) => {
     // In a process group of its own (`group`), so that whatever it leaves running can be stopped after the test.
@@ -57,8 +62,14 @@ const run = (
         options.stop?.(child.pid!)
       }
     }
-    child.stdout.on("data", (chunk: Buffer) => { stdout += chunk.toString(); check() })
-    child.stderr.on("data", (chunk: Buffer) => { stderr += chunk.toString(); check() })
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString()
+      check()
+    })
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString()
+      check()
+    })
     const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
     child.once("exit", (code, signal) => {
       clearTimeout(timer)
@@ -72,7 +83,8 @@ const run = (
     })
   })
 
-const serve = (bundle: string, env: Record<string, string>) => run(process.execPath, [join(bundle, "cli.js"), "serve"], env)
+const serve = (bundle: string, env: Record<string, string>) =>
+  run(process.execPath, [join(bundle, "cli.js"), "serve"], env)
 
 /** The JSON error the server prints on stderr when it cannot start. */
 const startError = (result: Run): { code: string; message: string; details?: { variable?: string } } => {
@@ -82,7 +94,10 @@ const startError = (result: Run): { code: string; message: string; details?: { v
 }
 
 const logLines = (output: string): Array<{ message: string; annotations: Record<string, unknown> }> =>
-  output.split("\n").filter((line) => line.startsWith("{\"message\"")).map((line) => JSON.parse(line))
+  output
+    .split("\n")
+    .filter((line) => line.startsWith('{"message"'))
+    .map((line) => JSON.parse(line))
 
 const closedPort = freePort
 
@@ -108,17 +123,21 @@ layer(Layer.scoped(Bundle, buildServer), { timeout: 120_000 })("start-up", (it) 
         expect(error).toMatchObject({ code: "port_in_use", details: { variable: "PORT" } })
         expect(error.message).toContain(`port ${port}`)
         expect(error.message).toContain("set PORT")
-      }))
+      })
+    )
 
     it.scoped("HOST is not an address of this machine", () =>
       Effect.gen(function* () {
         const bundle = yield* Bundle
         const dir = yield* tempDir
         // 192.0.2.1 is a documentation address (TEST-NET-1): never assigned to this machine, so binding fails locally.
-        const error = startError(yield* serve(bundle, { DATA_DIR: dir, PORT: String(yield* freePort), HOST: "192.0.2.1" }))
+        const error = startError(
+          yield* serve(bundle, { DATA_DIR: dir, PORT: String(yield* freePort), HOST: "192.0.2.1" })
+        )
         expect(error).toMatchObject({ code: "host_invalid", details: { variable: "HOST" } })
         expect(error.message).toContain("HOST=192.0.2.1")
-      }))
+      })
+    )
 
     it.scoped("DATA_DIR cannot hold the database and media", () =>
       Effect.gen(function* () {
@@ -130,20 +149,26 @@ layer(Layer.scoped(Bundle, buildServer), { timeout: 120_000 })("start-up", (it) 
         expect(error).toMatchObject({ code: "data_dir_unusable", details: { variable: "DATA_DIR" } })
         expect(error.message).toContain(file)
         expect(error.message).toContain("set DATA_DIR")
-      }))
+      })
+    )
 
     it.scoped("the PostgreSQL server does not answer; the password is never printed", () =>
       Effect.gen(function* () {
         const bundle = yield* Bundle
         const dir = yield* tempDir
         const dbPort = yield* closedPort
-        const result = yield* serve(bundle, { DATA_DIR: dir, PORT: String(yield* freePort), DATABASE_URL: `postgres://app:pa55word@127.0.0.1:${dbPort}/catalog` })
+        const result = yield* serve(bundle, {
+          DATA_DIR: dir,
+          PORT: String(yield* freePort),
+          DATABASE_URL: `postgres://app:pa55word@127.0.0.1:${dbPort}/catalog`
+        })
         const error = startError(result)
         expect(error).toMatchObject({ code: "database_unreachable", details: { variable: "DATABASE_URL" } })
         expect(error.message).toContain(`127.0.0.1:${dbPort}/catalog`)
         expect(error.message).toContain("ECONNREFUSED")
         expect(result.stdout + result.stderr).not.toContain("pa55word")
-      }))
+      })
+    )
 
     const configErrors: ReadonlyArray<readonly [Record<string, string>, string]> = [
       [{ PORT: "abc" }, "PORT=abc must be a whole number from 1 to 65535"],
@@ -151,8 +176,14 @@ layer(Layer.scoped(Bundle, buildServer), { timeout: 120_000 })("start-up", (it) 
       [{ JOB_WORKERS: "-1" }, "JOB_WORKERS=-1 must be a whole number from 0 up"],
       [{ JOB_LEASE_SECONDS: "0" }, "JOB_LEASE_SECONDS=0 must be a number of seconds >= 1"],
       [{ LOG_LEVEL: "loud" }, "LOG_LEVEL=loud must be one of debug, info, warning, warn, error, none"],
-      [{ DATABASE_URL: "not a url" }, "DATABASE_URL must be a PostgreSQL URL such as postgres://user:password@host:5432/database (unset it to use SQLite)"],
-      [{ DATABASE_URL: "mysql://root:secret@localhost/shop" }, "DATABASE_URL is a mysql:// URL; only PostgreSQL is supported"],
+      [
+        { DATABASE_URL: "not a url" },
+        "DATABASE_URL must be a PostgreSQL URL such as postgres://user:password@host:5432/database (unset it to use SQLite)"
+      ],
+      [
+        { DATABASE_URL: "mysql://root:secret@localhost/shop" },
+        "DATABASE_URL is a mysql:// URL; only PostgreSQL is supported"
+      ],
       [{ MEDIA_STORAGE: "gcs" }, "MEDIA_STORAGE=gcs must be fs or s3"]
     ]
     it.scoped.each(configErrors)("config %o", ([env, message]) =>
@@ -164,23 +195,31 @@ layer(Layer.scoped(Bundle, buildServer), { timeout: 120_000 })("start-up", (it) 
         expect(error.code).toBe("config_invalid")
         expect(error.message).toContain(message)
         expect(result.stderr).not.toContain("secret")
-      }))
+      })
+    )
   })
 
   it.scoped("the admin CLI answers bad input with a JSON error on stderr and exit code 1, and nothing on stdout", () =>
     Effect.gen(function* () {
       const bundle = yield* Bundle
       const dir = yield* tempDir
-      const cli = (args: ReadonlyArray<string>) => run(process.execPath, [join(bundle, "cli.js"), ...args], { DATA_DIR: dir })
+      const cli = (args: ReadonlyArray<string>) =>
+        run(process.execPath, [join(bundle, "cli.js"), ...args], { DATA_DIR: dir })
       for (const [args, message] of [
         [["company", "create", "--nmae", "Acme"], "The flag '--nmae' is not recognized. Did you mean '--name'?"],
         [["company"], "company needs a command: company create,"],
-        [["connection", "list", "--company", "not-a-uuid"], '--company must be a uuid (as printed by the command that created it), not "not-a-uuid"']
+        [
+          ["connection", "list", "--company", "not-a-uuid"],
+          '--company must be a uuid (as printed by the command that created it), not "not-a-uuid"'
+        ]
       ] as const) {
         const result = yield* cli(args)
         expect(result.code).toBe(1)
         expect(result.stdout).toBe("")
-        expect(JSON.parse(result.stderr).error).toMatchObject({ code: "usage", message: expect.stringContaining(message) })
+        expect(JSON.parse(result.stderr).error).toMatchObject({
+          code: "usage",
+          message: expect.stringContaining(message)
+        })
       }
       const listed = yield* cli(["company", "list"])
       expect(listed.code).toBe(0)
@@ -188,7 +227,8 @@ layer(Layer.scoped(Bundle, buildServer), { timeout: 120_000 })("start-up", (it) 
       const help = yield* cli(["company", "--help"])
       expect(help.code).toBe(0)
       expect(help.stdout).toContain("grant --scopes scope,... <company-id>")
-    }))
+    })
+  )
 
   it.scoped("logs what runs when it starts, and the start and end of shutdown on SIGTERM", () =>
     Effect.gen(function* () {
@@ -197,13 +237,16 @@ layer(Layer.scoped(Bundle, buildServer), { timeout: 120_000 })("start-up", (it) 
       const port = yield* freePort
       // On PostgreSQL the URL carries a password (the test cluster trusts loopback, so it is not checked) that must not be logged.
       const database =
-        testDatabase === "postgres"
-          ? { DATABASE_URL: withPassword(yield* PgTesting.freshDatabase, "pa55word") }
-          : {}
-      const result = yield* run(process.execPath, [join(bundle, "cli.js"), "serve"], { DATA_DIR: dir, PORT: String(port), HOST: "127.0.0.1", JOB_WORKERS: "2", ...database }, {
-        until: (output) => output.includes("catalog-sync is running"),
-        stop: (pid) => process.kill(pid, "SIGTERM")
-      })
+        testDatabase === "postgres" ? { DATABASE_URL: withPassword(yield* PgTesting.freshDatabase, "pa55word") } : {}
+      const result = yield* run(
+        process.execPath,
+        [join(bundle, "cli.js"), "serve"],
+        { DATA_DIR: dir, PORT: String(port), HOST: "127.0.0.1", JOB_WORKERS: "2", ...database },
+        {
+          until: (output) => output.includes("catalog-sync is running"),
+          stop: (pid) => process.kill(pid, "SIGTERM")
+        }
+      )
       expect(result.code, result.stdout + result.stderr).toBe(0)
       const lines = logLines(result.stdout)
       const started = lines.find((line) => line.message === "catalog-sync is running")
@@ -215,52 +258,83 @@ layer(Layer.scoped(Bundle, buildServer), { timeout: 120_000 })("start-up", (it) 
         metrics: "off",
         tracing: "off"
       })
-      expect(String(started?.annotations.database)).toMatch(testDatabase === "postgres" ? /^postgresql 127\.0\.0\.1:\d+\/\w+/ : /^sqlite .*catalog-sync\.db$/)
+      expect(String(started?.annotations.database)).toMatch(
+        testDatabase === "postgres" ? /^postgresql 127\.0\.0\.1:\d+\/\w+/ : /^sqlite .*catalog-sync\.db$/
+      )
       const messages = lines.map((line) => line.message)
       expect(messages.indexOf("shutting down")).toBeGreaterThan(messages.indexOf("catalog-sync is running"))
       expect(messages.at(-1)).toBe("stopped")
       expect(result.stdout + result.stderr).not.toContain("pa55word")
-    }))
+    })
+  )
 })
 
 const repository = fileURLToPath(new URL("../../..", import.meta.url))
 
-it.scoped("kill -TERM of `npm start` stops the server: the signal reaches it", () =>
-  Effect.gen(function* () {
-    const dir = yield* tempDir
-    const port = yield* freePort
-    const result = yield* run("npm", ["start"], { DATA_DIR: dir, PORT: String(port), HOST: "127.0.0.1" }, {
-      cwd: repository,
-      group: true,
-      until: (output) => output.includes("catalog-sync is running"),
-      stop: (pid) => process.kill(pid, "SIGTERM")
-    })
-    expect(result.stdout).toContain("shutting down")
-    expect(result.stdout).toContain('"message":"stopped"')
-    const refused = yield* Effect.either(Effect.tryPromise(() => fetch(`http://127.0.0.1:${port}/health`)))
-    expect(refused._tag).toBe("Left")
-  }), 120_000)
+it.scoped(
+  "kill -TERM of `npm start` stops the server: the signal reaches it",
+  () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const port = yield* freePort
+      const result = yield* run(
+        "npm",
+        ["start"],
+        { DATA_DIR: dir, PORT: String(port), HOST: "127.0.0.1" },
+        {
+          cwd: repository,
+          group: true,
+          until: (output) => output.includes("catalog-sync is running"),
+          stop: (pid) => process.kill(pid, "SIGTERM")
+        }
+      )
+      expect(result.stdout).toContain("shutting down")
+      expect(result.stdout).toContain('"message":"stopped"')
+      const refused = yield* Effect.either(Effect.tryPromise(() => fetch(`http://127.0.0.1:${port}/health`)))
+      expect(refused._tag).toBe("Left")
+    }),
+  120_000
+)
 
 /** The shell blocks of the README's "First call" section, as a reader copies them. */
 const firstCallSnippet = () => {
   const readme = readFileSync(join(repository, "README.md"), "utf8")
-  const section = readme.slice(readme.indexOf("## First call"), readme.indexOf("\n## ", readme.indexOf("## First call") + 1))
+  const section = readme.slice(
+    readme.indexOf("## First call"),
+    readme.indexOf("\n## ", readme.indexOf("## First call") + 1)
+  )
   return Array.from(section.matchAll(/```sh\n([\s\S]*?)```/g), (match) => match[1]!).join("\n")
 }
 
-it.scopedLive("the README's first call works copy-pasted: quickstart, then the calls", () =>
-  Effect.gen(function* () {
-    const dir = yield* tempDir
-    const bundle = yield* buildServer
-    const server = yield* startInstance(bundle, { DATA_DIR: dir })
-    const port = new URL(server.url).port
-    const snippet = firstCallSnippet()
-    expect(snippet).toContain("quickstart")
-    const result = yield* run("bash", ["-c", snippet], { DATA_DIR: dir, PORT: port, HOST: "127.0.0.1", LOG_LEVEL: "warning" }, { cwd: repository })
-    expect(result.code, result.stderr).toBe(0)
-    const answers = result.stdout.split(/(?<=\})(?=\{)|\n/).filter((line) => line.startsWith("{")).map((line) => JSON.parse(line))
-    expect(answers[0]).toMatchObject({ principal: { company: { currency: "EUR" }, scopes: expect.arrayContaining(["catalog:write", "stock:write"]) } })
-    const outcomes = answers.slice(1).map((answer) => answer.outcome ?? answer.error?.code ?? (answer.records === undefined ? "?" : "list"))
-    expect(outcomes).toEqual(["created", "created", "updated", "revision_conflict", "list", "updated"])
-    expect(answers.at(-1)).toMatchObject({ record: { external_id: "p1", state: "archived", revision: 3 } })
-  }), 180_000)
+it.scopedLive(
+  "the README's first call works copy-pasted: quickstart, then the calls",
+  () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const bundle = yield* buildServer
+      const server = yield* startInstance(bundle, { DATA_DIR: dir })
+      const port = new URL(server.url).port
+      const snippet = firstCallSnippet()
+      expect(snippet).toContain("quickstart")
+      const result = yield* run(
+        "bash",
+        ["-c", snippet],
+        { DATA_DIR: dir, PORT: port, HOST: "127.0.0.1", LOG_LEVEL: "warning" },
+        { cwd: repository }
+      )
+      expect(result.code, result.stderr).toBe(0)
+      const answers = result.stdout
+        .split(/(?<=\})(?=\{)|\n/)
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line))
+      expect(answers[0]).toMatchObject({
+        principal: { company: { currency: "EUR" }, scopes: expect.arrayContaining(["catalog:write", "stock:write"]) }
+      })
+      const outcomes = answers
+        .slice(1)
+        .map((answer) => answer.outcome ?? answer.error?.code ?? (answer.records === undefined ? "?" : "list"))
+      expect(outcomes).toEqual(["created", "created", "updated", "revision_conflict", "list", "updated"])
+      expect(answers.at(-1)).toMatchObject({ record: { external_id: "p1", state: "archived", revision: 3 } })
+    }),
+  180_000
+)

@@ -40,25 +40,46 @@ const expected = {
 }[testDatabase]
 
 const importOf = (count: number, prefix: string) => ({
-  records: Array.from({ length: count }, (_, i) => ({ resource: "products", body: { external_id: `${prefix}-${i}`, name: `${prefix} ${i}`, category_ids: [{ external_id: "c1" }] } }))
+  records: Array.from({ length: count }, (_, i) => ({
+    resource: "products",
+    body: { external_id: `${prefix}-${i}`, name: `${prefix} ${i}`, category_ids: [{ external_id: "c1" }] }
+  }))
 })
 
 // The job worker polls only when woken by a queued job, so that its idle polls do not mix in.
-layer(TestServerWith({ sql: log.wrap }, { JOB_POLL_MILLISECONDS: "600000" }), { excludeTestServices: true, timeout: 60_000 })(`statements per request on ${testDatabase}`, (it) => {
+layer(TestServerWith({ sql: log.wrap }, { JOB_POLL_MILLISECONDS: "600000" }), {
+  excludeTestServices: true,
+  timeout: 60_000
+})(`statements per request on ${testDatabase}`, (it) => {
   it.effect("a GET by id, a feed poll, a create, an update and an import record run the statements counted here", () =>
     Effect.gen(function* () {
       const { url, tenant } = yield* TestServer
       const token = yield* (yield* tenant()).key(writer)
-      expect((yield* call(url, "POST", "/categories/upsert", { token, body: { external_id: "c1", name: "C1" } })).status).toBe(200)
+      expect(
+        (yield* call(url, "POST", "/categories/upsert", { token, body: { external_id: "c1", name: "C1" } })).status
+      ).toBe(200)
 
-      const create = yield* statementsOf(call(url, "POST", "/products/upsert", { token, body: { external_id: "p1", name: "P1", category_ids: [{ external_id: "c1" }] } }))
+      const create = yield* statementsOf(
+        call(url, "POST", "/products/upsert", {
+          token,
+          body: { external_id: "p1", name: "P1", category_ids: [{ external_id: "c1" }] }
+        })
+      )
       expect(create.answer.body.outcome).toBe("created")
       const update = yield* statementsOf(
-        call(url, "POST", "/products/upsert", { token, body: { external_id: "p1", name: "P2", expected_revision: 1, category_ids: [{ external_id: "c1" }] } })
+        call(url, "POST", "/products/upsert", {
+          token,
+          body: { external_id: "p1", name: "P2", expected_revision: 1, category_ids: [{ external_id: "c1" }] }
+        })
       )
       expect(update.answer.body.outcome).toBe("updated")
       const getById = yield* statementsOf(call(url, "GET", `/products/${create.answer.body.record.id}`, { token }))
-      expect(getById.answer.body.record).toMatchObject({ external_id: "p1", name: "P2", revision: 2, category_ids: [expect.any(String)] })
+      expect(getById.answer.body.record).toMatchObject({
+        external_id: "p1",
+        name: "P2",
+        revision: 2,
+        category_ids: [expect.any(String)]
+      })
       const head = (yield* call(url, "GET", "/products?limit=1", { token })).body.change_cursor
       const caughtUp = (yield* call(url, "GET", `/changes?cursor=${head}`, { token })).body.next_cursor
       const feedPoll = yield* statementsOf(call(url, "GET", `/changes?cursor=${caughtUp}`, { token }))
@@ -82,7 +103,20 @@ layer(TestServerWith({ sql: log.wrap }, { JOB_POLL_MILLISECONDS: "600000" }), { 
         importRecord: perRecord
       }
       console.log(`statements (${testDatabase}): ${JSON.stringify(counts)}`)
-      if (process.env.STATEMENTS_VERBOSE !== undefined) console.log(JSON.stringify({ getById: getById.statements, feedPoll: feedPoll.statements, create: create.statements, update: update.statements }, null, 1))
+      if (process.env.STATEMENTS_VERBOSE !== undefined)
+        console.log(
+          JSON.stringify(
+            {
+              getById: getById.statements,
+              feedPoll: feedPoll.statements,
+              create: create.statements,
+              update: update.statements
+            },
+            null,
+            1
+          )
+        )
       expect(counts).toEqual(expected)
-    }))
+    })
+  )
 })

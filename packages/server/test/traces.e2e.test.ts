@@ -9,7 +9,15 @@ const scopes = ["catalog:read", "catalog:write", "media:read", "media:write"]
 /** A server exporting every span to the receiver, in batches sent every 100 ms. */
 const TracedServer = Layer.unwrapEffect(
   Effect.map(OtlpReceiver, (receiver) =>
-    TestServerWith({}, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_TRACES_SAMPLER: "always_on", OTEL_BSP_SCHEDULE_DELAY: "100", OTEL_SERVICE_NAME: "catalog-sync-test" })
+    TestServerWith(
+      {},
+      {
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_TRACES_SAMPLER: "always_on",
+        OTEL_BSP_SCHEDULE_DELAY: "100",
+        OTEL_SERVICE_NAME: "catalog-sync-test"
+      }
+    )
   )
 ).pipe(Layer.provideMerge(OtlpReceiverLive))
 
@@ -38,92 +46,120 @@ const descendsFrom = (spans: ReadonlyArray<ReceivedSpan>, span: ReceivedSpan, an
 const hex = (length: number) => Array.from({ length }, () => Math.floor(Math.random() * 16).toString(16)).join("")
 
 layer(TracedServer, { excludeTestServices: true, timeout: 60_000 })("traces over OTLP/HTTP", (it) => {
-  it.effect("a write is one trace continuing the caller's: request span, authentication, use case, idempotency claim, transaction; no secret in any attribute", () =>
-    Effect.gen(function* () {
-      const { url, tenant } = yield* TestServer
-      const token = yield* (yield* tenant()).key(scopes)
-      const traceId = hex(32)
-      const callerSpan = hex(16)
-      const privateName = `Private Name ${hex(8)}`
-      const key = freshKey()
-      const reply = yield* call(url, "POST", "/categories/upsert", {
-        token,
-        idempotencyKey: key,
-        body: { external_id: "secret-external-id", name: privateName },
-        headers: { traceparent: `00-${traceId}-${callerSpan}-01` }
+  it.effect(
+    "a write is one trace continuing the caller's: request span, authentication, use case, idempotency claim, transaction; no secret in any attribute",
+    () =>
+      Effect.gen(function* () {
+        const { url, tenant } = yield* TestServer
+        const token = yield* (yield* tenant()).key(scopes)
+        const traceId = hex(32)
+        const callerSpan = hex(16)
+        const privateName = `Private Name ${hex(8)}`
+        const key = freshKey()
+        const reply = yield* call(url, "POST", "/categories/upsert", {
+          token,
+          idempotencyKey: key,
+          body: { external_id: "secret-external-id", name: privateName },
+          headers: { traceparent: `00-${traceId}-${callerSpan}-01` }
+        })
+        expect(reply.status).toBe(200)
+        const requestId = reply.headers.get("x-request-id")
+        const trace = yield* eventually((spans) => {
+          const inTrace = spans.filter((span) => span.traceId === traceId)
+          const root = inTrace.find((span) => span.name === "POST /api/v1/categories/upsert")
+          const children = ["authenticate", "use case", "idempotency.claim", "sql.transaction"].map((name) =>
+            inTrace.find((span) => span.name === name)
+          )
+          return root !== undefined && children.every((child) => child !== undefined)
+            ? { spans: inTrace, root, children: children as Array<ReceivedSpan> }
+            : undefined
+        })
+        expect(trace.root.parentSpanId).toBe(callerSpan)
+        expect(trace.root.attributes).toMatchObject({
+          "http.route": "/api/v1/categories/upsert",
+          "http.request.method": "POST",
+          "http.response.status_code": "200",
+          request_id: requestId
+        })
+        for (const child of trace.children) expect(descendsFrom(trace.spans, child, trace.root)).toBe(true)
+        // The claim and the transaction are the use case's.
+        const [, useCase, claim, transaction] = trace.children
+        expect(descendsFrom(trace.spans, claim!, useCase!)).toBe(true)
+        expect(descendsFrom(trace.spans, transaction!, useCase!)).toBe(true)
+        const secret = token.split("_").slice(2).join("_")
+        const everything = JSON.stringify((yield* OtlpReceiver).spans())
+        for (const value of [token, secret, privateName, "secret-external-id", key])
+          expect(everything).not.toContain(value)
       })
-      expect(reply.status).toBe(200)
-      const requestId = reply.headers.get("x-request-id")
-      const trace = yield* eventually((spans) => {
-        const inTrace = spans.filter((span) => span.traceId === traceId)
-        const root = inTrace.find((span) => span.name === "POST /api/v1/categories/upsert")
-        const children = ["authenticate", "use case", "idempotency.claim", "sql.transaction"].map((name) => inTrace.find((span) => span.name === name))
-        return root !== undefined && children.every((child) => child !== undefined) ? { spans: inTrace, root, children: children as Array<ReceivedSpan> } : undefined
-      })
-      expect(trace.root.parentSpanId).toBe(callerSpan)
-      expect(trace.root.attributes).toMatchObject({
-        "http.route": "/api/v1/categories/upsert",
-        "http.request.method": "POST",
-        "http.response.status_code": "200",
-        request_id: requestId
-      })
-      for (const child of trace.children) expect(descendsFrom(trace.spans, child, trace.root)).toBe(true)
-      // The claim and the transaction are the use case's.
-      const [, useCase, claim, transaction] = trace.children
-      expect(descendsFrom(trace.spans, claim!, useCase!)).toBe(true)
-      expect(descendsFrom(trace.spans, transaction!, useCase!)).toBe(true)
-      const secret = token.split("_").slice(2).join("_")
-      const everything = JSON.stringify((yield* OtlpReceiver).spans())
-      for (const value of [token, secret, privateName, "secret-external-id", key]) expect(everything).not.toContain(value)
-    })
   )
 
-  it.effect("an import job and an image are traces of their own, with their transactions and the image's processing inside, each linked to the request that queued it", () =>
-    Effect.gen(function* () {
-      const { url, tenant } = yield* TestServer
-      const token = yield* (yield* tenant()).key(scopes)
-      const submitted = yield* call(url, "POST", "/imports", { token, body: { records: [{ resource: "categories", body: { external_id: "i-1", name: "One" } }] } })
-      const importId = submitted.body.job.id as string
-      const importRequest = submitted.headers.get("x-request-id")
-      yield* waitJob(url, token, importId)
-      const png = yield* Effect.promise(() => sharp({ create: { width: 8, height: 8, channels: 3, background: "#336699" } }).png().toBuffer())
-      const uploaded = yield* uploadMedia(url, token, { external_id: "m", name: "M", purpose: "catalog" }, png)
-      const mediaId = uploaded.body.job.id as string
-      const mediaRequest = uploaded.headers.get("x-request-id")
-      yield* waitJob(url, token, mediaId)
-      const jobTrace = (name: string, id: string, child: string) =>
-        eventually((spans) => {
-          const root = spans.find((span) => span.name === name && span.attributes["job.id"] === id)
-          const inside = root === undefined ? undefined : spans.find((span) => span.traceId === root.traceId && span.name === child && descendsFrom(spans, span, root))
-          return root !== undefined && inside !== undefined ? root : undefined
+  it.effect(
+    "an import job and an image are traces of their own, with their transactions and the image's processing inside, each linked to the request that queued it",
+    () =>
+      Effect.gen(function* () {
+        const { url, tenant } = yield* TestServer
+        const token = yield* (yield* tenant()).key(scopes)
+        const submitted = yield* call(url, "POST", "/imports", {
+          token,
+          body: { records: [{ resource: "categories", body: { external_id: "i-1", name: "One" } }] }
         })
-      const importRoot = yield* jobTrace("job import", importId, "sql.transaction")
-      expect(importRoot.parentSpanId).toBeUndefined()
-      expect(importRoot.attributes).toMatchObject({ "job.kind": "import", "job.run": "1" })
-      const mediaRoot = yield* jobTrace("job media", mediaId, "image.process")
-      expect(mediaRoot.parentSpanId).toBeUndefined()
-      expect(mediaRoot.traceId).not.toBe(importRoot.traceId)
-      // Each job's span links to a span of the request that queued it: that request's trace and span ids.
-      const queuedBy = (requestId: string | null) =>
-        eventually((spans) => {
-          const request = spans.find((span) => span.parentSpanId === undefined && span.attributes.request_id === requestId)
-          return request === undefined ? undefined : { spans: spans.filter((span) => span.traceId === request.traceId), request }
-        })
-      for (const [root, requestId, reply] of [[importRoot, importRequest, submitted], [mediaRoot, mediaRequest, uploaded]] as const) {
-        expect(requestId).toBeTruthy()
-        const { request, spans } = yield* queuedBy(requestId)
-        expect(root.links).toHaveLength(1)
-        const [link] = root.links
-        expect(link!.traceId).toBe(request.traceId)
-        expect(link!.traceId).not.toBe(root.traceId)
-        const linked = spans.find((span) => span.spanId === link!.spanId)
-        // The span in which the job was queued: the request's transaction that inserted it.
-        expect(linked?.name).toBe("sql.transaction")
-        expect(descendsFrom(spans, linked!, request)).toBe(true)
-        // The link is the server's own: the job the API returns carries no trace context.
-        expect(JSON.stringify(reply.body)).not.toContain(link!.spanId)
-        expect(JSON.stringify(reply.body)).not.toContain(link!.traceId)
-      }
-    })
+        const importId = submitted.body.job.id as string
+        const importRequest = submitted.headers.get("x-request-id")
+        yield* waitJob(url, token, importId)
+        const png = yield* Effect.promise(() =>
+          sharp({ create: { width: 8, height: 8, channels: 3, background: "#336699" } })
+            .png()
+            .toBuffer()
+        )
+        const uploaded = yield* uploadMedia(url, token, { external_id: "m", name: "M", purpose: "catalog" }, png)
+        const mediaId = uploaded.body.job.id as string
+        const mediaRequest = uploaded.headers.get("x-request-id")
+        yield* waitJob(url, token, mediaId)
+        const jobTrace = (name: string, id: string, child: string) =>
+          eventually((spans) => {
+            const root = spans.find((span) => span.name === name && span.attributes["job.id"] === id)
+            const inside =
+              root === undefined
+                ? undefined
+                : spans.find(
+                    (span) => span.traceId === root.traceId && span.name === child && descendsFrom(spans, span, root)
+                  )
+            return root !== undefined && inside !== undefined ? root : undefined
+          })
+        const importRoot = yield* jobTrace("job import", importId, "sql.transaction")
+        expect(importRoot.parentSpanId).toBeUndefined()
+        expect(importRoot.attributes).toMatchObject({ "job.kind": "import", "job.run": "1" })
+        const mediaRoot = yield* jobTrace("job media", mediaId, "image.process")
+        expect(mediaRoot.parentSpanId).toBeUndefined()
+        expect(mediaRoot.traceId).not.toBe(importRoot.traceId)
+        // Each job's span links to a span of the request that queued it: that request's trace and span ids.
+        const queuedBy = (requestId: string | null) =>
+          eventually((spans) => {
+            const request = spans.find(
+              (span) => span.parentSpanId === undefined && span.attributes.request_id === requestId
+            )
+            return request === undefined
+              ? undefined
+              : { spans: spans.filter((span) => span.traceId === request.traceId), request }
+          })
+        for (const [root, requestId, reply] of [
+          [importRoot, importRequest, submitted],
+          [mediaRoot, mediaRequest, uploaded]
+        ] as const) {
+          expect(requestId).toBeTruthy()
+          const { request, spans } = yield* queuedBy(requestId)
+          expect(root.links).toHaveLength(1)
+          const [link] = root.links
+          expect(link!.traceId).toBe(request.traceId)
+          expect(link!.traceId).not.toBe(root.traceId)
+          const linked = spans.find((span) => span.spanId === link!.spanId)
+          // The span in which the job was queued: the request's transaction that inserted it.
+          expect(linked?.name).toBe("sql.transaction")
+          expect(descendsFrom(spans, linked!, request)).toBe(true)
+          // The link is the server's own: the job the API returns carries no trace context.
+          expect(JSON.stringify(reply.body)).not.toContain(link!.spanId)
+          expect(JSON.stringify(reply.body)).not.toContain(link!.traceId)
+        }
+      })
   )
 })

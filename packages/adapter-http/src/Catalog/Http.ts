@@ -40,7 +40,10 @@ const listParams = (query: ListUrlParams): CatalogService.ListParams => ({
  * The list, get and upsert handlers of one catalog resource, typed by its record: they decode nothing
  * themselves and only shape envelopes.
  */
-const catalogEndpoints = <Name extends Resource.ResourceName>(catalog: CatalogService.CatalogService, resource: Name) => ({
+const catalogEndpoints = <Name extends Resource.ResourceName>(
+  catalog: CatalogService.CatalogService,
+  resource: Name
+) => ({
   list: ({ urlParams }: { readonly urlParams: ListUrlParams }) =>
     Effect.gen(function* () {
       const page = yield* api(catalog.list(resource, listParams(urlParams)))
@@ -51,22 +54,46 @@ const catalogEndpoints = <Name extends Resource.ResourceName>(catalog: CatalogSe
       const record = yield* api(catalog.get(resource, recordId(path.id)))
       return { request_id: yield* requestId, record }
     }),
-  upsert: ({ payload, headers }: { readonly payload: Readonly<Record<string, unknown>>; readonly headers: IdempotencyHeaders }) =>
-    writeEnvelope(headers["idempotency-key"], payload, catalog.upsertCommand(resource, payload))
+  upsert: ({
+    payload,
+    headers
+  }: {
+    readonly payload: Readonly<Record<string, unknown>>
+    readonly headers: IdempotencyHeaders
+  }) => writeEnvelope(headers["idempotency-key"], payload, catalog.upsertCommand(resource, payload))
 })
 
 const archive =
   (catalog: CatalogService.CatalogService) =>
-  ({ path, payload, headers }: { readonly path: { readonly id: string }; readonly payload: { readonly expected_revision: number }; readonly headers: IdempotencyHeaders }) =>
-    writeEnvelope(headers["idempotency-key"], payload, catalog.archiveCommand(recordId(path.id), payload.expected_revision))
+  ({
+    path,
+    payload,
+    headers
+  }: {
+    readonly path: { readonly id: string }
+    readonly payload: { readonly expected_revision: number }
+    readonly headers: IdempotencyHeaders
+  }) =>
+    writeEnvelope(
+      headers["idempotency-key"],
+      payload,
+      catalog.archiveCommand(recordId(path.id), payload.expected_revision)
+    )
 
-const withCatalog = <A>(build: (catalog: CatalogService.CatalogService) => A) => Effect.map(CatalogService.CatalogService, build)
+const withCatalog = <A>(build: (catalog: CatalogService.CatalogService) => A) =>
+  Effect.map(CatalogService.CatalogService, build)
 
 /** Handlers of all seven catalog resources; each group is checked against its endpoints in the contract. */
 export const CatalogHttpLive: Layer.Layer<
   HttpApiGroup.ApiGroup<
     "catalog-sync",
-    "products" | "categories" | "collections" | "brands" | "customizationTypes" | "customizationGroups" | "customizationOptions"
+    | "products"
+    | "categories"
+    | "collections"
+    | "brands"
+    | "customizationTypes"
+    | "customizationGroups"
+    | "customizationOptions"
   >,
   never,
   CatalogService.CatalogService | IdempotencyStore.IdempotencyStore | Transactor.Transactor | Authentication
@@ -74,7 +101,11 @@ export const CatalogHttpLive: Layer.Layer<
   HttpApiBuilder.group(Api, "products", (handlers) =>
     withCatalog((catalog) => {
       const endpoints = catalogEndpoints(catalog, "products")
-      return handlers.handle("list", endpoints.list).handle("get", endpoints.get).handle("upsert", endpoints.upsert).handle("archive", archive(catalog))
+      return handlers
+        .handle("list", endpoints.list)
+        .handle("get", endpoints.get)
+        .handle("upsert", endpoints.upsert)
+        .handle("archive", archive(catalog))
     })
   ),
   HttpApiBuilder.group(Api, "categories", (handlers) =>

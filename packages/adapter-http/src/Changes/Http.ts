@@ -11,7 +11,11 @@ export const ChangesHttpLive = HttpApiBuilder.group(Api, "changes", (handlers) =
     return handlers.handle("changes", ({ urlParams }) =>
       Effect.gen(function* () {
         const page = yield* api(
-          feed.read({ cursor: urlParams.cursor, limit: urlParams.limit ?? 50, resources: urlParams.resource?.split(",") })
+          feed.read({
+            cursor: urlParams.cursor,
+            limit: urlParams.limit ?? 50,
+            resources: urlParams.resource?.split(",")
+          })
         )
         return { request_id: yield* requestId, ...page }
       })

@@ -10,7 +10,11 @@ import { jobHandlers } from "../Jobs/Http.js"
 export const ImportsHttpLive: Layer.Layer<
   HttpApiGroup.ApiGroup<"catalog-sync", "imports">,
   never,
-  ImportService.ImportService | JobService.JobService | IdempotencyStore.IdempotencyStore | Transactor.Transactor | Authentication
+  | ImportService.ImportService
+  | JobService.JobService
+  | IdempotencyStore.IdempotencyStore
+  | Transactor.Transactor
+  | Authentication
 > = HttpApiBuilder.group(Api, "imports", (handlers) =>
   Effect.gen(function* () {
     const imports = yield* ImportService.ImportService
@@ -23,7 +27,9 @@ export const ImportsHttpLive: Layer.Layer<
         writeEnvelope(
           headers["idempotency-key"],
           payload,
-          WriteCommand.map(imports.submitCommand(payload), (submitted) => (submitted._tag === "DryRun" ? { report: submitted.report } : { job: submitted.job }))
+          WriteCommand.map(imports.submitCommand(payload), (submitted) =>
+            submitted._tag === "DryRun" ? { report: submitted.report } : { job: submitted.job }
+          )
         )
       )
   })

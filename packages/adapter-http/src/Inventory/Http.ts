@@ -36,6 +36,8 @@ export const InventoryHttpLive: Layer.Layer<
           return { request_id: yield* requestId, record }
         })
       )
-      .handle("write", ({ headers, payload }) => writeEnvelope(headers["idempotency-key"], payload, inventory.writeCommand(payload)))
+      .handle("write", ({ headers, payload }) =>
+        writeEnvelope(headers["idempotency-key"], payload, inventory.writeCommand(payload))
+      )
   })
 )

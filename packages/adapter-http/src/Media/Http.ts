@@ -1,6 +1,15 @@
 import { HttpApiBuilder, type HttpApiGroup, HttpServerRequest, HttpServerResponse, Multipart } from "@effect/platform"
 import { NodeHttpServerRequest, NodeStream } from "@effect/platform-node"
-import { Errors, type IdempotencyStore, Media, MediaErrors, MediaService, type MediaStorage, type Transactor, WriteCommand } from "@catalog-sync/core"
+import {
+  Errors,
+  type IdempotencyStore,
+  Media,
+  MediaErrors,
+  MediaService,
+  type MediaStorage,
+  type Transactor,
+  WriteCommand
+} from "@catalog-sync/core"
 import { Effect, type Layer, Option, Schema, Stream } from "effect"
 import type { Authentication } from "@catalog-sync/contract"
 import { Api } from "@catalog-sync/contract"
@@ -10,7 +19,8 @@ import { writeEnvelope } from "../Writes.js"
 import { requestId } from "../RequestId.js"
 import { maxMediaBodyBytes } from "../BodyLimit.js"
 
-const invalid = (path: string, message: string) => new Errors.ValidationFailed({ message: "the form is not valid", issues: [{ path, message }] })
+const invalid = (path: string, message: string) =>
+  new Errors.ValidationFailed({ message: "the form is not valid", issues: [{ path, message }] })
 
 /** The form's fields (spec 2.13); with the one file part, the most parts a valid upload has. */
 const knownFields: ReadonlySet<string> = new Set(["external_id", "name", "purpose"])
@@ -27,7 +37,10 @@ const formLimits = { maxParts: Option.some(knownFields.size + 1), maxFieldSize: 
 const multipartRefusal = (error: Multipart.MultipartError) => {
   switch (error.reason) {
     case "TooManyParts":
-      return invalid("$", `the form has more than ${knownFields.size + 1} parts: send external_id, name, purpose and one file part named file`)
+      return invalid(
+        "$",
+        `the form has more than ${knownFields.size + 1} parts: send external_id, name, purpose and one file part named file`
+      )
     case "FieldTooLarge":
       return invalid("$", `a form field is longer than ${maxFieldBytes} bytes`)
     default:
@@ -45,12 +58,20 @@ const readUpload = (request: HttpServerRequest.HttpServerRequest, media: MediaSe
     ).pipe(
       Stream.mapAccumEffect(0, (total, chunk: Uint8Array) =>
         total + chunk.length > maxMediaBodyBytes
-          ? Effect.fail(new MediaErrors.UploadTooLarge({ message: `images are limited to ${Media.maxUploadBytes} bytes`, limit: Media.maxUploadBytes }))
+          ? Effect.fail(
+              new MediaErrors.UploadTooLarge({
+                message: `images are limited to ${Media.maxUploadBytes} bytes`,
+                limit: Media.maxUploadBytes
+              })
+            )
           : Effect.succeed([total + chunk.length, chunk] as const)
       )
     )
     const headers = request.headers as Record<string, string>
-    const parts: Stream.Stream<Multipart.Part, Multipart.MultipartError | MediaErrors.UploadTooLarge | Errors.ValidationFailed> = Stream.pipeThroughChannel(
+    const parts: Stream.Stream<
+      Multipart.Part,
+      Multipart.MultipartError | MediaErrors.UploadTooLarge | Errors.ValidationFailed
+    > = Stream.pipeThroughChannel(
       raw,
       Multipart.makeChannel<MediaErrors.UploadTooLarge | Errors.ValidationFailed>(headers)
     )
@@ -62,14 +83,24 @@ const readUpload = (request: HttpServerRequest.HttpServerRequest, media: MediaSe
           // Refused as it arrives: nothing after an unknown or repeated field is read or staged.
           yield* MediaService.refuseRemoteUrls({ [part.key]: part.value })
           if (!knownFields.has(part.key)) {
-            return yield* invalid(`$.${part.key}`, part.key === "file" ? "must be a file part (with a filename)" : "is not a field of the form (external_id, name, purpose, file)")
+            return yield* invalid(
+              `$.${part.key}`,
+              part.key === "file"
+                ? "must be a file part (with a filename)"
+                : "is not a field of the form (external_id, name, purpose, file)"
+            )
           }
           if (part.key in fields) return yield* invalid(`$.${part.key}`, "is sent more than once")
           fields[part.key] = part.value
           return
         }
-        if (part.key !== "file") return yield* Effect.zipRight(Stream.runDrain(part.content), invalid(`$.${part.key}`, "the file part must be named file"))
-        if (staged !== undefined) return yield* Effect.zipRight(Stream.runDrain(part.content), invalid("$.file", "one file per request"))
+        if (part.key !== "file")
+          return yield* Effect.zipRight(
+            Stream.runDrain(part.content),
+            invalid(`$.${part.key}`, "the file part must be named file")
+          )
+        if (staged !== undefined)
+          return yield* Effect.zipRight(Stream.runDrain(part.content), invalid("$.file", "one file per request"))
         staged = yield* media.stage(part.content)
       })
     ).pipe(
@@ -99,7 +130,12 @@ export const MediaHttpLive: Layer.Layer<
           const key = yield* Schema.decodeUnknown(Common.IdempotencyHeaders)(request.headers).pipe(
             Effect.catchAll(() =>
               Effect.flatMap(requestId, (id) =>
-                Effect.fail(ApiErrors.make(422, id, { code: "idempotency_key_invalid", message: "send an Idempotency-Key header matching ^[A-Za-z0-9._:-]{8,120}$" }))
+                Effect.fail(
+                  ApiErrors.make(422, id, {
+                    code: "idempotency_key_invalid",
+                    message: "send an Idempotency-Key header matching ^[A-Za-z0-9._:-]{8,120}$"
+                  })
+                )
               )
             )
           )
@@ -116,7 +152,9 @@ export const MediaHttpLive: Layer.Layer<
       )
       .handle("list", ({ urlParams }) =>
         Effect.gen(function* () {
-          const page = yield* api(media.list({ limit: urlParams.limit ?? 50, cursor: urlParams.cursor, external_id: urlParams.external_id }))
+          const page = yield* api(
+            media.list({ limit: urlParams.limit ?? 50, cursor: urlParams.cursor, external_id: urlParams.external_id })
+          )
           return { request_id: yield* requestId, ...page }
         })
       )
@@ -134,11 +172,17 @@ export const MediaHttpLive: Layer.Layer<
           if (Option.getOrUndefined(Option.fromNullable(request.headers["if-none-match"])) === found.etag) {
             return HttpServerResponse.empty({ status: 304, headers: cacheHeaders })
           }
-          return HttpServerResponse.stream(Stream.mapError(found.stream, (e) => e), {
-            status: 200,
-            contentType: Media.outputContentType,
-            headers: { ...cacheHeaders, ...(found.media.bytes === null ? {} : { "content-length": String(found.media.bytes) }) }
-          })
+          return HttpServerResponse.stream(
+            Stream.mapError(found.stream, (e) => e),
+            {
+              status: 200,
+              contentType: Media.outputContentType,
+              headers: {
+                ...cacheHeaders,
+                ...(found.media.bytes === null ? {} : { "content-length": String(found.media.bytes) })
+              }
+            }
+          )
         })
       )
   })

@@ -16,7 +16,12 @@ export const SystemHttpLive = HttpApiBuilder.group(Api, "system", (handlers) =>
           Effect.map((request_id) => ({ request_id, status: "ok" as const })),
           Effect.catchAll(() =>
             Effect.flatMap(requestId, (request_id) =>
-              Effect.fail(new ApiErrors.ServiceUnavailable({ request_id, error: { code: "not_ready", message: "the database does not answer" } }))
+              Effect.fail(
+                new ApiErrors.ServiceUnavailable({
+                  request_id,
+                  error: { code: "not_ready", message: "the database does not answer" }
+                })
+              )
             )
           )
         )

@@ -21,7 +21,8 @@ const sqliteUnavailable = /^SQLITE_(FULL|IOERR|READONLY|CANTOPEN|NOMEM|PROTOCOL|
 // rule instead of growing its own.
 const pgRetryable = /^(40001|40P01|55P03|57014|57P0[1-3]|08...|53...)$/
 // Socket-level failures (node) and postgres.js connection states.
-const connectionLost = /^(ECONNRESET|ECONNREFUSED|ETIMEDOUT|EPIPE|EHOSTUNREACH|CONNECTION_(CLOSED|ENDED|DESTROYED)|CONNECT_TIMEOUT)$/
+const connectionLost =
+  /^(ECONNRESET|ECONNREFUSED|ETIMEDOUT|EPIPE|EHOSTUNREACH|CONNECTION_(CLOSED|ENDED|DESTROYED)|CONNECT_TIMEOUT)$/
 // node-postgres (the driver of @effect/sql-pg) reports a connection lost mid-query, and a pool that cannot
 // hand out a connection in time, with errors that carry no code at all; their fixed texts are all there is.
 const pgUncoded = /^(Connection terminated|timeout exceeded when trying to connect)/
@@ -50,7 +51,8 @@ export const isUniqueViolation = (error: SqlError.SqlError): boolean => {
 /** Classifies a driver failure by its SQLite result code, PostgreSQL SQLSTATE or socket error code. */
 export const classify = (error: SqlError.SqlError): Failure => {
   const code = codeOf(error)
-  if (code === undefined) return error.cause instanceof Error && pgUncoded.test(error.cause.message) ? "retryable" : "defect"
+  if (code === undefined)
+    return error.cause instanceof Error && pgUncoded.test(error.cause.message) ? "retryable" : "defect"
   if (sqliteRetryable.test(code) || pgRetryable.test(code) || connectionLost.test(code)) return "retryable"
   if (sqliteUnavailable.test(code)) return "unavailable"
   return "defect"
@@ -71,8 +73,14 @@ const reportOnce = (error: SqlError.SqlError, failure: Failure) =>
     reported.next = now + reportEveryMillis
     reported.since = 0
     const cause = error.cause instanceof Error ? error.cause.message : error.message
-    return Effect.logWarning(`a request failed on the database (${failure === "retryable" ? "busy or reconnecting" : "unavailable"}): ${cause}`).pipe(
-      Effect.annotateLogs({ code: codeOf(error) ?? "unknown", failures_not_logged_since_last: suppressed, next_report_in_seconds: reportEveryMillis / 1000 })
+    return Effect.logWarning(
+      `a request failed on the database (${failure === "retryable" ? "busy or reconnecting" : "unavailable"}): ${cause}`
+    ).pipe(
+      Effect.annotateLogs({
+        code: codeOf(error) ?? "unknown",
+        failures_not_logged_since_last: suppressed,
+        next_report_in_seconds: reportEveryMillis / 1000
+      })
     )
   })
 
@@ -80,12 +88,16 @@ const reportOnce = (error: SqlError.SqlError, failure: Failure) =>
 export const fromSqlError = (error: SqlError.SqlError): Effect.Effect<never, Errors.PersistenceError> => {
   const failure = classify(error)
   if (failure === "defect") return Effect.die(error)
-  return reportOnce(error, failure).pipe(Effect.zipRight(Effect.fail(
-    new Errors.PersistenceError({
-      message: `storage ${failure === "retryable" ? "busy" : "unavailable"} (${codeOf(error) ?? "unknown"})`,
-      retryable: failure === "retryable"
-    })
-  )))
+  return reportOnce(error, failure).pipe(
+    Effect.zipRight(
+      Effect.fail(
+        new Errors.PersistenceError({
+          message: `storage ${failure === "retryable" ? "busy" : "unavailable"} (${codeOf(error) ?? "unknown"})`,
+          retryable: failure === "retryable"
+        })
+      )
+    )
+  )
 }
 
 /**
@@ -99,8 +111,8 @@ export const refineErrors = <A, E, R>(
   Effect.catchAll(
     self,
     (error): Effect.Effect<never, Exclude<E, SqlError.SqlError | ParseResult.ParseError> | Errors.PersistenceError> => {
-    if (error instanceof SqlError.SqlError) return fromSqlError(error)
-    if (ParseResult.isParseError(error)) return Effect.die(error)
-    return Effect.fail(error as Exclude<E, SqlError.SqlError | ParseResult.ParseError>)
+      if (error instanceof SqlError.SqlError) return fromSqlError(error)
+      if (ParseResult.isParseError(error)) return Effect.die(error)
+      return Effect.fail(error as Exclude<E, SqlError.SqlError | ParseResult.ParseError>)
     }
   )

@@ -15,7 +15,9 @@ class BodyDefect {
  */
 const controlFailure = (error: SqlError.SqlError): Effect.Effect<never, Errors.PersistenceError> =>
   classify(error) === "defect"
-    ? Effect.fail(new Errors.PersistenceError({ message: "storage unavailable (transaction aborted)", retryable: true }))
+    ? Effect.fail(
+        new Errors.PersistenceError({ message: "storage unavailable (transaction aborted)", retryable: true })
+      )
     : fromSqlError(error)
 
 /**
@@ -25,14 +27,18 @@ const controlFailure = (error: SqlError.SqlError): Effect.Effect<never, Errors.P
  * the stray ROLLBACK only warns.
  */
 const abandon = (sql: SqlClient.SqlClient) =>
-  Effect.scoped(Effect.flatMap(sql.reserve, (conn) => conn.executeUnprepared("ROLLBACK", [], undefined))).pipe(Effect.ignore)
+  Effect.scoped(Effect.flatMap(sql.reserve, (conn) => conn.executeUnprepared("ROLLBACK", [], undefined))).pipe(
+    Effect.ignore
+  )
 
 const isSqlError = (u: unknown): u is SqlError.SqlError => u instanceof SqlError.SqlError
 
 /** The body: its driver failures classified as everywhere else (a constraint violation dies), its defects marked. */
 const body = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   effect.pipe(
-    Effect.catchAll((error): Effect.Effect<never, E | Errors.PersistenceError> => (isSqlError(error) ? fromSqlError(error) : Effect.fail(error))),
+    Effect.catchAll((error): Effect.Effect<never, E | Errors.PersistenceError> =>
+      isSqlError(error) ? fromSqlError(error) : Effect.fail(error)
+    ),
     Effect.catchAllDefect((defect) => Effect.die(new BodyDefect(defect)))
   )
 
@@ -40,12 +46,17 @@ const body = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
  * The effect in the transaction open on the fiber, or in its own when there is none: for writes that are
  * one unit whatever the caller does, where the caller's transaction rolls back on their failure anyway.
  */
-export const atomically = (sql: SqlClient.SqlClient) =>
-  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError.SqlError> | Errors.PersistenceError, R> =>
+export const atomically =
+  (sql: SqlClient.SqlClient) =>
+  <A, E, R>(
+    effect: Effect.Effect<A, E, R>
+  ): Effect.Effect<A, Exclude<E, SqlError.SqlError> | Errors.PersistenceError, R> =>
     Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (open) =>
       Option.isSome(open)
-        ? Effect.catchAll(effect, (error): Effect.Effect<never, Exclude<E, SqlError.SqlError> | Errors.PersistenceError> =>
-            isSqlError(error) ? fromSqlError(error) : Effect.fail(error as Exclude<E, SqlError.SqlError>)
+        ? Effect.catchAll(
+            effect,
+            (error): Effect.Effect<never, Exclude<E, SqlError.SqlError> | Errors.PersistenceError> =>
+              isSqlError(error) ? fromSqlError(error) : Effect.fail(error as Exclude<E, SqlError.SqlError>)
           )
         : inTransaction(sql)(effect)
     )
@@ -54,8 +65,11 @@ export const atomically = (sql: SqlClient.SqlClient) =>
  * `sql.withTransaction` whose own failures (BEGIN, SAVEPOINT, COMMIT, ROLLBACK) become PersistenceError
  * instead of SqlError or a defect; the body's failures and defects pass through unchanged.
  */
-export const inTransaction = (sql: SqlClient.SqlClient) =>
-  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError.SqlError> | Errors.PersistenceError, R> =>
+export const inTransaction =
+  (sql: SqlClient.SqlClient) =>
+  <A, E, R>(
+    effect: Effect.Effect<A, E, R>
+  ): Effect.Effect<A, Exclude<E, SqlError.SqlError> | Errors.PersistenceError, R> =>
     Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (outer) =>
       sql.withTransaction(body(effect)).pipe(
         Effect.catchAllDefect((defect) => {

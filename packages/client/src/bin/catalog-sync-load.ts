@@ -64,7 +64,12 @@ const parse = (argv: ReadonlyArray<string>): { options: LoadOptions; json: boole
     }
   })
   if (values.help === true) return "help"
-  const keys = values.key ?? (process.env.CATALOG_SYNC_KEYS ?? process.env.CATALOG_SYNC_KEY ?? "").split(",").map((k) => k.trim()).filter((k) => k !== "")
+  const keys =
+    values.key ??
+    (process.env.CATALOG_SYNC_KEYS ?? process.env.CATALOG_SYNC_KEY ?? "")
+      .split(",")
+      .map((k) => k.trim())
+      .filter((k) => k !== "")
   if (keys.length === 0) throw new UsageError("give an API key with --key or CATALOG_SYNC_KEYS")
   if (positionals.length === 0) throw new UsageError("give at least one input file or folder")
   const number = (name: string, value: string | undefined) => {
@@ -83,7 +88,8 @@ const parse = (argv: ReadonlyArray<string>): { options: LoadOptions; json: boole
       throw new UsageError(`--csv-columns ${values["csv-columns"]}: ${(error as Error).message}`)
     }
     for (const resource of Object.keys(parsed)) {
-      if (!(csvResources as ReadonlyArray<string>).includes(resource)) throw new UsageError(`--csv-columns: ${resource} is not products or categories`)
+      if (!(csvResources as ReadonlyArray<string>).includes(resource))
+        throw new UsageError(`--csv-columns: ${resource} is not products or categories`)
     }
     csvColumns = parsed
   }
@@ -125,7 +131,12 @@ const bars = () => {
     render: (snapshot: Snapshot) => {
       const width = Math.max(...snapshot.resources.map((r) => r.resource.length), 0)
       for (const p of snapshot.resources) {
-        const payload = { resource: p.resource.padEnd(width), rate: p.rate.toFixed(1), eta_text: duration(p.eta), failed: p.failed }
+        const payload = {
+          resource: p.resource.padEnd(width),
+          rate: p.rate.toFixed(1),
+          eta_text: duration(p.eta),
+          failed: p.failed
+        }
         const bar = shown.get(p.resource)
         if (bar === undefined) shown.set(p.resource, multibar.create(p.total, p.done, payload))
         else {
@@ -150,24 +161,38 @@ const printSummary = (summary: LoadSummary) => {
     )
     return
   }
-  const what = summary.dryRun ? "Dry run (nothing was written)" : summary.round === 0 ? "Loaded" : `Retry ${summary.round}`
+  const what = summary.dryRun
+    ? "Dry run (nothing was written)"
+    : summary.round === 0
+      ? "Loaded"
+      : `Retry ${summary.round}`
   print(`${what} in ${duration(summary.elapsedMs / 1000)}:`)
   const width = Math.max(...summary.resources.map((r) => r.resource.length), 0)
   for (const r of summary.resources) {
-    print(`  ${r.resource.padEnd(width)}  ${r.done}/${r.total}: ${r.created} created, ${r.updated} updated, ${r.unchanged} unchanged, ${r.failed} failed`)
+    print(
+      `  ${r.resource.padEnd(width)}  ${r.done}/${r.total}: ${r.created} created, ${r.updated} updated, ${r.unchanged} unchanged, ${r.failed} failed`
+    )
   }
   if (summary.deferred > 0) {
     print(
       `${records(summary.deferred)} reference images or records that this load creates before them; a dry run cannot check those references (no image is uploaded, every batch is rolled back).`
     )
   }
-  if (summary.rateLimited > 0) print(`${summary.rateLimited} requests met 429 (other clients of the connection or company?); each was retried after its Retry-After.`)
+  if (summary.rateLimited > 0)
+    print(
+      `${summary.rateLimited} requests met 429 (other clients of the connection or company?); each was retried after its Retry-After.`
+    )
   if (summary.failed === 0) print(summary.dryRun ? "No failures." : "Every record was loaded.")
   else {
-    print(`${records(summary.failed)} failed; the report lists each with its line, code and message: ${summary.reportPath}`)
+    print(
+      `${records(summary.failed)} failed; the report lists each with its line, code and message: ${summary.reportPath}`
+    )
     if (!summary.dryRun) print("Fix the input, then run the same command with --retry-failed to re-send only those.")
     if (summary.dryRun) {
-      const lines = readFileSync(summary.reportPath, "utf8").split("\n").filter((l) => l !== "").slice(0, 20)
+      const lines = readFileSync(summary.reportPath, "utf8")
+        .split("\n")
+        .filter((l) => l !== "")
+        .slice(0, 20)
       for (const line of lines) {
         const f = JSON.parse(line) as { file: string; line: number; code: string; message: string; path: string | null }
         print(`  ${f.file}:${f.line} ${f.code}${f.path === null ? "" : ` at ${f.path}`}: ${f.message}`)
@@ -186,14 +211,19 @@ const program = Effect.gen(function* () {
     if (json) print(JSON.stringify({ event: "progress", ...snapshot }))
     else if (live !== undefined) live.render(snapshot)
     else if (snapshot.phase !== "finished") {
-      const text = snapshot.resources.filter((p) => p.total > 0).map(plainLine).join("\n")
+      const text = snapshot.resources
+        .filter((p) => p.total > 0)
+        .map(plainLine)
+        .join("\n")
       if (text !== lastPlain && text !== "") process.stderr.write(`${text}\n`)
       lastPlain = text
     }
   }
   const summary = yield* load({ ...options, onProgress }).pipe(
     Effect.ensuring(Effect.sync(() => live?.stop())),
-    Effect.onInterrupt(() => Effect.sync(() => process.stderr.write("\nStopped. Run the same command again to continue where it stopped.\n")))
+    Effect.onInterrupt(() =>
+      Effect.sync(() => process.stderr.write("\nStopped. Run the same command again to continue where it stopped.\n"))
+    )
   )
   if (json) print(JSON.stringify({ event: "summary", ...summary }))
   else printSummary(summary)
@@ -203,7 +233,10 @@ const program = Effect.gen(function* () {
     Effect.sync(() => {
       const failure = Cause.failureOption(cause)
       const error = Option.isSome(failure) ? failure.value : Cause.squash(cause)
-      const message = error instanceof UsageError ? `${error.message}\n\n${usage}` : ((error as { message?: string })?.message ?? String(error))
+      const message =
+        error instanceof UsageError
+          ? `${error.message}\n\n${usage}`
+          : ((error as { message?: string })?.message ?? String(error))
       process.stderr.write(`catalog-sync-load: ${message}\n`)
       process.exitCode = 2
     })
@@ -214,5 +247,14 @@ const program = Effect.gen(function* () {
 NodeRuntime.runMain(program, {
   disableErrorReporting: true,
   disablePrettyLogger: true,
-  teardown: (exit, onExit) => onExit(typeof process.exitCode === "number" ? process.exitCode : Exit.isSuccess(exit) ? 0 : Exit.isInterrupted(exit) ? 130 : 2)
+  teardown: (exit, onExit) =>
+    onExit(
+      typeof process.exitCode === "number"
+        ? process.exitCode
+        : Exit.isSuccess(exit)
+          ? 0
+          : Exit.isInterrupted(exit)
+            ? 130
+            : 2
+    )
 })

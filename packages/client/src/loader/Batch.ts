@@ -44,7 +44,8 @@ export const recordBytes = (record: InputRecord): number => Buffer.byteLength(re
  */
 export const batchKey = (tier: string, records: ReadonlyArray<InputRecord>, salt = ""): string => {
   const hash = createHash("sha256").update(`${salt}\n${tier}\n`)
-  for (const record of records) hash.update(`${record.position.file}:${record.position.line}\n${record.resource}\n${record.json}\n`)
+  for (const record of records)
+    hash.update(`${record.position.file}:${record.position.line}\n${record.resource}\n${record.json}\n`)
   return `csl-${hash.digest("hex").slice(0, 48)}`
 }
 
@@ -55,7 +56,11 @@ export interface BatchOptions {
 }
 
 /** Groups a tier's records into batches of at most `size` records and `bytes` bytes, in input order. */
-export const batches = <E, R>(records: Stream.Stream<InputRecord, E, R>, tier: string, options: BatchOptions = {}): Stream.Stream<Batch, E, R> =>
+export const batches = <E, R>(
+  records: Stream.Stream<InputRecord, E, R>,
+  tier: string,
+  options: BatchOptions = {}
+): Stream.Stream<Batch, E, R> =>
   Stream.suspend(() => {
     const size = Math.min(maxRecords, Math.max(1, options.size ?? maxRecords))
     const limit = options.bytes ?? maxBytes

@@ -88,7 +88,12 @@ export const rows = <E, R>(lines: Stream.Stream<Line, E, R>, delimiter?: Delimit
     const unclosed = Stream.suspend(() =>
       first === undefined
         ? Stream.empty
-        : Stream.succeed<CsvRow>({ fields: [...row.fields, row.field.replace(/\n$/, "")], line: first.number, start: first.start, end: lastEnd })
+        : Stream.succeed<CsvRow>({
+            fields: [...row.fields, row.field.replace(/\n$/, "")],
+            line: first.number,
+            start: first.start,
+            end: lastEnd
+          })
     )
     return lines.pipe(Stream.mapConcat(take), Stream.concat(unclosed))
   })

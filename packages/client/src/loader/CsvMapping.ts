@@ -47,7 +47,10 @@ const productColumns = [
   "images",
   "components"
 ] as const
-export const columns: Readonly<Record<CsvResource, ReadonlyArray<string>>> = { categories: categoryColumns, products: productColumns }
+export const columns: Readonly<Record<CsvResource, ReadonlyArray<string>>> = {
+  categories: categoryColumns,
+  products: productColumns
+}
 
 const dimensionColumns = ["width", "height", "depth", "weight", "volume"] as const
 const priceColumns = ["price", "market_price", "cost", "tax_rate"] as const
@@ -65,7 +68,16 @@ export const decimal = (value: string): string => {
   return /^\d+,\d+$/.test(trimmed) ? trimmed.replace(",", ".") : trimmed
 }
 
-const booleans: Readonly<Record<string, boolean>> = { true: true, false: false, yes: true, no: false, y: true, n: false, "1": true, "0": false }
+const booleans: Readonly<Record<string, boolean>> = {
+  true: true,
+  false: false,
+  yes: true,
+  no: false,
+  y: true,
+  n: false,
+  "1": true,
+  "0": false
+}
 
 /** Why a row could not be mapped (reported as `invalid_input` at the row's line). */
 export interface RowError {
@@ -80,13 +92,18 @@ export type RowMapper = (fields: ReadonlyArray<string>) => Either.Either<MappedR
  * Checks the header of a CSV file of `resource` and returns the mapper of its rows, or the header's
  * problem (unknown or repeated columns, no `external_id`).
  */
-export const mapper = (resource: CsvResource, header: ReadonlyArray<string>, options: MappingOptions): Either.Either<RowMapper, string> => {
+export const mapper = (
+  resource: CsvResource,
+  header: ReadonlyArray<string>,
+  options: MappingOptions
+): Either.Either<RowMapper, string> => {
   const known = new Set(columns[resource])
   const names: Array<string | null> = []
   const unknown: Array<string> = []
   for (const raw of header) {
     const source = raw.trim()
-    const renamed = options.headerMap !== undefined && Object.hasOwn(options.headerMap, source) ? options.headerMap[source]! : source
+    const renamed =
+      options.headerMap !== undefined && Object.hasOwn(options.headerMap, source) ? options.headerMap[source]! : source
     if (renamed !== null && !known.has(renamed) && !translated.test(renamed)) unknown.push(source)
     names.push(renamed)
   }
@@ -102,7 +119,8 @@ export const mapper = (resource: CsvResource, header: ReadonlyArray<string>, opt
   if (!used.includes("external_id")) return Either.left(`an external_id column is required for ${resource}`)
 
   return Either.right((fields: ReadonlyArray<string>) => {
-    if (fields.length > names.length) return Either.left({ path: "$", message: `the row has ${fields.length} fields, the header ${names.length}` })
+    if (fields.length > names.length)
+      return Either.left({ path: "$", message: `the row has ${fields.length} fields, the header ${names.length}` })
     const cells = new Map<string, string>()
     names.forEach((name, i) => {
       const value = (fields[i] ?? "").trim()
@@ -151,7 +169,11 @@ const product = (cells: ReadonlyMap<string, string>, options: MappingOptions): E
   const active = cells.get("active")
   if (active !== undefined) {
     const flag = booleans[active.toLowerCase()]
-    if (flag === undefined) return Either.left({ path: "$.active", message: `active must be true or false (also yes/no, 1/0), not ${JSON.stringify(active)}` })
+    if (flag === undefined)
+      return Either.left({
+        path: "$.active",
+        message: `active must be true or false (also yes/no, 1/0), not ${JSON.stringify(active)}`
+      })
     body.active = flag
   }
   const categories = cells.get("categories")
@@ -177,7 +199,10 @@ const product = (cells: ReadonlyMap<string, string>, options: MappingOptions): E
       const at = item.lastIndexOf("=")
       const quantity = at === -1 ? "1" : item.slice(at + 1).trim()
       if (!/^\d{1,9}$/.test(quantity)) {
-        return Either.left({ path: "$.components", message: `components are external_id=quantity, separated by |; ${JSON.stringify(item)} has no whole quantity` })
+        return Either.left({
+          path: "$.components",
+          message: `components are external_id=quantity, separated by |; ${JSON.stringify(item)} has no whole quantity`
+        })
       }
       parsed.push({ product_id: ref((at === -1 ? item : item.slice(0, at)).trim()), quantity: Number(quantity) })
     }

@@ -85,7 +85,9 @@ const resourceNames: ReadonlyArray<Resource | "media"> = [
 /** The resource a file name announces: `products.csv`, `categories-2024.jsonl`, `media.jsonl`. */
 export const resourceOfName = (path: string): Resource | "media" | undefined => {
   const stem = basename(path, extname(path)).toLowerCase()
-  return resourceNames.find((name) => stem === name || stem.startsWith(`${name}.`) || stem.startsWith(`${name}-`) || stem.startsWith(`${name}_`))
+  return resourceNames.find(
+    (name) => stem === name || stem.startsWith(`${name}.`) || stem.startsWith(`${name}-`) || stem.startsWith(`${name}_`)
+  )
 }
 
 const toPosix = (path: string) => path.split(sep).join("/")
@@ -104,18 +106,25 @@ const mediaName = (file: string) => basename(file, extname(file)).slice(0, 200) 
  * The sources of `[resource=]path` arguments: a folder stands for its .jsonl, .ndjson and .csv files (in
  * name order); a file's resource comes from the prefix or its name, JSONL without one holds `{resource, body}` lines.
  */
-export const sources = (specs: ReadonlyArray<string>): Effect.Effect<Array<Source>, InputError, FileSystem.FileSystem> =>
+export const sources = (
+  specs: ReadonlyArray<string>
+): Effect.Effect<Array<Source>, InputError, FileSystem.FileSystem> =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
     const out: Array<Source> = []
     for (const spec of specs) {
       const at = spec.indexOf("=")
-      const named = at > 0 && (resourceNames as ReadonlyArray<string>).includes(spec.slice(0, at)) ? (spec.slice(0, at) as Resource | "media") : undefined
+      const named =
+        at > 0 && (resourceNames as ReadonlyArray<string>).includes(spec.slice(0, at))
+          ? (spec.slice(0, at) as Resource | "media")
+          : undefined
       const path = named === undefined ? spec : spec.slice(at + 1)
       const info = yield* fs.stat(path).pipe(Effect.mapError(() => new InputError({ message: `cannot read ${path}` })))
       const files =
         info.type === "Directory"
-          ? (yield* fs.readDirectory(path).pipe(Effect.mapError(() => new InputError({ message: `cannot list ${path}` }))))
+          ? (yield* fs
+              .readDirectory(path)
+              .pipe(Effect.mapError(() => new InputError({ message: `cannot list ${path}` }))))
               .filter((name) => dataExtensions[extname(name).toLowerCase()] !== undefined)
               .sort()
               .map((name) => join(path, name))
@@ -125,7 +134,9 @@ export const sources = (specs: ReadonlyArray<string>): Effect.Effect<Array<Sourc
         if (format === undefined) return yield* new InputError({ message: `${file}: not .jsonl, .ndjson or .csv` })
         const resource = named ?? resourceOfName(file)
         if (format === "csv" && !(csvResources as ReadonlyArray<string>).includes(resource ?? "")) {
-          return yield* new InputError({ message: `${file}: CSV files hold products or categories; name the file after one (products.csv) or write products=${file}` })
+          return yield* new InputError({
+            message: `${file}: CSV files hold products or categories; name the file after one (products.csv) or write products=${file}`
+          })
         }
         out.push({ path: file, format, resource })
       }
@@ -134,24 +145,40 @@ export const sources = (specs: ReadonlyArray<string>): Effect.Effect<Array<Sourc
   })
 
 /** Every image file under a folder (recursively, in name order), as media of `purpose`. */
-export const imageFolder = (folder: string, purpose: MediaPurpose): Stream.Stream<MediaInput, InputError, FileSystem.FileSystem> =>
+export const imageFolder = (
+  folder: string,
+  purpose: MediaPurpose
+): Stream.Stream<MediaInput, InputError, FileSystem.FileSystem> =>
   Stream.unwrap(
     Effect.gen(function* () {
       const fs = yield* FileSystem.FileSystem
-      const names = yield* fs.readDirectory(folder, { recursive: true }).pipe(Effect.mapError(() => new InputError({ message: `cannot list ${folder}` })))
+      const names = yield* fs
+        .readDirectory(folder, { recursive: true })
+        .pipe(Effect.mapError(() => new InputError({ message: `cannot list ${folder}` })))
       const images = names.filter((name) => imageExtensions.has(extname(name).toLowerCase())).sort()
       return Stream.fromIterable(
-        images.map((name) => ({ externalId: toPosix(name), name: mediaName(name), purpose, file: resolve(folder, name), position: { file: join(folder, name), line: 0 } }))
+        images.map((name) => ({
+          externalId: toPosix(name),
+          name: mediaName(name),
+          purpose,
+          file: resolve(folder, name),
+          position: { file: join(folder, name), line: 0 }
+        }))
       )
     })
   )
 
-const invalid = (position: Position, message: string, rest: { resource?: string | undefined; externalId?: string | undefined; path?: string } = {}): Item => ({
+const invalid = (
+  position: Position,
+  message: string,
+  rest: { resource?: string | undefined; externalId?: string | undefined; path?: string } = {}
+): Item => ({
   _tag: "Invalid",
   invalid: { position, resource: rest.resource, externalId: rest.externalId, path: rest.path ?? "$", message }
 })
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
 
 const externalIdOf = (body: unknown): string | undefined => {
   const id = isObject(body) ? body.external_id : undefined
@@ -159,13 +186,21 @@ const externalIdOf = (body: unknown): string | undefined => {
 }
 
 /** A `media` body: `{external_id, name?, purpose?, file}`, the file relative to the input file. */
-const mediaItem = (body: Record<string, unknown>, position: Position, source: Source, folders: ImageFolders | undefined): Item => {
+const mediaItem = (
+  body: Record<string, unknown>,
+  position: Position,
+  source: Source,
+  folders: ImageFolders | undefined
+): Item => {
   const externalId = body.external_id
   const file = body.file
   const purpose = body.purpose ?? "catalog"
-  if (typeof externalId !== "string" || externalId === "") return invalid(position, "a media line needs an external_id", { resource: "media" })
-  if (typeof file !== "string" || file === "") return invalid(position, "a media line needs a file", { resource: "media", externalId, path: "$.file" })
-  if (purpose !== "catalog" && purpose !== "option") return invalid(position, "purpose is catalog or option", { resource: "media", externalId, path: "$.purpose" })
+  if (typeof externalId !== "string" || externalId === "")
+    return invalid(position, "a media line needs an external_id", { resource: "media" })
+  if (typeof file !== "string" || file === "")
+    return invalid(position, "a media line needs a file", { resource: "media", externalId, path: "$.file" })
+  if (purpose !== "catalog" && purpose !== "option")
+    return invalid(position, "purpose is catalog or option", { resource: "media", externalId, path: "$.purpose" })
   const root = purpose === "option" ? folders?.option : folders?.catalog
   const path = isAbsolute(file) ? file : resolve(root ?? dirname(source.path), file)
   const name = typeof body.name === "string" && body.name !== "" ? body.name : mediaName(path)
@@ -173,7 +208,12 @@ const mediaItem = (body: Record<string, unknown>, position: Position, source: So
 }
 
 /** One JSONL line of `source` as an item (undefined for a blank line). */
-export const jsonLine = (text: string, position: Position, source: Source, folders?: ImageFolders): Item | undefined => {
+export const jsonLine = (
+  text: string,
+  position: Position,
+  source: Source,
+  folders?: ImageFolders
+): Item | undefined => {
   if (text.trim() === "") return undefined
   let value: unknown
   try {
@@ -192,9 +232,17 @@ export const jsonLine = (text: string, position: Position, source: Source, folde
   }
   if (!isObject(body)) return invalid(position, "body must be a JSON object", { path: "$.body" })
   if (resource === "media") return mediaItem(body, position, source, folders)
-  if (!isResource(resource)) return invalid(position, `unknown resource ${JSON.stringify(resource)}`, { externalId: externalIdOf(body), path: "$.resource" })
+  if (!isResource(resource))
+    return invalid(position, `unknown resource ${JSON.stringify(resource)}`, {
+      externalId: externalIdOf(body),
+      path: "$.resource"
+    })
   const record: InputRecord = { position, resource, body, json: JSON.stringify(body) }
-  if (recordBytes(record) > maxBytes) return invalid(position, "the record is larger than an import request may be (1 MB)", { resource, externalId: externalIdOf(body) })
+  if (recordBytes(record) > maxBytes)
+    return invalid(position, "the record is larger than an import request may be (1 MB)", {
+      resource,
+      externalId: externalIdOf(body)
+    })
   return { _tag: "Record", record, images: [] }
 }
 
@@ -203,21 +251,33 @@ const readBytes = (path: string, range: ReadOptions["range"]) =>
     Effect.map(FileSystem.FileSystem, (fs) =>
       fs.stream(path, {
         chunkSize: FileSystem.KiB(64),
-        ...(range === undefined ? {} : { offset: FileSystem.Size(range.start), bytesToRead: FileSystem.Size(range.end - range.start) })
+        ...(range === undefined
+          ? {}
+          : { offset: FileSystem.Size(range.start), bytesToRead: FileSystem.Size(range.end - range.start) })
       })
     )
   )
 
 /** The items of one source, in file order, each with its line's byte range. */
-export const read = (source: Source, options: ReadOptions = {}): Stream.Stream<Located, PlatformError | InputError, FileSystem.FileSystem> => {
+export const read = (
+  source: Source,
+  options: ReadOptions = {}
+): Stream.Stream<Located, PlatformError | InputError, FileSystem.FileSystem> => {
   const bytes = readBytes(source.path, options.range)
-  const fileLines = lines(bytes, options.range === undefined ? {} : { firstLine: options.range.line, firstOffset: options.range.start })
+  const fileLines = lines(
+    bytes,
+    options.range === undefined ? {} : { firstLine: options.range.line, firstOffset: options.range.start }
+  )
   if (source.format === "jsonl") {
     return fileLines.pipe(
       Stream.filterMap((line) => {
         const position = { file: source.path, line: line.number }
-        const item = line.oversized ? invalid(position, "the line is longer than 4 MiB") : jsonLine(line.text, position, source, options.images)
-        return item === undefined ? Option.none() : Option.some({ ...item, start: line.start, end: line.end, line: line.number })
+        const item = line.oversized
+          ? invalid(position, "the line is longer than 4 MiB")
+          : jsonLine(line.text, position, source, options.images)
+        return item === undefined
+          ? Option.none()
+          : Option.some({ ...item, start: line.start, end: line.end, line: line.number })
       })
     )
   }
@@ -232,14 +292,23 @@ const csvItems = <E, R>(source: Source, csvRows: Stream.Stream<CsvRow, E, R>, op
     const images = new Map<string, MediaInput>()
     const imageId = (path: string) => {
       const found = imageOf(path, csvDir, options.images)
-      images.set(path, { externalId: found.externalId, name: mediaName(found.file), purpose: "catalog", file: found.file, position: { file: source.path, line: 0 } })
+      images.set(path, {
+        externalId: found.externalId,
+        name: mediaName(found.file),
+        purpose: "catalog",
+        file: found.file,
+        position: { file: source.path, line: 0 }
+      })
       return found.externalId
     }
     return csvRows.pipe(
       Stream.mapEffect((row) =>
         Effect.gen(function* () {
           if (map === undefined) {
-            map = mapper(resource, row.fields, { imageId, ...(options.csvColumns?.[resource] === undefined ? {} : { headerMap: options.csvColumns[resource] }) })
+            map = mapper(resource, row.fields, {
+              imageId,
+              ...(options.csvColumns?.[resource] === undefined ? {} : { headerMap: options.csvColumns[resource] })
+            })
             if (Either.isLeft(map)) return yield* new InputError({ message: `${source.path}: ${map.left}` })
             return Option.none<Located>()
           }
@@ -249,12 +318,21 @@ const csvItems = <E, R>(source: Source, csvRows: Stream.Stream<CsvRow, E, R>, op
           const mapped = map.right(row.fields)
           const located = { start: row.start, end: row.end, line: row.line }
           if (Either.isLeft(mapped)) {
-            return Option.some<Located>({ ...invalid(position, mapped.left.message, { resource, path: mapped.left.path }), ...located })
+            return Option.some<Located>({
+              ...invalid(position, mapped.left.message, { resource, path: mapped.left.path }),
+              ...located
+            })
           }
           const body = mapped.right.body
           const record: InputRecord = { position, resource, body, json: JSON.stringify(body) }
           if (recordBytes(record) > maxBytes) {
-            return Option.some<Located>({ ...invalid(position, "the record is larger than an import request may be (1 MB)", { resource, externalId: externalIdOf(body) }), ...located })
+            return Option.some<Located>({
+              ...invalid(position, "the record is larger than an import request may be (1 MB)", {
+                resource,
+                externalId: externalIdOf(body)
+              }),
+              ...located
+            })
           }
           const rowImages = Array.from(images.values(), (media) => ({ ...media, position }))
           return Option.some<Located>({ _tag: "Record", record, images: rowImages, ...located })

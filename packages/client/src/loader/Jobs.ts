@@ -26,7 +26,10 @@ export const endStates: ReadonlySet<string> = new Set(["completed", "failed", "p
  * Otherwise it could not finish (failed as a whole, paused, records left pending) and is worth a retry.
  */
 export const settledEveryRecord = (job: JobRecord): boolean =>
-  job.state !== "paused" && job.failure === null && job.counts.pending === 0 && !(job.state === "failed" && job.counts.failed === 0)
+  job.state !== "paused" &&
+  job.failure === null &&
+  job.counts.pending === 0 &&
+  !(job.state === "failed" && job.counts.failed === 0)
 
 /** The uuid just below `id` in the order the server lists jobs (hex digits, as a 128-bit number). */
 export const predecessor = (id: string): string | undefined => {
@@ -90,12 +93,14 @@ export const make = (client: () => Client, options: TrackerOptions): Effect.Effe
       yield* Effect.forEach(
         ids.filter((id) => !listed.has(id) && waiting.has(id)),
         (id) =>
-          client().jobs.get(id).pipe(
-            Effect.matchEffect({
-              onSuccess: (detail) => settle(detail.job, detail.report),
-              onFailure: (error) => fail(id, error)
-            })
-          ),
+          client()
+            .jobs.get(id)
+            .pipe(
+              Effect.matchEffect({
+                onSuccess: (detail) => settle(detail.job, detail.report),
+                onFailure: (error) => fail(id, error)
+              })
+            ),
         { discard: true }
       )
     })

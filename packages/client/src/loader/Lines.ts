@@ -29,7 +29,10 @@ const newline = 0x0a
 const carriageReturn = 0x0d
 
 /** Splits a byte stream into lines on `\n` (a trailing `\r` is dropped); a last line without a break is kept. */
-export const lines = <E, R>(bytes: Stream.Stream<Uint8Array, E, R>, options: LinesOptions = {}): Stream.Stream<Line, E, R> =>
+export const lines = <E, R>(
+  bytes: Stream.Stream<Uint8Array, E, R>,
+  options: LinesOptions = {}
+): Stream.Stream<Line, E, R> =>
   Stream.suspend(() => {
     const max = options.maxLineBytes ?? 4 * 1024 * 1024
     let number = options.firstLine ?? 1
@@ -42,7 +45,13 @@ export const lines = <E, R>(bytes: Stream.Stream<Uint8Array, E, R>, options: Lin
     const emit = (parts: ReadonlyArray<Buffer>, length: number, breakLength: number): Line => {
       const line: Line = dropped
         ? { text: "", number, start: offset, end: offset + length + breakLength, oversized: true }
-        : { text: decode(parts, number === 1 && offset === 0), number, start: offset, end: offset + length + breakLength, oversized: false }
+        : {
+            text: decode(parts, number === 1 && offset === 0),
+            number,
+            start: offset,
+            end: offset + length + breakLength,
+            oversized: false
+          }
       number++
       offset = line.end
       return line

@@ -17,9 +17,29 @@ import { type Batch, batches, type InputRecord, maxRecords } from "./Batch.js"
 import type { CsvResource } from "./CsvMapping.js"
 import type { HeaderMap } from "./CsvMapping.js"
 import { type Declared, deferred } from "./DryRun.js"
-import { type ImageFolders, imageFolder, type Invalid, InputError, type Located, type MediaInput, read, type Source, sources } from "./Input.js"
+import {
+  type ImageFolders,
+  imageFolder,
+  type Invalid,
+  InputError,
+  type Located,
+  type MediaInput,
+  read,
+  type Source,
+  sources
+} from "./Input.js"
 import * as Jobs from "./Jobs.js"
-import { categoryLevels, groupTiers, isBundle, plan, referencedExternalId, type Resource, resources, type Tier, tierName } from "./Order.js"
+import {
+  categoryLevels,
+  groupTiers,
+  isBundle,
+  plan,
+  referencedExternalId,
+  type Resource,
+  resources,
+  type Tier,
+  tierName
+} from "./Order.js"
 import { Progress, type ResourceProgress, type Snapshot } from "./Progress.js"
 import { invalidFailure, mediaFailure, recordFailure, recordPath, write as writeReport } from "./Report.js"
 import * as State from "./State.js"
@@ -106,25 +126,34 @@ const isFatal = (error: ClientError): boolean =>
   (error._tag === "CatalogSyncError" && (error.status === 401 || error.status === 429 || error.status >= 500))
 
 const fatal = (what: string) => (error: ClientError) =>
-  new LoadError({ message: `${what}: ${error.message}${"code" in error ? ` (${error.code})` : ""}; run the same command again to continue`, cause: error })
+  new LoadError({
+    message: `${what}: ${error.message}${"code" in error ? ` (${error.code})` : ""}; run the same command again to continue`,
+    cause: error
+  })
 
-const lineId = (position: { readonly file: string; readonly line: number }) => State.failureId({ ...position, resource: undefined, external_id: undefined })
+const lineId = (position: { readonly file: string; readonly line: number }) =>
+  State.failureId({ ...position, resource: undefined, external_id: undefined })
 const recordId = (record: InputRecord) => {
   const externalId = typeof record.body.external_id === "string" ? record.body.external_id : undefined
   return State.failureId({ ...record.position, resource: record.resource, external_id: externalId })
 }
-const mediaId = (media: MediaInput) => State.failureId({ ...media.position, resource: "media", external_id: media.externalId })
+const mediaId = (media: MediaInput) =>
+  State.failureId({ ...media.position, resource: "media", external_id: media.externalId })
 
 /** Runs a load (see LoadOptions); needs a FileSystem (NodeFileSystem.layer in Node). */
-export const load = (options: LoadOptions): Effect.Effect<LoadSummary, LoadError | InputError | PlatformError, FileSystem.FileSystem> =>
+export const load = (
+  options: LoadOptions
+): Effect.Effect<LoadSummary, LoadError | InputError | PlatformError, FileSystem.FileSystem> =>
   Effect.scoped(
     Effect.gen(function* () {
       const started = yield* Clock.currentTimeMillis
       const dryRun = options.dryRun === true
       const maxPending = options.maxPending ?? 10
-      if (!Number.isInteger(maxPending) || maxPending < 1 || maxPending > 20) return yield* new LoadError({ message: "maxPending must be 1 to 20 (the connection's pending job limit)" })
+      if (!Number.isInteger(maxPending) || maxPending < 1 || maxPending > 20)
+        return yield* new LoadError({ message: "maxPending must be 1 to 20 (the connection's pending job limit)" })
       if (options.apiKeys.length === 0) return yield* new LoadError({ message: "at least one API key is needed" })
-      if (dryRun && options.retryFailed === true) return yield* new LoadError({ message: "--dry-run and --retry-failed do not go together" })
+      if (dryRun && options.retryFailed === true)
+        return yield* new LoadError({ message: "--dry-run and --retry-failed do not go together" })
       const statePath = dryRun ? undefined : (options.statePath ?? defaultStatePath)
       const reportPath = options.reportPath ?? (dryRun ? defaultDryRunReportPath : defaultReportPath)
       const input = yield* sources(options.inputs)
@@ -140,7 +169,8 @@ export const load = (options: LoadOptions): Effect.Effect<LoadSummary, LoadError
       // A dry run keeps its state in memory only.
       const log =
         statePath === undefined
-          ? (...events: ReadonlyArray<State.Event>) => Effect.sync(() => events.forEach((event) => State.apply(state, event)))
+          ? (...events: ReadonlyArray<State.Event>) =>
+              Effect.sync(() => events.forEach((event) => State.apply(state, event)))
           : State.writer(statePath, state)
       const progress = new Progress(started, dryRun)
       const report = (now: number) => Effect.sync(() => options.onProgress?.(progress.snapshot(now)))
@@ -174,7 +204,10 @@ export const load = (options: LoadOptions): Effect.Effect<LoadSummary, LoadError
       let round = 0
       let selected: ReadonlySet<string> | undefined
       if (options.retryFailed === true) {
-        if (!state.finished.has(0)) return yield* new LoadError({ message: `no finished load in ${statePath}: --retry-failed re-sends the failures of a finished load` })
+        if (!state.finished.has(0))
+          return yield* new LoadError({
+            message: `no finished load in ${statePath}: --retry-failed re-sends the failures of a finished load`
+          })
         const open = Array.from(state.rounds.keys()).filter((r) => !state.finished.has(r))
         round = open[0] ?? Math.max(0, ...state.rounds.keys()) + 1
         if (open.length === 0) {
@@ -218,8 +251,18 @@ export const load = (options: LoadOptions): Effect.Effect<LoadSummary, LoadError
       let deferredCount = 0
       const settled: Settled = (key, counts, failures, applied) =>
         Effect.gen(function* () {
-          const oks = round === 0 ? [] : applied.flatMap((ids) => ids.filter((id) => state.failures.has(id)).map((id) => ({ e: "ok" as const, id })))
-          yield* log(...failures.map(([id, failure]) => ({ e: "fail" as const, id, ...failure })), ...oks, { e: "done", key, round, counts })
+          const oks =
+            round === 0
+              ? []
+              : applied.flatMap((ids) =>
+                  ids.filter((id) => state.failures.has(id)).map((id) => ({ e: "ok" as const, id }))
+                )
+          yield* log(...failures.map(([id, failure]) => ({ e: "fail" as const, id, ...failure })), ...oks, {
+            e: "done",
+            key,
+            round,
+            counts
+          })
           const now = yield* Clock.currentTimeMillis
           for (const [resource, n] of Object.entries(counts)) progress.add(resource, n, now)
         })
@@ -235,18 +278,28 @@ export const load = (options: LoadOptions): Effect.Effect<LoadSummary, LoadError
             const end = yield* tracker.await(jobId)
             const unfinished = !Jobs.settledEveryRecord(end.job)
             if (!unfinished && end.job.counts.failed === 0) return { end, unfinished }
-            const detail = end.report === undefined ? yield* next().jobs.get(jobId) : { job: end.job, report: end.report }
-            if (!unfinished || !retryable(detail.job) || retries >= (options.maxJobRetries ?? 5)) return { end: detail, unfinished }
+            const detail =
+              end.report === undefined ? yield* next().jobs.get(jobId) : { job: end.job, report: end.report }
+            if (!unfinished || !retryable(detail.job) || retries >= (options.maxJobRetries ?? 5))
+              return { end: detail, unfinished }
             yield* Effect.sleep(Duration.millis(500 * 2 ** retries))
             yield* next()
               .jobs.retry(jobId, { idempotencyKey: `csr-${jobId}-${detail.job.run}` })
-              .pipe(Effect.catchIf((e) => e._tag === "CatalogSyncError" && e.code === "job_not_retryable", () => Effect.void))
+              .pipe(
+                Effect.catchIf(
+                  (e) => e._tag === "CatalogSyncError" && e.code === "job_not_retryable",
+                  () => Effect.void
+                )
+              )
           }
         })
 
       const submitImport = (batch: Batch) =>
         tracker.submitting(
-          next().imports.submit({ records: batch.records.map((r) => ({ resource: r.resource, body: r.body })) }, { idempotencyKey: batch.key })
+          next().imports.submit(
+            { records: batch.records.map((r) => ({ resource: r.resource, body: r.body })) },
+            { idempotencyKey: batch.key }
+          )
         )
 
       const refused = (batch: Batch, error: ClientError) =>
@@ -254,7 +307,11 @@ export const load = (options: LoadOptions): Effect.Effect<LoadSummary, LoadError
           batch.key,
           tally(batch.records.map((record) => [record.resource, "failed"])),
           batch.records.map((record) => {
-            const failure = recordFailure(record, { code: "code" in error ? error.code : error._tag, message: error.message, ...("details" in error && error.details !== undefined ? { details: error.details } : {}) })
+            const failure = recordFailure(record, {
+              code: "code" in error ? error.code : error._tag,
+              message: error.message,
+              ...("details" in error && error.details !== undefined ? { details: error.details } : {})
+            })
             return [recordId(record), failure] as const
           }),
           []
@@ -267,10 +324,12 @@ export const load = (options: LoadOptions): Effect.Effect<LoadSummary, LoadError
           if (jobId === undefined) {
             const answer = yield* Effect.either(submitImport(batch))
             if (answer._tag === "Left") {
-              if (isFatal(answer.left)) return yield* Effect.fail(fatal(`sending ${batch.tier} batch ${batch.seq + 1}`)(answer.left))
+              if (isFatal(answer.left))
+                return yield* Effect.fail(fatal(`sending ${batch.tier} batch ${batch.seq + 1}`)(answer.left))
               return yield* refused(batch, answer.left)
             }
-            if (!("job" in answer.right)) return yield* new LoadError({ message: "the server answered an import with a report instead of a job" })
+            if (!("job" in answer.right))
+              return yield* new LoadError({ message: "the server answered an import with a report instead of a job" })
             jobId = answer.right.job.id
             yield* log({ e: "sent", key: batch.key, job: jobId })
           }
@@ -280,19 +339,29 @@ export const load = (options: LoadOptions): Effect.Effect<LoadSummary, LoadError
             if (outcome.left._tag === "CatalogSyncError" && outcome.left.code === "not_found") {
               state.sent.delete(batch.key)
               const answer = yield* Effect.either(submitImport(batch))
-              if (answer._tag === "Left") return yield* Effect.fail(fatal(`sending ${batch.tier} batch ${batch.seq + 1}`)(answer.left))
+              if (answer._tag === "Left")
+                return yield* Effect.fail(fatal(`sending ${batch.tier} batch ${batch.seq + 1}`)(answer.left))
               // The server still replays the key with the job it lost: there is nothing to wait for.
               if (!("job" in answer.right) || answer.right.job.id === jobId) {
-                return yield* new LoadError({ message: `the job ${jobId} of ${batch.tier} batch ${batch.seq + 1} is gone and its Idempotency-Key still names it` })
+                return yield* new LoadError({
+                  message: `the job ${jobId} of ${batch.tier} batch ${batch.seq + 1} is gone and its Idempotency-Key still names it`
+                })
               }
               yield* log({ e: "sent", key: batch.key, job: answer.right.job.id })
               return yield* importBatch(batch)
             }
-            return yield* Effect.fail(fatal(`waiting for the job of ${batch.tier} batch ${batch.seq + 1}`)(outcome.left))
+            return yield* Effect.fail(
+              fatal(`waiting for the job of ${batch.tier} batch ${batch.seq + 1}`)(outcome.left)
+            )
           }
           const mixed = batch.records.some((r) => r.resource !== batch.records[0]!.resource)
           // Per-resource counts of a batch of several resources come from its report.
-          const end = mixed && outcome.right.end.report === undefined ? yield* next().jobs.get(jobId).pipe(Effect.mapError(fatal(`reading job ${jobId}`))) : outcome.right.end
+          const end =
+            mixed && outcome.right.end.report === undefined
+              ? yield* next()
+                  .jobs.get(jobId)
+                  .pipe(Effect.mapError(fatal(`reading job ${jobId}`)))
+              : outcome.right.end
           const counts = end.job.counts
           const records = end.report?.records ?? []
           const failures: Array<readonly [string, State.Failure]> = []
@@ -305,9 +374,13 @@ export const load = (options: LoadOptions): Effect.Effect<LoadSummary, LoadError
               continue
             }
             if (result.status === "applied") applied.push(ids)
-            else if (result.status === "failed" && result.error !== null) failures.push([ids[0]!, recordFailure(record, result.error)])
+            else if (result.status === "failed" && result.error !== null)
+              failures.push([ids[0]!, recordFailure(record, result.error)])
             else {
-              const why = end.job.failure ?? { code: "job_not_finished", message: `the job ended ${end.job.state} before this record was processed` }
+              const why = end.job.failure ?? {
+                code: "job_not_finished",
+                message: `the job ended ${end.job.state} before this record was processed`
+              }
               failures.push([ids[0]!, recordFailure(record, why)])
             }
           }
@@ -318,7 +391,14 @@ export const load = (options: LoadOptions): Effect.Effect<LoadSummary, LoadError
                   return [record.resource, result?.status === "applied" ? (result.outcome ?? "unchanged") : "failed"]
                 })
               )
-            : { [batch.records[0]!.resource]: { created: counts.created, updated: counts.updated, unchanged: counts.unchanged, failed: failures.length } }
+            : {
+                [batch.records[0]!.resource]: {
+                  created: counts.created,
+                  updated: counts.updated,
+                  unchanged: counts.unchanged,
+                  failed: failures.length
+                }
+              }
           yield* settled(batch.key, perResource, failures, applied)
         })
 
@@ -326,20 +406,26 @@ export const load = (options: LoadOptions): Effect.Effect<LoadSummary, LoadError
       const dryRunBatch = (batch: Batch): Effect.Effect<void, LoadError> =>
         Effect.gen(function* () {
           const answer = yield* Effect.either(
-            next().imports.submit({ dry_run: true, records: batch.records.map((r) => ({ resource: r.resource, body: r.body })) }, { idempotencyKey: batch.key })
+            next().imports.submit(
+              { dry_run: true, records: batch.records.map((r) => ({ resource: r.resource, body: r.body })) },
+              { idempotencyKey: batch.key }
+            )
           )
           if (answer._tag === "Left") {
-            if (isFatal(answer.left)) return yield* Effect.fail(fatal(`dry run of ${batch.tier} batch ${batch.seq + 1}`)(answer.left))
+            if (isFatal(answer.left))
+              return yield* Effect.fail(fatal(`dry run of ${batch.tier} batch ${batch.seq + 1}`)(answer.left))
             return yield* refused(batch, answer.left)
           }
-          if (!("report" in answer.right)) return yield* new LoadError({ message: "the server answered a dry run with a job" })
+          if (!("report" in answer.right))
+            return yield* new LoadError({ message: "the server answered a dry run with a job" })
           const result = answer.right.report
           const failures: Array<readonly [string, State.Failure]> = []
           const outcomes: Array<readonly [string, Outcome]> = []
           for (const entry of result.records) {
             const record = batch.records[entry.index]
             if (record === undefined) continue
-            if (entry.status !== "failed" || entry.error === null) outcomes.push([record.resource, entry.outcome ?? "unchanged"])
+            if (entry.status !== "failed" || entry.error === null)
+              outcomes.push([record.resource, entry.outcome ?? "unchanged"])
             else if (deferred(record.body, entry.error, declared, recordPath)) {
               deferredCount++
               outcomes.push([record.resource, "created"])
@@ -353,10 +439,15 @@ export const load = (options: LoadOptions): Effect.Effect<LoadSummary, LoadError
 
       // Images first: records reference them only once their media jobs completed.
       progress.setPhase("media")
-      const media = Array.from(scan.media.values()).sort((a, b) => (a.externalId < b.externalId ? -1 : a.externalId > b.externalId ? 1 : 0))
+      const media = Array.from(scan.media.values()).sort((a, b) =>
+        a.externalId < b.externalId ? -1 : a.externalId > b.externalId ? 1 : 0
+      )
       yield* Effect.forEach(
         media,
-        (item) => (dryRun ? checkImage(item, settled) : uploadImage(item, salt, { state, log, next, tracker, settleJob, settled })),
+        (item) =>
+          dryRun
+            ? checkImage(item, settled)
+            : uploadImage(item, salt, { state, log, next, tracker, settleJob, settled }),
         { concurrency: maxPending, discard: true }
       )
 
@@ -364,10 +455,15 @@ export const load = (options: LoadOptions): Effect.Effect<LoadSummary, LoadError
       const levels = categoryLevels(scan.parents)
       const depth = Math.max(0, ...levels.values()) + 1
       const levelOf = (record: InputRecord) =>
-        record.resource === "categories" ? (levels.get(String(record.body.external_id)) ?? 0) : record.resource === "products" && isBundle(record.body) ? 1 : 0
+        record.resource === "categories"
+          ? (levels.get(String(record.body.external_id)) ?? 0)
+          : record.resource === "products" && isBundle(record.body)
+            ? 1
+            : 0
       const present = new Set(Array.from(scan.validTotals.keys()))
       const tiers = plan(present, depth, scan.bundles > 0)
-      const tierIndex = (record: InputRecord) => tiers.findIndex((t) => t.resource === record.resource && t.level === levelOf(record))
+      const tierIndex = (record: InputRecord) =>
+        tiers.findIndex((t) => t.resource === record.resource && t.level === levelOf(record))
       const tierTotal = (tier: Tier) =>
         tier.resource === "categories"
           ? scan.categories.filter((id) => (levels.get(id) ?? 0) === tier.level).length
@@ -379,17 +475,30 @@ export const load = (options: LoadOptions): Effect.Effect<LoadSummary, LoadError
       const batchSize = options.batchSize ?? maxRecords
       const send = dryRun ? dryRunBatch : importBatch
       for (const group of groupTiers(tiers, tierTotal, batchSize)) {
-        const inGroup = (record: InputRecord) => group.some((t) => t.resource === record.resource && t.level === levelOf(record)) && isSelected([recordId(record), lineId(record.position)])
-        const records = tierRecords(input, scan, new Set(group.map((t) => t.resource)), options).pipe(Stream.filter(inGroup))
+        const inGroup = (record: InputRecord) =>
+          group.some((t) => t.resource === record.resource && t.level === levelOf(record)) &&
+          isSelected([recordId(record), lineId(record.position)])
+        const records = tierRecords(input, scan, new Set(group.map((t) => t.resource)), options).pipe(
+          Stream.filter(inGroup)
+        )
         const name = group.map(tierName).join("+")
         if (group.length === 1) {
-          yield* batches(records, name, { size: batchSize, salt }).pipe(Stream.mapEffect(send, { concurrency: maxPending, unordered: true }), Stream.runDrain)
+          yield* batches(records, name, { size: batchSize, salt }).pipe(
+            Stream.mapEffect(send, { concurrency: maxPending, unordered: true }),
+            Stream.runDrain
+          )
           continue
         }
         // Small tiers together: at most one batch, in tier order, so that a split by size keeps parents first.
         const collected = Array.from(yield* Stream.runCollect(records))
-        const sorted = collected.map((record) => [tierIndex(record), record] as const).sort((a, b) => a[0] - b[0]).map(([, record]) => record)
-        yield* batches(Stream.fromIterable(sorted), name, { size: batchSize, salt }).pipe(Stream.mapEffect(send), Stream.runDrain)
+        const sorted = collected
+          .map((record) => [tierIndex(record), record] as const)
+          .sort((a, b) => a[0] - b[0])
+          .map(([, record]) => record)
+        yield* batches(Stream.fromIterable(sorted), name, { size: batchSize, salt }).pipe(
+          Stream.mapEffect(send),
+          Stream.runDrain
+        )
       }
 
       yield* log({ e: "finished", round })
@@ -416,24 +525,53 @@ const connect = (options: LoadOptions) =>
         pacer,
         retry: { maxAttempts: 8 }
       }).pipe(Effect.provide(FetchHttpClient.layer))
-      principals.push(yield* client.me.pipe(Effect.map((answer) => answer.principal), Effect.mapError((error) => new LoadError({ message: `the key ${clients.length + 1} was refused: ${error.message}`, cause: error }))))
+      principals.push(
+        yield* client.me.pipe(
+          Effect.map((answer) => answer.principal),
+          Effect.mapError(
+            (error) =>
+              new LoadError({ message: `the key ${clients.length + 1} was refused: ${error.message}`, cause: error })
+          )
+        )
+      )
       clients.push(client)
     }
     const first = principals[0]!
     const scopes = (p: { scopes: ReadonlyArray<string> }) => [...p.scopes].sort().join(",")
     if (principals.some((p) => p.connection_id !== first.connection_id)) {
-      return yield* new LoadError({ message: "the keys belong to different connections: give keys of one connection (jobs and idempotency keys are per connection)" })
+      return yield* new LoadError({
+        message:
+          "the keys belong to different connections: give keys of one connection (jobs and idempotency keys are per connection)"
+      })
     }
     if (principals.some((p) => scopes(p) !== scopes(first))) {
-      return yield* new LoadError({ message: "the keys have different scopes: give keys with the same scopes, so that any of them can resume another's batches" })
+      return yield* new LoadError({
+        message:
+          "the keys have different scopes: give keys with the same scopes, so that any of them can resume another's batches"
+      })
     }
     return { clients, connectionId: first.connection_id, rateLimited: () => refused }
   })
 
 /** The first pass: totals per resource, where each resource lies in each file, category parents, images. */
-const scanInput = (input: ReadonlyArray<Source>, options: LoadOptions, dryRun: boolean, isSelected: (ids: ReadonlyArray<string>) => boolean) =>
+const scanInput = (
+  input: ReadonlyArray<Source>,
+  options: LoadOptions,
+  dryRun: boolean,
+  isSelected: (ids: ReadonlyArray<string>) => boolean
+) =>
   Effect.gen(function* () {
-    const scan: Scan = { totals: new Map(), validTotals: new Map(), categories: [], bundles: 0, ranges: new Map(), parents: new Map(), media: new Map(), invalid: [], declared: new Map() }
+    const scan: Scan = {
+      totals: new Map(),
+      validTotals: new Map(),
+      categories: [],
+      bundles: 0,
+      ranges: new Map(),
+      parents: new Map(),
+      media: new Map(),
+      invalid: [],
+      declared: new Map()
+    }
     const count = (resource: string) => scan.totals.set(resource, (scan.totals.get(resource) ?? 0) + 1)
     const declare = (resource: string, externalId: unknown) => {
       if (dryRun && typeof externalId === "string") {
@@ -447,41 +585,49 @@ const scanInput = (input: ReadonlyArray<Source>, options: LoadOptions, dryRun: b
       if (scan.media.has(media.externalId) || !isSelected([mediaId(media)])) return
       scan.media.set(media.externalId, media)
     }
-    if (options.images?.catalog !== undefined) yield* Stream.runForEach(imageFolder(options.images.catalog, "catalog"), (m) => Effect.sync(() => addMedia(m)))
-    if (options.images?.option !== undefined) yield* Stream.runForEach(imageFolder(options.images.option, "option"), (m) => Effect.sync(() => addMedia(m)))
+    if (options.images?.catalog !== undefined)
+      yield* Stream.runForEach(imageFolder(options.images.catalog, "catalog"), (m) => Effect.sync(() => addMedia(m)))
+    if (options.images?.option !== undefined)
+      yield* Stream.runForEach(imageFolder(options.images.option, "option"), (m) => Effect.sync(() => addMedia(m)))
     for (const source of input) {
       const ranges = new Map<Resource, { start: number; end: number; line: number }>()
       scan.ranges.set(source.path, ranges)
-      yield* Stream.runForEach(read(source, { ...(options.images === undefined ? {} : { images: options.images }), ...(options.csvColumns === undefined ? {} : { csvColumns: options.csvColumns }) }), (item: Located) =>
-        Effect.sync(() => {
-          if (item._tag === "Media") return addMedia(item.media)
-          if (item._tag === "Invalid") {
-            if (!isSelected([State.failureId(invalidFailure(item.invalid)), lineId(item.invalid.position)])) return
-            scan.invalid.push(item.invalid)
-            count(item.invalid.resource ?? "invalid")
-            return
-          }
-          const { record } = item
-          declare(record.resource, record.body.external_id)
-          const range = ranges.get(record.resource)
-          if (range === undefined) ranges.set(record.resource, { start: item.start, end: item.end, line: item.line })
-          else range.end = item.end
-          if (record.resource === "categories" && typeof record.body.external_id === "string") {
-            scan.parents.set(record.body.external_id, referencedExternalId(record.body.parent_id))
-          }
-          for (const media of item.images) addMedia(media)
-          if (!isSelected([recordId(record), lineId(record.position)])) return
-          if (record.resource === "products" && isBundle(record.body)) scan.bundles++
-          if (record.resource === "categories") scan.categories.push(String(record.body.external_id))
-          count(record.resource)
-          scan.validTotals.set(record.resource, (scan.validTotals.get(record.resource) ?? 0) + 1)
-        })
+      yield* Stream.runForEach(
+        read(source, {
+          ...(options.images === undefined ? {} : { images: options.images }),
+          ...(options.csvColumns === undefined ? {} : { csvColumns: options.csvColumns })
+        }),
+        (item: Located) =>
+          Effect.sync(() => {
+            if (item._tag === "Media") return addMedia(item.media)
+            if (item._tag === "Invalid") {
+              if (!isSelected([State.failureId(invalidFailure(item.invalid)), lineId(item.invalid.position)])) return
+              scan.invalid.push(item.invalid)
+              count(item.invalid.resource ?? "invalid")
+              return
+            }
+            const { record } = item
+            declare(record.resource, record.body.external_id)
+            const range = ranges.get(record.resource)
+            if (range === undefined) ranges.set(record.resource, { start: item.start, end: item.end, line: item.line })
+            else range.end = item.end
+            if (record.resource === "categories" && typeof record.body.external_id === "string") {
+              scan.parents.set(record.body.external_id, referencedExternalId(record.body.parent_id))
+            }
+            for (const media of item.images) addMedia(media)
+            if (!isSelected([recordId(record), lineId(record.position)])) return
+            if (record.resource === "products" && isBundle(record.body)) scan.bundles++
+            if (record.resource === "categories") scan.categories.push(String(record.body.external_id))
+            count(record.resource)
+            scan.validTotals.set(record.resource, (scan.validTotals.get(record.resource) ?? 0) + 1)
+          })
       )
     }
     if (scan.media.size > 0) scan.totals.set("media", scan.media.size)
     // Announce resources in sending order (media first), so that progress lists them that way.
     const ordered = new Map<string, number>()
-    for (const name of ["media", ...resources, ...scan.totals.keys()]) if (scan.totals.has(name) && !ordered.has(name)) ordered.set(name, scan.totals.get(name)!)
+    for (const name of ["media", ...resources, ...scan.totals.keys()])
+      if (scan.totals.has(name) && !ordered.has(name)) ordered.set(name, scan.totals.get(name)!)
     return { ...scan, totals: ordered }
   })
 
@@ -490,9 +636,15 @@ const tierRecords = (input: ReadonlyArray<Source>, scan: Scan, wanted: ReadonlyS
   Stream.fromIterable(input).pipe(
     Stream.flatMap(
       (source) => {
-        const held = Array.from(scan.ranges.get(source.path) ?? [], ([resource, range]) => (wanted.has(resource) ? range : undefined)).filter((r) => r !== undefined)
+        const held = Array.from(scan.ranges.get(source.path) ?? [], ([resource, range]) =>
+          wanted.has(resource) ? range : undefined
+        ).filter((r) => r !== undefined)
         if (held.length === 0) return Stream.empty
-        const range = { start: Math.min(...held.map((r) => r.start)), end: Math.max(...held.map((r) => r.end)), line: held.reduce((a, b) => (b.start < a.start ? b : a)).line }
+        const range = {
+          start: Math.min(...held.map((r) => r.start)),
+          end: Math.max(...held.map((r) => r.end)),
+          line: held.reduce((a, b) => (b.start < a.start ? b : a)).line
+        }
         return read(source, {
           ...(options.images === undefined ? {} : { images: options.images }),
           ...(options.csvColumns === undefined ? {} : { csvColumns: options.csvColumns }),
@@ -511,7 +663,8 @@ type Outcome = "created" | "updated" | "unchanged" | "failed"
 /** Counts per resource of records' outcomes. */
 const tally = (outcomes: ReadonlyArray<readonly [string, Outcome]>): Record<string, State.Counts> => {
   const out: Record<string, { created: number; updated: number; unchanged: number; failed: number }> = {}
-  for (const [resource, outcome] of outcomes) (out[resource] ??= { created: 0, updated: 0, unchanged: 0, failed: 0 })[outcome]++
+  for (const [resource, outcome] of outcomes)
+    (out[resource] ??= { created: 0, updated: 0, unchanged: 0, failed: 0 })[outcome]++
   return out
 }
 
@@ -536,8 +689,13 @@ const checkImage = (media: MediaInput, settled: Settled) =>
     const problem = yield* Effect.gen(function* () {
       const info = yield* fs.stat(media.file)
       if (Number(info.size) > 10 * 1024 * 1024) return { code: "payload_too_large", message: "larger than 10 MB" }
-      const head = Buffer.from(yield* Stream.runCollect(fs.stream(media.file, { bytesToRead: FileSystem.Size(12) })).pipe(Effect.map((chunks) => Buffer.concat(Array.from(chunks)))))
-      if (!magic.some(([, test]) => test(head))) return { code: "unsupported_image_format", message: "not a JPEG, PNG or WebP image" }
+      const head = Buffer.from(
+        yield* Stream.runCollect(fs.stream(media.file, { bytesToRead: FileSystem.Size(12) })).pipe(
+          Effect.map((chunks) => Buffer.concat(Array.from(chunks)))
+        )
+      )
+      if (!magic.some(([, test]) => test(head)))
+        return { code: "unsupported_image_format", message: "not a JPEG, PNG or WebP image" }
       return undefined
     }).pipe(Effect.catchAll(() => Effect.succeed({ code: "file_not_found", message: "cannot read the file" })))
     if (problem === undefined) return yield* settled(key, tally([["media", "created"]]), [], [])
@@ -557,7 +715,12 @@ const mediaKey = (media: MediaInput, salt: string) => {
 }
 
 /** Media job failures that a retry may fix; an image refused while processing fails again. */
-const retryableMedia: ReadonlySet<string> = new Set(["storage_unavailable", "internal_error", "processing_timeout", "storage_denied"])
+const retryableMedia: ReadonlySet<string> = new Set([
+  "storage_unavailable",
+  "internal_error",
+  "processing_timeout",
+  "storage_denied"
+])
 
 interface UploadContext {
   readonly state: State.State
@@ -583,20 +746,32 @@ const uploadImage = (media: MediaInput, salt: string, context: UploadContext): E
       const file = yield* Effect.tryPromise(() => openAsBlob(media.file)).pipe(Effect.either)
       if (file._tag === "Left") return yield* failed({ code: "file_not_found", message: "cannot read the file" })
       const answer = yield* Effect.either(
-        context.tracker.submitting(context.next().media.upload({ external_id: media.externalId, name: media.name, purpose: media.purpose }, file.right, { idempotencyKey: key }))
+        context.tracker.submitting(
+          context
+            .next()
+            .media.upload({ external_id: media.externalId, name: media.name, purpose: media.purpose }, file.right, {
+              idempotencyKey: key
+            })
+        )
       )
       if (answer._tag === "Left") {
         if (isFatal(answer.left)) return yield* Effect.fail(fatal(`uploading ${media.file}`)(answer.left))
         const error = answer.left
-        return yield* failed({ code: "code" in error ? error.code : error._tag, message: error.message, ...("details" in error && error.details !== undefined ? { details: error.details } : {}) })
+        return yield* failed({
+          code: "code" in error ? error.code : error._tag,
+          message: error.message,
+          ...("details" in error && error.details !== undefined ? { details: error.details } : {})
+        })
       }
       jobId = answer.right.job.id
       yield* context.log({ e: "sent", key, job: jobId })
     }
     const outcome = yield* Effect.either(context.settleJob(jobId, (job) => retryableMedia.has(job.failure?.code ?? "")))
-    if (outcome._tag === "Left") return yield* Effect.fail(fatal(`waiting for the media job of ${media.file}`)(outcome.left))
+    if (outcome._tag === "Left")
+      return yield* Effect.fail(fatal(`waiting for the media job of ${media.file}`)(outcome.left))
     const job = outcome.right.end.job
-    if (job.state === "completed") return yield* context.settled(key, tally([["media", "created"]]), [], [[mediaId(media)]])
+    if (job.state === "completed")
+      return yield* context.settled(key, tally([["media", "created"]]), [], [[mediaId(media)]])
     return yield* failed(job.failure ?? { code: "job_not_finished", message: `the media job ended ${job.state}` })
   })
 

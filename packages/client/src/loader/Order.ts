@@ -17,7 +17,8 @@ export const resources = [
 ] as const
 export type Resource = (typeof resources)[number]
 
-export const isResource = (value: unknown): value is Resource => typeof value === "string" && (resources as ReadonlyArray<string>).includes(value)
+export const isResource = (value: unknown): value is Resource =>
+  typeof value === "string" && (resources as ReadonlyArray<string>).includes(value)
 
 /** One step of the load: the records of one resource at one level (category depth; products: 0 single, 1 bundle). */
 export interface Tier {
@@ -78,8 +79,13 @@ export const categoryLevels = (parents: ReadonlyMap<string, string | undefined>)
 export const plan = (present: ReadonlySet<Resource>, categoryDepth: number, hasBundles: boolean): Array<Tier> =>
   resources.flatMap((resource): Array<Tier> => {
     if (!present.has(resource)) return []
-    if (resource === "categories") return Array.from({ length: Math.max(1, categoryDepth) }, (_, level) => ({ resource, level }))
-    if (resource === "products" && hasBundles) return [{ resource, level: 0 }, { resource, level: 1 }]
+    if (resource === "categories")
+      return Array.from({ length: Math.max(1, categoryDepth) }, (_, level) => ({ resource, level }))
+    if (resource === "products" && hasBundles)
+      return [
+        { resource, level: 0 },
+        { resource, level: 1 }
+      ]
     return [{ resource, level: 0 }]
   })
 
@@ -87,7 +93,11 @@ export const plan = (present: ReadonlySet<Resource>, categoryDepth: number, hasB
  * Consecutive tiers whose records fit in one batch together are sent together: the server resolves the
  * references inside one import over several passes, so a small load needs no round trip per tier.
  */
-export const groupTiers = (tiers: ReadonlyArray<Tier>, total: (tier: Tier) => number, batchSize: number): Array<ReadonlyArray<Tier>> => {
+export const groupTiers = (
+  tiers: ReadonlyArray<Tier>,
+  total: (tier: Tier) => number,
+  batchSize: number
+): Array<ReadonlyArray<Tier>> => {
   const groups: Array<Array<Tier>> = []
   let sum = 0
   for (const tier of tiers) {

@@ -21,7 +21,11 @@ const firstPath = (details: unknown): string | null => {
 /** `details` with their paths made relative to the record. */
 const relativeDetails = (details: unknown): unknown =>
   Array.isArray(details)
-    ? details.map((d) => (typeof d === "object" && d !== null && typeof (d as { path?: unknown }).path === "string" ? { ...d, path: recordPath((d as { path: string }).path) } : d))
+    ? details.map((d) =>
+        typeof d === "object" && d !== null && typeof (d as { path?: unknown }).path === "string"
+          ? { ...d, path: recordPath((d as { path: string }).path) }
+          : d
+      )
     : details
 
 const externalIdOf = (record: InputRecord): string | undefined => {
@@ -30,7 +34,10 @@ const externalIdOf = (record: InputRecord): string | undefined => {
 }
 
 /** A failed record of a batch, from its error (a report entry's or a refused request's). */
-export const recordFailure = (record: InputRecord, error: { readonly code: string; readonly message: string; readonly details?: unknown }): Failure => ({
+export const recordFailure = (
+  record: InputRecord,
+  error: { readonly code: string; readonly message: string; readonly details?: unknown }
+): Failure => ({
   file: record.position.file,
   line: record.position.line,
   resource: record.resource,
@@ -51,7 +58,10 @@ export const invalidFailure = (invalid: Invalid): Failure => ({
   message: invalid.message
 })
 
-export const mediaFailure = (media: MediaInput, error: { readonly code: string; readonly message: string; readonly details?: unknown }): Failure => ({
+export const mediaFailure = (
+  media: MediaInput,
+  error: { readonly code: string; readonly message: string; readonly details?: unknown }
+): Failure => ({
   file: media.position.file,
   line: media.position.line,
   resource: "media",

@@ -72,7 +72,15 @@ export interface State {
   readonly finished: Set<number>
 }
 
-export const empty = (): State => ({ target: undefined, inputs: undefined, sent: new Map(), done: new Map(), failures: new Map(), rounds: new Map(), finished: new Set() })
+export const empty = (): State => ({
+  target: undefined,
+  inputs: undefined,
+  sent: new Map(),
+  done: new Map(),
+  failures: new Map(),
+  rounds: new Map(),
+  finished: new Set()
+})
 
 /** The identity of a failed record across runs: its resource and external_id, else its line. */
 export const failureId = (failure: Pick<Failure, "file" | "line" | "resource" | "external_id">): string =>
@@ -130,12 +138,14 @@ export const read = (path: string): Effect.Effect<State | undefined> =>
   })
 
 /** Appends events to the log (synchronously, so that the line is written before the load moves on) and to the state. */
-export const writer = (path: string, state: State) => (...events: ReadonlyArray<Event>): Effect.Effect<void> =>
-  Effect.sync(() => {
-    if (events.length === 0) return
-    appendFileSync(path, events.map((event) => `${JSON.stringify(event)}\n`).join(""))
-    for (const event of events) apply(state, event)
-  })
+export const writer =
+  (path: string, state: State) =>
+  (...events: ReadonlyArray<Event>): Effect.Effect<void> =>
+    Effect.sync(() => {
+      if (events.length === 0) return
+      appendFileSync(path, events.map((event) => `${JSON.stringify(event)}\n`).join(""))
+      for (const event of events) apply(state, event)
+    })
 
 /** Size and modification time of each input file. */
 export const fingerprint = (paths: ReadonlyArray<string>): Array<InputFingerprint> =>

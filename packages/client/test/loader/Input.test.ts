@@ -18,12 +18,20 @@ const chunked = (bytes: Buffer, cuts: ReadonlyArray<number>) => {
   return Stream.fromIterable(parts)
 }
 
-const collect = <A>(stream: Stream.Stream<A>) => Effect.runSync(Stream.runCollect(stream).pipe(Effect.map(Chunk.toArray)))
+const collect = <A>(stream: Stream.Stream<A>) =>
+  Effect.runSync(Stream.runCollect(stream).pipe(Effect.map(Chunk.toArray)))
 
 describe("lines", () => {
   it.prop(
     "split on \\n wherever the chunks are cut, with each line's number and byte range",
-    [fc.array(fc.string({ unit: "grapheme", maxLength: 20 }).filter((s) => !s.includes("\n") && !s.includes("\r")), { maxLength: 20 }), fc.array(fc.nat(400)), fc.boolean()],
+    [
+      fc.array(
+        fc.string({ unit: "grapheme", maxLength: 20 }).filter((s) => !s.includes("\n") && !s.includes("\r")),
+        { maxLength: 20 }
+      ),
+      fc.array(fc.nat(400)),
+      fc.boolean()
+    ],
     ([texts, cuts, crlf]) => {
       const text = texts.map((t) => `${t}${crlf ? "\r\n" : "\n"}`).join("")
       const bytes = Buffer.from(text)
@@ -56,12 +64,17 @@ describe("lines", () => {
 })
 
 const csvField = fc.string({ maxLength: 12 }).map((s) => s.replace(/\r/g, ""))
-const encode = (field: string, delimiter: string) => (/["\n]/.test(field) || field.includes(delimiter) || field.startsWith(" ") ? `"${field.replace(/"/g, '""')}"` : field)
+const encode = (field: string, delimiter: string) =>
+  /["\n]/.test(field) || field.includes(delimiter) || field.startsWith(" ") ? `"${field.replace(/"/g, '""')}"` : field
 
 describe("CSV rows", () => {
   it.prop(
     "read back what was written, quotes, delimiters and line breaks inside fields included",
-    [fc.array(fc.array(csvField, { minLength: 3, maxLength: 3 }), { minLength: 1, maxLength: 8 }), fc.constantFrom(",", ";", "\t"), fc.array(fc.nat(300))],
+    [
+      fc.array(fc.array(csvField, { minLength: 3, maxLength: 3 }), { minLength: 1, maxLength: 8 }),
+      fc.constantFrom(",", ";", "\t"),
+      fc.array(fc.nat(300))
+    ],
     ([table, delimiter, cuts]) => {
       const header = ["a", "b", "c"].join(delimiter)
       const text = `${header}\n${table.map((row) => row.map((f) => encode(f, delimiter)).join(delimiter)).join("\n")}\n`
@@ -85,9 +98,39 @@ const imageId = (path: string) => `img/${path}`
 
 describe("CSV column mapping", () => {
   it("maps a product row: references, details, translations, prices in combined mode, images, components", () => {
-    const header = ["external_id", "name", "sku", "active", "categories", "brand", "description", "width", "price", "tax_rate", "name.de", "description.de", "images", "components"]
+    const header = [
+      "external_id",
+      "name",
+      "sku",
+      "active",
+      "categories",
+      "brand",
+      "description",
+      "width",
+      "price",
+      "tax_rate",
+      "name.de",
+      "description.de",
+      "images",
+      "components"
+    ]
     const map = Either.getOrThrow(mapper("products", header, { imageId }))
-    const row = ["p1", "Sofa", "S-1", "yes", "sofas | living", "acme", "Soft", "210,5", "1299,00", "20", "Sofa DE", "Weich", "a.jpg|b.png", "leg=4|cushion"]
+    const row = [
+      "p1",
+      "Sofa",
+      "S-1",
+      "yes",
+      "sofas | living",
+      "acme",
+      "Soft",
+      "210,5",
+      "1299,00",
+      "20",
+      "Sofa DE",
+      "Weich",
+      "a.jpg|b.png",
+      "leg=4|cushion"
+    ]
     expect(Either.getOrThrow(map(row))).toEqual({
       images: ["a.jpg", "b.png"],
       body: {
@@ -119,18 +162,35 @@ describe("CSV column mapping", () => {
   })
 
   it("maps a category row with its parent, image and translations", () => {
-    const map = Either.getOrThrow(mapper("categories", ["external_id", "name", "parent", "image", "name.fr"], { imageId }))
+    const map = Either.getOrThrow(
+      mapper("categories", ["external_id", "name", "parent", "image", "name.fr"], { imageId })
+    )
     expect(Either.getOrThrow(map(["c2", "Chairs", "c1", "chairs.webp", "Chaises"]))).toEqual({
       images: ["chairs.webp"],
-      body: { external_id: "c2", name: "Chairs", parent_id: { external_id: "c1" }, image_id: { external_id: "img/chairs.webp" }, translations: { fr: { name: "Chaises" } } }
+      body: {
+        external_id: "c2",
+        name: "Chairs",
+        parent_id: { external_id: "c1" },
+        image_id: { external_id: "img/chairs.webp" },
+        translations: { fr: { name: "Chaises" } }
+      }
     })
   })
 
   it("refuses unknown and repeated columns at the header unless mapped; renames and ignores through the header map", () => {
     expect(Either.getLeft(mapper("products", ["external_id", "Titel"], { imageId }))._tag).toBe("Some")
-    expect(Either.getLeft(mapper("products", ["name"], { imageId }))).toMatchObject({ value: expect.stringContaining("external_id") })
-    expect(Either.getLeft(mapper("products", ["external_id", "name", "name"], { imageId }))).toMatchObject({ value: expect.stringContaining("twice") })
-    const map = Either.getOrThrow(mapper("products", ["Art.Nr", "Titel", "Lager"], { imageId, headerMap: { "Art.Nr": "external_id", Titel: "name", Lager: null } }))
+    expect(Either.getLeft(mapper("products", ["name"], { imageId }))).toMatchObject({
+      value: expect.stringContaining("external_id")
+    })
+    expect(Either.getLeft(mapper("products", ["external_id", "name", "name"], { imageId }))).toMatchObject({
+      value: expect.stringContaining("twice")
+    })
+    const map = Either.getOrThrow(
+      mapper("products", ["Art.Nr", "Titel", "Lager"], {
+        imageId,
+        headerMap: { "Art.Nr": "external_id", Titel: "name", Lager: null }
+      })
+    )
     expect(Either.getOrThrow(map(["A1", "Tisch", "12"])).body).toEqual({ external_id: "A1", name: "Tisch" })
   })
 
@@ -142,10 +202,14 @@ describe("CSV column mapping", () => {
     expect(Either.getLeft(map(["p", "", "", "extra"]))).toMatchObject({ value: { path: "$" } })
   })
 
-  it.prop("a decimal comma becomes a point; anything else is left for the server to judge", [fc.nat(), fc.nat()], ([a, b]) => {
-    expect(decimal(`${a},${b}`)).toBe(`${a}.${b}`)
-    expect(decimal(`${a}.${b}`)).toBe(`${a}.${b}`)
-  })
+  it.prop(
+    "a decimal comma becomes a point; anything else is left for the server to judge",
+    [fc.nat(), fc.nat()],
+    ([a, b]) => {
+      expect(decimal(`${a},${b}`)).toBe(`${a}.${b}`)
+      expect(decimal(`${a}.${b}`)).toBe(`${a}.${b}`)
+    }
+  )
 })
 
 describe("JSONL lines", () => {
@@ -154,29 +218,46 @@ describe("JSONL lines", () => {
   const position = { file: "f", line: 3 }
 
   it("reads {resource, body} lines, bare bodies in a resource's file, and refuses the rest at their line", () => {
-    expect(jsonLine('{"resource":"brands","body":{"external_id":"b"}}', position, mixed)).toMatchObject({ _tag: "Record", record: { resource: "brands", json: '{"external_id":"b"}' } })
-    expect(jsonLine('{"external_id":"p"}', position, products)).toMatchObject({ _tag: "Record", record: { resource: "products" } })
+    expect(jsonLine('{"resource":"brands","body":{"external_id":"b"}}', position, mixed)).toMatchObject({
+      _tag: "Record",
+      record: { resource: "brands", json: '{"external_id":"b"}' }
+    })
+    expect(jsonLine('{"external_id":"p"}', position, products)).toMatchObject({
+      _tag: "Record",
+      record: { resource: "products" }
+    })
     expect(jsonLine("   ", position, mixed)).toBeUndefined()
-    expect(jsonLine("{oops", position, mixed)).toMatchObject({ _tag: "Invalid", invalid: { position, message: expect.stringContaining("not JSON") } })
-    expect(jsonLine('{"resource":"orders","body":{"external_id":"o"}}', position, mixed)).toMatchObject({ _tag: "Invalid", invalid: { externalId: "o", path: "$.resource" } })
+    expect(jsonLine("{oops", position, mixed)).toMatchObject({
+      _tag: "Invalid",
+      invalid: { position, message: expect.stringContaining("not JSON") }
+    })
+    expect(jsonLine('{"resource":"orders","body":{"external_id":"o"}}', position, mixed)).toMatchObject({
+      _tag: "Invalid",
+      invalid: { externalId: "o", path: "$.resource" }
+    })
     expect(jsonLine('{"external_id":"p"}', position, mixed)).toMatchObject({ _tag: "Invalid" })
-    expect(jsonLine(`{"resource":"products","body":{"external_id":"p","name":"${"x".repeat(1_100_000)}"}}`, position, mixed)).toMatchObject({ _tag: "Invalid" })
+    expect(
+      jsonLine(`{"resource":"products","body":{"external_id":"p","name":"${"x".repeat(1_100_000)}"}}`, position, mixed)
+    ).toMatchObject({ _tag: "Invalid" })
   })
 
   it("reads media lines relative to their file", () => {
-    expect(jsonLine('{"resource":"media","body":{"external_id":"m","file":"img/a.png"}}', position, { ...mixed, path: "/data/in.jsonl" })).toMatchObject({
+    expect(
+      jsonLine('{"resource":"media","body":{"external_id":"m","file":"img/a.png"}}', position, {
+        ...mixed,
+        path: "/data/in.jsonl"
+      })
+    ).toMatchObject({
       _tag: "Media",
       media: { externalId: "m", name: "a", purpose: "catalog", file: "/data/img/a.png" }
     })
   })
 
   it("names resources after file names", () => {
-    expect(["products.csv", "categories-2024.jsonl", "customization-options_x.ndjson", "media.jsonl", "export.jsonl"].map(resourceOfName)).toEqual([
-      "products",
-      "categories",
-      "customization-options",
-      "media",
-      undefined
-    ])
+    expect(
+      ["products.csv", "categories-2024.jsonl", "customization-options_x.ndjson", "media.jsonl", "export.jsonl"].map(
+        resourceOfName
+      )
+    ).toEqual(["products", "categories", "customization-options", "media", undefined])
   })
 })

@@ -16,8 +16,12 @@ const record = (line: number, body: Record<string, unknown>): InputRecord => ({
   json: JSON.stringify(body)
 })
 
-const bodies = fc.array(fc.record({ external_id: fc.string({ minLength: 1, maxLength: 8 }), name: fc.string({ maxLength: 3000 }) }), { maxLength: 400 })
-const collect = <A>(stream: Stream.Stream<A>) => Effect.runSync(Stream.runCollect(stream).pipe(Effect.map(Chunk.toArray)))
+const bodies = fc.array(
+  fc.record({ external_id: fc.string({ minLength: 1, maxLength: 8 }), name: fc.string({ maxLength: 3000 }) }),
+  { maxLength: 400 }
+)
+const collect = <A>(stream: Stream.Stream<A>) =>
+  Effect.runSync(Stream.runCollect(stream).pipe(Effect.map(Chunk.toArray)))
 
 describe("ordering", () => {
   it.prop(
@@ -25,7 +29,12 @@ describe("ordering", () => {
     [fc.array(fc.nat(30), { minLength: 1, maxLength: 60 })],
     ([parentPicks]) => {
       // Category i may have a parent among 0..i-1 (a forest), or one outside the load.
-      const parents = new Map<string, string | undefined>(parentPicks.map((pick, i) => [`c${i}`, pick % 3 === 0 || i === 0 ? (pick % 2 === 0 ? undefined : "elsewhere") : `c${pick % i}`]))
+      const parents = new Map<string, string | undefined>(
+        parentPicks.map((pick, i) => [
+          `c${i}`,
+          pick % 3 === 0 || i === 0 ? (pick % 2 === 0 ? undefined : "elsewhere") : `c${pick % i}`
+        ])
+      )
       const levels = categoryLevels(parents)
       for (const [id, parent] of parents) {
         expect(levels.get(id)).toBe(parent === undefined || !parents.has(parent) ? 0 : levels.get(parent)! + 1)
@@ -34,7 +43,13 @@ describe("ordering", () => {
   )
 
   it("cuts a cycle instead of looping", () => {
-    const levels = categoryLevels(new Map([["a", "b"], ["b", "a"], ["c", "a"]]))
+    const levels = categoryLevels(
+      new Map([
+        ["a", "b"],
+        ["b", "a"],
+        ["c", "a"]
+      ])
+    )
     expect(new Set(levels.values()).size).toBeGreaterThan(0)
     expect(levels.size).toBe(3)
   })
@@ -51,43 +66,69 @@ describe("ordering", () => {
       "products#0",
       "products#1"
     ])
-    expect(plan(new Set(["products", "categories"] as const), 0, false)).toEqual([{ resource: "categories", level: 0 }, { resource: "products", level: 0 }])
+    expect(plan(new Set(["products", "categories"] as const), 0, false)).toEqual([
+      { resource: "categories", level: 0 },
+      { resource: "products", level: 0 }
+    ])
   })
 
-  it.prop("groups of tiers keep the order and share a batch only when they fit in one", [fc.array(fc.nat(80), { maxLength: 12 }), fc.integer({ min: 1, max: 50 })], ([sizes, size]) => {
-    const tiers = sizes.map((_, level) => ({ resource: "categories" as const, level }))
-    const groups = groupTiers(tiers, (t) => sizes[t.level]!, size)
-    expect(groups.flat()).toEqual(tiers)
-    for (const group of groups) if (group.length > 1) expect(group.reduce((sum, t) => sum + sizes[t.level]!, 0)).toBeLessThanOrEqual(size)
-  })
+  it.prop(
+    "groups of tiers keep the order and share a batch only when they fit in one",
+    [fc.array(fc.nat(80), { maxLength: 12 }), fc.integer({ min: 1, max: 50 })],
+    ([sizes, size]) => {
+      const tiers = sizes.map((_, level) => ({ resource: "categories" as const, level }))
+      const groups = groupTiers(tiers, (t) => sizes[t.level]!, size)
+      expect(groups.flat()).toEqual(tiers)
+      for (const group of groups)
+        if (group.length > 1) expect(group.reduce((sum, t) => sum + sizes[t.level]!, 0)).toBeLessThanOrEqual(size)
+    }
+  )
 })
 
 describe("batches and their keys", () => {
-  it.prop("hold at most 50 records and 1 MB, in input order, all of them", [bodies, fc.integer({ min: 1, max: 50 })], ([list, size]) => {
-    const records = list.map((body, i) => record(i + 1, body))
-    const out = collect(batches(Stream.fromIterable(records), "products", { size, bytes: 200_000 }))
-    expect(out.flatMap((b) => b.records)).toEqual(records)
-    for (const batch of out) {
-      expect(batch.records.length).toBeLessThanOrEqual(Math.min(size, maxRecords))
-      expect(batch.records.reduce((sum, r) => sum + recordBytes(r), 0)).toBeLessThanOrEqual(200_000)
-      expect(batch.key).toMatch(/^[A-Za-z0-9._:-]{8,120}$/)
+  it.prop(
+    "hold at most 50 records and 1 MB, in input order, all of them",
+    [bodies, fc.integer({ min: 1, max: 50 })],
+    ([list, size]) => {
+      const records = list.map((body, i) => record(i + 1, body))
+      const out = collect(batches(Stream.fromIterable(records), "products", { size, bytes: 200_000 }))
+      expect(out.flatMap((b) => b.records)).toEqual(records)
+      for (const batch of out) {
+        expect(batch.records.length).toBeLessThanOrEqual(Math.min(size, maxRecords))
+        expect(batch.records.reduce((sum, r) => sum + recordBytes(r), 0)).toBeLessThanOrEqual(200_000)
+        expect(batch.key).toMatch(/^[A-Za-z0-9._:-]{8,120}$/)
+      }
+      expect(out.map((b) => b.seq)).toEqual(out.map((_, i) => i))
     }
-    expect(out.map((b) => b.seq)).toEqual(out.map((_, i) => i))
-  })
+  )
 
-  it.prop("the same input gives the same keys; another content, position or salt another key for that batch only", [fc.array(fc.record({ external_id: fc.string({ minLength: 1, maxLength: 8 }), name: fc.string({ maxLength: 20 }) }), { minLength: 61, maxLength: 200 }), fc.nat()], ([list, pick]) => {
-    const records = list.map((body, i) => record(i + 1, body))
-    const keys = (input: ReadonlyArray<InputRecord>, salt?: string) =>
-      collect(batches(Stream.fromIterable(input), "products", salt === undefined ? {} : { salt })).map((b) => b.key)
-    const first = keys(records)
-    expect(keys(records)).toEqual(first)
-    const changed = pick % records.length
-    const edited = records.map((r, i) => (i === changed ? record(r.position.line, { ...r.body, name: `${String(r.body.name)}!` }) : r))
-    const after = keys(edited)
-    expect(after.filter((key, i) => key !== first[i]).length).toBe(1)
-    expect(batchKey("products", [records[0]!])).not.toBe(batchKey("products", [{ ...records[0]!, position: { file: "in.jsonl", line: 999 } }]))
-    expect(new Set([...keys(records, "retry-1"), ...first]).size).toBe(first.length * 2)
-  })
+  it.prop(
+    "the same input gives the same keys; another content, position or salt another key for that batch only",
+    [
+      fc.array(
+        fc.record({ external_id: fc.string({ minLength: 1, maxLength: 8 }), name: fc.string({ maxLength: 20 }) }),
+        { minLength: 61, maxLength: 200 }
+      ),
+      fc.nat()
+    ],
+    ([list, pick]) => {
+      const records = list.map((body, i) => record(i + 1, body))
+      const keys = (input: ReadonlyArray<InputRecord>, salt?: string) =>
+        collect(batches(Stream.fromIterable(input), "products", salt === undefined ? {} : { salt })).map((b) => b.key)
+      const first = keys(records)
+      expect(keys(records)).toEqual(first)
+      const changed = pick % records.length
+      const edited = records.map((r, i) =>
+        i === changed ? record(r.position.line, { ...r.body, name: `${String(r.body.name)}!` }) : r
+      )
+      const after = keys(edited)
+      expect(after.filter((key, i) => key !== first[i]).length).toBe(1)
+      expect(batchKey("products", [records[0]!])).not.toBe(
+        batchKey("products", [{ ...records[0]!, position: { file: "in.jsonl", line: 999 } }])
+      )
+      expect(new Set([...keys(records, "retry-1"), ...first]).size).toBe(first.length * 2)
+    }
+  )
 })
 
 describe("job polling", () => {
@@ -122,14 +163,26 @@ describe("dry run", () => {
     ["categories", new Set(["sofas"])],
     ["media", new Set(["a.jpg"])]
   ])
-  const body = { external_id: "p", category_ids: [{ external_id: "sofas" }, { external_id: "gone" }], cover_id: { external_id: "a.jpg" } }
-  const failure = (...paths: Array<string>) => ({ code: "unresolved_reference", details: paths.map((path) => ({ path, message: "unresolved" })) })
+  const body = {
+    external_id: "p",
+    category_ids: [{ external_id: "sofas" }, { external_id: "gone" }],
+    cover_id: { external_id: "a.jpg" }
+  }
+  const failure = (...paths: Array<string>) => ({
+    code: "unresolved_reference",
+    details: paths.map((path) => ({ path, message: "unresolved" }))
+  })
 
   it("defers a record whose unresolved references all name records of the load, and only those", () => {
-    expect(deferred(body, failure("$.records[4].body.category_ids[0]", "$.records[4].body.cover_id"), declared, recordPath)).toBe(true)
+    expect(
+      deferred(body, failure("$.records[4].body.category_ids[0]", "$.records[4].body.cover_id"), declared, recordPath)
+    ).toBe(true)
     expect(deferred(body, failure("$.records[4].body.category_ids[1]"), declared, recordPath)).toBe(false)
     expect(deferred(body, { code: "validation_failed", details: [] }, declared, recordPath)).toBe(false)
-    expect(at({ fields: [{ group_ids: ["x", { external_id: "g" }] }] }, "$.fields[0].group_ids[1]")).toEqual({ value: { external_id: "g" }, field: "group_ids" })
+    expect(at({ fields: [{ group_ids: ["x", { external_id: "g" }] }] }, "$.fields[0].group_ids[1]")).toEqual({
+      value: { external_id: "g" },
+      field: "group_ids"
+    })
   })
 })
 

@@ -14,12 +14,22 @@ export const listFields = {
   external_id: Schema.optional(
     // Composed from a plain string so that the parameter is documented inline (ExternalId has an identifier).
     Schema.String.pipe(Schema.compose(Ids.ExternalId)).annotations(
-      documented({ type: "string", minLength: 1, maxLength: 200, description: "Only the record this connection mapped to this external_id (1-200 characters).", examples: ["ERP-4711"] })
+      documented({
+        type: "string",
+        minLength: 1,
+        maxLength: 200,
+        description: "Only the record this connection mapped to this external_id (1-200 characters).",
+        examples: ["ERP-4711"]
+      })
     )
   ),
   mode: Schema.optional(
     Schema.Literal("catalog", "prices").annotations(
-      documented({ description: "prices: only identity and price fields (needs prices:read; a price-only key reads prices this way).", default: "catalog" })
+      documented({
+        description:
+          "prices: only identity and price fields (needs prices:read; a price-only key reads prices this way).",
+        default: "catalog"
+      })
     )
   )
 }
@@ -31,12 +41,17 @@ export const ProductListQuery = Schema.Struct({
   category_id: Schema.optional(UuidParameter("Only products in this category.")),
   collection_id: Schema.optional(UuidParameter("Only products of this collection.")),
   brand_id: Schema.optional(UuidParameter("Only products of this brand.")),
-  active: Schema.optional(Schema.Literal("true", "false").annotations(documented({ description: "Only active (true) or only inactive (false) products." })))
+  active: Schema.optional(
+    Schema.Literal("true", "false").annotations(
+      documented({ description: "Only active (true) or only inactive (false) products." })
+    )
+  )
 }).annotations(strict)
 
 export const Outcome = Schema.Literal("created", "updated", "unchanged")
 
-export const RecordResponse = <S extends Schema.Schema.Any>(record: S) => Schema.Struct({ request_id: Schema.UUID, record })
+export const RecordResponse = <S extends Schema.Schema.Any>(record: S) =>
+  Schema.Struct({ request_id: Schema.UUID, record })
 
 /** A record as `mode=prices` returns it: identity and the price fields the caller may read. */
 export const PriceRecord = RecordView.PriceRecord
@@ -48,7 +63,8 @@ export const WriteResponse = <S extends Schema.Schema.Any>(record: S) =>
     outcome: Outcome,
     record: Schema.Union(record, PriceRecord),
     ignored_fields: Schema.optional(Schema.Array(Schema.String)).annotations({
-      description: "Prices mode: the catalog fields the body carried, which were preserved rather than applied (JSON paths, e.g. $.name)."
+      description:
+        "Prices mode: the catalog fields the body carried, which were preserved rather than applied (JSON paths, e.g. $.name)."
     }),
     replayed: Schema.optional(Schema.Boolean)
   })
@@ -56,27 +72,44 @@ export const WriteResponse = <S extends Schema.Schema.Any>(record: S) =>
 export const ListResponse = <S extends Schema.Schema.Any>(record: S) =>
   Schema.Struct({
     request_id: Schema.UUID,
-    change_cursor: Schema.optional(Schema.String.annotations({ description: "On the first page: start GET /changes here." })),
+    change_cursor: Schema.optional(
+      Schema.String.annotations({ description: "On the first page: start GET /changes here." })
+    ),
     records: Schema.Array(Schema.Union(record, PriceRecord)),
     next_cursor: Schema.NullOr(Schema.UUID),
     has_more: Schema.Boolean
   })
 
 /** The endpoints every catalog resource has: list, read one, upsert (spec 4.2). */
-export const catalogGroup = <const Name extends string, Body extends Schema.Schema.AnyNoContext, Record extends Schema.Schema.AnyNoContext>(
+export const catalogGroup = <
+  const Name extends string,
+  Body extends Schema.Schema.AnyNoContext,
+  Record extends Schema.Schema.AnyNoContext
+>(
   name: Name,
-  definition: { readonly name: Resource.ResourceName; readonly label: string; readonly body: Body; readonly record: Record },
+  definition: {
+    readonly name: Resource.ResourceName
+    readonly label: string
+    readonly body: Body
+    readonly record: Record
+  },
   description: string
 ) => {
   const { name: resource, label } = definition
   return HttpApiGroup.make(name)
-    .annotate(OpenApi.Description, `${description} Records are created and updated by external_id (POST /${resource}/upsert), read by id and listed in cursor pages.`)
+    .annotate(
+      OpenApi.Description,
+      `${description} Records are created and updated by external_id (POST /${resource}/upsert), read by id and listed in cursor pages.`
+    )
     .add(
       HttpApiEndpoint.get("list", `/${resource}`)
         .setUrlParams(resource === "products" ? ProductListQuery : ListQuery)
         .addSuccess(ListResponse(definition.record))
         .annotate(OpenApi.Summary, `List ${resource}`)
-        .annotate(OpenApi.Description, `A cursor page of ${resource} in id order. catalog:read, or prices:read with mode=prices.`)
+        .annotate(
+          OpenApi.Description,
+          `A cursor page of ${resource} in id order. catalog:read, or prices:read with mode=prices.`
+        )
         .annotate(OpenApi.Transform, operationExamples(listExamples(resource)))
     )
     .add(
@@ -85,7 +118,10 @@ export const catalogGroup = <const Name extends string, Body extends Schema.Sche
         .addSuccess(RecordResponse(definition.record))
         .addError(NotFound)
         .annotate(OpenApi.Summary, `Read one ${label}`)
-        .annotate(OpenApi.Description, `The ${label} with this id in the caller's company. Price fields need prices:read, cost costs:read; a key without catalog:read reads prices through the list with mode=prices.`)
+        .annotate(
+          OpenApi.Description,
+          `The ${label} with this id in the caller's company. Price fields need prices:read, cost costs:read; a key without catalog:read reads prices through the list with mode=prices.`
+        )
         .annotate(OpenApi.Transform, operationExamples(getExamples(resource, label)))
     )
     .add(
@@ -129,13 +165,33 @@ export const ProductsApi = catalogGroup(
     .annotate(OpenApi.Transform, operationExamples(archiveExamples))
     .middleware(Authentication)
 )
-export const CategoriesApi = catalogGroup("categories", Resources.definitions.categories, "Categories, in a tree (parent_id); names and descriptions may be translated.")
-export const CollectionsApi = catalogGroup("collections", Resources.definitions.collections, "Collections (product lines); the name is shared across languages, the description may be translated.")
-export const BrandsApi = catalogGroup("brands", Resources.definitions.brands, "Brands; the name is shared across languages, the description may be translated.")
+export const CategoriesApi = catalogGroup(
+  "categories",
+  Resources.definitions.categories,
+  "Categories, in a tree (parent_id); names and descriptions may be translated."
+)
+export const CollectionsApi = catalogGroup(
+  "collections",
+  Resources.definitions.collections,
+  "Collections (product lines); the name is shared across languages, the description may be translated."
+)
+export const BrandsApi = catalogGroup(
+  "brands",
+  Resources.definitions.brands,
+  "Brands; the name is shared across languages, the description may be translated."
+)
 export const CustomizationTypesApi = catalogGroup(
   "customizationTypes",
   Resources.definitions["customization-types"],
   "Customization types (e.g. fabric): whether the group (swatch book) or the option (sample) carries the price rule. Import types, then groups, then options."
 )
-export const CustomizationGroupsApi = catalogGroup("customizationGroups", Resources.definitions["customization-groups"], "Customization groups: swatch books of a type, with their pricing rule (none, percent, fixed).")
-export const CustomizationOptionsApi = catalogGroup("customizationOptions", Resources.definitions["customization-options"], "Customization options: the fabric samples of a group, with a code and a swatch image.")
+export const CustomizationGroupsApi = catalogGroup(
+  "customizationGroups",
+  Resources.definitions["customization-groups"],
+  "Customization groups: swatch books of a type, with their pricing rule (none, percent, fixed)."
+)
+export const CustomizationOptionsApi = catalogGroup(
+  "customizationOptions",
+  Resources.definitions["customization-options"],
+  "Customization options: the fabric samples of a group, with a code and a swatch image."
+)

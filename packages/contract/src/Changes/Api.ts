@@ -25,7 +25,10 @@ const ResourceList = Schema.String.pipe(
       value.split(",").every((name) => (feedResources as ReadonlyArray<string>).includes(name)) ||
       `must be a comma-separated list of ${feedResources.join(", ")}`,
     // Random strings almost never pass the filter: property tests and the API fuzzer generate lists directly.
-    { arbitrary: () => (fc) => fc.uniqueArray(fc.constantFrom(...feedResources), { minLength: 1 }).map((names) => names.join(",")) }
+    {
+      arbitrary: () => (fc) =>
+        fc.uniqueArray(fc.constantFrom(...feedResources), { minLength: 1 }).map((names) => names.join(","))
+    }
   )
 )
 
@@ -56,12 +59,17 @@ export const ChangesQuery = Schema.Struct({
 export const ChangesResponse = Schema.Struct({
   request_id: Schema.UUID,
   records: Schema.Array(ChangeFeed.Change),
-  next_cursor: Schema.String.annotations({ description: "Always present, also on an empty page: persist it after every call." }),
+  next_cursor: Schema.String.annotations({
+    description: "Always present, also on an empty page: persist it after every call."
+  }),
   has_more: Schema.Boolean
 })
 
 export const ChangesApi = HttpApiGroup.make("changes")
-  .annotate(OpenApi.Description, "The change feed for two-way sync: poll it from a cursor, persist next_cursor after every call, skip your own writes by origin_connection_id.")
+  .annotate(
+    OpenApi.Description,
+    "The change feed for two-way sync: poll it from a cursor, persist next_cursor after every call, skip your own writes by origin_connection_id."
+  )
   .add(
     HttpApiEndpoint.get("changes", "/changes")
       .setUrlParams(ChangesQuery)

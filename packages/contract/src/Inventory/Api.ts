@@ -12,7 +12,9 @@ import { documented, IdempotencyHeaders, PageCursor, PathParams, strict, UuidPar
 export const InventoryListQuery = Schema.Struct({
   limit: listFields.limit,
   cursor: Schema.optional(PageCursor("an inventory item id")),
-  source_kind: Schema.optional(Inventory.SourceKind.annotations(documented({ description: "Only cards of products or only cards of options." }))),
+  source_kind: Schema.optional(
+    Inventory.SourceKind.annotations(documented({ description: "Only cards of products or only cards of options." }))
+  ),
   source_id: Schema.optional(UuidParameter("Only the card of this product or option.")),
   location_id: Schema.optional(UuidParameter("Only cards with a balance at this location."))
 }).annotations(strict)
@@ -27,21 +29,30 @@ export const InventoryListResponse = Schema.Struct({
 export const StockWriteResponse = Schema.Struct({
   request_id: Schema.UUID,
   outcome: Outcome.annotations({
-    description: "created: the location's balance is new; updated: physical stock changed; unchanged: it already had that value."
+    description:
+      "created: the location's balance is new; updated: physical stock changed; unchanged: it already had that value."
   }),
   record: Inventory.StockCardRecord,
   event: Inventory.StockEventRecord,
-  replayed: Schema.optional(Schema.Boolean.annotations({ description: "A repeated event_id or Idempotency-Key: the original result." }))
+  replayed: Schema.optional(
+    Schema.Boolean.annotations({ description: "A repeated event_id or Idempotency-Key: the original result." })
+  )
 })
 
 export const InventoryApi = HttpApiGroup.make("inventory")
-  .annotate(OpenApi.Description, "Physical stock: stock cards of products and options with a balance per location. Needs the stock package and the inventory module.")
+  .annotate(
+    OpenApi.Description,
+    "Physical stock: stock cards of products and options with a balance per location. Needs the stock package and the inventory module."
+  )
   .add(
     HttpApiEndpoint.get("list", "/inventory")
       .setUrlParams(InventoryListQuery)
       .addSuccess(InventoryListResponse)
       .annotate(OpenApi.Summary, "List stock cards")
-      .annotate(OpenApi.Description, "A cursor page of stock cards in id order, with their balances. stock:read; the company needs the stock package and inventory module.")
+      .annotate(
+        OpenApi.Description,
+        "A cursor page of stock cards in id order, with their balances. stock:read; the company needs the stock package and inventory module."
+      )
       .annotate(OpenApi.Transform, operationExamples(inventoryListExamples))
   )
   .add(
@@ -50,7 +61,10 @@ export const InventoryApi = HttpApiGroup.make("inventory")
       .addSuccess(RecordResponse(Inventory.StockCardRecord))
       .addError(NotFound)
       .annotate(OpenApi.Summary, "Read one stock card")
-      .annotate(OpenApi.Description, "id is the inventory item (stock card) id, never the product id. Balances carry the location revisions.")
+      .annotate(
+        OpenApi.Description,
+        "id is the inventory item (stock card) id, never the product id. Balances carry the location revisions."
+      )
       .annotate(OpenApi.Transform, operationExamples(inventoryGetExamples))
   )
   .add(

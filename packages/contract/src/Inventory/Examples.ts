@@ -2,7 +2,15 @@
 import type { Inventory } from "@catalog-sync/core"
 import type { Schema } from "effect"
 import { at, ids } from "../ExampleData.js"
-import { errorExample, exampleRequestId, type Examples, idempotencyConflicts, idempotencyKeyInvalid, issuesExample, type OperationExamples } from "../Examples.js"
+import {
+  errorExample,
+  exampleRequestId,
+  type Examples,
+  idempotencyConflicts,
+  idempotencyKeyInvalid,
+  issuesExample,
+  type OperationExamples
+} from "../Examples.js"
 
 const card = {
   id: ids.stockCard,
@@ -11,7 +19,9 @@ const card = {
   source_external_id: "sofa-oslo-3",
   created_at: at.created,
   updated_at: at.updated,
-  balances: [{ location_id: ids.location, physical: "9", reserved: "2", incoming: "0", revision: 2, updated_at: at.updated }]
+  balances: [
+    { location_id: ids.location, physical: "9", reserved: "2", incoming: "0", revision: 2, updated_at: at.updated }
+  ]
 } satisfies Schema.Schema.Encoded<typeof Inventory.StockCardRecord>
 
 const stockNotEnabled: Examples = {
@@ -22,27 +32,45 @@ const stockNotEnabled: Examples = {
 }
 
 const scope = (name: string): Examples => ({
-  insufficient_scope: errorExample(`The key lacks ${name}`, { code: "insufficient_scope", message: `this operation needs the scope ${name}`, details: { required: [name] } })
+  insufficient_scope: errorExample(`The key lacks ${name}`, {
+    code: "insufficient_scope",
+    message: `this operation needs the scope ${name}`,
+    details: { required: [name] }
+  })
 })
 
 export const inventoryListExamples: OperationExamples = {
   responses: {
     200: {
-      page: { summary: "Stock cards with their balances per location", value: { request_id: exampleRequestId, records: [card], next_cursor: ids.stockCard, has_more: true } },
-      last: { summary: "The last page", value: { request_id: exampleRequestId, records: [card], next_cursor: null, has_more: false } }
+      page: {
+        summary: "Stock cards with their balances per location",
+        value: { request_id: exampleRequestId, records: [card], next_cursor: ids.stockCard, has_more: true }
+      },
+      last: {
+        summary: "The last page",
+        value: { request_id: exampleRequestId, records: [card], next_cursor: null, has_more: false }
+      }
     },
     403: { ...scope("stock:read"), ...stockNotEnabled },
     422: {
-      validation_failed: issuesExample("source_kind is not product or option", "validation_failed", "query parameters are not valid", [
-        { path: "query.source_kind", message: 'must be "product" or "option"' }
-      ])
+      validation_failed: issuesExample(
+        "source_kind is not product or option",
+        "validation_failed",
+        "query parameters are not valid",
+        [{ path: "query.source_kind", message: 'must be "product" or "option"' }]
+      )
     }
   }
 }
 
 export const inventoryGetExamples: OperationExamples = {
   responses: {
-    200: { card: { summary: "One stock card; each balance carries its location revision", value: { request_id: exampleRequestId, record: card } } },
+    200: {
+      card: {
+        summary: "One stock card; each balance carries its location revision",
+        value: { request_id: exampleRequestId, record: card }
+      }
+    },
     403: { ...scope("stock:read"), ...stockNotEnabled },
     404: {
       not_found: errorExample("Not a stock card id (a product id, say)", {
@@ -69,12 +97,25 @@ export const inventoryWriteExamples: OperationExamples = {
   request: {
     first: {
       summary: "The first balance of a product at a location: revision 0",
-      value: { ...write, event_id: "8e2f4a6c-1b3d-4e5f-a7b9-c1d3e5f7a9b1", quantity: "12", revision: 0, note: "Opening stock" }
+      value: {
+        ...write,
+        event_id: "8e2f4a6c-1b3d-4e5f-a7b9-c1d3e5f7a9b1",
+        quantity: "12",
+        revision: 0,
+        note: "Opening stock"
+      }
     },
     set: { summary: "Set the counted stock (send the balance's current revision)", value: write },
     out: {
       summary: "Take 1 out",
-      value: { ...write, event_id: "c7d9e1f3-a5b7-4c9d-8e1f-3a5b7c9d1e3f", action: "out", quantity: "1", revision: 2, note: "Damaged in the showroom" }
+      value: {
+        ...write,
+        event_id: "c7d9e1f3-a5b7-4c9d-8e1f-3a5b7c9d1e3f",
+        action: "out",
+        quantity: "1",
+        revision: 2,
+        note: "Damaged in the showroom"
+      }
     }
   },
   responses: {
@@ -129,17 +170,33 @@ export const inventoryWriteExamples: OperationExamples = {
       ...idempotencyConflicts
     },
     422: {
-      stock_below_zero: issuesExample("Taking out more than there is", "stock_below_zero", "taking 12 out of 9 would leave -3", [{ path: "$.quantity", message: "taking 12 out of 9 would leave -3" }]),
-      quantity_not_whole: issuesExample("A fraction for a product counted in pieces", "quantity_not_whole", "$.quantity: 2.5 is not a whole number; this product is counted in pieces", [
-        { path: "$.quantity", message: "2.5 is not a whole number; this product is counted in pieces" }
-      ]),
-      unknown_location: issuesExample("A location of no company location", "unknown_location", `$.location_id: no location ${ids.unknown} in this company`, [
-        { path: "$.location_id", message: `no location ${ids.unknown} in this company` }
-      ]),
-      validation_failed: issuesExample("The body does not match StockWrite", "validation_failed", "the body is not valid", [
-        { path: "$.note", message: "is required" },
-        { path: "$.quantity", message: "must be a decimal string with up to 9 integer digits and up to 3 decimals" }
-      ]),
+      stock_below_zero: issuesExample(
+        "Taking out more than there is",
+        "stock_below_zero",
+        "taking 12 out of 9 would leave -3",
+        [{ path: "$.quantity", message: "taking 12 out of 9 would leave -3" }]
+      ),
+      quantity_not_whole: issuesExample(
+        "A fraction for a product counted in pieces",
+        "quantity_not_whole",
+        "$.quantity: 2.5 is not a whole number; this product is counted in pieces",
+        [{ path: "$.quantity", message: "2.5 is not a whole number; this product is counted in pieces" }]
+      ),
+      unknown_location: issuesExample(
+        "A location of no company location",
+        "unknown_location",
+        `$.location_id: no location ${ids.unknown} in this company`,
+        [{ path: "$.location_id", message: `no location ${ids.unknown} in this company` }]
+      ),
+      validation_failed: issuesExample(
+        "The body does not match StockWrite",
+        "validation_failed",
+        "the body is not valid",
+        [
+          { path: "$.note", message: "is required" },
+          { path: "$.quantity", message: "must be a decimal string with up to 9 integer digits and up to 3 decimals" }
+        ]
+      ),
       ...idempotencyKeyInvalid
     }
   }

@@ -24,14 +24,18 @@ export const JobListResponse = Schema.Struct({
 export const JobDetailResponse = Schema.Struct({
   request_id: Schema.UUID,
   job: Job.JobRecord,
-  report: Schema.NullOr(Import.ImportReport).annotations({ description: "The import report: counts and one result per record." })
+  report: Schema.NullOr(Import.ImportReport).annotations({
+    description: "The import report: counts and one result per record."
+  })
 })
 
 /** 202: a job accepted (queued) by POST /imports or restarted by a retry. */
 export const JobAccepted = Schema.Struct({
   request_id: Schema.UUID,
   job: Job.JobRecord,
-  replayed: Schema.optional(Schema.Boolean.annotations({ description: "A repeated Idempotency-Key: the job as it was accepted." }))
+  replayed: Schema.optional(
+    Schema.Boolean.annotations({ description: "A repeated Idempotency-Key: the job as it was accepted." })
+  )
 }).annotations({ identifier: "JobAccepted" })
 
 /**
@@ -52,7 +56,10 @@ export const jobEndpoints = <const Name extends string>(name: Name, base: "/jobs
         .setUrlParams(JobListQuery)
         .addSuccess(JobListResponse)
         .annotate(OpenApi.Summary, `List the connection's ${what}`)
-        .annotate(OpenApi.Description, "A cursor page in id order (oldest first). Any valid key; only the connection's own jobs.")
+        .annotate(
+          OpenApi.Description,
+          "A cursor page in id order (oldest first). Any valid key; only the connection's own jobs."
+        )
         .annotate(OpenApi.Transform, operationExamples(jobListExamples(base)))
     )
     .add(
@@ -61,7 +68,10 @@ export const jobEndpoints = <const Name extends string>(name: Name, base: "/jobs
         .addSuccess(JobDetailResponse)
         .addError(NotFound)
         .annotate(OpenApi.Summary, `Read one of the connection's ${what}, with its report`)
-        .annotate(OpenApi.Description, "Poll it until state is completed, failed or paused; per-record results are in the report (import jobs).")
+        .annotate(
+          OpenApi.Description,
+          "Poll it until state is completed, failed or paused; per-record results are in the report (import jobs)."
+        )
         .annotate(OpenApi.Transform, operationExamples(jobGetExamples(base)))
     )
     .add(

@@ -18,7 +18,8 @@ export const PrincipalView = Schema.Struct({
   connection_id: Schema.UUID,
   key_id: Schema.String,
   key_expires_at: Schema.NullOr(Schema.String).annotations({
-    description: "When the key stops working (ISO 8601; keys live 1-365 days): warn before it. Null only for a principal an embedding application made without a key."
+    description:
+      "When the key stops working (ISO 8601; keys live 1-365 days): warn before it. Null only for a principal an embedding application made without a key."
   }),
   key_scopes: Schema.Array(Scope.Scope).annotations({ description: "The scopes the key was created with." }),
   scopes: Schema.Array(Scope.Scope).annotations({
@@ -33,7 +34,10 @@ export const MeApi = HttpApiGroup.make("me")
     HttpApiEndpoint.get("me", "/me")
       .addSuccess(Schema.Struct({ request_id: Schema.UUID, principal: PrincipalView }))
       .annotate(OpenApi.Summary, "Verify the key")
-      .annotate(OpenApi.Description, "Any valid key: its company (currency, languages, tax settings), connection and effective scopes (company grants ∩ key scopes).")
+      .annotate(
+        OpenApi.Description,
+        "Any valid key: its company (currency, languages, tax settings), connection and effective scopes (company grants ∩ key scopes)."
+      )
       .annotate(OpenApi.Transform, operationExamples(meExamples))
   )
   .middleware(Authentication)

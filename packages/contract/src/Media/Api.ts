@@ -14,7 +14,12 @@ export const MediaListQuery = Schema.Struct({
   limit: listFields.limit,
   cursor: Schema.optional(PageCursor("a media id")),
   external_id: Schema.optional(
-    Schema.String.annotations(documented({ description: "Only the item mapped to this external_id by the caller's connection.", examples: ["img-sofa-oslo-front"] }))
+    Schema.String.annotations(
+      documented({
+        description: "Only the item mapped to this external_id by the caller's connection.",
+        examples: ["img-sofa-oslo-front"]
+      })
+    )
   )
 }).annotations(strict)
 
@@ -32,17 +37,28 @@ export const MediaUpload = HttpApiSchema.MultipartStream(
   Schema.Struct({
     external_id: Schema.String,
     name: Schema.String,
-    purpose: Schema.optional(Media.MediaPurpose.annotations({ description: "catalog (the default: long edge up to 1500 px) or option (up to 720 px)." })),
+    purpose: Schema.optional(
+      Media.MediaPurpose.annotations({
+        description: "catalog (the default: long edge up to 1500 px) or option (up to 720 px)."
+      })
+    ),
     // One file part: documented as a file (a binary string), which form renderers offer as a file picker.
     file: Multipart.SingleFileSchema.annotations({
-      jsonSchema: { type: "string", format: "binary", description: "The image (JPEG, PNG or WebP, at most 10 MB and 40 megapixels)." }
+      jsonSchema: {
+        type: "string",
+        format: "binary",
+        description: "The image (JPEG, PNG or WebP, at most 10 MB and 40 megapixels)."
+      }
     })
   })
 )
 
 /** POST /media, GET /media, GET /media/{id} and its content. */
 export const MediaApi = HttpApiGroup.make("media")
-  .annotate(OpenApi.Description, "Images: upload one per request (processed to WebP in the background), then link it to products, categories, collections, brands or fabric options.")
+  .annotate(
+    OpenApi.Description,
+    "Images: upload one per request (processed to WebP in the background), then link it to products, categories, collections, brands or fabric options."
+  )
   .add(
     HttpApiEndpoint.post("upload", "/media")
       .setHeaders(IdempotencyHeaders)
@@ -62,7 +78,10 @@ export const MediaApi = HttpApiGroup.make("media")
       .setUrlParams(MediaListQuery)
       .addSuccess(MediaListResponse)
       .annotate(OpenApi.Summary, "List the company's media (media:read)")
-      .annotate(OpenApi.Description, "A cursor page of the company's media in id order, whichever connection uploaded them.")
+      .annotate(
+        OpenApi.Description,
+        "A cursor page of the company's media in id order, whichever connection uploaded them."
+      )
       .annotate(OpenApi.Transform, operationExamples(mediaListExamples))
   )
   .add(
@@ -71,16 +90,27 @@ export const MediaApi = HttpApiGroup.make("media")
       .addSuccess(MediaResponse)
       .addError(NotFound)
       .annotate(OpenApi.Summary, "Read one media item (media:read)")
-      .annotate(OpenApi.Description, "Its state (queued, completed, failed), processed size and content_url once completed.")
+      .annotate(
+        OpenApi.Description,
+        "Its state (queued, completed, failed), processed size and content_url once completed."
+      )
       .annotate(OpenApi.Transform, operationExamples(mediaGetExamples))
   )
   .add(
     HttpApiEndpoint.get("content", "/media/:id/content")
       .setPath(PathParams("The media item's id."))
-      .addSuccess(HttpApiSchema.withEncoding(Schema.Uint8ArrayFromSelf, { kind: "Uint8Array", contentType: "image/webp" }))
+      .addSuccess(
+        HttpApiSchema.withEncoding(Schema.Uint8ArrayFromSelf, { kind: "Uint8Array", contentType: "image/webp" })
+      )
       .addError(NotFound)
-      .annotate(OpenApi.Summary, "The processed WebP image of a completed item (media:read), with ETag and Cache-Control")
-      .annotate(OpenApi.Description, "The WebP bytes with ETag (the content hash) and Cache-Control: private, max-age=31536000, immutable; If-None-Match answers 304. 404 until the item is completed.")
+      .annotate(
+        OpenApi.Summary,
+        "The processed WebP image of a completed item (media:read), with ETag and Cache-Control"
+      )
+      .annotate(
+        OpenApi.Description,
+        "The WebP bytes with ETag (the content hash) and Cache-Control: private, max-age=31536000, immutable; If-None-Match answers 304. 404 until the item is completed."
+      )
       .annotate(OpenApi.Transform, operationExamples(mediaContentExamples))
   )
   .middleware(Authentication)

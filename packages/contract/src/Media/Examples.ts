@@ -2,7 +2,16 @@
 import type { Media } from "@catalog-sync/core"
 import type { Schema } from "effect"
 import { at, ids } from "../ExampleData.js"
-import { errorExample, exampleRequestId, type Examples, idempotencyConflicts, idempotencyKeyInvalid, issuesExample, rateLimited, type OperationExamples } from "../Examples.js"
+import {
+  errorExample,
+  exampleRequestId,
+  type Examples,
+  idempotencyConflicts,
+  idempotencyKeyInvalid,
+  issuesExample,
+  rateLimited,
+  type OperationExamples
+} from "../Examples.js"
 import { jobLimitReached } from "../Jobs/Examples.js"
 
 const image = {
@@ -46,18 +55,35 @@ export const uploadExamples: OperationExamples = {
   request: {
     catalog: {
       summary: "A product image (long edge up to 1500 px)",
-      description: "Form fields first, then the file part named file. The file is the image's bytes (JPEG, PNG or WebP).",
-      value: { external_id: "img-sofa-oslo-front", name: "Oslo sofa, front", purpose: "catalog", file: "(the JPEG, PNG or WebP file)" }
+      description:
+        "Form fields first, then the file part named file. The file is the image's bytes (JPEG, PNG or WebP).",
+      value: {
+        external_id: "img-sofa-oslo-front",
+        name: "Oslo sofa, front",
+        purpose: "catalog",
+        file: "(the JPEG, PNG or WebP file)"
+      }
     },
     option: {
       summary: "A fabric swatch (long edge up to 720 px)",
-      value: { external_id: "swatch-velvet-sage", name: "Velvet Sage swatch", purpose: "option", file: "(the JPEG, PNG or WebP file)" }
+      value: {
+        external_id: "swatch-velvet-sage",
+        name: "Velvet Sage swatch",
+        purpose: "option",
+        file: "(the JPEG, PNG or WebP file)"
+      }
     }
   },
   responses: {
     202: {
-      queued: { summary: "Queued: poll GET /jobs/{id}, then link the media by uuid or external_id", value: { request_id: exampleRequestId, job: queuedJob } },
-      replayed: { summary: "The same external_id, file, name and purpose again: the job of that version", value: { request_id: exampleRequestId, job: { ...queuedJob, state: "completed" } } }
+      queued: {
+        summary: "Queued: poll GET /jobs/{id}, then link the media by uuid or external_id",
+        value: { request_id: exampleRequestId, job: queuedJob }
+      },
+      replayed: {
+        summary: "The same external_id, file, name and purpose again: the job of that version",
+        value: { request_id: exampleRequestId, job: { ...queuedJob, state: "completed" } }
+      }
     },
     404: {
       not_found: errorExample("The media storage lost the staged file (its folder was removed)", {
@@ -69,26 +95,52 @@ export const uploadExamples: OperationExamples = {
     409: {
       media_version_immutable: errorExample("The external_id already has another file, name or purpose", {
         code: "media_version_immutable",
-        message: "media img-sofa-oslo-front already has a version and versions are immutable; upload the changed file under a new external_id",
+        message:
+          "media img-sofa-oslo-front already has a version and versions are immutable; upload the changed file under a new external_id",
         details: { media_id: ids.image, changed: ["file"] }
       }),
       ...idempotencyConflicts
     },
     415: {
-      unsupported_image_format: errorExample("Not a JPEG, PNG or WebP image (sniffed from the bytes)", { code: "unsupported_image_format", message: "the file is not a JPEG, PNG or WebP image" }),
-      unsupported_media_type: errorExample("Not multipart/form-data", { code: "unsupported_media_type", message: "send the upload as multipart/form-data" })
+      unsupported_image_format: errorExample("Not a JPEG, PNG or WebP image (sniffed from the bytes)", {
+        code: "unsupported_image_format",
+        message: "the file is not a JPEG, PNG or WebP image"
+      }),
+      unsupported_media_type: errorExample("Not multipart/form-data", {
+        code: "unsupported_media_type",
+        message: "send the upload as multipart/form-data"
+      })
     },
     422: {
-      image_too_many_pixels: issuesExample("More than 40 megapixels", "image_too_many_pixels", "the image has 8000x5001 pixels; at most 40000000 are accepted", [
-        { path: "$.file", message: "the image has 8000x5001 pixels; at most 40000000 are accepted" }
-      ]),
-      image_corrupt: issuesExample("The image's header cannot be read", "image_corrupt", "the image cannot be read: Input buffer has corrupt header", [
-        { path: "$.file", message: "the image cannot be read: Input buffer has corrupt header" }
-      ]),
-      remote_url_not_accepted: issuesExample("A URL in place of the image", "remote_url_not_accepted", "remote URLs are not imported; send the image itself as the multipart file part named file", [
-        { path: "$.file", message: "remote URLs are not imported; send the image itself as the multipart file part named file" }
-      ]),
-      validation_failed: issuesExample("A missing or unknown form field", "validation_failed", "the form fields are not valid", [{ path: "$.name", message: "is required" }]),
+      image_too_many_pixels: issuesExample(
+        "More than 40 megapixels",
+        "image_too_many_pixels",
+        "the image has 8000x5001 pixels; at most 40000000 are accepted",
+        [{ path: "$.file", message: "the image has 8000x5001 pixels; at most 40000000 are accepted" }]
+      ),
+      image_corrupt: issuesExample(
+        "The image's header cannot be read",
+        "image_corrupt",
+        "the image cannot be read: Input buffer has corrupt header",
+        [{ path: "$.file", message: "the image cannot be read: Input buffer has corrupt header" }]
+      ),
+      remote_url_not_accepted: issuesExample(
+        "A URL in place of the image",
+        "remote_url_not_accepted",
+        "remote URLs are not imported; send the image itself as the multipart file part named file",
+        [
+          {
+            path: "$.file",
+            message: "remote URLs are not imported; send the image itself as the multipart file part named file"
+          }
+        ]
+      ),
+      validation_failed: issuesExample(
+        "A missing or unknown form field",
+        "validation_failed",
+        "the form fields are not valid",
+        [{ path: "$.name", message: "is required" }]
+      ),
       ...idempotencyKeyInvalid
     },
     429: {
@@ -105,24 +157,40 @@ export const uploadExamples: OperationExamples = {
         code: "storage_denied",
         message: "staging the upload: EACCES"
       }),
-      storage_unavailable: errorExample("The database or the media storage is busy", { code: "storage_unavailable", message: "the database is busy; retry with the same Idempotency-Key", retry_after: 1 })
+      storage_unavailable: errorExample("The database or the media storage is busy", {
+        code: "storage_unavailable",
+        message: "the database is busy; retry with the same Idempotency-Key",
+        retry_after: 1
+      })
     }
   }
 }
 
 const notFound: Examples = {
-  not_found: errorExample("No such media item in this company", { code: "not_found", message: `no media ${ids.unknown} in this company`, details: { resource: "media" } })
+  not_found: errorExample("No such media item in this company", {
+    code: "not_found",
+    message: `no media ${ids.unknown} in this company`,
+    details: { resource: "media" }
+  })
 }
 
 export const mediaListExamples: OperationExamples = {
   scopes: [...mediaScope("media:read")],
   responses: {
     200: {
-      page: { summary: "The company's media, in id order", value: { request_id: exampleRequestId, records: [image], next_cursor: ids.image, has_more: true } },
-      last: { summary: "The last page", value: { request_id: exampleRequestId, records: [image], next_cursor: null, has_more: false } }
+      page: {
+        summary: "The company's media, in id order",
+        value: { request_id: exampleRequestId, records: [image], next_cursor: ids.image, has_more: true }
+      },
+      last: {
+        summary: "The last page",
+        value: { request_id: exampleRequestId, records: [image], next_cursor: null, has_more: false }
+      }
     },
     422: {
-      validation_failed: issuesExample("limit outside 1-100", "validation_failed", "query parameters are not valid", [{ path: "query.limit", message: "must be a whole number from 1 to 100" }])
+      validation_failed: issuesExample("limit outside 1-100", "validation_failed", "query parameters are not valid", [
+        { path: "query.limit", message: "must be a whole number from 1 to 100" }
+      ])
     }
   }
 }
@@ -134,7 +202,20 @@ export const mediaGetExamples: OperationExamples = {
       completed: { summary: "A processed image", value: { request_id: exampleRequestId, record: image } },
       queued: {
         summary: "Waiting for processing",
-        value: { request_id: exampleRequestId, record: { ...image, state: "queued", width: null, height: null, bytes: null, content_type: null, content_url: null, revision: 1, updated_at: at.created } }
+        value: {
+          request_id: exampleRequestId,
+          record: {
+            ...image,
+            state: "queued",
+            width: null,
+            height: null,
+            bytes: null,
+            content_type: null,
+            content_url: null,
+            revision: 1,
+            updated_at: at.created
+          }
+        }
       }
     },
     404: notFound

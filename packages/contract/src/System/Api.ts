@@ -19,6 +19,9 @@ export const SystemApi = HttpApiGroup.make("system")
     HttpApiEndpoint.get("ready", "/ready")
       .addSuccess(Status)
       .annotate(OpenApi.Summary, "Readiness: the database answers")
-      .annotate(OpenApi.Description, "200 when the database answers, else 503 not_ready; no key needed. Point load balancers here.")
+      .annotate(
+        OpenApi.Description,
+        "200 when the database answers, else 503 not_ready; no key needed. Point load balancers here."
+      )
       .annotate(OpenApi.Transform, operationExamples(readyExamples))
   )

@@ -8,6 +8,11 @@ export const healthExamples: OperationExamples = { responses: { 200: ok } }
 export const readyExamples: OperationExamples = {
   responses: {
     200: ok,
-    503: { not_ready: errorExample("The database does not answer", { code: "not_ready", message: "the database does not answer" }) }
+    503: {
+      not_ready: errorExample("The database does not answer", {
+        code: "not_ready",
+        message: "the database does not answer"
+      })
+    }
   }
 }

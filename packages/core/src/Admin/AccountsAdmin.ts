@@ -11,7 +11,9 @@ import { type ApiKey, generate, hashSecret, maxLifetimeDays, minLifetimeDays } f
 import { type Company, type Connection, TaxModel } from "../Auth/Company.js"
 
 const Hostname = Schema.String.pipe(
-  Schema.pattern(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, { message: () => "must be a lower-case host name" })
+  Schema.pattern(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, {
+    message: () => "must be a lower-case host name"
+  })
 )
 
 export const CompanyInput = Schema.Struct({
@@ -56,13 +58,16 @@ export const KeyInput = Schema.Struct({
   name: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(200)), { default: () => "" }),
   scopes: Schema.Array(Scope).pipe(Schema.minItems(1, { message: () => "a key needs at least one scope" })),
   lifetime_days: Schema.Int.pipe(
-    Schema.between(minLifetimeDays, maxLifetimeDays, { message: () => `must be a whole number of days from ${minLifetimeDays} to ${maxLifetimeDays}` })
+    Schema.between(minLifetimeDays, maxLifetimeDays, {
+      message: () => `must be a whole number of days from ${minLifetimeDays} to ${maxLifetimeDays}`
+    })
   )
 })
 
 const singular = { companies: "company", connections: "connection", keys: "key", locations: "location" } as const
 
-const notFound = (resource: keyof typeof singular, id: string) => new RecordNotFound({ resource, message: `no ${singular[resource]} ${id}` })
+const notFound = (resource: keyof typeof singular, id: string) =>
+  new RecordNotFound({ resource, message: `no ${singular[resource]} ${id}` })
 
 const mainLanguageEnabled = (company: Company) =>
   company.languages.includes(company.main_language)
@@ -85,9 +90,19 @@ export class Admin extends Effect.Service<Admin>()("@catalog-sync/core/Admin", {
     const now = Clock.currentTimeMillis.pipe(Effect.map((m) => new Date(m).toISOString()))
 
     const company = (id: string) =>
-      accounts.getCompany(id).pipe(Effect.flatMap(Option.match({ onNone: () => Effect.fail(notFound("companies", id)), onSome: Effect.succeed })))
+      accounts
+        .getCompany(id)
+        .pipe(
+          Effect.flatMap(Option.match({ onNone: () => Effect.fail(notFound("companies", id)), onSome: Effect.succeed }))
+        )
     const connection = (id: string) =>
-      accounts.getConnection(id).pipe(Effect.flatMap(Option.match({ onNone: () => Effect.fail(notFound("connections", id)), onSome: Effect.succeed })))
+      accounts
+        .getConnection(id)
+        .pipe(
+          Effect.flatMap(
+            Option.match({ onNone: () => Effect.fail(notFound("connections", id)), onSome: Effect.succeed })
+          )
+        )
 
     const createCompany = (input: unknown) =>
       Effect.gen(function* () {
@@ -112,7 +127,11 @@ export class Admin extends Effect.Service<Admin>()("@catalog-sync/core/Admin", {
           ...current,
           ...changes,
           ...(changes.tax_rates === undefined ? {} : { tax_rates: changes.tax_rates.map((rate) => fixed(rate, 2)) }),
-          ...(changes.languages === undefined ? {} : { languages: Array.from(new Set([changes.main_language ?? current.main_language, ...changes.languages])) })
+          ...(changes.languages === undefined
+            ? {}
+            : {
+                languages: Array.from(new Set([changes.main_language ?? current.main_language, ...changes.languages]))
+              })
         })
         yield* accounts.saveCompany(updated)
         return updated

@@ -60,11 +60,17 @@ export class InventoryAdmin extends Effect.Service<InventoryAdmin>()("@catalog-s
           Effect.gen(function* () {
             const found = yield* repository.findItem(company, itemId as RecordId)
             if (Option.isNone(found)) {
-              return yield* new RecordNotFound({ resource: "inventory", message: `no inventory item ${itemId} in company ${companyId}` })
+              return yield* new RecordNotFound({
+                resource: "inventory",
+                message: `no inventory item ${itemId} in company ${companyId}`
+              })
             }
             const card = found.value
             const source = yield* catalog.get(company, sourceResource(card.sourceKind), card.sourceId)
-            const pieces = countsInPieces(card.sourceKind, Option.match(source, { onNone: () => null, onSome: (r) => r.data.unit }))
+            const pieces = countsInPieces(
+              card.sourceKind,
+              Option.match(source, { onNone: () => null, onSome: (r) => r.data.unit })
+            )
             for (const [key, value] of Object.entries(fields)) {
               if (value !== undefined && violatesWholeNumbers(value, pieces)) {
                 return yield* new StockRuleViolation({

@@ -41,8 +41,20 @@ export interface AdminJobDetail extends AdminJobView {
   readonly started_at: string | null
   readonly finished_at: string | null
   readonly report: {
-    readonly counts: { readonly total: number; readonly created: number; readonly updated: number; readonly unchanged: number; readonly failed: number; readonly pending: number }
-    readonly failed_records: ReadonlyArray<{ readonly index: number; readonly resource: string; readonly external_id: string | null; readonly error: unknown }>
+    readonly counts: {
+      readonly total: number
+      readonly created: number
+      readonly updated: number
+      readonly unchanged: number
+      readonly failed: number
+      readonly pending: number
+    }
+    readonly failed_records: ReadonlyArray<{
+      readonly index: number
+      readonly resource: string
+      readonly external_id: string | null
+      readonly error: unknown
+    }>
   } | null
 }
 
@@ -154,9 +166,16 @@ export class JobAdmin extends Effect.Service<JobAdmin>()("@catalog-sync/core/Job
       const companies = Array.from(new Set((yield* collect({ state: "paused" })).map((job) => job.companyId)))
       return yield* Effect.forEach(companies, (companyId) =>
         resume(companyId).pipe(
-          Effect.map((result) => ({ ...result, error: null as null | { readonly code: string; readonly message: string } })),
+          Effect.map((result) => ({
+            ...result,
+            error: null as null | { readonly code: string; readonly message: string }
+          })),
           Effect.catchTag("MediaStorageError", (error) =>
-            Effect.succeed({ company_id: companyId as string, resumed: [] as ReadonlyArray<string>, error: { code: error.code, message: error.message } })
+            Effect.succeed({
+              company_id: companyId as string,
+              resumed: [] as ReadonlyArray<string>,
+              error: { code: error.code, message: error.message }
+            })
           )
         )
       )
@@ -165,13 +184,20 @@ export class JobAdmin extends Effect.Service<JobAdmin>()("@catalog-sync/core/Job
     /** Jobs of every company or one, narrowed by state and kind, oldest first. */
     const list = (filter: AdminJobFilter) =>
       Effect.map(
-        jobs.listAll({ companyId: filter.companyId as CompanyId | undefined, state: filter.state, kind: filter.kind, limit: filter.limit }),
+        jobs.listAll({
+          companyId: filter.companyId as CompanyId | undefined,
+          state: filter.state,
+          kind: filter.kind,
+          limit: filter.limit
+        }),
         (page) => page.map(view)
       )
 
     const requireJob = (id: string) =>
       Effect.flatMap(jobs.listAll({ id, limit: 1 }), ([job]) =>
-        job === undefined ? Effect.fail(new RecordNotFound({ resource: "jobs", message: `no job ${id}` })) : Effect.succeed(job)
+        job === undefined
+          ? Effect.fail(new RecordNotFound({ resource: "jobs", message: `no job ${id}` }))
+          : Effect.succeed(job)
       )
 
     /** One job, with an import's counts and failed records (every field: the operator sees what any key could). */
@@ -181,10 +207,22 @@ export class JobAdmin extends Effect.Service<JobAdmin>()("@catalog-sync/core/Job
         const detail = { ...view(job), attempts: job.attempts, started_at: job.startedAt, finished_at: job.finishedAt }
         if (job.kind !== "import") return { ...detail, report: null } satisfies AdminJobDetail
         const items = yield* imports.items(job.id)
-        const counts = (yield* imports.counts([job.id])).get(job.id) ?? { total: 0, created: 0, updated: 0, unchanged: 0, failed: 0, pending: 0 }
+        const counts = (yield* imports.counts([job.id])).get(job.id) ?? {
+          total: 0,
+          created: 0,
+          updated: 0,
+          unchanged: 0,
+          failed: 0,
+          pending: 0
+        }
         const failed_records = items
           .filter((item) => item.status === "failed")
-          .map((item) => ({ index: item.index, resource: item.resource, external_id: item.externalId, error: item.error }))
+          .map((item) => ({
+            index: item.index,
+            resource: item.resource,
+            external_id: item.externalId,
+            error: item.error
+          }))
         return { ...detail, report: { counts, failed_records } } satisfies AdminJobDetail
       })
 
@@ -198,9 +236,14 @@ export class JobAdmin extends Effect.Service<JobAdmin>()("@catalog-sync/core/Job
         const job = yield* requireJob(id)
         const items = job.kind === "import" ? yield* imports.items(job.id) : []
         const from: ReadonlyArray<JobState> =
-          job.kind === "import" && job.state === "completed" && items.some((item) => item.status === "failed") ? ["completed"] : retryableStates
+          job.kind === "import" && job.state === "completed" && items.some((item) => item.status === "failed")
+            ? ["completed"]
+            : retryableStates
         if (!from.includes(job.state)) {
-          return yield* new JobNotRetryable({ message: `only failed or paused jobs, and imports completed with failed records, can be retried; this job is ${job.state}`, state: job.state })
+          return yield* new JobNotRetryable({
+            message: `only failed or paused jobs, and imports completed with failed records, can be retried; this job is ${job.state}`,
+            state: job.state
+          })
         }
         const millis = yield* Clock.currentTimeMillis
         const at = new Date(millis).toISOString()

@@ -57,7 +57,9 @@ export class Accounts extends Context.Tag("@catalog-sync/core/Accounts")<
     readonly saveLocation: (location: Location) => Effect.Effect<void, PersistenceError>
     readonly listLocations: (companyId: CompanyId) => Effect.Effect<ReadonlyArray<Location>, PersistenceError>
     readonly assignLocation: (assignment: LocationAssignment) => Effect.Effect<void, PersistenceError>
-    readonly assignments: (connectionId: ConnectionId) => Effect.Effect<ReadonlyArray<LocationAssignment>, PersistenceError>
+    readonly assignments: (
+      connectionId: ConnectionId
+    ) => Effect.Effect<ReadonlyArray<LocationAssignment>, PersistenceError>
   }
 >() {}
 

@@ -9,7 +9,9 @@ import { Accounts, type KeyGrant } from "./Accounts.js"
  * writes); the default is always `None`, so nothing is cached unless a version source is provided.
  */
 export class AccountsVersion extends Context.Reference<AccountsVersion>()("@catalog-sync/core/AccountsVersion", {
-  defaultValue: (): { readonly current: Effect.Effect<Option.Option<string>> } => ({ current: Effect.succeed(Option.none()) })
+  defaultValue: (): { readonly current: Effect.Effect<Option.Option<string>> } => ({
+    current: Effect.succeed(Option.none())
+  })
 }) {}
 
 /** Keys whose resolution is kept at once; a full cache starts over (it refills from the next requests). */

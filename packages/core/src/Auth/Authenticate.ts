@@ -20,10 +20,12 @@ export const accessStopped = (
 ): { readonly reason: UnauthenticatedReason; readonly message: string } | undefined => {
   const { company, connection, key } = grant
   if (key.revoked_at !== null) return { reason: "key_revoked", message: `the API key was revoked at ${key.revoked_at}` }
-  if (Date.parse(key.expires_at) <= nowMillis) return { reason: "key_expired", message: `the API key expired at ${key.expires_at}` }
+  if (Date.parse(key.expires_at) <= nowMillis)
+    return { reason: "key_expired", message: `the API key expired at ${key.expires_at}` }
   if (!connection.enabled) return { reason: "connection_disabled", message: "the key's connection is disabled" }
   if (!company.enabled) return { reason: "company_disabled", message: "the company's API access is disabled" }
-  if (!company.subscription_active) return { reason: "subscription_inactive", message: "the company's subscription is not active" }
+  if (!company.subscription_active)
+    return { reason: "subscription_inactive", message: "the company's subscription is not active" }
   return undefined
 }
 
@@ -31,7 +33,10 @@ export const accessStopped = (
  * The principal a key acts as. `scopes` are the key's own unless given (a job acts with the scopes it
  * was submitted with); either way the company's current grants bound them.
  */
-export const principalOf = (grant: Pick<KeyGrant, "key" | "connection" | "company">, scopes: ReadonlyArray<Scope> = grant.key.scopes): Principal => ({
+export const principalOf = (
+  grant: Pick<KeyGrant, "key" | "connection" | "company">,
+  scopes: ReadonlyArray<Scope> = grant.key.scopes
+): Principal => ({
   company: settingsOf(grant.company),
   connectionId: grant.connection.id,
   keyId: grant.key.id,
@@ -54,7 +59,8 @@ export const authenticate = (credentials: Credentials) =>
       return yield* deny("missing_credentials", "send Authorization: Bearer <API key>")
     }
     const match = /^Bearer ([^\s]+)$/i.exec(header.trim())
-    if (match === null) return yield* deny("invalid_credentials", "only Authorization: Bearer <API key> authorizes API calls")
+    if (match === null)
+      return yield* deny("invalid_credentials", "only Authorization: Bearer <API key> authorizes API calls")
     const parsed = parse(match[1]!)
     if (parsed === undefined) return yield* deny("invalid_credentials", "the API key is not valid")
     // The custom-domain owner is read with the key, in the same lookup; it is checked after the key's state.
@@ -68,7 +74,9 @@ export const authenticate = (credentials: Credentials) =>
     if (stopped !== undefined) return yield* deny(stopped.reason, stopped.message)
     const { company, domainOwner } = found.value
     if (host !== undefined && Option.isSome(domainOwner) && domainOwner.value !== company.id) {
-      return yield* new DomainNotPermitted({ message: `requests through ${credentials.host} must use that company's key` })
+      return yield* new DomainNotPermitted({
+        message: `requests through ${credentials.host} must use that company's key`
+      })
     }
     return principalOf(found.value)
   })

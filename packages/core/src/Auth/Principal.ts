@@ -58,4 +58,5 @@ export const make = (input: PrincipalInput): Principal => ({
 })
 
 /** {@link make} as a layer of {@link CurrentPrincipal}, for a program that acts for one caller. */
-export const layer = (input: PrincipalInput): Layer.Layer<CurrentPrincipal> => Layer.sync(CurrentPrincipal, () => make(input))
+export const layer = (input: PrincipalInput): Layer.Layer<CurrentPrincipal> =>
+  Layer.sync(CurrentPrincipal, () => make(input))

@@ -16,7 +16,8 @@ export interface BodyParts {
   readonly coefficient: boolean
 }
 
-const isDocument = (value: unknown): value is Document => typeof value === "object" && value !== null && !Array.isArray(value)
+const isDocument = (value: unknown): value is Document =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** Safe on any JSON (a body that will fail its schema may still be asked what it touches). */
 export const bodyParts = (definition: ResourceDefinition, body: Document): BodyParts => {
@@ -51,16 +52,24 @@ const coefficientEntryKeys: ReadonlySet<string> = new Set(["id", "external_id", 
  * its selection fields only the coefficients (spec 5.9), each entry kept in place so paths stay true.
  * `ignored` names every sent catalog field that is therefore not applied, as a JSON path.
  */
-export const pricesModeBody = (definition: ResourceDefinition, body: Document): { readonly body: Document; readonly ignored: ReadonlyArray<string> } => {
+export const pricesModeBody = (
+  definition: ResourceDefinition,
+  body: Document
+): { readonly body: Document; readonly ignored: ReadonlyArray<string> } => {
   const kept: Record<string, unknown> = {}
   const ignored: Array<string> = []
   for (const [key, value] of Object.entries(body)) {
     if (controlKeys.has(key) || definition.priceKeys.includes(key) || definition.costKeys.includes(key)) {
       kept[key] = value
-    } else if (key === "fields" && Array.isArray(value) && value.some((field) => isDocument(field) && field.coefficient !== undefined)) {
+    } else if (
+      key === "fields" &&
+      Array.isArray(value) &&
+      value.some((field) => isDocument(field) && field.coefficient !== undefined)
+    ) {
       kept.fields = value.map((field, i) => {
         if (!isDocument(field)) return field
-        for (const entryKey of Object.keys(field)) if (!coefficientEntryKeys.has(entryKey)) ignored.push(`$.fields[${i}].${entryKey}`)
+        for (const entryKey of Object.keys(field))
+          if (!coefficientEntryKeys.has(entryKey)) ignored.push(`$.fields[${i}].${entryKey}`)
         return Object.fromEntries(Object.entries(field).filter(([entryKey]) => coefficientEntryKeys.has(entryKey)))
       })
     } else {
@@ -74,7 +83,10 @@ export const pricesModeBody = (definition: ResourceDefinition, body: Document): 
 export const requiredWriteScopes = (mode: UpsertMode, parts: BodyParts, isCreate: boolean): ReadonlyArray<Scope> => {
   const needed = new Set<Scope>()
   if (mode === "prices") needed.add("prices:write")
-  if (mode !== "prices" && (parts.catalogKeys.length > 0 || isCreate || (parts.priceKeys.length === 0 && parts.costKeys.length === 0))) {
+  if (
+    mode !== "prices" &&
+    (parts.catalogKeys.length > 0 || isCreate || (parts.priceKeys.length === 0 && parts.costKeys.length === 0))
+  ) {
     needed.add("catalog:write")
   }
   if (parts.priceKeys.length > 0 || parts.coefficient) needed.add("prices:write")

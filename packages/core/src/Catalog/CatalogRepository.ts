@@ -35,7 +35,10 @@ export class CatalogRepository extends Context.Tag("@catalog-sync/core/CatalogRe
       resource: ResourceName,
       id: RecordId,
       connectionId: ConnectionId
-    ) => Effect.Effect<Option.Option<{ readonly record: StoredRecord; readonly externalId: string | null }>, PersistenceError>
+    ) => Effect.Effect<
+      Option.Option<{ readonly record: StoredRecord; readonly externalId: string | null }>,
+      PersistenceError
+    >
     /** The records among `ids` that exist (archived included), in one round trip. */
     readonly getMany: (
       companyId: CompanyId,
@@ -74,7 +77,10 @@ export class CatalogRepository extends Context.Tag("@catalog-sync/core/CatalogRe
      * engine where concurrent transactions do not see each other's writes, it first serialises the
      * company's bundle-integrity checks, so a bundle write and an archive of its component cannot both pass.
      */
-    readonly bundlesContaining: (companyId: CompanyId, productId: RecordId) => Effect.Effect<ReadonlyArray<RecordId>, PersistenceError>
+    readonly bundlesContaining: (
+      companyId: CompanyId,
+      productId: RecordId
+    ) => Effect.Effect<ReadonlyArray<RecordId>, PersistenceError>
     /**
      * Serialises the company's pricing-level checks (a type's pricing_scope against its groups' and
      * options' rules) until the transaction ends; a no-op where writers are serial already.

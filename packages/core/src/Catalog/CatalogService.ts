@@ -10,7 +10,14 @@ import type { Scope } from "../Shared/Scope.js"
 import { merge as mergeTranslations, type Translations } from "../Shared/Translations.js"
 import { Transactor } from "../Shared/Transactor.js"
 import { command, runDirect } from "../Writes/WriteCommand.js"
-import { bodyParts, missingScopes, modeViolations, pricesModeBody, type ReadMode, requiredWriteScopes } from "./Access.js"
+import {
+  bodyParts,
+  missingScopes,
+  modeViolations,
+  pricesModeBody,
+  type ReadMode,
+  requiredWriteScopes
+} from "./Access.js"
 import {
   MappingConflict,
   RecordArchived,
@@ -47,7 +54,10 @@ export interface Page<Name extends ResourceName = ResourceName, Mode extends Rea
   readonly has_more: boolean
 }
 
-export interface ListParams<Mode extends ReadMode = ReadMode> extends Omit<ListQuery, "externalId" | "includeArchived"> {
+export interface ListParams<Mode extends ReadMode = ReadMode> extends Omit<
+  ListQuery,
+  "externalId" | "includeArchived"
+> {
   readonly externalId?: string | undefined
   /** catalog when omitted. */
   readonly mode?: Mode | undefined
@@ -60,7 +70,9 @@ const requireScopes = (principal: Principal, required: ReadonlyArray<Scope>) => 
   const missing = missingScopes(required, principal.scopes)
   return missing.length === 0
     ? Effect.void
-    : Effect.fail(new ScopeDenied({ message: `this operation needs the scopes ${missing.join(", ")}`, required: missing }))
+    : Effect.fail(
+        new ScopeDenied({ message: `this operation needs the scopes ${missing.join(", ")}`, required: missing })
+      )
 }
 
 const violation = (violations: ReadonlyArray<Violation>) => {
@@ -68,7 +80,11 @@ const violation = (violations: ReadonlyArray<Violation>) => {
   if (first === undefined) return Effect.void
   const issues = violations.filter((v) => v.reason === first.reason).map((v) => v.issue)
   return Effect.fail(
-    new RuleViolation({ reason: first.reason, message: issues.map((i) => `${i.path}: ${i.message}`).join("; "), issues })
+    new RuleViolation({
+      reason: first.reason,
+      message: issues.map((i) => `${i.path}: ${i.message}`).join("; "),
+      issues
+    })
   )
 }
 
@@ -83,14 +99,27 @@ const translationViolations = (
     Object.entries((translations ?? {}) as Translations).flatMap(([language, entry]): ReadonlyArray<Violation> => {
       const at = `${path}.${language}`
       if (language === main_language) {
-        return [{ reason: "language_not_enabled", issue: { path: at, message: `${language} is the main language: send it in name/description` } }]
+        return [
+          {
+            reason: "language_not_enabled",
+            issue: { path: at, message: `${language} is the main language: send it in name/description` }
+          }
+        ]
       }
       if (!languages.includes(language)) {
-        return [{ reason: "language_not_enabled", issue: { path: at, message: `${language} is not an enabled language of the company` } }]
+        return [
+          {
+            reason: "language_not_enabled",
+            issue: { path: at, message: `${language} is not an enabled language of the company` }
+          }
+        ]
       }
       return Object.keys(entry)
         .filter((key) => !allowed.includes(key))
-        .map((key) => ({ reason: "translation_not_allowed" as const, issue: { path: `${at}.${key}`, message: `the ${definition.label} ${key} is shared across languages` } }))
+        .map((key) => ({
+          reason: "translation_not_allowed" as const,
+          issue: { path: `${at}.${key}`, message: `the ${definition.label} ${key} is shared across languages` }
+        }))
     })
   const fields = Array.isArray(body.fields) ? (body.fields as ReadonlyArray<Document>) : []
   return [
@@ -107,7 +136,14 @@ const mergeDocument = (
 ): Document => {
   const out: Record<string, unknown> = { ...base }
   for (const [key, value] of Object.entries(body)) {
-    if (key === "external_id" || key === "target_id" || key === "expected_revision" || key === "mode" || key === "currency") continue
+    if (
+      key === "external_id" ||
+      key === "target_id" ||
+      key === "expected_revision" ||
+      key === "mode" ||
+      key === "currency"
+    )
+      continue
     if (key === "translations") {
       out.translations = mergeTranslations(base.translations as Translations, value as Translations)
       continue
@@ -119,7 +155,11 @@ const mergeDocument = (
 }
 
 /** What a write touched, so that the feed shows it to readers of catalog, prices or costs. */
-const changedParts = (definition: ResourceDefinition, before: Document | undefined, after: Document): ReadonlyArray<ChangePart> => {
+const changedParts = (
+  definition: ResourceDefinition,
+  before: Document | undefined,
+  after: Document
+): ReadonlyArray<ChangePart> => {
   const parts = new Set<ChangePart>()
   const base = before ?? definition.defaults
   for (const key of new Set([...Object.keys(base), ...Object.keys(after)])) {
@@ -127,7 +167,8 @@ const changedParts = (definition: ResourceDefinition, before: Document | undefin
     if (key === "fields") {
       // Coefficients are prices (spec 5.9); the rest of a field is catalog data.
       const coefficients = (doc: unknown) => ((doc ?? []) as ReadonlyArray<Document>).map((f) => [f.id, f.coefficient])
-      const withoutCoefficients = (doc: unknown) => ((doc ?? []) as ReadonlyArray<Document>).map(({ coefficient: _, ...f }) => f)
+      const withoutCoefficients = (doc: unknown) =>
+        ((doc ?? []) as ReadonlyArray<Document>).map(({ coefficient: _, ...f }) => f)
       if (!jsonEqual(coefficients(base[key]), coefficients(after[key]))) parts.add("prices")
       if (!jsonEqual(withoutCoefficients(base[key]), withoutCoefficients(after[key]))) parts.add("catalog")
     } else if (definition.priceKeys.includes(key)) parts.add("prices")
@@ -189,8 +230,12 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
             const ref = found[i]!.reference
             return typeof ref === "string" ? [] : [ref.external_id]
           })
-          const existing = uuids.length > 0 ? yield* repository.existing(principal.company.id, target, uuids) : new Set<RecordId>()
-          let mapped = externals.length > 0 ? yield* mappings.findMany(mappingScope(principal, target), externals) : new Map<string, RecordId>()
+          const existing =
+            uuids.length > 0 ? yield* repository.existing(principal.company.id, target, uuids) : new Set<RecordId>()
+          let mapped =
+            externals.length > 0
+              ? yield* mappings.findMany(mappingScope(principal, target), externals)
+              : new Map<string, RecordId>()
           if (target === "media" && mapped.size > 0) {
             // A media mapping exists from the upload on; only completed media can be linked.
             const usable = yield* repository.existing(principal.company.id, "media", Array.from(mapped.values()))
@@ -198,18 +243,21 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
           }
           for (const i of indices) {
             const ref: Reference = found[i]!.reference
-            resolved[i] = typeof ref === "string" ? (existing.has(ref as RecordId) ? ref : undefined) : mapped.get(ref.external_id)
+            resolved[i] =
+              typeof ref === "string" ? (existing.has(ref as RecordId) ? ref : undefined) : mapped.get(ref.external_id)
           }
         }
         const unresolved: Array<Violation> = found.flatMap((ref, i) =>
           resolved[i] === undefined
-            ? [{
-                reason: "unresolved_reference" as const,
-                issue: {
-                  path: jsonPath(ref.location),
-                  message: `no ${ref.target} record ${describe(ref.reference)} in this ${typeof ref.reference === "string" ? "company" : "connection"}`
+            ? [
+                {
+                  reason: "unresolved_reference" as const,
+                  issue: {
+                    path: jsonPath(ref.location),
+                    message: `no ${ref.target} record ${describe(ref.reference)} in this ${typeof ref.reference === "string" ? "company" : "connection"}`
+                  }
                 }
-              }]
+              ]
             : []
         )
         yield* violation(unresolved)
@@ -240,7 +288,10 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
         if (targetId === undefined || body.mode === "prices") return { stored: undefined, bind: false }
         const stored = yield* repository.get(principal.company.id, definition.name, targetId)
         if (Option.isNone(stored)) {
-          return yield* new RecordNotFound({ resource: definition.name, message: `no ${definition.label} ${targetId} in this company (target_id)` })
+          return yield* new RecordNotFound({
+            resource: definition.name,
+            message: `no ${definition.label} ${targetId} in this company (target_id)`
+          })
         }
         const already = yield* mappings.externalIdsOf(scope, [targetId])
         const other = already.get(targetId)
@@ -276,7 +327,9 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
           }
         } else {
           if (stored.archivedAt !== null) {
-            return yield* new RecordArchived({ message: `${definition.label} ${stored.id} is archived and cannot be changed` })
+            return yield* new RecordArchived({
+              message: `${definition.label} ${stored.id} is archived and cannot be changed`
+            })
           }
           if (expected !== stored.revision) {
             return yield* new RevisionConflict({
@@ -348,7 +401,13 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
           yield* mappings.insert({ ...mapping, createdAt: at })
           yield* repository.insert(record)
         } else {
-          record = { ...stored, revision: stored.revision + 1, data: document, index: definition.index(document), updatedAt: at }
+          record = {
+            ...stored,
+            revision: stored.revision + 1,
+            data: document,
+            index: definition.index(document),
+            updatedAt: at
+          }
           operation = "updated"
           yield* repository.update(record, stored.revision)
         }
@@ -369,7 +428,9 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
     const raceLost = (principal: Principal, definition: ResourceDefinition, externalId: string) =>
       Effect.gen(function* () {
         const winner = yield* mappings.find(mappingScope(principal, definition.name), externalId)
-        const record = Option.isSome(winner) ? yield* repository.get(principal.company.id, definition.name, winner.value) : Option.none()
+        const record = Option.isSome(winner)
+          ? yield* repository.get(principal.company.id, definition.name, winner.value)
+          : Option.none()
         return yield* new RevisionConflict({
           message: `another request created ${definition.label} external_id ${JSON.stringify(externalId)} first; read it and retry`,
           current_revision: Option.match(record, { onNone: () => 1, onSome: (r) => r.revision }),
@@ -396,7 +457,9 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
         yield* requireScopes(principal, requiredWriteScopes(mode, parts, false))
       })
 
-    const authorizeArchive = Effect.flatMap(CurrentPrincipal, (principal) => requireScopes(principal, ["catalog:write"]))
+    const authorizeArchive = Effect.flatMap(CurrentPrincipal, (principal) =>
+      requireScopes(principal, ["catalog:write"])
+    )
 
     /** The upsert once authorized. */
     const applyUpsert = <Name extends ResourceName>(resource: Name, sent: Document) =>
@@ -406,16 +469,22 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
         const mode = (sent.mode ?? "catalog") as UpsertMode
         const { body, ignored } = applicable(definition, sent, mode)
         if (body.currency !== undefined && body.currency !== principal.company.currency) {
-          yield* violation([{
-            reason: "currency_mismatch",
-            issue: { path: "$.currency", message: `the company currency is ${principal.company.currency}, not ${String(body.currency)}` }
-          }])
+          yield* violation([
+            {
+              reason: "currency_mismatch",
+              issue: {
+                path: "$.currency",
+                message: `the company currency is ${principal.company.currency}, not ${String(body.currency)}`
+              }
+            }
+          ])
         }
         yield* violation(translationViolations(definition, body, principal))
         // A failure before the mapping is written (a lost race) leaves nothing to undo, so it may be caught.
         const result = yield* transactor.atomically(write(principal, definition, body, mode)).pipe(
           Effect.catchIf(
-            (error): error is MappingConflict => error._tag === "MappingConflict" && error.reason === "external_id_taken",
+            (error): error is MappingConflict =>
+              error._tag === "MappingConflict" && error.reason === "external_id_taken",
             () => raceLost(principal, definition, body.external_id as string)
           )
         )
@@ -442,24 +511,34 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
       })
 
     /** A cursor page in id order; archived products are left out. */
-    const list = <Name extends ResourceName, Mode extends ReadMode = "catalog">(resource: Name, params: ListParams<Mode>) =>
+    const list = <Name extends ResourceName, Mode extends ReadMode = "catalog">(
+      resource: Name,
+      params: ListParams<Mode>
+    ) =>
       Effect.gen(function* () {
         const principal = yield* CurrentPrincipal
         const mode = params.mode ?? ("catalog" as const)
         yield* requireScopes(principal, [readScope(mode)])
         // Taken before the list is read, so a change racing with the read is in the feed after it.
-        const changeCursor = params.cursor === undefined ? ChangeCursor.encode(yield* changeLog.head(principal.company.id)) : undefined
+        const changeCursor =
+          params.cursor === undefined ? ChangeCursor.encode(yield* changeLog.head(principal.company.id)) : undefined
         const rows = yield* repository.list(principal.company.id, resource, {
           limit: params.limit + 1,
           cursor: params.cursor,
-          externalId: params.externalId === undefined ? undefined : { connectionId: principal.connectionId, value: params.externalId },
+          externalId:
+            params.externalId === undefined
+              ? undefined
+              : { connectionId: principal.connectionId, value: params.externalId },
           categoryId: params.categoryId,
           collectionId: params.collectionId,
           brandId: params.brandId,
           active: params.active
         })
         const page = rows.slice(0, params.limit)
-        const external = yield* mappings.externalIdsOf(mappingScope(principal, resource), page.map((r) => r.id))
+        const external = yield* mappings.externalIdsOf(
+          mappingScope(principal, resource),
+          page.map((r) => r.id)
+        )
         const hasMore = rows.length > params.limit
         return {
           ...(changeCursor === undefined ? {} : { change_cursor: changeCursor }),
@@ -529,16 +608,19 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
       })
 
     /** POST /{resource}/upsert as a write command (see `WriteRunner`). */
-    const upsertCommand = <Name extends ResourceName>(resource: Name, body: Document) => command({ authorize: authorizeUpsert(resource, body), run: applyUpsert(resource, body) })
+    const upsertCommand = <Name extends ResourceName>(resource: Name, body: Document) =>
+      command({ authorize: authorizeUpsert(resource, body), run: applyUpsert(resource, body) })
 
     /** DELETE /products/{id} as a write command. */
-    const archiveCommand = (id: RecordId, expectedRevision: number) => command({ authorize: authorizeArchive, run: applyArchive(id, expectedRevision) })
+    const archiveCommand = (id: RecordId, expectedRevision: number) =>
+      command({ authorize: authorizeArchive, run: applyArchive(id, expectedRevision) })
 
     /**
      * Creates or updates the record that `body.external_id` (or `target_id`) addresses, in one
      * transaction with its mapping and change entry. A write that changes nothing is `unchanged`.
      */
-    const upsert = <Name extends ResourceName>(resource: Name, body: Document) => runDirect(upsertCommand(resource, body))
+    const upsert = <Name extends ResourceName>(resource: Name, body: Document) =>
+      runDirect(upsertCommand(resource, body))
 
     /** Soft-archives a product; archiving an archived product is unchanged. */
     const archive = (id: RecordId, expectedRevision: number) => runDirect(archiveCommand(id, expectedRevision))

@@ -13,10 +13,16 @@ export const strictDecoding = { errors: "all", onExcessProperty: "error" } as co
 
 /** Decodes `input` with `schema` strictly: unknown keys at any depth fail, and every failure is listed. */
 export const decodeStrict = <A, I>(schema: Schema.Schema<A, I>, input: unknown, what: string) =>
-  Schema.decodeUnknown(schema, strictDecoding)(input).pipe(
+  Schema.decodeUnknown(
+    schema,
+    strictDecoding
+  )(input).pipe(
     Effect.mapError((error) => new ValidationFailed({ message: `${what} is not valid`, issues: issuesOf(error) }))
   )
 
 /** Decodes an upsert body of `resource` strictly. */
 export const decodeUpsert = (resource: ResourceName, input: unknown): Effect.Effect<Document, ValidationFailed> =>
-  decodeStrict(definitions[resource].body, input, `the ${definitions[resource].label} body`) as Effect.Effect<Document, ValidationFailed>
+  decodeStrict(definitions[resource].body, input, `the ${definitions[resource].label} body`) as Effect.Effect<
+    Document,
+    ValidationFailed
+  >

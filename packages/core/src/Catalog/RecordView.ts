@@ -25,13 +25,17 @@ export const PriceRecord = Schema.Struct({
   pricing_mode: Schema.optional(Schema.String),
   pricing_value: Schema.optional(Decimal),
   fields: Schema.optional(
-    Schema.Array(Schema.Struct({ id: Schema.UUID, external_id: Schema.NullOr(Schema.String), coefficient: Schema.String }))
+    Schema.Array(
+      Schema.Struct({ id: Schema.UUID, external_id: Schema.NullOr(Schema.String), coefficient: Schema.String })
+    )
   ).annotations({ description: "A product's selection fields with their coefficients (prices, spec 5.9)." })
 }).annotations({ identifier: "PriceRecord" })
 export type PriceRecord = typeof PriceRecord.Type
 
 /** What a read in `mode` returns of a record of `Name`. */
-export type RecordView<Name extends ResourceName, Mode extends ReadMode = ReadMode> = Mode extends "catalog" ? RecordOf<Name> : PriceRecord
+export type RecordView<Name extends ResourceName, Mode extends ReadMode = ReadMode> = Mode extends "catalog"
+  ? RecordOf<Name>
+  : PriceRecord
 
 const productState = (record: StoredRecord): "inactive" | "active" | "archived" =>
   record.archivedAt !== null ? "archived" : record.data.active === true ? "active" : "inactive"
@@ -74,4 +78,5 @@ export const recordView = <Name extends ResourceName, Mode extends ReadMode>(
   externalId: string | null,
   principal: Principal,
   mode: Mode
-): RecordView<Name, Mode> => renderRecord(definitions[resource], record, externalId, principal, mode) as RecordView<Name, Mode>
+): RecordView<Name, Mode> =>
+  renderRecord(definitions[resource], record, externalId, principal, mode) as RecordView<Name, Mode>

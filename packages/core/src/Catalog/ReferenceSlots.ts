@@ -11,9 +11,17 @@ export interface FoundReference {
 
 /** `["fields", 0, "type_id"]` -> `$.fields[0].type_id` */
 export const jsonPath = (location: ReadonlyArray<string | number>): string =>
-  location.reduce<string>((path, segment) => (typeof segment === "number" ? `${path}[${segment}]` : `${path}.${segment}`), "$")
+  location.reduce<string>(
+    (path, segment) => (typeof segment === "number" ? `${path}[${segment}]` : `${path}.${segment}`),
+    "$"
+  )
 
-const walk = (value: unknown, pattern: ReadonlyArray<string>, at: ReadonlyArray<string | number>, out: Array<readonly [ReadonlyArray<string | number>, unknown]>) => {
+const walk = (
+  value: unknown,
+  pattern: ReadonlyArray<string>,
+  at: ReadonlyArray<string | number>,
+  out: Array<readonly [ReadonlyArray<string | number>, unknown]>
+) => {
   if (value === undefined || value === null) return
   const [head, ...rest] = pattern
   if (head === undefined) {

@@ -31,15 +31,27 @@ export const maxDepth = 100
  * A category may not be its own ancestor. The chain is walked from the new parent upwards; meeting the
  * record itself, or a chain deeper than `maxDepth`, is refused.
  */
-export const cycleViolations = (id: RecordId, parentId: RecordId | null, ancestorsOfParent: ReadonlyArray<RecordId>) => {
+export const cycleViolations = (
+  id: RecordId,
+  parentId: RecordId | null,
+  ancestorsOfParent: ReadonlyArray<RecordId>
+) => {
   if (parentId === null) return []
   const path = "$.parent_id"
-  if (parentId === id) return [{ reason: "category_cycle" as const, issue: { path, message: "a category cannot be its own parent" } }]
+  if (parentId === id)
+    return [{ reason: "category_cycle" as const, issue: { path, message: "a category cannot be its own parent" } }]
   if (ancestorsOfParent.includes(id)) {
-    return [{ reason: "category_cycle" as const, issue: { path, message: "the parent is a descendant of this category" } }]
+    return [
+      { reason: "category_cycle" as const, issue: { path, message: "the parent is a descendant of this category" } }
+    ]
   }
   if (ancestorsOfParent.length >= maxDepth) {
-    return [{ reason: "category_cycle" as const, issue: { path, message: `category trees are limited to ${maxDepth} levels` } }]
+    return [
+      {
+        reason: "category_cycle" as const,
+        issue: { path, message: `category trees are limited to ${maxDepth} levels` }
+      }
+    ]
   }
   return []
 }

@@ -8,7 +8,9 @@ import { ValidationFailed } from "../Shared/Errors.js"
 export const encode = (position: number): string => `c1_${position.toString(36)}`
 
 export const ChangeCursorString = Schema.String.pipe(
-  Schema.pattern(/^c1_[0-9a-z]{1,12}$/, { message: () => "must be a cursor returned by this API (next_cursor or change_cursor)" })
+  Schema.pattern(/^c1_[0-9a-z]{1,12}$/, {
+    message: () => "must be a cursor returned by this API (next_cursor or change_cursor)"
+  })
 )
 
 /** Reads a cursor back; a forged or foreign one is a validation error, never a crash. */

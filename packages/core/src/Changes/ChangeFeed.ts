@@ -13,7 +13,9 @@ export const Change = Schema.Struct({
   }),
   revision: Schema.Int,
   operation: Schema.Literal("created", "updated", "archived"),
-  origin_connection_id: Schema.UUID.annotations({ description: "Skip your own connection's changes (echo suppression)." }),
+  origin_connection_id: Schema.UUID.annotations({
+    description: "Skip your own connection's changes (echo suppression)."
+  }),
   at: Schema.String
 }).annotations({ identifier: "Change" })
 export type Change = typeof Change.Type
@@ -45,7 +47,8 @@ export class ChangeFeed extends Effect.Service<ChangeFeed>()("@catalog-sync/core
         const visibleMask = readableMask(principal.scopes)
         if (visibleMask === 0) {
           return yield* new ScopeDenied({
-            message: "reading the change feed needs a read scope (catalog:read, prices:read, costs:read, stock:read or media:read)",
+            message:
+              "reading the change feed needs a read scope (catalog:read, prices:read, costs:read, stock:read or media:read)",
             required: [partScopes.catalog]
           })
         }
@@ -53,17 +56,18 @@ export class ChangeFeed extends Effect.Service<ChangeFeed>()("@catalog-sync/core
         // The head bounds the page: everything up to it is committed, so the cursor can move to it even
         // when none of those changes is visible to this key.
         const head = yield* log.head(principal.company.id)
-        const rows = after >= head
-          ? []
-          : yield* log.read({
-              companyId: principal.company.id,
-              connectionId: principal.connectionId,
-              after,
-              upTo: head,
-              visibleMask,
-              resources: params.resources,
-              limit: params.limit + 1
-            })
+        const rows =
+          after >= head
+            ? []
+            : yield* log.read({
+                companyId: principal.company.id,
+                connectionId: principal.connectionId,
+                after,
+                upTo: head,
+                visibleMask,
+                resources: params.resources,
+                limit: params.limit + 1
+              })
         const hasMore = rows.length > params.limit
         const page = rows.slice(0, params.limit)
         const last = hasMore ? page[page.length - 1]!.position : Math.max(head, after)

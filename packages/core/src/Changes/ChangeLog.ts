@@ -24,7 +24,10 @@ export const maskOf = (parts: ReadonlyArray<ChangePart>): number => parts.reduce
 
 /** The bit mask of the parts the given scopes may read. */
 export const readableMask = (scopes: ReadonlySet<Scope>): number =>
-  (Object.keys(partScopes) as Array<ChangePart>).reduce((mask, part) => (scopes.has(partScopes[part]) ? mask | bits[part] : mask), 0)
+  (Object.keys(partScopes) as Array<ChangePart>).reduce(
+    (mask, part) => (scopes.has(partScopes[part]) ? mask | bits[part] : mask),
+    0
+  )
 
 /** One committed change of a record, appended in the same transaction as the write itself. */
 export interface ChangeEntry {

@@ -6,7 +6,12 @@ import { emptyIndex } from "../Catalog/StoredRecord.js"
 import { Money } from "../Shared/Decimal.js"
 import type { RecordId } from "../Shared/Ids.js"
 import { Reference } from "../Shared/Reference.js"
-import { groupMoveViolations, normalizePricing, pricingViolations, scopeViolations } from "../CustomizationType/PricingRules.js"
+import {
+  groupMoveViolations,
+  normalizePricing,
+  pricingViolations,
+  scopeViolations
+} from "../CustomizationType/PricingRules.js"
 
 /** POST /customization-groups/upsert body (spec 2.9): a swatch book. */
 export const CustomizationGroupUpsert = Schema.Struct({

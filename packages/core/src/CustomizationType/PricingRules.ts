@@ -9,12 +9,22 @@ import type { RecordId } from "../Shared/Ids.js"
 export const normalizePricing = (document: Document): Document => ({
   ...document,
   pricing_value:
-    document.pricing_mode === "none" || document.pricing_value === null ? null : fixed(document.pricing_value as string, 2)
+    document.pricing_mode === "none" || document.pricing_value === null
+      ? null
+      : fixed(document.pricing_value as string, 2)
 })
 
 export const pricingViolations = (document: Document): ReadonlyArray<Violation> =>
   document.pricing_mode !== "none" && document.pricing_value === null
-    ? [{ reason: "invalid_pricing", issue: { path: "$.pricing_value", message: `pricing_mode ${String(document.pricing_mode)} needs a pricing_value` } }]
+    ? [
+        {
+          reason: "invalid_pricing",
+          issue: {
+            path: "$.pricing_value",
+            message: `pricing_mode ${String(document.pricing_mode)} needs a pricing_value`
+          }
+        }
+      ]
     : []
 
 /**
@@ -47,21 +57,37 @@ export const scopeViolations = (
       )
 
 /** Records among `records` that carry a pricing rule, as one violation at `path` (none when there are none). */
-const pricedViolations = (records: ReadonlyArray<StoredRecord>, label: string, path: string, why: string): ReadonlyArray<Violation> => {
+const pricedViolations = (
+  records: ReadonlyArray<StoredRecord>,
+  label: string,
+  path: string,
+  why: string
+): ReadonlyArray<Violation> => {
   const priced = records.filter((r) => r.data.pricing_mode !== "none")
   if (priced.length === 0) return []
-  const listed = priced.slice(0, 10).map((r) => r.id).join(", ")
-  return [{
-    reason: "invalid_pricing",
-    issue: { path, message: `${why}, but ${priced.length} ${label}${priced.length === 1 ? "" : "s"} carr${priced.length === 1 ? "ies" : "y"} a pricing rule (${listed}${priced.length > 10 ? ", ..." : ""}); set pricing_mode none there first` }
-  }]
+  const listed = priced
+    .slice(0, 10)
+    .map((r) => r.id)
+    .join(", ")
+  return [
+    {
+      reason: "invalid_pricing",
+      issue: {
+        path,
+        message: `${why}, but ${priced.length} ${label}${priced.length === 1 ? "" : "s"} carr${priced.length === 1 ? "ies" : "y"} a pricing rule (${listed}${priced.length > 10 ? ", ..." : ""}); set pricing_mode none there first`
+      }
+    }
+  ]
 }
 
 /**
  * A type whose pricing_scope changes must leave no rule on the level that no longer carries one: to
  * `option`, its groups; to `group`, the options of its groups. Only checked when the scope changes.
  */
-export const typeScopeChangeViolations = (document: Document, context: RuleContext): Effect.Effect<ReadonlyArray<Violation>, PersistenceError> =>
+export const typeScopeChangeViolations = (
+  document: Document,
+  context: RuleContext
+): Effect.Effect<ReadonlyArray<Violation>, PersistenceError> =>
   Effect.gen(function* () {
     if (context.stored === undefined || context.stored.pricing_scope === document.pricing_scope) return []
     yield* context.lockPricing
@@ -69,12 +95,18 @@ export const typeScopeChangeViolations = (document: Document, context: RuleConte
     if (document.pricing_scope === "option") {
       return pricedViolations(groups, "group", "$.pricing_scope", "option-level pricing leaves groups without rules")
     }
-    const options = yield* context.children("customization-options", groups.map((g) => g.id))
+    const options = yield* context.children(
+      "customization-options",
+      groups.map((g) => g.id)
+    )
     return pricedViolations(options, "option", "$.pricing_scope", "group-level pricing leaves options without rules")
   })
 
 /** A group moving to a type that prices at group level takes options that must carry no rule. */
-export const groupMoveViolations = (document: Document, context: RuleContext): Effect.Effect<ReadonlyArray<Violation>, PersistenceError> =>
+export const groupMoveViolations = (
+  document: Document,
+  context: RuleContext
+): Effect.Effect<ReadonlyArray<Violation>, PersistenceError> =>
   Effect.gen(function* () {
     if (context.stored === undefined || context.stored.type_id === document.type_id) return []
     yield* context.lockPricing

@@ -63,9 +63,13 @@ export const runIdempotent = <E, R>(key: string, fingerprint: string, write: Eff
     const transactor = yield* Transactor
     const scope = { companyId: principal.company.id, connectionId: principal.connectionId }
     const leaseMillis = Duration.toMillis(yield* ClaimLease)
-    const claimKey = Effect.flatMap(Clock.currentTimeMillis, (nowMillis) => store.claim({ scope, key, fingerprint, nowMillis, leaseMillis, retentionMillis }))
+    const claimKey = Effect.flatMap(Clock.currentTimeMillis, (nowMillis) =>
+      store.claim({ scope, key, fingerprint, nowMillis, leaseMillis, retentionMillis })
+    )
 
-    const runClaimed = (claim: Claim): Effect.Effect<IdempotentResult, E | IdempotencyConflict | PersistenceError, R> => {
+    const runClaimed = (
+      claim: Claim
+    ): Effect.Effect<IdempotentResult, E | IdempotencyConflict | PersistenceError, R> => {
       switch (claim._tag) {
         case "Replay":
           return Effect.succeed({ response: claim.response, replayed: true })
@@ -90,7 +94,8 @@ export const runIdempotent = <E, R>(key: string, fingerprint: string, write: Eff
                 () =>
                   new IdempotencyConflict({
                     reason: "idempotency_in_progress",
-                    message: "this request outlived its claim on the Idempotency-Key and another request with the key took over; retry later with the same key to read its outcome"
+                    message:
+                      "this request outlived its claim on the Idempotency-Key and another request with the key took over; retry later with the same key to read its outcome"
                   })
               )
             )
@@ -98,13 +103,16 @@ export const runIdempotent = <E, R>(key: string, fingerprint: string, write: Eff
       }
     }
 
-    const claimThenWrite = (claim: Claim) => (claim._tag === "Started" ? transactor.withTransaction(runClaimed(claim)) : runClaimed(claim))
+    const claimThenWrite = (claim: Claim) =>
+      claim._tag === "Started" ? transactor.withTransaction(runClaimed(claim)) : runClaimed(claim)
 
     // A failed, rolled-back or interrupted write frees the key; after a commit the release is a no-op
     // (it drops only a running claim with this token), so an interruption that lands after the commit
     // cannot lose the stored response.
     const releaseUnlessDone = (claim: Claim, exit: Exit.Exit<unknown, unknown>) =>
-      claim._tag === "Started" && Exit.isFailure(exit) ? store.release(scope, key, claim.token).pipe(Effect.retry(releaseRetries), Effect.ignore) : Effect.void
+      claim._tag === "Started" && Exit.isFailure(exit)
+        ? store.release(scope, key, claim.token).pipe(Effect.retry(releaseRetries), Effect.ignore)
+        : Effect.void
 
     const claimAndWrite: Effect.Effect<IdempotentResult, E | IdempotencyConflict | PersistenceError, R> =
       store.claimsRollBack === true

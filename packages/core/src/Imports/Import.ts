@@ -12,10 +12,12 @@ const Outcome = Schema.Literal("created", "updated", "unchanged")
  * `__proto__` key into a prototype, hiding it from the per-record schema that must refuse it).
  */
 const RecordBody = Schema.declare(
-  (input: unknown): input is Readonly<Record<string, unknown>> => typeof input === "object" && input !== null && !Array.isArray(input),
+  (input: unknown): input is Readonly<Record<string, unknown>> =>
+    typeof input === "object" && input !== null && !Array.isArray(input),
   {
     identifier: "ImportRecordBody",
-    description: "The upsert body of the resource (as POST /{resource}/upsert takes it). A body that breaks its schema fails that record only.",
+    description:
+      "The upsert body of the resource (as POST /{resource}/upsert takes it). A body that breaks its schema fails that record only.",
     message: () => "must be a JSON object: the upsert body of the resource",
     jsonSchema: { type: "object", additionalProperties: true },
     arbitrary: () => (fc) => fc.dictionary(fc.string(), fc.jsonValue())
@@ -59,11 +61,16 @@ export const RecordResult = Schema.Struct({
   external_id: Schema.NullOr(Schema.String),
   status: RecordStatus,
   outcome: Schema.NullOr(Outcome).annotations({ description: "For applied records." }),
-  id: Schema.NullOr(Schema.UUID).annotations({ description: "The record written (null for failed records and for creates in a dry run)." }),
+  id: Schema.NullOr(Schema.UUID).annotations({
+    description: "The record written (null for failed records and for creates in a dry run)."
+  }),
   error: Schema.NullOr(RecordError),
-  run: Schema.Int.annotations({ description: "The run that produced this result: 1, or the retry that re-ran the record." }),
+  run: Schema.Int.annotations({
+    description: "The run that produced this result: 1, or the retry that re-ran the record."
+  }),
   ignored_fields: Schema.optional(Schema.Array(Schema.String)).annotations({
-    description: "A prices-mode record: the catalog fields its body carried, preserved rather than applied (paths within the import body)."
+    description:
+      "A prices-mode record: the catalog fields its body carried, preserved rather than applied (paths within the import body)."
   })
 }).annotations({ identifier: "ImportRecordResult" })
 export type RecordResult = typeof RecordResult.Type

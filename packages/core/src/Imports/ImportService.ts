@@ -8,7 +8,16 @@ import { UpsertMode } from "../Resources/CommonFields.js"
 import { decodeUpsert, strictDecoding } from "../Catalog/Decode.js"
 import type { Document } from "../Resources/ResourceDefinition.js"
 import { definitions } from "../Resources/Registry.js"
-import { type JobFailure, type JobRecord, type JobState, maxPendingPerConnection, queued, render, retryableStates, type StoredJob } from "../Jobs/Job.js"
+import {
+  type JobFailure,
+  type JobRecord,
+  type JobState,
+  maxPendingPerConnection,
+  queued,
+  render,
+  retryableStates,
+  type StoredJob
+} from "../Jobs/Job.js"
 import { currentTraceParent } from "../Jobs/JobTrace.js"
 import { JobLimitReached, JobNotRetryable, LeaseLost } from "../Jobs/JobErrors.js"
 import { jobAccess } from "../Jobs/JobAccess.js"
@@ -27,8 +36,7 @@ import { visibleReport } from "./ReportVisibility.js"
 
 /** What POST /imports answers: a dry run's report, or the queued job. */
 export type Submitted =
-  | { readonly _tag: "DryRun"; readonly report: ImportReport }
-  | { readonly _tag: "Queued"; readonly job: JobRecord }
+  { readonly _tag: "DryRun"; readonly report: ImportReport } | { readonly _tag: "Queued"; readonly job: JobRecord }
 
 /** Seconds a client waits before submitting again when its connection has 20 pending jobs. */
 export const jobLimitRetryAfterSeconds = 5
@@ -44,7 +52,11 @@ class AccessStopped extends Data.TaggedError("AccessStopped")<{ readonly failure
 
 /** The states a retry may restart the job from: failed and paused, and completed while records failed. */
 const retryableFrom = (job: StoredJob, items: ReadonlyArray<ImportItem>): ReadonlyArray<JobState> =>
-  retryableStates.includes(job.state) ? retryableStates : job.state === "completed" && items.some((item) => item.status === "failed") ? ["completed"] : []
+  retryableStates.includes(job.state)
+    ? retryableStates
+    : job.state === "completed" && items.some((item) => item.status === "failed")
+      ? ["completed"]
+      : []
 
 const notRetryable = (state: JobState) =>
   new JobNotRetryable({
@@ -74,7 +86,10 @@ export const scopesFor = (records: ReadonlyArray<PlannedRecord>): ReadonlyArray<
   for (const record of records) {
     const definition = definitions[record.resource]
     const decoded = Schema.decodeUnknownOption(definition.body, strictDecoding)(record.body)
-    const parts = Option.match(decoded, { onNone: () => noParts, onSome: (body) => bodyParts(definition, body as Document) })
+    const parts = Option.match(decoded, {
+      onNone: () => noParts,
+      onSome: (body) => bodyParts(definition, body as Document)
+    })
     for (const scope of requiredWriteScopes(modeOf(record.body), parts, false)) needed.add(scope)
   }
   return Array.from(needed)
@@ -84,7 +99,12 @@ const requireScopes = (principal: Principal, records: ReadonlyArray<PlannedRecor
   const missing = missingScopes(scopesFor(records), principal.scopes)
   return missing.length === 0
     ? Effect.void
-    : Effect.fail(new ScopeDenied({ message: `the records of this import need the scopes ${missing.join(", ")}`, required: missing }))
+    : Effect.fail(
+        new ScopeDenied({
+          message: `the records of this import need the scopes ${missing.join(", ")}`,
+          required: missing
+        })
+      )
 }
 
 const externalIdOf = (body: Readonly<Record<string, unknown>>): string | null =>
@@ -92,7 +112,9 @@ const externalIdOf = (body: Readonly<Record<string, unknown>>): string | null =>
 
 /** A prices-mode record's catalog fields, preserved rather than applied, as paths within the import body. */
 const ignoredFieldsOf = (index: number, resource: PlannedRecord["resource"], body: Document): ReadonlyArray<string> =>
-  modeOf(body) === "prices" ? pricesModeBody(definitions[resource], body).ignored.map((path) => bodyPath(index, path)) : []
+  modeOf(body) === "prices"
+    ? pricesModeBody(definitions[resource], body).ignored.map((path) => bodyPath(index, path))
+    : []
 
 const withIgnored = (result: RecordResult, body: Document): RecordResult => {
   const ignored = result.status === "applied" ? ignoredFieldsOf(result.index, result.resource, body) : []
@@ -115,7 +137,10 @@ const toResult = (item: ImportItem): RecordResult =>
   )
 
 const isRetryable = (error: unknown): boolean =>
-  typeof error === "object" && error !== null && (error as { _tag?: unknown })._tag === "PersistenceError" && (error as PersistenceError).retryable
+  typeof error === "object" &&
+  error !== null &&
+  (error as { _tag?: unknown })._tag === "PersistenceError" &&
+  (error as PersistenceError).retryable
 
 /** A busy database while a batch is written is retried (the whole batch) a few times before the run gives up. */
 const busyRetry = Schedule.exponential("50 millis").pipe(Schedule.intersect(Schedule.recurs(4)))
@@ -130,7 +155,14 @@ export const recordsPerTransaction = 25
 /** The counts of a job's report. */
 export const countsOf = (items: ReadonlyArray<ImportItem>): ImportCounts => {
   const results = report(false, 1, items.map(toResult))
-  return { total: results.total, created: results.created, updated: results.updated, unchanged: results.unchanged, failed: results.failed, pending: results.pending }
+  return {
+    total: results.total,
+    created: results.created,
+    updated: results.updated,
+    unchanged: results.unchanged,
+    failed: results.failed,
+    pending: results.pending
+  }
 }
 
 /**
@@ -151,12 +183,19 @@ export class ImportService extends Effect.Service<ImportService>()("@catalog-syn
     const now = Effect.map(Clock.currentTimeMillis, (millis) => ({ millis, at: new Date(millis).toISOString() }))
 
     /** Decodes and upserts one record; the failures that concern this record only become its result. */
-    const attempt = <E, R>(record: PlannedRecord, write: (decoded: Readonly<Record<string, unknown>>) => Effect.Effect<Attempt, E, R>) =>
+    const attempt = <E, R>(
+      record: PlannedRecord,
+      write: (decoded: Readonly<Record<string, unknown>>) => Effect.Effect<Attempt, E, R>
+    ) =>
       decodeUpsert(record.resource, record.body).pipe(
         Effect.flatMap(write),
         Effect.catchAll((error) =>
           isRecordFailure(error)
-            ? Effect.succeed<Attempt>({ _tag: "Failed", error: toRecordError(record.index, error), unresolved: isUnresolvedReference(error) })
+            ? Effect.succeed<Attempt>({
+                _tag: "Failed",
+                error: toRecordError(record.index, error),
+                unresolved: isUnresolvedReference(error)
+              })
             : Effect.fail(error as Exclude<E, RecordFailure>)
         )
       )
@@ -202,14 +241,20 @@ export class ImportService extends Effect.Service<ImportService>()("@catalog-syn
         .pipe(
           Effect.catchIf(
             (error): error is DryRunRollback => error instanceof DryRunRollback,
-            (rollback) => Effect.map(CurrentPrincipal, (principal) => visibleReport(report(true, 1, rollback.results), principal.scopes))
+            (rollback) =>
+              Effect.map(CurrentPrincipal, (principal) =>
+                visibleReport(report(true, 1, rollback.results), principal.scopes)
+              )
           )
         )
 
     /** The write scopes every record of the body needs (403 listing the missing ones). */
     const authorize = (body: ImportBody) =>
       Effect.flatMap(CurrentPrincipal, (principal) =>
-        requireScopes(principal, body.records.map((record, index) => ({ index, resource: record.resource, body: record.body })))
+        requireScopes(
+          principal,
+          body.records.map((record, index) => ({ index, resource: record.resource, body: record.body }))
+        )
       )
 
     /**
@@ -219,7 +264,11 @@ export class ImportService extends Effect.Service<ImportService>()("@catalog-syn
     const applySubmit = (body: ImportBody) =>
       Effect.gen(function* () {
         const principal = yield* CurrentPrincipal
-        const records: ReadonlyArray<PlannedRecord> = body.records.map((record, index) => ({ index, resource: record.resource, body: record.body }))
+        const records: ReadonlyArray<PlannedRecord> = body.records.map((record, index) => ({
+          index,
+          resource: record.resource,
+          body: record.body
+        }))
         if (body.dry_run === true) return { _tag: "DryRun", report: yield* dryRun(records) } satisfies Submitted
         const { millis, at } = yield* now
         const job: StoredJob = queued(principal, "import", yield* ids.next, { millis, at }, yield* currentTraceParent)
@@ -257,15 +306,20 @@ export class ImportService extends Effect.Service<ImportService>()("@catalog-syn
     const process = (job: StoredJob, workerId: string, leaseMillis: number) =>
       Effect.gen(function* () {
         const finish = (failure: JobFailure | null) =>
-          Effect.flatMap(now, ({ at }) => jobs.finish(job.id, workerId, { state: failure === null ? "completed" : "failed", failure, at }))
+          Effect.flatMap(now, ({ at }) =>
+            jobs.finish(job.id, workerId, { state: failure === null ? "completed" : "failed", failure, at })
+          )
         const currentAccess = Effect.flatMap(Effect.provideService(jobAccess(job), Accounts, accounts), (access) =>
-          access._tag === "Allowed" ? Effect.succeed(access.principal) : Effect.fail(new AccessStopped({ failure: access.failure }))
+          access._tag === "Allowed"
+            ? Effect.succeed(access.principal)
+            : Effect.fail(new AccessStopped({ failure: access.failure }))
         )
         const items = yield* store.items(job.id)
         const waiting = items.filter((item) => item.status !== "applied")
         const holdLease = Effect.gen(function* () {
           const { millis } = yield* now
-          if (!(yield* jobs.heartbeat(job.id, workerId, millis + leaseMillis))) return yield* new LeaseLost({ jobId: job.id })
+          if (!(yield* jobs.heartbeat(job.id, workerId, millis + leaseMillis)))
+            return yield* new LeaseLost({ jobId: job.id })
         })
         // One transaction per batch with the lease checked once: each record's upsert is a savepoint of
         // it (a failing record rolls back its own writes only) and its applied mark commits with it.
@@ -280,7 +334,14 @@ export class ImportService extends Effect.Service<ImportService>()("@catalog-syn
                       const result = yield* transactor.withTransaction(catalog.upsert(item.resource, decoded))
                       const { at } = yield* now
                       const recordId = result.record.id as string
-                      if (!(yield* store.markApplied(job.id, item.index, { outcome: result.outcome, recordId, run: job.run, at }))) {
+                      if (
+                        !(yield* store.markApplied(job.id, item.index, {
+                          outcome: result.outcome,
+                          recordId,
+                          run: job.run,
+                          at
+                        }))
+                      ) {
                         // Applied by another worker that held the job before: roll the whole batch back.
                         return yield* new LeaseLost({ jobId: job.id })
                       }
@@ -294,7 +355,9 @@ export class ImportService extends Effect.Service<ImportService>()("@catalog-syn
         // Each batch acts as the job's principal as it is now: a revoked key or changed grants take effect at once.
         const passes = yield* Effect.either(
           runPassesInBatches(waiting, recordsPerTransaction, (batch) =>
-            Effect.flatMap(currentAccess, (principal) => Effect.provideService(applyBatch(batch), CurrentPrincipal, principal))
+            Effect.flatMap(currentAccess, (principal) =>
+              Effect.provideService(applyBatch(batch), CurrentPrincipal, principal)
+            )
           )
         )
         if (passes._tag === "Left") {
@@ -302,13 +365,19 @@ export class ImportService extends Effect.Service<ImportService>()("@catalog-syn
           return yield* passes.left
         }
         const { results } = passes.right
-        const failures = Array.from(results).flatMap(([index, result]) => (result._tag === "Failed" ? [[index, result.error] as const] : []))
+        const failures = Array.from(results).flatMap(([index, result]) =>
+          result._tag === "Failed" ? [[index, result.error] as const] : []
+        )
         if (failures.length > 0) {
           const { at } = yield* now
           yield* transactor.withTransaction(
             Effect.zipRight(
               holdLease,
-              Effect.forEach(failures, ([index, error]) => store.markFailed(job.id, index, { error, run: job.run, at }), { discard: true })
+              Effect.forEach(
+                failures,
+                ([index, error]) => store.markFailed(job.id, index, { error, run: job.run, at }),
+                { discard: true }
+              )
             )
           )
         }
@@ -317,7 +386,9 @@ export class ImportService extends Effect.Service<ImportService>()("@catalog-syn
 
     /** The report of an import job, from its durable per-record results, as the reader may see it. */
     const reportOf = (job: StoredJob) =>
-      Effect.zipWith(store.items(job.id), CurrentPrincipal, (items, reader) => visibleReport(report(false, job.run, items.map(toResult)), reader.scopes))
+      Effect.zipWith(store.items(job.id), CurrentPrincipal, (items, reader) =>
+        visibleReport(report(false, job.run, items.map(toResult)), reader.scopes)
+      )
 
     /**
      * Restarts an import job: a failed or paused one, or (an extension of spec 3) a completed one whose
@@ -363,7 +434,10 @@ export class ImportService extends Effect.Service<ImportService>()("@catalog-syn
       Effect.gen(function* () {
         const principal = yield* CurrentPrincipal
         const items = yield* store.items(job.id)
-        yield* requireScopes(principal, items.filter((item) => item.status !== "applied"))
+        yield* requireScopes(
+          principal,
+          items.filter((item) => item.status !== "applied")
+        )
       })
 
     /** What import jobs are to the worker and the job endpoints. */
@@ -376,7 +450,8 @@ export class ImportService extends Effect.Service<ImportService>()("@catalog-syn
     }
 
     /** POST /imports as a write command (see `WriteRunner`): a queued job wakes an idle worker once committed. */
-    const submitCommand = (body: ImportBody) => command({ authorize: authorize(body), run: applySubmit(body), afterCommit: signal.notify })
+    const submitCommand = (body: ImportBody) =>
+      command({ authorize: authorize(body), run: applySubmit(body), afterCommit: signal.notify })
 
     const submit = (body: ImportBody) => runDirect(submitCommand(body))
 

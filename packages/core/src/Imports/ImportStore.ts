@@ -45,7 +45,12 @@ export class ImportStore extends Context.Tag("@catalog-sync/core/ImportStore")<
     readonly markApplied: (
       jobId: string,
       index: number,
-      result: { readonly outcome: "created" | "updated" | "unchanged"; readonly recordId: string; readonly run: number; readonly at: string }
+      result: {
+        readonly outcome: "created" | "updated" | "unchanged"
+        readonly recordId: string
+        readonly run: number
+        readonly at: string
+      }
     ) => Effect.Effect<boolean, PersistenceError>
     /** Records a failure of a record that is not applied. */
     readonly markFailed: (
@@ -54,8 +59,14 @@ export class ImportStore extends Context.Tag("@catalog-sync/core/ImportStore")<
       result: { readonly error: RecordError; readonly run: number; readonly at: string }
     ) => Effect.Effect<void, PersistenceError>
     /** A retry: failed records become pending in run `run`; returns their indices. */
-    readonly resetFailed: (jobId: string, run: number, at: string) => Effect.Effect<ReadonlyArray<number>, PersistenceError>
+    readonly resetFailed: (
+      jobId: string,
+      run: number,
+      at: string
+    ) => Effect.Effect<ReadonlyArray<number>, PersistenceError>
     /** Counts per job, for job lists. Jobs without records are absent. */
-    readonly counts: (jobIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, ImportCounts>, PersistenceError>
+    readonly counts: (
+      jobIds: ReadonlyArray<string>
+    ) => Effect.Effect<ReadonlyMap<string, ImportCounts>, PersistenceError>
   }
 >() {}

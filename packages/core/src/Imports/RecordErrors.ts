@@ -11,13 +11,7 @@ import type { RecordError } from "./Import.js"
 
 /** The failures of one record's upsert that fail that record only. */
 export type RecordFailure =
-  | ValidationFailed
-  | RuleViolation
-  | RevisionConflict
-  | RecordNotFound
-  | MappingConflict
-  | RecordArchived
-  | ScopeDenied
+  ValidationFailed | RuleViolation | RevisionConflict | RecordNotFound | MappingConflict | RecordArchived | ScopeDenied
 
 const recordTags: ReadonlySet<string> = new Set([
   "ValidationFailed",
@@ -41,9 +35,15 @@ export const toRecordError = (index: number, error: RecordFailure): RecordError 
   switch (error._tag) {
     case "ValidationFailed":
     case "RuleViolation":
-      return { ...base, details: error.issues.map((issue) => ({ path: bodyPath(index, issue.path), message: issue.message })) }
+      return {
+        ...base,
+        details: error.issues.map((issue) => ({ path: bodyPath(index, issue.path), message: issue.message }))
+      }
     case "RevisionConflict":
-      return { ...base, details: { current_revision: error.current_revision, expected_revision: error.expected_revision } }
+      return {
+        ...base,
+        details: { current_revision: error.current_revision, expected_revision: error.expected_revision }
+      }
     case "MappingConflict":
       return { ...base, details: { reason: error.reason } }
     case "RecordNotFound":

@@ -3,7 +3,8 @@ import type { Scope } from "../Shared/Scope.js"
 import type { ImportReport, RecordError, RecordResult } from "./Import.js"
 
 /** What a reader without the read scope of a price or cost field is told about it: the rule, never the value. */
-const hiddenMessage = (scope: Scope) => `is not valid; the message names the value sent, which only a key with ${scope} may read`
+const hiddenMessage = (scope: Scope) =>
+  `is not valid; the message names the value sent, which only a key with ${scope} may read`
 
 /** The read scope a body path needs, when it is a price or cost field of the resource (`$.records[2].body.cost`). */
 const scopeOfPath = (record: RecordResult, path: string): Scope | undefined => {
@@ -19,7 +20,10 @@ const scopeOfPath = (record: RecordResult, path: string): Scope | undefined => {
 }
 
 const isIssueList = (details: unknown): details is ReadonlyArray<{ readonly path: string; readonly message: string }> =>
-  Array.isArray(details) && details.every((d) => typeof d === "object" && d !== null && typeof d.path === "string" && typeof d.message === "string")
+  Array.isArray(details) &&
+  details.every(
+    (d) => typeof d === "object" && d !== null && typeof d.path === "string" && typeof d.message === "string"
+  )
 
 const visibleError = (record: RecordResult, error: RecordError, scopes: ReadonlySet<Scope>): RecordError => {
   if (!isIssueList(error.details)) return error
@@ -33,7 +37,9 @@ const visibleError = (record: RecordResult, error: RecordError, scopes: Readonly
     return { path: issue.path, message: hidden }
   })
   // A union's branches each report the path: once hidden, their messages are one.
-  const unique = details.filter((issue, i) => details.findIndex((other) => other.path === issue.path && other.message === issue.message) === i)
+  const unique = details.filter(
+    (issue, i) => details.findIndex((other) => other.path === issue.path && other.message === issue.message) === i
+  )
   return { ...error, message, details: unique }
 }
 

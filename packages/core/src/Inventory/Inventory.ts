@@ -17,7 +17,9 @@ export const StockAction = Schema.Literal("set", "in", "out")
 
 /** POST /inventory body: all keys required, no others. */
 export const StockWrite = Schema.Struct({
-  event_id: Uuid.annotations({ description: "Unique per event: a repeat with the same body replays the original result." }),
+  event_id: Uuid.annotations({
+    description: "Unique per event: a repeat with the same body replays the original result."
+  }),
   source_kind: SourceKind,
   source_id: Reference,
   location_id: Uuid.annotations({ description: "A location assigned to the connection as writable." }),
@@ -139,4 +141,5 @@ export const renderCard = (card: StockCard, sourceExternalId: string | null): St
 })
 
 /** The catalog resource whose records a source kind names (and whose mappings resolve {external_id}). */
-export const sourceResource = (kind: SourceKind) => (kind === "product" ? ("products" as const) : ("customization-options" as const))
+export const sourceResource = (kind: SourceKind) =>
+  kind === "product" ? ("products" as const) : ("customization-options" as const)

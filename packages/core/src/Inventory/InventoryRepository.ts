@@ -33,7 +33,10 @@ export class InventoryRepository extends Context.Tag("@catalog-sync/core/Invento
      */
     readonly ensureItem: (item: StockItem) => Effect.Effect<StockCard, PersistenceError>
     /** Up to `query.limit` cards after the cursor, in id order. */
-    readonly listItems: (companyId: CompanyId, query: InventoryListQuery) => Effect.Effect<ReadonlyArray<StockCard>, PersistenceError>
+    readonly listItems: (
+      companyId: CompanyId,
+      query: InventoryListQuery
+    ) => Effect.Effect<ReadonlyArray<StockCard>, PersistenceError>
     /**
      * Writes a location's balance as a compare-and-set on its revision: `expectedRevision` 0 inserts a new
      * balance, else the stored revision must still be `expectedRevision`. Otherwise RevisionConflict with
@@ -43,7 +46,10 @@ export class InventoryRepository extends Context.Tag("@catalog-sync/core/Invento
       balance: StockBalance,
       expectedRevision: number
     ) => Effect.Effect<void, RevisionConflict | PersistenceError>
-    readonly findEvent: (companyId: CompanyId, eventId: string) => Effect.Effect<Option.Option<StockEvent>, PersistenceError>
+    readonly findEvent: (
+      companyId: CompanyId,
+      eventId: string
+    ) => Effect.Effect<Option.Option<StockEvent>, PersistenceError>
     /** Records an event; false (and nothing written) when the company already has one with this event id. */
     readonly insertEvent: (event: StockEvent) => Effect.Effect<boolean, PersistenceError>
   }

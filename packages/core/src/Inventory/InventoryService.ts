@@ -11,8 +11,23 @@ import { describe } from "../Shared/Reference.js"
 import type { Scope } from "../Shared/Scope.js"
 import { Transactor } from "../Shared/Transactor.js"
 import { command, runDirect } from "../Writes/WriteCommand.js"
-import { renderCard, sourceResource, type SourceKind, type StockCard, type StockCardRecord, type StockEventRecord, type StockWrite, withBalance } from "./Inventory.js"
-import { LocationNotWritable, ReservationConflict, StockEventConflict, StockNotEnabled, StockRuleViolation } from "./InventoryErrors.js"
+import {
+  renderCard,
+  sourceResource,
+  type SourceKind,
+  type StockCard,
+  type StockCardRecord,
+  type StockEventRecord,
+  type StockWrite,
+  withBalance
+} from "./Inventory.js"
+import {
+  LocationNotWritable,
+  ReservationConflict,
+  StockEventConflict,
+  StockNotEnabled,
+  StockRuleViolation
+} from "./InventoryErrors.js"
 import { InventoryRepository } from "./InventoryRepository.js"
 import { apply, countsInPieces, empty, violatesWholeNumbers } from "./StockRules.js"
 
@@ -42,9 +57,14 @@ export interface InventoryPage {
 }
 
 /** Stock features need an active stock package and an enabled inventory module; then the scope. */
-export const requireStock = (principal: Principal, scope: Scope): Effect.Effect<void, StockNotEnabled | ScopeDenied> => {
+export const requireStock = (
+  principal: Principal,
+  scope: Scope
+): Effect.Effect<void, StockNotEnabled | ScopeDenied> => {
   if (!principal.features.stock) {
-    return Effect.fail(new StockNotEnabled({ message: "stock features need an active stock package and an enabled inventory module" }))
+    return Effect.fail(
+      new StockNotEnabled({ message: "stock features need an active stock package and an enabled inventory module" })
+    )
   }
   return principal.scopes.has(scope)
     ? Effect.void
@@ -113,7 +133,10 @@ export class InventoryService extends Effect.Service<InventoryService>()("@catal
           typeof ref === "string"
             ? (ref as RecordId)
             : Option.getOrUndefined(
-                yield* mappings.find({ companyId: principal.company.id, connectionId: principal.connectionId, resource }, ref.external_id)
+                yield* mappings.find(
+                  { companyId: principal.company.id, connectionId: principal.connectionId, resource },
+                  ref.external_id
+                )
               )
         const record = id === undefined ? Option.none() : yield* catalog.get(principal.company.id, resource, id)
         if (Option.isNone(record)) {
@@ -220,7 +243,11 @@ export class InventoryService extends Effect.Service<InventoryService>()("@catal
               requested_physical: refusal.physical
             })
           }
-          return yield* new StockRuleViolation({ reason: refusal.reason, message: refusal.message, issues: issue("$.quantity", refusal.message) })
+          return yield* new StockRuleViolation({
+            reason: refusal.reason,
+            message: refusal.message,
+            issues: issue("$.quantity", refusal.message)
+          })
         }
         const unchanged = balance !== undefined && applied.quantities.physical === balance.physical
         let after = card
@@ -289,10 +316,15 @@ export class InventoryService extends Effect.Service<InventoryService>()("@catal
         return yield* transactor.withTransaction(apply_(principal, body, fingerprint)).pipe(
           // A concurrent write of the same event may have committed first: it decides, not our error.
           Effect.catchIf(
-            (error): error is EventRace | RevisionConflict => error instanceof EventRace || error._tag === "RevisionConflict",
+            (error): error is EventRace | RevisionConflict =>
+              error instanceof EventRace || error._tag === "RevisionConflict",
             (error) =>
               Effect.flatMap(replay(principal, body, fingerprint), (found) =>
-                Option.isSome(found) ? Effect.succeed(found.value) : error instanceof EventRace ? Effect.dieMessage("event race without an event") : Effect.fail(error)
+                Option.isSome(found)
+                  ? Effect.succeed(found.value)
+                  : error instanceof EventRace
+                    ? Effect.dieMessage("event race without an event")
+                    : Effect.fail(error)
               )
           )
         )
@@ -305,7 +337,10 @@ export class InventoryService extends Effect.Service<InventoryService>()("@catal
         yield* requireStock(principal, "stock:read")
         const card = yield* repository.findItem(principal.company.id, id as RecordId)
         if (Option.isNone(card)) {
-          return yield* new RecordNotFound({ resource: "inventory", message: `no inventory item ${id} in this company (ids are stock card ids, not product ids)` })
+          return yield* new RecordNotFound({
+            resource: "inventory",
+            message: `no inventory item ${id} in this company (ids are stock card ids, not product ids)`
+          })
         }
         const render = yield* sourceExternalIds(principal, [card.value])
         return render(card.value)

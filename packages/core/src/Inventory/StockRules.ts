@@ -39,18 +39,31 @@ export const apply = (current: Quantities, action: StockAction, quantity: string
     if (result.negative) {
       return {
         _tag: "Refused",
-        refusal: { reason: "stock_below_zero", message: `taking ${quantity} out of ${current.physical} would leave -${result.value}` }
+        refusal: {
+          reason: "stock_below_zero",
+          message: `taking ${quantity} out of ${current.physical} would leave -${result.value}`
+        }
       }
     }
     physical = result.value
   }
   if (!inRange(physical)) {
-    return { _tag: "Refused", refusal: { reason: "quantity_out_of_range", message: `physical stock would be ${physical}, above the maximum ${maximum}` } }
+    return {
+      _tag: "Refused",
+      refusal: {
+        reason: "quantity_out_of_range",
+        message: `physical stock would be ${physical}, above the maximum ${maximum}`
+      }
+    }
   }
   if (compare(physical, current.reserved) < 0) {
     return {
       _tag: "Refused",
-      refusal: { reason: "stock_below_reserved", message: `physical stock ${physical} would be below the reserved quantity ${current.reserved}`, physical }
+      refusal: {
+        reason: "stock_below_reserved",
+        message: `physical stock ${physical} would be below the reserved quantity ${current.reserved}`,
+        physical
+      }
     }
   }
   return { _tag: "Applied", quantities: { ...current, physical } }

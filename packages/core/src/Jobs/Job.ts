@@ -8,7 +8,9 @@ import type { Scope } from "../Shared/Scope.js"
  * that it could not finish (its access stopped, a fault it could not get past, an image that cannot be
  * processed), `paused` that image processing waits for its storage to be fixed.
  */
-export const JobState = Schema.Literal("queued", "running", "completed", "failed", "paused").annotations({ identifier: "JobState" })
+export const JobState = Schema.Literal("queued", "running", "completed", "failed", "paused").annotations({
+  identifier: "JobState"
+})
 export type JobState = typeof JobState.Type
 
 export const pendingStates: ReadonlyArray<JobState> = ["queued", "running"]
@@ -62,7 +64,12 @@ export interface StoredJob {
 
 /** A new job of `kind`, queued now for the principal's connection with its current scopes. */
 export const queued = (
-  principal: { readonly company: { readonly id: CompanyId }; readonly connectionId: ConnectionId; readonly keyId: string; readonly scopes: ReadonlySet<Scope> },
+  principal: {
+    readonly company: { readonly id: CompanyId }
+    readonly connectionId: ConnectionId
+    readonly keyId: string
+    readonly scopes: ReadonlySet<Scope>
+  },
   kind: JobKind,
   id: string,
   now: { readonly millis: number; readonly at: string },
@@ -111,7 +118,9 @@ export const JobRecord = Schema.Struct({
   attempts: Schema.Int.annotations({
     description: "How often processing started: each run, and each time a job whose worker was lost was taken up again."
   }),
-  failure: Schema.NullOr(JobFailure).annotations({ description: "Why the job as a whole failed; record failures are in the report." }),
+  failure: Schema.NullOr(JobFailure).annotations({
+    description: "Why the job as a whole failed; record failures are in the report."
+  }),
   created_at: Schema.String,
   started_at: Schema.NullOr(Schema.String),
   finished_at: Schema.NullOr(Schema.String),

@@ -19,14 +19,24 @@ export const jobAccess = (job: StoredJob) =>
   Effect.gen(function* () {
     const accounts = yield* Accounts
     const grant = yield* accounts.findKey(job.keyId)
-    if (Option.isNone(grant) || grant.value.company.id !== job.companyId || grant.value.connection.id !== job.connectionId) {
-      return { _tag: "Stopped", failure: { code: "key_revoked", message: "the key that submitted the job no longer exists" } } satisfies JobAccess
+    if (
+      Option.isNone(grant) ||
+      grant.value.company.id !== job.companyId ||
+      grant.value.connection.id !== job.connectionId
+    ) {
+      return {
+        _tag: "Stopped",
+        failure: { code: "key_revoked", message: "the key that submitted the job no longer exists" }
+      } satisfies JobAccess
     }
     const stopped = accessStopped(grant.value, yield* Clock.currentTimeMillis)
     if (stopped !== undefined) {
       return {
         _tag: "Stopped",
-        failure: { code: stopped.reason, message: `${stopped.message}; the job stopped. Retry it with an active key of the same connection` }
+        failure: {
+          code: stopped.reason,
+          message: `${stopped.message}; the job stopped. Retry it with an active key of the same connection`
+        }
       } satisfies JobAccess
     }
     return { _tag: "Allowed", principal: principalOf(grant.value, job.scopes) } satisfies JobAccess

@@ -17,7 +17,11 @@ export type RetryError = ScopeDenied | JobNotRetryable | JobLimitReached | Persi
  */
 export interface JobKindHandler {
   /** Processes a claimed job for `workerId` and ends it (`JobStore.finish`); fails when the lease is lost. */
-  readonly process: (job: StoredJob, workerId: string, leaseMillis: number) => Effect.Effect<void, PersistenceError | LeaseLost | MediaStorageError>
+  readonly process: (
+    job: StoredJob,
+    workerId: string,
+    leaseMillis: number
+  ) => Effect.Effect<void, PersistenceError | LeaseLost | MediaStorageError>
   /** The counts of a page of jobs of this kind, by job id. */
   readonly counts: (jobs: ReadonlyArray<StoredJob>) => Effect.Effect<ReadonlyMap<string, JobCounts>, PersistenceError>
   /** The job's report as the calling principal may read it; null for a kind without one. */
@@ -29,10 +33,16 @@ export interface JobKindHandler {
 }
 
 /** The handler of every job kind. */
-export class JobKinds extends Context.Tag("@catalog-sync/core/JobKinds")<JobKinds, { readonly [K in JobKind]: JobKindHandler }>() {}
+export class JobKinds extends Context.Tag("@catalog-sync/core/JobKinds")<
+  JobKinds,
+  { readonly [K in JobKind]: JobKindHandler }
+>() {}
 
 /** The kinds this implementation runs: imports and media register their handlers. */
 export const layer: Layer.Layer<JobKinds, never, ImportService | MediaService> = Layer.effect(
   JobKinds,
-  Effect.all({ import: Effect.map(ImportService, (imports) => imports.jobKind), media: Effect.map(MediaService, (media) => media.jobKind) })
+  Effect.all({
+    import: Effect.map(ImportService, (imports) => imports.jobKind),
+    media: Effect.map(MediaService, (media) => media.jobKind)
+  })
 )

@@ -30,25 +30,35 @@ export class JobService extends Effect.Service<JobService>()("@catalog-sync/core
     const kinds = yield* JobKinds
     const signal = yield* JobSignal
 
-    const scopeOf = Effect.map(CurrentPrincipal, (principal) => ({ companyId: principal.company.id, connectionId: principal.connectionId }))
+    const scopeOf = Effect.map(CurrentPrincipal, (principal) => ({
+      companyId: principal.company.id,
+      connectionId: principal.connectionId
+    }))
 
     const find = (id: string, kind: JobKind | undefined) =>
       Effect.gen(function* () {
         const found = yield* jobs.get(yield* scopeOf, id)
         if (Option.isNone(found) || (kind !== undefined && found.value.kind !== kind)) {
-          return yield* new RecordNotFound({ resource: kind === "import" ? "imports" : "jobs", message: `no ${kind ?? "job"} ${id} of this connection` })
+          return yield* new RecordNotFound({
+            resource: kind === "import" ? "imports" : "jobs",
+            message: `no ${kind ?? "job"} ${id} of this connection`
+          })
         }
         return found.value
       })
 
-    const list = (kind: JobKind | undefined, params: { readonly limit: number; readonly cursor?: string | undefined }) =>
+    const list = (
+      kind: JobKind | undefined,
+      params: { readonly limit: number; readonly cursor?: string | undefined }
+    ) =>
       Effect.gen(function* () {
         const rows = yield* jobs.list(yield* scopeOf, { kind, cursor: params.cursor, limit: params.limit + 1 })
         const page = rows.slice(0, params.limit)
         // One round trip per kind on the page, whatever its size.
         const counts = new Map<string, JobCounts>()
         for (const jobKind of new Set(page.map((job) => job.kind))) {
-          for (const [id, count] of yield* kinds[jobKind].counts(page.filter((job) => job.kind === jobKind))) counts.set(id, count)
+          for (const [id, count] of yield* kinds[jobKind].counts(page.filter((job) => job.kind === jobKind)))
+            counts.set(id, count)
         }
         const hasMore = rows.length > params.limit
         return {
@@ -68,7 +78,8 @@ export class JobService extends Effect.Service<JobService>()("@catalog-sync/core
       })
 
     /** Checks that the caller's connection owns the job and holds the scopes its retry needs. */
-    const authorizeRetry = (id: string, kind?: JobKind) => Effect.flatMap(find(id, kind), (job) => kinds[job.kind].authorizeRetry(job))
+    const authorizeRetry = (id: string, kind?: JobKind) =>
+      Effect.flatMap(find(id, kind), (job) => kinds[job.kind].authorizeRetry(job))
 
     /** POST /jobs/{id}/retry as a write command (see `WriteRunner`): the requeued job wakes an idle worker once committed. */
     const retryCommand = (id: string, kind?: JobKind) =>

@@ -7,7 +7,10 @@ import { Context, Effect, Layer, Queue } from "effect"
  * the request's outermost transaction), or the worker may look before the job is visible.
  */
 export class JobSignal extends Context.Reference<JobSignal>()("@catalog-sync/core/JobSignal", {
-  defaultValue: (): { readonly notify: Effect.Effect<void>; readonly wait: Effect.Effect<void> } => ({ notify: Effect.void, wait: Effect.never })
+  defaultValue: (): { readonly notify: Effect.Effect<void>; readonly wait: Effect.Effect<void> } => ({
+    notify: Effect.void,
+    wait: Effect.never
+  })
 }) {}
 
 /** A signal for the workers of one process: notifications while no worker waits collapse into one. */

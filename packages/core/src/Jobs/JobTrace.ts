@@ -20,7 +20,11 @@ export const linksTo = (traceParent: string | null): ReadonlyArray<Tracer.SpanLi
       onSome: ([, traceId, spanId, flags]) => [
         {
           _tag: "SpanLink" as const,
-          span: Tracer.externalSpan({ traceId: traceId!, spanId: spanId!, sampled: (Number.parseInt(flags!, 16) & 1) === 1 }),
+          span: Tracer.externalSpan({
+            traceId: traceId!,
+            spanId: spanId!,
+            sampled: (Number.parseInt(flags!, 16) & 1) === 1
+          }),
           attributes: {}
         }
       ]

@@ -22,13 +22,19 @@ const iso = (millis: number) => new Date(millis).toISOString()
  * stops the work; an interruption (shutdown) gives the job back to the queue; an unexpected failure
  * ends the job failed, so that it can be retried.
  */
-const work = (job: StoredJob, workerId: string, settings: WorkerSettings, restore: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>) =>
+const work = (
+  job: StoredJob,
+  workerId: string,
+  settings: WorkerSettings,
+  restore: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+) =>
   Effect.gen(function* () {
     const jobs = yield* JobStore
     const kinds = yield* JobKinds
     const heartbeat = Effect.gen(function* () {
       const now = yield* Clock.currentTimeMillis
-      if (!(yield* jobs.heartbeat(job.id, workerId, now + settings.leaseMillis))) return yield* new LeaseLost({ jobId: job.id })
+      if (!(yield* jobs.heartbeat(job.id, workerId, now + settings.leaseMillis)))
+        return yield* new LeaseLost({ jobId: job.id })
     }).pipe(
       Effect.catchTag("PersistenceError", (error) => Effect.logWarning("job heartbeat failed", error)),
       Effect.zipRight(Effect.sleep(Duration.millis(Math.max(50, Math.floor(settings.leaseMillis / 3))))),
@@ -46,12 +52,17 @@ const work = (job: StoredJob, workerId: string, settings: WorkerSettings, restor
         return
       }
       const lost = exit.cause._tag === "Fail" && exit.cause.error instanceof LeaseLost
-      if (lost) return yield* Effect.logWarning("job lease lost; another worker took the job").pipe(Effect.annotateLogs("job_id", job.id))
+      if (lost)
+        return yield* Effect.logWarning("job lease lost; another worker took the job").pipe(
+          Effect.annotateLogs("job_id", job.id)
+        )
       const busy = exit.cause._tag === "Fail" && (exit.cause.error as { _tag?: string })._tag === "PersistenceError"
       // A database fault is the operator's to watch, not a bug: the job fails retryably.
-      yield* (busy ? Effect.logWarning("job failed: the database was unavailable", failure) : Effect.logError("job failed unexpectedly", failure)).pipe(
-        Effect.annotateLogs("job_id", job.id)
-      )
+      yield* (
+        busy
+          ? Effect.logWarning("job failed: the database was unavailable", failure)
+          : Effect.logError("job failed unexpectedly", failure)
+      ).pipe(Effect.annotateLogs("job_id", job.id))
       yield* jobs.finish(job.id, workerId, {
         state: "failed",
         failure: busy
@@ -59,7 +70,10 @@ const work = (job: StoredJob, workerId: string, settings: WorkerSettings, restor
           : { code: "internal_error", message: "an unexpected error stopped the job; retry the job" },
         at
       })
-    }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("could not record the job's end", cause)), Effect.uninterruptible)
+    }).pipe(
+      Effect.catchAllCause((cause) => Effect.logWarning("could not record the job's end", cause)),
+      Effect.uninterruptible
+    )
   }).pipe(Effect.annotateLogs("worker_id", workerId))
 
 /** One worker: claim, process, repeat; when the queue is empty, sleeps `pollMillis` or until a job is signalled. */
@@ -89,5 +103,7 @@ const worker = (settings: WorkerSettings) =>
   })
 
 /** Starts the job workers in the current scope; closing the scope stops them and gives their jobs back. */
-export const runWorkers = (settings: WorkerSettings): Effect.Effect<void, never, Scope.Scope | JobStore | JobKinds | Ids> =>
+export const runWorkers = (
+  settings: WorkerSettings
+): Effect.Effect<void, never, Scope.Scope | JobStore | JobKinds | Ids> =>
   Effect.forEach(Array.from({ length: settings.workers }), () => Effect.forkScoped(worker(settings)), { discard: true })

@@ -46,7 +46,9 @@ export const isRemoteUrl = (text: string): boolean => urlPattern.test(text)
  * refused anyway, so a URL there is an attempt to import a remote image and gets a clearer answer.
  */
 export const remoteUrlField = (fields: Readonly<Record<string, string>>): string | undefined => {
-  const found = Object.entries(fields).find(([key, value]) => key !== "external_id" && key !== "name" && isRemoteUrl(value))
+  const found = Object.entries(fields).find(
+    ([key, value]) => key !== "external_id" && key !== "name" && isRemoteUrl(value)
+  )
   return found === undefined ? undefined : `$.${found[0]}`
 }
 
@@ -68,7 +70,11 @@ export const sniffFormat = (head: Uint8Array): ImageFormat | undefined => {
 export const contentKey = (sourceSha256: string, purpose: MediaPurpose): string => `${sourceSha256}-${purpose}.webp`
 
 /** The size a processed image gets: the long edge at most `maxLongEdge`, never enlarged. */
-export const targetSize = (width: number, height: number, purpose: MediaPurpose): { readonly width: number; readonly height: number } => {
+export const targetSize = (
+  width: number,
+  height: number,
+  purpose: MediaPurpose
+): { readonly width: number; readonly height: number } => {
   const limit = maxLongEdge(purpose)
   const long = Math.max(width, height)
   if (long <= limit) return { width, height }
@@ -108,7 +114,9 @@ export interface StoredMedia {
 /** A media item as the API returns it (spec-gaps.md, "Media"). */
 export const MediaRecord = Schema.Struct({
   id: Schema.UUID,
-  external_id: Schema.NullOr(Schema.String).annotations({ description: "The caller's connection mapping; null for another connection's upload." }),
+  external_id: Schema.NullOr(Schema.String).annotations({
+    description: "The caller's connection mapping; null for another connection's upload."
+  }),
   name: Schema.String,
   purpose: MediaPurpose,
   state: MediaState,
@@ -117,9 +125,13 @@ export const MediaRecord = Schema.Struct({
   source_bytes: Schema.Int,
   width: Schema.NullOr(Schema.Int).annotations({ description: "Of the processed image; null until completed." }),
   height: Schema.NullOr(Schema.Int),
-  bytes: Schema.NullOr(Schema.Int).annotations({ description: "Size of the processed WebP file; null until completed." }),
+  bytes: Schema.NullOr(Schema.Int).annotations({
+    description: "Size of the processed WebP file; null until completed."
+  }),
   content_type: Schema.NullOr(Schema.String).annotations({ description: "image/webp once completed." }),
-  content_url: Schema.NullOr(Schema.String).annotations({ description: "Path of GET /media/{id}/content once completed." }),
+  content_url: Schema.NullOr(Schema.String).annotations({
+    description: "Path of GET /media/{id}/content once completed."
+  }),
   failure: Schema.NullOr(Schema.Struct({ code: Schema.String, message: Schema.String })),
   revision: Schema.Int,
   created_at: Schema.String,

@@ -60,7 +60,11 @@ export class MediaStorageError extends Schema.TaggedError<MediaStorageError>()("
   reason: Schema.Literal("denied", "unavailable", "not_found")
 }) {
   get code(): "storage_denied" | "storage_unavailable" | "not_found" {
-    return this.reason === "denied" ? "storage_denied" : this.reason === "not_found" ? "not_found" : "storage_unavailable"
+    return this.reason === "denied"
+      ? "storage_denied"
+      : this.reason === "not_found"
+        ? "not_found"
+        : "storage_unavailable"
   }
 }
 

@@ -20,7 +20,10 @@ export class MediaRepository extends Context.Tag("@catalog-sync/core/MediaReposi
     readonly get: (companyId: CompanyId, id: RecordId) => Effect.Effect<Option.Option<StoredMedia>, PersistenceError>
     readonly byJob: (jobId: string) => Effect.Effect<Option.Option<StoredMedia>, PersistenceError>
     /** A completed item of the company with this content key (the processed file exists). */
-    readonly completedWithContent: (companyId: CompanyId, contentKey: string) => Effect.Effect<Option.Option<StoredMedia>, PersistenceError>
+    readonly completedWithContent: (
+      companyId: CompanyId,
+      contentKey: string
+    ) => Effect.Effect<Option.Option<StoredMedia>, PersistenceError>
     /** A page in id order. */
     readonly list: (query: MediaListQuery) => Effect.Effect<ReadonlyArray<StoredMedia>, PersistenceError>
     /** Bytes of the connection's uploads still staged (not processed yet). */

@@ -4,7 +4,15 @@ import { CurrentPrincipal, type Principal } from "../Auth/Principal.js"
 import { RecordNotFound, ScopeDenied, ValidationFailed } from "../Shared/Errors.js"
 import { Mappings, type MappingScope } from "../Catalog/Mappings.js"
 import { ChangeLog, type ChangeOperation } from "../Changes/ChangeLog.js"
-import { type JobCounts, type JobFailure, maxPendingPerConnection, queued, render as renderJob, retryableStates, type StoredJob } from "../Jobs/Job.js"
+import {
+  type JobCounts,
+  type JobFailure,
+  maxPendingPerConnection,
+  queued,
+  render as renderJob,
+  retryableStates,
+  type StoredJob
+} from "../Jobs/Job.js"
 import { currentTraceParent } from "../Jobs/JobTrace.js"
 import { JobLimitReached, JobNotRetryable } from "../Jobs/JobErrors.js"
 import type { JobKindHandler } from "../Jobs/JobKinds.js"
@@ -31,7 +39,14 @@ import {
   sniffFormat,
   type StoredMedia
 } from "./Media.js"
-import { ImageRejected, MediaVersionConflict, RemoteUrlNotAccepted, StagingLimitReached, UnsupportedImageFormat, UploadTooLarge } from "./MediaErrors.js"
+import {
+  ImageRejected,
+  MediaVersionConflict,
+  RemoteUrlNotAccepted,
+  StagingLimitReached,
+  UnsupportedImageFormat,
+  UploadTooLarge
+} from "./MediaErrors.js"
 import { MediaRepository } from "./MediaRepository.js"
 import { MediaStaging, MediaStorage, type StagedFile } from "./MediaStorage.js"
 
@@ -63,16 +78,20 @@ export const refuseRemoteUrls = (fields: Readonly<Record<string, string>>) => {
  * How long processing one image may take. A stalled decoder would otherwise hold the company's media
  * queue (one image at a time) for good, its heartbeat keeping the job's lease alive.
  */
-export class ProcessingTimeout extends Context.Reference<ProcessingTimeout>()("@catalog-sync/core/MediaService/ProcessingTimeout", {
-  defaultValue: (): Duration.Duration => Duration.minutes(2)
-}) {}
+export class ProcessingTimeout extends Context.Reference<ProcessingTimeout>()(
+  "@catalog-sync/core/MediaService/ProcessingTimeout",
+  {
+    defaultValue: (): Duration.Duration => Duration.minutes(2)
+  }
+) {}
 
 /** Seconds a client waits when its connection's staged images reach 100 MB. */
 export const stagingRetryAfterSeconds = 10
 
-
 const requireScope = (principal: Principal, scope: Scope) =>
-  principal.scopes.has(scope) ? Effect.void : Effect.fail(new ScopeDenied({ message: `this operation needs the scope ${scope}`, required: [scope] }))
+  principal.scopes.has(scope)
+    ? Effect.void
+    : Effect.fail(new ScopeDenied({ message: `this operation needs the scope ${scope}`, required: [scope] }))
 
 /**
  * The media pipeline (spec 2.13): uploads are staged and checked (format sniffed from the bytes, header
@@ -96,7 +115,11 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
     const signal = yield* JobSignal
 
     const now = Effect.map(Clock.currentTimeMillis, (millis) => ({ millis, at: new Date(millis).toISOString() }))
-    const scopeOf = (companyId: CompanyId, connectionId: ConnectionId): MappingScope => ({ companyId, connectionId, resource: "media" })
+    const scopeOf = (companyId: CompanyId, connectionId: ConnectionId): MappingScope => ({
+      companyId,
+      connectionId,
+      resource: "media"
+    })
     const discard = (key: string) => Effect.ignore(staging.remove(key))
 
     const logChange = (media: StoredMedia, operation: ChangeOperation, at: string) =>
@@ -112,12 +135,16 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
       })
 
     /** media:write (POST /media) or media:read, checked before the upload is read. */
-    const authorize = (scope: "media:read" | "media:write") => Effect.flatMap(CurrentPrincipal, (principal) => requireScope(principal, scope))
+    const authorize = (scope: "media:read" | "media:write") =>
+      Effect.flatMap(CurrentPrincipal, (principal) => requireScope(principal, scope))
 
     /** Bytes the caller's connection may still stage (100 MB minus its uploads not processed yet). */
     const stagingAllowance = Effect.gen(function* () {
       const principal = yield* CurrentPrincipal
-      return Math.max(0, maxStagedBytesPerConnection - (yield* repository.stagedBytes(principal.company.id, principal.connectionId)))
+      return Math.max(
+        0,
+        maxStagedBytesPerConnection - (yield* repository.stagedBytes(principal.company.id, principal.connectionId))
+      )
     })
 
     /**
@@ -129,12 +156,24 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
       Effect.gen(function* () {
         const allowance = yield* stagingAllowance
         const limited = content.pipe(
-          Stream.mapAccumEffect(0, (total, chunk: Uint8Array): Effect.Effect<readonly [number, Uint8Array], UploadTooLarge | StagingLimitReached> => {
-            const next = total + chunk.length
-            if (next > maxUploadBytes) return Effect.fail(new UploadTooLarge({ message: `images are limited to ${maxUploadBytes} bytes`, limit: maxUploadBytes }))
-            if (next > allowance) return Effect.fail(stagingFull)
-            return Effect.succeed([next, chunk] as const)
-          })
+          Stream.mapAccumEffect(
+            0,
+            (
+              total,
+              chunk: Uint8Array
+            ): Effect.Effect<readonly [number, Uint8Array], UploadTooLarge | StagingLimitReached> => {
+              const next = total + chunk.length
+              if (next > maxUploadBytes)
+                return Effect.fail(
+                  new UploadTooLarge({
+                    message: `images are limited to ${maxUploadBytes} bytes`,
+                    limit: maxUploadBytes
+                  })
+                )
+              if (next > allowance) return Effect.fail(stagingFull)
+              return Effect.succeed([next, chunk] as const)
+            }
+          )
         )
         return yield* staging.write(limited)
       })
@@ -176,7 +215,9 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
         }
         const scope = scopeOf(principal.company.id, principal.connectionId)
         const mapped = yield* mappings.find(scope, fields.external_id)
-        const current = Option.isSome(mapped) ? yield* repository.get(principal.company.id, mapped.value) : Option.none<StoredMedia>()
+        const current = Option.isSome(mapped)
+          ? yield* repository.get(principal.company.id, mapped.value)
+          : Option.none<StoredMedia>()
         if (Option.isSome(current)) {
           const version = current.value
           const changed = [
@@ -191,15 +232,21 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
               changed
             })
           }
-          const job = yield* jobs.get({ companyId: principal.company.id, connectionId: principal.connectionId }, version.jobId)
-          if (Option.isNone(job)) return yield* Effect.dieMessage(`media ${version.id} without its job ${version.jobId}`)
+          const job = yield* jobs.get(
+            { companyId: principal.company.id, connectionId: principal.connectionId },
+            version.jobId
+          )
+          if (Option.isNone(job))
+            return yield* Effect.dieMessage(`media ${version.id} without its job ${version.jobId}`)
           yield* discard(staged.key)
           return jobView(job.value)
         }
         // The header is nearly always within the head kept while staging; the whole file only otherwise.
         const info = yield* staged.bytes <= staged.head.byteLength
           ? images.inspect(staged.head)
-          : images.inspect(staged.head).pipe(Effect.orElse(() => Effect.flatMap(staging.read(staged.key), images.inspect)))
+          : images
+              .inspect(staged.head)
+              .pipe(Effect.orElse(() => Effect.flatMap(staging.read(staged.key), images.inspect)))
         if (info.width * info.height > maxPixels) {
           return yield* new ImageRejected({
             reason: "too_many_pixels",
@@ -252,10 +299,17 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
       }).pipe(Effect.tapErrorCause(() => discard(staged.key)))
 
     const externalIds = (principal: Principal, records: ReadonlyArray<StoredMedia>) =>
-      mappings.externalIdsOf(scopeOf(principal.company.id, principal.connectionId), records.map((m) => m.id))
+      mappings.externalIdsOf(
+        scopeOf(principal.company.id, principal.connectionId),
+        records.map((m) => m.id)
+      )
 
     /** GET /media: a cursor page in id order; `external_id` narrows to the caller's mapping. */
-    const list = (params: { readonly limit: number; readonly cursor?: string | undefined; readonly external_id?: string | undefined }) =>
+    const list = (params: {
+      readonly limit: number
+      readonly cursor?: string | undefined
+      readonly external_id?: string | undefined
+    }) =>
       Effect.gen(function* () {
         const principal = yield* CurrentPrincipal
         yield* requireScope(principal, "media:read")
@@ -267,7 +321,12 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
         const rows =
           only !== undefined && only.length === 0
             ? []
-            : yield* repository.list({ companyId: principal.company.id, cursor: params.cursor, ids: only, limit: params.limit + 1 })
+            : yield* repository.list({
+                companyId: principal.company.id,
+                cursor: params.cursor,
+                ids: only,
+                limit: params.limit + 1
+              })
         const page = rows.slice(0, params.limit)
         const external = yield* externalIds(principal, page)
         const hasMore = rows.length > params.limit
@@ -281,7 +340,8 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
     const find = (principal: Principal, id: string) =>
       Effect.flatMap(repository.get(principal.company.id, id as RecordId), (found) =>
         Option.match(found, {
-          onNone: () => Effect.fail(new RecordNotFound({ resource: "media", message: `no media ${id} in this company` })),
+          onNone: () =>
+            Effect.fail(new RecordNotFound({ resource: "media", message: `no media ${id} in this company` })),
           onSome: Effect.succeed
         })
       )
@@ -303,10 +363,17 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
         yield* requireScope(principal, "media:read")
         const media = yield* find(principal, id)
         if (media.state !== "completed") {
-          return yield* new RecordNotFound({ resource: "media", message: `media ${id} is ${media.state}; its content exists once completed` })
+          return yield* new RecordNotFound({
+            resource: "media",
+            message: `media ${id} is ${media.state}; its content exists once completed`
+          })
         }
         const folder = principal.company.storage_slug
-        return { media, stream: storage.read(folder, media.contentKey), etag: `"${media.contentKey.replace(/\.webp$/, "")}"` }
+        return {
+          media,
+          stream: storage.read(folder, media.contentKey),
+          etag: `"${media.contentKey.replace(/\.webp$/, "")}"`
+        }
       })
 
     /**
@@ -320,7 +387,8 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
         const finish = (state: StoredJob["state"], failure: JobFailure | null) =>
           Effect.flatMap(now, ({ at }) => jobs.finish(job.id, workerId, { state, failure, at }))
         const found = yield* repository.byJob(job.id)
-        if (Option.isNone(found)) return yield* finish("failed", { code: "internal_error", message: "the job's media item is missing" })
+        if (Option.isNone(found))
+          return yield* finish("failed", { code: "internal_error", message: "the job's media item is missing" })
         const media = found.value
         if (media.state === "completed") return yield* finish("completed", null)
         // Access stopped (spec 5.4): the job fails and its image stays queued and staged for a retry with an active key.
@@ -331,7 +399,14 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
         const fail = (failure: JobFailure) =>
           Effect.gen(function* () {
             const { at } = yield* now
-            const failed: StoredMedia = { ...media, state: "failed", stagedKey: null, failure, revision: media.revision + 1, updatedAt: at }
+            const failed: StoredMedia = {
+              ...media,
+              state: "failed",
+              stagedKey: null,
+              failure,
+              revision: media.revision + 1,
+              updatedAt: at
+            }
             yield* transactor.withTransaction(
               Effect.gen(function* () {
                 yield* repository.update(failed)
@@ -346,17 +421,27 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
           Effect.gen(function* () {
             const reused = yield* repository.completedWithContent(media.companyId, media.contentKey)
             if (Option.isSome(reused) && (yield* storage.exists(folder, media.contentKey))) {
-              return { width: reused.value.width ?? 0, height: reused.value.height ?? 0, bytes: reused.value.bytes ?? 0 }
+              return {
+                width: reused.value.width ?? 0,
+                height: reused.value.height ?? 0,
+                bytes: reused.value.bytes ?? 0
+              }
             }
-            const gone = new ImageRejected({ reason: "corrupt", message: "the staged upload is gone; upload the image again" })
+            const gone = new ImageRejected({
+              reason: "corrupt",
+              message: "the staged upload is gone; upload the image again"
+            })
             if (media.stagedKey === null) return yield* gone
             // A staged file that vanished (removed by hand, lost with a disk) cannot come back with a retry.
             const source = yield* staging.read(media.stagedKey).pipe(
-              Effect.catchIf((error) => error.reason === "not_found", () => Effect.fail(gone))
+              Effect.catchIf(
+                (error) => error.reason === "not_found",
+                () => Effect.fail(gone)
+              )
             )
-            const processed = yield* images.process(source, { maxLongEdge: maxLongEdge(media.purpose), maxPixels }).pipe(
-              Effect.timeoutFail({ duration: processingTimeout, onTimeout: () => "TimedOut" as const })
-            )
+            const processed = yield* images
+              .process(source, { maxLongEdge: maxLongEdge(media.purpose), maxPixels })
+              .pipe(Effect.timeoutFail({ duration: processingTimeout, onTimeout: () => "TimedOut" as const }))
             yield* storage.put(folder, media.contentKey, processed.data)
             return { width: processed.width, height: processed.height, bytes: processed.data.byteLength }
           })
@@ -373,10 +458,14 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
           if (error._tag === "PersistenceError") return yield* error
           if (error._tag === "ImageRejected") return yield* fail({ code: error.code, message: error.message })
           if (error.reason === "denied") {
-            yield* Effect.logWarning("media storage refused access; image processing of the company is paused", error).pipe(
-              Effect.annotateLogs({ job_id: job.id, company_id: job.companyId })
-            )
-            return yield* finish("paused", { code: error.code, message: `${error.message}; fix the storage, then retry the job` })
+            yield* Effect.logWarning(
+              "media storage refused access; image processing of the company is paused",
+              error
+            ).pipe(Effect.annotateLogs({ job_id: job.id, company_id: job.companyId }))
+            return yield* finish("paused", {
+              code: error.code,
+              message: `${error.message}; fix the storage, then retry the job`
+            })
           }
           return yield* finish("failed", { code: "storage_unavailable", message: `${error.message}; retry the job` })
         }
@@ -405,7 +494,9 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
     const requireMediaWrite = Effect.flatMap(CurrentPrincipal, (principal) =>
       principal.scopes.has("media:write")
         ? Effect.void
-        : Effect.fail(new ScopeDenied({ message: "retrying a media job needs the scope media:write", required: ["media:write"] }))
+        : Effect.fail(
+            new ScopeDenied({ message: "retrying a media job needs the scope media:write", required: ["media:write"] })
+          )
     )
 
     /**
@@ -440,7 +531,10 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
               retry_after: 5
             })
           case "NotInState":
-            return yield* new JobNotRetryable({ message: `only failed or paused jobs can be retried; this job is ${requeue.state ?? job.state}`, state: requeue.state ?? job.state })
+            return yield* new JobNotRetryable({
+              message: `only failed or paused jobs can be retried; this job is ${requeue.state ?? job.state}`,
+              state: requeue.state ?? job.state
+            })
           case "Requeued":
             return jobView(requeue.job)
         }
@@ -460,11 +554,29 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
      * committed; a staged file that no write used (a replay, a refusal) is removed.
      */
     const uploadCommand = (fields: Readonly<Record<string, string>>, staged: StagedFile) =>
-      command({ authorize: authorize("media:write"), run: applyUpload(fields, staged), afterCommit: signal.notify, unused: discard(staged.key) })
+      command({
+        authorize: authorize("media:write"),
+        run: applyUpload(fields, staged),
+        afterCommit: signal.notify,
+        unused: discard(staged.key)
+      })
 
     /** Records a staged upload (POST /media without idempotency). */
-    const upload = (fields: Readonly<Record<string, string>>, staged: StagedFile) => runDirect(uploadCommand(fields, staged))
+    const upload = (fields: Readonly<Record<string, string>>, staged: StagedFile) =>
+      runDirect(uploadCommand(fields, staged))
 
-    return { authorize, stagingAllowance, stage, discard, upload, uploadCommand, list, get, content, process, jobKind } as const
+    return {
+      authorize,
+      stagingAllowance,
+      stage,
+      discard,
+      upload,
+      uploadCommand,
+      list,
+      get,
+      content,
+      process,
+      jobKind
+    } as const
   })
 }) {}

@@ -27,6 +27,9 @@ export const sweepStaging = (graceMillis: number = stagingGraceMillis) =>
     // One file that cannot be removed does not keep the others.
     const removed = yield* Effect.forEach(orphans, (file) => Effect.either(staging.remove(file.key)))
     const failed = removed.flatMap((result) => (result._tag === "Left" ? [result.left] : []))
-    if (failed.length > 0) yield* Effect.logWarning("some staged files could not be removed", failed[0]).pipe(Effect.annotateLogs("failed", failed.length))
+    if (failed.length > 0)
+      yield* Effect.logWarning("some staged files could not be removed", failed[0]).pipe(
+        Effect.annotateLogs("failed", failed.length)
+      )
     return removed.length - failed.length
   })

@@ -45,6 +45,9 @@ export class MediaStaging extends Context.Tag("@catalog-sync/core/MediaStaging")
     readonly read: (key: string) => Effect.Effect<Uint8Array, MediaStorageError>
     readonly remove: (key: string) => Effect.Effect<void, MediaStorageError>
     /** Every staged file with its last modification time (for removing what a crash left behind). */
-    readonly list: Effect.Effect<ReadonlyArray<{ readonly key: string; readonly modifiedMillis: number }>, MediaStorageError>
+    readonly list: Effect.Effect<
+      ReadonlyArray<{ readonly key: string; readonly modifiedMillis: number }>,
+      MediaStorageError
+    >
   }
 >() {}

@@ -6,7 +6,14 @@ import type { RecordId } from "../Shared/Ids.js"
 import { Dimension, equals, fixed, canonical, Money } from "../Shared/Decimal.js"
 import { Reference } from "../Shared/Reference.js"
 import { Text } from "../Shared/Text.js"
-import { checkSentFields, mergeFields, missingFieldKeys, SelectionField, SelectionFieldInput, type StoredField } from "./SelectionField.js"
+import {
+  checkSentFields,
+  mergeFields,
+  missingFieldKeys,
+  SelectionField,
+  SelectionFieldInput,
+  type StoredField
+} from "./SelectionField.js"
 
 export const ProductKind = Schema.Literal("single", "bundle")
 export const ProductUnit = Schema.Literal("piece", "metre", "sqm", "cbm")
@@ -49,19 +56,26 @@ export const ProductUpsert = Schema.Struct({
   brand_id: opt(Schema.NullOr(Reference)),
   details: opt(ProductDetailsInput),
   unit: opt(ProductUnit),
-  components: opt(Schema.Array(ComponentInput).pipe(Schema.maxItems(100, { message: () => "must have at most 100 items" }))),
+  components: opt(
+    Schema.Array(ComponentInput).pipe(Schema.maxItems(100, { message: () => "must have at most 100 items" }))
+  ),
   media_ids: opt(Schema.Array(Reference).pipe(Schema.maxItems(50, { message: () => "must have at most 50 items" }))),
   cover_id: opt(Schema.NullOr(Reference)),
-  fields: opt(Schema.Array(SelectionFieldInput).pipe(Schema.maxItems(100, { message: () => "must have at most 100 items" }))),
+  fields: opt(
+    Schema.Array(SelectionFieldInput).pipe(Schema.maxItems(100, { message: () => "must have at most 100 items" }))
+  ),
   price: opt(Money),
   market_price: opt(Schema.NullOr(Money)),
   cost: opt(Schema.NullOr(Money)),
   tax_rate: opt(Schema.NullOr(Money))
 }).pipe(
   // Field entries name their field in catalog and combined mode; in prices mode they only set coefficients.
-  Schema.filter((body) => (body.mode === "prices" || body.fields === undefined ? undefined : missingFieldKeys(body.fields)), {
-    ...strict
-  }),
+  Schema.filter(
+    (body) => (body.mode === "prices" || body.fields === undefined ? undefined : missingFieldKeys(body.fields)),
+    {
+      ...strict
+    }
+  ),
   Schema.annotations({ identifier: "ProductUpsert", ...strict })
 )
 export type ProductUpsert = typeof ProductUpsert.Type
@@ -121,14 +135,17 @@ const moneyOrNull = (value: unknown) => (typeof value === "string" ? fixed(value
  */
 export const saleValidation = (document: Document): ReadonlyArray<Violation> => {
   const issues: Array<Violation> = []
-  const fail = (path: string, message: string) => issues.push({ reason: "sale_validation_failed", issue: { path, message } })
-  if ((document.category_ids as ReadonlyArray<string>).length === 0) fail("$.category_ids", "an active product needs a category")
+  const fail = (path: string, message: string) =>
+    issues.push({ reason: "sale_validation_failed", issue: { path, message } })
+  if ((document.category_ids as ReadonlyArray<string>).length === 0)
+    fail("$.category_ids", "an active product needs a category")
   if (document.price === null) fail("$.price", "an active product needs a price")
   if (document.kind === "bundle" && (document.components as ReadonlyArray<unknown>).length === 0) {
     fail("$.components", "an active bundle needs components")
   }
   ;(document.fields as ReadonlyArray<StoredField>).forEach((field, i) => {
-    if (field.group_ids.length === 0) fail(`$.fields[${i}].group_ids`, "a selection field of an active product needs a group")
+    if (field.group_ids.length === 0)
+      fail(`$.fields[${i}].group_ids`, "a selection field of an active product needs a group")
   })
   return issues
 }
@@ -141,19 +158,26 @@ const fieldGroupTypes = (fields: ReadonlyArray<StoredField>, context: RuleContex
   Effect.gen(function* () {
     const groupIds = Array.from(new Set(fields.flatMap((field) => field.group_ids)))
     if (groupIds.length === 0) return []
-    const groups = new Map((yield* context.getMany("customization-groups", groupIds as ReadonlyArray<string> as never)).map((g) => [g.id as string, g]))
+    const groups = new Map(
+      (yield* context.getMany("customization-groups", groupIds as ReadonlyArray<string> as never)).map((g) => [
+        g.id as string,
+        g
+      ])
+    )
     return fields.flatMap((field, i) =>
       field.group_ids.flatMap((groupId, j): ReadonlyArray<Violation> => {
         const group = groups.get(groupId)
         return group === undefined || group.data.type_id === field.type_id
           ? []
-          : [{
-              reason: "invalid_selection_field",
-              issue: {
-                path: `$.fields[${i}].group_ids[${j}]`,
-                message: `group ${groupId} is of customization type ${String(group.data.type_id)}, not the field's type ${field.type_id}`
+          : [
+              {
+                reason: "invalid_selection_field",
+                issue: {
+                  path: `$.fields[${i}].group_ids[${j}]`,
+                  message: `group ${groupId} is of customization type ${String(group.data.type_id)}, not the field's type ${field.type_id}`
+                }
               }
-            }]
+            ]
       })
     )
   })
@@ -163,7 +187,10 @@ const validate: ResourceDefinition["validate"] = (document, context) =>
     const violations: Array<Violation> = []
     const components = document.components as ReadonlyArray<Component>
     if (document.kind === "single" && components.length > 0) {
-      violations.push({ reason: "invalid_bundle", issue: { path: "$.components", message: "only a bundle has components" } })
+      violations.push({
+        reason: "invalid_bundle",
+        issue: { path: "$.components", message: "only a bundle has components" }
+      })
     }
     if (document.kind === "bundle") {
       // First: on PostgreSQL this takes the company's bundle lock, before the components are read.
@@ -171,7 +198,10 @@ const validate: ResourceDefinition["validate"] = (document, context) =>
       if (containing.length > 0) {
         violations.push({
           reason: "invalid_bundle",
-          issue: { path: "$.kind", message: `the product is a component of bundle ${containing.slice(0, 10).join(", ")}; a bundle groups single products only` }
+          issue: {
+            path: "$.kind",
+            message: `the product is a component of bundle ${containing.slice(0, 10).join(", ")}; a bundle groups single products only`
+          }
         })
       }
     }
@@ -179,18 +209,28 @@ const validate: ResourceDefinition["validate"] = (document, context) =>
       const seen = new Set<string>()
       components.forEach((c, i) => {
         const path = `$.components[${i}].product_id`
-        if (c.product_id === context.recordId) violations.push({ reason: "invalid_bundle", issue: { path, message: "a bundle cannot contain itself" } })
-        if (seen.has(c.product_id)) violations.push({ reason: "invalid_bundle", issue: { path, message: "product listed twice" } })
+        if (c.product_id === context.recordId)
+          violations.push({ reason: "invalid_bundle", issue: { path, message: "a bundle cannot contain itself" } })
+        if (seen.has(c.product_id))
+          violations.push({ reason: "invalid_bundle", issue: { path, message: "product listed twice" } })
         seen.add(c.product_id)
       })
-      const parts = yield* context.getMany("products", components.map((c) => c.product_id))
+      const parts = yield* context.getMany(
+        "products",
+        components.map((c) => c.product_id)
+      )
       const byId = new Map(parts.map((p) => [p.id, p]))
       components.forEach((c, i) => {
         const part = byId.get(c.product_id)
         const path = `$.components[${i}].product_id`
         if (part === undefined) return
-        if (part.data.kind !== "single") violations.push({ reason: "invalid_bundle", issue: { path, message: "a bundle groups single products only" } })
-        if (part.archivedAt !== null) violations.push({ reason: "invalid_bundle", issue: { path, message: "the product is archived" } })
+        if (part.data.kind !== "single")
+          violations.push({
+            reason: "invalid_bundle",
+            issue: { path, message: "a bundle groups single products only" }
+          })
+        if (part.archivedAt !== null)
+          violations.push({ reason: "invalid_bundle", issue: { path, message: "the product is archived" } })
       })
     }
     violations.push(...(yield* fieldGroupTypes(document.fields as ReadonlyArray<StoredField>, context)))
@@ -198,7 +238,10 @@ const validate: ResourceDefinition["validate"] = (document, context) =>
     if (typeof taxRate === "string" && !context.company.tax_rates.some((rate) => equals(rate, taxRate))) {
       violations.push({
         reason: "tax_rate_not_configured",
-        issue: { path: "$.tax_rate", message: `tax rate ${taxRate} is not configured for the company (${context.company.tax_rates.join(", ") || "none"})` }
+        issue: {
+          path: "$.tax_rate",
+          message: `tax rate ${taxRate} is not configured for the company (${context.company.tax_rates.join(", ") || "none"})`
+        }
       })
     }
     if (document.active === true) violations.push(...saleValidation(document))
@@ -253,7 +296,7 @@ export const definition: ResourceDefinition<typeof ProductUpsert, typeof Product
   checkBody: (body, stored) =>
     body.fields === undefined
       ? []
-      : checkSentFields(body.fields as ReadonlyArray<never>, ((stored?.fields ?? []) as ReadonlyArray<StoredField>)),
+      : checkSentFields(body.fields as ReadonlyArray<never>, (stored?.fields ?? []) as ReadonlyArray<StoredField>),
   normalize: (document) => {
     const details = document.details as Record<string, unknown>
     return {
@@ -268,7 +311,10 @@ export const definition: ResourceDefinition<typeof ProductUpsert, typeof Product
           (dimensionKeys as ReadonlyArray<string>).includes(key) && typeof value === "string" ? canonical(value) : value
         ])
       ),
-      fields: (document.fields as ReadonlyArray<StoredField>).map((f) => ({ ...f, coefficient: canonical(f.coefficient) }))
+      fields: (document.fields as ReadonlyArray<StoredField>).map((f) => ({
+        ...f,
+        coefficient: canonical(f.coefficient)
+      }))
     }
   },
   validate,

@@ -27,7 +27,9 @@ export const requiredFieldKeys = ["name", "type_id"] as const
 /** The missing required keys of sent field entries, as schema issues (`$.fields[i].name is missing`). */
 export const missingFieldKeys = (fields: ReadonlyArray<Readonly<Record<string, unknown>>>) =>
   fields.flatMap((field, i) =>
-    requiredFieldKeys.filter((key) => field[key] === undefined).map((key) => ({ path: ["fields", i, key] as const, message: "is missing" }))
+    requiredFieldKeys
+      .filter((key) => field[key] === undefined)
+      .map((key) => ({ path: ["fields", i, key] as const, message: "is missing" }))
   )
 
 export const SelectionField = Schema.Struct({
@@ -73,7 +75,9 @@ export const mergeFields = (stored: unknown, sent: unknown, context: { readonly 
   const previous = (stored ?? []) as ReadonlyArray<StoredField>
   return (sent as ReadonlyArray<SentField>).map((field): StoredField => {
     const match = previous.find(
-      (p) => (field.id !== undefined && p.id === field.id) || (field.external_id !== undefined && p.external_id === field.external_id)
+      (p) =>
+        (field.id !== undefined && p.id === field.id) ||
+        (field.external_id !== undefined && p.external_id === field.external_id)
     )
     // A matched field keeps what the sent one omits (translations merge per language, as elsewhere).
     return {
@@ -117,7 +121,10 @@ export const checkSentFields = (
     // Two sent fields must not resolve to one stored field (one by id, the other by external_id).
     const target = field.id ?? stored.find((s) => s.external_id === field.external_id)?.id
     if (target !== undefined) {
-      if (seenTargets.has(target) && !(field.id !== undefined && seenIds.size > 0 && violations.some((v) => v.issue.path === path))) {
+      if (
+        seenTargets.has(target) &&
+        !(field.id !== undefined && seenIds.size > 0 && violations.some((v) => v.issue.path === path))
+      ) {
         bad(`field ${target} is sent twice`)
       }
       seenTargets.add(target)
@@ -146,18 +153,27 @@ export const setCoefficients = (
   const coefficients = new Map<string, string>()
   sent.forEach((entry, i) => {
     if (entry.coefficient === undefined) return
-    const bad = (message: string) => violations.push({ reason: "invalid_selection_field", issue: { path: `$.fields[${i}]`, message } })
-    if (entry.id === undefined && entry.external_id === undefined) return bad("supply the id or external_id of the field whose coefficient to set")
+    const bad = (message: string) =>
+      violations.push({ reason: "invalid_selection_field", issue: { path: `$.fields[${i}]`, message } })
+    if (entry.id === undefined && entry.external_id === undefined)
+      return bad("supply the id or external_id of the field whose coefficient to set")
     const match = stored.find(
-      (field) => (entry.id === undefined || field.id === entry.id) && (entry.external_id === undefined || field.external_id === entry.external_id)
+      (field) =>
+        (entry.id === undefined || field.id === entry.id) &&
+        (entry.external_id === undefined || field.external_id === entry.external_id)
     )
     if (match === undefined) {
-      return bad(`no selection field of this product has ${entry.id !== undefined ? `id ${entry.id}` : ""}${entry.id !== undefined && entry.external_id !== undefined ? " and " : ""}${entry.external_id !== undefined ? `external_id ${JSON.stringify(entry.external_id)}` : ""}; prices mode sets coefficients of existing fields only`)
+      return bad(
+        `no selection field of this product has ${entry.id !== undefined ? `id ${entry.id}` : ""}${entry.id !== undefined && entry.external_id !== undefined ? " and " : ""}${entry.external_id !== undefined ? `external_id ${JSON.stringify(entry.external_id)}` : ""}; prices mode sets coefficients of existing fields only`
+      )
     }
     if (coefficients.has(match.id)) return bad(`field ${match.id} is sent twice`)
     coefficients.set(match.id, entry.coefficient)
   })
-  return { fields: stored.map((field) => ({ ...field, coefficient: coefficients.get(field.id) ?? field.coefficient })), violations }
+  return {
+    fields: stored.map((field) => ({ ...field, coefficient: coefficients.get(field.id) ?? field.coefficient })),
+    violations
+  }
 }
 
 export type { SentField, StoredField }

@@ -18,7 +18,12 @@ export interface RateState {
 export class RateLimiter extends Context.Tag("@catalog-sync/core/RateLimiter")<
   RateLimiter,
   {
-    readonly consume: (bucket: string, limit: number, windowMillis: number, nowMillis: number) => Effect.Effect<RateState, PersistenceError>
+    readonly consume: (
+      bucket: string,
+      limit: number,
+      windowMillis: number,
+      nowMillis: number
+    ) => Effect.Effect<RateState, PersistenceError>
   }
 >() {}
 
@@ -37,7 +42,13 @@ export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited"
 }
 
 /** The fixed-window decision for one bucket, shared by the in-memory and SQL limiters. */
-export const windowDecision = (count: number, limit: number, windowStart: number, windowMillis: number, nowMillis: number): RateState => ({
+export const windowDecision = (
+  count: number,
+  limit: number,
+  windowStart: number,
+  windowMillis: number,
+  nowMillis: number
+): RateState => ({
   allowed: count <= limit,
   limit,
   remaining: Math.max(0, limit - count),
@@ -53,8 +64,9 @@ export const checkRate = Effect.gen(function* () {
   const limiter = yield* RateLimiter
   const now = yield* Clock.currentTimeMillis
   const key = yield* limiter.consume(`key:${principal.keyId}`, perKeyPerMinute, minute, now)
-  const state = key.allowed ? yield* limiter.consume(`company:${principal.company.id}`, perCompanyPerMinute, minute, now) : key
+  const state = key.allowed
+    ? yield* limiter.consume(`company:${principal.company.id}`, perCompanyPerMinute, minute, now)
+    : key
   const tighter = !state.allowed || state.remaining < key.remaining ? state : key
   return tighter
 })
-

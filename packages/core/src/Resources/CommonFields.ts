@@ -21,12 +21,20 @@ export const commonUpsertFields = {
   target_id: opt(Uuid),
   expected_revision: opt(Schema.NonNegativeInt),
   mode: opt(UpsertMode),
-  currency: opt(Schema.String.pipe(Schema.pattern(/^[A-Z]{3}$/, { message: () => "must be a 3-letter currency code" }))),
+  currency: opt(
+    Schema.String.pipe(Schema.pattern(/^[A-Z]{3}$/, { message: () => "must be a 3-letter currency code" }))
+  ),
   translations: opt(Translations)
 } as const
 
 /** Keys of the common fields: they steer the write and are not stored in the record document. */
-export const controlKeys: ReadonlySet<string> = new Set(["external_id", "target_id", "expected_revision", "mode", "currency"])
+export const controlKeys: ReadonlySet<string> = new Set([
+  "external_id",
+  "target_id",
+  "expected_revision",
+  "mode",
+  "currency"
+])
 
 /** Strict decoding: unknown keys are errors at every depth, and every failure is reported. */
 export const strict = { parseOptions: { onExcessProperty: "error", errors: "all" } } as const

@@ -32,7 +32,10 @@ export interface RuleContext {
   ) => Effect.Effect<ReadonlyArray<StoredRecord>, PersistenceError>
   readonly ancestors: (categoryId: RecordId) => Effect.Effect<ReadonlyArray<RecordId>, PersistenceError>
   /** Records of `resource` under any of `parentIds` (groups of a type, options of groups). */
-  readonly children: (resource: ResourceName, parentIds: ReadonlyArray<RecordId>) => Effect.Effect<ReadonlyArray<StoredRecord>, PersistenceError>
+  readonly children: (
+    resource: ResourceName,
+    parentIds: ReadonlyArray<RecordId>
+  ) => Effect.Effect<ReadonlyArray<StoredRecord>, PersistenceError>
   /** Live bundles listing this product as a component; serialises bundle-integrity checks of the company. */
   readonly bundlesContaining: (productId: RecordId) => Effect.Effect<ReadonlyArray<RecordId>, PersistenceError>
   /** Serialises the company's pricing-level checks until the transaction ends. */
@@ -73,6 +76,9 @@ export interface ResourceDefinition<
   readonly checkBody: (body: Document, stored: Document | undefined) => ReadonlyArray<Violation>
   /** Brings decimal strings and derived values into their stored form. */
   readonly normalize: (document: Document) => Document
-  readonly validate: (document: Document, context: RuleContext) => Effect.Effect<ReadonlyArray<Violation>, PersistenceError>
+  readonly validate: (
+    document: Document,
+    context: RuleContext
+  ) => Effect.Effect<ReadonlyArray<Violation>, PersistenceError>
   readonly index: (document: Document) => RecordIndex
 }

@@ -25,10 +25,7 @@ export type ConnectionId = typeof ConnectionId.Type
 export const ExternalId = Text(1, 200).annotations({ identifier: "ExternalId", examples: ["ERP-4711"] })
 
 /** Source of new identifiers. A port, so that tests can make ids deterministic. */
-export class Ids extends Context.Tag("@catalog-sync/core/Ids")<
-  Ids,
-  { readonly next: Effect.Effect<string> }
->() {}
+export class Ids extends Context.Tag("@catalog-sync/core/Ids")<Ids, { readonly next: Effect.Effect<string> }>() {}
 
 const hex = (bytes: Uint8Array): string => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")
 

@@ -11,7 +11,14 @@ const jsonPath = (path: ReadonlyArray<PropertyKey>, root: string) =>
 
 /** What a schema's "Expected …" names, as a rule: `"catalog"`, `a string`, `a uuid`, `null`. */
 const plainType = (expected: string): string => {
-  if (/^".*"$/.test(expected) || /^-?\d/.test(expected) || expected === "null" || expected === "true" || expected === "false") return expected
+  if (
+    /^".*"$/.test(expected) ||
+    /^-?\d/.test(expected) ||
+    expected === "null" ||
+    expected === "true" ||
+    expected === "false"
+  )
+    return expected
   switch (expected) {
     case "string":
       return "a string"
@@ -59,7 +66,10 @@ export const plainIssues = (error: ParseResult.ParseError, root = "$"): Readonly
   plainIssuesOf(ParseResult.ArrayFormatter.formatErrorSync(error), root)
 
 /** `plainIssues` of issues already formatted (as HttpApi's decode errors carry them). */
-export const plainIssuesOf = (issues: ReadonlyArray<ParseResult.ArrayFormatterIssue>, root = "$"): ReadonlyArray<PlainIssue> => {
+export const plainIssuesOf = (
+  issues: ReadonlyArray<ParseResult.ArrayFormatterIssue>,
+  root = "$"
+): ReadonlyArray<PlainIssue> => {
   const byPath = new Map<string, Array<{ readonly tag: string; readonly message: string }>>()
   for (const issue of issues) {
     const path = jsonPath(issue.path, root)

@@ -25,7 +25,10 @@ export const command = <A, E1, R1, E2, R2>(parts: {
 }): WriteCommand<A, E1 | E2, R1 | R2> => parts
 
 /** The same command answering `f` of its result (an envelope of the result, say). */
-export const map = <A, B, E, R>(self: WriteCommand<A, E, R>, f: (a: A) => B): WriteCommand<B, E, R> => ({ ...self, run: Effect.map(self.run, f) })
+export const map = <A, B, E, R>(self: WriteCommand<A, E, R>, f: (a: A) => B): WriteCommand<B, E, R> => ({
+  ...self,
+  run: Effect.map(self.run, f)
+})
 
 /** Runs a command without idempotency: authorize, run, then its after-commit effect. */
 export const runDirect = <A, E, R>(command: WriteCommand<A, E, R>): Effect.Effect<A, E, R> =>

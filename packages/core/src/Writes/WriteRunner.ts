@@ -24,7 +24,9 @@ export interface WriteOutcome<A> {
 const canonicalJson = (value: unknown): string =>
   JSON.stringify(value, (_, v: unknown) =>
     v !== null && typeof v === "object" && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        )
       : v
   )
 
@@ -37,7 +39,9 @@ const readScopes = (principal: Principal) =>
 
 /** A request's fingerprint: the operation, the read scopes its answer was rendered for, and the body. */
 export const fingerprint = (request: WriteRequest, principal: Principal) =>
-  Effect.flatMap(Sha256, (sha256) => sha256.hash(`${request.operation}\n${readScopes(principal)}\n${canonicalJson(request.payload)}`))
+  Effect.flatMap(Sha256, (sha256) =>
+    sha256.hash(`${request.operation}\n${readScopes(principal)}\n${canonicalJson(request.payload)}`)
+  )
 
 /**
  * The write pipeline, once for every write of the API: authorizes the command (on every attempt, so a key
@@ -52,10 +56,19 @@ export const runWrite = <A extends object, E, R>(request: WriteRequest, command:
       yield* command.authorize
       const principal = yield* CurrentPrincipal
       const key = yield* fingerprint(request, principal)
-      const work = Effect.zipRight(Ref.set(ran, true), Effect.map(command.run, (body) => ({ status: 200, body })))
+      const work = Effect.zipRight(
+        Ref.set(ran, true),
+        Effect.map(command.run, (body) => ({ status: 200, body }))
+      )
       const result = yield* runIdempotent(request.idempotencyKey, key, work)
       return { result: result.response.body as A, replayed: result.replayed } satisfies WriteOutcome<A>
-    }).pipe(Effect.ensuring(command.unused === undefined ? Effect.void : Effect.flatMap(Ref.get(ran), (started) => (started ? Effect.void : command.unused!))))
+    }).pipe(
+      Effect.ensuring(
+        command.unused === undefined
+          ? Effect.void
+          : Effect.flatMap(Ref.get(ran), (started) => (started ? Effect.void : command.unused!))
+      )
+    )
     if (!outcome.replayed && command.afterCommit !== undefined) yield* command.afterCommit
     return outcome
   })

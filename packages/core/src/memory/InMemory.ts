@@ -9,7 +9,12 @@ import { Transactor } from "../Shared/Transactor.js"
 import { AccountConflict, Accounts, type Location, type LocationAssignment } from "../Auth/Accounts.js"
 import type { ApiKey } from "../Auth/ApiKey.js"
 import type { Company, Connection } from "../Auth/Company.js"
-import { type Claim, type IdempotencyScope, IdempotencyStore, type StoredResponse } from "../Idempotency/IdempotencyStore.js"
+import {
+  type Claim,
+  type IdempotencyScope,
+  IdempotencyStore,
+  type StoredResponse
+} from "../Idempotency/IdempotencyStore.js"
 
 interface State {
   records: Map<string, StoredRecord>
@@ -54,14 +59,18 @@ export const make = Effect.gen(function* () {
 
   const withTransaction: Transactor["Type"]["withTransaction"] = (effect) =>
     Effect.flatMap(FiberRef.get(inTransaction), (nested) =>
-      nested ? restoringOnFailure(effect) : lock.withPermits(1)(restoringOnFailure(Effect.locally(effect, inTransaction, true)))
+      nested
+        ? restoringOnFailure(effect)
+        : lock.withPermits(1)(restoringOnFailure(Effect.locally(effect, inTransaction, true)))
     )
   const transactor = Transactor.of({
     withTransaction,
-    atomically: (effect) => Effect.flatMap(FiberRef.get(inTransaction), (nested) => (nested ? effect : withTransaction(effect)))
+    atomically: (effect) =>
+      Effect.flatMap(FiberRef.get(inTransaction), (nested) => (nested ? effect : withTransaction(effect)))
   })
 
-  const visible = (companyId: string, resource: string, id: string) => state.records.get(recordKey(companyId, resource, id))
+  const visible = (companyId: string, resource: string, id: string) =>
+    state.records.get(recordKey(companyId, resource, id))
 
   const repository = CatalogRepository.of({
     get: (companyId, resource, id) => Effect.sync(() => Option.fromNullable(visible(companyId, resource, id))),
@@ -105,7 +114,10 @@ export const make = Effect.gen(function* () {
           query.externalId === undefined
             ? undefined
             : state.mappings.get(
-                byExternal({ companyId: companyId, connectionId: query.externalId.connectionId, resource } as MappingScope, query.externalId.value)
+                byExternal(
+                  { companyId: companyId, connectionId: query.externalId.connectionId, resource } as MappingScope,
+                  query.externalId.value
+                )
               )?.recordId
         return Array.from(state.records.values())
           .filter(
@@ -126,13 +138,25 @@ export const make = Effect.gen(function* () {
     children: (companyId, resource, parentIds) =>
       Effect.sync(() =>
         Array.from(state.records.values())
-          .filter((r) => r.companyId === companyId && r.resource === resource && r.index.parentId !== null && parentIds.includes(r.index.parentId))
+          .filter(
+            (r) =>
+              r.companyId === companyId &&
+              r.resource === resource &&
+              r.index.parentId !== null &&
+              parentIds.includes(r.index.parentId)
+          )
           .sort(byId)
       ),
     bundlesContaining: (companyId, productId) =>
       Effect.sync(() =>
         Array.from(state.records.values())
-          .filter((r) => r.companyId === companyId && r.resource === "products" && r.archivedAt === null && r.index.componentIds.includes(productId))
+          .filter(
+            (r) =>
+              r.companyId === companyId &&
+              r.resource === "products" &&
+              r.archivedAt === null &&
+              r.index.componentIds.includes(productId)
+          )
           .sort(byId)
           .map((r) => r.id)
       ),
@@ -151,7 +175,8 @@ export const make = Effect.gen(function* () {
   })
 
   const mappings = Mappings.of({
-    find: (scope, externalId) => Effect.sync(() => Option.fromNullable(state.mappings.get(byExternal(scope, externalId))?.recordId)),
+    find: (scope, externalId) =>
+      Effect.sync(() => Option.fromNullable(state.mappings.get(byExternal(scope, externalId))?.recordId)),
     findMany: (scope, externalIds) =>
       Effect.sync(() => {
         const out = new Map<string, RecordId>()
@@ -173,10 +198,20 @@ export const make = Effect.gen(function* () {
     insert: (mapping) =>
       Effect.suspend(() => {
         if (state.mappings.has(byExternal(mapping, mapping.externalId))) {
-          return Effect.fail(new MappingConflict({ reason: "external_id_taken", message: `external_id ${JSON.stringify(mapping.externalId)} is already mapped` }))
+          return Effect.fail(
+            new MappingConflict({
+              reason: "external_id_taken",
+              message: `external_id ${JSON.stringify(mapping.externalId)} is already mapped`
+            })
+          )
         }
         if (state.mappings.has(byRecord(mapping, mapping.recordId))) {
-          return Effect.fail(new MappingConflict({ reason: "record_already_mapped", message: `record ${mapping.recordId} is already mapped` }))
+          return Effect.fail(
+            new MappingConflict({
+              reason: "record_already_mapped",
+              message: `record ${mapping.recordId} is already mapped`
+            })
+          )
         }
         state.mappings.set(byExternal(mapping, mapping.externalId), mapping)
         state.mappings.set(byRecord(mapping, mapping.recordId), mapping)
@@ -201,7 +236,14 @@ export const make = Effect.gen(function* () {
           if ((maskOf(partsOf(entry)) & query.visibleMask) === 0) continue
           if (query.resources !== undefined && !query.resources.includes(entry.resource)) continue
           const mapping = state.mappings.get(
-            byRecord({ companyId: entry.companyId, connectionId: query.connectionId, resource: entry.resource } as MappingScope, entry.recordId)
+            byRecord(
+              {
+                companyId: entry.companyId,
+                connectionId: query.connectionId,
+                resource: entry.resource
+              } as MappingScope,
+              entry.recordId
+            )
           )
           const { parts: _parts, ...rest } = entry
           out.push({ ...rest, position: i + 1, externalId: mapping?.externalId ?? null })
@@ -210,12 +252,27 @@ export const make = Effect.gen(function* () {
       })
   })
 
-  return { repository, mappings, transactor, changeLog, changes: () => state.changes as ReadonlyArray<ChangeEntry> } as const
+  return {
+    repository,
+    mappings,
+    transactor,
+    changeLog,
+    changes: () => state.changes as ReadonlyArray<ChangeEntry>
+  } as const
 })
 
 /** Idempotency records in memory, with the same claim rules as the SQL store. */
 export const idempotencyLayer = Layer.sync(IdempotencyStore, () => {
-  const rows = new Map<string, { fingerprint: string; state: "running" | "completed"; leaseUntil: number; createdAt: number; response: StoredResponse | null }>()
+  const rows = new Map<
+    string,
+    {
+      fingerprint: string
+      state: "running" | "completed"
+      leaseUntil: number
+      createdAt: number
+      response: StoredResponse | null
+    }
+  >()
   const keyOf = (scope: IdempotencyScope, key: string) => `${scope.companyId}|${scope.connectionId}|${key}`
   return IdempotencyStore.of({
     claim: (request) =>
@@ -223,7 +280,13 @@ export const idempotencyLayer = Layer.sync(IdempotencyStore, () => {
         const id = keyOf(request.scope, request.key)
         const row = rows.get(id)
         const fresh = () => {
-          rows.set(id, { fingerprint: request.fingerprint, state: "running", leaseUntil: request.nowMillis + request.leaseMillis, createdAt: request.nowMillis, response: null })
+          rows.set(id, {
+            fingerprint: request.fingerprint,
+            state: "running",
+            leaseUntil: request.nowMillis + request.leaseMillis,
+            createdAt: request.nowMillis,
+            response: null
+          })
           return { _tag: "Started", token: request.nowMillis + request.leaseMillis } as const
         }
         if (row === undefined || row.createdAt + request.retentionMillis <= request.nowMillis) return fresh()
@@ -251,7 +314,8 @@ export const idempotencyLayer = Layer.sync(IdempotencyStore, () => {
         let removed = 0
         for (const [id, row] of rows) {
           const abandoned = row.state === "running" && row.leaseUntil < olderThanMillis
-          if (((row.state === "completed" && row.createdAt < olderThanMillis) || abandoned) && rows.delete(id)) removed++
+          if (((row.state === "completed" && row.createdAt < olderThanMillis) || abandoned) && rows.delete(id))
+            removed++
         }
         return removed
       }),
@@ -277,13 +341,16 @@ export const accountsLayer = Layer.sync(Accounts, () => {
         const connection = found && connections.get(found.key.connection_id)
         const company = found && companies.get(found.key.company_id)
         if (!(found && connection && company)) return Option.none()
-        const domainOwner = domain === undefined
-          ? Option.none<CompanyId>()
-          : Option.fromNullable(Array.from(companies.values()).find((c) => c.domains.includes(domain))?.id)
+        const domainOwner =
+          domain === undefined
+            ? Option.none<CompanyId>()
+            : Option.fromNullable(Array.from(companies.values()).find((c) => c.domains.includes(domain))?.id)
         return Option.some({ ...found, connection, company, domainOwner })
       }),
     companyOfDomain: (domain) =>
-      Effect.sync(() => Option.fromNullable(Array.from(companies.values()).find((c) => c.domains.includes(domain))?.id)),
+      Effect.sync(() =>
+        Option.fromNullable(Array.from(companies.values()).find((c) => c.domains.includes(domain))?.id)
+      ),
     getCompany: (id) => Effect.sync(() => Option.fromNullable(companies.get(id))),
     listCompanies: Effect.sync(() => Array.from(companies.values())),
     saveCompany: (company) =>
@@ -291,19 +358,26 @@ export const accountsLayer = Layer.sync(Accounts, () => {
         for (const other of companies.values()) {
           if (other.id === company.id) continue
           if (other.storage_slug === company.storage_slug) {
-            return Effect.fail(new AccountConflict({ field: "storage_slug", message: `storage_slug ${company.storage_slug} is taken` }))
+            return Effect.fail(
+              new AccountConflict({ field: "storage_slug", message: `storage_slug ${company.storage_slug} is taken` })
+            )
           }
           const shared = other.domains.find((d) => company.domains.includes(d))
-          if (shared !== undefined) return Effect.fail(new AccountConflict({ field: "domains", message: `domain ${shared} belongs to another company` }))
+          if (shared !== undefined)
+            return Effect.fail(
+              new AccountConflict({ field: "domains", message: `domain ${shared} belongs to another company` })
+            )
         }
         companies.set(company.id, company)
         return Effect.void
       }),
     getConnection: (id) => Effect.sync(() => Option.fromNullable(connections.get(id))),
-    listConnections: (companyId) => Effect.sync(() => Array.from(connections.values()).filter((c) => c.company_id === companyId)),
+    listConnections: (companyId) =>
+      Effect.sync(() => Array.from(connections.values()).filter((c) => c.company_id === companyId)),
     saveConnection: (connection) => Effect.sync(() => void connections.set(connection.id, connection)),
     insertKey: (key, secretHash) => Effect.sync(() => void keys.set(key.id, { key, secretHash })),
-    listKeys: (companyId) => Effect.sync(() => Array.from(keys.values(), (k) => k.key).filter((k) => k.company_id === companyId)),
+    listKeys: (companyId) =>
+      Effect.sync(() => Array.from(keys.values(), (k) => k.key).filter((k) => k.company_id === companyId)),
     revokeKey: (keyId, at) =>
       Effect.sync(() => {
         const found = keys.get(keyId)
@@ -312,9 +386,12 @@ export const accountsLayer = Layer.sync(Accounts, () => {
         return true
       }),
     saveLocation: (location) => Effect.sync(() => void locations.set(location.id, location)),
-    listLocations: (companyId) => Effect.sync(() => Array.from(locations.values()).filter((l) => l.company_id === companyId)),
-    assignLocation: (assignment) => Effect.sync(() => void assignments.set(`${assignment.connection_id}|${assignment.location_id}`, assignment)),
-    assignments: (connectionId) => Effect.sync(() => Array.from(assignments.values()).filter((a) => a.connection_id === connectionId))
+    listLocations: (companyId) =>
+      Effect.sync(() => Array.from(locations.values()).filter((l) => l.company_id === companyId)),
+    assignLocation: (assignment) =>
+      Effect.sync(() => void assignments.set(`${assignment.connection_id}|${assignment.location_id}`, assignment)),
+    assignments: (connectionId) =>
+      Effect.sync(() => Array.from(assignments.values()).filter((a) => a.connection_id === connectionId))
   })
 })
 

@@ -1,6 +1,12 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { RevisionConflict } from "../Shared/Errors.js"
-import { byLocation, type StockBalance, type StockCard, type StockEvent, type StockItem } from "../Inventory/Inventory.js"
+import {
+  byLocation,
+  type StockBalance,
+  type StockCard,
+  type StockEvent,
+  type StockItem
+} from "../Inventory/Inventory.js"
 import { InventoryRepository } from "../Inventory/InventoryRepository.js"
 import { Transactor } from "../Shared/Transactor.js"
 
@@ -11,8 +17,10 @@ interface State {
 }
 
 const itemKey = (companyId: string, id: string) => `${companyId}|${id}`
-const sourceKey = (item: Pick<StockItem, "companyId" | "sourceKind" | "sourceId">) => `${item.companyId}|${item.sourceKind}|${item.sourceId}`
-const balanceKey = (b: Pick<StockBalance, "companyId" | "itemId" | "locationId">) => `${b.companyId}|${b.itemId}|${b.locationId}`
+const sourceKey = (item: Pick<StockItem, "companyId" | "sourceKind" | "sourceId">) =>
+  `${item.companyId}|${item.sourceKind}|${item.sourceId}`
+const balanceKey = (b: Pick<StockBalance, "companyId" | "itemId" | "locationId">) =>
+  `${b.companyId}|${b.itemId}|${b.locationId}`
 
 /**
  * The inventory port in memory, the reference the conformance suite holds the SQL adapter to. It keeps its
@@ -34,7 +42,11 @@ export const layer: Layer.Layer<InventoryRepository | Transactor, never, Transac
 
     const restoringOnFailure = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       Effect.suspend(() => {
-        const snapshot: State = { items: new Map(state.items), balances: new Map(state.balances), events: new Map(state.events) }
+        const snapshot: State = {
+          items: new Map(state.items),
+          balances: new Map(state.balances),
+          events: new Map(state.events)
+        }
         return effect.pipe(
           Effect.onExit((exit) =>
             Effect.sync(() => {
@@ -53,7 +65,9 @@ export const layer: Layer.Layer<InventoryRepository | Transactor, never, Transac
       findItem: (companyId, id) =>
         Effect.sync(() => Option.map(Option.fromNullable(state.items.get(itemKey(companyId, id))), cardOf)),
       findItemBySource: (companyId, sourceKind, sourceId) =>
-        Effect.sync(() => Option.map(Option.fromNullable(bySource(sourceKey({ companyId, sourceKind, sourceId }))), cardOf)),
+        Effect.sync(() =>
+          Option.map(Option.fromNullable(bySource(sourceKey({ companyId, sourceKind, sourceId }))), cardOf)
+        ),
       ensureItem: (item) =>
         Effect.sync(() => {
           const existing = bySource(sourceKey(item))
@@ -96,7 +110,8 @@ export const layer: Layer.Layer<InventoryRepository | Transactor, never, Transac
           state.balances.set(key, balance)
           return Effect.void
         }),
-      findEvent: (companyId, eventId) => Effect.sync(() => Option.fromNullable(state.events.get(`${companyId}|${eventId}`))),
+      findEvent: (companyId, eventId) =>
+        Effect.sync(() => Option.fromNullable(state.events.get(`${companyId}|${eventId}`))),
       insertEvent: (event) =>
         Effect.sync(() => {
           const key = `${event.companyId}|${event.eventId}`

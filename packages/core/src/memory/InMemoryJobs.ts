@@ -4,7 +4,8 @@ import { ImportStore } from "../Imports/ImportStore.js"
 import { pendingStates, type StoredJob } from "../Jobs/Job.js"
 import { JobStore, type JobScope } from "../Jobs/JobStore.js"
 
-const inScope = (job: StoredJob, scope: JobScope) => job.companyId === scope.companyId && job.connectionId === scope.connectionId
+const inScope = (job: StoredJob, scope: JobScope) =>
+  job.companyId === scope.companyId && job.connectionId === scope.connectionId
 
 /**
  * Jobs and import records in memory, with the claim and lease rules of the SQL stores. Their state is
@@ -19,8 +20,11 @@ export const make = Effect.sync(() => {
   let counter = 0
 
   const pendingOf = (companyId: string, connectionId: string) =>
-    Array.from(jobs.values()).filter((j) => j.companyId === companyId && j.connectionId === connectionId && pendingStates.includes(j.state)).length
-  const leased = (job: StoredJob, now: number) => job.state === "running" && job.leaseUntil !== null && job.leaseUntil > now
+    Array.from(jobs.values()).filter(
+      (j) => j.companyId === companyId && j.connectionId === connectionId && pendingStates.includes(j.state)
+    ).length
+  const leased = (job: StoredJob, now: number) =>
+    job.state === "running" && job.leaseUntil !== null && job.leaseUntil > now
   const owned = (id: string, workerId: string) => {
     const job = jobs.get(id)
     return job !== undefined && job.state === "running" && job.leaseOwner === workerId ? job : undefined
@@ -34,11 +38,17 @@ export const make = Effect.sync(() => {
         place.set(job.id, ++counter)
         return true
       }),
-    get: (scope, id) => Effect.sync(() => Option.fromNullable(jobs.get(id)).pipe(Option.filter((job) => inScope(job, scope)))),
+    get: (scope, id) =>
+      Effect.sync(() => Option.fromNullable(jobs.get(id)).pipe(Option.filter((job) => inScope(job, scope)))),
     list: (scope, query) =>
       Effect.sync(() =>
         Array.from(jobs.values())
-          .filter((job) => inScope(job, scope) && (query.kind === undefined || job.kind === query.kind) && (query.cursor === undefined || job.id > query.cursor))
+          .filter(
+            (job) =>
+              inScope(job, scope) &&
+              (query.kind === undefined || job.kind === query.kind) &&
+              (query.cursor === undefined || job.id > query.cursor)
+          )
           .sort((a, b) => (a.id < b.id ? -1 : 1))
           .slice(0, query.limit)
       ),
@@ -84,7 +94,13 @@ export const make = Effect.sync(() => {
         const all = Array.from(jobs.values())
         const candidate = all
           .filter((job) => job.state === "queued" || (job.state === "running" && !leased(job, request.nowMillis)))
-          .filter((job) => !all.some((other) => other.id !== job.id && other.connectionId === job.connectionId && leased(other, request.nowMillis)))
+          .filter(
+            (job) =>
+              !all.some(
+                (other) =>
+                  other.id !== job.id && other.connectionId === job.connectionId && leased(other, request.nowMillis)
+              )
+          )
           // Media jobs of a company: one at a time, in queue order, none while one is paused.
           .filter(
             (job) =>
@@ -96,7 +112,8 @@ export const make = Effect.sync(() => {
                   other.companyId === job.companyId &&
                   (leased(other, request.nowMillis) ||
                     other.state === "paused" ||
-                    ((other.state === "queued" || other.state === "running") && place.get(other.id)! < place.get(job.id)!))
+                    ((other.state === "queued" || other.state === "running") &&
+                      place.get(other.id)! < place.get(job.id)!))
               )
           )
           .sort((a, b) => place.get(a.id)! - place.get(b.id)!)[0]
@@ -124,7 +141,15 @@ export const make = Effect.sync(() => {
       Effect.sync(() => {
         const job = owned(id, workerId)
         if (job === undefined) return false
-        jobs.set(id, { ...job, state: result.state, failure: result.failure, finishedAt: result.at, updatedAt: result.at, leaseOwner: null, leaseUntil: null })
+        jobs.set(id, {
+          ...job,
+          state: result.state,
+          failure: result.failure,
+          finishedAt: result.at,
+          updatedAt: result.at,
+          leaseOwner: null,
+          leaseUntil: null
+        })
         return true
       }),
     release: (id, workerId, at) =>
@@ -166,19 +191,41 @@ export const make = Effect.sync(() => {
         update(jobId, index, (item) =>
           item.status === "applied"
             ? undefined
-            : { ...item, status: "applied", outcome: result.outcome, recordId: result.recordId, error: null, run: result.run, updatedAt: result.at }
+            : {
+                ...item,
+                status: "applied",
+                outcome: result.outcome,
+                recordId: result.recordId,
+                error: null,
+                run: result.run,
+                updatedAt: result.at
+              }
         )
       ),
     markFailed: (jobId, index, result) =>
       Effect.sync(() => {
         update(jobId, index, (item) =>
-          item.status === "applied" ? undefined : { ...item, status: "failed", outcome: null, recordId: null, error: result.error, run: result.run, updatedAt: result.at }
+          item.status === "applied"
+            ? undefined
+            : {
+                ...item,
+                status: "failed",
+                outcome: null,
+                recordId: null,
+                error: result.error,
+                run: result.run,
+                updatedAt: result.at
+              }
         )
       }),
     resetFailed: (jobId, run, at) =>
       Effect.sync(() =>
         (items.get(jobId) ?? []).flatMap((item) =>
-          update(jobId, item.index, (i) => (i.status === "applied" ? undefined : { ...i, status: "pending", error: null, run, updatedAt: at })) ? [item.index] : []
+          update(jobId, item.index, (i) =>
+            i.status === "applied" ? undefined : { ...i, status: "pending", error: null, run, updatedAt: at }
+          )
+            ? [item.index]
+            : []
         )
       ),
     counts: (jobIds) =>
@@ -205,5 +252,7 @@ export const make = Effect.sync(() => {
 
 /** JobStore and ImportStore in memory, sharing one state. */
 export const layer: Layer.Layer<JobStore | ImportStore> = Layer.effectContext(
-  Effect.map(make, (stores) => Context.make(JobStore, stores.jobStore).pipe(Context.add(ImportStore, stores.importStore)))
+  Effect.map(make, (stores) =>
+    Context.make(JobStore, stores.jobStore).pipe(Context.add(ImportStore, stores.importStore))
+  )
 )

@@ -47,7 +47,8 @@ export const makeRepository = Effect.sync(() => {
         const current = items.get(media.id)
         if (current !== undefined && current.companyId === media.companyId) items.set(media.id, media)
       }),
-    get: (companyId, id) => Effect.sync(() => Option.fromNullable(items.get(id)).pipe(Option.filter((m) => m.companyId === companyId))),
+    get: (companyId, id) =>
+      Effect.sync(() => Option.fromNullable(items.get(id)).pipe(Option.filter((m) => m.companyId === companyId))),
     byJob: (jobId) => Effect.sync(() => Option.fromNullable(Array.from(items.values()).find((m) => m.jobId === jobId))),
     completedWithContent: (companyId, contentKey) =>
       Effect.sync(() =>
@@ -75,7 +76,9 @@ export const makeRepository = Effect.sync(() => {
           .filter((m) => m.companyId === companyId && m.connectionId === connectionId && m.stagedKey !== null)
           .reduce((sum, m) => sum + m.sourceBytes, 0)
       ),
-    referencedStagedKeys: Effect.sync(() => new Set(Array.from(items.values()).flatMap((m) => (m.stagedKey === null ? [] : [m.stagedKey]))))
+    referencedStagedKeys: Effect.sync(
+      () => new Set(Array.from(items.values()).flatMap((m) => (m.stagedKey === null ? [] : [m.stagedKey])))
+    )
   })
 })
 
@@ -97,7 +100,9 @@ export const makeStaging = Effect.sync(() => {
         const chunks: Array<Uint8Array> = []
         // Like the file adapter: what was written so far is visible (and counts) while the upload streams.
         files.set(key, { data: new Uint8Array(), modifiedMillis: yield* Clock.currentTimeMillis })
-        const written = yield* Effect.either(Stream.runForEach(content, (chunk) => Effect.sync(() => void chunks.push(chunk))))
+        const written = yield* Effect.either(
+          Stream.runForEach(content, (chunk) => Effect.sync(() => void chunks.push(chunk)))
+        )
         if (written._tag === "Left") {
           files.delete(key)
           return yield* Effect.fail(written.left)
@@ -145,14 +150,21 @@ export const fakeImage = (options: {
     png: [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a],
     webp: [...ascii("RIFF"), 0, 0, 0, 0, ...ascii("WEBP")]
   }
-  const header = [...magic[options.format ?? "png"], ...ascii("FAKE"), ...u32(options.width), ...u32(options.height), options.turned === true ? 1 : 0]
+  const header = [
+    ...magic[options.format ?? "png"],
+    ...ascii("FAKE"),
+    ...u32(options.width),
+    ...u32(options.height),
+    options.turned === true ? 1 : 0
+  ]
   const payload = typeof options.payload === "string" ? ascii(options.payload) : Array.from(options.payload ?? [])
   return Uint8Array.from([...header, ...payload])
 }
 
 const ascii = (text: string) => Array.from(text, (c) => c.charCodeAt(0))
 const u32 = (n: number) => [(n >>> 24) & 0xff, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff]
-const readU32 = (bytes: Uint8Array, at: number) => ((bytes[at]! << 24) | (bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]!) >>> 0
+const readU32 = (bytes: Uint8Array, at: number) =>
+  ((bytes[at]! << 24) | (bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]!) >>> 0
 const magicLength: Record<ImageFormat, number> = { jpeg: 3, png: 8, webp: 12 }
 const contains = (bytes: Uint8Array, text: string) => new TextDecoder("latin1").decode(bytes).includes(text)
 
@@ -178,14 +190,21 @@ export const imageProcessor = ImageProcessor.of({
   inspect: (source) =>
     Effect.suspend(() => {
       const info = readFake(source)
-      return info === undefined ? Effect.fail(corrupt) : Effect.succeed({ format: info.format, width: info.width, height: info.height })
+      return info === undefined
+        ? Effect.fail(corrupt)
+        : Effect.succeed({ format: info.format, width: info.width, height: info.height })
     }),
   process: (source, options) =>
     Effect.suspend(() => {
       const info = readFake(source)
       if (info === undefined || contains(source, "BROKEN")) return Effect.fail(corrupt)
       if (info.width * info.height > options.maxPixels) {
-        return Effect.fail(new ImageRejected({ reason: "too_many_pixels", message: `${info.width}x${info.height} is over ${options.maxPixels} pixels` }))
+        return Effect.fail(
+          new ImageRejected({
+            reason: "too_many_pixels",
+            message: `${info.width}x${info.height} is over ${options.maxPixels} pixels`
+          })
+        )
       }
       const scale = Math.min(1, options.maxLongEdge / Math.max(info.width, info.height))
       const width = Math.max(1, Math.round(info.width * scale))

@@ -52,7 +52,12 @@ const apiKey = (owner: Connection, n = 0): ApiKey => ({
   revoked_at: null
 })
 
-const location = (owner: Company, n = 0): Location => ({ id: uuid(), company_id: owner.id, name: `Store ${n}`, created_at: at(n) })
+const location = (owner: Company, n = 0): Location => ({
+  id: uuid(),
+  company_id: owner.id,
+  name: `Store ${n}`,
+  created_at: at(n)
+})
 
 const byLocation = <A extends { readonly location_id: string }>(items: ReadonlyArray<A>) =>
   [...items].sort((a, b) => (a.location_id < b.location_id ? -1 : a.location_id > b.location_id ? 1 : 0))
@@ -76,10 +81,17 @@ export const runAccountsConformance = (name: string, accounts: Layer.Layer<Accou
         expect(Option.isNone(yield* store.getCompany(uuid()))).toBe(true)
         expect(Option.isNone(yield* store.getCompany("not a uuid"))).toBe(true)
 
-        const bare = company({ domains: [], languages: ["fr"], tax_rates: [], granted_scopes: [], tax_model: "unconfigured" })
+        const bare = company({
+          domains: [],
+          languages: ["fr"],
+          tax_rates: [],
+          granted_scopes: [],
+          tax_model: "unconfigured"
+        })
         yield* store.saveCompany(bare)
         expect(Option.getOrThrow(yield* store.getCompany(bare.id))).toEqual(bare)
-      }))
+      })
+    )
 
     it.effect("saving a company again replaces it and its domains", () =>
       Effect.gen(function* () {
@@ -108,7 +120,8 @@ export const runAccountsConformance = (name: string, accounts: Layer.Layer<Accou
         const other = company({ domains: [dropped!] })
         yield* store.saveCompany(other)
         expect(yield* store.companyOfDomain(dropped!)).toEqual(Option.some(other.id))
-      }))
+      })
+    )
 
     it.effect("refuses a storage_slug or a domain of another company and changes nothing", () =>
       Effect.gen(function* () {
@@ -121,14 +134,19 @@ export const runAccountsConformance = (name: string, accounts: Layer.Layer<Accou
         const slugTaken = yield* Effect.flip(store.saveCompany(company({ storage_slug: a.storage_slug })))
         expect(slugTaken).toMatchObject({ _tag: "AccountConflict", field: "storage_slug", code: "account_conflict" })
         const domainTaken = company({ domains: [`free-${uuid()}.example`, a.domains[1]!] })
-        expect(yield* Effect.flip(store.saveCompany(domainTaken))).toMatchObject({ _tag: "AccountConflict", field: "domains" })
+        expect(yield* Effect.flip(store.saveCompany(domainTaken))).toMatchObject({
+          _tag: "AccountConflict",
+          field: "domains"
+        })
         expect(Option.isNone(yield* store.getCompany(domainTaken.id))).toBe(true)
         expect(Option.isNone(yield* store.companyOfDomain(domainTaken.domains[0]!))).toBe(true)
 
         // A failed update leaves the company as it was, domains included.
         const stealing = { ...b, name: "Thief", domains: [`more-${uuid()}.example`, a.domains[0]!] }
         expect(yield* Effect.flip(store.saveCompany(stealing))).toMatchObject({ field: "domains" })
-        expect(yield* Effect.flip(store.saveCompany({ ...b, name: "Thief", storage_slug: a.storage_slug }))).toMatchObject({
+        expect(
+          yield* Effect.flip(store.saveCompany({ ...b, name: "Thief", storage_slug: a.storage_slug }))
+        ).toMatchObject({
           field: "storage_slug"
         })
         expect(Option.getOrThrow(yield* store.getCompany(b.id))).toEqual(b)
@@ -136,7 +154,8 @@ export const runAccountsConformance = (name: string, accounts: Layer.Layer<Accou
         expect(Option.isNone(yield* store.companyOfDomain(stealing.domains[0]!))).toBe(true)
         // Its own slug and domains are no conflict.
         yield* store.saveCompany({ ...a, name: "Acme again" })
-      }))
+      })
+    )
 
     it.effect("findKey returns the key with its hash, connection and company, and none for an unknown id", () =>
       Effect.gen(function* () {
@@ -169,7 +188,8 @@ export const runAccountsConformance = (name: string, accounts: Layer.Layer<Accou
           company: suspended,
           domainOwner: Option.none()
         })
-      }))
+      })
+    )
 
     it.effect("findKey with a domain also tells which company owns that domain, in the same lookup", () =>
       Effect.gen(function* () {
@@ -182,7 +202,8 @@ export const runAccountsConformance = (name: string, accounts: Layer.Layer<Accou
         yield* store.saveCompany(other)
         yield* store.saveConnection(conn)
         yield* store.insertKey(key, "hash-of-secret")
-        const ownerFor = (domain: string) => store.findKey(key.id, domain).pipe(Effect.map((grant) => Option.getOrThrow(grant).domainOwner))
+        const ownerFor = (domain: string) =>
+          store.findKey(key.id, domain).pipe(Effect.map((grant) => Option.getOrThrow(grant).domainOwner))
         expect(yield* ownerFor(c.domains[1]!)).toEqual(Option.some(c.id))
         expect(yield* ownerFor(other.domains[0]!)).toEqual(Option.some(other.id))
         expect(Option.isNone(yield* ownerFor(`nobody-${uuid()}.example`))).toBe(true)
@@ -195,7 +216,8 @@ export const runAccountsConformance = (name: string, accounts: Layer.Layer<Accou
         yield* store.saveCompany({ ...other, domains: [] })
         yield* store.saveCompany({ ...c, domains: [...c.domains, other.domains[0]!] })
         expect(yield* ownerFor(other.domains[0]!)).toEqual(Option.some(c.id))
-      }))
+      })
+    )
 
     it.effect("revokeKey sets revoked_at once and tells whether the key exists", () =>
       Effect.gen(function* () {
@@ -214,7 +236,8 @@ export const runAccountsConformance = (name: string, accounts: Layer.Layer<Accou
         expect(Option.getOrThrow(yield* store.findKey(first.id)).key).toEqual(revoked)
         expect(yield* store.listKeys(c.id)).toEqual([revoked, second])
         expect(yield* store.listKeys(uuid() as CompanyId)).toEqual([])
-      }))
+      })
+    )
 
     it.effect("lists connections and keys of their company only", () =>
       Effect.gen(function* () {
@@ -238,7 +261,8 @@ export const runAccountsConformance = (name: string, accounts: Layer.Layer<Accou
         const renamed = { ...a1, name: "Renamed", enabled: false }
         yield* store.saveConnection(renamed)
         expect(yield* store.listConnections(a.id)).toEqual([renamed, a2])
-      }))
+      })
+    )
 
     it.effect("keeps locations per company and assignments per connection", () =>
       Effect.gen(function* () {
@@ -268,7 +292,10 @@ export const runAccountsConformance = (name: string, accounts: Layer.Layer<Accou
             { connection_id: conn1.id, location_id: l2.id, writable: false }
           ])
         )
-        expect(yield* store.assignments(conn2.id)).toEqual([{ connection_id: conn2.id, location_id: l1.id, writable: false }])
+        expect(yield* store.assignments(conn2.id)).toEqual([
+          { connection_id: conn2.id, location_id: l1.id, writable: false }
+        ])
         expect(yield* store.assignments(uuid() as ConnectionId)).toEqual([])
-      }))
+      })
+    )
   })

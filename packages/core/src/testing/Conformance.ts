@@ -66,7 +66,8 @@ export const runConformance = (name: string, ports: Layer.Layer<PersistencePorts
           expect(Option.getOrThrow(yield* repo.get(company, "products", r.id))).toEqual(r)
           expect(Option.isNone(yield* repo.get(companyId(), "products", r.id))).toBe(true)
           expect(Option.isNone(yield* repo.get(company, "categories", r.id))).toBe(true)
-        }))
+        })
+      )
 
       it.effect("getMapped reads a record with the external id of the connection's mapping, null without one", () =>
         Effect.gen(function* () {
@@ -77,11 +78,18 @@ export const runConformance = (name: string, ports: Layer.Layer<PersistencePorts
           const r = record(company, { data: { name: "Lamp" } })
           yield* repo.insert(r)
           yield* mappings.insert(mapping(scopeOf(company, connection), "lamp-1", r.id))
-          expect(Option.getOrThrow(yield* repo.getMapped(company, "products", r.id, connection))).toEqual({ record: r, externalId: "lamp-1" })
-          expect(Option.getOrThrow(yield* repo.getMapped(company, "products", r.id, connectionId()))).toEqual({ record: r, externalId: null })
+          expect(Option.getOrThrow(yield* repo.getMapped(company, "products", r.id, connection))).toEqual({
+            record: r,
+            externalId: "lamp-1"
+          })
+          expect(Option.getOrThrow(yield* repo.getMapped(company, "products", r.id, connectionId()))).toEqual({
+            record: r,
+            externalId: null
+          })
           expect(Option.isNone(yield* repo.getMapped(companyId(), "products", r.id, connection))).toBe(true)
           expect(Option.isNone(yield* repo.getMapped(company, "categories", r.id, connection))).toBe(true)
-        }))
+        })
+      )
 
       it.effect("getMany and existing return only the company's records of the resource", () =>
         Effect.gen(function* () {
@@ -96,7 +104,8 @@ export const runConformance = (name: string, ports: Layer.Layer<PersistencePorts
           const existing = yield* repo.existing(company, "products", [a.id, b.id, foreign.id])
           expect(Array.from(existing)).toEqual([a.id])
           expect((yield* repo.existing(company, "products", [])).size).toBe(0)
-        }))
+        })
+      )
 
       it.effect("update is a compare-and-set on the revision", () =>
         Effect.gen(function* () {
@@ -104,14 +113,21 @@ export const runConformance = (name: string, ports: Layer.Layer<PersistencePorts
           const company = companyId()
           const r = record(company)
           yield* repo.insert(r)
-          const next = { ...r, revision: 2, data: { name: "Chair" }, index: { ...r.index, active: true }, updatedAt: "2026-01-02T00:00:00.000Z" }
+          const next = {
+            ...r,
+            revision: 2,
+            data: { name: "Chair" },
+            index: { ...r.index, active: true },
+            updatedAt: "2026-01-02T00:00:00.000Z"
+          }
           yield* repo.update(next, 1)
           expect(Option.getOrThrow(yield* repo.get(company, "products", r.id))).toEqual(next)
           const stale = yield* Effect.flip(repo.update({ ...next, revision: 3, data: { name: "Stool" } }, 1))
           expect(stale._tag).toBe("RevisionConflict")
           expect(stale).toMatchObject({ current_revision: 2 })
           expect(Option.getOrThrow(yield* repo.get(company, "products", r.id)).data).toEqual({ name: "Chair" })
-        }))
+        })
+      )
 
       it.effect("lists in id order with cursor and limit, leaving archived records out", () =>
         Effect.gen(function* () {
@@ -129,7 +145,8 @@ export const runConformance = (name: string, ports: Layer.Layer<PersistencePorts
           const all = yield* repo.list(company, "products", { limit: 100, includeArchived: true })
           expect(all.map((r) => r.id)).toEqual(ids)
           expect(yield* repo.list(company, "categories", { limit: 10 })).toEqual([])
-        }))
+        })
+      )
 
       it.effect("filters lists by category, collection, brand, active and external id", () =>
         Effect.gen(function* () {
@@ -139,10 +156,22 @@ export const runConformance = (name: string, ports: Layer.Layer<PersistencePorts
           const connection = connectionId()
           const [cat1, cat2, coll, brand] = orderedIds(4)
           const ids = orderedIds(4)
-          yield* repo.insert(record(company, { id: ids[0]!, index: { categoryIds: [cat1!, cat2!], active: true, collectionId: coll! } }))
-          yield* repo.insert(record(company, { id: ids[1]!, index: { categoryIds: [cat2!], active: false, brandId: brand! } }))
-          yield* repo.insert(record(company, { id: ids[2]!, index: { categoryIds: [cat1!], active: true, brandId: brand! } }))
-          yield* repo.insert(record(company, { id: ids[3]!, index: { categoryIds: [cat1!], active: true }, archivedAt: "2026-01-04T00:00:00.000Z" }))
+          yield* repo.insert(
+            record(company, { id: ids[0]!, index: { categoryIds: [cat1!, cat2!], active: true, collectionId: coll! } })
+          )
+          yield* repo.insert(
+            record(company, { id: ids[1]!, index: { categoryIds: [cat2!], active: false, brandId: brand! } })
+          )
+          yield* repo.insert(
+            record(company, { id: ids[2]!, index: { categoryIds: [cat1!], active: true, brandId: brand! } })
+          )
+          yield* repo.insert(
+            record(company, {
+              id: ids[3]!,
+              index: { categoryIds: [cat1!], active: true },
+              archivedAt: "2026-01-04T00:00:00.000Z"
+            })
+          )
           const list = (query: Omit<Parameters<typeof repo.list>[2], "limit">) =>
             repo.list(company, "products", { limit: 10, ...query }).pipe(Effect.map((rs) => rs.map((r) => r.id)))
           expect(yield* list({ categoryId: cat1! })).toEqual([ids[0], ids[2]])
@@ -155,7 +184,8 @@ export const runConformance = (name: string, ports: Layer.Layer<PersistencePorts
           expect(yield* list({ externalId: { connectionId: connection, value: "ext-2" } })).toEqual([ids[1]])
           expect(yield* list({ externalId: { connectionId: connectionId(), value: "ext-2" } })).toEqual([])
           expect(yield* list({ externalId: { connectionId: connection, value: "missing" } })).toEqual([])
-        }))
+        })
+      )
 
       it.effect("replacing a product's categories replaces its category links", () =>
         Effect.gen(function* () {
@@ -166,8 +196,11 @@ export const runConformance = (name: string, ports: Layer.Layer<PersistencePorts
           yield* repo.insert(r)
           yield* repo.update({ ...r, revision: 2, index: { ...r.index, categoryIds: [cat2!] } }, 1)
           expect(yield* repo.list(company, "products", { limit: 10, categoryId: cat1! })).toEqual([])
-          expect((yield* repo.list(company, "products", { limit: 10, categoryId: cat2! })).map((x) => x.id)).toEqual([r.id])
-        }))
+          expect((yield* repo.list(company, "products", { limit: 10, categoryId: cat2! })).map((x) => x.id)).toEqual([
+            r.id
+          ])
+        })
+      )
 
       it.effect("finds the live bundles that contain a product, following component changes and archives", () =>
         Effect.gen(function* () {
@@ -179,18 +212,32 @@ export const runConformance = (name: string, ports: Layer.Layer<PersistencePorts
           const a = record(company, { id: bundleA!, index: { componentIds: [chair!, table!] } })
           yield* repo.insert(a)
           yield* repo.insert(record(company, { id: bundleB!, index: { componentIds: [chair!] } }))
-          yield* repo.insert(record(company, { id: bundleC!, index: { componentIds: [chair!] }, archivedAt: "2026-01-02T00:00:00.000Z" }))
+          yield* repo.insert(
+            record(company, { id: bundleC!, index: { componentIds: [chair!] }, archivedAt: "2026-01-02T00:00:00.000Z" })
+          )
           expect(yield* repo.bundlesContaining(company, chair!)).toEqual([bundleA, bundleB])
           expect(yield* repo.bundlesContaining(company, table!)).toEqual([bundleA])
           expect(yield* repo.bundlesContaining(companyId(), chair!)).toEqual([])
           // The record's own order of components reads back as written.
-          expect(Option.getOrThrow(yield* repo.get(company, "products", bundleA!)).index.componentIds).toEqual([chair, table])
+          expect(Option.getOrThrow(yield* repo.get(company, "products", bundleA!)).index.componentIds).toEqual([
+            chair,
+            table
+          ])
           yield* repo.update({ ...a, revision: 2, index: { ...a.index, componentIds: [table!] } }, 1)
           expect(yield* repo.bundlesContaining(company, chair!)).toEqual([bundleB])
-          yield* repo.update({ ...a, revision: 3, index: { ...a.index, componentIds: [table!] }, archivedAt: "2026-01-03T00:00:00.000Z" }, 2)
+          yield* repo.update(
+            {
+              ...a,
+              revision: 3,
+              index: { ...a.index, componentIds: [table!] },
+              archivedAt: "2026-01-03T00:00:00.000Z"
+            },
+            2
+          )
           expect(yield* repo.bundlesContaining(company, table!)).toEqual([])
           yield* repo.lockPricing(company)
-        }))
+        })
+      )
 
       it.effect("lists the children of a parent within its company and resource", () =>
         Effect.gen(function* () {
@@ -199,13 +246,20 @@ export const runConformance = (name: string, ports: Layer.Layer<PersistencePorts
           const [type, g1, g2, other] = orderedIds(4)
           yield* repo.insert(record(company, { id: g1!, resource: "customization-groups", index: { parentId: type! } }))
           yield* repo.insert(record(company, { id: g2!, resource: "customization-groups", index: { parentId: type! } }))
-          yield* repo.insert(record(company, { id: other!, resource: "customization-groups", index: { parentId: g1! } }))
+          yield* repo.insert(
+            record(company, { id: other!, resource: "customization-groups", index: { parentId: g1! } })
+          )
           expect((yield* repo.children(company, "customization-groups", [type!])).map((r) => r.id)).toEqual([g1, g2])
-          expect((yield* repo.children(company, "customization-groups", [g1!, type!])).map((r) => r.id)).toEqual([g1, g2, other])
+          expect((yield* repo.children(company, "customization-groups", [g1!, type!])).map((r) => r.id)).toEqual([
+            g1,
+            g2,
+            other
+          ])
           expect(yield* repo.children(company, "customization-groups", [])).toEqual([])
           expect(yield* repo.children(company, "customization-options", [type!])).toEqual([])
           expect(yield* repo.children(companyId(), "customization-groups", [type!])).toEqual([])
-        }))
+        })
+      )
 
       it.effect("walks a category's ancestors nearest first, bounded by maxDepth", () =>
         Effect.gen(function* () {
@@ -219,7 +273,8 @@ export const runConformance = (name: string, ports: Layer.Layer<PersistencePorts
           expect(yield* repo.ancestors(company, leaf!, 1)).toEqual([mid])
           expect(yield* repo.ancestors(company, root!, 10)).toEqual([])
           expect(yield* repo.ancestors(companyId(), leaf!, 10)).toEqual([])
-        }))
+        })
+      )
     })
 
     describe("Mappings", () => {
@@ -241,7 +296,8 @@ export const runConformance = (name: string, ports: Layer.Layer<PersistencePorts
           const back = yield* mappings.externalIdsOf(scope, [a!, b!, uuid() as RecordId])
           expect(Object.fromEntries(back)).toEqual({ [a!]: "A", [b!]: "B" })
           expect((yield* mappings.findMany(scope, [])).size).toBe(0)
-        }))
+        })
+      )
 
       it.effect("refuses a second mapping of an external id or of a record", () =>
         Effect.gen(function* () {
@@ -254,7 +310,8 @@ export const runConformance = (name: string, ports: Layer.Layer<PersistencePorts
           const twice = yield* Effect.flip(mappings.insert(mapping(scope, "A2", a!)))
           expect(twice).toMatchObject({ _tag: "MappingConflict", reason: "record_already_mapped" })
           yield* mappings.insert(mapping({ ...scope, connectionId: connectionId() }, "A", b!))
-        }))
+        })
+      )
     })
 
     describe("ChangeLog", () => {
@@ -282,38 +339,68 @@ export const runConformance = (name: string, ports: Layer.Layer<PersistencePorts
           expect(yield* changes.head(company)).toBe(first)
           yield* changes.append(entry(company))
           expect(yield* changes.head(company)).toBeGreaterThan(first)
-        }))
+        })
+      )
 
-      it.effect("reads the company's changes in position order, filtered by parts and resources, with the reader's external ids", () =>
-        Effect.gen(function* () {
-          const changes = yield* ChangeLog
-          const mappings = yield* Mappings
-          const company = companyId()
-          const reader = connectionId()
-          const mapped = uuid() as RecordId
-          yield* mappings.insert(mapping(scopeOf(company, reader), "ext-1", mapped))
-          yield* changes.append(entry(company, { recordId: mapped }))
-          yield* changes.append(entry(companyId()))
-          yield* changes.append(entry(company, { parts: ["prices"], operation: "updated", revision: 2, recordId: mapped }))
-          yield* changes.append(entry(company, { resource: "categories" }))
-          yield* changes.append(entry(company, { resource: "inventory" }))
-          const head = yield* changes.head(company)
-          const read = (visibleMask: number, resources?: ReadonlyArray<string>, after = 0, limit = 10) =>
-            changes.read({ companyId: company, connectionId: reader, after, upTo: head, visibleMask, resources, limit })
-          const all = yield* read(maskOf(["catalog", "prices", "stock"]))
-          expect(all.map((c) => [c.resource, c.revision])).toEqual([["products", 1], ["products", 2], ["categories", 1], ["inventory", 1]])
-          expect(all.map((c) => c.position)).toEqual([...all.map((c) => c.position)].sort((a, b) => a - b))
-          expect(all[0]).toMatchObject({ recordId: mapped, externalId: "ext-1", operation: "created" })
-          expect(all[2]!.externalId).toBeNull()
-          expect((yield* read(maskOf(["catalog"]))).map((c) => c.resource)).toEqual(["products", "categories"])
-          expect((yield* read(maskOf(["prices"]))).map((c) => c.revision)).toEqual([2])
-          expect((yield* read(maskOf(["stock"]))).map((c) => c.resource)).toEqual(["inventory"])
-          expect((yield* read(maskOf(["catalog", "prices"]), ["categories"])).map((c) => c.resource)).toEqual(["categories"])
-          expect((yield* read(maskOf(["catalog", "prices", "stock"]), undefined, all[1]!.position)).map((c) => c.position)).toEqual(all.slice(2).map((c) => c.position))
-          expect(yield* read(maskOf(["catalog", "prices", "stock"]), undefined, 0, 2)).toHaveLength(2)
-          const bounded = yield* changes.read({ companyId: company, connectionId: reader, after: 0, upTo: all[1]!.position, visibleMask: maskOf(["catalog", "prices"]), limit: 10 })
-          expect(bounded.map((c) => c.position)).toEqual([all[0]!.position, all[1]!.position])
-        }))
+      it.effect(
+        "reads the company's changes in position order, filtered by parts and resources, with the reader's external ids",
+        () =>
+          Effect.gen(function* () {
+            const changes = yield* ChangeLog
+            const mappings = yield* Mappings
+            const company = companyId()
+            const reader = connectionId()
+            const mapped = uuid() as RecordId
+            yield* mappings.insert(mapping(scopeOf(company, reader), "ext-1", mapped))
+            yield* changes.append(entry(company, { recordId: mapped }))
+            yield* changes.append(entry(companyId()))
+            yield* changes.append(
+              entry(company, { parts: ["prices"], operation: "updated", revision: 2, recordId: mapped })
+            )
+            yield* changes.append(entry(company, { resource: "categories" }))
+            yield* changes.append(entry(company, { resource: "inventory" }))
+            const head = yield* changes.head(company)
+            const read = (visibleMask: number, resources?: ReadonlyArray<string>, after = 0, limit = 10) =>
+              changes.read({
+                companyId: company,
+                connectionId: reader,
+                after,
+                upTo: head,
+                visibleMask,
+                resources,
+                limit
+              })
+            const all = yield* read(maskOf(["catalog", "prices", "stock"]))
+            expect(all.map((c) => [c.resource, c.revision])).toEqual([
+              ["products", 1],
+              ["products", 2],
+              ["categories", 1],
+              ["inventory", 1]
+            ])
+            expect(all.map((c) => c.position)).toEqual([...all.map((c) => c.position)].sort((a, b) => a - b))
+            expect(all[0]).toMatchObject({ recordId: mapped, externalId: "ext-1", operation: "created" })
+            expect(all[2]!.externalId).toBeNull()
+            expect((yield* read(maskOf(["catalog"]))).map((c) => c.resource)).toEqual(["products", "categories"])
+            expect((yield* read(maskOf(["prices"]))).map((c) => c.revision)).toEqual([2])
+            expect((yield* read(maskOf(["stock"]))).map((c) => c.resource)).toEqual(["inventory"])
+            expect((yield* read(maskOf(["catalog", "prices"]), ["categories"])).map((c) => c.resource)).toEqual([
+              "categories"
+            ])
+            expect(
+              (yield* read(maskOf(["catalog", "prices", "stock"]), undefined, all[1]!.position)).map((c) => c.position)
+            ).toEqual(all.slice(2).map((c) => c.position))
+            expect(yield* read(maskOf(["catalog", "prices", "stock"]), undefined, 0, 2)).toHaveLength(2)
+            const bounded = yield* changes.read({
+              companyId: company,
+              connectionId: reader,
+              after: 0,
+              upTo: all[1]!.position,
+              visibleMask: maskOf(["catalog", "prices"]),
+              limit: 10
+            })
+            expect(bounded.map((c) => c.position)).toEqual([all[0]!.position, all[1]!.position])
+          })
+      )
     })
 
     describe("Transactor", () => {
@@ -350,7 +437,8 @@ export const runConformance = (name: string, ports: Layer.Layer<PersistencePorts
           expect(Option.isSome(yield* repo.get(company, "products", kept.id))).toBe(true)
           expect(Option.isNone(yield* repo.get(company, "products", lost.id))).toBe(true)
           expect(Option.isNone(yield* mappings.find(scope, "lost"))).toBe(true)
-        }))
+        })
+      )
 
       it.effect("rolls back on a defect and supports nesting", () =>
         Effect.gen(function* () {
@@ -359,11 +447,14 @@ export const runConformance = (name: string, ports: Layer.Layer<PersistencePorts
           const company = companyId()
           const a = record(company)
           const b = record(company)
-          const exit = yield* Effect.exit(tx.withTransaction(Effect.zipRight(repo.insert(a), Effect.dieMessage("boom"))))
+          const exit = yield* Effect.exit(
+            tx.withTransaction(Effect.zipRight(repo.insert(a), Effect.dieMessage("boom")))
+          )
           expect(Exit.isFailure(exit)).toBe(true)
           expect(Option.isNone(yield* repo.get(company, "products", a.id))).toBe(true)
           yield* tx.withTransaction(tx.withTransaction(repo.insert(b)))
           expect(Option.isSome(yield* repo.get(company, "products", b.id))).toBe(true)
-        }))
+        })
+      )
     })
   })

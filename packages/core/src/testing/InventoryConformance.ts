@@ -7,7 +7,8 @@ import { Transactor } from "../Shared/Transactor.js"
 
 const uuid = () => globalThis.crypto.randomUUID()
 const companyId = () => uuid() as CompanyId
-const sortedIds = (n: number): ReadonlyArray<RecordId> => Array.from({ length: n }, () => uuid()).sort() as Array<RecordId>
+const sortedIds = (n: number): ReadonlyArray<RecordId> =>
+  Array.from({ length: n }, () => uuid()).sort() as Array<RecordId>
 const at = "2026-01-01T00:00:00.000Z"
 
 const item = (company: CompanyId, overrides: Partial<StockItem> = {}): StockItem => ({
@@ -45,7 +46,11 @@ export const runInventoryConformance = (name: string, ports: Layer.Layer<Invento
           const first = item(company)
           const created = yield* repo.ensureItem(first)
           expect(created).toEqual({ ...first, balances: [] })
-          const again = yield* repo.ensureItem({ ...first, id: uuid() as RecordId, createdAt: "2027-01-01T00:00:00.000Z" })
+          const again = yield* repo.ensureItem({
+            ...first,
+            id: uuid() as RecordId,
+            createdAt: "2027-01-01T00:00:00.000Z"
+          })
           expect(again.id).toBe(first.id)
           const option = yield* repo.ensureItem({ ...first, id: uuid() as RecordId, sourceKind: "option" })
           expect(option.id).not.toBe(first.id)
@@ -56,7 +61,8 @@ export const runInventoryConformance = (name: string, ports: Layer.Layer<Invento
           expect(Option.isNone(yield* repo.findItemBySource(companyId(), "product", first.sourceId))).toBe(true)
           const foreign = yield* repo.ensureItem({ ...first, id: uuid() as RecordId, companyId: companyId() })
           expect(foreign.id).not.toBe(first.id)
-        }))
+        })
+      )
 
       it.effect("listItems pages in id order with source and location filters, within the company", () =>
         Effect.gen(function* () {
@@ -74,13 +80,19 @@ export const runInventoryConformance = (name: string, ports: Layer.Layer<Invento
           expect(page1.map((c) => c.id)).toEqual(ids.slice(0, 3))
           const page2 = yield* repo.listItems(company, { limit: 3, cursor: ids[2] })
           expect(page2.map((c) => c.id)).toEqual(ids.slice(3))
-          expect((yield* repo.listItems(company, { limit: 10, sourceKind: "option" })).map((c) => c.id)).toEqual([ids[1], ids[3]])
-          expect((yield* repo.listItems(company, { limit: 10, sourceId: items[2]!.sourceId })).map((c) => c.id)).toEqual([ids[2]])
+          expect((yield* repo.listItems(company, { limit: 10, sourceKind: "option" })).map((c) => c.id)).toEqual([
+            ids[1],
+            ids[3]
+          ])
+          expect(
+            (yield* repo.listItems(company, { limit: 10, sourceId: items[2]!.sourceId })).map((c) => c.id)
+          ).toEqual([ids[2]])
           const atLocation = yield* repo.listItems(company, { limit: 10, locationId: location })
           expect(atLocation.map((c) => c.id)).toEqual([ids[1], ids[3]])
           expect(atLocation[0]!.balances.map((b) => b.locationId)).toEqual([location])
           expect(yield* repo.listItems(company, { limit: 0 })).toEqual([])
-        }))
+        })
+      )
     })
 
     describe("balances", () => {
@@ -102,8 +114,11 @@ export const runInventoryConformance = (name: string, ports: Layer.Layer<Invento
           yield* repo.saveBalance(other, 0)
           const read = Option.getOrThrow(yield* repo.findItem(card.companyId, card.id))
           expect(read.balances).toEqual([other, second])
-          expect(Option.getOrThrow(yield* repo.findItemBySource(card.companyId, "product", card.sourceId)).balances).toEqual([other, second])
-        }))
+          expect(
+            Option.getOrThrow(yield* repo.findItemBySource(card.companyId, "product", card.sourceId)).balances
+          ).toEqual([other, second])
+        })
+      )
 
       it.effect("two writers with the same revision: exactly one wins", () =>
         Effect.gen(function* () {
@@ -115,14 +130,17 @@ export const runInventoryConformance = (name: string, ports: Layer.Layer<Invento
           yield* repo.saveBalance(balance(card, location), 0)
           const results = yield* Effect.all(
             ["1", "2"].map((physical) =>
-              Effect.exit(transactor.withTransaction(repo.saveBalance(balance(card, location, { physical, revision: 2 }), 1)))
+              Effect.exit(
+                transactor.withTransaction(repo.saveBalance(balance(card, location, { physical, revision: 2 }), 1))
+              )
             ),
             { concurrency: "unbounded" }
           )
           expect(results.filter(Exit.isSuccess)).toHaveLength(1)
           const stored = Option.getOrThrow(yield* repo.findItem(card.companyId, card.id)).balances[0]!
           expect(stored.revision).toBe(2)
-        }))
+        })
+      )
 
       it.effect("a failed transaction leaves no card, balance or event behind", () =>
         Effect.gen(function* () {
@@ -142,7 +160,8 @@ export const runInventoryConformance = (name: string, ports: Layer.Layer<Invento
           expect(Exit.isFailure(exit)).toBe(true)
           expect(Option.isNone(yield* repo.findItem(card.companyId, card.id))).toBe(true)
           expect(yield* repo.listItems(card.companyId, { limit: 10 })).toEqual([])
-        }))
+        })
+      )
     })
 
     describe("stock events", () => {
@@ -160,7 +179,8 @@ export const runInventoryConformance = (name: string, ports: Layer.Layer<Invento
           const foreign = item(companyId())
           yield* repo.ensureItem(foreign)
           expect(yield* repo.insertEvent(event(foreign, eventId))).toBe(true)
-        }))
+        })
+      )
     })
   })
 
@@ -171,6 +191,10 @@ const event = (card: StockItem, eventId: string): StockEvent => ({
   fingerprint: "fp",
   itemId: card.id,
   locationId: uuid(),
-  result: { outcome: "created", record: { id: card.id, balances: [{ physical: "1.5" }] }, event: { quantity: "1.5", note: "ünïcode ✓" } },
+  result: {
+    outcome: "created",
+    record: { id: card.id, balances: [{ physical: "1.5" }] },
+    event: { quantity: "1.5", note: "ünïcode ✓" }
+  },
   at
 })

@@ -56,7 +56,13 @@ export const runMediaRepositoryConformance = (name: string, ports: Layer.Layer<M
           yield* repository.insert(item)
           expect(Option.getOrThrow(yield* repository.get(item.companyId, item.id))).toEqual(item)
           expect(Option.isNone(yield* repository.get(uuid() as CompanyId, item.id))).toBe(true)
-          const failed: StoredMedia = { ...item, state: "failed", stagedKey: null, failure: { code: "image_corrupt", message: "cannot be read" }, revision: 2 }
+          const failed: StoredMedia = {
+            ...item,
+            state: "failed",
+            stagedKey: null,
+            failure: { code: "image_corrupt", message: "cannot be read" },
+            revision: 2
+          }
           yield* repository.update(failed)
           expect(Option.getOrThrow(yield* repository.get(item.companyId, item.id))).toEqual(failed)
           // An update naming another company changes nothing.
@@ -66,7 +72,8 @@ export const runMediaRepositoryConformance = (name: string, ports: Layer.Layer<M
           yield* repository.update(done)
           expect(Option.getOrThrow(yield* repository.byJob(item.jobId))).toEqual(done)
           expect(Option.isNone(yield* repository.byJob(uuid()))).toBe(true)
-        }))
+        })
+      )
 
       it.effect("completedWithContent finds a completed item of the company with that content key only", () =>
         Effect.gen(function* () {
@@ -82,8 +89,11 @@ export const runMediaRepositoryConformance = (name: string, ports: Layer.Layer<M
           const done = completed(media({ companyId, contentKey: key }))
           yield* repository.insert(done)
           expect(Option.getOrThrow(yield* repository.completedWithContent(companyId, key)).id).toBe(done.id)
-          expect(Option.isNone(yield* repository.completedWithContent(companyId, contentKey("ab".repeat(32), "option")))).toBe(true)
-        }))
+          expect(
+            Option.isNone(yield* repository.completedWithContent(companyId, contentKey("ab".repeat(32), "option")))
+          ).toBe(true)
+        })
+      )
 
       it.effect("list pages the company's items in id order, after a cursor, narrowed to ids", () =>
         Effect.gen(function* () {
@@ -96,31 +106,40 @@ export const runMediaRepositoryConformance = (name: string, ports: Layer.Layer<M
           const all = yield* repository.list({ companyId, limit: 10 })
           expect(all.map((m) => m.id)).toEqual(sorted)
           expect((yield* repository.list({ companyId, limit: 2 })).map((m) => m.id)).toEqual(sorted.slice(0, 2))
-          expect((yield* repository.list({ companyId, limit: 10, cursor: sorted[2] })).map((m) => m.id)).toEqual(sorted.slice(3))
+          expect((yield* repository.list({ companyId, limit: 10, cursor: sorted[2] })).map((m) => m.id)).toEqual(
+            sorted.slice(3)
+          )
           const only = [sorted[4]!, sorted[1]!]
-          expect((yield* repository.list({ companyId, limit: 10, ids: only })).map((m) => m.id)).toEqual([sorted[1], sorted[4]])
+          expect((yield* repository.list({ companyId, limit: 10, ids: only })).map((m) => m.id)).toEqual([
+            sorted[1],
+            sorted[4]
+          ])
           expect(yield* repository.list({ companyId: uuid() as CompanyId, limit: 10 })).toEqual([])
-        }))
+        })
+      )
 
-      it.effect("stagedBytes sums the connection's items not processed yet; referencedStagedKeys names their files", () =>
-        Effect.gen(function* () {
-          const repository = yield* MediaRepository
-          const companyId = uuid() as CompanyId
-          const connectionId = uuid() as ConnectionId
-          expect(yield* repository.stagedBytes(companyId, connectionId)).toBe(0)
-          const a = media({ companyId, connectionId, sourceBytes: 7 * 1024 * 1024 })
-          const b = media({ companyId, connectionId, sourceBytes: 9 * 1024 * 1024 })
-          const processed = media({ companyId, connectionId, sourceBytes: 5 })
-          const otherConnection = media({ companyId, sourceBytes: 3 })
-          yield* Effect.forEach([a, b, processed, otherConnection], repository.insert)
-          yield* repository.update(completed(processed))
-          expect(yield* repository.stagedBytes(companyId, connectionId)).toBe(16 * 1024 * 1024)
-          const referenced = yield* repository.referencedStagedKeys
-          expect([a, b, otherConnection].every((m) => referenced.has(m.stagedKey!))).toBe(true)
-          expect(referenced.has(processed.stagedKey!)).toBe(false)
-          yield* repository.update(completed(a))
-          expect(yield* repository.stagedBytes(companyId, connectionId)).toBe(9 * 1024 * 1024)
-          expect((yield* repository.referencedStagedKeys).has(a.stagedKey!)).toBe(false)
-        }))
+      it.effect(
+        "stagedBytes sums the connection's items not processed yet; referencedStagedKeys names their files",
+        () =>
+          Effect.gen(function* () {
+            const repository = yield* MediaRepository
+            const companyId = uuid() as CompanyId
+            const connectionId = uuid() as ConnectionId
+            expect(yield* repository.stagedBytes(companyId, connectionId)).toBe(0)
+            const a = media({ companyId, connectionId, sourceBytes: 7 * 1024 * 1024 })
+            const b = media({ companyId, connectionId, sourceBytes: 9 * 1024 * 1024 })
+            const processed = media({ companyId, connectionId, sourceBytes: 5 })
+            const otherConnection = media({ companyId, sourceBytes: 3 })
+            yield* Effect.forEach([a, b, processed, otherConnection], repository.insert)
+            yield* repository.update(completed(processed))
+            expect(yield* repository.stagedBytes(companyId, connectionId)).toBe(16 * 1024 * 1024)
+            const referenced = yield* repository.referencedStagedKeys
+            expect([a, b, otherConnection].every((m) => referenced.has(m.stagedKey!))).toBe(true)
+            expect(referenced.has(processed.stagedKey!)).toBe(false)
+            yield* repository.update(completed(a))
+            expect(yield* repository.stagedBytes(companyId, connectionId)).toBe(9 * 1024 * 1024)
+            expect((yield* repository.referencedStagedKeys).has(a.stagedKey!)).toBe(false)
+          })
+      )
     })
   })

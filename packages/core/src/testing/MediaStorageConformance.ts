@@ -20,7 +20,8 @@ export const runMediaStorageConformance = (name: string, layer: Layer.Layer<Medi
         expect(yield* storage.exists("acme", "a.webp")).toBe(true)
         expect(yield* storage.size("acme", "a.webp")).toBe(data.byteLength)
         expect(Buffer.compare(yield* readAll(storage.read("acme", "a.webp")), Buffer.from(data))).toBe(0)
-      }).pipe(Effect.provide(layer)))
+      }).pipe(Effect.provide(layer))
+    )
 
     it.effect("folders are separate; a put replaces the whole file; remove is idempotent", () =>
       Effect.gen(function* () {
@@ -32,14 +33,16 @@ export const runMediaStorageConformance = (name: string, layer: Layer.Layer<Medi
         yield* storage.remove("one", "x.webp")
         yield* storage.remove("one", "x.webp")
         expect(yield* storage.exists("one", "x.webp")).toBe(false)
-      }).pipe(Effect.provide(layer)))
+      }).pipe(Effect.provide(layer))
+    )
 
     it.effect("reading a missing file fails with reason not_found", () =>
       Effect.gen(function* () {
         const storage = yield* MediaStorage
         const error = yield* Effect.flip(readAll(storage.read("none", "missing.webp")))
         expect(error).toMatchObject({ _tag: "MediaStorageError", reason: "not_found" })
-      }).pipe(Effect.provide(layer)))
+      }).pipe(Effect.provide(layer))
+    )
   })
 
 /** The MediaStaging contract, for every implementation. Runs on the real clock (files carry write times). */
@@ -69,8 +72,12 @@ export const runMediaStagingConformance = (name: string, layer: Layer.Layer<Medi
         yield* staging.remove(staged.key)
         yield* staging.remove(staged.key)
         expect((yield* staging.list).map((file) => file.key)).toEqual([other.key])
-        expect(yield* Effect.flip(staging.read(staged.key))).toMatchObject({ _tag: "MediaStorageError", reason: "not_found" })
-      }).pipe(Effect.provide(layer)))
+        expect(yield* Effect.flip(staging.read(staged.key))).toMatchObject({
+          _tag: "MediaStorageError",
+          reason: "not_found"
+        })
+      }).pipe(Effect.provide(layer))
+    )
 
     it.live("an empty upload is a file of 0 bytes", () =>
       Effect.gen(function* () {
@@ -79,13 +86,18 @@ export const runMediaStagingConformance = (name: string, layer: Layer.Layer<Medi
         expect({ bytes: staged.bytes, head: staged.head.byteLength }).toEqual({ bytes: 0, head: 0 })
         expect(staged.sha256).toBe(createHash("sha256").digest("hex"))
         expect((yield* staging.read(staged.key)).byteLength).toBe(0)
-      }).pipe(Effect.provide(layer)))
+      }).pipe(Effect.provide(layer))
+    )
 
     it.live("a stream that fails fails the write with its error and leaves no file", () =>
       Effect.gen(function* () {
         const staging = yield* MediaStaging
-        const failing = Stream.concat(Stream.make(bytes(100_000, 3), bytes(50_000, 5)), Stream.fail("client went away" as const))
+        const failing = Stream.concat(
+          Stream.make(bytes(100_000, 3), bytes(50_000, 5)),
+          Stream.fail("client went away" as const)
+        )
         expect(yield* Effect.flip(staging.write(failing))).toBe("client went away")
         expect(yield* staging.list).toEqual([])
-      }).pipe(Effect.provide(layer)))
+      }).pipe(Effect.provide(layer))
+    )
   })

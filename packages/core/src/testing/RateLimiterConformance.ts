@@ -24,18 +24,40 @@ export const runRateLimiterConformance = (name: string, limiter: Layer.Layer<Rat
           { allowed: true, limit: 3, remaining: 0, resetSeconds: 45 },
           { allowed: false, limit: 3, remaining: 0, resetSeconds: 45 }
         ])
-        expect(yield* rate.consume(b, 3, minute, S + minute - 1)).toEqual({ allowed: false, limit: 3, remaining: 0, resetSeconds: 1 })
-      }))
+        expect(yield* rate.consume(b, 3, minute, S + minute - 1)).toEqual({
+          allowed: false,
+          limit: 3,
+          remaining: 0,
+          resetSeconds: 1
+        })
+      })
+    )
 
     it.effect("starts every window from zero", () =>
       Effect.gen(function* () {
         const rate = yield* RateLimiter
         const b = bucket()
         for (let i = 0; i < 5; i++) yield* rate.consume(b, 2, minute, S + i)
-        expect(yield* rate.consume(b, 2, minute, S + minute)).toEqual({ allowed: true, limit: 2, remaining: 1, resetSeconds: 60 })
-        expect(yield* rate.consume(b, 2, minute, S + minute + 30_500)).toEqual({ allowed: true, limit: 2, remaining: 0, resetSeconds: 30 })
-        expect(yield* rate.consume(b, 2, minute, S + 5 * minute + 1)).toEqual({ allowed: true, limit: 2, remaining: 1, resetSeconds: 60 })
-      }))
+        expect(yield* rate.consume(b, 2, minute, S + minute)).toEqual({
+          allowed: true,
+          limit: 2,
+          remaining: 1,
+          resetSeconds: 60
+        })
+        expect(yield* rate.consume(b, 2, minute, S + minute + 30_500)).toEqual({
+          allowed: true,
+          limit: 2,
+          remaining: 0,
+          resetSeconds: 30
+        })
+        expect(yield* rate.consume(b, 2, minute, S + 5 * minute + 1)).toEqual({
+          allowed: true,
+          limit: 2,
+          remaining: 1,
+          resetSeconds: 60
+        })
+      })
+    )
 
     it.effect("counts each bucket separately", () =>
       Effect.gen(function* () {
@@ -44,7 +66,8 @@ export const runRateLimiterConformance = (name: string, limiter: Layer.Layer<Rat
         for (let i = 0; i < 3; i++) yield* rate.consume(a, 10, minute, S)
         expect((yield* rate.consume(b, 10, minute, S)).remaining).toBe(9)
         expect((yield* rate.consume(a, 10, minute, S)).remaining).toBe(6)
-      }))
+      })
+    )
 
     it.effect("counts every one of many concurrent requests exactly once", () =>
       Effect.gen(function* () {
@@ -61,5 +84,6 @@ export const runRateLimiterConformance = (name: string, limiter: Layer.Layer<Rat
           ...Array.from({ length: 29 }, (_, i) => i + 1)
         ])
         expect(yield* rate.consume(b, 30, minute, S + 2_000)).toMatchObject({ allowed: false, remaining: 0 })
-      }))
+      })
+    )
   })

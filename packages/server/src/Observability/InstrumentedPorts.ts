@@ -18,14 +18,19 @@ const timed = <A, E, R>(
 ) =>
   Effect.suspend(() => {
     const started = performance.now()
-    return Effect.onExit(effect, (exit) => Effect.sync(() => Instruments.record(metric, elapsedSeconds(started), labels(exit))))
+    return Effect.onExit(effect, (exit) =>
+      Effect.sync(() => Instruments.record(metric, elapsedSeconds(started), labels(exit)))
+    )
   })
 
 export const transactor = Layer.effect(
   Transactor.Transactor,
   Effect.map(Transactor.Transactor, (inner) =>
     Transactor.Transactor.of({
-      withTransaction: (effect) => timed(inner.withTransaction(effect), Instruments.transactionDuration, (exit) => ({ outcome: Exit.isSuccess(exit) ? "commit" : "rollback" })),
+      withTransaction: (effect) =>
+        timed(inner.withTransaction(effect), Instruments.transactionDuration, (exit) => ({
+          outcome: Exit.isSuccess(exit) ? "commit" : "rollback"
+        })),
       // Mostly joins a transaction measured above; timing it would count a part of one as a transaction.
       atomically: inner.atomically
     })
@@ -40,8 +45,10 @@ export const idempotencyStore = Layer.effect(
       claim: (request) =>
         Effect.tap(inner.claim(request), (claim) => {
           if (claim._tag === "Replay") Instruments.record(Instruments.idempotencyReplays, 1, {})
-          else if (claim._tag === "Mismatch") Instruments.record(Instruments.idempotencyConflicts, 1, { reason: "mismatch" })
-          else if (claim._tag === "InProgress") Instruments.record(Instruments.idempotencyConflicts, 1, { reason: "in_progress" })
+          else if (claim._tag === "Mismatch")
+            Instruments.record(Instruments.idempotencyConflicts, 1, { reason: "mismatch" })
+          else if (claim._tag === "InProgress")
+            Instruments.record(Instruments.idempotencyConflicts, 1, { reason: "in_progress" })
         })
     })
   )
@@ -86,13 +93,22 @@ export const imageProcessor = Layer.effect(
   Effect.map(ImageProcessor.ImageProcessor, (inner) =>
     ImageProcessor.ImageProcessor.of({
       ...inner,
-      process: (...args) => timed(inner.process(...args), Instruments.imageProcessingDuration, (exit) => ({ result: Exit.isSuccess(exit) ? "ok" : "rejected" }))
+      process: (...args) =>
+        timed(inner.process(...args), Instruments.imageProcessingDuration, (exit) => ({
+          result: Exit.isSuccess(exit) ? "ok" : "rejected"
+        }))
     })
   )
 )
 
 const jobOutcome = (exit: Exit.Exit<unknown, { readonly _tag?: string }>) =>
-  Exit.isSuccess(exit) ? "finished" : exit.cause._tag === "Fail" && exit.cause.error._tag === "LeaseLost" ? "lost_lease" : Exit.isInterrupted(exit) ? "interrupted" : "failed"
+  Exit.isSuccess(exit)
+    ? "finished"
+    : exit.cause._tag === "Fail" && exit.cause.error._tag === "LeaseLost"
+      ? "lost_lease"
+      : Exit.isInterrupted(exit)
+        ? "interrupted"
+        : "failed"
 
 export const jobKinds = Layer.effect(
   JobKinds.JobKinds,

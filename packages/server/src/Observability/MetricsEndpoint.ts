@@ -20,10 +20,16 @@ class ScrapeReader extends MetricReader {
 }
 
 /** Collects the metrics in Prometheus text (exposition format 0.0.4). */
-export class MetricsScrape extends Context.Tag("@catalog-sync/server/MetricsScrape")<MetricsScrape, Effect.Effect<string>>() {}
+export class MetricsScrape extends Context.Tag("@catalog-sync/server/MetricsScrape")<
+  MetricsScrape,
+  Effect.Effect<string>
+>() {}
 
 /** The separate metrics port, once listening (tests read its port). */
-export class MetricsPort extends Context.Tag("@catalog-sync/server/MetricsPort")<MetricsPort, { readonly port: number }>() {}
+export class MetricsPort extends Context.Tag("@catalog-sync/server/MetricsPort")<
+  MetricsPort,
+  { readonly port: number }
+>() {}
 
 export const contentType = "text/plain; version=0.0.4; charset=utf-8"
 
@@ -37,7 +43,9 @@ const refreshQueueGauges = Effect.gen(function* () {
       Instruments.record(Instruments.jobs, group?.count ?? 0, { kind, state })
     }
     const queued = groups.find((g) => g.kind === kind && g.state === "queued")?.oldestQueuedAt ?? null
-    Instruments.record(Instruments.oldestQueuedJobAge, queued === null ? 0 : Math.max(0, (now - queued) / 1000), { kind })
+    Instruments.record(Instruments.oldestQueuedJobAge, queued === null ? 0 : Math.max(0, (now - queued) / 1000), {
+      kind
+    })
   }
 }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("metrics: the job queue could not be read", cause)))
 
@@ -45,23 +53,34 @@ const refreshQueueGauges = Effect.gen(function* () {
  * Effect's metrics exported through the OpenTelemetry SDK (`@effect/opentelemetry` registers them as a
  * metric producer) and read by a pull reader at each scrape, then written as Prometheus text.
  */
-export const MetricsScrapeLive: Layer.Layer<MetricsScrape, never, SqlClient.SqlClient | Resource.Resource> = Layer.unwrapScoped(
-  Effect.gen(function* () {
-    const reader = new ScrapeReader()
-    const serializer = new PrometheusSerializer()
-    const scrape = Effect.zipRight(
-      refreshQueueGauges,
-      Effect.promise(() => reader.collect()).pipe(Effect.map(({ resourceMetrics }) => serializer.serialize(resourceMetrics)))
-    )
-    const context = yield* Effect.context<SqlClient.SqlClient>()
-    return Layer.merge(Metrics.layer(() => reader), Layer.succeed(MetricsScrape, Effect.provide(scrape, context)))
-  })
-)
+export const MetricsScrapeLive: Layer.Layer<MetricsScrape, never, SqlClient.SqlClient | Resource.Resource> =
+  Layer.unwrapScoped(
+    Effect.gen(function* () {
+      const reader = new ScrapeReader()
+      const serializer = new PrometheusSerializer()
+      const scrape = Effect.zipRight(
+        refreshQueueGauges,
+        Effect.promise(() => reader.collect()).pipe(
+          Effect.map(({ resourceMetrics }) => serializer.serialize(resourceMetrics))
+        )
+      )
+      const context = yield* Effect.context<SqlClient.SqlClient>()
+      return Layer.merge(
+        Metrics.layer(() => reader),
+        Layer.succeed(MetricsScrape, Effect.provide(scrape, context))
+      )
+    })
+  )
 
 /** `GET /metrics` on the API's router (`METRICS_ON_MAIN_PORT=true`): unauthenticated, as the setting says. */
 export const MainPortRoute = HttpApiBuilder.Router.use((router) =>
   Effect.flatMap(MetricsScrape, (scrape) =>
-    router.get("/metrics", Effect.map(scrape, (text) => HttpServerResponse.text(text, { contentType, headers: { "cache-control": "no-store" } })))
+    router.get(
+      "/metrics",
+      Effect.map(scrape, (text) =>
+        HttpServerResponse.text(text, { contentType, headers: { "cache-control": "no-store" } })
+      )
+    )
   )
 )
 
@@ -73,12 +92,18 @@ export const SeparatePort = (port: number, host: string): Layer.Layer<MetricsPor
       const scrape = yield* MetricsScrape
       const run = Runtime.runPromise(yield* Effect.runtime<never>())
       const server: Server = createServer((request, response) => {
-        if ((request.url ?? "").split("?")[0] !== "/metrics" || (request.method !== "GET" && request.method !== "HEAD")) {
+        if (
+          (request.url ?? "").split("?")[0] !== "/metrics" ||
+          (request.method !== "GET" && request.method !== "HEAD")
+        ) {
           response.writeHead(404, { "content-type": "text/plain" }).end("only GET /metrics is served on this port\n")
           return
         }
         run(scrape).then(
-          (text) => response.writeHead(200, { "content-type": contentType, "cache-control": "no-store" }).end(request.method === "HEAD" ? undefined : text),
+          (text) =>
+            response
+              .writeHead(200, { "content-type": contentType, "cache-control": "no-store" })
+              .end(request.method === "HEAD" ? undefined : text),
           () => response.writeHead(500, { "content-type": "text/plain" }).end("metrics could not be collected\n")
         )
       })
@@ -92,7 +117,9 @@ export const SeparatePort = (port: number, host: string): Layer.Layer<MetricsPor
             server.close(() => resume(Effect.void))
           })
       )
-      yield* Effect.logInfo("metrics served").pipe(Effect.annotateLogs({ url: `http://${host}:${(server.address() as AddressInfo).port}/metrics` }))
+      yield* Effect.logInfo("metrics served").pipe(
+        Effect.annotateLogs({ url: `http://${host}:${(server.address() as AddressInfo).port}/metrics` })
+      )
       return { port: (server.address() as AddressInfo).port }
     })
   )

@@ -13,7 +13,10 @@ const span = (attributes: Record<string, string | number> = {}) => ({ captureSta
 export const accounts = Layer.effect(
   Accounts.Accounts,
   Effect.map(Accounts.Accounts, (inner) =>
-    Accounts.Accounts.of({ ...inner, findKey: (...args) => Effect.withSpan(inner.findKey(...args), "authenticate", span()) })
+    Accounts.Accounts.of({
+      ...inner,
+      findKey: (...args) => Effect.withSpan(inner.findKey(...args), "authenticate", span())
+    })
   )
 )
 
@@ -35,7 +38,10 @@ export const idempotencyStore = Layer.effect(
 export const imageProcessor = Layer.effect(
   ImageProcessor.ImageProcessor,
   Effect.map(ImageProcessor.ImageProcessor, (inner) =>
-    ImageProcessor.ImageProcessor.of({ ...inner, process: (...args) => Effect.withSpan(inner.process(...args), "image.process", span()) })
+    ImageProcessor.ImageProcessor.of({
+      ...inner,
+      process: (...args) => Effect.withSpan(inner.process(...args), "image.process", span())
+    })
   )
 )
 

@@ -7,7 +7,9 @@ class InvalidInput extends Error {}
 
 /** Options and arguments are checked as they are parsed: `parse` returns the value or throws InvalidInput. */
 const checked = <A>(parse: (raw: string) => A) =>
-  Options.mapTryCatch<string, A>(parse, (error) => HelpDoc.p(error instanceof InvalidInput ? error.message : String(error)))
+  Options.mapTryCatch<string, A>(parse, (error) =>
+    HelpDoc.p(error instanceof InvalidInput ? error.message : String(error))
+  )
 
 const invalid = (message: string): never => {
   throw new InvalidInput(message)
@@ -15,20 +17,31 @@ const invalid = (message: string): never => {
 
 const isUuid = Schema.is(Schema.UUID)
 
-const uuidOf = (what: string) => (raw: string) => (isUuid(raw) ? raw : invalid(`${what} must be a uuid (as printed by the command that created it), not "${raw}"`))
+const uuidOf = (what: string) => (raw: string) =>
+  isUuid(raw) ? raw : invalid(`${what} must be a uuid (as printed by the command that created it), not "${raw}"`)
 
 /** `--name <uuid>`: the id of a company, connection, location or inventory item. */
 export const uuid = (name: string, description: string) =>
-  Options.text(name).pipe(Options.withPseudoName("uuid"), Options.withDescription(description), checked(uuidOf(`--${name}`)))
+  Options.text(name).pipe(
+    Options.withPseudoName("uuid"),
+    Options.withDescription(description),
+    checked(uuidOf(`--${name}`))
+  )
 
 /** A positional uuid (`company show <company-id>`). */
 export const uuidArg = (name: string, description: string) =>
   Args.text({ name }).pipe(
     Args.withDescription(description),
-    Args.mapTryCatch(uuidOf(`<${name}>`), (error) => HelpDoc.p(error instanceof InvalidInput ? error.message : String(error)))
+    Args.mapTryCatch(uuidOf(`<${name}>`), (error) =>
+      HelpDoc.p(error instanceof InvalidInput ? error.message : String(error))
+    )
   )
 
-const items = (raw: string) => raw.split(",").map((item) => item.trim()).filter((item) => item !== "")
+const items = (raw: string) =>
+  raw
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "")
 
 /** `--scopes a,b`: every item one of the API's scopes. */
 export const scopes = (description: string) =>
@@ -39,7 +52,9 @@ export const scopes = (description: string) =>
       const list = items(raw)
       if (list.length === 0) return invalid(`--scopes needs at least one of: ${Scope.all.join(", ")}`)
       const unknown = list.filter((scope) => !(Scope.all as ReadonlyArray<string>).includes(scope))
-      return unknown.length === 0 ? list : invalid(`unknown scope ${unknown.join(", ")}; valid scopes: ${Scope.all.join(", ")}`)
+      return unknown.length === 0
+        ? list
+        : invalid(`unknown scope ${unknown.join(", ")}; valid scopes: ${Scope.all.join(", ")}`)
     })
   )
 
@@ -47,7 +62,11 @@ export const scopes = (description: string) =>
 export const currency = Options.text("currency").pipe(
   Options.withPseudoName("code"),
   Options.withDescription("the company currency, an ISO 4217 code such as EUR or USD"),
-  checked((raw) => (Currency.codes.has(raw) ? raw : invalid(`--currency must be an ISO 4217 currency code such as EUR or USD, not "${raw}"`)))
+  checked((raw) =>
+    Currency.codes.has(raw)
+      ? raw
+      : invalid(`--currency must be an ISO 4217 currency code such as EUR or USD, not "${raw}"`)
+  )
 )
 
 const languageNames = new Intl.DisplayNames(["en"], { type: "language", fallback: "none" })
@@ -88,7 +107,13 @@ export const onOff = (name: string, description: string) =>
   Options.text(name).pipe(
     Options.withPseudoName("on|off"),
     Options.withDescription(`${description} (on or off)`),
-    checked((raw) => (onValues.includes(raw) ? true : offValues.includes(raw) ? false : invalid(`--${name} takes on or off, not "${raw}"`)))
+    checked((raw) =>
+      onValues.includes(raw)
+        ? true
+        : offValues.includes(raw)
+          ? false
+          : invalid(`--${name} takes on or off, not "${raw}"`)
+    )
   )
 
 /** `--name <whole number>` within bounds. */
@@ -107,7 +132,9 @@ export const quantity = (name: string, description: string) =>
   Options.text(name).pipe(
     Options.withPseudoName("decimal"),
     Options.withDescription(description),
-    checked((raw) => (/^-?\d+(\.\d+)?$/.test(raw) ? raw : invalid(`--${name} takes a decimal number such as 2 or 1.5, not "${raw}"`)))
+    checked((raw) =>
+      /^-?\d+(\.\d+)?$/.test(raw) ? raw : invalid(`--${name} takes a decimal number such as 2 or 1.5, not "${raw}"`)
+    )
   )
 
 /** Free text that must not be empty. */

@@ -38,14 +38,27 @@ export const quickstart = (url: string) =>
         granted_scopes: Scope.all
       }))
     const connections = existing === undefined ? [] : yield* admin.listConnections(company.id)
-    const connection = connections.find((c) => c.name === "quickstart") ?? (yield* admin.createConnection(company.id, "quickstart"))
+    const connection =
+      connections.find((c) => c.name === "quickstart") ?? (yield* admin.createConnection(company.id, "quickstart"))
     if (existing === undefined) {
       const location = yield* admin.createLocation(company.id, "Main warehouse")
       yield* admin.assignLocation(connection.id, location.id, true)
     }
-    const { token } = yield* admin.createKey({ connection_id: connection.id, name: "quickstart", scopes: company.granted_scopes, lifetime_days: 90 })
-    return { url, key: token, company_id: company.id, connection_id: connection.id, created: existing === undefined } satisfies Quickstart
+    const { token } = yield* admin.createKey({
+      connection_id: connection.id,
+      name: "quickstart",
+      scopes: company.granted_scopes,
+      lifetime_days: 90
+    })
+    return {
+      url,
+      key: token,
+      company_id: company.id,
+      connection_id: connection.id,
+      created: existing === undefined
+    } satisfies Quickstart
   })
 
 /** `export ...` lines for a POSIX shell: `eval "$(catalog-sync quickstart)"`. Values are single-quoted. */
-export const exports = (result: Quickstart) => `export CATALOG_SYNC_URL='${result.url}' CATALOG_SYNC_KEY='${result.key}'\n`
+export const exports = (result: Quickstart) =>
+  `export CATALOG_SYNC_URL='${result.url}' CATALOG_SYNC_KEY='${result.key}'\n`

@@ -25,7 +25,13 @@ export interface ConnectorReport {
   readonly pages: ReadonlyArray<ReadonlyArray<string>>
   readonly feed: ReadonlyArray<{ readonly resource: string; readonly id: string; readonly operation: string }>
   readonly feedCursor: string
-  readonly job: { readonly id: string; readonly state: string; readonly created: number; readonly failed: number; readonly polls: number }
+  readonly job: {
+    readonly id: string
+    readonly state: string
+    readonly created: number
+    readonly failed: number
+    readonly polls: number
+  }
   readonly errors: {
     readonly notFound: { readonly status: number; readonly code: string }
     readonly conflict: { readonly status: number; readonly code: string; readonly currentRevision: number }
@@ -36,10 +42,16 @@ export interface ConnectorReport {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** The error body the API sends with every 4xx and 5xx, whichever status. */
-const describe = (response: Response, error: { readonly error: ErrorDetail } | undefined) => ({ status: response.status, code: error?.error.code ?? "" })
+const describe = (response: Response, error: { readonly error: ErrorDetail } | undefined) => ({
+  status: response.status,
+  code: error?.error.code ?? ""
+})
 
 export const runConnector = async (options: ConnectorOptions): Promise<ConnectorReport> => {
-  const client = createClient<paths>({ baseUrl: options.baseUrl, headers: { Authorization: `Bearer ${options.token}`, "User-Agent": "example-connector/1.0.0" } })
+  const client = createClient<paths>({
+    baseUrl: options.baseUrl,
+    headers: { Authorization: `Bearer ${options.token}`, "User-Agent": "example-connector/1.0.0" }
+  })
   let writes = 0
   const key = () => `${options.runId}-write-${++writes}`
   const fail = (what: string, response: Response, error: unknown): never => {
@@ -56,7 +68,13 @@ export const runConnector = async (options: ConnectorOptions): Promise<Connector
   for (let i = 1; i <= 5; i++) {
     const created = await client.POST("/api/v1/products/upsert", {
       params: { header: { "idempotency-key": key() } },
-      body: { external_id: `${options.runId}-sofa-${i}`, name: `Sofa ${i}`, kind: "single", unit: "piece", category_ids: [{ external_id: `${options.runId}-sofas` }] }
+      body: {
+        external_id: `${options.runId}-sofa-${i}`,
+        name: `Sofa ${i}`,
+        kind: "single",
+        unit: "piece",
+        category_ids: [{ external_id: `${options.runId}-sofas` }]
+      }
     })
     if (created.data === undefined) return fail("product", created.response, created.error)
     createdIds.push(created.data.record.id)
@@ -75,7 +93,9 @@ export const runConnector = async (options: ConnectorOptions): Promise<Connector
   let cursor: string | undefined
   let changeCursor: string | undefined
   for (;;) {
-    const page = await client.GET("/api/v1/products", { params: { query: { limit: 2, ...(cursor === undefined ? {} : { cursor }) } } })
+    const page = await client.GET("/api/v1/products", {
+      params: { query: { limit: 2, ...(cursor === undefined ? {} : { cursor }) } }
+    })
     if (page.data === undefined) return fail("list", page.response, page.error)
     changeCursor ??= page.data.change_cursor
     pages.push(page.data.records.map((record) => record.id))
@@ -87,7 +107,9 @@ export const runConnector = async (options: ConnectorOptions): Promise<Connector
   const feed: Array<{ resource: string; id: string; operation: string }> = []
   let feedCursor: string | undefined
   for (;;) {
-    const changes = await client.GET("/api/v1/changes", { params: { query: { limit: 3, ...(feedCursor === undefined ? {} : { cursor: feedCursor }) } } })
+    const changes = await client.GET("/api/v1/changes", {
+      params: { query: { limit: 3, ...(feedCursor === undefined ? {} : { cursor: feedCursor }) } }
+    })
     if (changes.data === undefined) return fail("changes", changes.response, changes.error)
     feed.push(...changes.data.records.map(({ resource, id, operation }) => ({ resource, id, operation })))
     feedCursor = changes.data.next_cursor
@@ -100,13 +122,28 @@ export const runConnector = async (options: ConnectorOptions): Promise<Connector
     params: { header: { "idempotency-key": key() } },
     body: {
       records: [
-        { resource: "products", body: { external_id: `${options.runId}-chair`, name: "Armchair", category_ids: [{ external_id: `${options.runId}-chairs` }] } },
+        {
+          resource: "products",
+          body: {
+            external_id: `${options.runId}-chair`,
+            name: "Armchair",
+            category_ids: [{ external_id: `${options.runId}-chairs` }]
+          }
+        },
         { resource: "categories", body: { external_id: `${options.runId}-chairs`, name: "Chairs" } },
-        { resource: "products", body: { external_id: `${options.runId}-ghost`, name: "Ghost", category_ids: [{ external_id: `${options.runId}-nowhere` }] } }
+        {
+          resource: "products",
+          body: {
+            external_id: `${options.runId}-ghost`,
+            name: "Ghost",
+            category_ids: [{ external_id: `${options.runId}-nowhere` }]
+          }
+        }
       ]
     }
   })
-  if (submitted.data === undefined || !("job" in submitted.data)) return fail("import", submitted.response, submitted.error)
+  if (submitted.data === undefined || !("job" in submitted.data))
+    return fail("import", submitted.response, submitted.error)
   let polls = 0
   let job = submitted.data.job
   while (job.state === "queued" || job.state === "running") {
@@ -118,7 +155,9 @@ export const runConnector = async (options: ConnectorOptions): Promise<Connector
   }
 
   // Typed errors: 404, 409 and 422, each with its error.code.
-  const missing = await client.GET("/api/v1/products/{id}", { params: { path: { id: "0b7c3e1a-5f2d-4c8e-9a61-3d2f4b5c6e7f" } } })
+  const missing = await client.GET("/api/v1/products/{id}", {
+    params: { path: { id: "0b7c3e1a-5f2d-4c8e-9a61-3d2f4b5c6e7f" } }
+  })
   const stale = await client.POST("/api/v1/products/upsert", {
     params: { header: { "idempotency-key": key() } },
     body: { external_id: `${options.runId}-sofa-1`, expected_revision: 7, name: "Renamed" }

@@ -25,7 +25,10 @@ export interface Endpoint extends Omit<AnyEndpoint, "name"> {
 }
 
 export const endpoints: ReadonlyArray<Endpoint> = Object.values(
-  Api.groups as unknown as Record<string, { readonly identifier: string; readonly endpoints: Record<string, AnyEndpoint> }>
+  Api.groups as unknown as Record<
+    string,
+    { readonly identifier: string; readonly endpoints: Record<string, AnyEndpoint> }
+  >
 ).flatMap((group) =>
   Object.values(group.endpoints).map((endpoint) => ({
     key: `${group.identifier}.${endpoint.name}`,

@@ -64,7 +64,13 @@ export interface Real {
   readonly figures: { commands: number; requests: number; changes: number }
 }
 
-export const emptyModel = (): Model => ({ categories: new Map(), products: new Map(), stock: new Map(), pending: [], lastStock: undefined })
+export const emptyModel = (): Model => ({
+  categories: new Map(),
+  products: new Map(),
+  stock: new Map(),
+  pending: [],
+  lastStock: undefined
+})
 
 /** How a write chooses its expected revision: the one read, an outdated or future one, or none. */
 export type RevisionChoice = "right" | "stale" | "omit"
@@ -76,7 +82,12 @@ type Expected =
 let keys = 0
 const idempotencyKey = () => `model-${process.pid}-${++keys}-${Date.now()}`
 
-const send = async (real: Real, method: "GET" | "POST" | "DELETE", path: string, options?: { readonly body?: unknown; readonly idempotencyKey?: string }) => {
+const send = async (
+  real: Real,
+  method: "GET" | "POST" | "DELETE",
+  path: string,
+  options?: { readonly body?: unknown; readonly idempotencyKey?: string }
+) => {
   real.figures.requests++
   const reply = await real.http(method, path, options)
   // Whatever the model predicts, a 5xx or an answer without the spec's envelope is a failure.
@@ -87,18 +98,36 @@ const send = async (real: Real, method: "GET" | "POST" | "DELETE", path: string,
 
 const expectReply = (what: string, reply: Reply, expected: Expected) => {
   if (expected.status === 200 && "outcome" in expected) {
-    expect({ what, status: reply.status, outcome: reply.body?.outcome }, JSON.stringify(reply.body)).toEqual({ what, status: 200, outcome: expected.outcome })
+    expect({ what, status: reply.status, outcome: reply.body?.outcome }, JSON.stringify(reply.body)).toEqual({
+      what,
+      status: 200,
+      outcome: expected.outcome
+    })
   } else if ("code" in expected) {
-    expect({ what, status: reply.status, code: reply.body?.error?.code }, JSON.stringify(reply.body)).toEqual({ what, status: expected.status, code: expected.code })
+    expect({ what, status: reply.status, code: reply.body?.error?.code }, JSON.stringify(reply.body)).toEqual({
+      what,
+      status: expected.status,
+      code: expected.code
+    })
     if (expected.current !== undefined) expect(reply.body.error.details.current_revision).toBe(expected.current)
   }
 }
 
-const expectedRevision = (rec: { readonly revision: number } | undefined, choice: RevisionChoice): number | undefined =>
+const expectedRevision = (
+  rec: { readonly revision: number } | undefined,
+  choice: RevisionChoice
+): number | undefined =>
   choice === "omit" ? undefined : choice === "right" ? (rec?.revision ?? 0) : rec === undefined ? 1 : rec.revision - 1
 
 /** What an upsert of a category or product should answer, from the model alone (the server's check order). */
-const predictUpsert = (model: Model, resource: "categories" | "products", ext: string, name: string, category: string | undefined, choice: RevisionChoice): Expected => {
+const predictUpsert = (
+  model: Model,
+  resource: "categories" | "products",
+  ext: string,
+  name: string,
+  category: string | undefined,
+  choice: RevisionChoice
+): Expected => {
   const rec = model[resource].get(ext)
   const expected = expectedRevision(rec, choice)
   if (rec === undefined) {
@@ -113,12 +142,25 @@ const predictUpsert = (model: Model, resource: "categories" | "products", ext: s
 }
 
 /** Applies a successful upsert to the model and queues its change. */
-const applyUpsert = (model: Model, resource: "categories" | "products", ext: string, record: any, outcome: string, category: string | undefined) => {
+const applyUpsert = (
+  model: Model,
+  resource: "categories" | "products",
+  ext: string,
+  record: any,
+  outcome: string,
+  category: string | undefined
+) => {
   const before = model[resource].get(ext)
   if (before !== undefined) expect(record.id).toBe(before.id)
   const revision = before === undefined ? 1 : outcome === "unchanged" ? before.revision : before.revision + 1
   expect(record.revision).toBe(revision)
-  model[resource].set(ext, { id: record.id, revision, name: record.name, ...(category === undefined ? {} : { category }), archived: false })
+  model[resource].set(ext, {
+    id: record.id,
+    revision,
+    name: record.name,
+    ...(category === undefined ? {} : { category }),
+    archived: false
+  })
   if (outcome !== "unchanged") model.pending.push({ resource, id: record.id, revision, operation: outcome })
 }
 
@@ -135,7 +177,12 @@ export class Upsert implements fc.AsyncCommand<Model, Real> {
   async run(model: Model, real: Real) {
     const stored = model[this.resource].get(this.ext)
     const name = this.name ?? stored?.name ?? "Fresh"
-    const category = this.resource === "products" ? (this.name === undefined ? (stored?.category ?? this.category) : this.category) : undefined
+    const category =
+      this.resource === "products"
+        ? this.name === undefined
+          ? (stored?.category ?? this.category)
+          : this.category
+        : undefined
     const expected = expectedRevision(stored, this.choice)
     const body = {
       external_id: this.ext,
@@ -146,25 +193,37 @@ export class Upsert implements fc.AsyncCommand<Model, Real> {
     const prediction = predictUpsert(model, this.resource, this.ext, name, category, this.choice)
     const reply = await send(real, "POST", `/${this.resource}/upsert`, { body, idempotencyKey: idempotencyKey() })
     expectReply(this.toString(), reply, prediction)
-    if (reply.status === 200) applyUpsert(model, this.resource, this.ext, reply.body.record, reply.body.outcome, category)
+    if (reply.status === 200)
+      applyUpsert(model, this.resource, this.ext, reply.body.record, reply.body.outcome, category)
     await verify(model, real, this.resource, this.ext)
   }
-  toString = () => `upsert(${this.resource} ${this.ext} ${this.name ?? "<same>"}${this.resource === "products" ? ` in ${this.category}` : ""} ${this.choice})`
+  toString = () =>
+    `upsert(${this.resource} ${this.ext} ${this.name ?? "<same>"}${this.resource === "products" ? ` in ${this.category}` : ""} ${this.choice})`
 }
 
 /** DELETE /products/{id} with the right or a future expected_revision. */
 export class Archive implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly ext: string, readonly right: boolean) {}
+  constructor(
+    readonly ext: string,
+    readonly right: boolean
+  ) {}
   check = (model: Readonly<Model>) => model.products.has(this.ext)
   async run(model: Model, real: Real) {
     const rec = model.products.get(this.ext)!
     const expected = this.right ? rec.revision : rec.revision + 1
-    const reply = await send(real, "DELETE", `/products/${rec.id}`, { body: { expected_revision: expected }, idempotencyKey: idempotencyKey() })
+    const reply = await send(real, "DELETE", `/products/${rec.id}`, {
+      body: { expected_revision: expected },
+      idempotencyKey: idempotencyKey()
+    })
     if (!this.right) {
       expectReply(this.toString(), reply, { status: 409, code: "revision_conflict", current: rec.revision })
     } else {
       expectReply(this.toString(), reply, { status: 200, outcome: rec.archived ? "unchanged" : "updated" })
-      expect(reply.body.record).toMatchObject({ id: rec.id, state: "archived", revision: rec.archived ? rec.revision : rec.revision + 1 })
+      expect(reply.body.record).toMatchObject({
+        id: rec.id,
+        state: "archived",
+        revision: rec.archived ? rec.revision : rec.revision + 1
+      })
       if (!rec.archived) {
         model.products.set(this.ext, { ...rec, revision: rec.revision + 1, archived: true })
         model.pending.push({ resource: "products", id: rec.id, revision: rec.revision + 1, operation: "archived" })
@@ -177,7 +236,12 @@ export class Archive implements fc.AsyncCommand<Model, Real> {
 
 /** POST /inventory: set, in or out of a product's stock at the connection's location, with a revision CAS. */
 export class Stock implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly ext: string, readonly action: "set" | "in" | "out", readonly quantity: number, readonly right: boolean) {}
+  constructor(
+    readonly ext: string,
+    readonly action: "set" | "in" | "out",
+    readonly quantity: number,
+    readonly right: boolean
+  ) {}
   check = () => true
   async run(model: Model, real: Real) {
     const balance = model.stock.get(this.ext)
@@ -193,7 +257,8 @@ export class Stock implements fc.AsyncCommand<Model, Real> {
       note: "model test"
     }
     const before = balance?.physical ?? 0
-    const after = this.action === "set" ? this.quantity : this.action === "in" ? before + this.quantity : before - this.quantity
+    const after =
+      this.action === "set" ? this.quantity : this.action === "in" ? before + this.quantity : before - this.quantity
     const prediction: Expected = !model.products.has(this.ext)
       ? { status: 422, code: "unresolved_reference" }
       : !this.right
@@ -207,10 +272,19 @@ export class Stock implements fc.AsyncCommand<Model, Real> {
     if (reply.status === 200) {
       const revision = reply.body.outcome === "unchanged" ? current : current + 1
       if (balance !== undefined) expect(reply.body.record.id).toBe(balance.cardId)
-      expect(reply.body.event).toMatchObject({ physical_before: String(before), physical_after: String(after), revision })
+      expect(reply.body.event).toMatchObject({
+        physical_before: String(before),
+        physical_after: String(after),
+        revision
+      })
       model.stock.set(this.ext, { cardId: reply.body.record.id, physical: after, revision })
       if (reply.body.outcome !== "unchanged") {
-        model.pending.push({ resource: "inventory", id: reply.body.record.id, revision, operation: balance === undefined ? "created" : "updated" })
+        model.pending.push({
+          resource: "inventory",
+          id: reply.body.record.id,
+          revision,
+          operation: balance === undefined ? "created" : "updated"
+        })
       }
       model.lastStock = { body, key, reply }
     }
@@ -228,7 +302,10 @@ export class ReplayStock implements fc.AsyncCommand<Model, Real> {
   check = (model: Readonly<Model>) => model.lastStock !== undefined
   async run(model: Model, real: Real) {
     const last = model.lastStock!
-    const reply = await send(real, "POST", "/inventory", { body: last.body, idempotencyKey: this.sameKey ? last.key : idempotencyKey() })
+    const reply = await send(real, "POST", "/inventory", {
+      body: last.body,
+      idempotencyKey: this.sameKey ? last.key : idempotencyKey()
+    })
     expect(reply.status).toBe(200)
     expect(reply.body.replayed).toBe(true)
     const { request_id: _a, replayed: _b, ...original } = last.reply.body
@@ -241,7 +318,9 @@ export class ReplayStock implements fc.AsyncCommand<Model, Real> {
 
 /** POST /imports of a few category upserts, waited to completion; each record is predicted like a single upsert. */
 export class Import implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly items: ReadonlyArray<{ readonly ext: string; readonly name: string; readonly choice: "right" | "stale" }>) {}
+  constructor(
+    readonly items: ReadonlyArray<{ readonly ext: string; readonly name: string; readonly choice: "right" | "stale" }>
+  ) {}
   check = () => true
   async run(model: Model, real: Real) {
     const records = this.items.map((item) => {
@@ -249,7 +328,9 @@ export class Import implements fc.AsyncCommand<Model, Real> {
       return { resource: "categories", body: { external_id: item.ext, name: item.name, expected_revision: expected } }
     })
     // The records touch distinct external ids, so their predictions do not depend on each other's order.
-    const predictions = this.items.map((item) => predictUpsert(model, "categories", item.ext, item.name, undefined, item.choice))
+    const predictions = this.items.map((item) =>
+      predictUpsert(model, "categories", item.ext, item.name, undefined, item.choice)
+    )
     const accepted = await send(real, "POST", "/imports", { body: { records }, idempotencyKey: idempotencyKey() })
     expect(accepted.status, JSON.stringify(accepted.body)).toBe(202)
     let done: Reply | undefined
@@ -268,9 +349,15 @@ export class Import implements fc.AsyncCommand<Model, Real> {
       const row = report.records[i]
       expect(row.index).toBe(i)
       if (prediction.status === 200 && "outcome" in prediction) {
-        expect({ status: row.status, outcome: row.outcome }, JSON.stringify(row)).toEqual({ status: "applied", outcome: prediction.outcome })
+        expect({ status: row.status, outcome: row.outcome }, JSON.stringify(row)).toEqual({
+          status: "applied",
+          outcome: prediction.outcome
+        })
       } else if ("code" in prediction) {
-        expect({ status: row.status, code: row.error?.code }, JSON.stringify(row)).toEqual({ status: "failed", code: prediction.code })
+        expect({ status: row.status, code: row.error?.code }, JSON.stringify(row)).toEqual({
+          status: "failed",
+          code: prediction.code
+        })
       }
     }
     // The job applies in record order; read each applied record back for its revision and name.
@@ -322,15 +409,27 @@ export const readFeed = async (model: Model, real: Real, limit: number) => {
 const verify = async (model: Model, real: Real, resource: "categories" | "products", ext: string | undefined) => {
   real.figures.commands++
   const categories = (await send(real, "GET", "/categories?limit=100")).body.records as Array<any>
-  expect(categories.map((r) => ({ ext: r.external_id, id: r.id, revision: r.revision, name: r.name })).sort(byExt)).toEqual(
+  expect(
+    categories.map((r) => ({ ext: r.external_id, id: r.id, revision: r.revision, name: r.name })).sort(byExt)
+  ).toEqual(
     Array.from(model.categories, ([ext, r]) => ({ ext, id: r.id, revision: r.revision, name: r.name })).sort(byExt)
   )
   // Archived products are left out of lists.
   const products = (await send(real, "GET", "/products?limit=100")).body.records as Array<any>
-  expect(products.map((r) => ({ ext: r.external_id, id: r.id, revision: r.revision, name: r.name, categories: r.category_ids })).sort(byExt)).toEqual(
+  expect(
+    products
+      .map((r) => ({ ext: r.external_id, id: r.id, revision: r.revision, name: r.name, categories: r.category_ids }))
+      .sort(byExt)
+  ).toEqual(
     Array.from(model.products)
       .filter(([, r]) => !r.archived)
-      .map(([ext, r]) => ({ ext, id: r.id, revision: r.revision, name: r.name, categories: [model.categories.get(r.category!)!.id] }))
+      .map(([ext, r]) => ({
+        ext,
+        id: r.id,
+        revision: r.revision,
+        name: r.name,
+        categories: [model.categories.get(r.category!)!.id]
+      }))
       .sort(byExt)
   )
   const rec = ext === undefined ? undefined : model[resource].get(ext)
@@ -343,8 +442,20 @@ const verify = async (model: Model, real: Real, resource: "categories" | "produc
   }
   const cards = (await send(real, "GET", "/inventory?limit=100")).body.records as Array<any>
   expect(
-    cards.map((c) => ({ id: c.id, ext: c.source_external_id, balances: c.balances.map((b: any) => ({ physical: Number(b.physical), revision: b.revision })) })).sort(byExt)
-  ).toEqual(Array.from(model.stock, ([ext, b]) => ({ id: b.cardId, ext, balances: [{ physical: b.physical, revision: b.revision }] })).sort(byExt))
+    cards
+      .map((c) => ({
+        id: c.id,
+        ext: c.source_external_id,
+        balances: c.balances.map((b: any) => ({ physical: Number(b.physical), revision: b.revision }))
+      }))
+      .sort(byExt)
+  ).toEqual(
+    Array.from(model.stock, ([ext, b]) => ({
+      id: b.cardId,
+      ext,
+      balances: [{ physical: b.physical, revision: b.revision }]
+    })).sort(byExt)
+  )
 }
 
 const byExt = (a: { readonly ext: string }, b: { readonly ext: string }) => (a.ext < b.ext ? -1 : a.ext > b.ext ? 1 : 0)
@@ -357,13 +468,27 @@ const choice = fc.constantFrom<RevisionChoice>("right", "right", "right", "stale
 
 /** The commands, weighted towards writes; the feed is read now and then (and once at the end of a run). */
 export const commands = [
-  fc.tuple(categoryExt, fc.option(name, { freq: 4 }), choice).map(([ext, n, c]) => new Upsert("categories", ext, n ?? undefined, "c0", c)),
-  fc.tuple(productExt, fc.option(name, { freq: 4 }), categoryExt, choice).map(([ext, n, cat, c]) => new Upsert("products", ext, n ?? undefined, cat, c)),
+  fc
+    .tuple(categoryExt, fc.option(name, { freq: 4 }), choice)
+    .map(([ext, n, c]) => new Upsert("categories", ext, n ?? undefined, "c0", c)),
+  fc
+    .tuple(productExt, fc.option(name, { freq: 4 }), categoryExt, choice)
+    .map(([ext, n, cat, c]) => new Upsert("products", ext, n ?? undefined, cat, c)),
   fc.tuple(productExt, fc.boolean()).map(([ext, right]) => new Archive(ext, right)),
-  fc.tuple(productExt, fc.constantFrom<"set" | "in" | "out">("set", "in", "out"), fc.integer({ min: 0, max: 9 }), fc.constantFrom(true, true, true, false)).map(([ext, a, q, right]) => new Stock(ext, a, q, right)),
+  fc
+    .tuple(
+      productExt,
+      fc.constantFrom<"set" | "in" | "out">("set", "in", "out"),
+      fc.integer({ min: 0, max: 9 }),
+      fc.constantFrom(true, true, true, false)
+    )
+    .map(([ext, a, q, right]) => new Stock(ext, a, q, right)),
   fc.boolean().map((sameKey) => new ReplayStock(sameKey)),
   fc
-    .uniqueArray(fc.record({ ext: categoryExt, name, choice: fc.constantFrom<"right" | "stale">("right", "right", "stale") }), { minLength: 1, maxLength: 3, selector: (i) => i.ext })
+    .uniqueArray(
+      fc.record({ ext: categoryExt, name, choice: fc.constantFrom<"right" | "stale">("right", "right", "stale") }),
+      { minLength: 1, maxLength: 3, selector: (i) => i.ext }
+    )
     .map((items) => new Import(items)),
   fc.integer({ min: 1, max: 4 }).map((limit) => new ReadFeed(limit))
 ]

@@ -17,7 +17,13 @@ export interface Arming {
  * fails, so a failed write can always be undone). `injected` counts the faults that fired.
  */
 export const failingSql = (database: "sqlite" | "postgres") => {
-  const state = { countdown: 0, injected: 0, at: "", skip: undefined as RegExp | undefined, after: undefined as RegExp | undefined }
+  const state = {
+    countdown: 0,
+    injected: 0,
+    at: "",
+    skip: undefined as RegExp | undefined,
+    after: undefined as RegExp | undefined
+  }
   const counts = (query: string) => {
     if (state.countdown === 0 || /^\s*rollback/i.test(query) || (state.skip?.test(query) ?? false)) return false
     if (state.after !== undefined) {
@@ -32,7 +38,9 @@ export const failingSql = (database: "sqlite" | "postgres") => {
         state.injected++
         state.at = query.slice(0, 80)
         // A fault as the driver reports it: an I/O error (SQLite) or a lost connection (PostgreSQL).
-        const cause = Object.assign(new Error("injected fault"), { code: database === "sqlite" ? "SQLITE_IOERR_WRITE" : "08006" })
+        const cause = Object.assign(new Error("injected fault"), {
+          code: database === "sqlite" ? "SQLITE_IOERR_WRITE" : "08006"
+        })
         return Effect.fail(new SqlError.SqlError({ cause, message: `injected fault at: ${query.slice(0, 60)}` }))
       }
       return run
@@ -58,10 +66,18 @@ export const failingSql = (database: "sqlite" | "postgres") => {
       state.skip = arming.skip
       state.after = arming.after
     },
-    disarm: () => { state.countdown = 0 },
-    get injected() { return state.injected },
+    disarm: () => {
+      state.countdown = 0
+    },
+    get injected() {
+      return state.injected
+    },
     /** The statement the last fault was injected at. */
-    get at() { return state.at },
-    get armed() { return state.countdown > 0 }
+    get at() {
+      return state.at
+    },
+    get armed() {
+      return state.countdown > 0
+    }
   }
 }

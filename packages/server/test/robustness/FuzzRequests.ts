@@ -13,7 +13,11 @@ export type Body =
   | { readonly kind: "none" }
   | { readonly kind: "json"; readonly value: unknown; readonly contentType?: string }
   | { readonly kind: "raw"; readonly bytes: string | Uint8Array; readonly contentType?: string }
-  | { readonly kind: "multipart"; readonly fields: ReadonlyArray<readonly [string, string]>; readonly file: "png" | "garbage" | "none" | "twice" }
+  | {
+      readonly kind: "multipart"
+      readonly fields: ReadonlyArray<readonly [string, string]>
+      readonly file: "png" | "garbage" | "none" | "twice"
+    }
 
 export interface FuzzRequest {
   readonly endpoint: Endpoint
@@ -57,11 +61,41 @@ const weirdStrings = [
 
 const hugeString = (n: number) => fc.constantFrom("x", "é", "😀", "\u0000", "\ud800").map((c) => c.repeat(n))
 
-const weirdString = fc.oneof(fc.constantFrom(...weirdStrings), fc.string({ unit: "binary", maxLength: 40 }), hugeString(70_000))
+const weirdString = fc.oneof(
+  fc.constantFrom(...weirdStrings),
+  fc.string({ unit: "binary", maxLength: 40 }),
+  hugeString(70_000)
+)
 
-const wrongTyped = fc.constantFrom<unknown>(null, true, 0, -1, 1.5, 1e308, -1e308, 2 ** 53 + 1, [], {}, [null], { a: 1 }, "", "0")
+const wrongTyped = fc.constantFrom<unknown>(
+  null,
+  true,
+  0,
+  -1,
+  1.5,
+  1e308,
+  -1e308,
+  2 ** 53 + 1,
+  [],
+  {},
+  [null],
+  { a: 1 },
+  "",
+  "0"
+)
 
-const outOfRange = fc.constantFrom<unknown>(-1, -0.5, 1e21, 2 ** 31, 2 ** 53 + 2, -(2 ** 53), 0.1, 101, 10_001, Number.MAX_VALUE)
+const outOfRange = fc.constantFrom<unknown>(
+  -1,
+  -0.5,
+  1e21,
+  2 ** 31,
+  2 ** 53 + 2,
+  -(2 ** 53),
+  0.1,
+  101,
+  10_001,
+  Number.MAX_VALUE
+)
 
 const badUuids = [
   "not-a-uuid",
@@ -81,7 +115,18 @@ const badUuids = [
   "%2e%2e%2fproducts"
 ]
 
-const badCursors = ["", "not-a-cursor", "c1_", "c1_abc", "c1_" + "A".repeat(20), "c2_MTIz", "MTIz", "-1", "9".repeat(40), "c1_%2F%2F"]
+const badCursors = [
+  "",
+  "not-a-cursor",
+  "c1_",
+  "c1_abc",
+  "c1_" + "A".repeat(20),
+  "c2_MTIz",
+  "MTIz",
+  "-1",
+  "9".repeat(40),
+  "c1_%2F%2F"
+]
 
 const badIdempotencyKeys: ReadonlyArray<string | null> = [
   null,
@@ -134,17 +179,27 @@ const queryOddities = [
 ]
 
 /** Every location inside a JSON value that holds an object or array, as a path of keys. */
-const containers = (value: unknown, path: ReadonlyArray<string | number> = []): Array<ReadonlyArray<string | number>> => {
+const containers = (
+  value: unknown,
+  path: ReadonlyArray<string | number> = []
+): Array<ReadonlyArray<string | number>> => {
   if (value === null || typeof value !== "object") return []
   const here = [path]
-  const entries: Array<[string | number, unknown]> = Array.isArray(value) ? value.map((v, i) => [i, v]) : Object.entries(value)
+  const entries: Array<[string | number, unknown]> = Array.isArray(value)
+    ? value.map((v, i) => [i, v])
+    : Object.entries(value)
   return here.concat(entries.flatMap(([k, v]) => containers(v, [...path, k])))
 }
 
 /** Every leaf (or container) location: candidates for replacement. */
-const locations = (value: unknown, path: ReadonlyArray<string | number> = []): Array<ReadonlyArray<string | number>> => {
+const locations = (
+  value: unknown,
+  path: ReadonlyArray<string | number> = []
+): Array<ReadonlyArray<string | number>> => {
   if (value === null || typeof value !== "object") return path.length === 0 ? [] : [path]
-  const entries: Array<[string | number, unknown]> = Array.isArray(value) ? value.map((v, i) => [i, v]) : Object.entries(value)
+  const entries: Array<[string | number, unknown]> = Array.isArray(value)
+    ? value.map((v, i) => [i, v])
+    : Object.entries(value)
   return (path.length === 0 ? [] : [path]).concat(entries.flatMap(([k, v]) => locations(v, [...path, k])))
 }
 
@@ -169,7 +224,8 @@ const deleteAt = (root: unknown, path: ReadonlyArray<string | number>): unknown 
   return copy
 }
 
-const pick = <A>(items: ReadonlyArray<A>, n: number): A | undefined => (items.length === 0 ? undefined : items[n % items.length])
+const pick = <A>(items: ReadonlyArray<A>, n: number): A | undefined =>
+  items.length === 0 ? undefined : items[n % items.length]
 
 const deepNesting = (depth: number, kind: "array" | "object") =>
   kind === "array" ? "[".repeat(depth) + "]".repeat(depth) : '{"a":'.repeat(depth) + "1" + "}".repeat(depth)
@@ -197,12 +253,13 @@ const mediaFields = fc.record({
  * the request mutations break a body (a missing or wrong-typed field, an unknown key). A rule must never
  * read a record body before that schema has checked it.
  */
-const importRecord = fc.constantFrom(...Resource.ResourceName.literals).chain((resource) =>
-  encoded(Resources.definitions[resource].body).map((body) => ({ resource, body }))
-)
+const importRecord = fc
+  .constantFrom(...Resource.ResourceName.literals)
+  .chain((resource) => encoded(Resources.definitions[resource].body).map((body) => ({ resource, body })))
 
-const brokenImportRecord = fc.tuple(importRecord, fc.nat(), wrongTyped, fc.constantFrom("missing", "wrong-typed", "unknown key", "null item")).map(
-  ([record, n, wrong, how]) => {
+const brokenImportRecord = fc
+  .tuple(importRecord, fc.nat(), wrongTyped, fc.constantFrom("missing", "wrong-typed", "unknown key", "null item"))
+  .map(([record, n, wrong, how]) => {
     const spot = pick(locations(record.body), n)
     const body =
       how === "missing" && spot !== undefined
@@ -213,17 +270,23 @@ const brokenImportRecord = fc.tuple(importRecord, fc.nat(), wrongTyped, fc.const
             ? { ...(record.body as object), fields: [null], category_ids: [null] }
             : { ...(record.body as object), [`x_${n}`]: wrong }
     return { resource: record.resource, body }
-  }
-)
+  })
 
 /** The mutations that apply to an endpoint, each an arbitrary of (label, request). */
 export const requestArbitrary = (endpoint: Endpoint): fc.Arbitrary<FuzzRequest> => {
   const json = Option.isSome(endpoint.payloadSchema) && !isMultipart(endpoint)
-  const query = Option.match(endpoint.urlParamsSchema, { onNone: () => fc.constant(""), onSome: (schema) => encoded(schema).map(queryString) })
+  const query = Option.match(endpoint.urlParamsSchema, {
+    onNone: () => fc.constant(""),
+    onSome: (schema) => encoded(schema).map(queryString)
+  })
   const payload = json ? encoded(Option.getOrThrow(endpoint.payloadSchema)) : fc.constant(undefined)
   const pathId = fc.oneof({ weight: 3, arbitrary: fc.constant(known) }, fc.uuid(), fc.constant(knownUpper))
   const base = fc.record({ pathId, query, payload, n: fc.nat(), m: fc.nat() })
-  const make = (mutation: string, parts: Partial<FuzzRequest> & { readonly pathId: string; readonly query: string }, body: Body): FuzzRequest => ({
+  const make = (
+    mutation: string,
+    parts: Partial<FuzzRequest> & { readonly pathId: string; readonly query: string },
+    body: Body
+  ): FuzzRequest => ({
     endpoint,
     mutation,
     headers: {},
@@ -239,28 +302,70 @@ export const requestArbitrary = (endpoint: Endpoint): fc.Arbitrary<FuzzRequest> 
   })
 
   const mutations: Array<fc.Arbitrary<FuzzRequest>> = [
-    base.map((b) => make("valid", b, isMultipart(endpoint) ? multipartBody({ external_id: `fuzz-${b.n}`, name: "n", purpose: "catalog" }) : jsonBody(b.payload))),
-    fc.tuple(base, fc.constantFrom(...queryOddities)).map(([b, odd]) =>
-      make("query oddity", { ...b, query: b.query === "" ? odd : `${b.query}&${odd}` }, isMultipart(endpoint) ? multipartBody({ external_id: "q", name: "n", purpose: "catalog" }) : jsonBody(b.payload))
+    base.map((b) =>
+      make(
+        "valid",
+        b,
+        isMultipart(endpoint)
+          ? multipartBody({ external_id: `fuzz-${b.n}`, name: "n", purpose: "catalog" })
+          : jsonBody(b.payload)
+      )
     ),
-    fc.tuple(base, fc.constantFrom(...badUuids)).map(([b, id]) => make("bad path id", { ...b, pathId: id }, jsonBody(b.payload))),
-    fc.tuple(base, fc.constantFrom<FuzzRequest["auth"]>("missing", "malformed")).map(([b, auth]) => make("bad credentials", { ...b, auth }, jsonBody(b.payload)))
+    fc
+      .tuple(base, fc.constantFrom(...queryOddities))
+      .map(([b, odd]) =>
+        make(
+          "query oddity",
+          { ...b, query: b.query === "" ? odd : `${b.query}&${odd}` },
+          isMultipart(endpoint)
+            ? multipartBody({ external_id: "q", name: "n", purpose: "catalog" })
+            : jsonBody(b.payload)
+        )
+      ),
+    fc
+      .tuple(base, fc.constantFrom(...badUuids))
+      .map(([b, id]) => make("bad path id", { ...b, pathId: id }, jsonBody(b.payload))),
+    fc
+      .tuple(base, fc.constantFrom<FuzzRequest["auth"]>("missing", "malformed"))
+      .map(([b, auth]) => make("bad credentials", { ...b, auth }, jsonBody(b.payload)))
   ]
   if (Option.isSome(endpoint.urlParamsSchema)) {
     mutations.push(
       fc.tuple(base, fc.constantFrom(...badCursors), fc.uuid()).map(([b, cursor, uuid]) =>
-        make("forged cursor", { ...b, query: `cursor=${encodeURIComponent(b.n % 3 === 0 ? uuid.toUpperCase() : b.n % 3 === 1 ? uuid : cursor)}` }, { kind: "none" })
+        make(
+          "forged cursor",
+          {
+            ...b,
+            query: `cursor=${encodeURIComponent(b.n % 3 === 0 ? uuid.toUpperCase() : b.n % 3 === 1 ? uuid : cursor)}`
+          },
+          { kind: "none" }
+        )
       ),
-      fc.tuple(base, fc.dictionary(fc.constantFrom("limit", "cursor", "external_id", "mode", "resource", "source_id", "x"), weirdString, { maxKeys: 3 })).map(
-        ([b, params]) => make("weird query values", { ...b, query: queryString(params) }, { kind: "none" })
-      )
+      fc
+        .tuple(
+          base,
+          fc.dictionary(
+            fc.constantFrom("limit", "cursor", "external_id", "mode", "resource", "source_id", "x"),
+            weirdString,
+            { maxKeys: 3 }
+          )
+        )
+        .map(([b, params]) => make("weird query values", { ...b, query: queryString(params) }, { kind: "none" }))
     )
   }
   if (Option.isSome(endpoint.headersSchema)) {
     mutations.push(
-      fc.tuple(base, fc.constantFrom(...badIdempotencyKeys)).map(([b, key]) =>
-        make("malformed Idempotency-Key", { ...b, headers: { "idempotency-key": key } }, isMultipart(endpoint) ? multipartBody({ external_id: "k", name: "n", purpose: "catalog" }) : jsonBody(b.payload))
-      )
+      fc
+        .tuple(base, fc.constantFrom(...badIdempotencyKeys))
+        .map(([b, key]) =>
+          make(
+            "malformed Idempotency-Key",
+            { ...b, headers: { "idempotency-key": key } },
+            isMultipart(endpoint)
+              ? multipartBody({ external_id: "k", name: "n", purpose: "catalog" })
+              : jsonBody(b.payload)
+          )
+        )
     )
   }
   if (json) {
@@ -277,7 +382,9 @@ export const requestArbitrary = (endpoint: Endpoint): fc.Arbitrary<FuzzRequest> 
       fc.tuple(base, fc.string({ minLength: 1, maxLength: 12 })).map(([b, name]) => {
         const spot = pick(containers(b.payload), b.n) ?? []
         const target = at(b.payload, spot)
-        const value = Array.isArray(target) ? setAt(b.payload, [...spot, target.length], { [name]: 1 }) : setAt(b.payload, [...spot, `x_${name}`], 1)
+        const value = Array.isArray(target)
+          ? setAt(b.payload, [...spot, target.length], { [name]: 1 })
+          : setAt(b.payload, [...spot, `x_${name}`], 1)
         return make("unknown key", b, jsonBody(value))
       }),
       fc.tuple(base, weirdString).map(([b, text]) => {
@@ -290,60 +397,168 @@ export const requestArbitrary = (endpoint: Endpoint): fc.Arbitrary<FuzzRequest> 
         const spot = pick(numbers, b.n) ?? pick(locations(b.payload), b.n)
         return make("out-of-range number", b, jsonBody(spot === undefined ? number : setAt(b.payload, spot, number)))
       }),
-      fc.tuple(base, fc.constantFrom<unknown>({ external_id: "fuzz-nothing" }, { external_id: "" }, { external_id: "x", id: 1 }, {}, { EXTERNAL_ID: "a" }, "00000000-0000-7000-8000-000000000000", knownUpper, [known])).map(
-        ([b, reference]) => {
-          const refs = locations(b.payload).filter((p) => /_id$|_ids$/.test(String([...p].reverse().find((k) => typeof k === "string"))))
+      fc
+        .tuple(
+          base,
+          fc.constantFrom<unknown>(
+            { external_id: "fuzz-nothing" },
+            { external_id: "" },
+            { external_id: "x", id: 1 },
+            {},
+            { EXTERNAL_ID: "a" },
+            "00000000-0000-7000-8000-000000000000",
+            knownUpper,
+            [known]
+          )
+        )
+        .map(([b, reference]) => {
+          const refs = locations(b.payload).filter((p) =>
+            /_id$|_ids$/.test(String([...p].reverse().find((k) => typeof k === "string")))
+          )
           const spot = pick(refs, b.n)
-          return make("forged reference", b, jsonBody(spot === undefined ? b.payload : setAt(b.payload, spot, reference)))
-        }
-      ),
-      fc.tuple(base, fc.integer({ min: 1, max: 3 }), fc.constantFrom<"array" | "object">("array", "object"), fc.constantFrom(64, 2_000, 20_000)).map(([b, slot, kind, depth]) => {
-        const nested = deepNesting(depth, kind)
-        const text = JSON.stringify({ ...(b.payload as object), x_deep: "@@" }).replace('"@@"', nested)
-        return make("deep nesting", b, slot === 1 ? { kind: "raw", bytes: nested, contentType: "application/json" } : { kind: "raw", bytes: text, contentType: "application/json" })
-      }),
-      fc.tuple(base, fc.constantFrom("{", "", "null", "[]", "1", '"x"', "{'a':1}", '{"a":1,}', "{\"a\":NaN}", "\u0000", '{"a":"\\ud800"}', "[".repeat(10), '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{}}}')).map(([b, text]) =>
-        make("invalid JSON", b, { kind: "raw", bytes: text, contentType: "application/json" })
-      ),
-      fc.tuple(base, fc.constantFrom(new Uint8Array([0xff, 0xfe, 0x7b, 0x7d]), new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d]))).map(([b, bytes]) =>
-        make("invalid UTF-8", b, { kind: "raw", bytes, contentType: "application/json" })
-      ),
-      fc.tuple(base, fc.constantFrom("text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonx", "application/xml", "", "application/json-patch+json", "APPLICATION/JSON; charset=utf-8")).map(
-        ([b, contentType]) => make("wrong content type", b, { kind: "json", value: b.payload, contentType })
-      ),
-      base.filter((b) => b.n % 8 === 0).map((b) => make("oversized body", b, { kind: "raw", bytes: JSON.stringify({ ...(b.payload as object), x_pad: "x".repeat(1_000_001) }), contentType: "application/json" }))
+          return make(
+            "forged reference",
+            b,
+            jsonBody(spot === undefined ? b.payload : setAt(b.payload, spot, reference))
+          )
+        }),
+      fc
+        .tuple(
+          base,
+          fc.integer({ min: 1, max: 3 }),
+          fc.constantFrom<"array" | "object">("array", "object"),
+          fc.constantFrom(64, 2_000, 20_000)
+        )
+        .map(([b, slot, kind, depth]) => {
+          const nested = deepNesting(depth, kind)
+          const text = JSON.stringify({ ...(b.payload as object), x_deep: "@@" }).replace('"@@"', nested)
+          return make(
+            "deep nesting",
+            b,
+            slot === 1
+              ? { kind: "raw", bytes: nested, contentType: "application/json" }
+              : { kind: "raw", bytes: text, contentType: "application/json" }
+          )
+        }),
+      fc
+        .tuple(
+          base,
+          fc.constantFrom(
+            "{",
+            "",
+            "null",
+            "[]",
+            "1",
+            '"x"',
+            "{'a':1}",
+            '{"a":1,}',
+            '{"a":NaN}',
+            "\u0000",
+            '{"a":"\\ud800"}',
+            "[".repeat(10),
+            '{"__proto__":{"x":1}}',
+            '{"constructor":{"prototype":{}}}'
+          )
+        )
+        .map(([b, text]) => make("invalid JSON", b, { kind: "raw", bytes: text, contentType: "application/json" })),
+      fc
+        .tuple(
+          base,
+          fc.constantFrom(
+            new Uint8Array([0xff, 0xfe, 0x7b, 0x7d]),
+            new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d])
+          )
+        )
+        .map(([b, bytes]) => make("invalid UTF-8", b, { kind: "raw", bytes, contentType: "application/json" })),
+      fc
+        .tuple(
+          base,
+          fc.constantFrom(
+            "text/plain",
+            "application/x-www-form-urlencoded",
+            "multipart/form-data; boundary=x",
+            "application/jsonx",
+            "application/xml",
+            "",
+            "application/json-patch+json",
+            "APPLICATION/JSON; charset=utf-8"
+          )
+        )
+        .map(([b, contentType]) => make("wrong content type", b, { kind: "json", value: b.payload, contentType })),
+      base
+        .filter((b) => b.n % 8 === 0)
+        .map((b) =>
+          make("oversized body", b, {
+            kind: "raw",
+            bytes: JSON.stringify({ ...(b.payload as object), x_pad: "x".repeat(1_000_001) }),
+            contentType: "application/json"
+          })
+        )
     )
     if (endpoint.key === "imports.submit") {
       mutations.push(
-        fc.tuple(base, fc.array(fc.oneof(importRecord, brokenImportRecord), { minLength: 1, maxLength: 6 }), fc.boolean()).map(([b, records, dryRun]) =>
-          make("import records from upsert schemas", b, jsonBody({ ...(dryRun ? { dry_run: true } : {}), records }))
-        ),
+        fc
+          .tuple(
+            base,
+            fc.array(fc.oneof(importRecord, brokenImportRecord), { minLength: 1, maxLength: 6 }),
+            fc.boolean()
+          )
+          .map(([b, records, dryRun]) =>
+            make("import records from upsert schemas", b, jsonBody({ ...(dryRun ? { dry_run: true } : {}), records }))
+          ),
         fc.tuple(base, importRecord).map(([b, record]) => {
           const body = JSON.stringify(record.body).replace(/^\{/, '{"__proto__":{"price":"1"},')
-          return make("import record with __proto__", b, { kind: "raw", bytes: `{"dry_run":true,"records":[{"resource":"${record.resource}","body":${body}}]}`, contentType: "application/json" })
+          return make("import record with __proto__", b, {
+            kind: "raw",
+            bytes: `{"dry_run":true,"records":[{"resource":"${record.resource}","body":${body}}]}`,
+            contentType: "application/json"
+          })
         })
       )
     }
   } else if (isMultipart(endpoint)) {
     mutations.push(
-      fc.tuple(base, mediaFields, fc.constantFrom<"png" | "garbage" | "none" | "twice">("png", "garbage", "none", "twice")).map(([b, fields, file]) =>
-        make("multipart fields", b, multipartBody(fields, file))
-      ),
+      fc
+        .tuple(
+          base,
+          mediaFields,
+          fc.constantFrom<"png" | "garbage" | "none" | "twice">("png", "garbage", "none", "twice")
+        )
+        .map(([b, fields, file]) => make("multipart fields", b, multipartBody(fields, file))),
       fc.tuple(base, fc.constantFrom("external_id", "name", "purpose")).map(([b, missing]) => {
         const fields: Record<string, string> = { external_id: `fuzz-m-${b.n}`, name: "n", purpose: "option" }
         delete fields[missing]
         return make("missing field", b, multipartBody(fields))
       }),
-      base.map((b) => make("unknown key", b, multipartBody({ external_id: `fuzz-u-${b.n}`, name: "n", purpose: "catalog", extra: "1" }))),
-      fc.tuple(base, fc.constantFrom("application/json", "text/plain", "multipart/form-data", "multipart/mixed; boundary=x")).map(([b, contentType]) =>
-        make("wrong content type", b, { kind: "raw", bytes: '{"external_id":"x"}', contentType })
+      base.map((b) =>
+        make(
+          "unknown key",
+          b,
+          multipartBody({ external_id: `fuzz-u-${b.n}`, name: "n", purpose: "catalog", extra: "1" })
+        )
       ),
-      base.map((b) => make("invalid JSON", b, { kind: "raw", bytes: "--x\r\nnot a form", contentType: "multipart/form-data; boundary=x" }))
+      fc
+        .tuple(
+          base,
+          fc.constantFrom("application/json", "text/plain", "multipart/form-data", "multipart/mixed; boundary=x")
+        )
+        .map(([b, contentType]) =>
+          make("wrong content type", b, { kind: "raw", bytes: '{"external_id":"x"}', contentType })
+        ),
+      base.map((b) =>
+        make("invalid JSON", b, {
+          kind: "raw",
+          bytes: "--x\r\nnot a form",
+          contentType: "multipart/form-data; boundary=x"
+        })
+      )
     )
   } else {
     // Endpoints without a body: a body anyway, of any type.
     mutations.push(
-      fc.tuple(base, fc.constantFrom("application/json", "text/plain")).map(([b, contentType]) => make("unexpected body", b, { kind: "raw", bytes: '{"x":1}', contentType }))
+      fc
+        .tuple(base, fc.constantFrom("application/json", "text/plain"))
+        .map(([b, contentType]) => make("unexpected body", b, { kind: "raw", bytes: '{"x":1}', contentType }))
     )
   }
   return fc.oneof(...mutations)

@@ -2,9 +2,30 @@ import { describe, expect, it } from "@effect/vitest"
 import { type Attempt, checkHistory, type LogicalWrite } from "./History.js"
 
 // The checker must be able to fail: each forged history breaks one promise and is caught.
-const ok = (revision: number, name: string, at: number, replayed = false): Attempt => ({ type: "ok", revision, name, replayed, updatedAt: `t${revision}`, invokedAt: at, completedAt: at + 1 })
-const conflict = (current: number, at: number): Attempt => ({ type: "fail", status: 409, code: "revision_conflict", current, invokedAt: at, completedAt: at + 1 })
-const write = (key: string, expected: number, value: string, attempts: Array<Attempt>): LogicalWrite => ({ key, record: "r", expected, value, attempts })
+const ok = (revision: number, name: string, at: number, replayed = false): Attempt => ({
+  type: "ok",
+  revision,
+  name,
+  replayed,
+  updatedAt: `t${revision}`,
+  invokedAt: at,
+  completedAt: at + 1
+})
+const conflict = (current: number, at: number): Attempt => ({
+  type: "fail",
+  status: 409,
+  code: "revision_conflict",
+  current,
+  invokedAt: at,
+  completedAt: at + 1
+})
+const write = (key: string, expected: number, value: string, attempts: Array<Attempt>): LogicalWrite => ({
+  key,
+  record: "r",
+  expected,
+  value,
+  attempts
+})
 const observed = (revision: number, name: string, feed = Array.from({ length: revision }, (_, i) => i + 1)) => ({
   records: new Map([["r", { revision, name, initial: "init" }]]),
   feed: feed.map((r) => ({ id: "r", revision: r }))
@@ -24,12 +45,18 @@ describe("checkHistory", () => {
 
   it("catches two successes from one expected_revision", () => {
     const writes = [write("a", 1, "A", [ok(2, "A", 0)]), write("b", 1, "B", [ok(2, "B", 1)])]
-    expect(checkHistory(writes, observed(2, "B")).violations.join()).toMatch(/both acknowledged from expected_revision 1/)
+    expect(checkHistory(writes, observed(2, "B")).violations.join()).toMatch(
+      /both acknowledged from expected_revision 1/
+    )
   })
 
   it("catches a lost acknowledged write", () => {
-    expect(checkHistory([write("a", 1, "A", [ok(2, "A", 0)])], observed(2, "init")).violations.join()).toMatch(/lost write/)
-    expect(checkHistory([write("a", 1, "A", [ok(2, "A", 0)])], observed(1, "init")).violations.join()).toMatch(/the record is at 1/)
+    expect(checkHistory([write("a", 1, "A", [ok(2, "A", 0)])], observed(2, "init")).violations.join()).toMatch(
+      /lost write/
+    )
+    expect(checkHistory([write("a", 1, "A", [ok(2, "A", 0)])], observed(1, "init")).violations.join()).toMatch(
+      /the record is at 1/
+    )
   })
 
   it("catches a key executed twice", () => {

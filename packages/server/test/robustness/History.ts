@@ -8,8 +8,23 @@
  */
 
 export type Attempt =
-  | { readonly type: "ok"; readonly revision: number; readonly name: string; readonly replayed: boolean; readonly updatedAt: string; readonly invokedAt: number; readonly completedAt: number }
-  | { readonly type: "fail"; readonly status: number; readonly code: string; readonly current?: number; readonly invokedAt: number; readonly completedAt: number }
+  | {
+      readonly type: "ok"
+      readonly revision: number
+      readonly name: string
+      readonly replayed: boolean
+      readonly updatedAt: string
+      readonly invokedAt: number
+      readonly completedAt: number
+    }
+  | {
+      readonly type: "fail"
+      readonly status: number
+      readonly code: string
+      readonly current?: number
+      readonly invokedAt: number
+      readonly completedAt: number
+    }
   | { readonly type: "unknown"; readonly invokedAt: number }
 
 export interface LogicalWrite {
@@ -39,7 +54,10 @@ export interface Figures {
 }
 
 /** Checks the history against what the server holds; returns the violations (none for a correct server). */
-export const checkHistory = (writes: ReadonlyArray<LogicalWrite>, observed: Observed): { readonly violations: Array<string>; readonly figures: Figures } => {
+export const checkHistory = (
+  writes: ReadonlyArray<LogicalWrite>,
+  observed: Observed
+): { readonly violations: Array<string>; readonly figures: Figures } => {
   const violations: Array<string> = []
   const fail = (message: string) => void violations.push(message)
 
@@ -52,16 +70,21 @@ export const checkHistory = (writes: ReadonlyArray<LogicalWrite>, observed: Obse
     const first = oks[0]!
     for (const ok of oks) {
       if (ok.revision !== first.revision || ok.updatedAt !== first.updatedAt || ok.name !== first.name) {
-        fail(`key ${write.key}: two different successes (${first.revision}@${first.updatedAt} and ${ok.revision}@${ok.updatedAt}): executed twice`)
+        fail(
+          `key ${write.key}: two different successes (${first.revision}@${first.updatedAt} and ${ok.revision}@${ok.updatedAt}): executed twice`
+        )
       }
     }
     if (oks.filter((a) => !a.replayed).length > 1) fail(`key ${write.key}: more than one success without replayed`)
-    if (first.revision !== write.expected + 1) fail(`key ${write.key}: expected_revision ${write.expected} acknowledged at revision ${first.revision}`)
+    if (first.revision !== write.expected + 1)
+      fail(`key ${write.key}: expected_revision ${write.expected} acknowledged at revision ${first.revision}`)
     if (first.name !== write.value) fail(`key ${write.key}: acknowledged with another value (${first.name})`)
     const okAt = Math.min(...oks.map((a) => a.completedAt))
     for (const attempt of write.attempts) {
       if (attempt.type === "fail" && attempt.code === "revision_conflict" && attempt.invokedAt > okAt) {
-        fail(`key ${write.key}: a retry after its success was executed again (revision_conflict instead of the stored response)`)
+        fail(
+          `key ${write.key}: a retry after its success was executed again (revision_conflict instead of the stored response)`
+        )
       }
     }
     acked.set(write.key, { write, revision: first.revision })
@@ -72,7 +95,10 @@ export const checkHistory = (writes: ReadonlyArray<LogicalWrite>, observed: Obse
   for (const { write, revision } of acked.values()) {
     const slot = `${write.record}@${revision}`
     const other = byRevision.get(slot)
-    if (other !== undefined) fail(`${write.record}: keys ${other.key} and ${write.key} both acknowledged from expected_revision ${write.expected}`)
+    if (other !== undefined)
+      fail(
+        `${write.record}: keys ${other.key} and ${write.key} both acknowledged from expected_revision ${write.expected}`
+      )
     byRevision.set(slot, write)
   }
 
@@ -82,7 +108,9 @@ export const checkHistory = (writes: ReadonlyArray<LogicalWrite>, observed: Obse
     for (const attempt of write.attempts) {
       if (attempt.type === "fail" && attempt.code === "revision_conflict" && attempt.current !== undefined) {
         if (attempt.current === write.expected || attempt.current > final) {
-          fail(`key ${write.key}: revision_conflict with current_revision ${attempt.current} (expected ${write.expected}, final ${final})`)
+          fail(
+            `key ${write.key}: revision_conflict with current_revision ${attempt.current} (expected ${write.expected}, final ${final})`
+          )
         }
       }
     }
@@ -94,7 +122,8 @@ export const checkHistory = (writes: ReadonlyArray<LogicalWrite>, observed: Obse
   for (const [id, revisions] of seen) {
     const final = observed.records.get(id)?.revision
     const chain = Array.from({ length: final ?? 0 }, (_, i) => i + 1)
-    if (JSON.stringify(revisions) !== JSON.stringify(chain)) fail(`${id}: the feed delivered revisions ${revisions.join(",")}, the record is at ${final}`)
+    if (JSON.stringify(revisions) !== JSON.stringify(chain))
+      fail(`${id}: the feed delivered revisions ${revisions.join(",")}, the record is at ${final}`)
   }
   for (const [id, record] of observed.records) {
     if (!seen.has(id) && record.revision > 0) fail(`${id}: revision ${record.revision} but no change in the feed`)
@@ -104,16 +133,23 @@ export const checkHistory = (writes: ReadonlyArray<LogicalWrite>, observed: Obse
   // revision was produced by a write that was sent (acknowledged, or with an unknown outcome).
   for (const [id, record] of observed.records) {
     for (const { write, revision } of acked.values()) {
-      if (write.record === id && revision > record.revision) fail(`key ${write.key}: acknowledged at revision ${revision}, the record is at ${record.revision}`)
+      if (write.record === id && revision > record.revision)
+        fail(`key ${write.key}: acknowledged at revision ${revision}, the record is at ${record.revision}`)
     }
     const candidates = (revision: number) =>
-      writes.filter((w) => w.record === id && w.expected === revision - 1 && w.attempts.some((a) => a.type === "ok" || a.type === "unknown"))
+      writes.filter(
+        (w) =>
+          w.record === id &&
+          w.expected === revision - 1 &&
+          w.attempts.some((a) => a.type === "ok" || a.type === "unknown")
+      )
     for (let revision = 2; revision <= record.revision; revision++) {
       if (candidates(revision).length === 0) fail(`${id}: revision ${revision} was produced by no write that was sent`)
     }
     const last = byRevision.get(`${id}@${record.revision}`)
     if (last !== undefined) {
-      if (record.name !== last.value) fail(`${id}: at revision ${record.revision} holds ${record.name}, acknowledged ${last.value} (lost write)`)
+      if (record.name !== last.value)
+        fail(`${id}: at revision ${record.revision} holds ${record.name}, acknowledged ${last.value} (lost write)`)
     } else if (record.revision === 1) {
       if (record.name !== record.initial) fail(`${id}: at revision 1 holds ${record.name}, not its initial value`)
     } else if (!candidates(record.revision).some((w) => w.value === record.name)) {

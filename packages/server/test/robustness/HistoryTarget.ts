@@ -9,7 +9,10 @@ import type { Attempt, LogicalWrite, Observed } from "./History.js"
 import { latencyProxy } from "./LatencyProxy.js"
 
 /** Where the clients write: one or more server URLs over one database, and a fresh company's keys. */
-export class Target extends Context.Tag("Target")<Target, { readonly urls: ReadonlyArray<string>; readonly keys: (n: number) => Effect.Effect<ReadonlyArray<string>, unknown> }>() {}
+export class Target extends Context.Tag("Target")<
+  Target,
+  { readonly urls: ReadonlyArray<string>; readonly keys: (n: number) => Effect.Effect<ReadonlyArray<string>, unknown> }
+>() {}
 
 const scopes = ["catalog:read", "catalog:write"]
 // The documented rate limits have their own tests; here they would only turn writes into 429s.
@@ -22,7 +25,14 @@ export const OneServer = Layer.effect(
     urls: [url],
     keys: (n: number) => Effect.flatMap(tenant(), (t) => Effect.all(Array.from({ length: n }, () => t.key(scopes))))
   }))
-).pipe(Layer.provide(TestServerLive), Layer.provide(Layer.setConfigProvider(ConfigProvider.fromJson(unlimited).pipe(ConfigProvider.orElse(() => ConfigProvider.fromEnv())))))
+).pipe(
+  Layer.provide(TestServerLive),
+  Layer.provide(
+    Layer.setConfigProvider(
+      ConfigProvider.fromJson(unlimited).pipe(ConfigProvider.orElse(() => ConfigProvider.fromEnv()))
+    )
+  )
+)
 
 /**
  * `count` server processes (the bundle `npm start` runs) on one throwaway PostgreSQL database. With
@@ -36,17 +46,38 @@ export const postgresInstances = (count: number, options: { readonly latencyMill
       const bundle = yield* buildServer
       const reached = options.latencyMillis === undefined ? url : (yield* latencyProxy(url, options.latencyMillis)).url
       const env = { DATABASE_URL: reached, ...unlimited }
-      const instances = yield* Effect.all(Array.from({ length: count }, () => startInstance(bundle, env)), { concurrency: count })
+      const instances = yield* Effect.all(
+        Array.from({ length: count }, () => startInstance(bundle, env)),
+        { concurrency: count }
+      )
       const admin = Context.get(
-        yield* Layer.build(Admin.Admin.Default.pipe(Layer.provide(pgPorts({ url: Redacted.make(url), poolSize: 2 })), Layer.provide(Ids.IdsLive))),
+        yield* Layer.build(
+          Admin.Admin.Default.pipe(
+            Layer.provide(pgPorts({ url: Redacted.make(url), poolSize: 2 })),
+            Layer.provide(Ids.IdsLive)
+          )
+        ),
         Admin.Admin
       )
       let companies = 0
       const keys = (n: number) =>
         Effect.gen(function* () {
-          const company = yield* admin.createCompany({ name: "Acme", currency: "EUR", main_language: "en", storage_slug: `history-${++companies}-${Date.now()}`, granted_scopes: scopes })
+          const company = yield* admin.createCompany({
+            name: "Acme",
+            currency: "EUR",
+            main_language: "en",
+            storage_slug: `history-${++companies}-${Date.now()}`,
+            granted_scopes: scopes
+          })
           const connection = yield* admin.createConnection(company.id, "ERP")
-          return yield* Effect.all(Array.from({ length: n }, () => Effect.map(admin.createKey({ connection_id: connection.id, scopes, lifetime_days: 1 }), (k) => k.token as string)))
+          return yield* Effect.all(
+            Array.from({ length: n }, () =>
+              Effect.map(
+                admin.createKey({ connection_id: connection.id, scopes, lifetime_days: 1 }),
+                (k) => k.token as string
+              )
+            )
+          )
         })
       return { urls: instances.map((instance) => instance.url), keys }
     })
@@ -61,17 +92,30 @@ export interface Wire {
 }
 
 /** One raw request; `undefined` when the client stopped waiting (the outcome is unknown). */
-export const send = async (url: string, token: string, method: string, path: string, body: unknown, key: string | undefined, timeoutMillis: number): Promise<Wire | undefined> => {
+export const send = async (
+  url: string,
+  token: string,
+  method: string,
+  path: string,
+  body: unknown,
+  key: string | undefined,
+  timeoutMillis: number
+): Promise<Wire | undefined> => {
   try {
     const response = await fetch(`${url}/api/v1${path}`, {
       method,
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...(key === undefined ? {} : { "idempotency-key": key }) },
+      headers: {
+        authorization: `Bearer ${token}`,
+        "content-type": "application/json",
+        ...(key === undefined ? {} : { "idempotency-key": key })
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       signal: AbortSignal.timeout(timeoutMillis)
     })
     return { status: response.status, body: await response.json() }
   } catch (error) {
-    if (error instanceof DOMException && (error.name === "TimeoutError" || error.name === "AbortError")) return undefined
+    if (error instanceof DOMException && (error.name === "TimeoutError" || error.name === "AbortError"))
+      return undefined
     throw error
   }
 }
@@ -90,12 +134,27 @@ export const read = async (url: string, token: string, path: string, busy: { cou
 /** An answer to a write as an attempt of the history. */
 export const outcomeOf = (reply: Wire, invokedAt: number, completedAt: number): Attempt => {
   if (reply.status === 200) {
-    return { type: "ok", revision: reply.body.record.revision, name: reply.body.record.name, replayed: reply.body.replayed === true, updatedAt: reply.body.record.updated_at, invokedAt, completedAt }
+    return {
+      type: "ok",
+      revision: reply.body.record.revision,
+      name: reply.body.record.name,
+      replayed: reply.body.replayed === true,
+      updatedAt: reply.body.record.updated_at,
+      invokedAt,
+      completedAt
+    }
   }
   // 503 (database busy, rolled back) is the one 5xx the spec allows: the client retries with the same key.
   expect(reply.status === 503 || reply.status < 500, JSON.stringify(reply.body)).toBe(true)
   const current = reply.body?.error?.details?.current_revision
-  return { type: "fail", status: reply.status, code: reply.body?.error?.code, ...(typeof current === "number" ? { current } : {}), invokedAt, completedAt }
+  return {
+    type: "fail",
+    status: reply.status,
+    code: reply.body?.error?.code,
+    ...(typeof current === "number" ? { current } : {}),
+    invokedAt,
+    completedAt
+  }
 }
 
 /** A client of a history run: its seeded choices, its key, and the revision it last saw of each record. */
@@ -109,7 +168,8 @@ export interface HistoryClient {
 /** What a client learns of a record's revision from an attempt. */
 export const learn = (client: HistoryClient, record: string, outcome: Attempt) => {
   if (outcome.type === "ok") client.known.set(record, outcome.revision)
-  if (outcome.type === "fail" && outcome.code === "revision_conflict" && outcome.current !== undefined) client.known.set(record, outcome.current)
+  if (outcome.type === "fail" && outcome.code === "revision_conflict" && outcome.current !== undefined)
+    client.known.set(record, outcome.current)
 }
 
 /**
@@ -117,7 +177,14 @@ export const learn = (client: HistoryClient, record: string, outcome: Attempt) =
  * read of its revision mostly, sometimes from one read earlier (a stale one, as a slow client has), with
  * a value no other write uses.
  */
-export const nextWrite = async (client: HistoryClient, w: number, url: string, ids: ReadonlyMap<string, string>, keyPrefix: string, busy: { count: number }) => {
+export const nextWrite = async (
+  client: HistoryClient,
+  w: number,
+  url: string,
+  ids: ReadonlyMap<string, string>,
+  keyPrefix: string,
+  busy: { count: number }
+) => {
   const externalIds = [...ids.keys()]
   const record = externalIds[Math.floor(client.next() * externalIds.length)]!
   if (!client.known.has(record) || client.next() < 0.7) {
@@ -125,18 +192,41 @@ export const nextWrite = async (client: HistoryClient, w: number, url: string, i
     expect(found.status, JSON.stringify(found.body)).toBe(200)
     client.known.set(record, found.body.records[0].revision)
   }
-  const write: LogicalWrite = { key: `${keyPrefix}-${client.c}-${w}-${Date.now()}`, record: ids.get(record)!, expected: client.known.get(record)!, value: `${record} by ${client.c}.${w}`, attempts: [] }
+  const write: LogicalWrite = {
+    key: `${keyPrefix}-${client.c}-${w}-${Date.now()}`,
+    record: ids.get(record)!,
+    expected: client.known.get(record)!,
+    value: `${record} by ${client.c}.${w}`,
+    attempts: []
+  }
   return { record, write, body: { external_id: record, name: write.value, expected_revision: write.expected } }
 }
 
 /** The records the clients update, created through the API, and a feed cursor taken before them. */
-export const createRecords = (urls: ReadonlyArray<string>, admin: string, externalIds: ReadonlyArray<string>, keyPrefix: string) =>
+export const createRecords = (
+  urls: ReadonlyArray<string>,
+  admin: string,
+  externalIds: ReadonlyArray<string>,
+  keyPrefix: string
+) =>
   Effect.gen(function* () {
-    const start = (yield* Effect.promise(() => send(urls[0]!, admin, "GET", "/categories", undefined, undefined, 10_000)))!.body.change_cursor as string
+    const start = (yield* Effect.promise(() =>
+      send(urls[0]!, admin, "GET", "/categories", undefined, undefined, 10_000)
+    ))!.body.change_cursor as string
     const ids = new Map<string, string>()
     const initial = new Map<string, string>()
     for (const record of externalIds) {
-      const created = (yield* Effect.promise(() => send(urls[0]!, admin, "POST", "/categories/upsert", { external_id: record, name: `${record} initial` }, `${keyPrefix}-${record}`, 10_000)))!
+      const created = (yield* Effect.promise(() =>
+        send(
+          urls[0]!,
+          admin,
+          "POST",
+          "/categories/upsert",
+          { external_id: record, name: `${record} initial` },
+          `${keyPrefix}-${record}`,
+          10_000
+        )
+      ))!
       expect(created.status).toBe(200)
       ids.set(record, created.body.record.id)
       initial.set(created.body.record.id, `${record} initial`)
@@ -145,18 +235,30 @@ export const createRecords = (urls: ReadonlyArray<string>, admin: string, extern
   })
 
 /** What the server holds once the clients are done: every record, and the whole change feed from `start` (pages of 7, alternating instances). */
-export const observe = (urls: ReadonlyArray<string>, admin: string, created: { readonly start: string; readonly ids: ReadonlyMap<string, string>; readonly initial: ReadonlyMap<string, string> }, busy: { count: number }) =>
+export const observe = (
+  urls: ReadonlyArray<string>,
+  admin: string,
+  created: {
+    readonly start: string
+    readonly ids: ReadonlyMap<string, string>
+    readonly initial: ReadonlyMap<string, string>
+  },
+  busy: { count: number }
+) =>
   Effect.gen(function* () {
     const records = new Map<string, { revision: number; name: string; initial: string }>()
     for (const [record, id] of created.ids) {
-      const stored = (yield* Effect.promise(() => read(urls[urls.length - 1]!, admin, `/categories/${id}`, busy))).body.record
+      const stored = (yield* Effect.promise(() => read(urls[urls.length - 1]!, admin, `/categories/${id}`, busy))).body
+        .record
       records.set(id, { revision: stored.revision, name: stored.name, initial: created.initial.get(id)! })
       expect(stored.external_id).toBe(record)
     }
     const feed: Array<{ id: string; revision: number }> = []
     let cursor = created.start
     for (let page = 0; page < 10_000; page++) {
-      const reply = yield* Effect.promise(() => read(urls[page % urls.length]!, admin, `/changes?cursor=${cursor}&limit=7`, busy))
+      const reply = yield* Effect.promise(() =>
+        read(urls[page % urls.length]!, admin, `/changes?cursor=${cursor}&limit=7`, busy)
+      )
       expect(reply.status).toBe(200)
       feed.push(...reply.body.records.map((r: any) => ({ id: r.id, revision: r.revision })))
       cursor = reply.body.next_cursor

@@ -38,7 +38,8 @@ export const makeResponseContract = (document: Json) => {
   const check = (method: string, openApiPath: string | undefined, observed: Observed): ReadonlyArray<string> => {
     const problems: Array<string> = []
     if (observed.status >= 500) problems.push(`status ${observed.status}`)
-    if (observed.requestIdHeader === null || !uuid.test(observed.requestIdHeader)) problems.push("no X-Request-Id uuid header")
+    if (observed.requestIdHeader === null || !uuid.test(observed.requestIdHeader))
+      problems.push("no X-Request-Id uuid header")
     const json = observed.contentType.startsWith("application/json")
     let body: unknown = undefined
     if (json) {
@@ -60,18 +61,22 @@ export const makeResponseContract = (document: Json) => {
     const operation = document.paths?.[openApiPath]?.[method.toLowerCase()] as Json | undefined
     if (operation === undefined) return [...problems, `no operation ${method} ${openApiPath} in the document`]
     const declared = operation.responses?.[String(observed.status)] as Json | undefined
-    if (declared === undefined) return [...problems, `status ${observed.status} is not declared for ${method} ${openApiPath}`]
+    if (declared === undefined)
+      return [...problems, `status ${observed.status} is not declared for ${method} ${openApiPath}`]
     if (observed.status === 204 || observed.status === 304) return problems
     const media = Object.keys(declared.content ?? {})
     if (!json) {
-      if (!media.some((type) => observed.contentType.startsWith(type))) problems.push(`content type ${observed.contentType} not declared (${media.join(", ")})`)
+      if (!media.some((type) => observed.contentType.startsWith(type)))
+        problems.push(`content type ${observed.contentType} not declared (${media.join(", ")})`)
       return problems
     }
     if (!media.includes("application/json")) return [...problems, `JSON body where ${media.join(", ")} is declared`]
     const ref = `openapi#/paths/${pointer(openApiPath)}/${method.toLowerCase()}/responses/${observed.status}/content/application~1json/schema`
     const validate = validatorFor(ref)
     if (body !== undefined && !validate(body)) {
-      problems.push(`body does not match the ${observed.status} schema: ${ajv.errorsText(validate.errors, { dataVar: "body" }).slice(0, 300)}`)
+      problems.push(
+        `body does not match the ${observed.status} schema: ${ajv.errorsText(validate.errors, { dataVar: "body" }).slice(0, 300)}`
+      )
     }
     return problems
   }

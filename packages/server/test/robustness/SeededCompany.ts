@@ -41,12 +41,19 @@ export interface SeededCompany {
   readonly usedIdempotency: { readonly key: string; readonly path: string; readonly body: unknown }
 }
 
-export const pngImage = Effect.promise(async () =>
-  new Uint8Array(await sharp({ create: { width: 4, height: 3, channels: 3, background: { r: 10, g: 120, b: 200 } } }).png().toBuffer())
+export const pngImage = Effect.promise(
+  async () =>
+    new Uint8Array(
+      await sharp({ create: { width: 4, height: 3, channels: 3, background: { r: 10, g: 120, b: 200 } } })
+        .png()
+        .toBuffer()
+    )
 )
 
 const expectOk = (what: string, reply: { status: number; text: string }, status = 200) =>
-  reply.status === status ? Effect.void : Effect.dieMessage(`seeding ${what}: ${reply.status} ${reply.text.slice(0, 300)}`)
+  reply.status === status
+    ? Effect.void
+    : Effect.dieMessage(`seeding ${what}: ${reply.status} ${reply.text.slice(0, 300)}`)
 
 /** `tag` makes the company's external ids and names unique, so a leak of them is recognisable. */
 export const seedCompany = (tag: string) =>
@@ -61,7 +68,11 @@ export const seedCompany = (tag: string) =>
     const records = {} as Record<CatalogResource, string>
     const upsert = (resource: CatalogResource, body: Record<string, unknown>) =>
       Effect.gen(function* () {
-        const reply = yield* post(`/${resource}/upsert`, { external_id: ext(resource), name: `${tag} ${resource}`, ...body })
+        const reply = yield* post(`/${resource}/upsert`, {
+          external_id: ext(resource),
+          name: `${tag} ${resource}`,
+          ...body
+        })
         yield* expectOk(`${resource}`, reply)
         records[resource] = reply.body.record.id
         return reply
@@ -96,11 +107,23 @@ export const seedCompany = (tag: string) =>
       note: `${tag} count`
     })
     yield* expectOk("stock", stock)
-    const media = yield* uploadMedia(url, token, { external_id: `${tag}-media-ext`, name: `${tag} picture`, purpose: "catalog" }, yield* pngImage)
+    const media = yield* uploadMedia(
+      url,
+      token,
+      { external_id: `${tag}-media-ext`, name: `${tag} picture`, purpose: "catalog" },
+      yield* pngImage
+    )
     yield* expectOk("media", { status: media.status, text: media.text }, 202)
     yield* waitJob(url, token, media.body.job.id)
     const mediaList = yield* call(url, "GET", `/media?external_id=${encodeURIComponent(`${tag}-media-ext`)}`, { token })
-    const imported = yield* post("/imports", { records: [{ resource: "products", body: { external_id: `${tag}-import-ext`, name: "x", category_ids: [{ external_id: `${tag}-missing` }] } }] })
+    const imported = yield* post("/imports", {
+      records: [
+        {
+          resource: "products",
+          body: { external_id: `${tag}-import-ext`, name: "x", category_ids: [{ external_id: `${tag}-missing` }] }
+        }
+      ]
+    })
     yield* expectOk("import", imported, 202)
     yield* waitJob(url, token, imported.body.job.id)
     const changes = yield* call(url, "GET", "/changes?limit=1", { token })
@@ -114,7 +137,10 @@ export const seedCompany = (tag: string) =>
         t.key(scopes, connectionId === undefined ? {} : { connectionId }),
       newConnection: t.newConnection,
       records,
-      externalIds: Object.fromEntries(Object.keys(records).map((resource) => [resource, ext(resource)])) as Record<CatalogResource, string>,
+      externalIds: Object.fromEntries(Object.keys(records).map((resource) => [resource, ext(resource)])) as Record<
+        CatalogResource,
+        string
+      >,
       productRevision: product.body.record.revision as number,
       cardId: stock.body.record.id as string,
       locationId: location.id as string,

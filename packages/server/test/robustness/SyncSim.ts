@@ -48,7 +48,8 @@ const toDoc = (record: { readonly name?: unknown; readonly description?: unknown
   ...(typeof record.description === "string" ? { description: record.description } : {})
 })
 
-export const sameDoc = (a: Doc | undefined, b: Doc | undefined) => a?.name === b?.name && a?.description === b?.description
+export const sameDoc = (a: Doc | undefined, b: Doc | undefined) =>
+  a?.name === b?.name && a?.description === b?.description
 
 /** The merge policy (see above). */
 export const merge = (base: Doc, local: Doc, remote: Doc): Doc => {
@@ -73,7 +74,11 @@ export const droppingFetch = (rate: () => boolean, stats: { dropped: number }): 
     throw new TypeError("fetch failed: response dropped by the simulation")
   }) as typeof fetch
 
-export const makeClient = (options: { readonly baseUrl: string; readonly apiKey: string; readonly fetch: typeof fetch }): Promise<Client> =>
+export const makeClient = (options: {
+  readonly baseUrl: string
+  readonly apiKey: string
+  readonly fetch: typeof fetch
+}): Promise<Client> =>
   Effect.runPromise(
     CatalogSyncClient.make({
       baseUrl: options.baseUrl,
@@ -164,7 +169,12 @@ export class Connector {
       const local = self.source.get(ext)
       // A source edited since the last sync keeps its edits (merged); the push step sends the result.
       self.source.set(ext, local === undefined || entry === undefined ? remote : merge(entry.base, local, remote))
-      self.entries[ext] = { id: change.id, revision: record.revision, base: remote, mapped: entry?.mapped ?? change.external_id !== null }
+      self.entries[ext] = {
+        id: change.id,
+        revision: record.revision,
+        base: remote,
+        mapped: entry?.mapped ?? change.external_id !== null
+      }
       self.counters.applied++
       yield* self.step(`applied ${change.id}@${change.revision}`)
     })

@@ -10,18 +10,28 @@ import { testDatabase } from "../TestServer.js"
 import { type Attempt, checkHistory, type LogicalWrite } from "./History.js"
 import { random, scaled, seed } from "./Soak.js"
 
-
 interface Wire {
   readonly status: number
   readonly body: any
 }
 
 /** One request; `undefined` when the connection failed or timed out (the server died under it). */
-const send = async (url: string, token: string, method: string, path: string, body?: unknown, key?: string): Promise<Wire | undefined> => {
+const send = async (
+  url: string,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  key?: string
+): Promise<Wire | undefined> => {
   try {
     const response = await fetch(`${url}/api/v1${path}`, {
       method,
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...(key === undefined ? {} : { "idempotency-key": key }) },
+      headers: {
+        authorization: `Bearer ${token}`,
+        "content-type": "application/json",
+        ...(key === undefined ? {} : { "idempotency-key": key })
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       signal: AbortSignal.timeout(15_000)
     })
@@ -38,12 +48,21 @@ const pause = (millis: number) => new Promise((resolve) => setTimeout(resolve, m
  * lost connection (the server was killed), a 503, `idempotency_in_progress` or a 429 (the connection's
  * 20 pending jobs). `onUnknown` sees each attempt whose outcome the client could not learn.
  */
-const settle = async (url: string, token: string, method: string, path: string, body: unknown, key: string, onUnknown: () => void = () => {}): Promise<Wire> => {
+const settle = async (
+  url: string,
+  token: string,
+  method: string,
+  path: string,
+  body: unknown,
+  key: string,
+  onUnknown: () => void = () => {}
+): Promise<Wire> => {
   const deadline = Date.now() + 60_000
   for (;;) {
     const reply = await send(url, token, method, path, body, key)
     if (reply === undefined) onUnknown()
-    else if (reply.status === 503 || reply.status === 429 || reply.body?.error?.code === "idempotency_in_progress") void 0
+    else if (reply.status === 503 || reply.status === 429 || reply.body?.error?.code === "idempotency_in_progress")
+      void 0
     else return reply
     if (Date.now() > deadline) throw new Error(`${method} ${path} (key ${key}) did not settle within 60 s`)
     await pause(50)
@@ -55,7 +74,14 @@ const everything = async (url: string, token: string, path: string) => {
   const out: Array<any> = []
   let cursor: string | null = null
   for (;;) {
-    const reply = await settle(url, token, "GET", `${path}${path.includes("?") ? "&" : "?"}limit=100${cursor === null ? "" : `&cursor=${cursor}`}`, undefined, "unused-read-key")
+    const reply = await settle(
+      url,
+      token,
+      "GET",
+      `${path}${path.includes("?") ? "&" : "?"}limit=100${cursor === null ? "" : `&cursor=${cursor}`}`,
+      undefined,
+      "unused-read-key"
+    )
     expect(reply.status, JSON.stringify(reply.body)).toBe(200)
     out.push(...reply.body.records)
     cursor = reply.body.next_cursor
@@ -78,7 +104,9 @@ const crashRun = Effect.gen(function* () {
   const used = seed(22_2026)
   const kills = scaled(3, 12)
   const clients = scaled(4, 8)
-  console.log(`crash test (${testDatabase}): seed ${used}, ${kills} kills, ${clients} clients (SOAK_SEED=${used} replays the choices)`)
+  console.log(
+    `crash test (${testDatabase}): seed ${used}, ${kills} kills, ${clients} clients (SOAK_SEED=${used} replays the choices)`
+  )
   const next = random(used)
   const bundle = yield* buildServer
   const dataDir = yield* Effect.acquireRelease(
@@ -95,14 +123,41 @@ const crashRun = Effect.gen(function* () {
     BENCHMARK_RATE_LIMIT_MULTIPLIER: "1000"
   }
   const company = yield* runCli(bundle, env, [
-    "company", "create", "--name", "Crash", "--currency", "EUR", "--main-language", "en", "--storage-slug", "crash",
-    "--scopes", scopes, "--stock-package", "on", "--inventory-module", "on"
+    "company",
+    "create",
+    "--name",
+    "Crash",
+    "--currency",
+    "EUR",
+    "--main-language",
+    "en",
+    "--storage-slug",
+    "crash",
+    "--scopes",
+    scopes,
+    "--stock-package",
+    "on",
+    "--inventory-module",
+    "on"
   ])
   const connection = yield* runCli(bundle, env, ["connection", "create", "--company", company.id, "--name", "ERP"])
   const location = yield* runCli(bundle, env, ["location", "create", "--company", company.id, "--name", "Warehouse"])
-  yield* runCli(bundle, env, ["location", "assign", "--connection", connection.id, "--location", location.id, "--writable", "on"])
+  yield* runCli(bundle, env, [
+    "location",
+    "assign",
+    "--connection",
+    connection.id,
+    "--location",
+    location.id,
+    "--writable",
+    "on"
+  ])
   const tokens: Array<string> = []
-  for (let i = 0; i <= clients; i++) tokens.push((yield* runCli(bundle, env, ["key", "create", "--connection", connection.id, "--scopes", scopes, "--days", "1"])).token)
+  for (let i = 0; i <= clients; i++)
+    tokens.push(
+      (yield* runCli(bundle, env, ["key", "create", "--connection", connection.id, "--scopes", scopes, "--days", "1"]))
+        .token
+    )
   const admin = tokens[clients]!
 
   const server = yield* crashableInstance(bundle, env)
@@ -112,13 +167,27 @@ const crashRun = Effect.gen(function* () {
   const initial = new Map<string, string>()
   yield* Effect.promise(async () => {
     for (const record of historyRecords) {
-      const created = await settle(url, admin, "POST", "/categories/upsert", { external_id: record, name: `${record} initial` }, `crash-create-${record}`)
+      const created = await settle(
+        url,
+        admin,
+        "POST",
+        "/categories/upsert",
+        { external_id: record, name: `${record} initial` },
+        `crash-create-${record}`
+      )
       expect(created.status).toBe(200)
       ids.set(record, created.body.record.id)
       initial.set(created.body.record.id, `${record} initial`)
     }
     for (let c = 0; c < clients; c++) {
-      const product = await settle(url, admin, "POST", "/products/upsert", { external_id: `s${c}`, name: `Stocked ${c}`, category_ids: [ids.get("r0")] }, `crash-product-${c}`)
+      const product = await settle(
+        url,
+        admin,
+        "POST",
+        "/products/upsert",
+        { external_id: `s${c}`, name: `Stocked ${c}`, category_ids: [ids.get("r0")] },
+        `crash-product-${c}`
+      )
       expect(product.status).toBe(200)
     }
   })
@@ -139,7 +208,13 @@ const crashRun = Effect.gen(function* () {
         // A revisioned update, recorded for the history check.
         const record = historyRecords[Math.floor(choose() * historyRecords.length)]!
         const read = await settle(url, token, "GET", `/categories/${ids.get(record)}`, undefined, key)
-        const write: LogicalWrite = { key, record: ids.get(record)!, expected: read.body.record.revision, value: `${record} by ${c}.${n}`, attempts: [] }
+        const write: LogicalWrite = {
+          key,
+          record: ids.get(record)!,
+          expected: read.body.record.revision,
+          value: `${record} by ${c}.${n}`,
+          attempts: []
+        }
         writes.push(write)
         const body = { external_id: record, name: write.value, expected_revision: write.expected }
         const invokedAt = performance.now()
@@ -150,10 +225,27 @@ const crashRun = Effect.gen(function* () {
         const completedAt = performance.now()
         const outcome: Attempt =
           reply.status === 200
-            ? { type: "ok", revision: reply.body.record.revision, name: reply.body.record.name, replayed: reply.body.replayed === true, updatedAt: reply.body.record.updated_at, invokedAt, completedAt }
-            : { type: "fail", status: reply.status, code: reply.body.error?.code, current: reply.body.error?.details?.current_revision, invokedAt, completedAt }
+            ? {
+                type: "ok",
+                revision: reply.body.record.revision,
+                name: reply.body.record.name,
+                replayed: reply.body.replayed === true,
+                updatedAt: reply.body.record.updated_at,
+                invokedAt,
+                completedAt
+              }
+            : {
+                type: "fail",
+                status: reply.status,
+                code: reply.body.error?.code,
+                current: reply.body.error?.details?.current_revision,
+                invokedAt,
+                completedAt
+              }
         write.attempts.push(outcome)
-        expect(reply.status === 200 || reply.body.error?.code === "revision_conflict", JSON.stringify(reply.body)).toBe(true)
+        expect(reply.status === 200 || reply.body.error?.code === "revision_conflict", JSON.stringify(reply.body)).toBe(
+          true
+        )
       } else if (kind < 0.75) {
         // A stock movement on the client's own card, settled by its event_id and key.
         const card = cards.get(c) ?? { id: "", applied: 0, revision: 0, events: 0 }
@@ -171,12 +263,20 @@ const crashRun = Effect.gen(function* () {
         const reply = await settle(url, token, "POST", "/inventory", body, key, () => void counts.unknown++)
         expect(reply.status, JSON.stringify(reply.body)).toBe(200)
         const balance = reply.body.record.balances.find((b: any) => b.location_id === location.id)
-        cards.set(c, { id: reply.body.record.id, applied: card.applied + quantity, revision: balance.revision, events: card.events + 1 })
+        cards.set(c, {
+          id: reply.body.record.id,
+          applied: card.applied + quantity,
+          revision: balance.revision,
+          events: card.events + 1
+        })
         counts.movements++
       } else {
         // An import of new categories, with a job that may be cut off mid-way.
         const externalIds = Array.from({ length: 5 + Math.floor(choose() * 20) }, (_, i) => `imp-${c}-${n}-${i}`)
-        const records = externalIds.map((external_id) => ({ resource: "categories", body: { external_id, name: external_id } }))
+        const records = externalIds.map((external_id) => ({
+          resource: "categories",
+          body: { external_id, name: external_id }
+        }))
         const reply = await settle(url, token, "POST", "/imports", { records }, key, () => void counts.unknown++)
         expect(reply.status, JSON.stringify(reply.body)).toBe(202)
         imports.push({ job: reply.body.job.id, externalIds })
@@ -186,7 +286,10 @@ const crashRun = Effect.gen(function* () {
     }
   }
 
-  const load = Effect.all(Array.from({ length: clients }, (_, c) => Effect.promise(() => client(c))), { concurrency: "unbounded" })
+  const load = Effect.all(
+    Array.from({ length: clients }, (_, c) => Effect.promise(() => client(c))),
+    { concurrency: "unbounded" }
+  )
   const killer = Effect.gen(function* () {
     for (let k = 0; k < kills; k++) {
       yield* Effect.sleep(`${300 + Math.floor(next() * 1200)} millis`)
@@ -220,13 +323,22 @@ const crashRun = Effect.gen(function* () {
   expect([...jobs.values()].every((state) => state === "completed")).toBe(true)
 
   const [categories, feed, stock] = yield* Effect.promise(() =>
-    Promise.all([everything(url, admin, "/categories"), everything(url, admin, "/changes"), everything(url, admin, "/inventory")])
+    Promise.all([
+      everything(url, admin, "/categories"),
+      everything(url, admin, "/changes"),
+      everything(url, admin, "/inventory")
+    ])
   )
   // Imports: each record exactly once, created once (revision 1), and nothing that was not sent.
   const byExternalId = new Map<string, Array<any>>()
-  for (const category of categories) byExternalId.set(category.external_id, [...(byExternalId.get(category.external_id) ?? []), category])
+  for (const category of categories)
+    byExternalId.set(category.external_id, [...(byExternalId.get(category.external_id) ?? []), category])
   for (const { externalIds } of imports) {
-    for (const externalId of externalIds) expect({ externalId, found: (byExternalId.get(externalId) ?? []).map((r) => r.revision) }).toEqual({ externalId, found: [1] })
+    for (const externalId of externalIds)
+      expect({ externalId, found: (byExternalId.get(externalId) ?? []).map((r) => r.revision) }).toEqual({
+        externalId,
+        found: [1]
+      })
   }
   expect(categories).toHaveLength(historyRecords.length + counts.imported)
 
@@ -238,23 +350,35 @@ const crashRun = Effect.gen(function* () {
   const revisions = new Map<string, Array<number>>()
   for (const change of feed) revisions.set(change.id, [...(revisions.get(change.id) ?? []), change.revision])
   for (const [id, revision] of current) {
-    expect({ id, revisions: revisions.get(id) }).toEqual({ id, revisions: Array.from({ length: revision }, (_, i) => i + 1) })
+    expect({ id, revisions: revisions.get(id) }).toEqual({
+      id,
+      revisions: Array.from({ length: revision }, (_, i) => i + 1)
+    })
   }
 
   // Stock: each movement applied once, whatever the crashes.
   for (const [c, card] of cards) {
     const stored = stock.find((s) => s.id === card.id)
-    expect({ client: c, physical: stored?.balances[0].physical, revision: stored?.balances[0].revision }).toEqual({ client: c, physical: String(card.applied), revision: card.events })
+    expect({ client: c, physical: stored?.balances[0].physical, revision: stored?.balances[0].revision }).toEqual({
+      client: c,
+      physical: String(card.applied),
+      revision: card.events
+    })
   }
 
   // The concurrency history of the revisioned updates.
   const final = new Map(
     [...ids.values()].map((id) => {
       const record = categories.find((r) => r.id === id)!
-      return [id, { revision: record.revision as number, name: record.name as string, initial: initial.get(id)! }] as const
+      return [
+        id,
+        { revision: record.revision as number, name: record.name as string, initial: initial.get(id)! }
+      ] as const
     })
   )
-  const historyFeed = feed.filter((change) => final.has(change.id)).map((change) => ({ id: change.id as string, revision: change.revision as number }))
+  const historyFeed = feed
+    .filter((change) => final.has(change.id))
+    .map((change) => ({ id: change.id as string, revision: change.revision as number }))
   const { violations, figures } = checkHistory(writes, { records: final, feed: historyFeed })
   expect(violations).toEqual([])
 
@@ -279,6 +403,9 @@ const crashRun = Effect.gen(function* () {
 })
 
 describe(`crash test on ${testDatabase}`, () => {
-  it.live("a server SIGKILLed under mixed write, stock and import load loses no acknowledged write, applies none twice and ends every job", () =>
-    Effect.scoped(crashRun), scaled(120_000, 900_000))
+  it.live(
+    "a server SIGKILLed under mixed write, stock and import load loses no acknowledged write, applies none twice and ends every job",
+    () => Effect.scoped(crashRun),
+    scaled(120_000, 900_000)
+  )
 })

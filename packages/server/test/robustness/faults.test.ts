@@ -7,7 +7,16 @@ import { stockTenant, stockWrite } from "../StockTenant.js"
 import { call, freshKey, type Reply, TestServer, TestServerWith, testDatabase, uploadMedia } from "../TestServer.js"
 import { type Arming, failingSql } from "./FailingSql.js"
 
-const writer = ["catalog:read", "catalog:write", "prices:read", "prices:write", "costs:read", "costs:write", "media:read", "media:write"]
+const writer = [
+  "catalog:read",
+  "catalog:write",
+  "prices:read",
+  "prices:write",
+  "costs:read",
+  "costs:write",
+  "media:read",
+  "media:write"
+]
 const db = failingSql(testDatabase)
 /** The job worker's claims and heartbeats run beside the request under test; they are not counted. */
 const jobStatements = /\bjobs\b/
@@ -27,14 +36,19 @@ interface Sweep<S, W> {
   /** The write hit the fault: a clean error, nothing half-applied. */
   readonly faulted: (state: S, written: W, n: number) => Effect.Effect<void, unknown, TestServer>
   /** Once the fault is gone, the same request (or the job's retry) applies the write once. */
-  readonly recovered: (state: S, written: W, idempotencyKey: string, n: number) => Effect.Effect<void, unknown, TestServer>
+  readonly recovered: (
+    state: S,
+    written: W,
+    idempotencyKey: string,
+    n: number
+  ) => Effect.Effect<void, unknown, TestServer>
 }
 
 const sweep = <S, W>(name: string, steps: Sweep<S, W>) =>
   Effect.gen(function* () {
     const before = db.injected
     let n = 1
-    for (;; n++) {
+    for (; ; n++) {
       const state = yield* steps.prepare
       const idempotencyKey = freshKey()
       db.arm(n, steps.arming)
@@ -53,24 +67,39 @@ const sweep = <S, W>(name: string, steps: Sweep<S, W>) =>
 
 /** Every answer to a faulted request: 503 with Retry-After and the spec's error body. */
 const expectUnavailable = (reply: Reply, n: number) => {
-  expect({ n, at: db.at, status: reply.status, code: reply.body?.error?.code }).toEqual({ n, at: db.at, status: 503, code: "storage_unavailable" })
+  expect({ n, at: db.at, status: reply.status, code: reply.body?.error?.code }).toEqual({
+    n,
+    at: db.at,
+    status: 503,
+    code: "storage_unavailable"
+  })
   expect(reply.headers.get("retry-after")).not.toBeNull()
   expect(reply.headers.get("x-request-id")).toBe(reply.body.request_id)
 }
 
 const feedOf = (url: string, token: string, resource: string) =>
-  Effect.map(call(url, "GET", `/changes?resource=${resource}&limit=100`, { token }), (reply) => reply.body.records as Array<any>)
+  Effect.map(
+    call(url, "GET", `/changes?resource=${resource}&limit=100`, { token }),
+    (reply) => reply.body.records as Array<any>
+  )
 
 /** A catalog tenant with a writer key and a category to link. */
 const catalogTenant = Effect.gen(function* () {
   const { url, tenant } = yield* TestServer
   const token = yield* (yield* tenant()).key(writer)
-  const category = yield* call(url, "POST", "/categories/upsert", { token, body: { external_id: "sofas", name: "Sofas" } })
+  const category = yield* call(url, "POST", "/categories/upsert", {
+    token,
+    body: { external_id: "sofas", name: "Sofas" }
+  })
   return { url, token, categoryId: category.body.record.id as string }
 })
 
 /** The end of the job a 202 queued, as the worker left it. */
-const jobEnd = (waitJob: Effect.Effect.Success<typeof jobWatcher>, scope: JobStore.JobScope, reply: { readonly status: number; readonly body: any }) =>
+const jobEnd = (
+  waitJob: Effect.Effect.Success<typeof jobWatcher>,
+  scope: JobStore.JobScope,
+  reply: { readonly status: number; readonly body: any }
+) =>
   Effect.gen(function* () {
     expect(reply.status).toBe(202)
     const job = yield* waitJob(scope, reply.body.job.id)
@@ -81,7 +110,11 @@ const jobEnd = (waitJob: Effect.Effect.Success<typeof jobWatcher>, scope: JobSto
 const jobTenant = Effect.gen(function* () {
   const { url, tenant } = yield* TestServer
   const t = yield* tenant()
-  return { url, token: yield* t.key(writer), scope: { companyId: t.companyId, connectionId: t.connectionId } as JobStore.JobScope }
+  return {
+    url,
+    token: yield* t.key(writer),
+    scope: { companyId: t.companyId, connectionId: t.connectionId } as JobStore.JobScope
+  }
 })
 
 /** Waits for a job's end through a database client of its own, so that the wait sends no counted statement. */
@@ -99,157 +132,273 @@ const jobWatcher = Effect.gen(function* () {
     })
 })
 
-layer(TestServerWith({ sql: db.wrap }), { excludeTestServices: true, timeout: 120_000 })("fault injection: the N-th statement fails", (it) => {
-  it.effect("a product upsert is all or nothing at every statement, answers 503 + Retry-After, and its replay succeeds", () =>
-    sweep("product upsert", {
-      prepare: catalogTenant,
-      arming: { skip: jobStatements },
-      write: (t, idempotencyKey) =>
-        call(t.url, "POST", "/products/upsert", {
-          token: t.token,
-          idempotencyKey,
-          body: { external_id: "p-1", name: "Sofa", category_ids: [t.categoryId], mode: "combined", price: "10" }
-        }),
-      clean: (_, reply) => Effect.sync(() => expect(reply.status).toBe(200)),
-      faulted: (t, reply, n) =>
-        Effect.gen(function* () {
-          expectUnavailable(reply, n)
-          const list = yield* call(t.url, "GET", "/products", { token: t.token })
-          expect({ n, records: list.body.records }).toEqual({ n, records: [] })
-          expect({ n, changes: yield* feedOf(t.url, t.token, "products") }).toEqual({ n, changes: [] })
-        }),
-      recovered: (t, _, idempotencyKey, n) =>
-        Effect.gen(function* () {
-          const body = { external_id: "p-1", name: "Sofa", category_ids: [t.categoryId], mode: "combined", price: "10" }
-          const replay = yield* call(t.url, "POST", "/products/upsert", { token: t.token, body, idempotencyKey })
-          expect({ n, status: replay.status, outcome: replay.body?.outcome, revision: replay.body?.record?.revision }).toEqual({ n, status: 200, outcome: "created", revision: 1 })
-          expect(yield* feedOf(t.url, t.token, "products")).toHaveLength(1)
+layer(TestServerWith({ sql: db.wrap }), { excludeTestServices: true, timeout: 120_000 })(
+  "fault injection: the N-th statement fails",
+  (it) => {
+    it.effect(
+      "a product upsert is all or nothing at every statement, answers 503 + Retry-After, and its replay succeeds",
+      () =>
+        sweep("product upsert", {
+          prepare: catalogTenant,
+          arming: { skip: jobStatements },
+          write: (t, idempotencyKey) =>
+            call(t.url, "POST", "/products/upsert", {
+              token: t.token,
+              idempotencyKey,
+              body: { external_id: "p-1", name: "Sofa", category_ids: [t.categoryId], mode: "combined", price: "10" }
+            }),
+          clean: (_, reply) => Effect.sync(() => expect(reply.status).toBe(200)),
+          faulted: (t, reply, n) =>
+            Effect.gen(function* () {
+              expectUnavailable(reply, n)
+              const list = yield* call(t.url, "GET", "/products", { token: t.token })
+              expect({ n, records: list.body.records }).toEqual({ n, records: [] })
+              expect({ n, changes: yield* feedOf(t.url, t.token, "products") }).toEqual({ n, changes: [] })
+            }),
+          recovered: (t, _, idempotencyKey, n) =>
+            Effect.gen(function* () {
+              const body = {
+                external_id: "p-1",
+                name: "Sofa",
+                category_ids: [t.categoryId],
+                mode: "combined",
+                price: "10"
+              }
+              const replay = yield* call(t.url, "POST", "/products/upsert", { token: t.token, body, idempotencyKey })
+              expect({
+                n,
+                status: replay.status,
+                outcome: replay.body?.outcome,
+                revision: replay.body?.record?.revision
+              }).toEqual({ n, status: 200, outcome: "created", revision: 1 })
+              expect(yield* feedOf(t.url, t.token, "products")).toHaveLength(1)
+            })
         })
-    }))
+    )
 
-  it.effect("an archive is all or nothing at every statement, answers 503 + Retry-After, and its replay succeeds", () =>
-    sweep("archive", {
-      prepare: Effect.gen(function* () {
-        const t = yield* catalogTenant
-        const product = yield* call(t.url, "POST", "/products/upsert", { token: t.token, body: { external_id: "p-1", name: "Sofa", category_ids: [t.categoryId] } })
-        return { ...t, path: `/products/${product.body.record.id}` }
-      }),
-      arming: { skip: jobStatements },
-      write: (t, idempotencyKey) => call(t.url, "DELETE", t.path, { token: t.token, body: { expected_revision: 1 }, idempotencyKey }),
-      clean: (_, reply) => Effect.sync(() => expect(reply.status).toBe(200)),
-      faulted: (t, reply, n) =>
-        Effect.gen(function* () {
-          expectUnavailable(reply, n)
-          const read = yield* call(t.url, "GET", t.path, { token: t.token })
-          expect({ n, revision: read.body.record.revision, archived: read.body.record.state === "archived" }).toEqual({ n, revision: 1, archived: false })
-          expect({ n, changes: (yield* feedOf(t.url, t.token, "products")).length }).toEqual({ n, changes: 1 })
-        }),
-      recovered: (t, _, idempotencyKey, n) =>
-        Effect.gen(function* () {
-          const replay = yield* call(t.url, "DELETE", t.path, { token: t.token, body: { expected_revision: 1 }, idempotencyKey })
-          expect({ n, status: replay.status, state: replay.body?.record?.state, revision: replay.body?.record?.revision }).toEqual({ n, status: 200, state: "archived", revision: 2 })
-          expect(yield* feedOf(t.url, t.token, "products")).toHaveLength(2)
-        })
-    }))
-
-  it.effect("a stock write is all or nothing at every statement: balance, event and change; its replay applies it once", () =>
-    sweep("stock write", {
-      prepare: Effect.gen(function* () {
-        const t = yield* stockTenant()
-        const first = yield* call(t.url, "POST", "/inventory", { token: t.token, body: stockWrite({ location_id: t.writable }) })
-        expect(first.body.record.balances[0].physical).toBe("5")
-        return { ...t, cardId: first.body.record.id as string, body: stockWrite({ source_id: t.productId, location_id: t.writable, action: "in", quantity: "3", revision: 1 }) }
-      }),
-      arming: { skip: jobStatements },
-      write: (t, idempotencyKey) => call(t.url, "POST", "/inventory", { token: t.token, body: t.body, idempotencyKey }),
-      clean: (_, reply) => Effect.sync(() => expect(reply.body.record.balances[0].physical).toBe("8")),
-      faulted: (t, reply, n) =>
-        Effect.gen(function* () {
-          expectUnavailable(reply, n)
-          const card = yield* call(t.url, "GET", `/inventory/${t.cardId}`, { token: t.token })
-          expect({ n, balance: card.body.record.balances[0] }).toMatchObject({ n, balance: { physical: "5", revision: 1 } })
-          expect({ n, changes: (yield* feedOf(t.url, t.token, "inventory")).length }).toEqual({ n, changes: 1 })
-        }),
-      recovered: (t, _, idempotencyKey, n) =>
-        Effect.gen(function* () {
-          const replay = yield* call(t.url, "POST", "/inventory", { token: t.token, body: t.body, idempotencyKey })
-          expect({ n, status: replay.status, balance: replay.body?.record?.balances?.[0] }).toMatchObject({ n, status: 200, balance: { physical: "8", revision: 2 } })
-          // The same event_id under a new key replays instead of adding 3 again.
-          const again = yield* call(t.url, "POST", "/inventory", { token: t.token, body: t.body })
-          expect({ replayed: again.body.replayed, physical: again.body.record.balances[0].physical }).toEqual({ replayed: true, physical: "8" })
-          expect(yield* feedOf(t.url, t.token, "inventory")).toHaveLength(2)
-        })
-    }))
-
-  const importRecords = Array.from({ length: 3 }, (_, i) => ({ resource: "categories", body: { external_id: `c-${i}`, name: `Category ${i}` } }))
-
-  it.effect("an import job hit by a fault at any statement of its worker ends failed or completed, never half-applied; its retry applies each record once", () =>
-    Effect.gen(function* () {
-      const waitJob = yield* jobWatcher
-      yield* sweep("import batch", {
-        prepare: jobTenant,
-        // Counting starts at the worker's read of the job's records, so the request and the claim are not swept.
-        arming: { skip: jobStatements, after: /FROM import_records WHERE job_id = \S+ ORDER BY idx/ },
-        write: (t, idempotencyKey) =>
-          Effect.gen(function* () {
-            return yield* jobEnd(waitJob, t.scope, yield* call(t.url, "POST", "/imports", { token: t.token, body: { records: importRecords }, idempotencyKey }))
+    it.effect(
+      "an archive is all or nothing at every statement, answers 503 + Retry-After, and its replay succeeds",
+      () =>
+        sweep("archive", {
+          prepare: Effect.gen(function* () {
+            const t = yield* catalogTenant
+            const product = yield* call(t.url, "POST", "/products/upsert", {
+              token: t.token,
+              body: { external_id: "p-1", name: "Sofa", category_ids: [t.categoryId] }
+            })
+            return { ...t, path: `/products/${product.body.record.id}` }
           }),
-        clean: (_, job) => Effect.sync(() => expect(job.state).toBe("completed")),
-        faulted: (t, job, n) =>
-          Effect.gen(function* () {
-            // A fault the worker retries (busy) may still end completed; any other fails the job as retryable.
-            if (job.state !== "completed") expect({ n, state: job.state, code: job.failure?.code }).toEqual({ n, state: "failed", code: "storage_unavailable" })
-            const report = yield* call(t.url, "GET", `/imports/${job.id}`, { token: t.token })
-            const applied = (report.body.report.records as Array<any>).filter((r) => r.status === "applied").map((r) => r.id).sort()
-            const listed = (yield* call(t.url, "GET", "/categories", { token: t.token })).body.records as Array<any>
-            // What the report calls applied is exactly what exists, each at revision 1 with one change.
-            expect({ n, listed: listed.map((r) => r.id).sort() }).toEqual({ n, listed: applied })
-            expect(listed.every((r) => r.revision === 1)).toBe(true)
-            expect({ n, changes: (yield* feedOf(t.url, t.token, "categories")).length }).toEqual({ n, changes: applied.length })
-          }),
-        recovered: (t, job, _, n) =>
-          Effect.gen(function* () {
-            if (job.state === "failed") {
-              const retry = yield* call(t.url, "POST", `/jobs/${job.id}/retry`, { token: t.token })
-              expect({ n, status: retry.status }).toEqual({ n, status: 202 })
-              expect((yield* waitJob(t.scope, job.id)).state).toBe("completed")
+          arming: { skip: jobStatements },
+          write: (t, idempotencyKey) =>
+            call(t.url, "DELETE", t.path, { token: t.token, body: { expected_revision: 1 }, idempotencyKey }),
+          clean: (_, reply) => Effect.sync(() => expect(reply.status).toBe(200)),
+          faulted: (t, reply, n) =>
+            Effect.gen(function* () {
+              expectUnavailable(reply, n)
+              const read = yield* call(t.url, "GET", t.path, { token: t.token })
+              expect({
+                n,
+                revision: read.body.record.revision,
+                archived: read.body.record.state === "archived"
+              }).toEqual({ n, revision: 1, archived: false })
+              expect({ n, changes: (yield* feedOf(t.url, t.token, "products")).length }).toEqual({ n, changes: 1 })
+            }),
+          recovered: (t, _, idempotencyKey, n) =>
+            Effect.gen(function* () {
+              const replay = yield* call(t.url, "DELETE", t.path, {
+                token: t.token,
+                body: { expected_revision: 1 },
+                idempotencyKey
+              })
+              expect({
+                n,
+                status: replay.status,
+                state: replay.body?.record?.state,
+                revision: replay.body?.record?.revision
+              }).toEqual({ n, status: 200, state: "archived", revision: 2 })
+              expect(yield* feedOf(t.url, t.token, "products")).toHaveLength(2)
+            })
+        })
+    )
+
+    it.effect(
+      "a stock write is all or nothing at every statement: balance, event and change; its replay applies it once",
+      () =>
+        sweep("stock write", {
+          prepare: Effect.gen(function* () {
+            const t = yield* stockTenant()
+            const first = yield* call(t.url, "POST", "/inventory", {
+              token: t.token,
+              body: stockWrite({ location_id: t.writable })
+            })
+            expect(first.body.record.balances[0].physical).toBe("5")
+            return {
+              ...t,
+              cardId: first.body.record.id as string,
+              body: stockWrite({
+                source_id: t.productId,
+                location_id: t.writable,
+                action: "in",
+                quantity: "3",
+                revision: 1
+              })
             }
-            const listed = (yield* call(t.url, "GET", "/categories", { token: t.token })).body.records as Array<any>
-            expect({ n, names: listed.map((r) => `${r.external_id}@${r.revision}`).sort() }).toEqual({ n, names: ["c-0@1", "c-1@1", "c-2@1"] })
-            expect(yield* feedOf(t.url, t.token, "categories")).toHaveLength(3)
-          })
-      })
-    }).pipe(Effect.scoped))
+          }),
+          arming: { skip: jobStatements },
+          write: (t, idempotencyKey) =>
+            call(t.url, "POST", "/inventory", { token: t.token, body: t.body, idempotencyKey }),
+          clean: (_, reply) => Effect.sync(() => expect(reply.body.record.balances[0].physical).toBe("8")),
+          faulted: (t, reply, n) =>
+            Effect.gen(function* () {
+              expectUnavailable(reply, n)
+              const card = yield* call(t.url, "GET", `/inventory/${t.cardId}`, { token: t.token })
+              expect({ n, balance: card.body.record.balances[0] }).toMatchObject({
+                n,
+                balance: { physical: "5", revision: 1 }
+              })
+              expect({ n, changes: (yield* feedOf(t.url, t.token, "inventory")).length }).toEqual({ n, changes: 1 })
+            }),
+          recovered: (t, _, idempotencyKey, n) =>
+            Effect.gen(function* () {
+              const replay = yield* call(t.url, "POST", "/inventory", { token: t.token, body: t.body, idempotencyKey })
+              expect({ n, status: replay.status, balance: replay.body?.record?.balances?.[0] }).toMatchObject({
+                n,
+                status: 200,
+                balance: { physical: "8", revision: 2 }
+              })
+              // The same event_id under a new key replays instead of adding 3 again.
+              const again = yield* call(t.url, "POST", "/inventory", { token: t.token, body: t.body })
+              expect({ replayed: again.body.replayed, physical: again.body.record.balances[0].physical }).toEqual({
+                replayed: true,
+                physical: "8"
+              })
+              expect(yield* feedOf(t.url, t.token, "inventory")).toHaveLength(2)
+            })
+        })
+    )
 
-  it.effect("a media job hit by a fault at any statement of its worker ends failed, its media still queued; its retry completes it once", () =>
-    Effect.gen(function* () {
-      const waitJob = yield* jobWatcher
-      const png = yield* Effect.promise(() => sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 20, g: 80, b: 160 } } }).png().toBuffer())
-      yield* sweep("media completion", {
-        prepare: jobTenant,
-        arming: { skip: jobStatements, after: /FROM media WHERE job_id = / },
-        write: (t, idempotencyKey) =>
-          Effect.gen(function* () {
-            return yield* jobEnd(waitJob, t.scope, yield* uploadMedia(t.url, t.token, { external_id: "m-1", name: "Sofa", purpose: "catalog" }, png, idempotencyKey))
-          }),
-        clean: (_, job) => Effect.sync(() => expect(job.state).toBe("completed")),
-        faulted: (t, job, n) =>
-          Effect.gen(function* () {
-            expect({ n, state: job.state, code: job.failure?.code }).toEqual({ n, state: "failed", code: "storage_unavailable" })
-            const media = (yield* call(t.url, "GET", "/media", { token: t.token })).body.records as Array<any>
-            // Still staged and waiting for the job's retry: `failed` is kept for images that need a new upload.
-            expect({ n, states: media.map((m) => [m.state, m.failure]) }).toEqual({ n, states: [["queued", null]] })
-          }),
-        recovered: (t, job, _, n) =>
-          Effect.gen(function* () {
-            const retry = yield* call(t.url, "POST", `/jobs/${job.id}/retry`, { token: t.token })
-            expect({ n, status: retry.status }).toEqual({ n, status: 202 })
-            expect((yield* waitJob(t.scope, job.id)).state).toBe("completed")
-            const media = (yield* call(t.url, "GET", "/media", { token: t.token })).body.records as Array<any>
-            expect({ n, media: media.map((m) => [m.state, m.width, m.height]) }).toEqual({ n, media: [["completed", 64, 48]] })
-            const content = yield* call(t.url, "GET", `/media/${media[0].id}/content`, { token: t.token })
-            expect(content.status).toBe(200)
+    const importRecords = Array.from({ length: 3 }, (_, i) => ({
+      resource: "categories",
+      body: { external_id: `c-${i}`, name: `Category ${i}` }
+    }))
+
+    it.effect(
+      "an import job hit by a fault at any statement of its worker ends failed or completed, never half-applied; its retry applies each record once",
+      () =>
+        Effect.gen(function* () {
+          const waitJob = yield* jobWatcher
+          yield* sweep("import batch", {
+            prepare: jobTenant,
+            // Counting starts at the worker's read of the job's records, so the request and the claim are not swept.
+            arming: { skip: jobStatements, after: /FROM import_records WHERE job_id = \S+ ORDER BY idx/ },
+            write: (t, idempotencyKey) =>
+              Effect.gen(function* () {
+                return yield* jobEnd(
+                  waitJob,
+                  t.scope,
+                  yield* call(t.url, "POST", "/imports", {
+                    token: t.token,
+                    body: { records: importRecords },
+                    idempotencyKey
+                  })
+                )
+              }),
+            clean: (_, job) => Effect.sync(() => expect(job.state).toBe("completed")),
+            faulted: (t, job, n) =>
+              Effect.gen(function* () {
+                // A fault the worker retries (busy) may still end completed; any other fails the job as retryable.
+                if (job.state !== "completed")
+                  expect({ n, state: job.state, code: job.failure?.code }).toEqual({
+                    n,
+                    state: "failed",
+                    code: "storage_unavailable"
+                  })
+                const report = yield* call(t.url, "GET", `/imports/${job.id}`, { token: t.token })
+                const applied = (report.body.report.records as Array<any>)
+                  .filter((r) => r.status === "applied")
+                  .map((r) => r.id)
+                  .sort()
+                const listed = (yield* call(t.url, "GET", "/categories", { token: t.token })).body.records as Array<any>
+                // What the report calls applied is exactly what exists, each at revision 1 with one change.
+                expect({ n, listed: listed.map((r) => r.id).sort() }).toEqual({ n, listed: applied })
+                expect(listed.every((r) => r.revision === 1)).toBe(true)
+                expect({ n, changes: (yield* feedOf(t.url, t.token, "categories")).length }).toEqual({
+                  n,
+                  changes: applied.length
+                })
+              }),
+            recovered: (t, job, _, n) =>
+              Effect.gen(function* () {
+                if (job.state === "failed") {
+                  const retry = yield* call(t.url, "POST", `/jobs/${job.id}/retry`, { token: t.token })
+                  expect({ n, status: retry.status }).toEqual({ n, status: 202 })
+                  expect((yield* waitJob(t.scope, job.id)).state).toBe("completed")
+                }
+                const listed = (yield* call(t.url, "GET", "/categories", { token: t.token })).body.records as Array<any>
+                expect({ n, names: listed.map((r) => `${r.external_id}@${r.revision}`).sort() }).toEqual({
+                  n,
+                  names: ["c-0@1", "c-1@1", "c-2@1"]
+                })
+                expect(yield* feedOf(t.url, t.token, "categories")).toHaveLength(3)
+              })
           })
-      })
-    }).pipe(Effect.scoped))
-})
+        }).pipe(Effect.scoped)
+    )
+
+    it.effect(
+      "a media job hit by a fault at any statement of its worker ends failed, its media still queued; its retry completes it once",
+      () =>
+        Effect.gen(function* () {
+          const waitJob = yield* jobWatcher
+          const png = yield* Effect.promise(() =>
+            sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 20, g: 80, b: 160 } } })
+              .png()
+              .toBuffer()
+          )
+          yield* sweep("media completion", {
+            prepare: jobTenant,
+            arming: { skip: jobStatements, after: /FROM media WHERE job_id = / },
+            write: (t, idempotencyKey) =>
+              Effect.gen(function* () {
+                return yield* jobEnd(
+                  waitJob,
+                  t.scope,
+                  yield* uploadMedia(
+                    t.url,
+                    t.token,
+                    { external_id: "m-1", name: "Sofa", purpose: "catalog" },
+                    png,
+                    idempotencyKey
+                  )
+                )
+              }),
+            clean: (_, job) => Effect.sync(() => expect(job.state).toBe("completed")),
+            faulted: (t, job, n) =>
+              Effect.gen(function* () {
+                expect({ n, state: job.state, code: job.failure?.code }).toEqual({
+                  n,
+                  state: "failed",
+                  code: "storage_unavailable"
+                })
+                const media = (yield* call(t.url, "GET", "/media", { token: t.token })).body.records as Array<any>
+                // Still staged and waiting for the job's retry: `failed` is kept for images that need a new upload.
+                expect({ n, states: media.map((m) => [m.state, m.failure]) }).toEqual({ n, states: [["queued", null]] })
+              }),
+            recovered: (t, job, _, n) =>
+              Effect.gen(function* () {
+                const retry = yield* call(t.url, "POST", `/jobs/${job.id}/retry`, { token: t.token })
+                expect({ n, status: retry.status }).toEqual({ n, status: 202 })
+                expect((yield* waitJob(t.scope, job.id)).state).toBe("completed")
+                const media = (yield* call(t.url, "GET", "/media", { token: t.token })).body.records as Array<any>
+                expect({ n, media: media.map((m) => [m.state, m.width, m.height]) }).toEqual({
+                  n,
+                  media: [["completed", 64, 48]]
+                })
+                const content = yield* call(t.url, "GET", `/media/${media[0].id}/content`, { token: t.token })
+                expect(content.status).toBe(200)
+              })
+          })
+        }).pipe(Effect.scoped)
+    )
+  }
+)
