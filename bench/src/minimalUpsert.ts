@@ -10,6 +10,7 @@
 import Database from "better-sqlite3"
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import { readBody, send } from "./plainHttp.js"
 
 interface Key {
   readonly key_id: string
@@ -32,20 +33,6 @@ interface UpsertBody {
   readonly name: string
   readonly category_ids?: ReadonlyArray<{ readonly external_id: string }>
 }
-
-const send = (res: ServerResponse, status: number, body: unknown) => {
-  const text = JSON.stringify(body)
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) })
-  res.end(text)
-}
-
-const readBody = (req: IncomingMessage) =>
-  new Promise<string>((resolve, reject) => {
-    const chunks: Array<Buffer> = []
-    req.on("data", (c: Buffer) => chunks.push(c))
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
-    req.on("error", reject)
-  })
 
 export const minimalUpsert = (filename: string, port: number, host: string) => {
   const db = new Database(filename)

@@ -20,6 +20,7 @@ import Database from "better-sqlite3"
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import { readBody, send } from "./plainHttp.js"
 import { CatalogApi, ChangesApi, Common } from "@catalog-sync/contract"
 import { minimalUpsert } from "./minimalUpsert.js"
 
@@ -37,12 +38,6 @@ interface Fixtures {
   }
   /** An up-to-date feed poll's answer (no change after the cursor). */
   readonly feed: { readonly records: ReadonlyArray<never>; readonly next_cursor: string; readonly has_more: false }
-}
-
-const send = (res: ServerResponse, status: number, body: unknown) => {
-  const text = JSON.stringify(body)
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) })
-  res.end(text)
 }
 
 /** Plain node:http: routes by prefix and answers the same bodies the real server gave at setup. */
@@ -100,14 +95,6 @@ const emptyApi = (fixtures: Fixtures) => {
   )
   NodeRuntime.runMain(Layer.launch(live) as Effect.Effect<never>, { disablePrettyLogger: true })
 }
-
-const readBody = (req: IncomingMessage) =>
-  new Promise<string>((resolve, reject) => {
-    const chunks: Array<Buffer> = []
-    req.on("data", (c: Buffer) => chunks.push(c))
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
-    req.on("error", reject)
-  })
 
 /**
  * node:http + better-sqlite3 doing what a product upsert of the real server does in SQL (captured
