@@ -5,6 +5,7 @@ import { Api, type Authentication } from "@catalog-sync/contract"
 import { api } from "../ErrorResponses.js"
 import { writeEnvelope } from "../Writes.js"
 import { requestId } from "../RequestId.js"
+import { ok } from "../JsonAnswer.js"
 
 interface ListUrlParams {
   readonly limit?: number | undefined
@@ -47,12 +48,12 @@ const catalogEndpoints = <Name extends Resource.ResourceName>(
   list: ({ urlParams }: { readonly urlParams: ListUrlParams }) =>
     Effect.gen(function* () {
       const page = yield* api(catalog.list(resource, listParams(urlParams)))
-      return { request_id: yield* requestId, ...page }
+      return ok({ request_id: yield* requestId, ...page })
     }),
   get: ({ path }: { readonly path: { readonly id: string } }) =>
     Effect.gen(function* () {
       const record = yield* api(catalog.get(resource, recordId(path.id)))
-      return { request_id: yield* requestId, record }
+      return ok({ request_id: yield* requestId, record })
     }),
   upsert: ({
     payload,
@@ -60,7 +61,7 @@ const catalogEndpoints = <Name extends Resource.ResourceName>(
   }: {
     readonly payload: Readonly<Record<string, unknown>>
     readonly headers: IdempotencyHeaders
-  }) => writeEnvelope(headers["idempotency-key"], payload, catalog.upsertCommand(resource, payload))
+  }) => Effect.map(writeEnvelope(headers["idempotency-key"], payload, catalog.upsertCommand(resource, payload)), ok)
 })
 
 const archive =
@@ -74,10 +75,13 @@ const archive =
     readonly payload: { readonly expected_revision: number }
     readonly headers: IdempotencyHeaders
   }) =>
-    writeEnvelope(
-      headers["idempotency-key"],
-      payload,
-      catalog.archiveCommand(recordId(path.id), payload.expected_revision)
+    Effect.map(
+      writeEnvelope(
+        headers["idempotency-key"],
+        payload,
+        catalog.archiveCommand(recordId(path.id), payload.expected_revision)
+      ),
+      ok
     )
 
 const withCatalog = <A>(build: (catalog: CatalogService.CatalogService) => A) =>

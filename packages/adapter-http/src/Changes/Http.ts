@@ -4,6 +4,7 @@ import { Effect } from "effect"
 import { Api } from "@catalog-sync/contract"
 import { api } from "../ErrorResponses.js"
 import { requestId } from "../RequestId.js"
+import { ok } from "../JsonAnswer.js"
 
 export const ChangesHttpLive = HttpApiBuilder.group(Api, "changes", (handlers) =>
   Effect.gen(function* () {
@@ -17,7 +18,7 @@ export const ChangesHttpLive = HttpApiBuilder.group(Api, "changes", (handlers) =
             resources: urlParams.resource?.split(",")
           })
         )
-        return { request_id: yield* requestId, ...page }
+        return ok({ request_id: yield* requestId, ...page })
       })
     )
   })
