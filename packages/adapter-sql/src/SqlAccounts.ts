@@ -16,6 +16,7 @@ import {
   toCompany,
   toCompanyRow
 } from "./internal/rows.js"
+import { span } from "./internal/spans.js"
 
 type Prefixed<P extends string, F extends Schema.Struct.Fields> = {
   readonly [K in keyof F & string as `${P}${K}`]: F[K]
@@ -225,27 +226,23 @@ export const make: Effect.Effect<
           }))
         ),
         refineErrors,
-        Effect.withSpan("Accounts.findKey", { captureStackTrace: false, attributes: { keyId } })
+        span("Accounts.findKey", { keyId })
       ),
 
     companyOfDomain: (domain) =>
       findDomainOwner(domain).pipe(
         Effect.map(Option.map((row) => row.company_id)),
         refineErrors,
-        Effect.withSpan("Accounts.companyOfDomain", { captureStackTrace: false, attributes: { domain } })
+        span("Accounts.companyOfDomain", { domain })
       ),
 
     getCompany: (id) =>
-      findCompany(id).pipe(
-        Effect.map(Option.map(toCompany)),
-        refineErrors,
-        Effect.withSpan("Accounts.getCompany", { captureStackTrace: false, attributes: { id } })
-      ),
+      findCompany(id).pipe(Effect.map(Option.map(toCompany)), refineErrors, span("Accounts.getCompany", { id })),
 
     listCompanies: findCompanies(undefined).pipe(
       Effect.map(Arr.map(toCompany)),
       refineErrors,
-      Effect.withSpan("Accounts.listCompanies", { captureStackTrace: false })
+      span("Accounts.listCompanies")
     ),
 
     saveCompany: (company) =>
@@ -278,87 +275,61 @@ export const make: Effect.Effect<
         announced,
         inTransaction(sql),
         refineErrors,
-        Effect.withSpan("Accounts.saveCompany", { captureStackTrace: false, attributes: { id: company.id } })
+        span("Accounts.saveCompany", { id: company.id })
       ),
 
-    getConnection: (id) =>
-      findConnection(id).pipe(
-        refineErrors,
-        Effect.withSpan("Accounts.getConnection", { captureStackTrace: false, attributes: { id } })
-      ),
+    getConnection: (id) => findConnection(id).pipe(refineErrors, span("Accounts.getConnection", { id })),
 
     listConnections: (companyId) =>
-      findConnections(companyId).pipe(
-        refineErrors,
-        Effect.withSpan("Accounts.listConnections", { captureStackTrace: false, attributes: { companyId } })
-      ),
+      findConnections(companyId).pipe(refineErrors, span("Accounts.listConnections", { companyId })),
 
     saveConnection: (connection) =>
       upsertConnection(connection).pipe(
         announced,
         refineErrors,
-        Effect.withSpan("Accounts.saveConnection", {
-          captureStackTrace: false,
-          attributes: { id: connection.id, companyId: connection.company_id }
-        })
+        span("Accounts.saveConnection", { id: connection.id, companyId: connection.company_id })
       ),
 
     insertKey: (key, secretHash) =>
       insertKeyRow(toApiKeyRow(key, secretHash)).pipe(
         announced,
         refineErrors,
-        Effect.withSpan("Accounts.insertKey", {
-          captureStackTrace: false,
-          attributes: { keyId: key.id, companyId: key.company_id, connectionId: key.connection_id }
-        })
+        span("Accounts.insertKey", { keyId: key.id, companyId: key.company_id, connectionId: key.connection_id })
       ),
 
     listKeys: (companyId) =>
-      findKeys(companyId).pipe(
-        Effect.map(Arr.map(toApiKey)),
-        refineErrors,
-        Effect.withSpan("Accounts.listKeys", { captureStackTrace: false, attributes: { companyId } })
-      ),
+      findKeys(companyId).pipe(Effect.map(Arr.map(toApiKey)), refineErrors, span("Accounts.listKeys", { companyId })),
 
     revokeKey: (keyId, at) =>
       revokeKeyRow({ id: keyId, at }).pipe(
         announced,
         Effect.map((rows) => rows.length > 0),
         refineErrors,
-        Effect.withSpan("Accounts.revokeKey", { captureStackTrace: false, attributes: { keyId } })
+        span("Accounts.revokeKey", { keyId })
       ),
 
     saveLocation: (location) =>
       upsertLocation(location).pipe(
         announced,
         refineErrors,
-        Effect.withSpan("Accounts.saveLocation", {
-          captureStackTrace: false,
-          attributes: { id: location.id, companyId: location.company_id }
-        })
+        span("Accounts.saveLocation", { id: location.id, companyId: location.company_id })
       ),
 
     listLocations: (companyId) =>
-      findLocations(companyId).pipe(
-        refineErrors,
-        Effect.withSpan("Accounts.listLocations", { captureStackTrace: false, attributes: { companyId } })
-      ),
+      findLocations(companyId).pipe(refineErrors, span("Accounts.listLocations", { companyId })),
 
     assignLocation: (assignment) =>
       upsertAssignment(assignment).pipe(
         announced,
         refineErrors,
-        Effect.withSpan("Accounts.assignLocation", {
-          captureStackTrace: false,
-          attributes: { connectionId: assignment.connection_id, locationId: assignment.location_id }
-        })
+        span("Accounts.assignLocation", { connectionId: assignment.connection_id, locationId: assignment.location_id })
       ),
 
     assignments: (connectionId) =>
       findAssignments(connectionId).pipe(
         Effect.map(Arr.map(toAssignment)),
         refineErrors,
-        Effect.withSpan("Accounts.assignments", { captureStackTrace: false, attributes: { connectionId } })
+        span("Accounts.assignments", { connectionId })
       )
   })
 })

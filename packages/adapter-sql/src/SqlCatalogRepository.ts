@@ -3,7 +3,8 @@ import { SqlClient, type Statement, SqlSchema } from "@effect/sql"
 import { Array as Arr, type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { atomically } from "./internal/transaction.js"
-import { chunks, RecordRow, recordColumns, ReferenceTarget, toRecordRow, toStoredRecord } from "./internal/rows.js"
+import { chunks, RecordRow, recordColumns, ReferenceTarget, storedRecordOf, toRecordRow } from "./internal/rows.js"
+import { span } from "./internal/spans.js"
 
 /** The parameters of a list query, as plain values. */
 export interface ListParams {
@@ -127,38 +128,20 @@ export const make: Effect.Effect<
   const sql = yield* SqlClient.SqlClient
   const columns = sql.literal(recordColumns)
 
-  const findRecord = SqlSchema.findOne({
-    Request: Schema.Struct({ companyId: Ids.CompanyId, resource: Resource.ResourceName, id: Ids.RecordId }),
-    Result: RecordRow,
-    execute: ({ companyId, id, resource }) =>
-      sql`SELECT ${columns} FROM catalog_records r WHERE r.company_id = ${companyId} AND r.resource = ${resource} AND r.id = ${id}`
-  })
+  // Reads map their rows with `storedRecordOf` (our own writes, no schema decode); parameters are typed ids.
+  type Row = Readonly<Record<string, unknown>>
+
+  const findRecord = (companyId: string, resource: string, id: string) =>
+    sql<Row>`SELECT ${columns} FROM catalog_records r WHERE r.company_id = ${companyId} AND r.resource = ${resource} AND r.id = ${id}`
 
   // The mapping's index on (company, connection, resource, record) makes the join one more key lookup.
-  const findMappedRecord = SqlSchema.findOne({
-    Request: Schema.Struct({
-      companyId: Ids.CompanyId,
-      resource: Resource.ResourceName,
-      id: Ids.RecordId,
-      connectionId: Ids.ConnectionId
-    }),
-    Result: Schema.Struct({ ...RecordRow.fields, mapped_external_id: Schema.NullOr(Schema.String) }),
-    execute: ({ companyId, connectionId, id, resource }) =>
-      sql`SELECT ${columns}, m.external_id AS mapped_external_id FROM catalog_records r
+  const findMappedRecord = (companyId: string, resource: string, id: string, connectionId: string) =>
+    sql<Row>`SELECT ${columns}, m.external_id AS mapped_external_id FROM catalog_records r
           LEFT JOIN mappings m ON m.company_id = r.company_id AND m.connection_id = ${connectionId} AND m.resource = r.resource AND m.record_id = r.id
           WHERE r.company_id = ${companyId} AND r.resource = ${resource} AND r.id = ${id}`
-  })
 
-  const findRecords = SqlSchema.findAll({
-    Request: Schema.Struct({
-      companyId: Ids.CompanyId,
-      resource: Resource.ResourceName,
-      ids: Schema.Array(Ids.RecordId)
-    }),
-    Result: RecordRow,
-    execute: ({ companyId, ids, resource }) =>
-      sql`SELECT ${columns} FROM catalog_records r WHERE r.company_id = ${companyId} AND r.resource = ${resource} AND r.id IN ${sql.in(ids)}`
-  })
+  const findRecords = (companyId: string, resource: string, ids: ReadonlyArray<string>) =>
+    sql<Row>`SELECT ${columns} FROM catalog_records r WHERE r.company_id = ${companyId} AND r.resource = ${resource} AND r.id IN ${sql.in(ids)}`
 
   const findExisting = SqlSchema.findAll({
     Request: Schema.Struct({ companyId: Ids.CompanyId, resource: ReferenceTarget, ids: Schema.Array(Ids.RecordId) }),
@@ -227,17 +210,9 @@ export const make: Effect.Effect<
           ORDER BY rc.bundle_id`
   })
 
-  const findChildren = SqlSchema.findAll({
-    Request: Schema.Struct({
-      companyId: Ids.CompanyId,
-      resource: Resource.ResourceName,
-      parentIds: Schema.Array(Ids.RecordId)
-    }),
-    Result: RecordRow,
-    execute: ({ companyId, parentIds, resource }) =>
-      sql`SELECT ${sql.literal(recordColumns)} FROM catalog_records r
+  const findChildren = (companyId: string, resource: string, parentIds: ReadonlyArray<string>) =>
+    sql<Row>`SELECT ${sql.literal(recordColumns)} FROM catalog_records r
           WHERE r.company_id = ${companyId} AND r.resource = ${resource} AND r.parent_id IN ${sql.in(parentIds)}`
-  })
 
   // Rule checks that read other records run under READ COMMITTED on PostgreSQL, where two transactions do
   // not see each other's uncommitted writes; a per-company transaction lock per rule makes them take turns.
@@ -248,11 +223,10 @@ export const make: Effect.Effect<
       orElse: () => Effect.void
     })
 
-  const listRecords = SqlSchema.findAll({
-    Request: ListRequest,
-    Result: RecordRow,
-    execute: (request) => listStatement(sql, request)
-  })
+  // The request is checked once (a negative LIMIT means "no limit" to SQLite); its rows are mapped directly.
+  const encodeListRequest = Schema.encode(ListRequest)
+  const listRecords = (request: typeof ListRequest.Type) =>
+    Effect.flatMap(encodeListRequest(request), (params) => listStatement(sql, params) as Statement.Statement<Row>)
 
   const findAncestors = SqlSchema.findAll({
     Request: Schema.Struct({ companyId: Ids.CompanyId, categoryId: Ids.RecordId, maxDepth: Schema.Int }),
@@ -262,35 +236,34 @@ export const make: Effect.Effect<
 
   return CatalogRepository.CatalogRepository.of({
     get: (companyId, resource, id) =>
-      findRecord({ companyId, resource, id }).pipe(
-        Effect.map(Option.map(toStoredRecord)),
+      findRecord(companyId, resource, id).pipe(
+        Effect.map((rows) => Option.map(Arr.head(rows), storedRecordOf)),
         refineErrors,
-        Effect.withSpan("CatalogRepository.get", { captureStackTrace: false, attributes: { companyId, resource, id } })
+        span("CatalogRepository.get", { companyId, resource, id })
       ),
 
     getMapped: (companyId, resource, id, connectionId) =>
-      findMappedRecord({ companyId, resource, id, connectionId }).pipe(
-        Effect.map(Option.map((row) => ({ record: toStoredRecord(row), externalId: row.mapped_external_id }))),
+      findMappedRecord(companyId, resource, id, connectionId).pipe(
+        Effect.map((rows) =>
+          Option.map(Arr.head(rows), (row) => ({
+            record: storedRecordOf(row),
+            externalId: row.mapped_external_id as string | null
+          }))
+        ),
         refineErrors,
-        Effect.withSpan("CatalogRepository.getMapped", {
-          captureStackTrace: false,
-          attributes: { companyId, resource, id }
-        })
+        span("CatalogRepository.getMapped", { companyId, resource, id })
       ),
 
     getMany: (companyId, resource, ids) => {
       const unique = Arr.dedupe(ids)
-      return Effect.forEach(chunks(unique), (chunk) => findRecords({ companyId, resource, ids: chunk })).pipe(
+      return Effect.forEach(chunks(unique), (chunk) => findRecords(companyId, resource, chunk)).pipe(
         Effect.map((pages) => {
-          const byId = new Map(pages.flat().map((row) => [row.id, toStoredRecord(row)] as const))
+          const byId = new Map(pages.flat().map((row) => [row.id as string, storedRecordOf(row)] as const))
           // Results follow the caller's order, as the in-memory reference does.
           return unique.flatMap((id) => byId.get(id) ?? [])
         }),
         refineErrors,
-        Effect.withSpan("CatalogRepository.getMany", {
-          captureStackTrace: false,
-          attributes: { companyId, resource, count: ids.length }
-        })
+        span("CatalogRepository.getMany", { companyId, resource, count: ids.length })
       )
     },
 
@@ -301,10 +274,7 @@ export const make: Effect.Effect<
       ).pipe(
         Effect.map((pages): ReadonlySet<Ids.RecordId> => new Set(pages.flat().map((row) => row.id))),
         refineErrors,
-        Effect.withSpan("CatalogRepository.existing", {
-          captureStackTrace: false,
-          attributes: { companyId, target, count: ids.length }
-        })
+        span("CatalogRepository.existing", { companyId, target, count: ids.length })
       ),
 
     insert: (record) =>
@@ -312,10 +282,7 @@ export const make: Effect.Effect<
         // A record and its category links are one write even when the caller opened no transaction.
         atomically(sql),
         refineErrors,
-        Effect.withSpan("CatalogRepository.insert", {
-          captureStackTrace: false,
-          attributes: { companyId: record.companyId, resource: record.resource, id: record.id }
-        })
+        span("CatalogRepository.insert", { companyId: record.companyId, resource: record.resource, id: record.id })
       ),
 
     update: (record, expectedRevision) =>
@@ -337,20 +304,19 @@ export const make: Effect.Effect<
       }).pipe(
         atomically(sql),
         refineErrors,
-        Effect.withSpan("CatalogRepository.update", {
-          captureStackTrace: false,
-          attributes: { companyId: record.companyId, resource: record.resource, id: record.id, expectedRevision }
+        span("CatalogRepository.update", {
+          companyId: record.companyId,
+          resource: record.resource,
+          id: record.id,
+          expectedRevision
         })
       ),
 
     list: (companyId, resource, query) =>
       listRecords({ ...query, companyId, resource }).pipe(
-        Effect.map(Arr.map(toStoredRecord)),
+        Effect.map(Arr.map(storedRecordOf)),
         refineErrors,
-        Effect.withSpan("CatalogRepository.list", {
-          captureStackTrace: false,
-          attributes: { companyId, resource, limit: query.limit }
-        })
+        span("CatalogRepository.list", { companyId, resource, limit: query.limit })
       ),
 
     // The chain is read to refuse a cycle before a parent change. On PostgreSQL two concurrent parent
@@ -358,20 +324,15 @@ export const make: Effect.Effect<
     // a per-company transaction lock: the second change waits for the first and sees its parent. SQLite
     // writers are serial already.
     children: (companyId, resource, parentIds) =>
-      Effect.forEach(chunks(Arr.dedupe(parentIds)), (chunk) =>
-        findChildren({ companyId, resource, parentIds: chunk })
-      ).pipe(
+      Effect.forEach(chunks(Arr.dedupe(parentIds)), (chunk) => findChildren(companyId, resource, chunk)).pipe(
         Effect.map((pages) =>
           pages
             .flat()
-            .map(toStoredRecord)
+            .map(storedRecordOf)
             .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
         ),
         refineErrors,
-        Effect.withSpan("CatalogRepository.children", {
-          captureStackTrace: false,
-          attributes: { companyId, resource, count: parentIds.length }
-        })
+        span("CatalogRepository.children", { companyId, resource, count: parentIds.length })
       ),
 
     bundlesContaining: (companyId, productId) =>
@@ -379,10 +340,7 @@ export const make: Effect.Effect<
         Effect.zipRight(findBundles({ companyId, productId })),
         Effect.map(Arr.map((row) => row.bundle_id)),
         refineErrors,
-        Effect.withSpan("CatalogRepository.bundlesContaining", {
-          captureStackTrace: false,
-          attributes: { companyId, productId }
-        })
+        span("CatalogRepository.bundlesContaining", { companyId, productId })
       ),
 
     lockPricing: (companyId) => ruleLock("pricing", companyId).pipe(refineErrors),
@@ -392,10 +350,7 @@ export const make: Effect.Effect<
         Effect.zipRight(maxDepth <= 0 ? Effect.succeed([]) : findAncestors({ companyId, categoryId, maxDepth })),
         Effect.map(Arr.map((row) => row.parent_id)),
         refineErrors,
-        Effect.withSpan("CatalogRepository.ancestors", {
-          captureStackTrace: false,
-          attributes: { companyId, categoryId, maxDepth }
-        })
+        span("CatalogRepository.ancestors", { companyId, categoryId, maxDepth })
       )
   })
 })

@@ -3,6 +3,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { type Context, Effect, Layer, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { ChangeRow } from "./internal/rows.js"
+import { span } from "./internal/spans.js"
 
 const Position = Schema.Union(Schema.Number, Schema.NumberFromString)
 
@@ -65,14 +66,11 @@ export const make: Effect.Effect<
           })
         ),
         refineErrors,
-        Effect.withSpan("ChangeLog.append", {
-          captureStackTrace: false,
-          attributes: {
-            companyId: entry.companyId,
-            resource: entry.resource,
-            recordId: entry.recordId,
-            revision: entry.revision
-          }
+        span("ChangeLog.append", {
+          companyId: entry.companyId,
+          resource: entry.resource,
+          recordId: entry.recordId,
+          revision: entry.revision
         })
       ),
     head: (companyId) =>
@@ -81,7 +79,7 @@ export const make: Effect.Effect<
         // An aggregate always returns one row; a missing one is a bug.
         Effect.catchTag("NoSuchElementException", Effect.die),
         refineErrors,
-        Effect.withSpan("ChangeLog.head", { captureStackTrace: false, attributes: { companyId } })
+        span("ChangeLog.head", { companyId })
       ),
     read: (query) =>
       sql`
@@ -114,10 +112,7 @@ export const make: Effect.Effect<
         ),
         Effect.catchTag("ParseError", Effect.die),
         refineErrors,
-        Effect.withSpan("ChangeLog.read", {
-          captureStackTrace: false,
-          attributes: { companyId: query.companyId, after: query.after }
-        })
+        span("ChangeLog.read", { companyId: query.companyId, after: query.after })
       )
   })
 })

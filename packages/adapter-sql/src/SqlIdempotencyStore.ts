@@ -3,6 +3,7 @@ import { SqlClient, type SqlError, SqlSchema } from "@effect/sql"
 import { type Context, Effect, Layer, Option, type ParseResult, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { IdempotencyRow, Millis } from "./internal/rows.js"
+import { span } from "./internal/spans.js"
 
 const Key = Schema.Struct({ company_id: Ids.CompanyId, connection_id: Ids.ConnectionId, key: Schema.String })
 
@@ -178,10 +179,7 @@ export const make: Effect.Effect<
     claim: (request) =>
       claimOnce(request, maxAttempts).pipe(
         refineErrors,
-        Effect.withSpan("IdempotencyStore.claim", {
-          captureStackTrace: false,
-          attributes: scopeAttributes(request.scope)
-        })
+        span("IdempotencyStore.claim", scopeAttributes(request.scope))
       ),
 
     complete: (scope, key, token, response) =>
@@ -194,32 +192,26 @@ export const make: Effect.Effect<
       }).pipe(
         Effect.map((rows) => rows.length > 0),
         refineErrors,
-        Effect.withSpan("IdempotencyStore.complete", {
-          captureStackTrace: false,
-          attributes: { ...scopeAttributes(scope), status: response.status }
-        })
+        span("IdempotencyStore.complete", { ...scopeAttributes(scope), status: response.status })
       ),
 
     release: (scope, key, token) =>
       releaseRow({ key: keyOf(scope, key), token }).pipe(
         refineErrors,
-        Effect.withSpan("IdempotencyStore.release", { captureStackTrace: false, attributes: scopeAttributes(scope) })
+        span("IdempotencyStore.release", scopeAttributes(scope))
       ),
 
     releaseAll: Effect.map(
       sql`DELETE FROM idempotency_keys WHERE state = 'running' RETURNING "key"`,
       (rows) => rows.length
-    ).pipe(refineErrors, Effect.withSpan("IdempotencyStore.releaseAll", { captureStackTrace: false })),
+    ).pipe(refineErrors, span("IdempotencyStore.releaseAll")),
 
     purge: (olderThanMillis) =>
       Effect.zipWith(
         purgeFrom("completed", olderThanMillis, 0),
         purgeFrom("running", olderThanMillis, 0),
         (a, b) => a + b
-      ).pipe(
-        refineErrors,
-        Effect.withSpan("IdempotencyStore.purge", { captureStackTrace: false, attributes: { olderThanMillis } })
-      )
+      ).pipe(refineErrors, span("IdempotencyStore.purge", { olderThanMillis }))
   })
 })
 

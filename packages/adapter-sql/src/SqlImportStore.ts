@@ -3,6 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { type Context, Effect, Layer, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { chunks, Millis } from "./internal/rows.js"
+import { span } from "./internal/spans.js"
 
 /** A row of `import_records`. */
 const ItemRow = Schema.Struct({
@@ -84,13 +85,13 @@ export const make: Effect.Effect<
       Effect.gen(function* () {
         const rows = yield* encodeRows(items.map(toRow))
         for (const chunk of chunks(rows, 50)) yield* sql`INSERT INTO import_records ${sql.insert(chunk)}`
-      }).pipe(refineErrors, Effect.withSpan("ImportStore.insertItems", { captureStackTrace: false })),
+      }).pipe(refineErrors, span("ImportStore.insertItems")),
 
     items: (jobId) =>
       Effect.gen(function* () {
         const rows = yield* sql`SELECT ${sql.literal(columns)} FROM import_records WHERE job_id = ${jobId} ORDER BY idx`
         return (yield* decodeRows(rows)).map(toItem)
-      }).pipe(refineErrors, Effect.withSpan("ImportStore.items", { captureStackTrace: false })),
+      }).pipe(refineErrors, span("ImportStore.items")),
 
     markApplied: (jobId, index, result) =>
       Effect.gen(function* () {
@@ -100,7 +101,7 @@ export const make: Effect.Effect<
             WHERE job_id = ${jobId} AND idx = ${index} AND status <> 'applied'
             RETURNING idx`
         return (yield* decodeIndices(rows)).length > 0
-      }).pipe(refineErrors, Effect.withSpan("ImportStore.markApplied", { captureStackTrace: false })),
+      }).pipe(refineErrors, span("ImportStore.markApplied")),
 
     markFailed: (jobId, index, result) =>
       Effect.asVoid(
@@ -108,7 +109,7 @@ export const make: Effect.Effect<
             SET status = 'failed', outcome = NULL, record_id = NULL, error = ${JSON.stringify(result.error)},
                 run = ${result.run}, updated_at = ${result.at}
             WHERE job_id = ${jobId} AND idx = ${index} AND status <> 'applied'`
-      ).pipe(refineErrors, Effect.withSpan("ImportStore.markFailed", { captureStackTrace: false })),
+      ).pipe(refineErrors, span("ImportStore.markFailed")),
 
     resetFailed: (jobId, run, at) =>
       Effect.gen(function* () {
@@ -117,7 +118,7 @@ export const make: Effect.Effect<
             WHERE job_id = ${jobId} AND status <> 'applied'
             RETURNING idx`
         return (yield* decodeIndices(rows)).map((row) => row.idx)
-      }).pipe(refineErrors, Effect.withSpan("ImportStore.resetFailed", { captureStackTrace: false })),
+      }).pipe(refineErrors, span("ImportStore.resetFailed")),
 
     counts: (jobIds) =>
       Effect.gen(function* () {
@@ -133,7 +134,7 @@ export const make: Effect.Effect<
         for (const { job_id, ...counts } of yield* Schema.decodeUnknown(Schema.Array(CountRow))(rows))
           out.set(job_id, counts)
         return out
-      }).pipe(refineErrors, Effect.withSpan("ImportStore.counts", { captureStackTrace: false }))
+      }).pipe(refineErrors, span("ImportStore.counts"))
   })
 })
 

@@ -3,6 +3,7 @@ import { SqlClient, type Statement, SqlSchema } from "@effect/sql"
 import { Array as Arr, type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { chunks } from "./internal/rows.js"
+import { span } from "./internal/spans.js"
 
 const ItemRow = Schema.Struct({
   id: Ids.RecordId,
@@ -215,17 +216,14 @@ export const make: Effect.Effect<
       findItemRow({ companyId, id }).pipe(
         Effect.flatMap((row) => oneCard(companyId, row)),
         refineErrors,
-        Effect.withSpan("InventoryRepository.findItem", { captureStackTrace: false, attributes: { companyId, id } })
+        span("InventoryRepository.findItem", { companyId, id })
       ),
 
     findItemBySource: (companyId, sourceKind, sourceId) =>
       findItemRowBySource({ companyId, sourceKind, sourceId }).pipe(
         Effect.flatMap((row) => oneCard(companyId, row)),
         refineErrors,
-        Effect.withSpan("InventoryRepository.findItemBySource", {
-          captureStackTrace: false,
-          attributes: { companyId, sourceKind, sourceId }
-        })
+        span("InventoryRepository.findItemBySource", { companyId, sourceKind, sourceId })
       ),
 
     ensureItem: (item) =>
@@ -248,20 +246,14 @@ export const make: Effect.Effect<
         return card.value
       }).pipe(
         refineErrors,
-        Effect.withSpan("InventoryRepository.ensureItem", {
-          captureStackTrace: false,
-          attributes: { companyId: item.companyId, sourceId: item.sourceId }
-        })
+        span("InventoryRepository.ensureItem", { companyId: item.companyId, sourceId: item.sourceId })
       ),
 
     listItems: (companyId, query) =>
       listItemRows({ ...query, companyId }).pipe(
         Effect.flatMap((rows) => withBalances(companyId, rows)),
         refineErrors,
-        Effect.withSpan("InventoryRepository.listItems", {
-          captureStackTrace: false,
-          attributes: { companyId, limit: query.limit }
-        })
+        span("InventoryRepository.listItems", { companyId, limit: query.limit })
       ),
 
     saveBalance: (balance, expectedRevision) =>
@@ -277,14 +269,11 @@ export const make: Effect.Effect<
         )
       }).pipe(
         refineErrors,
-        Effect.withSpan("InventoryRepository.saveBalance", {
-          captureStackTrace: false,
-          attributes: {
-            companyId: balance.companyId,
-            itemId: balance.itemId,
-            locationId: balance.locationId,
-            expectedRevision
-          }
+        span("InventoryRepository.saveBalance", {
+          companyId: balance.companyId,
+          itemId: balance.itemId,
+          locationId: balance.locationId,
+          expectedRevision
         })
       ),
 
@@ -303,10 +292,7 @@ export const make: Effect.Effect<
           }))
         ),
         refineErrors,
-        Effect.withSpan("InventoryRepository.findEvent", {
-          captureStackTrace: false,
-          attributes: { companyId, eventId }
-        })
+        span("InventoryRepository.findEvent", { companyId, eventId })
       ),
 
     insertEvent: (event) =>
@@ -322,10 +308,7 @@ export const make: Effect.Effect<
       }).pipe(
         Effect.map((rows) => rows.length > 0),
         refineErrors,
-        Effect.withSpan("InventoryRepository.insertEvent", {
-          captureStackTrace: false,
-          attributes: { companyId: event.companyId, eventId: event.eventId }
-        })
+        span("InventoryRepository.insertEvent", { companyId: event.companyId, eventId: event.eventId })
       )
   })
 })

@@ -3,6 +3,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { Millis } from "./internal/rows.js"
+import { span } from "./internal/spans.js"
 
 /** A row of `jobs`. */
 const JobRow = Schema.Struct({
@@ -169,13 +170,13 @@ export const make: Effect.Effect<
                            ${row.failure}, ${row.created_at}, ${row.started_at}, ${row.finished_at}, ${row.updated_at}, ${row.trace_parent},
                            (SELECT COALESCE(MAX(queue_seq), 0) + 1 FROM jobs))`
         return true
-      }).pipe(refineErrors, Effect.withSpan("JobStore.insert", { captureStackTrace: false })),
+      }).pipe(refineErrors, span("JobStore.insert")),
 
     get: (scope, id) =>
       findOne({ company_id: scope.companyId, connection_id: scope.connectionId, id }).pipe(
         Effect.map(Option.map(toJob)),
         refineErrors,
-        Effect.withSpan("JobStore.get", { captureStackTrace: false })
+        span("JobStore.get")
       ),
 
     list: (scope, query) =>
@@ -187,7 +188,7 @@ export const make: Effect.Effect<
             ORDER BY id
             LIMIT ${query.limit}`
         return (yield* decodeRows(rows)).map(toJob)
-      }).pipe(refineErrors, Effect.withSpan("JobStore.list", { captureStackTrace: false })),
+      }).pipe(refineErrors, span("JobStore.list")),
 
     listAll: (query) =>
       Effect.gen(function* () {
@@ -201,7 +202,7 @@ export const make: Effect.Effect<
             ORDER BY id
             LIMIT ${query.limit}`
         return (yield* decodeRows(rows)).map(toJob)
-      }).pipe(refineErrors, Effect.withSpan("JobStore.listAll", { captureStackTrace: false })),
+      }).pipe(refineErrors, span("JobStore.listAll")),
 
     requeue: (scope, id, request) =>
       Effect.gen(function* () {
@@ -224,19 +225,19 @@ export const make: Effect.Effect<
         return updated === undefined
           ? ({ _tag: "NotInState", state: null } as const)
           : ({ _tag: "Requeued", job: toJob(updated) } as const)
-      }).pipe(refineErrors, Effect.withSpan("JobStore.requeue", { captureStackTrace: false })),
+      }).pipe(refineErrors, span("JobStore.requeue")),
 
     claim: (request) =>
       Effect.gen(function* () {
         const [row] = yield* decodeRows(yield* claimRows(request))
         return Option.map(Option.fromNullable(row), toJob)
-      }).pipe(refineErrors, Effect.withSpan("JobStore.claim", { captureStackTrace: false })),
+      }).pipe(refineErrors, span("JobStore.claim")),
 
     heartbeat: (id, workerId, leaseUntil) =>
       Effect.gen(function* () {
         const rows = yield* sql`UPDATE jobs SET lease_until = ${leaseUntil} WHERE ${owned(id, workerId)} RETURNING id`
         return (yield* Schema.decodeUnknown(Schema.Array(Returned))(rows)).length > 0
-      }).pipe(refineErrors, Effect.withSpan("JobStore.heartbeat", { captureStackTrace: false })),
+      }).pipe(refineErrors, span("JobStore.heartbeat")),
 
     finish: (id, workerId, result) =>
       Effect.gen(function* () {
@@ -246,7 +247,7 @@ export const make: Effect.Effect<
             WHERE ${owned(id, workerId)}
             RETURNING id`
         return (yield* Schema.decodeUnknown(Schema.Array(Returned))(rows)).length > 0
-      }).pipe(refineErrors, Effect.withSpan("JobStore.finish", { captureStackTrace: false })),
+      }).pipe(refineErrors, span("JobStore.finish")),
 
     release: (id, workerId, at) =>
       Effect.gen(function* () {
@@ -255,7 +256,7 @@ export const make: Effect.Effect<
             WHERE ${owned(id, workerId)}
             RETURNING id`
         return (yield* Schema.decodeUnknown(Schema.Array(Returned))(rows)).length > 0
-      }).pipe(refineErrors, Effect.withSpan("JobStore.release", { captureStackTrace: false })),
+      }).pipe(refineErrors, span("JobStore.release")),
 
     releaseAll: (at) =>
       Effect.gen(function* () {
@@ -264,7 +265,7 @@ export const make: Effect.Effect<
             WHERE state = 'running'
             RETURNING id`
         return (yield* Schema.decodeUnknown(Schema.Array(Returned))(rows)).length
-      }).pipe(refineErrors, Effect.withSpan("JobStore.releaseAll", { captureStackTrace: false }))
+      }).pipe(refineErrors, span("JobStore.releaseAll"))
   })
 })
 

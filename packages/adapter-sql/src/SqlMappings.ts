@@ -2,9 +2,11 @@ import { Errors, Ids, Mappings } from "@catalog-sync/core"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Array as Arr, type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
-import { chunks, MappingRow, ReferenceTarget } from "./internal/rows.js"
+import { chunks, MappingRow } from "./internal/rows.js"
+import { span } from "./internal/spans.js"
 
-const Scope = Schema.Struct({ companyId: Ids.CompanyId, connectionId: Ids.ConnectionId, resource: ReferenceTarget })
+/** A mapping as the lookups read it. */
+type MappingPair = { readonly external_id: string; readonly record_id: Ids.RecordId }
 
 const scopeAttributes = (scope: Mappings.MappingScope) => ({
   companyId: scope.companyId,
@@ -22,12 +24,12 @@ export const byRecordStatement = (
     // With several ids SQLite prefers the primary key prefix and scans the connection's mappings;
     // driving the join from the id list makes each id one lookup in the (…, record_id) index.
     sqlite: () =>
-      sql`SELECT m.external_id, m.record_id FROM json_each(${JSON.stringify(recordIds)}) AS ids
+      sql<MappingPair>`SELECT m.external_id, m.record_id FROM json_each(${JSON.stringify(recordIds)}) AS ids
           CROSS JOIN mappings AS m
           WHERE m.company_id = ${scope.companyId} AND m.connection_id = ${scope.connectionId}
             AND m.resource = ${scope.resource} AND m.record_id = ids.value`,
     orElse: () =>
-      sql`SELECT external_id, record_id FROM mappings
+      sql<MappingPair>`SELECT external_id, record_id FROM mappings
           WHERE company_id = ${scope.companyId} AND connection_id = ${scope.connectionId}
             AND resource = ${scope.resource} AND record_id IN ${sql.in(recordIds)}`
   })
@@ -40,20 +42,15 @@ export const make: Effect.Effect<
 > = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
-  const findByExternal = SqlSchema.findAll({
-    Request: Schema.Struct({ scope: Scope, externalIds: Schema.Array(Schema.String) }),
-    Result: Schema.Struct({ external_id: Schema.String, record_id: Ids.RecordId }),
-    execute: ({ externalIds, scope }) =>
-      sql`SELECT external_id, record_id FROM mappings
+  // Lookups run on every read and write: their keys are typed by core and their rows are our own, so
+  // neither side goes through a schema (docs/performance.md, issue 23 lever 3).
+  const findByExternal = (scope: Mappings.MappingScope, externalIds: ReadonlyArray<string>) =>
+    sql<MappingPair>`SELECT external_id, record_id FROM mappings
           WHERE company_id = ${scope.companyId} AND connection_id = ${scope.connectionId}
             AND resource = ${scope.resource} AND external_id IN ${sql.in(externalIds)}`
-  })
 
-  const findByRecord = SqlSchema.findAll({
-    Request: Schema.Struct({ scope: Scope, recordIds: Schema.Array(Ids.RecordId) }),
-    Result: Schema.Struct({ external_id: Schema.String, record_id: Ids.RecordId }),
-    execute: ({ recordIds, scope }) => byRecordStatement(sql, scope, recordIds)
-  })
+  const findByRecord = (scope: Mappings.MappingScope, recordIds: ReadonlyArray<string>) =>
+    byRecordStatement(sql, scope, recordIds)
 
   // ON CONFLICT DO NOTHING instead of catching the unique violation: the statement cannot fail, so a
   // PostgreSQL transaction is not aborted by it and no driver message has to be parsed to learn which
@@ -84,34 +81,28 @@ export const make: Effect.Effect<
 
   return Mappings.Mappings.of({
     find: (scope, externalId) =>
-      findByExternal({ scope, externalIds: [externalId] }).pipe(
+      findByExternal(scope, [externalId]).pipe(
         Effect.map((rows) => Option.map(Arr.head(rows), (row) => row.record_id)),
         refineErrors,
-        Effect.withSpan("Mappings.find", { captureStackTrace: false, attributes: scopeAttributes(scope) })
+        span("Mappings.find", scopeAttributes(scope))
       ),
 
     findMany: (scope, externalIds) =>
-      resolve(externalIds, (chunk) => findByExternal({ scope, externalIds: chunk })).pipe(
+      resolve(externalIds, (chunk) => findByExternal(scope, chunk)).pipe(
         Effect.map(
           (rows): ReadonlyMap<string, Ids.RecordId> => new Map(rows.map((row) => [row.external_id, row.record_id]))
         ),
         refineErrors,
-        Effect.withSpan("Mappings.findMany", {
-          captureStackTrace: false,
-          attributes: { ...scopeAttributes(scope), count: externalIds.length }
-        })
+        span("Mappings.findMany", { ...scopeAttributes(scope), count: externalIds.length })
       ),
 
     externalIdsOf: (scope, recordIds) =>
-      resolve(recordIds, (chunk) => findByRecord({ scope, recordIds: chunk })).pipe(
+      resolve(recordIds, (chunk) => findByRecord(scope, chunk)).pipe(
         Effect.map(
           (rows): ReadonlyMap<Ids.RecordId, string> => new Map(rows.map((row) => [row.record_id, row.external_id]))
         ),
         refineErrors,
-        Effect.withSpan("Mappings.externalIdsOf", {
-          captureStackTrace: false,
-          attributes: { ...scopeAttributes(scope), count: recordIds.length }
-        })
+        span("Mappings.externalIdsOf", { ...scopeAttributes(scope), count: recordIds.length })
       ),
 
     insert: (mapping) => {
@@ -141,13 +132,7 @@ export const make: Effect.Effect<
           })
         }
         return yield* Effect.dieMessage(`mapping insert for ${row.external_id} was skipped without a conflicting row`)
-      }).pipe(
-        refineErrors,
-        Effect.withSpan("Mappings.insert", {
-          captureStackTrace: false,
-          attributes: { ...scopeAttributes(mapping), recordId: mapping.recordId }
-        })
-      )
+      }).pipe(refineErrors, span("Mappings.insert", { ...scopeAttributes(mapping), recordId: mapping.recordId }))
     }
   })
 })

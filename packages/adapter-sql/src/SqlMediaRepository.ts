@@ -3,6 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { Millis } from "./internal/rows.js"
+import { span } from "./internal/spans.js"
 
 /** A row of `media`. */
 const MediaRow = Schema.Struct({
@@ -94,29 +95,29 @@ export const make: Effect.Effect<
       Effect.flatMap(encodeRow(toRow(media)), (row) => sql`INSERT INTO media ${sql.insert(row)}`).pipe(
         Effect.asVoid,
         refineErrors,
-        Effect.withSpan("MediaRepository.insert", { captureStackTrace: false })
+        span("MediaRepository.insert")
       ),
     update: (media) =>
       Effect.flatMap(encodeRow(toRow(media)), (row) => {
         const { id, company_id, ...rest } = row
         return sql`UPDATE media SET ${sql.update(rest)} WHERE id = ${id} AND company_id = ${company_id}`
-      }).pipe(Effect.asVoid, refineErrors, Effect.withSpan("MediaRepository.update", { captureStackTrace: false })),
+      }).pipe(Effect.asVoid, refineErrors, span("MediaRepository.update")),
     get: (companyId, id) =>
       Effect.flatMap(
         sql`SELECT ${sql.literal(columns)} FROM media WHERE company_id = ${companyId} AND id = ${id}`,
         one
-      ).pipe(refineErrors, Effect.withSpan("MediaRepository.get", { captureStackTrace: false })),
+      ).pipe(refineErrors, span("MediaRepository.get")),
     byJob: (jobId) =>
       Effect.flatMap(sql`SELECT ${sql.literal(columns)} FROM media WHERE job_id = ${jobId}`, one).pipe(
         refineErrors,
-        Effect.withSpan("MediaRepository.byJob", { captureStackTrace: false })
+        span("MediaRepository.byJob")
       ),
     completedWithContent: (companyId, contentKey) =>
       Effect.flatMap(
         sql`SELECT ${sql.literal(columns)} FROM media
             WHERE company_id = ${companyId} AND content_key = ${contentKey} AND state = 'completed' ORDER BY id LIMIT 1`,
         one
-      ).pipe(refineErrors, Effect.withSpan("MediaRepository.completedWithContent", { captureStackTrace: false })),
+      ).pipe(refineErrors, span("MediaRepository.completedWithContent")),
     list: (query) =>
       Effect.gen(function* () {
         const rows = yield* sql`SELECT ${sql.literal(columns)} FROM media
@@ -125,20 +126,20 @@ export const make: Effect.Effect<
               ${query.ids === undefined ? sql`` : sql`AND id IN ${sql.in(query.ids)}`}
             ORDER BY id LIMIT ${query.limit}`
         return (yield* decodeRows(rows)).map(toMedia)
-      }).pipe(refineErrors, Effect.withSpan("MediaRepository.list", { captureStackTrace: false })),
+      }).pipe(refineErrors, span("MediaRepository.list")),
     stagedBytes: (companyId, connectionId) =>
       Effect.gen(function* () {
         const rows = yield* sql`SELECT SUM(source_bytes) AS n FROM media
             WHERE company_id = ${companyId} AND connection_id = ${connectionId} AND staged_key IS NOT NULL`
         const [row] = yield* Schema.decodeUnknown(Schema.Array(Sum))(rows)
         return row?.n ?? 0
-      }).pipe(refineErrors, Effect.withSpan("MediaRepository.stagedBytes", { captureStackTrace: false })),
+      }).pipe(refineErrors, span("MediaRepository.stagedBytes")),
     // Deliberately across companies: the staging area is shared, and this only names files to keep.
     referencedStagedKeys: Effect.gen(function* () {
       const rows = yield* sql`SELECT staged_key FROM media WHERE staged_key IS NOT NULL`
       const keys = yield* Schema.decodeUnknown(Schema.Array(Schema.Struct({ staged_key: Schema.String })))(rows)
       return new Set(keys.map((row) => row.staged_key)) as ReadonlySet<string>
-    }).pipe(refineErrors, Effect.withSpan("MediaRepository.referencedStagedKeys", { captureStackTrace: false }))
+    }).pipe(refineErrors, span("MediaRepository.referencedStagedKeys"))
   })
 })
 

@@ -3,6 +3,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { Millis } from "./internal/rows.js"
+import { span } from "./internal/spans.js"
 
 export interface Options {
   /** Every how many calls (of this instance) ended windows are deleted. Default 1000. */
@@ -53,7 +54,7 @@ export const make = (
         return deleteEnded(windowStart - widestWindow).pipe(
           refineErrors,
           Effect.catchTag("PersistenceError", () => Effect.void),
-          Effect.withSpan("RateLimiter.cleanup", { captureStackTrace: false })
+          span("RateLimiter.cleanup")
         )
       })
 
@@ -70,10 +71,7 @@ export const make = (
           ),
           refineErrors,
           Effect.tap(() => cleanup(windowStart, windowMillis)),
-          Effect.withSpan("RateLimiter.consume", {
-            captureStackTrace: false,
-            attributes: { bucket, limit, windowMillis }
-          })
+          span("RateLimiter.consume", { bucket, limit, windowMillis })
         )
       }
     })

@@ -2,6 +2,7 @@ import { type Errors, Transactor } from "@catalog-sync/core"
 import { SqlClient } from "@effect/sql"
 import { type Context, Effect, Layer } from "effect"
 import { atomically, inTransaction } from "./internal/transaction.js"
+import { span } from "./internal/spans.js"
 
 /**
  * Transactor over any `SqlClient`. `sql.withTransaction` opens a transaction, or a savepoint when one is
@@ -15,7 +16,7 @@ export const make: Effect.Effect<
 > = Effect.map(SqlClient.SqlClient, (sql) =>
   Transactor.Transactor.of({
     withTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | Errors.PersistenceError, R> =>
-      inTransaction(sql)(effect).pipe(Effect.withSpan("Transactor.withTransaction", { captureStackTrace: false })),
+      inTransaction(sql)(effect).pipe(span("Transactor.withTransaction")),
     atomically: <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | Errors.PersistenceError, R> =>
       atomically(sql)(effect)
   })
