@@ -1,10 +1,10 @@
-import { HttpApp, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Accounts, ApiKey, Authenticate, Principal, RateLimiter } from "@catalog-sync/core"
-import { Clock, Context, Effect, FiberRef, Layer, Option, Tracer } from "effect"
+import type { HttpServerRequest } from "@effect/platform"
+import { Accounts, ApiKey, Authenticate, type Principal, RateLimiter } from "@catalog-sync/core"
+import { Clock, Context, Effect, FiberRef, Layer } from "effect"
 import { ApiErrors } from "@catalog-sync/contract"
 import { originOf, TrustedProxies } from "./ClientOrigin.js"
 import { api } from "./ErrorResponses.js"
-import { requestId } from "./RequestId.js"
+import { CurrentRequest, requestId } from "./RequestId.js"
 
 /**
  * How many invalid keys (unknown, wrong secret, malformed) one client address may present per minute.
@@ -41,26 +41,6 @@ export class Admission extends Context.Tag("@catalog-sync/adapter-http/Admission
   }
 >() {}
 
-/**
- * The principal the Envelope admitted before it read the request's body; the Authentication middleware
- * reuses it instead of checking the key a second time.
- */
-export const admittedPrincipal = FiberRef.unsafeMake<Principal.Principal | undefined>(undefined)
-
-/**
- * Runs `effect` with exactly the services of `context` (plus the current parent span, so traces nest as
- * before), instead of `provideService` on the request's context: each `provideService` copies the whole
- * request context (every service of the app), which per request cost more than the lookups themselves.
- * Only for effects that need nothing else from the request's context.
- */
-const withOnly =
-  <R>(context: Context.Context<R>) =>
-  <A, E>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E> =>
-    Effect.mapInputContext(effect, (outer: Context.Context<never>) => {
-      const span = Context.getOption(outer, Tracer.ParentSpan)
-      return Option.isSome(span) ? Context.add(context, Tracer.ParentSpan, span.value) : context
-    })
-
 /** Addresses over their budget, until the end of their window; bounded by dropping expired entries. */
 const makeBlockedAddresses = () => {
   const until = new Map<string, number>()
@@ -90,8 +70,8 @@ export const AdmissionLive = Layer.effect(
     const hasher = yield* ApiKey.SecretHasher
     const trusted = (yield* TrustedProxies).list
     const budget = (yield* AuthFailureBudget).perMinute
-    const authContext = Context.make(Accounts.Accounts, accounts).pipe(Context.add(ApiKey.SecretHasher, hasher))
-    const limiterContext = Context.make(RateLimiter.RateLimiter, limiter)
+    // Core's rules over the services themselves: a request pays no context lookups or copies for them.
+    const authenticate = Authenticate.authenticateWith(accounts, hasher)
     // Failures are counted through the RateLimiter (shared by every instance on PostgreSQL), but only
     // when a key fails; the block itself is kept here, so admitted requests pay one map lookup.
     const blocked = makeBlockedAddresses()
@@ -122,8 +102,7 @@ export const AdmissionLive = Layer.effect(
             if (wait !== undefined) return yield* throttled(wait)
           }
           const principal = yield* api(
-            Authenticate.authenticate({ authorization: request.headers["authorization"], host: origin.host }).pipe(
-              withOnly(authContext),
+            authenticate({ authorization: request.headers["authorization"], host: origin.host }).pipe(
               Effect.tapError((error) =>
                 error._tag === "Unauthenticated" &&
                 error.reason === "invalid_credentials" &&
@@ -133,18 +112,11 @@ export const AdmissionLive = Layer.effect(
               )
             )
           )
-          const state = yield* api(
-            RateLimiter.checkRate.pipe(withOnly(Context.add(limiterContext, Principal.CurrentPrincipal, principal)))
-          )
-          yield* HttpApp.appendPreResponseHandler((_, response) =>
-            Effect.succeed(
-              HttpServerResponse.setHeaders(response, {
-                "ratelimit-limit": String(state.limit),
-                "ratelimit-remaining": String(state.remaining),
-                "ratelimit-reset": String(state.resetSeconds)
-              })
-            )
-          )
+          const state = yield* api(RateLimiter.checkRateWith(limiter, principal))
+          const answer = (yield* FiberRef.get(CurrentRequest)).answerHeaders
+          answer["ratelimit-limit"] = String(state.limit)
+          answer["ratelimit-remaining"] = String(state.remaining)
+          answer["ratelimit-reset"] = String(state.resetSeconds)
           if (!state.allowed) {
             return yield* api(
               Effect.fail(

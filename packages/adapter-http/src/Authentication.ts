@@ -1,7 +1,8 @@
 import { HttpServerRequest } from "@effect/platform"
 import { Authentication } from "@catalog-sync/contract"
 import { Effect, FiberRef, Layer } from "effect"
-import { Admission, admittedPrincipal } from "./Admission.js"
+import { Admission } from "./Admission.js"
+import { CurrentRequest } from "./RequestId.js"
 
 /**
  * The Authentication middleware: a request with a body was admitted by the Envelope before its body was
@@ -12,9 +13,9 @@ export const AuthenticationLive = Layer.effect(
   Effect.map(Admission, (admission) =>
     Authentication.of({
       bearer: () =>
-        Effect.flatMap(FiberRef.get(admittedPrincipal), (admitted) =>
-          admitted !== undefined
-            ? Effect.succeed(admitted)
+        Effect.flatMap(FiberRef.get(CurrentRequest), (state) =>
+          state.admitted !== undefined
+            ? Effect.succeed(state.admitted)
             : Effect.flatMap(HttpServerRequest.HttpServerRequest, admission.admit)
         )
     })

@@ -6,10 +6,10 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "@effect/platform"
-import { Cause, Effect, Option, Tracer } from "effect"
+import { Cause, Effect, FiberRef, LogLevel, Option, Tracer } from "effect"
 import { randomUUID } from "node:crypto"
 import { ApiErrors } from "@catalog-sync/contract"
-import { Admission, admittedPrincipal } from "./Admission.js"
+import { Admission } from "./Admission.js"
 import {
   BodyTooLarge,
   maxJsonBytes,
@@ -22,7 +22,7 @@ import {
 } from "./BodyLimit.js"
 import { failingPart, renderDecodeFailure } from "./DecodeFailure.js"
 import { isDomainError, renderDomainError } from "./ErrorResponses.js"
-import { CurrentRequestId } from "./RequestId.js"
+import { CurrentRequest, newRequestState, type RequestState } from "./RequestId.js"
 
 const respond = (requestId: string, status: ApiErrors.ErrorStatus, error: ApiErrors.ErrorDetail) => {
   const response = HttpServerResponse.unsafeJson({ request_id: requestId, error }, { status })
@@ -32,44 +32,43 @@ const respond = (requestId: string, status: ApiErrors.ErrorStatus, error: ApiErr
 }
 
 /**
- * Headers of every answer: its request id; `nosniff`, so that no answer is ever run as another type;
- * and `no-store` unless the answer says how it may be cached (the images and the portal do), since
- * API answers hold keys' principals and tenant data that no shared cache may keep.
+ * Headers of every answer: its request id and those the request gathered (the RateLimit state);
+ * `nosniff`, so that no answer is ever run as another type; and `no-store` unless the answer says how it
+ * may be cached (the images and the portal do), since API answers hold keys' principals and tenant data
+ * that no shared cache may keep.
  */
-const answerHeaders = (response: HttpServerResponse.HttpServerResponse, requestId: string) =>
-  HttpServerResponse.setHeaders(
-    response,
-    response.headers["cache-control"] === undefined
-      ? { "x-request-id": requestId, "x-content-type-options": "nosniff", "cache-control": "no-store" }
-      : { "x-request-id": requestId, "x-content-type-options": "nosniff" }
-  )
+const answerHeaders = (response: HttpServerResponse.HttpServerResponse, state: RequestState) =>
+  HttpServerResponse.setHeaders(response, {
+    ...state.answerHeaders,
+    "x-request-id": state.id,
+    "x-content-type-options": "nosniff",
+    ...(response.headers["cache-control"] === undefined ? { "cache-control": "no-store" } : {})
+  })
 
 /**
  * Answers a decode error of the framework by the part of the request that fails its schema (a bad path
  * id 404, a bad Idempotency-Key, body or query 422). One that no part of the request reproduces (a
- * response that does not encode) stays a failure: an unexpected error, logged.
+ * response that does not encode) is an unexpected error, logged.
  */
-const answeringDecodeFailures = (
-  app: HttpApp.Default<never, never>,
-  requestId: string
-): HttpApp.Default<never, never> =>
-  Effect.catchAllCause(app, (cause) => {
-    const failure: Option.Option<unknown> = Cause.failureOption(cause)
-    if (Option.isNone(failure) || !(failure.value instanceof HttpApiError.HttpApiDecodeError))
-      return Effect.failCause(cause)
-    return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-      Effect.flatMap(
-        failingPart(request),
-        Option.match({
-          onNone: () => Effect.failCause(cause),
-          onSome: (found) => {
-            const rendered = renderDecodeFailure(found)
-            return Effect.succeed(respond(requestId, rendered.status, rendered.error))
-          }
-        })
-      )
-    )
-  })
+const answerFailure = (
+  request: HttpServerRequest.HttpServerRequest,
+  requestId: string,
+  cause: Cause.Cause<unknown>
+): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+  const failure: Option.Option<unknown> = Cause.failureOption(cause)
+  if (Option.isNone(failure) || !(failure.value instanceof HttpApiError.HttpApiDecodeError))
+    return renderCause(requestId, cause)
+  return Effect.flatMap(
+    failingPart(request),
+    Option.match({
+      onNone: () => renderCause(requestId, cause),
+      onSome: (found) => {
+        const rendered = renderDecodeFailure(found)
+        return Effect.succeed(respond(requestId, rendered.status, rendered.error))
+      }
+    })
+  )
+}
 
 /** Turns any failure of the API into the spec's error body; nothing framework-shaped reaches a client. */
 const renderCause = (requestId: string, cause: Cause.Cause<unknown>) => {
@@ -161,20 +160,21 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
     (admission) => (app: HttpApp.Default<never, never>) =>
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
-        const requestId = randomUUID()
+        const state = newRequestState(randomUUID())
+        const requestId = state.id
         // The server's request span, when tracing is on, carries the id the client sees (a lookup otherwise).
         const span = yield* Effect.serviceOption(Tracer.ParentSpan)
         const traced = span._tag === "Some" && span.value._tag === "Span"
         if (traced) span.value.attribute("request_id", requestId)
-        const handler = traced ? Effect.withSpan(app, "use case", { captureStackTrace: false }) : app
-        yield* HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(answerHeaders(response, requestId)))
+        const served = traced ? Effect.withSpan(app, "use case", { captureStackTrace: false }) : app
         const contentLength = request.headers["content-length"]
         const hasBody =
           (contentLength !== undefined && contentLength !== "0") || request.headers["transfer-encoding"] !== undefined
         const path = request.url.split("?")[0] ?? ""
         const media = isMediaUpload(request)
         const limit = media ? maxMediaBodyBytes : maxJsonBytes
-        const served = answeringDecodeFailures(handler, requestId)
+        // The request as the handler sees it: with its body buffered, once read (decode failures re-read it).
+        let bodied = request
         const handled = Effect.gen(function* () {
           const refusedName = unsafeQueryName(request.url)
           if (refusedName !== undefined) {
@@ -191,11 +191,9 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
               message: media ? "images are limited to 10 MB" : `JSON bodies are limited to ${maxJsonBytes} bytes`
             })
           }
-          const admitted = needsKey(path) ? yield* admission.admit(request) : undefined
-          const run = (effect: typeof served) =>
-            admitted === undefined ? effect : Effect.locally(effect, admittedPrincipal, admitted)
+          if (needsKey(path)) state.admitted = yield* admission.admit(request)
           // POST /media streams its multipart body to staging itself.
-          if (media && isMultipart(request.headers["content-type"])) return yield* run(served)
+          if (media && isMultipart(request.headers["content-type"])) return yield* served
           if (!isJson(request.headers["content-type"]) || media) {
             return respond(requestId, 415, {
               code: "unsupported_media_type",
@@ -217,26 +215,28 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
               message: `JSON nested deeper than ${maxJsonDepth} levels is not accepted`
             })
           }
-          return yield* run(
-            Effect.provideService(served, HttpServerRequest.HttpServerRequest, withBody(request, body.right))
-          )
+          bodied = withBody(request, body.right)
+          return yield* Effect.provideService(served, HttpServerRequest.HttpServerRequest, bodied)
         })
         const started = Date.now()
         const answered = yield* handled.pipe(
-          Effect.catchAllCause((cause) => renderCause(requestId, cause)),
-          Effect.locally(CurrentRequestId, requestId)
+          Effect.catchAllCause((cause) => answerFailure(bodied, requestId, cause)),
+          Effect.locally(CurrentRequest, state)
         )
-        const response = hasBody ? settleUnreadBody(request, answered, limit) : answered
+        const response = answerHeaders(hasBody ? settleUnreadBody(request, answered, limit) : answered, state)
         // One structured line per request; never headers or bodies, so keys and secrets stay out of logs.
-        yield* Effect.logInfo("request").pipe(
-          Effect.annotateLogs({
-            request_id: requestId,
-            method: request.method,
-            path,
-            status: response.status,
-            duration_ms: Date.now() - started
-          })
-        )
+        // Its annotations cost more than a request's own work, so they are built only when it is written.
+        if (LogLevel.lessThanEqual(yield* FiberRef.get(FiberRef.currentMinimumLogLevel), LogLevel.Info)) {
+          yield* Effect.logInfo("request").pipe(
+            Effect.annotateLogs({
+              request_id: requestId,
+              method: request.method,
+              path,
+              status: response.status,
+              duration_ms: Date.now() - started
+            })
+          )
+        }
         return response
       })
   )

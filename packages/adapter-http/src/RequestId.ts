@@ -1,6 +1,22 @@
-import { FiberRef } from "effect"
+import type { Principal } from "@catalog-sync/core"
+import { Effect, FiberRef } from "effect"
 
-/** The id of the request being served; set once per request by the envelope middleware. */
-export const CurrentRequestId = FiberRef.unsafeMake<string>("")
+/**
+ * What the envelope middleware keeps for the request being served, set once per request: its id, the
+ * headers its answer carries whatever it turns out to be (the RateLimit state, once known), and the
+ * principal the envelope admitted before reading a body (the Authentication middleware reuses it).
+ * One mutable object, so that a request pays one `FiberRef` scope for all three.
+ */
+export interface RequestState {
+  readonly id: string
+  readonly answerHeaders: Record<string, string>
+  admitted: Principal.Principal | undefined
+}
 
-export const requestId = FiberRef.get(CurrentRequestId)
+export const newRequestState = (id: string): RequestState => ({ id, answerHeaders: {}, admitted: undefined })
+
+export const CurrentRequest = FiberRef.unsafeMake<RequestState>(
+  Object.freeze({ id: "", answerHeaders: Object.freeze({}), admitted: undefined }) as RequestState
+)
+
+export const requestId = Effect.map(FiberRef.get(CurrentRequest), (state) => state.id)

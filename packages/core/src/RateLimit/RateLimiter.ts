@@ -1,5 +1,5 @@
 import { Clock, Context, Effect, Schema } from "effect"
-import { CurrentPrincipal } from "../Auth/Principal.js"
+import { CurrentPrincipal, type Principal } from "../Auth/Principal.js"
 import type { PersistenceError } from "../Shared/Errors.js"
 
 /** The state of one bucket after a request, as the RateLimit headers report it. */
@@ -59,14 +59,17 @@ export const windowDecision = (
  * Counts the request against its key (120/min) and its company (600/min). Returns the tighter state
  * for the RateLimit headers, or fails with RateLimited carrying that state.
  */
-export const checkRate = Effect.gen(function* () {
-  const principal = yield* CurrentPrincipal
-  const limiter = yield* RateLimiter
-  const now = yield* Clock.currentTimeMillis
-  const key = yield* limiter.consume(`key:${principal.keyId}`, perKeyPerMinute, minute, now)
-  const state = key.allowed
-    ? yield* limiter.consume(`company:${principal.company.id}`, perCompanyPerMinute, minute, now)
-    : key
-  const tighter = !state.allowed || state.remaining < key.remaining ? state : key
-  return tighter
-})
+export const checkRate = Effect.flatMap(CurrentPrincipal, (principal) =>
+  Effect.flatMap(RateLimiter, (limiter) => checkRateWith(limiter, principal))
+)
+
+/** `checkRate` over a given limiter and principal, for the HTTP edge (no context lookups per request). */
+export const checkRateWith = (limiter: Context.Tag.Service<typeof RateLimiter>, principal: Principal) =>
+  Effect.gen(function* () {
+    const now = yield* Clock.currentTimeMillis
+    const key = yield* limiter.consume(`key:${principal.keyId}`, perKeyPerMinute, minute, now)
+    const state = key.allowed
+      ? yield* limiter.consume(`company:${principal.company.id}`, perCompanyPerMinute, minute, now)
+      : key
+    return !state.allowed || state.remaining < key.remaining ? state : key
+  })
