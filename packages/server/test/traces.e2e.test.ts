@@ -6,14 +6,17 @@ import { call, freshKey, TestServer, TestServerWith, uploadMedia, waitJob } from
 
 const scopes = ["catalog:read", "catalog:write", "media:read", "media:write"]
 
-/** A server exporting every span to the receiver, in batches sent every 100 ms. */
+/**
+ * A server exporting every span to the receiver, in batches sent every 100 ms. Its sampler is the default
+ * one (parent-based, always on at the root): a caller's `traceparent` decides whether its request is kept.
+ */
 const TracedServer = Layer.unwrapEffect(
   Effect.map(OtlpReceiver, (receiver) =>
     TestServerWith(
       {},
       {
         OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-        OTEL_TRACES_SAMPLER: "always_on",
+        OTEL_TRACES_SAMPLER: "parentbased_always_on",
         OTEL_BSP_SCHEDULE_DELAY: "100",
         OTEL_SERVICE_NAME: "catalog-sync-test"
       }
@@ -160,6 +163,60 @@ layer(TracedServer, { excludeTestServices: true, timeout: 60_000 })("traces over
           expect(JSON.stringify(reply.body)).not.toContain(link!.spanId)
           expect(JSON.stringify(reply.body)).not.toContain(link!.traceId)
         }
+      })
+  )
+
+  it.effect(
+    "sampling is decided once per request: a caller's unsampled traceparent (flags 00) exports no span of its request and its import job links to nothing; flags 01 exports the whole tree and the link",
+    () =>
+      Effect.gen(function* () {
+        const { url, tenant } = yield* TestServer
+        const token = yield* (yield* tenant()).key(scopes)
+        const importWith = (flags: string) =>
+          Effect.gen(function* () {
+            const traceId = hex(32)
+            const callerSpan = hex(16)
+            const submitted = yield* call(url, "POST", "/imports", {
+              token,
+              headers: { traceparent: `00-${traceId}-${callerSpan}-${flags}` },
+              body: { records: [{ resource: "categories", body: { external_id: `s-${flags}`, name: "S" } }] }
+            })
+            expect(submitted.status).toBe(202)
+            const id = submitted.body.job.id as string
+            yield* waitJob(url, token, id)
+            // The job's run is a trace of its own, sampled at its root whatever its request was.
+            const job = yield* eventually((spans) =>
+              spans.find((span) => span.name === "job import" && span.attributes["job.id"] === id)
+            )
+            return { traceId, callerSpan, job }
+          })
+        const unsampled = yield* importWith("00")
+        // The job's span ended after every span of its request would have: the batches would hold them by now.
+        const receiver = yield* OtlpReceiver
+        expect(
+          receiver
+            .spans()
+            .flat()
+            .filter((span) => span.traceId === unsampled.traceId)
+        ).toEqual([])
+        expect(unsampled.job.links).toEqual([])
+
+        const sampled = yield* importWith("01")
+        const tree = yield* eventually((spans) => {
+          const inTrace = spans.filter((span) => span.traceId === sampled.traceId)
+          const root = inTrace.find((span) => span.name === "POST /api/v1/imports")
+          const names = new Set(inTrace.map((span) => span.name))
+          return root !== undefined && ["authenticate", "use case", "sql.transaction"].every((name) => names.has(name))
+            ? { root, inTrace }
+            : undefined
+        })
+        expect(tree.root.parentSpanId).toBe(sampled.callerSpan)
+        expect(tree.root.attributes["http.response.status_code"]).toBe("202")
+        for (const span of tree.inTrace)
+          if (span !== tree.root) expect(descendsFrom(tree.inTrace, span, tree.root)).toBe(true)
+        expect(sampled.job.links).toHaveLength(1)
+        expect(sampled.job.links[0]!.traceId).toBe(sampled.traceId)
+        expect(tree.inTrace.map((span) => span.spanId)).toContain(sampled.job.links[0]!.spanId)
       })
   )
 })

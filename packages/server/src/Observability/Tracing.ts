@@ -1,5 +1,5 @@
 import { type HttpApp, HttpServerRequest, HttpTraceContext } from "@effect/platform"
-import { NodeSdk } from "@effect/opentelemetry"
+import { NodeSdk, Tracer as OtelTracer } from "@effect/opentelemetry"
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http"
 import {
   AlwaysOffSampler,
@@ -9,7 +9,7 @@ import {
   type Sampler,
   TraceIdRatioBasedSampler
 } from "@opentelemetry/sdk-trace-base"
-import { Cause, Effect, Option, Redacted } from "effect"
+import { Cause, Effect, Option, Redacted, type Tracer } from "effect"
 import type { TracingSettings } from "../ServerConfig.js"
 import type { RouteTemplates } from "./RouteTemplates.js"
 
@@ -44,6 +44,26 @@ export const TracingLive = (settings: TracingSettings) =>
   }))
 
 /**
+ * Sampling is decided once, on the request span (by the sampler, or by the caller's `traceparent` flags
+ * under a parent-based sampler). Inside an unsampled request the tracer is off, so the use case,
+ * authentication, every @effect/sql statement and adapter span are no-ops instead of OTel spans that are
+ * never exported: an unsampled request costs about what tracing off costs. Its jobs keep no traceparent
+ * (the no-op spans are not sampled, see JobTrace.currentTraceParent).
+ */
+const inside = <A, E, R>(span: Tracer.Span, app: Effect.Effect<A, E, R>) =>
+  span.sampled ? Effect.withParentSpan(app, span) : Effect.withTracerEnabled(Effect.withParentSpan(app, span), false)
+
+/**
+ * The caller's span from its `traceparent` (or B3) headers, with its sampled flag where the OTel bridge
+ * reads it: @effect/opentelemetry takes an Effect external span without its own trace-flags entry as
+ * sampled, so a parent-based sampler would keep a request whose caller sent flags 00.
+ */
+const callerSpan = (request: HttpServerRequest.HttpServerRequest) =>
+  Option.map(HttpTraceContext.fromHeaders(request.headers), (parent) =>
+    OtelTracer.makeExternalSpan({ traceId: parent.traceId, spanId: parent.spanId, traceFlags: parent.sampled ? 1 : 0 })
+  )
+
+/**
  * One server span per request, named by its route template, continuing the caller's trace when it sends
  * `traceparent`. Its attributes are the method, the template and the status (the Envelope adds
  * `request_id`): never the URL, its query, headers or the body, which may carry keys and personal data.
@@ -58,11 +78,11 @@ export const requestSpans =
         {
           kind: "server",
           captureStackTrace: false,
-          parent: Option.getOrUndefined(HttpTraceContext.fromHeaders(request.headers)),
+          parent: Option.getOrUndefined(callerSpan(request)),
           attributes: { "http.request.method": request.method, "http.route": route }
         },
         (span) =>
-          Effect.onExit(Effect.withParentSpan(app, span), (exit) =>
+          Effect.onExit(inside(span, app), (exit) =>
             Effect.sync(() =>
               span.attribute(
                 "http.response.status_code",
