@@ -45,13 +45,14 @@ export const TracingLive = (settings: TracingSettings) =>
 
 /**
  * Sampling is decided once, on the request span (by the sampler, or by the caller's `traceparent` flags
- * under a parent-based sampler). Inside an unsampled request the tracer is off, so the use case,
- * authentication, every @effect/sql statement and adapter span are no-ops instead of OTel spans that are
- * never exported: an unsampled request costs about what tracing off costs. Its jobs keep no traceparent
- * (the no-op spans are not sampled, see JobTrace.currentTraceParent).
+ * under a parent-based sampler). An unsampled request runs with the tracer off and without its span as
+ * parent: the use case, authentication, every @effect/sql statement and adapter span are no-ops instead of
+ * OTel spans never exported, and no fiber step enters the span's OTel context (the bridge does that on
+ * every step under a current span). So an unsampled request costs about what tracing off costs, and its
+ * jobs keep no traceparent (there is no sampled span to keep, see JobTrace.currentTraceParent).
  */
 const inside = <A, E, R>(span: Tracer.Span, app: Effect.Effect<A, E, R>) =>
-  span.sampled ? Effect.withParentSpan(app, span) : Effect.withTracerEnabled(Effect.withParentSpan(app, span), false)
+  span.sampled ? Effect.withParentSpan(app, span) : Effect.withTracerEnabled(app, false)
 
 /**
  * The caller's span from its `traceparent` (or B3) headers, with its sampled flag where the OTel bridge
