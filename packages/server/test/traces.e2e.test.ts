@@ -219,4 +219,49 @@ layer(TracedServer, { excludeTestServices: true, timeout: 60_000 })("traces over
         expect(tree.inTrace.map((span) => span.spanId)).toContain(sampled.job.links[0]!.spanId)
       })
   )
+
+  it.effect(
+    "a retried job's new run links to the request that retried it (its transaction), not to the first one; retried by an unsampled request it links to nothing",
+    () =>
+      Effect.gen(function* () {
+        const { url, tenant } = yield* TestServer
+        const token = yield* (yield* tenant()).key(scopes)
+        // A record the schema refuses: the import completes with a failed record, which a retry runs again.
+        const submitted = yield* call(url, "POST", "/imports", {
+          token,
+          body: { records: [{ resource: "categories", body: { external_id: "r-1", name: "R", price: "1" } }] }
+        })
+        const id = submitted.body.job.id as string
+        yield* waitJob(url, token, id)
+        const runSpan = (run: string) =>
+          eventually((spans) =>
+            spans.find(
+              (span) =>
+                span.name === "job import" && span.attributes["job.id"] === id && span.attributes["job.run"] === run
+            )
+          )
+        const first = yield* runSpan("1")
+        const retryWith = (flags: string, path: string) =>
+          Effect.gen(function* () {
+            const traceId = hex(32)
+            const retried = yield* call(url, "POST", path, {
+              token,
+              idempotencyKey: freshKey(),
+              headers: { traceparent: `00-${traceId}-${hex(16)}-${flags}` }
+            })
+            expect(retried.status).toBe(202)
+            yield* waitJob(url, token, id)
+            return traceId
+          })
+        const retryTrace = yield* retryWith("01", `/jobs/${id}/retry`)
+        const second = yield* runSpan("2")
+        expect(second.links).toHaveLength(1)
+        expect(second.links[0]!.traceId).toBe(retryTrace)
+        expect(second.links[0]!.traceId).not.toBe(first.links[0]!.traceId)
+        const linked = yield* eventually((spans) => spans.find((span) => span.spanId === second.links[0]!.spanId))
+        expect(linked.name).toBe("sql.transaction")
+        yield* retryWith("00", `/imports/${id}/retry`)
+        expect((yield* runSpan("3")).links).toEqual([])
+      })
+  )
 })
