@@ -1,6 +1,7 @@
 import { type HttpApp, HttpServerRequest, HttpTraceContext } from "@effect/platform"
 import { NodeSdk, Tracer as OtelTracer } from "@effect/opentelemetry"
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http"
+import { OTLPTraceExporter as JsonExporter } from "@opentelemetry/exporter-trace-otlp-http"
+import { OTLPTraceExporter as ProtobufExporter } from "@opentelemetry/exporter-trace-otlp-proto"
 import {
   AlwaysOffSampler,
   AlwaysOnSampler,
@@ -30,16 +31,18 @@ const samplerOf = (settings: TracingSettings): Sampler => {
   }
 }
 
-/** The OpenTelemetry SDK as Effect's tracer, exporting batches of spans over OTLP/HTTP. */
+const exporterOf = (settings: TracingSettings) => {
+  const options = { url: settings.url, headers: Redacted.value(settings.headers) }
+  return settings.protocol === "http/json" ? new JsonExporter(options) : new ProtobufExporter(options)
+}
+
+/** The OpenTelemetry SDK as Effect's tracer, exporting batches of spans over OTLP/HTTP (protobuf or JSON). */
 export const TracingLive = (settings: TracingSettings) =>
   NodeSdk.layer(() => ({
     resource: { serviceName: settings.serviceName, serviceVersion: "0.1.0" },
-    spanProcessor: new BatchSpanProcessor(
-      new OTLPTraceExporter({ url: settings.url, headers: Redacted.value(settings.headers) }),
-      {
-        scheduledDelayMillis: settings.scheduleDelayMillis
-      }
-    ),
+    spanProcessor: new BatchSpanProcessor(exporterOf(settings), {
+      scheduledDelayMillis: settings.scheduleDelayMillis
+    }),
     tracerConfig: { sampler: samplerOf(settings) }
   }))
 
