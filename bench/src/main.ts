@@ -834,7 +834,13 @@ const scenarioMedia = async (context: ScenarioContext): Promise<Array<Row>> => {
 const scenarioTracing = async (context: ScenarioContext): Promise<Array<Row>> => {
   const sink = createHttpServer((request, response) => {
     request.resume()
-    request.on("end", () => response.writeHead(200, { "content-type": "application/json" }).end("{}"))
+    // An empty export response in the request's encoding: no bytes in protobuf (the default), `{}` in JSON.
+    const protobuf = request.headers["content-type"] === "application/x-protobuf"
+    request.on("end", () =>
+      protobuf
+        ? response.writeHead(200, { "content-type": "application/x-protobuf" }).end()
+        : response.writeHead(200, { "content-type": "application/json" }).end("{}")
+    )
   })
   await new Promise<void>((resolve) => sink.listen(0, "127.0.0.1", resolve))
   const endpoint = `http://127.0.0.1:${(sink.address() as { port: number }).port}`

@@ -2,7 +2,7 @@ import { AccountsCache } from "@catalog-sync/core"
 import { type PersistencePorts, SqlAccounts, layer as sqlPorts } from "@catalog-sync/adapter-sql"
 import { type Migrator, SqlClient, SqlError } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Duration, Effect, Layer, Redacted } from "effect"
+import { Context, Duration, Effect, Layer, Redacted } from "effect"
 import pg from "pg"
 import { migrate } from "./Migrations.js"
 import * as PgAccountsVersion from "./PgAccountsVersion.js"
@@ -79,18 +79,52 @@ export const withoutCancellation = (created: pg.Pool): pg.Pool => {
 
 const describe = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause))
 
+/** The pool's connections at this moment, as node-postgres counts them (no query: plain fields). */
+export interface PoolUse {
+  /** Open connections, idle or in use. */
+  readonly total: number
+  readonly idle: number
+  /** Queries or transactions waiting for a connection because all `max` are in use. */
+  readonly waiting: number
+  /** `poolSize`: the most connections the pool opens. */
+  readonly max: number
+}
+
+/** Reads the pool's use, for the metrics scrape; @effect/sql-pg's client does not expose its pool. */
+export class PgPoolUse extends Context.Tag("@catalog-sync/adapter-pg/PgPoolUse")<PgPoolUse, () => PoolUse>() {}
+
+/** The pool as a layer of its own, so that both the client and `PgPoolUse` are built on the same one. */
+class PgPool extends Context.Tag("@catalog-sync/adapter-pg/PgPool")<PgPool, pg.Pool>() {}
+
 /**
  * A migrated PostgreSQL database: the `SqlClient` (and the driver's `PgClient`) over a connection pool,
  * with pending migrations applied while the layer is built. Several instances may build it at once.
  */
 export const PgLive = (
   config: PgConfig
-): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError.SqlError | Migrator.MigrationError> => {
-  const client = PgClient.layerFromPool({
-    acquire: pool(config),
-    applicationName: config.applicationName ?? "catalog-sync"
-  })
-  return Layer.effectDiscard(migrate).pipe(Layer.provideMerge(client))
+): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient | PgPoolUse, SqlError.SqlError | Migrator.MigrationError> => {
+  const client = Layer.unwrapEffect(
+    Effect.map(PgPool, (created) =>
+      // The pool's own layer ends it; the client only borrows it.
+      PgClient.layerFromPool({
+        acquire: Effect.succeed(created),
+        applicationName: config.applicationName ?? "catalog-sync"
+      })
+    )
+  )
+  const use = Layer.effect(
+    PgPoolUse,
+    Effect.map(PgPool, (created) => () => ({
+      total: created.totalCount,
+      idle: created.idleCount,
+      waiting: created.waitingCount,
+      max: created.options.max ?? 10
+    }))
+  )
+  return Layer.effectDiscard(migrate).pipe(
+    Layer.provideMerge(Layer.merge(client, use)),
+    Layer.provide(Layer.scoped(PgPool, pool(config)))
+  )
 }
 
 /**
@@ -101,7 +135,7 @@ export const PgLive = (
 export const layer = (
   config: PgConfig
 ): Layer.Layer<
-  PersistencePorts | PgClient.PgClient | SqlClient.SqlClient,
+  PersistencePorts | PgClient.PgClient | SqlClient.SqlClient | PgPoolUse,
   SqlError.SqlError | Migrator.MigrationError
 > =>
   Layer.merge(

@@ -217,7 +217,8 @@ export const make: Effect.Effect<
             SET state = 'queued', run = ${request.run}, scopes = ${JSON.stringify(request.scopes)}, queued_at = ${request.nowMillis},
                 ${request.keyId === undefined ? sql`` : sql`key_id = ${request.keyId},`}
                 ${request.keepPlace === true ? sql`` : sql`queue_seq = (SELECT COALESCE(MAX(queue_seq), 0) + 1 FROM jobs),`}
-                lease_owner = NULL, lease_until = NULL, failure = NULL, finished_at = NULL, updated_at = ${request.at}
+                lease_owner = NULL, lease_until = NULL, failure = NULL, finished_at = NULL, updated_at = ${request.at},
+                trace_parent = ${request.traceParent}
             WHERE company_id = ${scope.companyId} AND connection_id = ${scope.connectionId} AND id = ${id}
               AND state IN ${sql.in(request.from)}
             RETURNING ${sql.literal(columns)}`

@@ -2,7 +2,7 @@ import { HttpApiBuilder, type HttpApp, HttpMiddleware } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { ApiLive, Readiness } from "@catalog-sync/adapter-http"
 import { PortalHttp } from "@catalog-sync/portal"
-import { layer as pgPorts } from "@catalog-sync/adapter-pg"
+import { PgPoolUse, layer as pgPorts } from "@catalog-sync/adapter-pg"
 import { type PersistencePorts, layer as sqlPorts, SqlRateLimiter } from "@catalog-sync/adapter-sql"
 import { layer as sqlitePorts } from "@catalog-sync/adapter-sqlite"
 import {
@@ -27,7 +27,7 @@ import { SharpImageProcessor } from "@catalog-sync/adapter-image-sharp"
 import { FsMediaStorage } from "@catalog-sync/adapter-storage-fs"
 import type { S3Settings } from "@catalog-sync/adapter-storage-s3"
 import { type Migrator, SqlClient, type SqlError } from "@effect/sql"
-import { Clock, type ConfigError, Duration, Effect, Layer, Logger, Option, Schedule } from "effect"
+import { Clock, type ConfigError, Context, Duration, Effect, Layer, Logger, Option, Schedule } from "effect"
 import { ImageProcessor, MediaErrors, MediaStorage, RateLimiter } from "@catalog-sync/core"
 import { createServer } from "node:http"
 import { answerUnparsableRequests } from "./UnparsableRequests.js"
@@ -129,7 +129,13 @@ const persistenceWith = (config: ServerConfig, overrides: ServerOverrides) => {
   // Fresh: the same layer value inside PersistenceLive is memoized with the unwrapped client. The cached
   // accounts stay those of PersistenceLive, so that a wrapped server authenticates as a production one.
   const cachedAccounts = Layer.effect(Accounts.Accounts, Accounts.Accounts)
-  return Layer.merge(Layer.fresh(sqlPorts).pipe(Layer.provideMerge(wrapped)), cachedAccounts).pipe(
+  // PostgreSQL's pool reader (for the metrics) passed on as PersistenceLive gives it, when it does.
+  const poolUse = Layer.effectContext(
+    Effect.map(Effect.serviceOption(PgPoolUse), (use) =>
+      Option.match(use, { onNone: () => Context.empty(), onSome: (read) => Context.make(PgPoolUse, read) })
+    )
+  )
+  return Layer.mergeAll(Layer.fresh(sqlPorts).pipe(Layer.provideMerge(wrapped)), cachedAccounts, poolUse).pipe(
     Layer.provide(PersistenceLive(config))
   )
 }
@@ -153,7 +159,8 @@ const resumeCutOffWork = Layer.effectDiscard(
 
 /**
  * The database the server runs on, migrated while the layer builds: PostgreSQL when `DATABASE_URL` is
- * set (several instances may share it and start together), else SQLite under the data folder.
+ * set (several instances may share it and start together), else SQLite under the data folder. On
+ * PostgreSQL it also gives `PgPoolUse`, which the metrics scrape reads when present.
  */
 export const PersistenceLive = (
   config: ServerConfig

@@ -250,8 +250,13 @@ export type SamplerName =
   | "parentbased_always_off"
   | "parentbased_traceidratio"
 
-/** Spans exported over OTLP/HTTP (JSON) to a collector: Jaeger, Grafana Tempo, an OpenTelemetry Collector. */
+/** How spans are encoded on OTLP/HTTP: protobuf (the OpenTelemetry default) or JSON. */
+export type OtlpProtocol = "http/protobuf" | "http/json"
+
+/** Spans exported over OTLP/HTTP to a collector: Jaeger, Grafana Tempo, an OpenTelemetry Collector. */
 export interface TracingSettings {
+  /** `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`, else `OTEL_EXPORTER_OTLP_PROTOCOL` (default `http/protobuf`). */
+  readonly protocol: OtlpProtocol
   /** `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` as given, else `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`. */
   readonly url: string
   /** `OTEL_EXPORTER_OTLP_TRACES_HEADERS` or `OTEL_EXPORTER_OTLP_HEADERS` (`name=value,...`), redacted: they often hold a token. */
@@ -291,21 +296,23 @@ const endpointUrl = (name: string) =>
     /^https?:\/\/[^/]/i.test(raw) ? raw.replace(/\/+$/, "") : undefined
   )
 
-/**
- * Tracing is on when an OTLP endpoint is set, unless `OTEL_SDK_DISABLED=true` or `OTEL_TRACES_EXPORTER=none`.
- * Only OTLP over HTTP is spoken: `OTEL_EXPORTER_OTLP_PROTOCOL=grpc` is refused rather than silently ignored.
- */
+/** Only OTLP over HTTP is spoken: `grpc` is refused at start rather than silently sent as HTTP. */
+const otlpProtocol = (name: string) =>
+  setting<OtlpProtocol | null>(
+    name,
+    null,
+    "must be http/protobuf or http/json: the server sends OTLP over HTTP only, not grpc (use the collector's OTLP/HTTP port, usually 4318)",
+    (raw) => (raw === "http/protobuf" || raw === "http/json" ? raw : undefined)
+  )
+
+/** Tracing is on when an OTLP endpoint is set, unless `OTEL_SDK_DISABLED=true` or `OTEL_TRACES_EXPORTER=none`. */
 const TracingConfig: Config.Config<Option.Option<TracingSettings>> = Config.all({
   disabled: onOff("OTEL_SDK_DISABLED", false),
   exporter: setting("OTEL_TRACES_EXPORTER", "otlp", "must be otlp or none", (raw) =>
     raw === "otlp" || raw === "none" ? raw : undefined
   ),
-  protocol: setting(
-    "OTEL_EXPORTER_OTLP_PROTOCOL",
-    "http/json",
-    "must be http/json or http/protobuf (the server sends OTLP over HTTP as JSON; grpc is not supported)",
-    (raw) => (raw === "http/json" || raw === "http/protobuf" ? raw : undefined)
-  ),
+  protocol: otlpProtocol("OTEL_EXPORTER_OTLP_PROTOCOL"),
+  tracesProtocol: otlpProtocol("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"),
   endpoint: endpointUrl("OTEL_EXPORTER_OTLP_ENDPOINT"),
   tracesEndpoint: endpointUrl("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"),
   headers: otlpHeaders("OTEL_EXPORTER_OTLP_HEADERS"),
@@ -327,6 +334,7 @@ const TracingConfig: Config.Config<Option.Option<TracingSettings>> = Config.all(
     const url = otel.tracesEndpoint ?? (otel.endpoint === null ? null : `${otel.endpoint}/v1/traces`)
     if (url === null || otel.disabled || otel.exporter === "none") return Option.none()
     return Option.some({
+      protocol: otel.tracesProtocol ?? otel.protocol ?? "http/protobuf",
       url,
       headers: Redacted.make(otel.tracesHeaders ?? otel.headers ?? {}),
       serviceName: otel.serviceName,

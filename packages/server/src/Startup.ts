@@ -198,7 +198,7 @@ const describeTracing = (runtime: RuntimeSettings) =>
       url.username = ""
       url.password = ""
       const ratio = tracing.sampler.endsWith("traceidratio") ? ` ${tracing.ratio}` : ""
-      return `otlp ${url.toString()} (${tracing.sampler}${ratio})`
+      return `otlp ${tracing.protocol} ${url.toString()} (${tracing.sampler}${ratio})`
     }
   })
 

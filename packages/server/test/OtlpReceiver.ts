@@ -1,8 +1,9 @@
 import { Context, Effect, Layer } from "effect"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
+import { decodeTraceRequest } from "./OtlpProtobuf.js"
 
-/** One span as an OTLP/HTTP JSON request carries it, with its attributes flattened to strings. */
+/** One span as an OTLP/HTTP request carries it (JSON or protobuf), with its attributes flattened to strings. */
 export interface ReceivedSpan {
   readonly traceId: string
   readonly spanId: string
@@ -13,7 +14,7 @@ export interface ReceivedSpan {
   readonly links: ReadonlyArray<{ readonly traceId: string; readonly spanId: string }>
 }
 
-/** An OTLP/HTTP receiver in the test process: it keeps every span POSTed to /v1/traces as JSON. */
+/** An OTLP/HTTP receiver in the test process: it keeps every span POSTed to /v1/traces, in JSON or protobuf. */
 export class OtlpReceiver extends Context.Tag("OtlpReceiver")<
   OtlpReceiver,
   {
@@ -52,8 +53,13 @@ export const OtlpReceiverLive = Layer.scoped(
       request.on("data", (chunk: Buffer) => chunks.push(chunk))
       request.on("end", () => {
         requests.push({ path: request.url ?? "", contentType: request.headers["content-type"] ?? "" })
-        if (request.url === "/v1/traces") batches.push(spansOf(JSON.parse(Buffer.concat(chunks).toString("utf8"))))
-        response.writeHead(200, { "content-type": "application/json" }).end("{}")
+        const body = Buffer.concat(chunks)
+        const protobuf = request.headers["content-type"] === "application/x-protobuf"
+        if (request.url === "/v1/traces")
+          batches.push(spansOf(protobuf ? decodeTraceRequest(body) : JSON.parse(body.toString("utf8"))))
+        // An empty ExportTraceServiceResponse: "{}" in JSON, no bytes in protobuf.
+        if (protobuf) response.writeHead(200, { "content-type": "application/x-protobuf" }).end()
+        else response.writeHead(200, { "content-type": "application/json" }).end("{}")
       })
     })
     yield* Effect.acquireRelease(

@@ -105,6 +105,7 @@ describe("server settings", () => {
         })
       )
       expect(on).toMatchObject({
+        protocol: "http/protobuf",
         url: "http://collector:4318/v1/traces",
         serviceName: "catalog-sync",
         sampler: "parentbased_always_on",
@@ -134,8 +135,23 @@ describe("server settings", () => {
       ).toEqual(Option.none())
       const message = (env: Record<string, string>) =>
         Effect.map(Effect.flip(load(env).pipe(Effect.flatten)), describeConfigError)
+      // The traces-only variable wins over the general one; grpc is refused with the way out.
+      const protocolOf = (env: Record<string, string>) =>
+        Effect.map(tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318", ...env }), (settings) =>
+          Option.map(settings, (s) => s.protocol)
+        )
+      expect(yield* protocolOf({ OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" })).toEqual(Option.some("http/json"))
+      expect(
+        yield* protocolOf({
+          OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+          OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/protobuf"
+        })
+      ).toEqual(Option.some("http/protobuf"))
       expect(yield* message({ OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" })).toContain(
-        "OTEL_EXPORTER_OTLP_PROTOCOL=grpc must be http/json or http/protobuf"
+        "OTEL_EXPORTER_OTLP_PROTOCOL=grpc must be http/protobuf or http/json: the server sends OTLP over HTTP only, not grpc"
+      )
+      expect(yield* message({ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "grpc" })).toContain(
+        "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=grpc must be http/protobuf or http/json"
       )
       expect(yield* message({ OTEL_TRACES_SAMPLER_ARG: "2" })).toBe(
         "OTEL_TRACES_SAMPLER_ARG=2 must be a number from 0 to 1"
@@ -160,7 +176,7 @@ describe("server settings", () => {
       const setup = describeSetup(config, config.runtime!)
       expect(setup).toMatchObject({
         metrics: "GET /metrics on port 9464 and GET /metrics on the API's port",
-        tracing: "otlp https://collector:4318/v1/traces (traceidratio 0.25)"
+        tracing: "otlp http/protobuf https://collector:4318/v1/traces (traceidratio 0.25)"
       })
       expect(JSON.stringify(setup)).not.toContain("s3cret")
     })

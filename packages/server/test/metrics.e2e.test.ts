@@ -1,8 +1,18 @@
 import { expect, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import type { SqlClient } from "@effect/sql"
+import { Deferred, Effect, Fiber } from "effect"
 import sharp from "sharp"
 import { scrape } from "./Scrape.js"
-import { call, earlyInMinute, freshKey, TestServer, TestServerWith, uploadMedia, waitJob } from "./TestServer.js"
+import {
+  call,
+  earlyInMinute,
+  freshKey,
+  TestServer,
+  TestServerWith,
+  testDatabase,
+  uploadMedia,
+  waitJob
+} from "./TestServer.js"
 
 const scopes = ["catalog:read", "catalog:write", "media:read", "media:write"]
 
@@ -128,6 +138,8 @@ layer(TestServerWith({}, { METRICS_PORT: "0" }), { excludeTestServices: true, ti
         const delta = (family: string, labels: Record<string, string>) =>
           after.value(family, labels) - before.value(family, labels)
         expect(delta("import_records_total", { outcome: "applied" })).toBe(2)
+        // The pool gauges come with PostgreSQL as the server is built for production too (no wrapped client).
+        expect(after.value("db_pool_max_connections")).toBe(testDatabase === "postgres" ? 5 : 0)
         expect(delta("import_records_total", { outcome: "failed" })).toBe(1)
         expect(
           after.count("job_duration_seconds", { kind: "import", outcome: "finished" }) -
@@ -191,3 +203,68 @@ layer(TestServerWith({}, { METRICS_ON_MAIN_PORT: "true" }), { excludeTestService
     )
   }
 )
+
+/** The server's own database client, caught through the test override that can wrap it. */
+let serverSql: SqlClient.SqlClient | undefined
+const CaughtClientServer = TestServerWith(
+  { sql: (client) => Effect.sync(() => (serverSql = client)) },
+  { METRICS_PORT: "0", JOB_POLL_MILLISECONDS: "50" }
+)
+
+layer(CaughtClientServer, { excludeTestServices: true, timeout: 60_000 })("database pool gauges", (it) => {
+  it.effect(
+    testDatabase === "postgres"
+      ? "the PostgreSQL pool's connections in use, idle and waiting are read at each scrape"
+      : "SQLite has no pool: no pool series",
+    () =>
+      Effect.gen(function* () {
+        const metricsUrl = yield* metricsUrlOf
+        const before = yield* scrape(metricsUrl)
+        if (testDatabase !== "postgres") {
+          expect(before.samples("db_pool_connections")).toBe(0)
+          expect(before.samples("db_pool_waiting_requests")).toBe(0)
+          return
+        }
+        const sql = serverSql!
+        const max = (yield* TestServer).config.postgres!.poolSize
+        expect(before.value("db_pool_max_connections")).toBe(max)
+        expect(before.value("db_pool_waiting_requests")).toBe(0)
+        // Every connection held in an open transaction, and one more statement waiting for one.
+        const release = yield* Deferred.make<void>()
+        const holding = yield* Deferred.make<void>()
+        let held = 0
+        const hold = sql.withTransaction(
+          Effect.zipRight(
+            sql`SELECT 1`,
+            Effect.zipRight(
+              Effect.suspend(() => (++held === max ? Deferred.succeed(holding, undefined) : Effect.void)),
+              Deferred.await(release)
+            )
+          )
+        )
+        const holders = yield* Effect.fork(
+          Effect.all(
+            Array.from({ length: max }, () => hold),
+            { concurrency: max }
+          )
+        )
+        yield* Deferred.await(holding)
+        const waiter = yield* Effect.fork(sql`SELECT 1`)
+        yield* Effect.sleep("100 millis")
+        // The scrape reads the pool first, then waits for a connection for the queue gauges.
+        const saturated = yield* Effect.fork(scrape(metricsUrl))
+        yield* Effect.sleep("300 millis")
+        yield* Deferred.succeed(release, undefined)
+        const during = yield* Fiber.join(saturated)
+        yield* Fiber.join(holders)
+        yield* Fiber.join(waiter)
+        expect(during.value("db_pool_connections", { state: "in_use" })).toBe(max)
+        expect(during.value("db_pool_connections", { state: "idle" })).toBe(0)
+        expect(during.value("db_pool_waiting_requests")).toBeGreaterThanOrEqual(1)
+        const after = yield* scrape(metricsUrl)
+        expect(after.value("db_pool_waiting_requests")).toBe(0)
+        expect(after.value("db_pool_connections", { state: "in_use" })).toBeLessThan(max)
+        expect(after.value("db_pool_connections")).toBeLessThanOrEqual(max)
+      })
+  )
+})

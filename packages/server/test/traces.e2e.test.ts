@@ -6,20 +6,26 @@ import { call, freshKey, TestServer, TestServerWith, uploadMedia, waitJob } from
 
 const scopes = ["catalog:read", "catalog:write", "media:read", "media:write"]
 
-/** A server exporting every span to the receiver, in batches sent every 100 ms. */
-const TracedServer = Layer.unwrapEffect(
-  Effect.map(OtlpReceiver, (receiver) =>
-    TestServerWith(
-      {},
-      {
-        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-        OTEL_TRACES_SAMPLER: "always_on",
-        OTEL_BSP_SCHEDULE_DELAY: "100",
-        OTEL_SERVICE_NAME: "catalog-sync-test"
-      }
+/**
+ * A server exporting every span to the receiver, in batches sent every 100 ms, in OTLP/HTTP's default
+ * encoding (protobuf) unless `env` says otherwise. Its sampler is the default one (parent-based, always on
+ * at the root): a caller's `traceparent` decides whether its request is kept.
+ */
+const TracedServer = (env: Record<string, string> = {}) =>
+  Layer.unwrapEffect(
+    Effect.map(OtlpReceiver, (receiver) =>
+      TestServerWith(
+        {},
+        {
+          OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+          OTEL_TRACES_SAMPLER: "parentbased_always_on",
+          OTEL_BSP_SCHEDULE_DELAY: "100",
+          OTEL_SERVICE_NAME: "catalog-sync-test",
+          ...env
+        }
+      )
     )
-  )
-).pipe(Layer.provideMerge(OtlpReceiverLive))
+  ).pipe(Layer.provideMerge(OtlpReceiverLive))
 
 /** Waits until the spans received satisfy `found`, and returns what it found. */
 const eventually = <A>(found: (spans: ReadonlyArray<ReceivedSpan>) => A | undefined) =>
@@ -45,53 +51,68 @@ const descendsFrom = (spans: ReadonlyArray<ReceivedSpan>, span: ReceivedSpan, an
 
 const hex = (length: number) => Array.from({ length }, () => Math.floor(Math.random() * 16).toString(16)).join("")
 
-layer(TracedServer, { excludeTestServices: true, timeout: 60_000 })("traces over OTLP/HTTP", (it) => {
-  it.effect(
-    "a write is one trace continuing the caller's: request span, authentication, use case, idempotency claim, transaction; no secret in any attribute",
-    () =>
-      Effect.gen(function* () {
-        const { url, tenant } = yield* TestServer
-        const token = yield* (yield* tenant()).key(scopes)
-        const traceId = hex(32)
-        const callerSpan = hex(16)
-        const privateName = `Private Name ${hex(8)}`
-        const key = freshKey()
-        const reply = yield* call(url, "POST", "/categories/upsert", {
-          token,
-          idempotencyKey: key,
-          body: { external_id: "secret-external-id", name: privateName },
-          headers: { traceparent: `00-${traceId}-${callerSpan}-01` }
-        })
-        expect(reply.status).toBe(200)
-        const requestId = reply.headers.get("x-request-id")
-        const trace = yield* eventually((spans) => {
-          const inTrace = spans.filter((span) => span.traceId === traceId)
-          const root = inTrace.find((span) => span.name === "POST /api/v1/categories/upsert")
-          const children = ["authenticate", "use case", "idempotency.claim", "sql.transaction"].map((name) =>
-            inTrace.find((span) => span.name === name)
-          )
-          return root !== undefined && children.every((child) => child !== undefined)
-            ? { spans: inTrace, root, children: children as Array<ReceivedSpan> }
-            : undefined
-        })
-        expect(trace.root.parentSpanId).toBe(callerSpan)
-        expect(trace.root.attributes).toMatchObject({
-          "http.route": "/api/v1/categories/upsert",
-          "http.request.method": "POST",
-          "http.response.status_code": "200",
-          request_id: requestId
-        })
-        for (const child of trace.children) expect(descendsFrom(trace.spans, child, trace.root)).toBe(true)
-        // The claim and the transaction are the use case's.
-        const [, useCase, claim, transaction] = trace.children
-        expect(descendsFrom(trace.spans, claim!, useCase!)).toBe(true)
-        expect(descendsFrom(trace.spans, transaction!, useCase!)).toBe(true)
-        const secret = token.split("_").slice(2).join("_")
-        const everything = JSON.stringify((yield* OtlpReceiver).spans())
-        for (const value of [token, secret, privateName, "secret-external-id", key])
-          expect(everything).not.toContain(value)
-      })
-  )
+const structure =
+  "a write is one trace continuing the caller's: request span, authentication, use case, idempotency claim, transaction; no secret in any attribute"
+
+/** A write's trace, checked in either encoding of OTLP/HTTP (`contentType`: what the receiver got). */
+const aWriteIsOneTrace = (contentType: string) =>
+  Effect.gen(function* () {
+    const { url, tenant } = yield* TestServer
+    const token = yield* (yield* tenant()).key(scopes)
+    const traceId = hex(32)
+    const callerSpan = hex(16)
+    const privateName = `Private Name ${hex(8)}`
+    const key = freshKey()
+    const reply = yield* call(url, "POST", "/categories/upsert", {
+      token,
+      idempotencyKey: key,
+      body: { external_id: "secret-external-id", name: privateName },
+      headers: { traceparent: `00-${traceId}-${callerSpan}-01` }
+    })
+    expect(reply.status).toBe(200)
+    const requestId = reply.headers.get("x-request-id")
+    const trace = yield* eventually((spans) => {
+      const inTrace = spans.filter((span) => span.traceId === traceId)
+      const root = inTrace.find((span) => span.name === "POST /api/v1/categories/upsert")
+      const children = ["authenticate", "use case", "idempotency.claim", "sql.transaction"].map((name) =>
+        inTrace.find((span) => span.name === name)
+      )
+      return root !== undefined && children.every((child) => child !== undefined)
+        ? { spans: inTrace, root, children: children as Array<ReceivedSpan> }
+        : undefined
+    })
+    expect(trace.root.parentSpanId).toBe(callerSpan)
+    expect(trace.root.attributes).toMatchObject({
+      "http.route": "/api/v1/categories/upsert",
+      "http.request.method": "POST",
+      "http.response.status_code": "200",
+      request_id: requestId
+    })
+    for (const child of trace.children) expect(descendsFrom(trace.spans, child, trace.root)).toBe(true)
+    // The claim and the transaction are the use case's.
+    const [, useCase, claim, transaction] = trace.children
+    expect(descendsFrom(trace.spans, claim!, useCase!)).toBe(true)
+    expect(descendsFrom(trace.spans, transaction!, useCase!)).toBe(true)
+    const secret = token.split("_").slice(2).join("_")
+    const everything = JSON.stringify((yield* OtlpReceiver).spans())
+    for (const value of [token, secret, privateName, "secret-external-id", key]) expect(everything).not.toContain(value)
+    // Sent in the encoding the server was set to, every batch: the receiver read them as such.
+    const received = (yield* OtlpReceiver).requests()
+    expect([...new Set(received.map((request) => `${request.path} ${request.contentType}`))]).toEqual([
+      `/v1/traces ${contentType}`
+    ])
+  })
+
+layer(TracedServer({ OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" }), { excludeTestServices: true, timeout: 60_000 })(
+  "traces over OTLP/HTTP in JSON",
+  (it) => {
+    it.effect(structure, () => aWriteIsOneTrace("application/json"))
+  }
+)
+
+// The default encoding, protobuf (OpenTelemetry's default for OTLP/HTTP): every case.
+layer(TracedServer(), { excludeTestServices: true, timeout: 60_000 })("traces over OTLP/HTTP", (it) => {
+  it.effect(structure, () => aWriteIsOneTrace("application/x-protobuf"))
 
   it.effect(
     "an import job and an image are traces of their own, with their transactions and the image's processing inside, each linked to the request that queued it",
@@ -160,6 +181,105 @@ layer(TracedServer, { excludeTestServices: true, timeout: 60_000 })("traces over
           expect(JSON.stringify(reply.body)).not.toContain(link!.spanId)
           expect(JSON.stringify(reply.body)).not.toContain(link!.traceId)
         }
+      })
+  )
+
+  it.effect(
+    "sampling is decided once per request: a caller's unsampled traceparent (flags 00) exports no span of its request and its import job links to nothing; flags 01 exports the whole tree and the link",
+    () =>
+      Effect.gen(function* () {
+        const { url, tenant } = yield* TestServer
+        const token = yield* (yield* tenant()).key(scopes)
+        const importWith = (flags: string) =>
+          Effect.gen(function* () {
+            const traceId = hex(32)
+            const callerSpan = hex(16)
+            const submitted = yield* call(url, "POST", "/imports", {
+              token,
+              headers: { traceparent: `00-${traceId}-${callerSpan}-${flags}` },
+              body: { records: [{ resource: "categories", body: { external_id: `s-${flags}`, name: "S" } }] }
+            })
+            expect(submitted.status).toBe(202)
+            const id = submitted.body.job.id as string
+            yield* waitJob(url, token, id)
+            // The job's run is a trace of its own, sampled at its root whatever its request was.
+            const job = yield* eventually((spans) =>
+              spans.find((span) => span.name === "job import" && span.attributes["job.id"] === id)
+            )
+            return { traceId, callerSpan, job }
+          })
+        const unsampled = yield* importWith("00")
+        // The job's span ended after every span of its request would have: the batches would hold them by now.
+        const receiver = yield* OtlpReceiver
+        expect(
+          receiver
+            .spans()
+            .flat()
+            .filter((span) => span.traceId === unsampled.traceId)
+        ).toEqual([])
+        expect(unsampled.job.links).toEqual([])
+
+        const sampled = yield* importWith("01")
+        const tree = yield* eventually((spans) => {
+          const inTrace = spans.filter((span) => span.traceId === sampled.traceId)
+          const root = inTrace.find((span) => span.name === "POST /api/v1/imports")
+          const names = new Set(inTrace.map((span) => span.name))
+          return root !== undefined && ["authenticate", "use case", "sql.transaction"].every((name) => names.has(name))
+            ? { root, inTrace }
+            : undefined
+        })
+        expect(tree.root.parentSpanId).toBe(sampled.callerSpan)
+        expect(tree.root.attributes["http.response.status_code"]).toBe("202")
+        for (const span of tree.inTrace)
+          if (span !== tree.root) expect(descendsFrom(tree.inTrace, span, tree.root)).toBe(true)
+        expect(sampled.job.links).toHaveLength(1)
+        expect(sampled.job.links[0]!.traceId).toBe(sampled.traceId)
+        expect(tree.inTrace.map((span) => span.spanId)).toContain(sampled.job.links[0]!.spanId)
+      })
+  )
+
+  it.effect(
+    "a retried job's new run links to the request that retried it (its transaction), not to the first one; retried by an unsampled request it links to nothing",
+    () =>
+      Effect.gen(function* () {
+        const { url, tenant } = yield* TestServer
+        const token = yield* (yield* tenant()).key(scopes)
+        // A record the schema refuses: the import completes with a failed record, which a retry runs again.
+        const submitted = yield* call(url, "POST", "/imports", {
+          token,
+          body: { records: [{ resource: "categories", body: { external_id: "r-1", name: "R", price: "1" } }] }
+        })
+        const id = submitted.body.job.id as string
+        yield* waitJob(url, token, id)
+        const runSpan = (run: string) =>
+          eventually((spans) =>
+            spans.find(
+              (span) =>
+                span.name === "job import" && span.attributes["job.id"] === id && span.attributes["job.run"] === run
+            )
+          )
+        const first = yield* runSpan("1")
+        const retryWith = (flags: string, path: string) =>
+          Effect.gen(function* () {
+            const traceId = hex(32)
+            const retried = yield* call(url, "POST", path, {
+              token,
+              idempotencyKey: freshKey(),
+              headers: { traceparent: `00-${traceId}-${hex(16)}-${flags}` }
+            })
+            expect(retried.status).toBe(202)
+            yield* waitJob(url, token, id)
+            return traceId
+          })
+        const retryTrace = yield* retryWith("01", `/jobs/${id}/retry`)
+        const second = yield* runSpan("2")
+        expect(second.links).toHaveLength(1)
+        expect(second.links[0]!.traceId).toBe(retryTrace)
+        expect(second.links[0]!.traceId).not.toBe(first.links[0]!.traceId)
+        const linked = yield* eventually((spans) => spans.find((span) => span.spanId === second.links[0]!.spanId))
+        expect(linked.name).toBe("sql.transaction")
+        yield* retryWith("00", `/imports/${id}/retry`)
+        expect((yield* runSpan("3")).links).toEqual([])
       })
   )
 })

@@ -8,6 +8,7 @@ import { Transactor } from "../Shared/Transactor.js"
 import { type JobKind, type JobState, retryableStates, type StoredJob } from "../Jobs/Job.js"
 import { JobNotRetryable } from "../Jobs/JobErrors.js"
 import { JobStore } from "../Jobs/JobStore.js"
+import { currentTraceParent } from "../Jobs/JobTrace.js"
 import { ImportStore } from "../Imports/ImportStore.js"
 
 /** A job as an operator sees it: which company and connection it belongs to, and why it stopped. */
@@ -145,16 +146,19 @@ export class JobAdmin extends Effect.Service<JobAdmin>()("@catalog-sync/core/Job
         const resumed: Array<string> = []
         for (const job of waiting) {
           const requeue = yield* transactor.withTransaction(
-            jobs.requeue({ companyId: job.companyId, connectionId: job.connectionId }, job.id, {
-              from: ["paused"],
-              run: job.run + 1,
-              scopes: job.scopes,
-              nowMillis: millis,
-              at: new Date(millis).toISOString(),
-              // Jobs queued behind a paused one cannot run before it: the pending limit must not hold it.
-              maxPending: Number.POSITIVE_INFINITY,
-              keepPlace: true
-            })
+            Effect.flatMap(currentTraceParent, (traceParent) =>
+              jobs.requeue({ companyId: job.companyId, connectionId: job.connectionId }, job.id, {
+                from: ["paused"],
+                run: job.run + 1,
+                scopes: job.scopes,
+                nowMillis: millis,
+                at: new Date(millis).toISOString(),
+                // Jobs queued behind a paused one cannot run before it: the pending limit must not hold it.
+                maxPending: Number.POSITIVE_INFINITY,
+                keepPlace: true,
+                traceParent
+              })
+            )
           )
           if (requeue._tag === "Requeued") resumed.push(job.id)
         }
@@ -257,7 +261,8 @@ export class JobAdmin extends Effect.Service<JobAdmin>()("@catalog-sync/core/Job
               nowMillis: millis,
               at,
               maxPending: Number.POSITIVE_INFINITY,
-              keepPlace: job.kind === "media"
+              keepPlace: job.kind === "media",
+              traceParent: yield* currentTraceParent
             })
             if (requeue._tag === "Requeued" && job.kind === "import") yield* imports.resetFailed(job.id, run, at)
             return requeue

@@ -413,7 +413,8 @@ export class ImportService extends Effect.Service<ImportService>()("@catalog-syn
               scopes: Array.from(principal.scopes),
               nowMillis: millis,
               at,
-              maxPending: maxPendingPerConnection
+              maxPending: maxPendingPerConnection,
+              traceParent: yield* currentTraceParent
             })
             switch (requeue._tag) {
               case "LimitReached":

@@ -63,7 +63,8 @@ export class JobStore extends Context.Tag("@catalog-sync/core/JobStore")<
     /**
      * Puts a job that is in one of `from` back in the queue for run `run`, with `scopes` (acting for
      * `keyId` from then on when given: the key that retried it), unless its connection has `maxPending`
-     * pending jobs. Call it inside a transaction, as `insert`. With
+     * pending jobs. Its `traceParent` becomes the retrying request's (null when that one is not traced),
+     * so that the new run links to what restarted it. Call it inside a transaction, as `insert`. With
      * `keepPlace` the job keeps its place in the queue (a media job resumes in upload order); otherwise
      * it goes to the end.
      */
@@ -79,6 +80,7 @@ export class JobStore extends Context.Tag("@catalog-sync/core/JobStore")<
         readonly at: string
         readonly maxPending: number
         readonly keepPlace?: boolean | undefined
+        readonly traceParent: string | null
       }
     ) => Effect.Effect<Requeue, PersistenceError>
     /**

@@ -511,17 +511,20 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
         const millis = yield* Clock.currentTimeMillis
         const paused = job.state === "paused"
         const requeue = yield* transactor.withTransaction(
-          jobs.requeue({ companyId: principal.company.id, connectionId: principal.connectionId }, job.id, {
-            // Only the state that was read: the limit exemption holds for a job that is still paused.
-            from: retryableStates.includes(job.state) ? [job.state] : retryableStates,
-            run: job.run + 1,
-            keyId: principal.keyId,
-            scopes: Array.from(principal.scopes),
-            nowMillis: millis,
-            at: new Date(millis).toISOString(),
-            maxPending: paused ? Number.POSITIVE_INFINITY : maxPendingPerConnection,
-            keepPlace: true
-          })
+          Effect.flatMap(currentTraceParent, (traceParent) =>
+            jobs.requeue({ companyId: principal.company.id, connectionId: principal.connectionId }, job.id, {
+              // Only the state that was read: the limit exemption holds for a job that is still paused.
+              from: retryableStates.includes(job.state) ? [job.state] : retryableStates,
+              run: job.run + 1,
+              keyId: principal.keyId,
+              scopes: Array.from(principal.scopes),
+              nowMillis: millis,
+              at: new Date(millis).toISOString(),
+              maxPending: paused ? Number.POSITIVE_INFINITY : maxPendingPerConnection,
+              keepPlace: true,
+              traceParent
+            })
+          )
         )
         switch (requeue._tag) {
           case "LimitReached":

@@ -83,7 +83,8 @@ export const make = Effect.sync(() => {
           leaseUntil: null,
           failure: null,
           finishedAt: null,
-          updatedAt: request.at
+          updatedAt: request.at,
+          traceParent: request.traceParent
         }
         jobs.set(id, updated)
         if (request.keepPlace !== true) place.set(id, ++counter)

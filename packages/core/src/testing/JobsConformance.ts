@@ -258,7 +258,8 @@ export const runJobsConformance = (name: string, ports: Layer.Layer<JobStore | I
             scopes: ["prices:write" as const],
             nowMillis: 5,
             at: "retry",
-            maxPending: 1
+            maxPending: 1,
+            traceParent: null
           }
           const requeue = (id: string, max = 1) =>
             transactor.withTransaction(jobs.requeue(owner, id, { ...request, maxPending: max }))
@@ -293,6 +294,41 @@ export const runJobsConformance = (name: string, ports: Layer.Layer<JobStore | I
         })
       )
 
+      it.effect("a requeue keeps the retrying request's traceparent in place of the first one's, or none", () =>
+        Effect.gen(function* () {
+          const jobs = yield* JobStore
+          const transactor = yield* Transactor
+          yield* drain("drainer")
+          const owner = scope()
+          const first = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+          const retrying = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+          const failed = job(owner, { state: "failed", traceParent: first })
+          yield* insert(failed)
+          const request = {
+            from: ["failed"] as const,
+            run: 2,
+            scopes: ["catalog:write" as const],
+            nowMillis: 5,
+            at,
+            maxPending: 5
+          }
+          const requeued = yield* transactor.withTransaction(
+            jobs.requeue(owner, failed.id, { ...request, traceParent: retrying })
+          )
+          expect(requeued._tag === "Requeued" ? requeued.job.traceParent : undefined).toBe(retrying)
+          expect(Option.getOrThrow(yield* jobs.get(owner, failed.id)).traceParent).toBe(retrying)
+          // Claimed by a worker, the new run carries the retrying request's traceparent (its span's link).
+          const claimed = Option.getOrThrow(
+            yield* jobs.claim({ workerId: "w", nowMillis: epoch, leaseMillis: 1000, at })
+          )
+          expect([claimed.id, claimed.traceParent]).toEqual([failed.id, retrying])
+          yield* jobs.finish(claimed.id, "w", { state: "failed", failure: { code: "x", message: "y" }, at })
+          // Retried again by an untraced request: the job keeps no traceparent, not the first request's.
+          yield* transactor.withTransaction(jobs.requeue(owner, failed.id, { ...request, run: 3, traceParent: null }))
+          expect(Option.getOrThrow(yield* jobs.get(owner, failed.id)).traceParent).toBeNull()
+        })
+      )
+
       it.effect("a requeue with keepPlace keeps the job's place in the queue; without it the job goes last", () =>
         Effect.gen(function* () {
           const jobs = yield* JobStore
@@ -312,7 +348,8 @@ export const runJobsConformance = (name: string, ports: Layer.Layer<JobStore | I
             scopes: ["media:write" as const],
             nowMillis: now,
             at,
-            maxPending: 20
+            maxPending: 20,
+            traceParent: null
           }
           yield* transactor.withTransaction(jobs.requeue(owner, third.id, request))
           yield* transactor.withTransaction(jobs.requeue(owner, first.id, { ...request, keepPlace: true }))

@@ -46,6 +46,19 @@ export const oldestQueuedJobAge = Metric.gauge("jobs_oldest_queued_age_seconds",
   description: "Age of the oldest queued job, by kind (0 when none is queued); read at each scrape"
 })
 
+export const poolConnections = Metric.gauge("db_pool_connections", {
+  description: "PostgreSQL pool connections open, by state (idle, in_use); read at each scrape"
+})
+
+export const poolMaxConnections = Metric.gauge("db_pool_max_connections", {
+  description: "The most connections the PostgreSQL pool opens (DATABASE_POOL_SIZE)"
+})
+
+export const poolWaiting = Metric.gauge("db_pool_waiting_requests", {
+  description:
+    "Queries and transactions waiting for a PostgreSQL pool connection, all being in use; read at each scrape"
+})
+
 export const jobDuration = Metric.histogram(
   "job_duration_seconds",
   seconds([0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 120, 300, 900, 3600]),

@@ -3,7 +3,8 @@ import { Metrics, Resource } from "@effect/opentelemetry"
 import { PrometheusSerializer } from "@opentelemetry/exporter-prometheus"
 import { MetricReader } from "@opentelemetry/sdk-metrics"
 import type { SqlClient } from "@effect/sql"
-import { Clock, Context, Effect, Layer, Runtime } from "effect"
+import { PgPoolUse } from "@catalog-sync/adapter-pg"
+import { Clock, Context, Effect, Layer, Option, Runtime } from "effect"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import * as Instruments from "./Instruments.js"
@@ -50,6 +51,20 @@ const refreshQueueGauges = Effect.gen(function* () {
 }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("metrics: the job queue could not be read", cause)))
 
 /**
+ * The PostgreSQL pool's use, from the driver's counters (no query). SQLite has no pool: one connection,
+ * which @effect/sql-sqlite-node hands out under a semaphore it does not expose, so these series are absent.
+ */
+const refreshPoolGauges = Effect.map(Effect.serviceOption(PgPoolUse), (use) =>
+  Option.map(use, (read) => {
+    const { total, idle, waiting, max } = read()
+    Instruments.record(Instruments.poolConnections, idle, { state: "idle" })
+    Instruments.record(Instruments.poolConnections, total - idle, { state: "in_use" })
+    Instruments.record(Instruments.poolWaiting, waiting, {})
+    Instruments.record(Instruments.poolMaxConnections, max, {})
+  })
+)
+
+/**
  * Effect's metrics exported through the OpenTelemetry SDK (`@effect/opentelemetry` registers them as a
  * metric producer) and read by a pull reader at each scrape, then written as Prometheus text.
  */
@@ -59,7 +74,8 @@ export const MetricsScrapeLive: Layer.Layer<MetricsScrape, never, SqlClient.SqlC
       const reader = new ScrapeReader()
       const serializer = new PrometheusSerializer()
       const scrape = Effect.zipRight(
-        refreshQueueGauges,
+        // The pool first: read before the queue's query waits for a connection of a saturated pool.
+        Effect.zipRight(refreshPoolGauges, refreshQueueGauges),
         Effect.promise(() => reader.collect()).pipe(
           Effect.map(({ resourceMetrics }) => serializer.serialize(resourceMetrics))
         )

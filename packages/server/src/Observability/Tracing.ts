@@ -1,6 +1,7 @@
 import { type HttpApp, HttpServerRequest, HttpTraceContext } from "@effect/platform"
-import { NodeSdk } from "@effect/opentelemetry"
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http"
+import { NodeSdk, Tracer as OtelTracer } from "@effect/opentelemetry"
+import { OTLPTraceExporter as JsonExporter } from "@opentelemetry/exporter-trace-otlp-http"
+import { OTLPTraceExporter as ProtobufExporter } from "@opentelemetry/exporter-trace-otlp-proto"
 import {
   AlwaysOffSampler,
   AlwaysOnSampler,
@@ -9,7 +10,7 @@ import {
   type Sampler,
   TraceIdRatioBasedSampler
 } from "@opentelemetry/sdk-trace-base"
-import { Cause, Effect, Option, Redacted } from "effect"
+import { Cause, Effect, Option, Redacted, type Tracer } from "effect"
 import type { TracingSettings } from "../ServerConfig.js"
 import type { RouteTemplates } from "./RouteTemplates.js"
 
@@ -30,18 +31,41 @@ const samplerOf = (settings: TracingSettings): Sampler => {
   }
 }
 
-/** The OpenTelemetry SDK as Effect's tracer, exporting batches of spans over OTLP/HTTP. */
+const exporterOf = (settings: TracingSettings) => {
+  const options = { url: settings.url, headers: Redacted.value(settings.headers) }
+  return settings.protocol === "http/json" ? new JsonExporter(options) : new ProtobufExporter(options)
+}
+
+/** The OpenTelemetry SDK as Effect's tracer, exporting batches of spans over OTLP/HTTP (protobuf or JSON). */
 export const TracingLive = (settings: TracingSettings) =>
   NodeSdk.layer(() => ({
     resource: { serviceName: settings.serviceName, serviceVersion: "0.1.0" },
-    spanProcessor: new BatchSpanProcessor(
-      new OTLPTraceExporter({ url: settings.url, headers: Redacted.value(settings.headers) }),
-      {
-        scheduledDelayMillis: settings.scheduleDelayMillis
-      }
-    ),
+    spanProcessor: new BatchSpanProcessor(exporterOf(settings), {
+      scheduledDelayMillis: settings.scheduleDelayMillis
+    }),
     tracerConfig: { sampler: samplerOf(settings) }
   }))
+
+/**
+ * Sampling is decided once, on the request span (by the sampler, or by the caller's `traceparent` flags
+ * under a parent-based sampler). An unsampled request runs with the tracer off and without its span as
+ * parent: the use case, authentication, every @effect/sql statement and adapter span are no-ops instead of
+ * OTel spans never exported, and no fiber step enters the span's OTel context (the bridge does that on
+ * every step under a current span). So an unsampled request costs about what tracing off costs, and its
+ * jobs keep no traceparent (there is no sampled span to keep, see JobTrace.currentTraceParent).
+ */
+const inside = <A, E, R>(span: Tracer.Span, app: Effect.Effect<A, E, R>) =>
+  span.sampled ? Effect.withParentSpan(app, span) : Effect.withTracerEnabled(app, false)
+
+/**
+ * The caller's span from its `traceparent` (or B3) headers, with its sampled flag where the OTel bridge
+ * reads it: @effect/opentelemetry takes an Effect external span without its own trace-flags entry as
+ * sampled, so a parent-based sampler would keep a request whose caller sent flags 00.
+ */
+const callerSpan = (request: HttpServerRequest.HttpServerRequest) =>
+  Option.map(HttpTraceContext.fromHeaders(request.headers), (parent) =>
+    OtelTracer.makeExternalSpan({ traceId: parent.traceId, spanId: parent.spanId, traceFlags: parent.sampled ? 1 : 0 })
+  )
 
 /**
  * One server span per request, named by its route template, continuing the caller's trace when it sends
@@ -58,11 +82,11 @@ export const requestSpans =
         {
           kind: "server",
           captureStackTrace: false,
-          parent: Option.getOrUndefined(HttpTraceContext.fromHeaders(request.headers)),
+          parent: Option.getOrUndefined(callerSpan(request)),
           attributes: { "http.request.method": request.method, "http.route": route }
         },
         (span) =>
-          Effect.onExit(Effect.withParentSpan(app, span), (exit) =>
+          Effect.onExit(inside(span, app), (exit) =>
             Effect.sync(() =>
               span.attribute(
                 "http.response.status_code",
