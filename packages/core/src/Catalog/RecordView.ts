@@ -69,8 +69,9 @@ export const renderRecord = (
 /**
  * `renderRecord` typed by its resource and mode. Its document was decoded by the resource's body schema
  * when it was written and completed by the resource's defaults, so the view has the shape the record
- * schema (or PriceRecord) describes; the HTTP layer encodes every answer with that schema again, so a
- * view that strays from it is an error there, never a malformed answer.
+ * schema (or PriceRecord) describes. The HTTP layer serialises views as they are (a second encode cost
+ * more than the read), so that shape is held by tests: the API fuzzer validates every answer against the
+ * OpenAPI document, whose records allow no other keys.
  */
 export const recordView = <Name extends ResourceName, Mode extends ReadMode>(
   resource: Name,
