@@ -123,7 +123,10 @@ const betterSqlite3 = (dist, version) => {
     {
       cwd: home,
       encoding: "utf8",
-      maxBuffer: 64 * 1024 * 1024
+      maxBuffer: 64 * 1024 * 1024,
+      // node-gyp lets npm's configuration in the environment override its flags, and `npm run` exports it:
+      // a machine whose npmrc sets `nodedir` (to the default Node's headers) would build for that Node.
+      env: { ...process.env, npm_config_nodedir: dist }
     }
   )
   if (built.status !== 0 || !existsSync(addon)) {
