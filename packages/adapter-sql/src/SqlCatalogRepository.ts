@@ -3,7 +3,7 @@ import { SqlClient, type Statement, SqlSchema } from "@effect/sql"
 import { Array as Arr, type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { atomically } from "./internal/transaction.js"
-import { chunks, RecordRow, recordColumns, ReferenceTarget, storedRecordOf, toRecordRow } from "./internal/rows.js"
+import { chunks, RecordRow, recordColumns, ReferenceTarget, recordRowOf, storedRecordOf } from "./internal/rows.js"
 import { span } from "./internal/spans.js"
 
 /** The parameters of a list query, as plain values. */
@@ -153,22 +153,15 @@ export const make: Effect.Effect<
         : sql`SELECT id FROM catalog_records WHERE company_id = ${companyId} AND resource = ${resource} AND id IN ${sql.in(ids)}`
   })
 
-  const insertRow = SqlSchema.void({
-    Request: RecordRow,
-    execute: (row) => sql`INSERT INTO catalog_records ${sql.insert(row)}`
-  })
+  const insertRow = (row: typeof RecordRow.Encoded) => sql`INSERT INTO catalog_records ${sql.insert(row)}`
 
   // RETURNING tells in the same statement whether the compare-and-set matched; on PostgreSQL the WHERE is
   // re-checked after waiting for a concurrent writer's row lock, so two racing updates never both match.
-  const updateRow = SqlSchema.findAll({
-    Request: Schema.Struct({ row: RecordRow, expectedRevision: Schema.Int }),
-    Result: Schema.Struct({ revision: Schema.Int }),
-    execute: ({ expectedRevision, row }) =>
-      sql`UPDATE catalog_records SET ${sql.update(row, ["company_id", "resource", "id"])}
+  const updateRow = (row: typeof RecordRow.Encoded, expectedRevision: number) =>
+    sql<{ readonly revision: number }>`UPDATE catalog_records SET ${sql.update(row, ["company_id", "resource", "id"])}
           WHERE company_id = ${row.company_id} AND resource = ${row.resource} AND id = ${row.id}
             AND revision = ${expectedRevision}
           RETURNING revision`
-  })
 
   const currentRevision = SqlSchema.findOne({
     Request: Schema.Struct({ companyId: Ids.CompanyId, resource: Resource.ResourceName, id: Ids.RecordId }),
@@ -278,7 +271,7 @@ export const make: Effect.Effect<
       ),
 
     insert: (record) =>
-      Effect.zipRight(insertRow(toRecordRow(record)), replaceLinks(record, false)).pipe(
+      Effect.zipRight(insertRow(recordRowOf(record)), replaceLinks(record, false)).pipe(
         // A record and its category links are one write even when the caller opened no transaction.
         atomically(sql),
         refineErrors,
@@ -287,7 +280,7 @@ export const make: Effect.Effect<
 
     update: (record, expectedRevision) =>
       Effect.gen(function* () {
-        const updated = yield* updateRow({ row: toRecordRow(record), expectedRevision })
+        const updated = yield* updateRow(recordRowOf(record), expectedRevision)
         if (updated.length === 0) {
           const current = yield* currentRevision({
             companyId: record.companyId,

@@ -41,15 +41,20 @@ export const recordColumns = Object.keys(RecordRow.fields)
   .map((column) => `r.${column}`)
   .join(", ")
 
-export const toRecordRow = (record: StoredRecord.StoredRecord): RecordRow => ({
+/**
+ * The `catalog_records` row of a record, as `RecordRow` encodes it (JSON text for the document and the id
+ * lists, 0/1 for the flag), built directly: core's records are typed already, and encoding every write
+ * through the schema cost more than its statement (docs/performance.md, issue 23 lever 3).
+ */
+export const recordRowOf = (record: StoredRecord.StoredRecord): typeof RecordRow.Encoded => ({
   company_id: record.companyId,
   resource: record.resource,
   id: record.id,
   revision: record.revision,
-  data: record.data,
-  category_ids: record.index.categoryIds,
-  component_ids: record.index.componentIds,
-  active: record.index.active,
+  data: JSON.stringify(record.data),
+  category_ids: JSON.stringify(record.index.categoryIds),
+  component_ids: JSON.stringify(record.index.componentIds),
+  active: record.index.active === null ? null : record.index.active ? 1 : 0,
   collection_id: record.index.collectionId,
   brand_id: record.index.brandId,
   parent_id: record.index.parentId,
