@@ -4,6 +4,7 @@
  * new user would try them, and its parameters say what the server enforces.
  */
 import { expect, layer } from "@effect/vitest"
+import { Resource } from "@catalog-sync/core"
 import { Effect } from "effect"
 import { execFile } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -57,17 +58,6 @@ const allScopes = [
   "stock:read",
   "stock:write"
 ]
-
-/** The resources whose records the examples' replay reads back in every mode. */
-const catalogResources = [
-  "products",
-  "categories",
-  "collections",
-  "brands",
-  "customization-types",
-  "customization-groups",
-  "customization-options"
-] as const
 
 /**
  * The writes whose body examples are replayed, in the order their references need. The archive example
@@ -194,7 +184,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("the serv
 
       // Catalog answers are serialised as core built them, not encoded through their schemas: every record
       // the examples made, read back in each mode, must still be what the document describes.
-      for (const resource of catalogResources) {
+      for (const resource of Resource.resourceNames) {
         for (const mode of ["catalog", "prices"]) {
           const page = yield* call(url, "GET", `/${resource}?limit=100&mode=${mode}`, { token })
           answers.push({ method: "GET", path: `/api/v1/${resource}`, reply: page })
