@@ -114,6 +114,16 @@ layer(TracedServer({ OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" }), { excludeTestS
 layer(TracedServer(), { excludeTestServices: true, timeout: 60_000 })("traces over OTLP/HTTP", (it) => {
   it.effect(structure, () => aWriteIsOneTrace("application/x-protobuf"))
 
+  it.effect("an idle worker's polls are not traces: no job claim reaches the collector, only jobs that run", () =>
+    Effect.gen(function* () {
+      // The workers poll every 250 ms by default: a second is several polls that find nothing.
+      yield* Effect.sleep("1200 millis")
+      const spans = (yield* OtlpReceiver).spans().flat()
+      expect(spans.length).toBeGreaterThan(0)
+      expect(spans.filter((span) => span.name === "JobStore.claim").map((span) => span.name)).toEqual([])
+    })
+  )
+
   it.effect(
     "an import job and an image are traces of their own, with their transactions and the image's processing inside, each linked to the request that queued it",
     () =>

@@ -86,7 +86,12 @@ const worker = (settings: WorkerSettings) =>
       const now = yield* Clock.currentTimeMillis
       return yield* jobs.claim({ workerId, nowMillis: now, leaseMillis: settings.leaseMillis, at: iso(now) })
     }).pipe(
-      Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("job claim failed", cause), Option.none<StoredJob>()))
+      Effect.catchAllCause((cause) =>
+        Effect.as(Effect.logWarning("job claim failed", cause), Option.none<StoredJob>())
+      ),
+      // Polls are not traced: an idle worker polls several times a second, and each would be a trace of its
+      // own in the operator's backend. A claimed job's run is its own trace (JobTrace).
+      Effect.withTracerEnabled(false)
     )
     // A claim and the work it starts form one step that an interruption (shutdown) cannot split: a claim
     // whose statement committed is always either worked on or given back, never left to its lease.
