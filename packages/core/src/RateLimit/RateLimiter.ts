@@ -56,8 +56,8 @@ export const windowDecision = (
 })
 
 /**
- * Counts the request against its key (120/min) and its company (600/min). Returns the tighter state
- * for the RateLimit headers, or fails with RateLimited carrying that state.
+ * Counts the request against its key (120/min) and its company (600/min). Returns the tighter state,
+ * for the RateLimit headers; the caller refuses the request with RateLimited when it is not `allowed`.
  */
 export const checkRate = Effect.flatMap(CurrentPrincipal, (principal) =>
   Effect.flatMap(RateLimiter, (limiter) => checkRateWith(limiter, principal))
