@@ -193,6 +193,30 @@ export const make: Effect.Effect<
       }
     })
 
+  // An import batch's new records: the rows and then each link table in one multi-row statement per chunk.
+  const insertNew = (records: ReadonlyArray<StoredRecord.StoredRecord>) =>
+    Effect.gen(function* () {
+      for (const chunk of chunks(records, 500))
+        yield* sql`INSERT INTO catalog_records ${sql.insert(chunk.map(recordRowOf))}`
+      const products = records.filter((record) => record.resource === "products")
+      const categories = products.flatMap((record) =>
+        Array.from(new Set(record.index.categoryIds), (id) => ({
+          company_id: record.companyId,
+          product_id: record.id,
+          category_id: id
+        }))
+      )
+      const components = products.flatMap((record) =>
+        Array.from(new Set(record.index.componentIds), (id) => ({
+          company_id: record.companyId,
+          bundle_id: record.id,
+          component_id: id
+        }))
+      )
+      for (const chunk of chunks(categories)) yield* sql`INSERT INTO record_categories ${sql.insert(chunk)}`
+      for (const chunk of chunks(components)) yield* sql`INSERT INTO record_components ${sql.insert(chunk)}`
+    })
+
   const findBundles = SqlSchema.findAll({
     Request: Schema.Struct({ companyId: Ids.CompanyId, productId: Ids.RecordId }),
     Result: Schema.Struct({ bundle_id: Ids.RecordId }),
@@ -276,6 +300,13 @@ export const make: Effect.Effect<
         atomically(sql),
         refineErrors,
         span("CatalogRepository.insert", { companyId: record.companyId, resource: record.resource, id: record.id })
+      ),
+
+    insertMany: (records) =>
+      insertNew(records).pipe(
+        atomically(sql),
+        refineErrors,
+        span("CatalogRepository.insertMany", { count: records.length })
       ),
 
     update: (record, expectedRevision) =>

@@ -2,7 +2,7 @@ import { ChangeLog } from "@catalog-sync/core"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { type Context, Effect, Layer, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
-import { ChangeRow } from "./internal/rows.js"
+import { ChangeRow, chunks } from "./internal/rows.js"
 import { span } from "./internal/spans.js"
 
 const Position = Schema.Union(Schema.Number, Schema.NumberFromString)
@@ -50,21 +50,20 @@ export const make: Effect.Effect<
     execute: (companyId) =>
       sql`SELECT COALESCE(MAX(position), 0) AS position FROM changes WHERE company_id = ${companyId}`
   })
+  const rowOf = (entry: ChangeLog.ChangeEntry) => ({
+    company_id: entry.companyId,
+    resource: entry.resource,
+    record_id: entry.recordId,
+    revision: entry.revision,
+    operation: entry.operation,
+    origin_connection_id: entry.originConnectionId,
+    at: entry.at,
+    visibility: ChangeLog.maskOf(ChangeLog.partsOf(entry))
+  })
   return ChangeLog.ChangeLog.of({
     append: (entry) =>
       lockCompany(entry.companyId).pipe(
-        Effect.zipRight(
-          insertRow({
-            company_id: entry.companyId,
-            resource: entry.resource,
-            record_id: entry.recordId,
-            revision: entry.revision,
-            operation: entry.operation,
-            origin_connection_id: entry.originConnectionId,
-            at: entry.at,
-            visibility: ChangeLog.maskOf(ChangeLog.partsOf(entry))
-          })
-        ),
+        Effect.zipRight(insertRow(rowOf(entry))),
         refineErrors,
         span("ChangeLog.append", {
           companyId: entry.companyId,
@@ -73,6 +72,14 @@ export const make: Effect.Effect<
           revision: entry.revision
         })
       ),
+    // The lock once per company, then the rows in one statement per chunk: a multi-row VALUES list takes
+    // its positions in list order on both engines, so the entries keep the order they were given in.
+    appendMany: (entries) =>
+      Effect.gen(function* () {
+        for (const companyId of new Set(entries.map((entry) => entry.companyId))) yield* lockCompany(companyId)
+        for (const chunk of chunks(entries, 500)) yield* sql`INSERT INTO changes ${sql.insert(chunk.map(rowOf))}`
+      }).pipe(refineErrors, span("ChangeLog.appendMany", { count: entries.length })),
+
     head: (companyId) =>
       latest(companyId).pipe(
         Effect.map((row) => row.position),

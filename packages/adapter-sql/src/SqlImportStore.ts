@@ -103,6 +103,24 @@ export const make: Effect.Effect<
         return (yield* decodeIndices(rows)).length > 0
       }).pipe(refineErrors, span("ImportStore.markApplied")),
 
+    // One UPDATE per chunk, each record's outcome and id picked by CASE on its index: plain SQL both engines
+    // run alike, and as conditional as markApplied (an applied record matches nothing).
+    markAppliedMany: (jobId, results, { at, run }) =>
+      Effect.gen(function* () {
+        let marked = 0
+        for (const chunk of chunks(results, 200)) {
+          const pick = (value: (result: (typeof chunk)[number]) => string) =>
+            sql`CASE idx ${sql.join(" ", false)(chunk.map((result) => sql`WHEN ${result.index} THEN ${value(result)}`))} END`
+          const rows = yield* sql`UPDATE import_records
+              SET status = 'applied', outcome = ${pick((result) => result.outcome)},
+                  record_id = ${pick((result) => result.recordId)}, error = NULL, run = ${run}, updated_at = ${at}
+              WHERE job_id = ${jobId} AND idx IN ${sql.in(chunk.map((result) => result.index))} AND status <> 'applied'
+              RETURNING idx`
+          marked += rows.length
+        }
+        return marked
+      }).pipe(refineErrors, span("ImportStore.markAppliedMany", { count: results.length })),
+
     markFailed: (jobId, index, result) =>
       Effect.asVoid(
         sql`UPDATE import_records

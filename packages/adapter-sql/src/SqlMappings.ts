@@ -34,6 +34,15 @@ export const byRecordStatement = (
             AND resource = ${scope.resource} AND record_id IN ${sql.in(recordIds)}`
   })
 
+const rowOf = (mapping: Mappings.Mapping) => ({
+  company_id: mapping.companyId,
+  connection_id: mapping.connectionId,
+  resource: mapping.resource,
+  external_id: mapping.externalId,
+  record_id: mapping.recordId,
+  created_at: mapping.createdAt
+})
+
 /** Mappings over any `SqlClient`. */
 export const make: Effect.Effect<
   Context.Tag.Service<typeof Mappings.Mappings>,
@@ -105,15 +114,24 @@ export const make: Effect.Effect<
         span("Mappings.externalIdsOf", { ...scopeAttributes(scope), count: recordIds.length })
       ),
 
+    // Conflicts are told only as a count: the caller (an import batch's write-behind) rolls back and
+    // writes the batch record by record, where `insert` says which one.
+    insertMany: (mappings) =>
+      Effect.gen(function* () {
+        for (const chunk of chunks(mappings, 500)) {
+          const inserted =
+            yield* sql`INSERT INTO mappings ${sql.insert(chunk.map(rowOf))} ON CONFLICT DO NOTHING RETURNING record_id`
+          if (inserted.length < chunk.length) {
+            return yield* new Errors.MappingConflict({
+              reason: "external_id_taken",
+              message: `${chunk.length - inserted.length} of ${chunk.length} mappings were already taken`
+            })
+          }
+        }
+      }).pipe(refineErrors, span("Mappings.insertMany", { count: mappings.length })),
+
     insert: (mapping) => {
-      const row = {
-        company_id: mapping.companyId,
-        connection_id: mapping.connectionId,
-        resource: mapping.resource,
-        external_id: mapping.externalId,
-        record_id: mapping.recordId,
-        created_at: mapping.createdAt
-      }
+      const row = rowOf(mapping)
       return Effect.gen(function* () {
         const inserted = yield* insertRow(row)
         if (inserted.length > 0) return

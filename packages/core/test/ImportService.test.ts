@@ -1,67 +1,13 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
-import { CatalogService } from "../src/Catalog/CatalogService.js"
 import type { ImportBody } from "../src/Imports/Import.js"
 import { ImportService, recordsPerTransaction } from "../src/Imports/ImportService.js"
 import { Accounts } from "../src/Auth/Accounts.js"
-import { JobKinds } from "../src/Jobs/JobKinds.js"
 import { JobService } from "../src/Jobs/JobService.js"
 import { JobStore } from "../src/Jobs/JobStore.js"
-import { IdsLive } from "../src/Shared/Ids.js"
-import type { Scope } from "../src/Shared/Scope.js"
-import { InMemory, InMemoryJobs } from "../src/testing.js"
-import { anotherKey, as, list, registeredTenant, upsert, uuid } from "./support.js"
-
-/** Imports alone register a job kind here: no media job is ever made. */
-const ImportJobsOnly = Layer.effect(
-  JobKinds,
-  Effect.map(ImportService, (imports) => ({
-    import: imports.jobKind,
-    media: { ...imports.jobKind, process: () => Effect.dieMessage("no media jobs in these tests") }
-  }))
-)
-
-const TestLayer = Layer.mergeAll(JobService.Default).pipe(
-  Layer.provideMerge(ImportJobsOnly),
-  Layer.provideMerge(ImportService.Default),
-  Layer.provideMerge(CatalogService.Default),
-  Layer.provideMerge(Layer.mergeAll(InMemory.layer, InMemoryJobs.layer, InMemory.accountsLayer)),
-  Layer.provideMerge(IdsLive)
-)
-
-/** A company and connection the accounts know of, and a principal of that connection. */
-const tenant = (scopes?: ReadonlyArray<Scope>) =>
-  registeredTenant(
-    ["catalog:read", "catalog:write", "prices:read", "prices:write", "costs:read", "costs:write"],
-    scopes
-  )
-
-const submit = (body: ImportBody) => Effect.flatMap(ImportService, (s) => s.submit(body))
-
-/** Runs every claimable job to its end, as a worker would. */
-const work = Effect.gen(function* () {
-  const jobs = yield* JobStore
-  const imports = yield* ImportService
-  for (;;) {
-    const claimed = yield* jobs.claim({
-      workerId: "worker",
-      nowMillis: Date.now(),
-      leaseMillis: 60_000,
-      at: new Date().toISOString()
-    })
-    if (Option.isNone(claimed)) return
-    yield* imports.process(claimed.value, "worker", 60_000)
-  }
-})
-
-const queued = (body: ImportBody) =>
-  Effect.gen(function* () {
-    const submitted = yield* submit(body)
-    if (submitted._tag !== "Queued") throw new Error("expected a job")
-    return submitted.job
-  })
-
-const detail = (id: string) => Effect.flatMap(JobService, (s) => s.get(id))
+import { InMemory } from "../src/testing.js"
+import { anotherKey, as, list, upsert, uuid } from "./support.js"
+import { detail, queued, submit, tenant, TestLayer, work } from "./importSupport.js"
 
 layer(TestLayer)("ImportService", (it) => {
   describe("passes", () => {

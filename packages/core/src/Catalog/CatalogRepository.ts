@@ -52,6 +52,8 @@ export class CatalogRepository extends Context.Tag("@catalog-sync/core/CatalogRe
       ids: ReadonlyArray<RecordId>
     ) => Effect.Effect<ReadonlySet<RecordId>, PersistenceError>
     readonly insert: (record: StoredRecord) => Effect.Effect<void, PersistenceError>
+    /** Inserts new records (an import batch's creates) in as few statements as the engine allows. */
+    readonly insertMany: (records: ReadonlyArray<StoredRecord>) => Effect.Effect<void, PersistenceError>
     /**
      * Replaces the record if its stored revision is still `expectedRevision` (compare-and-set), so that
      * two writers racing on one record never both win.

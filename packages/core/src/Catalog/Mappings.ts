@@ -36,5 +36,10 @@ export class Mappings extends Context.Tag("@catalog-sync/core/Mappings")<
     ) => Effect.Effect<ReadonlyMap<RecordId, string>, PersistenceError>
     /** Fails with MappingConflict when the external id or the record is already mapped in the scope. */
     readonly insert: (mapping: Mapping) => Effect.Effect<void, MappingConflict | PersistenceError>
+    /**
+     * Inserts many mappings in as few statements as the engine allows. Fails with MappingConflict when any
+     * of them conflicts, possibly after inserting the others: the caller rolls its transaction back.
+     */
+    readonly insertMany: (mappings: ReadonlyArray<Mapping>) => Effect.Effect<void, MappingConflict | PersistenceError>
   }
 >() {}

@@ -76,6 +76,8 @@ export class ChangeLog extends Context.Tag("@catalog-sync/core/ChangeLog")<
   ChangeLog,
   {
     readonly append: (entry: ChangeEntry) => Effect.Effect<void, PersistenceError>
+    /** Appends entries in their order, as `append` one by one would, in as few statements as the engine allows. */
+    readonly appendMany: (entries: ReadonlyArray<ChangeEntry>) => Effect.Effect<void, PersistenceError>
     /** The position of the company's latest committed change, 0 when it has none. */
     readonly head: (companyId: CompanyId) => Effect.Effect<number, PersistenceError>
     /** Changes after `after` up to `upTo`, in position order, at most `limit`. */

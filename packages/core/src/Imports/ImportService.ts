@@ -2,10 +2,11 @@ import { Clock, Data, Effect, Option, Schedule, Schema } from "effect"
 import { Accounts } from "../Auth/Accounts.js"
 import { CurrentPrincipal, type Principal } from "../Auth/Principal.js"
 import { type BodyParts, bodyParts, missingScopes, pricesModeBody, requiredWriteScopes } from "../Catalog/Access.js"
-import { type PersistenceError, ScopeDenied } from "../Shared/Errors.js"
+import { type PersistenceError, ScopeDenied, type ValidationFailed } from "../Shared/Errors.js"
 import { CatalogService } from "../Catalog/CatalogService.js"
 import { UpsertMode } from "../Resources/CommonFields.js"
 import { decodeUpsert, strictDecoding } from "../Catalog/Decode.js"
+import * as WriteBehind from "../Catalog/WriteBehind.js"
 import type { Document } from "../Resources/ResourceDefinition.js"
 import { definitions } from "../Resources/Registry.js"
 import {
@@ -185,9 +186,10 @@ export class ImportService extends Effect.Service<ImportService>()("@catalog-syn
     /** Decodes and upserts one record; the failures that concern this record only become its result. */
     const attempt = <E, R>(
       record: PlannedRecord,
-      write: (decoded: Readonly<Record<string, unknown>>) => Effect.Effect<Attempt, E, R>
+      write: (decoded: Readonly<Record<string, unknown>>) => Effect.Effect<Attempt, E, R>,
+      decoded: Effect.Effect<Document, ValidationFailed> = decodeUpsert(record.resource, record.body)
     ) =>
-      decodeUpsert(record.resource, record.body).pipe(
+      decoded.pipe(
         Effect.flatMap(write),
         Effect.catchAll((error) =>
           isRecordFailure(error)
@@ -321,37 +323,92 @@ export class ImportService extends Effect.Service<ImportService>()("@catalog-syn
           if (!(yield* jobs.heartbeat(job.id, workerId, millis + leaseMillis)))
             return yield* new LeaseLost({ jobId: job.id })
         })
-        // One transaction per batch with the lease checked once: each record's upsert is a savepoint of
-        // it (a failing record rolls back its own writes only) and its applied mark commits with it.
-        const applyBatch = (batch: ReadonlyArray<ImportItem>) =>
-          transactor
-            .withTransaction(
-              Effect.zipRight(
-                holdLease,
-                Effect.forEach(batch, (item) =>
-                  attempt(item, (decoded) =>
-                    Effect.gen(function* () {
-                      const result = yield* transactor.withTransaction(catalog.upsert(item.resource, decoded))
-                      const { at } = yield* now
-                      const recordId = result.record.id as string
-                      if (
-                        !(yield* store.markApplied(job.id, item.index, {
-                          outcome: result.outcome,
-                          recordId,
-                          run: job.run,
-                          at
-                        }))
-                      ) {
-                        // Applied by another worker that held the job before: roll the whole batch back.
-                        return yield* new LeaseLost({ jobId: job.id })
-                      }
-                      return { _tag: "Applied", outcome: result.outcome, recordId } satisfies Attempt
-                    })
-                  )
+        // Record by record: each record's upsert is a savepoint of the batch's transaction (a failing
+        // record rolls back its own writes only) and its applied mark commits with it.
+        const applyPerRecord = (batch: ReadonlyArray<ImportItem>) =>
+          transactor.withTransaction(
+            Effect.zipRight(
+              holdLease,
+              Effect.forEach(batch, (item) =>
+                attempt(item, (decoded) =>
+                  Effect.gen(function* () {
+                    const result = yield* transactor.withTransaction(catalog.upsert(item.resource, decoded))
+                    const { at } = yield* now
+                    const recordId = result.record.id as string
+                    if (
+                      !(yield* store.markApplied(job.id, item.index, {
+                        outcome: result.outcome,
+                        recordId,
+                        run: job.run,
+                        at
+                      }))
+                    ) {
+                      // Applied by another worker that held the job before: roll the whole batch back.
+                      return yield* new LeaseLost({ jobId: job.id })
+                    }
+                    return { _tag: "Applied", outcome: result.outcome, recordId } satisfies Attempt
+                  })
                 )
               )
             )
-            .pipe(Effect.retry({ schedule: busyRetry, while: isRetryable }))
+          )
+        // Set-based (issue 23): the batch's mappings read up front, its new records, mappings and changes
+        // written in one statement per table and its applied marks in one, with no savepoint per record.
+        // A record that fails before writing needs none; one that failed after writing, or a conflict
+        // when flushing, abandons this for `applyPerRecord` after the rollback.
+        const applySetBased = (batch: ReadonlyArray<ImportItem>) =>
+          transactor.withTransaction(
+            Effect.gen(function* () {
+              yield* holdLease
+              const writer = yield* catalog.batchWriter
+              const decoded = yield* Effect.forEach(batch, (item) =>
+                Effect.either(decodeUpsert(item.resource, item.body))
+              )
+              yield* writer.prefetch(
+                batch.flatMap((item, i) => {
+                  const body = decoded[i]!
+                  return body._tag === "Right" ? [{ resource: item.resource, body: body.right }] : []
+                })
+              )
+              const attempts: Array<Attempt> = []
+              for (const [i, item] of batch.entries()) {
+                const before = writer.writes()
+                const result = yield* attempt(
+                  item,
+                  (body) =>
+                    Effect.map(writer.upsert(item.resource, body), (written): Attempt => ({
+                      _tag: "Applied",
+                      ...written
+                    })),
+                  decoded[i]!
+                )
+                if (result._tag === "Failed" && writer.writes() !== before)
+                  return yield* WriteBehind.abandon(`import record ${item.index} failed after writing`)
+                attempts.push(result)
+              }
+              yield* writer.flush
+              const applied = batch.flatMap((item, i) => {
+                const result = attempts[i]!
+                return result._tag === "Applied"
+                  ? [{ index: item.index, outcome: result.outcome, recordId: result.recordId }]
+                  : []
+              })
+              if (applied.length > 0) {
+                const { at } = yield* now
+                // Fewer marked than applied: another worker that held the job before applied some.
+                if ((yield* store.markAppliedMany(job.id, applied, { run: job.run, at })) !== applied.length)
+                  return yield* new LeaseLost({ jobId: job.id })
+              }
+              return attempts
+            })
+          )
+        const applyBatch = (batch: ReadonlyArray<ImportItem>) =>
+          applySetBased(batch).pipe(
+            Effect.catchSomeDefect((defect) =>
+              WriteBehind.isAbandoned(defect) ? Option.some(applyPerRecord(batch)) : Option.none()
+            ),
+            Effect.retry({ schedule: busyRetry, while: isRetryable })
+          )
         // Each batch acts as the job's principal as it is now: a revoked key or changed grants take effect at once.
         const passes = yield* Effect.either(
           runPassesInBatches(waiting, recordsPerTransaction, (batch) =>

@@ -52,6 +52,19 @@ export class ImportStore extends Context.Tag("@catalog-sync/core/ImportStore")<
         readonly at: string
       }
     ) => Effect.Effect<boolean, PersistenceError>
+    /**
+     * `markApplied` for many records of one job and run, in as few statements as the engine allows;
+     * returns how many were marked (fewer than given when some already were applied).
+     */
+    readonly markAppliedMany: (
+      jobId: string,
+      results: ReadonlyArray<{
+        readonly index: number
+        readonly outcome: "created" | "updated" | "unchanged"
+        readonly recordId: string
+      }>,
+      at: { readonly run: number; readonly at: string }
+    ) => Effect.Effect<number, PersistenceError>
     /** Records a failure of a record that is not applied. */
     readonly markFailed: (
       jobId: string,

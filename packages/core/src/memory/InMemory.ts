@@ -72,6 +72,12 @@ export const make = Effect.gen(function* () {
   const visible = (companyId: string, resource: string, id: string) =>
     state.records.get(recordKey(companyId, resource, id))
 
+  const insertRecord = (record: StoredRecord) => {
+    const key = recordKey(record.companyId, record.resource, record.id)
+    if (state.records.has(key)) throw new Error(`duplicate record ${key}`)
+    state.records.set(key, record)
+  }
+
   const repository = CatalogRepository.of({
     get: (companyId, resource, id) => Effect.sync(() => Option.fromNullable(visible(companyId, resource, id))),
     getMapped: (companyId, resource, id, connectionId) =>
@@ -85,12 +91,8 @@ export const make = Effect.gen(function* () {
       Effect.sync(() => Array.from(new Set(ids)).flatMap((id) => visible(companyId, resource, id) ?? [])),
     existing: (companyId, target, ids) =>
       Effect.sync(() => new Set(ids.filter((id) => visible(companyId, target, id) !== undefined))),
-    insert: (record) =>
-      Effect.sync(() => {
-        const key = recordKey(record.companyId, record.resource, record.id)
-        if (state.records.has(key)) throw new Error(`duplicate record ${key}`)
-        state.records.set(key, record)
-      }),
+    insert: (record) => Effect.sync(() => insertRecord(record)),
+    insertMany: (records) => Effect.sync(() => records.forEach(insertRecord)),
     update: (record, expectedRevision) =>
       Effect.suspend(() => {
         const key = recordKey(record.companyId, record.resource, record.id)
@@ -174,6 +176,29 @@ export const make = Effect.gen(function* () {
       })
   })
 
+  const insertMapping: Mappings["Type"]["insert"] = (mapping) =>
+    Effect.suspend(() => {
+      if (state.mappings.has(byExternal(mapping, mapping.externalId))) {
+        return Effect.fail(
+          new MappingConflict({
+            reason: "external_id_taken",
+            message: `external_id ${JSON.stringify(mapping.externalId)} is already mapped`
+          })
+        )
+      }
+      if (state.mappings.has(byRecord(mapping, mapping.recordId))) {
+        return Effect.fail(
+          new MappingConflict({
+            reason: "record_already_mapped",
+            message: `record ${mapping.recordId} is already mapped`
+          })
+        )
+      }
+      state.mappings.set(byExternal(mapping, mapping.externalId), mapping)
+      state.mappings.set(byRecord(mapping, mapping.recordId), mapping)
+      return Effect.void
+    })
+
   const mappings = Mappings.of({
     find: (scope, externalId) =>
       Effect.sync(() => Option.fromNullable(state.mappings.get(byExternal(scope, externalId))?.recordId)),
@@ -195,33 +220,14 @@ export const make = Effect.gen(function* () {
         }
         return out
       }),
-    insert: (mapping) =>
-      Effect.suspend(() => {
-        if (state.mappings.has(byExternal(mapping, mapping.externalId))) {
-          return Effect.fail(
-            new MappingConflict({
-              reason: "external_id_taken",
-              message: `external_id ${JSON.stringify(mapping.externalId)} is already mapped`
-            })
-          )
-        }
-        if (state.mappings.has(byRecord(mapping, mapping.recordId))) {
-          return Effect.fail(
-            new MappingConflict({
-              reason: "record_already_mapped",
-              message: `record ${mapping.recordId} is already mapped`
-            })
-          )
-        }
-        state.mappings.set(byExternal(mapping, mapping.externalId), mapping)
-        state.mappings.set(byRecord(mapping, mapping.recordId), mapping)
-        return Effect.void
-      })
+    insert: insertMapping,
+    insertMany: (mappings) => Effect.forEach(mappings, insertMapping, { discard: true })
   })
 
   // Position = index in the log + 1; the in-memory log is serialised by the transaction lock.
   const changeLog = ChangeLog.of({
     append: (entry) => Effect.sync(() => void state.changes.push(entry)),
+    appendMany: (entries) => Effect.sync(() => void state.changes.push(...entries)),
     head: (companyId) =>
       Effect.sync(() => {
         for (let i = state.changes.length - 1; i >= 0; i--) if (state.changes[i]!.companyId === companyId) return i + 1

@@ -181,27 +181,33 @@ export const make = Effect.sync(() => {
     return true
   }
 
+  const markApplied: ImportStore["Type"]["markApplied"] = (jobId, index, result) =>
+    Effect.sync(() =>
+      update(jobId, index, (item) =>
+        item.status === "applied"
+          ? undefined
+          : {
+              ...item,
+              status: "applied",
+              outcome: result.outcome,
+              recordId: result.recordId,
+              error: null,
+              run: result.run,
+              updatedAt: result.at
+            }
+      )
+    )
+
   const importStore = ImportStore.of({
     insertItems: (newItems) =>
       Effect.sync(() => {
         for (const item of newItems) items.set(item.jobId, [...(items.get(item.jobId) ?? []), item])
       }),
     items: (jobId) => Effect.sync(() => [...(items.get(jobId) ?? [])].sort((a, b) => a.index - b.index)),
-    markApplied: (jobId, index, result) =>
-      Effect.sync(() =>
-        update(jobId, index, (item) =>
-          item.status === "applied"
-            ? undefined
-            : {
-                ...item,
-                status: "applied",
-                outcome: result.outcome,
-                recordId: result.recordId,
-                error: null,
-                run: result.run,
-                updatedAt: result.at
-              }
-        )
+    markApplied,
+    markAppliedMany: (jobId, results, { at, run }) =>
+      Effect.reduce(results, 0, (marked, result) =>
+        Effect.map(markApplied(jobId, result.index, { ...result, run, at }), (done) => (done ? marked + 1 : marked))
       ),
     markFailed: (jobId, index, result) =>
       Effect.sync(() => {

@@ -187,6 +187,26 @@ export const runConformance = (name: string, ports: Layer.Layer<PersistencePorts
         })
       )
 
+      it.effect("insertMany stores new records with their category and component links, as insert does", () =>
+        Effect.gen(function* () {
+          const repo = yield* CatalogRepository
+          const company = companyId()
+          const [cat, part, bundle, category] = orderedIds(4)
+          yield* repo.insertMany([
+            record(company, { id: part!, index: { categoryIds: [cat!, cat!], active: true } }),
+            record(company, { id: bundle!, data: { kind: "bundle" }, index: { componentIds: [part!], active: true } }),
+            record(company, { id: category!, resource: "categories", data: { name: "Sofas" } })
+          ])
+          expect((yield* repo.getMany(company, "products", [part!, bundle!])).map((r) => r.id)).toEqual([part, bundle])
+          expect(Option.getOrThrow(yield* repo.get(company, "categories", category!)).data).toEqual({ name: "Sofas" })
+          expect((yield* repo.list(company, "products", { limit: 10, categoryId: cat! })).map((r) => r.id)).toEqual([
+            part
+          ])
+          expect(yield* repo.bundlesContaining(company, part!)).toEqual([bundle])
+          yield* repo.insertMany([])
+        })
+      )
+
       it.effect("replacing a product's categories replaces its category links", () =>
         Effect.gen(function* () {
           const repo = yield* CatalogRepository
@@ -312,6 +332,22 @@ export const runConformance = (name: string, ports: Layer.Layer<PersistencePorts
           yield* mappings.insert(mapping({ ...scope, connectionId: connectionId() }, "A", b!))
         })
       )
+      it.effect("insertMany maps many at once; one already taken fails it, and its transaction rolls back", () =>
+        Effect.gen(function* () {
+          const mappings = yield* Mappings
+          const transactor = yield* Transactor
+          const scope = scopeOf(companyId(), connectionId())
+          const [a, b, c, d] = orderedIds(4)
+          yield* mappings.insertMany([mapping(scope, "A", a!), mapping(scope, "B", b!)])
+          expect(Object.fromEntries(yield* mappings.findMany(scope, ["A", "B"]))).toEqual({ A: a, B: b })
+          const taken = yield* Effect.flip(
+            transactor.withTransaction(mappings.insertMany([mapping(scope, "C", c!), mapping(scope, "A", d!)]))
+          )
+          expect(taken).toMatchObject({ _tag: "MappingConflict" })
+          expect(Option.isNone(yield* mappings.find(scope, "C"))).toBe(true)
+          expect(yield* mappings.find(scope, "A")).toEqual(Option.some(a))
+        })
+      )
     })
 
     describe("ChangeLog", () => {
@@ -325,6 +361,31 @@ export const runConformance = (name: string, ports: Layer.Layer<PersistencePorts
         at: "2026-01-01T00:00:00.000Z",
         ...overrides
       })
+
+      it.effect("appendMany appends in the order given, after the changes before it", () =>
+        Effect.gen(function* () {
+          const changes = yield* ChangeLog
+          const company = companyId()
+          const reader = connectionId()
+          const first = entry(company)
+          const many = [entry(company, { resource: "categories" }), entry(company), entry(company, { revision: 2 })]
+          yield* changes.append(first)
+          yield* changes.appendMany(many)
+          yield* changes.appendMany([])
+          const head = yield* changes.head(company)
+          const read = yield* changes.read({
+            companyId: company,
+            connectionId: reader,
+            after: 0,
+            upTo: head,
+            visibleMask: maskOf(["catalog"]),
+            limit: 10
+          })
+          expect(read.map((c) => [c.recordId, c.resource, c.revision])).toEqual(
+            [first, ...many].map((e) => [e.recordId, e.resource, e.revision])
+          )
+        })
+      )
 
       it.effect("the head moves with each appended change of the company only", () =>
         Effect.gen(function* () {

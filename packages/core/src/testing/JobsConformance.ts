@@ -401,6 +401,37 @@ export const runJobsConformance = (name: string, ports: Layer.Layer<JobStore | I
     })
 
     describe("import records", () => {
+      it.effect("markAppliedMany marks each record with its own outcome and id, skipping applied ones", () =>
+        Effect.gen(function* () {
+          const store = yield* ImportStore
+          const owner = job(scope())
+          yield* insert(owner)
+          yield* store.insertItems([0, 1, 2, 3].map((index) => item(owner.id, index)))
+          const [a, b, c] = [uuid(), uuid(), uuid()]
+          expect(yield* store.markApplied(owner.id, 2, { outcome: "created", recordId: c, run: 1, at: "t1" })).toBe(
+            true
+          )
+          const marked = yield* store.markAppliedMany(
+            owner.id,
+            [
+              { index: 0, outcome: "created", recordId: a },
+              { index: 1, outcome: "unchanged", recordId: b },
+              { index: 2, outcome: "updated", recordId: a }
+            ],
+            { run: 2, at: "t2" }
+          )
+          expect(marked).toBe(2)
+          expect(yield* store.markAppliedMany(owner.id, [], { run: 2, at: "t2" })).toBe(0)
+          const items = yield* store.items(owner.id)
+          expect(items.map((i) => [i.status, i.outcome, i.recordId, i.run, i.updatedAt])).toEqual([
+            ["applied", "created", a, 2, "t2"],
+            ["applied", "unchanged", b, 2, "t2"],
+            ["applied", "created", c, 1, "t1"],
+            ["pending", null, null, 1, items[3]!.updatedAt]
+          ])
+        })
+      )
+
       it.effect(
         "items round-trip; markApplied once; failures never overwrite an applied record; a retry resets the rest",
         () =>

@@ -60,6 +60,10 @@ export const importStore = Layer.effect(
     ImportStore.ImportStore.of({
       ...inner,
       markApplied: (...args) => Effect.tap(inner.markApplied(...args), (marked) => count(marked, "applied")),
+      markAppliedMany: (...args) =>
+        Effect.tap(inner.markAppliedMany(...args), (marked) => {
+          if (marked > 0) Instruments.record(Instruments.importRecords, marked, { outcome: "applied" })
+        }),
       markFailed: (...args) => Effect.tap(inner.markFailed(...args), (marked) => count(marked, "failed"))
     })
   )
