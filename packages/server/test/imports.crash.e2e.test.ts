@@ -153,7 +153,10 @@ describe("a server killed in the middle of an import", () => {
           const queueing = yield* serve(bundle, { ...env, JOB_WORKERS: "0" })
           const ids: Array<string> = []
           for (let j = 0; j < jobsCount; j++) {
-            // Products first, their categories after them: the job needs two passes.
+            // A job commits once per pass (a batch is a whole body): child categories listed before their
+            // parents and products in those children need a second pass, so a job is part-way between two.
+            const children = 13
+            const parents = perJob / 2 - children
             const records = Array.from({ length: perJob }, (_, i) =>
               i < perJob / 2
                 ? {
@@ -161,15 +164,25 @@ describe("a server killed in the middle of an import", () => {
                     body: {
                       external_id: `p-${j}-${i}`,
                       name: `P ${i}`,
-                      // Every category of the job: heavier records keep a job running long enough to be caught.
-                      category_ids: Array.from({ length: perJob / 2 }, (_, k) => ({
-                        external_id: `c-${j}-${(i + k) % (perJob / 2)}`
-                      })),
+                      // Every child category of the job: heavier records keep a job running long enough to be caught.
+                      category_ids: Array.from({ length: children }, (_, k) => ({ external_id: `c-${j}-${k}` })),
                       details: { description: "d".repeat(4000), width: "90" },
                       translations: { de: { name: `P ${i} de`, description: "d".repeat(4000) } }
                     }
                   }
-                : { resource: "categories", body: { external_id: `c-${j}-${i - perJob / 2}`, name: `C ${i}` } }
+                : i < perJob / 2 + children
+                  ? {
+                      resource: "categories",
+                      body: {
+                        external_id: `c-${j}-${i - perJob / 2}`,
+                        name: `C ${i}`,
+                        parent_id: { external_id: `pc-${j}-${i % parents}` }
+                      }
+                    }
+                  : {
+                      resource: "categories",
+                      body: { external_id: `pc-${j}-${i - perJob / 2 - children}`, name: `Parent ${i}` }
+                    }
             )
             const reply = yield* api(queueing.url, token, "POST", "/imports", { records })
             expect(reply.status).toBe(202)
