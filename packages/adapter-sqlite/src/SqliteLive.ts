@@ -1,12 +1,14 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs"
 import { dirname } from "node:path"
 import { AccountsCache } from "@catalog-sync/core"
-import { type PersistencePorts, SqlAccounts, layer as sqlPorts } from "@catalog-sync/adapter-sql"
+import { type PersistencePorts, SqlAccounts, SqlChangeLog, layer as sqlPorts } from "@catalog-sync/adapter-sql"
 import { type Migrator, SqlClient, SqlError } from "@effect/sql"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { type ConfigError, Duration, Effect, Layer } from "effect"
 import { migrate } from "./Migrations.js"
 import * as SqliteAccountsVersion from "./SqliteAccountsVersion.js"
+import * as SqliteChangeHead from "./SqliteChangeHead.js"
+import * as SqliteCommits from "./SqliteCommits.js"
 
 /** Where and how to open the SQLite database. */
 export interface SqliteConfig {
@@ -76,14 +78,19 @@ export const SqliteLive = (
 /**
  * The persistence ports of `@catalog-sync/core` (catalog, mappings, transactions, change log, accounts
  * with cached key lookups, idempotency) on a migrated SQLite database, plus its `SqlClient` for other SQL adapters that share the
- * connection, such as `SqlRateLimiter.layer`.
+ * connection, such as `SqlRateLimiter.layer`, and `SqliteCommits`. Key lookups and each company's
+ * change-feed head are served from memory while nothing is committed (see `SqliteCommits`).
  */
 export const layer = (
   config: SqliteConfig
 ): Layer.Layer<
-  PersistencePorts | SqliteClient.SqliteClient | SqlClient.SqlClient,
+  PersistencePorts | SqliteClient.SqliteClient | SqlClient.SqlClient | SqliteCommits.SqliteCommits,
   SqlError.SqlError | Migrator.MigrationError | ConfigError.ConfigError
-> => Layer.merge(sqlPorts, cachedAccounts).pipe(Layer.provideMerge(SqliteLive(config)))
+> => {
+  const commits = SqliteCommits.layer(config.filename)
+  const kept = Layer.mergeAll(cachedAccounts, SqliteChangeHead.layer.pipe(Layer.provide(SqlChangeLog.layer)), commits)
+  return Layer.merge(sqlPorts, kept.pipe(Layer.provide(commits))).pipe(Layer.provideMerge(SqliteLive(config)))
+}
 
 /** Accounts whose key lookups are cached while `PRAGMA data_version` stays (see `AccountsCache`). */
 const cachedAccounts = AccountsCache.layer.pipe(

@@ -4,7 +4,7 @@ import { ApiLive, Readiness } from "@catalog-sync/adapter-http"
 import { PortalHttp } from "@catalog-sync/portal"
 import { PgPoolUse, layer as pgPorts } from "@catalog-sync/adapter-pg"
 import { type PersistencePorts, layer as sqlPorts, SqlRateLimiter } from "@catalog-sync/adapter-sql"
-import { layer as sqlitePorts } from "@catalog-sync/adapter-sqlite"
+import { SqliteChangeHead, layer as sqlitePorts } from "@catalog-sync/adapter-sqlite"
 import {
   Accounts,
   CatalogService,
@@ -135,9 +135,10 @@ const persistenceWith = (config: ServerConfig, overrides: ServerOverrides) => {
       Option.match(use, { onNone: () => Context.empty(), onSome: (read) => Context.make(PgPoolUse, read) })
     )
   )
-  return Layer.mergeAll(Layer.fresh(sqlPorts).pipe(Layer.provideMerge(wrapped)), cachedAccounts, poolUse).pipe(
-    Layer.provide(PersistenceLive(config))
-  )
+  const ports = Layer.fresh(sqlPorts).pipe(Layer.provideMerge(wrapped))
+  // On SQLite the feed's head stays kept as PersistenceLive keeps it, now over the wrapped client.
+  const keptHead = SqliteChangeHead.layer.pipe(Layer.provide(ports))
+  return Layer.mergeAll(ports, keptHead, cachedAccounts, poolUse).pipe(Layer.provide(PersistenceLive(config)))
 }
 
 /**
