@@ -119,6 +119,13 @@ const revisionConflict = (id: string, current: number, expected: number) =>
     expected_revision: expected
   })
 
+/** Whether two id lists hold the same ids, whatever their order and repeats. */
+const sameIds = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) => {
+  const left = new Set(a)
+  const right = new Set(b)
+  return left.size === right.size && Array.from(left).every((id) => right.has(id))
+}
+
 /** CatalogRepository over any `SqlClient`. */
 export const make: Effect.Effect<
   Context.Tag.Service<typeof CatalogRepository.CatalogRepository>,
@@ -173,14 +180,32 @@ export const make: Effect.Effect<
   // record_categories mirrors index.categoryIds (for the category filter) and record_components mirrors
   // index.componentIds (for "which bundles contain this product"), each keyed by the owning record id. Only
   // products carry either, so other resources skip the statements.
-  const replaceLinks = (record: StoredRecord.StoredRecord, replacing: boolean) =>
+  // On an update with the replaced record's index (`previous`), a table whose ids did not change is left as it is.
+  const replaceLinks = (
+    record: StoredRecord.StoredRecord,
+    replacing: boolean,
+    previous?: StoredRecord.RecordIndex | undefined
+  ) =>
     Effect.gen(function* () {
       if (record.resource !== "products") return
       const links = [
-        { table: "record_categories", owner: "product_id", target: "category_id", ids: record.index.categoryIds },
-        { table: "record_components", owner: "bundle_id", target: "component_id", ids: record.index.componentIds }
+        {
+          table: "record_categories",
+          owner: "product_id",
+          target: "category_id",
+          ids: record.index.categoryIds,
+          before: previous?.categoryIds
+        },
+        {
+          table: "record_components",
+          owner: "bundle_id",
+          target: "component_id",
+          ids: record.index.componentIds,
+          before: previous?.componentIds
+        }
       ] as const
       for (const link of links) {
+        if (replacing && link.before !== undefined && sameIds(link.before, link.ids)) continue
         if (replacing) {
           yield* sql`DELETE FROM ${sql(link.table)} WHERE company_id = ${record.companyId} AND ${sql(link.owner)} = ${record.id}`
         }
@@ -309,7 +334,7 @@ export const make: Effect.Effect<
         span("CatalogRepository.insertMany", { count: records.length })
       ),
 
-    update: (record, expectedRevision) =>
+    update: (record, expectedRevision, previous) =>
       Effect.gen(function* () {
         const updated = yield* updateRow(recordRowOf(record), expectedRevision)
         if (updated.length === 0) {
@@ -324,7 +349,7 @@ export const make: Effect.Effect<
           }
           return yield* revisionConflict(record.id, current.value.revision, expectedRevision)
         }
-        yield* replaceLinks(record, true)
+        yield* replaceLinks(record, true, previous)
       }).pipe(
         atomically(sql),
         refineErrors,

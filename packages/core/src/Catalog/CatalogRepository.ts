@@ -2,7 +2,7 @@ import { Context, type Effect, type Option } from "effect"
 import type { CompanyId, ConnectionId, RecordId } from "../Shared/Ids.js"
 import type { PersistenceError, RevisionConflict } from "../Shared/Errors.js"
 import type { ReferenceTarget, ResourceName } from "../Resources/Resource.js"
-import type { StoredRecord } from "./StoredRecord.js"
+import type { RecordIndex, StoredRecord } from "./StoredRecord.js"
 
 /** A page request. Records come ordered by id; `cursor` is the last id of the previous page. */
 export interface ListQuery {
@@ -56,11 +56,14 @@ export class CatalogRepository extends Context.Tag("@catalog-sync/core/CatalogRe
     readonly insertMany: (records: ReadonlyArray<StoredRecord>) => Effect.Effect<void, PersistenceError>
     /**
      * Replaces the record if its stored revision is still `expectedRevision` (compare-and-set), so that
-     * two writers racing on one record never both win.
+     * two writers racing on one record never both win. `previous` is the index of the record as stored at
+     * `expectedRevision`, when the caller read it: what is derived from the index and did not change (the
+     * SQL adapters' link rows) is then left as it is.
      */
     readonly update: (
       record: StoredRecord,
-      expectedRevision: number
+      expectedRevision: number,
+      previous?: RecordIndex
     ) => Effect.Effect<void, RevisionConflict | PersistenceError>
     /** Up to `query.limit` records after the cursor, in id order. */
     readonly list: (

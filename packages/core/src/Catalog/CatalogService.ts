@@ -420,7 +420,7 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
               updatedAt: at
             }
             operation = "updated"
-            yield* repository.update(record, stored.revision)
+            yield* repository.update(record, stored.revision, stored.index)
           }
           yield* changeLog.append({
             companyId: principal.company.id,
@@ -645,7 +645,7 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
               updatedAt: at,
               archivedAt: at
             }
-            yield* repository.update(record, current.revision)
+            yield* repository.update(record, current.revision, current.index)
             yield* changeLog.append({
               companyId: principal.company.id,
               resource: "products",

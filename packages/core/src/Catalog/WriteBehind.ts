@@ -160,8 +160,8 @@ export const make = (
         pendingRecords.push(record)
       }),
     insertMany: (records) => Effect.zipRight(flush, countWrite(ports.repository.insertMany(records))),
-    update: (record, expectedRevision) =>
-      Effect.zipRight(flush, countWrite(ports.repository.update(record, expectedRevision)))
+    update: (record, expectedRevision, previous) =>
+      Effect.zipRight(flush, countWrite(ports.repository.update(record, expectedRevision, previous)))
   })
 
   const changeLog = ChangeLog.of({

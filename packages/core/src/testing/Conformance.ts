@@ -129,6 +129,43 @@ export const runConformance = (name: string, ports: Layer.Layer<PersistencePorts
         })
       )
 
+      it.effect("an update given the replaced record's index keeps category and component links right", () =>
+        Effect.gen(function* () {
+          const repo = yield* CatalogRepository
+          const company = companyId()
+          const [cat1, cat2, part1, part2] = orderedIds(4)
+          for (const id of [part1!, part2!]) yield* repo.insert(record(company, { id }))
+          const bundle = record(company, { index: { categoryIds: [cat1!], componentIds: [part1!] } })
+          yield* repo.insert(bundle)
+          const inCategory = (category: string) =>
+            Effect.map(repo.list(company, "products", { limit: 10, categoryId: category as never }), (rows) =>
+              rows.map((r) => r.id)
+            )
+          const bundlesOf = (part: string) => repo.bundlesContaining(company, part as never)
+          // Same links, listed in another order and repeated: they stay.
+          const renamed = { ...bundle, revision: 2, data: { name: "Renamed" } }
+          renamed.index = { ...bundle.index, categoryIds: [cat1!, cat1!], componentIds: [part1!] }
+          yield* repo.update(renamed, 1, bundle.index)
+          expect(yield* inCategory(cat1!)).toEqual([bundle.id])
+          expect(yield* bundlesOf(part1!)).toEqual([bundle.id])
+          // Changed links: replaced, the old ones gone.
+          const moved = {
+            ...renamed,
+            revision: 3,
+            index: { ...renamed.index, categoryIds: [cat2!], componentIds: [part2!] }
+          }
+          yield* repo.update(moved, 2, renamed.index)
+          expect(yield* inCategory(cat1!)).toEqual([])
+          expect(yield* inCategory(cat2!)).toEqual([bundle.id])
+          expect(yield* bundlesOf(part1!)).toEqual([])
+          expect(yield* bundlesOf(part2!)).toEqual([bundle.id])
+          // A stale revision changes nothing, links included.
+          const stale = { ...moved, revision: 4, index: { ...moved.index, categoryIds: [cat1!] } }
+          expect((yield* Effect.flip(repo.update(stale, 2, renamed.index)))._tag).toBe("RevisionConflict")
+          expect(yield* inCategory(cat2!)).toEqual([bundle.id])
+        })
+      )
+
       it.effect("lists in id order with cursor and limit, leaving archived records out", () =>
         Effect.gen(function* () {
           const repo = yield* CatalogRepository
