@@ -907,13 +907,17 @@ const main = async () => {
   log(`mode ${facts.mode}; ${facts.cores} cores; node ${process.version}; data under ${work}`)
 
   try {
-    // The main server: default limits; enough companies and keys that no key (120/min) or company
-    // (600/min) meets its limit while the benchmark rotates over them.
+    // The main server: the limits are still counted on every request, but raised: at ~3,000 requests a
+    // second the rotation over the companies' keys (120/min each, 600/min per company) ran out within a
+    // minute, and 429s are not what scenarios 1 and 2 measure.
     const mainDir = join(work, "main")
     const mainDb = join(mainDir, "catalog-sync.db")
     const companies = await createTenants(mainDir, plan.companies, keysPerCompany)
     log(`created ${companies.length} companies with ${keysPerCompany} keys each`)
-    const real = await start("server", serverArgs(profileDir), { DATA_DIR: mainDir })
+    const real = await start("server", serverArgs(profileDir), {
+      DATA_DIR: mainDir,
+      BENCHMARK_RATE_LIMIT_MULTIPLIER: "1000"
+    })
     await seedThroughApi(real.url, companies)
     cloneProducts(mainDb, companies, 19)
     log("seeded a category and 20 products per company")
@@ -1204,20 +1208,23 @@ const main = async () => {
 
     if (wanted("overload")) {
       // Twice the measured GET saturation, offered by 4x the connections, against a slice of the keys
-      // small enough that the rate limits answer part of it with 429.
+      // small enough that the rate limits answer part of it with 429: on the same database, served by a
+      // server with the documented limits.
       let saturation = getSaturation
       if (Number.isNaN(saturation))
         saturation = (await load(real.url, getRequest(companies), { seconds: plan.seconds, connections })).rps
+      await real.stop()
+      const limited = await start("server (documented limits)", serverArgs(undefined), { DATA_DIR: mainDir })
       // Two companies: 10 keys, 1,200 requests a minute, far below the offered load.
       const slice = companies.slice(0, 2)
       const statuses: Record<string, number> = {}
       let missingRetryAfter = 0
       let other5xx = 0
-      const rss: Array<number> = [rssMb(real)]
+      const rss: Array<number> = [rssMb(limited)]
       for (let burst = 0; burst < 2; burst++) {
         const base = getRequest(slice)
         const result = await load(
-          real.url,
+          limited.url,
           {
             ...base,
             onResponse: (status, _body, _context, headers) => {
@@ -1234,7 +1241,7 @@ const main = async () => {
         )
         for (const [code, count] of Object.entries(result.statuses)) statuses[code] = (statuses[code] ?? 0) + count
         await sleep(1000)
-        rss.push(rssMb(real))
+        rss.push(rssMb(limited))
         log(
           `overload burst ${burst + 1}: ${JSON.stringify(result.statuses)}, p99 ${result.p99} ms, rss ${rss.at(-1)} MB`
         )
@@ -1250,6 +1257,7 @@ const main = async () => {
         met: ok,
         note: `statuses ${JSON.stringify(statuses)}; 5xx other than 503: ${other5xx}; 429/503 without Retry-After: ${missingRetryAfter}; RSS MB ${rss.join(" -> ")}`
       })
+      await limited.stop()
     }
 
     await real.stop()
