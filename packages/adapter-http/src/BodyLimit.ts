@@ -75,7 +75,8 @@ export const withBody = (
         catch: (cause) => new HttpServerError.RequestError({ request, reason: "Decode", cause })
       })
     },
-    arrayBuffer: { value: Effect.succeed(body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength)) }
+    // Copied only when asked for: JSON endpoints never are.
+    arrayBuffer: { value: Effect.sync(() => body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength)) }
   }) as HttpServerRequest.HttpServerRequest
 }
 

@@ -119,6 +119,34 @@ const revisionConflict = (id: string, current: number, expected: number) =>
     expected_revision: expected
   })
 
+/**
+ * The link tables that mirror a product's index, each keyed by the owning record id: record_categories
+ * (for the category filter) and record_components (for "which bundles contain this product"). Only
+ * products carry either, so other resources skip their statements.
+ */
+const linkTables = [
+  {
+    table: "record_categories",
+    owner: "product_id",
+    target: "category_id",
+    idsOf: (index: StoredRecord.RecordIndex) => index.categoryIds
+  },
+  {
+    table: "record_components",
+    owner: "bundle_id",
+    target: "component_id",
+    idsOf: (index: StoredRecord.RecordIndex) => index.componentIds
+  }
+] as const
+
+/** A product's rows in one link table, one per distinct id. */
+const linkRows = (link: (typeof linkTables)[number], record: StoredRecord.StoredRecord) =>
+  Array.from(new Set(link.idsOf(record.index)), (id) => ({
+    company_id: record.companyId,
+    [link.owner]: record.id,
+    [link.target]: id
+  }))
+
 /** Whether two id lists hold the same ids, whatever their order and repeats. */
 const sameIds = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) => {
   const left = new Set(a)
@@ -177,9 +205,6 @@ export const make: Effect.Effect<
       sql`SELECT revision FROM catalog_records WHERE company_id = ${companyId} AND resource = ${resource} AND id = ${id}`
   })
 
-  // record_categories mirrors index.categoryIds (for the category filter) and record_components mirrors
-  // index.componentIds (for "which bundles contain this product"), each keyed by the owning record id. Only
-  // products carry either, so other resources skip the statements.
   // On an update with the replaced record's index (`previous`), a table whose ids did not change is left as it is.
   const replaceLinks = (
     record: StoredRecord.StoredRecord,
@@ -188,33 +213,13 @@ export const make: Effect.Effect<
   ) =>
     Effect.gen(function* () {
       if (record.resource !== "products") return
-      const links = [
-        {
-          table: "record_categories",
-          owner: "product_id",
-          target: "category_id",
-          ids: record.index.categoryIds,
-          before: previous?.categoryIds
-        },
-        {
-          table: "record_components",
-          owner: "bundle_id",
-          target: "component_id",
-          ids: record.index.componentIds,
-          before: previous?.componentIds
-        }
-      ] as const
-      for (const link of links) {
-        if (replacing && link.before !== undefined && sameIds(link.before, link.ids)) continue
+      for (const link of linkTables) {
+        if (replacing && previous !== undefined && sameIds(link.idsOf(previous), link.idsOf(record.index))) continue
         if (replacing) {
           yield* sql`DELETE FROM ${sql(link.table)} WHERE company_id = ${record.companyId} AND ${sql(link.owner)} = ${record.id}`
         }
-        const ids = Array.from(new Set(link.ids))
-        if (ids.length > 0) {
-          yield* sql`INSERT INTO ${sql(link.table)} ${sql.insert(
-            ids.map((id) => ({ company_id: record.companyId, [link.owner]: record.id, [link.target]: id }))
-          )}`
-        }
+        const rows = linkRows(link, record)
+        if (rows.length > 0) yield* sql`INSERT INTO ${sql(link.table)} ${sql.insert(rows)}`
       }
     })
 
@@ -224,22 +229,10 @@ export const make: Effect.Effect<
       for (const chunk of chunks(records, 500))
         yield* sql`INSERT INTO catalog_records ${sql.insert(chunk.map(recordRowOf))}`
       const products = records.filter((record) => record.resource === "products")
-      const categories = products.flatMap((record) =>
-        Array.from(new Set(record.index.categoryIds), (id) => ({
-          company_id: record.companyId,
-          product_id: record.id,
-          category_id: id
-        }))
-      )
-      const components = products.flatMap((record) =>
-        Array.from(new Set(record.index.componentIds), (id) => ({
-          company_id: record.companyId,
-          bundle_id: record.id,
-          component_id: id
-        }))
-      )
-      for (const chunk of chunks(categories)) yield* sql`INSERT INTO record_categories ${sql.insert(chunk)}`
-      for (const chunk of chunks(components)) yield* sql`INSERT INTO record_components ${sql.insert(chunk)}`
+      for (const link of linkTables) {
+        const rows = products.flatMap((record) => linkRows(link, record))
+        for (const chunk of chunks(rows)) yield* sql`INSERT INTO ${sql(link.table)} ${sql.insert(chunk)}`
+      }
     })
 
   const findBundles = SqlSchema.findAll({
