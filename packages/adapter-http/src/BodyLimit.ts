@@ -1,6 +1,6 @@
 import { HttpServerError, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { NodeHttpServerRequest, NodeStream } from "@effect/platform-node"
-import { Chunk, Data, Effect, Stream } from "effect"
+import { NodeHttpServerRequest } from "@effect/platform-node"
+import { Data, Effect } from "effect"
 
 /** JSON request bodies are limited to 1 MB (spec section 8). */
 export const maxJsonBytes = 1_000_000
@@ -40,23 +40,50 @@ export const nestsDeeperThan = (json: Uint8Array, max: number): boolean => {
 
 /**
  * Reads the raw body up to `limit` bytes and stops at the first byte past it, so an oversized body is
- * refused while it streams, never buffered whole. The socket is left open (`closeOnDone: false`) so
- * that the 413 can still be written.
+ * refused while it streams, never buffered whole. The socket is left open so that the 413 can still be
+ * written. Listens on the request itself: an Effect `Stream` over it cost more than the rest of a small
+ * write (docs/performance.md).
  */
-export const readLimited = (request: HttpServerRequest.HttpServerRequest, limit: number) =>
-  NodeStream.fromReadable<HttpServerError.RequestError>(
-    () => NodeHttpServerRequest.toIncomingMessage(request),
-    (cause) => new HttpServerError.RequestError({ request, reason: "Transport", cause }),
-    { closeOnDone: false }
-  ).pipe(
-    Stream.mapAccumEffect(0, (total, chunk: Uint8Array) =>
-      total + chunk.length > limit
-        ? Effect.fail(new BodyTooLarge({ limit }))
-        : Effect.succeed([total + chunk.length, chunk] as const)
-    ),
-    Stream.runCollect,
-    Effect.map((chunks) => Buffer.concat(Chunk.toReadonlyArray(chunks)))
-  )
+export const readLimited = (
+  request: HttpServerRequest.HttpServerRequest,
+  limit: number
+): Effect.Effect<Buffer, BodyTooLarge | HttpServerError.RequestError> =>
+  Effect.async((resume) => {
+    const incoming = NodeHttpServerRequest.toIncomingMessage(request)
+    const transport = (cause: unknown) => new HttpServerError.RequestError({ request, reason: "Transport", cause })
+    const chunks: Array<Buffer> = []
+    let total = 0
+    const stop = () => {
+      incoming.off("data", onData)
+      incoming.off("end", onEnd)
+      incoming.off("error", onError)
+      incoming.off("close", onClose)
+    }
+    const settle = (result: Effect.Effect<Buffer, BodyTooLarge | HttpServerError.RequestError>) => {
+      stop()
+      resume(result)
+    }
+    const onData = (chunk: Buffer) => {
+      total += chunk.length
+      if (total > limit) {
+        incoming.pause()
+        settle(Effect.fail(new BodyTooLarge({ limit })))
+      } else chunks.push(chunk)
+    }
+    const onEnd = () => settle(Effect.succeed(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total)))
+    const onError = (cause: unknown) => settle(Effect.fail(transport(cause)))
+    // A request closed before its end was cut off by the client.
+    const onClose = () => settle(Effect.fail(transport(new Error("the request ended before its body was complete"))))
+    if (incoming.readableEnded) {
+      resume(Effect.fail(transport(new Error("the request body was already read"))))
+      return
+    }
+    incoming.on("data", onData)
+    incoming.on("end", onEnd)
+    incoming.on("error", onError)
+    incoming.on("close", onClose)
+    return Effect.sync(stop)
+  })
 
 /**
  * The same request, answering `text`, `json` and `arrayBuffer` from bytes already read. HttpApi
