@@ -4,6 +4,7 @@ import { type Context, Effect, Layer, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { ChangeRow, chunks } from "./internal/rows.js"
 import { span } from "./internal/spans.js"
+import { direct } from "./internal/direct.js"
 
 const Position = Schema.Union(Schema.Number, Schema.NumberFromString)
 
@@ -34,7 +35,7 @@ export const make: Effect.Effect<
   never,
   SqlClient.SqlClient
 > = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
+  const sql = direct(yield* SqlClient.SqlClient)
   const insertRow = SqlSchema.void({
     Request: Schema.Struct({ ...ChangeRow.fields, visibility: Schema.Int }),
     execute: (row) => sql`INSERT INTO changes ${sql.insert(row)}`

@@ -1,0 +1,45 @@
+import { SqlClient, type SqlError } from "@effect/sql"
+import { Context, Effect, FiberRef } from "effect"
+
+type Rows = ReadonlyArray<object>
+
+/**
+ * Runs a statement inside an open transaction on that transaction's connection directly: the connection
+ * @effect/sql itself would pick, without the per-statement span, scope and connection lookup around it,
+ * which cost several times a SQLite statement (docs/performance.md). Outside a transaction, or with
+ * tracing on (its `sql.execute` spans are wanted then), the statement runs as it always does.
+ */
+const runDirect = (
+  statement: { readonly compile: () => readonly [string, ReadonlyArray<unknown>] },
+  usual: () => Effect.Effect<Rows, SqlError.SqlError>
+) =>
+  Effect.withFiberRuntime<Rows, SqlError.SqlError>((fiber) => {
+    const transaction = Context.getOption(fiber.currentContext, SqlClient.TransactionConnection)
+    if (transaction._tag === "None" || fiber.getFiberRef(FiberRef.currentTracerEnabled)) return usual()
+    const [text, params] = statement.compile()
+    return transaction.value[0].execute(text, params, undefined)
+  })
+
+interface Committable {
+  readonly commit: () => Effect.Effect<Rows, SqlError.SqlError>
+  readonly compile: () => readonly [string, ReadonlyArray<unknown>]
+}
+
+const isCommittable = (u: unknown): u is Committable =>
+  typeof u === "object" && u !== null && typeof (u as Partial<Committable>).commit === "function"
+
+/**
+ * The client with every statement it makes running directly in an open transaction (see `runDirect`).
+ * A statement stays what it was in every other respect (a fragment of other statements, `raw`, `values`,
+ * `unprepared`), so a client that wraps connections (tests that count or fail statements) still sees
+ * every statement: the transaction's connection is the wrapped one.
+ */
+export const direct = (sql: SqlClient.SqlClient): SqlClient.SqlClient => {
+  const make = sql as unknown as (...args: ReadonlyArray<unknown>) => unknown
+  const client = (...args: ReadonlyArray<unknown>) => {
+    const made = make(...args)
+    if (!isCommittable(made)) return made
+    return Object.create(made, { commit: { value: () => runDirect(made, () => made.commit()) } })
+  }
+  return Object.assign(client, sql) as unknown as SqlClient.SqlClient
+}
