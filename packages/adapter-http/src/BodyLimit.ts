@@ -74,8 +74,8 @@ export const readLimited = (
     const onError = (cause: unknown) => settle(Effect.fail(transport(cause)))
     // A request closed before its end was cut off by the client.
     const onClose = () => settle(Effect.fail(transport(new Error("the request ended before its body was complete"))))
-    if (incoming.readableEnded) {
-      resume(Effect.fail(transport(new Error("the request body was already read"))))
+    if (incoming.readableEnded || incoming.destroyed) {
+      resume(Effect.fail(transport(new Error("the request body was already read or cut off"))))
       return
     }
     incoming.on("data", onData)

@@ -240,6 +240,49 @@ layer(TestServerWith(), { excludeTestServices: true, timeout: 240_000 })("the HT
           expect(yield* until(endless.closed, 5_000)).toBe(true)
         })
     )
+
+    it.scoped(
+      "with a valid key a chunked JSON body is read across its chunks, and one past 1 MB is answered 413 while it streams",
+      () =>
+        Effect.gen(function* () {
+          const { url, tenant } = yield* TestServer
+          const token = yield* (yield* tenant()).key(writer)
+          const head = (key: string) =>
+            `POST /api/v1/categories/upsert HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
+            `Idempotency-Key: ${key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`
+          const chunk = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`
+
+          // Split by bytes, so that a chunk ends inside a two-byte character.
+          const name = `Chunky ${"é".repeat(90)}`
+          const body = Buffer.from(JSON.stringify({ external_id: "chunky", name }))
+          const cuts = [0, 7, 40, 41, body.length]
+          const whole = yield* rawConnection(url)
+          whole.socket.write(head(freshKey()))
+          for (let i = 1; i < cuts.length; i++) {
+            const piece = body.subarray(cuts[i - 1], cuts[i])
+            whole.socket.write(`${piece.length.toString(16)}\r\n`)
+            whole.socket.write(piece)
+            whole.socket.write("\r\n")
+            yield* Effect.sleep("20 millis")
+          }
+          whole.socket.write("0\r\n\r\n")
+          expect(yield* until(() => answersIn(whole.received()).length === 1, 5_000)).toBe(true)
+          expect(answersIn(whole.received())[0]).toMatchObject({ status: 200, close: false })
+          const read = yield* call(url, "GET", "/categories?external_id=chunky", { token })
+          expect(read.body.records[0].name).toBe(name)
+
+          const endless = yield* rawConnection(url)
+          endless.socket.write(head(freshKey()))
+          const piece = `"${"x".repeat(99_998)}"`
+          for (let i = 0; i < 15 && !endless.closed(); i++) {
+            endless.socket.write(chunk(piece))
+            yield* Effect.sleep("10 millis")
+          }
+          expect(yield* until(() => answersIn(endless.received()).length === 1, 5_000)).toBe(true)
+          expect(answersIn(endless.received())[0]).toEqual({ status: 413, code: "payload_too_large", close: true })
+          expect(yield* until(endless.closed, 5_000)).toBe(true)
+        })
+    )
   })
 
   describe("the key before the body", () => {
