@@ -32,6 +32,8 @@ const logged = Effect.gen(function* () {
 
 const sqlite = SqliteClient.layer({ filename: ":memory:" })
 
+// The server runs with the tracer off unless tracing is configured; the direct path is taken only then.
+
 describe("direct statements", () => {
   it.effect("run on the transaction's connection, see its writes and roll back with it", () =>
     Effect.gen(function* () {
@@ -56,7 +58,7 @@ describe("direct statements", () => {
         "ROLLBACK",
         "SELECT b FROM t"
       ])
-    }).pipe(Effect.provide(sqlite))
+    }).pipe(Effect.withTracerEnabled(false), Effect.provide(sqlite))
   )
 
   it.effect("stay fragments of other statements, and keep their other forms", () =>
@@ -74,7 +76,23 @@ describe("direct statements", () => {
       ])
       const inTransaction = yield* sql.withTransaction(sql`SELECT a FROM t WHERE a > ${0} ${filter}`)
       expect(inTransaction).toEqual([{ a: 2 }])
-    }).pipe(Effect.provide(sqlite))
+    }).pipe(Effect.withTracerEnabled(false), Effect.provide(sqlite))
+  )
+
+  it.effect("keep the client's row transform, and a statement transformer's rewrite, inside a transaction", () =>
+    Effect.gen(function* () {
+      const sql = direct(yield* SqlClient.SqlClient)
+      yield* sql`CREATE TABLE t (a_b INTEGER)`
+      yield* sql`INSERT INTO t ${sql.insert({ a_b: 1 })}`
+      expect(yield* sql.withTransaction(sql`SELECT a_b FROM t`)).toEqual([{ A_B: 1 }])
+      const rewritten = yield* sql
+        .withTransaction(sql`SELECT a_b FROM t`)
+        .pipe(Statement.withTransformer(() => Effect.succeed(sql`SELECT 2 AS a_b`)))
+      expect(rewritten).toEqual([{ A_B: 2 }])
+    }).pipe(
+      Effect.withTracerEnabled(false),
+      Effect.provide(SqliteClient.layer({ filename: ":memory:", transformResultNames: (name) => name.toUpperCase() }))
+    )
   )
 
   it.effect("open their span as usual when tracing is on", () =>
@@ -94,6 +112,6 @@ describe("direct statements", () => {
       names.length = 0
       yield* sql.withTransaction(sql`SELECT a FROM t`).pipe(Effect.withTracer(tracer), Effect.withTracerEnabled(false))
       expect(names).not.toContain("sql.execute")
-    }).pipe(Effect.provide(sqlite))
+    }).pipe(Effect.withTracerEnabled(false), Effect.provide(sqlite))
   )
 })

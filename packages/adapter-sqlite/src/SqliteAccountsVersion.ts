@@ -1,6 +1,6 @@
 import { AccountsCache } from "@catalog-sync/core"
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { SqliteCommits } from "./SqliteCommits.js"
 
 /**
@@ -22,7 +22,10 @@ export const layer: Layer.Layer<AccountsCache.AccountsVersion, never, SqlClient.
       )
       let seen: { readonly commits: number; readonly version: Option.Option<string> } | undefined
       return {
-        current: Effect.suspend(() => {
+        current: Effect.withFiberRuntime((fiber) => {
+          // Inside a transaction the server's connection reads that transaction's snapshot, which may be
+          // older than the side connection's view: read through, keep nothing.
+          if (Context.getOption(fiber.currentContext, SqlClient.TransactionConnection)._tag === "Some") return read
           // Read before the version, so that a commit in between makes the next request read it again.
           const commit = commits.current()
           if (commit !== undefined && seen?.commits === commit) return Effect.succeed(seen.version)

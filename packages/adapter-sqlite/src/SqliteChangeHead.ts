@@ -7,8 +7,9 @@ import { SqliteCommits } from "./SqliteCommits.js"
 const maxEntries = 10_000
 
 /**
- * The change log with each company's head kept while nothing is committed to the database: a feed poll
- * with an up-to-date cursor, what connectors repeat every few seconds, then runs no statement at all.
+ * The change log with each company's head read from committed data on the side connection and kept while
+ * nothing is committed to the database: a feed poll with an up-to-date cursor, what connectors repeat
+ * every few seconds, then runs no statement on the server's connection at all.
  * Inside a transaction the head is always read, since that transaction's own appends are not committed.
  * Without `SqliteCommits` in context (another engine) the log is left as it is.
  */
@@ -19,17 +20,21 @@ export const layer: Layer.Layer<ChangeLog.ChangeLog, never, ChangeLog.ChangeLog>
     const found = yield* Effect.serviceOption(SqliteCommits)
     if (found._tag === "None") return log
     const commits = found.value
+    // Read on the side connection: the server's own connection may be inside another request's
+    // transaction, whose appends must not be seen (nor kept) before they commit.
+    const committedHead = commits.prepareValue("SELECT COALESCE(MAX(position), 0) FROM changes WHERE company_id = ?")
     const heads = new Map<string, { readonly commits: number; readonly head: number }>()
     const readAndKeep = (companyId: ChangeLog.ChangeEntry["companyId"]) => {
       // Read before the head, so that a commit in between makes the next poll read it again.
       const commit = commits.current()
-      if (commit === undefined) return log.head(companyId)
+      if (commit === undefined || committedHead === undefined) return log.head(companyId)
       const known = heads.get(companyId)
       if (known !== undefined && known.commits === commit) return Effect.succeed(known.head)
-      return Effect.tap(log.head(companyId), (head) => {
-        if (heads.size >= maxEntries) heads.clear()
-        heads.set(companyId, { commits: commit, head })
-      })
+      const head = committedHead(companyId)
+      if (typeof head !== "number") return log.head(companyId)
+      if (heads.size >= maxEntries) heads.clear()
+      heads.set(companyId, { commits: commit, head })
+      return Effect.succeed(head)
     }
     return ChangeLog.ChangeLog.of({
       ...log,

@@ -14,10 +14,16 @@ export class SqliteCommits extends Context.Tag("@catalog-sync/adapter-sqlite/Sql
   {
     /** The current version, or undefined when it cannot be known (an in-memory database, a failed read). */
     readonly current: () => number | undefined
+    /**
+     * A one-value query on the side connection, which never takes part in the server's transactions and so
+     * reads committed data only; its runner answers the first column of the first row, or undefined when it
+     * fails. Undefined when there is no side connection or the query does not prepare.
+     */
+    readonly prepareValue: (sql: string) => ((...params: ReadonlyArray<unknown>) => unknown) | undefined
   }
 >() {}
 
-const unknown = SqliteCommits.of({ current: () => undefined })
+const unknown = SqliteCommits.of({ current: () => undefined, prepareValue: () => undefined })
 
 /**
  * The side connection to `filename`, opened once the `SqlClient` in context has created and migrated it.
@@ -45,6 +51,20 @@ export const layer = (filename: string): Layer.Layer<SqliteCommits, never, SqlCl
         current: () => {
           try {
             return statement.get() as number
+          } catch {
+            return undefined
+          }
+        },
+        prepareValue: (sql) => {
+          try {
+            const query = db.value.prepare(sql).pluck()
+            return (...params) => {
+              try {
+                return query.get(...params)
+              } catch {
+                return undefined
+              }
+            }
           } catch {
             return undefined
           }

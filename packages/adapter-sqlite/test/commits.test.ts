@@ -2,7 +2,7 @@ import { join } from "node:path"
 import { AccountsCache, ChangeLog, type Ids, Transactor } from "@catalog-sync/core"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Exit, Layer, Option } from "effect"
+import { Context, Deferred, Effect, Exit, Fiber, Layer, Option } from "effect"
 import * as SqliteAccountsVersion from "../src/SqliteAccountsVersion.js"
 import { layer as sqliteLayer, SqliteChangeHead, SqliteCommits } from "../src/index.js"
 import { companyId, connectionId, recordId } from "./fixtures.js"
@@ -75,7 +75,7 @@ describe("SqliteCommits", () => {
 })
 
 describe("SqliteChangeHead", () => {
-  it.scoped("reads a company's head once while nothing commits, again after any commit, always in a transaction", () =>
+  it.scoped("reads committed heads on the side connection, and the log itself only inside a transaction", () =>
     Effect.gen(function* () {
       const [a, b] = yield* twoInstances
       const { counts, layer } = countingLog()
@@ -85,28 +85,16 @@ describe("SqliteChangeHead", () => {
       const head = (company: Ids.CompanyId) =>
         Effect.flatMap(ChangeLog.ChangeLog, (log) => log.head(company)).pipe(Effect.provide(kept))
       const company = companyId()
-      const other = companyId()
-      counts.head = 7
-      expect([yield* head(company), yield* head(company), yield* head(company)]).toEqual([7, 7, 7])
-      expect(counts.reads).toBe(1)
-      yield* head(other)
-      expect(counts.reads).toBe(2)
-
-      // A commit of another connection (the admin CLI, another process), then one of the server's own.
-      counts.head = 8
+      expect([yield* head(company), yield* head(company)]).toEqual([0, 0])
       yield* appendOn(b, company)
-      expect(yield* head(company)).toBe(8)
-      expect(counts.reads).toBe(3)
-      counts.head = 9
+      expect(yield* head(company)).toBe(1)
       yield* appendOn(a, company)
-      expect(yield* head(company)).toBe(9)
-      expect(yield* head(company)).toBe(9)
-      expect(counts.reads).toBe(4)
-
-      // Inside a transaction its own appends are not committed: the head is read every time.
+      expect([yield* head(company), yield* head(company)]).toEqual([2, 2])
+      expect(counts.reads).toBe(0)
+      counts.head = 7
       const sql = Context.get(a as Context.Context<SqlClient.SqlClient>, SqlClient.SqlClient)
-      yield* sql.withTransaction(Effect.zipRight(head(company), head(company)))
-      expect(counts.reads).toBe(6)
+      expect(yield* sql.withTransaction(Effect.zip(head(company), head(company)))).toEqual([7, 7])
+      expect(counts.reads).toBe(2)
     })
   )
 
@@ -137,6 +125,38 @@ describe("SqliteChangeHead", () => {
       expect(yield* head).toBe(2)
     })
   )
+
+  it.scoped("outside a transaction, another request's open transaction is not seen, and not waited for", () =>
+    Effect.gen(function* () {
+      const [a] = yield* twoInstances
+      const company = companyId()
+      const head = Effect.flatMap(ChangeLog.ChangeLog, (log) => log.head(company)).pipe(
+        Effect.provide(a as Context.Context<ChangeLog.ChangeLog>)
+      )
+      yield* appendOn(a, company)
+      const transactor = Context.get(a as Context.Context<Transactor.Transactor>, Transactor.Transactor)
+      for (const outcome of ["rolls back", "commits"] as const) {
+        const appended = yield* Deferred.make<void>()
+        const release = yield* Deferred.make<void>()
+        const writer = yield* transactor
+          .withTransaction(
+            Effect.gen(function* () {
+              yield* appendOn(a, company)
+              yield* Deferred.succeed(appended, undefined)
+              yield* Deferred.await(release)
+              if (outcome === "rolls back") return yield* Effect.fail("roll back" as const)
+            })
+          )
+          .pipe(Effect.exit, Effect.fork)
+        yield* Deferred.await(appended)
+        // The append is on the server's one connection, not committed: the feed must not pass it yet.
+        expect(yield* head).toBe(1)
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(writer)
+        expect(yield* head).toBe(outcome === "rolls back" ? 1 : 2)
+      }
+    })
+  )
 })
 
 describe("SqliteAccountsVersion", () => {
@@ -157,6 +177,30 @@ describe("SqliteAccountsVersion", () => {
       expect(Option.isSome(moved)).toBe(true)
       expect(moved).not.toEqual(first)
       expect(yield* current).toEqual(moved)
+    })
+  )
+
+  it.scoped("inside a transaction reads through and keeps nothing, so an older snapshot is never kept", () =>
+    Effect.gen(function* () {
+      const [a, b] = yield* twoInstances
+      const version = yield* Layer.build(SqliteAccountsVersion.layer.pipe(Layer.provide(Layer.succeedContext(a))))
+      const current = Context.get(version, AccountsCache.AccountsVersion).current
+      const sql = Context.get(a as Context.Context<SqlClient.SqlClient>, SqlClient.SqlClient)
+      const before = yield* current
+      // The transaction's first read fixes its snapshot; another connection commits after it.
+      yield* sql.withTransaction(
+        Effect.gen(function* () {
+          yield* sql`SELECT count(*) FROM changes`
+          // On the other instance's own connection (@effect/sql would otherwise run it in this transaction).
+          yield* appendOn(b, companyId()).pipe(
+            Effect.mapInputContext((context: Context.Context<never>) =>
+              Context.omit(SqlClient.TransactionConnection)(context)
+            )
+          )
+          expect(yield* current).toEqual(before)
+        })
+      )
+      expect(yield* current).not.toEqual(before)
     })
   )
 })

@@ -1,7 +1,14 @@
-import { SqlClient, type SqlError } from "@effect/sql"
+import { SqlClient, type SqlError, Statement } from "@effect/sql"
 import { Context, Effect, FiberRef } from "effect"
 
 type Rows = ReadonlyArray<object>
+
+interface Committable {
+  readonly commit: () => Effect.Effect<Rows, SqlError.SqlError>
+  readonly compile: () => readonly [string, ReadonlyArray<unknown>]
+  /** The client's row transform (`transformResultNames`), which the usual path applies too. */
+  readonly transformRows?: (<A extends object>(rows: ReadonlyArray<A>) => ReadonlyArray<A>) | undefined
+}
 
 /**
  * Runs a statement inside an open transaction on that transaction's connection directly: the connection
@@ -9,21 +16,19 @@ type Rows = ReadonlyArray<object>
  * which cost several times a SQLite statement (docs/performance.md). Outside a transaction, or with
  * tracing on (its `sql.execute` spans are wanted then), the statement runs as it always does.
  */
-const runDirect = (
-  statement: { readonly compile: () => readonly [string, ReadonlyArray<unknown>] },
-  usual: () => Effect.Effect<Rows, SqlError.SqlError>
-) =>
+const runDirect = (statement: Committable, usual: () => Effect.Effect<Rows, SqlError.SqlError>) =>
   Effect.withFiberRuntime<Rows, SqlError.SqlError>((fiber) => {
     const transaction = Context.getOption(fiber.currentContext, SqlClient.TransactionConnection)
-    if (transaction._tag === "None" || fiber.getFiberRef(FiberRef.currentTracerEnabled)) return usual()
+    // A statement transformer (Statement.withTransformer) rewrites statements on the usual path only.
+    if (
+      transaction._tag === "None" ||
+      fiber.getFiberRef(FiberRef.currentTracerEnabled) ||
+      fiber.getFiberRef(Statement.currentTransformer)._tag === "Some"
+    )
+      return usual()
     const [text, params] = statement.compile()
-    return transaction.value[0].execute(text, params, undefined)
+    return transaction.value[0].execute(text, params, statement.transformRows)
   })
-
-interface Committable {
-  readonly commit: () => Effect.Effect<Rows, SqlError.SqlError>
-  readonly compile: () => readonly [string, ReadonlyArray<unknown>]
-}
 
 const isCommittable = (u: unknown): u is Committable =>
   typeof u === "object" && u !== null && typeof (u as Partial<Committable>).commit === "function"
