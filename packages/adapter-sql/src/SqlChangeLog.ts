@@ -2,7 +2,7 @@ import { ChangeLog } from "@catalog-sync/core"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { type Context, Effect, Layer, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
-import { ChangeRow, chunks } from "./internal/rows.js"
+import { chunks } from "./internal/rows.js"
 import { span } from "./internal/spans.js"
 import { direct } from "./internal/direct.js"
 
@@ -36,10 +36,6 @@ export const make: Effect.Effect<
   SqlClient.SqlClient
 > = Effect.gen(function* () {
   const sql = direct(yield* SqlClient.SqlClient)
-  const insertRow = SqlSchema.void({
-    Request: Schema.Struct({ ...ChangeRow.fields, visibility: Schema.Int }),
-    execute: (row) => sql`INSERT INTO changes ${sql.insert(row)}`
-  })
   const lockCompany = (companyId: string) =>
     sql.onDialectOrElse({
       pg: () => sql`SELECT pg_advisory_xact_lock(hashtext(${companyId}))`.pipe(Effect.asVoid),
@@ -51,6 +47,7 @@ export const make: Effect.Effect<
     execute: (companyId) =>
       sql`SELECT COALESCE(MAX(position), 0) AS position FROM changes WHERE company_id = ${companyId}`
   })
+  // Our own rows, built from core's typed entries: written as they are, without a schema pass.
   const rowOf = (entry: ChangeLog.ChangeEntry) => ({
     company_id: entry.companyId,
     resource: entry.resource,
@@ -61,10 +58,12 @@ export const make: Effect.Effect<
     at: entry.at,
     visibility: ChangeLog.maskOf(ChangeLog.partsOf(entry))
   })
+  const insertRows = (entries: ReadonlyArray<ChangeLog.ChangeEntry>) =>
+    sql`INSERT INTO changes ${sql.insert(entries.map(rowOf))}`
   return ChangeLog.ChangeLog.of({
     append: (entry) =>
       lockCompany(entry.companyId).pipe(
-        Effect.zipRight(insertRow(rowOf(entry))),
+        Effect.zipRight(insertRows([entry])),
         refineErrors,
         span("ChangeLog.append", {
           companyId: entry.companyId,
@@ -78,7 +77,7 @@ export const make: Effect.Effect<
     appendMany: (entries) =>
       Effect.gen(function* () {
         for (const companyId of new Set(entries.map((entry) => entry.companyId))) yield* lockCompany(companyId)
-        for (const chunk of chunks(entries, 500)) yield* sql`INSERT INTO changes ${sql.insert(chunk.map(rowOf))}`
+        for (const chunk of chunks(entries, 500)) yield* insertRows(chunk)
       }).pipe(refineErrors, span("ChangeLog.appendMany", { count: entries.length })),
 
     head: (companyId) =>

@@ -20,8 +20,8 @@ export const layer: Layer.Layer<ChangeLog.ChangeLog, never, ChangeLog.ChangeLog>
     const found = yield* Effect.serviceOption(SqliteCommits)
     if (found._tag === "None") return log
     const commits = found.value
-    // Read on the side connection: the server's own connection may be inside another request's
-    // transaction, whose appends must not be seen (nor kept) before they commit.
+    // SqlChangeLog's head query, on the side connection: the server's own connection may be inside another
+    // request's transaction, whose appends must not be seen (nor kept) before they commit.
     const committedHead = commits.prepareValue("SELECT COALESCE(MAX(position), 0) FROM changes WHERE company_id = ?")
     const heads = new Map<string, { readonly commits: number; readonly head: number }>()
     const readAndKeep = (companyId: ChangeLog.ChangeEntry["companyId"]) => {

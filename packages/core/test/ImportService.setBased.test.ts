@@ -7,7 +7,7 @@ import { ChangeLog, maskOf } from "../src/Changes/ChangeLog.js"
 import type { Principal } from "../src/Auth/Principal.js"
 import type { ImportBody } from "../src/Imports/Import.js"
 import { type Attempt, runPasses } from "../src/Imports/ImportRunner.js"
-import { isRecordFailure, isUnresolvedReference, toRecordError } from "../src/Imports/RecordErrors.js"
+import { failedAttempt, isRecordFailure } from "../src/Imports/RecordErrors.js"
 import type { ResourceName } from "../src/Resources/Resource.js"
 import { Transactor } from "../src/Shared/Transactor.js"
 import { as, list, upsert } from "./support.js"
@@ -57,13 +57,7 @@ const oneByOne = (records: ReadonlyArray<Sent>) =>
           Effect.flatMap((decoded) => transactor.withTransaction(catalog.upsert(record.resource, decoded))),
           Effect.map((result): Attempt => ({ _tag: "Applied", outcome: result.outcome, recordId: result.record.id })),
           Effect.catchAll((error) =>
-            isRecordFailure(error)
-              ? Effect.succeed<Attempt>({
-                  _tag: "Failed",
-                  error: toRecordError(record.index, error),
-                  unresolved: isUnresolvedReference(error)
-                })
-              : Effect.die(error)
+            isRecordFailure(error) ? Effect.succeed(failedAttempt(record.index, error)) : Effect.die(error)
           )
         )
       )

@@ -136,7 +136,8 @@ const persistenceWith = (config: ServerConfig, overrides: ServerOverrides) => {
     )
   )
   const ports = Layer.fresh(sqlPorts).pipe(Layer.provideMerge(wrapped))
-  // On SQLite the feed's head stays kept as PersistenceLive keeps it, now over the wrapped client.
+  // On SQLite the feed's head is read and kept as in PersistenceLive (on its side connection); inside a
+  // transaction the wrapped client's log is read.
   const keptHead = SqliteChangeHead.layer.pipe(Layer.provide(ports))
   return Layer.mergeAll(ports, keptHead, cachedAccounts, poolUse).pipe(Layer.provide(PersistenceLive(config)))
 }

@@ -100,17 +100,6 @@ export const MappingRow = Schema.Struct({
   created_at: Schema.String
 })
 
-/** A row of `changes`, without the position the database assigns. */
-export const ChangeRow = Schema.Struct({
-  company_id: Ids.CompanyId,
-  resource: Schema.String,
-  record_id: Ids.RecordId,
-  revision: Schema.Int,
-  operation: Schema.Literal("created", "updated", "archived"),
-  origin_connection_id: Ids.ConnectionId,
-  at: Schema.String
-})
-
 /**
  * Splits an id list into chunks that stay below every engine's bound-parameter limit (SQLite 32766,
  * PostgreSQL 65535) with room for the other parameters; real requests fit in one chunk.

@@ -32,7 +32,7 @@ import { command, runDirect } from "../Writes/WriteCommand.js"
 import { type ImportBody, type ImportReport, type RecordResult, report } from "./Import.js"
 import { type ImportCounts, type ImportItem, ImportStore } from "./ImportStore.js"
 import { type Attempt, type PlannedRecord, runPasses, runPassesInBatches } from "./ImportRunner.js"
-import { bodyPath, isRecordFailure, isUnresolvedReference, type RecordFailure, toRecordError } from "./RecordErrors.js"
+import { bodyPath, failedAttempt, isRecordFailure, type RecordFailure } from "./RecordErrors.js"
 import { visibleReport } from "./ReportVisibility.js"
 
 /** What POST /imports answers: a dry run's report, or the queued job. */
@@ -193,11 +193,7 @@ export class ImportService extends Effect.Service<ImportService>()("@catalog-syn
         Effect.flatMap(write),
         Effect.catchAll((error) =>
           isRecordFailure(error)
-            ? Effect.succeed<Attempt>({
-                _tag: "Failed",
-                error: toRecordError(record.index, error),
-                unresolved: isUnresolvedReference(error)
-              })
+            ? Effect.succeed(failedAttempt(record.index, error))
             : Effect.fail(error as Exclude<E, RecordFailure>)
         )
       )

@@ -8,6 +8,7 @@ import type {
   ValidationFailed
 } from "../Shared/Errors.js"
 import type { RecordError } from "./Import.js"
+import type { Attempt } from "./ImportRunner.js"
 
 /** The failures of one record's upsert that fail that record only. */
 export type RecordFailure =
@@ -28,6 +29,13 @@ export const isRecordFailure = (error: unknown): error is RecordFailure =>
 
 /** `$.name` of a record's body, as a path within the import body: `$.records[3].body.name`. */
 export const bodyPath = (index: number, path: string): string => `$.records[${index}].body${path.replace(/^\$/, "")}`
+
+/** The result of a record that failed, as a pass of the import keeps it (unresolved ones may pass later). */
+export const failedAttempt = (index: number, error: RecordFailure): Attempt => ({
+  _tag: "Failed",
+  error: toRecordError(index, error),
+  unresolved: isUnresolvedReference(error)
+})
 
 /** A failure as the report shows it: the code, message and details its upsert endpoint would give. */
 export const toRecordError = (index: number, error: RecordFailure): RecordError => {
