@@ -1,11 +1,11 @@
 import { Errors, CatalogRepository, Ids, Resource, type StoredRecord } from "@catalog-sync/core"
-import { SqlClient, type Statement, SqlSchema } from "@effect/sql"
+import { SqlClient, type SqlError, type Statement, SqlSchema } from "@effect/sql"
 import { Array as Arr, type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { atomically } from "./internal/transaction.js"
 import { chunks, RecordRow, recordColumns, ReferenceTarget, recordRowOf, storedRecordOf } from "./internal/rows.js"
 import { span } from "./internal/spans.js"
-import { direct } from "./internal/direct.js"
+import { directClient } from "./internal/direct.js"
 
 /** The parameters of a list query, as plain values. */
 export interface ListParams {
@@ -19,21 +19,9 @@ export interface ListParams {
   readonly collectionId?: string | undefined
   readonly brandId?: string | undefined
   readonly active?: boolean | undefined
+  /** Each row also carries `mapped_external_id`: the external id this connection's mapping gives it, or null. */
+  readonly mappedFor?: string | undefined
 }
-
-const ListRequest = Schema.Struct({
-  companyId: Ids.CompanyId,
-  resource: Resource.ResourceName,
-  // A negative LIMIT means "no limit" to SQLite and is an error to PostgreSQL; refuse it on both.
-  limit: Schema.NonNegativeInt,
-  cursor: Schema.optional(Ids.RecordId),
-  externalId: Schema.optional(Schema.Struct({ connectionId: Ids.ConnectionId, value: Schema.String })),
-  includeArchived: Schema.optional(Schema.Boolean),
-  categoryId: Schema.optional(Ids.RecordId),
-  collectionId: Schema.optional(Ids.RecordId),
-  brandId: Schema.optional(Ids.RecordId),
-  active: Schema.optional(Schema.Boolean)
-})
 
 /**
  * The statement behind `CatalogRepository.list`, exported so that each driver can check its query plan.
@@ -88,7 +76,14 @@ export const listStatement = (sql: SqlClient.SqlClient, params: ListParams): Sta
   if (params.brandId !== undefined) where.push(sql`r.brand_id = ${params.brandId}`)
   if (params.active !== undefined) where.push(sql`r.active = ${params.active ? 1 : 0}`)
   if (params.cursor !== undefined) where.push(sql`${idColumn} > ${params.cursor}`)
-  return sql`SELECT ${sql.literal(recordColumns)} FROM ${from} WHERE ${sql.and(where)} ORDER BY ${idColumn} LIMIT ${params.limit}`
+  // A LEFT JOIN on the mapping's unique (company, connection, resource, record) key: one more key lookup
+  // per row of the page, after the driving scan (SQLite never moves a LEFT JOIN's right side first).
+  const mapped =
+    params.mappedFor === undefined
+      ? sql``
+      : sql`LEFT JOIN mappings mx ON mx.company_id = r.company_id AND mx.connection_id = ${params.mappedFor} AND mx.resource = r.resource AND mx.record_id = r.id`
+  const mappedColumn = sql.literal(params.mappedFor === undefined ? "" : ", mx.external_id AS mapped_external_id")
+  return sql`SELECT ${sql.literal(recordColumns)}${mappedColumn} FROM ${from} ${mapped} WHERE ${sql.and(where)} ORDER BY ${idColumn} LIMIT ${params.limit}`
 }
 
 /**
@@ -161,7 +156,7 @@ export const make: Effect.Effect<
   never,
   SqlClient.SqlClient
 > = Effect.gen(function* () {
-  const sql = direct(yield* SqlClient.SqlClient)
+  const sql = yield* directClient
   const columns = sql.literal(recordColumns)
 
   // Reads map their rows with `storedRecordOf` (our own writes, no schema decode); parameters are typed ids.
@@ -259,10 +254,12 @@ export const make: Effect.Effect<
       orElse: () => Effect.void
     })
 
-  // The request is checked once (a negative LIMIT means "no limit" to SQLite); its rows are mapped directly.
-  const encodeListRequest = Schema.encode(ListRequest)
-  const listRecords = (request: typeof ListRequest.Type) =>
-    Effect.flatMap(encodeListRequest(request), (params) => listStatement(sql, params) as Statement.Statement<Row>)
+  // A negative LIMIT means "no limit" to SQLite and is an error to PostgreSQL: refused on both (core
+  // never asks for one). The rows are mapped directly.
+  const listRecords = (params: ListParams): Effect.Effect<ReadonlyArray<Row>, SqlError.SqlError> =>
+    Number.isSafeInteger(params.limit) && params.limit >= 0
+      ? (listStatement(sql, params) as Statement.Statement<Row>)
+      : Effect.dieMessage(`list with a limit of ${params.limit}`)
 
   const findAncestors = SqlSchema.findAll({
     Request: Schema.Struct({ companyId: Ids.CompanyId, categoryId: Ids.RecordId, maxDepth: Schema.Int }),
@@ -360,6 +357,15 @@ export const make: Effect.Effect<
         Effect.map(Arr.map(storedRecordOf)),
         refineErrors,
         span("CatalogRepository.list", { companyId, resource, limit: query.limit })
+      ),
+
+    listMapped: (companyId, resource, query, connectionId) =>
+      listRecords({ ...query, companyId, resource, mappedFor: connectionId }).pipe(
+        Effect.map(
+          Arr.map((row) => ({ record: storedRecordOf(row), externalId: row.mapped_external_id as string | null }))
+        ),
+        refineErrors,
+        span("CatalogRepository.listMapped", { companyId, resource, limit: query.limit })
       ),
 
     // The chain is read to refuse a cycle before a parent change. On PostgreSQL two concurrent parent

@@ -4,7 +4,7 @@ import { type Context, Effect, Layer, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { chunks } from "./internal/rows.js"
 import { span } from "./internal/spans.js"
-import { direct } from "./internal/direct.js"
+import { directClient } from "./internal/direct.js"
 
 const Position = Schema.Union(Schema.Number, Schema.NumberFromString)
 
@@ -35,7 +35,7 @@ export const make: Effect.Effect<
   never,
   SqlClient.SqlClient
 > = Effect.gen(function* () {
-  const sql = direct(yield* SqlClient.SqlClient)
+  const sql = yield* directClient
   const lockCompany = (companyId: string) =>
     sql.onDialectOrElse({
       pg: () => sql`SELECT pg_advisory_xact_lock(hashtext(${companyId}))`.pipe(Effect.asVoid),

@@ -4,7 +4,7 @@ import { type Context, Effect, Layer, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { chunks, Millis } from "./internal/rows.js"
 import { span } from "./internal/spans.js"
-import { direct } from "./internal/direct.js"
+import { directClient } from "./internal/direct.js"
 
 /** A row of `import_records`. */
 const ItemRow = Schema.Struct({
@@ -76,7 +76,7 @@ export const make: Effect.Effect<
   never,
   SqlClient.SqlClient
 > = Effect.gen(function* () {
-  const sql = direct(yield* SqlClient.SqlClient)
+  const sql = yield* directClient
   const encodeRows = Schema.encode(Schema.Array(ItemRow))
   const decodeRows = Schema.decodeUnknown(Schema.Array(ItemRow))
   const decodeIndices = Schema.decodeUnknown(Indices)

@@ -1,4 +1,5 @@
 import Database from "better-sqlite3"
+import { CommittedReads } from "@catalog-sync/adapter-sql"
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
 
@@ -20,10 +21,49 @@ export class SqliteCommits extends Context.Tag("@catalog-sync/adapter-sqlite/Sql
      * fails. Undefined when there is no side connection or the query does not prepare.
      */
     readonly prepareValue: (sql: string) => ((...params: ReadonlyArray<unknown>) => unknown) | undefined
+    /**
+     * The rows of a SELECT or WITH query that writes nothing, read on the side connection (committed data
+     * only); undefined for any other statement, when it fails, or when there is no side connection.
+     */
+    readonly read: (sql: string, params: ReadonlyArray<unknown>) => ReadonlyArray<object> | undefined
   }
 >() {}
 
-const unknown = SqliteCommits.of({ current: () => undefined, prepareValue: () => undefined })
+const unknown = SqliteCommits.of({ current: () => undefined, prepareValue: () => undefined, read: () => undefined })
+
+/** Statements kept prepared on the side connection; a list of `IN (?, ...)` of every length could grow it without end. */
+const keptStatements = 500
+
+const isQuery = /^\s*(SELECT|WITH)\s/i
+
+/** `read` over a side connection: each text prepared once, `false` kept for a text it does not serve. */
+const reader = (db: Database.Database) => {
+  const prepared = new Map<string, Database.Statement | false>()
+  const prepare = (sql: string): Database.Statement | false => {
+    let statement: Database.Statement | false = false
+    try {
+      // A PRAGMA would answer for the side connection, not the server's: queries only.
+      if (isQuery.test(sql)) {
+        const made = db.prepare(sql)
+        if (made.readonly && made.reader) statement = made
+      }
+    } catch {
+      // Not preparable here: the client's own path reports it.
+    }
+    if (prepared.size >= keptStatements) prepared.clear()
+    prepared.set(sql, statement)
+    return statement
+  }
+  return (sql: string, params: ReadonlyArray<unknown>): ReadonlyArray<object> | undefined => {
+    const statement = prepared.get(sql) ?? prepare(sql)
+    if (statement === false) return undefined
+    try {
+      return statement.all(...params) as ReadonlyArray<object>
+    } catch {
+      return undefined
+    }
+  }
+}
 
 /**
  * The side connection to `filename`, opened once the `SqlClient` in context has created and migrated it.
@@ -48,6 +88,7 @@ export const layer = (filename: string): Layer.Layer<SqliteCommits, never, SqlCl
       if (version._tag === "None") return unknown
       const statement = version.value
       return SqliteCommits.of({
+        read: reader(db.value),
         current: () => {
           try {
             return statement.get() as number
@@ -72,3 +113,17 @@ export const layer = (filename: string): Layer.Layer<SqliteCommits, never, SqlCl
       })
     })
   )
+
+/**
+ * The SQL adapters' `CommittedReads` on the side connection: reads outside a transaction skip the
+ * client's per-statement path (span, scope, semaphore, prepared-statement cache), and they no longer see
+ * another request's open transaction on the server's one connection. Absent for an in-memory database.
+ */
+export const committedReads: Layer.Layer<never, never, SqliteCommits> = Layer.effectContext(
+  Effect.map(SqliteCommits, (commits) =>
+    // Typed as providing nothing: the adapters look it up as an option.
+    commits === unknown
+      ? Context.empty()
+      : (Context.make(CommittedReads, CommittedReads.of({ read: commits.read })) as unknown as Context.Context<never>)
+  )
+)

@@ -89,7 +89,10 @@ export const layer = (
 > => {
   const commits = SqliteCommits.layer(config.filename)
   const kept = Layer.mergeAll(cachedAccounts, SqliteChangeHead.layer.pipe(Layer.provide(SqlChangeLog.layer)), commits)
-  return Layer.merge(sqlPorts, kept.pipe(Layer.provide(commits))).pipe(Layer.provideMerge(SqliteLive(config)))
+  // The ports read on the side connection; a server that wraps the client (tests that count or fail
+  // statements) builds its own ports over the wrapped client, without it.
+  const ports = sqlPorts.pipe(Layer.provide(SqliteCommits.committedReads), Layer.provide(commits))
+  return Layer.merge(ports, kept.pipe(Layer.provide(commits))).pipe(Layer.provideMerge(SqliteLive(config)))
 }
 
 /** Accounts whose key lookups are cached while `PRAGMA data_version` stays (see `AccountsCache`). */

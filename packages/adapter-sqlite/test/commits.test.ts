@@ -1,11 +1,11 @@
 import { join } from "node:path"
-import { AccountsCache, ChangeLog, type Ids, Transactor } from "@catalog-sync/core"
+import { AccountsCache, CatalogRepository, ChangeLog, type Ids, Transactor } from "@catalog-sync/core"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Deferred, Effect, Exit, Fiber, Layer, Option } from "effect"
 import * as SqliteAccountsVersion from "../src/SqliteAccountsVersion.js"
 import { layer as sqliteLayer, SqliteChangeHead, SqliteCommits } from "../src/index.js"
-import { companyId, connectionId, recordId } from "./fixtures.js"
+import { companyId, connectionId, record, recordId } from "./fixtures.js"
 import { tempDir } from "./support.js"
 
 /** Two instances of the ports on one database file, as the server and the admin CLI are. */
@@ -155,6 +155,98 @@ describe("SqliteChangeHead", () => {
         yield* Fiber.join(writer)
         expect(yield* head).toBe(outcome === "rolls back" ? 1 : 2)
       }
+    })
+  )
+})
+
+describe("reads on the side connection (CommittedReads)", () => {
+  const commitsOf = (instance: Context.Context<never>) =>
+    Context.get(instance as Context.Context<SqliteCommits.SqliteCommits>, SqliteCommits.SqliteCommits)
+
+  it.scoped("serve queries only, each with its parameters, and leave every other statement to the client", () =>
+    Effect.gen(function* () {
+      const [a] = yield* twoInstances
+      const { read } = commitsOf(a)
+      const company = companyId()
+      yield* appendOn(a, company)
+      expect(read("SELECT company_id, revision FROM changes WHERE company_id = ?", [company])).toEqual([
+        { company_id: company, revision: 1 }
+      ])
+      expect(read("  with c AS (SELECT ? AS v) SELECT v FROM c", [7])).toEqual([{ v: 7 }])
+      expect(read("SELECT 1 AS one WHERE 1 = ?", [2])).toEqual([])
+      // A pragma would answer for the side connection; a write (even one returning rows) is not a read.
+      expect(read("PRAGMA data_version", [])).toBeUndefined()
+      expect(read("DELETE FROM changes RETURNING position", [])).toBeUndefined()
+      expect(read("SELECT * FROM no_such_table", [])).toBeUndefined()
+      // A failure to run (a parameter SQLite cannot bind) is left to the client, which reports it.
+      expect(read("SELECT ? AS v", [{ not: "bindable" }])).toBeUndefined()
+      expect(read("SELECT ? AS v", [3])).toEqual([{ v: 3 }])
+      expect(read("SELECT count(*) AS n FROM changes", [])).toEqual([{ n: 1 }])
+    })
+  )
+
+  it.scoped("the ports read committed data outside a transaction, never another request's open one", () =>
+    Effect.gen(function* () {
+      const [a] = yield* twoInstances
+      const company = companyId()
+      const repository = Context.get(
+        a as Context.Context<CatalogRepository.CatalogRepository>,
+        CatalogRepository.CatalogRepository
+      )
+      const transactor = Context.get(a as Context.Context<Transactor.Transactor>, Transactor.Transactor)
+      const product = record(company)
+      for (const outcome of ["rolls back", "commits"] as const) {
+        const written = yield* Deferred.make<void>()
+        const release = yield* Deferred.make<void>()
+        const writer = yield* transactor
+          .withTransaction(
+            Effect.gen(function* () {
+              yield* repository.insert(product)
+              // Inside the transaction its own write is read, on its connection.
+              expect(Option.isSome(yield* repository.get(company, "products", product.id))).toBe(true)
+              yield* Deferred.succeed(written, undefined)
+              yield* Deferred.await(release)
+              if (outcome === "rolls back") return yield* Effect.fail("roll back" as const)
+            })
+          )
+          .pipe(Effect.exit, Effect.fork)
+        yield* Deferred.await(written)
+        // The server's one connection holds the uncommitted row, and a statement through the client waits
+        // for its transaction to end; the ports (as the server runs them, tracer off) answer at once from
+        // committed data.
+        const outside = repository
+          .get(company, "products", product.id)
+          .pipe(
+            Effect.withTracerEnabled(false),
+            Effect.timeoutFail({ duration: "2 seconds", onTimeout: () => "waited" })
+          )
+        expect(Option.isNone(yield* outside)).toBe(true)
+        const listed = repository
+          .list(company, "products", { limit: 10 })
+          .pipe(
+            Effect.withTracerEnabled(false),
+            Effect.timeoutFail({ duration: "2 seconds", onTimeout: () => "waited" })
+          )
+        expect(yield* listed).toEqual([])
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(writer)
+        expect(Option.isSome(yield* outside)).toBe(outcome === "commits")
+      }
+    })
+  )
+
+  it.scoped("an in-memory database has no side connection: the ports read through the client", () =>
+    Effect.gen(function* () {
+      const memory = yield* Layer.build(sqliteLayer({ filename: ":memory:" }))
+      const repository = Context.get(
+        memory as Context.Context<CatalogRepository.CatalogRepository>,
+        CatalogRepository.CatalogRepository
+      )
+      const product = record(companyId())
+      yield* repository.insert(product)
+      expect(
+        yield* repository.get(product.companyId, "products", product.id).pipe(Effect.withTracerEnabled(false))
+      ).toEqual(Option.some(product))
     })
   )
 })

@@ -1,4 +1,5 @@
 import { runInventoryConformance } from "@catalog-sync/core/testing"
-import { tempLayer } from "./support.js"
+import { serverLikeLayer, tempLayer } from "./support.js"
 
 runInventoryConformance("SQLite (file in a temp folder)", tempLayer())
+runInventoryConformance("SQLite (as the server runs it: tracer off, side-connection reads)", serverLikeLayer())

@@ -1,4 +1,5 @@
 import { runJobsConformance } from "@catalog-sync/core/testing"
-import { tempLayer } from "./support.js"
+import { serverLikeLayer, tempLayer } from "./support.js"
 
 runJobsConformance("SQLite (file in a temp folder)", tempLayer())
+runJobsConformance("SQLite (as the server runs it: tracer off, side-connection reads)", serverLikeLayer())

@@ -1,4 +1,5 @@
 import { runMediaRepositoryConformance } from "@catalog-sync/core/testing"
-import { tempLayer } from "./support.js"
+import { serverLikeLayer, tempLayer } from "./support.js"
 
 runMediaRepositoryConformance("SQLite (file in a temp folder)", tempLayer())
+runMediaRepositoryConformance("SQLite (as the server runs it: tracer off, side-connection reads)", serverLikeLayer())

@@ -357,15 +357,19 @@ layer(tempLayer())("list query plans on SQLite", (it) => {
   const plans = Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const out: Record<string, ReadonlyArray<string>> = {}
-    for (const [name, query] of Object.entries(listShapes(connectionId(), recordId()))) {
-      const [text, params] = SqlCatalogRepository.listStatement(sql, {
-        companyId: companyId(),
-        resource: "products",
-        limit: 50,
-        ...query
-      }).compile()
-      const rows = yield* sql.unsafe<{ detail: string }>(`EXPLAIN QUERY PLAN ${text}`, params)
-      out[name] = rows.map((row) => row.detail)
+    // Each shape also as a list page reads it, with the external ids of a connection's mappings.
+    for (const mappedFor of [undefined, connectionId()]) {
+      for (const [name, query] of Object.entries(listShapes(connectionId(), recordId()))) {
+        const [text, params] = SqlCatalogRepository.listStatement(sql, {
+          companyId: companyId(),
+          resource: "products",
+          limit: 50,
+          mappedFor,
+          ...query
+        }).compile()
+        const rows = yield* sql.unsafe<{ detail: string }>(`EXPLAIN QUERY PLAN ${text}`, params)
+        out[mappedFor === undefined ? name : `${name}, mapped`] = rows.map((row) => row.detail)
+      }
     }
     return out
   })

@@ -31,14 +31,15 @@ const statementsUntilQuiet = <A, E, R>(request: Effect.Effect<A, E, R>) =>
  * What each request costs in statements, BEGIN and COMMIT included (key lookups are cached, so none
  * appears). The counts are exact so that a statement added to a hot path shows here and is a decision.
  * PostgreSQL adds the shared rate-limit windows (the key's and the company's) per request, and the lock
- * of a change-feed append. On SQLite a caught-up feed poll runs none: the company's head is kept while
+ * of a change-feed append. A list page reads its records with their external ids in one statement (after
+ * the feed's head, for `change_cursor`). On SQLite a caught-up feed poll runs none: the company's head is kept while
  * nothing commits (`SqliteChangeHead`). `importOfOne` is a one-record import from its submission to the end of its
  * job, `importOfBatch` the same with a full batch of new records (25, one transaction): set-based writes
  * make a batch cost the statements of one record.
  */
 const expected = {
-  sqlite: { getById: 1, feedPoll: 0, create: 10, update: 9, importOfOne: 23, importOfBatch: 23 },
-  postgres: { getById: 3, feedPoll: 3, create: 13, update: 12, importOfOne: 27, importOfBatch: 27 }
+  sqlite: { getById: 1, list: 1, feedPoll: 0, create: 10, update: 9, importOfOne: 23, importOfBatch: 23 },
+  postgres: { getById: 3, list: 4, feedPoll: 3, create: 13, update: 12, importOfOne: 27, importOfBatch: 27 }
 }[testDatabase]
 
 const importOf = (count: number, prefix: string) => ({
@@ -82,6 +83,8 @@ layer(TestServerWith({ sql: log.wrap }, { JOB_POLL_MILLISECONDS: "600000" }), {
         revision: 2,
         category_ids: [expect.any(String)]
       })
+      const list = yield* statementsOf(call(url, "GET", "/products?limit=20", { token }))
+      expect(list.answer.body.records).toEqual([expect.objectContaining({ external_id: "p1", name: "P2" })])
       const head = (yield* call(url, "GET", "/products?limit=1", { token })).body.change_cursor
       const caughtUp = (yield* call(url, "GET", `/changes?cursor=${head}`, { token })).body.next_cursor
       const feedPoll = yield* statementsOf(call(url, "GET", `/changes?cursor=${caughtUp}`, { token }))
@@ -97,6 +100,7 @@ layer(TestServerWith({ sql: log.wrap }, { JOB_POLL_MILLISECONDS: "600000" }), {
 
       const counts = {
         getById: getById.statements.length,
+        list: list.statements.length,
         feedPoll: feedPoll.statements.length,
         create: create.statements.length,
         update: update.statements.length,
@@ -109,6 +113,7 @@ layer(TestServerWith({ sql: log.wrap }, { JOB_POLL_MILLISECONDS: "600000" }), {
           JSON.stringify(
             {
               getById: getById.statements,
+              list: list.statements,
               feedPoll: feedPoll.statements,
               create: create.statements,
               update: update.statements,

@@ -71,6 +71,16 @@ export class CatalogRepository extends Context.Tag("@catalog-sync/core/CatalogRe
       resource: ResourceName,
       query: ListQuery
     ) => Effect.Effect<ReadonlyArray<StoredRecord>, PersistenceError>
+    /** `list`, each record with the external id its mapping of `connectionId` gives it (null if none), in one round trip. */
+    readonly listMapped: (
+      companyId: CompanyId,
+      resource: ResourceName,
+      query: ListQuery,
+      connectionId: ConnectionId
+    ) => Effect.Effect<
+      ReadonlyArray<{ readonly record: StoredRecord; readonly externalId: string | null }>,
+      PersistenceError
+    >
     /** Records of `resource` whose parent (index.parentId) is one of `parentIds`, archived ones included, in id order. */
     readonly children: (
       companyId: CompanyId,

@@ -582,28 +582,29 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
         // Taken before the list is read, so a change racing with the read is in the feed after it.
         const changeCursor =
           params.cursor === undefined ? ChangeCursor.encode(yield* changeLog.head(principal.company.id)) : undefined
-        const rows = yield* repository.list(principal.company.id, resource, {
-          limit: params.limit + 1,
-          cursor: params.cursor,
-          externalId:
-            params.externalId === undefined
-              ? undefined
-              : { connectionId: principal.connectionId, value: params.externalId },
-          categoryId: params.categoryId,
-          collectionId: params.collectionId,
-          brandId: params.brandId,
-          active: params.active
-        })
-        const page = rows.slice(0, params.limit)
-        const external = yield* mappings.externalIdsOf(
-          mappingScope(principal, resource),
-          page.map((r) => r.id)
+        const rows = yield* repository.listMapped(
+          principal.company.id,
+          resource,
+          {
+            limit: params.limit + 1,
+            cursor: params.cursor,
+            externalId:
+              params.externalId === undefined
+                ? undefined
+                : { connectionId: principal.connectionId, value: params.externalId },
+            categoryId: params.categoryId,
+            collectionId: params.collectionId,
+            brandId: params.brandId,
+            active: params.active
+          },
+          principal.connectionId
         )
+        const page = rows.slice(0, params.limit)
         const hasMore = rows.length > params.limit
         return {
           ...(changeCursor === undefined ? {} : { change_cursor: changeCursor }),
-          records: page.map((r) => recordView(resource, r, external.get(r.id) ?? null, principal, mode)),
-          next_cursor: hasMore ? page[page.length - 1]!.id : null,
+          records: page.map((r) => recordView(resource, r.record, r.externalId, principal, mode)),
+          next_cursor: hasMore ? page[page.length - 1]!.record.id : null,
           has_more: hasMore
         } satisfies Page<Name, Mode | "catalog">
       })

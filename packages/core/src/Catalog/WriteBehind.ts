@@ -150,6 +150,7 @@ export const make = (
     getMany: after(ports.repository.getMany),
     existing: after(ports.repository.existing),
     list: after(ports.repository.list),
+    listMapped: after(ports.repository.listMapped),
     children: after(ports.repository.children),
     bundlesContaining: after(ports.repository.bundlesContaining),
     lockPricing: after(ports.repository.lockPricing),

@@ -1,8 +1,9 @@
 import { Context, Effect, FiberRef, Layer, Option } from "effect"
 import { MappingConflict, RevisionConflict } from "../Shared/Errors.js"
-import { CatalogRepository } from "../Catalog/CatalogRepository.js"
+import { CatalogRepository, type ListQuery } from "../Catalog/CatalogRepository.js"
 import { type Mapping, Mappings, type MappingScope } from "../Catalog/Mappings.js"
 import type { StoredRecord } from "../Catalog/StoredRecord.js"
+import type { ResourceName } from "../Resources/Resource.js"
 import { type ChangeEntry, ChangeLog, type LoggedChange, maskOf, partsOf } from "../Changes/ChangeLog.js"
 import type { CompanyId, RecordId } from "../Shared/Ids.js"
 import { Transactor } from "../Shared/Transactor.js"
@@ -78,6 +79,33 @@ export const make = Effect.gen(function* () {
     state.records.set(key, record)
   }
 
+  const listed = (companyId: CompanyId, resource: ResourceName, query: ListQuery): ReadonlyArray<StoredRecord> => {
+    const mapped =
+      query.externalId === undefined
+        ? undefined
+        : state.mappings.get(
+            byExternal(
+              { companyId: companyId, connectionId: query.externalId.connectionId, resource } as MappingScope,
+              query.externalId.value
+            )
+          )?.recordId
+    return Array.from(state.records.values())
+      .filter(
+        (r) =>
+          r.companyId === companyId &&
+          r.resource === resource &&
+          (query.includeArchived === true || r.archivedAt === null) &&
+          (query.cursor === undefined || r.id > query.cursor) &&
+          (query.externalId === undefined || r.id === mapped) &&
+          (query.categoryId === undefined || r.index.categoryIds.includes(query.categoryId)) &&
+          (query.collectionId === undefined || r.index.collectionId === query.collectionId) &&
+          (query.brandId === undefined || r.index.brandId === query.brandId) &&
+          (query.active === undefined || r.index.active === query.active)
+      )
+      .sort(byId)
+      .slice(0, query.limit)
+  }
+
   const repository = CatalogRepository.of({
     get: (companyId, resource, id) => Effect.sync(() => Option.fromNullable(visible(companyId, resource, id))),
     getMapped: (companyId, resource, id, connectionId) =>
@@ -110,33 +138,14 @@ export const make = Effect.gen(function* () {
         state.records.set(key, record)
         return Effect.void
       }),
-    list: (companyId, resource, query) =>
-      Effect.sync(() => {
-        const mapped =
-          query.externalId === undefined
-            ? undefined
-            : state.mappings.get(
-                byExternal(
-                  { companyId: companyId, connectionId: query.externalId.connectionId, resource } as MappingScope,
-                  query.externalId.value
-                )
-              )?.recordId
-        return Array.from(state.records.values())
-          .filter(
-            (r) =>
-              r.companyId === companyId &&
-              r.resource === resource &&
-              (query.includeArchived === true || r.archivedAt === null) &&
-              (query.cursor === undefined || r.id > query.cursor) &&
-              (query.externalId === undefined || r.id === mapped) &&
-              (query.categoryId === undefined || r.index.categoryIds.includes(query.categoryId)) &&
-              (query.collectionId === undefined || r.index.collectionId === query.collectionId) &&
-              (query.brandId === undefined || r.index.brandId === query.brandId) &&
-              (query.active === undefined || r.index.active === query.active)
-          )
-          .sort(byId)
-          .slice(0, query.limit)
-      }),
+    list: (companyId, resource, query) => Effect.sync(() => listed(companyId, resource, query)),
+    listMapped: (companyId, resource, query, connectionId) =>
+      Effect.sync(() =>
+        listed(companyId, resource, query).map((record) => ({
+          record,
+          externalId: state.mappings.get(byRecord({ companyId, connectionId, resource }, record.id))?.externalId ?? null
+        }))
+      ),
     children: (companyId, resource, parentIds) =>
       Effect.sync(() =>
         Array.from(state.records.values())

@@ -91,6 +91,39 @@ export const runConformance = (name: string, ports: Layer.Layer<PersistencePorts
         })
       )
 
+      it.effect("listMapped lists as list does, each record with the external id of the connection's mapping", () =>
+        Effect.gen(function* () {
+          const repo = yield* CatalogRepository
+          const mappings = yield* Mappings
+          const company = companyId()
+          const connection = connectionId()
+          const other = connectionId()
+          const [a, b, c] = [record(company), record(company), record(company)].sort((x, y) => (x.id < y.id ? -1 : 1))
+          yield* Effect.forEach([a!, b!, c!], repo.insert)
+          yield* repo.insert(record(companyId()))
+          yield* mappings.insert(mapping(scopeOf(company, connection), "a-1", a!.id))
+          yield* mappings.insert(mapping(scopeOf(company, other), "b-other", b!.id))
+          yield* mappings.insert(mapping(scopeOf(company, connection), "c-1", c!.id))
+          const listed = yield* repo.listMapped(company, "products", { limit: 10 }, connection)
+          expect(listed).toEqual([
+            { record: a, externalId: "a-1" },
+            { record: b, externalId: null },
+            { record: c, externalId: "c-1" }
+          ])
+          expect(listed.map((row) => row.record)).toEqual(yield* repo.list(company, "products", { limit: 10 }))
+          const page = yield* repo.listMapped(company, "products", { limit: 1, cursor: a!.id }, other)
+          expect(page).toEqual([{ record: b, externalId: "b-other" }])
+          const byExternal = yield* repo.listMapped(
+            company,
+            "products",
+            { limit: 10, externalId: { connectionId: connection, value: "c-1" } },
+            connection
+          )
+          expect(byExternal).toEqual([{ record: c, externalId: "c-1" }])
+          expect(yield* repo.listMapped(company, "categories", { limit: 10 }, connection)).toEqual([])
+        })
+      )
+
       it.effect("getMany and existing return only the company's records of the resource", () =>
         Effect.gen(function* () {
           const repo = yield* CatalogRepository
