@@ -23,6 +23,8 @@ import {
 import { failingPart, renderDecodeFailure } from "./DecodeFailure.js"
 import { isDomainError, renderDomainError } from "./ErrorResponses.js"
 import { CurrentRequest, newRequestState, type RequestState } from "./RequestId.js"
+import { fastGet } from "./Catalog/FastGet.js"
+import { CatalogService } from "@catalog-sync/core"
 
 const respond = (requestId: string, status: ApiErrors.ErrorStatus, error: ApiErrors.ErrorDetail) => {
   const response = HttpServerResponse.unsafeJson({ request_id: requestId, error }, { status })
@@ -155,9 +157,9 @@ const needsKey = (path: string) => path.startsWith("/api/v1/") && path !== "/api
  * (see `settleUnreadBody`), so that every client reads its answer.
  */
 export const EnvelopeMiddleware = HttpApiBuilder.middleware(
-  Effect.map(
-    Admission,
-    (admission) => (app: HttpApp.Default<never, never>) =>
+  Effect.map(Effect.all([Admission, CatalogService.CatalogService]), ([admission, catalog]) => {
+    const fast = fastGet(catalog, admission)
+    return (app: HttpApp.Default<never, never>) =>
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
         const state = newRequestState(randomUUID())
@@ -166,7 +168,7 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
         const span = yield* Effect.serviceOption(Tracer.ParentSpan)
         const traced = span._tag === "Some" && span.value._tag === "Span"
         if (traced) span.value.attribute("request_id", requestId)
-        const served = traced ? Effect.withSpan(app, "use case", { captureStackTrace: false }) : app
+        const served = traced ? Effect.withSpan(app, "use case", { captureStackTrace: false }) : (fast(request) ?? app)
         const contentLength = request.headers["content-length"]
         const hasBody =
           (contentLength !== undefined && contentLength !== "0") || request.headers["transfer-encoding"] !== undefined
@@ -239,5 +241,5 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
         }
         return response
       })
-  )
+  })
 )

@@ -1,0 +1,41 @@
+import type { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { CatalogService, Ids, Principal, Resource } from "@catalog-sync/core"
+import { type Context, Effect } from "effect"
+import type { Admission } from "../Admission.js"
+import { api } from "../ErrorResponses.js"
+import { ok } from "../JsonAnswer.js"
+import { requestId } from "../RequestId.js"
+
+// A catalog record's path, exactly as the contract's `GET /{resource}/{id}` routes it: no query, no
+// trailing slash, no escapes, the id a uuid in any letter case (the contract's path schema lowercases it).
+const recordPath = new RegExp(
+  `^/api/v1/(${Resource.resourceNames.join("|")})/([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$`
+)
+
+/**
+ * `GET /{resource}/{id}` of a catalog resource answered without HttpApi's router and its per-endpoint
+ * steps (path schema, security middleware, handler), which cost a read as much as its SQL. The answer is
+ * the endpoint's own: the same admission (401/403/429 and the RateLimit headers), the same use case, the
+ * same body and, through the envelope, the same errors and headers. Any request it does not recognise
+ * exactly (a query, a malformed id, another method) is left to HttpApi, which answers it as before;
+ * with tracing on it is left there too, so that the route's spans are kept. The endpoint stays declared
+ * in the contract (the OpenAPI document), and the API fuzzer checks these answers against it.
+ */
+export const fastGet = (catalog: CatalogService.CatalogService, admission: Context.Tag.Service<typeof Admission>) => {
+  const read = (request: HttpServerRequest.HttpServerRequest, resource: Resource.ResourceName, id: string) =>
+    Effect.gen(function* () {
+      const principal = yield* admission.admit(request)
+      const record = yield* api(catalog.get(resource, Ids.RecordId.make(id.toLowerCase()))).pipe(
+        Effect.provideService(Principal.CurrentPrincipal, principal)
+      )
+      return ok({ request_id: yield* requestId, record })
+    })
+  return (
+    request: HttpServerRequest.HttpServerRequest
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown> | undefined => {
+    if (request.method !== "GET") return undefined
+    const matched = recordPath.exec(request.url)
+    if (matched === null) return undefined
+    return read(request, matched[1] as Resource.ResourceName, matched[2]!)
+  }
+}
