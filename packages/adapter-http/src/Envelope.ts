@@ -168,10 +168,15 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
         const span = yield* Effect.serviceOption(Tracer.ParentSpan)
         const traced = span._tag === "Some" && span.value._tag === "Span"
         if (traced) span.value.attribute("request_id", requestId)
-        const served = traced ? Effect.withSpan(app, "use case", { captureStackTrace: false }) : (fast(request) ?? app)
         const contentLength = request.headers["content-length"]
         const hasBody =
           (contentLength !== undefined && contentLength !== "0") || request.headers["transfer-encoding"] !== undefined
+        // A GET with a body is admitted below, before its body is read; the route reuses that admission.
+        const served = traced
+          ? Effect.withSpan(app, "use case", { captureStackTrace: false })
+          : hasBody
+            ? app
+            : (fast(request) ?? app)
         const path = request.url.split("?")[0] ?? ""
         const media = isMediaUpload(request)
         const limit = media ? maxMediaBodyBytes : maxJsonBytes

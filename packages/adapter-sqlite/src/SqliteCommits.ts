@@ -42,20 +42,19 @@ const reader = (db: Database.Database) => {
   const prepare = (sql: string): Database.Statement | false => {
     let statement: Database.Statement | false = false
     try {
-      // A PRAGMA would answer for the side connection, not the server's: queries only.
-      if (isQuery.test(sql)) {
-        const made = db.prepare(sql)
-        if (made.readonly && made.reader) statement = made
-      }
+      const made = db.prepare(sql)
+      if (made.readonly && made.reader) statement = made
     } catch {
       // Not preparable here: the client's own path reports it.
     }
-    if (prepared.size >= keptStatements) prepared.clear()
+    // The oldest text goes first; the hot reads are prepared again at once if they were among them.
+    if (prepared.size >= keptStatements) prepared.delete(prepared.keys().next().value!)
     prepared.set(sql, statement)
     return statement
   }
   return (sql: string, params: ReadonlyArray<unknown>): ReadonlyArray<object> | undefined => {
-    const statement = prepared.get(sql) ?? prepare(sql)
+    // A PRAGMA would answer for the side connection, not the server's; writes are not kept at all.
+    const statement = prepared.get(sql) ?? (isQuery.test(sql) ? prepare(sql) : false)
     if (statement === false) return undefined
     try {
       return statement.all(...params) as ReadonlyArray<object>

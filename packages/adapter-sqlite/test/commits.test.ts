@@ -229,7 +229,7 @@ describe("reads on the side connection (CommittedReads)", () => {
           )
         expect(yield* listed).toEqual([])
         yield* Deferred.succeed(release, undefined)
-        yield* Fiber.join(writer)
+        expect(Exit.isSuccess(yield* Fiber.join(writer))).toBe(outcome === "commits")
         expect(Option.isSome(yield* outside)).toBe(outcome === "commits")
       }
     })

@@ -29,7 +29,9 @@ const statementsUntilQuiet = <A, E, R>(request: Effect.Effect<A, E, R>) =>
 
 /**
  * What each request costs in statements, BEGIN and COMMIT included (key lookups are cached, so none
- * appears). The counts are exact so that a statement added to a hot path shows here and is a decision.
+ * appears). The server here wraps its client to log statements, so on SQLite its reads outside a
+ * transaction run through the client too; a production server reads them on its side connection
+ * (`CommittedReads`), where a GET by id and a list page run none on the server's connection. The counts are exact so that a statement added to a hot path shows here and is a decision.
  * PostgreSQL adds the shared rate-limit windows (the key's and the company's) per request, and the lock
  * of a change-feed append. A list page reads its records with their external ids in one statement (after
  * the feed's head, for `change_cursor`). On SQLite a caught-up feed poll runs none: the company's head is kept while

@@ -121,6 +121,31 @@ export const runConformance = (name: string, ports: Layer.Layer<PersistencePorts
           )
           expect(byExternal).toEqual([{ record: c, externalId: "c-1" }])
           expect(yield* repo.listMapped(company, "categories", { limit: 10 }, connection)).toEqual([])
+          // Driven by the category links, and with archived records, the external ids still follow each record.
+          const category = uuid() as RecordId
+          const live = record(company, { index: { categoryIds: [category] } })
+          const archived = record(company, {
+            archivedAt: "2026-01-02T00:00:00.000Z",
+            index: { categoryIds: [category] }
+          })
+          yield* Effect.forEach([live, archived], repo.insert)
+          yield* mappings.insert(mapping(scopeOf(company, connection), "live", live.id))
+          yield* mappings.insert(mapping(scopeOf(company, connection), "archived", archived.id))
+          const withArchived = yield* repo.listMapped(
+            company,
+            "products",
+            { limit: 10, categoryId: category, includeArchived: true },
+            connection
+          )
+          expect(withArchived).toEqual(
+            [
+              { record: live, externalId: "live" },
+              { record: archived, externalId: "archived" }
+            ].sort((x, y) => (x.record.id < y.record.id ? -1 : 1))
+          )
+          expect(yield* repo.listMapped(company, "products", { limit: 10, categoryId: category }, connection)).toEqual([
+            { record: live, externalId: "live" }
+          ])
         })
       )
 
