@@ -1,10 +1,8 @@
 import type { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { CatalogService, Ids, Principal, Resource } from "@catalog-sync/core"
+import { type CatalogService, Principal, Resource } from "@catalog-sync/core"
 import { type Context, Effect } from "effect"
 import type { Admission } from "../Admission.js"
-import { api } from "../ErrorResponses.js"
-import { ok } from "../JsonAnswer.js"
-import { requestId } from "../RequestId.js"
+import { recordAnswer } from "./Http.js"
 
 // A catalog record's path, exactly as the contract's `GET /{resource}/{id}` routes it: no query, no
 // trailing slash, no escapes, the id a uuid in any letter case (the contract's path schema lowercases it).
@@ -22,14 +20,13 @@ const recordPath = new RegExp(
  * in the contract (the OpenAPI document), and the API fuzzer checks these answers against it.
  */
 export const fastGet = (catalog: CatalogService.CatalogService, admission: Context.Tag.Service<typeof Admission>) => {
+  // The id lowercased, as the contract's path schema gives it to the route's handler.
   const read = (request: HttpServerRequest.HttpServerRequest, resource: Resource.ResourceName, id: string) =>
-    Effect.gen(function* () {
-      const principal = yield* admission.admit(request)
-      const record = yield* api(catalog.get(resource, Ids.RecordId.make(id.toLowerCase()))).pipe(
+    Effect.flatMap(admission.admit(request), (principal) =>
+      recordAnswer(catalog, resource, id.toLowerCase()).pipe(
         Effect.provideService(Principal.CurrentPrincipal, principal)
       )
-      return ok({ request_id: yield* requestId, record })
-    })
+    )
   return (
     request: HttpServerRequest.HttpServerRequest
   ): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown> | undefined => {

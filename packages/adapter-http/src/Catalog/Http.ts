@@ -1,5 +1,12 @@
-import { HttpApiBuilder, type HttpApiGroup } from "@effect/platform"
-import { CatalogService, type IdempotencyStore, Ids, type Resource, type Transactor } from "@catalog-sync/core"
+import { HttpApiBuilder, type HttpApiGroup, type HttpServerResponse } from "@effect/platform"
+import {
+  CatalogService,
+  type IdempotencyStore,
+  Ids,
+  type Principal,
+  type Resource,
+  type Transactor
+} from "@catalog-sync/core"
 import { Effect, Layer } from "effect"
 import { Api, type Authentication } from "@catalog-sync/contract"
 import { api } from "../ErrorResponses.js"
@@ -37,6 +44,23 @@ const listParams = (query: ListUrlParams): CatalogService.ListParams => ({
   active: query.active === undefined ? undefined : query.active === "true"
 })
 
+/** The answer of `GET /{resource}/{id}`, by the route's handler and by the envelope's `FastGet`. */
+export const recordAnswer = (
+  catalog: CatalogService.CatalogService,
+  resource: Resource.ResourceName,
+  id: string
+): Effect.Effect<
+  HttpServerResponse.HttpServerResponse,
+  Effect.Effect.Error<ReturnType<typeof getRecord>>,
+  Principal.CurrentPrincipal
+> => getRecord(catalog, resource, id)
+
+const getRecord = (catalog: CatalogService.CatalogService, resource: Resource.ResourceName, id: string) =>
+  Effect.gen(function* () {
+    const record = yield* api(catalog.get(resource, recordId(id)))
+    return ok({ request_id: yield* requestId, record })
+  })
+
 /**
  * The list, get and upsert handlers of one catalog resource, typed by its record: they decode nothing
  * themselves and only shape envelopes.
@@ -50,11 +74,7 @@ const catalogEndpoints = <Name extends Resource.ResourceName>(
       const page = yield* api(catalog.list(resource, listParams(urlParams)))
       return ok({ request_id: yield* requestId, ...page })
     }),
-  get: ({ path }: { readonly path: { readonly id: string } }) =>
-    Effect.gen(function* () {
-      const record = yield* api(catalog.get(resource, recordId(path.id)))
-      return ok({ request_id: yield* requestId, record })
-    }),
+  get: ({ path }: { readonly path: { readonly id: string } }) => recordAnswer(catalog, resource, path.id),
   upsert: ({
     payload,
     headers

@@ -5,7 +5,7 @@ import { type Mapping, Mappings, type MappingScope } from "../Catalog/Mappings.j
 import type { StoredRecord } from "../Catalog/StoredRecord.js"
 import type { ResourceName } from "../Resources/Resource.js"
 import { type ChangeEntry, ChangeLog, type LoggedChange, maskOf, partsOf } from "../Changes/ChangeLog.js"
-import type { CompanyId, RecordId } from "../Shared/Ids.js"
+import type { CompanyId, ConnectionId, RecordId } from "../Shared/Ids.js"
 import { Transactor } from "../Shared/Transactor.js"
 import { AccountConflict, Accounts, type Location, type LocationAssignment } from "../Auth/Accounts.js"
 import type { ApiKey } from "../Auth/ApiKey.js"
@@ -79,6 +79,15 @@ export const make = Effect.gen(function* () {
     state.records.set(key, record)
   }
 
+  /** The external id `connectionId`'s mapping gives a record, null without one (getMapped, listMapped). */
+  const mappedExternalId = (
+    companyId: CompanyId,
+    connectionId: ConnectionId,
+    resource: ResourceName,
+    record: StoredRecord
+  ): string | null =>
+    state.mappings.get(byRecord({ companyId, connectionId, resource } as MappingScope, record.id))?.externalId ?? null
+
   const listed = (companyId: CompanyId, resource: ResourceName, query: ListQuery): ReadonlyArray<StoredRecord> => {
     const mapped =
       query.externalId === undefined
@@ -112,7 +121,7 @@ export const make = Effect.gen(function* () {
       Effect.sync(() =>
         Option.map(Option.fromNullable(visible(companyId, resource, id)), (record) => ({
           record,
-          externalId: state.mappings.get(byRecord({ companyId, connectionId, resource }, id))?.externalId ?? null
+          externalId: mappedExternalId(companyId, connectionId, resource, record)
         }))
       ),
     getMany: (companyId, resource, ids) =>
@@ -143,7 +152,7 @@ export const make = Effect.gen(function* () {
       Effect.sync(() =>
         listed(companyId, resource, query).map((record) => ({
           record,
-          externalId: state.mappings.get(byRecord({ companyId, connectionId, resource }, record.id))?.externalId ?? null
+          externalId: mappedExternalId(companyId, connectionId, resource, record)
         }))
       ),
     children: (companyId, resource, parentIds) =>
