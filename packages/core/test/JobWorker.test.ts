@@ -31,17 +31,23 @@ const neverEnds: JobKindHandler = {
 }
 const Busy = Layer.succeed(JobKinds, { import: neverEnds, media: neverEnds })
 
+/** An import job of a new connection, queued in the store. */
+const insertedJob = Effect.gen(function* () {
+  const principal = {
+    company: { id: uuid() as CompanyId },
+    connectionId: uuid() as ConnectionId,
+    keyId: "k",
+    scopes: new Set(["catalog:write"] as const)
+  }
+  const job = queued(principal, "import", uuid(), { millis: 0, at: "2026-01-01T00:00:00.000Z" }, null)
+  yield* (yield* JobStore).insert(job, 20)
+  return job
+})
+
 it.effect("a worker stopped while its claim is in flight gives the job back at once, not after its lease", () =>
   Effect.gen(function* () {
     const jobs = yield* JobStore
-    const principal = {
-      company: { id: uuid() as CompanyId },
-      connectionId: uuid() as ConnectionId,
-      keyId: "k",
-      scopes: new Set(["catalog:write"] as const)
-    }
-    const job = queued(principal, "import", uuid(), { millis: 0, at: "2026-01-01T00:00:00.000Z" }, null)
-    yield* jobs.insert(job, 20)
+    const job = yield* insertedJob
     // Stopped before the claim's answer (0.5 ms), and again once the job was worked on (5 ms).
     for (const stopAfter of [Duration.micros(500n), Duration.millis(5)]) {
       const scope = yield* Scope.make()
@@ -61,4 +67,46 @@ it.effect("a worker stopped while its claim is in flight gives the job back at o
       })
     }
   }).pipe(Effect.provide(Layer.mergeAll(SlowClaims, Busy, IdsLive)))
+)
+
+/** The in-memory job store, counting the heartbeats it is sent. */
+const beats: Array<number> = []
+const CountedBeats = Layer.effect(
+  JobStore,
+  Effect.map(JobStore, (store) =>
+    JobStore.of({
+      ...store,
+      heartbeat: (id, workerId, leaseUntil) => {
+        beats.push(leaseUntil)
+        return store.heartbeat(id, workerId, leaseUntil)
+      }
+    })
+  )
+).pipe(Layer.provideMerge(InMemoryJobs.layer))
+
+it.scoped("a job outlives its lease by heartbeats a third of a lease apart, the first a third after the claim", () =>
+  Effect.gen(function* () {
+    beats.length = 0
+    const jobs = yield* JobStore
+    const job = yield* insertedJob
+    yield* runWorkers({ workers: 1, leaseMillis: 3_000, pollMillis: 1_000 })
+    const current = Effect.map(
+      jobs.get({ companyId: job.companyId, connectionId: job.connectionId }, job.id),
+      Option.getOrThrow
+    )
+    yield* TestClock.adjust("900 millis")
+    // Claimed (the claim set the lease), and not renewed yet: a job that ends sooner spends no heartbeat.
+    expect({ state: (yield* current).state, beats: beats.length }).toEqual({ state: "running", beats: 0 })
+    yield* TestClock.adjust("200 millis")
+    expect(beats).toEqual([4_000])
+    // Far past the claim's lease, the job is still the worker's, its lease always ahead of the clock.
+    yield* TestClock.adjust("10 seconds")
+    const later = yield* current
+    expect({ state: later.state, owned: later.leaseOwner !== null, beats: beats.length }).toEqual({
+      state: "running",
+      owned: true,
+      beats: 11
+    })
+    expect(later.leaseUntil).toBeGreaterThan(11_100)
+  }).pipe(Effect.provide(Layer.mergeAll(CountedBeats, Busy, IdsLive)))
 )
