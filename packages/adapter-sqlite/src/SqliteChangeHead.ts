@@ -22,12 +22,17 @@ export const layer: Layer.Layer<ChangeLog.ChangeLog, never, ChangeLog.ChangeLog>
     const commits = found.value
     // SqlChangeLog's head query, on the side connection: the server's own connection may be inside another
     // request's transaction, whose appends must not be seen (nor kept) before they commit.
-    const committedHead = commits.prepareValue("SELECT COALESCE(MAX(position), 0) FROM changes WHERE company_id = ?")
+    const committedHead = (companyId: string): unknown =>
+      (
+        commits.read("SELECT COALESCE(MAX(position), 0) AS head FROM changes WHERE company_id = ?", [
+          companyId
+        ])?.[0] as { readonly head: unknown } | undefined
+      )?.head
     const heads = new Map<string, { readonly commits: number; readonly head: number }>()
     const readAndKeep = (companyId: ChangeLog.ChangeEntry["companyId"]) => {
       // Read before the head, so that a commit in between makes the next poll read it again.
       const commit = commits.current()
-      if (commit === undefined || committedHead === undefined) return log.head(companyId)
+      if (commit === undefined) return log.head(companyId)
       const known = heads.get(companyId)
       if (known !== undefined && known.commits === commit) return Effect.succeed(known.head)
       const head = committedHead(companyId)

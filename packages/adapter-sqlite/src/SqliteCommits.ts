@@ -16,12 +16,6 @@ export class SqliteCommits extends Context.Tag("@catalog-sync/adapter-sqlite/Sql
     /** The current version, or undefined when it cannot be known (an in-memory database, a failed read). */
     readonly current: () => number | undefined
     /**
-     * A one-value query on the side connection, which never takes part in the server's transactions and so
-     * reads committed data only; its runner answers the first column of the first row, or undefined when it
-     * fails. Undefined when there is no side connection or the query does not prepare.
-     */
-    readonly prepareValue: (sql: string) => ((...params: ReadonlyArray<unknown>) => unknown) | undefined
-    /**
      * The rows of a SELECT or WITH query that writes nothing, read on the side connection (committed data
      * only); undefined for any other statement, when it fails, or when there is no side connection.
      */
@@ -29,7 +23,7 @@ export class SqliteCommits extends Context.Tag("@catalog-sync/adapter-sqlite/Sql
   }
 >() {}
 
-const unknown = SqliteCommits.of({ current: () => undefined, prepareValue: () => undefined, read: () => undefined })
+const unknown = SqliteCommits.of({ current: () => undefined, read: () => undefined })
 
 /** Statements kept prepared on the side connection; a list of `IN (?, ...)` of every length could grow it without end. */
 const keptStatements = 500
@@ -91,20 +85,6 @@ export const layer = (filename: string): Layer.Layer<SqliteCommits, never, SqlCl
         current: () => {
           try {
             return statement.get() as number
-          } catch {
-            return undefined
-          }
-        },
-        prepareValue: (sql) => {
-          try {
-            const query = db.value.prepare(sql).pluck()
-            return (...params) => {
-              try {
-                return query.get(...params)
-              } catch {
-                return undefined
-              }
-            }
           } catch {
             return undefined
           }

@@ -9,7 +9,7 @@ import {
 } from "@catalog-sync/core"
 import { Effect, Layer } from "effect"
 import { Api, type Authentication } from "@catalog-sync/contract"
-import { api } from "../ErrorResponses.js"
+import { api, type ApiErrorOf } from "../ErrorResponses.js"
 import { writeEnvelope } from "../Writes.js"
 import { requestId } from "../RequestId.js"
 import { ok } from "../JsonAnswer.js"
@@ -51,11 +51,9 @@ export const recordAnswer = (
   id: string
 ): Effect.Effect<
   HttpServerResponse.HttpServerResponse,
-  Effect.Effect.Error<ReturnType<typeof getRecord>>,
+  ApiErrorOf<Effect.Effect.Error<ReturnType<CatalogService.CatalogService["get"]>>>,
   Principal.CurrentPrincipal
-> => getRecord(catalog, resource, id)
-
-const getRecord = (catalog: CatalogService.CatalogService, resource: Resource.ResourceName, id: string) =>
+> =>
   Effect.gen(function* () {
     const record = yield* api(catalog.get(resource, recordId(id)))
     return ok({ request_id: yield* requestId, record })
