@@ -18,7 +18,8 @@ export const migrationNames = [
   "0008_bundle_components",
   "0009_idempotency_running",
   "0010_jobs_by_state",
-  "0011_jobs_trace_parent"
+  "0011_jobs_trace_parent",
+  "0012_jobs_claim_indexes"
 ] as const
 
 export type MigrationName = (typeof migrationNames)[number]

@@ -1,5 +1,5 @@
 import { Ids, Job, JobStore, Scope } from "@catalog-sync/core"
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
 import { type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { Millis } from "./internal/rows.js"
@@ -77,6 +77,48 @@ const Count = Schema.Struct({ n: Millis })
 const Returned = Schema.Struct({ id: Schema.String })
 
 /**
+ * A claim: one conditional UPDATE ... RETURNING of the first claimable job in queue order. A job is a
+ * candidate unless another job of its connection runs under a live lease; media jobs of a company run one
+ * at a time in queue order, and not at all while one of them is paused. The candidates are read from the
+ * pending jobs in queue order and each is checked against its connection's (and company's) unfinished
+ * jobs only, so a claim costs the same however many jobs have ended; SQLite is told to walk the pending
+ * index (left alone it reads every queued job, checks each and sorts them). Exported for the plan tests.
+ */
+export const claimStatement = (sql: SqlClient.SqlClient, request: JobStore.ClaimRequest) => {
+  const now = request.nowMillis
+  const candidate = (pendingInOrder: Statement.Fragment) =>
+    sql`SELECT j.id FROM jobs j ${pendingInOrder}
+        WHERE j.state IN ('queued', 'running') AND (j.state = 'queued' OR j.lease_until <= ${now})
+          AND NOT EXISTS (
+            SELECT 1 FROM jobs o
+            WHERE o.company_id = j.company_id AND o.connection_id = j.connection_id AND o.state IN ('queued', 'running')
+              AND o.id <> j.id AND o.state = 'running' AND o.lease_until > ${now}
+          )
+          AND (j.kind <> 'media' OR NOT EXISTS (
+            SELECT 1 FROM jobs m
+            WHERE m.company_id = j.company_id AND m.kind = 'media' AND m.state IN ('queued', 'running', 'paused')
+              AND m.id <> j.id
+              AND ((m.state = 'running' AND m.lease_until > ${now}) OR m.state = 'paused'
+                OR (m.state IN ('queued', 'running') AND m.queue_seq < j.queue_seq))
+          ))
+        ORDER BY j.queue_seq
+        LIMIT 1`
+  const claimable = sql`(state = 'queued' OR (state = 'running' AND lease_until <= ${now}))`
+  const set = sql`SET state = 'running', lease_owner = ${request.workerId}, lease_until = ${now + request.leaseMillis},
+      attempts = attempts + 1, started_at = COALESCE(started_at, ${request.at}), updated_at = ${request.at}`
+  return sql.onDialectOrElse({
+    pg: () =>
+      sql`UPDATE jobs ${set}
+          WHERE id = (${candidate(sql``)} FOR UPDATE SKIP LOCKED) AND ${claimable}
+          RETURNING ${sql.literal(columns)}`,
+    orElse: () =>
+      sql`UPDATE jobs ${set}
+          WHERE id = (${candidate(sql`INDEXED BY jobs_pending`)}) AND ${claimable}
+          RETURNING ${sql.literal(columns)}`
+  })
+}
+
+/**
  * JobStore over any `SqlClient`. A claim is one conditional UPDATE ... RETURNING: on SQLite the single
  * writer makes it atomic; on PostgreSQL the candidate row is locked with FOR UPDATE SKIP LOCKED, so
  * concurrent claimers take different jobs without waiting. Every change to a claimed job is
@@ -118,42 +160,6 @@ export const make: Effect.Effect<
           WHERE company_id = ${key.company_id} AND connection_id = ${key.connection_id} AND id = ${key.id}`
   })
 
-  const claimable = (now: number) => sql`(state = 'queued' OR (state = 'running' AND lease_until <= ${now}))`
-
-  // A job is a candidate unless another job of its connection runs under a live lease. Media jobs of a
-  // company run one at a time in queue order, and not at all while one of them is paused.
-  const candidate = (now: number) =>
-    sql`SELECT j.id FROM jobs j
-        WHERE (j.state = 'queued' OR (j.state = 'running' AND j.lease_until <= ${now}))
-          AND NOT EXISTS (
-            SELECT 1 FROM jobs o
-            WHERE o.company_id = j.company_id AND o.connection_id = j.connection_id AND o.id <> j.id
-              AND o.state = 'running' AND o.lease_until > ${now}
-          )
-          AND (j.kind <> 'media' OR NOT EXISTS (
-            SELECT 1 FROM jobs m
-            WHERE m.company_id = j.company_id AND m.kind = 'media' AND m.id <> j.id
-              AND ((m.state = 'running' AND m.lease_until > ${now}) OR m.state = 'paused'
-                OR (m.state IN ('queued', 'running') AND m.queue_seq < j.queue_seq))
-          ))
-        ORDER BY j.queue_seq
-        LIMIT 1`
-
-  const claimRows = (request: JobStore.ClaimRequest) => {
-    const now = request.nowMillis
-    const set = sql`SET state = 'running', lease_owner = ${request.workerId}, lease_until = ${now + request.leaseMillis},
-        attempts = attempts + 1, started_at = COALESCE(started_at, ${request.at}), updated_at = ${request.at}`
-    return sql.onDialectOrElse({
-      pg: () =>
-        sql`UPDATE jobs ${set}
-            WHERE id = (${candidate(now)} FOR UPDATE SKIP LOCKED) AND ${claimable(now)}
-            RETURNING ${sql.literal(columns)}`,
-      orElse: () =>
-        sql`UPDATE jobs ${set}
-            WHERE id = (${candidate(now)}) AND ${claimable(now)}
-            RETURNING ${sql.literal(columns)}`
-    })
-  }
   const decodeRows = Schema.decodeUnknown(Schema.Array(JobRow))
 
   const owned = (id: string, workerId: string) => sql`id = ${id} AND lease_owner = ${workerId} AND state = 'running'`
@@ -231,7 +237,7 @@ export const make: Effect.Effect<
 
     claim: (request) =>
       Effect.gen(function* () {
-        const [row] = yield* decodeRows(yield* claimRows(request))
+        const [row] = yield* decodeRows(yield* claimStatement(sql, request))
         return Option.map(Option.fromNullable(row), toJob)
       }).pipe(refineErrors, span("JobStore.claim")),
 

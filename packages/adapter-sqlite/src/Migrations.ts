@@ -12,6 +12,7 @@ import bundleComponents from "./migrations/0008_bundle_components.js"
 import idempotencyRunning from "./migrations/0009_idempotency_running.js"
 import jobsByState from "./migrations/0010_jobs_by_state.js"
 import jobsTraceParent from "./migrations/0011_jobs_trace_parent.js"
+import jobsClaimIndexes from "./migrations/0012_jobs_claim_indexes.js"
 
 /**
  * The SQLite implementation of every migration that adapter-sql lists (`migrationNames`). Imported
@@ -27,7 +28,8 @@ export const migrations: EngineMigrations = {
   "0008_bundle_components": bundleComponents,
   "0009_idempotency_running": idempotencyRunning,
   "0010_jobs_by_state": jobsByState,
-  "0011_jobs_trace_parent": jobsTraceParent
+  "0011_jobs_trace_parent": jobsTraceParent,
+  "0012_jobs_claim_indexes": jobsClaimIndexes
 }
 
 /** Name of the table where the migrator records applied migrations. */

@@ -1,5 +1,5 @@
 import { join } from "node:path"
-import { backfillComponents, SqlCatalogRepository, SqlMappings } from "@catalog-sync/adapter-sql"
+import { backfillComponents, SqlCatalogRepository, SqlJobStore, SqlMappings } from "@catalog-sync/adapter-sql"
 import { CatalogRepository, ChangeLog, type Ids, Mappings, Transactor } from "@catalog-sync/core"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
@@ -452,6 +452,62 @@ layer(tempLayer())("mapping query plans on SQLite", (it) => {
       expect(onMappings[0]).toMatch(
         /^SEARCH m USING (COVERING )?INDEX \S+ \(company_id=\? AND connection_id=\? AND resource=\? AND record_id=\?\)/
       )
+    })
+  )
+})
+
+layer(tempLayer())("job claim query plans on SQLite", (it) => {
+  const claimPlan = Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const [text, params] = SqlJobStore.claimStatement(sql, {
+      workerId: "worker",
+      nowMillis: Date.now(),
+      leaseMillis: 60_000,
+      at: new Date().toISOString()
+    }).compile()
+    return (yield* sql.unsafe<{ detail: string }>(`EXPLAIN QUERY PLAN ${text}`, params)).map((row) => row.detail)
+  })
+
+  // The candidates come from the pending jobs in queue order (no sort of every queued job), and each one's
+  // checks read its connection's and company's unfinished jobs only, never the jobs that have ended.
+  const expectHistoryFree = (steps: ReadonlyArray<string>) => {
+    expect(steps.filter((detail) => /\bj\b/.test(detail))).toEqual(["SCAN j USING INDEX jobs_pending"])
+    // By connection among pending jobs, or among the running ones (as many as there are workers).
+    expect(steps.filter((detail) => /\bo\b/.test(detail))).toEqual([
+      expect.stringMatching(
+        /^SEARCH o USING INDEX (jobs_pending_by_connection \(company_id=\? AND connection_id=\?\)|jobs_by_state \(state=\?\))/
+      )
+    ])
+    expect(steps.filter((detail) => /\bm\b/.test(detail))).toEqual([
+      expect.stringMatching(/^SEARCH m USING INDEX (jobs_media_unfinished \(company_id=\?|jobs_by_state \(state=\?\))/)
+    ])
+    expect(steps.filter((detail) => /TEMP B-TREE/.test(detail))).toEqual([])
+  }
+
+  it.effect("a claim reads pending jobs only, on a fresh database (no statistics)", () =>
+    Effect.map(claimPlan, expectHistoryFree)
+  )
+
+  it.effect("and still after ANALYZE with a long history of finished jobs", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const company = companyId()
+      const connection = connectionId()
+      const at = new Date().toISOString()
+      for (let i = 0; i < 400; i++) {
+        const state = i < 390 ? "completed" : "queued"
+        yield* sql`INSERT INTO jobs (id, company_id, connection_id, key_id, kind, state, scopes, run, attempts,
+                     queued_at, queue_seq, created_at, updated_at)
+                   VALUES (${recordId()}, ${company}, ${connection}, 'key', ${i % 3 === 0 ? "media" : "import"}, ${state},
+                     '[]', 1, 1, ${i}, ${i + 1}, ${at}, ${at})`
+      }
+      yield* sql`ANALYZE`
+      expectHistoryFree(yield* claimPlan)
+      const [text, params] = sql`SELECT COALESCE(MAX(queue_seq), 0) + 1 FROM jobs`.compile()
+      // A new job's place in the queue reads the last entry of the queue order, not the table.
+      expect(
+        (yield* sql.unsafe<{ detail: string }>(`EXPLAIN QUERY PLAN ${text}`, params)).map((r) => r.detail)
+      ).toEqual([expect.stringMatching(/^SEARCH jobs USING COVERING INDEX jobs_queue_order/)])
     })
   )
 })
