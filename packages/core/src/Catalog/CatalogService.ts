@@ -163,25 +163,33 @@ const changedParts = (
   after: Document
 ): ReadonlyArray<ChangePart> => {
   const parts = new Set<ChangePart>()
+  if (before === undefined) {
+    // A new record also appears in the price lists of resources that have prices.
+    parts.add("catalog")
+    if (definition.priceKeys.length > 0) parts.add("prices")
+    if (definition.costKeys.length > 0) parts.add("costs")
+  }
   const base = before ?? definition.defaults
+  const compare = (key: string) => !jsonEqual(base[key], after[key])
   for (const key of new Set([...Object.keys(base), ...Object.keys(after)])) {
-    if (jsonEqual(base[key], after[key])) continue
+    // A key whose parts are counted already needs no comparison (the set is all that is kept).
     if (key === "fields") {
+      if (parts.has("prices") && parts.has("catalog")) continue
+      if (!compare(key)) continue
       // Coefficients are prices (spec 5.9); the rest of a field is catalog data.
       const coefficients = (doc: unknown) => ((doc ?? []) as ReadonlyArray<Document>).map((f) => [f.id, f.coefficient])
       const withoutCoefficients = (doc: unknown) =>
         ((doc ?? []) as ReadonlyArray<Document>).map(({ coefficient: _, ...f }) => f)
       if (!jsonEqual(coefficients(base[key]), coefficients(after[key]))) parts.add("prices")
       if (!jsonEqual(withoutCoefficients(base[key]), withoutCoefficients(after[key]))) parts.add("catalog")
-    } else if (definition.priceKeys.includes(key)) parts.add("prices")
-    else if (definition.costKeys.includes(key)) parts.add("costs")
-    else parts.add("catalog")
-  }
-  if (before === undefined) {
-    // A new record also appears in the price lists of resources that have prices.
-    parts.add("catalog")
-    if (definition.priceKeys.length > 0) parts.add("prices")
-    if (definition.costKeys.length > 0) parts.add("costs")
+      continue
+    }
+    const part: ChangePart = definition.priceKeys.includes(key)
+      ? "prices"
+      : definition.costKeys.includes(key)
+        ? "costs"
+        : "catalog"
+    if (!parts.has(part) && compare(key)) parts.add(part)
   }
   return Array.from(parts)
 }

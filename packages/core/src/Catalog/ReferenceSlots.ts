@@ -16,32 +16,45 @@ export const jsonPath = (location: ReadonlyArray<string | number>): string =>
     "$"
   )
 
+/** Collects the values at `pattern` from `depth` on; `at` is the path so far, copied only for a value found. */
 const walk = (
   value: unknown,
   pattern: ReadonlyArray<string>,
-  at: ReadonlyArray<string | number>,
-  out: Array<readonly [ReadonlyArray<string | number>, unknown]>
-) => {
+  depth: number,
+  at: Array<string | number>,
+  onFound: (location: ReadonlyArray<string | number>, value: unknown) => void
+): void => {
   if (value === undefined || value === null) return
-  const [head, ...rest] = pattern
-  if (head === undefined) {
-    out.push([at, value])
+  if (depth === pattern.length) {
+    onFound(at.slice(), value)
     return
   }
+  const head = pattern[depth]!
   if (head === "*") {
-    if (Array.isArray(value)) value.forEach((item, i) => walk(item, rest, [...at, i], out))
+    if (!Array.isArray(value)) return
+    for (let i = 0; i < value.length; i++) {
+      at.push(i)
+      walk(value[i], pattern, depth + 1, at, onFound)
+      at.pop()
+    }
     return
   }
-  if (typeof value === "object") walk((value as Record<string, unknown>)[head], rest, [...at, head], out)
+  if (typeof value !== "object") return
+  at.push(head)
+  walk((value as Record<string, unknown>)[head], pattern, depth + 1, at, onFound)
+  at.pop()
 }
 
 /** Every Reference a decoded body carries in the resource's reference slots (null values are not). */
-export const findReferences = (body: Document, slots: ReadonlyArray<ReferenceSlot>): ReadonlyArray<FoundReference> =>
-  slots.flatMap((slot) => {
-    const found: Array<readonly [ReadonlyArray<string | number>, unknown]> = []
-    walk(body, slot.path, [], found)
-    return found.map(([location, reference]) => ({ location, target: slot.target, reference: reference as Reference }))
-  })
+export const findReferences = (body: Document, slots: ReadonlyArray<ReferenceSlot>): ReadonlyArray<FoundReference> => {
+  const found: Array<FoundReference> = []
+  for (const slot of slots) {
+    walk(body, slot.path, 0, [], (location, reference) =>
+      found.push({ location, target: slot.target, reference: reference as Reference })
+    )
+  }
+  return found
+}
 
 const setAt = (value: unknown, location: ReadonlyArray<string | number>, replacement: unknown): unknown => {
   const [head, ...rest] = location

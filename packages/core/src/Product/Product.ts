@@ -298,19 +298,20 @@ export const definition: ResourceDefinition<typeof ProductUpsert, typeof Product
       ? []
       : checkSentFields(body.fields as ReadonlyArray<never>, (stored?.fields ?? []) as ReadonlyArray<StoredField>),
   normalize: (document) => {
-    const details = document.details as Record<string, unknown>
+    const sentDetails = document.details as Record<string, unknown>
+    const details: Record<string, unknown> = {}
+    for (const key of Object.keys(sentDetails)) {
+      const value = sentDetails[key]
+      details[key] =
+        (dimensionKeys as ReadonlyArray<string>).includes(key) && typeof value === "string" ? canonical(value) : value
+    }
     return {
       ...document,
       price: moneyOrNull(document.price),
       market_price: moneyOrNull(document.market_price),
       cost: moneyOrNull(document.cost),
       tax_rate: moneyOrNull(document.tax_rate),
-      details: Object.fromEntries(
-        Object.entries(details).map(([key, value]) => [
-          key,
-          (dimensionKeys as ReadonlyArray<string>).includes(key) && typeof value === "string" ? canonical(value) : value
-        ])
-      ),
+      details,
       fields: (document.fields as ReadonlyArray<StoredField>).map((f) => ({
         ...f,
         coefficient: canonical(f.coefficient)
