@@ -1,4 +1,4 @@
-import { Effect, ParseResult, Schema } from "effect"
+import { Either, ParseResult, Schema } from "effect"
 import { ValidationFailed, type Issue } from "../Shared/Errors.js"
 import { plainIssues } from "../Shared/PlainIssues.js"
 import type { ResourceName } from "../Resources/Resource.js"
@@ -11,18 +11,35 @@ export const issuesOf = (error: ParseResult.ParseError): ReadonlyArray<Issue> =>
 /** Unknown keys fail at any depth, and every failure is listed. */
 export const strictDecoding = { errors: "all", onExcessProperty: "error" } as const
 
-/** Decodes `input` with `schema` strictly: unknown keys at any depth fail, and every failure is listed. */
-export const decodeStrict = <A, I>(schema: Schema.Schema<A, I>, input: unknown, what: string) =>
-  Schema.decodeUnknown(
-    schema,
-    strictDecoding
-  )(input).pipe(
-    Effect.mapError((error) => new ValidationFailed({ message: `${what} is not valid`, issues: issuesOf(error) }))
+/** Each schema's strict decoder, built once: building one walks the schema. */
+const decoders = new WeakMap<object, (input: unknown) => Either.Either<unknown, ParseResult.ParseError>>()
+
+const decoderOf = <A, I>(schema: Schema.Schema<A, I>) => {
+  let decode = decoders.get(schema)
+  if (decode === undefined) {
+    decode = Schema.decodeUnknownEither(schema, strictDecoding)
+    decoders.set(schema, decode)
+  }
+  return decode as (input: unknown) => Either.Either<A, ParseResult.ParseError>
+}
+
+/**
+ * Decodes `input` with `schema` strictly: unknown keys at any depth fail, and every failure is listed.
+ * The schemas decoded here are synchronous, so the answer is an Either (which is also an Effect).
+ */
+export const decodeStrict = <A, I>(
+  schema: Schema.Schema<A, I>,
+  input: unknown,
+  what: string
+): Either.Either<A, ValidationFailed> =>
+  Either.mapLeft(
+    decoderOf(schema)(input),
+    (error) => new ValidationFailed({ message: `${what} is not valid`, issues: issuesOf(error) })
   )
 
 /** Decodes an upsert body of `resource` strictly. */
-export const decodeUpsert = (resource: ResourceName, input: unknown): Effect.Effect<Document, ValidationFailed> =>
-  decodeStrict(definitions[resource].body, input, `the ${definitions[resource].label} body`) as Effect.Effect<
+export const decodeUpsert = (resource: ResourceName, input: unknown): Either.Either<Document, ValidationFailed> =>
+  decodeStrict(definitions[resource].body, input, `the ${definitions[resource].label} body`) as Either.Either<
     Document,
     ValidationFailed
   >

@@ -376,9 +376,7 @@ export class ImportService extends Effect.Service<ImportService>()("@catalog-syn
             Effect.gen(function* () {
               yield* holdLease
               const writer = yield* catalog.batchWriter
-              const decoded = yield* Effect.forEach(batch, (item) =>
-                Effect.either(decodeUpsert(item.resource, item.body))
-              )
+              const decoded = batch.map((item) => decodeUpsert(item.resource, item.body))
               yield* writer.prefetch(
                 batch.flatMap((item, i) => {
                   const body = decoded[i]!
