@@ -19,6 +19,7 @@ const LoggedRow = Schema.Struct({
   at: Schema.String,
   external_id: Schema.NullOr(Schema.String)
 })
+const decodeLogged = Schema.decodeUnknown(Schema.Array(LoggedRow))
 
 /**
  * ChangeLog over any `SqlClient`.
@@ -103,7 +104,7 @@ export const make: Effect.Effect<
         ORDER BY c.position
         LIMIT ${query.limit}
       `.pipe(
-        Effect.flatMap(Schema.decodeUnknown(Schema.Array(LoggedRow))),
+        Effect.flatMap(decodeLogged),
         Effect.map((rows) =>
           rows.map((row) => ({
             position: row.position,

@@ -80,6 +80,7 @@ export const make: Effect.Effect<
   const encodeRows = Schema.encode(Schema.Array(ItemRow))
   const decodeRows = Schema.decodeUnknown(Schema.Array(ItemRow))
   const decodeIndices = Schema.decodeUnknown(Indices)
+  const decodeCounts = Schema.decodeUnknown(Schema.Array(CountRow))
 
   return ImportStore.ImportStore.of({
     insertItems: (items) =>
@@ -150,8 +151,7 @@ export const make: Effect.Effect<
               SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END) AS failed,
               SUM(CASE WHEN status = 'pending' THEN 1 ELSE 0 END) AS pending
             FROM import_records WHERE job_id IN ${sql.in(jobIds)} GROUP BY job_id`
-        for (const { job_id, ...counts } of yield* Schema.decodeUnknown(Schema.Array(CountRow))(rows))
-          out.set(job_id, counts)
+        for (const { job_id, ...counts } of yield* decodeCounts(rows)) out.set(job_id, counts)
         return out
       }).pipe(refineErrors, span("ImportStore.counts"))
   })

@@ -161,6 +161,7 @@ export const make: Effect.Effect<
   })
 
   const decodeRows = Schema.decodeUnknown(Schema.Array(JobRow))
+  const decodeReturned = Schema.decodeUnknown(Schema.Array(Returned))
 
   const owned = (id: string, workerId: string) => sql`id = ${id} AND lease_owner = ${workerId} AND state = 'running'`
 
@@ -244,7 +245,7 @@ export const make: Effect.Effect<
     heartbeat: (id, workerId, leaseUntil) =>
       Effect.gen(function* () {
         const rows = yield* sql`UPDATE jobs SET lease_until = ${leaseUntil} WHERE ${owned(id, workerId)} RETURNING id`
-        return (yield* Schema.decodeUnknown(Schema.Array(Returned))(rows)).length > 0
+        return (yield* decodeReturned(rows)).length > 0
       }).pipe(refineErrors, span("JobStore.heartbeat")),
 
     finish: (id, workerId, result) =>
@@ -254,7 +255,7 @@ export const make: Effect.Effect<
                 finished_at = ${result.at}, updated_at = ${result.at}, lease_owner = NULL, lease_until = NULL
             WHERE ${owned(id, workerId)}
             RETURNING id`
-        return (yield* Schema.decodeUnknown(Schema.Array(Returned))(rows)).length > 0
+        return (yield* decodeReturned(rows)).length > 0
       }).pipe(refineErrors, span("JobStore.finish")),
 
     release: (id, workerId, at) =>
@@ -263,7 +264,7 @@ export const make: Effect.Effect<
           yield* sql`UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_until = NULL, updated_at = ${at}
             WHERE ${owned(id, workerId)}
             RETURNING id`
-        return (yield* Schema.decodeUnknown(Schema.Array(Returned))(rows)).length > 0
+        return (yield* decodeReturned(rows)).length > 0
       }).pipe(refineErrors, span("JobStore.release")),
 
     releaseAll: (at) =>
@@ -272,7 +273,7 @@ export const make: Effect.Effect<
           yield* sql`UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_until = NULL, updated_at = ${at}
             WHERE state = 'running'
             RETURNING id`
-        return (yield* Schema.decodeUnknown(Schema.Array(Returned))(rows)).length
+        return (yield* decodeReturned(rows)).length
       }).pipe(refineErrors, span("JobStore.releaseAll"))
   })
 })

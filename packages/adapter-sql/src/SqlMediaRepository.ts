@@ -32,6 +32,7 @@ const MediaRow = Schema.Struct({
 type MediaRow = typeof MediaRow.Type
 const columns = Object.keys(MediaRow.fields).join(", ")
 const decodeRows = Schema.decodeUnknown(Schema.Array(MediaRow))
+const decodeStagedKeys = Schema.decodeUnknown(Schema.Array(Schema.Struct({ staged_key: Schema.String })))
 const encodeRow = Schema.encode(MediaRow)
 
 const toMedia = (row: MediaRow): Media.StoredMedia => ({
@@ -81,6 +82,7 @@ const toRow = (m: Media.StoredMedia): MediaRow => ({
 })
 
 const Sum = Schema.Struct({ n: Schema.NullOr(Millis) })
+const decodeSums = Schema.decodeUnknown(Schema.Array(Sum))
 
 /** MediaRepository over any `SqlClient`. */
 export const make: Effect.Effect<
@@ -132,13 +134,13 @@ export const make: Effect.Effect<
       Effect.gen(function* () {
         const rows = yield* sql`SELECT SUM(source_bytes) AS n FROM media
             WHERE company_id = ${companyId} AND connection_id = ${connectionId} AND staged_key IS NOT NULL`
-        const [row] = yield* Schema.decodeUnknown(Schema.Array(Sum))(rows)
+        const [row] = yield* decodeSums(rows)
         return row?.n ?? 0
       }).pipe(refineErrors, span("MediaRepository.stagedBytes")),
     // Deliberately across companies: the staging area is shared, and this only names files to keep.
     referencedStagedKeys: Effect.gen(function* () {
       const rows = yield* sql`SELECT staged_key FROM media WHERE staged_key IS NOT NULL`
-      const keys = yield* Schema.decodeUnknown(Schema.Array(Schema.Struct({ staged_key: Schema.String })))(rows)
+      const keys = yield* decodeStagedKeys(rows)
       return new Set(keys.map((row) => row.staged_key)) as ReadonlySet<string>
     }).pipe(refineErrors, span("MediaRepository.referencedStagedKeys"))
   })
