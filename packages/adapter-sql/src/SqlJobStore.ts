@@ -82,7 +82,9 @@ const Returned = Schema.Struct({ id: Schema.String })
  * at a time in queue order, and not at all while one of them is paused. The candidates are read from the
  * pending jobs in queue order and each is checked against its connection's (and company's) unfinished
  * jobs only, so a claim costs the same however many jobs have ended; SQLite is told to walk the pending
- * index (left alone it reads every queued job, checks each and sorts them). Exported for the plan tests.
+ * index (left alone it reads every queued job, checks each and sorts them). The `state IN (...)` terms that
+ * look redundant repeat the partial indexes' conditions, which is what lets a planner use them. Exported
+ * for the plan tests.
  */
 export const claimStatement = (sql: SqlClient.SqlClient, request: JobStore.ClaimRequest) => {
   const now = request.nowMillis

@@ -298,20 +298,19 @@ export const definition: ResourceDefinition<typeof ProductUpsert, typeof Product
       ? []
       : checkSentFields(body.fields as ReadonlyArray<never>, (stored?.fields ?? []) as ReadonlyArray<StoredField>),
   normalize: (document) => {
-    const sentDetails = document.details as Record<string, unknown>
-    const details: Record<string, unknown> = {}
-    for (const key of Object.keys(sentDetails)) {
-      const value = sentDetails[key]
-      details[key] =
-        (dimensionKeys as ReadonlyArray<string>).includes(key) && typeof value === "string" ? canonical(value) : value
-    }
+    const details = document.details as Record<string, unknown>
     return {
       ...document,
       price: moneyOrNull(document.price),
       market_price: moneyOrNull(document.market_price),
       cost: moneyOrNull(document.cost),
       tax_rate: moneyOrNull(document.tax_rate),
-      details,
+      details: Object.fromEntries(
+        Object.entries(details).map(([key, value]) => [
+          key,
+          (dimensionKeys as ReadonlyArray<string>).includes(key) && typeof value === "string" ? canonical(value) : value
+        ])
+      ),
       fields: (document.fields as ReadonlyArray<StoredField>).map((f) => ({
         ...f,
         coefficient: canonical(f.coefficient)
