@@ -9,6 +9,7 @@
  */
 import Database from "better-sqlite3"
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto"
+import { recordId } from "./recordIds.js"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import { readBody, send } from "./plainHttp.js"
 
@@ -99,7 +100,7 @@ export const minimalUpsert = (filename: string, port: number, host: string) => {
         (reference) =>
           (categoryOf.get(key.company_id, key.connection_id, reference.external_id) as { record_id: string }).record_id
       )
-      const id = randomUUID()
+      const id = recordId()
       const record = {
         id,
         external_id: body.external_id,

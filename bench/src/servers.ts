@@ -23,6 +23,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { readBody, send } from "./plainHttp.js"
 import { CatalogApi, ChangesApi, Common } from "@catalog-sync/contract"
 import { minimalUpsert } from "./minimalUpsert.js"
+import { recordId } from "./recordIds.js"
 
 const [kind, portText, file] = process.argv.slice(2)
 const port = Number(portText)
@@ -200,7 +201,7 @@ const rawUpsert = (filename: string) => {
           body.category_ids?.[0]?.external_id ?? ""
         ) as Array<{ record_id: string }>
         const categoryIds = categories.map((c) => c.record_id)
-        const id = randomUUID()
+        const id = recordId()
         insertMapping.get(key.company_id, key.connection_id, "products", body.external_id, id, at)
         savepoint2.run()
         record = {
@@ -349,7 +350,7 @@ const rawImport = (filename: string, planFile: string) => {
             record_id: string
           }>
         ).map((c) => c.record_id)
-        const id = randomUUID()
+        const id = recordId()
         insertMapping.get(company.id, company.connectionId, "products", externalId, id, at)
         const record = { ...data, name: externalId, category_ids: categoryIds }
         insertRecord.run(
