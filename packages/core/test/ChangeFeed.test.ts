@@ -85,6 +85,40 @@ layer(Live)("change feed", (it) => {
     })
   )
 
+  it.effect("each reader sees the updates that touch its part: coefficients are prices, cost is costs", () =>
+    Effect.gen(function* () {
+      const settings = company()
+      const writer = principal(settings)
+      const cat = yield* category("c").pipe(as(writer))
+      const type = (yield* upsert("customization-types", { external_id: "fabric", name: "Fabric" }).pipe(as(writer)))
+        .record
+      const field = { external_id: "main", name: "Main fabric", type_id: type.id }
+      yield* upsert("products", { external_id: "p", name: "P", category_ids: [cat.id], fields: [field] }).pipe(
+        as(writer)
+      )
+      const readers = {
+        catalog: principal(settings, ["catalog:read"]),
+        prices: principal(settings, ["prices:read"]),
+        costs: principal(settings, ["costs:read"])
+      }
+      const start = yield* read().pipe(as(writer))
+      const update = (revision: number, changes: Record<string, unknown>) =>
+        upsert("products", { external_id: "p", expected_revision: revision, ...changes }).pipe(as(writer))
+      yield* update(1, { fields: [{ ...field, coefficient: "1.5" }] })
+      yield* update(2, { mode: "combined", cost: "5" })
+      yield* update(3, { mode: "combined", name: "Q", price: "10", cost: "6" })
+      yield* update(4, { fields: [{ ...field, name: "Main", coefficient: "1.5" }] })
+      const seen = yield* Effect.forEach(Object.values(readers), (reader) =>
+        Effect.map(read({ cursor: start.next_cursor }).pipe(as(reader)), (page) => page.records.map((r) => r.revision))
+      )
+      expect(seen).toEqual([
+        [4, 5],
+        [2, 4],
+        [3, 4]
+      ])
+    })
+  )
+
   it.effect("the first list page's change_cursor misses nothing written after the list", () =>
     Effect.gen(function* () {
       const who = principal()

@@ -11,21 +11,10 @@ export const issuesOf = (error: ParseResult.ParseError): ReadonlyArray<Issue> =>
 /** Unknown keys fail at any depth, and every failure is listed. */
 export const strictDecoding = { errors: "all", onExcessProperty: "error" } as const
 
-/** Each schema's strict decoder, built once: building one walks the schema. */
-const decoders = new WeakMap<object, (input: unknown) => Either.Either<unknown, ParseResult.ParseError>>()
-
-const decoderOf = <A, I>(schema: Schema.Schema<A, I>) => {
-  let decode = decoders.get(schema)
-  if (decode === undefined) {
-    decode = Schema.decodeUnknownEither(schema, strictDecoding)
-    decoders.set(schema, decode)
-  }
-  return decode as (input: unknown) => Either.Either<A, ParseResult.ParseError>
-}
-
 /**
  * Decodes `input` with `schema` strictly: unknown keys at any depth fail, and every failure is listed.
- * The schemas decoded here are synchronous, so the answer is an Either (which is also an Effect).
+ * The schemas decoded here are synchronous, so the answer is an Either (which is also an Effect): an
+ * import batch decodes its bodies without an Effect step each. (Schema keeps each one's parser itself.)
  */
 export const decodeStrict = <A, I>(
   schema: Schema.Schema<A, I>,
@@ -33,7 +22,7 @@ export const decodeStrict = <A, I>(
   what: string
 ): Either.Either<A, ValidationFailed> =>
   Either.mapLeft(
-    decoderOf(schema)(input),
+    Schema.decodeUnknownEither(schema, strictDecoding)(input),
     (error) => new ValidationFailed({ message: `${what} is not valid`, issues: issuesOf(error) })
   )
 
