@@ -6,52 +6,58 @@ import { chunks, Millis } from "./internal/rows.js"
 import { span } from "./internal/spans.js"
 import { directClient } from "./internal/direct.js"
 
-/** A row of `import_records`. */
-const ItemRow = Schema.Struct({
-  job_id: Schema.String,
-  idx: Millis,
-  resource: Resource.ResourceName,
-  // The body as sent, kept whole: a Record schema would copy it and turn a `__proto__` key into a
-  // prototype, hiding it from the per-record schema check that must refuse it.
-  body: Schema.parseJson(Import.ImportRecordInput.fields.body),
-  external_id: Schema.NullOr(Schema.String),
-  status: Import.RecordStatus,
-  outcome: Schema.NullOr(Schema.Literal("created", "updated", "unchanged")),
-  record_id: Schema.NullOr(Schema.String),
-  error: Schema.NullOr(Schema.parseJson(Import.RecordError)),
-  run: Millis,
-  updated_at: Schema.String
-})
-type ItemRow = typeof ItemRow.Type
+/** The columns of `import_records`, as `importRowOf` names them. */
+const columns = [
+  "job_id",
+  "idx",
+  "resource",
+  "body",
+  "external_id",
+  "status",
+  "outcome",
+  "record_id",
+  "error",
+  "run",
+  "updated_at"
+].join(", ")
 
-const columns = Object.keys(ItemRow.fields).join(", ")
-
-const toItem = (row: ItemRow): ImportStore.ImportItem => ({
-  jobId: row.job_id,
-  index: row.idx,
-  resource: row.resource,
-  body: row.body,
-  externalId: row.external_id,
-  status: row.status,
-  outcome: row.outcome,
-  recordId: row.record_id,
-  error: row.error,
-  run: row.run,
-  updatedAt: row.updated_at
-})
-
-const toRow = (item: ImportStore.ImportItem): ItemRow => ({
+/**
+ * The `import_records` row of an item, built directly: the body and the error are JSON text. An item is
+ * typed already; encoding the rows through a schema on submission and decoding them again in the worker
+ * cost ~9 % of an import record's CPU (docs/performance.md, issue 23 lever 3).
+ */
+const importRowOf = (item: ImportStore.ImportItem) => ({
   job_id: item.jobId,
   idx: item.index,
   resource: item.resource,
-  body: item.body,
+  body: JSON.stringify(item.body),
   external_id: item.externalId,
   status: item.status,
   outcome: item.outcome,
   record_id: item.recordId,
-  error: item.error,
+  error: item.error === null ? null : JSON.stringify(item.error),
   run: item.run,
   updated_at: item.updatedAt
+})
+
+/**
+ * An `import_records` row as the driver returns it, mapped without a schema: the rows are our own writes
+ * (`importRowOf`). Numbers go through `Number`, as a driver may answer integers as strings. The body
+ * stays as `JSON.parse` gives it: a `__proto__` key remains an own key, for the record's schema check to
+ * refuse.
+ */
+const importItemOf = (row: Readonly<Record<string, unknown>>): ImportStore.ImportItem => ({
+  jobId: row.job_id as string,
+  index: Number(row.idx),
+  resource: row.resource as Resource.ResourceName,
+  body: JSON.parse(row.body as string) as ImportStore.ImportItem["body"],
+  externalId: row.external_id as string | null,
+  status: row.status as Import.RecordStatus,
+  outcome: row.outcome as ImportStore.ImportItem["outcome"],
+  recordId: row.record_id as string | null,
+  error: row.error === null ? null : (JSON.parse(row.error as string) as Import.RecordError),
+  run: Number(row.run),
+  updatedAt: row.updated_at as string
 })
 
 const CountRow = Schema.Struct({
@@ -77,22 +83,20 @@ export const make: Effect.Effect<
   SqlClient.SqlClient
 > = Effect.gen(function* () {
   const sql = yield* directClient
-  const encodeRows = Schema.encode(Schema.Array(ItemRow))
-  const decodeRows = Schema.decodeUnknown(Schema.Array(ItemRow))
   const decodeIndices = Schema.decodeUnknown(Indices)
   const decodeCounts = Schema.decodeUnknown(Schema.Array(CountRow))
 
   return ImportStore.ImportStore.of({
     insertItems: (items) =>
       Effect.gen(function* () {
-        const rows = yield* encodeRows(items.map(toRow))
-        for (const chunk of chunks(rows, 50)) yield* sql`INSERT INTO import_records ${sql.insert(chunk)}`
+        for (const chunk of chunks(items, 50))
+          yield* sql`INSERT INTO import_records ${sql.insert(chunk.map(importRowOf))}`
       }).pipe(refineErrors, span("ImportStore.insertItems")),
 
     items: (jobId) =>
       Effect.gen(function* () {
         const rows = yield* sql`SELECT ${sql.literal(columns)} FROM import_records WHERE job_id = ${jobId} ORDER BY idx`
-        return (yield* decodeRows(rows)).map(toItem)
+        return rows.map(importItemOf)
       }).pipe(refineErrors, span("ImportStore.items")),
 
     markApplied: (jobId, index, result) =>
