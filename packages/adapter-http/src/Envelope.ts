@@ -24,7 +24,8 @@ import { failingPart, renderDecodeFailure } from "./DecodeFailure.js"
 import { isDomainError, renderDomainError } from "./ErrorResponses.js"
 import { CurrentRequest, newRequestState, type RequestState } from "./RequestId.js"
 import { fastGet } from "./Catalog/FastGet.js"
-import { CatalogService } from "@catalog-sync/core"
+import { fastPoll } from "./Changes/FastPoll.js"
+import { CatalogService, ChangeFeed } from "@catalog-sync/core"
 
 const respond = (requestId: string, status: ApiErrors.ErrorStatus, error: ApiErrors.ErrorDetail) => {
   const response = HttpServerResponse.unsafeJson({ request_id: requestId, error }, { status })
@@ -148,6 +149,16 @@ const unsafeQueryName = (url: string): string | undefined => {
 /** Every path of the API needs a key but its OpenAPI document (the probes and the portal are outside it). */
 const needsKey = (path: string) => path.startsWith("/api/v1/") && path !== "/api/v1/openapi.json"
 
+/** The requests answered outside HttpApi's router (`fastGet`, `fastPoll`); undefined for any other. */
+const fastPaths = Effect.map(
+  Effect.all([Admission, CatalogService.CatalogService, ChangeFeed.ChangeFeed]),
+  ([admission, catalog, feed]) => {
+    const record = fastGet(catalog, admission)
+    const poll = fastPoll(feed, admission)
+    return (request: HttpServerRequest.HttpServerRequest) => record(request) ?? poll(request)
+  }
+)
+
 /**
  * Wraps the whole API (before HttpApi encodes errors): gives each request its id (the X-Request-Id
  * header and `request_id`) and the headers every answer carries, and renders every failure in the
@@ -157,8 +168,7 @@ const needsKey = (path: string) => path.startsWith("/api/v1/") && path !== "/api
  * (see `settleUnreadBody`), so that every client reads its answer.
  */
 export const EnvelopeMiddleware = HttpApiBuilder.middleware(
-  Effect.map(Effect.all([Admission, CatalogService.CatalogService]), ([admission, catalog]) => {
-    const fast = fastGet(catalog, admission)
+  Effect.map(Effect.all([Admission, fastPaths]), ([admission, fast]) => {
     return (app: HttpApp.Default<never, never>) =>
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest

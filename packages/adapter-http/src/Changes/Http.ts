@@ -1,24 +1,36 @@
-import { HttpApiBuilder } from "@effect/platform"
-import { ChangeFeed } from "@catalog-sync/core"
+import { HttpApiBuilder, type HttpServerResponse } from "@effect/platform"
+import { ChangeFeed, type Principal } from "@catalog-sync/core"
 import { Effect } from "effect"
 import { Api } from "@catalog-sync/contract"
-import { api } from "../ErrorResponses.js"
+import { api, type ApiErrorOf } from "../ErrorResponses.js"
 import { requestId } from "../RequestId.js"
 import { ok } from "../JsonAnswer.js"
+
+/** The page size of `GET /changes` without a `limit`. */
+export const defaultFeedLimit = 50
+
+/** The answer of `GET /changes`, by the route's handler and by the envelope's `FastPoll`. */
+export const changesAnswer = (
+  feed: ChangeFeed.ChangeFeed,
+  params: ChangeFeed.FeedParams
+): Effect.Effect<
+  HttpServerResponse.HttpServerResponse,
+  ApiErrorOf<Effect.Effect.Error<ReturnType<ChangeFeed.ChangeFeed["read"]>>>,
+  Principal.CurrentPrincipal
+> =>
+  Effect.gen(function* () {
+    const page = yield* api(feed.read(params))
+    return ok({ request_id: yield* requestId, ...page })
+  })
 
 export const ChangesHttpLive = HttpApiBuilder.group(Api, "changes", (handlers) =>
   Effect.gen(function* () {
     const feed = yield* ChangeFeed.ChangeFeed
     return handlers.handle("changes", ({ urlParams }) =>
-      Effect.gen(function* () {
-        const page = yield* api(
-          feed.read({
-            cursor: urlParams.cursor,
-            limit: urlParams.limit ?? 50,
-            resources: urlParams.resource?.split(",")
-          })
-        )
-        return ok({ request_id: yield* requestId, ...page })
+      changesAnswer(feed, {
+        cursor: urlParams.cursor,
+        limit: urlParams.limit ?? defaultFeedLimit,
+        resources: urlParams.resource?.split(",")
       })
     )
   })

@@ -1,0 +1,34 @@
+import type { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { type ChangeFeed, Principal } from "@catalog-sync/core"
+import { type Context, Effect } from "effect"
+import type { Admission } from "../Admission.js"
+import { changesAnswer, defaultFeedLimit } from "./Http.js"
+
+// A feed poll from a cursor, exactly: the cursor as the contract's query schema accepts it, no other
+// parameter, no escapes, no trailing slash.
+const pollPath = /^\/api\/v1\/changes\?cursor=(c1_[0-9a-z]{1,12})$/
+
+/**
+ * `GET /changes?cursor=...`, what every connector repeats every few seconds, answered without HttpApi's
+ * router and its per-endpoint steps (query schema, security middleware, handler), as `FastGet` answers a
+ * record: the same admission (401/403/429 and the RateLimit headers), the same use case with the route's
+ * default limit, the same body and, through the envelope, the same errors and headers. Any other query
+ * (a limit, a resource filter, no cursor, a malformed one) is left to HttpApi, which answers it as
+ * before; so is everything with tracing on. The endpoint stays declared in the contract, and the API
+ * fuzzer checks these answers against the served document.
+ */
+export const fastPoll = (feed: ChangeFeed.ChangeFeed, admission: Context.Tag.Service<typeof Admission>) => {
+  const poll = (request: HttpServerRequest.HttpServerRequest, cursor: string) =>
+    Effect.flatMap(admission.admit(request), (principal) =>
+      changesAnswer(feed, { cursor, limit: defaultFeedLimit }).pipe(
+        Effect.provideService(Principal.CurrentPrincipal, principal)
+      )
+    )
+  return (
+    request: HttpServerRequest.HttpServerRequest
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown> | undefined => {
+    if (request.method !== "GET") return undefined
+    const matched = pollPath.exec(request.url)
+    return matched === null ? undefined : poll(request, matched[1]!)
+  }
+}

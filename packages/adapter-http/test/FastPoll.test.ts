@@ -1,0 +1,78 @@
+import type { HttpServerRequest } from "@effect/platform"
+import { type ChangeFeed, Principal } from "@catalog-sync/core"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import type { Admission } from "../src/Admission.js"
+import { fastPoll } from "../src/Changes/FastPoll.js"
+
+/** The fast path over a feed and an admission that write down what they were asked. */
+const setUp = () => {
+  const asked = { admitted: 0, reads: [] as Array<readonly [ChangeFeed.FeedParams, string]> }
+  const principal = { connectionId: "the-connection" } as unknown as Principal.Principal
+  const feed = {
+    read: (params: ChangeFeed.FeedParams) =>
+      Effect.map(Principal.CurrentPrincipal, (who) => {
+        asked.reads.push([params, (who as unknown as { connectionId: string }).connectionId])
+        return { records: [], next_cursor: params.cursor, has_more: false }
+      })
+  } as unknown as ChangeFeed.ChangeFeed
+  const admission = {
+    admit: () =>
+      Effect.sync(() => {
+        asked.admitted++
+        return principal
+      })
+  } as unknown as Admission["Type"]
+  return { asked, answer: fastPoll(feed, admission) }
+}
+
+const request = (method: string, url: string) => ({ method, url, headers: {} }) as HttpServerRequest.HttpServerRequest
+
+describe("the feed poll outside the router", () => {
+  it.effect("answers a poll whose only parameter is a cursor: one admission, the feed at the default limit", () =>
+    Effect.gen(function* () {
+      const { asked, answer } = setUp()
+      for (const cursor of ["c1_0", "c1_2bq", "c1_zzzzzzzzzzzz"]) {
+        const served = answer(request("GET", `/api/v1/changes?cursor=${cursor}`))
+        expect(served).toBeDefined()
+        const response = yield* served!
+        expect(response.status).toBe(200)
+        const body = response.body as unknown as { readonly body: Uint8Array }
+        expect(JSON.parse(new TextDecoder().decode(body.body))).toEqual({
+          request_id: "",
+          records: [],
+          next_cursor: cursor,
+          has_more: false
+        })
+      }
+      expect(asked.admitted).toBe(3)
+      expect(asked.reads).toEqual(
+        ["c1_0", "c1_2bq", "c1_zzzzzzzzzzzz"].map((cursor) => [{ cursor, limit: 50 }, "the-connection"])
+      )
+    })
+  )
+
+  it("leaves anything else to the router", () => {
+    const { asked, answer } = setUp()
+    for (const [method, url] of [
+      ["POST", "/api/v1/changes?cursor=c1_0"],
+      ["HEAD", "/api/v1/changes?cursor=c1_0"],
+      ["GET", "/api/v1/changes"],
+      ["GET", "/api/v1/changes?"],
+      ["GET", "/api/v1/changes?cursor="],
+      ["GET", "/api/v1/changes?cursor=c1_0&"],
+      ["GET", "/api/v1/changes?cursor=c1_0&limit=5"],
+      ["GET", "/api/v1/changes?limit=5&cursor=c1_0"],
+      ["GET", "/api/v1/changes?cursor=c1_0&resource=products"],
+      ["GET", "/api/v1/changes?cursor=C1_0"],
+      ["GET", "/api/v1/changes?cursor=c1_%30"],
+      ["GET", "/api/v1/changes?cursor=c1_0000000000000"],
+      ["GET", "/api/v1/changes/?cursor=c1_0"],
+      ["GET", "//api/v1/changes?cursor=c1_0"],
+      ["GET", "/api/v2/changes?cursor=c1_0"]
+    ] as const) {
+      expect([method, url, answer(request(method, url))]).toEqual([method, url, undefined])
+    }
+    expect(asked.admitted).toBe(0)
+  })
+})
