@@ -8,17 +8,11 @@
  * means a replay, answered from the stored row after a rollback. No savepoints, no second commit.
  */
 import Database from "better-sqlite3"
-import { createHash, randomUUID, timingSafeEqual } from "node:crypto"
+import { createHash, randomUUID } from "node:crypto"
 import { recordId } from "./recordIds.js"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import { readBody, send } from "./plainHttp.js"
-
-interface Key {
-  readonly key_id: string
-  readonly secret_hash: string
-  readonly connection_id: string
-  readonly company_id: string
-}
+import { idempotentAnswer, type Key, keyCheck } from "./minimalRequests.js"
 
 interface Stored {
   readonly id: string
@@ -41,11 +35,6 @@ export const minimalUpsert = (filename: string, port: number, host: string) => {
   db.pragma("journal_mode = WAL")
   db.pragma("synchronous = NORMAL")
   db.pragma("foreign_keys = ON")
-  const findKey = db.prepare(
-    `SELECT k.id AS key_id, k.secret_hash, k.connection_id, k.company_id
-       FROM api_keys k JOIN connections c ON c.id = k.connection_id JOIN companies co ON co.id = k.company_id
-      WHERE k.id = ? AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > ?) AND c.enabled = 1 AND co.enabled = 1 AND co.subscription_active = 1`
-  )
   const findRecord = db.prepare(
     `SELECT r.id, r.revision, r.data, r.category_ids, r.created_at FROM mappings m
        JOIN catalog_records r ON r.company_id = m.company_id AND r.resource = m.resource AND r.id = m.record_id
@@ -70,24 +59,11 @@ export const minimalUpsert = (filename: string, port: number, host: string) => {
   const insertChange = db.prepare(
     `INSERT INTO changes ("company_id","resource","record_id","revision","operation","origin_connection_id","at","visibility") VALUES (?,'products',?,?,?,?,?,?)`
   )
-  const storeAnswer = db.prepare(
-    `INSERT INTO idempotency_keys ("company_id","connection_id","key","fingerprint","state","lease_until","created_at","status","response")
-     VALUES (?,?,?,?,'completed',?,?,?,?) ON CONFLICT DO NOTHING`
-  )
-  const storedAnswer = db.prepare(
-    `SELECT fingerprint, status, response FROM idempotency_keys WHERE company_id = ? AND connection_id = ? AND "key" = ?`
-  )
   const begin = db.prepare("BEGIN IMMEDIATE")
-  const commit = db.prepare("COMMIT")
   const rollback = db.prepare("ROLLBACK")
 
-  const authenticate = (req: IncomingMessage): Key | undefined => {
-    const match = /^Bearer csk_([0-9a-f]{24})_([A-Za-z0-9_-]{43})$/.exec(req.headers.authorization ?? "")
-    if (match === null) return undefined
-    const key = findKey.get(match[1], new Date().toISOString()) as Key | undefined
-    const presented = createHash("sha256").update(match[2]!).digest("hex")
-    return key !== undefined && timingSafeEqual(Buffer.from(presented), Buffer.from(key.secret_hash)) ? key : undefined
-  }
+  const authenticate = keyCheck(db)
+  const answer = idempotentAnswer(db)
 
   const write = (
     key: Key,
@@ -139,37 +115,13 @@ export const minimalUpsert = (filename: string, port: number, host: string) => {
     const now = Date.now()
     begin.run()
     try {
-      const { status, answer } = write(key, body, new Date(now).toISOString())
+      const { status, answer: written } = write(key, body, new Date(now).toISOString())
       if (status !== 200) {
         // Like the real server, a conflict is not stored: the client retries with a new revision.
         rollback.run()
-        return send(res, status, { request_id: requestId, ...answer })
+        return send(res, status, { request_id: requestId, ...written })
       }
-      const response = JSON.stringify(answer)
-      if (
-        storeAnswer.run(
-          key.company_id,
-          key.connection_id,
-          idempotencyKey,
-          fingerprint,
-          now + 86_400_000,
-          now,
-          status,
-          response
-        ).changes === 0
-      ) {
-        rollback.run()
-        const replay = storedAnswer.get(key.company_id, key.connection_id, idempotencyKey) as {
-          fingerprint: string
-          status: number
-          response: string
-        }
-        if (replay.fingerprint !== fingerprint)
-          return send(res, 422, { request_id: requestId, error: { code: "idempotency_key_reused" } })
-        return send(res, replay.status, { request_id: requestId, ...JSON.parse(replay.response) })
-      }
-      commit.run()
-      send(res, 200, { request_id: requestId, ...answer })
+      answer(res, { key, idempotencyKey, fingerprint, nowMillis: now, requestId, status, answer: written })
     } catch (error) {
       if (db.inTransaction) rollback.run()
       send(res, 500, { request_id: requestId, error: String(error) })

@@ -7,6 +7,9 @@
  *                                                                    as a product upsert of the real server
  *   node bench/dist/servers.js minimal-upsert <port> <database file>  node:http + better-sqlite3 doing a product upsert
  *                                                                    in the fewest statements (minimalUpsert.ts)
+ *   node bench/dist/servers.js minimal-import <port> <database file>  node:http + better-sqlite3 doing POST /imports
+ *                                                                    and its job in the fewest statements
+ *                                                                    (minimalImport.ts)
  *   node bench/dist/servers.js raw-media    <jpeg file> <count>         the server's sharp pipeline (same options) on the
  *                                                                    file `count` times in turn, prints {"ms": elapsed}
  *   node bench/dist/servers.js raw-import   <database file> <plan.json>  writes the plan's products in raw 50-row
@@ -22,6 +25,7 @@ import { readFileSync } from "node:fs"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import { readBody, send } from "./plainHttp.js"
 import { CatalogApi, ChangesApi, Common } from "@catalog-sync/contract"
+import { minimalImport } from "./minimalImport.js"
 import { minimalUpsert } from "./minimalUpsert.js"
 import { recordId } from "./recordIds.js"
 
@@ -405,6 +409,7 @@ if (kind === "raw-get") rawGet(JSON.parse(readFileSync(file!, "utf8")) as Fixtur
 else if (kind === "empty-api") emptyApi(JSON.parse(readFileSync(file!, "utf8")) as Fixtures)
 else if (kind === "raw-upsert") rawUpsert(file!)
 else if (kind === "minimal-upsert") minimalUpsert(file!, port, host)
+else if (kind === "minimal-import") minimalImport(file!, port, host)
 else if (kind === "raw-import") rawImport(portText!, file!)
 else if (kind === "raw-media") void rawMedia(portText!, Number(file))
 else {
