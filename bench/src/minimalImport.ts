@@ -3,16 +3,20 @@
  * `POST /imports` and its job, in the fewest statements we know, on the server's own tables, with one
  * worker in the same process as the requests (as the server runs).
  *
- * A submission: the key check, then one `BEGIN IMMEDIATE` transaction holding the connection's pending
- * count (20 at most), the job row, the records as pending import rows (one multi-row INSERT per 50) and
- * the completed idempotency row with the answer (a key already present is a replay, as in
- * minimalUpsert.ts). The worker, between requests (`setImmediate`): claims the oldest queued job, reads
- * its pending records, and in one transaction looks the batch's mappings up (products and categories,
- * one SELECT each), writes the new records' mappings, records, category rows and changes (one multi-row
- * INSERT each), marks the import rows (one UPDATE) and ends the job.
- * Records are checked only as far as this needs: an external_id and a name, categories that resolve (else
- * the record fails); a record already mapped is left unchanged, not updated.
+ * A submission: the key check (and catalog:write, which product records need), the Idempotency-Key's
+ * form, the body's form (1 to 50 items of exactly {resource, body}), then one `BEGIN IMMEDIATE`
+ * transaction holding the connection's pending count (20 at most), the job row, the records as pending
+ * import rows (one multi-row INSERT) and the completed idempotency row with the answer (a key already
+ * present is a replay, as in minimalUpsert.ts). The worker, between requests (`setImmediate`): claims the
+ * oldest queued job, reads its pending records, decodes each body with the server's own strict upsert
+ * schema, and in one transaction looks the batch's mappings up (products and categories, one SELECT
+ * each), writes the new records' mappings, records, category rows and changes (one multi-row INSERT
+ * each), marks the import rows (one UPDATE) and ends the job.
+ * What it leaves out of an import's work: the product rules beyond the schema (normalization, defaults,
+ * translations, per-part scopes), and updates: a record already mapped is left unchanged, a record of
+ * another resource fails. The bench sends new products only.
  */
+import { Decode, Resource } from "@catalog-sync/core"
 import Database from "better-sqlite3"
 import { createHash, randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
@@ -26,21 +30,23 @@ interface ProductBody {
   readonly category_ids?: ReadonlyArray<{ readonly external_id: string }>
 }
 
-const isProductRecord = (record: unknown): record is { readonly resource: "products"; readonly body: ProductBody } => {
-  const r = record as { resource?: unknown; body?: Partial<ProductBody> } | null
+/** An import item as the spec has it: exactly {resource, body}, a resource the import takes, an object body. */
+const isImportItem = (item: unknown): item is { readonly resource: string; readonly body: object } => {
+  if (typeof item !== "object" || item === null || Array.isArray(item)) return false
+  const keys = Object.keys(item)
+  const { resource, body } = item as { resource?: unknown; body?: unknown }
   return (
-    typeof r === "object" &&
-    r !== null &&
-    r.resource === "products" &&
-    typeof r.body === "object" &&
-    r.body !== null &&
-    typeof r.body.external_id === "string" &&
-    typeof r.body.name === "string" &&
-    (r.body.category_ids === undefined ||
-      (Array.isArray(r.body.category_ids) &&
-        r.body.category_ids.every((c) => typeof (c as { external_id?: unknown })?.external_id === "string")))
+    keys.length === 2 &&
+    keys.includes("resource") &&
+    keys.includes("body") &&
+    (Resource.resourceNames as ReadonlyArray<unknown>).includes(resource) &&
+    typeof body === "object" &&
+    body !== null &&
+    !Array.isArray(body)
   )
 }
+
+const idempotencyKeyForm = /^[A-Za-z0-9._:-]{8,120}$/
 
 const maxPending = 20
 const leaseMillis = 60_000
@@ -79,7 +85,7 @@ export const minimalImport = (filename: string, port: number, host: string) => {
   )
   const insertItems = byCount(
     (n) =>
-      `INSERT INTO import_records (job_id, idx, resource, body, external_id, status, outcome, record_id, error, run, updated_at) VALUES ${rows(n, "(?, ?, 'products', ?, ?, 'pending', NULL, NULL, NULL, 1, ?)")}`
+      `INSERT INTO import_records (job_id, idx, resource, body, external_id, status, outcome, record_id, error, run, updated_at) VALUES ${rows(n, "(?, ?, ?, ?, ?, 'pending', NULL, NULL, NULL, 1, ?)")}`
   )
   const claim = db.prepare(
     `UPDATE jobs SET state = 'running', lease_owner = ?, lease_until = ?, attempts = attempts + 1, started_at = ?, updated_at = ?
@@ -87,7 +93,7 @@ export const minimalImport = (filename: string, port: number, host: string) => {
       RETURNING id, company_id, connection_id`
   )
   const pendingItems = db.prepare(
-    "SELECT idx, body FROM import_records WHERE job_id = ? AND status = 'pending' ORDER BY idx"
+    "SELECT idx, resource, body FROM import_records WHERE job_id = ? AND status = 'pending' ORDER BY idx"
   )
   const mappingsIn = byCount(
     (n) =>
@@ -117,10 +123,15 @@ export const minimalImport = (filename: string, port: number, host: string) => {
   const finishJob = db.prepare(
     "UPDATE jobs SET state = 'completed', finished_at = ?, updated_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND state = 'running'"
   )
-  // A product document as the server stores them (its defaults), per company, as the raw import takes it.
+  const failJob = db.prepare(
+    "UPDATE jobs SET state = 'failed', failure = ?, finished_at = ?, updated_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND state = 'running'"
+  )
+  // A product document as the server stores them (its defaults), per company: its product p0, as the raw
+  // import takes it.
   const templates = new Map<string, Record<string, unknown>>()
   const findTemplate = db.prepare(
-    "SELECT data FROM catalog_records WHERE company_id = ? AND resource = 'products' ORDER BY id LIMIT 1"
+    `SELECT r.data FROM mappings m JOIN catalog_records r ON r.company_id = m.company_id AND r.resource = m.resource AND r.id = m.record_id
+      WHERE m.company_id = ? AND m.resource = 'products' AND m.external_id = 'p0' LIMIT 1`
   )
   const templateOf = (companyId: string) => {
     let template = templates.get(companyId)
@@ -135,16 +146,20 @@ export const minimalImport = (filename: string, port: number, host: string) => {
     const requestId = randomUUID()
     const key = authenticate(req)
     if (key === undefined) return send(res, 401, { request_id: requestId, error: { code: "unauthorized" } })
-    let body: { readonly records?: ReadonlyArray<unknown> }
+    let body: { readonly records?: ReadonlyArray<unknown> } | null
     try {
       body = JSON.parse(text) as typeof body
     } catch {
       return send(res, 400, { request_id: requestId, error: { code: "malformed_json" } })
     }
-    const records = body.records
-    if (!Array.isArray(records) || records.length === 0 || records.length > 1000)
+    if (!(JSON.parse(key.scopes) as ReadonlyArray<string>).includes("catalog:write"))
+      return send(res, 403, { request_id: requestId, error: { code: "insufficient_scope" } })
+    const idempotencyKey = req.headers["idempotency-key"]
+    if (typeof idempotencyKey !== "string" || !idempotencyKeyForm.test(idempotencyKey))
+      return send(res, 400, { request_id: requestId, error: { code: "idempotency_key_invalid" } })
+    const records = typeof body === "object" && body !== null ? body.records : undefined
+    if (!Array.isArray(records) || records.length === 0 || records.length > 50 || !records.every(isImportItem))
       return send(res, 422, { request_id: requestId, error: { code: "validation_failed" } })
-    const idempotencyKey = String(req.headers["idempotency-key"])
     const fingerprint = createHash("sha256").update(`POST /api/v1/imports\n${text}`).digest("hex")
     const now = Date.now()
     const at = new Date(now).toISOString()
@@ -156,18 +171,16 @@ export const minimalImport = (filename: string, port: number, host: string) => {
       }
       const id = recordId()
       insertJob.run(id, key.company_id, key.connection_id, key.key_id, key.scopes, now, at, at)
-      for (let start = 0; start < records.length; start += 50) {
-        const chunk = records.slice(start, start + 50)
-        insertItems(chunk.length).run(
-          chunk.flatMap((record: { body?: { external_id?: unknown } }, i) => [
-            id,
-            start + i,
-            JSON.stringify(record?.body ?? null),
-            typeof record?.body?.external_id === "string" ? record.body.external_id : null,
-            at
-          ])
-        )
-      }
+      insertItems(records.length).run(
+        records.flatMap((record: { resource: string; body: { external_id?: unknown } }, i) => [
+          id,
+          i,
+          record.resource,
+          JSON.stringify(record.body),
+          typeof record.body.external_id === "string" ? record.body.external_id : null,
+          at
+        ])
+      )
       const job = { id, kind: "import", state: "queued", created_at: at, counts: { total: records.length } }
       if (answer(res, { key, idempotencyKey, fingerprint, nowMillis: now, requestId, status: 202, answer: { job } }))
         wake()
@@ -179,12 +192,13 @@ export const minimalImport = (filename: string, port: number, host: string) => {
 
   /** Applies one claimed job's pending records in one transaction. */
   const apply = (job: { readonly id: string; readonly company_id: string; readonly connection_id: string }) => {
-    const items = (pendingItems.all(job.id) as Array<{ idx: number; body: string }>).map((item) => ({
-      idx: item.idx,
-      record: { resource: "products", body: JSON.parse(item.body) as unknown }
-    }))
+    // Each body through the server's own strict upsert schema; the floor writes products only.
+    const items = (pendingItems.all(job.id) as Array<{ idx: number; resource: string; body: string }>).map((item) => {
+      const decoded = item.resource === "products" ? Decode.decodeUpsert("products", JSON.parse(item.body)) : undefined
+      return { idx: item.idx, body: decoded?._tag === "Right" ? (decoded.right as unknown as ProductBody) : undefined }
+    })
     const at = new Date().toISOString()
-    const bodies = items.flatMap(({ record }) => (isProductRecord(record) ? [record.body] : []))
+    const bodies = items.flatMap(({ body }) => (body === undefined ? [] : [body]))
     const lookUp = (resource: string, externalIds: ReadonlyArray<string>) =>
       new Map(
         externalIds.length === 0
@@ -205,17 +219,17 @@ export const minimalImport = (filename: string, port: number, host: string) => {
       )
       const template = templateOf(job.company_id)
       const created: Array<{ id: string; body: ProductBody; categoryIds: ReadonlyArray<string> }> = []
-      const results = items.map(({ idx, record }) => {
-        if (!isProductRecord(record))
+      const results = items.map(({ idx, body }) => {
+        if (body === undefined)
           return { idx, status: "failed", outcome: null, recordId: null, error: '{"code":"validation_failed"}' }
-        const known = mapped.get(record.body.external_id)
+        const known = mapped.get(body.external_id)
         if (known !== undefined) return { idx, status: "applied", outcome: "unchanged", recordId: known, error: null }
-        const categoryIds = (record.body.category_ids ?? []).map((c) => categories.get(c.external_id))
+        const categoryIds = (body.category_ids ?? []).map((c) => categories.get(c.external_id))
         if (categoryIds.some((c) => c === undefined))
           return { idx, status: "failed", outcome: null, recordId: null, error: '{"code":"unresolved_reference"}' }
         const id = recordId()
-        mapped.set(record.body.external_id, id)
-        created.push({ id, body: record.body, categoryIds: categoryIds as ReadonlyArray<string> })
+        mapped.set(body.external_id, id)
+        created.push({ id, body, categoryIds: categoryIds as ReadonlyArray<string> })
         return { idx, status: "applied", outcome: "created", recordId: id, error: null }
       })
       const c = job.company_id
@@ -268,7 +282,13 @@ export const minimalImport = (filename: string, port: number, host: string) => {
     const job = claim.get(workerId, now + leaseMillis, at, at) as
       { readonly id: string; readonly company_id: string; readonly connection_id: string } | undefined
     if (job === undefined) return
-    apply(job)
+    try {
+      apply(job)
+    } catch (error) {
+      // Ended failed, as the server's worker ends a job it cannot finish, so that nothing waits on it.
+      process.stderr.write(`minimal import: job ${job.id} failed: ${String(error)}\n`)
+      failJob.run(JSON.stringify({ code: "internal_error", message: String(error) }), at, at, job.id)
+    }
     wake()
   }
 

@@ -23,7 +23,9 @@ const comparable = (reply: Reply) => ({
   cacheControl: reply.headers.get("cache-control"),
   nosniff: reply.headers.get("x-content-type-options"),
   rateLimit: reply.headers.get("ratelimit-limit"),
-  idMatchesBody: reply.headers.get("x-request-id") === reply.body?.request_id
+  idMatchesBody: reply.headers.get("x-request-id") === reply.body?.request_id,
+  // Every header the answer carries (values that move with the clock or the request compared above or not at all).
+  headerNames: [...reply.headers.keys()].filter((name) => name !== "date").sort()
 })
 
 const expectSameAnswer = ([fast, routed]: readonly [Reply, Reply]) => {
@@ -72,6 +74,33 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("the feed 
       expectError(expectSameAnswer(yield* bothPaths(url, "c1_0", writeOnly)), 403, "insufficient_scope")
       // The pattern admits 12 digits, more than a safe integer holds: the use case refuses it.
       expectError(expectSameAnswer(yield* bothPaths(url, "c1_zzzzzzzzzzzz", token)), 422, "validation_failed")
+    })
+  )
+
+  it.effect("refuses a key over its rate limit as the route does: 429 with Retry-After and the RateLimit headers", () =>
+    Effect.gen(function* () {
+      const { url, tenant } = yield* TestServer
+      const token = yield* (yield* tenant()).key(writer)
+      // A key's limit is 120 requests a minute (spec 8).
+      yield* Effect.all(
+        Array.from({ length: 120 }, () => call(url, "GET", "/changes?cursor=c1_0", { token })),
+        { concurrency: 8 }
+      )
+      const [fast, routed] = yield* bothPaths(url, "c1_0", token)
+      // The seconds to wait are read from the clock at each request: compared apart from the rest.
+      const clockless = (reply: Reply) => {
+        const { retry_after, message, ...error } = reply.body.error
+        expect([retry_after, message]).toEqual([
+          Number(reply.headers.get("retry-after")),
+          `rate limit of 120 requests per minute reached; retry after ${retry_after} s`
+        ])
+        return { ...comparable(reply), body: { ...reply.body, request_id: "", error } }
+      }
+      expect(clockless(fast)).toEqual(clockless(routed))
+      expectError(fast, 429, "rate_limited")
+      expect(fast.headers.get("retry-after")).toEqual(expect.any(String))
+      expect(routed.headers.get("retry-after")).toEqual(expect.any(String))
+      expect(fast.headers.get("ratelimit-remaining")).toBe("0")
     })
   )
 
