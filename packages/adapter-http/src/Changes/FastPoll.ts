@@ -1,12 +1,12 @@
 import type { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { type ChangeFeed, Principal } from "@catalog-sync/core"
+import { ChangeCursor, type ChangeFeed, Principal } from "@catalog-sync/core"
 import { type Context, Effect } from "effect"
 import type { Admission } from "../Admission.js"
 import { changesAnswer, defaultFeedLimit } from "./Http.js"
 
-// A feed poll from a cursor, exactly: the cursor as the contract's query schema accepts it, no other
-// parameter, no escapes, no trailing slash.
-const pollPath = /^\/api\/v1\/changes\?cursor=(c1_[0-9a-z]{1,12})$/
+// A feed poll from a cursor, exactly: the cursor in the form the contract's query schema accepts, no
+// other parameter, no escapes, no trailing slash.
+const pollPath = new RegExp(`^/api/v1/changes\\?cursor=(${ChangeCursor.pattern})$`)
 
 /**
  * `GET /changes?cursor=...`, what every connector repeats every few seconds, answered without HttpApi's

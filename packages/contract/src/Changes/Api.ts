@@ -37,7 +37,7 @@ export const ChangesQuery = Schema.Struct({
     ChangeCursor.ChangeCursorString.annotations(
       documented({
         type: "string",
-        pattern: "^c1_[0-9a-z]{1,12}$",
+        pattern: `^${ChangeCursor.pattern}$`,
         description: "next_cursor of the previous call, or a list's change_cursor; omit it to start at the beginning.",
         examples: ["c1_2bq"]
       })

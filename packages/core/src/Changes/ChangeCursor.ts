@@ -7,8 +7,11 @@ import { ValidationFailed } from "../Shared/Errors.js"
  */
 export const encode = (position: number): string => `c1_${position.toString(36)}`
 
+/** A cursor's form, as a regular expression's source: the schema, the OpenAPI document and the envelope's fast feed poll share it. */
+export const pattern = "c1_[0-9a-z]{1,12}"
+
 export const ChangeCursorString = Schema.String.pipe(
-  Schema.pattern(/^c1_[0-9a-z]{1,12}$/, {
+  Schema.pattern(new RegExp(`^${pattern}$`), {
     message: () => "must be a cursor returned by this API (next_cursor or change_cursor)"
   })
 )
