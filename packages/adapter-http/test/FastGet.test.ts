@@ -1,31 +1,23 @@
 import type { HttpServerRequest } from "@effect/platform"
-import { type CatalogService, Principal } from "@catalog-sync/core"
+import type { CatalogService } from "@catalog-sync/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import type { Admission } from "../src/Admission.js"
 import { fastGet } from "../src/Catalog/FastGet.js"
+import { countingAdmission, currentConnection } from "./countingAdmission.js"
 
 const id = "0190AAAA-0000-7000-8000-00000000000F"
 
 /** The fast path over a use case and an admission that write down what they were asked. */
 const setUp = () => {
   const asked = { admitted: 0, reads: [] as Array<readonly [string, string, string]> }
-  const principal = { connectionId: "the-connection" } as unknown as Principal.Principal
   const catalog = {
     get: (resource: string, recordId: string) =>
-      Effect.map(Principal.CurrentPrincipal, (who) => {
-        asked.reads.push([resource, recordId, (who as unknown as { connectionId: string }).connectionId])
+      Effect.map(currentConnection, (connection) => {
+        asked.reads.push([resource, recordId, connection])
         return { id: recordId, resource }
       })
   } as unknown as CatalogService.CatalogService
-  const admission = {
-    admit: () =>
-      Effect.sync(() => {
-        asked.admitted++
-        return principal
-      })
-  } as unknown as Admission["Type"]
-  return { asked, answer: fastGet(catalog, admission) }
+  return { asked, answer: fastGet(catalog, countingAdmission(asked)) }
 }
 
 const request = (method: string, url: string) => ({ method, url, headers: {} }) as HttpServerRequest.HttpServerRequest

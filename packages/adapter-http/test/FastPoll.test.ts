@@ -1,29 +1,21 @@
 import type { HttpServerRequest } from "@effect/platform"
-import { type ChangeFeed, Principal } from "@catalog-sync/core"
+import type { ChangeFeed } from "@catalog-sync/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import type { Admission } from "../src/Admission.js"
 import { fastPoll } from "../src/Changes/FastPoll.js"
+import { countingAdmission, currentConnection } from "./countingAdmission.js"
 
 /** The fast path over a feed and an admission that write down what they were asked. */
 const setUp = () => {
   const asked = { admitted: 0, reads: [] as Array<readonly [ChangeFeed.FeedParams, string]> }
-  const principal = { connectionId: "the-connection" } as unknown as Principal.Principal
   const feed = {
     read: (params: ChangeFeed.FeedParams) =>
-      Effect.map(Principal.CurrentPrincipal, (who) => {
-        asked.reads.push([params, (who as unknown as { connectionId: string }).connectionId])
+      Effect.map(currentConnection, (connection) => {
+        asked.reads.push([params, connection])
         return { records: [], next_cursor: params.cursor, has_more: false }
       })
   } as unknown as ChangeFeed.ChangeFeed
-  const admission = {
-    admit: () =>
-      Effect.sync(() => {
-        asked.admitted++
-        return principal
-      })
-  } as unknown as Admission["Type"]
-  return { asked, answer: fastPoll(feed, admission) }
+  return { asked, answer: fastPoll(feed, countingAdmission(asked)) }
 }
 
 const request = (method: string, url: string) => ({ method, url, headers: {} }) as HttpServerRequest.HttpServerRequest

@@ -1,6 +1,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { call, expectError, type Reply, TestServer, TestServerLive } from "./TestServer.js"
+import { call, expectError, TestServer, TestServerLive } from "./TestServer.js"
+import { expectSameAnswer } from "./SameAnswer.js"
 
 const writer = ["catalog:read", "catalog:write", "prices:read", "prices:write"]
 
@@ -14,22 +15,6 @@ const bothPaths = (url: string, path: string, token?: string) =>
     call(url, "GET", path, token === undefined ? {} : { token }),
     call(url, "GET", `${path}?`, token === undefined ? {} : { token })
   ])
-
-const comparable = (reply: Reply) => ({
-  status: reply.status,
-  body: { ...reply.body, request_id: "(each its own)" },
-  contentType: reply.headers.get("content-type"),
-  cacheControl: reply.headers.get("cache-control"),
-  nosniff: reply.headers.get("x-content-type-options"),
-  rateLimit: reply.headers.get("ratelimit-limit"),
-  idMatchesBody: reply.headers.get("x-request-id") === reply.body?.request_id
-})
-
-const expectSameAnswer = ([fast, routed]: readonly [Reply, Reply]) => {
-  expect(comparable(fast)).toEqual(comparable(routed))
-  expect(fast.body.request_id).not.toBe(routed.body.request_id)
-  return fast
-}
 
 layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("GET by id outside the router", (it) => {
   it.effect("answers a record, in any letter case of its id, as HttpApi's route does", () =>

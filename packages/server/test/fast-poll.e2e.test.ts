@@ -1,6 +1,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { call, expectError, type Reply, TestServer, TestServerLive } from "./TestServer.js"
+import { comparable, expectSameAnswer } from "./SameAnswer.js"
 
 const writer = ["catalog:read", "catalog:write", "prices:read", "prices:write"]
 
@@ -15,24 +16,6 @@ const bothPaths = (url: string, cursor: string, token?: string) =>
     call(url, "GET", `/changes?cursor=${cursor}`, token === undefined ? {} : { token }),
     call(url, "GET", `/changes?cursor=${cursor}&limit=50`, token === undefined ? {} : { token })
   ])
-
-const comparable = (reply: Reply) => ({
-  status: reply.status,
-  body: { ...reply.body, request_id: "(each its own)" },
-  contentType: reply.headers.get("content-type"),
-  cacheControl: reply.headers.get("cache-control"),
-  nosniff: reply.headers.get("x-content-type-options"),
-  rateLimit: reply.headers.get("ratelimit-limit"),
-  idMatchesBody: reply.headers.get("x-request-id") === reply.body?.request_id,
-  // Every header the answer carries (values that move with the clock or the request compared above or not at all).
-  headerNames: [...reply.headers.keys()].filter((name) => name !== "date").sort()
-})
-
-const expectSameAnswer = ([fast, routed]: readonly [Reply, Reply]) => {
-  expect(comparable(fast)).toEqual(comparable(routed))
-  expect(fast.body.request_id).not.toBe(routed.body.request_id)
-  return fast
-}
 
 layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("the feed poll outside the router", (it) => {
   it.effect("answers pages, the empty up-to-date poll and the change after it, as HttpApi's route does", () =>

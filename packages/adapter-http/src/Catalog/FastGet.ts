@@ -1,7 +1,7 @@
-import type { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { type CatalogService, Principal, Resource } from "@catalog-sync/core"
-import { type Context, Effect } from "effect"
+import { type CatalogService, Resource } from "@catalog-sync/core"
+import type { Context } from "effect"
 import type { Admission } from "../Admission.js"
+import { fastGetRoute } from "../FastRoute.js"
 import { recordAnswer } from "./Http.js"
 
 // A catalog record's path, exactly as the contract's `GET /{resource}/{id}` routes it: no query, no
@@ -19,20 +19,8 @@ const recordPath = new RegExp(
  * with tracing on it is left there too, so that the route's spans are kept. The endpoint stays declared
  * in the contract (the OpenAPI document), and the API fuzzer checks these answers against it.
  */
-export const fastGet = (catalog: CatalogService.CatalogService, admission: Context.Tag.Service<typeof Admission>) => {
+export const fastGet = (catalog: CatalogService.CatalogService, admission: Context.Tag.Service<typeof Admission>) =>
   // The id lowercased, as the contract's path schema gives it to the route's handler.
-  const read = (request: HttpServerRequest.HttpServerRequest, resource: Resource.ResourceName, id: string) =>
-    Effect.flatMap(admission.admit(request), (principal) =>
-      recordAnswer(catalog, resource, id.toLowerCase()).pipe(
-        Effect.provideService(Principal.CurrentPrincipal, principal)
-      )
-    )
-  return (
-    request: HttpServerRequest.HttpServerRequest
-  ): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown> | undefined => {
-    if (request.method !== "GET") return undefined
-    const matched = recordPath.exec(request.url)
-    if (matched === null) return undefined
-    return read(request, matched[1] as Resource.ResourceName, matched[2]!)
-  }
-}
+  fastGetRoute(admission, recordPath, (matched) =>
+    recordAnswer(catalog, matched[1] as Resource.ResourceName, matched[2]!.toLowerCase())
+  )

@@ -1,7 +1,7 @@
-import type { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { ChangeCursor, type ChangeFeed, Principal } from "@catalog-sync/core"
-import { type Context, Effect } from "effect"
+import { ChangeCursor, type ChangeFeed } from "@catalog-sync/core"
+import type { Context } from "effect"
 import type { Admission } from "../Admission.js"
+import { fastGetRoute } from "../FastRoute.js"
 import { changesAnswer, defaultFeedLimit } from "./Http.js"
 
 // A feed poll from a cursor, exactly: the cursor in the form the contract's query schema accepts, no
@@ -17,18 +17,5 @@ const pollPath = new RegExp(`^/api/v1/changes\\?cursor=(${ChangeCursor.pattern})
  * before; so is everything with tracing on. The endpoint stays declared in the contract, and the API
  * fuzzer checks these answers against the served document.
  */
-export const fastPoll = (feed: ChangeFeed.ChangeFeed, admission: Context.Tag.Service<typeof Admission>) => {
-  const poll = (request: HttpServerRequest.HttpServerRequest, cursor: string) =>
-    Effect.flatMap(admission.admit(request), (principal) =>
-      changesAnswer(feed, { cursor, limit: defaultFeedLimit }).pipe(
-        Effect.provideService(Principal.CurrentPrincipal, principal)
-      )
-    )
-  return (
-    request: HttpServerRequest.HttpServerRequest
-  ): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown> | undefined => {
-    if (request.method !== "GET") return undefined
-    const matched = pollPath.exec(request.url)
-    return matched === null ? undefined : poll(request, matched[1]!)
-  }
-}
+export const fastPoll = (feed: ChangeFeed.ChangeFeed, admission: Context.Tag.Service<typeof Admission>) =>
+  fastGetRoute(admission, pollPath, (matched) => changesAnswer(feed, { cursor: matched[1]!, limit: defaultFeedLimit }))
