@@ -18,12 +18,21 @@ const sampleUuid = "0b7c3e1a-5f2d-4c8e-9a61-3d2f4b5c6e7f"
 export const UuidParameter = (description: string) =>
   Ids.Uuid.annotations(documented({ type: "string", format: "uuid", description, examples: [sampleUuid] }))
 
-/** `limit`: a page size, 1-100 (spec 4.1 and 8), 50 when omitted. */
+/** The page size of every list and of the change feed when `limit` is omitted (spec 4.1). */
+export const defaultLimit = 50
+
+/** `limit`: a page size, 1-100 (spec 4.1 and 8), `defaultLimit` when omitted. */
 export const Limit = Schema.NumberFromString.pipe(
   Schema.int({ message: () => "must be a whole number from 1 to 100" }),
   Schema.between(1, 100, { message: () => "must be a whole number from 1 to 100" })
 ).annotations(
-  documented({ type: "integer", minimum: 1, maximum: 100, default: 50, description: "Page size, 1-100 (default 50)." })
+  documented({
+    type: "integer",
+    minimum: 1,
+    maximum: 100,
+    default: defaultLimit,
+    description: `Page size, 1-100 (default ${defaultLimit}).`
+  })
 )
 
 /** `cursor` of the uuid-keyed lists: the previous page's `next_cursor`. */

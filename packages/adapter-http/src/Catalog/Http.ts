@@ -8,7 +8,7 @@ import {
   type Transactor
 } from "@catalog-sync/core"
 import { Effect, Layer } from "effect"
-import { Api, type Authentication } from "@catalog-sync/contract"
+import { Api, type Authentication, Common } from "@catalog-sync/contract"
 import { api, type ApiErrorOf } from "../ErrorResponses.js"
 import { writeEnvelope } from "../Writes.js"
 import { requestId } from "../RequestId.js"
@@ -34,7 +34,7 @@ const recordId = (id: string) => Ids.RecordId.make(id)
 const optionalRecordId = (id: string | undefined) => (id === undefined ? undefined : recordId(id))
 
 const listParams = (query: ListUrlParams): CatalogService.ListParams => ({
-  limit: query.limit ?? 50,
+  limit: query.limit ?? Common.defaultLimit,
   cursor: optionalRecordId(query.cursor),
   externalId: query.external_id,
   mode: query.mode,

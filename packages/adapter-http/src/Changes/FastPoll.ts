@@ -1,8 +1,9 @@
 import { ChangeCursor, type ChangeFeed } from "@catalog-sync/core"
+import { Common } from "@catalog-sync/contract"
 import type { Context } from "effect"
 import type { Admission } from "../Admission.js"
 import { fastGetRoute } from "../FastRoute.js"
-import { changesAnswer, defaultFeedLimit } from "./Http.js"
+import { changesAnswer } from "./Http.js"
 
 // A feed poll from a cursor, exactly: the cursor in the form the contract's query schema accepts, no
 // other parameter, no escapes, no trailing slash.
@@ -18,4 +19,6 @@ const pollPath = new RegExp(`^/api/v1/changes\\?cursor=(${ChangeCursor.pattern})
  * fuzzer checks these answers against the served document.
  */
 export const fastPoll = (feed: ChangeFeed.ChangeFeed, admission: Context.Tag.Service<typeof Admission>) =>
-  fastGetRoute(admission, pollPath, (matched) => changesAnswer(feed, { cursor: matched[1]!, limit: defaultFeedLimit }))
+  fastGetRoute(admission, pollPath, (matched) =>
+    changesAnswer(feed, { cursor: matched[1]!, limit: Common.defaultLimit })
+  )

@@ -1,13 +1,10 @@
 import { HttpApiBuilder, type HttpServerResponse } from "@effect/platform"
 import { ChangeFeed, type Principal } from "@catalog-sync/core"
 import { Effect } from "effect"
-import { Api } from "@catalog-sync/contract"
+import { Api, Common } from "@catalog-sync/contract"
 import { api, type ApiErrorOf } from "../ErrorResponses.js"
 import { requestId } from "../RequestId.js"
 import { ok } from "../JsonAnswer.js"
-
-/** The page size of `GET /changes` without a `limit`. */
-export const defaultFeedLimit = 50
 
 /** The answer of `GET /changes`, by the route's handler and by the envelope's `FastPoll`. */
 export const changesAnswer = (
@@ -29,7 +26,7 @@ export const ChangesHttpLive = HttpApiBuilder.group(Api, "changes", (handlers) =
     return handlers.handle("changes", ({ urlParams }) =>
       changesAnswer(feed, {
         cursor: urlParams.cursor,
-        limit: urlParams.limit ?? defaultFeedLimit,
+        limit: urlParams.limit ?? Common.defaultLimit,
         resources: urlParams.resource?.split(",")
       })
     )

@@ -2,7 +2,7 @@ import { HttpApiBuilder, type HttpApiGroup } from "@effect/platform"
 import { type IdempotencyStore, InventoryService, type Transactor } from "@catalog-sync/core"
 import { Effect, type Layer } from "effect"
 import type { Authentication } from "@catalog-sync/contract"
-import { Api } from "@catalog-sync/contract"
+import { Api, Common } from "@catalog-sync/contract"
 import { api } from "../ErrorResponses.js"
 import { writeEnvelope } from "../Writes.js"
 import { requestId } from "../RequestId.js"
@@ -20,7 +20,7 @@ export const InventoryHttpLive: Layer.Layer<
         Effect.gen(function* () {
           const page = yield* api(
             inventory.list({
-              limit: urlParams.limit ?? 50,
+              limit: urlParams.limit ?? Common.defaultLimit,
               cursor: urlParams.cursor,
               sourceKind: urlParams.source_kind,
               sourceId: urlParams.source_id,

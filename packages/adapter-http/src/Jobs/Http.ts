@@ -9,7 +9,7 @@ import {
 } from "@catalog-sync/core"
 import { Effect, type Layer } from "effect"
 import type { Authentication } from "@catalog-sync/contract"
-import { Api } from "@catalog-sync/contract"
+import { Api, Common } from "@catalog-sync/contract"
 import { api, type ApiErrorOf } from "../ErrorResponses.js"
 import { type WriteFailure, writeEnvelope } from "../Writes.js"
 import { requestId } from "../RequestId.js"
@@ -58,7 +58,9 @@ export const jobHandlers = (
     readonly urlParams: { readonly limit?: number | undefined; readonly cursor?: string | undefined }
   }) =>
     Effect.gen(function* () {
-      const page = yield* api(jobs.list(kind, { limit: urlParams.limit ?? 50, cursor: urlParams.cursor }))
+      const page = yield* api(
+        jobs.list(kind, { limit: urlParams.limit ?? Common.defaultLimit, cursor: urlParams.cursor })
+      )
       return { request_id: yield* requestId, ...page }
     }),
   get: ({ path }: { readonly path: { readonly id: string } }) =>

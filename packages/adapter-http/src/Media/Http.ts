@@ -153,7 +153,11 @@ export const MediaHttpLive: Layer.Layer<
       .handle("list", ({ urlParams }) =>
         Effect.gen(function* () {
           const page = yield* api(
-            media.list({ limit: urlParams.limit ?? 50, cursor: urlParams.cursor, external_id: urlParams.external_id })
+            media.list({
+              limit: urlParams.limit ?? Common.defaultLimit,
+              cursor: urlParams.cursor,
+              external_id: urlParams.external_id
+            })
           )
           return { request_id: yield* requestId, ...page }
         })
