@@ -1,7 +1,8 @@
 /**
  * Rules a connector written from the spec alone relies on, end to end over HTTP (SQLite, and PostgreSQL
  * in the second pass): prices mode and coefficients, selection-field groups, the media form, jobs that stop
- * when access stops, import bodies that can never cause a 500, reports filtered by read scopes, GET /me,
+ * when access stops, the default page size, import bodies that can never cause a 500, reports filtered by
+ * read scopes, GET /me,
  * and the operator's resume of paused media jobs.
  */
 import { JobAdmin } from "@catalog-sync/core"
@@ -290,6 +291,28 @@ layer(TestServerWith({ media: faults.layer }), { excludeTestServices: true })("s
             (yield* call(url, "GET", "/categories?external_id=c", { token: second })).body.records[0].revision
           ).toBe(1)
         })
+    )
+  })
+
+  describe("page sizes (spec 4.1)", () => {
+    it.effect("a list and the change feed answer 50 records when limit is omitted, and say there are more", () =>
+      Effect.gen(function* () {
+        const { url, tenant } = yield* TestServer
+        const token = yield* (yield* tenant()).key(all)
+        yield* Effect.all(
+          Array.from({ length: 51 }, (_, n) =>
+            call(url, "POST", "/categories/upsert", { token, body: { external_id: `c${n}`, name: `C${n}` } })
+          ),
+          { concurrency: 4 }
+        )
+        const list = yield* call(url, "GET", "/categories", { token })
+        expect([list.status, list.body.records.length, list.body.has_more]).toEqual([200, 50, true])
+        // The feed from its start (the route), and from a cursor (the envelope's fast poll).
+        for (const path of ["/changes", "/changes?cursor=c1_0"]) {
+          const page = yield* call(url, "GET", path, { token })
+          expect([path, page.status, page.body.records.length, page.body.has_more]).toEqual([path, 200, 50, true])
+        }
+      })
     )
   })
 
