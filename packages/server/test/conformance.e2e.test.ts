@@ -2,8 +2,7 @@
  * Rules a connector written from the spec alone relies on, end to end over HTTP (SQLite, and PostgreSQL
  * in the second pass): prices mode and coefficients, selection-field groups, the media form, jobs that stop
  * when access stops, the default page size, import bodies that can never cause a 500, reports filtered by
- * read scopes, GET /me,
- * and the operator's resume of paused media jobs.
+ * read scopes, GET /me, and the operator's resume of paused media jobs.
  */
 import { JobAdmin } from "@catalog-sync/core"
 import { NodeContext } from "@effect/platform-node"
