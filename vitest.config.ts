@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os"
 import { fileURLToPath } from "node:url"
 import { defineConfig } from "vitest/config"
 
@@ -24,6 +25,10 @@ export default defineConfig({
         }
       ]
     ],
+    // Vitest's default (one fewer than the cores) runs the files one at a time on a 2-core machine, where
+    // most of a file's time is spent waiting on the servers, databases and processes it starts: two at a
+    // time took the SQLite suite from ~6.2 to ~4.7 minutes and the PostgreSQL one from ~4.8 to ~2.9.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 30_000,
     hookTimeout: 60_000
   }
