@@ -5,13 +5,11 @@
  * query). The first that fails is the part, and its parse error (the issue tree of that schema) gives
  * the details. A decode error that none of them reproduces did not come from the request.
  */
-import { HttpApi, HttpApiSchema, HttpMethod, HttpServerRequest } from "@effect/platform"
-import type { HttpApiEndpoint } from "@effect/platform"
+import { HttpApiSchema, HttpMethod, HttpServerRequest } from "@effect/platform"
 import { PlainIssues } from "@catalog-sync/core"
-import { Api } from "@catalog-sync/contract"
 import { Effect, Option, ParseResult, Schema } from "effect"
 import type * as AST from "effect/SchemaAST"
-import * as FindMyWay from "find-my-way-ts"
+import { type Endpoint, findEndpoint } from "./ContractEndpoints.js"
 import type { Rendered } from "./ErrorResponses.js"
 
 export type RequestPart = "path" | "body" | "headers" | "query"
@@ -19,25 +17,6 @@ export type RequestPart = "path" | "body" | "headers" | "query"
 export interface DecodeFailure {
   readonly part: RequestPart
   readonly error: ParseResult.ParseError
-}
-
-type Endpoint = HttpApiEndpoint.HttpApiEndpoint<string, HttpMethod.HttpMethod>
-
-const endpointsOf = (api: HttpApi.HttpApi.Any): FindMyWay.Router<Endpoint> => {
-  // The router's own matcher with its default configuration, so that the same endpoint and parameters result.
-  const router = FindMyWay.make<Endpoint>()
-  HttpApi.reflect(api as HttpApi.HttpApi.AnyWithProps, {
-    onGroup: () => {},
-    onEndpoint: ({ endpoint }) => router.on(endpoint.method, endpoint.path as FindMyWay.PathInput, endpoint)
-  })
-  return router
-}
-
-let contractEndpoints: FindMyWay.Router<Endpoint> | undefined
-
-const findEndpoint = (method: string, url: string) => {
-  contractEndpoints ??= endpointsOf(Api)
-  return contractEndpoints.find(method, url) ?? (method === "HEAD" ? contractEndpoints.find("GET", url) : undefined)
 }
 
 const failureOf = (

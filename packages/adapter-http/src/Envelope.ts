@@ -21,6 +21,7 @@ import {
   withBody
 } from "./BodyLimit.js"
 import { failingPart, renderDecodeFailure } from "./DecodeFailure.js"
+import { refusedQueryNames } from "./RefusedQuery.js"
 import { isDomainError, renderDomainError } from "./ErrorResponses.js"
 import { CurrentRequest, newRequestState, type RequestState } from "./RequestId.js"
 import { fastGet } from "./Catalog/FastGet.js"
@@ -129,23 +130,6 @@ const isMediaUpload = (request: HttpServerRequest.HttpServerRequest) =>
 const isJson = (contentType: string | undefined) =>
   contentType !== undefined && /^application\/json\s*(;|$)/i.test(contentType.trim())
 
-/**
- * Query parameter names the framework cannot refuse as unknown: it copies the parsed query into a plain
- * object, where `__proto__` replaces the prototype instead of becoming a key, so the strict query
- * schemas never see it. No endpoint takes such a name, so it is refused here like any unknown parameter.
- */
-const unsafeQueryNames: ReadonlySet<string> = new Set(["__proto__"])
-
-const unsafeQueryName = (url: string): string | undefined => {
-  const query = url.indexOf("?")
-  if (query === -1) return undefined
-  const search = url.slice(query + 1)
-  // Parsing every query costs the hot path; the name can only be spelled with "proto" or escapes.
-  if (!/proto|%/i.test(search)) return undefined
-  for (const name of new URLSearchParams(search).keys()) if (unsafeQueryNames.has(name)) return name
-  return undefined
-}
-
 /** Every path of the API needs a key but its OpenAPI document (the probes and the portal are outside it). */
 const needsKey = (path: string) => path.startsWith("/api/v1/") && path !== "/api/v1/openapi.json"
 
@@ -193,12 +177,12 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
         // The request as the handler sees it: with its body buffered, once read (decode failures re-read it).
         let bodied = request
         const handled = Effect.gen(function* () {
-          const refusedName = unsafeQueryName(request.url)
-          if (refusedName !== undefined) {
+          const refusedNames = refusedQueryNames(request.method, request.url)
+          if (refusedNames.length > 0) {
             return respond(requestId, 422, {
               code: "validation_failed",
               message: "query parameters are not valid",
-              details: [{ path: `query.${refusedName}`, message: "is not an allowed property" }]
+              details: refusedNames.map((name) => ({ path: `query.${name}`, message: "is not an allowed property" }))
             })
           }
           if (!hasBody) return yield* served

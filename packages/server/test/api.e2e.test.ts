@@ -1,7 +1,16 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { connect } from "node:net"
-import { call, earlyInMinute, expectError, freshKey, rawRequest, TestServer, TestServerLive } from "./TestServer.js"
+import {
+  call,
+  earlyInMinute,
+  expectError,
+  freshKey,
+  rawRequest,
+  type Reply,
+  TestServer,
+  TestServerLive
+} from "./TestServer.js"
 
 /** Every error body is the spec's: request_id equal to the header, and an error with code and message. */
 
@@ -444,6 +453,71 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
         expect(proto.body.error.details).toEqual([{ path: "query.__proto__", message: "is not an allowed property" }])
         expect((yield* call(url, "GET", "/products?limit=5", { token })).status).toBe(200)
       })
+    )
+
+    it.effect(
+      "an endpoint that takes no query refuses every parameter sent to it (422 at query.<name>), writing nothing",
+      () =>
+        Effect.gen(function* () {
+          const { url, tenant } = yield* TestServer
+          const t = yield* tenant()
+          const token = yield* t.key([...writer, "media:read", "media:write"])
+          const category = (yield* call(url, "POST", "/categories/upsert", {
+            token,
+            body: { external_id: "c", name: "Chairs" }
+          })).body.record
+          const product = (yield* call(url, "POST", "/products/upsert", {
+            token,
+            body: { external_id: "p", name: "Chair", category_ids: [category.id] }
+          })).body.record
+          const refused = (reply: Reply, names: ReadonlyArray<string>) => {
+            expectError(reply, 422, "validation_failed")
+            expect(reply.body.error.details).toEqual(
+              names.map((name) => ({ path: `query.${name}`, message: "is not an allowed property" }))
+            )
+          }
+          // A dry run asked for in the query rather than the body: refused, so no job is queued for real.
+          const importBody = { records: [{ resource: "categories", body: { external_id: "d", name: "D" } }] }
+          refused(yield* call(url, "POST", "/imports?dry_run=true", { token, body: importBody }), ["dry_run"])
+          refused(
+            yield* call(url, "POST", "/categories/upsert?x=1", { token, body: { external_id: "e", name: "E" } }),
+            ["x"]
+          )
+          refused(
+            yield* call(url, "DELETE", `/products/${product.id}?force=1`, { token, body: { expected_revision: 1 } }),
+            ["force"]
+          )
+          expect((yield* call(url, "GET", "/imports", { token })).body.records).toEqual([])
+          expect(
+            (yield* call(url, "GET", "/categories", { token })).body.records.map((r: any) => r.external_id)
+          ).toEqual(["c"])
+          expect((yield* call(url, "GET", `/products/${product.id}`, { token })).body.record.revision).toBe(1)
+          // Reads: each name is listed once, in the order sent.
+          refused(yield* call(url, "GET", `/products/${product.id}?mode=prices&x=1&mode=catalog`, { token }), [
+            "mode",
+            "x"
+          ])
+          const unknownId = "0190a0b0-0000-7000-8000-000000000000"
+          for (const path of [
+            "/me",
+            `/jobs/${unknownId}`,
+            `/imports/${unknownId}`,
+            `/media/${unknownId}`,
+            `/media/${unknownId}/content`,
+            `/inventory/${unknownId}`
+          ]) {
+            refused(yield* call(url, "GET", `${path}?x=1`, { token }), ["x"])
+          }
+          for (const path of [`/jobs/${unknownId}/retry`, "/inventory"]) {
+            refused(yield* call(url, "POST", `${path}?x=1`, { token, body: {} }), ["x"])
+          }
+          // Without the query the same requests are answered as ever; the probes take any query.
+          expect((yield* call(url, "GET", "/me", { token })).status).toBe(200)
+          expect((yield* call(url, "GET", `/products/${product.id}`, { token })).status).toBe(200)
+          expect((yield* call(url, "GET", `/jobs/${unknownId}`, { token })).status).toBe(404)
+          for (const probe of ["/health?check=lb", "/ready?x=1"])
+            expect((yield* Effect.promise(() => fetch(`${url}${probe}`))).status).toBe(200)
+        })
     )
   })
 

@@ -71,10 +71,11 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("GET by id
       const token = yield* (yield* tenant()).key(writer)
       // Not a uuid: the contract's path schema answers 404; a trailing slash matches no route.
       expectError(yield* call(url, "GET", "/products/not-a-uuid", { token }), 404, "not_found")
+      // A query: the route refuses it, since a read by id takes none.
       expectError(
         yield* call(url, "GET", "/products/0190aaaa-0000-7000-8000-000000000000?x=1", { token }),
-        404,
-        "not_found"
+        422,
+        "validation_failed"
       )
       const slash = yield* call(url, "GET", "/products/0190aaaa-0000-7000-8000-000000000000/", { token })
       expect(slash.status).toBe(404)
