@@ -1,0 +1,37 @@
+/**
+ * `npm start` and `npm run cli`: builds the server's bundle (packages/server/dist) when a file it is made
+ * from is newer than it, as make would, so that a command after an edit runs the edit and any other
+ * command starts at once (the build takes a couple of seconds, the command under one).
+ */
+import { spawnSync } from "node:child_process"
+import { existsSync, readdirSync, statSync } from "node:fs"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = fileURLToPath(new URL("..", import.meta.url))
+const bundle = join(root, "packages", "server", "dist", "cli.js")
+
+/** The latest modification time under `path` (a file, or a folder and everything in it). */
+const newest = (path) => {
+  const stats = statSync(path)
+  if (!stats.isDirectory()) return stats.mtimeMs
+  return readdirSync(path).reduce((latest, name) => Math.max(latest, newest(join(path, name))), stats.mtimeMs)
+}
+
+// The bundle is made of every workspace package's sources, its build settings and the installed packages.
+const inputs = [
+  ...readdirSync(join(root, "packages")).map((name) => join(root, "packages", name, "src")),
+  join(root, "packages", "server", "tsup.config.ts"),
+  join(root, "packages", "server", "package.json"),
+  join(root, "package-lock.json")
+].filter((path) => existsSync(path))
+
+const built = existsSync(bundle) ? statSync(bundle).mtimeMs : -1
+if (inputs.some((path) => newest(path) > built)) {
+  const build = spawnSync(
+    process.platform === "win32" ? "npm.cmd" : "npm",
+    ["run", "-s", "build", "-w", "@catalog-sync/server"],
+    { cwd: root, stdio: ["ignore", process.argv.includes("--quiet") ? "ignore" : "inherit", "inherit"] }
+  )
+  process.exit(build.status ?? 1)
+}
