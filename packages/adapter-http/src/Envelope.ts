@@ -177,15 +177,19 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
         // The request as the handler sees it: with its body buffered, once read (decode failures re-read it).
         let bodied = request
         const handled = Effect.gen(function* () {
+          // Refused after the key is checked, as the lists' query is (the route would admit it first).
           const refusedNames = refusedQueryNames(request.method, request.url)
-          if (refusedNames.length > 0) {
-            return respond(requestId, 422, {
+          const refuseQuery = () =>
+            respond(requestId, 422, {
               code: "validation_failed",
               message: "query parameters are not valid",
               details: refusedNames.map((name) => ({ path: `query.${name}`, message: "is not an allowed property" }))
             })
+          if (!hasBody) {
+            if (refusedNames.length === 0) return yield* served
+            if (needsKey(path)) state.admitted = yield* admission.admit(request)
+            return refuseQuery()
           }
-          if (!hasBody) return yield* served
           if (contentLength !== undefined && Number(contentLength) > limit) {
             return respond(requestId, 413, {
               code: "payload_too_large",
@@ -193,6 +197,7 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
             })
           }
           if (needsKey(path)) state.admitted = yield* admission.admit(request)
+          if (refusedNames.length > 0) return refuseQuery()
           // POST /media streams its multipart body to staging itself.
           if (media && isMultipart(request.headers["content-type"])) return yield* served
           if (!isJson(request.headers["content-type"]) || media) {

@@ -1,4 +1,5 @@
-import { findEndpoint } from "./ContractEndpoints.js"
+import { Either, ParseResult, Schema } from "effect"
+import { type Endpoint, findEndpoint } from "./ContractEndpoints.js"
 
 /**
  * Query parameter names the framework cannot refuse as unknown: it copies the parsed query into a plain
@@ -10,20 +11,39 @@ const unsafeNames: ReadonlySet<string> = new Set(["__proto__"])
 const namesOf = (search: string) => Array.from(new Set(new URLSearchParams(search).keys()))
 
 /**
- * The query parameters of a request that are refused before it is routed (422 at `query.<name>`), as the
+ * Where the router takes the query to start: at the first `?`, `;` or `#` after the path's first
+ * character, as find-my-way splits it. The framework itself reads parameters after `?` only.
+ */
+const queryStart = (url: string) => {
+  const at = url.slice(1).search(/[?;#]/)
+  return at === -1 ? -1 : at + 1
+}
+
+/** Whether the request's path parameters decode: a path that does not is answered 404 by the route. */
+const pathDecodes = (endpoint: Endpoint, params: unknown) =>
+  endpoint.pathSchema._tag === "None" ||
+  Either.isRight(ParseResult.decodeUnknownEither(Schema.make(endpoint.pathSchema.value.ast))(params))
+
+/**
+ * The query parameters of a request that are refused (422 at `query.<name>`) rather than ignored, as the
  * lists' strict query schemas refuse an unknown one:
  * - every parameter sent to an endpoint of the API that takes no query (a read by id, a write, /me), so
  *   that a misplaced option (`POST /imports?dry_run=true`, `GET /products/{id}?mode=prices`) is never
  *   silently ignored; the probes (/health, /ready) take any query, for load balancers that add one;
+ * - on any endpoint of the API, parameters after `;` or `#`, where the router ends the path but the
+ *   framework reads no query (`/imports;dry_run=true`);
  * - `__proto__` on any endpoint (see `unsafeNames`).
+ * A request whose path parameters do not decode gets none: its answer is the route's 404.
  */
 export const refusedQueryNames = (method: string, url: string): ReadonlyArray<string> => {
-  const query = url.indexOf("?")
-  if (query === -1 || query === url.length - 1) return []
-  const search = url.slice(query + 1)
-  if (url.startsWith("/api/v1/")) {
-    const endpoint = findEndpoint(method, url)
-    if (endpoint !== undefined && endpoint.handler.urlParamsSchema._tag === "None") return namesOf(search)
+  const start = queryStart(url)
+  if (start === -1) return []
+  const search = url.slice(start + 1)
+  if (search === "") return []
+  const found = findEndpoint(method, url)
+  if (found !== undefined && found.handler.path.startsWith("/api/v1/")) {
+    if (!pathDecodes(found.handler, found.params)) return []
+    if (url[start] !== "?" || found.handler.urlParamsSchema._tag === "None") return namesOf(search)
   }
   // Parsing every query costs the lists; the unsafe name can only be spelled with "proto" or escapes.
   if (!/proto|%/i.test(search)) return []

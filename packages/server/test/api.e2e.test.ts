@@ -479,6 +479,8 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
           // A dry run asked for in the query rather than the body: refused, so no job is queued for real.
           const importBody = { records: [{ resource: "categories", body: { external_id: "d", name: "D" } }] }
           refused(yield* call(url, "POST", "/imports?dry_run=true", { token, body: importBody }), ["dry_run"])
+          // The router also ends a path at `;` (and `#`), where the framework reads no query.
+          refused(yield* call(url, "POST", "/imports;dry_run=true", { token, body: importBody }), ["dry_run"])
           refused(
             yield* call(url, "POST", "/categories/upsert?x=1", { token, body: { external_id: "e", name: "E" } }),
             ["x"]
@@ -511,6 +513,16 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
           for (const path of [`/jobs/${unknownId}/retry`, "/inventory"]) {
             refused(yield* call(url, "POST", `${path}?x=1`, { token, body: {} }), ["x"])
           }
+          refused(yield* call(url, "GET", "/me;x=1", { token }), ["x"])
+          refused(yield* call(url, "GET", "/products;limit=5", { token }), ["limit"])
+          // The key is checked first, as on the lists; a path id that is not a uuid is still 404.
+          expectError(yield* call(url, "GET", "/me?x=1"), 401, "missing_credentials")
+          expectError(
+            yield* call(url, "POST", "/imports?dry_run=true", { body: importBody }),
+            401,
+            "missing_credentials"
+          )
+          expectError(yield* call(url, "GET", "/products/not-a-uuid?x=1", { token }), 404, "not_found")
           // Without the query the same requests are answered as ever; the probes take any query.
           expect((yield* call(url, "GET", "/me", { token })).status).toBe(200)
           expect((yield* call(url, "GET", `/products/${product.id}`, { token })).status).toBe(200)
