@@ -18,20 +18,25 @@ const newest = (path) => {
   return readdirSync(path).reduce((latest, name) => Math.max(latest, newest(join(path, name))), stats.mtimeMs)
 }
 
-// The bundle is made of every workspace package's sources, its build settings and the installed packages.
+// The bundle is made of every workspace package's sources and manifest (its exports decide what is
+// bundled), the build settings, the installed packages and this script.
+const packages = readdirSync(join(root, "packages")).map((name) => join(root, "packages", name))
 const inputs = [
-  ...readdirSync(join(root, "packages")).map((name) => join(root, "packages", name, "src")),
+  ...packages.flatMap((dir) => [join(dir, "src"), join(dir, "package.json")]),
   join(root, "packages", "server", "tsup.config.ts"),
-  join(root, "packages", "server", "package.json"),
-  join(root, "package-lock.json")
+  join(root, "tsconfig.base.json"),
+  join(root, "package-lock.json"),
+  fileURLToPath(import.meta.url)
 ].filter((path) => existsSync(path))
 
 const built = existsSync(bundle) ? statSync(bundle).mtimeMs : -1
 if (inputs.some((path) => newest(path) > built)) {
-  const build = spawnSync(
-    process.platform === "win32" ? "npm.cmd" : "npm",
-    ["run", "-s", "build", "-w", "@catalog-sync/server"],
-    { cwd: root, stdio: ["ignore", process.argv.includes("--quiet") ? "ignore" : "inherit", "inherit"] }
-  )
+  // npm is a .cmd script on Windows, which only a shell runs.
+  const build = spawnSync("npm", ["run", "-s", "build", "-w", "@catalog-sync/server"], {
+    cwd: root,
+    shell: process.platform === "win32",
+    stdio: ["ignore", process.argv.includes("--quiet") ? "ignore" : "inherit", "inherit"]
+  })
+  if (build.error !== undefined) process.stderr.write(`could not build the server: ${build.error.message}\n`)
   process.exit(build.status ?? 1)
 }
