@@ -14,9 +14,10 @@ const shared: Options = {
 
 /**
  * What the `catalog-sync` command still loads from node_modules: native addons and the drivers and SDKs
- * that the bundled workspace packages declare themselves (pg, OpenTelemetry, the S3 client, marked).
+ * that the bundled workspace packages declare themselves (pg, OpenTelemetry, the S3 client, marked), as
+ * alternatives of a regular expression: the patterns of what is bundled and what is not are built from it.
  */
-const externalInCli = /^((better-sqlite3|sharp|pg|marked)(\/|$)|@opentelemetry\/|@aws-sdk\/)/
+const externalInCli = "(better-sqlite3|sharp|pg|marked)(/|$)|@opentelemetry/|@aws-sdk/"
 
 export default defineConfig([
   {
@@ -35,8 +36,8 @@ export default defineConfig([
     // ~1.6 s before any work, ~0.8 s bundled. Bundled, their dependencies are the versions they asked for,
     // not whichever copy an install hoisted.
     entry: ["./src/cli.ts"],
-    noExternal: [/^(?!(better-sqlite3|sharp|pg|marked)(\/|$)|@opentelemetry\/|@aws-sdk\/)[@a-z]/],
-    external: [externalInCli],
+    noExternal: [new RegExp(`^(?!${externalInCli})[@a-z]`)],
+    external: [new RegExp(`^(${externalInCli})`)],
     // Bundled CommonJS packages (undici, ws, the pg helpers) call `require`: an ES module has none of its own.
     banner: {
       js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);'

@@ -166,19 +166,17 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
         const hasBody =
           (contentLength !== undefined && contentLength !== "0") || request.headers["transfer-encoding"] !== undefined
         // A GET with a body is admitted below, before its body is read; the route reuses that admission.
-        const served = traced
-          ? Effect.withSpan(app, "use case", { captureStackTrace: false })
-          : hasBody
-            ? app
-            : (fast(request) ?? app)
+        const fastAnswer = traced || hasBody ? undefined : fast(request)
+        const served = traced ? Effect.withSpan(app, "use case", { captureStackTrace: false }) : (fastAnswer ?? app)
         const path = request.url.split("?")[0] ?? ""
         const media = isMediaUpload(request)
         const limit = media ? maxMediaBodyBytes : maxJsonBytes
         // The request as the handler sees it: with its body buffered, once read (decode failures re-read it).
         let bodied = request
         const handled = Effect.gen(function* () {
-          // Refused after the key is checked, as the lists' query is (the route would admit it first).
-          const refusedNames = refusedQueryNames(request.method, request.url)
+          // Refused after the key is checked, as the lists' query is (the route would admit it first). A
+          // fast path matches only URLs whose query the route takes whole, so it needs no lookup.
+          const refusedNames = fastAnswer === undefined ? refusedQueryNames(request.method, request.url) : []
           const refuseQuery = () =>
             respond(requestId, 422, {
               code: "validation_failed",

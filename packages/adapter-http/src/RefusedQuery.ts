@@ -14,9 +14,10 @@ const namesOf = (search: string) => Array.from(new Set(new URLSearchParams(searc
  * Where the router takes the query to start: at the first `?`, `;` or `#` after the path's first
  * character, as find-my-way splits it. The framework itself reads parameters after `?` only.
  */
+const querySeparator = /[?;#]/g
 const queryStart = (url: string) => {
-  const at = url.slice(1).search(/[?;#]/)
-  return at === -1 ? -1 : at + 1
+  querySeparator.lastIndex = 1
+  return querySeparator.exec(url)?.index ?? -1
 }
 
 /** Whether the request's path parameters decode: a path that does not is answered 404 by the route. */
@@ -34,6 +35,8 @@ const pathDecodes = (endpoint: Endpoint, params: unknown) =>
  *   framework reads no query (`/imports;dry_run=true`);
  * - `__proto__` on any endpoint (see `unsafeNames`).
  * A request whose path parameters do not decode gets none: its answer is the route's 404.
+ * Not an empty query schema on those endpoints in the contract: HttpApi's client would then require every
+ * caller of the typed client to pass `urlParams: {}`.
  */
 export const refusedQueryNames = (method: string, url: string): ReadonlyArray<string> => {
   const start = queryStart(url)

@@ -522,6 +522,9 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
             401,
             "missing_credentials"
           )
+          // A body declared over the limit is refused by its size first, as on every write.
+          const oversized = { token, raw: " ".repeat(1_100_000), headers: { "content-type": "application/json" } }
+          expectError(yield* call(url, "POST", "/imports?dry_run=true", oversized), 413, "payload_too_large")
           expectError(yield* call(url, "GET", "/products/not-a-uuid?x=1", { token }), 404, "not_found")
           // Without the query the same requests are answered as ever; the probes take any query.
           expect((yield* call(url, "GET", "/me", { token })).status).toBe(200)
