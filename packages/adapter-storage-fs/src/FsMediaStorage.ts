@@ -2,7 +2,7 @@ import { MediaErrors, MediaStorage } from "@catalog-sync/core"
 import { Clock, Effect, Layer, Stream } from "effect"
 import { createHash, randomUUID } from "node:crypto"
 import { createReadStream } from "node:fs"
-import { mkdir, open, readdir, readFile, rename, rm, stat } from "node:fs/promises"
+import { type FileHandle, mkdir, open, readdir, readFile, rename, rm, stat } from "node:fs/promises"
 import { join } from "node:path"
 
 const denied = new Set(["EACCES", "EPERM", "EROFS"])
@@ -145,44 +145,74 @@ export const layer = (root: string): Layer.Layer<MediaStorage.MediaStorage> =>
     )
   )
 
+/** A throw of the chunks being staged, told apart from a failure of the file system. */
+class SourceFailed {
+  constructor(readonly thrown: unknown) {}
+}
+
+/**
+ * Copies the chunks into the open file as they come, hashing them and keeping the head, with one write in
+ * flight while the next chunk is awaited. What the chunks throw becomes a `SourceFailed`; the file system's
+ * failures are thrown as they are.
+ */
+const copyChunks = async (chunks: AsyncIterable<Uint8Array>, handle: FileHandle, signal: AbortSignal) => {
+  const hash = createHash("sha256")
+  const head: Array<Uint8Array> = []
+  let headLength = 0
+  let bytes = 0
+  let writing: Promise<void> = Promise.resolve()
+  let writeFailure: { readonly error: unknown } | undefined
+  const iterator = chunks[Symbol.asyncIterator]()
+  for (;;) {
+    let next: IteratorResult<Uint8Array>
+    try {
+      next = await iterator.next()
+    } catch (thrown) {
+      throw new SourceFailed(thrown)
+    }
+    signal.throwIfAborted()
+    if (next.done === true) break
+    const chunk = next.value
+    hash.update(chunk)
+    bytes += chunk.byteLength
+    if (headLength < MediaStorage.headBytes) {
+      // A copy: the source may reuse the chunk's memory once it has been written.
+      const part = chunk.slice(0, MediaStorage.headBytes - headLength)
+      head.push(part)
+      headLength += part.byteLength
+    }
+    await writing
+    if (writeFailure !== undefined) {
+      await iterator.return?.()
+      throw writeFailure.error
+    }
+    writing = handle.write(chunk).then(
+      () => undefined,
+      (error: unknown) => void (writeFailure = { error })
+    )
+  }
+  await writing
+  if (writeFailure !== undefined) throw writeFailure.error
+  return { bytes, sha256: hash.digest("hex"), head: Buffer.concat(head, headLength) }
+}
+
 /** MediaStaging under `root`: each upload streams into its own file while its SHA-256 is computed. */
 export const makeStaging = (root: string) =>
   MediaStorage.MediaStaging.of({
-    write: <E>(content: Stream.Stream<Uint8Array, E>) =>
+    write: <E>(chunks: AsyncIterable<Uint8Array>, sourceFailed: (thrown: unknown) => E) =>
       Effect.gen(function* () {
         yield* attempt("cannot create the staging folder", () => mkdir(root, { recursive: true, mode: privateFolder }))
         const key = `${randomUUID()}.upload`
         const path = join(root, key)
         const handle = yield* attempt("cannot create the staged file", () => open(path, "wx", privateFile))
-        const hash = createHash("sha256")
-        let bytes = 0
-        const head: Array<Uint8Array> = []
-        let headLength = 0
-        const written = yield* Effect.either(
-          Stream.runForEach(content, (chunk) =>
-            Effect.suspend(() => {
-              hash.update(chunk)
-              bytes += chunk.byteLength
-              if (headLength < MediaStorage.headBytes) {
-                // A copy: the stream may reuse the chunk's memory once it has been written.
-                const part = chunk.slice(0, MediaStorage.headBytes - headLength)
-                head.push(part)
-                headLength += part.byteLength
-              }
-              return attempt("cannot write the staged file", () => handle.write(chunk))
-            })
-          ).pipe(Effect.ensuring(Effect.promise(() => handle.close().catch(() => undefined))))
-        )
-        if (written._tag === "Left") {
-          yield* Effect.promise(() => rm(path, { force: true }))
-          return yield* Effect.fail(written.left)
-        }
-        return {
-          key,
-          bytes,
-          sha256: hash.digest("hex"),
-          head: Buffer.concat(head, headLength)
-        } satisfies MediaStorage.StagedFile
+        const copied = yield* Effect.tryPromise({
+          try: (signal) => copyChunks(chunks, handle, signal).finally(() => handle.close().catch(() => undefined)),
+          catch: (error) =>
+            error instanceof SourceFailed
+              ? sourceFailed(error.thrown)
+              : storageError(error, "cannot write the staged file")
+        }).pipe(Effect.tapErrorCause(() => Effect.promise(() => rm(path, { force: true }))))
+        return { key, ...copied } satisfies MediaStorage.StagedFile
       }),
     read: (key) => attempt("cannot read the staged file", () => readFile(join(root, safe(key)))),
     remove: (key) => attempt("cannot remove the staged file", () => rm(join(root, safe(key)), { force: true })),

@@ -1,6 +1,6 @@
 import { FsMediaStorage } from "@catalog-sync/adapter-storage-fs"
 import { MediaStorage } from "@catalog-sync/core"
-import { runMediaStagingConformance, runMediaStorageConformance } from "@catalog-sync/core/testing"
+import { chunksOf, runMediaStagingConformance, runMediaStorageConformance } from "@catalog-sync/core/testing"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Stream } from "effect"
 import { createHash } from "node:crypto"
@@ -29,7 +29,7 @@ describe("FsMediaStorage", () => {
       expect(readdirSync(join(root, "acme"))).toEqual(["k.webp"])
       const staging = FsMediaStorage.makeStaging(join(root, "staging"))
       const chunks = [Uint8Array.from([1, 2]), Uint8Array.from([3])]
-      const staged = yield* staging.write(Stream.fromIterable(chunks))
+      const staged = yield* staging.write(...chunksOf(Stream.fromIterable(chunks)))
       expect(staged.bytes).toBe(3)
       expect(Array.from(staged.head)).toEqual([1, 2, 3])
       expect(staged.sha256).toBe(
@@ -39,7 +39,7 @@ describe("FsMediaStorage", () => {
       )
       expect(Array.from(yield* staging.read(staged.key))).toEqual([1, 2, 3])
       const failed = yield* Effect.flip(
-        staging.write(Stream.concat(Stream.make(Uint8Array.from([9])), Stream.fail("boom" as const)))
+        staging.write(...chunksOf(Stream.concat(Stream.make(Uint8Array.from([9])), Stream.fail("boom" as const))))
       )
       expect(failed).toBe("boom")
       expect(readdirSync(join(root, "staging"))).toEqual([staged.key])
@@ -67,7 +67,7 @@ describe("FsMediaStorage", () => {
       const root = mkdtempSync(join(tmpdir(), "media-fs-"))
       const staging = FsMediaStorage.makeStaging(join(root, "staging"))
       expect(yield* staging.list).toEqual([])
-      const staged = yield* staging.write(Stream.make(Uint8Array.from([1, 2, 3])))
+      const staged = yield* staging.write(...chunksOf(Stream.make(Uint8Array.from([1, 2, 3]))))
       writeFileSync(join(root, "staging", "old.upload"), "x")
       utimesSync(join(root, "staging", "old.upload"), new Date(1_000_000), new Date(1_000_000))
       mkdirSync(join(root, "staging", "a-folder"))
@@ -85,7 +85,7 @@ describe("FsMediaStorage", () => {
       const staging = FsMediaStorage.makeStaging(join(root, "staging"))
       const chunk = (n: number) => Uint8Array.from({ length: 100_000 }, (_, i) => (n + i) % 251)
       const chunks = [chunk(0), chunk(1), chunk(2), chunk(3)]
-      const staged = yield* staging.write(Stream.fromIterable(chunks))
+      const staged = yield* staging.write(...chunksOf(Stream.fromIterable(chunks)))
       const whole = Buffer.concat(chunks)
       expect(staged.bytes).toBe(400_000)
       expect(staged.head.byteLength).toBe(MediaStorage.headBytes)

@@ -177,7 +177,7 @@ export const makeStaging = (client: S3Client, settings: S3Settings) => {
   const staged = (key: string) => s3.keyOf(stagingFolder, key)
   const what = "cannot write the staged file"
   return MediaStorage.MediaStaging.of({
-    write: <E>(content: Stream.Stream<Uint8Array, E>) =>
+    write: <E>(chunks: AsyncIterable<Uint8Array>, sourceFailed: (thrown: unknown) => E) =>
       Effect.gen(function* () {
         const key = `${randomUUID()}.upload`
         const Key = yield* staged(key)
@@ -221,7 +221,7 @@ export const makeStaging = (client: S3Client, settings: S3Settings) => {
         })
 
         yield* Effect.gen(function* () {
-          yield* Stream.runForEach(content, (chunk) =>
+          yield* Stream.runForEach(Stream.fromAsyncIterable(chunks, sourceFailed), (chunk) =>
             Effect.gen(function* () {
               hash.update(chunk)
               bytes += chunk.byteLength

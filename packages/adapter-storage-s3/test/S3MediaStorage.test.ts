@@ -1,7 +1,7 @@
 import { ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3"
 import { S3MediaStorage } from "@catalog-sync/adapter-storage-s3"
 import { startS3, type TestS3 } from "@catalog-sync/adapter-storage-s3/testing"
-import { runMediaStagingConformance, runMediaStorageConformance } from "@catalog-sync/core/testing"
+import { chunksOf, runMediaStagingConformance, runMediaStorageConformance } from "@catalog-sync/core/testing"
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Deferred, Effect, Fiber, Layer, Option, Redacted, Stream } from "effect"
 import { createHash } from "node:crypto"
@@ -49,7 +49,7 @@ describe("S3MediaStorage", () => {
       const { staging, storage } = yield* ports(s3, { prefix: "media" })
       yield* storage.put("acme", "0a1b.webp", bytes(10, 3))
       yield* storage.put("globex", "0a1b.webp", bytes(10, 3))
-      const staged = yield* staging.write(Stream.make(bytes(10, 5)))
+      const staged = yield* staging.write(...chunksOf(Stream.make(bytes(10, 5))))
       expect(yield* keysIn(s3)).toEqual([
         `media/_staging/${staged.key}`,
         "media/acme/0a1b.webp",
@@ -89,22 +89,24 @@ describe("S3MediaStorage", () => {
               data.subarray(i * 65_536, Math.min(upTo, (i + 1) * 65_536))
             )
           )
-        const staged = yield* staging.write(chunked(data.byteLength))
+        const staged = yield* staging.write(...chunksOf(chunked(data.byteLength)))
         expect(staged.bytes).toBe(data.byteLength)
         expect(staged.sha256).toBe(createHash("sha256").update(data).digest("hex"))
         expect(Buffer.compare(Buffer.from(yield* staging.read(staged.key)), Buffer.from(data))).toBe(0)
         // 6 MB then an error: the first 5 MB part has been uploaded when the stream fails.
         const failed = yield* Effect.flip(
-          staging.write(Stream.concat(chunked(6 * 1024 * 1024), Stream.fail("client went away" as const)))
+          staging.write(...chunksOf(Stream.concat(chunked(6 * 1024 * 1024), Stream.fail("client went away" as const))))
         )
         expect(failed).toBe("client went away")
         // Interrupted mid-upload (the client went away without an error): no object either.
         const started = yield* Deferred.make<void>()
         const fiber = yield* Effect.fork(
           staging.write(
-            Stream.concat(
-              chunked(6 * 1024 * 1024),
-              Stream.concat(Stream.fromEffect(Deferred.succeed(started, undefined)).pipe(Stream.drain), Stream.never)
+            ...chunksOf(
+              Stream.concat(
+                chunked(6 * 1024 * 1024),
+                Stream.concat(Stream.fromEffect(Deferred.succeed(started, undefined)).pipe(Stream.drain), Stream.never)
+              )
             )
           )
         )
@@ -123,7 +125,7 @@ describe("S3MediaStorage", () => {
         yield* Effect.flip(storage.put("acme", "a.webp", bytes(10, 1))),
         yield* Effect.flip(storage.exists("acme", "a.webp")),
         yield* Effect.flip(Stream.runDrain(storage.read("acme", "a.webp"))),
-        yield* Effect.flip(staging.write(Stream.make(bytes(10, 1)))),
+        yield* Effect.flip(staging.write(...chunksOf(Stream.make(bytes(10, 1))))),
         yield* Effect.flip(staging.list)
       ]) {
         expect(error).toMatchObject({ _tag: "MediaStorageError", reason: "denied" })

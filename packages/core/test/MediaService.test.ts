@@ -17,7 +17,7 @@ import { sweepStaging, stagingGraceMillis } from "../src/Media/MediaStagingSweep
 import { MediaStaging, MediaStorage, type StagedFile } from "../src/Media/MediaStorage.js"
 import { IdsLive } from "../src/Shared/Ids.js"
 import type { Scope } from "../src/Shared/Scope.js"
-import { InMemory, InMemoryJobs, InMemoryMedia } from "../src/testing.js"
+import { chunksOf, InMemory, InMemoryJobs, InMemoryMedia } from "../src/testing.js"
 import { anotherKey, as, principal, registeredTenant, uuid } from "./support.js"
 
 /**
@@ -82,7 +82,8 @@ const picture = (label: string, width = 800, height = 600) =>
 const tenant = (scopes?: ReadonlyArray<Scope>) =>
   registeredTenant(["catalog:read", "catalog:write", "media:read", "media:write"], scopes)
 
-const stage = (bytes: Uint8Array) => Effect.flatMap(MediaStaging, (staging) => staging.write(Stream.make(bytes)))
+const stage = (bytes: Uint8Array) =>
+  Effect.flatMap(MediaStaging, (staging) => staging.write(...chunksOf(Stream.make(bytes))))
 
 const upload = (who: Principal, fields: Record<string, string>, bytes: Uint8Array) =>
   Effect.flatMap(stage(bytes), (staged) => Effect.flatMap(MediaService, (media) => media.upload(fields, staged))).pipe(
@@ -398,7 +399,7 @@ describe("MediaService", () => {
         expect(yield* media.stagingAllowance.pipe(as(a))).toBe(0)
         // Staging itself refuses once the allowance is used up, and keeps nothing of the refused file.
         const before = world.staged.files().length
-        expect(yield* Effect.flip(media.stage(Stream.make(picture("h4"))).pipe(as(a)))).toMatchObject({
+        expect(yield* Effect.flip(media.stage(...chunksOf(Stream.make(picture("h4")))).pipe(as(a)))).toMatchObject({
           _tag: "StagingLimitReached"
         })
         expect(world.staged.files()).toHaveLength(before)

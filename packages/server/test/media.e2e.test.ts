@@ -275,6 +275,12 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("media en
             422,
             "validation_failed"
           )
+          // A body that stops before the form's closing boundary, after its file: nothing of it is kept.
+          const unended = yield* multipart(Buffer.concat([head, filePart("file", jpeg)]))
+          yield* refused(unended, 422, "validation_failed")
+          expect(unended.body.error.details).toEqual([
+            { path: "$", message: "the multipart body is not valid: it ends before the form's closing boundary" }
+          ])
           const reader = yield* t.key(["media:read"])
           yield* refused(yield* upload(url, reader, fields("d"), jpeg), 403, "insufficient_scope")
           yield* refused(yield* upload(url, token, fields("k"), jpeg, "short"), 422, "idempotency_key_invalid")

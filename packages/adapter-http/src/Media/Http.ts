@@ -1,5 +1,5 @@
-import { HttpApiBuilder, type HttpApiGroup, HttpServerRequest, HttpServerResponse, Multipart } from "@effect/platform"
-import { NodeHttpServerRequest, NodeStream } from "@effect/platform-node"
+import { HttpApiBuilder, type HttpApiGroup, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { NodeHttpServerRequest } from "@effect/platform-node"
 import {
   Errors,
   type IdempotencyStore,
@@ -18,6 +18,8 @@ import { api } from "../ErrorResponses.js"
 import { writeEnvelope } from "../Writes.js"
 import { requestId } from "../RequestId.js"
 import { maxMediaBodyBytes } from "../BodyLimit.js"
+import type * as Multipasta from "multipasta"
+import * as UploadForm from "./UploadForm.js"
 
 const invalid = (path: string, message: string) =>
   new Errors.ValidationFailed({ message: "the form is not valid", issues: [{ path, message }] })
@@ -28,93 +30,98 @@ const knownFields: ReadonlySet<string> = new Set(["external_id", "name", "purpos
 /** A form field's value, at most: names and external ids are 200 characters, so 4 KiB leaves room for UTF-8. */
 export const maxFieldBytes = 4096
 
-/**
- * Limits of the multipart parser: a body of thousands of tiny parts costs seconds of parsing inside
- * the 10 MiB limit, so parsing stops at the first part past the known fields and one file.
- */
-const formLimits = { maxParts: Option.some(knownFields.size + 1), maxFieldSize: maxFieldBytes }
-
-const multipartRefusal = (error: Multipart.MultipartError) => {
-  switch (error.reason) {
-    case "TooManyParts":
-      return invalid(
-        "$",
-        `the form has more than ${knownFields.size + 1} parts: send external_id, name, purpose and one file part named file`
-      )
-    case "FieldTooLarge":
-      return invalid("$", `a form field is longer than ${maxFieldBytes} bytes`)
-    default:
-      return invalid("$", `the multipart body is not valid (${error.reason})`)
+/** Why a multipart body does not parse, as the client can mend it. */
+const malformedMessage = (error: Multipasta.MultipartError): string => {
+  switch (error._tag) {
+    case "ReachedLimit":
+      return error.limit === "MaxParts"
+        ? `the form has more than ${knownFields.size + 1} parts: send external_id, name, purpose and one file part named file`
+        : `a form field is longer than ${maxFieldBytes} bytes`
+    case "InvalidBoundary":
+      return "the multipart body is not valid: the Content-Type names no boundary"
+    case "BadHeaders":
+      return "the multipart body is not valid: a part's headers do not parse"
+    case "InvalidDisposition":
+      return "the multipart body is not valid: a part has no Content-Disposition with a name"
+    case "EndNotReached":
+      return "the multipart body is not valid: it ends before the form's closing boundary"
   }
 }
 
+/** What reading an upload's form may be refused with. */
+type FormRefusal = MediaErrors.UploadTooLarge | MediaErrors.RemoteUrlNotAccepted | Errors.ValidationFailed
+
+const unreadable = () => invalid("$", "the request body could not be read")
+
+/**
+ * The form's rules, checked as its bytes arrive: nothing after an unknown or repeated field, a second
+ * file or a file part under another name is read or staged, and a body of thousands of tiny parts stops
+ * at the first part past the known fields and one file.
+ */
+const formRules: UploadForm.FormRules<FormRefusal> = {
+  maxBodyBytes: maxMediaBodyBytes,
+  maxParts: knownFields.size + 1,
+  maxFieldBytes: maxFieldBytes,
+  field: (key, value, before) =>
+    MediaService.remoteUrlRefusal({ [key]: value }) ??
+    (!knownFields.has(key)
+      ? invalid(
+          `$.${key}`,
+          key === "file"
+            ? "must be a file part (with a filename)"
+            : "is not a field of the form (external_id, name, purpose, file)"
+        )
+      : key in before
+        ? invalid(`$.${key}`, "is sent more than once")
+        : undefined),
+  file: (name, earlier) =>
+    name !== "file"
+      ? invalid(`$.${name}`, "the file part must be named file")
+      : earlier > 0
+        ? invalid("$.file", "one file per request")
+        : undefined,
+  tooLarge: () =>
+    new MediaErrors.UploadTooLarge({
+      message: `images are limited to ${Media.maxUploadBytes} bytes`,
+      limit: Media.maxUploadBytes
+    }),
+  malformed: (error) => invalid("$", malformedMessage(error)),
+  unreadable
+}
+
+const settled = <A>(
+  wait: (callback: (settled: UploadForm.Settled<A, FormRefusal>) => void) => void
+): Effect.Effect<A, FormRefusal> =>
+  Effect.async((resume) =>
+    wait((outcome) => resume(outcome._tag === "Done" ? Effect.succeed(outcome.value) : Effect.fail(outcome.refusal)))
+  )
+
 /** Reads the multipart body as it streams: fields in memory, the one file part into core's staging. */
-const readUpload = (request: HttpServerRequest.HttpServerRequest, media: MediaService.MediaService) =>
-  Effect.gen(function* () {
-    const raw = NodeStream.fromReadable<MediaErrors.UploadTooLarge | Errors.ValidationFailed>(
-      () => NodeHttpServerRequest.toIncomingMessage(request),
-      () => invalid("$", "the request body could not be read"),
-      { closeOnDone: false }
-    ).pipe(
-      Stream.mapAccumEffect(0, (total, chunk: Uint8Array) =>
-        total + chunk.length > maxMediaBodyBytes
-          ? Effect.fail(
-              new MediaErrors.UploadTooLarge({
-                message: `images are limited to ${Media.maxUploadBytes} bytes`,
-                limit: Media.maxUploadBytes
-              })
-            )
-          : Effect.succeed([total + chunk.length, chunk] as const)
-      )
-    )
-    const headers = request.headers as Record<string, string>
-    const parts: Stream.Stream<
-      Multipart.Part,
-      Multipart.MultipartError | MediaErrors.UploadTooLarge | Errors.ValidationFailed
-    > = Stream.pipeThroughChannel(
-      raw,
-      Multipart.makeChannel<MediaErrors.UploadTooLarge | Errors.ValidationFailed>(headers)
-    )
-    const fields: Record<string, string> = {}
-    let staged: MediaStorage.StagedFile | undefined
-    yield* Stream.runForEach(parts, (part) =>
-      Effect.gen(function* () {
-        if (part._tag === "Field") {
-          // Refused as it arrives: nothing after an unknown or repeated field is read or staged.
-          yield* MediaService.refuseRemoteUrls({ [part.key]: part.value })
-          if (!knownFields.has(part.key)) {
-            return yield* invalid(
-              `$.${part.key}`,
-              part.key === "file"
-                ? "must be a file part (with a filename)"
-                : "is not a field of the form (external_id, name, purpose, file)"
-            )
-          }
-          if (part.key in fields) return yield* invalid(`$.${part.key}`, "is sent more than once")
-          fields[part.key] = part.value
-          return
-        }
-        if (part.key !== "file")
-          return yield* Effect.zipRight(
-            Stream.runDrain(part.content),
-            invalid(`$.${part.key}`, "the file part must be named file")
-          )
-        if (staged !== undefined)
-          return yield* Effect.zipRight(Stream.runDrain(part.content), invalid("$.file", "one file per request"))
-        staged = yield* media.stage(part.content)
-      })
-    ).pipe(
-      Multipart.withLimits(formLimits),
-      Effect.catchTag("MultipartError", (error) => Effect.fail(multipartRefusal(error))),
-      // A refusal after the file part was staged (a second file, the body over its limit) keeps nothing.
-      Effect.tapErrorCause(() => (staged === undefined ? Effect.void : Effect.ignore(media.discard(staged.key))))
-    )
-    if (staged === undefined) {
-      yield* MediaService.refuseRemoteUrls(fields)
+const readUpload = (request: HttpServerRequest.HttpServerRequest, media: MediaService.MediaService) => {
+  const form = UploadForm.readForm(
+    NodeHttpServerRequest.toIncomingMessage(request),
+    request.headers as Record<string, string>,
+    formRules
+  )
+  let staged: MediaStorage.StagedFile | undefined
+  return Effect.gen(function* () {
+    const file = yield* settled(form.whenFile)
+    if (file === undefined) {
+      yield* MediaService.refuseRemoteUrls(form.fields)
       return yield* invalid("$.file", "is required")
     }
-    return { fields, staged }
-  })
+    staged = yield* media.stage(file, (thrown): FormRefusal =>
+      thrown instanceof UploadForm.FormRefused ? (thrown.refusal as FormRefusal) : unreadable()
+    )
+    // Fields may follow the file part; the form is whole once its closing boundary is read.
+    yield* settled(form.whenEnded)
+    return { fields: { ...form.fields }, staged }
+  }).pipe(
+    Effect.ensuring(Effect.sync(form.stop)),
+    // A refusal after the file part was staged (a second file, a later bad field) keeps nothing.
+    Effect.tapErrorCause(() => (staged === undefined ? Effect.void : Effect.ignore(media.discard(staged.key))))
+  )
+}
 
 /** Handlers of the media endpoints. */
 export const MediaHttpLive: Layer.Layer<

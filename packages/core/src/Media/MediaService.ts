@@ -1,4 +1,4 @@
-import { Clock, Context, Duration, Effect, Option, Schema, Stream } from "effect"
+import { Clock, Context, Duration, Effect, Option, Schema } from "effect"
 import { Accounts } from "../Auth/Accounts.js"
 import { CurrentPrincipal, type Principal } from "../Auth/Principal.js"
 import { RecordNotFound, ScopeDenied, ValidationFailed } from "../Shared/Errors.js"
@@ -68,10 +68,16 @@ export const mediaCounts = (job: StoredJob): JobCounts => ({
 
 const remoteUrlMessage = "remote URLs are not imported; send the image itself as the multipart file part named file"
 
+/** The refusal of a form whose fields carry a URL in place of the image, if they do (spec 2.13). */
+export const remoteUrlRefusal = (fields: Readonly<Record<string, string>>): RemoteUrlNotAccepted | undefined => {
+  const path = remoteUrlField(fields)
+  return path === undefined ? undefined : new RemoteUrlNotAccepted({ path, message: remoteUrlMessage })
+}
+
 /** Refuses a form whose fields carry a URL in place of the image (spec 2.13: remote URLs are not imported). */
 export const refuseRemoteUrls = (fields: Readonly<Record<string, string>>) => {
-  const path = remoteUrlField(fields)
-  return path === undefined ? Effect.void : Effect.fail(new RemoteUrlNotAccepted({ path, message: remoteUrlMessage }))
+  const refusal = remoteUrlRefusal(fields)
+  return refusal === undefined ? Effect.void : Effect.fail(refusal)
 }
 
 /**
@@ -87,6 +93,31 @@ export class ProcessingTimeout extends Context.Reference<ProcessingTimeout>()(
 
 /** Seconds a client waits when its connection's staged images reach 100 MB. */
 export const stagingRetryAfterSeconds = 10
+
+const stagingFull = new StagingLimitReached({
+  message: `this connection has ${maxStagedBytesPerConnection} bytes of images waiting to be processed; retry when some are done`,
+  retry_after: stagingRetryAfterSeconds
+})
+
+/** A refusal of staging, carried out of the chunks it stops. */
+class OverLimit {
+  constructor(readonly refusal: UploadTooLarge | StagingLimitReached) {}
+}
+
+/** The chunks, stopped by an `OverLimit` at the first one past the file limit or `allowance`. */
+async function* withinLimits(chunks: AsyncIterable<Uint8Array>, allowance: number): AsyncIterable<Uint8Array> {
+  let total = 0
+  for await (const chunk of chunks) {
+    total += chunk.byteLength
+    if (total > maxUploadBytes) {
+      throw new OverLimit(
+        new UploadTooLarge({ message: `images are limited to ${maxUploadBytes} bytes`, limit: maxUploadBytes })
+      )
+    }
+    if (total > allowance) throw new OverLimit(stagingFull)
+    yield chunk
+  }
+}
 
 const requireScope = (principal: Principal, scope: Scope) =>
   principal.scopes.has(scope)
@@ -148,40 +179,18 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
     })
 
     /**
-     * Stages an upload's file as it streams, refusing it past the file limit (10 MB) or past what the
-     * caller's connection may still stage (100 MB of images waiting to be processed): nothing of a
-     * refused upload stays staged.
+     * Stages an upload's file from its chunks as they arrive (a Node Readable or a web ReadableStream is
+     * one; an Effect stream becomes one with `Stream.toAsyncIterable`), refusing it past the file limit
+     * (10 MB) or past what the caller's connection may still stage (100 MB of images waiting to be
+     * processed): nothing of a refused upload stays staged. `sourceFailed` maps what the chunks throw.
      */
-    const stage = <E>(content: Stream.Stream<Uint8Array, E>) =>
+    const stage = <E>(chunks: AsyncIterable<Uint8Array>, sourceFailed: (thrown: unknown) => E) =>
       Effect.gen(function* () {
         const allowance = yield* stagingAllowance
-        const limited = content.pipe(
-          Stream.mapAccumEffect(
-            0,
-            (
-              total,
-              chunk: Uint8Array
-            ): Effect.Effect<readonly [number, Uint8Array], UploadTooLarge | StagingLimitReached> => {
-              const next = total + chunk.length
-              if (next > maxUploadBytes)
-                return Effect.fail(
-                  new UploadTooLarge({
-                    message: `images are limited to ${maxUploadBytes} bytes`,
-                    limit: maxUploadBytes
-                  })
-                )
-              if (next > allowance) return Effect.fail(stagingFull)
-              return Effect.succeed([next, chunk] as const)
-            }
-          )
+        return yield* staging.write(withinLimits(chunks, allowance), (thrown) =>
+          thrown instanceof OverLimit ? thrown.refusal : sourceFailed(thrown)
         )
-        return yield* staging.write(limited)
       })
-
-    const stagingFull = new StagingLimitReached({
-      message: `this connection has ${maxStagedBytesPerConnection} bytes of images waiting to be processed; retry when some are done`,
-      retry_after: stagingRetryAfterSeconds
-    })
 
     const decodeFields = (fields: Readonly<Record<string, string>>) =>
       Schema.decodeUnknown(MediaFields)(fields).pipe(

@@ -94,21 +94,23 @@ export const makeStaging = Effect.sync(() => {
   const files = new Map<string, { readonly data: Uint8Array; readonly modifiedMillis: number }>()
   let counter = 0
   const staging = MediaStaging.of({
-    write: <E>(content: Stream.Stream<Uint8Array, E>) =>
+    write: <E>(chunks: AsyncIterable<Uint8Array>, sourceFailed: (thrown: unknown) => E) =>
       Effect.gen(function* () {
         const key = `staged-${++counter}.upload`
-        const chunks: Array<Uint8Array> = []
+        const received: Array<Uint8Array> = []
         // Like the file adapter: what was written so far is visible (and counts) while the upload streams.
         files.set(key, { data: new Uint8Array(), modifiedMillis: yield* Clock.currentTimeMillis })
         const written = yield* Effect.either(
-          Stream.runForEach(content, (chunk) => Effect.sync(() => void chunks.push(chunk)))
+          Stream.runForEach(Stream.fromAsyncIterable(chunks, sourceFailed), (chunk) =>
+            Effect.sync(() => void received.push(chunk))
+          )
         )
         if (written._tag === "Left") {
           files.delete(key)
           return yield* Effect.fail(written.left)
         }
-        const data = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0))
-        chunks.reduce((at, c) => (data.set(c, at), at + c.byteLength), 0)
+        const data = new Uint8Array(received.reduce((n, c) => n + c.byteLength, 0))
+        received.reduce((at, c) => (data.set(c, at), at + c.byteLength), 0)
         files.set(key, { data, modifiedMillis: yield* Clock.currentTimeMillis })
         const sha256 = hex(yield* Effect.promise(() => globalThis.crypto.subtle.digest("SHA-256", data)))
         return { key, bytes: data.byteLength, sha256, head: data.slice(0, headBytes) }

@@ -3,6 +3,13 @@ import { Chunk, Effect, type Layer, Stream } from "effect"
 import { createHash } from "node:crypto"
 import { headBytes, MediaStaging, MediaStorage } from "../Media/MediaStorage.js"
 
+/**
+ * A staging write's arguments from an Effect stream: its chunks as an async iterable, and its failure as
+ * it was (the iterable throws a failed stream's error itself).
+ */
+export const chunksOf = <E>(stream: Stream.Stream<Uint8Array, E>) =>
+  [Stream.toAsyncIterable(stream), (thrown: unknown) => thrown as E] as const
+
 const bytes = (n: number, seed = 1) => Uint8Array.from({ length: n }, (_, i) => (i * seed) % 251)
 const readAll = (stream: Stream.Stream<Uint8Array, unknown>) =>
   Effect.map(Stream.runCollect(stream), (chunks) => Buffer.concat(Chunk.toReadonlyArray(chunks)))
@@ -55,7 +62,7 @@ export const runMediaStagingConformance = (name: string, layer: Layer.Layer<Medi
         const data = bytes(headBytes + 50_000, 11)
         const chunks = [data.subarray(0, 1), data.subarray(1, 40), data.subarray(40, 70_000), data.subarray(70_000)]
         const before = Date.now()
-        const staged = yield* staging.write(Stream.fromIterable(chunks))
+        const staged = yield* staging.write(...chunksOf(Stream.fromIterable(chunks)))
         const after = Date.now()
         expect(staged.bytes).toBe(data.byteLength)
         expect(staged.sha256).toBe(createHash("sha256").update(data).digest("hex"))
@@ -66,7 +73,7 @@ export const runMediaStagingConformance = (name: string, layer: Layer.Layer<Medi
         // Object stores keep write times to the second.
         expect(listed[0]!.modifiedMillis).toBeGreaterThanOrEqual(before - 2_000)
         expect(listed[0]!.modifiedMillis).toBeLessThanOrEqual(after + 2_000)
-        const other = yield* staging.write(Stream.make(Uint8Array.from([1, 2, 3])))
+        const other = yield* staging.write(...chunksOf(Stream.make(Uint8Array.from([1, 2, 3]))))
         expect(other.key).not.toBe(staged.key)
         expect(Array.from(other.head)).toEqual([1, 2, 3])
         yield* staging.remove(staged.key)
@@ -82,7 +89,7 @@ export const runMediaStagingConformance = (name: string, layer: Layer.Layer<Medi
     it.live("an empty upload is a file of 0 bytes", () =>
       Effect.gen(function* () {
         const staging = yield* MediaStaging
-        const staged = yield* staging.write(Stream.empty)
+        const staged = yield* staging.write(...chunksOf(Stream.empty))
         expect({ bytes: staged.bytes, head: staged.head.byteLength }).toEqual({ bytes: 0, head: 0 })
         expect(staged.sha256).toBe(createHash("sha256").digest("hex"))
         expect((yield* staging.read(staged.key)).byteLength).toBe(0)
@@ -96,7 +103,7 @@ export const runMediaStagingConformance = (name: string, layer: Layer.Layer<Medi
           Stream.make(bytes(100_000, 3), bytes(50_000, 5)),
           Stream.fail("client went away" as const)
         )
-        expect(yield* Effect.flip(staging.write(failing))).toBe("client went away")
+        expect(yield* Effect.flip(staging.write(...chunksOf(failing)))).toBe("client went away")
         expect(yield* staging.list).toEqual([])
       }).pipe(Effect.provide(layer))
     )
