@@ -8,6 +8,18 @@ export const maxJsonBytes = 1_000_000
 /** POST /media: a 10 MiB image plus room for the form fields and multipart framing. */
 export const maxMediaBodyBytes = 10 * 1024 * 1024 + 64 * 1024
 
+/** POST /media takes multipart/form-data, which its handler streams to staging itself. */
+export const isMediaUpload = (method: string, url: string) =>
+  method === "POST" && (url.split("?")[0] ?? "").replace(/\/+$/, "") === "/api/v1/media"
+
+/** The most bytes a request's body may have: an upload's, or a JSON body's. */
+export const bodyLimitOf = (method: string, url: string) =>
+  isMediaUpload(method, url) ? maxMediaBodyBytes : maxJsonBytes
+
+/** Whether the request declares a body over its limit (413 before anything of it is read). */
+export const declaresTooLarge = (method: string, url: string, contentLength: string | undefined) =>
+  contentLength !== undefined && Number(contentLength) > bodyLimitOf(method, url)
+
 export class BodyTooLarge extends Data.TaggedError("BodyTooLarge")<{ readonly limit: number }> {}
 
 /**
@@ -109,7 +121,7 @@ export const withBody = (
 
 /**
  * What becomes of a body the answer did not need, once the answer is known. An answer given before the
- * body was read (401, 403, 415, 422, 429) keeps the connection: the rest of the body is read and
+ * body was read to its end (401, 403, 415, 422, 429) keeps the connection: the rest of the body is read and
  * discarded, up to `limit` bytes, so the client finishes sending and then reads the answer (a client
  * that is still writing when the server closes gets EPIPE instead of the answer). Past `limit` the
  * connection is closed, and a 413 always closes it: its body is larger than anything worth reading.
@@ -121,7 +133,10 @@ export const settleUnreadBody = (
 ): HttpServerResponse.HttpServerResponse => {
   if (response.status === 413) return HttpServerResponse.setHeader(response, "connection", "close")
   const incoming = NodeHttpServerRequest.toIncomingMessage(request)
-  if (incoming.complete || incoming.destroyed) return response
+  // Not `complete` (the whole body received): a body received but left unread, paused by a reader that
+  // stopped (an upload refused while staging was behind), holds the socket's reading stopped, and with it
+  // the connection's next request.
+  if (incoming.readableEnded || incoming.destroyed) return response
   let drained = 0
   incoming.on("data", (chunk: Buffer) => {
     drained += chunk.length

@@ -11,10 +11,12 @@ import { randomUUID } from "node:crypto"
 import { ApiErrors } from "@catalog-sync/contract"
 import { Admission } from "./Admission.js"
 import {
+  bodyLimitOf,
   BodyTooLarge,
+  declaresTooLarge,
+  isMediaUpload,
   maxJsonBytes,
   maxJsonDepth,
-  maxMediaBodyBytes,
   nestsDeeperThan,
   readLimited,
   settleUnreadBody,
@@ -123,10 +125,6 @@ const renderCause = (requestId: string, cause: Cause.Cause<unknown>) => {
 const isMultipart = (contentType: string | undefined) =>
   contentType !== undefined && /^multipart\/form-data\s*;/i.test(contentType.trim())
 
-/** POST /media takes multipart/form-data, which its handler streams to staging itself. */
-const isMediaUpload = (request: HttpServerRequest.HttpServerRequest) =>
-  request.method === "POST" && (request.url.split("?")[0] ?? "").replace(/\/+$/, "") === "/api/v1/media"
-
 const isJson = (contentType: string | undefined) =>
   contentType !== undefined && /^application\/json\s*(;|$)/i.test(contentType.trim())
 
@@ -169,8 +167,8 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
         const fastAnswer = traced || hasBody ? undefined : fast(request)
         const served = traced ? Effect.withSpan(app, "use case", { captureStackTrace: false }) : (fastAnswer ?? app)
         const path = request.url.split("?")[0] ?? ""
-        const media = isMediaUpload(request)
-        const limit = media ? maxMediaBodyBytes : maxJsonBytes
+        const media = isMediaUpload(request.method, request.url)
+        const limit = bodyLimitOf(request.method, request.url)
         // The request as the handler sees it: with its body buffered, once read (decode failures re-read it).
         let bodied = request
         const handled = Effect.gen(function* () {
@@ -188,7 +186,7 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
             if (needsKey(path)) state.admitted = yield* admission.admit(request)
             return refuseQuery()
           }
-          if (contentLength !== undefined && Number(contentLength) > limit) {
+          if (declaresTooLarge(request.method, request.url, contentLength)) {
             return respond(requestId, 413, {
               code: "payload_too_large",
               message: media ? "images are limited to 10 MB" : `JSON bodies are limited to ${maxJsonBytes} bytes`

@@ -1,5 +1,5 @@
 import { MediaErrors, MediaStorage } from "@catalog-sync/core"
-import { Clock, Effect, Layer, Stream } from "effect"
+import { Clock, Effect, Exit, Layer, Stream } from "effect"
 import { createHash, randomUUID } from "node:crypto"
 import { createReadStream } from "node:fs"
 import { type FileHandle, mkdir, open, readdir, readFile, rename, rm, stat } from "node:fs/promises"
@@ -163,11 +163,16 @@ const copyChunks = async (chunks: AsyncIterable<Uint8Array>, handle: FileHandle,
   let writing: Promise<void> = Promise.resolve()
   let writeFailure: { readonly error: unknown } | undefined
   const iterator = chunks[Symbol.asyncIterator]()
+  // Interrupted: a read waiting on the source ends at once (the loop then stops at the signal).
+  signal.addEventListener("abort", () => void iterator.return?.().catch(() => undefined), { once: true })
   for (;;) {
     let next: IteratorResult<Uint8Array>
     try {
       next = await iterator.next()
     } catch (thrown) {
+      // A write that failed first is the answer: the file system's failure is not the client's.
+      await writing
+      if (writeFailure !== undefined) throw writeFailure.error
       throw new SourceFailed(thrown)
     }
     signal.throwIfAborted()
@@ -211,7 +216,12 @@ export const makeStaging = (root: string) =>
             error instanceof SourceFailed
               ? sourceFailed(error.thrown)
               : storageError(error, "cannot write the staged file")
-        }).pipe(Effect.tapErrorCause(() => Effect.promise(() => rm(path, { force: true }))))
+        }).pipe(
+          // Failed or interrupted: nothing of the upload stays.
+          Effect.onExit((exit) =>
+            Exit.isSuccess(exit) ? Effect.void : Effect.promise(() => rm(path, { force: true }))
+          )
+        )
         return { key, ...copied } satisfies MediaStorage.StagedFile
       }),
     read: (key) => attempt("cannot read the staged file", () => readFile(join(root, safe(key)))),

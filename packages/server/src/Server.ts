@@ -31,6 +31,7 @@ import { Clock, type ConfigError, Context, Duration, Effect, Layer, Logger, Opti
 import { ImageProcessor, MediaErrors, MediaStorage, RateLimiter } from "@catalog-sync/core"
 import { createServer } from "node:http"
 import { answerUnparsableRequests } from "./UnparsableRequests.js"
+import { continueOnlyBodiesWithinLimits } from "./ExpectContinue.js"
 import { EdgeLimitsLive, EdgeReferencesLive } from "./Edge.js"
 import { join } from "node:path"
 import { metricsEnabled, RuntimeConfig, type RuntimeSettings, type ServerConfig } from "./ServerConfig.js"
@@ -366,7 +367,7 @@ export const ServerLive = (config: ServerConfig, overrides: ServerOverrides = {}
   Layer.unwrapEffect(Effect.map(runtimeOf(config), (runtime) => serverWith(config, runtime, overrides)))
 
 const serverWith = (config: ServerConfig, runtime: RuntimeSettings, overrides: ServerOverrides) => {
-  const server = answerUnparsableRequests(createServer())
+  const server = continueOnlyBodiesWithinLimits(answerUnparsableRequests(createServer()))
   const drainDeadline = Layer.scopedDiscard(
     Effect.addFinalizer(() =>
       Effect.sync(() => setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutSeconds * 1000).unref())

@@ -242,6 +242,38 @@ layer(TestServerWith(), { excludeTestServices: true, timeout: 240_000 })("the HT
     )
 
     it.scoped(
+      "Expect: 100-continue: a body declared over its limit gets 413 without a 100, so nothing of it is sent; others go on",
+      () =>
+        Effect.gen(function* () {
+          const { url, tenant } = yield* TestServer
+          const token = yield* (yield* tenant()).key(writer)
+          const over = yield* rawConnection(url)
+          over.socket.write(
+            `POST /api/v1/media HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nIdempotency-Key: ${freshKey()}\r\n` +
+              `Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${maxMediaBodyBytes + 1}\r\n` +
+              `Expect: 100-continue\r\n\r\n`
+          )
+          expect(yield* until(() => answersIn(over.received()).length === 1, 5_000)).toBe(true)
+          expect(over.received()).not.toContain("100 Continue")
+          expect(answersIn(over.received())).toEqual([{ status: 413, code: "payload_too_large", close: true }])
+          expect(yield* until(over.closed, 5_000)).toBe(true)
+
+          const within = yield* rawConnection(url)
+          const body = JSON.stringify({ external_id: "expecting", name: "Expecting" })
+          within.socket.write(
+            `POST /api/v1/categories/upsert HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
+              `Idempotency-Key: ${freshKey()}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n` +
+              `Expect: 100-continue\r\n\r\n`
+          )
+          expect(yield* until(() => within.received().startsWith("HTTP/1.1 100 Continue\r\n\r\n"), 5_000)).toBe(true)
+          within.reset()
+          within.socket.write(body)
+          expect(yield* until(() => answersIn(within.received()).length === 1, 5_000)).toBe(true)
+          expect(answersIn(within.received())[0]).toMatchObject({ status: 200, close: false })
+        })
+    )
+
+    it.scoped(
       "with a valid key a chunked JSON body is read across its chunks, and one past 1 MB is answered 413 while it streams",
       () =>
         Effect.gen(function* () {

@@ -37,14 +37,24 @@ export type Settled<A, R> =
  */
 export const fileBufferBytes = 1024 * 1024
 
-/** The file part's bytes as they arrive, for one consumer; its iterator throws `FormRefused` on a refusal. */
-class FileChunks<R> implements AsyncIterable<Uint8Array> {
+const done: IteratorReturnResult<undefined> = { done: true, value: undefined }
+
+/**
+ * The file part's bytes as they arrive, for one consumer. A refusal while the part is still arriving (the
+ * body over its limit, cut off, the reading stopped) fails the consumer's next read with `FormRefused`;
+ * once every byte of the part has arrived, the consumer reads them all whatever comes after the part, so
+ * that its own refusals (staging's limits) come first, as they would part by part. `return` ends a read
+ * that is waiting at once (an interrupted consumer must not wait for the client's next bytes).
+ */
+class FileChunks<R> implements AsyncIterableIterator<Uint8Array> {
   private readonly chunks: Array<Uint8Array> = []
   private buffered = 0
   private ended = false
   private refused: FormRefused<R> | undefined
-  private consumed = false
-  private wake: (() => void) | undefined
+  private finished = false
+  private waiting:
+    | { readonly resolve: (result: IteratorResult<Uint8Array>) => void; readonly reject: (error: unknown) => void }
+    | undefined
 
   constructor(
     private readonly full: () => void,
@@ -55,38 +65,62 @@ class FileChunks<R> implements AsyncIterable<Uint8Array> {
     this.chunks.push(chunk)
     this.buffered += chunk.byteLength
     if (this.buffered > fileBufferBytes) this.full()
-    this.notify()
+    this.settle()
   }
 
   end() {
     this.ended = true
-    this.notify()
+    this.settle()
   }
 
   refuse(refusal: R) {
-    if (this.consumed) return
+    if (this.ended || this.finished) return
     this.refused ??= new FormRefused(refusal)
-    this.notify()
+    this.settle()
   }
 
-  private notify() {
-    const wake = this.wake
-    this.wake = undefined
-    wake?.()
+  [Symbol.asyncIterator]() {
+    return this
   }
 
-  async *[Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
-    for (;;) {
-      if (this.refused !== undefined) throw this.refused
-      const chunk = this.chunks.shift()
-      if (chunk !== undefined) {
-        this.buffered -= chunk.byteLength
-        if (this.chunks.length === 0) this.drained()
-        yield chunk
-      } else if (this.ended) {
-        this.consumed = true
-        return
-      } else await new Promise<void>((resolve) => (this.wake = resolve))
+  next(): Promise<IteratorResult<Uint8Array>> {
+    return new Promise((resolve, reject) => {
+      this.waiting = { resolve, reject }
+      this.settle()
+    })
+  }
+
+  return(): Promise<IteratorResult<Uint8Array>> {
+    this.finished = true
+    this.chunks.length = 0
+    this.buffered = 0
+    this.settle()
+    return Promise.resolve(done)
+  }
+
+  /** Answers the waiting read, if there is one and an answer. */
+  private settle() {
+    const waiting = this.waiting
+    if (waiting === undefined) return
+    if (this.finished) {
+      this.waiting = undefined
+      return waiting.resolve(done)
+    }
+    if (this.refused !== undefined) {
+      this.waiting = undefined
+      return waiting.reject(this.refused)
+    }
+    const chunk = this.chunks.shift()
+    if (chunk !== undefined) {
+      this.waiting = undefined
+      this.buffered -= chunk.byteLength
+      if (this.chunks.length === 0) this.drained()
+      return waiting.resolve({ done: false, value: chunk })
+    }
+    if (this.ended) {
+      this.waiting = undefined
+      this.finished = true
+      waiting.resolve(done)
     }
   }
 }
@@ -217,12 +251,25 @@ export const readForm = <R>(
     }
   })
 
+  // multipasta takes the two dashes that close a form for the start of another part when a write ends
+  // between them (`--boundary-` then `-\r\n`: BadHeaders): a write never ends on a dash, those go with
+  // the next bytes.
+  let heldDashes: Buffer | undefined
+  const write = (chunk: Buffer) => {
+    const bytes = heldDashes === undefined ? chunk : Buffer.concat([heldDashes, chunk])
+    let end = bytes.length
+    while (end > 0 && bytes[end - 1] === 0x2d) end--
+    heldDashes = end < bytes.length ? bytes.subarray(end) : undefined
+    if (end > 0) parser.write(bytes.subarray(0, end))
+  }
+
   function onData(chunk: Buffer) {
     bodyBytes += chunk.byteLength
     if (bodyBytes > rules.maxBodyBytes) return refuse(rules.tooLarge())
-    parser.write(chunk)
+    write(chunk)
   }
   function onEnd() {
+    if (heldDashes !== undefined) parser.write(heldDashes)
     // The parser answers onDone, or onError when the body ended before the form's closing boundary.
     parser.end()
     if (!ended) refuse(rules.malformed({ _tag: "EndNotReached" }))
@@ -236,7 +283,8 @@ export const readForm = <R>(
   }
 
   if (body.readableEnded || body.destroyed) refuse(rules.unreadable())
-  else {
+  // The parser refuses a Content-Type without a boundary as it is made: then nothing is read.
+  else if (!stopped) {
     body.on("data", onData)
     body.on("end", onEnd)
     body.on("error", onUnreadable)

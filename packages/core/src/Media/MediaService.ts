@@ -104,20 +104,32 @@ class OverLimit {
   constructor(readonly refusal: UploadTooLarge | StagingLimitReached) {}
 }
 
-/** The chunks, stopped by an `OverLimit` at the first one past the file limit or `allowance`. */
-async function* withinLimits(chunks: AsyncIterable<Uint8Array>, allowance: number): AsyncIterable<Uint8Array> {
-  let total = 0
-  for await (const chunk of chunks) {
-    total += chunk.byteLength
-    if (total > maxUploadBytes) {
-      throw new OverLimit(
-        new UploadTooLarge({ message: `images are limited to ${maxUploadBytes} bytes`, limit: maxUploadBytes })
-      )
+/**
+ * The chunks, stopped by an `OverLimit` at the first one past the file limit or `allowance`. Not an async
+ * generator: its `return` must reach the chunks' own at once, also while a read is waiting on them (a
+ * generator queues it behind that read, so an interrupted upload would wait for the client's next bytes).
+ */
+const withinLimits = (chunks: AsyncIterable<Uint8Array>, allowance: number): AsyncIterable<Uint8Array> => ({
+  [Symbol.asyncIterator]: () => {
+    const source = chunks[Symbol.asyncIterator]()
+    let total = 0
+    return {
+      next: () =>
+        source.next().then((next) => {
+          if (next.done === true) return next
+          total += next.value.byteLength
+          if (total > maxUploadBytes) {
+            throw new OverLimit(
+              new UploadTooLarge({ message: `images are limited to ${maxUploadBytes} bytes`, limit: maxUploadBytes })
+            )
+          }
+          if (total > allowance) throw new OverLimit(stagingFull)
+          return next
+        }),
+      return: () => source.return?.() ?? Promise.resolve({ done: true, value: undefined })
     }
-    if (total > allowance) throw new OverLimit(stagingFull)
-    yield chunk
   }
-}
+})
 
 const requireScope = (principal: Principal, scope: Scope) =>
   principal.scopes.has(scope)

@@ -1,4 +1,4 @@
-import { Clock, Effect, Layer, Option, Stream } from "effect"
+import { Clock, Effect, Exit, Layer, Option, Stream } from "effect"
 import type { ImageInfo } from "../Media/ImageProcessor.js"
 import { ImageProcessor } from "../Media/ImageProcessor.js"
 import { type ImageFormat, sniffFormat, type StoredMedia } from "../Media/Media.js"
@@ -100,15 +100,9 @@ export const makeStaging = Effect.sync(() => {
         const received: Array<Uint8Array> = []
         // Like the file adapter: what was written so far is visible (and counts) while the upload streams.
         files.set(key, { data: new Uint8Array(), modifiedMillis: yield* Clock.currentTimeMillis })
-        const written = yield* Effect.either(
-          Stream.runForEach(Stream.fromAsyncIterable(chunks, sourceFailed), (chunk) =>
-            Effect.sync(() => void received.push(chunk))
-          )
-        )
-        if (written._tag === "Left") {
-          files.delete(key)
-          return yield* Effect.fail(written.left)
-        }
+        yield* Stream.runForEach(Stream.fromAsyncIterable(chunks, sourceFailed), (chunk) =>
+          Effect.sync(() => void received.push(chunk))
+        ).pipe(Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => files.delete(key)))))
         const data = new Uint8Array(received.reduce((n, c) => n + c.byteLength, 0))
         received.reduce((at, c) => (data.set(c, at), at + c.byteLength), 0)
         files.set(key, { data, modifiedMillis: yield* Clock.currentTimeMillis })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, type Layer, Stream } from "effect"
+import { Chunk, Effect, Fiber, type Layer, Stream } from "effect"
 import { createHash } from "node:crypto"
 import { headBytes, MediaStaging, MediaStorage } from "../Media/MediaStorage.js"
 
@@ -93,6 +93,36 @@ export const runMediaStagingConformance = (name: string, layer: Layer.Layer<Medi
         expect({ bytes: staged.bytes, head: staged.head.byteLength }).toEqual({ bytes: 0, head: 0 })
         expect(staged.sha256).toBe(createHash("sha256").digest("hex"))
         expect((yield* staging.read(staged.key)).byteLength).toBe(0)
+      }).pipe(Effect.provide(layer))
+    )
+
+    it.live("an interrupted write ends at once, while its chunks wait, and leaves no file", () =>
+      Effect.gen(function* () {
+        const staging = yield* MediaStaging
+        let returned = false
+        // One chunk, then nothing more: a client that stalls. Its `return` is how a consumer lets go.
+        const stalled: AsyncIterable<Uint8Array> = {
+          [Symbol.asyncIterator]: () => {
+            let sent = false
+            return {
+              next: () =>
+                sent
+                  ? new Promise(() => {})
+                  : ((sent = true), Promise.resolve({ done: false, value: bytes(100_000, 3) })),
+              return: () => {
+                returned = true
+                return Promise.resolve({ done: true, value: undefined })
+              }
+            }
+          }
+        }
+        const writing = yield* Effect.fork(staging.write(stalled, (thrown) => thrown))
+        yield* Effect.sleep("100 millis")
+        yield* Fiber.interrupt(writing).pipe(
+          Effect.timeoutFail({ duration: "2 seconds", onTimeout: () => "the interrupted write did not end" })
+        )
+        expect(returned).toBe(true)
+        expect(yield* staging.list).toEqual([])
       }).pipe(Effect.provide(layer))
     )
 
