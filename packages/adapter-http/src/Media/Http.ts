@@ -97,31 +97,32 @@ const settled = <A>(
   )
 
 /** Reads the multipart body as it streams: fields in memory, the one file part into core's staging. */
-const readUpload = (request: HttpServerRequest.HttpServerRequest, media: MediaService.MediaService) => {
-  const form = UploadForm.readForm(
-    NodeHttpServerRequest.toIncomingMessage(request),
-    request.headers as Record<string, string>,
-    formRules
-  )
-  let staged: MediaStorage.StagedFile | undefined
-  return Effect.gen(function* () {
-    const file = yield* settled(form.whenFile)
-    if (file === undefined) {
-      yield* MediaService.refuseRemoteUrls(form.fields)
-      return yield* invalid("$.file", "is required")
-    }
-    staged = yield* media.stage(file, (thrown): FormRefusal =>
-      thrown instanceof UploadForm.FormRefused ? (thrown.refusal as FormRefusal) : unreadable()
+const readUpload = (request: HttpServerRequest.HttpServerRequest, media: MediaService.MediaService) =>
+  Effect.suspend(() => {
+    const form = UploadForm.readForm(
+      NodeHttpServerRequest.toIncomingMessage(request),
+      request.headers as Record<string, string>,
+      formRules
     )
-    // Fields may follow the file part; the form is whole once its closing boundary is read.
-    yield* settled(form.whenEnded)
-    return { fields: { ...form.fields }, staged }
-  }).pipe(
-    Effect.ensuring(Effect.sync(form.stop)),
-    // A refusal after the file part was staged (a second file, a later bad field) keeps nothing.
-    Effect.tapErrorCause(() => (staged === undefined ? Effect.void : Effect.ignore(media.discard(staged.key))))
-  )
-}
+    let staged: MediaStorage.StagedFile | undefined
+    return Effect.gen(function* () {
+      const file = yield* settled(form.whenFile)
+      if (file === undefined) {
+        yield* MediaService.refuseRemoteUrls(form.fields)
+        return yield* invalid("$.file", "is required")
+      }
+      staged = yield* media.stage(file, (thrown): FormRefusal =>
+        thrown instanceof UploadForm.FormRefused ? (thrown.refusal as FormRefusal) : unreadable()
+      )
+      // Fields may follow the file part; the form is whole once its closing boundary is read.
+      yield* settled(form.whenEnded)
+      return { fields: { ...form.fields }, staged }
+    }).pipe(
+      Effect.ensuring(Effect.sync(form.stop)),
+      // A refusal after the file part was staged (a second file, a later bad field) keeps nothing.
+      Effect.tapErrorCause(() => (staged === undefined ? Effect.void : Effect.ignore(media.discard(staged.key))))
+    )
+  })
 
 /** Handlers of the media endpoints. */
 export const MediaHttpLive: Layer.Layer<
