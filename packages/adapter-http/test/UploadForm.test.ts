@@ -190,6 +190,14 @@ describe("readForm", () => {
     expect(await waiting).toEqual({ done: true, value: undefined })
   })
 
+  it("refuses a part whose filename* does not decode, instead of throwing from the body's listener", async () => {
+    const bad = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename*=UTF-8''%E0%A4%A\r\n\r\nabc\r\n`
+    )
+    const read = await readAll(readForm(sent(Buffer.concat([bad, closing])), headers, rules))
+    expect(read.ended).toEqual({ _tag: "Refused", refusal: { kind: "malformed", detail: "BadHeaders" } })
+  })
+
   it("refuses a Content-Type without a boundary before reading anything", async () => {
     const stream = sent(body)
     const form = readForm(stream, { "content-type": "multipart/form-data; charset=utf-8" }, rules)

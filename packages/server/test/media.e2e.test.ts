@@ -275,6 +275,22 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("media en
             422,
             "validation_failed"
           )
+          // A filename* whose percent escapes do not decode: refused, and the server serves on.
+          const badName = yield* multipart(
+            Buffer.concat([
+              head,
+              Buffer.from(
+                `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename*=UTF-8''%E0%A4%A\r\nContent-Type: image/jpeg\r\n\r\n`
+              ),
+              jpeg,
+              Buffer.from("\r\n"),
+              end
+            ])
+          )
+          yield* refused(badName, 422, "validation_failed")
+          expect(badName.body.error.details).toEqual([
+            { path: "$", message: "the multipart body is not valid: a part's headers do not parse" }
+          ])
           // A body that stops before the form's closing boundary, after its file: nothing of it is kept.
           const unended = yield* multipart(Buffer.concat([head, filePart("file", jpeg)]))
           yield* refused(unended, 422, "validation_failed")

@@ -39,6 +39,11 @@ export const fileBufferBytes = 1024 * 1024
 
 const done: IteratorReturnResult<undefined> = { done: true, value: undefined }
 
+const badHeaders: Multipasta.MultipartError = {
+  _tag: "BadHeaders",
+  error: { _tag: "Failure", reason: "InvalidHeaderValue", headers: {} }
+}
+
 /**
  * The file part's bytes as they arrive, for one consumer. A refusal while the part is still arriving (the
  * body over its limit, cut off, the reading stopped) fails the consumer's next read with `FormRefused`;
@@ -251,6 +256,16 @@ export const readForm = <R>(
     }
   })
 
+  // multipasta decodes a part's RFC 8187 `filename*` with decodeURIComponent, which throws on a bad escape:
+  // thrown from a data listener, that would take the process down.
+  const parse = (step: () => void) => {
+    try {
+      step()
+    } catch {
+      refuse(rules.malformed(badHeaders))
+    }
+  }
+
   // multipasta takes the two dashes that close a form for the start of another part when a write ends
   // between them (`--boundary-` then `-\r\n`: BadHeaders): a write never ends on a dash, those go with
   // the next bytes.
@@ -260,7 +275,7 @@ export const readForm = <R>(
     let end = bytes.length
     while (end > 0 && bytes[end - 1] === 0x2d) end--
     heldDashes = end < bytes.length ? bytes.subarray(end) : undefined
-    if (end > 0) parser.write(bytes.subarray(0, end))
+    if (end > 0) parse(() => parser.write(bytes.subarray(0, end)))
   }
 
   function onData(chunk: Buffer) {
@@ -269,9 +284,12 @@ export const readForm = <R>(
     write(chunk)
   }
   function onEnd() {
-    if (heldDashes !== undefined) parser.write(heldDashes)
+    const held = heldDashes
     // The parser answers onDone, or onError when the body ended before the form's closing boundary.
-    parser.end()
+    parse(() => {
+      if (held !== undefined) parser.write(held)
+      parser.end()
+    })
     if (!ended) refuse(rules.malformed({ _tag: "EndNotReached" }))
   }
   function onUnreadable() {
