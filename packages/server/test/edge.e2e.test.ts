@@ -188,7 +188,9 @@ layer(TestServerWith(), { excludeTestServices: true, timeout: 240_000 })("the HT
           }
           expect(sent).toBeGreaterThan(90)
           expect(wrong).toEqual([])
-        })
+        }),
+      // ~96 requests, a third of them 10 MB bodies through three clients: ~10-25 s, twice that on a busy machine.
+      { timeout: 120_000 }
     )
 
     it.scoped(

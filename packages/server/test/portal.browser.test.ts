@@ -80,53 +80,59 @@ const withPage = <A>(
   )
 
 layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("developer portal in a real browser", (it) => {
-  it.scoped("shows every endpoint, opens an operation and follows a guide link", () =>
-    Effect.gen(function* () {
-      const { url } = yield* TestServer
-      const spec = yield* Effect.promise(() => fetch(`${url}/docs/openapi.json`).then((r) => r.json() as Promise<any>))
-      const paths = Object.keys(spec.paths)
-      expect(paths).toContain("/api/v1/products/{id}")
-      const { browser } = yield* launch
-      const offsite: Array<string> = []
+  it.scoped(
+    "shows every endpoint, opens an operation and follows a guide link",
+    () =>
+      Effect.gen(function* () {
+        const { url } = yield* TestServer
+        const spec = yield* Effect.promise(() =>
+          fetch(`${url}/docs/openapi.json`).then((r) => r.json() as Promise<any>)
+        )
+        const paths = Object.keys(spec.paths)
+        expect(paths).toContain("/api/v1/products/{id}")
+        const { browser } = yield* launch
+        const offsite: Array<string> = []
 
-      yield* withPage(browser, async (page) => {
-        // The portal must work offline: any request that leaves the server is a failure.
-        page.on("request", (request) => {
-          if (
-            !request.url().startsWith(url) &&
-            !request.url().startsWith("data:") &&
-            !request.url().startsWith("blob:")
-          )
-            offsite.push(request.url())
+        yield* withPage(browser, async (page) => {
+          // The portal must work offline: any request that leaves the server is a failure.
+          page.on("request", (request) => {
+            if (
+              !request.url().startsWith(url) &&
+              !request.url().startsWith("data:") &&
+              !request.url().startsWith("blob:")
+            )
+              offsite.push(request.url())
+          })
+          const response = await page.goto(`${url}/docs`)
+          expect(response?.status()).toBe(200)
+          expect(page.url()).toBe(`${url}/docs/`)
+          const listed = await page.locator("#endpoints .endpoint-path").allTextContents()
+          expect(new Set(listed)).toEqual(new Set(paths))
+
+          // The reference (Scalar, rendered in the browser) lists every endpoint path in its tag overviews.
+          await page.getByRole("link", { name: "Open the API reference" }).click()
+          await page.waitForURL(/reference\.html/)
+          await page.getByText("/api/v1/products/{id}").first().waitFor({ timeout: 20_000 })
+          const overview = await page.locator("body").innerText()
+          for (const path of paths) expect(overview).toContain(path)
+
+          // Open one operation from the endpoint table: Scalar renders it, with scopes, body and error codes.
+          await page.goto(`${url}/docs/`)
+          await page.locator("#endpoints tr", { hasText: "Archive a product" }).getByRole("link").click()
+          await page.waitForURL(/reference\.html#tag\/products\/delete\/api\/v1\/products\//)
+          await page.getByText("Scopes: catalog:write").first().waitFor({ timeout: 20_000 })
+          const text = await page.locator("body").innerText()
+          expect(text).toContain("revision_conflict")
+
+          await page.goto(`${url}/docs/`)
+          await page.locator("nav.guides").getByRole("link", { name: "Error codes" }).click()
+          await page.waitForURL(/guides\/errors\.html/)
+          expect(await page.locator("h1").first().innerText()).toBe("Error codes")
         })
-        const response = await page.goto(`${url}/docs`)
-        expect(response?.status()).toBe(200)
-        expect(page.url()).toBe(`${url}/docs/`)
-        const listed = await page.locator("#endpoints .endpoint-path").allTextContents()
-        expect(new Set(listed)).toEqual(new Set(paths))
-
-        // The reference (Scalar, rendered in the browser) lists every endpoint path in its tag overviews.
-        await page.getByRole("link", { name: "Open the API reference" }).click()
-        await page.waitForURL(/reference\.html/)
-        await page.getByText("/api/v1/products/{id}").first().waitFor({ timeout: 20_000 })
-        const overview = await page.locator("body").innerText()
-        for (const path of paths) expect(overview).toContain(path)
-
-        // Open one operation from the endpoint table: Scalar renders it, with scopes, body and error codes.
-        await page.goto(`${url}/docs/`)
-        await page.locator("#endpoints tr", { hasText: "Archive a product" }).getByRole("link").click()
-        await page.waitForURL(/reference\.html#tag\/products\/delete\/api\/v1\/products\//)
-        await page.getByText("Scopes: catalog:write").first().waitFor({ timeout: 20_000 })
-        const text = await page.locator("body").innerText()
-        expect(text).toContain("revision_conflict")
-
-        await page.goto(`${url}/docs/`)
-        await page.locator("nav.guides").getByRole("link", { name: "Error codes" }).click()
-        await page.waitForURL(/guides\/errors\.html/)
-        expect(await page.locator("h1").first().innerText()).toBe("Error codes")
-      })
-      expect(offsite).toEqual([])
-    })
+        expect(offsite).toEqual([])
+      }),
+    // The suite's first browser start: 30-80 s on a cold, busy machine.
+    { timeout: 120_000 }
   )
 
   it.effect("GET / leads to the portal", () =>
