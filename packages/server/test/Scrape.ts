@@ -33,3 +33,18 @@ export const scrape = (metricsUrl: string) =>
       samples: (name, labels = {}) => matching(name, name, labels).length
     }
   })
+
+/**
+ * Scrapes until `settled` holds, for at most `withinMillis`, then returns the last scrape. For what is
+ * recorded when a job's run ends: its state commits first, so a client may see it finished a moment
+ * before its duration is observed.
+ */
+export const scrapeUntil = (metricsUrl: string, settled: (scrape: Scrape) => boolean, withinMillis = 5_000) =>
+  Effect.gen(function* () {
+    const deadline = Date.now() + withinMillis
+    for (;;) {
+      const current = yield* scrape(metricsUrl)
+      if (settled(current) || Date.now() >= deadline) return current
+      yield* Effect.sleep("20 millis")
+    }
+  })
