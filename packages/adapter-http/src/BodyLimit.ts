@@ -1,6 +1,7 @@
 import { HttpServerError, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Data, Effect } from "effect"
+import { lingerThenClose } from "./LingeringClose.js"
 
 /** JSON request bodies are limited to 1 MB (spec section 8). */
 export const maxJsonBytes = 1_000_000
@@ -124,15 +125,22 @@ export const withBody = (
  * body was read to its end (401, 403, 415, 422, 429) keeps the connection: the rest of the body is read and
  * discarded, up to `limit` bytes, so the client finishes sending and then reads the answer (a client
  * that is still writing when the server closes gets EPIPE instead of the answer). Past `limit` the
- * connection is closed, and a 413 always closes it: its body is larger than anything worth reading.
+ * connection is closed, and a 413 always closes it, after a lingering close (`lingerThenClose`): its body
+ * is larger than anything worth keeping the connection for.
  */
 export const settleUnreadBody = (
   request: HttpServerRequest.HttpServerRequest,
   response: HttpServerResponse.HttpServerResponse,
   limit: number
 ): HttpServerResponse.HttpServerResponse => {
-  if (response.status === 413) return HttpServerResponse.setHeader(response, "connection", "close")
   const incoming = NodeHttpServerRequest.toIncomingMessage(request)
+  if (response.status === 413) {
+    // A client that asked before sending (Expect: 100-continue) a body declared too large had no 100 and
+    // sends nothing more: nothing to linger for.
+    const asked = /100-continue/i.test(incoming.headers.expect ?? "")
+    if (!(asked && Number(incoming.headers["content-length"]) > limit)) lingerThenClose(incoming)
+    return HttpServerResponse.setHeader(response, "connection", "close")
+  }
   // Not `complete` (the whole body received): a body received but left unread, paused by a reader that
   // stopped (an upload refused while staging was behind), holds the socket's reading stopped, and with it
   // the connection's next request.

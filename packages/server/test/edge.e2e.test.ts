@@ -244,6 +244,59 @@ layer(TestServerWith(), { excludeTestServices: true, timeout: 240_000 })("the HT
     )
 
     it.scoped(
+      "a 413 answered before the body arrives lets a client still sending it finish and read the answer; a client that stops sending, or never does, is let go",
+      () =>
+        Effect.gen(function* () {
+          const { url, tenant } = yield* TestServer
+          const token = yield* (yield* tenant()).key(writer)
+          const size = maxJsonBytes + 200_000
+          const headOf = (length: number) =>
+            `POST /api/v1/categories/upsert HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
+            `Idempotency-Key: ${freshKey()}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`
+          const head = headOf(size)
+          // The body sent only once the answer is in: the race of a client below curl's Expect threshold.
+          const late = yield* rawConnection(url, { halfOpen: true })
+          late.socket.write(head)
+          expect(yield* until(() => answersIn(late.received()).length === 1, 5_000)).toBe(true)
+          expect(answersIn(late.received())).toEqual([{ status: 413, code: "payload_too_large", close: true }])
+          const body = jsonBody(size)
+          for (let at = 0; at < size; at += 100_000) {
+            late.socket.write(body.subarray(at, at + 100_000))
+            yield* Effect.sleep("20 millis")
+          }
+          late.socket.end()
+          expect(yield* until(late.closed, 5_000)).toBe(true)
+          expect(late.failed()).toBeUndefined()
+
+          // A client that sends nothing after the answer: the server stops waiting for it (what it sends
+          // later is refused with a reset).
+          const silent = yield* rawConnection(url, { halfOpen: true })
+          silent.socket.write(head)
+          expect(yield* until(() => answersIn(silent.received()).length === 1, 5_000)).toBe(true)
+          yield* Effect.sleep("3 seconds")
+          for (let i = 0; i < 20 && silent.failed() === undefined; i++) {
+            silent.socket.write(body.subarray(0, 10_000))
+            yield* Effect.sleep("50 millis")
+          }
+          expect(silent.failed()).toMatch(/EPIPE|ECONNRESET/)
+
+          // A client that never stops sending is reset once 64 MiB of it were discarded.
+          const flood = yield* rawConnection(url, { halfOpen: true })
+          flood.socket.write(headOf(1_000_000_000))
+          expect(yield* until(() => answersIn(flood.received()).length === 1, 5_000)).toBe(true)
+          const mebibyte = Buffer.alloc(2 ** 20, 0x20)
+          let written = 0
+          while (flood.failed() === undefined && written < 256 * 2 ** 20) {
+            if (!flood.socket.write(mebibyte))
+              yield* until(() => flood.socket.writableLength === 0 || flood.failed() !== undefined, 5_000)
+            written += mebibyte.length
+          }
+          expect(flood.failed()).toMatch(/EPIPE|ECONNRESET/)
+          expect(written).toBeLessThan(128 * 2 ** 20)
+        })
+    )
+
+    it.scoped(
       "Expect: 100-continue: a body declared over its limit gets 413 without a 100, so nothing of it is sent; others go on",
       () =>
         Effect.gen(function* () {

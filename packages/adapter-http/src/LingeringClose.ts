@@ -1,0 +1,65 @@
+import type { IncomingMessage } from "node:http"
+import type { Socket } from "node:net"
+
+/** How long a closing connection goes on reading what its client still sends, at most. */
+export const lingerMillis = 10_000
+
+/** How long it waits for the client's next bytes: a client that has stopped sending has no send to fail. */
+export const lingerIdleMillis = 2_000
+
+/** How much it reads, at most: past this the client is sending far more than a refused body. */
+export const lingerBytes = 64 * 1024 * 1024
+
+/**
+ * Closes the request's connection after its answer without cutting off a client that is still sending
+ * the body (a 413 answered from Content-Length alone, before any of it arrived). Node closes such a
+ * connection as soon as the answer is written; the body's bytes that then arrive make the kernel reset
+ * it, and a client still writing (curl below its 1 MiB `Expect` threshold, say) fails with a send error
+ * instead of reading the answer. So, as web servers' lingering close does: the answer is written, the
+ * sending side shut, and the rest of the body read and discarded until it ends, the client closes or
+ * pauses `lingerIdleMillis`, `lingerMillis` pass or `lingerBytes` arrive; then the connection is closed.
+ */
+export const lingerThenClose = (incoming: IncomingMessage) => {
+  const socket = incoming.socket as (Socket & { destroySoon?: () => void }) | null
+  if (socket === null || socket.destroyed) return
+  let bodyEnded = incoming.readableEnded
+  let discarded = 0
+  let idle: ReturnType<typeof setTimeout> | undefined
+  const close = () => socket.destroy()
+  const waitIdle = () => {
+    clearTimeout(idle)
+    idle = setTimeout(close, lingerIdleMillis)
+    idle.unref()
+  }
+  let lingering = false
+  if (!bodyEnded) {
+    incoming.on("data", (chunk: Buffer) => {
+      discarded += chunk.length
+      if (discarded > lingerBytes) close()
+      else if (lingering) waitIdle()
+    })
+    incoming.once("end", () => {
+      bodyEnded = true
+      if (lingering) close()
+    })
+    incoming.resume()
+  }
+  // What Node's server calls once an answer that closes its connection is written.
+  if (typeof socket.destroySoon !== "function") return
+  socket.destroySoon = () => {
+    if (socket.writable) socket.end()
+    const linger = () => {
+      if (bodyEnded) return close()
+      lingering = true
+      const whole = setTimeout(close, lingerMillis)
+      whole.unref()
+      waitIdle()
+      socket.once("close", () => {
+        clearTimeout(whole)
+        clearTimeout(idle)
+      })
+    }
+    if (socket.writableFinished) linger()
+    else socket.once("finish", linger)
+  }
+}
