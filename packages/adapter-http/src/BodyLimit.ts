@@ -135,10 +135,9 @@ export const settleUnreadBody = (
 ): HttpServerResponse.HttpServerResponse => {
   const incoming = NodeHttpServerRequest.toIncomingMessage(request)
   if (response.status === 413) {
-    // A client that asked before sending (Expect: 100-continue) a body declared too large had no 100 and
-    // sends nothing more: nothing to linger for.
-    const asked = /100-continue/i.test(incoming.headers.expect ?? "")
-    if (!(asked && Number(incoming.headers["content-length"]) > limit)) lingerThenClose(incoming)
+    // Also for a client that asked first (Expect: 100-continue) and had no 100: it may send the body
+    // anyway once its wait for the 100 ends.
+    lingerThenClose(incoming)
     return HttpServerResponse.setHeader(response, "connection", "close")
   }
   // Not `complete` (the whole body received): a body received but left unread, paused by a reader that

@@ -6,6 +6,7 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "@effect/platform"
+import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Cause, Effect, FiberRef, LogLevel, Option, Tracer } from "effect"
 import { randomUUID } from "node:crypto"
 import { ApiErrors } from "@catalog-sync/contract"
@@ -23,6 +24,7 @@ import {
   withBody
 } from "./BodyLimit.js"
 import { failingPart, renderDecodeFailure } from "./DecodeFailure.js"
+import { arrivedAfterClose } from "./LingeringClose.js"
 import { refusedQueryNames } from "./RefusedQuery.js"
 import { isDomainError, renderDomainError } from "./ErrorResponses.js"
 import { CurrentRequest, newRequestState, type RequestState } from "./RequestId.js"
@@ -154,6 +156,11 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
     return (app: HttpApp.Default<never, never>) =>
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
+        const incoming = NodeHttpServerRequest.toIncomingMessage(request)
+        if (arrivedAfterClose(incoming)) {
+          incoming.socket.destroy()
+          return HttpServerResponse.empty({ status: 400 })
+        }
         const state = newRequestState(randomUUID())
         const requestId = state.id
         // The server's request span, when tracing is on, carries the id the client sees (a lookup otherwise).

@@ -10,6 +10,18 @@ export const lingerIdleMillis = 2_000
 /** How much it reads, at most: past this the client is sending far more than a refused body. */
 export const lingerBytes = 64 * 1024 * 1024
 
+/** Connections answered with a close: nothing more is served on them. */
+const closing = new WeakSet<Socket>()
+
+/**
+ * Whether the request came on a connection already answered with `connection: close` (a 413 lingering):
+ * a client may pipeline its next request right behind the refused body, and Node's parser hands it to the
+ * server before the body's end closes the connection. HTTP/1.1 forbids serving it, and its answer could
+ * not be sent: a write it ran would be done with nobody told.
+ */
+export const arrivedAfterClose = (incoming: IncomingMessage) =>
+  incoming.socket !== null && (closing.has(incoming.socket) || incoming.socket.writableEnded)
+
 /**
  * Closes the request's connection after its answer without cutting off a client that is still sending
  * the body (a 413 answered from Content-Length alone, before any of it arrived). Node closes such a
@@ -22,6 +34,7 @@ export const lingerBytes = 64 * 1024 * 1024
 export const lingerThenClose = (incoming: IncomingMessage) => {
   const socket = incoming.socket as (Socket & { destroySoon?: () => void }) | null
   if (socket === null || socket.destroyed) return
+  closing.add(socket)
   let bodyEnded = incoming.readableEnded
   let discarded = 0
   let idle: ReturnType<typeof setTimeout> | undefined
@@ -49,7 +62,7 @@ export const lingerThenClose = (incoming: IncomingMessage) => {
   socket.destroySoon = () => {
     if (socket.writable) socket.end()
     const linger = () => {
-      if (bodyEnded) return close()
+      if (bodyEnded || socket.destroyed) return close()
       lingering = true
       const whole = setTimeout(close, lingerMillis)
       whole.unref()

@@ -244,7 +244,7 @@ layer(TestServerWith(), { excludeTestServices: true, timeout: 240_000 })("the HT
     )
 
     it.scoped(
-      "a 413 answered before the body arrives lets a client still sending it finish and read the answer; a client that stops sending, or never does, is let go",
+      "a 413 answered before the body arrives lets a client still sending it finish and read the answer; a request pipelined behind it is not served; a client that stops sending, or never does, is let go",
       () =>
         Effect.gen(function* () {
           const { url, tenant } = yield* TestServer
@@ -267,6 +267,28 @@ layer(TestServerWith(), { excludeTestServices: true, timeout: 240_000 })("the HT
           late.socket.end()
           expect(yield* until(late.closed, 5_000)).toBe(true)
           expect(late.failed()).toBeUndefined()
+
+          // A request pipelined right behind the refused body is not served: the connection was answered
+          // with a close, and an upsert run there could never tell its client.
+          const piped = yield* rawConnection(url, { halfOpen: true })
+          piped.socket.write(headOf(size))
+          expect(yield* until(() => answersIn(piped.received()).length === 1, 5_000)).toBe(true)
+          const next = JSON.stringify({ external_id: "piped-after-413", name: "Piped" })
+          piped.socket.write(
+            Buffer.concat([
+              body,
+              Buffer.from(
+                `POST /api/v1/categories/upsert HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
+                  `Idempotency-Key: ${freshKey()}\r\nContent-Type: application/json\r\n` +
+                  `Content-Length: ${next.length}\r\n\r\n${next}`
+              )
+            ])
+          )
+          piped.socket.end()
+          expect(yield* until(piped.closed, 5_000)).toBe(true)
+          expect(answersIn(piped.received())).toHaveLength(1)
+          const listed = yield* call(url, "GET", "/categories?external_id=piped-after-413", { token })
+          expect(listed.body.records).toEqual([])
 
           // A client that sends nothing after the answer: the server stops waiting for it (what it sends
           // later is refused with a reset).
