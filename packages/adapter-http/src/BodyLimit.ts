@@ -14,12 +14,15 @@ export const isMediaUpload = (method: string, url: string) =>
   method === "POST" && (url.split("?")[0] ?? "").replace(/\/+$/, "") === "/api/v1/media"
 
 /** The most bytes a request's body may have: an upload's, or a JSON body's. */
-export const bodyLimitOf = (method: string, url: string) =>
-  isMediaUpload(method, url) ? maxMediaBodyBytes : maxJsonBytes
+export const bodyLimitFor = (mediaUpload: boolean) => (mediaUpload ? maxMediaBodyBytes : maxJsonBytes)
 
-/** Whether the request declares a body over its limit (413 before anything of it is read). */
+/** Whether a Content-Length declares a body over `limit` (413 before anything of it is read). */
+export const declaresOver = (contentLength: string | undefined, limit: number) =>
+  contentLength !== undefined && Number(contentLength) > limit
+
+/** `declaresOver` the limit of the request's endpoint, for code that has only the method and URL. */
 export const declaresTooLarge = (method: string, url: string, contentLength: string | undefined) =>
-  contentLength !== undefined && Number(contentLength) > bodyLimitOf(method, url)
+  declaresOver(contentLength, bodyLimitFor(isMediaUpload(method, url)))
 
 export class BodyTooLarge extends Data.TaggedError("BodyTooLarge")<{ readonly limit: number }> {}
 

@@ -12,9 +12,9 @@ import { randomUUID } from "node:crypto"
 import { ApiErrors } from "@catalog-sync/contract"
 import { Admission } from "./Admission.js"
 import {
-  bodyLimitOf,
+  bodyLimitFor,
   BodyTooLarge,
-  declaresTooLarge,
+  declaresOver,
   isMediaUpload,
   maxJsonBytes,
   maxJsonDepth,
@@ -175,7 +175,7 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
         const served = traced ? Effect.withSpan(app, "use case", { captureStackTrace: false }) : (fastAnswer ?? app)
         const path = request.url.split("?")[0] ?? ""
         const media = isMediaUpload(request.method, request.url)
-        const limit = bodyLimitOf(request.method, request.url)
+        const limit = bodyLimitFor(media)
         // The request as the handler sees it: with its body buffered, once read (decode failures re-read it).
         let bodied = request
         const handled = Effect.gen(function* () {
@@ -193,7 +193,7 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
             if (needsKey(path)) state.admitted = yield* admission.admit(request)
             return refuseQuery()
           }
-          if (declaresTooLarge(request.method, request.url, contentLength)) {
+          if (declaresOver(contentLength, limit)) {
             return respond(requestId, 413, {
               code: "payload_too_large",
               message: media ? "images are limited to 10 MB" : `JSON bodies are limited to ${maxJsonBytes} bytes`

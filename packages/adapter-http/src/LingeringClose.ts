@@ -35,8 +35,8 @@ export const lingerThenClose = (incoming: IncomingMessage) => {
   const socket = incoming.socket as (Socket & { destroySoon?: () => void }) | null
   if (socket === null || socket.destroyed) return
   closing.add(socket)
-  let bodyEnded = incoming.readableEnded
   let discarded = 0
+  // Set once the answer is written and the lingering has begun.
   let idle: ReturnType<typeof setTimeout> | undefined
   const close = () => socket.destroy()
   const waitIdle = () => {
@@ -44,16 +44,14 @@ export const lingerThenClose = (incoming: IncomingMessage) => {
     idle = setTimeout(close, lingerIdleMillis)
     idle.unref()
   }
-  let lingering = false
-  if (!bodyEnded) {
+  if (!incoming.readableEnded) {
     incoming.on("data", (chunk: Buffer) => {
       discarded += chunk.length
       if (discarded > lingerBytes) close()
-      else if (lingering) waitIdle()
+      else if (idle !== undefined) waitIdle()
     })
     incoming.once("end", () => {
-      bodyEnded = true
-      if (lingering) close()
+      if (idle !== undefined) close()
     })
     incoming.resume()
   }
@@ -62,8 +60,7 @@ export const lingerThenClose = (incoming: IncomingMessage) => {
   socket.destroySoon = () => {
     if (socket.writable) socket.end()
     const linger = () => {
-      if (bodyEnded || socket.destroyed) return close()
-      lingering = true
+      if (incoming.readableEnded || socket.destroyed) return close()
       const whole = setTimeout(close, lingerMillis)
       whole.unref()
       waitIdle()

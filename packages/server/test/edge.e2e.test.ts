@@ -274,16 +274,7 @@ layer(TestServerWith(), { excludeTestServices: true, timeout: 240_000 })("the HT
           piped.socket.write(headOf(size))
           expect(yield* until(() => answersIn(piped.received()).length === 1, 5_000)).toBe(true)
           const next = JSON.stringify({ external_id: "piped-after-413", name: "Piped" })
-          piped.socket.write(
-            Buffer.concat([
-              body,
-              Buffer.from(
-                `POST /api/v1/categories/upsert HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
-                  `Idempotency-Key: ${freshKey()}\r\nContent-Type: application/json\r\n` +
-                  `Content-Length: ${next.length}\r\n\r\n${next}`
-              )
-            ])
-          )
+          piped.socket.write(Buffer.concat([body, Buffer.from(headOf(next.length) + next)]))
           piped.socket.end()
           expect(yield* until(piped.closed, 5_000)).toBe(true)
           expect(answersIn(piped.received())).toHaveLength(1)
