@@ -122,6 +122,18 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
           const duplicate = yield* Effect.flip(sql`INSERT INTO uniq VALUES ('x')`)
           expect(SqlErrors.isUniqueViolation(duplicate)).toBe(true)
           expect(SqlErrors.classify(duplicate)).toBe("defect")
+          // Text PostgreSQL cannot hold, as a bound value and in a filter: refused, not a defect (no 500).
+          for (const statement of [
+            sql`INSERT INTO uniq VALUES (${"a\u0000b"})`,
+            sql`SELECT id FROM uniq WHERE id = ${"\u0000"}`
+          ]) {
+            const refused = yield* Effect.flip(statement)
+            expect(SqlErrors.classify(refused)).toBe("refused")
+            expect(yield* Effect.flip(SqlErrors.fromSqlError(refused))).toMatchObject({
+              _tag: "PersistenceError",
+              retryable: false
+            })
+          }
         })
     )
 

@@ -27,6 +27,9 @@ describe("SqlErrors", () => {
       ["57014", "retryable"],
       ["23505", "defect"],
       ["42601", "defect"],
+      ["22021", "refused"],
+      ["22P05", "refused"],
+      ["22P02", "defect"],
       ["ECONNRESET", "retryable"],
       ["CONNECTION_CLOSED", "retryable"],
       [undefined, "defect"]
@@ -59,6 +62,12 @@ describe("SqlErrors", () => {
       expect(yield* Effect.flip(SqlErrors.refineErrors(Effect.fail(driverError("SQLITE_FULL"))))).toMatchObject({
         _tag: "PersistenceError",
         retryable: false
+      })
+      // A value PostgreSQL cannot store as text is the request's, not the database's: no retry, no defect.
+      expect(yield* Effect.flip(SqlErrors.refineErrors(Effect.fail(driverError("22021"))))).toMatchObject({
+        _tag: "PersistenceError",
+        retryable: false,
+        message: "storage refused a value (22021)"
       })
       const syntax = yield* Effect.exit(SqlErrors.refineErrors(Effect.fail(driverError("SQLITE_ERROR"))))
       expect(Exit.isFailure(syntax) && Cause.isDie(syntax.cause)).toBe(true)

@@ -18,6 +18,17 @@ const sampleUuid = "0b7c3e1a-5f2d-4c8e-9a61-3d2f4b5c6e7f"
 export const UuidParameter = (description: string) =>
   Ids.Uuid.annotations(documented({ type: "string", format: "uuid", description, examples: [sampleUuid] }))
 
+/**
+ * An `external_id` filter of a list: 1-200 characters of text, as every external_id (core's `ExternalId`),
+ * so that a value no record can be mapped to (empty, too long, U+0000, a lone surrogate) is refused at
+ * `query.external_id` instead of reaching the database. Composed from a plain string so that the
+ * parameter is documented inline (ExternalId has an identifier).
+ */
+export const ExternalIdParameter = (description: string, example: string) =>
+  Schema.String.pipe(Schema.compose(Ids.ExternalId)).annotations(
+    documented({ type: "string", minLength: 1, maxLength: 200, description, examples: [example] })
+  )
+
 /** The page size of every list and of the change feed when `limit` is omitted (spec 4.1). */
 export const defaultLimit = 50
 

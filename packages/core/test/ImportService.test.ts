@@ -106,6 +106,28 @@ layer(TestLayer)("ImportService", (it) => {
           })
         })
     )
+    it.effect(
+      "a record whose external_id is not one (U+0000, a lone surrogate, too long) fails at its path and is reported with external_id null",
+      () =>
+        Effect.gen(function* () {
+          const who = yield* tenant()
+          const invalid = ["a\u0000b", "x\ud800", "e".repeat(201)]
+          const records = invalid.map((external_id) => ({
+            resource: "categories" as const,
+            body: { external_id, name: "Category" }
+          }))
+          const job = yield* queued({ records }).pipe(as(who))
+          yield* work
+          const { report } = yield* detail(job.id).pipe(as(who))
+          const dry = yield* submit({ dry_run: true, records }).pipe(as(who))
+          if (dry._tag !== "DryRun") throw new Error("expected a report")
+          for (const results of [report!.records, dry.report.records]) {
+            expect(
+              results.map((r) => [r.external_id, r.status, r.error?.code, (r.error?.details as any)?.[0]?.path])
+            ).toEqual(invalid.map((_, i) => [null, "failed", "validation_failed", `$.records[${i}].body.external_id`]))
+          }
+        })
+    )
   })
 
   describe("dry run", () => {

@@ -3,8 +3,9 @@
  * ("every failure is listed"). Each test states the contract side; they fail until src follows it.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, FastCheck as fc } from "effect"
-import { Decode, Resource } from "@catalog-sync/core"
+import { Effect, Either, FastCheck as fc, Schema } from "effect"
+import { Decode, Inventory, Media, PlainIssues, Resource } from "@catalog-sync/core"
+import { nulMessage } from "../src/Shared/Text.js"
 
 type ResourceName = Resource.ResourceName
 
@@ -80,7 +81,99 @@ describe("schema / contract disagreements", () => {
   )
 })
 
+const id = "123e4567-e89b-12d3-a456-426614174000"
+
+/** Every text field of the upsert bodies (References included), with a body that holds `text` there. */
+const textFields: ReadonlyArray<readonly [ResourceName, string, (text: string) => Record<string, unknown>]> = [
+  ["categories", "$.external_id", (text) => ({ external_id: text })],
+  ["categories", "$.name", (text) => ({ external_id: "e", name: text })],
+  ["categories", "$.description", (text) => ({ external_id: "e", description: text })],
+  ["categories", "$.parent_id.external_id", (text) => ({ external_id: "e", parent_id: { external_id: text } })],
+  ["categories", "$.translations.de.name", (text) => ({ external_id: "e", translations: { de: { name: text } } })],
+  [
+    "categories",
+    "$.translations.de.description",
+    (text) => ({ external_id: "e", translations: { de: { description: text } } })
+  ],
+  ["products", "$.sku", (text) => ({ external_id: "e", sku: text })],
+  ["products", "$.details.description", (text) => ({ external_id: "e", details: { description: text } })],
+  [
+    "products",
+    "$.category_ids[0].external_id",
+    (text) => ({ external_id: "e", category_ids: [{ external_id: text }] })
+  ],
+  ["products", "$.media_ids[0].external_id", (text) => ({ external_id: "e", media_ids: [{ external_id: text }] })],
+  [
+    "products",
+    "$.components[0].product_id.external_id",
+    (text) => ({ external_id: "e", components: [{ product_id: { external_id: text }, quantity: 1 }] })
+  ],
+  [
+    "products",
+    "$.fields[0].external_id",
+    (text) => ({ external_id: "e", mode: "prices", fields: [{ external_id: text, coefficient: "1.5" }] })
+  ],
+  ["products", "$.fields[0].name", (text) => ({ external_id: "e", fields: [{ name: text, type_id: id }] })],
+  ["collections", "$.name", (text) => ({ external_id: "e", name: text })],
+  ["brands", "$.description", (text) => ({ external_id: "e", description: text })],
+  ["customization-types", "$.name", (text) => ({ external_id: "e", name: text })],
+  ["customization-groups", "$.type_id.external_id", (text) => ({ external_id: "e", type_id: { external_id: text } })],
+  ["customization-options", "$.code", (text) => ({ external_id: "e", code: text })]
+]
+
+const issuesOf = (resource: ResourceName, body: unknown) => {
+  const result = decode(resource, body)
+  return Either.isLeft(result) ? result.left.issues : []
+}
+
 describe("well-formed text", () => {
+  // PostgreSQL text cannot hold U+0000 (SQLite can): refused alike on both engines, at the field's path.
+  it.prop(
+    "U+0000 is refused in every text field and Reference at that field's path, and the same text without it is accepted",
+    [fc.string({ maxLength: 40 }), fc.string({ maxLength: 40 })],
+    ([before, after]) => {
+      for (const [resource, path, body] of textFields) {
+        const issues = issuesOf(resource, body(`${before}\u0000${after}`))
+        expect([resource, issues]).toEqual([resource, expect.arrayContaining([{ path, message: nulMessage }])])
+        // Nothing else fails (a Reference's union also names its uuid form, at the Reference's own path).
+        expect([resource, issues.filter((issue) => !path.startsWith(issue.path))]).toEqual([resource, []])
+        const clean = `${before}${after}`.replaceAll("\u0000", "") || "x"
+        expect([resource, path, issuesOf(resource, body(clean))]).toEqual([resource, path, []])
+      }
+    },
+    { fastCheck: { numRuns: 50, endOnFailure: true } }
+  )
+
+  it("U+0000 is refused in a stock write's note and source_id and in the media form's fields", () => {
+    const stock = {
+      event_id: id,
+      source_kind: "product",
+      source_id: { external_id: "p" },
+      location_id: id,
+      action: "set",
+      quantity: "1",
+      revision: 0,
+      note: "count"
+    }
+    const pathsOf = (schema: Schema.Schema<any, any>, input: unknown) =>
+      Either.match(Schema.decodeUnknownEither(schema, { errors: "all" })(input), {
+        onLeft: (error) => PlainIssues.plainIssues(error),
+        onRight: () => []
+      })
+    expect(pathsOf(Inventory.StockWrite, { ...stock, note: "a\u0000" })).toEqual([
+      { path: "$.note", message: nulMessage }
+    ])
+    expect(pathsOf(Inventory.StockWrite, { ...stock, source_id: { external_id: "\u0000" } })).toContainEqual({
+      path: "$.source_id.external_id",
+      message: nulMessage
+    })
+    expect(pathsOf(Media.MediaFields, { external_id: "a\u0000", name: "\u0000b" })).toEqual([
+      { path: "$.external_id", message: nulMessage },
+      { path: "$.name", message: nulMessage }
+    ])
+    expect(pathsOf(Inventory.StockWrite, stock)).toEqual([])
+  })
+
   it("refuses lone surrogates, which cannot be stored or returned as UTF-8", () => {
     for (const external_id of ["\ud800", "a\udbffb", "\udc00"]) {
       const result = Effect.runSync(Effect.either(Decode.decodeUpsert("categories", { external_id, name: "C" })))

@@ -64,9 +64,14 @@ const testDefaults: Record<string, string> = { AUTH_FAILURES_PER_MINUTE: "100000
 
 /**
  * A test server whose layers may be replaced (fault injection) and whose environment variables may be
- * set (`env`, read before the process environment); `TestServerLive` runs the defaults.
+ * set (`env`, read before the process environment); `TestServerLive` runs the defaults. `database`, the
+ * one TEST_DATABASE names unless given: a suite that compares both engines starts one of each.
  */
-export const TestServerWith = (overrides: ServerOverrides = {}, env: Record<string, string> = {}) =>
+export const TestServerWith = (
+  overrides: ServerOverrides = {},
+  env: Record<string, string> = {},
+  database: "sqlite" | "postgres" = testDatabase
+) =>
   Layer.scoped(
     TestServer,
     Effect.gen(function* () {
@@ -84,7 +89,7 @@ export const TestServerWith = (overrides: ServerOverrides = {}, env: Record<stri
       }
       // TEST_DATABASE=postgres runs the same end-to-end suites on a fresh PostgreSQL database (npm test does both).
       const config: ServerConfig =
-        testDatabase === "postgres"
+        database === "postgres"
           ? {
               ...base,
               postgres: {

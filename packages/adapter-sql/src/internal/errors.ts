@@ -7,10 +7,14 @@ import { Clock, Effect, ParseResult } from "effect"
  * - `retryable`: lock contention or a lost connection; the same request may succeed a moment later.
  * - `unavailable`: the storage itself is unusable (disk full, I/O error, read-only file); not a bug in
  *   this code, so it must not become a 500-style defect, but retrying at once will not help either.
+ * - `refused`: a value the database cannot hold as text (PostgreSQL refuses U+0000 and invalid UTF-8,
+ *   which SQLite stores). The core's text schemas refuse such values before any statement on both engines
+ *   (422 `validation_failed`); one that gets past them is a gap in a schema, answered without a retry and
+ *   without a 500, and logged so that the gap is found.
  * - `defect`: everything else (syntax errors, unexpected constraint violations, type mismatches) is a
  *   bug in this adapter or a corrupted database; it dies so that it is loud and never retried.
  */
-export type Failure = "retryable" | "unavailable" | "defect"
+export type Failure = "retryable" | "unavailable" | "refused" | "defect"
 
 // better-sqlite3 reports extended result codes (SQLITE_BUSY_SNAPSHOT, SQLITE_IOERR_WRITE, ...).
 const sqliteRetryable = /^SQLITE_(BUSY|LOCKED)/
@@ -20,6 +24,9 @@ const sqliteUnavailable = /^SQLITE_(FULL|IOERR|READONLY|CANTOPEN|NOMEM|PROTOCOL|
 // exceptions (08xxx) and insufficient resources (53xxx). Kept here so that adapter-pg inherits the same
 // rule instead of growing its own.
 const pgRetryable = /^(40001|40P01|55P03|57014|57P0[1-3]|08...|53...)$/
+// PostgreSQL SQLSTATEs of a text value it cannot store: character_not_in_repertoire (a NUL byte or an
+// invalid UTF-8 sequence) and untranslatable_character.
+const pgRefused = /^(22021|22P05)$/
 // Socket-level failures (node) and postgres.js connection states.
 const connectionLost =
   /^(ECONNRESET|ECONNREFUSED|ETIMEDOUT|EPIPE|EHOSTUNREACH|CONNECTION_(CLOSED|ENDED|DESTROYED)|CONNECT_TIMEOUT)$/
@@ -55,27 +62,34 @@ export const classify = (error: SqlError.SqlError): Failure => {
     return error.cause instanceof Error && pgUncoded.test(error.cause.message) ? "retryable" : "defect"
   if (sqliteRetryable.test(code) || pgRetryable.test(code) || connectionLost.test(code)) return "retryable"
   if (sqliteUnavailable.test(code)) return "unavailable"
+  if (pgRefused.test(code)) return "refused"
   return "defect"
 }
 
 // One warning per minute at most: a database that stops answering fails every request, and one line with
-// the cause (and how many failures followed the last one) tells the operator more than thousands.
+// the cause (and how many failures followed the last one) tells the operator more than thousands. Refused
+// values are counted apart, so that neither hides the other.
 const reportEveryMillis = 60_000
-const reported = { next: 0, since: 0 }
+const reported = { database: { next: 0, since: 0 }, refused: { next: 0, since: 0 } }
 
-const reportOnce = (error: SqlError.SqlError, failure: Failure) =>
+const what: Record<Exclude<Failure, "defect">, string> = {
+  retryable: "a request failed on the database (busy or reconnecting)",
+  unavailable: "a request failed on the database (unavailable)",
+  refused: "the database refused a value it cannot store, which a text schema let through"
+}
+
+const reportOnce = (error: SqlError.SqlError, failure: Exclude<Failure, "defect">) =>
   Effect.flatMap(Clock.currentTimeMillis, (now) => {
-    if (now < reported.next) {
-      reported.since++
+    const state = failure === "refused" ? reported.refused : reported.database
+    if (now < state.next) {
+      state.since++
       return Effect.void
     }
-    const suppressed = reported.since
-    reported.next = now + reportEveryMillis
-    reported.since = 0
+    const suppressed = state.since
+    state.next = now + reportEveryMillis
+    state.since = 0
     const cause = error.cause instanceof Error ? error.cause.message : error.message
-    return Effect.logWarning(
-      `a request failed on the database (${failure === "retryable" ? "busy or reconnecting" : "unavailable"}): ${cause}`
-    ).pipe(
+    return Effect.logWarning(`${what[failure]}: ${cause}`).pipe(
       Effect.annotateLogs({
         code: codeOf(error) ?? "unknown",
         failures_not_logged_since_last: suppressed,
@@ -84,7 +98,16 @@ const reportOnce = (error: SqlError.SqlError, failure: Failure) =>
     )
   })
 
-/** A driver failure as the port's error channel sees it: a PersistenceError, or a defect. */
+const persistenceMessage: Record<Exclude<Failure, "defect">, string> = {
+  retryable: "storage busy",
+  unavailable: "storage unavailable",
+  refused: "storage refused a value"
+}
+
+/**
+ * A driver failure as the port's error channel sees it: a PersistenceError (retryable only when the
+ * database was busy or reconnecting), or a defect.
+ */
 export const fromSqlError = (error: SqlError.SqlError): Effect.Effect<never, Errors.PersistenceError> => {
   const failure = classify(error)
   if (failure === "defect") return Effect.die(error)
@@ -92,7 +115,7 @@ export const fromSqlError = (error: SqlError.SqlError): Effect.Effect<never, Err
     Effect.zipRight(
       Effect.fail(
         new Errors.PersistenceError({
-          message: `storage ${failure === "retryable" ? "busy" : "unavailable"} (${codeOf(error) ?? "unknown"})`,
+          message: `${persistenceMessage[failure]} (${codeOf(error) ?? "unknown"})`,
           retryable: failure === "retryable"
         })
       )

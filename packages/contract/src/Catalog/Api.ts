@@ -1,27 +1,27 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Ids, RecordView, type Resource, Resources } from "@catalog-sync/core"
+import { RecordView, type Resource, Resources } from "@catalog-sync/core"
 import { Schema } from "effect"
 import { Conflict, NotFound } from "../ApiErrors.js"
 import { Authentication } from "../Authentication.js"
 import { operationExamples } from "../Examples.js"
 import { archiveExamples, getExamples, listExamples, upsertExamples } from "./Examples.js"
-import { documented, IdempotencyHeaders, Limit, PageCursor, PathParams, strict, UuidParameter } from "../Common.js"
+import {
+  documented,
+  ExternalIdParameter,
+  IdempotencyHeaders,
+  Limit,
+  PageCursor,
+  PathParams,
+  strict,
+  UuidParameter
+} from "../Common.js"
 
 /** Query parameters of every catalog list (spec 4.1). Unknown parameters are refused. */
 export const listFields = {
   limit: Schema.optional(Limit),
   cursor: Schema.optional(PageCursor("a record id")),
   external_id: Schema.optional(
-    // Composed from a plain string so that the parameter is documented inline (ExternalId has an identifier).
-    Schema.String.pipe(Schema.compose(Ids.ExternalId)).annotations(
-      documented({
-        type: "string",
-        minLength: 1,
-        maxLength: 200,
-        description: "Only the record this connection mapped to this external_id (1-200 characters).",
-        examples: ["ERP-4711"]
-      })
-    )
+    ExternalIdParameter("Only the record this connection mapped to this external_id (1-200 characters).", "ERP-4711")
   ),
   mode: Schema.optional(
     Schema.Literal("catalog", "prices").annotations(

@@ -6,7 +6,7 @@ import { Authentication } from "../Authentication.js"
 import { operationExamples } from "../Examples.js"
 import { mediaContentExamples, mediaGetExamples, mediaListExamples, uploadExamples } from "./Examples.js"
 import { listFields } from "../Catalog/Api.js"
-import { documented, IdempotencyHeaders, PageCursor, PathParams, strict } from "../Common.js"
+import { ExternalIdParameter, IdempotencyHeaders, PageCursor, PathParams, strict } from "../Common.js"
 import { JobAccepted } from "../Jobs/Api.js"
 
 /** GET /media query: limit, cursor and an external_id filter. */
@@ -14,11 +14,9 @@ export const MediaListQuery = Schema.Struct({
   limit: listFields.limit,
   cursor: Schema.optional(PageCursor("a media id")),
   external_id: Schema.optional(
-    Schema.String.annotations(
-      documented({
-        description: "Only the item mapped to this external_id by the caller's connection.",
-        examples: ["img-sofa-oslo-front"]
-      })
+    ExternalIdParameter(
+      "Only the item mapped to this external_id by the caller's connection (1-200 characters).",
+      "img-sofa-oslo-front"
     )
   )
 }).annotations(strict)

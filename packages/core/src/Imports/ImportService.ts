@@ -25,7 +25,7 @@ import { jobAccess } from "../Jobs/JobAccess.js"
 import type { JobKindHandler } from "../Jobs/JobKinds.js"
 import { JobSignal } from "../Jobs/JobSignal.js"
 import { JobStore } from "../Jobs/JobStore.js"
-import { Ids } from "../Shared/Ids.js"
+import { ExternalId, Ids } from "../Shared/Ids.js"
 import type { Scope } from "../Shared/Scope.js"
 import { Transactor } from "../Shared/Transactor.js"
 import { command, runDirect } from "../Writes/WriteCommand.js"
@@ -127,8 +127,15 @@ const requireScopes = (principal: Principal, records: ReadonlyArray<PlannedRecor
       )
 }
 
+const isExternalId = Schema.is(ExternalId)
+
+/**
+ * The record's external_id as its report shows it and its row stores it: only a valid one (a record whose
+ * external_id is not fails at `$.records[i].body.external_id` anyway), so that a value the database cannot
+ * hold (U+0000 on PostgreSQL) or a long one never reaches the store.
+ */
 const externalIdOf = (body: Readonly<Record<string, unknown>>): string | null =>
-  typeof body.external_id === "string" ? body.external_id : null
+  isExternalId(body.external_id) ? body.external_id : null
 
 /** A prices-mode record's catalog fields, preserved rather than applied, as paths within the import body. */
 const ignoredFieldsOf = (index: number, resource: PlannedRecord["resource"], body: Document): ReadonlyArray<string> =>

@@ -7,20 +7,29 @@ export const characters = (value: string): number => {
   return count
 }
 
-/** A string of `min` to `max` characters. */
+/** Why text with U+0000 is refused, as its field's message says it. */
+export const nulMessage = "must not contain the NUL character (U+0000)"
+
+/**
+ * A string of `min` to `max` characters of text that every storage engine holds as it is sent: well-formed
+ * (no lone UTF-16 surrogate, which has no UTF-8 form) and without U+0000, which a PostgreSQL text value
+ * cannot hold (SQLite can): refused alike on both engines, so that no value is accepted by one and not by
+ * the other. Every text field, identifier, Reference and text filter of the API is one of these.
+ */
 export const Text = (min: number, max: number) => {
   const message = `${min > 0 ? `must be ${min}-${max} characters` : `must be at most ${max} characters`} of well-formed text`
   return Schema.String.pipe(
     Schema.filter(
       (value) => {
         // Cheap bounds first: code points are at least half the UTF-16 length and at most all of it.
-        if (value.length < min || value.length / 2 > max) return false
+        if (value.length < min || value.length / 2 > max) return message
+        if (value.includes("\u0000")) return nulMessage
         // A lone surrogate cannot be stored or sent back as UTF-8.
-        if (!(value as unknown as { isWellFormed: () => boolean }).isWellFormed()) return false
+        if (!(value as unknown as { isWellFormed: () => boolean }).isWellFormed()) return message
         const n = characters(value)
-        return n >= min && n <= max
+        return (n >= min && n <= max) || message
       },
-      { message: () => message, jsonSchema: { ...(min > 0 ? { minLength: min } : {}), maxLength: max } }
+      { jsonSchema: { ...(min > 0 ? { minLength: min } : {}), maxLength: max } }
     )
   )
 }
