@@ -64,9 +64,14 @@ const testDefaults: Record<string, string> = { AUTH_FAILURES_PER_MINUTE: "100000
 
 /**
  * A test server whose layers may be replaced (fault injection) and whose environment variables may be
- * set (`env`, read before the process environment); `TestServerLive` runs the defaults.
+ * set (`env`, read before the process environment); `TestServerLive` runs the defaults. `seed` runs on
+ * the server's empty database before the server starts (and migrates it): data an earlier version wrote.
  */
-export const TestServerWith = (overrides: ServerOverrides = {}, env: Record<string, string> = {}) =>
+export const TestServerWith = (
+  overrides: ServerOverrides = {},
+  env: Record<string, string> = {},
+  seed: (config: ServerConfig) => Effect.Effect<void, unknown> = () => Effect.void
+) =>
   Layer.scoped(
     TestServer,
     Effect.gen(function* () {
@@ -94,6 +99,7 @@ export const TestServerWith = (overrides: ServerOverrides = {}, env: Record<stri
               }
             }
           : base
+      yield* seed(config)
       const context = yield* Effect.configProviderWith((current) =>
         Layer.build(ServerLive(config, overrides)).pipe(
           Effect.withConfigProvider(
