@@ -20,6 +20,7 @@ import { Decode, Resource } from "@catalog-sync/core"
 import Database from "better-sqlite3"
 import { createHash, randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import { appendChangesSql } from "./changeSql.js"
 import { idempotentAnswer, keyCheck } from "./minimalRequests.js"
 import { readBody, send } from "./plainHttp.js"
 import { recordId } from "./recordIds.js"
@@ -110,10 +111,7 @@ export const minimalImport = (filename: string, port: number, host: string) => {
   const insertCategories = byCount(
     (n) => `INSERT INTO record_categories ("company_id","product_id","category_id") VALUES ${rows(n, "(?,?,?)")}`
   )
-  const insertChanges = byCount(
-    (n) =>
-      `INSERT INTO changes ("company_id","resource","record_id","revision","operation","origin_connection_id","at","visibility") VALUES ${rows(n, "(?,'products',?,1,'created',?,?,3)")}`
-  )
+  const insertChanges = byCount((n) => appendChangesSql(n, "'products', ?, 1, 'created', ?, ?, 3"))
   const markItems = byCount(
     (n) =>
       `UPDATE import_records SET status = CASE idx ${cases(n)} END, outcome = CASE idx ${cases(n)} END,
@@ -247,7 +245,7 @@ export const minimalImport = (filename: string, port: number, host: string) => {
         )
         const links = created.flatMap((r) => r.categoryIds.map((category) => [c, r.id, category]))
         if (links.length > 0) insertCategories(links.length).run(links.flat())
-        insertChanges(created.length).run(created.flatMap((r) => [c, r.id, job.connection_id, at]))
+        insertChanges(created.length).run([...created.flatMap((r) => [r.id, job.connection_id, at]), c, c])
       }
       if (results.length > 0)
         markItems(results.length).run([

@@ -9,6 +9,7 @@
  */
 import Database from "better-sqlite3"
 import { createHash, randomUUID } from "node:crypto"
+import { appendChange } from "./changeSql.js"
 import { recordId } from "./recordIds.js"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import { readBody, send } from "./plainHttp.js"
@@ -56,9 +57,7 @@ export const minimalUpsert = (filename: string, port: number, host: string) => {
   const insertCategory = db.prepare(
     `INSERT INTO record_categories ("company_id","product_id","category_id") VALUES (?,?,?)`
   )
-  const insertChange = db.prepare(
-    `INSERT INTO changes ("company_id","resource","record_id","revision","operation","origin_connection_id","at","visibility") VALUES (?,'products',?,?,?,?,?,?)`
-  )
+  const insertChange = appendChange(db)
   const begin = db.prepare("BEGIN IMMEDIATE")
   const rollback = db.prepare("ROLLBACK")
 
@@ -89,7 +88,7 @@ export const minimalUpsert = (filename: string, port: number, host: string) => {
       insertMapping.run(key.company_id, key.connection_id, body.external_id, id, at)
       insertRecord.run(key.company_id, id, JSON.stringify(record), JSON.stringify(categoryIds), at, at)
       for (const category of categoryIds) insertCategory.run(key.company_id, id, category)
-      insertChange.run(key.company_id, id, 1, "created", key.connection_id, at, 3)
+      insertChange.run(key.company_id, "products", id, 1, "created", key.connection_id, at, 3)
       return { status: 200, answer: { outcome: "created", record } }
     }
     if (stored.revision !== body.expected_revision) {
@@ -101,7 +100,7 @@ export const minimalUpsert = (filename: string, port: number, host: string) => {
     const revision = stored.revision + 1
     const record = { ...JSON.parse(stored.data), name: body.name, revision, updated_at: at }
     updateRecord.run(revision, JSON.stringify(record), at, key.company_id, stored.id, stored.revision)
-    insertChange.run(key.company_id, stored.id, revision, "updated", key.connection_id, at, 1)
+    insertChange.run(key.company_id, "products", stored.id, revision, "updated", key.connection_id, at, 1)
     return { status: 200, answer: { outcome: "updated", record } }
   }
 

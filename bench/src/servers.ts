@@ -27,6 +27,7 @@ import { readBody, send } from "./plainHttp.js"
 import { CatalogApi, ChangesApi, Common } from "@catalog-sync/contract"
 import { minimalImport } from "./minimalImport.js"
 import { minimalUpsert } from "./minimalUpsert.js"
+import { appendChange } from "./changeSql.js"
 import { recordId } from "./recordIds.js"
 
 const [kind, portText, file] = process.argv.slice(2)
@@ -144,9 +145,7 @@ const rawUpsert = (filename: string) => {
   const insertCategory = db.prepare(
     `INSERT INTO record_categories ("company_id","product_id","category_id") VALUES (?,?,?)`
   )
-  const insertChange = db.prepare(
-    `INSERT INTO changes ("company_id","resource","record_id","revision","operation","origin_connection_id","at","visibility") VALUES (?,?,?,?,?,?,?,?)`
-  )
+  const insertChange = appendChange(db)
   const complete = db.prepare(
     `UPDATE idempotency_keys SET state = 'completed', status = ?, response = ? WHERE company_id = ? AND connection_id = ? AND "key" = ?`
   )
@@ -341,9 +340,7 @@ const rawImport = (filename: string, planFile: string) => {
   const insertCategory = db.prepare(
     `INSERT INTO record_categories ("company_id","product_id","category_id") VALUES (?,?,?)`
   )
-  const insertChange = db.prepare(
-    `INSERT INTO changes ("company_id","resource","record_id","revision","operation","origin_connection_id","at","visibility") VALUES (?,?,?,?,?,?,?,?)`
-  )
+  const insertChange = appendChange(db)
   const writeBatch = db.transaction(
     (company: (typeof plan.companies)[number], data: Record<string, unknown>, externalIds: ReadonlyArray<string>) => {
       const at = new Date().toISOString()

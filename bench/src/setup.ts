@@ -3,6 +3,7 @@ import { Admin, Ids } from "@catalog-sync/core"
 import Database from "better-sqlite3"
 import { Context, Effect, Layer, LogLevel, Option, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
+import { appendChange } from "./changeSql.js"
 import { PersistenceLive } from "../../packages/server/src/Server.js"
 import type { ServerConfig } from "../../packages/server/src/ServerConfig.js"
 
@@ -90,9 +91,7 @@ export const cloneProducts = (file: string, companies: ReadonlyArray<Company>, c
   const insertCategory = db.prepare(
     "INSERT INTO record_categories (company_id, product_id, category_id) VALUES (?,?,?)"
   )
-  const insertChange = db.prepare(
-    "INSERT INTO changes (company_id, resource, record_id, revision, operation, origin_connection_id, at, visibility) VALUES (?,?,?,?,?,?,?,?)"
-  )
+  const insertChange = appendChange(db)
   const run = db.transaction(() => {
     for (const company of companies) {
       const row = record.get(company.id, company.productId) as any

@@ -12,6 +12,7 @@ import idempotencyRunning from "./migrations/0009_idempotency_running.js"
 import jobsByState from "./migrations/0010_jobs_by_state.js"
 import jobsTraceParent from "./migrations/0011_jobs_trace_parent.js"
 import jobsClaimIndexes from "./migrations/0012_jobs_claim_indexes.js"
+import companyChangePositions from "./migrations/0013_company_change_positions.js"
 
 /**
  * The PostgreSQL implementation of every migration that adapter-sql lists (`migrationNames`), so that one
@@ -29,7 +30,8 @@ export const migrations: EngineMigrations = {
   "0009_idempotency_running": idempotencyRunning,
   "0010_jobs_by_state": jobsByState,
   "0011_jobs_trace_parent": jobsTraceParent,
-  "0012_jobs_claim_indexes": jobsClaimIndexes
+  "0012_jobs_claim_indexes": jobsClaimIndexes,
+  "0013_company_change_positions": companyChangePositions
 }
 
 /** Name of the table where the migrator records applied migrations. */
@@ -37,8 +39,8 @@ export const table = "effect_sql_migrations"
 
 /**
  * The advisory lock that serialises migrations across instances. The two-key form lives in a lock space
- * apart from the one-key `pg_advisory_xact_lock(hashtext(company_id))` of ChangeLog.append, so the two can
- * never collide.
+ * apart from the one-key `pg_advisory_xact_lock(hashtext(...))` locks of the adapters, so they can never
+ * collide.
  */
 export const lockKey = [0x63_61_74_73, 1] as const
 

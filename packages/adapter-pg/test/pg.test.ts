@@ -1,5 +1,5 @@
-import { SqlErrors } from "@catalog-sync/adapter-sql"
-import { CatalogRepository, type Ids, Mappings, Transactor } from "@catalog-sync/core"
+import { SqlChangeLog, SqlErrors } from "@catalog-sync/adapter-sql"
+import { CatalogRepository, ChangeLog, type Ids, Mappings, Transactor } from "@catalog-sync/core"
 import { SqlClient, SqlError } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Cause, Context, Effect, Either, Layer, Option, Redacted } from "effect"
@@ -68,6 +68,7 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
         expect(tables.map((t) => t.table_name)).toEqual([
           "api_keys",
           "catalog_records",
+          "change_heads",
           "changes",
           "companies",
           "company_domains",
@@ -231,6 +232,96 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
             expect(loser.left).toMatchObject({ _tag: "RevisionConflict", current_revision: revision + 1 })
         }
         expect(Option.getOrThrow(yield* repoB.get(company, "products", id)).revision).toBe(11)
+      })
+    )
+
+    it.scoped("two instances appending for one company at once: its positions are 1..n, each once", () =>
+      Effect.gen(function* () {
+        const url = yield* cluster.freshDatabase
+        const instances = yield* twoInstances(url)
+        const company = uuid() as Ids.CompanyId
+        const entry = (n: number): ChangeLog.ChangeEntry => ({
+          companyId: company,
+          resource: "products",
+          recordId: uuid() as Ids.RecordId,
+          revision: n,
+          operation: "created",
+          originConnectionId: uuid() as Ids.ConnectionId,
+          at: String(n)
+        })
+        // 40 transactions, half through each instance, some of two changes, one rolled back.
+        yield* Effect.all(
+          Array.from({ length: 40 }, (_, n) => {
+            const context = instances[n % 2]!
+            const log = Context.get(context, ChangeLog.ChangeLog)
+            const append = n % 3 === 0 ? log.appendMany([entry(n), entry(n)]) : log.append(entry(n))
+            return Context.get(context, Transactor.Transactor)
+              .withTransaction(n === 7 ? Effect.zipRight(append, Effect.fail("rolled back")) : append)
+              .pipe(Effect.either)
+          }),
+          { concurrency: "unbounded" }
+        )
+        const sql = Context.get(instances[0]!, SqlClient.SqlClient)
+        const rows = yield* sql<{ position: string }>`
+          SELECT company_position AS position FROM changes WHERE company_id = ${company} ORDER BY company_position`
+        const appended = 39 + Array.from({ length: 40 }, (_, n) => n).filter((n) => n % 3 === 0).length
+        expect(rows.map((row) => Number(row.position))).toEqual(Array.from({ length: appended }, (_, i) => i + 1))
+        expect(yield* Context.get(instances[1]!, ChangeLog.ChangeLog).head(company)).toBe(appended)
+        const [head] = yield* sql<{
+          last: string
+        }>`SELECT last_position AS last FROM change_heads WHERE company_id = ${company}`
+        expect(Number(head!.last)).toBe(appended)
+      })
+    )
+
+    it.scoped("the feed, its head and a c1_ cursor read the company's range of an index", () =>
+      Effect.gen(function* () {
+        const context = yield* Layer.build(cluster.layerOf())
+        const sql = Context.get(context, SqlClient.SqlClient)
+        const log = Context.get(context, ChangeLog.ChangeLog)
+        const companies = Array.from({ length: 20 }, () => uuid() as Ids.CompanyId)
+        yield* log.appendMany(
+          Array.from({ length: 20_000 }, (_, n) => ({
+            companyId: companies[n % 20]!,
+            resource: "products",
+            recordId: uuid() as Ids.RecordId,
+            revision: 1,
+            operation: "created" as const,
+            originConnectionId: uuid() as Ids.ConnectionId,
+            at: String(n)
+          }))
+        )
+        yield* sql`ANALYZE`
+        const planOf = (statement: { compile: () => readonly [string, ReadonlyArray<unknown>] }) => {
+          const [text, params] = statement.compile()
+          return Effect.map(sql.unsafe<{ "QUERY PLAN": string }>(`EXPLAIN ${text}`, params), (rows) =>
+            rows.map((row) => row["QUERY PLAN"]).join("\n")
+          )
+        }
+        const company = companies[3]!
+        const read = yield* planOf(
+          SqlChangeLog.readStatement(sql, {
+            companyId: company,
+            connectionId: uuid() as Ids.ConnectionId,
+            after: 10,
+            upTo: 60,
+            visibleMask: 1,
+            resources: ["products", "categories"],
+            limit: 51
+          })
+        )
+        // An index scan, or a bitmap of it when the planner expects many rows; never the table.
+        expect(read).toMatch(/(Index Scan using|Bitmap Index Scan on) changes_pkey/)
+        expect(read).not.toMatch(/Seq Scan on changes/)
+        expect(read).toMatch(
+          /Index Cond: \(\(company_id = .*\) AND \(company_position > .*\) AND \(company_position <= /
+        )
+        expect(yield* planOf(SqlChangeLog.headStatement(sql, company))).toMatch(
+          /Index Only Scan Backward using changes_pkey on changes/
+        )
+        expect(yield* planOf(SqlChangeLog.globalPositionStatement(sql, company, 1000))).toMatch(
+          /Index Scan Backward using changes_by_global_position on changes/
+        )
       })
     )
 

@@ -24,7 +24,7 @@ export const layer: Layer.Layer<ChangeLog.ChangeLog, never, ChangeLog.ChangeLog>
     // request's transaction, whose appends must not be seen (nor kept) before they commit.
     const committedHead = (companyId: string): unknown =>
       (
-        commits.read("SELECT COALESCE(MAX(position), 0) AS head FROM changes WHERE company_id = ?", [
+        commits.read("SELECT COALESCE(MAX(company_position), 0) AS head FROM changes WHERE company_id = ?", [
           companyId
         ])?.[0] as { readonly head: unknown } | undefined
       )?.head

@@ -5,7 +5,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Context, Deferred, Effect, Exit, Fiber, Layer, Option } from "effect"
 import * as SqliteAccountsVersion from "../src/SqliteAccountsVersion.js"
 import { layer as sqliteLayer, SqliteChangeHead, SqliteCommits } from "../src/index.js"
-import { companyId, connectionId, record, recordId } from "./fixtures.js"
+import { change, companyId, record } from "./fixtures.js"
 import { tempDir } from "./support.js"
 
 /** Two instances of the ports on one database file, as the server and the admin CLI are. */
@@ -15,18 +15,8 @@ const twoInstances = Effect.gen(function* () {
   return [yield* open(), yield* open()] as const
 })
 
-const entry = (company: Ids.CompanyId): ChangeLog.ChangeEntry => ({
-  companyId: company,
-  resource: "products",
-  recordId: recordId(),
-  revision: 1,
-  operation: "created",
-  originConnectionId: connectionId(),
-  at: "2026-01-01T00:00:00.000Z"
-})
-
 const appendOn = (instance: Context.Context<never>, company: Ids.CompanyId) =>
-  Effect.flatMap(ChangeLog.ChangeLog, (log) => log.append(entry(company))).pipe(
+  Effect.flatMap(ChangeLog.ChangeLog, (log) => log.append(change(company))).pipe(
     Effect.provide(instance as Context.Context<ChangeLog.ChangeLog>)
   )
 
@@ -40,6 +30,7 @@ const countingLog = () => {
     append: () => Effect.void,
     appendMany: () => Effect.void,
     read: () => Effect.succeed([]),
+    fromGlobalPosition: () => Effect.succeed(0),
     head: () =>
       Effect.sync(() => {
         counts.reads++
@@ -176,7 +167,7 @@ describe("reads on the side connection (CommittedReads)", () => {
       expect(read("SELECT 1 AS one WHERE 1 = ?", [2])).toEqual([])
       // A pragma would answer for the side connection; a write (even one returning rows) is not a read.
       expect(read("PRAGMA data_version", [])).toBeUndefined()
-      expect(read("DELETE FROM changes RETURNING position", [])).toBeUndefined()
+      expect(read("DELETE FROM changes RETURNING company_position", [])).toBeUndefined()
       expect(read("SELECT * FROM no_such_table", [])).toBeUndefined()
       // A failure to run (a parameter SQLite cannot bind) is left to the client, which reports it.
       expect(read("SELECT ? AS v", [{ not: "bindable" }])).toBeUndefined()

@@ -1,4 +1,4 @@
-import type { Ids, Mappings, StoredRecord } from "@catalog-sync/core"
+import type { ChangeLog, Ids, Mappings, StoredRecord } from "@catalog-sync/core"
 
 export const uuid = () => globalThis.crypto.randomUUID()
 export const companyId = () => uuid() as Ids.CompanyId
@@ -34,4 +34,18 @@ export const mapping = (scope: Mappings.MappingScope, externalId: string, id: Id
   externalId,
   recordId: id,
   createdAt: "2026-01-01T00:00:00.000Z"
+})
+
+export const change = (
+  company: Ids.CompanyId,
+  overrides: Partial<ChangeLog.ChangeEntry> = {}
+): ChangeLog.ChangeEntry => ({
+  companyId: company,
+  resource: "products",
+  recordId: recordId(),
+  revision: 1,
+  operation: "created",
+  originConnectionId: connectionId(),
+  at: "2026-01-01T00:00:00.000Z",
+  ...overrides
 })

@@ -1,11 +1,17 @@
 import { join } from "node:path"
-import { backfillComponents, SqlCatalogRepository, SqlJobStore, SqlMappings } from "@catalog-sync/adapter-sql"
+import {
+  backfillComponents,
+  SqlCatalogRepository,
+  SqlChangeLog,
+  SqlJobStore,
+  SqlMappings
+} from "@catalog-sync/adapter-sql"
 import { CatalogRepository, ChangeLog, type Ids, Mappings, Transactor } from "@catalog-sync/core"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Cause, Deferred, Effect, Exit, Fiber, Layer, Option } from "effect"
 import { layer as sqliteLayer, Migrations, SqliteLive } from "../src/index.js"
-import { companyId, connectionId, mapping, record, recordId } from "./fixtures.js"
+import { change, companyId, connectionId, mapping, record, recordId } from "./fixtures.js"
 import { tempDir, tempLayer } from "./support.js"
 
 const count = (table: string, company: Ids.CompanyId) =>
@@ -283,29 +289,27 @@ layer(tempLayer())("SQL persistence adapter on SQLite", (it) => {
     })
   )
 
-  it.effect("appends changes with increasing positions", () =>
+  it.effect("appends changes numbered 1, 2, 3... by the company's own sequence", () =>
     Effect.gen(function* () {
       const changes = yield* ChangeLog.ChangeLog
       const sql = yield* SqlClient.SqlClient
       const company = companyId()
-      const entry = {
-        companyId: company,
-        resource: "products",
-        recordId: recordId(),
-        revision: 1,
-        operation: "created" as const,
-        originConnectionId: connectionId(),
-        at: "2026-01-01T00:00:00.000Z"
-      }
+      const entry = change(company)
       yield* changes.append(entry)
-      yield* changes.append({ ...entry, revision: 2, operation: "updated" })
-      const rows = yield* sql<{ position: number; revision: number; operation: string }>`
-        SELECT position, revision, operation FROM changes WHERE company_id = ${company} ORDER BY position`
-      expect(rows.map((row) => [row.revision, row.operation])).toEqual([
-        [1, "created"],
-        [2, "updated"]
+      yield* changes.append({ ...entry, companyId: companyId() })
+      yield* changes.appendMany([
+        { ...entry, revision: 2, operation: "updated" },
+        { ...entry, companyId: companyId() },
+        { ...entry, revision: 3, operation: "archived" }
       ])
-      expect(rows[1]!.position).toBeGreaterThan(rows[0]!.position)
+      const rows = yield* sql<{ company_position: number; revision: number; operation: string; global: unknown }>`
+        SELECT company_position, revision, operation, global_position AS global FROM changes
+        WHERE company_id = ${company} ORDER BY company_position`
+      expect(rows).toEqual([
+        { company_position: 1, revision: 1, operation: "created", global: null },
+        { company_position: 2, revision: 2, operation: "updated", global: null },
+        { company_position: 3, revision: 3, operation: "archived", global: null }
+      ])
     })
   )
 
@@ -452,6 +456,48 @@ layer(tempLayer())("mapping query plans on SQLite", (it) => {
       expect(onMappings[0]).toMatch(
         /^SEARCH m USING (COVERING )?INDEX \S+ \(company_id=\? AND connection_id=\? AND resource=\? AND record_id=\?\)/
       )
+    })
+  )
+})
+
+layer(tempLayer())("change feed query plans on SQLite", (it) => {
+  it.effect("the feed, its head, an append and a c1_ cursor read the company's range of an index", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const company = companyId()
+      const planOf = (statement: { compile: () => readonly [string, ReadonlyArray<unknown>] }) => {
+        const [text, params] = statement.compile()
+        return Effect.map(sql.unsafe<{ detail: string }>(`EXPLAIN QUERY PLAN ${text}`, params), (rows) =>
+          rows.map((row) => row.detail).filter((detail) => /\b(changes|c|m)\b/.test(detail))
+        )
+      }
+      expect(
+        yield* planOf(
+          SqlChangeLog.readStatement(sql, {
+            companyId: company,
+            connectionId: connectionId(),
+            after: 10,
+            upTo: 60,
+            visibleMask: 1,
+            resources: ["products", "categories"],
+            limit: 51
+          })
+        )
+      ).toEqual([
+        "SEARCH c USING PRIMARY KEY (company_id=? AND company_position>? AND company_position<?)",
+        expect.stringMatching(
+          /^SEARCH m USING (COVERING )?INDEX \S+ \(company_id=\? AND connection_id=\? AND resource=\? AND record_id=\?\) LEFT-JOIN$/
+        )
+      ])
+      expect(yield* planOf(SqlChangeLog.headStatement(sql, company))).toEqual([
+        "SEARCH changes USING PRIMARY KEY (company_id=?)"
+      ])
+      expect(yield* planOf(SqlChangeLog.appendStatement(sql, company, [change(company), change(company)]))).toEqual([
+        "SEARCH changes USING PRIMARY KEY (company_id=?)"
+      ])
+      expect(yield* planOf(SqlChangeLog.globalPositionStatement(sql, company, 1000))).toEqual([
+        "SEARCH changes USING COVERING INDEX changes_by_global_position (company_id=? AND global_position<?)"
+      ])
     })
   )
 })

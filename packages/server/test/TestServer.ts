@@ -65,12 +65,14 @@ const testDefaults: Record<string, string> = { AUTH_FAILURES_PER_MINUTE: "100000
 /**
  * A test server whose layers may be replaced (fault injection) and whose environment variables may be
  * set (`env`, read before the process environment); `TestServerLive` runs the defaults. `database`, the
- * one TEST_DATABASE names unless given: a suite that compares both engines starts one of each.
+ * one TEST_DATABASE names unless given: a suite that compares both engines starts one of each. `seed` runs
+ * on the server's empty database before the server starts (and migrates it): data an earlier version wrote.
  */
 export const TestServerWith = (
   overrides: ServerOverrides = {},
   env: Record<string, string> = {},
-  database: "sqlite" | "postgres" = testDatabase
+  database: "sqlite" | "postgres" = testDatabase,
+  seed: (config: ServerConfig) => Effect.Effect<void, unknown> = () => Effect.void
 ) =>
   Layer.scoped(
     TestServer,
@@ -99,6 +101,7 @@ export const TestServerWith = (
               }
             }
           : base
+      yield* seed(config)
       const context = yield* Effect.configProviderWith((current) =>
         Layer.build(ServerLive(config, overrides)).pipe(
           Effect.withConfigProvider(

@@ -14,7 +14,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("GET /chan
       const shopConnection = (yield* call(url, "GET", "/me", { token: shop })).body.principal.connection_id
       yield* call(url, "POST", "/categories/upsert", { token: erp, body: { external_id: "c1", name: "One" } })
       const list = yield* call(url, "GET", "/categories", { token: shop })
-      expect(list.body.change_cursor).toMatch(/^c1_/)
+      expect(list.body.change_cursor).toMatch(/^c2_/)
       yield* call(url, "POST", "/categories/upsert", { token: erp, body: { external_id: "c2", name: "Two" } })
       yield* call(url, "POST", "/categories/upsert", { token: shop, body: { external_id: "shop-c3", name: "Three" } })
       const feed = yield* call(url, "GET", `/changes?cursor=${list.body.change_cursor}&limit=10`, { token: shop })

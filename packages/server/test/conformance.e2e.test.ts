@@ -307,7 +307,7 @@ layer(TestServerWith({ media: faults.layer }), { excludeTestServices: true })("s
         const list = yield* call(url, "GET", "/categories", { token })
         expect([list.status, list.body.records.length, list.body.has_more]).toEqual([200, 50, true])
         // The feed from its start (the route), and from a cursor (the envelope's fast poll).
-        for (const path of ["/changes", "/changes?cursor=c1_0"]) {
+        for (const path of ["/changes", "/changes?cursor=c2_0"]) {
           const page = yield* call(url, "GET", path, { token })
           expect([path, page.status, page.body.records.length, page.body.has_more]).toEqual([path, 200, 50, true])
         }

@@ -575,7 +575,7 @@ export const listExamples = (resource: Resource.ResourceName): OperationExamples
   const examples = resourceExamples[resource]
   const page = (records: ReadonlyArray<unknown>) => ({
     request_id: exampleRequestId,
-    change_cursor: "c1_2bq",
+    change_cursor: "c2_2bq",
     records,
     next_cursor: examples.record.id,
     has_more: true

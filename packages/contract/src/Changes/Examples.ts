@@ -41,11 +41,11 @@ export const changesExamples: OperationExamples = {
     200: {
       changes: {
         summary: "Changes after the cursor; persist next_cursor, skip your own origin_connection_id",
-        value: { request_id: exampleRequestId, records: changes, next_cursor: "c1_2bt", has_more: false }
+        value: { request_id: exampleRequestId, records: changes, next_cursor: "c2_2bt", has_more: false }
       },
       empty: {
         summary: "Nothing new (or nothing you may read): next_cursor still moves on",
-        value: { request_id: exampleRequestId, records: [], next_cursor: "c1_2bt", has_more: false }
+        value: { request_id: exampleRequestId, records: [], next_cursor: "c2_2bt", has_more: false }
       }
     },
     403: {

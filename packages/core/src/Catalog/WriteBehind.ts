@@ -173,7 +173,8 @@ export const make = (
       }),
     appendMany: (entries) => Effect.zipRight(flush, countWrite(ports.changeLog.appendMany(entries))),
     head: after(ports.changeLog.head),
-    read: after(ports.changeLog.read)
+    read: after(ports.changeLog.read),
+    fromGlobalPosition: after(ports.changeLog.fromGlobalPosition)
   })
 
   const prefetch = (keys: ReadonlyArray<MappingKey>) =>

@@ -2,17 +2,19 @@ import { Effect, Schema } from "effect"
 import { ValidationFailed } from "../Shared/Errors.js"
 
 /**
- * Feed cursors are opaque to clients: `c1_` and the position in base 36. The prefix versions the format
- * so that a later encoding can still read old cursors.
+ * Feed cursors are opaque to clients: a version prefix and a position in base 36. `c2_` carries a position
+ * of the company's own sequence (its changes numbered 1, 2, 3...), so a cursor tells nothing about other
+ * companies. `c1_`, what the API issued before, carries a position of the one sequence that numbered every
+ * company's changes; such a cursor is still read (a client may have persisted one), through the log.
  */
-export const encode = (position: number): string => `c1_${position.toString(36)}`
+export const encode = (position: number): string => `c2_${position.toString(36)}`
 
 /** The position's base-36 digits in a cursor. */
 const digits = "[0-9a-z]{1,12}"
 
 /** A cursor's form, as a regular expression's source: the schema, the OpenAPI document and the envelope's fast feed poll share it. */
-export const pattern = `c1_${digits}`
-const positionOf = new RegExp(`^c1_(${digits})$`)
+export const pattern = `c[12]_${digits}`
+const parts = new RegExp(`^c([12])_(${digits})$`)
 
 export const ChangeCursorString = Schema.String.pipe(
   Schema.pattern(new RegExp(`^${pattern}$`), {
@@ -20,12 +22,18 @@ export const ChangeCursorString = Schema.String.pipe(
   })
 )
 
+/** Where a cursor points: a position of the company's sequence, or one of the former global sequence (`c1_`). */
+export interface Decoded {
+  readonly position: number
+  readonly global: boolean
+}
+
 /** Reads a cursor back; a forged or foreign one is a validation error, never a crash. */
-export const decode = (cursor: string, path: string) => {
-  const match = positionOf.exec(cursor)
-  const position = match === null ? Number.NaN : Number.parseInt(match[1]!, 36)
+export const decode = (cursor: string, path: string): Effect.Effect<Decoded, ValidationFailed> => {
+  const match = parts.exec(cursor)
+  const position = match === null ? Number.NaN : Number.parseInt(match[2]!, 36)
   return Number.isSafeInteger(position) && position >= 0
-    ? Effect.succeed(position)
+    ? Effect.succeed({ position, global: match![1] === "1" })
     : Effect.fail(
         new ValidationFailed({
           message: "the cursor is not valid",

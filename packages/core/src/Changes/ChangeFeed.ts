@@ -52,7 +52,16 @@ export class ChangeFeed extends Effect.Service<ChangeFeed>()("@catalog-sync/core
             required: [partScopes.catalog]
           })
         }
-        const after = params.cursor === undefined ? 0 : yield* ChangeCursor.decode(params.cursor, "query.cursor")
+        const cursor =
+          params.cursor === undefined ? undefined : yield* ChangeCursor.decode(params.cursor, "query.cursor")
+        // A cursor of the former global sequence (`c1_`, saved before positions were per company) is
+        // read as the company's place in it.
+        const after =
+          cursor === undefined
+            ? 0
+            : cursor.global && cursor.position > 0
+              ? yield* log.fromGlobalPosition(principal.company.id, cursor.position)
+              : cursor.position
         // The head bounds the page: everything up to it is committed, so the cursor can move to it even
         // when none of those changes is visible to this key.
         const head = yield* log.head(principal.company.id)

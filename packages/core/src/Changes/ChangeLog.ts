@@ -46,7 +46,7 @@ export interface ChangeEntry {
 export const partsOf = (entry: ChangeEntry): ReadonlyArray<ChangePart> =>
   entry.parts ?? (entry.resource === "inventory" ? ["stock"] : entry.resource === "media" ? ["media"] : ["catalog"])
 
-/** A change as the feed reads it back: its position and the reader's external id of the record. */
+/** A change as the feed reads it back: its position in the company's sequence and the reader's external id of the record. */
 export interface LoggedChange extends Omit<ChangeEntry, "parts"> {
   readonly position: number
   /** The external id of the record in the reader's connection, when it has a mapping. */
@@ -68,9 +68,11 @@ export interface ChangeQuery {
 }
 
 /**
- * Append-only log of committed changes, read by the change feed. Positions of one company's changes
- * grow in commit order: a change with a higher position is never visible before a lower one of the same
- * company (on PostgreSQL the append takes a per-company transaction lock; on SQLite writers are serial).
+ * Append-only log of committed changes, read by the change feed. Each company's changes are numbered by
+ * the company's own sequence (1, 2, 3...), so that a company's positions say nothing about another
+ * company's writes. They grow in commit order: a change with a higher position is never visible before a
+ * lower one of the same company (on PostgreSQL the append holds the company's head row until commit; on
+ * SQLite writers are serial).
  */
 export class ChangeLog extends Context.Tag("@catalog-sync/core/ChangeLog")<
   ChangeLog,
@@ -82,5 +84,15 @@ export class ChangeLog extends Context.Tag("@catalog-sync/core/ChangeLog")<
     readonly head: (companyId: CompanyId) => Effect.Effect<number, PersistenceError>
     /** Changes after `after` up to `upTo`, in position order, at most `limit`. */
     readonly read: (query: ChangeQuery) => Effect.Effect<ReadonlyArray<LoggedChange>, PersistenceError>
+    /**
+     * The company's position that a position of the former global sequence stands for (the one sequence
+     * that numbered every company's changes before positions were per company, what `c1_` cursors carry):
+     * the position of the company's last change numbered at or before it, 0 when none. Changes appended
+     * since carry no global number.
+     */
+    readonly fromGlobalPosition: (
+      companyId: CompanyId,
+      globalPosition: number
+    ) => Effect.Effect<number, PersistenceError>
   }
 >() {}

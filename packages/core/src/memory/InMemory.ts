@@ -242,21 +242,21 @@ export const make = Effect.gen(function* () {
     insertMany: (mappings) => Effect.forEach(mappings, insertMapping, { discard: true })
   })
 
-  // Position = index in the log + 1; the in-memory log is serialised by the transaction lock.
+  // A change's position is its rank among its company's changes in the log (the log is serialised by the
+  // transaction lock). No change here was numbered by a global sequence: the log never outlives the process.
   const changeLog = ChangeLog.of({
     append: (entry) => Effect.sync(() => void state.changes.push(entry)),
     appendMany: (entries) => Effect.sync(() => void state.changes.push(...entries)),
-    head: (companyId) =>
-      Effect.sync(() => {
-        for (let i = state.changes.length - 1; i >= 0; i--) if (state.changes[i]!.companyId === companyId) return i + 1
-        return 0
-      }),
+    head: (companyId) => Effect.sync(() => state.changes.filter((entry) => entry.companyId === companyId).length),
     read: (query) =>
       Effect.sync(() => {
         const out: Array<LoggedChange> = []
-        for (let i = query.after; i < Math.min(query.upTo, state.changes.length) && out.length < query.limit; i++) {
-          const entry = state.changes[i]!
+        let position = 0
+        for (const entry of state.changes) {
           if (entry.companyId !== query.companyId) continue
+          position++
+          if (position <= query.after) continue
+          if (position > query.upTo || out.length >= query.limit) break
           if ((maskOf(partsOf(entry)) & query.visibleMask) === 0) continue
           if (query.resources !== undefined && !query.resources.includes(entry.resource)) continue
           const mapping = state.mappings.get(
@@ -270,10 +270,11 @@ export const make = Effect.gen(function* () {
             )
           )
           const { parts: _parts, ...rest } = entry
-          out.push({ ...rest, position: i + 1, externalId: mapping?.externalId ?? null })
+          out.push({ ...rest, position, externalId: mapping?.externalId ?? null })
         }
         return out
-      })
+      }),
+    fromGlobalPosition: () => Effect.succeed(0)
   })
 
   return {

@@ -499,6 +499,66 @@ export const runConformance = (name: string, ports: Layer.Layer<PersistencePorts
       )
 
       it.effect(
+        "each company numbers its changes 1, 2, 3...: another company's appends move none of its positions",
+        () =>
+          Effect.gen(function* () {
+            const changes = yield* ChangeLog
+            const [a, b] = [companyId(), companyId()]
+            const positions = (company: CompanyId) =>
+              Effect.flatMap(changes.head(company), (upTo) =>
+                changes.read({
+                  companyId: company,
+                  connectionId: connectionId(),
+                  after: 0,
+                  upTo,
+                  visibleMask: maskOf(["catalog"]),
+                  limit: 10
+                })
+              ).pipe(Effect.map((read) => read.map((c) => c.position)))
+            yield* changes.append(entry(a))
+            const cursor = yield* changes.head(a)
+            yield* changes.append(entry(b))
+            yield* changes.appendMany([entry(b), entry(b)])
+            expect(yield* changes.head(a)).toBe(cursor)
+            yield* changes.appendMany([entry(a), entry(b), entry(a)])
+            expect(yield* positions(a)).toEqual([1, 2, 3])
+            expect(yield* positions(b)).toEqual([1, 2, 3, 4])
+            expect([yield* changes.head(a), yield* changes.head(b)]).toEqual([3, 4])
+            // None of these was numbered by the former global sequence.
+            expect(yield* changes.fromGlobalPosition(a, 1_000_000)).toBe(0)
+          })
+      )
+
+      it.effect("a rolled-back append gives its position back: the next one takes it, with no gap", () =>
+        Effect.gen(function* () {
+          const changes = yield* ChangeLog
+          const transactor = yield* Transactor
+          const company = companyId()
+          yield* changes.append(entry(company))
+          const failed = yield* Effect.exit(
+            transactor.withTransaction(
+              Effect.zipRight(changes.appendMany([entry(company), entry(company)]), Effect.fail("rolled back"))
+            )
+          )
+          expect(Exit.isFailure(failed)).toBe(true)
+          expect(yield* changes.head(company)).toBe(1)
+          yield* changes.append(entry(company, { revision: 2 }))
+          const read = yield* changes.read({
+            companyId: company,
+            connectionId: connectionId(),
+            after: 0,
+            upTo: 2,
+            visibleMask: maskOf(["catalog"]),
+            limit: 10
+          })
+          expect(read.map((c) => [c.position, c.revision])).toEqual([
+            [1, 1],
+            [2, 2]
+          ])
+        })
+      )
+
+      it.effect(
         "reads the company's changes in position order, filtered by parts and resources, with the reader's external ids",
         () =>
           Effect.gen(function* () {
