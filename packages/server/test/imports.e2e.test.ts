@@ -245,6 +245,39 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("imports a
         expect(mine.body).toMatchObject({ has_more: false, next_cursor: null })
       })
     )
+
+    it.effect(
+      "50 records with 1,500 unknown properties each (~750 KB): the job's report and the dry run's are < 1 MB, 20 details per record and the rest counted",
+      () =>
+        Effect.gen(function* () {
+          const { url, tenant } = yield* TestServer
+          const t = yield* tenant()
+          const token = yield* t.key(writer)
+          const records = Array.from({ length: 50 }, (_, r) => ({
+            resource: "products",
+            body: {
+              external_id: `p${r}`,
+              name: "Chair",
+              ...Object.fromEntries(Array.from({ length: 1500 }, (_, k) => [`x${k}`, 0]))
+            }
+          }))
+          const accepted = yield* call(url, "POST", "/imports", { token, body: { records } })
+          expect(accepted.status, accepted.text).toBe(202)
+          yield* finished(url, token, accepted.body.job.id)
+          for (const path of [`/imports/${accepted.body.job.id}`, `/jobs/${accepted.body.job.id}`]) {
+            const reply = yield* call(url, "GET", path, { token })
+            expect(reply.body.job.counts).toMatchObject({ total: 50, failed: 50 })
+            expect(Buffer.byteLength(reply.text)).toBeLessThan(1024 * 1024)
+            const [first] = reply.body.report.records
+            expect(first.error.details).toHaveLength(20)
+            expect(first.error.details_omitted).toBe(1480)
+          }
+          const dryRun = yield* call(url, "POST", "/imports", { token, body: { dry_run: true, records } })
+          expect(dryRun.status).toBe(200)
+          expect(dryRun.body.report.failed).toBe(50)
+          expect(Buffer.byteLength(dryRun.text)).toBeLessThan(1024 * 1024)
+        })
+    )
   })
 })
 
