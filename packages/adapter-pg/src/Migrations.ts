@@ -12,6 +12,7 @@ import idempotencyRunning from "./migrations/0009_idempotency_running.js"
 import jobsByState from "./migrations/0010_jobs_by_state.js"
 import jobsTraceParent from "./migrations/0011_jobs_trace_parent.js"
 import jobsClaimIndexes from "./migrations/0012_jobs_claim_indexes.js"
+import jobsFinished from "./migrations/0013_jobs_finished.js"
 
 /**
  * The PostgreSQL implementation of every migration that adapter-sql lists (`migrationNames`), so that one
@@ -29,7 +30,8 @@ export const migrations: EngineMigrations = {
   "0009_idempotency_running": idempotencyRunning,
   "0010_jobs_by_state": jobsByState,
   "0011_jobs_trace_parent": jobsTraceParent,
-  "0012_jobs_claim_indexes": jobsClaimIndexes
+  "0012_jobs_claim_indexes": jobsClaimIndexes,
+  "0013_jobs_finished": jobsFinished
 }
 
 /** Name of the table where the migrator records applied migrations. */

@@ -19,7 +19,8 @@ export const migrationNames = [
   "0009_idempotency_running",
   "0010_jobs_by_state",
   "0011_jobs_trace_parent",
-  "0012_jobs_claim_indexes"
+  "0012_jobs_claim_indexes",
+  "0013_jobs_finished"
 ] as const
 
 export type MigrationName = (typeof migrationNames)[number]

@@ -16,6 +16,7 @@ import {
   InMemoryRateLimiter,
   InventoryService,
   JobKinds,
+  JobRetention,
   JobService,
   JobSignal,
   JobStore,
@@ -200,6 +201,27 @@ const IdempotencyPurge = Layer.scopedDiscard(
 )
 
 /**
+ * Deletes finished import jobs past JOB_RETENTION_DAYS with their records, every 5 minutes: each run a
+ * bounded number of short transactions, so a backlog is worked off over several runs.
+ */
+const JobRetentionPurge = (runtime: RuntimeSettings) =>
+  Layer.scopedDiscard(
+    Effect.gen(function* () {
+      const purge = JobRetention.purgeFinishedImports({
+        retentionMillis: Duration.toMillis(runtime.jobRetention)
+      }).pipe(
+        Effect.tap((removed) =>
+          removed > 0
+            ? Effect.logDebug("purged finished import jobs").pipe(Effect.annotateLogs("removed", removed))
+            : Effect.void
+        ),
+        Effect.catchAllCause((cause) => Effect.logWarning("job retention purge failed", cause))
+      )
+      yield* Effect.forkScoped(Effect.repeat(purge, Schedule.spaced("5 minutes")))
+    })
+  )
+
+/**
  * Removes staged uploads that a crash left behind (no item waiting for processing references them and
  * they are older than the grace period): once at start, then every hour.
  */
@@ -342,6 +364,7 @@ const servicesWith = (config: ServerConfig, runtime: RuntimeSettings, overrides:
     RateLimiterLive(config, runtime),
     ReadinessLive,
     IdempotencyPurge,
+    JobRetentionPurge(runtime),
     StagingSweep,
     NodeSecretHasher.layer
   ).pipe(

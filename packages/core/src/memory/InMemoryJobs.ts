@@ -235,6 +235,25 @@ export const make = Effect.sync(() => {
             : []
         )
       ),
+    purgeFinished: (finishedBefore, limit) =>
+      Effect.sync(() => {
+        const finished = Array.from(jobs.values())
+          .filter(
+            (job) =>
+              job.kind === "import" &&
+              (job.state === "completed" || job.state === "failed") &&
+              job.finishedAt !== null &&
+              job.finishedAt < finishedBefore
+          )
+          .sort((a, b) => (a.finishedAt! < b.finishedAt! ? -1 : a.finishedAt! > b.finishedAt! ? 1 : 0))
+          .slice(0, limit)
+        for (const job of finished) {
+          jobs.delete(job.id)
+          items.delete(job.id)
+          place.delete(job.id)
+        }
+        return finished.length
+      }),
     counts: (jobIds) =>
       Effect.sync(() => {
         const out = new Map<string, ImportCounts>()
