@@ -223,15 +223,30 @@ const JobRetentionPurge = (runtime: RuntimeSettings) =>
 
 /**
  * Removes staged uploads that a crash left behind (no item waiting for processing references them and
- * they are older than the grace period): once at start, then every hour.
+ * they are older than the grace period), and the images of media jobs that failed a day ago and were not
+ * retried: once at start, then every hour.
  */
 const StagingSweep = Layer.scopedDiscard(
   Effect.gen(function* () {
+    const media = yield* MediaService.MediaService
     const sweep = MediaStagingSweep.sweepStaging().pipe(
       Effect.tap((removed) =>
         removed > 0
           ? Effect.logInfo("removed staged uploads left behind").pipe(Effect.annotateLogs("removed", removed))
           : Effect.void
+      ),
+      Effect.zipRight(
+        media
+          .releaseFailedUploads()
+          .pipe(
+            Effect.tap((removed) =>
+              removed > 0
+                ? Effect.logInfo("removed the staged images of failed media jobs").pipe(
+                    Effect.annotateLogs("removed", removed)
+                  )
+                : Effect.void
+            )
+          )
       ),
       Effect.catchAllCause((cause) => Effect.logWarning("staging sweep failed", cause))
     )
@@ -279,9 +294,12 @@ const JobWorkersLive = (runtime: RuntimeSettings) =>
     })
   )
 
-/** Imports, media, jobs and their workers; media jobs time out after MEDIA_PROCESSING_TIMEOUT_SECONDS. */
+/**
+ * Imports, media, jobs, their workers and the staging sweep; media jobs time out after
+ * MEDIA_PROCESSING_TIMEOUT_SECONDS.
+ */
 const JobsLive = (runtime: RuntimeSettings) =>
-  Layer.mergeAll(JobService.JobService.Default, JobWorkersLive(runtime)).pipe(
+  Layer.mergeAll(JobService.JobService.Default, JobWorkersLive(runtime), StagingSweep).pipe(
     Layer.provideMerge(observed(runtime, JobKinds.layer, InstrumentedPorts.jobKinds, TracedPorts.jobKinds)),
     Layer.provideMerge(ImportService.ImportService.Default),
     Layer.provideMerge(
@@ -365,7 +383,6 @@ const servicesWith = (config: ServerConfig, runtime: RuntimeSettings, overrides:
     ReadinessLive,
     IdempotencyPurge,
     JobRetentionPurge(runtime),
-    StagingSweep,
     NodeSecretHasher.layer
   ).pipe(
     // One signal for the HTTP handlers that queue jobs and the workers they wake.

@@ -61,6 +61,7 @@ export const make = Effect.sync(() => {
               (query.state === undefined || job.state === query.state) &&
               (query.kind === undefined || job.kind === query.kind) &&
               (query.id === undefined || job.id === query.id) &&
+              (query.ids === undefined || query.ids.includes(job.id)) &&
               (query.cursor === undefined || job.id > query.cursor)
           )
           .sort((a, b) => (a.id < b.id ? -1 : 1))

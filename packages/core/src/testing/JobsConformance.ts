@@ -396,6 +396,11 @@ export const runJobsConformance = (name: string, ports: Layer.Layer<JobStore | I
           const first = yield* jobs.listAll({ companyId: company, limit: 2 })
           const rest = yield* jobs.listAll({ companyId: company, cursor: first[1]!.id, limit: 10 })
           expect([...ids(first), ...ids(rest)]).toEqual(sorted(made.slice(0, 4)))
+          expect(ids(yield* jobs.listAll({ ids: [made[4]!.id, made[1]!.id, uuid()], limit: 10 }))).toEqual(
+            sorted([made[1]!, made[4]!])
+          )
+          expect(ids(yield* jobs.listAll({ ids: ids(made), state: "failed", limit: 10 }))).toEqual([made[3]!.id])
+          expect(yield* jobs.listAll({ ids: [], limit: 10 })).toEqual([])
         })
       )
     })
