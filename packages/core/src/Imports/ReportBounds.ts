@@ -104,22 +104,21 @@ const withoutDetails = (error: RecordError): RecordError => {
 }
 
 /**
- * The errors of a report's records, in index order, within `reportBytes` together: once the errors so
- * far reach it, each further one keeps its code and a plain message.
+ * The errors of a report's records, in index order, within `reportBytes` together: from the first one
+ * that would pass it on, each keeps its code and a plain message.
  */
 export const boundReportErrors = <R extends { readonly error: RecordError | null }>(
   records: ReadonlyArray<R>
 ): ReadonlyArray<R> => {
   let used = 0
+  let spent = false
   return records.map((record) => {
     if (record.error === null) return record
-    const bytes = jsonBytes(record.error)
-    if (used + bytes <= reportBounds.reportBytes) {
-      used += bytes
-      return record
+    if (!spent) {
+      used += jsonBytes(record.error)
+      spent = used > reportBounds.reportBytes
+      if (!spent) return record
     }
-    const error = withoutDetails(record.error)
-    used += jsonBytes(error)
-    return { ...record, error }
+    return { ...record, error: withoutDetails(record.error) }
   })
 }
