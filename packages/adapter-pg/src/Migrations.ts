@@ -13,6 +13,7 @@ import jobsByState from "./migrations/0010_jobs_by_state.js"
 import jobsTraceParent from "./migrations/0011_jobs_trace_parent.js"
 import jobsClaimIndexes from "./migrations/0012_jobs_claim_indexes.js"
 import companyChangePositions from "./migrations/0013_company_change_positions.js"
+import jobsFinished from "./migrations/0014_jobs_finished.js"
 
 /**
  * The PostgreSQL implementation of every migration that adapter-sql lists (`migrationNames`), so that one
@@ -31,7 +32,8 @@ export const migrations: EngineMigrations = {
   "0010_jobs_by_state": jobsByState,
   "0011_jobs_trace_parent": jobsTraceParent,
   "0012_jobs_claim_indexes": jobsClaimIndexes,
-  "0013_company_change_positions": companyChangePositions
+  "0013_company_change_positions": companyChangePositions,
+  "0014_jobs_finished": jobsFinished
 }
 
 /** Name of the table where the migrator records applied migrations. */

@@ -20,7 +20,8 @@ export const migrationNames = [
   "0010_jobs_by_state",
   "0011_jobs_trace_parent",
   "0012_jobs_claim_indexes",
-  "0013_company_change_positions"
+  "0013_company_change_positions",
+  "0014_jobs_finished"
 ] as const
 
 export type MigrationName = (typeof migrationNames)[number]

@@ -71,6 +71,22 @@ const CountRow = Schema.Struct({
 })
 
 const Indices = Schema.Array(Schema.Struct({ idx: Millis }))
+const decodeIds = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String })))
+
+/**
+ * The oldest import jobs finished before `finishedBefore`, read through the partial index of finished
+ * jobs (migration 0014); on PostgreSQL locked for the purge, skipping a job a retry holds. The `state IN`
+ * term repeats the index's condition, which is what lets a planner use it. Exported for the plan tests.
+ */
+export const purgeCandidatesStatement = (sql: SqlClient.SqlClient, finishedBefore: string, limit: number) => {
+  const select = sql`SELECT id FROM jobs
+      WHERE kind = 'import' AND state IN ('completed', 'failed') AND finished_at < ${finishedBefore}
+      ORDER BY finished_at LIMIT ${limit}`
+  return sql.onDialectOrElse({
+    pg: () => sql`${select} FOR UPDATE SKIP LOCKED`,
+    orElse: () => select
+  })
+}
 
 /**
  * ImportStore over any `SqlClient`. `markApplied` is a conditional UPDATE that matches only a record
@@ -143,6 +159,16 @@ export const make: Effect.Effect<
             RETURNING idx`
         return (yield* decodeIndices(rows)).map((row) => row.idx)
       }).pipe(refineErrors, span("ImportStore.resetFailed")),
+
+    purgeFinished: (finishedBefore, limit) =>
+      Effect.gen(function* () {
+        const ids = (yield* decodeIds(yield* purgeCandidatesStatement(sql, finishedBefore, limit))).map((row) => row.id)
+        if (ids.length === 0) return 0
+        yield* sql`DELETE FROM import_records WHERE job_id IN ${sql.in(ids)}`
+        const deleted =
+          yield* sql`DELETE FROM jobs WHERE id IN ${sql.in(ids)} AND state IN ('completed', 'failed') RETURNING id`
+        return deleted.length
+      }).pipe(refineErrors, span("ImportStore.purgeFinished", { limit })),
 
     counts: (jobIds) =>
       Effect.gen(function* () {

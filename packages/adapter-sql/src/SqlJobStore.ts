@@ -202,12 +202,14 @@ export const make: Effect.Effect<
 
     listAll: (query) =>
       Effect.gen(function* () {
+        if (query.ids?.length === 0) return []
         const rows = yield* sql`SELECT ${sql.literal(columns)} FROM jobs
             WHERE 1 = 1
               ${query.state === undefined ? sql`` : sql`AND state = ${query.state}`}
               ${query.companyId === undefined ? sql`` : sql`AND company_id = ${query.companyId}`}
               ${query.kind === undefined ? sql`` : sql`AND kind = ${query.kind}`}
               ${query.id === undefined ? sql`` : sql`AND id = ${query.id}`}
+              ${query.ids === undefined ? sql`` : sql`AND id IN ${sql.in(query.ids)}`}
               ${query.cursor === undefined ? sql`` : sql`AND id > ${query.cursor}`}
             ORDER BY id
             LIMIT ${query.limit}`

@@ -142,7 +142,11 @@ export const make: Effect.Effect<
       const rows = yield* sql`SELECT staged_key FROM media WHERE staged_key IS NOT NULL`
       const keys = yield* decodeStagedKeys(rows)
       return new Set(keys.map((row) => row.staged_key)) as ReadonlySet<string>
-    }).pipe(refineErrors, span("MediaRepository.referencedStagedKeys"))
+    }).pipe(refineErrors, span("MediaRepository.referencedStagedKeys")),
+    staged: Effect.gen(function* () {
+      const rows = yield* sql`SELECT ${sql.literal(columns)} FROM media WHERE staged_key IS NOT NULL ORDER BY id`
+      return (yield* decodeRows(rows)).map(toMedia)
+    }).pipe(refineErrors, span("MediaRepository.staged"))
   })
 })
 

@@ -3,6 +3,7 @@ import {
   backfillComponents,
   SqlCatalogRepository,
   SqlChangeLog,
+  SqlImportStore,
   SqlJobStore,
   SqlMappings
 } from "@catalog-sync/adapter-sql"
@@ -543,9 +544,9 @@ layer(tempLayer())("job claim query plans on SQLite", (it) => {
       for (let i = 0; i < 400; i++) {
         const state = i < 390 ? "completed" : "queued"
         yield* sql`INSERT INTO jobs (id, company_id, connection_id, key_id, kind, state, scopes, run, attempts,
-                     queued_at, queue_seq, created_at, updated_at)
+                     queued_at, queue_seq, created_at, updated_at, finished_at)
                    VALUES (${recordId()}, ${company}, ${connection}, 'key', ${i % 3 === 0 ? "media" : "import"}, ${state},
-                     '[]', 1, 1, ${i}, ${i + 1}, ${at}, ${at})`
+                     '[]', 1, 1, ${i}, ${i + 1}, ${at}, ${at}, ${state === "completed" ? at : null})`
       }
       yield* sql`ANALYZE`
       expectHistoryFree(yield* claimPlan)
@@ -554,6 +555,13 @@ layer(tempLayer())("job claim query plans on SQLite", (it) => {
       expect(
         (yield* sql.unsafe<{ detail: string }>(`EXPLAIN QUERY PLAN ${text}`, params)).map((r) => r.detail)
       ).toEqual([expect.stringMatching(/^SEARCH jobs USING COVERING INDEX jobs_queue_order/)])
+      // The retention purge reads the oldest finished import jobs from the index of finished jobs, in its order.
+      const [purge, purgeParams] = SqlImportStore.purgeCandidatesStatement(sql, at, 50).compile()
+      expect(
+        (yield* sql.unsafe<{ detail: string }>(`EXPLAIN QUERY PLAN ${purge}`, purgeParams)).map((r) => r.detail)
+      ).toEqual([
+        expect.stringMatching(/^SEARCH jobs USING (COVERING )?INDEX jobs_finished \(kind=\? AND finished_at<\?\)/)
+      ])
     })
   )
 })

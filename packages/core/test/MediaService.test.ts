@@ -12,6 +12,7 @@ import { JobStore } from "../src/Jobs/JobStore.js"
 import { ImageProcessor } from "../src/Media/ImageProcessor.js"
 import { maxStagedBytesPerConnection, type MediaFields } from "../src/Media/Media.js"
 import { MediaStorageError } from "../src/Media/MediaErrors.js"
+import { MediaRepository } from "../src/Media/MediaRepository.js"
 import { MediaService } from "../src/Media/MediaService.js"
 import { sweepStaging, stagingGraceMillis } from "../src/Media/MediaStagingSweep.js"
 import { MediaStaging, MediaStorage, type StagedFile } from "../src/Media/MediaStorage.js"
@@ -494,5 +495,74 @@ describe("MediaService", () => {
         expect(world.staged.files()).toEqual(["streaming.upload"])
       })
     )
+  )
+  it.effect(
+    "an upload whose key is revoked, or loses media:write, while its file streams is refused where it commits and keeps nothing",
+    () =>
+      inWorld((world) =>
+        Effect.gen(function* () {
+          const registered = yield* tenant()
+          // As the HTTP API makes it: a principal from a presented key.
+          const who: Principal = {
+            ...registered,
+            key: { expiresAt: "2999-01-01T00:00:00.000Z", scopes: ["media:write"] }
+          }
+          const accounts = yield* Accounts
+          const staged = yield* stage(picture("late"))
+          yield* accounts.revokeKey(who.keyId, "2026-01-01T00:00:00.000Z")
+          const refused = yield* Effect.flip(
+            Effect.flatMap(MediaService, (media) => media.upload(fields("late"), staged)).pipe(as(who))
+          )
+          expect(refused).toMatchObject({ _tag: "Unauthenticated", reason: "key_revoked" })
+          const other = yield* anotherKey(registered)
+          const narrowed: Principal = {
+            ...other,
+            key: { expiresAt: "2999-01-01T00:00:00.000Z", scopes: ["media:read"] }
+          }
+          const denied = yield* Effect.flip(upload(narrowed, fields("narrow"), picture("narrow")))
+          expect(denied).toMatchObject({ _tag: "ScopeDenied", required: ["media:write"] })
+          expect(world.staged.files()).toEqual([])
+          const listed = yield* Effect.flatMap(MediaService, (m) => m.list({ limit: 10 })).pipe(as(other))
+          expect(listed.records).toEqual([])
+        })
+      )
+  )
+
+  it.effect(
+    "a failed job keeps its image staged for a retry for a day; then it is removed, the item fails and stops counting toward the staging limit, and the same upload restarts the job",
+    () =>
+      inWorld((world) =>
+        Effect.gen(function* () {
+          const who = yield* tenant()
+          const job = yield* upload(who, fields("m1"), picture("m1"))
+          yield* Effect.flatMap(Accounts, (accounts) => accounts.revokeKey(who.keyId, "2026-01-01T00:00:00.000Z"))
+          yield* work
+          expect(yield* jobState(who, job.id)).toBe("failed")
+          const media = yield* MediaService
+          const stagedBytes = Effect.flatMap(MediaRepository, (repository) =>
+            repository.stagedBytes(who.company.id, who.connectionId)
+          )
+          yield* TestClock.adjust("23 hours")
+          expect(yield* media.releaseFailedUploads()).toBe(0)
+          expect(world.staged.files()).toHaveLength(1)
+          expect(yield* stagedBytes).toBeGreaterThan(0)
+          yield* TestClock.adjust("2 hours")
+          expect(yield* media.releaseFailedUploads()).toBe(1)
+          expect(world.staged.files()).toEqual([])
+          expect(yield* stagedBytes).toBe(0)
+          const other = yield* anotherKey(who)
+          const [item] = (yield* media.list({ limit: 10 }).pipe(as(other))).records
+          expect(item).toMatchObject({ state: "failed", failure: { code: "key_revoked" }, revision: 2 })
+          expect(item!.failure!.message).toContain("upload the image again")
+          expect(yield* media.releaseFailedUploads()).toBe(0)
+          const restarted = yield* upload(other, fields("m1"), picture("m1"))
+          expect(restarted).toMatchObject({ id: job.id, state: "queued", run: 2 })
+          expect(yield* stagedBytes).toBeGreaterThan(0)
+          yield* work
+          expect(yield* jobState(other, job.id)).toBe("completed")
+          expect((yield* media.list({ limit: 10 }).pipe(as(other))).records[0]).toMatchObject({ state: "completed" })
+          expect(world.staged.files()).toEqual([])
+        })
+      )
   )
 })

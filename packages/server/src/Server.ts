@@ -16,6 +16,7 @@ import {
   InMemoryRateLimiter,
   InventoryService,
   JobKinds,
+  JobRetention,
   JobService,
   JobSignal,
   JobStore,
@@ -200,16 +201,52 @@ const IdempotencyPurge = Layer.scopedDiscard(
 )
 
 /**
+ * Deletes finished import jobs past JOB_RETENTION_DAYS with their records, every 5 minutes: each run a
+ * bounded number of short transactions, so a backlog is worked off over several runs.
+ */
+const JobRetentionPurge = (runtime: RuntimeSettings) =>
+  Layer.scopedDiscard(
+    Effect.gen(function* () {
+      const purge = JobRetention.purgeFinishedImports({
+        retentionMillis: Duration.toMillis(runtime.jobRetention)
+      }).pipe(
+        Effect.tap((removed) =>
+          removed > 0
+            ? Effect.logDebug("purged finished import jobs").pipe(Effect.annotateLogs("removed", removed))
+            : Effect.void
+        ),
+        Effect.catchAllCause((cause) => Effect.logWarning("job retention purge failed", cause))
+      )
+      yield* Effect.forkScoped(Effect.repeat(purge, Schedule.spaced("5 minutes")))
+    })
+  )
+
+/**
  * Removes staged uploads that a crash left behind (no item waiting for processing references them and
- * they are older than the grace period): once at start, then every hour.
+ * they are older than the grace period), and the images of media jobs that failed a day ago and were not
+ * retried: once at start, then every hour.
  */
 const StagingSweep = Layer.scopedDiscard(
   Effect.gen(function* () {
+    const media = yield* MediaService.MediaService
     const sweep = MediaStagingSweep.sweepStaging().pipe(
       Effect.tap((removed) =>
         removed > 0
           ? Effect.logInfo("removed staged uploads left behind").pipe(Effect.annotateLogs("removed", removed))
           : Effect.void
+      ),
+      Effect.zipRight(
+        media
+          .releaseFailedUploads()
+          .pipe(
+            Effect.tap((removed) =>
+              removed > 0
+                ? Effect.logInfo("removed the staged images of failed media jobs").pipe(
+                    Effect.annotateLogs("removed", removed)
+                  )
+                : Effect.void
+            )
+          )
       ),
       Effect.catchAllCause((cause) => Effect.logWarning("staging sweep failed", cause))
     )
@@ -257,9 +294,12 @@ const JobWorkersLive = (runtime: RuntimeSettings) =>
     })
   )
 
-/** Imports, media, jobs and their workers; media jobs time out after MEDIA_PROCESSING_TIMEOUT_SECONDS. */
+/**
+ * Imports, media, jobs, their workers and the staging sweep; media jobs time out after
+ * MEDIA_PROCESSING_TIMEOUT_SECONDS.
+ */
 const JobsLive = (runtime: RuntimeSettings) =>
-  Layer.mergeAll(JobService.JobService.Default, JobWorkersLive(runtime)).pipe(
+  Layer.mergeAll(JobService.JobService.Default, JobWorkersLive(runtime), StagingSweep).pipe(
     Layer.provideMerge(observed(runtime, JobKinds.layer, InstrumentedPorts.jobKinds, TracedPorts.jobKinds)),
     Layer.provideMerge(ImportService.ImportService.Default),
     Layer.provideMerge(
@@ -342,7 +382,7 @@ const servicesWith = (config: ServerConfig, runtime: RuntimeSettings, overrides:
     RateLimiterLive(config, runtime),
     ReadinessLive,
     IdempotencyPurge,
-    StagingSweep,
+    JobRetentionPurge(runtime),
     NodeSecretHasher.layer
   ).pipe(
     // One signal for the HTTP handlers that queue jobs and the workers they wake.

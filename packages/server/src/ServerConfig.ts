@@ -231,6 +231,8 @@ export interface RuntimeSettings {
   readonly idempotencyLease: Duration.Duration
   /** `MEDIA_PROCESSING_TIMEOUT_SECONDS` (default 120): past it, a media job fails with `processing_timeout`. */
   readonly mediaProcessingTimeout: Duration.Duration
+  /** `JOB_RETENTION_DAYS` (default 7): how long finished import jobs, their records and reports are kept. */
+  readonly jobRetention: Duration.Duration
   /** `BENCHMARK_RATE_LIMIT_MULTIPLIER` (default 1): benchmarks only, multiplies the rate limits. */
   readonly rateLimitMultiplier: number
   /** `DOCS_DIR` (default `docs`): the guides the portal at /docs shows. */
@@ -380,6 +382,7 @@ export const RuntimeConfig: Config.Config<RuntimeSettings> = Config.all({
   jobPollMillis: wholeNumber("JOB_POLL_MILLISECONDS", 250, 10),
   idempotencyLease: seconds("IDEMPOTENCY_LEASE_SECONDS", 60, 1),
   mediaProcessingTimeout: seconds("MEDIA_PROCESSING_TIMEOUT_SECONDS", 120, 1),
+  jobRetention: Config.map(wholeNumber("JOB_RETENTION_DAYS", 7, 1), Duration.days),
   rateLimitMultiplier: wholeNumber("BENCHMARK_RATE_LIMIT_MULTIPLIER", 1, 1),
   docsDir: text("DOCS_DIR", "docs"),
   metrics: MetricsConfig,

@@ -56,9 +56,11 @@ describe("server settings", () => {
         docsDir: "docs"
       })
       expect(Duration.toMillis(config.runtime!.jobLease)).toBe(30_000)
+      expect(Duration.toDays(config.runtime!.jobRetention)).toBe(7)
       const tuned = Either.getOrThrow(
         yield* load({
           JOB_WORKERS: "0",
+          JOB_RETENTION_DAYS: "30",
           JOB_LEASE_SECONDS: "2.5",
           IDEMPOTENCY_LEASE_SECONDS: "5",
           LOG_LEVEL: "debug",
@@ -68,6 +70,9 @@ describe("server settings", () => {
       expect(tuned.runtime?.jobWorkers).toBe(0)
       expect(Duration.toMillis(tuned.runtime!.jobLease)).toBe(2_500)
       expect(Duration.toMillis(tuned.runtime!.idempotencyLease)).toBe(5_000)
+      expect(Duration.toDays(tuned.runtime!.jobRetention)).toBe(30)
+      const keepsNothing = yield* Effect.flip(load({ JOB_RETENTION_DAYS: "0" }).pipe(Effect.flatten))
+      expect(describeConfigError(keepsNothing)).toBe("JOB_RETENTION_DAYS=0 must be a whole number from 1 up")
       expect(tuned.logLevel).toBe(LogLevel.Debug)
       // A blank DATABASE_URL (an empty line in an env file) keeps SQLite.
       expect(tuned.postgres).toBeUndefined()

@@ -1,5 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { SqlClient } from "@effect/sql"
+import { ConfigProvider, Effect, Layer } from "effect"
+import { PersistenceLive, ServerLive } from "../src/Server.js"
 import { call, expectError, freshKey, TestServer, TestServerLive, TestServerWith } from "./TestServer.js"
 
 const writer = ["catalog:read", "catalog:write", "prices:read", "prices:write"]
@@ -243,6 +245,81 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("imports a
         const mine = yield* call(url, "GET", "/imports?limit=1", { token })
         expect(mine.body.records.map((j: any) => j.id)).toEqual([id])
         expect(mine.body).toMatchObject({ has_more: false, next_cursor: null })
+      })
+    )
+
+    it.effect(
+      "50 records with 1,500 unknown properties each (~750 KB): the job's report and the dry run's are < 1 MB, at most 20 details per record",
+      () =>
+        Effect.gen(function* () {
+          const { url, tenant } = yield* TestServer
+          const t = yield* tenant()
+          const token = yield* t.key(writer)
+          const records = Array.from({ length: 50 }, (_, r) => ({
+            resource: "products",
+            body: {
+              external_id: `p${r}`,
+              name: "Chair",
+              ...Object.fromEntries(Array.from({ length: 1500 }, (_, k) => [`x${k}`, 0]))
+            }
+          }))
+          const accepted = yield* call(url, "POST", "/imports", { token, body: { records } })
+          expect(accepted.status, accepted.text).toBe(202)
+          yield* finished(url, token, accepted.body.job.id)
+          for (const path of [`/imports/${accepted.body.job.id}`, `/jobs/${accepted.body.job.id}`]) {
+            const reply = yield* call(url, "GET", path, { token })
+            expect(reply.body.job.counts).toMatchObject({ total: 50, failed: 50 })
+            expect(Buffer.byteLength(reply.text)).toBeLessThan(1024 * 1024)
+            for (const record of reply.body.report.records)
+              expect(record.error.details?.length ?? 0).toBeLessThanOrEqual(20)
+          }
+          const dryRun = yield* call(url, "POST", "/imports", { token, body: { dry_run: true, records } })
+          expect(dryRun.status).toBe(200)
+          expect(dryRun.body.report.failed).toBe(50)
+          expect(Buffer.byteLength(dryRun.text)).toBeLessThan(1024 * 1024)
+        })
+    )
+
+    it.scoped("a server deletes the import jobs that finished more than JOB_RETENTION_DAYS ago, from its start", () =>
+      Effect.gen(function* () {
+        const { url, tenant, config } = yield* TestServer
+        const t = yield* tenant()
+        const token = yield* t.key(writer)
+        const submit = (externalId: string) =>
+          Effect.map(
+            call(url, "POST", "/imports", { token, body: { records: [category(externalId)] } }),
+            (reply) => reply.body.job.id as string
+          )
+        const [old, recent] = [yield* submit("old"), yield* submit("recent")]
+        for (const id of [old, recent]) yield* finished(url, token, id)
+        // As if they had finished 8 and 6 days ago.
+        const daysAgo = (days: number) => new Date(Date.now() - days * 24 * 60 * 60 * 1000).toISOString()
+        yield* Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`UPDATE jobs SET finished_at = ${daysAgo(8)} WHERE id = ${old}`
+          yield* sql`UPDATE jobs SET finished_at = ${daysAgo(6)} WHERE id = ${recent}`
+        }).pipe(Effect.provide(PersistenceLive(config)))
+        // Another server on the same database, keeping them 7 days: its purge runs as it starts.
+        yield* Layer.build(ServerLive(config)).pipe(
+          Effect.withConfigProvider(
+            ConfigProvider.fromMap(
+              new Map([
+                ["JOB_WORKERS", "0"],
+                ["JOB_RETENTION_DAYS", "7"]
+              ])
+            ).pipe(ConfigProvider.orElse(() => ConfigProvider.fromEnv()))
+          )
+        )
+        let status = 200
+        for (let i = 0; i < 100 && status === 200; i++) {
+          status = (yield* call(url, "GET", `/imports/${old}`, { token })).status
+          if (status === 200) yield* Effect.sleep("50 millis")
+        }
+        expectError(yield* call(url, "GET", `/imports/${old}`, { token }), 404, "not_found")
+        expect((yield* call(url, "GET", `/imports/${recent}`, { token })).body.report.created).toBe(1)
+        expect((yield* call(url, "GET", "/imports", { token })).body.records.map((job: any) => job.id)).toEqual([
+          recent
+        ])
       })
     )
   })

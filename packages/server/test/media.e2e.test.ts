@@ -1,6 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { existsSync, readdirSync } from "node:fs"
+import { request as httpRequest } from "node:http"
 import { join } from "node:path"
 import sharp from "sharp"
 import { call, freshKey, rawRequest, TestServer, TestServerLive, uploadMedia as upload, waitJob } from "./TestServer.js"
@@ -328,6 +329,66 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("media en
           expect(
             (yield* call(url, "GET", "/media?limit=50", { token })).body.records.map((r: any) => r.external_id)
           ).toEqual(["k"])
+        })
+    )
+
+    it.effect(
+      "an upload whose key is revoked while its body arrives is refused with 401 key_revoked once it ends, and keeps nothing staged",
+      () =>
+        Effect.gen(function* () {
+          const { url, tenant, admin, dataDir } = yield* TestServer
+          const t = yield* tenant()
+          const token = yield* t.key(scopes)
+          const second = yield* t.key(scopes)
+          const keyId = (yield* call(url, "GET", "/me", { token })).body.principal.key_id
+          const jpeg = yield* image(1200, 900, "jpeg")
+          const boundary = "revokedwhilesending"
+          const head = Buffer.from(
+            `--${boundary}\r\nContent-Disposition: form-data; name="external_id"\r\n\r\nlate\r\n` +
+              `--${boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\nLate\r\n` +
+              `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="f.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`
+          )
+          const tail = Buffer.from(`\r\n--${boundary}--\r\n`)
+          const half = Math.floor(jpeg.byteLength / 2)
+          const reply = yield* Effect.async<{ status: number; body: any }>((resume) => {
+            const target = new URL(url)
+            const req = httpRequest(
+              {
+                host: target.hostname,
+                port: target.port,
+                method: "POST",
+                path: "/api/v1/media",
+                headers: {
+                  authorization: `Bearer ${token}`,
+                  "idempotency-key": freshKey(),
+                  "content-type": `multipart/form-data; boundary=${boundary}`,
+                  "content-length": String(head.byteLength + jpeg.byteLength + tail.byteLength)
+                }
+              },
+              (res) => {
+                const chunks: Array<Buffer> = []
+                res.on("data", (c: Buffer) => chunks.push(c))
+                res.on("end", () =>
+                  resume(
+                    Effect.succeed({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()) })
+                  )
+                )
+              }
+            )
+            req.on("error", (error) => resume(Effect.die(error)))
+            // Half the file, then the key is revoked, then the rest: the request was admitted with a valid key.
+            req.write(Buffer.concat([head, jpeg.subarray(0, half)]))
+            setTimeout(() => {
+              Effect.runPromise(admin.revokeKey(keyId)).then(
+                () => setTimeout(() => req.end(Buffer.concat([jpeg.subarray(half), tail])), 200),
+                (error) => resume(Effect.die(error))
+              )
+            }, 300)
+          })
+          expect([reply.status, reply.body.error?.code]).toEqual([401, "key_revoked"])
+          expect(yield* stagedSettled(dataDir)).toEqual([])
+          expect((yield* call(url, "GET", "/media?external_id=late", { token: second })).body.records).toEqual([])
+          expect((yield* call(url, "GET", "/jobs", { token: second })).body.records).toEqual([])
         })
     )
   })

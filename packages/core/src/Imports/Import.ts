@@ -46,7 +46,12 @@ export const RecordError = Schema.Struct({
   code: Schema.String.annotations({ description: "Stable error code; see docs/errors.md." }),
   message: Schema.String,
   details: Schema.optional(Schema.Unknown).annotations({
-    description: "As on the upsert endpoint; paths are within the import body: $.records[3].body.category_ids[0]."
+    description:
+      "As on the upsert endpoint; paths are within the import body: $.records[3].body.category_ids[0]. At most 20 per record, each path and message cut at 300 characters."
+  }),
+  details_omitted: Schema.optional(Schema.Int).annotations({
+    description:
+      "How many more details the record had than the report keeps (20 per record, 8 KiB per record's error, 64 KiB for the errors of a report); absent when none were left out."
   })
 }).annotations({ identifier: "ImportRecordError" })
 export type RecordError = typeof RecordError.Type

@@ -33,6 +33,7 @@ import { type ImportBody, type ImportReport, type RecordResult, report } from ".
 import { type ImportCounts, type ImportItem, ImportStore } from "./ImportStore.js"
 import { type Attempt, type PlannedRecord, runPasses, runPassesInBatches } from "./ImportRunner.js"
 import { bodyPath, failedAttempt, isRecordFailure, type RecordFailure } from "./RecordErrors.js"
+import { boundReportErrors } from "./ReportBounds.js"
 import { visibleReport } from "./ReportVisibility.js"
 
 /** What POST /imports answers: a dry run's report, or the queued job. */
@@ -241,22 +242,24 @@ export class ImportService extends Effect.Service<ImportService>()("@catalog-syn
             Effect.flatMap(({ results }) =>
               Effect.fail(
                 new DryRunRollback({
-                  results: records.map((record): RecordResult => {
-                    const result = results.get(record.index)!
-                    return withIgnored(
-                      {
-                        index: record.index,
-                        resource: record.resource,
-                        external_id: externalIdOf(record.body),
-                        status: result._tag === "Applied" ? "applied" : "failed",
-                        outcome: result._tag === "Applied" ? result.outcome : null,
-                        id: result._tag === "Applied" && result.recordId !== "" ? result.recordId : null,
-                        error: result._tag === "Failed" ? result.error : null,
-                        run: 1
-                      },
-                      record.body
-                    )
-                  })
+                  results: boundReportErrors(
+                    records.map((record): RecordResult => {
+                      const result = results.get(record.index)!
+                      return withIgnored(
+                        {
+                          index: record.index,
+                          resource: record.resource,
+                          external_id: externalIdOf(record.body),
+                          status: result._tag === "Applied" ? "applied" : "failed",
+                          outcome: result._tag === "Applied" ? result.outcome : null,
+                          id: result._tag === "Applied" && result.recordId !== "" ? result.recordId : null,
+                          error: result._tag === "Failed" ? result.error : null,
+                          run: 1
+                        },
+                        record.body
+                      )
+                    })
+                  )
                 })
               )
             )
@@ -442,8 +445,11 @@ export class ImportService extends Effect.Service<ImportService>()("@catalog-syn
           return yield* passes.left
         }
         const { results } = passes.right
-        const failures = Array.from(results).flatMap(([index, result]) =>
-          result._tag === "Failed" ? [[index, result.error] as const] : []
+        // In index order, as the report lists them: its error budget goes to the first ones.
+        const failures = boundReportErrors(
+          Array.from(results)
+            .flatMap(([index, result]) => (result._tag === "Failed" ? [{ index, error: result.error }] : []))
+            .sort((a, b) => a.index - b.index)
         )
         if (failures.length > 0) {
           const { at } = yield* now
@@ -452,7 +458,7 @@ export class ImportService extends Effect.Service<ImportService>()("@catalog-syn
               holdLease,
               Effect.forEach(
                 failures,
-                ([index, error]) => store.markFailed(job.id, index, { error, run: job.run, at }),
+                ({ index, error }) => store.markFailed(job.id, index, { error, run: job.run, at }),
                 { discard: true }
               )
             )

@@ -77,6 +77,12 @@ export class ImportStore extends Context.Tag("@catalog-sync/core/ImportStore")<
       run: number,
       at: string
     ) => Effect.Effect<ReadonlyArray<number>, PersistenceError>
+    /**
+     * Deletes up to `limit` import jobs that finished (completed or failed) before `finishedBefore` (an
+     * ISO time), oldest first, with their records; returns how many jobs. Queued, running and paused jobs
+     * are never touched. Call it inside a transaction: on PostgreSQL it skips a job a retry holds locked.
+     */
+    readonly purgeFinished: (finishedBefore: string, limit: number) => Effect.Effect<number, PersistenceError>
     /** Counts per job, for job lists. Jobs without records are absent. */
     readonly counts: (
       jobIds: ReadonlyArray<string>

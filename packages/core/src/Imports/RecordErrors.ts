@@ -9,6 +9,7 @@ import type {
 } from "../Shared/Errors.js"
 import type { RecordError } from "./Import.js"
 import type { Attempt } from "./ImportRunner.js"
+import { boundedIssueError } from "./ReportBounds.js"
 
 /** The failures of one record's upsert that fail that record only. */
 export type RecordFailure =
@@ -37,16 +38,19 @@ export const failedAttempt = (index: number, error: RecordFailure): Attempt => (
   unresolved: isUnresolvedReference(error)
 })
 
-/** A failure as the report shows it: the code, message and details its upsert endpoint would give. */
+/**
+ * A failure as the report shows it: the code, message and details its upsert endpoint would give, within
+ * the report's bounds (`ReportBounds`).
+ */
 export const toRecordError = (index: number, error: RecordFailure): RecordError => {
   const base = { code: error.code as string, message: error.message }
   switch (error._tag) {
     case "ValidationFailed":
     case "RuleViolation":
-      return {
-        ...base,
-        details: error.issues.map((issue) => ({ path: bodyPath(index, issue.path), message: issue.message }))
-      }
+      return boundedIssueError(base, error.issues, (issue) => ({
+        path: bodyPath(index, issue.path),
+        message: issue.message
+      }))
     case "RevisionConflict":
       return {
         ...base,

@@ -1,6 +1,7 @@
 import { definitions } from "../Resources/Registry.js"
 import type { Scope } from "../Shared/Scope.js"
 import type { ImportReport, RecordError, RecordResult } from "./Import.js"
+import { isIssueList } from "./ReportBounds.js"
 
 /** What a reader without the read scope of a price or cost field is told about it: the rule, never the value. */
 const hiddenMessage = (scope: Scope) =>
@@ -18,12 +19,6 @@ const scopeOfPath = (record: RecordResult, path: string): Scope | undefined => {
   if (key === "fields" && /^\[\d+\]\.coefficient/.test(rest!)) return "prices:read"
   return undefined
 }
-
-const isIssueList = (details: unknown): details is ReadonlyArray<{ readonly path: string; readonly message: string }> =>
-  Array.isArray(details) &&
-  details.every(
-    (d) => typeof d === "object" && d !== null && typeof d.path === "string" && typeof d.message === "string"
-  )
 
 const visibleError = (record: RecordResult, error: RecordError, scopes: ReadonlySet<Scope>): RecordError => {
   if (!isIssueList(error.details)) return error

@@ -23,6 +23,8 @@ export interface JobAdminQuery {
   readonly kind?: JobKind | undefined
   /** One job by its id, in whichever company it is. */
   readonly id?: string | undefined
+  /** Only these jobs, in whichever companies they are (housekeeping reads the jobs of staged images). */
+  readonly ids?: ReadonlyArray<string> | undefined
   readonly cursor?: string | undefined
   readonly limit: number
 }

@@ -33,5 +33,10 @@ export class MediaRepository extends Context.Tag("@catalog-sync/core/MediaReposi
      * area is shared, and only this tells which of its files are a crash's leftovers.
      */
     readonly referencedStagedKeys: Effect.Effect<ReadonlySet<string>, PersistenceError>
+    /**
+     * The items whose upload is still staged, across every company (housekeeping: the images of failed
+     * jobs are released after a while).
+     */
+    readonly staged: Effect.Effect<ReadonlyArray<StoredMedia>, PersistenceError>
   }
 >() {}

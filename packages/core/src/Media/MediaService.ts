@@ -1,5 +1,7 @@
 import { Clock, Context, Duration, Effect, Option, Schema } from "effect"
 import { Accounts } from "../Auth/Accounts.js"
+import { Unauthenticated } from "../Auth/AuthErrors.js"
+import { accessStopped, principalOf } from "../Auth/Authenticate.js"
 import { CurrentPrincipal, type Principal } from "../Auth/Principal.js"
 import { RecordNotFound, ScopeDenied, ValidationFailed } from "../Shared/Errors.js"
 import { Mappings, type MappingScope } from "../Catalog/Mappings.js"
@@ -93,6 +95,19 @@ export class ProcessingTimeout extends Context.Reference<ProcessingTimeout>()(
 
 /** Seconds a client waits when its connection's staged images reach 100 MB. */
 export const stagingRetryAfterSeconds = 10
+
+const pendingLimit = new JobLimitReached({
+  message: `this connection has ${maxPendingPerConnection} pending (queued or running) jobs; retry when one has finished`,
+  limit: maxPendingPerConnection,
+  retry_after: 5
+})
+
+/**
+ * How long a failed media job keeps its image staged, so that a retry (with an active key, once the
+ * processor or the storage works again) needs no new upload. Then the image is removed and the item
+ * fails; an upload of the same image under its external_id restarts the job.
+ */
+export const failedImageKeptMillis = 24 * 60 * 60 * 1000
 
 const stagingFull = new StagingLimitReached({
   message: `this connection has ${maxStagedBytesPerConnection} bytes of images waiting to be processed; retry when some are done`,
@@ -218,6 +233,83 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
     const jobView = (job: StoredJob) => renderJob(job, mediaCounts(job))
 
     /**
+     * The uploading key as it is now, checked where the upload commits: an upload streams for a while
+     * (10 MB at 1 Mbit/s takes 84 s), and a key revoked, expired or stripped of media:write meanwhile
+     * must not leave an image behind (401 or 403, its staged file removed). An embedding app's principal
+     * comes from no key and has none to check.
+     */
+    const stillAuthorized = (principal: Principal) =>
+      Effect.gen(function* () {
+        if (principal.key === undefined) return
+        const grant = Option.filter(
+          yield* accounts.findKey(principal.keyId),
+          (found) => found.company.id === principal.company.id && found.connection.id === principal.connectionId
+        )
+        if (Option.isNone(grant))
+          return yield* new Unauthenticated({ reason: "key_revoked", message: "the API key no longer exists" })
+        const stopped = accessStopped(grant.value, yield* Clock.currentTimeMillis)
+        if (stopped !== undefined) return yield* new Unauthenticated(stopped)
+        yield* requireScope(principalOf(grant.value, principal.key.scopes), "media:write")
+      })
+
+    /**
+     * The same image uploaded again for a version whose job failed without its image (removed when the
+     * job was not retried in time, or refused while processing): the new file becomes the version's
+     * staged image and the job runs again, for this key, at the end of the queue.
+     */
+    const restage = (principal: Principal, version: StoredMedia, job: StoredJob, staged: StagedFile) =>
+      Effect.gen(function* () {
+        const { millis, at } = yield* now
+        const traceParent = yield* currentTraceParent
+        return yield* transactor.withTransaction(
+          Effect.gen(function* () {
+            const stagedBytes = yield* repository.stagedBytes(principal.company.id, principal.connectionId)
+            if (stagedBytes + staged.bytes > maxStagedBytesPerConnection) return yield* stagingFull
+            const requeue = yield* jobs.requeue(
+              { companyId: principal.company.id, connectionId: principal.connectionId },
+              job.id,
+              {
+                from: ["failed"],
+                run: job.run + 1,
+                keyId: principal.keyId,
+                scopes: Array.from(principal.scopes),
+                nowMillis: millis,
+                at,
+                maxPending: maxPendingPerConnection,
+                traceParent
+              }
+            )
+            switch (requeue._tag) {
+              case "LimitReached":
+                return yield* pendingLimit
+              case "NotInState": {
+                // Restarted meanwhile (a retry, or the same upload at once): its own image runs.
+                yield* discard(staged.key)
+                const current = yield* jobs.get(
+                  { companyId: principal.company.id, connectionId: principal.connectionId },
+                  job.id
+                )
+                return jobView(Option.getOrElse(current, () => job))
+              }
+              case "Requeued": {
+                const queuedAgain: StoredMedia = {
+                  ...version,
+                  state: "queued",
+                  stagedKey: staged.key,
+                  failure: null,
+                  revision: version.revision + 1,
+                  updatedAt: at
+                }
+                yield* repository.update(queuedAgain)
+                yield* logChange(queuedAgain, "updated", at)
+                return jobView(requeue.job)
+              }
+            }
+          })
+        )
+      })
+
+    /**
      * POST /media, after the file was staged: checks the fields and the image, then either reuses the
      * version already under this external_id (same file, name and purpose: its job, no new work) or
      * records a new item with its queued job. The staged file is removed whenever it is not queued.
@@ -225,6 +317,7 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
     const applyUpload = (rawFields: Readonly<Record<string, string>>, staged: StagedFile) =>
       Effect.gen(function* () {
         const principal = yield* CurrentPrincipal
+        yield* stillAuthorized(principal)
         yield* refuseRemoteUrls(rawFields)
         const fields = yield* decodeFields(rawFields)
         const format = sniffFormat(staged.head)
@@ -259,6 +352,8 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
           )
           if (Option.isNone(job))
             return yield* Effect.dieMessage(`media ${version.id} without its job ${version.jobId}`)
+          if (job.value.state === "failed" && version.stagedKey === null)
+            return yield* restage(principal, version, job.value, staged)
           yield* discard(staged.key)
           return jobView(job.value)
         }
@@ -305,13 +400,7 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
             // The mapping first: a concurrent upload of the same external_id fails here, before writes
             // that some stores (the in-memory ones) do not roll back.
             yield* mappings.insert({ ...scope, externalId: fields.external_id, recordId: media.id, createdAt: at })
-            if (!(yield* jobs.insert(job, maxPendingPerConnection))) {
-              return yield* new JobLimitReached({
-                message: `this connection has ${maxPendingPerConnection} pending (queued or running) jobs; retry when one has finished`,
-                limit: maxPendingPerConnection,
-                retry_after: 5
-              })
-            }
+            if (!(yield* jobs.insert(job, maxPendingPerConnection))) return yield* pendingLimit
             yield* repository.insert(media)
             yield* logChange(media, "created", at)
           })
@@ -512,6 +601,60 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
         if (media.stagedKey !== null) yield* discard(media.stagedKey)
       })
 
+    /**
+     * Removes the staged images of media jobs that failed more than `keptMillis` ago and were not
+     * retried, at most `limit` of them: each item fails (its job says why) and stops counting toward its
+     * connection's staging limit. Each is re-read in its own transaction, so a job retried meanwhile
+     * keeps its image. Returns how many were removed.
+     */
+    const releaseFailedUploads = (keptMillis: number = failedImageKeptMillis, limit = 200) =>
+      Effect.gen(function* () {
+        const { millis } = yield* now
+        const cutoff = new Date(millis - keptMillis).toISOString()
+        let released = 0
+        const staged = yield* repository.staged
+        for (let start = 0; start < staged.length && released < limit; start += 200) {
+          const batch = staged.slice(start, start + 200)
+          const failed = yield* jobs.listAll({
+            ids: batch.map((media) => media.jobId),
+            state: "failed",
+            limit: batch.length
+          })
+          const expired = failed.filter((job) => job.finishedAt !== null && job.finishedAt < cutoff)
+          for (const job of expired.slice(0, limit - released)) {
+            const removed = yield* transactor.withTransaction(
+              Effect.gen(function* () {
+                const current = yield* jobs.get({ companyId: job.companyId, connectionId: job.connectionId }, job.id)
+                const media = yield* repository.byJob(job.id)
+                if (Option.isNone(current) || current.value.state !== "failed" || Option.isNone(media)) return null
+                const stagedKey = media.value.stagedKey
+                if (stagedKey === null) return null
+                const { at } = yield* now
+                const failedItem: StoredMedia = {
+                  ...media.value,
+                  state: "failed",
+                  stagedKey: null,
+                  failure: {
+                    code: current.value.failure?.code ?? "internal_error",
+                    message: `its job failed and was not retried within ${Math.round(keptMillis / 3_600_000)} hours, so its staged image was removed; upload the image again under this external_id to process it`
+                  },
+                  revision: media.value.revision + 1,
+                  updatedAt: at
+                }
+                yield* repository.update(failedItem)
+                yield* logChange(failedItem, "updated", at)
+                return stagedKey
+              })
+            )
+            if (removed !== null) {
+              yield* discard(removed)
+              released++
+            }
+          }
+        }
+        return released
+      })
+
     const requireMediaWrite = Effect.flatMap(CurrentPrincipal, (principal) =>
       principal.scopes.has("media:write")
         ? Effect.void
@@ -549,11 +692,7 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
         )
         switch (requeue._tag) {
           case "LimitReached":
-            return yield* new JobLimitReached({
-              message: `this connection has ${maxPendingPerConnection} pending (queued or running) jobs; retry when one has finished`,
-              limit: maxPendingPerConnection,
-              retry_after: 5
-            })
+            return yield* pendingLimit
           case "NotInState":
             return yield* new JobNotRetryable({
               message: `only failed or paused jobs can be retried; this job is ${requeue.state ?? job.state}`,
@@ -600,6 +739,7 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
       get,
       content,
       process,
+      releaseFailedUploads,
       jobKind
     } as const
   })

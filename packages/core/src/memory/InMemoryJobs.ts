@@ -61,6 +61,7 @@ export const make = Effect.sync(() => {
               (query.state === undefined || job.state === query.state) &&
               (query.kind === undefined || job.kind === query.kind) &&
               (query.id === undefined || job.id === query.id) &&
+              (query.ids === undefined || query.ids.includes(job.id)) &&
               (query.cursor === undefined || job.id > query.cursor)
           )
           .sort((a, b) => (a.id < b.id ? -1 : 1))
@@ -235,6 +236,25 @@ export const make = Effect.sync(() => {
             : []
         )
       ),
+    purgeFinished: (finishedBefore, limit) =>
+      Effect.sync(() => {
+        const finished = Array.from(jobs.values())
+          .filter(
+            (job) =>
+              job.kind === "import" &&
+              (job.state === "completed" || job.state === "failed") &&
+              job.finishedAt !== null &&
+              job.finishedAt < finishedBefore
+          )
+          .sort((a, b) => (a.finishedAt! < b.finishedAt! ? -1 : a.finishedAt! > b.finishedAt! ? 1 : 0))
+          .slice(0, limit)
+        for (const job of finished) {
+          jobs.delete(job.id)
+          items.delete(job.id)
+          place.delete(job.id)
+        }
+        return finished.length
+      }),
     counts: (jobIds) =>
       Effect.sync(() => {
         const out = new Map<string, ImportCounts>()

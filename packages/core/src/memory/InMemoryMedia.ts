@@ -78,6 +78,11 @@ export const makeRepository = Effect.sync(() => {
       ),
     referencedStagedKeys: Effect.sync(
       () => new Set(Array.from(items.values()).flatMap((m) => (m.stagedKey === null ? [] : [m.stagedKey])))
+    ),
+    staged: Effect.sync(() =>
+      Array.from(items.values())
+        .filter((m) => m.stagedKey !== null)
+        .sort(byId)
     )
   })
 })

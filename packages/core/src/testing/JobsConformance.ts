@@ -396,6 +396,11 @@ export const runJobsConformance = (name: string, ports: Layer.Layer<JobStore | I
           const first = yield* jobs.listAll({ companyId: company, limit: 2 })
           const rest = yield* jobs.listAll({ companyId: company, cursor: first[1]!.id, limit: 10 })
           expect([...ids(first), ...ids(rest)]).toEqual(sorted(made.slice(0, 4)))
+          expect(ids(yield* jobs.listAll({ ids: [made[4]!.id, made[1]!.id, uuid()], limit: 10 }))).toEqual(
+            sorted([made[1]!, made[4]!])
+          )
+          expect(ids(yield* jobs.listAll({ ids: ids(made), state: "failed", limit: 10 }))).toEqual([made[3]!.id])
+          expect(yield* jobs.listAll({ ids: [], limit: 10 })).toEqual([])
         })
       )
     })
@@ -493,6 +498,49 @@ export const runJobsConformance = (name: string, ports: Layer.Layer<JobStore | I
               ["pending", 2]
             ])
             expect(after[1]!.error).toBeNull()
+          })
+      )
+
+      it.effect(
+        "purgeFinished deletes the oldest finished import jobs with their records, in batches; never pending, paused or media jobs",
+        () =>
+          Effect.gen(function* () {
+            const store = yield* ImportStore
+            const jobs = yield* JobStore
+            const transactor = yield* Transactor
+            // Finished long before every other test's jobs, so that only these are old enough.
+            const old = (second: number) => `2000-01-01T00:00:${String(second).padStart(2, "0")}.000Z`
+            const owner = scope()
+            const made = {
+              completed: job(owner, { state: "completed", finishedAt: old(2) }),
+              failed: job(owner, { state: "failed", finishedAt: old(1) }),
+              young: job(owner, { state: "completed", finishedAt: "2000-06-01T00:00:00.000Z" }),
+              running: job(owner, { state: "running", finishedAt: old(3), leaseOwner: "w", leaseUntil: 1 }),
+              queued: job(owner, { state: "queued", finishedAt: old(4) }),
+              paused: job(owner, { state: "paused", finishedAt: old(5) }),
+              media: job(owner, { kind: "media", state: "failed", finishedAt: old(6) })
+            }
+            for (const j of Object.values(made)) {
+              yield* insert(j)
+              if (j.kind === "import") yield* store.insertItems([item(j.id, 0), item(j.id, 1)])
+            }
+            const purge = (limit: number) =>
+              transactor.withTransaction(store.purgeFinished("2000-03-01T00:00:00.000Z", limit))
+            const left = Effect.gen(function* () {
+              const out: Array<string> = []
+              for (const [name, j] of Object.entries(made))
+                if (Option.isSome(yield* jobs.get(owner, j.id))) out.push(name)
+              return out
+            })
+            // Oldest first: the failed job finished a second before the completed one.
+            expect(yield* purge(1)).toBe(1)
+            expect(yield* left).toEqual(["completed", "young", "running", "queued", "paused", "media"])
+            expect(yield* store.items(made.failed.id)).toEqual([])
+            expect(yield* purge(10)).toBe(1)
+            expect(yield* purge(10)).toBe(0)
+            expect(yield* left).toEqual(["young", "running", "queued", "paused", "media"])
+            expect((yield* store.counts([made.completed.id, made.young.id])).size).toBe(1)
+            expect(yield* store.items(made.young.id)).toHaveLength(2)
           })
       )
     })

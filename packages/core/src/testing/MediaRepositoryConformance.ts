@@ -119,7 +119,7 @@ export const runMediaRepositoryConformance = (name: string, ports: Layer.Layer<M
       )
 
       it.effect(
-        "stagedBytes sums the connection's items not processed yet; referencedStagedKeys names their files",
+        "stagedBytes sums the connection's items not processed yet; referencedStagedKeys and staged name them in every company",
         () =>
           Effect.gen(function* () {
             const repository = yield* MediaRepository
@@ -136,9 +136,17 @@ export const runMediaRepositoryConformance = (name: string, ports: Layer.Layer<M
             const referenced = yield* repository.referencedStagedKeys
             expect([a, b, otherConnection].every((m) => referenced.has(m.stagedKey!))).toBe(true)
             expect(referenced.has(processed.stagedKey!)).toBe(false)
+            const mine = (list: ReadonlyArray<StoredMedia>) =>
+              list.filter((m) => [a, b, processed, otherConnection].some((x) => x.id === m.id))
+            expect(mine(yield* repository.staged)).toEqual(
+              [a, b, otherConnection].sort((x, y) => (x.id < y.id ? -1 : 1))
+            )
             yield* repository.update(completed(a))
             expect(yield* repository.stagedBytes(companyId, connectionId)).toBe(9 * 1024 * 1024)
             expect((yield* repository.referencedStagedKeys).has(a.stagedKey!)).toBe(false)
+            expect(mine(yield* repository.staged).map((m) => m.id)).toEqual(
+              [b, otherConnection].map((m) => m.id).sort()
+            )
           })
       )
     })
