@@ -25,6 +25,7 @@ import {
 } from "./BodyLimit.js"
 import { failingPart, renderDecodeFailure } from "./DecodeFailure.js"
 import { arrivedAfterClose } from "./LingeringClose.js"
+import { originOf, TrustedProxies } from "./ClientOrigin.js"
 import { refusedQueryNames } from "./RefusedQuery.js"
 import { isDomainError, renderDomainError } from "./ErrorResponses.js"
 import { CurrentRequest, newRequestState, type RequestState } from "./RequestId.js"
@@ -152,7 +153,7 @@ const fastPaths = Effect.map(
  * (see `settleUnreadBody`), so that every client reads its answer.
  */
 export const EnvelopeMiddleware = HttpApiBuilder.middleware(
-  Effect.map(Effect.all([Admission, fastPaths]), ([admission, fast]) => {
+  Effect.map(Effect.all([Admission, fastPaths, TrustedProxies]), ([admission, fast, proxies]) => {
     return (app: HttpApp.Default<never, never>) =>
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
@@ -233,8 +234,9 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
           Effect.locally(CurrentRequest, state)
         )
         const response = answerHeaders(hasBody ? settleUnreadBody(request, answered, limit) : answered, state)
-        // One structured line per request; never headers or bodies, so keys and secrets stay out of logs.
-        // Its annotations cost more than a request's own work, so they are built only when it is written.
+        // One structured line per request: who called (the client's address, the key's public id and its
+        // company) and what came of it; never headers or bodies, so secrets stay out of logs. Its
+        // annotations cost more than a request's own work, so they are built only when it is written.
         if (LogLevel.lessThanEqual(yield* FiberRef.get(FiberRef.currentMinimumLogLevel), LogLevel.Info)) {
           yield* Effect.logInfo("request").pipe(
             Effect.annotateLogs({
@@ -242,7 +244,10 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
               method: request.method,
               path,
               status: response.status,
-              duration_ms: Date.now() - started
+              duration_ms: Date.now() - started,
+              client: state.client ?? originOf(request, proxies).address ?? null,
+              key_id: state.admitted?.keyId ?? null,
+              company_id: state.admitted?.company.id ?? null
             })
           )
         }

@@ -1,7 +1,14 @@
-import { AuthFailureBudget, TrustedProxies } from "@catalog-sync/adapter-http"
+import { AuthFailureBudget, type ProxySettings, TrustedProxies } from "@catalog-sync/adapter-http"
 import { Effect, Layer } from "effect"
 import type { Server } from "node:http"
+import { refuseAmbiguousHosts } from "./HostHeader.js"
 import { EdgeConfig, type EdgeSettings } from "./ServerConfig.js"
+
+/** The trusted proxies of the settings, as the API's edge reads them. */
+export const proxiesOf = (edge: EdgeSettings): ProxySettings => ({
+  list: edge.trustedProxies,
+  headers: edge.proxyHeaders
+})
 
 /**
  * The Node server's limits from the settings, applied before it listens. Node checks its header and
@@ -17,18 +24,29 @@ export const applyEdgeSettings = (server: Server, edge: EdgeSettings) => {
     50,
     Math.min(1000, Math.round(server.headersTimeout / 4))
   )
+  return server
 }
 
-/** Applies EdgeConfig to `server`; provide it to the layer that makes the server listen. */
+/**
+ * Applies EdgeConfig to the API's `server`, and refuses its requests of ambiguous host; provide it to the
+ * layer that makes the server listen.
+ */
 export const EdgeLimitsLive = (server: Server) =>
-  Layer.effectDiscard(Effect.map(Effect.orDie(EdgeConfig), (edge) => applyEdgeSettings(server, edge)))
+  Layer.effectDiscard(
+    Effect.map(Effect.orDie(EdgeConfig), (edge) =>
+      refuseAmbiguousHosts(applyEdgeSettings(server, edge), proxiesOf(edge))
+    )
+  )
 
-/** What the API's edge reads from the settings: the trusted proxies and the failed-key budget. */
+/** What the API's edge reads from the settings: the trusted proxies and the failed-key budgets. */
 export const EdgeReferencesLive = Layer.unwrapEffect(
   Effect.map(Effect.orDie(EdgeConfig), (edge) =>
     Layer.mergeAll(
-      Layer.succeed(TrustedProxies, { list: edge.trustedProxies }),
-      Layer.succeed(AuthFailureBudget, { perMinute: edge.authFailuresPerMinute })
+      Layer.succeed(TrustedProxies, proxiesOf(edge)),
+      Layer.succeed(AuthFailureBudget, {
+        perMinute: edge.authFailuresPerMinute,
+        globalPerMinute: edge.authFailuresGlobalPerMinute
+      })
     )
   )
 )

@@ -1,4 +1,4 @@
-import { parseTrustedProxies } from "@catalog-sync/adapter-http"
+import { parseTrustedProxies, type ProxyHeaders, proxyHeaderFamilies } from "@catalog-sync/adapter-http"
 import type { S3Settings } from "@catalog-sync/adapter-storage-s3"
 import { Config, ConfigError, Duration, Effect, Either, LogLevel, Option, Redacted } from "effect"
 import type { BlockList } from "node:net"
@@ -178,10 +178,14 @@ export interface EdgeSettings {
   readonly keepAliveTimeoutSeconds: number
   /** Connections open at once; further ones are closed at once (`HTTP_MAX_CONNECTIONS`, default 1000). */
   readonly maxConnections: number
-  /** Peers whose Forwarded / X-Forwarded-* headers are believed (`TRUSTED_PROXIES`, default none). */
+  /** Peers whose forwarding headers are believed (`TRUSTED_PROXIES`, default none). */
   readonly trustedProxies: BlockList | undefined
+  /** Which forwarding headers they set (`TRUSTED_PROXY_HEADERS`: `x-forwarded`, the default, or `forwarded`). */
+  readonly proxyHeaders: ProxyHeaders
   /** Invalid keys one client address may present per minute before it gets 429 (`AUTH_FAILURES_PER_MINUTE`, default 30). */
   readonly authFailuresPerMinute: number
+  /** Invalid keys of all clients together per minute before each one's next is blocked (`AUTH_FAILURES_GLOBAL_PER_MINUTE`, default 300). */
+  readonly authFailuresGlobalPerMinute: number
 }
 
 const positiveSeconds = (name: string, defaultSeconds: number) =>
@@ -190,15 +194,18 @@ const positiveSeconds = (name: string, defaultSeconds: number) =>
     Config.validate({ message: `${name} must be a number of seconds > 0`, validation: (n) => n > 0 })
   )
 
-/** `HTTP_*`, `TRUSTED_PROXIES` and `AUTH_FAILURES_PER_MINUTE` (see EdgeSettings and the README). */
+const atLeast = (name: string, fallback: number, min: number) =>
+  Config.integer(name).pipe(
+    Config.withDefault(fallback),
+    Config.validate({ message: `${name} must be a whole number >= ${min}`, validation: (n) => n >= min })
+  )
+
+/** `HTTP_*`, `TRUSTED_PROXIES`, `TRUSTED_PROXY_HEADERS` and `AUTH_FAILURES_*` (see EdgeSettings and the README). */
 export const EdgeConfig: Config.Config<EdgeSettings> = Config.all({
   headersTimeoutSeconds: positiveSeconds("HTTP_HEADERS_TIMEOUT_SECONDS", 10),
   requestTimeoutSeconds: positiveSeconds("HTTP_REQUEST_TIMEOUT_SECONDS", 120),
   keepAliveTimeoutSeconds: positiveSeconds("HTTP_KEEP_ALIVE_TIMEOUT_SECONDS", 5),
-  maxConnections: Config.integer("HTTP_MAX_CONNECTIONS").pipe(
-    Config.withDefault(1000),
-    Config.validate({ message: "HTTP_MAX_CONNECTIONS must be a whole number >= 1", validation: (n) => n >= 1 })
-  ),
+  maxConnections: atLeast("HTTP_MAX_CONNECTIONS", 1000, 1),
   trustedProxies: Config.string("TRUSTED_PROXIES").pipe(
     Config.withDefault(""),
     Config.mapOrFail((text) =>
@@ -208,10 +215,14 @@ export const EdgeConfig: Config.Config<EdgeSettings> = Config.all({
       })
     )
   ),
-  authFailuresPerMinute: Config.integer("AUTH_FAILURES_PER_MINUTE").pipe(
-    Config.withDefault(30),
-    Config.validate({ message: "AUTH_FAILURES_PER_MINUTE must be a whole number >= 1", validation: (n) => n >= 1 })
-  )
+  proxyHeaders: setting<ProxyHeaders>(
+    "TRUSTED_PROXY_HEADERS",
+    "x-forwarded",
+    `must be ${proxyHeaderFamilies.join(" or ")}: the forwarding headers the trusted proxies set`,
+    (raw) => proxyHeaderFamilies.find((family) => family === raw.toLowerCase())
+  ),
+  authFailuresPerMinute: atLeast("AUTH_FAILURES_PER_MINUTE", 30, 1),
+  authFailuresGlobalPerMinute: atLeast("AUTH_FAILURES_GLOBAL_PER_MINUTE", 300, 1)
 }).pipe(
   Config.validate({
     message: "HTTP_HEADERS_TIMEOUT_SECONDS must not exceed HTTP_REQUEST_TIMEOUT_SECONDS",

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Duration, Effect, Either, LogLevel, Option, Redacted } from "effect"
-import { describeConfigError, describePostgres, metricsEnabled, ServerConfig } from "../src/ServerConfig.js"
+import { describeConfigError, describePostgres, EdgeConfig, metricsEnabled, ServerConfig } from "../src/ServerConfig.js"
 import { describeSetup } from "../src/Startup.js"
 
 const load = (env: Record<string, string>) =>
@@ -208,6 +208,31 @@ describe("server settings", () => {
       )
       expect(describePostgres(config.postgres!)).toBe("db.internal:6543/catalog as app")
       expect(describePostgres(config.postgres!)).not.toContain("s3cr")
+    })
+  )
+})
+
+describe("edge settings", () => {
+  const edge = (env: Record<string, string>) =>
+    Effect.either(Effect.withConfigProvider(EdgeConfig, ConfigProvider.fromMap(new Map(Object.entries(env)))))
+
+  it.effect("defaults: X-Forwarded-* from trusted proxies, and the failed-key budgets", () =>
+    Effect.gen(function* () {
+      const defaults = Either.getOrThrow(yield* edge({}))
+      expect(defaults).toMatchObject({
+        proxyHeaders: "x-forwarded",
+        authFailuresPerMinute: 30,
+        authFailuresGlobalPerMinute: 300
+      })
+      expect(Either.getOrThrow(yield* edge({ TRUSTED_PROXY_HEADERS: "Forwarded" })).proxyHeaders).toBe("forwarded")
+      const message = (env: Record<string, string>) =>
+        Effect.map(Effect.flip(edge(env).pipe(Effect.flatten)), describeConfigError)
+      expect(yield* message({ TRUSTED_PROXY_HEADERS: "x-real-ip" })).toBe(
+        "TRUSTED_PROXY_HEADERS=x-real-ip must be x-forwarded or forwarded: the forwarding headers the trusted proxies set"
+      )
+      expect(yield* message({ AUTH_FAILURES_GLOBAL_PER_MINUTE: "0" })).toContain(
+        "AUTH_FAILURES_GLOBAL_PER_MINUTE must be a whole number >= 1"
+      )
     })
   )
 })

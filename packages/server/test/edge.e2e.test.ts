@@ -3,6 +3,7 @@ import { HttpServer } from "@effect/platform"
 import { ConfigProvider, Context, Effect, Layer } from "effect"
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
+import { request as httpRequest } from "node:http"
 import { join } from "node:path"
 import sharp from "sharp"
 import { maxJsonBytes, maxMediaBodyBytes } from "../../adapter-http/src/BodyLimit.js"
@@ -13,6 +14,7 @@ import {
   earlyInMinute,
   expectError,
   freshKey,
+  type LoggedLine,
   rawRequest,
   testDatabase,
   TestServer,
@@ -542,6 +544,51 @@ layer(TestServerWith(), { excludeTestServices: true, timeout: 240_000 })("the HT
         })
     )
 
+    it.scoped(
+      "a Host that is not host[:port] and a second Host header are refused with 400 invalid_host; an absolute-form target is answered for its own host",
+      () =>
+        Effect.gen(function* () {
+          const { url, tenant } = yield* TestServer
+          const domain = `api-${Date.now()}.beta.example`
+          const owner = yield* (yield* tenant({ domains: [domain] })).key(["catalog:read"])
+          const other = yield* (yield* tenant()).key(["catalog:read"])
+          const answer = (head: string) =>
+            Effect.gen(function* () {
+              const connection = yield* rawConnection(url)
+              connection.socket.write(`${head}\r\n\r\n`)
+              yield* until(() => answersIn(connection.received()).length === 1, 5_000)
+              return answersIn(connection.received())[0]
+            })
+          const me = (token: string, hostLines: string, target = "/api/v1/me") =>
+            answer(`GET ${target} HTTP/1.1\r\n${hostLines}\r\nAuthorization: Bearer ${token}`)
+          // Company A's key was answered 200 through B's domain written these ways.
+          for (const hostLines of [
+            `Host: ${domain}:abc`,
+            `Host: ${domain}%2e`,
+            `Host: other.example\r\nHost: ${domain}`,
+            `Host: ${domain}\r\nHost: ${domain}`
+          ]) {
+            expect({ hostLines, answer: yield* me(other, hostLines) }).toEqual({
+              hostLines,
+              answer: { status: 400, code: "invalid_host", close: true }
+            })
+          }
+          const absolute = `http://${domain}/api/v1/me`
+          expect(yield* me(other, "Host: other.example", absolute)).toMatchObject({
+            status: 403,
+            code: "domain_not_permitted"
+          })
+          expect(yield* me(owner, "Host: other.example", absolute)).toMatchObject({ status: 200 })
+          // Routed by the target's path: a body is refused by its key before it is read, as for origin-form.
+          expect(
+            yield* answer(
+              `POST http://${domain}/api/v1/categories/upsert HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 500000`
+            )
+          ).toEqual({ status: 401, code: "missing_credentials", close: false })
+          expect(yield* me(owner, `Host: ${domain}:8443`)).toMatchObject({ status: 200 })
+        })
+    )
+
     it.effect(
       "API answers carry nosniff and no-store (images keep their own caching); the portal a CSP that forbids framing, and a Referrer-Policy",
       () =>
@@ -596,6 +643,11 @@ layer(TestServerWith(), { excludeTestServices: true, timeout: 240_000 })("the HT
 
 const trusted = { TRUSTED_PROXIES: "127.0.0.1, ::1", AUTH_FAILURES_PER_MINUTE: "5" }
 
+/** A key of the right form that no company has. */
+const bad = "csk_000000000000000000000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+
+const statusOf = (reply: Effect.Effect<{ readonly status: number }>) => Effect.map(reply, (r) => r.status)
+
 /** A second server on the same database, with the same settings (several instances behind one proxy). */
 const secondInstance = Effect.gen(function* () {
   const { config } = yield* TestServer
@@ -618,7 +670,6 @@ layer(TestServerWith({}, trusted), { excludeTestServices: true, timeout: 120_000
         Effect.gen(function* () {
           const { url, tenant } = yield* TestServer
           const token = yield* (yield* tenant()).key(["catalog:read"])
-          const bad = "csk_000000000000000000000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
           const from = (address: string, key: string | undefined, target = url) =>
             call(target, "GET", "/me", {
               ...(key === undefined ? {} : { token: key }),
@@ -658,7 +709,7 @@ layer(TestServerWith({}, trusted), { excludeTestServices: true, timeout: 120_000
     )
 
     it.effect(
-      "the forwarded host of a trusted proxy is the host the custom-domain rule checks (X-Forwarded-Host and Forwarded)",
+      "the forwarded host of a trusted proxy is the host the custom-domain rule checks (X-Forwarded-Host)",
       () =>
         Effect.gen(function* () {
           const { url, tenant } = yield* TestServer
@@ -666,22 +717,110 @@ layer(TestServerWith({}, trusted), { excludeTestServices: true, timeout: 120_000
           const owner = yield* (yield* tenant({ domains: [domain] })).key(["catalog:read"])
           const other = yield* (yield* tenant()).key(["catalog:read"])
           const me = (token: string, headers: Record<string, string>) =>
-            Effect.map(
+            statusOf(
               rawRequest(url, "GET", "/api/v1/me", {
                 authorization: `Bearer ${token}`,
                 host: "10.0.0.5:8080",
                 ...headers
-              }),
-              (r) => r.status
+              })
             )
           expect(yield* me(other, { "x-forwarded-host": `${domain.toUpperCase()}.` })).toBe(403)
-          expect(yield* me(other, { forwarded: `for=198.51.100.20;proto=https;host="${domain}:443"` })).toBe(403)
           expect(yield* me(owner, { "x-forwarded-host": domain })).toBe(200)
           expect(yield* me(other, {})).toBe(200)
         })
     )
+
+    it.effect(
+      "a client's own Forwarded header, passed through by a proxy that sets X-Forwarded-*, changes neither the custom domain nor the throttled address",
+      () =>
+        Effect.gen(function* () {
+          const { url, tenant } = yield* TestServer
+          const domain = `beta-${Date.now()}.example`
+          const owner = yield* (yield* tenant({ domains: [domain] })).key(["catalog:read"])
+          const other = yield* (yield* tenant()).key(["catalog:read"])
+          // As nginx set up as docs/deploy.md says forwards: its own X-Forwarded-Host and X-Forwarded-For
+          // (the client's address appended), and the client's Forwarded header as it came.
+          const viaNginx = (client: string, token: string, forwarded: string, host = "api.example") =>
+            statusOf(
+              rawRequest(url, "GET", "/api/v1/me", {
+                authorization: `Bearer ${token}`,
+                host: "10.0.0.5:8080",
+                "x-forwarded-host": host,
+                "x-forwarded-for": client,
+                forwarded
+              })
+            )
+          // Another company's key through B's custom domain: 403, whatever host= the client forwards.
+          expect(yield* viaNginx("203.0.113.10", other, "for=198.51.100.7;host=anything.example", domain)).toBe(403)
+          expect(yield* viaNginx("203.0.113.10", owner, "for=198.51.100.7;host=anything.example", domain)).toBe(200)
+
+          yield* earlyInMinute
+          // Invalid keys with a new for= each time: counted against the client's own address all the same.
+          const spread: Array<number> = []
+          for (let i = 0; i < 20; i++) spread.push(yield* viaNginx("203.0.113.11", bad, `for=192.0.2.${i + 1}`))
+          expect(spread.slice(0, 6)).toEqual(Array(6).fill(401))
+          expect(spread.slice(6)).toEqual(Array(14).fill(429))
+
+          // Invalid keys naming a victim's address in for=: the sender is throttled, the victim is not.
+          for (let i = 0; i < 7; i++) yield* viaNginx("203.0.113.12", bad, "for=203.0.113.13")
+          expect(yield* viaNginx("203.0.113.12", owner, "for=203.0.113.13")).toBe(429)
+          expect(yield* viaNginx("203.0.113.13", owner, "for=203.0.113.12")).toBe(200)
+        })
+    )
+
+    it.effect("addresses of one IPv6 /64 share one budget of invalid keys; another /64 has its own", () =>
+      Effect.gen(function* () {
+        const { url, tenant } = yield* TestServer
+        const token = yield* (yield* tenant()).key(["catalog:read"])
+        const from = (address: string, key: string) =>
+          statusOf(call(url, "GET", "/me", { token: key, headers: { "x-forwarded-for": address } }))
+        yield* earlyInMinute
+        const statuses: Array<number> = []
+        for (let i = 1; i <= 6; i++) statuses.push(yield* from(`2001:db8:7:7::${i.toString(16)}`, bad))
+        expect(statuses).toEqual(Array(6).fill(401))
+        expect(yield* from("2001:db8:7:7:ffff:1:2:3", token)).toBe(429)
+        expect(yield* from("2001:db8:7:8::1", token)).toBe(200)
+      })
+    )
   }
 )
+
+layer(TestServerWith({}, { ...trusted, TRUSTED_PROXY_HEADERS: "forwarded" }), {
+  excludeTestServices: true,
+  timeout: 60_000
+})("behind trusted proxies that set Forwarded", (it) => {
+  it.effect(
+    "the proxy's Forwarded element names the host and the client; X-Forwarded-* headers, which the client may have sent, count for nothing",
+    () =>
+      Effect.gen(function* () {
+        const { url, tenant } = yield* TestServer
+        const domain = `shop-${Date.now()}.acme.example`
+        const owner = yield* (yield* tenant({ domains: [domain] })).key(["catalog:read"])
+        const other = yield* (yield* tenant()).key(["catalog:read"])
+        const me = (token: string, headers: Record<string, string>) =>
+          statusOf(
+            rawRequest(url, "GET", "/api/v1/me", {
+              authorization: `Bearer ${token}`,
+              host: "10.0.0.5:8080",
+              ...headers
+            })
+          )
+        expect(yield* me(other, { forwarded: `for=198.51.100.20;proto=https;host="${domain}:443"` })).toBe(403)
+        expect(yield* me(owner, { forwarded: `for=198.51.100.20;host=${domain}` })).toBe(200)
+        // The client's own element ahead of the proxy's: the proxy's names the host.
+        expect(yield* me(other, { forwarded: `for=192.0.2.1;host=x.example, for=198.51.100.20;host=${domain}` })).toBe(
+          403
+        )
+        expect(yield* me(other, { "x-forwarded-host": domain, forwarded: "for=198.51.100.20" })).toBe(200)
+
+        yield* earlyInMinute
+        const spread: Array<number> = []
+        for (let i = 0; i < 10; i++)
+          spread.push(yield* me(bad, { forwarded: "for=198.51.100.21", "x-forwarded-for": `192.0.2.${i + 1}` }))
+        expect(spread).toEqual([...Array(6).fill(401), ...Array(4).fill(429)])
+      })
+  )
+})
 
 layer(
   TestServerWith(
@@ -756,3 +895,124 @@ layer(
       })
   )
 })
+
+/** GET /api/v1/me over a connection of its own from `localAddress` (any of 127.0.0.0/8 on Linux). */
+const meFrom = (url: string, localAddress: string, token: string) =>
+  Effect.async<number>((resume) => {
+    const target = new URL(url)
+    const req = httpRequest(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: "/api/v1/me",
+        localAddress,
+        agent: false,
+        headers: { authorization: `Bearer ${token}`, connection: "close" }
+      },
+      (res) => {
+        res.resume()
+        res.on("end", () => resume(Effect.succeed(res.statusCode ?? 0)))
+      }
+    )
+    req.on("error", (error) => resume(Effect.die(error)))
+    req.end()
+  })
+
+const budgets = { AUTH_FAILURES_PER_MINUTE: "30", AUTH_FAILURES_GLOBAL_PER_MINUTE: "300" }
+
+layer(TestServerWith({}, budgets), { excludeTestServices: true, timeout: 120_000 })(
+  "the failed-key budget of all clients",
+  (it) => {
+    it.effect(
+      "16 addresses presenting 400 invalid keys in a minute (25 each, under each one's 30): past 300 in all, each one's next invalid key blocks it; valid keys go on",
+      () =>
+        Effect.gen(function* () {
+          const { url, tenant } = yield* TestServer
+          const token = yield* (yield* tenant()).key(["catalog:read"])
+          yield* earlyInMinute
+          const addresses = Array.from({ length: 16 }, (_, i) => `127.0.1.${i + 1}`)
+          const answers = yield* Effect.all(
+            addresses.map((address) =>
+              Effect.forEach(Array.from({ length: 25 }), () => meFrom(url, address, bad), { concurrency: 1 })
+            ),
+            { concurrency: "unbounded" }
+          )
+          const all = answers.flat()
+          const count = (status: number) => all.filter((s) => s === status).length
+          console.log(`400 invalid keys from 16 addresses: ${count(401)} answered 401, ${count(429)} 429`)
+          expect(count(401) + count(429)).toBe(400)
+          expect(count(401)).toBeLessThanOrEqual(300 + 16)
+          expect(count(429)).toBeGreaterThanOrEqual(400 - 300 - 16)
+          // A blocked address is refused its valid key too; an address that presented no invalid key is not.
+          const blocked = addresses.find((_, i) => answers[i]!.at(-1) === 429)!
+          expect(yield* meFrom(url, blocked, token)).toBe(429)
+          expect(yield* meFrom(url, "127.0.2.1", token)).toBe(200)
+        }),
+      { timeout: 60_000 }
+    )
+  }
+)
+
+const logs: Array<LoggedLine> = []
+
+layer(TestServerWith({}, { AUTH_FAILURES_PER_MINUTE: "3" }, logs), { excludeTestServices: true, timeout: 60_000 })(
+  "what the server logs of its clients",
+  (it) => {
+    it.effect(
+      "each request's line names the client's address, the key's id and its company; a refused key's reason is logged at debug level, a throttled address once per window; never a secret",
+      () =>
+        Effect.gen(function* () {
+          const { admin, url, tenant } = yield* TestServer
+          const t = yield* tenant()
+          const token = yield* t.key(["catalog:read"])
+          const keyId = (yield* call(url, "GET", "/me", { token })).body.principal.key_id as string
+          const secret = token.slice(token.lastIndexOf("_") + 1)
+          const lines = (message: string) => logs.filter((line) => line.message === message)
+          const requestLine = (status: number) =>
+            lines("request")
+              .filter((line) => line.annotations.status === status)
+              .at(-1)
+          expect(requestLine(200)?.annotations).toMatchObject({
+            path: "/api/v1/me",
+            client: "127.0.0.1",
+            key_id: keyId,
+            company_id: t.companyId
+          })
+
+          // The right key id with a wrong secret, on a request with a body (admitted before its body).
+          const wrong = `csk_${keyId}_${"B".repeat(43)}`
+          expectError(
+            yield* call(url, "POST", "/categories/upsert", { token: wrong, body: { external_id: "x", name: "X" } }),
+            401,
+            "invalid_credentials"
+          )
+          expect(requestLine(401)?.annotations).toMatchObject({ client: "127.0.0.1", key_id: null, company_id: null })
+          expect(lines("authentication refused").at(-1)).toMatchObject({
+            level: "DEBUG",
+            annotations: { reason: "invalid_credentials", key_id: keyId }
+          })
+          yield* admin.revokeKey(keyId)
+          expectError(yield* call(url, "GET", "/me", { token }), 401, "key_revoked")
+          expect(lines("authentication refused").at(-1)?.annotations).toMatchObject({
+            reason: "key_revoked",
+            key_id: keyId
+          })
+
+          // Past the budget of 3 from one address: one warning for the window, however many 429s follow.
+          yield* earlyInMinute
+          const statuses: Array<number> = []
+          for (let i = 0; i < 10; i++) statuses.push(yield* meFrom(url, "127.0.3.1", bad))
+          expect(statuses).toEqual([...Array(4).fill(401), ...Array(6).fill(429)])
+          expect(lines("authentication throttled")).toEqual([
+            {
+              level: "WARN",
+              message: "authentication throttled",
+              annotations: expect.objectContaining({ client: "127.0.3.1" })
+            }
+          ])
+          expect(JSON.stringify(logs)).not.toContain(secret)
+          expect(JSON.stringify(logs)).not.toContain("B".repeat(43))
+        })
+    )
+  }
+)
