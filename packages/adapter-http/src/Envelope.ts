@@ -150,7 +150,8 @@ const fastPaths = Effect.map(
  * spec's error body. A request with a body is refused by its declared size (413), then its key is
  * checked (401, 403, 429) before any of its body is read; then the JSON content type (415), the 1 MB
  * limit while streaming (413) and the nesting depth (400). A body the answer did not need is drained
- * (see `settleUnreadBody`), so that every client reads its answer.
+ * within bounds (see `settleUnreadBody`), so that every client reads its answer and none holds its
+ * connection by sending slowly.
  */
 export const EnvelopeMiddleware = HttpApiBuilder.middleware(
   Effect.map(Effect.all([Admission, fastPaths, TrustedProxies]), ([admission, fast, proxies]) => {

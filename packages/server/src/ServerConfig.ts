@@ -174,10 +174,22 @@ export interface EdgeSettings {
   readonly headersTimeoutSeconds: number
   /** ... and the whole request, body included (`HTTP_REQUEST_TIMEOUT_SECONDS`, default 120: 10 MB at 1 Mbit/s takes 84 s). */
   readonly requestTimeoutSeconds: number
+  /**
+   * A body must arrive at this many bytes a second on average once the headers time-out has passed since
+   * it began (`HTTP_BODY_MIN_BYTES_PER_SECOND`, default 1000; 0: no minimum).
+   */
+  readonly bodyMinBytesPerSecond: number
+  /** An answer the client reads nothing of for this long is cut off (`HTTP_SEND_TIMEOUT_SECONDS`, default 30). */
+  readonly sendTimeoutSeconds: number
   /** An idle kept-alive connection is closed after this (`HTTP_KEEP_ALIVE_TIMEOUT_SECONDS`, default 5). */
   readonly keepAliveTimeoutSeconds: number
   /** Connections open at once; further ones are closed at once (`HTTP_MAX_CONNECTIONS`, default 1000). */
   readonly maxConnections: number
+  /**
+   * Connections open at once from one client address (an IPv6 /64), trusted proxies aside
+   * (`HTTP_MAX_CONNECTIONS_PER_ADDRESS`, default 100).
+   */
+  readonly maxConnectionsPerAddress: number
   /** Peers whose forwarding headers are believed (`TRUSTED_PROXIES`, default none). */
   readonly trustedProxies: BlockList | undefined
   /** Which forwarding headers they set (`TRUSTED_PROXY_HEADERS`: `x-forwarded`, the default, or `forwarded`). */
@@ -204,8 +216,11 @@ const atLeast = (name: string, fallback: number, min: number) =>
 export const EdgeConfig: Config.Config<EdgeSettings> = Config.all({
   headersTimeoutSeconds: positiveSeconds("HTTP_HEADERS_TIMEOUT_SECONDS", 10),
   requestTimeoutSeconds: positiveSeconds("HTTP_REQUEST_TIMEOUT_SECONDS", 120),
+  bodyMinBytesPerSecond: atLeast("HTTP_BODY_MIN_BYTES_PER_SECOND", 1000, 0),
+  sendTimeoutSeconds: positiveSeconds("HTTP_SEND_TIMEOUT_SECONDS", 30),
   keepAliveTimeoutSeconds: positiveSeconds("HTTP_KEEP_ALIVE_TIMEOUT_SECONDS", 5),
   maxConnections: atLeast("HTTP_MAX_CONNECTIONS", 1000, 1),
+  maxConnectionsPerAddress: atLeast("HTTP_MAX_CONNECTIONS_PER_ADDRESS", 100, 1),
   trustedProxies: Config.string("TRUSTED_PROXIES").pipe(
     Config.withDefault(""),
     Config.mapOrFail((text) =>
@@ -364,8 +379,8 @@ const TracingConfig: Config.Config<Option.Option<TracingSettings>> = Config.all(
 export interface MetricsSettings {
   /** `METRICS_PORT`: a port of its own for `GET /metrics` (0 picks a free one); none by default. */
   readonly port: Option.Option<number>
-  /** `METRICS_HOST` (default `HOST`'s value): the address that port listens on. */
-  readonly host: Option.Option<string>
+  /** `METRICS_HOST` (default `127.0.0.1`): the address that port listens on. */
+  readonly host: string
   /** `METRICS_ON_MAIN_PORT` (default false): also serve `GET /metrics` on the API's port, without a key. */
   readonly onMainPort: boolean
 }
@@ -380,7 +395,7 @@ const MetricsConfig: Config.Config<MetricsSettings> = Config.all({
     "must be a port number from 0 to 65535 (0: any free port)",
     (raw) => (/^\d+$/.test(raw) && Number(raw) <= 65535 ? Option.some(Number(raw)) : undefined)
   ),
-  host: optionalText("METRICS_HOST"),
+  host: text("METRICS_HOST", "127.0.0.1"),
   onMainPort: onOff("METRICS_ON_MAIN_PORT", false)
 })
 

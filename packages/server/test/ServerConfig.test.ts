@@ -78,9 +78,12 @@ describe("server settings", () => {
     Effect.gen(function* () {
       const off = Either.getOrThrow(yield* load({})).runtime!.metrics
       expect(metricsEnabled(off)).toBe(false)
+      // Loopback by default: the endpoint needs no key, whatever interface the API listens on.
+      const loopback = Either.getOrThrow(yield* load({ METRICS_PORT: "9464", HOST: "0.0.0.0" })).runtime!.metrics
+      expect(loopback.host).toBe("127.0.0.1")
       const ownPort = Either.getOrThrow(yield* load({ METRICS_PORT: "9464", METRICS_HOST: "10.0.0.5" })).runtime!
         .metrics
-      expect(ownPort).toEqual({ port: Option.some(9464), host: Option.some("10.0.0.5"), onMainPort: false })
+      expect(ownPort).toEqual({ port: Option.some(9464), host: "10.0.0.5", onMainPort: false })
       expect(metricsEnabled(ownPort)).toBe(true)
       const main = Either.getOrThrow(yield* load({ METRICS_ON_MAIN_PORT: "true" })).runtime!.metrics
       expect(metricsEnabled(main)).toBe(true)
@@ -216,23 +219,35 @@ describe("edge settings", () => {
   const edge = (env: Record<string, string>) =>
     Effect.either(Effect.withConfigProvider(EdgeConfig, ConfigProvider.fromMap(new Map(Object.entries(env)))))
 
-  it.effect("defaults: X-Forwarded-* from trusted proxies, and the failed-key budgets", () =>
-    Effect.gen(function* () {
-      const defaults = Either.getOrThrow(yield* edge({}))
-      expect(defaults).toMatchObject({
-        proxyHeaders: "x-forwarded",
-        authFailuresPerMinute: 30,
-        authFailuresGlobalPerMinute: 300
+  it.effect(
+    "defaults: X-Forwarded-* from trusted proxies, the failed-key budgets, a body rate, a send time-out and a per-address cap",
+    () =>
+      Effect.gen(function* () {
+        const defaults = Either.getOrThrow(yield* edge({}))
+        expect(defaults).toMatchObject({
+          proxyHeaders: "x-forwarded",
+          bodyMinBytesPerSecond: 1000,
+          sendTimeoutSeconds: 30,
+          maxConnectionsPerAddress: 100,
+          authFailuresPerMinute: 30,
+          authFailuresGlobalPerMinute: 300
+        })
+        expect(Either.getOrThrow(yield* edge({ TRUSTED_PROXY_HEADERS: "Forwarded" })).proxyHeaders).toBe("forwarded")
+        expect(Either.getOrThrow(yield* edge({ HTTP_BODY_MIN_BYTES_PER_SECOND: "0" })).bodyMinBytesPerSecond).toBe(0)
+        const message = (env: Record<string, string>) =>
+          Effect.map(Effect.flip(edge(env).pipe(Effect.flatten)), describeConfigError)
+        expect(yield* message({ TRUSTED_PROXY_HEADERS: "x-real-ip" })).toBe(
+          "TRUSTED_PROXY_HEADERS=x-real-ip must be x-forwarded or forwarded: the forwarding headers the trusted proxies set"
+        )
+        expect(yield* message({ AUTH_FAILURES_GLOBAL_PER_MINUTE: "0" })).toContain(
+          "AUTH_FAILURES_GLOBAL_PER_MINUTE must be a whole number >= 1"
+        )
+        expect(yield* message({ HTTP_MAX_CONNECTIONS_PER_ADDRESS: "0" })).toContain(
+          "HTTP_MAX_CONNECTIONS_PER_ADDRESS must be a whole number >= 1"
+        )
+        expect(yield* message({ HTTP_SEND_TIMEOUT_SECONDS: "0" })).toContain(
+          "HTTP_SEND_TIMEOUT_SECONDS must be a number of seconds > 0"
+        )
       })
-      expect(Either.getOrThrow(yield* edge({ TRUSTED_PROXY_HEADERS: "Forwarded" })).proxyHeaders).toBe("forwarded")
-      const message = (env: Record<string, string>) =>
-        Effect.map(Effect.flip(edge(env).pipe(Effect.flatten)), describeConfigError)
-      expect(yield* message({ TRUSTED_PROXY_HEADERS: "x-real-ip" })).toBe(
-        "TRUSTED_PROXY_HEADERS=x-real-ip must be x-forwarded or forwarded: the forwarding headers the trusted proxies set"
-      )
-      expect(yield* message({ AUTH_FAILURES_GLOBAL_PER_MINUTE: "0" })).toContain(
-        "AUTH_FAILURES_GLOBAL_PER_MINUTE must be a whole number >= 1"
-      )
-    })
   )
 })

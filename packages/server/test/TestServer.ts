@@ -56,13 +56,14 @@ const allScopes = [
 export const testDatabase: "sqlite" | "postgres" = process.env.TEST_DATABASE === "postgres" ? "postgres" : "sqlite"
 
 /**
- * Settings every test server runs with unless a test sets them: the suites send invalid keys from one
- * address (127.0.0.1) on behalf of many clients, so the failed-key budgets are raised; the edge suite
- * tests the documented defaults.
+ * Settings every test server runs with unless a test sets them: the suites send invalid keys and open
+ * their connections from one address (127.0.0.1) on behalf of many clients, so the failed-key budgets
+ * and the per-address connection cap are raised; the edge suite tests the documented defaults.
  */
 const testDefaults: Record<string, string> = {
   AUTH_FAILURES_PER_MINUTE: "100000",
-  AUTH_FAILURES_GLOBAL_PER_MINUTE: "1000000"
+  AUTH_FAILURES_GLOBAL_PER_MINUTE: "1000000",
+  HTTP_MAX_CONNECTIONS_PER_ADDRESS: "1000"
 }
 
 /** A log line of the server: its level, message and annotations. */

@@ -1,6 +1,6 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { HttpServer } from "@effect/platform"
-import { ConfigProvider, Context, Effect, Layer } from "effect"
+import { ConfigProvider, Context, Effect, Fiber, Layer } from "effect"
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { request as httpRequest } from "node:http"
@@ -243,6 +243,53 @@ layer(TestServerWith(), { excludeTestServices: true, timeout: 240_000 })("the HT
           }
           expect(yield* until(endless.closed, 5_000)).toBe(true)
         })
+    )
+
+    it.scoped(
+      "bodies that stop, or go on a byte a second, after an early 401 do not hold their connections: let go after 2 s idle or 10 s in all, and /health answers meanwhile",
+      () =>
+        Effect.gen(function* () {
+          const { url } = yield* TestServer
+          const connections = yield* Effect.all(
+            Array.from({ length: 200 }, () => rawConnection(url, { halfOpen: true })),
+            { concurrency: 50 }
+          )
+          const started = Date.now()
+          for (const c of connections)
+            c.socket.write(
+              `POST /api/v1/media HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: 10000000\r\n\r\n`
+            )
+          expect(yield* until(() => connections.every((c) => answersIn(c.received()).length === 1), 10_000)).toBe(true)
+          expect(new Set(connections.map((c) => JSON.stringify(answersIn(c.received())[0])))).toEqual(
+            new Set([JSON.stringify({ status: 401, code: "missing_credentials", close: false })])
+          )
+          // Half open, as an attacker's client is: the server's end shows as its FIN, or a write refused.
+          const gone = (c: (typeof connections)[number]) => c.ended() || c.closed() || c.failed() !== undefined
+          const silent = connections.slice(0, 100)
+          const dripping = connections.slice(100)
+          const drip = yield* Effect.fork(
+            Effect.forever(
+              Effect.zipRight(
+                Effect.sync(() => dripping.forEach((c) => gone(c) || c.socket.write("x"))),
+                Effect.sleep("1 second")
+              )
+            )
+          )
+          expect(yield* health(url)).toBe(200)
+          expect(yield* until(() => silent.every(gone), 5_000)).toBe(true)
+          const silentGone = Date.now() - started
+          expect(yield* until(() => dripping.every(gone), 15_000)).toBe(true)
+          const drippingGone = Date.now() - started
+          yield* Fiber.interrupt(drip)
+          console.log(
+            `after their 401: 100 silent bodies let go within ${silentGone} ms, 100 sent a byte a second within ${drippingGone} ms`
+          )
+          // Both were held until HTTP_REQUEST_TIMEOUT_SECONDS (120 s) before.
+          expect(silentGone).toBeLessThan(5_000)
+          expect(drippingGone).toBeLessThan(14_000)
+          expect(yield* health(url)).toBe(200)
+        }),
+      { timeout: 40_000 }
     )
 
     it.scoped(
@@ -829,7 +876,9 @@ layer(
       HTTP_HEADERS_TIMEOUT_SECONDS: "0.5",
       HTTP_REQUEST_TIMEOUT_SECONDS: "1",
       HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: "0.5",
-      HTTP_MAX_CONNECTIONS: "6"
+      HTTP_MAX_CONNECTIONS: "6",
+      // The request time-out alone: the body rate is the next suite's.
+      HTTP_BODY_MIN_BYTES_PER_SECOND: "0"
     }
   ),
   { excludeTestServices: true, timeout: 60_000 }
@@ -918,11 +967,120 @@ const meFrom = (url: string, localAddress: string, token: string) =>
     req.end()
   })
 
-const budgets = { AUTH_FAILURES_PER_MINUTE: "30", AUTH_FAILURES_GLOBAL_PER_MINUTE: "300" }
+const limits = {
+  HTTP_HEADERS_TIMEOUT_SECONDS: "1",
+  HTTP_REQUEST_TIMEOUT_SECONDS: "60",
+  HTTP_SEND_TIMEOUT_SECONDS: "1",
+  HTTP_MAX_CONNECTIONS_PER_ADDRESS: "5",
+  TRUSTED_PROXIES: "127.0.0.3",
+  AUTH_FAILURES_PER_MINUTE: "30",
+  AUTH_FAILURES_GLOBAL_PER_MINUTE: "300",
+  METRICS_PORT: "0"
+}
 
-layer(TestServerWith({}, budgets), { excludeTestServices: true, timeout: 120_000 })(
-  "the failed-key budget of all clients",
+layer(TestServerWith({}, limits), { excludeTestServices: true, timeout: 120_000 })(
+  "body rate, unread answers, connections per address and the failed-key budget of all clients (request time-out 60 s)",
   (it) => {
+    it.scoped(
+      "a body slower than 1000 bytes a second is cut off with 408 once the headers time-out has passed; a body above the rate is served",
+      () =>
+        Effect.gen(function* () {
+          const { url, tenant } = yield* TestServer
+          const token = yield* (yield* tenant()).key(writer)
+          const head = (length: number) =>
+            `POST /api/v1/categories/upsert HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nIdempotency-Key: ${freshKey()}\r\n` +
+            `Content-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`
+          const slow = yield* rawConnection(url)
+          const started = Date.now()
+          slow.socket.write(`${head(1_000)}{`)
+          yield* Effect.fork(
+            Effect.ignore(
+              Effect.repeatN(
+                Effect.zipRight(
+                  Effect.sync(() => slow.socket.write(" ")),
+                  Effect.sleep("100 millis")
+                ),
+                300
+              )
+            )
+          )
+          expect(yield* until(slow.closed, 10_000)).toBe(true)
+          const cut = Date.now() - started
+          expect(answersIn(slow.received())).toEqual([{ status: 408, code: "request_timeout", close: true }])
+          expect(slow.received()).toContain("bytes a second")
+          console.log(`a body at 10 bytes a second: cut off after ${cut} ms (grace 1 s, request time-out 60 s)`)
+          expect(cut).toBeGreaterThanOrEqual(1_000)
+          expect(cut).toBeLessThan(3_000)
+
+          // 6,000 bytes over 3 s (2,000 a second): above the rate, served.
+          const json = JSON.stringify({ external_id: "steady", name: "Steady" })
+          const body = Buffer.from(json + " ".repeat(6_000 - json.length))
+          const steady = yield* rawConnection(url)
+          steady.socket.write(head(body.length))
+          for (let at = 0; at < body.length; at += 200) {
+            steady.socket.write(body.subarray(at, at + 200))
+            yield* Effect.sleep("100 millis")
+          }
+          expect(yield* until(() => answersIn(steady.received()).length === 1, 5_000)).toBe(true)
+          expect(answersIn(steady.received())[0]).toMatchObject({ status: 200, close: false })
+        }),
+      { timeout: 30_000 }
+    )
+
+    it.scoped(
+      "an answer its client does not read is cut off after HTTP_SEND_TIMEOUT_SECONDS, its rest no longer held",
+      () =>
+        Effect.gen(function* () {
+          const { url } = yield* TestServer
+          const size = (yield* Effect.promise(() => fetch(`${url}/api/v1/openapi.json`).then((r) => r.arrayBuffer())))
+            .byteLength
+          const reader = yield* rawConnection(url)
+          reader.socket.pause()
+          // More than the loopback's socket buffers take (some MB), so that the rest waits in the server.
+          const asked = 20
+          reader.socket.write("GET /api/v1/openapi.json HTTP/1.1\r\nHost: x\r\n\r\n".repeat(asked))
+          yield* Effect.sleep("3 seconds")
+          reader.socket.resume()
+          expect(yield* until(reader.closed, 10_000)).toBe(true)
+          const received = Buffer.byteLength(reader.received(), "latin1")
+          console.log(
+            `a client that read nothing for 3 s: ${received} of ${asked * size} bytes of answers reached it before the cut`
+          )
+          expect(received).toBeLessThan(asked * size)
+          // A client that reads gets the same answers whole.
+          const whole = yield* rawConnection(url)
+          whole.socket.write("GET /api/v1/openapi.json HTTP/1.1\r\nHost: x\r\n\r\n".repeat(asked))
+          expect(yield* until(() => answersIn(whole.received()).length === asked, 10_000)).toBe(true)
+        }),
+      { timeout: 30_000 }
+    )
+
+    it.scoped("one address holds at most 5 connections; another address, and a trusted proxy, are not held back", () =>
+      Effect.gen(function* () {
+        const { url } = yield* TestServer
+        yield* Effect.sleep("100 millis")
+        const five = yield* Effect.all(Array.from({ length: 5 }, () => rawConnection(url)))
+        const sixth = yield* rawConnection(url)
+        expect(yield* until(sixth.closed, 1_000)).toBe(true)
+        expect(sixth.received()).toBe("")
+        expect(five.some((c) => c.closed())).toBe(false)
+        // Another address is served meanwhile.
+        expect(yield* meFrom(url, "127.0.0.2", bad)).toBe(401)
+        // The trusted proxy carries many clients: no cap.
+        const proxied = yield* Effect.all(
+          Array.from({ length: 8 }, () => rawConnection(url, { localAddress: "127.0.0.3" }))
+        )
+        for (const c of proxied) c.socket.write("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+        expect(yield* until(() => proxied.every((c) => answersIn(c.received()).length === 1), 5_000)).toBe(true)
+        // Once one of the five ends, the address gets a connection again.
+        five[0]!.socket.destroy()
+        yield* Effect.sleep("100 millis")
+        const again = yield* rawConnection(url)
+        again.socket.write("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+        expect(yield* until(() => answersIn(again.received()).length === 1, 5_000)).toBe(true)
+      })
+    )
+
     it.effect(
       "16 addresses presenting 400 invalid keys in a minute (25 each, under each one's 30): past 300 in all, each one's next invalid key blocks it; valid keys go on",
       () =>
@@ -949,6 +1107,37 @@ layer(TestServerWith({}, budgets), { excludeTestServices: true, timeout: 120_000
           expect(yield* meFrom(url, "127.0.2.1", token)).toBe(200)
         }),
       { timeout: 60_000 }
+    )
+
+    it.scoped("the metrics port runs with the same header time-out and per-address cap", () =>
+      Effect.gen(function* () {
+        const { metricsUrl } = yield* TestServer
+        const metrics = metricsUrl!
+        const scrape = yield* rawConnection(metrics)
+        scrape.socket.write("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        expect(yield* until(() => scrape.received().startsWith("HTTP/1.1 200"), 5_000)).toBe(true)
+        scrape.socket.destroy()
+        const slowloris = yield* rawConnection(metrics)
+        const started = Date.now()
+        slowloris.socket.write("GET /metrics HTTP/1.1\r\nHost: x\r\n")
+        yield* Effect.fork(
+          Effect.ignore(
+            Effect.repeatN(
+              Effect.zipRight(
+                Effect.sync(() => slowloris.socket.write(`X-Drip-${Date.now()}: 1\r\n`)),
+                Effect.sleep("100 millis")
+              ),
+              100
+            )
+          )
+        )
+        expect(yield* until(slowloris.closed, 5_000)).toBe(true)
+        expect(Date.now() - started).toBeLessThan(3_000)
+        const held = yield* Effect.all(Array.from({ length: 5 }, () => rawConnection(metrics)))
+        const sixth = yield* rawConnection(metrics)
+        expect(yield* until(sixth.closed, 1_000)).toBe(true)
+        expect(held.some((c) => c.closed())).toBe(false)
+      })
     )
   }
 )
