@@ -695,6 +695,22 @@ const bad = "csk_000000000000000000000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA
 
 const statusOf = (reply: Effect.Effect<{ readonly status: number }>) => Effect.map(reply, (r) => r.status)
 
+/**
+ * A company with a custom domain (its key `owner`) and another company (`other`), and the status of
+ * GET /me with a key through a proxy at 10.0.0.5 that adds `headers`.
+ */
+const domainBehindProxy = Effect.gen(function* () {
+  const { url, tenant } = yield* TestServer
+  const domain = `shop-${Date.now()}.acme.example`
+  const owner = yield* (yield* tenant({ domains: [domain] })).key(["catalog:read"])
+  const other = yield* (yield* tenant()).key(["catalog:read"])
+  const me = (token: string, headers: Record<string, string>) =>
+    statusOf(
+      rawRequest(url, "GET", "/api/v1/me", { authorization: `Bearer ${token}`, host: "10.0.0.5:8080", ...headers })
+    )
+  return { domain, owner, other, me }
+})
+
 /** A second server on the same database, with the same settings (several instances behind one proxy). */
 const secondInstance = Effect.gen(function* () {
   const { config } = yield* TestServer
@@ -759,18 +775,7 @@ layer(TestServerWith({}, trusted), { excludeTestServices: true, timeout: 120_000
       "the forwarded host of a trusted proxy is the host the custom-domain rule checks (X-Forwarded-Host)",
       () =>
         Effect.gen(function* () {
-          const { url, tenant } = yield* TestServer
-          const domain = `shop-${Date.now()}.acme.example`
-          const owner = yield* (yield* tenant({ domains: [domain] })).key(["catalog:read"])
-          const other = yield* (yield* tenant()).key(["catalog:read"])
-          const me = (token: string, headers: Record<string, string>) =>
-            statusOf(
-              rawRequest(url, "GET", "/api/v1/me", {
-                authorization: `Bearer ${token}`,
-                host: "10.0.0.5:8080",
-                ...headers
-              })
-            )
+          const { me, domain, other, owner } = yield* domainBehindProxy
           expect(yield* me(other, { "x-forwarded-host": `${domain.toUpperCase()}.` })).toBe(403)
           expect(yield* me(owner, { "x-forwarded-host": domain })).toBe(200)
           expect(yield* me(other, {})).toBe(200)
@@ -840,18 +845,7 @@ layer(TestServerWith({}, { ...trusted, TRUSTED_PROXY_HEADERS: "forwarded" }), {
     "the proxy's Forwarded element names the host and the client; X-Forwarded-* headers, which the client may have sent, count for nothing",
     () =>
       Effect.gen(function* () {
-        const { url, tenant } = yield* TestServer
-        const domain = `shop-${Date.now()}.acme.example`
-        const owner = yield* (yield* tenant({ domains: [domain] })).key(["catalog:read"])
-        const other = yield* (yield* tenant()).key(["catalog:read"])
-        const me = (token: string, headers: Record<string, string>) =>
-          statusOf(
-            rawRequest(url, "GET", "/api/v1/me", {
-              authorization: `Bearer ${token}`,
-              host: "10.0.0.5:8080",
-              ...headers
-            })
-          )
+        const { me, domain, other, owner } = yield* domainBehindProxy
         expect(yield* me(other, { forwarded: `for=198.51.100.20;proto=https;host="${domain}:443"` })).toBe(403)
         expect(yield* me(owner, { forwarded: `for=198.51.100.20;host=${domain}` })).toBe(200)
         // The client's own element ahead of the proxy's: the proxy's names the host.
