@@ -278,7 +278,7 @@ layer(TestServerWith(), { excludeTestServices: true, timeout: 240_000 })("the HT
           expect(yield* health(url)).toBe(200)
           expect(yield* until(() => silent.every(gone), 5_000)).toBe(true)
           const silentGone = Date.now() - started
-          expect(yield* until(() => dripping.every(gone), 15_000)).toBe(true)
+          expect(yield* until(() => dripping.every(gone), 18_000)).toBe(true)
           const drippingGone = Date.now() - started
           yield* Fiber.interrupt(drip)
           console.log(
@@ -286,7 +286,8 @@ layer(TestServerWith(), { excludeTestServices: true, timeout: 240_000 })("the HT
           )
           // Both were held until HTTP_REQUEST_TIMEOUT_SECONDS (120 s) before.
           expect(silentGone).toBeLessThan(5_000)
-          expect(drippingGone).toBeLessThan(14_000)
+          // 10 s after each one's answer, which 200 connections get over a second or two on a busy machine.
+          expect(drippingGone).toBeLessThan(16_000)
           expect(yield* health(url)).toBe(200)
         }),
       { timeout: 40_000 }
