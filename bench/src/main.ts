@@ -109,7 +109,15 @@ const start = async (name: string, argv: Array<string>, env: Record<string, stri
     argv.map((a) => a.replace("$PORT", String(port))),
     {
       cwd: root,
-      env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "warn", ...env },
+      // Every load generator connects from 127.0.0.1: the per-address cap would refuse the overload's 128.
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        LOG_LEVEL: "warn",
+        HTTP_MAX_CONNECTIONS_PER_ADDRESS: "1000",
+        ...env
+      },
       stdio: ["ignore", "ignore", "pipe"]
     }
   )

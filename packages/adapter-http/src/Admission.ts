@@ -2,23 +2,29 @@ import type { HttpServerRequest } from "@effect/platform"
 import { Accounts, ApiKey, Authenticate, type Principal, RateLimiter } from "@catalog-sync/core"
 import { Clock, Context, Effect, FiberRef, Layer } from "effect"
 import { ApiErrors } from "@catalog-sync/contract"
-import { originOf, TrustedProxies } from "./ClientOrigin.js"
+import { addressGroup, originOf, TrustedProxies } from "./ClientOrigin.js"
 import { api } from "./ErrorResponses.js"
 import { CurrentRequest, requestId } from "./RequestId.js"
 
 /**
- * How many invalid keys (unknown, wrong secret, malformed) one client address may present per minute.
- * Past it, every request of that address that needs a key is answered 429 until the minute ends,
- * before any key is looked up, so guessing keys costs the guesser and not the server.
+ * How many invalid keys (unknown, wrong secret, malformed) one client may present per minute: an IPv4
+ * address, or an IPv6 /64 (`addressGroup`). Past it, every request of that client that needs a key is
+ * answered 429 until the minute ends, before any key is looked up, so guessing keys costs the guesser and
+ * not the server. `globalPerMinute` bounds the invalid keys of all clients together: past it (a guesser
+ * spread over many addresses), a client's first invalid key blocks it for the rest of that minute, while
+ * clients that present valid keys go on.
  */
 export class AuthFailureBudget extends Context.Reference<AuthFailureBudget>()(
   "@catalog-sync/adapter-http/AuthFailureBudget",
   {
-    defaultValue: () => ({ perMinute: 30 })
+    defaultValue: () => ({ perMinute: 30, globalPerMinute: 300 })
   }
 ) {}
 
 const minute = 60_000
+
+/** The rate-limiter bucket of all clients' invalid keys together. */
+const everyClient = "auth-failures:*"
 
 /**
  * Checks the key of a request: the failed-authentication throttle of its address, the key and its
@@ -41,8 +47,8 @@ export class Admission extends Context.Tag("@catalog-sync/adapter-http/Admission
   }
 >() {}
 
-/** Addresses over their budget, until the end of their window; bounded by dropping expired entries. */
-const makeBlockedAddresses = () => {
+/** Clients over their budget, until the end of their window; bounded by dropping expired entries. */
+const makeBlockedClients = () => {
   const until = new Map<string, number>()
   return {
     secondsLeft: (address: string, now: number): number | undefined => {
@@ -68,13 +74,13 @@ export const AdmissionLive = Layer.effect(
     const limiter = yield* RateLimiter.RateLimiter
     // The hasher of the layer's context (the server provides a synchronous one), else core's default.
     const hasher = yield* ApiKey.SecretHasher
-    const trusted = (yield* TrustedProxies).list
-    const budget = (yield* AuthFailureBudget).perMinute
+    const proxies = yield* TrustedProxies
+    const budget = yield* AuthFailureBudget
     // Core's rules over the services themselves: a request pays no context lookups or copies for them.
     const authenticate = Authenticate.authenticateWith(accounts, hasher)
     // Failures are counted through the RateLimiter (shared by every instance on PostgreSQL), but only
     // when a key fails; the block itself is kept here, so admitted requests pay one map lookup.
-    const blocked = makeBlockedAddresses()
+    const blocked = makeBlockedClients()
     const throttled = (seconds: number) =>
       Effect.flatMap(requestId, (id) =>
         Effect.fail(
@@ -85,44 +91,80 @@ export const AdmissionLive = Layer.effect(
           })
         )
       )
-    const countFailure = (address: string, now: number) =>
-      limiter.consume(`auth-failures:${address}`, budget, minute, now).pipe(
-        Effect.tap((state) =>
-          state.allowed ? Effect.void : Effect.sync(() => blocked.block(address, now + state.resetSeconds * 1000, now))
+    // Logged when a client is blocked: once per client and window on each instance, never per request.
+    const block = (client: string, seconds: number, now: number, cause: "client" | "all clients") =>
+      Effect.zipRight(
+        Effect.sync(() => blocked.block(client, now + seconds * 1000, now)),
+        Effect.logWarning("authentication throttled").pipe(
+          Effect.annotateLogs({
+            client,
+            retry_after: seconds,
+            budget: cause === "client" ? `${budget.perMinute}/min per client` : `${budget.globalPerMinute}/min in all`
+          })
+        )
+      )
+    // A failure past the client's own budget blocks it; any other counts toward all clients' budget too.
+    const countFailure = (client: string, now: number) =>
+      limiter.consume(`auth-failures:${client}`, budget.perMinute, minute, now).pipe(
+        Effect.flatMap((own) =>
+          !own.allowed
+            ? block(client, own.resetSeconds, now, "client")
+            : Effect.flatMap(limiter.consume(everyClient, budget.globalPerMinute, minute, now), (all) =>
+                all.allowed ? Effect.void : block(client, all.resetSeconds, now, "all clients")
+              )
         ),
         Effect.ignore
+      )
+    // The reason of a refused key, for an operator who looks for it (LOG_LEVEL=debug); the key id is the
+    // public part of a key, never its secret.
+    const refused = (error: { readonly code: string }, authorization: string | undefined, client: string | undefined) =>
+      Effect.flatMap(requestId, (id) =>
+        Effect.logDebug("authentication refused").pipe(
+          Effect.annotateLogs({
+            request_id: id,
+            reason: error.code,
+            key_id: presentedKeyId(authorization) ?? null,
+            client: client ?? null
+          })
+        )
       )
     return Admission.of({
       admit: (request) =>
         Effect.gen(function* () {
-          const origin = originOf(request, trusted)
+          const origin = originOf(request, proxies)
+          const state = yield* FiberRef.get(CurrentRequest)
+          const client = origin.address === undefined ? undefined : addressGroup(origin.address)
+          state.client = origin.address
           const now = yield* Clock.currentTimeMillis
-          if (origin.address !== undefined) {
-            const wait = blocked.secondsLeft(origin.address, now)
+          if (client !== undefined) {
+            const wait = blocked.secondsLeft(client, now)
             if (wait !== undefined) return yield* throttled(wait)
           }
+          const authorization = request.headers["authorization"]
           const principal = yield* api(
-            authenticate({ authorization: request.headers["authorization"], host: origin.host }).pipe(
+            authenticate({ authorization, host: origin.host }).pipe(
               Effect.tapError((error) =>
-                error._tag === "Unauthenticated" &&
-                error.reason === "invalid_credentials" &&
-                origin.address !== undefined
-                  ? countFailure(origin.address, now)
-                  : Effect.void
+                Effect.zipRight(
+                  refused(error, authorization, origin.address),
+                  error._tag === "Unauthenticated" && error.reason === "invalid_credentials" && client !== undefined
+                    ? countFailure(client, now)
+                    : Effect.void
+                )
               )
             )
           )
-          const state = yield* api(RateLimiter.checkRateWith(limiter, principal))
-          const answer = (yield* FiberRef.get(CurrentRequest)).answerHeaders
-          answer["ratelimit-limit"] = String(state.limit)
-          answer["ratelimit-remaining"] = String(state.remaining)
-          answer["ratelimit-reset"] = String(state.resetSeconds)
-          if (!state.allowed) {
+          state.admitted = principal
+          const rate = yield* api(RateLimiter.checkRateWith(limiter, principal))
+          const answer = state.answerHeaders
+          answer["ratelimit-limit"] = String(rate.limit)
+          answer["ratelimit-remaining"] = String(rate.remaining)
+          answer["ratelimit-reset"] = String(rate.resetSeconds)
+          if (!rate.allowed) {
             return yield* api(
               Effect.fail(
                 new RateLimiter.RateLimited({
-                  message: `rate limit of ${state.limit} requests per minute reached; retry after ${state.resetSeconds} s`,
-                  retry_after: state.resetSeconds
+                  message: `rate limit of ${rate.limit} requests per minute reached; retry after ${rate.resetSeconds} s`,
+                  retry_after: rate.resetSeconds
                 })
               )
             )
@@ -132,3 +174,9 @@ export const AdmissionLive = Layer.effect(
     })
   })
 )
+
+/** The key id of a presented `Bearer csk_<id>_<secret>`, if it has that form. */
+const presentedKeyId = (authorization: string | undefined) => {
+  const token = authorization?.trim().replace(/^Bearer\s+/i, "")
+  return token === undefined ? undefined : ApiKey.parse(token)?.keyId
+}

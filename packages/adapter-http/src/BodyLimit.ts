@@ -1,7 +1,7 @@
 import { HttpServerError, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Data, Effect } from "effect"
-import { lingerThenClose } from "./LingeringClose.js"
+import { discardRest, lingerThenClose } from "./LingeringClose.js"
 
 /** JSON request bodies are limited to 1 MB (spec section 8). */
 export const maxJsonBytes = 1_000_000
@@ -125,11 +125,13 @@ export const withBody = (
 
 /**
  * What becomes of a body the answer did not need, once the answer is known. An answer given before the
- * body was read to its end (401, 403, 415, 422, 429) keeps the connection: the rest of the body is read and
- * discarded, up to `limit` bytes, so the client finishes sending and then reads the answer (a client
- * that is still writing when the server closes gets EPIPE instead of the answer). Past `limit` the
- * connection is closed, and a 413 always closes it, after a lingering close (`lingerThenClose`): its body
- * is larger than anything worth keeping the connection for.
+ * body was read to its end (401, 403, 415, 422, 429 from the headers alone, an upload refused as it
+ * streams) keeps the connection while the rest of the body is read and discarded (`discardRest`), so the
+ * client finishes sending and then reads the answer (a client that is still writing when the server
+ * closes gets EPIPE instead of the answer), and the connection serves its next request. A client that
+ * pauses 2 s, goes on past 10 s or sends more than `limit` bytes is cut off, so that a refused request
+ * never holds its connection for the request time-out. A 413 always closes the connection, after a
+ * lingering close (`lingerThenClose`): its body is larger than anything worth keeping it for.
  */
 export const settleUnreadBody = (
   request: HttpServerRequest.HttpServerRequest,
@@ -146,12 +148,6 @@ export const settleUnreadBody = (
   // Not `complete` (the whole body received): a body received but left unread, paused by a reader that
   // stopped (an upload refused while staging was behind), holds the socket's reading stopped, and with it
   // the connection's next request.
-  if (incoming.readableEnded || incoming.destroyed) return response
-  let drained = 0
-  incoming.on("data", (chunk: Buffer) => {
-    drained += chunk.length
-    if (drained > limit) incoming.socket?.destroy()
-  })
-  incoming.resume()
+  if (!incoming.readableEnded && !incoming.destroyed) discardRest(incoming, limit)
   return response
 }

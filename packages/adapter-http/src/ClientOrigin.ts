@@ -34,9 +34,23 @@ export const normalizeAddress = (address: string | undefined): string | undefine
   return isIP(value) === 0 ? undefined : value
 }
 
-/** The proxies whose X-Forwarded-* and Forwarded headers are believed (none by default). */
+/**
+ * Which forwarding headers the trusted proxies set: `X-Forwarded-For` and `X-Forwarded-Host` (nginx's
+ * usual set-up), or `Forwarded` (RFC 7239). Only that family is read: a proxy passes the other one through
+ * from the client unchanged, so believing it would let the client choose its own host and address.
+ */
+export type ProxyHeaders = "x-forwarded" | "forwarded"
+
+export const proxyHeaderFamilies: ReadonlyArray<ProxyHeaders> = ["x-forwarded", "forwarded"]
+
+/** The proxies whose forwarding headers are believed (none by default), and which headers those are. */
+export interface ProxySettings {
+  readonly list: BlockList | undefined
+  readonly headers: ProxyHeaders
+}
+
 export class TrustedProxies extends Context.Reference<TrustedProxies>()("@catalog-sync/adapter-http/TrustedProxies", {
-  defaultValue: (): { readonly list: BlockList | undefined } => ({ list: undefined })
+  defaultValue: (): ProxySettings => ({ list: undefined, headers: "x-forwarded" })
 }) {}
 
 /**
@@ -71,6 +85,10 @@ export const parseTrustedProxies = (text: string): BlockList | undefined => {
 const trusts = (list: BlockList, address: string | undefined) =>
   address !== undefined && list.check(address, isIP(address) === 6 ? "ipv6" : "ipv4")
 
+/** Whether the peer of `request` is one of the trusted proxies. */
+export const fromTrustedProxy = (peer: string | undefined, proxies: ProxySettings) =>
+  proxies.list !== undefined && trusts(proxies.list, normalizeAddress(peer))
+
 /** Values of a list header (`a, b`), over repeated headers too. */
 const listValues = (header: string | ReadonlyArray<string> | undefined): Array<string> =>
   (typeof header === "string" ? [header] : (header ?? []))
@@ -100,35 +118,96 @@ const forwardedElements = (header: string | undefined): Array<Map<string, string
       )
   )
 
+/**
+ * The host values a trusted proxy's headers of the configured family carry (every one of them, for a
+ * check of their form): `X-Forwarded-Host`, or the `host=` parameters of `Forwarded`.
+ */
+export const forwardedHosts = (
+  headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>,
+  family: ProxyHeaders
+) =>
+  family === "forwarded"
+    ? forwardedElements(headers["forwarded"] as string | undefined).flatMap((element) => {
+        const host = element.get("host")
+        return host === undefined ? [] : [host]
+      })
+    : listValues(headers["x-forwarded-host"])
+
+/**
+ * Whether a Host value has the form of `host[:port]` (RFC 9110 7.2): a DNS name or IPv4 address (letters,
+ * digits, `-`, `.`, `_`), or an IPv6 literal in brackets, and a port of digits. Empty is allowed (a request
+ * whose target has no authority). Anything else (`api.beta.example:abc`, `api.beta.example%2e`) names no
+ * host the custom-domain rule could compare, and is refused rather than read as no domain at all.
+ */
+export const isValidHost = (host: string): boolean => /^(?:[A-Za-z0-9._-]*|\[[0-9A-Fa-f:.]+\])(?::\d{0,5})?$/.test(host)
+
 /** Where a request came from and which host it named, as the API's rules see them. */
 export interface Origin {
   /** Normalized (see `normalizeHost`); undefined when no Host was sent. */
   readonly host: string | undefined
-  /** The client's IP address; behind trusted proxies the first one that is not a trusted proxy. */
+  /** The client's IP address; behind trusted proxies the nearest hop that is not a trusted proxy. */
   readonly address: string | undefined
 }
 
 /**
- * The request's origin. The Host header and the peer address, unless the peer is a trusted proxy:
- * then the host of the nearest proxy's `Forwarded: host=` (else `X-Forwarded-Host`) and, reading the
- * forwarded-for chain from the nearest hop backwards, the first address that is not a trusted proxy.
- * Headers from any other peer are ignored, so a client cannot choose its own origin.
+ * The request's origin. The Host header and the peer address, unless the peer is a trusted proxy: then
+ * the headers of the configured family (`ProxyHeaders`) alone, read from the nearest hop backwards to the
+ * first address that is not a trusted proxy (the rightmost untrusted one), which is the client.
+ * - `x-forwarded`: the address from `X-Forwarded-For`, the host from the last `X-Forwarded-Host` value.
+ * - `forwarded`: each element's `for=`; the host is the `host=` of the farthest element a trusted proxy
+ *   wrote (the one naming the client: what the client asked the outermost proxy for).
+ * Headers from any other peer, and the other family from any peer, are ignored, so a client can choose
+ * neither its host nor its address.
  */
-export const originOf = (request: HttpServerRequest.HttpServerRequest, trusted: BlockList | undefined): Origin => {
+export const originOf = (request: HttpServerRequest.HttpServerRequest, proxies: ProxySettings): Origin => {
   const peer = normalizeAddress(Option.getOrUndefined(request.remoteAddress))
   const headers = request.headers
+  const trusted = proxies.list
   if (trusted === undefined || !trusts(trusted, peer)) return { host: normalizeHost(headers["host"]), address: peer }
-  const forwarded = forwardedElements(headers["forwarded"])
-  const chain =
-    forwarded.length > 0 ? forwarded.map((element) => element.get("for")) : listValues(headers["x-forwarded-for"])
   let address = peer
-  for (let i = chain.length - 1; i >= 0; i--) {
-    const hop = normalizeAddress(chain[i])
-    if (hop === undefined) break
-    address = hop
-    if (!trusts(trusted, hop)) break
+  let host: string | undefined
+  if (proxies.headers === "forwarded") {
+    const elements = forwardedElements(headers["forwarded"])
+    // Element i was written by the proxy at the address of element i + 1 (the last one by the peer), so
+    // it is believed while every address after it is a trusted proxy.
+    for (let i = elements.length - 1; i >= 0; i--) {
+      const element = elements[i]!
+      host = element.get("host") ?? host
+      const hop = normalizeAddress(element.get("for"))
+      if (hop === undefined) break
+      address = hop
+      if (!trusts(trusted, hop)) break
+    }
+  } else {
+    const chain = listValues(headers["x-forwarded-for"])
+    for (let i = chain.length - 1; i >= 0; i--) {
+      const hop = normalizeAddress(chain[i])
+      if (hop === undefined) break
+      address = hop
+      if (!trusts(trusted, hop)) break
+    }
+    host = listValues(headers["x-forwarded-host"]).at(-1)
   }
-  const forwardedHost =
-    forwarded.length > 0 ? forwarded[forwarded.length - 1]!.get("host") : listValues(headers["x-forwarded-host"]).at(-1)
-  return { host: normalizeHost(forwardedHost ?? headers["host"]), address }
+  return { host: normalizeHost(host ?? headers["host"]), address }
+}
+
+/**
+ * The group an address is counted in by the failed-key throttle: an IPv4 address alone, an IPv6 address
+ * by its /64 (one subscriber's network: a host there can use any of its 2^64 addresses).
+ */
+export const addressGroup = (address: string): string => {
+  if (isIP(address) !== 6) return address
+  const [head = "", tail] = address.split("::")
+  const groups = (part: string) => (part === "" ? [] : part.split(":"))
+  const first = groups(head)
+  // An embedded IPv4 tail (`::ffff:a.b.c.d` is mapped earlier) stands for two groups.
+  const rest = groups(tail ?? "").flatMap((group) => (group.includes(".") ? ["0", "0"] : [group]))
+  const full =
+    tail === undefined
+      ? first
+      : [...first, ...Array<string>(Math.max(0, 8 - first.length - rest.length)).fill("0"), ...rest]
+  return `${full
+    .slice(0, 4)
+    .map((group) => Number.parseInt(group, 16).toString(16))
+    .join(":")}::/64`
 }

@@ -25,6 +25,7 @@ import {
 } from "./BodyLimit.js"
 import { failingPart, renderDecodeFailure } from "./DecodeFailure.js"
 import { arrivedAfterClose } from "./LingeringClose.js"
+import { originOf, TrustedProxies } from "./ClientOrigin.js"
 import { refusedQueryNames } from "./RefusedQuery.js"
 import { isDomainError, renderDomainError } from "./ErrorResponses.js"
 import { CurrentRequest, newRequestState, type RequestState } from "./RequestId.js"
@@ -149,10 +150,11 @@ const fastPaths = Effect.map(
  * spec's error body. A request with a body is refused by its declared size (413), then its key is
  * checked (401, 403, 429) before any of its body is read; then the JSON content type (415), the 1 MB
  * limit while streaming (413) and the nesting depth (400). A body the answer did not need is drained
- * (see `settleUnreadBody`), so that every client reads its answer.
+ * within bounds (see `settleUnreadBody`), so that every client reads its answer and none holds its
+ * connection by sending slowly.
  */
 export const EnvelopeMiddleware = HttpApiBuilder.middleware(
-  Effect.map(Effect.all([Admission, fastPaths]), ([admission, fast]) => {
+  Effect.map(Effect.all([Admission, fastPaths, TrustedProxies]), ([admission, fast, proxies]) => {
     return (app: HttpApp.Default<never, never>) =>
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
@@ -233,8 +235,9 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
           Effect.locally(CurrentRequest, state)
         )
         const response = answerHeaders(hasBody ? settleUnreadBody(request, answered, limit) : answered, state)
-        // One structured line per request; never headers or bodies, so keys and secrets stay out of logs.
-        // Its annotations cost more than a request's own work, so they are built only when it is written.
+        // One structured line per request: who called (the client's address, the key's public id and its
+        // company) and what came of it; never headers or bodies, so secrets stay out of logs. Its
+        // annotations cost more than a request's own work, so they are built only when it is written.
         if (LogLevel.lessThanEqual(yield* FiberRef.get(FiberRef.currentMinimumLogLevel), LogLevel.Info)) {
           yield* Effect.logInfo("request").pipe(
             Effect.annotateLogs({
@@ -242,7 +245,10 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
               method: request.method,
               path,
               status: response.status,
-              duration_ms: Date.now() - started
+              duration_ms: Date.now() - started,
+              client: state.client ?? originOf(request, proxies).address ?? null,
+              key_id: state.admitted?.keyId ?? null,
+              company_id: state.admitted?.company.id ?? null
             })
           )
         }

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http"
 import type { Socket } from "node:net"
 
-/** How long a closing connection goes on reading what its client still sends, at most. */
+/** How long the server goes on reading what the client still sends of a refused body, at most. */
 export const lingerMillis = 10_000
 
 /** How long it waits for the client's next bytes: a client that has stopped sending has no send to fail. */
@@ -9,6 +9,33 @@ export const lingerIdleMillis = 2_000
 
 /** How much it reads, at most: past this the client is sending far more than a refused body. */
 export const lingerBytes = 64 * 1024 * 1024
+
+/**
+ * Reads and discards the rest of a body whose answer is already given, within the lingering close's
+ * bounds: the connection goes on to its next request once the body ends, and is closed if the client
+ * pauses `lingerIdleMillis`, is still sending after `lingerMillis` or sends more than `maxBytes` (a body
+ * trickling in a byte a second would otherwise hold the connection until the request time-out).
+ */
+export const discardRest = (incoming: IncomingMessage, maxBytes: number) => {
+  const cut = () => incoming.socket?.destroy()
+  const whole = setTimeout(cut, lingerMillis)
+  const idle = setTimeout(cut, lingerIdleMillis)
+  whole.unref()
+  idle.unref()
+  let discarded = 0
+  incoming.on("data", (chunk: Buffer) => {
+    discarded += chunk.length
+    if (discarded > maxBytes) cut()
+    else idle.refresh()
+  })
+  const done = () => {
+    clearTimeout(whole)
+    clearTimeout(idle)
+  }
+  incoming.once("end", done)
+  incoming.once("close", done)
+  incoming.resume()
+}
 
 /** Connections answered with a close: nothing more is served on them. */
 const closing = new WeakSet<Socket>()

@@ -3,20 +3,28 @@ import { Effect, FiberRef } from "effect"
 
 /**
  * What the envelope middleware keeps for the request being served, set once per request: its id, the
- * headers its answer carries whatever it turns out to be (the RateLimit state, once known), and the
- * principal the envelope admitted before reading a body (the Authentication middleware reuses it).
- * One mutable object, so that a request pays one `FiberRef` scope for all three.
+ * headers its answer carries whatever it turns out to be (the RateLimit state, once known), the client
+ * address and the principal once the request is admitted (the Authentication middleware reuses a
+ * principal the envelope admitted before reading a body; the request log names both). One mutable
+ * object, so that a request pays one `FiberRef` scope for all of it.
  */
 export interface RequestState {
   readonly id: string
   readonly answerHeaders: Record<string, string>
   admitted: Principal.Principal | undefined
+  /** The client's address as admission saw it (behind trusted proxies, the forwarded one). */
+  client: string | undefined
 }
 
-export const newRequestState = (id: string): RequestState => ({ id, answerHeaders: {}, admitted: undefined })
+export const newRequestState = (id: string): RequestState => ({
+  id,
+  answerHeaders: {},
+  admitted: undefined,
+  client: undefined
+})
 
 export const CurrentRequest = FiberRef.unsafeMake<RequestState>(
-  Object.freeze({ id: "", answerHeaders: Object.freeze({}), admitted: undefined }) as RequestState
+  Object.freeze({ id: "", answerHeaders: Object.freeze({}), admitted: undefined, client: undefined }) as RequestState
 )
 
 export const requestId = Effect.map(FiberRef.get(CurrentRequest), (state) => state.id)

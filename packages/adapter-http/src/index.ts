@@ -29,7 +29,19 @@ import { SystemHttpLive } from "./System/Http.js"
 export { Admission, AdmissionLive, AuthFailureBudget } from "./Admission.js"
 export { AuthenticationLive } from "./Authentication.js"
 export { declaresTooLarge } from "./BodyLimit.js"
-export { normalizeHost, parseTrustedProxies, TrustedProxies } from "./ClientOrigin.js"
+export {
+  addressGroup,
+  forwardedHosts,
+  fromTrustedProxy,
+  isValidHost,
+  normalizeAddress,
+  normalizeHost,
+  parseTrustedProxies,
+  type ProxyHeaders,
+  proxyHeaderFamilies,
+  type ProxySettings,
+  TrustedProxies
+} from "./ClientOrigin.js"
 export { EnvelopeMiddleware } from "./Envelope.js"
 export { Readiness } from "./System/Readiness.js"
 

@@ -2,7 +2,14 @@ import { describe, expect, it } from "@effect/vitest"
 import type { HttpServerRequest } from "@effect/platform"
 import { Option } from "effect"
 import fc from "fast-check"
-import { normalizeAddress, normalizeHost, originOf, parseTrustedProxies } from "../src/ClientOrigin.js"
+import {
+  addressGroup,
+  isValidHost,
+  normalizeAddress,
+  normalizeHost,
+  originOf,
+  parseTrustedProxies
+} from "../src/ClientOrigin.js"
 
 const request = (peer: string, headers: Record<string, string>) =>
   ({ remoteAddress: Option.some(peer), headers }) as unknown as HttpServerRequest.HttpServerRequest
@@ -55,25 +62,121 @@ describe("client origin", () => {
       expect(() => parseTrustedProxies(bad)).toThrow()
   })
 
-  it("forwarding headers count only from a trusted peer; the client is the first untrusted hop from the nearest", () => {
-    const trusted = parseTrustedProxies("127.0.0.1, 10.0.0.0/8")
+  it("forwarding headers count only from a trusted peer; the client is the rightmost untrusted hop", () => {
+    const list = parseTrustedProxies("127.0.0.1, 10.0.0.0/8")
+    const proxies = { list, headers: "x-forwarded" } as const
     const forwarded = {
       host: "internal:8080",
       "x-forwarded-host": "spoofed.example, shop.acme.example",
       "x-forwarded-for": "203.0.113.1, 198.51.100.7, 10.1.1.1"
     }
-    expect(originOf(request("::ffff:127.0.0.1", forwarded), trusted)).toEqual({
+    expect(originOf(request("::ffff:127.0.0.1", forwarded), proxies)).toEqual({
       host: "shop.acme.example",
       address: "198.51.100.7"
     })
-    expect(originOf(request("192.0.2.9", forwarded), trusted)).toEqual({ host: "internal", address: "192.0.2.9" })
-    expect(originOf(request("127.0.0.1", forwarded), undefined)).toEqual({ host: "internal", address: "127.0.0.1" })
+    expect(originOf(request("192.0.2.9", forwarded), proxies)).toEqual({ host: "internal", address: "192.0.2.9" })
+    const none = { list: undefined, headers: "x-forwarded" } as const
+    expect(originOf(request("127.0.0.1", forwarded), none)).toEqual({ host: "internal", address: "127.0.0.1" })
+    // Only trusted hops: the farthest one is the client.
+    expect(originOf(request("127.0.0.1", { "x-forwarded-for": "10.0.0.9" }), proxies).address).toBe("10.0.0.9")
+  })
+
+  it("only the configured family counts: a Forwarded header the proxy passed through changes neither host nor address", () => {
+    const list = parseTrustedProxies("127.0.0.1, 10.0.0.0/8")
+    // What nginx set up as docs/deploy.md says sends: its own X-Forwarded-*, the client's Forwarded as it came.
+    const nginx = {
+      host: "internal",
+      "x-forwarded-host": "shop.acme.example",
+      "x-forwarded-for": "198.51.100.7",
+      forwarded: "for=192.0.2.66;host=anything.example"
+    }
+    expect(originOf(request("127.0.0.1", nginx), { list, headers: "x-forwarded" })).toEqual({
+      host: "shop.acme.example",
+      address: "198.51.100.7"
+    })
+    // A client's own X-Forwarded-For ahead of the proxy's: the proxy appended the real peer.
+    expect(
+      originOf(request("127.0.0.1", { ...nginx, "x-forwarded-for": "10.0.0.1, 192.0.2.66, 198.51.100.7" }), {
+        list,
+        headers: "x-forwarded"
+      }).address
+    ).toBe("198.51.100.7")
+
     const rfc = {
       host: "internal",
+      "x-forwarded-host": "evil.example",
+      "x-forwarded-for": "192.0.2.66",
       forwarded: 'for=203.0.113.1;host=evil.example, for="[2001:db8::7]:4711";proto=https;host="Shop.Acme.Example."'
     }
-    expect(originOf(request("10.0.0.2", rfc), trusted)).toEqual({ host: "shop.acme.example", address: "2001:db8::7" })
-    // Only trusted hops: the farthest one is the client.
-    expect(originOf(request("127.0.0.1", { "x-forwarded-for": "10.0.0.9" }), trusted).address).toBe("10.0.0.9")
+    expect(originOf(request("10.0.0.2", rfc), { list, headers: "forwarded" })).toEqual({
+      host: "shop.acme.example",
+      address: "2001:db8::7"
+    })
+    // Behind two trusted proxies, the outer one's element names the client and the host it asked for.
+    const twoProxies = { forwarded: "for=198.51.100.7;host=shop.acme.example, for=10.0.0.3;host=inner.internal" }
+    expect(originOf(request("10.0.0.2", twoProxies), { list, headers: "forwarded" })).toEqual({
+      host: "shop.acme.example",
+      address: "198.51.100.7"
+    })
+  })
+
+  it("the throttle counts an IPv4 address alone and an IPv6 address by its /64", () => {
+    expect(addressGroup("198.51.100.7")).toBe("198.51.100.7")
+    expect(addressGroup("2001:db8:1:2:3:4:5:6")).toBe("2001:db8:1:2::/64")
+    expect(addressGroup("2001:db8:1:2::9")).toBe("2001:db8:1:2::/64")
+    expect(addressGroup("2001:db8::1")).toBe("2001:db8:0:0::/64")
+    expect(addressGroup("2001:0db8:0000:0000:ffff::1")).toBe("2001:db8:0:0::/64")
+    expect(addressGroup("::1")).toBe("0:0:0:0::/64")
+    expect(addressGroup("64:ff9b::192.0.2.1")).toBe("64:ff9b:0:0::/64")
+    // Two addresses in one /64 (the second's interface half is any), or apart by one bit of the prefix;
+    // written in any of their forms (compressed by the URL parser, or in full).
+    const written = (bytes: Uint8Array, compress: boolean) => {
+      const full = Array.from({ length: 8 }, (_, i) => ((bytes[2 * i]! << 8) | bytes[2 * i + 1]!).toString(16)).join(
+        ":"
+      )
+      return compress ? new URL(`http://[${full}]/`).hostname.slice(1, -1) : full
+    }
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ minLength: 16, maxLength: 16 }),
+        fc.uint8Array({ minLength: 8, maxLength: 8 }),
+        fc.option(fc.integer({ min: 0, max: 63 }), { nil: undefined }),
+        fc.boolean(),
+        fc.boolean(),
+        (first, otherHalf, flipped, compressA, compressB) => {
+          const second = Uint8Array.from([...first.slice(0, 8), ...otherHalf])
+          if (flipped !== undefined) second[flipped >> 3] = second[flipped >> 3]! ^ (0x80 >> (flipped & 7))
+          const a = normalizeAddress(written(first, compressA))!
+          const b = normalizeAddress(written(second, compressB))!
+          // IPv4-mapped addresses count as their IPv4 address (above).
+          fc.pre(a.includes(":") && b.includes(":"))
+          expect(addressGroup(a) === addressGroup(b)).toBe(flipped === undefined)
+        }
+      )
+    )
+  })
+
+  it("a Host is host[:port]: a name, an IPv4 address or a bracketed IPv6 literal, and digits", () => {
+    for (const good of [
+      "api.acme.example",
+      "API.acme.example.:8443",
+      "127.0.0.1:80",
+      "[::1]:8080",
+      "[2001:db8::1]",
+      "a_b.internal",
+      ""
+    ])
+      expect({ good, valid: isValidHost(good) }).toEqual({ good, valid: true })
+    for (const bad of [
+      "api.beta.example:abc",
+      "api.beta.example%2e",
+      "a b",
+      "api.example/x",
+      "user@api.example",
+      "api.example:80:80",
+      "[::1",
+      "::1"
+    ])
+      expect({ bad, valid: isValidHost(bad) }).toEqual({ bad, valid: false })
   })
 })

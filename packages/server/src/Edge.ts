@@ -1,34 +1,58 @@
-import { AuthFailureBudget, TrustedProxies } from "@catalog-sync/adapter-http"
+import { AuthFailureBudget, type ProxySettings, TrustedProxies } from "@catalog-sync/adapter-http"
 import { Effect, Layer } from "effect"
 import type { Server } from "node:http"
+import { capConnectionsPerAddress } from "./ConnectionsPerAddress.js"
+import { refuseAmbiguousHosts } from "./HostHeader.js"
 import { EdgeConfig, type EdgeSettings } from "./ServerConfig.js"
+import { cutOffSlowBodies } from "./SlowBodies.js"
+import { cutOffStalledAnswers } from "./StalledAnswers.js"
+
+/** The trusted proxies of the settings, as the API's edge reads them. */
+export const proxiesOf = (edge: EdgeSettings): ProxySettings => ({
+  list: edge.trustedProxies,
+  headers: edge.proxyHeaders
+})
 
 /**
- * The Node server's limits from the settings, applied before it listens. Node checks its header and
- * request timeouts every `connectionsCheckingInterval` (30 s by default, so a slow client could hold a
- * connection that much past its timeout); here a quarter of the headers timeout, at most 1 s.
+ * The Node server's limits from the settings, applied before it listens: the time-outs (headers, whole
+ * request, body rate, stalled answers, idle keep-alive) and the connection caps (in all, per address).
+ * Node checks its header and request timeouts every `connectionsCheckingInterval` (30 s by default, so a
+ * slow client could hold a connection that much past its timeout); here a quarter of the headers timeout,
+ * at most 1 s, and the body rate as often. The API's port and the metrics port both run with them.
  */
 export const applyEdgeSettings = (server: Server, edge: EdgeSettings) => {
   server.headersTimeout = Math.round(edge.headersTimeoutSeconds * 1000)
   server.requestTimeout = Math.round(edge.requestTimeoutSeconds * 1000)
   server.keepAliveTimeout = Math.round(edge.keepAliveTimeoutSeconds * 1000)
   server.maxConnections = edge.maxConnections
-  ;(server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.max(
-    50,
-    Math.min(1000, Math.round(server.headersTimeout / 4))
-  )
+  const checkMillis = Math.max(50, Math.min(1000, Math.round(server.headersTimeout / 4)))
+  ;(server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = checkMillis
+  cutOffSlowBodies(server, edge.bodyMinBytesPerSecond, server.headersTimeout, checkMillis)
+  cutOffStalledAnswers(server, Math.round(edge.sendTimeoutSeconds * 1000))
+  capConnectionsPerAddress(server, edge.maxConnectionsPerAddress, proxiesOf(edge))
+  return server
 }
 
-/** Applies EdgeConfig to `server`; provide it to the layer that makes the server listen. */
+/**
+ * Applies EdgeConfig to the API's `server`, and refuses its requests of ambiguous host; provide it to the
+ * layer that makes the server listen.
+ */
 export const EdgeLimitsLive = (server: Server) =>
-  Layer.effectDiscard(Effect.map(Effect.orDie(EdgeConfig), (edge) => applyEdgeSettings(server, edge)))
+  Layer.effectDiscard(
+    Effect.map(Effect.orDie(EdgeConfig), (edge) =>
+      refuseAmbiguousHosts(applyEdgeSettings(server, edge), proxiesOf(edge))
+    )
+  )
 
-/** What the API's edge reads from the settings: the trusted proxies and the failed-key budget. */
+/** What the API's edge reads from the settings: the trusted proxies and the failed-key budgets. */
 export const EdgeReferencesLive = Layer.unwrapEffect(
   Effect.map(Effect.orDie(EdgeConfig), (edge) =>
     Layer.mergeAll(
-      Layer.succeed(TrustedProxies, { list: edge.trustedProxies }),
-      Layer.succeed(AuthFailureBudget, { perMinute: edge.authFailuresPerMinute })
+      Layer.succeed(TrustedProxies, proxiesOf(edge)),
+      Layer.succeed(AuthFailureBudget, {
+        perMinute: edge.authFailuresPerMinute,
+        globalPerMinute: edge.authFailuresGlobalPerMinute
+      })
     )
   )
 )

@@ -349,13 +349,10 @@ const measuredPersistence = <E>(
  * Metrics (off unless METRICS_PORT or METRICS_ON_MAIN_PORT is set): Effect's metrics go through the
  * OpenTelemetry SDK to Prometheus text at GET /metrics, on a port of its own and/or the API's port.
  */
-const MetricsLive = (config: ServerConfig, runtime: RuntimeSettings) => {
+const MetricsLive = (runtime: RuntimeSettings) => {
   const settings = runtime.metrics
   const port = settings.port
-  const separate =
-    port._tag === "Some"
-      ? MetricsEndpoint.SeparatePort(port.value, settings.host._tag === "Some" ? settings.host.value : config.host)
-      : Layer.empty
+  const separate = port._tag === "Some" ? MetricsEndpoint.SeparatePort(port.value, settings.host) : Layer.empty
   const main = settings.onMainPort ? MetricsEndpoint.MainPortRoute : Layer.empty
   return Layer.mergeAll(separate, main).pipe(
     Layer.provideMerge(MetricsEndpoint.MetricsScrapeLive),
@@ -435,7 +432,7 @@ const serverWith = (config: ServerConfig, runtime: RuntimeSettings, overrides: S
   // data can be; ours (Tracing.requestSpans) records the route template, status and request id only.
   return HttpApiBuilder.serve(middleware).pipe(
     HttpMiddleware.withTracerDisabledWhen(() => true),
-    Layer.provideMerge(metricsOn ? MetricsLive(config, runtime) : Layer.empty),
+    Layer.provideMerge(metricsOn ? MetricsLive(runtime) : Layer.empty),
     // The developer portal at /docs: static pages rendered once at start, no database queries.
     Layer.provide(PortalHttp.layerFromDocs(runtime.docsDir)),
     Layer.provide(ApiLive.pipe(Layer.provide(EdgeReferencesLive))),

@@ -1,4 +1,4 @@
-import { parseTrustedProxies } from "@catalog-sync/adapter-http"
+import { parseTrustedProxies, type ProxyHeaders, proxyHeaderFamilies } from "@catalog-sync/adapter-http"
 import type { S3Settings } from "@catalog-sync/adapter-storage-s3"
 import { Config, ConfigError, Duration, Effect, Either, LogLevel, Option, Redacted } from "effect"
 import type { BlockList } from "node:net"
@@ -174,14 +174,30 @@ export interface EdgeSettings {
   readonly headersTimeoutSeconds: number
   /** ... and the whole request, body included (`HTTP_REQUEST_TIMEOUT_SECONDS`, default 120: 10 MB at 1 Mbit/s takes 84 s). */
   readonly requestTimeoutSeconds: number
+  /**
+   * A body must arrive at this many bytes a second on average once the headers time-out has passed since
+   * it began (`HTTP_BODY_MIN_BYTES_PER_SECOND`, default 1000; 0: no minimum).
+   */
+  readonly bodyMinBytesPerSecond: number
+  /** An answer the client reads nothing of for this long is cut off (`HTTP_SEND_TIMEOUT_SECONDS`, default 30). */
+  readonly sendTimeoutSeconds: number
   /** An idle kept-alive connection is closed after this (`HTTP_KEEP_ALIVE_TIMEOUT_SECONDS`, default 5). */
   readonly keepAliveTimeoutSeconds: number
   /** Connections open at once; further ones are closed at once (`HTTP_MAX_CONNECTIONS`, default 1000). */
   readonly maxConnections: number
-  /** Peers whose Forwarded / X-Forwarded-* headers are believed (`TRUSTED_PROXIES`, default none). */
+  /**
+   * Connections open at once from one client address (an IPv6 /64), trusted proxies aside
+   * (`HTTP_MAX_CONNECTIONS_PER_ADDRESS`, default 100).
+   */
+  readonly maxConnectionsPerAddress: number
+  /** Peers whose forwarding headers are believed (`TRUSTED_PROXIES`, default none). */
   readonly trustedProxies: BlockList | undefined
+  /** Which forwarding headers they set (`TRUSTED_PROXY_HEADERS`: `x-forwarded`, the default, or `forwarded`). */
+  readonly proxyHeaders: ProxyHeaders
   /** Invalid keys one client address may present per minute before it gets 429 (`AUTH_FAILURES_PER_MINUTE`, default 30). */
   readonly authFailuresPerMinute: number
+  /** Invalid keys of all clients together per minute before each one's next is blocked (`AUTH_FAILURES_GLOBAL_PER_MINUTE`, default 300). */
+  readonly authFailuresGlobalPerMinute: number
 }
 
 const positiveSeconds = (name: string, defaultSeconds: number) =>
@@ -190,15 +206,21 @@ const positiveSeconds = (name: string, defaultSeconds: number) =>
     Config.validate({ message: `${name} must be a number of seconds > 0`, validation: (n) => n > 0 })
   )
 
-/** `HTTP_*`, `TRUSTED_PROXIES` and `AUTH_FAILURES_PER_MINUTE` (see EdgeSettings and the README). */
+const atLeast = (name: string, fallback: number, min: number) =>
+  Config.integer(name).pipe(
+    Config.withDefault(fallback),
+    Config.validate({ message: `${name} must be a whole number >= ${min}`, validation: (n) => n >= min })
+  )
+
+/** `HTTP_*`, `TRUSTED_PROXIES`, `TRUSTED_PROXY_HEADERS` and `AUTH_FAILURES_*` (see EdgeSettings and the README). */
 export const EdgeConfig: Config.Config<EdgeSettings> = Config.all({
   headersTimeoutSeconds: positiveSeconds("HTTP_HEADERS_TIMEOUT_SECONDS", 10),
   requestTimeoutSeconds: positiveSeconds("HTTP_REQUEST_TIMEOUT_SECONDS", 120),
+  bodyMinBytesPerSecond: atLeast("HTTP_BODY_MIN_BYTES_PER_SECOND", 1000, 0),
+  sendTimeoutSeconds: positiveSeconds("HTTP_SEND_TIMEOUT_SECONDS", 30),
   keepAliveTimeoutSeconds: positiveSeconds("HTTP_KEEP_ALIVE_TIMEOUT_SECONDS", 5),
-  maxConnections: Config.integer("HTTP_MAX_CONNECTIONS").pipe(
-    Config.withDefault(1000),
-    Config.validate({ message: "HTTP_MAX_CONNECTIONS must be a whole number >= 1", validation: (n) => n >= 1 })
-  ),
+  maxConnections: atLeast("HTTP_MAX_CONNECTIONS", 1000, 1),
+  maxConnectionsPerAddress: atLeast("HTTP_MAX_CONNECTIONS_PER_ADDRESS", 100, 1),
   trustedProxies: Config.string("TRUSTED_PROXIES").pipe(
     Config.withDefault(""),
     Config.mapOrFail((text) =>
@@ -208,10 +230,14 @@ export const EdgeConfig: Config.Config<EdgeSettings> = Config.all({
       })
     )
   ),
-  authFailuresPerMinute: Config.integer("AUTH_FAILURES_PER_MINUTE").pipe(
-    Config.withDefault(30),
-    Config.validate({ message: "AUTH_FAILURES_PER_MINUTE must be a whole number >= 1", validation: (n) => n >= 1 })
-  )
+  proxyHeaders: setting<ProxyHeaders>(
+    "TRUSTED_PROXY_HEADERS",
+    "x-forwarded",
+    `must be ${proxyHeaderFamilies.join(" or ")}: the forwarding headers the trusted proxies set`,
+    (raw) => proxyHeaderFamilies.find((family) => family === raw.toLowerCase())
+  ),
+  authFailuresPerMinute: atLeast("AUTH_FAILURES_PER_MINUTE", 30, 1),
+  authFailuresGlobalPerMinute: atLeast("AUTH_FAILURES_GLOBAL_PER_MINUTE", 300, 1)
 }).pipe(
   Config.validate({
     message: "HTTP_HEADERS_TIMEOUT_SECONDS must not exceed HTTP_REQUEST_TIMEOUT_SECONDS",
@@ -355,8 +381,8 @@ const TracingConfig: Config.Config<Option.Option<TracingSettings>> = Config.all(
 export interface MetricsSettings {
   /** `METRICS_PORT`: a port of its own for `GET /metrics` (0 picks a free one); none by default. */
   readonly port: Option.Option<number>
-  /** `METRICS_HOST` (default `HOST`'s value): the address that port listens on. */
-  readonly host: Option.Option<string>
+  /** `METRICS_HOST` (default `127.0.0.1`): the address that port listens on. */
+  readonly host: string
   /** `METRICS_ON_MAIN_PORT` (default false): also serve `GET /metrics` on the API's port, without a key. */
   readonly onMainPort: boolean
 }
@@ -371,7 +397,7 @@ const MetricsConfig: Config.Config<MetricsSettings> = Config.all({
     "must be a port number from 0 to 65535 (0: any free port)",
     (raw) => (/^\d+$/.test(raw) && Number(raw) <= 65535 ? Option.some(Number(raw)) : undefined)
   ),
-  host: optionalText("METRICS_HOST"),
+  host: text("METRICS_HOST", "127.0.0.1"),
   onMainPort: onOff("METRICS_ON_MAIN_PORT", false)
 })
 

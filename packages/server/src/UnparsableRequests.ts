@@ -25,6 +25,41 @@ const answerFor = (code: string | undefined) =>
           message: "the request is not valid HTTP/1.1 (its framing or a header could not be read)"
         }
 
+/** An error the edge answers on the connection itself, outside the API. */
+export interface EdgeError {
+  readonly status: number
+  readonly reason: string
+  readonly code: string
+  readonly message: string
+}
+
+/** The API's error body of `answer` and the headers it goes with, under a new request id. */
+export const errorAnswer = (answer: EdgeError) => {
+  const requestId = randomUUID()
+  const body = JSON.stringify({ request_id: requestId, error: { code: answer.code, message: answer.message } })
+  const headers = {
+    "content-type": "application/json",
+    "content-length": String(Buffer.byteLength(body)),
+    "x-request-id": requestId,
+    "x-content-type-options": "nosniff",
+    "cache-control": "no-store",
+    connection: "close"
+  }
+  return { headers, body }
+}
+
+/**
+ * Writes `answer` straight to the connection and ends it: for a request the API never sees, or one whose
+ * connection cannot be trusted further.
+ */
+export const endWithError = (socket: Duplex, answer: EdgeError) => {
+  const { body, headers } = errorAnswer(answer)
+  const head = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join("")
+  return socket.end(`HTTP/1.1 ${answer.status} ${answer.reason}\r\n${head}\r\n${body}`)
+}
+
 /**
  * Requests that node:http cannot parse never reach the API: node answers them with an empty 400 or 431
  * and no request id. This answers them with the API's error body and X-Request-Id instead, then closes
@@ -40,11 +75,5 @@ export const answerUnparsableRequests = (server: Server): Server =>
       socket.destroy()
       return
     }
-    const answer = answerFor(error.code)
-    const requestId = randomUUID()
-    const body = JSON.stringify({ request_id: requestId, error: { code: answer.code, message: answer.message } })
-    socket.end(
-      `HTTP/1.1 ${answer.status} ${answer.reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
-        `x-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`
-    )
+    endWithError(socket, answerFor(error.code))
   })

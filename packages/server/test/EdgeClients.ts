@@ -102,29 +102,41 @@ export const viaCurl =
  * A raw connection that reads answers as they come, so that a test can send a request's head, read the
  * answer before sending its body, and go on on the same connection.
  */
-export const rawConnection = (url: string, options: { readonly halfOpen?: boolean } = {}) =>
+export const rawConnection = (
+  url: string,
+  options: { readonly halfOpen?: boolean; readonly localAddress?: string } = {}
+) =>
   Effect.acquireRelease(
     Effect.async<{
       readonly socket: Socket
       readonly received: () => string
       readonly closed: () => boolean
+      /** Whether the server ended its side (its FIN arrived); a half-open connection stays writable. */
+      readonly ended: () => boolean
       /** The code of the error the socket met (a send cut off by a reset: EPIPE, ECONNRESET), if any. */
       readonly failed: () => string | undefined
       readonly reset: () => void
     }>((resume) => {
       let text = ""
       let isClosed = false
+      let isEnded = false
       let failure: string | undefined
       // Half open: the server's FIN does not end this side's sending, as with curl, which goes on sending a
       // body after an early answer (Node's default ends it, and then drops what is still written).
       const socket = connect(
-        { port: Number(new URL(url).port), host: "127.0.0.1", allowHalfOpen: options.halfOpen },
+        {
+          port: Number(new URL(url).port),
+          host: "127.0.0.1",
+          allowHalfOpen: options.halfOpen,
+          ...(options.localAddress === undefined ? {} : { localAddress: options.localAddress })
+        },
         () =>
           resume(
             Effect.succeed({
               socket,
               received: () => text,
               closed: () => isClosed,
+              ended: () => isEnded,
               failed: () => failure,
               reset: () => void (text = "")
             })
@@ -132,6 +144,7 @@ export const rawConnection = (url: string, options: { readonly halfOpen?: boolea
       )
       socket.on("data", (chunk) => void (text += chunk.toString("latin1")))
       socket.on("error", (error: NodeJS.ErrnoException) => void (failure ??= error.code ?? error.message))
+      socket.on("end", () => void (isEnded = true))
       socket.on("close", () => void (isClosed = true))
     }),
     ({ socket }) => Effect.sync(() => socket.destroy())

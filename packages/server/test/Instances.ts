@@ -109,7 +109,7 @@ export const startInstance = (bundle: string, env: Record<string, string>) =>
     )
     const url = `http://127.0.0.1:${port}`
     yield* ready(url, child, () => output)
-    return { url, output: () => output }
+    return { url, output: () => output, dataDir }
   })
 
 /** Runs the admin CLI of the bundle with the given environment and returns its JSON output. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Duration, Effect, Either, LogLevel, Option, Redacted } from "effect"
-import { describeConfigError, describePostgres, metricsEnabled, ServerConfig } from "../src/ServerConfig.js"
+import { describeConfigError, describePostgres, EdgeConfig, metricsEnabled, ServerConfig } from "../src/ServerConfig.js"
 import { describeSetup } from "../src/Startup.js"
 
 const load = (env: Record<string, string>) =>
@@ -83,9 +83,12 @@ describe("server settings", () => {
     Effect.gen(function* () {
       const off = Either.getOrThrow(yield* load({})).runtime!.metrics
       expect(metricsEnabled(off)).toBe(false)
+      // Loopback by default: the endpoint needs no key, whatever interface the API listens on.
+      const loopback = Either.getOrThrow(yield* load({ METRICS_PORT: "9464", HOST: "0.0.0.0" })).runtime!.metrics
+      expect(loopback.host).toBe("127.0.0.1")
       const ownPort = Either.getOrThrow(yield* load({ METRICS_PORT: "9464", METRICS_HOST: "10.0.0.5" })).runtime!
         .metrics
-      expect(ownPort).toEqual({ port: Option.some(9464), host: Option.some("10.0.0.5"), onMainPort: false })
+      expect(ownPort).toEqual({ port: Option.some(9464), host: "10.0.0.5", onMainPort: false })
       expect(metricsEnabled(ownPort)).toBe(true)
       const main = Either.getOrThrow(yield* load({ METRICS_ON_MAIN_PORT: "true" })).runtime!.metrics
       expect(metricsEnabled(main)).toBe(true)
@@ -214,5 +217,42 @@ describe("server settings", () => {
       expect(describePostgres(config.postgres!)).toBe("db.internal:6543/catalog as app")
       expect(describePostgres(config.postgres!)).not.toContain("s3cr")
     })
+  )
+})
+
+describe("edge settings", () => {
+  const edge = (env: Record<string, string>) =>
+    Effect.either(Effect.withConfigProvider(EdgeConfig, ConfigProvider.fromMap(new Map(Object.entries(env)))))
+
+  it.effect(
+    "defaults: X-Forwarded-* from trusted proxies, the failed-key budgets, a body rate, a send time-out and a per-address cap",
+    () =>
+      Effect.gen(function* () {
+        const defaults = Either.getOrThrow(yield* edge({}))
+        expect(defaults).toMatchObject({
+          proxyHeaders: "x-forwarded",
+          bodyMinBytesPerSecond: 1000,
+          sendTimeoutSeconds: 30,
+          maxConnectionsPerAddress: 100,
+          authFailuresPerMinute: 30,
+          authFailuresGlobalPerMinute: 300
+        })
+        expect(Either.getOrThrow(yield* edge({ TRUSTED_PROXY_HEADERS: "Forwarded" })).proxyHeaders).toBe("forwarded")
+        expect(Either.getOrThrow(yield* edge({ HTTP_BODY_MIN_BYTES_PER_SECOND: "0" })).bodyMinBytesPerSecond).toBe(0)
+        const message = (env: Record<string, string>) =>
+          Effect.map(Effect.flip(edge(env).pipe(Effect.flatten)), describeConfigError)
+        expect(yield* message({ TRUSTED_PROXY_HEADERS: "x-real-ip" })).toBe(
+          "TRUSTED_PROXY_HEADERS=x-real-ip must be x-forwarded or forwarded: the forwarding headers the trusted proxies set"
+        )
+        expect(yield* message({ AUTH_FAILURES_GLOBAL_PER_MINUTE: "0" })).toContain(
+          "AUTH_FAILURES_GLOBAL_PER_MINUTE must be a whole number >= 1"
+        )
+        expect(yield* message({ HTTP_MAX_CONNECTIONS_PER_ADDRESS: "0" })).toContain(
+          "HTTP_MAX_CONNECTIONS_PER_ADDRESS must be a whole number >= 1"
+        )
+        expect(yield* message({ HTTP_SEND_TIMEOUT_SECONDS: "0" })).toContain(
+          "HTTP_SEND_TIMEOUT_SECONDS must be a number of seconds > 0"
+        )
+      })
   )
 })

@@ -2,7 +2,7 @@ import { expect } from "vitest"
 import * as PgTesting from "@catalog-sync/adapter-pg/testing"
 import { HttpServer } from "@effect/platform"
 import { Admin, Ids, InventoryAdmin } from "@catalog-sync/core"
-import { ConfigProvider, Context, Effect, Layer, LogLevel, Option, Redacted } from "effect"
+import { ConfigProvider, Context, Effect, HashMap, Layer, Logger, LogLevel, Option, Redacted } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { request as httpRequest } from "node:http"
@@ -56,23 +56,44 @@ const allScopes = [
 export const testDatabase: "sqlite" | "postgres" = process.env.TEST_DATABASE === "postgres" ? "postgres" : "sqlite"
 
 /**
- * Settings every test server runs with unless a test sets them: the suites send invalid keys from one
- * address (127.0.0.1) on behalf of many clients, so the failed-key budget is raised; the edge suite
- * tests the documented default.
+ * Settings every test server runs with unless a test sets them: the suites send invalid keys and open
+ * their connections from one address (127.0.0.1) on behalf of many clients, so the failed-key budgets
+ * and the per-address connection cap are raised; the edge suite tests the documented defaults.
  */
-const testDefaults: Record<string, string> = { AUTH_FAILURES_PER_MINUTE: "100000" }
+const testDefaults: Record<string, string> = {
+  AUTH_FAILURES_PER_MINUTE: "100000",
+  AUTH_FAILURES_GLOBAL_PER_MINUTE: "1000000",
+  HTTP_MAX_CONNECTIONS_PER_ADDRESS: "1000"
+}
+
+/** A log line of the server: its level, message and annotations. */
+export interface LoggedLine {
+  readonly level: string
+  readonly message: string
+  readonly annotations: Record<string, unknown>
+}
 
 /**
  * A test server whose layers may be replaced (fault injection) and whose environment variables may be
- * set (`env`, read before the process environment); `TestServerLive` runs the defaults. `database`, the
- * one TEST_DATABASE names unless given: a suite that compares both engines starts one of each. `seed` runs
- * on the server's empty database before the server starts (and migrates it): data an earlier version wrote.
+ * set (`env`, read before the process environment); `TestServerLive` runs the defaults. Options:
+ * - `database`: the engine, the one TEST_DATABASE names unless given (a suite that compares both engines
+ *   starts one of each);
+ * - `seed`: runs on the server's empty database before the server starts (and migrates it): data an earlier
+ *   version wrote;
+ * - `logs`: the server logs at debug level into it.
  */
 export const TestServerWith = (
   overrides: ServerOverrides = {},
   env: Record<string, string> = {},
-  database: "sqlite" | "postgres" = testDatabase,
-  seed: (config: ServerConfig) => Effect.Effect<void, unknown> = () => Effect.void
+  {
+    database = testDatabase,
+    seed = () => Effect.void,
+    logs
+  }: {
+    readonly database?: "sqlite" | "postgres"
+    readonly seed?: (config: ServerConfig) => Effect.Effect<void, unknown>
+    readonly logs?: Array<LoggedLine>
+  } = {}
 ) =>
   Layer.scoped(
     TestServer,
@@ -87,7 +108,7 @@ export const TestServerWith = (
         dataDir,
         databaseFile: Option.none(),
         shutdownTimeoutSeconds: 1,
-        logLevel: LogLevel.Warning
+        logLevel: logs === undefined ? LogLevel.Warning : LogLevel.Debug
       }
       // TEST_DATABASE=postgres runs the same end-to-end suites on a fresh PostgreSQL database (npm test does both).
       const config: ServerConfig =
@@ -102,8 +123,25 @@ export const TestServerWith = (
             }
           : base
       yield* seed(config)
+      const logged =
+        logs === undefined
+          ? ServerLive(config, overrides)
+          : ServerLive(config, overrides).pipe(
+              Layer.provide(
+                Logger.replace(
+                  Logger.defaultLogger,
+                  Logger.make(({ annotations, logLevel, message }) =>
+                    logs.push({
+                      level: logLevel.label,
+                      message: String(Array.isArray(message) ? message[0] : message),
+                      annotations: Object.fromEntries(HashMap.toEntries(annotations))
+                    })
+                  )
+                )
+              )
+            )
       const context = yield* Effect.configProviderWith((current) =>
-        Layer.build(ServerLive(config, overrides)).pipe(
+        Layer.build(logged).pipe(
           Effect.withConfigProvider(
             ConfigProvider.fromMap(new Map(Object.entries({ ...testDefaults, ...env }))).pipe(
               ConfigProvider.orElse(() => current)

@@ -109,7 +109,7 @@ const earlierVersion = (config: ServerConfig) =>
   }).pipe(Effect.scoped)
 
 describe("upgrade to per-company positions", () => {
-  layer(TestServerWith({}, {}, testDatabase, earlierVersion), { excludeTestServices: true, timeout: 60_000 })(
+  layer(TestServerWith({}, {}, { seed: earlierVersion }), { excludeTestServices: true, timeout: 60_000 })(
     `cursors issued before it on ${testDatabase}`,
     (it) => {
       it.effect("a c1_ cursor persisted before the upgrade reads on from the same change; new cursors follow", () =>

@@ -1,8 +1,9 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { HttpServer } from "@effect/platform"
-import { ConfigProvider, Context, Effect, Layer } from "effect"
+import { ConfigProvider, Context, Effect, Fiber, Layer } from "effect"
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
+import { request as httpRequest } from "node:http"
 import { join } from "node:path"
 import sharp from "sharp"
 import { maxJsonBytes, maxMediaBodyBytes } from "../../adapter-http/src/BodyLimit.js"
@@ -13,6 +14,7 @@ import {
   earlyInMinute,
   expectError,
   freshKey,
+  type LoggedLine,
   rawRequest,
   testDatabase,
   TestServer,
@@ -241,6 +243,54 @@ layer(TestServerWith(), { excludeTestServices: true, timeout: 240_000 })("the HT
           }
           expect(yield* until(endless.closed, 5_000)).toBe(true)
         })
+    )
+
+    it.scoped(
+      "bodies that stop, or go on a byte a second, after an early 401 do not hold their connections: let go after 2 s idle or 10 s in all, and /health answers meanwhile",
+      () =>
+        Effect.gen(function* () {
+          const { url } = yield* TestServer
+          const connections = yield* Effect.all(
+            Array.from({ length: 200 }, () => rawConnection(url, { halfOpen: true })),
+            { concurrency: 50 }
+          )
+          const started = Date.now()
+          for (const c of connections)
+            c.socket.write(
+              `POST /api/v1/media HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: 10000000\r\n\r\n`
+            )
+          expect(yield* until(() => connections.every((c) => answersIn(c.received()).length === 1), 10_000)).toBe(true)
+          expect(new Set(connections.map((c) => JSON.stringify(answersIn(c.received())[0])))).toEqual(
+            new Set([JSON.stringify({ status: 401, code: "missing_credentials", close: false })])
+          )
+          // Half open, as an attacker's client is: the server's end shows as its FIN, or a write refused.
+          const gone = (c: (typeof connections)[number]) => c.ended() || c.closed() || c.failed() !== undefined
+          const silent = connections.slice(0, 100)
+          const dripping = connections.slice(100)
+          const drip = yield* Effect.fork(
+            Effect.forever(
+              Effect.zipRight(
+                Effect.sync(() => dripping.forEach((c) => gone(c) || c.socket.write("x"))),
+                Effect.sleep("1 second")
+              )
+            )
+          )
+          expect(yield* health(url)).toBe(200)
+          expect(yield* until(() => silent.every(gone), 5_000)).toBe(true)
+          const silentGone = Date.now() - started
+          expect(yield* until(() => dripping.every(gone), 18_000)).toBe(true)
+          const drippingGone = Date.now() - started
+          yield* Fiber.interrupt(drip)
+          console.log(
+            `after their 401: 100 silent bodies let go within ${silentGone} ms, 100 sent a byte a second within ${drippingGone} ms`
+          )
+          // Both were held until HTTP_REQUEST_TIMEOUT_SECONDS (120 s) before.
+          expect(silentGone).toBeLessThan(5_000)
+          // 10 s after each one's answer, which 200 connections get over a second or two on a busy machine.
+          expect(drippingGone).toBeLessThan(16_000)
+          expect(yield* health(url)).toBe(200)
+        }),
+      { timeout: 40_000 }
     )
 
     it.scoped(
@@ -542,6 +592,51 @@ layer(TestServerWith(), { excludeTestServices: true, timeout: 240_000 })("the HT
         })
     )
 
+    it.scoped(
+      "a Host that is not host[:port] and a second Host header are refused with 400 invalid_host; an absolute-form target is answered for its own host",
+      () =>
+        Effect.gen(function* () {
+          const { url, tenant } = yield* TestServer
+          const domain = `api-${Date.now()}.beta.example`
+          const owner = yield* (yield* tenant({ domains: [domain] })).key(["catalog:read"])
+          const other = yield* (yield* tenant()).key(["catalog:read"])
+          const answer = (head: string) =>
+            Effect.gen(function* () {
+              const connection = yield* rawConnection(url)
+              connection.socket.write(`${head}\r\n\r\n`)
+              yield* until(() => answersIn(connection.received()).length === 1, 5_000)
+              return answersIn(connection.received())[0]
+            })
+          const me = (token: string, hostLines: string, target = "/api/v1/me") =>
+            answer(`GET ${target} HTTP/1.1\r\n${hostLines}\r\nAuthorization: Bearer ${token}`)
+          // Company A's key was answered 200 through B's domain written these ways.
+          for (const hostLines of [
+            `Host: ${domain}:abc`,
+            `Host: ${domain}%2e`,
+            `Host: other.example\r\nHost: ${domain}`,
+            `Host: ${domain}\r\nHost: ${domain}`
+          ]) {
+            expect({ hostLines, answer: yield* me(other, hostLines) }).toEqual({
+              hostLines,
+              answer: { status: 400, code: "invalid_host", close: true }
+            })
+          }
+          const absolute = `http://${domain}/api/v1/me`
+          expect(yield* me(other, "Host: other.example", absolute)).toMatchObject({
+            status: 403,
+            code: "domain_not_permitted"
+          })
+          expect(yield* me(owner, "Host: other.example", absolute)).toMatchObject({ status: 200 })
+          // Routed by the target's path: a body is refused by its key before it is read, as for origin-form.
+          expect(
+            yield* answer(
+              `POST http://${domain}/api/v1/categories/upsert HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 500000`
+            )
+          ).toEqual({ status: 401, code: "missing_credentials", close: false })
+          expect(yield* me(owner, `Host: ${domain}:8443`)).toMatchObject({ status: 200 })
+        })
+    )
+
     it.effect(
       "API answers carry nosniff and no-store (images keep their own caching); the portal a CSP that forbids framing, and a Referrer-Policy",
       () =>
@@ -596,6 +691,27 @@ layer(TestServerWith(), { excludeTestServices: true, timeout: 240_000 })("the HT
 
 const trusted = { TRUSTED_PROXIES: "127.0.0.1, ::1", AUTH_FAILURES_PER_MINUTE: "5" }
 
+/** A key of the right form that no company has. */
+const bad = "csk_000000000000000000000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+
+const statusOf = (reply: Effect.Effect<{ readonly status: number }>) => Effect.map(reply, (r) => r.status)
+
+/**
+ * A company with a custom domain (its key `owner`) and another company (`other`), and the status of
+ * GET /me with a key through a proxy at 10.0.0.5 that adds `headers`.
+ */
+const domainBehindProxy = Effect.gen(function* () {
+  const { url, tenant } = yield* TestServer
+  const domain = `shop-${Date.now()}.acme.example`
+  const owner = yield* (yield* tenant({ domains: [domain] })).key(["catalog:read"])
+  const other = yield* (yield* tenant()).key(["catalog:read"])
+  const me = (token: string, headers: Record<string, string>) =>
+    statusOf(
+      rawRequest(url, "GET", "/api/v1/me", { authorization: `Bearer ${token}`, host: "10.0.0.5:8080", ...headers })
+    )
+  return { domain, owner, other, me }
+})
+
 /** A second server on the same database, with the same settings (several instances behind one proxy). */
 const secondInstance = Effect.gen(function* () {
   const { config } = yield* TestServer
@@ -618,7 +734,6 @@ layer(TestServerWith({}, trusted), { excludeTestServices: true, timeout: 120_000
         Effect.gen(function* () {
           const { url, tenant } = yield* TestServer
           const token = yield* (yield* tenant()).key(["catalog:read"])
-          const bad = "csk_000000000000000000000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
           const from = (address: string, key: string | undefined, target = url) =>
             call(target, "GET", "/me", {
               ...(key === undefined ? {} : { token: key }),
@@ -658,30 +773,96 @@ layer(TestServerWith({}, trusted), { excludeTestServices: true, timeout: 120_000
     )
 
     it.effect(
-      "the forwarded host of a trusted proxy is the host the custom-domain rule checks (X-Forwarded-Host and Forwarded)",
+      "the forwarded host of a trusted proxy is the host the custom-domain rule checks (X-Forwarded-Host)",
       () =>
         Effect.gen(function* () {
-          const { url, tenant } = yield* TestServer
-          const domain = `shop-${Date.now()}.acme.example`
-          const owner = yield* (yield* tenant({ domains: [domain] })).key(["catalog:read"])
-          const other = yield* (yield* tenant()).key(["catalog:read"])
-          const me = (token: string, headers: Record<string, string>) =>
-            Effect.map(
-              rawRequest(url, "GET", "/api/v1/me", {
-                authorization: `Bearer ${token}`,
-                host: "10.0.0.5:8080",
-                ...headers
-              }),
-              (r) => r.status
-            )
+          const { me, domain, other, owner } = yield* domainBehindProxy
           expect(yield* me(other, { "x-forwarded-host": `${domain.toUpperCase()}.` })).toBe(403)
-          expect(yield* me(other, { forwarded: `for=198.51.100.20;proto=https;host="${domain}:443"` })).toBe(403)
           expect(yield* me(owner, { "x-forwarded-host": domain })).toBe(200)
           expect(yield* me(other, {})).toBe(200)
         })
     )
+
+    it.effect(
+      "a client's own Forwarded header, passed through by a proxy that sets X-Forwarded-*, changes neither the custom domain nor the throttled address",
+      () =>
+        Effect.gen(function* () {
+          const { url, tenant } = yield* TestServer
+          const domain = `beta-${Date.now()}.example`
+          const owner = yield* (yield* tenant({ domains: [domain] })).key(["catalog:read"])
+          const other = yield* (yield* tenant()).key(["catalog:read"])
+          // As nginx set up as docs/deploy.md says forwards: its own X-Forwarded-Host and X-Forwarded-For
+          // (the client's address appended), and the client's Forwarded header as it came.
+          const viaNginx = (client: string, token: string, forwarded: string, host = "api.example") =>
+            statusOf(
+              rawRequest(url, "GET", "/api/v1/me", {
+                authorization: `Bearer ${token}`,
+                host: "10.0.0.5:8080",
+                "x-forwarded-host": host,
+                "x-forwarded-for": client,
+                forwarded
+              })
+            )
+          // Another company's key through B's custom domain: 403, whatever host= the client forwards.
+          expect(yield* viaNginx("203.0.113.10", other, "for=198.51.100.7;host=anything.example", domain)).toBe(403)
+          expect(yield* viaNginx("203.0.113.10", owner, "for=198.51.100.7;host=anything.example", domain)).toBe(200)
+
+          yield* earlyInMinute
+          // Invalid keys with a new for= each time: counted against the client's own address all the same.
+          const spread: Array<number> = []
+          for (let i = 0; i < 20; i++) spread.push(yield* viaNginx("203.0.113.11", bad, `for=192.0.2.${i + 1}`))
+          expect(spread.slice(0, 6)).toEqual(Array(6).fill(401))
+          expect(spread.slice(6)).toEqual(Array(14).fill(429))
+
+          // Invalid keys naming a victim's address in for=: the sender is throttled, the victim is not.
+          for (let i = 0; i < 7; i++) yield* viaNginx("203.0.113.12", bad, "for=203.0.113.13")
+          expect(yield* viaNginx("203.0.113.12", owner, "for=203.0.113.13")).toBe(429)
+          expect(yield* viaNginx("203.0.113.13", owner, "for=203.0.113.12")).toBe(200)
+        })
+    )
+
+    it.effect("addresses of one IPv6 /64 share one budget of invalid keys; another /64 has its own", () =>
+      Effect.gen(function* () {
+        const { url, tenant } = yield* TestServer
+        const token = yield* (yield* tenant()).key(["catalog:read"])
+        const from = (address: string, key: string) =>
+          statusOf(call(url, "GET", "/me", { token: key, headers: { "x-forwarded-for": address } }))
+        yield* earlyInMinute
+        const statuses: Array<number> = []
+        for (let i = 1; i <= 6; i++) statuses.push(yield* from(`2001:db8:7:7::${i.toString(16)}`, bad))
+        expect(statuses).toEqual(Array(6).fill(401))
+        expect(yield* from("2001:db8:7:7:ffff:1:2:3", token)).toBe(429)
+        expect(yield* from("2001:db8:7:8::1", token)).toBe(200)
+      })
+    )
   }
 )
+
+layer(TestServerWith({}, { ...trusted, TRUSTED_PROXY_HEADERS: "forwarded" }), {
+  excludeTestServices: true,
+  timeout: 60_000
+})("behind trusted proxies that set Forwarded", (it) => {
+  it.effect(
+    "the proxy's Forwarded element names the host and the client; X-Forwarded-* headers, which the client may have sent, count for nothing",
+    () =>
+      Effect.gen(function* () {
+        const { me, domain, other, owner } = yield* domainBehindProxy
+        expect(yield* me(other, { forwarded: `for=198.51.100.20;proto=https;host="${domain}:443"` })).toBe(403)
+        expect(yield* me(owner, { forwarded: `for=198.51.100.20;host=${domain}` })).toBe(200)
+        // The client's own element ahead of the proxy's: the proxy's names the host.
+        expect(yield* me(other, { forwarded: `for=192.0.2.1;host=x.example, for=198.51.100.20;host=${domain}` })).toBe(
+          403
+        )
+        expect(yield* me(other, { "x-forwarded-host": domain, forwarded: "for=198.51.100.20" })).toBe(200)
+
+        yield* earlyInMinute
+        const spread: Array<number> = []
+        for (let i = 0; i < 10; i++)
+          spread.push(yield* me(bad, { forwarded: "for=198.51.100.21", "x-forwarded-for": `192.0.2.${i + 1}` }))
+        expect(spread).toEqual([...Array(6).fill(401), ...Array(4).fill(429)])
+      })
+  )
+})
 
 layer(
   TestServerWith(
@@ -690,7 +871,9 @@ layer(
       HTTP_HEADERS_TIMEOUT_SECONDS: "0.5",
       HTTP_REQUEST_TIMEOUT_SECONDS: "1",
       HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: "0.5",
-      HTTP_MAX_CONNECTIONS: "6"
+      HTTP_MAX_CONNECTIONS: "6",
+      // The request time-out alone: the body rate is the next suite's.
+      HTTP_BODY_MIN_BYTES_PER_SECOND: "0"
     }
   ),
   { excludeTestServices: true, timeout: 60_000 }
@@ -756,3 +939,264 @@ layer(
       })
   )
 })
+
+/** GET /api/v1/me over a connection of its own from `localAddress` (any of 127.0.0.0/8 on Linux). */
+const meFrom = (url: string, localAddress: string, token: string) =>
+  Effect.async<number>((resume) => {
+    const target = new URL(url)
+    const req = httpRequest(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: "/api/v1/me",
+        localAddress,
+        agent: false,
+        headers: { authorization: `Bearer ${token}`, connection: "close" }
+      },
+      (res) => {
+        res.resume()
+        res.on("end", () => resume(Effect.succeed(res.statusCode ?? 0)))
+      }
+    )
+    req.on("error", (error) => resume(Effect.die(error)))
+    req.end()
+  })
+
+const limits = {
+  HTTP_HEADERS_TIMEOUT_SECONDS: "1",
+  HTTP_REQUEST_TIMEOUT_SECONDS: "60",
+  HTTP_SEND_TIMEOUT_SECONDS: "1",
+  HTTP_MAX_CONNECTIONS_PER_ADDRESS: "5",
+  TRUSTED_PROXIES: "127.0.0.3",
+  AUTH_FAILURES_PER_MINUTE: "30",
+  AUTH_FAILURES_GLOBAL_PER_MINUTE: "300",
+  METRICS_PORT: "0"
+}
+
+layer(TestServerWith({}, limits), { excludeTestServices: true, timeout: 120_000 })(
+  "body rate, unread answers, connections per address and the failed-key budget of all clients (request time-out 60 s)",
+  (it) => {
+    it.scoped(
+      "a body slower than 1000 bytes a second is cut off with 408 once the headers time-out has passed; a body above the rate is served",
+      () =>
+        Effect.gen(function* () {
+          const { url, tenant } = yield* TestServer
+          const token = yield* (yield* tenant()).key(writer)
+          const head = (length: number) =>
+            `POST /api/v1/categories/upsert HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nIdempotency-Key: ${freshKey()}\r\n` +
+            `Content-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`
+          const slow = yield* rawConnection(url)
+          const started = Date.now()
+          slow.socket.write(`${head(1_000)}{`)
+          yield* Effect.fork(
+            Effect.ignore(
+              Effect.repeatN(
+                Effect.zipRight(
+                  Effect.sync(() => slow.socket.write(" ")),
+                  Effect.sleep("100 millis")
+                ),
+                300
+              )
+            )
+          )
+          expect(yield* until(slow.closed, 10_000)).toBe(true)
+          const cut = Date.now() - started
+          expect(answersIn(slow.received())).toEqual([{ status: 408, code: "request_timeout", close: true }])
+          expect(slow.received()).toContain("bytes a second")
+          console.log(`a body at 10 bytes a second: cut off after ${cut} ms (grace 1 s, request time-out 60 s)`)
+          expect(cut).toBeGreaterThanOrEqual(1_000)
+          expect(cut).toBeLessThan(3_000)
+
+          // 6,000 bytes over 3 s (2,000 a second): above the rate, served.
+          const json = JSON.stringify({ external_id: "steady", name: "Steady" })
+          const body = Buffer.from(json + " ".repeat(6_000 - json.length))
+          const steady = yield* rawConnection(url)
+          steady.socket.write(head(body.length))
+          for (let at = 0; at < body.length; at += 200) {
+            steady.socket.write(body.subarray(at, at + 200))
+            yield* Effect.sleep("100 millis")
+          }
+          expect(yield* until(() => answersIn(steady.received()).length === 1, 5_000)).toBe(true)
+          expect(answersIn(steady.received())[0]).toMatchObject({ status: 200, close: false })
+        }),
+      { timeout: 30_000 }
+    )
+
+    it.scoped(
+      "an answer its client does not read is cut off after HTTP_SEND_TIMEOUT_SECONDS, its rest no longer held",
+      () =>
+        Effect.gen(function* () {
+          const { url } = yield* TestServer
+          const size = (yield* Effect.promise(() => fetch(`${url}/api/v1/openapi.json`).then((r) => r.arrayBuffer())))
+            .byteLength
+          const reader = yield* rawConnection(url)
+          reader.socket.pause()
+          // More than the loopback's socket buffers take (some MB), so that the rest waits in the server.
+          const asked = 20
+          reader.socket.write("GET /api/v1/openapi.json HTTP/1.1\r\nHost: x\r\n\r\n".repeat(asked))
+          yield* Effect.sleep("3 seconds")
+          reader.socket.resume()
+          expect(yield* until(reader.closed, 10_000)).toBe(true)
+          const received = Buffer.byteLength(reader.received(), "latin1")
+          console.log(
+            `a client that read nothing for 3 s: ${received} of ${asked * size} bytes of answers reached it before the cut`
+          )
+          expect(received).toBeLessThan(asked * size)
+          // A client that reads gets the same answers whole.
+          const whole = yield* rawConnection(url)
+          whole.socket.write("GET /api/v1/openapi.json HTTP/1.1\r\nHost: x\r\n\r\n".repeat(asked))
+          expect(yield* until(() => answersIn(whole.received()).length === asked, 10_000)).toBe(true)
+        }),
+      { timeout: 30_000 }
+    )
+
+    it.scoped("one address holds at most 5 connections; another address, and a trusted proxy, are not held back", () =>
+      Effect.gen(function* () {
+        const { url } = yield* TestServer
+        yield* Effect.sleep("100 millis")
+        const five = yield* Effect.all(Array.from({ length: 5 }, () => rawConnection(url)))
+        const sixth = yield* rawConnection(url)
+        expect(yield* until(sixth.closed, 1_000)).toBe(true)
+        expect(sixth.received()).toBe("")
+        expect(five.some((c) => c.closed())).toBe(false)
+        // Another address is served meanwhile.
+        expect(yield* meFrom(url, "127.0.0.2", bad)).toBe(401)
+        // The trusted proxy carries many clients: no cap.
+        const proxied = yield* Effect.all(
+          Array.from({ length: 8 }, () => rawConnection(url, { localAddress: "127.0.0.3" }))
+        )
+        for (const c of proxied) c.socket.write("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+        expect(yield* until(() => proxied.every((c) => answersIn(c.received()).length === 1), 5_000)).toBe(true)
+        // Once one of the five ends, the address gets a connection again.
+        five[0]!.socket.destroy()
+        yield* Effect.sleep("100 millis")
+        const again = yield* rawConnection(url)
+        again.socket.write("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+        expect(yield* until(() => answersIn(again.received()).length === 1, 5_000)).toBe(true)
+      })
+    )
+
+    it.effect(
+      "16 addresses presenting 400 invalid keys in a minute (25 each, under each one's 30): past 300 in all, each one's next invalid key blocks it; valid keys go on",
+      () =>
+        Effect.gen(function* () {
+          const { url, tenant } = yield* TestServer
+          const token = yield* (yield* tenant()).key(["catalog:read"])
+          yield* earlyInMinute
+          const addresses = Array.from({ length: 16 }, (_, i) => `127.0.1.${i + 1}`)
+          const answers = yield* Effect.all(
+            addresses.map((address) =>
+              Effect.forEach(Array.from({ length: 25 }), () => meFrom(url, address, bad), { concurrency: 1 })
+            ),
+            { concurrency: "unbounded" }
+          )
+          const all = answers.flat()
+          const count = (status: number) => all.filter((s) => s === status).length
+          console.log(`400 invalid keys from 16 addresses: ${count(401)} answered 401, ${count(429)} 429`)
+          expect(count(401) + count(429)).toBe(400)
+          expect(count(401)).toBeLessThanOrEqual(300 + 16)
+          expect(count(429)).toBeGreaterThanOrEqual(400 - 300 - 16)
+          // A blocked address is refused its valid key too; an address that presented no invalid key is not.
+          const blocked = addresses.find((_, i) => answers[i]!.at(-1) === 429)!
+          expect(yield* meFrom(url, blocked, token)).toBe(429)
+          expect(yield* meFrom(url, "127.0.2.1", token)).toBe(200)
+        }),
+      { timeout: 60_000 }
+    )
+
+    it.scoped("the metrics port runs with the same header time-out and per-address cap", () =>
+      Effect.gen(function* () {
+        const { metricsUrl } = yield* TestServer
+        const metrics = metricsUrl!
+        const scrape = yield* rawConnection(metrics)
+        scrape.socket.write("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        expect(yield* until(() => scrape.received().startsWith("HTTP/1.1 200"), 5_000)).toBe(true)
+        scrape.socket.destroy()
+        const slowloris = yield* rawConnection(metrics)
+        const started = Date.now()
+        slowloris.socket.write("GET /metrics HTTP/1.1\r\nHost: x\r\n")
+        yield* Effect.fork(
+          Effect.ignore(
+            Effect.repeatN(
+              Effect.zipRight(
+                Effect.sync(() => slowloris.socket.write(`X-Drip-${Date.now()}: 1\r\n`)),
+                Effect.sleep("100 millis")
+              ),
+              100
+            )
+          )
+        )
+        expect(yield* until(slowloris.closed, 5_000)).toBe(true)
+        expect(Date.now() - started).toBeLessThan(3_000)
+        const held = yield* Effect.all(Array.from({ length: 5 }, () => rawConnection(metrics)))
+        const sixth = yield* rawConnection(metrics)
+        expect(yield* until(sixth.closed, 1_000)).toBe(true)
+        expect(held.some((c) => c.closed())).toBe(false)
+      })
+    )
+  }
+)
+
+const logs: Array<LoggedLine> = []
+
+layer(TestServerWith({}, { AUTH_FAILURES_PER_MINUTE: "3" }, { logs }), { excludeTestServices: true, timeout: 60_000 })(
+  "what the server logs of its clients",
+  (it) => {
+    it.effect(
+      "each request's line names the client's address, the key's id and its company; a refused key's reason is logged at debug level, a throttled address once per window; never a secret",
+      () =>
+        Effect.gen(function* () {
+          const { admin, url, tenant } = yield* TestServer
+          const t = yield* tenant()
+          const token = yield* t.key(["catalog:read"])
+          const keyId = (yield* call(url, "GET", "/me", { token })).body.principal.key_id as string
+          const secret = token.slice(token.lastIndexOf("_") + 1)
+          const lines = (message: string) => logs.filter((line) => line.message === message)
+          const requestLine = (status: number) =>
+            lines("request")
+              .filter((line) => line.annotations.status === status)
+              .at(-1)
+          expect(requestLine(200)?.annotations).toMatchObject({
+            path: "/api/v1/me",
+            client: "127.0.0.1",
+            key_id: keyId,
+            company_id: t.companyId
+          })
+
+          // The right key id with a wrong secret, on a request with a body (admitted before its body).
+          const wrong = `csk_${keyId}_${"B".repeat(43)}`
+          expectError(
+            yield* call(url, "POST", "/categories/upsert", { token: wrong, body: { external_id: "x", name: "X" } }),
+            401,
+            "invalid_credentials"
+          )
+          expect(requestLine(401)?.annotations).toMatchObject({ client: "127.0.0.1", key_id: null, company_id: null })
+          expect(lines("authentication refused").at(-1)).toMatchObject({
+            level: "DEBUG",
+            annotations: { reason: "invalid_credentials", key_id: keyId }
+          })
+          yield* admin.revokeKey(keyId)
+          expectError(yield* call(url, "GET", "/me", { token }), 401, "key_revoked")
+          expect(lines("authentication refused").at(-1)?.annotations).toMatchObject({
+            reason: "key_revoked",
+            key_id: keyId
+          })
+
+          // Past the budget of 3 from one address: one warning for the window, however many 429s follow.
+          yield* earlyInMinute
+          const statuses: Array<number> = []
+          for (let i = 0; i < 10; i++) statuses.push(yield* meFrom(url, "127.0.3.1", bad))
+          expect(statuses).toEqual([...Array(4).fill(401), ...Array(6).fill(429)])
+          expect(lines("authentication throttled")).toEqual([
+            {
+              level: "WARN",
+              message: "authentication throttled",
+              annotations: expect.objectContaining({ client: "127.0.3.1" })
+            }
+          ])
+          expect(JSON.stringify(logs)).not.toContain(secret)
+          expect(JSON.stringify(logs)).not.toContain("B".repeat(43))
+        })
+    )
+  }
+)

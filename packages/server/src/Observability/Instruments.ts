@@ -24,7 +24,7 @@ export const httpRequestDuration = Metric.histogram(
 
 export const rateLimitRejections = Metric.counter("rate_limit_rejections", {
   description:
-    "Requests refused with 429, by limit: key (120/min), company (600/min), auth_failures (invalid keys per address)",
+    "Requests refused with 429, by limit: key (120/min), company (600/min), auth_failures (invalid keys per client, or of all clients)",
   incremental: true
 })
 

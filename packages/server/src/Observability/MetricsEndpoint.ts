@@ -7,6 +7,8 @@ import { PgPoolUse } from "@catalog-sync/adapter-pg"
 import { Clock, Context, Effect, Layer, Option, Runtime } from "effect"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
+import { applyEdgeSettings } from "../Edge.js"
+import { EdgeConfig } from "../ServerConfig.js"
 import * as Instruments from "./Instruments.js"
 import { jobKinds, pendingStates, queueGroups } from "./JobQueueStats.js"
 
@@ -100,12 +102,16 @@ export const MainPortRoute = HttpApiBuilder.Router.use((router) =>
   )
 )
 
-/** A port of its own that answers `GET /metrics` and nothing else (`METRICS_PORT`). */
+/**
+ * A port of its own that answers `GET /metrics` and nothing else (`METRICS_PORT`), with the API port's
+ * time-outs and connection caps (`HTTP_*`): it needs no key, so slow or idle clients must not hold it.
+ */
 export const SeparatePort = (port: number, host: string): Layer.Layer<MetricsPort, Error, MetricsScrape> =>
   Layer.scoped(
     MetricsPort,
     Effect.gen(function* () {
       const scrape = yield* MetricsScrape
+      const edge = yield* Effect.orDie(EdgeConfig)
       const run = Runtime.runPromise(yield* Effect.runtime<never>())
       const server: Server = createServer((request, response) => {
         if (
@@ -123,6 +129,7 @@ export const SeparatePort = (port: number, host: string): Layer.Layer<MetricsPor
           () => response.writeHead(500, { "content-type": "text/plain" }).end("metrics could not be collected\n")
         )
       })
+      applyEdgeSettings(server, edge)
       yield* Effect.acquireRelease(
         Effect.async<void, Error>((resume) => {
           server.once("error", (error) => resume(Effect.fail(new Error(`METRICS_PORT=${port}: ${error.message}`))))

@@ -480,7 +480,7 @@ class Engines extends Context.Tag("Engines")<Engines, { readonly sqlite: Server;
 
 const serverOn = (database: "sqlite" | "postgres") =>
   // Some hundreds of requests from one key within a minute: the rate limits are not what this suite tests.
-  Effect.map(Layer.build(TestServerWith({}, { BENCHMARK_RATE_LIMIT_MULTIPLIER: "50" }, database)), (context) =>
+  Effect.map(Layer.build(TestServerWith({}, { BENCHMARK_RATE_LIMIT_MULTIPLIER: "50" }, { database })), (context) =>
     Context.get(context, TestServer)
   )
 
