@@ -17,8 +17,9 @@ import {
   declaresOver,
   isMediaUpload,
   maxJsonBytes,
+  jsonShapeRefusal,
   maxJsonDepth,
-  nestsDeeperThan,
+  maxJsonKeys,
   readLimited,
   settleUnreadBody,
   withBody
@@ -217,10 +218,17 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
                 })
               : respond(requestId, 400, { code: "body_unreadable", message: "the request body could not be read" })
           }
-          if (nestsDeeperThan(body.right, maxJsonDepth)) {
+          const refusal = jsonShapeRefusal(body.right, { depth: maxJsonDepth, keys: maxJsonKeys })
+          if (refusal === "too_deep") {
             return respond(requestId, 400, {
               code: "json_too_deep",
               message: `JSON nested deeper than ${maxJsonDepth} levels is not accepted`
+            })
+          }
+          if (refusal === "too_many_keys") {
+            return respond(requestId, 400, {
+              code: "json_too_many_keys",
+              message: `JSON naming more than ${maxJsonKeys} different object keys is not accepted`
             })
           }
           bodied = withBody(request, body.right)
