@@ -1,4 +1,4 @@
-import { Clock, Data, Effect, Either, Option, Schedule } from "effect"
+import { Clock, Data, Effect, Either, Option, Schedule, Schema } from "effect"
 import { Accounts } from "../Auth/Accounts.js"
 import { CurrentPrincipal, type Principal } from "../Auth/Principal.js"
 import {
