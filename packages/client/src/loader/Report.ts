@@ -7,7 +7,7 @@ import { Effect } from "effect"
 import { writeFileSync } from "node:fs"
 import type { InputRecord } from "./Batch.js"
 import type { Invalid, MediaInput } from "./Input.js"
-import type { Failure } from "./State.js"
+import { type Failure, failureId } from "./State.js"
 
 /** A path of an import body (`$.records[3].body.category_ids[0]`) as a path within the record (`$.category_ids[0]`). */
 export const recordPath = (path: string): string => path.replace(/^\$\.records\[\d+\]\.body/, "$")
@@ -79,3 +79,14 @@ export const write = (path: string, failures: Iterable<Failure>): Effect.Effect<
     writeFileSync(path, sorted.map((failure) => `${JSON.stringify(failure)}\n`).join(""))
     return sorted.length
   })
+
+/** The failure id of whatever lies on a line (a retry round selects lines that could not be read by it). */
+export const lineId = (position: { readonly file: string; readonly line: number }): string =>
+  failureId({ ...position, resource: undefined, external_id: undefined })
+
+/** The failure id of a record: its resource and external_id, else its line. */
+export const recordId = (record: InputRecord): string =>
+  failureId({ ...record.position, resource: record.resource, external_id: externalIdOf(record) })
+
+export const mediaId = (media: MediaInput): string =>
+  failureId({ ...media.position, resource: "media", external_id: media.externalId })
