@@ -311,6 +311,61 @@ layer(TestServerWith({}, { BENCHMARK_RATE_LIMIT_MULTIPLIER: "50" }), { excludeTe
       })
     )
 
+    it.scoped(
+      "keeps its state and report next to its input (a folder input: inside it, never read as input) or in stateDir",
+      () =>
+        Effect.gen(function* () {
+          const { url, key, dir } = yield* fixture()
+          const exportDir = join(dir, "export")
+          mkdirSync(exportDir)
+          const products = (name: string) =>
+            jsonl([
+              { external_id: "p-1", name: "P 1", category_ids: [{ external_id: "sofas" }] },
+              { external_id: "p-2", name, category_ids: [{ external_id: "sofas" }] }
+            ])
+          writeFileSync(join(exportDir, "products.jsonl"), products("x".repeat(201)))
+          writeFileSync(join(exportDir, "categories.jsonl"), jsonl([{ external_id: "sofas", name: "Sofas" }]))
+          const base = { baseUrl: url, apiKeys: [key] }
+
+          // A file input: its folder.
+          const first = yield* load({
+            ...base,
+            inputs: [join(exportDir, "products.jsonl"), join(exportDir, "categories.jsonl")]
+          })
+          expect(first).toMatchObject({
+            failed: 1,
+            statePath: join(exportDir, "catalog-sync-load.state.jsonl"),
+            reportPath: join(exportDir, "catalog-sync-load.failures.jsonl")
+          })
+          expect(existsSync(first.statePath!)).toBe(true)
+          expect(reportLines(first).map((f) => f.external_id)).toEqual(["p-2"])
+
+          // A folder input holds them too; a rerun does not read them as input (it would see a changed input).
+          writeFileSync(join(exportDir, "products.jsonl"), products("P 2"))
+          const retried = yield* load({ ...base, inputs: [exportDir], retryFailed: true })
+          expect(retried).toMatchObject({ round: 1, failed: 0, statePath: first.statePath })
+          expect(byResource(retried)).toMatchObject({ products: { total: 1, created: 1 } })
+
+          // stateDir: a folder of their own, created if missing.
+          const stateDir = join(dir, "state", "products")
+          const dry = yield* load({ ...base, inputs: [exportDir], stateDir, dryRun: true })
+          expect(dry.statePath).toBeUndefined()
+          // Only the catalog files were read: the state file's lines would be invalid input.
+          expect(dry.resources.map((r) => [r.resource, r.total])).toEqual([
+            ["categories", 1],
+            ["products", 2]
+          ])
+          expect(dry.reportPath).toBe(join(stateDir, "catalog-sync-load.dry-run.jsonl"))
+          const other = yield* load({
+            ...base,
+            inputs: [join(exportDir, "products.jsonl")],
+            stateDir,
+            retryFailed: true
+          }).pipe(Effect.flip)
+          expect(other.message).toContain(join(stateDir, "catalog-sync-load.state.jsonl"))
+        })
+    )
+
     it.scoped("a loader process killed mid-run continues where it stopped and applies nothing twice", () =>
       Effect.gen(function* () {
         const { url, key, dir, client } = yield* fixture()

@@ -30,8 +30,9 @@ Options:
   --images <folder>          images of products and categories; external_id = path within the folder
   --option-images <folder>   images of customization options
   --csv-columns <file.json>  {"products": {"Source header": "name" | null}, "categories": {...}}
-  --state <file>             state of the load, for resuming (default catalog-sync-load.state.jsonl)
-  --report <file>            failed records, one JSON line each (default catalog-sync-load.failures.jsonl)
+  --state-dir <folder>       where the state and the report go (default: the folder of the first input)
+  --state <file>             state of the load, for resuming (default <state-dir>/catalog-sync-load.state.jsonl)
+  --report <file>            failed records, one JSON line each (default <state-dir>/catalog-sync-load.failures.jsonl)
   --dry-run                  send every batch as a dry run: nothing is written
   --retry-failed             re-send only the records of the report (after fixing the input)
   --max-pending <n>          jobs in flight, 1-20 (default 10)
@@ -53,6 +54,7 @@ const parse = (argv: ReadonlyArray<string>): { options: LoadOptions; json: boole
       images: { type: "string" },
       "option-images": { type: "string" },
       "csv-columns": { type: "string" },
+      "state-dir": { type: "string" },
       state: { type: "string" },
       report: { type: "string" },
       "dry-run": { type: "boolean" },
@@ -103,6 +105,7 @@ const parse = (argv: ReadonlyArray<string>): { options: LoadOptions; json: boole
       images: { catalog: values.images, option: values["option-images"] },
       dryRun: values["dry-run"] === true,
       retryFailed: values["retry-failed"] === true,
+      ...(values["state-dir"] === undefined ? {} : { stateDir: values["state-dir"] }),
       ...(values.state === undefined ? {} : { statePath: values.state }),
       ...(values.report === undefined ? {} : { reportPath: values.report }),
       ...(csvColumns === undefined ? {} : { csvColumns }),
@@ -156,7 +159,7 @@ const printSummary = (summary: LoadSummary) => {
   if (summary.alreadyFinished) {
     print(
       summary.failed === 0
-        ? "This load has finished before (see the state file); nothing to do."
+        ? `This load has finished before (see ${summary.statePath}); nothing to do.`
         : `This load has finished before with ${records(summary.failed)} failed (${summary.reportPath}); fix the input and run with --retry-failed.`
     )
     return

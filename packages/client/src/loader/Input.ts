@@ -12,6 +12,7 @@ import { type CsvRow, rows } from "./Csv.js"
 import { type CsvResource, csvResources, type HeaderMap, mapper } from "./CsvMapping.js"
 import { lines } from "./Lines.js"
 import { isResource, type Resource } from "./Order.js"
+import { isOwnFile } from "./Paths.js"
 
 /** The input cannot be used at all (a missing file, a CSV header that does not map): nothing is sent. */
 export class InputError extends Data.TaggedError("InputError")<{ readonly message: string }> {}
@@ -104,7 +105,8 @@ const mediaName = (file: string) => basename(file, extname(file)).slice(0, 200) 
 
 /**
  * The sources of `[resource=]path` arguments: a folder stands for its .jsonl, .ndjson and .csv files (in
- * name order); a file's resource comes from the prefix or its name, JSONL without one holds `{resource, body}` lines.
+ * name order, without the loader's own state and report files); a file's resource comes from the prefix or
+ * its name, JSONL without one holds `{resource, body}` lines.
  */
 export const sources = (
   specs: ReadonlyArray<string>
@@ -125,7 +127,7 @@ export const sources = (
           ? (yield* fs
               .readDirectory(path)
               .pipe(Effect.mapError(() => new InputError({ message: `cannot list ${path}` }))))
-              .filter((name) => dataExtensions[extname(name).toLowerCase()] !== undefined)
+              .filter((name) => dataExtensions[extname(name).toLowerCase()] !== undefined && !isOwnFile(name))
               .sort()
               .map((name) => join(path, name))
           : [path]

@@ -52,9 +52,9 @@ export const load = (
       const started = yield* Clock.currentTimeMillis
       const dryRun = options.dryRun === true
       const { maxPending } = yield* checked(options)
-      const { statePath, reportPath } = locate(options)
       const input = yield* sources(options.inputs)
       if (input.length === 0) return yield* new LoadError({ message: "no input files" })
+      const { statePath, reportPath } = yield* locate(options, input[0]!.path)
 
       const { clients, connectionId, rateLimited } = yield* connect(options)
       const target = { url: options.baseUrl, connection_id: connectionId }

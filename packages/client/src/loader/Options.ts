@@ -14,9 +14,14 @@ export interface LoadOptions {
   readonly images?: ImageFolders
   /** Source CSV headers renamed to the documented columns, per resource (`null` ignores a column). */
   readonly csvColumns?: Partial<Record<CsvResource, HeaderMap>>
-  /** The state file (default `catalog-sync-load.state.jsonl`); a dry run keeps none. */
+  /**
+   * The folder of the state file and the report (created if missing). Default: next to the input, in the
+   * folder of the first input file (a folder given as input: that folder).
+   */
+  readonly stateDir?: string
+  /** The state file (default `catalog-sync-load.state.jsonl` in `stateDir`); a dry run keeps none. */
   readonly statePath?: string
-  /** The failure report (default `catalog-sync-load.failures.jsonl`, `catalog-sync-load.dry-run.jsonl` for a dry run). */
+  /** The failure report (default `catalog-sync-load.failures.jsonl` in `stateDir`, `catalog-sync-load.dry-run.jsonl` for a dry run). */
   readonly reportPath?: string
   /** Sends every batch as a dry run: nothing is written, the report says what would happen. */
   readonly dryRun?: boolean
