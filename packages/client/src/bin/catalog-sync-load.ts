@@ -32,7 +32,8 @@ Options:
   --csv-columns <file.json>  {"products": {"Source header": "name" | null}, "categories": {...}}
   --state-dir <folder>       where the state and the report go (default: the folder of the first input)
   --state <file>             state of the load, for resuming (default <state-dir>/catalog-sync-load.state.jsonl)
-  --report <file>            failed records, one JSON line each (default <state-dir>/catalog-sync-load.failures.jsonl)
+  --report <file>            failed records, one JSON line each, written only if some failed
+                             (default <state-dir>/catalog-sync-load.failures.jsonl)
   --dry-run                  send every batch as a dry run: nothing is written
   --retry-failed             re-send only the records of the report (after fixing the input)
   --max-pending <n>          jobs in flight, 1-20 (default 10)
@@ -185,7 +186,8 @@ const printSummary = (summary: LoadSummary) => {
     print(
       `${summary.rateLimited} requests met 429 (other clients of the connection or company?); each was retried after its Retry-After.`
     )
-  if (summary.failed === 0) print(summary.dryRun ? "No failures." : "Every record was loaded.")
+  if (summary.reportPath === undefined)
+    print(`${summary.dryRun ? "No failures" : "Every record was loaded"}; no failure report was written.`)
   else {
     print(
       `${records(summary.failed)} failed; the report lists each with its line, code and message: ${summary.reportPath}`

@@ -85,7 +85,7 @@ export const load = (
             failed,
             deferred,
             rateLimited: rateLimited(),
-            reportPath,
+            reportPath: failed === 0 ? undefined : reportPath,
             statePath,
             elapsedMs: now - started
           } satisfies LoadSummary

@@ -55,7 +55,8 @@ export interface LoadSummary {
   readonly deferred: number
   /** Answers 429 this run met (each retried after its Retry-After); pacing keeps this at 0 in steady state. */
   readonly rateLimited: number
-  readonly reportPath: string
+  /** The report file; undefined when nothing failed (no report is written, and an older one is removed). */
+  readonly reportPath: string | undefined
   readonly statePath: string | undefined
   readonly elapsedMs: number
 }

@@ -4,7 +4,7 @@
  * error's code and message, so that the user can fix the input and re-send only those (`--retry-failed`).
  */
 import { Effect } from "effect"
-import { writeFileSync } from "node:fs"
+import { rmSync, writeFileSync } from "node:fs"
 import type { InputRecord } from "./Batch.js"
 import type { Invalid, MediaInput } from "./Input.js"
 import { type Failure, failureId } from "./State.js"
@@ -72,11 +72,15 @@ export const mediaFailure = (
   ...(error.details === undefined ? {} : { details: error.details })
 })
 
-/** Writes the report file: every failure as a JSON line, by file and line. */
+/**
+ * Writes the report file: every failure as a JSON line, by file and line. Nothing failed: no report, and
+ * the report of an earlier run (whose failures a retry fixed) is removed, so that no file lists stale failures.
+ */
 export const write = (path: string, failures: Iterable<Failure>): Effect.Effect<number> =>
   Effect.sync(() => {
     const sorted = Array.from(failures).sort((a, b) => (a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1))
-    writeFileSync(path, sorted.map((failure) => `${JSON.stringify(failure)}\n`).join(""))
+    if (sorted.length === 0) rmSync(path, { force: true })
+    else writeFileSync(path, sorted.map((failure) => `${JSON.stringify(failure)}\n`).join(""))
     return sorted.length
   })
 
