@@ -1,10 +1,10 @@
 import { CatalogSyncClient } from "@catalog-sync/client"
-import { Loader, type LoadSummary } from "@catalog-sync/client/loader"
+import { Loader, type LoadSummary, type Progress } from "@catalog-sync/client/loader"
 import { NodeFileSystem } from "@effect/platform-node"
 import { expect, layer } from "@effect/vitest"
 import { Chunk, Effect, Stream } from "effect"
 import { execFile, spawn } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -145,7 +145,7 @@ layer(TestServerWith({}, { BENCHMARK_RATE_LIMIT_MULTIPLIER: "50" }), { excludeTe
           join(dir, "products.csv"),
           'external_id;name;categories;brand;description;width;price;name.de;images\nsofa;Sofa;furniture;acme;"Soft; deep";210,5;1299,90;Sofa DE;sofa.png\n'
         )
-        const snapshots: Array<number> = []
+        const snapshots: Array<Progress.Snapshot> = []
         const summary = yield* load({
           baseUrl: url,
           apiKeys: keys,
@@ -155,7 +155,7 @@ layer(TestServerWith({}, { BENCHMARK_RATE_LIMIT_MULTIPLIER: "50" }), { excludeTe
           reportPath: join(dir, "failures.jsonl"),
           maxPending: 4,
           progressInterval: "50 millis",
-          onProgress: (s) => void snapshots.push(s.resources.reduce((sum, r) => sum + r.done, 0))
+          onProgress: (s) => void snapshots.push(s)
         })
         expect(summary).toMatchObject({ failed: 0, rateLimited: 0, reportPath: undefined })
         // Nothing failed: no report file, not even an empty one.
@@ -167,8 +167,19 @@ layer(TestServerWith({}, { BENCHMARK_RATE_LIMIT_MULTIPLIER: "50" }), { excludeTe
           "customization-types": { created: 1 },
           brands: { created: 1 }
         })
-        expect(snapshots.at(-1)).toBe(2 + 3 + 122 + 4)
-        expect(snapshots.some((n) => n < snapshots.at(-1)!)).toBe(true)
+        const totals = snapshots.map((s) => s.resources.reduce((sum, r) => sum + r.done, 0))
+        expect(totals.at(-1)).toBe(2 + 3 + 122 + 4)
+        expect(totals.some((n) => n < totals.at(-1)!)).toBe(true)
+        // A resource shows as started once the load sends it: images first, products after everything else.
+        for (const snapshot of snapshots) {
+          const of = Object.fromEntries(snapshot.resources.map((r) => [r.resource, r]))
+          const finished = (names: ReadonlyArray<string>) => names.every((name) => of[name]!.done === of[name]!.total)
+          if (snapshot.resources.some((r) => r.started && r.resource !== "media"))
+            expect(finished(["media"])).toBe(true)
+          if (of.products?.started === true)
+            expect(finished(snapshot.resources.map((r) => r.resource).filter((r) => r !== "products"))).toBe(true)
+        }
+        expect(snapshots.at(-1)!.resources.every((r) => r.started)).toBe(true)
 
         const { products, categories, changes } = yield* everything(client)
         expect(products).toHaveLength(122)
@@ -367,6 +378,72 @@ layer(TestServerWith({}, { BENCHMARK_RATE_LIMIT_MULTIPLIER: "50" }), { excludeTe
             retryFailed: true
           }).pipe(Effect.flip)
           expect(other.message).toContain(join(stateDir, "catalog-sync-load.state.jsonl"))
+        })
+    )
+
+    it.scoped(
+      "the command as the docs run it: progress of resources under way, state next to the input, no empty report",
+      () =>
+        Effect.gen(function* () {
+          const { url, key, dir } = yield* fixture()
+          const bin = yield* buildCommand
+          // Started from a folder of its own (the clone), with its input elsewhere.
+          const clone = join(dir, "clone")
+          const exportDir = join(dir, "export")
+          mkdirSync(clone)
+          mkdirSync(exportDir)
+          writeFileSync(
+            join(exportDir, "categories.jsonl"),
+            jsonl([
+              { external_id: "living", name: "Living" },
+              { external_id: "sofas", name: "Sofas", parent_id: { external_id: "living" } }
+            ])
+          )
+          writeFileSync(
+            join(exportDir, "products.jsonl"),
+            jsonl(
+              Array.from({ length: 200 }, (_, i) => ({
+                external_id: `p-${i}`,
+                name: `Product ${i}`,
+                category_ids: [{ external_id: "sofas" }]
+              }))
+            )
+          )
+          const run = yield* Effect.async<{ code: number | null; stdout: string; stderr: string }>((resume) => {
+            execFile(
+              process.execPath,
+              [bin, "--url", url, join(exportDir, "categories.jsonl"), join(exportDir, "products.jsonl")],
+              { cwd: clone, env: { ...process.env, CATALOG_SYNC_KEYS: key } },
+              (error, stdout, stderr) =>
+                resume(
+                  Effect.succeed({
+                    code: error === null ? 0 : ((error as { code?: number }).code ?? null),
+                    stdout,
+                    stderr
+                  })
+                )
+            )
+          })
+          expect(run.code).toBe(0)
+          expect(readdirSync(clone)).toEqual([])
+          const statePath = join(exportDir, "catalog-sync-load.state.jsonl")
+          expect(readdirSync(exportDir).sort()).toEqual([
+            "catalog-sync-load.state.jsonl",
+            "categories.jsonl",
+            "products.jsonl"
+          ])
+          expect(run.stdout).toContain(`State of this load: ${statePath}`)
+          expect(run.stdout).toContain("Every record was loaded; no failure report was written.")
+          // Not started resources say nothing; each resource ends with one line; no unknown ETA.
+          const lines = run.stderr.split("\n").filter((line) => line !== "")
+          expect(lines.every((line) => /^(categories|products): /.test(line))).toBe(true)
+          expect(lines.filter((line) => line.startsWith("categories: done, 2/2"))).toHaveLength(1)
+          expect(lines.filter((line) => line.startsWith("products: done, 200/200: 200 created"))).toHaveLength(1)
+          expect(lines.findIndex((line) => line.startsWith("products"))).toBeGreaterThan(
+            lines.findIndex((line) => line.startsWith("categories: done"))
+          )
+          expect(lines.length).toBeLessThanOrEqual(5)
+          expect(run.stderr).not.toContain("ETA ?")
         })
     )
 

@@ -1,6 +1,7 @@
 /**
  * `catalog-sync-load`: the bulk loader on the command line (docs/bulk-load.md). Progress goes to stderr
- * (live bars on a terminal, a line per resource every few seconds otherwise), the summary to stdout;
+ * (live bars on a terminal; otherwise lines per resource: when it starts, every 10 s at most while it
+ * moves, when it is done), the summary to stdout;
  * `--json` writes JSON lines to stdout instead. Exit code 0: everything loaded; 1: some records failed
  * (see the report); 2: the load could not run or stopped (rerun the same command to continue); 130: Ctrl-C.
  */
@@ -11,7 +12,8 @@ import { readFileSync } from "node:fs"
 import { parseArgs } from "node:util"
 import { csvResources, type HeaderMap } from "../loader/CsvMapping.js"
 import { load, type LoadOptions, type LoadSummary } from "../loader/Loader.js"
-import { duration, plainLine, type Snapshot } from "../loader/Progress.js"
+import { plainProgress } from "../loader/PlainProgress.js"
+import { duration, type Snapshot } from "../loader/Progress.js"
 
 const usage = `Usage: catalog-sync-load [options] <input>...
 
@@ -112,12 +114,12 @@ const parse = (argv: ReadonlyArray<string>): { options: LoadOptions; json: boole
       ...(csvColumns === undefined ? {} : { csvColumns }),
       ...(maxPending === undefined ? {} : { maxPending }),
       ...(batchSize === undefined ? {} : { batchSize }),
-      progressInterval: json ? "2 seconds" : process.stderr.isTTY ? "200 millis" : "5 seconds"
+      progressInterval: json ? "2 seconds" : process.stderr.isTTY ? "200 millis" : "1 second"
     }
   }
 }
 
-/** Live bars, one per resource, on the terminal (stderr). */
+/** Live bars on the terminal (stderr), one per resource from when the load starts sending it. */
 const bars = () => {
   const multibar = new cliProgress.MultiBar(
     {
@@ -135,6 +137,7 @@ const bars = () => {
     render: (snapshot: Snapshot) => {
       const width = Math.max(...snapshot.resources.map((r) => r.resource.length), 0)
       for (const p of snapshot.resources) {
+        if (!p.started) continue
         const payload = {
           resource: p.resource.padEnd(width),
           rate: p.rate.toFixed(1),
@@ -182,6 +185,7 @@ const printSummary = (summary: LoadSummary) => {
       `${records(summary.deferred)} reference images or records that this load creates before them; a dry run cannot check those references (no image is uploaded, every batch is rolled back).`
     )
   }
+  if (summary.statePath !== undefined) print(`State of this load: ${summary.statePath}`)
   if (summary.rateLimited > 0)
     print(
       `${summary.rateLimited} requests met 429 (other clients of the connection or company?); each was retried after its Retry-After.`
@@ -211,18 +215,11 @@ const program = Effect.gen(function* () {
   if (parsed === "help") return yield* Effect.sync(() => print(usage))
   const { options, json } = parsed
   const live = !json && process.stderr.isTTY === true ? bars() : undefined
-  let lastPlain = ""
+  const plain = plainProgress()
   const onProgress = (snapshot: Snapshot) => {
     if (json) print(JSON.stringify({ event: "progress", ...snapshot }))
     else if (live !== undefined) live.render(snapshot)
-    else if (snapshot.phase !== "finished") {
-      const text = snapshot.resources
-        .filter((p) => p.total > 0)
-        .map(plainLine)
-        .join("\n")
-      if (text !== lastPlain && text !== "") process.stderr.write(`${text}\n`)
-      lastPlain = text
-    }
+    else for (const line of plain(snapshot)) process.stderr.write(`${line}\n`)
   }
   const summary = yield* load({ ...options, onProgress }).pipe(
     Effect.ensuring(Effect.sync(() => live?.stop())),

@@ -103,6 +103,7 @@ export const sendImages = (
     const media = Array.from(images.values()).sort((a, b) =>
       a.externalId < b.externalId ? -1 : a.externalId > b.externalId ? 1 : 0
     )
+    if (media.length > 0) run.progress.start("media")
     return Effect.forEach(media, (item) => (run.dryRun ? checkImage(item, run.settled) : uploadImage(item, run)), {
       concurrency: run.maxPending,
       discard: true

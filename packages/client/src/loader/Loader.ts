@@ -109,6 +109,8 @@ export const load = (
         const id = State.failureId(failure)
         const known = state.failures.get(id)
         if (known?.message !== failure.message || known.line !== failure.line) yield* log({ e: "fail", id, ...failure })
+        // Lines that name no resource are settled here and now: they count as started.
+        if (invalid.resource === undefined) progress.start("invalid")
         progress.add(invalid.resource ?? "invalid", { failed: 1 }, yield* Clock.currentTimeMillis)
       }
 

@@ -42,6 +42,7 @@ export const sendTiers = (
           : (scan.validTotals.get(tier.resource) ?? 0)
     const batchSize = run.options.batchSize ?? maxRecords
     for (const group of groupTiers(tiers, tierTotal, batchSize)) {
+      for (const tier of group) run.progress.start(tier.resource)
       const inGroup = (record: InputRecord) =>
         group.some((t) => t.resource === record.resource && t.level === levelOf(record)) &&
         run.isSelected([recordId(record), lineId(record.position)])
