@@ -1,6 +1,9 @@
 import { Data } from "effect"
 import type { ClientError } from "../Errors.js"
 
+/** The input cannot be used at all (a missing file, a CSV header that does not map): nothing is sent. */
+export class InputError extends Data.TaggedError("InputError")<{ readonly message: string }> {}
+
 /** The load could not go on (bad options or input, a refused key, the server unreachable); a rerun resumes. */
 export class LoadError extends Data.TaggedError("LoadError")<{ readonly message: string; readonly cause?: unknown }> {}
 

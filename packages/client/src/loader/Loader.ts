@@ -1,11 +1,11 @@
 /**
  * The bulk loader: the initial export of a catalog from files in one call. Its phases, each a module:
- * find the input and where the state lives (Paths), connect the keys (Connect), resume from the state
- * file (Resume), scan the input once (Scan), upload the images (Images), then send the records tier by
- * tier (Tiers, Order) in batches of up to 50 through POST /imports (Imports), paced to the rate limit of
- * each key, at most `maxPending` jobs in flight, every job settled from its report (Run, Jobs); at the end,
- * the report of failed records (Report). Each step is logged in the state file first, so a run that was
- * killed continues where it stopped and applies nothing twice.
+ * find the input (Sources) and where the state lives (Paths), connect the keys (Connect), resume from the
+ * state file (Resume), scan the input once (Scan), upload the images (Images), then send the records tier
+ * by tier (Tiers, Order) in batches of up to 50 through POST /imports (Imports), paced to the rate limit
+ * of each key, at most `maxPending` jobs in flight, every job settled from its report (Run, Jobs); at the
+ * end, the report of failed records (Report). Each step is logged in the state file first, so a run that
+ * was killed continues where it stopped and applies nothing twice.
  */
 import type { FileSystem } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
@@ -14,9 +14,8 @@ import { randomUUID } from "node:crypto"
 import { connect } from "./Connect.js"
 import { sendImages } from "./Images.js"
 import { batchSender } from "./Imports.js"
-import { InputError, sources } from "./Input.js"
 import * as Jobs from "./Jobs.js"
-import { LoadError } from "./LoadError.js"
+import { InputError, LoadError } from "./LoadError.js"
 import type { LoadOptions, LoadSummary } from "./Options.js"
 import { locate } from "./Paths.js"
 import { Progress } from "./Progress.js"
@@ -24,6 +23,7 @@ import { invalidFailure, write as writeReport } from "./Report.js"
 import { resume } from "./Resume.js"
 import * as Run from "./Run.js"
 import { scanInput } from "./Scan.js"
+import { sources } from "./Sources.js"
 import * as State from "./State.js"
 import { sendTiers } from "./Tiers.js"
 

@@ -4,7 +4,7 @@
  */
 import { Effect } from "effect"
 import { LoadError } from "./LoadError.js"
-import type { Source } from "./Input.js"
+import type { Source } from "./Sources.js"
 import * as State from "./State.js"
 
 export type Log = (...events: ReadonlyArray<State.Event>) => Effect.Effect<void>

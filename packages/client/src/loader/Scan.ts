@@ -6,19 +6,12 @@
 import type { FileSystem } from "@effect/platform"
 import { Effect, Option, Stream } from "effect"
 import type { InputRecord } from "./Batch.js"
-import {
-  imageFolder,
-  type Invalid,
-  type Located,
-  type MediaInput,
-  read,
-  type ReadOptions,
-  type Source
-} from "./Input.js"
+import { imageFolder, type Invalid, type Located, type MediaInput, read, type ReadOptions } from "./Input.js"
 import { LoadError } from "./LoadError.js"
 import type { LoadOptions } from "./Options.js"
 import { isBundle, referencedExternalId, type Resource, resources } from "./Order.js"
 import { invalidFailure, lineId, mediaId, recordId } from "./Report.js"
+import type { Source } from "./Sources.js"
 import * as State from "./State.js"
 
 /** What one pass over the input found. */

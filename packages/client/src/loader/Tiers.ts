@@ -6,7 +6,7 @@
 import type { FileSystem } from "@effect/platform"
 import { Effect, Stream } from "effect"
 import { type Batch, batches, type InputRecord, maxRecords } from "./Batch.js"
-import type { Source } from "./Input.js"
+import type { Source } from "./Sources.js"
 import type { LoadError } from "./LoadError.js"
 import { categoryLevels, groupTiers, isBundle, plan, type Tier, tierName } from "./Order.js"
 import { lineId, recordId } from "./Report.js"
