@@ -2,13 +2,14 @@
  * The `catalog-sync` command line: the command tree (one module per group) and `parse`, which turns a
  * command line into the Action it asks for, or one UsageError line.
  */
-import { Command, HelpDoc, ValidationError } from "@effect/cli"
+import { CliConfig, Command, HelpDoc, ValidationError } from "@effect/cli"
 import type { CliApp } from "@effect/cli"
 import { Console, Effect, Ref } from "effect"
 import { type Action, Chosen, UsageError } from "./Action.js"
 import { company } from "./CompanyCommands.js"
 import { connection } from "./ConnectionCommands.js"
 import { group } from "./Define.js"
+import * as Help from "./Help.js"
 import { jobs } from "./JobCommands.js"
 import { key } from "./KeyCommands.js"
 import { location } from "./LocationCommands.js"
@@ -32,19 +33,17 @@ const topLevel = [
 
 const root = group(
   "catalog-sync",
-  'Catalog Sync server and admin CLI. Output is JSON; a failure prints {"error": {code, message}} on stderr and exits 1.',
+  'Catalog Sync server and admin CLI. Output is JSON; a failure prints {"error": {code, message}} on stderr and exits 1. Every command takes --help; --version prints the version.',
   [...topLevel]
 ).pipe(Command.withSubcommands([serve, migrate, quickstart, status, company, connection, location, stock, key, jobs]))
 
 const cli = Command.run(root, { name: "catalog-sync", version: "0.1.0" })
 
+/** The library's own options (--completions, --log-level, --wizard, ...) work but are left out of every help. */
+const config = CliConfig.layer({ showBuiltIns: false })
+
 /** HelpDoc as one plain line (no colours, no layout). */
-const oneLine = (doc: HelpDoc.HelpDoc) =>
-  HelpDoc.toAnsiText(doc)
-    // biome-ignore lint: ANSI escapes are what is being removed
-    .replace(/\u001b\[[0-9;]*m/g, "")
-    .replace(/\s+/g, " ")
-    .trim()
+const oneLine = (doc: HelpDoc.HelpDoc) => Help.plain(HelpDoc.toAnsiText(doc)).replace(/\s+/g, " ").trim()
 
 const words = (argv: ReadonlyArray<string>) => argv.filter((arg) => !arg.startsWith("-"))
 
@@ -66,10 +65,22 @@ export const parse = (argv: ReadonlyArray<string>): Effect.Effect<Action, UsageE
   const args = argv[0] === "help" ? [...argv.slice(1), "--help"] : argv
   return Effect.gen(function* () {
     const action = yield* Ref.make<Action | undefined>(undefined)
+    // The command's words, for its help: what precedes the first option.
+    const dash = args.findIndex((arg) => arg.startsWith("-"))
+    const command = dash < 0 ? args : args.slice(0, dash)
     yield* Console.consoleWith((console) =>
-      // The library prints its errors itself; the caller prints them, as JSON.
-      Effect.withConsole(cli(["node", "catalog-sync", ...args]), { ...console, error: () => Effect.void })
-    ).pipe(Effect.provideService(Chosen, action))
+      Effect.withConsole(cli(["node", "catalog-sync", ...args]), {
+        ...console,
+        log: (...printed) =>
+          console.log(
+            ...printed.map((text) =>
+              typeof text === "string" ? Help.clean(text, command, process.stdout.isTTY === true) : text
+            )
+          ),
+        // The library prints its errors itself; the caller prints them, as JSON.
+        error: () => Effect.void
+      })
+    ).pipe(Effect.provideService(Chosen, action), Effect.provide(config))
     return (yield* Ref.get(action)) ?? { _tag: "Printed" as const }
   }).pipe(
     Effect.catchAll((error) => {

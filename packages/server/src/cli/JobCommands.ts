@@ -7,6 +7,9 @@ import { group, optional } from "./Define.js"
 import * as Input from "./Inputs.js"
 import { companyOption, jobId } from "./SharedOptions.js"
 
+/** `--company` of the listings: without it, they cover every company. */
+const companyFilter = Input.uuid("company", { description: "only the jobs of this company", default: "every company" })
+
 const jobsAction = (run: Effect.Effect<unknown, unknown, JobAdmin.JobAdmin>) => chosen({ _tag: "Jobs", run })
 
 export const jobs = group(
@@ -18,16 +21,18 @@ export const jobs = group(
     Command.make(
       "list",
       {
-        company: optional(companyOption),
+        company: optional(companyFilter),
         state: optional(
           Options.choice("state", ["queued", "running", "completed", "failed", "paused"]).pipe(
-            Options.withDescription("only jobs in this state")
+            Input.withHelp("state", { description: "only jobs in this state", default: "every state" })
           )
         ),
         kind: optional(
-          Options.choice("kind", ["import", "media"]).pipe(Options.withDescription("only jobs of this kind"))
+          Options.choice("kind", ["import", "media"]).pipe(
+            Input.withHelp("kind", { description: "only jobs of this kind", default: "both" })
+          )
         ),
-        limit: Input.wholeNumber("limit", "how many jobs, oldest first (1-1000, default 100)", 1, 1000).pipe(
+        limit: Input.wholeNumber("limit", { description: "how many jobs, 1 to 1000", default: "100" }, 1, 1000).pipe(
           Options.withDefault(100)
         )
       },
@@ -55,14 +60,14 @@ export const jobs = group(
         "run a failed or paused job again (an import completed with failed records runs those again), for the key that queued it"
       )
     ),
-    Command.make("paused", { company: optional(companyOption) }, ({ company }) =>
+    Command.make("paused", { company: optional(companyFilter) }, ({ company }) =>
       jobsAction(Effect.flatMap(JobAdmin.JobAdmin, (jobs) => jobs.paused(Option.getOrUndefined(company))))
     ).pipe(Command.withDescription("media jobs paused by a storage refusal (all companies, or one)")),
     Command.make(
       "resume",
       {
         company: optional(companyOption),
-        all: Options.boolean("all").pipe(Options.withDescription("every company with paused jobs"))
+        all: Options.boolean("all").pipe(Input.withHelp("all", "every company with paused jobs"))
       },
       ({ company, all }) =>
         Option.isSome(company) === all

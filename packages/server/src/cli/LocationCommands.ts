@@ -9,7 +9,10 @@ export const location = group("location", "stock locations", ["create", "assign"
     admin(
       "create",
       "create a stock location of a company",
-      { company: companyOption, name: Input.text("name", "the location's name, e.g. Warehouse") },
+      {
+        company: companyOption,
+        name: Input.text("name", { description: "the location's name", example: "Warehouse" })
+      },
       ({ company, name }, admin) => admin.createLocation(company, name)
     ),
     admin(
@@ -18,7 +21,10 @@ export const location = group("location", "stock locations", ["create", "assign"
       {
         connection: connectionOption,
         location: locationOption,
-        writable: Input.onOff("writable", "whether the connection may write the stock").pipe(Options.withDefault(true))
+        writable: Input.onOff("writable", {
+          description: "whether the connection may write the stock",
+          default: "on"
+        }).pipe(Options.withDefault(true))
       },
       ({ connection, location, writable }, admin) => admin.assignLocation(connection, location, writable)
     ),

@@ -2,6 +2,7 @@
 import { Command, Options } from "@effect/cli"
 import { chosen } from "./Action.js"
 import { optional } from "./Define.js"
+import * as Input from "./Inputs.js"
 
 export const serve = Command.make("serve", {}, () => chosen({ _tag: "Serve" })).pipe(
   Command.withDescription("start the HTTP server (what npm start runs)")
@@ -13,7 +14,13 @@ export const quickstart = Command.make(
   "quickstart",
   {
     url: optional(
-      Options.text("url").pipe(Options.withDescription("the server's URL to print (default from HOST and PORT)"))
+      Options.text("url").pipe(
+        Input.withHelp("url", {
+          description: "the server's URL to print",
+          example: "https://sync.example.com",
+          default: "http://HOST:PORT from the settings (localhost for 0.0.0.0)"
+        })
+      )
     )
   },
   ({ url }) => chosen({ _tag: "Quickstart", url })

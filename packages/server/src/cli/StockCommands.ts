@@ -15,8 +15,8 @@ export const stock = group("stock", "stock quantities that come from outside the
         company: companyOption,
         item: Input.uuid("item", "the inventory item's id"),
         location: locationOption,
-        reserved: optional(Input.quantity("reserved", "the reserved quantity")),
-        incoming: optional(Input.quantity("incoming", "the incoming quantity"))
+        reserved: optional(Input.quantity("reserved", { description: "the reserved quantity", example: "2" })),
+        incoming: optional(Input.quantity("incoming", { description: "the incoming quantity", example: "10" }))
       },
       ({ company, item, location, reserved, incoming }) =>
         Effect.flatMap(InventoryAdmin.InventoryAdmin, (inventory) =>
