@@ -7,7 +7,7 @@ import { Effect } from "effect"
 import { basename, extname, join } from "node:path"
 import { csvResources } from "./CsvMapping.js"
 import { InputError } from "./LoadError.js"
-import type { Resource } from "./Order.js"
+import { type Resource, resources } from "./Order.js"
 import { isOwnFile } from "./Paths.js"
 
 export type Format = "jsonl" | "csv"
@@ -21,16 +21,7 @@ export interface Source {
 }
 
 const dataExtensions: Readonly<Record<string, Format>> = { ".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv" }
-const resourceNames: ReadonlyArray<Resource | "media"> = [
-  "customization-types",
-  "customization-groups",
-  "customization-options",
-  "categories",
-  "brands",
-  "collections",
-  "products",
-  "media"
-]
+const resourceNames: ReadonlyArray<Resource | "media"> = [...resources, "media"]
 
 /** The resource a file name announces: `products.csv`, `categories-2024.jsonl`, `media.jsonl`. */
 export const resourceOfName = (path: string): Resource | "media" | undefined => {
