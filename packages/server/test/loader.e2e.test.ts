@@ -452,9 +452,13 @@ layer(TestServerWith({}, { BENCHMARK_RATE_LIMIT_MULTIPLIER: "50" }), { excludeTe
         const { url, key, dir, client } = yield* fixture()
         const bin = yield* buildCommand
         const count = 1000
-        writeFileSync(join(dir, "categories.jsonl"), jsonl([{ external_id: "sofas", name: "Sofas" }]))
+        // A folder as input: the state file the load keeps in it is not read as input when it resumes.
+        const exportDir = join(dir, "export")
+        const statePath = join(exportDir, "catalog-sync-load.state.jsonl")
+        mkdirSync(exportDir)
+        writeFileSync(join(exportDir, "categories.jsonl"), jsonl([{ external_id: "sofas", name: "Sofas" }]))
         writeFileSync(
-          join(dir, "products.jsonl"),
+          join(exportDir, "products.jsonl"),
           jsonl(
             Array.from({ length: count }, (_, i) => ({
               external_id: `p-${i}`,
@@ -464,27 +468,14 @@ layer(TestServerWith({}, { BENCHMARK_RATE_LIMIT_MULTIPLIER: "50" }), { excludeTe
             }))
           )
         )
-        const args = [
-          bin,
-          "--url",
-          url,
-          "--json",
-          "--max-pending",
-          "2",
-          "--state",
-          join(dir, "state.jsonl"),
-          "--report",
-          join(dir, "failures.jsonl"),
-          join(dir, "categories.jsonl"),
-          join(dir, "products.jsonl")
-        ]
+        const args = [bin, "--url", url, "--json", "--max-pending", "2", exportDir]
         const env = { ...process.env, CATALOG_SYNC_KEYS: key }
 
         // Killed (SIGKILL, no chance to clean up) once a few batches are done and others are in flight.
         const killed = yield* Effect.async<{ done: number; sent: number }>((resume) => {
           const child = spawn(process.execPath, args, { cwd: dir, env, stdio: "ignore" })
           const timer = setInterval(() => {
-            const log = existsSync(join(dir, "state.jsonl")) ? readFileSync(join(dir, "state.jsonl"), "utf8") : ""
+            const log = existsSync(statePath) ? readFileSync(statePath, "utf8") : ""
             const done = log.split('"e":"done"').length - 1
             if (done >= 3) {
               child.kill("SIGKILL")
@@ -508,7 +499,7 @@ layer(TestServerWith({}, { BENCHMARK_RATE_LIMIT_MULTIPLIER: "50" }), { excludeTe
         })
         expect(rerun.code).toBe(0)
         const summary = JSON.parse(rerun.stdout.trim().split("\n").at(-1)!) as LoadSummary
-        expect(summary).toMatchObject({ failed: 0, round: 0 })
+        expect(summary).toMatchObject({ failed: 0, round: 0, statePath })
         expect(byResource(summary)).toMatchObject({ products: { total: count, done: count, failed: 0 } })
 
         const { products, changes } = yield* everything(client)
