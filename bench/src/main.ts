@@ -1,7 +1,7 @@
 /**
- * `npm run bench [-- --quick] [-- --only=get,list,feed,upsert,imports,deep,media,tracing,overload,loader,loader-memory] [-- --profile]`
+ * `npm run bench [-- --quick] [-- --only=get,list,feed,upsert,imports,deep,media,tracing,overload,loader,loader-memory,pg-distance] [-- --profile]`
  * `[-- --overload-bursts=6] [-- --heap-snapshots]`
- * (`loader-memory`, over a generated 1 GiB input, runs only when named. `--heap-snapshots` writes the
+ * (`loader-memory`, over a generated 1 GiB input, and `pg-distance` (pgDistance.ts) run only when named. `--heap-snapshots` writes the
  * overload server's heap after its first, middle and last burst and lists what grew; the snapshots
  * themselves raise its RSS.)
  *
@@ -16,7 +16,7 @@ import { recordId } from "./recordIds.js"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { createServer as createHttpServer } from "node:http"
-import { cpus, freemem, platform, release, tmpdir, totalmem } from "node:os"
+import { cpus, freemem, loadavg, platform, release, tmpdir, totalmem } from "node:os"
 import { join } from "node:path"
 import * as PgTesting from "@catalog-sync/adapter-pg/testing"
 import Database from "better-sqlite3"
@@ -24,6 +24,7 @@ import { Effect, Exit, Scope } from "effect"
 import { WebSocket } from "undici"
 import { type LoadRequest, type LoadResult, load, median } from "./load.js"
 import { scenarioLoader, scenarioLoaderMemory } from "./loader.js"
+import { scenarioPgDistance } from "./pgDistance.js"
 import type { Row } from "./row.js"
 import {
   api,
@@ -278,6 +279,8 @@ const machine = () => ({
   memory_gb: Math.round((totalmem() / 2 ** 30) * 10) / 10,
   free_memory_gb: Math.round((freemem() / 2 ** 30) * 10) / 10,
   os: `${platform()} ${release()}`,
+  // Other work on the machine slows every figure: the load average over 1, 5 and 15 minutes at the start.
+  load_average: loadavg().map((n) => Math.round(n * 10) / 10),
   node: process.version,
   packages: Object.fromEntries(
     [
@@ -874,8 +877,34 @@ const main = async () => {
   const work = mkdtempSync(join(tmpdir(), "catalog-sync-bench-"))
   const facts: Record<string, unknown> = { ...machine(), mode: quick ? "quick" : "full", plan, connections }
   log(`mode ${facts.mode}; ${facts.cores} cores; node ${process.version}; data under ${work}`)
+  const finish = () => {
+    facts.duration_seconds = Math.round((Date.now() - started) / 1000)
+    if (profileDir !== undefined) facts.profiles = profileDir
+    print()
+    const out = join(resultsDir, `${stamp}${quick ? "-quick" : ""}.json`)
+    writeFileSync(
+      out,
+      JSON.stringify({ started_at: new Date(started).toISOString(), machine: facts, rows, warnings }, null, 2)
+    )
+    process.stdout.write(`\nwritten ${out.replace(`${root}/`, "")}\n`)
+  }
 
   try {
+    // Scenario 10 has a database and servers of its own and runs only when named; named alone, the main
+    // server is not even set up.
+    if (only?.includes("pg-distance") === true) {
+      rows.push(
+        ...(await scenarioPgDistance({
+          root,
+          work,
+          quick,
+          log,
+          warn: (message) => void warnings.push(message),
+          startServer: (name, env) => start(name, serverArgs(undefined), env)
+        }))
+      )
+      if (only.every((name) => name === "pg-distance")) return finish()
+    }
     // The main server: the limits are still counted on every request, but raised: at ~3,000 requests a
     // second the rotation over the companies' keys (120/min each, 600/min per company) ran out within a
     // minute, and 429s are not what scenarios 1 and 2 measure.
@@ -1287,15 +1316,7 @@ const main = async () => {
     }
 
     await real.stop()
-    facts.duration_seconds = Math.round((Date.now() - started) / 1000)
-    if (profileDir !== undefined) facts.profiles = profileDir
-    print()
-    const out = join(resultsDir, `${stamp}${quick ? "-quick" : ""}.json`)
-    writeFileSync(
-      out,
-      JSON.stringify({ started_at: new Date(started).toISOString(), machine: facts, rows, warnings }, null, 2)
-    )
-    process.stdout.write(`\nwritten ${out.replace(`${root}/`, "")}\n`)
+    finish()
   } finally {
     for (const child of children) await child.stop()
     rmSync(work, { recursive: true, force: true })
