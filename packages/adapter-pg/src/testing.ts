@@ -13,7 +13,7 @@ import { delimiter, join } from "node:path"
 import type { Migrator, SqlClient, SqlError } from "@effect/sql"
 import type { PgClient } from "@effect/sql-pg"
 import type { PersistencePorts } from "@catalog-sync/adapter-sql"
-import { Data, Effect, Layer, Redacted, type Scope } from "effect"
+import { Context, Data, Effect, Layer, Redacted, type Scope } from "effect"
 import pg from "pg"
 import { layer as pgLayer, type PgConfig } from "./PgLive.js"
 
@@ -106,7 +106,13 @@ const tail = (file: string) => {
   }
 }
 
+/** Whether a throwaway cluster is started with fsync on (see `durableCluster`). */
+class Durable extends Context.Reference<Durable>()("@catalog-sync/adapter-pg/testing/Durable", {
+  defaultValue: () => false
+}) {}
+
 const startCluster: Effect.Effect<Started & Cluster, ClusterError> = Effect.gen(function* () {
+  const durable = yield* Durable
   const bin = binDir()
   if (bin === undefined) {
     return yield* new ClusterError({
@@ -131,14 +137,12 @@ const startCluster: Effect.Effect<Started & Cluster, ClusterError> = Effect.gen(
       "initdb"
     )
     const port = yield* freePort
-    // fsync and friends off: the cluster is thrown away, so durability only costs time.
+    // fsync and friends off unless asked for: the cluster is thrown away, so durability only costs time.
     const options = [
       "-c listen_addresses=127.0.0.1",
       `-p ${port}`,
       `-k ${dir}`,
-      "-c fsync=off",
-      "-c synchronous_commit=off",
-      "-c full_page_writes=off",
+      ...(durable ? [] : ["-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off"]),
       "-c max_connections=200"
     ].join(" ")
     yield* asServerUser(
@@ -171,6 +175,16 @@ export const cluster: Effect.Effect<Cluster, ClusterError, Scope.Scope> = Effect
     if (url !== undefined) return Effect.succeed({ adminUrl: url, throwaway: false })
     return Effect.acquireRelease(startCluster, stopCluster)
   }
+)
+
+/**
+ * `cluster`, with a throwaway cluster running fsync, synchronous commit and full-page writes on, as
+ * production servers do: for measuring what commits cost (the server at `DATABASE_URL` keeps its own).
+ */
+export const durableCluster: Effect.Effect<Cluster, ClusterError, Scope.Scope> = Effect.provideService(
+  cluster,
+  Durable,
+  true
 )
 
 const admin = (adminUrl: string, statement: string) =>
