@@ -134,7 +134,7 @@ const expected = {
 
 describe.skipIf(skip !== undefined)("round trips on PostgreSQL", () => {
   // The job worker polls only when woken by a queued job, so that its idle polls do not mix in.
-  layer(TestServerWith({ sql: log.wrap }, { JOB_POLL_MILLISECONDS: "600000" }, "postgres"), {
+  layer(TestServerWith({ sql: log.wrap }, { JOB_POLL_MILLISECONDS: "600000" }, { database: "postgres" }), {
     excludeTestServices: true,
     timeout: 60_000
   })("round trips per request", (it) => {
