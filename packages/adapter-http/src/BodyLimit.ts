@@ -6,23 +6,15 @@ import { discardRest, lingerThenClose } from "./LingeringClose.js"
 /** JSON request bodies are limited to 1 MB (spec section 8). */
 export const maxJsonBytes = 1_000_000
 
-/** POST /media: a 10 MiB image plus room for the form fields and multipart framing. */
+/**
+ * An upload (POST /media, the endpoint whose payload is multipart: its handler streams it to staging
+ * itself): a 10 MiB image plus room for the form fields and multipart framing.
+ */
 export const maxMediaBodyBytes = 10 * 1024 * 1024 + 64 * 1024
-
-/** POST /media takes multipart/form-data, which its handler streams to staging itself. */
-export const isMediaUpload = (method: string, url: string) =>
-  method === "POST" && (url.split("?")[0] ?? "").replace(/\/+$/, "") === "/api/v1/media"
-
-/** The most bytes a request's body may have: an upload's, or a JSON body's. */
-export const bodyLimitFor = (mediaUpload: boolean) => (mediaUpload ? maxMediaBodyBytes : maxJsonBytes)
 
 /** Whether a Content-Length declares a body over `limit` (413 before anything of it is read). */
 export const declaresOver = (contentLength: string | undefined, limit: number) =>
   contentLength !== undefined && Number(contentLength) > limit
-
-/** `declaresOver` the limit of the request's endpoint, for code that has only the method and URL. */
-export const declaresTooLarge = (method: string, url: string, contentLength: string | undefined) =>
-  declaresOver(contentLength, bodyLimitFor(isMediaUpload(method, url)))
 
 export class BodyTooLarge extends Data.TaggedError("BodyTooLarge")<{ readonly limit: number }> {}
 

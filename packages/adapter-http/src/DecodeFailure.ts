@@ -1,7 +1,8 @@
 /**
  * Which part of a request a decode error of HttpApi is about. The framework's error keeps only formatted
- * issues, so the endpoint's own schemas decide: the endpoint is found the way the router finds it, and
- * its path, header and query schemas are tried on the request in the order the framework decodes them.
+ * issues, so the endpoint's own schemas decide: the request's endpoint is its route in the route table
+ * (found as the router finds it), and its path, header and query schemas are tried on the request in the
+ * order the framework decodes them.
  * The first that fails is the part, and its failing locations (found with bounded work) give the
  * details. A decode error that none of them reproduces did not come from the request. JSON bodies are
  * not among the parts: their handlers decode them once, with bounded work (`Writes.decodedBody`), so no
@@ -11,8 +12,8 @@ import { type HttpServerRequest } from "@effect/platform"
 import { BoundedDecode, type PlainIssues } from "@catalog-sync/core"
 import { Either, Option, Schema } from "effect"
 import type * as AST from "effect/SchemaAST"
-import { findEndpoint } from "./ContractEndpoints.js"
 import { issueDetails, type Rendered } from "./ErrorResponses.js"
+import type { Found } from "./RouteTable.js"
 
 export type RequestPart = "path" | "headers" | "query"
 
@@ -39,15 +40,17 @@ const failureOf = (
   )
 
 /**
- * The part of `request` that fails its endpoint's schema, first in the framework's order, or none (no
- * endpoint, or every part decodes). Query values are decoded as parsed: the framework also wraps the
+ * The part of `request` that fails the schema of its route's endpoint (`found`, RouteTable), first in the
+ * framework's order, or none (no endpoint, or every part decodes). Query values are decoded as parsed: the framework also wraps the
  * values of keys that do not take a single string in a list, which changes nothing here since no query
  * parameter of the contract takes a list and an undeclared name fails whatever its value.
  */
-export const failingPart = (request: HttpServerRequest.HttpServerRequest): Option.Option<DecodeFailure> => {
-  const found = findEndpoint(request.method, request.url)
+export const failingPart = (
+  request: HttpServerRequest.HttpServerRequest,
+  found: Found | undefined
+): Option.Option<DecodeFailure> => {
   if (found === undefined) return Option.none()
-  const endpoint = found.handler
+  const endpoint = found.route.endpoint
   return failureOf("path", endpoint.pathSchema, found.params).pipe(
     Option.orElse(() => failureOf("headers", endpoint.headersSchema, request.headers)),
     Option.orElse(() => failureOf("query", endpoint.urlParamsSchema, found.searchParams))

@@ -12,10 +12,8 @@ import { randomUUID } from "node:crypto"
 import { ApiErrors } from "@catalog-sync/contract"
 import { Admission } from "./Admission.js"
 import {
-  bodyLimitFor,
   BodyTooLarge,
   declaresOver,
-  isMediaUpload,
   maxJsonBytes,
   jsonShapeRefusal,
   maxJsonDepth,
@@ -30,6 +28,7 @@ import { originOf, TrustedProxies } from "./ClientOrigin.js"
 import { refusedQueryNames } from "./RefusedQuery.js"
 import { isDomainError, issueDetails, renderDomainError } from "./ErrorResponses.js"
 import { CurrentRequest, newRequestState, type RequestState } from "./RequestId.js"
+import { type Found, openApiPath, pathOf, Routes } from "./RouteTable.js"
 import { fastGet } from "./Catalog/FastGet.js"
 import { fastPoll } from "./Changes/FastPoll.js"
 import { CatalogService, ChangeFeed } from "@catalog-sync/core"
@@ -62,13 +61,14 @@ const answerHeaders = (response: HttpServerResponse.HttpServerResponse, state: R
  */
 const answerFailure = (
   request: HttpServerRequest.HttpServerRequest,
+  found: Found | undefined,
   requestId: string,
   cause: Cause.Cause<unknown>
 ): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
   const failure: Option.Option<unknown> = Cause.failureOption(cause)
   if (Option.isNone(failure) || !(failure.value instanceof HttpApiError.HttpApiDecodeError))
     return renderCause(requestId, cause)
-  return Option.match(failingPart(request), {
+  return Option.match(failingPart(request, found), {
     onNone: () => renderCause(requestId, cause),
     onSome: (found) => {
       const rendered = renderDecodeFailure(found)
@@ -89,7 +89,7 @@ const renderCause = (requestId: string, cause: Cause.Cause<unknown>) => {
     }
     if (HttpServerError.isServerError(error) && error._tag === "RouteNotFound") {
       return Effect.succeed(
-        respond(requestId, 404, { code: "route_not_found", message: "no such endpoint; see GET /api/v1/openapi.json" })
+        respond(requestId, 404, { code: "route_not_found", message: `no such endpoint; see GET ${openApiPath}` })
       )
     }
   }
@@ -129,9 +129,6 @@ const isMultipart = (contentType: string | undefined) =>
 const isJson = (contentType: string | undefined) =>
   contentType !== undefined && /^application\/json\s*(;|$)/i.test(contentType.trim())
 
-/** Every path of the API needs a key but its OpenAPI document (the probes and the portal are outside it). */
-const needsKey = (path: string) => path.startsWith("/api/v1/") && path !== "/api/v1/openapi.json"
-
 /** The requests answered outside HttpApi's router (`fastGet`, `fastPoll`); undefined for any other. */
 const fastPaths = Effect.map(
   Effect.all([Admission, CatalogService.CatalogService, ChangeFeed.ChangeFeed]),
@@ -152,7 +149,7 @@ const fastPaths = Effect.map(
  * connection by sending slowly.
  */
 export const EnvelopeMiddleware = HttpApiBuilder.middleware(
-  Effect.map(Effect.all([Admission, fastPaths, TrustedProxies]), ([admission, fast, proxies]) => {
+  Effect.map(Effect.all([Admission, Routes, fastPaths, TrustedProxies]), ([admission, routes, fast, proxies]) => {
     return (app: HttpApp.Default<never, never>) =>
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
@@ -170,18 +167,21 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
         const contentLength = request.headers["content-length"]
         const hasBody =
           (contentLength !== undefined && contentLength !== "0") || request.headers["transfer-encoding"] !== undefined
+        // The request's route, for every question below.
+        const found = routes.find(request.method, request.url)
         // A GET with a body is admitted below, before its body is read; the route reuses that admission.
         const fastAnswer = traced || hasBody ? undefined : fast(request)
         const served = traced ? Effect.withSpan(app, "use case", { captureStackTrace: false }) : (fastAnswer ?? app)
-        const path = request.url.split("?")[0] ?? ""
-        const media = isMediaUpload(request.method, request.url)
-        const limit = bodyLimitFor(media)
+        const path = pathOf(request.url)
+        const media = found?.route.multipart === true
+        const limit = routes.bodyLimit(found)
+        const needsKey = routes.needsKey(request.url, found)
         // The request as the handler sees it: with its body buffered, once read (a write's handler decodes it).
         let bodied = request
         const handled = Effect.gen(function* () {
           // Refused after the key is checked, as the lists' query is (the route would admit it first). A
           // fast path matches only URLs whose query the route takes whole, so it needs no lookup.
-          const refusedNames = fastAnswer === undefined ? refusedQueryNames(request.method, request.url) : []
+          const refusedNames = fastAnswer === undefined ? refusedQueryNames(request.url, found) : []
           const refuseQuery = () =>
             respond(requestId, 422, {
               code: "validation_failed",
@@ -192,7 +192,7 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
             })
           if (!hasBody) {
             if (refusedNames.length === 0) return yield* served
-            if (needsKey(path)) state.admitted = yield* admission.admit(request)
+            if (needsKey) state.admitted = yield* admission.admit(request)
             return refuseQuery()
           }
           if (declaresOver(contentLength, limit)) {
@@ -201,7 +201,7 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
               message: media ? "images are limited to 10 MB" : `JSON bodies are limited to ${maxJsonBytes} bytes`
             })
           }
-          if (needsKey(path)) state.admitted = yield* admission.admit(request)
+          if (needsKey) state.admitted = yield* admission.admit(request)
           if (refusedNames.length > 0) return refuseQuery()
           // POST /media streams its multipart body to staging itself.
           if (media && isMultipart(request.headers["content-type"])) return yield* served
@@ -238,7 +238,7 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
         })
         const started = Date.now()
         const answered = yield* handled.pipe(
-          Effect.catchAllCause((cause) => answerFailure(bodied, requestId, cause)),
+          Effect.catchAllCause((cause) => answerFailure(bodied, found, requestId, cause)),
           Effect.locally(CurrentRequest, state)
         )
         const response = answerHeaders(hasBody ? settleUnreadBody(request, answered, limit) : answered, state)

@@ -1,5 +1,5 @@
-import { Either, ParseResult, Schema } from "effect"
-import { type Endpoint, findEndpoint } from "./ContractEndpoints.js"
+import { Either } from "effect"
+import type { Found } from "./RouteTable.js"
 
 /**
  * Query parameter names the framework cannot refuse as unknown: it copies the parsed query into a plain
@@ -21,13 +21,12 @@ const queryStart = (url: string) => {
 }
 
 /** Whether the request's path parameters decode: a path that does not is answered 404 by the route. */
-const pathDecodes = (endpoint: Endpoint, params: unknown) =>
-  endpoint.pathSchema._tag === "None" ||
-  Either.isRight(ParseResult.decodeUnknownEither(Schema.make(endpoint.pathSchema.value.ast))(params))
+const pathDecodes = (found: Found) =>
+  found.route.decodePath === undefined || Either.isRight(found.route.decodePath(found.params))
 
 /**
  * The query parameters of a request that are refused (422 at `query.<name>`) rather than ignored, as the
- * lists' strict query schemas refuse an unknown one:
+ * lists' strict query schemas refuse an unknown one; `found` is the request's route (RouteTable):
  * - every parameter sent to an endpoint of the API that takes no query (a read by id, a write, /me), so
  *   that a misplaced option (`POST /imports?dry_run=true`, `GET /products/{id}?mode=prices`) is never
  *   silently ignored; the probes (/health, /ready) take any query, for load balancers that add one;
@@ -38,15 +37,14 @@ const pathDecodes = (endpoint: Endpoint, params: unknown) =>
  * Not an empty query schema on those endpoints in the contract: HttpApi's client would then require every
  * caller of the typed client to pass `urlParams: {}`.
  */
-export const refusedQueryNames = (method: string, url: string): ReadonlyArray<string> => {
+export const refusedQueryNames = (url: string, found: Found | undefined): ReadonlyArray<string> => {
   const start = queryStart(url)
   if (start === -1) return []
   const search = url.slice(start + 1)
   if (search === "") return []
-  const found = findEndpoint(method, url)
-  if (found !== undefined && found.handler.path.startsWith("/api/v1/")) {
-    if (!pathDecodes(found.handler, found.params)) return []
-    if (url[start] !== "?" || found.handler.urlParamsSchema._tag === "None") return namesOf(search)
+  if (found !== undefined && found.route.inApi) {
+    if (!pathDecodes(found)) return []
+    if (url[start] !== "?" || !found.route.takesQuery) return namesOf(search)
   }
   // Parsing every query costs the lists; the unsafe name can only be spelled with "proto" or escapes.
   if (!/proto|%/i.test(search)) return []

@@ -25,10 +25,11 @@ import { JobsHttpLive } from "./Jobs/Http.js"
 import { MeHttpLive } from "./Me/Http.js"
 import { MediaHttpLive } from "./Media/Http.js"
 import { SystemHttpLive } from "./System/Http.js"
+import { openApiPath } from "./RouteTable.js"
 
 export { Admission, AdmissionLive, AuthFailureBudget } from "./Admission.js"
 export { AuthenticationLive } from "./Authentication.js"
-export { declaresTooLarge } from "./BodyLimit.js"
+export { declaresOver } from "./BodyLimit.js"
 export {
   addressGroup,
   forwardedHosts,
@@ -43,6 +44,7 @@ export {
   TrustedProxies
 } from "./ClientOrigin.js"
 export { EnvelopeMiddleware } from "./Envelope.js"
+export * as RouteTable from "./RouteTable.js"
 export { Readiness } from "./System/Readiness.js"
 
 /**
@@ -63,7 +65,7 @@ export const ApiLive: Layer.Layer<
   | Accounts.Accounts
   | RateLimiter.RateLimiter
   | Readiness
-> = Layer.mergeAll(EnvelopeMiddleware, HttpApiBuilder.middlewareOpenApi({ path: "/api/v1/openapi.json" })).pipe(
+> = Layer.mergeAll(EnvelopeMiddleware, HttpApiBuilder.middlewareOpenApi({ path: openApiPath })).pipe(
   Layer.provideMerge(
     HttpApiBuilder.api(Api).pipe(
       Layer.provide(

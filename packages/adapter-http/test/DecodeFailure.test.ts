@@ -2,7 +2,8 @@ import { HttpServerRequest } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import * as fc from "effect/FastCheck"
-import { failingPart, renderDecodeFailure } from "../src/DecodeFailure.js"
+import { failingPart as failingPartOf, renderDecodeFailure } from "../src/DecodeFailure.js"
+import * as RouteTable from "../src/RouteTable.js"
 
 const id = "0b7c3e1a-5f2d-4c8e-9a61-3d2f4b5c6e7f"
 const goodKey = "erp-product-4711"
@@ -19,6 +20,11 @@ const request = (
       ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) })
     })
   )
+
+const routes = RouteTable.make()
+
+/** The failing part of a request whose route is found in the route table, as the envelope finds it. */
+const failingPart = (req: HttpServerRequest.HttpServerRequest) => failingPartOf(req, routes.find(req.method, req.url))
 
 const classify = (req: HttpServerRequest.HttpServerRequest) =>
   Effect.sync(() =>

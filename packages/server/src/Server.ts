@@ -1,6 +1,6 @@
 import { HttpApiBuilder, type HttpApp, HttpMiddleware } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { ApiLive, Readiness } from "@catalog-sync/adapter-http"
+import { ApiLive, Readiness, RouteTable } from "@catalog-sync/adapter-http"
 import { PortalHttp } from "@catalog-sync/portal"
 import { PgPoolUse, layer as pgPorts } from "@catalog-sync/adapter-pg"
 import { type PersistencePorts, layer as sqlPorts, SqlRateLimiter } from "@catalog-sync/adapter-sql"
@@ -39,7 +39,6 @@ import { metricsEnabled, RuntimeConfig, type RuntimeSettings, type ServerConfig 
 import * as InstrumentedPorts from "./Observability/InstrumentedPorts.js"
 import * as MetricsEndpoint from "./Observability/MetricsEndpoint.js"
 import * as RequestMetrics from "./Observability/RequestMetrics.js"
-import * as RouteTemplates from "./Observability/RouteTemplates.js"
 import * as TracedPorts from "./Observability/TracedPorts.js"
 import * as Tracing from "./Observability/Tracing.js"
 import { Resource } from "@effect/opentelemetry"
@@ -403,8 +402,20 @@ const servicesWith = (config: ServerConfig, runtime: RuntimeSettings, overrides:
 export const ServerLive = (config: ServerConfig, overrides: ServerOverrides = {}) =>
   Layer.unwrapEffect(Effect.map(runtimeOf(config), (runtime) => serverWith(config, runtime, overrides)))
 
+/**
+ * The route table of the server: the contract's endpoints and the routes it serves outside them, the
+ * portal and, on the main port when configured, the metrics.
+ */
+const routeTableOf = (runtime: RuntimeSettings) =>
+  RouteTable.make([
+    { method: "*", path: "/docs", template: "/docs/*" },
+    { method: "*", path: "/docs/*", template: "/docs/*" },
+    ...(runtime.metrics.onMainPort ? [{ method: "GET", path: "/metrics", template: "/metrics" } as const] : [])
+  ])
+
 const serverWith = (config: ServerConfig, runtime: RuntimeSettings, overrides: ServerOverrides) => {
-  const server = continueOnlyBodiesWithinLimits(answerUnparsableRequests(createServer()))
+  const routes = routeTableOf(runtime)
+  const server = continueOnlyBodiesWithinLimits(answerUnparsableRequests(createServer()), routes)
   const drainDeadline = Layer.scopedDiscard(
     Effect.addFinalizer(() =>
       Effect.sync(() => setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutSeconds * 1000).unref())
@@ -420,12 +431,8 @@ const serverWith = (config: ServerConfig, runtime: RuntimeSettings, overrides: S
   )
   const metricsOn = metricsEnabled(runtime.metrics)
   const tracing = runtime.tracing
-  const routes =
-    metricsOn || Option.isSome(tracing)
-      ? RouteTemplates.make(runtime.metrics.onMainPort ? [["GET", "/metrics"]] : [])
-      : undefined
-  const measure = routes !== undefined && metricsOn ? RequestMetrics.middleware(routes) : undefined
-  const trace = routes !== undefined && Option.isSome(tracing) ? Tracing.requestSpans(routes) : undefined
+  const measure = metricsOn ? RequestMetrics.middleware(routes) : undefined
+  const trace = Option.isSome(tracing) ? Tracing.requestSpans(routes) : undefined
   const middleware =
     measure !== undefined && trace !== undefined ? (app: HttpApp.Default) => trace(measure(app)) : (measure ?? trace)
   // The platform's own request span is off: it records the URL and every header, where keys and personal
@@ -435,7 +442,9 @@ const serverWith = (config: ServerConfig, runtime: RuntimeSettings, overrides: S
     Layer.provideMerge(metricsOn ? MetricsLive(runtime) : Layer.empty),
     // The developer portal at /docs: static pages rendered once at start, no database queries.
     Layer.provide(PortalHttp.layerFromDocs(runtime.docsDir)),
-    Layer.provide(ApiLive.pipe(Layer.provide(EdgeReferencesLive))),
+    Layer.provide(
+      ApiLive.pipe(Layer.provide(EdgeReferencesLive), Layer.provide(Layer.succeed(RouteTable.Routes, routes)))
+    ),
     Layer.provide(drainDeadline),
     Layer.provideMerge(StartupLog(config, runtime, started)),
     Layer.provideMerge(

@@ -2,7 +2,7 @@ import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { JobTrace } from "@catalog-sync/core"
 import { expect, it } from "@effect/vitest"
 import { Effect, Tracer } from "effect"
-import * as RouteTemplates from "../src/Observability/RouteTemplates.js"
+import { RouteTable } from "@catalog-sync/adapter-http"
 import { requestSpans } from "../src/Observability/Tracing.js"
 
 /** A tracer whose sampler keeps a request or not, recording the name of every span it is asked to make. */
@@ -31,7 +31,7 @@ const handler = Effect.gen(function* () {
 })
 
 const serve = (tracer: Tracer.Tracer) =>
-  requestSpans(RouteTemplates.make())(handler).pipe(
+  requestSpans(RouteTable.make())(handler).pipe(
     Effect.provideService(
       HttpServerRequest.HttpServerRequest,
       HttpServerRequest.fromWeb(new Request("http://localhost/api/v1/categories/upsert", { method: "POST" }))

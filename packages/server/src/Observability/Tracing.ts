@@ -11,9 +11,9 @@ import {
   TraceIdRatioBasedSampler
 } from "@opentelemetry/sdk-trace-base"
 import { Cause, Effect, Layer, Option, Redacted, type Tracer } from "effect"
+import type { RouteTable } from "@catalog-sync/adapter-http"
 import type { TracingSettings } from "../ServerConfig.js"
 import { redacting } from "./RedactedSpans.js"
-import type { RouteTemplates } from "./RouteTemplates.js"
 
 const samplerOf = (settings: TracingSettings): Sampler => {
   switch (settings.sampler) {
@@ -76,15 +76,15 @@ const callerSpan = (request: HttpServerRequest.HttpServerRequest) =>
   )
 
 /**
- * One server span per request, named by its route template, continuing the caller's trace when it sends
+ * One server span per request, named by its route template (from the route table), continuing the caller's trace when it sends
  * `traceparent`. Its attributes are the method, the template and the status (the Envelope adds
  * `request_id`): never the URL, its query, headers or the body, which may carry keys and personal data.
  */
 export const requestSpans =
-  (routes: RouteTemplates) =>
+  (routes: RouteTable.RouteTable) =>
   (app: HttpApp.Default): HttpApp.Default =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-      const route = routes.match(request.method, request.url.split("?")[0] ?? "")
+      const route = routes.templateOf(request.method, request.url)
       return Effect.useSpan(
         `${request.method} ${route}`,
         {

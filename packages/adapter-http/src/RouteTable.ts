@@ -1,0 +1,194 @@
+/**
+ * The one route table: which route a request takes, derived once from the contract. Every question about
+ * a request's route is answered here (its endpoint, path parameters and query, whether it needs a key, its
+ * body limit, its metric and span name, its fast answer); nothing else matches the API's paths.
+ */
+import { HttpApi, type HttpApiEndpoint, HttpApiMiddleware, HttpApiSchema, type HttpMethod } from "@effect/platform"
+import { Api } from "@catalog-sync/contract"
+import { Context, type Either, Option, ParseResult, Schema } from "effect"
+import type * as AST from "effect/SchemaAST"
+import * as FindMyWay from "find-my-way-ts"
+import { maxJsonBytes, maxMediaBodyBytes } from "./BodyLimit.js"
+
+/** Where the API is served: every path under it needs a key, but the OpenAPI document's. */
+const apiPrefix = "/api/v1/"
+
+/** The OpenAPI document of the contract, served by the API without a key. */
+export const openApiPath = `${apiPrefix}openapi.json`
+
+type Decoder = (input: unknown) => Either.Either<unknown, ParseResult.ParseIssue>
+
+const decoderOf = (schema: Option.Option<{ readonly ast: AST.AST }>): Decoder | undefined =>
+  Option.match(schema, {
+    onNone: () => undefined,
+    onSome: ({ ast }) => ParseResult.decodeUnknownEither(Schema.make<unknown, unknown, never>(ast))
+  })
+
+type Endpoint = HttpApiEndpoint.HttpApiEndpoint<string, HttpMethod.HttpMethod>
+
+/** An endpoint of the contract, with what the envelope, the edge and the observability ask of it. */
+export interface Route {
+  /** The endpoint's group and name, as the contract names them (`products`, `get`). */
+  readonly group: string
+  readonly name: string
+  readonly endpoint: Endpoint
+  /** The declared path (`/api/v1/products/:id`), which names the route in metrics and spans. */
+  readonly template: string
+  /** The middlewares HttpApi runs around the endpoint's handler, the first to run first. */
+  readonly middlewares: ReadonlyArray<HttpApiMiddleware.TagClassAny>
+  /** Whether the endpoint takes a key: it runs a security middleware (all but the probes). */
+  readonly needsKey: boolean
+  /** Whether the endpoint is under the API's prefix (all but the probes, which take any query). */
+  readonly inApi: boolean
+  /** Whether the endpoint declares query parameters; any other sent to it is refused. */
+  readonly takesQuery: boolean
+  /** Whether it takes a multipart body (the upload), which its handler streams itself. */
+  readonly multipart: boolean
+  /** The most bytes its body may have: an upload's, or a JSON body's. */
+  readonly bodyLimit: number
+  /** The endpoint's own path, header and query schemas, compiled once; undefined when it declares none. */
+  readonly decodePath: Decoder | undefined
+  readonly decodeHeaders: Decoder | undefined
+  readonly decodeQuery: Decoder | undefined
+}
+
+/** A request's route, as HttpApi's router finds it. */
+export interface Found {
+  readonly route: Route
+  readonly params: Readonly<Record<string, string | undefined>>
+  readonly searchParams: Readonly<Record<string, string | Array<string>>>
+}
+
+/** A route the server answers outside the contract (any method: `*`), named in metrics and spans by its template. */
+export interface OutsideRoute {
+  readonly method: string
+  readonly path: FindMyWay.PathInput
+  readonly template: string
+}
+
+type Entry =
+  { readonly _tag: "Contract"; readonly route: Route } | { readonly _tag: "Outside"; readonly template: string }
+
+export interface RouteTable {
+  /** Every endpoint of the contract, in its order. */
+  readonly routes: ReadonlyArray<Route>
+  /** The contract's endpoint a request goes to, with its parameters, as HttpApi's router finds it (HEAD as GET). */
+  readonly find: (method: string, url: string) => Found | undefined
+  /**
+   * The route that names a request in metrics and spans: its endpoint's template, a route outside the
+   * contract, or `unmatched` for every other path, so that a scan of random URLs cannot grow the series.
+   */
+  readonly templateOf: (method: string, url: string) => string
+  /**
+   * Whether a request must present a key: its endpoint's middleware says so; a path no endpoint takes
+   * needs one under the API's prefix (but the OpenAPI document), so that it is refused before its body.
+   */
+  readonly needsKey: (url: string, found: Found | undefined) => boolean
+  /** The most bytes the request's body may have. */
+  readonly bodyLimit: (found: Found | undefined) => number
+}
+
+export const unmatched = "unmatched"
+
+/** The request's path: its URL up to the query. */
+export const pathOf = (url: string) => {
+  const query = url.indexOf("?")
+  return query === -1 ? url : url.slice(0, query)
+}
+
+const isMultipart = (endpoint: Endpoint) =>
+  Option.match(endpoint.payloadSchema, {
+    onNone: () => false,
+    onSome: ({ ast }) =>
+      HttpApiSchema.getMultipart(ast) !== undefined || HttpApiSchema.getMultipartStream(ast) !== undefined
+  })
+
+/**
+ * The middlewares in the order HttpApi runs them: it wraps the handler in the group's and the endpoint's,
+ * each around the previous (so the last declared runs first), and the whole router in the API's.
+ */
+const runOrder = (
+  api: ReadonlySet<HttpApiMiddleware.TagClassAny>,
+  route: ReadonlySet<HttpApiMiddleware.TagClassAny>
+) => [...Array.from(api).reverse(), ...Array.from(route).reverse()]
+
+const derived = new WeakMap<HttpApi.HttpApi.Any, ReadonlyArray<Route>>()
+
+/** The endpoints of `api` as routes, derived once per API. */
+export const routesOf = (api: HttpApi.HttpApi.Any): ReadonlyArray<Route> => {
+  const known = derived.get(api)
+  if (known !== undefined) return known
+  const routes: Array<Route> = []
+  const withProps = api as HttpApi.HttpApi.AnyWithProps
+  HttpApi.reflect(withProps, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint, group, middleware }) => {
+      const middlewares = runOrder(withProps.middlewares, middleware)
+      const multipart = isMultipart(endpoint)
+      routes.push({
+        group: group.identifier,
+        name: endpoint.name,
+        endpoint,
+        template: endpoint.path,
+        middlewares,
+        needsKey: middlewares.some(HttpApiMiddleware.isSecurity),
+        inApi: endpoint.path.startsWith(apiPrefix),
+        takesQuery: Option.isSome(endpoint.urlParamsSchema),
+        multipart,
+        bodyLimit: multipart ? maxMediaBodyBytes : maxJsonBytes,
+        decodePath: decoderOf(endpoint.pathSchema),
+        decodeHeaders: decoderOf(endpoint.headersSchema),
+        decodeQuery: decoderOf(endpoint.urlParamsSchema)
+      })
+    }
+  })
+  derived.set(api, routes)
+  return routes
+}
+
+/**
+ * The table of `api` (the contract by default) and the routes outside it: the OpenAPI document, and those
+ * the server adds. Matched with the router's own matcher in its default configuration (letter case,
+ * duplicate and trailing slashes ignored; the query starts at `?`, `;` or `#`), so the same endpoint and
+ * parameters result as for HttpApi's router.
+ */
+export const make = (outside: ReadonlyArray<OutsideRoute> = [], api: HttpApi.HttpApi.Any = Api): RouteTable => {
+  const matcher = FindMyWay.make<Entry>()
+  const routes = routesOf(api)
+  for (const route of routes)
+    matcher.on(route.endpoint.method, route.template as FindMyWay.PathInput, { _tag: "Contract", route })
+  const openApi: OutsideRoute = { method: "GET", path: openApiPath as FindMyWay.PathInput, template: openApiPath }
+  for (const { method, path, template } of [openApi, ...outside])
+    if (method === "*") matcher.all(path, { _tag: "Outside", template })
+    else matcher.on(method, path, { _tag: "Outside", template })
+  const lookUp = (method: string, url: string) =>
+    matcher.find(method, url) ?? (method === "HEAD" ? matcher.find("GET", url) : undefined)
+  const find = (method: string, url: string): Found | undefined => {
+    const found = lookUp(method, url)
+    return found?.handler._tag === "Contract"
+      ? { route: found.handler.route, params: found.params, searchParams: found.searchParams }
+      : undefined
+  }
+  return {
+    routes,
+    find,
+    templateOf: (method, url) => {
+      const entry = lookUp(method, url)?.handler
+      return entry === undefined ? unmatched : entry._tag === "Contract" ? entry.route.template : entry.template
+    },
+    needsKey: (url, found) => {
+      if (found !== undefined) return found.route.needsKey
+      const path = pathOf(url)
+      return path.startsWith(apiPrefix) && path !== openApiPath
+    },
+    bodyLimit: (found) => found?.route.bodyLimit ?? maxJsonBytes
+  }
+}
+
+/**
+ * The table the API routes by: the contract's (and its OpenAPI document) unless the server provides its
+ * own, with its routes outside the contract (the portal, the metrics), so that one table names them all.
+ */
+export class Routes extends Context.Reference<Routes>()("@catalog-sync/adapter-http/Routes", {
+  defaultValue: (): RouteTable => make()
+}) {}
