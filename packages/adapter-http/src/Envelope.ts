@@ -27,11 +27,9 @@ import { arrivedAfterClose } from "./LingeringClose.js"
 import { originOf, TrustedProxies } from "./ClientOrigin.js"
 import { refusedQueryNames } from "./RefusedQuery.js"
 import { isDomainError, issueDetails, renderDomainError } from "./ErrorResponses.js"
+import { FastAnswering, FastAnswers } from "./FastAnswer.js"
 import { CurrentRequest, newRequestState, type RequestState } from "./RequestId.js"
-import { type Found, openApiPath, pathOf, Routes } from "./RouteTable.js"
-import { fastGet } from "./Catalog/FastGet.js"
-import { fastPoll } from "./Changes/FastPoll.js"
-import { CatalogService, ChangeFeed } from "@catalog-sync/core"
+import { type Found, openApiPath, pathOf, type Route, Routes } from "./RouteTable.js"
 
 const respond = (requestId: string, status: ApiErrors.ErrorStatus, error: ApiErrors.ErrorDetail) => {
   const response = HttpServerResponse.unsafeJson({ request_id: requestId, error }, { status })
@@ -129,15 +127,19 @@ const isMultipart = (contentType: string | undefined) =>
 const isJson = (contentType: string | undefined) =>
   contentType !== undefined && /^application\/json\s*(;|$)/i.test(contentType.trim())
 
-/** The requests answered outside HttpApi's router (`fastGet`, `fastPoll`); undefined for any other. */
-const fastPaths = Effect.map(
-  Effect.all([Admission, CatalogService.CatalogService, ChangeFeed.ChangeFeed]),
-  ([admission, catalog, feed]) => {
-    const record = fastGet(catalog, admission)
-    const poll = fastPoll(feed, admission)
-    return (request: HttpServerRequest.HttpServerRequest) => record(request) ?? poll(request)
+/** The fast answers by the route they answer, and which requests may have one (FastAnswer). */
+const fastAnswersOf = Effect.map(Effect.all([Routes, FastAnswers, FastAnswering]), ([routes, answers, allowed]) => {
+  const byRoute = new Map<Route, (typeof answers)[number]["answer"]>()
+  for (const declared of answers) {
+    const route = routes.routes.find((r) => r.group === declared.group && r.name === declared.endpoint)
+    if (route === undefined) throw new Error(`no route answers ${declared.group}.${declared.endpoint}`)
+    byRoute.set(route, declared.answer)
   }
-)
+  return (request: HttpServerRequest.HttpServerRequest, found: Found) => {
+    const answer = byRoute.get(found.route)
+    return answer === undefined || !allowed(request, found.route) ? undefined : answer(request, found)
+  }
+})
 
 /**
  * Wraps the whole API (before HttpApi encodes errors): gives each request its id (the X-Request-Id
@@ -149,7 +151,7 @@ const fastPaths = Effect.map(
  * connection by sending slowly.
  */
 export const EnvelopeMiddleware = HttpApiBuilder.middleware(
-  Effect.map(Effect.all([Admission, Routes, fastPaths, TrustedProxies]), ([admission, routes, fast, proxies]) => {
+  Effect.map(Effect.all([Admission, Routes, fastAnswersOf, TrustedProxies]), ([admission, routes, fast, proxies]) => {
     return (app: HttpApp.Default<never, never>) =>
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
@@ -167,11 +169,20 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
         const contentLength = request.headers["content-length"]
         const hasBody =
           (contentLength !== undefined && contentLength !== "0") || request.headers["transfer-encoding"] !== undefined
-        // The request's route, for every question below.
+        // The request's route, for every question below. A request with a body is admitted before its body
+        // is read, and left to the router, which reuses that admission.
         const found = routes.find(request.method, request.url)
-        // A GET with a body is admitted below, before its body is read; the route reuses that admission.
-        const fastAnswer = traced || hasBody ? undefined : fast(request)
-        const served = traced ? Effect.withSpan(app, "use case", { captureStackTrace: false }) : (fastAnswer ?? app)
+        const fastAnswer = hasBody || found === undefined ? undefined : fast(request, found)
+        // Traced, the answer runs in its "use case" span, which HttpApi's router names with the route
+        // (`http.route`) once it has found it; a fast answer's route is named here.
+        const served = !traced
+          ? (fastAnswer ?? app)
+          : fastAnswer === undefined || found === undefined
+            ? Effect.withSpan(app, "use case", { captureStackTrace: false })
+            : Effect.withSpan(fastAnswer, "use case", {
+                captureStackTrace: false,
+                attributes: { "http.route": found.route.template }
+              })
         const path = pathOf(request.url)
         const media = found?.route.multipart === true
         const limit = routes.bodyLimit(found)
@@ -179,9 +190,8 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
         // The request as the handler sees it: with its body buffered, once read (a write's handler decodes it).
         let bodied = request
         const handled = Effect.gen(function* () {
-          // Refused after the key is checked, as the lists' query is (the route would admit it first). A
-          // fast path matches only URLs whose query the route takes whole, so it needs no lookup.
-          const refusedNames = fastAnswer === undefined ? refusedQueryNames(request.url, found) : []
+          // Refused after the key is checked, as the lists' query is (the route would admit it first).
+          const refusedNames = refusedQueryNames(request.url, found)
           const refuseQuery = () =>
             respond(requestId, 422, {
               code: "validation_failed",

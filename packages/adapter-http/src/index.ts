@@ -16,9 +16,10 @@ import type { Readiness } from "./System/Readiness.js"
 import { Layer } from "effect"
 import { AdmissionLive } from "./Admission.js"
 import { AuthenticationLive } from "./Authentication.js"
-import { CatalogHttpLive } from "./Catalog/Http.js"
-import { ChangesHttpLive } from "./Changes/Http.js"
+import { CatalogFastAnswers, CatalogHttpLive } from "./Catalog/Http.js"
+import { ChangesFastAnswers, ChangesHttpLive } from "./Changes/Http.js"
 import { EnvelopeMiddleware } from "./Envelope.js"
+import { FastAnswers } from "./FastAnswer.js"
 import { ImportsHttpLive } from "./Imports/Http.js"
 import { InventoryHttpLive } from "./Inventory/Http.js"
 import { JobsHttpLive } from "./Jobs/Http.js"
@@ -44,12 +45,14 @@ export {
   TrustedProxies
 } from "./ClientOrigin.js"
 export { EnvelopeMiddleware } from "./Envelope.js"
+export { FastAnswering } from "./FastAnswer.js"
 export * as RouteTable from "./RouteTable.js"
 export { Readiness } from "./System/Readiness.js"
 
 /**
- * The whole HTTP API as a layer, for embedders: handlers, authentication, the error envelope and the
- * OpenAPI document at /api/v1/openapi.json. Needs the core services and ports.
+ * The whole HTTP API as a layer, for embedders: handlers (and the fast answers of the reads that need
+ * one), authentication, the error envelope and the OpenAPI document at /api/v1/openapi.json. Needs the
+ * core services and ports.
  */
 export const ApiLive: Layer.Layer<
   HttpApi.Api,
@@ -78,10 +81,13 @@ export const ApiLive: Layer.Layer<
           MediaHttpLive,
           MeHttpLive,
           SystemHttpLive
-        ).pipe(Layer.provide(AuthenticationLive))
+        )
       )
     )
   ),
+  Layer.provide(FastAnswers.layer(CatalogFastAnswers, ChangesFastAnswers)),
+  // One implementation of the Authentication middleware for the routes and the fast answers.
+  Layer.provide(AuthenticationLive),
   // One Admission for the Envelope (requests with a body) and the Authentication middleware (the rest).
   Layer.provide(AdmissionLive)
 )

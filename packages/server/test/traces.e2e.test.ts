@@ -2,6 +2,7 @@ import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import sharp from "sharp"
 import { OtlpReceiver, OtlpReceiverLive, type ReceivedSpan } from "./OtlpReceiver.js"
+import { byRouter, routerOnRequest } from "./SameAnswer.js"
 import { call, freshKey, TestServer, TestServerWith, uploadMedia, waitJob } from "./TestServer.js"
 
 const scopes = ["catalog:read", "catalog:write", "media:read", "media:write"]
@@ -110,230 +111,306 @@ layer(TracedServer({ OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" }), { excludeTestS
   }
 )
 
+/** A span and the spans under it, as a tree of what they record; ids, times and the request id aside. */
+interface Shape {
+  readonly name: string
+  readonly attributes: Readonly<Record<string, string>>
+  readonly status: number
+  readonly events: ReadonlyArray<string>
+  readonly children: ReadonlyArray<Shape>
+}
+
+const shapeOf = (spans: ReadonlyArray<ReceivedSpan>, span: ReceivedSpan): Shape => {
+  const { request_id, ...attributes } = span.attributes
+  return {
+    name: span.name,
+    attributes: { ...attributes, ...(request_id === undefined ? {} : { request_id: "(each its own)" }) },
+    status: span.status.code,
+    events: span.events.map((event) => event.name),
+    children: spans
+      .filter((child) => child.parentSpanId === span.spanId)
+      .map((child) => shapeOf(spans, child))
+      .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))
+  }
+}
+
+const { fastAnswered, layer: answering } = routerOnRequest()
+
 // The default encoding, protobuf (OpenTelemetry's default for OTLP/HTTP): every case.
-layer(TracedServer(), { excludeTestServices: true, timeout: 60_000 })("traces over OTLP/HTTP", (it) => {
-  it.effect(structure, () => aWriteIsOneTrace("application/x-protobuf"))
+layer(TracedServer().pipe(Layer.provide(answering)), { excludeTestServices: true, timeout: 60_000 })(
+  "traces over OTLP/HTTP",
+  (it) => {
+    it.effect(structure, () => aWriteIsOneTrace("application/x-protobuf"))
 
-  it.effect("an idle worker's polls are not traces: no job claim reaches the collector, only jobs that run", () =>
-    Effect.gen(function* () {
-      // The workers poll every 250 ms by default: a second is several polls that find nothing.
-      yield* Effect.sleep("1200 millis")
-      const spans = (yield* OtlpReceiver).spans().flat()
-      expect(spans.length).toBeGreaterThan(0)
-      expect(spans.filter((span) => span.name === "JobStore.claim").map((span) => span.name)).toEqual([])
-    })
-  )
-
-  it.effect(
-    "an import job and an image are traces of their own, with their transactions and the image's processing inside, each linked to the request that queued it",
-    () =>
-      Effect.gen(function* () {
-        const { url, tenant } = yield* TestServer
-        const token = yield* (yield* tenant()).key(scopes)
-        const submitted = yield* call(url, "POST", "/imports", {
-          token,
-          body: { records: [{ resource: "categories", body: { external_id: "i-1", name: "One" } }] }
+    it.effect(
+      "a fast answer is traced as its route is: the same spans, with the same names, attributes and parents",
+      () =>
+        Effect.gen(function* () {
+          const { url, tenant } = yield* TestServer
+          const token = yield* (yield* tenant()).key(scopes)
+          const category = (yield* call(url, "POST", "/categories/upsert", {
+            token,
+            body: { external_id: "traced", name: "Traced" }
+          })).body.record
+          const cursor = (yield* call(url, "GET", "/changes", { token })).body.next_cursor as string
+          fastAnswered.clear()
+          for (const { path, route, key } of [
+            { path: `/categories/${category.id}`, route: "/api/v1/categories/:id", key: token },
+            { path: `/changes?cursor=${cursor}`, route: "/api/v1/changes", key: token },
+            { path: "/changes?cursor=c2_0&limit=1", route: "/api/v1/changes", key: token },
+            { path: `/categories/${category.id}`, route: "/api/v1/categories/:id", key: undefined }
+          ]) {
+            const traced = (headers: Record<string, string>) =>
+              Effect.gen(function* () {
+                const traceId = hex(32)
+                const reply = yield* call(url, "GET", path, {
+                  ...(key === undefined ? {} : { token: key }),
+                  headers: { traceparent: `00-${traceId}-${hex(16)}-01`, ...headers }
+                })
+                return { traceId, status: reply.status }
+              })
+            const fast = yield* traced({})
+            const routed = yield* traced(byRouter)
+            expect(fast.status).toBe(routed.status)
+            // A request's span ends after every span inside it: once both are received, so is everything under them.
+            const [fastTrace, routedTrace] = yield* eventually((spans) => {
+              const trees = [fast.traceId, routed.traceId].map((traceId) => {
+                const inTrace = spans.filter((span) => span.traceId === traceId)
+                const root = inTrace.find((span) => span.name === `GET ${route}`)
+                return root === undefined ? undefined : shapeOf(inTrace, root)
+              })
+              return trees.every((tree) => tree !== undefined) ? trees : undefined
+            })
+            expect(fastTrace!.children.map((child) => child.name)).toContain("use case")
+            expect(fastTrace).toEqual(routedTrace)
+          }
+          // Traced requests were offered their fast answers (an envelope that turned them off never asks).
+          expect([...fastAnswered]).toEqual(expect.arrayContaining(["categories.get", "changes.changes"]))
         })
-        const importId = submitted.body.job.id as string
-        const importRequest = submitted.headers.get("x-request-id")
-        yield* waitJob(url, token, importId)
-        const png = yield* Effect.promise(() =>
-          sharp({ create: { width: 8, height: 8, channels: 3, background: "#336699" } })
-            .png()
-            .toBuffer()
-        )
-        const uploaded = yield* uploadMedia(url, token, { external_id: "m", name: "M", purpose: "catalog" }, png)
-        const mediaId = uploaded.body.job.id as string
-        const mediaRequest = uploaded.headers.get("x-request-id")
-        yield* waitJob(url, token, mediaId)
-        const jobTrace = (name: string, id: string, child: string) =>
-          eventually((spans) => {
-            const root = spans.find((span) => span.name === name && span.attributes["job.id"] === id)
-            const inside =
-              root === undefined
+    )
+
+    it.effect("an idle worker's polls are not traces: no job claim reaches the collector, only jobs that run", () =>
+      Effect.gen(function* () {
+        // The workers poll every 250 ms by default: a second is several polls that find nothing.
+        yield* Effect.sleep("1200 millis")
+        const spans = (yield* OtlpReceiver).spans().flat()
+        expect(spans.length).toBeGreaterThan(0)
+        expect(spans.filter((span) => span.name === "JobStore.claim").map((span) => span.name)).toEqual([])
+      })
+    )
+
+    it.effect(
+      "an import job and an image are traces of their own, with their transactions and the image's processing inside, each linked to the request that queued it",
+      () =>
+        Effect.gen(function* () {
+          const { url, tenant } = yield* TestServer
+          const token = yield* (yield* tenant()).key(scopes)
+          const submitted = yield* call(url, "POST", "/imports", {
+            token,
+            body: { records: [{ resource: "categories", body: { external_id: "i-1", name: "One" } }] }
+          })
+          const importId = submitted.body.job.id as string
+          const importRequest = submitted.headers.get("x-request-id")
+          yield* waitJob(url, token, importId)
+          const png = yield* Effect.promise(() =>
+            sharp({ create: { width: 8, height: 8, channels: 3, background: "#336699" } })
+              .png()
+              .toBuffer()
+          )
+          const uploaded = yield* uploadMedia(url, token, { external_id: "m", name: "M", purpose: "catalog" }, png)
+          const mediaId = uploaded.body.job.id as string
+          const mediaRequest = uploaded.headers.get("x-request-id")
+          yield* waitJob(url, token, mediaId)
+          const jobTrace = (name: string, id: string, child: string) =>
+            eventually((spans) => {
+              const root = spans.find((span) => span.name === name && span.attributes["job.id"] === id)
+              const inside =
+                root === undefined
+                  ? undefined
+                  : spans.find(
+                      (span) => span.traceId === root.traceId && span.name === child && descendsFrom(spans, span, root)
+                    )
+              return root !== undefined && inside !== undefined ? root : undefined
+            })
+          const importRoot = yield* jobTrace("job import", importId, "sql.transaction")
+          expect(importRoot.parentSpanId).toBeUndefined()
+          expect(importRoot.attributes).toMatchObject({ "job.kind": "import", "job.run": "1" })
+          const mediaRoot = yield* jobTrace("job media", mediaId, "image.process")
+          expect(mediaRoot.parentSpanId).toBeUndefined()
+          expect(mediaRoot.traceId).not.toBe(importRoot.traceId)
+          // Each job's span links to a span of the request that queued it: that request's trace and span ids.
+          const queuedBy = (requestId: string | null) =>
+            eventually((spans) => {
+              const request = spans.find(
+                (span) => span.parentSpanId === undefined && span.attributes.request_id === requestId
+              )
+              return request === undefined
                 ? undefined
-                : spans.find(
-                    (span) => span.traceId === root.traceId && span.name === child && descendsFrom(spans, span, root)
-                  )
-            return root !== undefined && inside !== undefined ? root : undefined
-          })
-        const importRoot = yield* jobTrace("job import", importId, "sql.transaction")
-        expect(importRoot.parentSpanId).toBeUndefined()
-        expect(importRoot.attributes).toMatchObject({ "job.kind": "import", "job.run": "1" })
-        const mediaRoot = yield* jobTrace("job media", mediaId, "image.process")
-        expect(mediaRoot.parentSpanId).toBeUndefined()
-        expect(mediaRoot.traceId).not.toBe(importRoot.traceId)
-        // Each job's span links to a span of the request that queued it: that request's trace and span ids.
-        const queuedBy = (requestId: string | null) =>
-          eventually((spans) => {
-            const request = spans.find(
-              (span) => span.parentSpanId === undefined && span.attributes.request_id === requestId
-            )
-            return request === undefined
-              ? undefined
-              : { spans: spans.filter((span) => span.traceId === request.traceId), request }
-          })
-        for (const [root, requestId, reply] of [
-          [importRoot, importRequest, submitted],
-          [mediaRoot, mediaRequest, uploaded]
-        ] as const) {
-          expect(requestId).toBeTruthy()
-          const { request, spans } = yield* queuedBy(requestId)
-          expect(root.links).toHaveLength(1)
-          const [link] = root.links
-          expect(link!.traceId).toBe(request.traceId)
-          expect(link!.traceId).not.toBe(root.traceId)
-          const linked = spans.find((span) => span.spanId === link!.spanId)
-          // The span in which the job was queued: the request's transaction that inserted it.
-          expect(linked?.name).toBe("sql.transaction")
-          expect(descendsFrom(spans, linked!, request)).toBe(true)
-          // The link is the server's own: the job the API returns carries no trace context.
-          expect(JSON.stringify(reply.body)).not.toContain(link!.spanId)
-          expect(JSON.stringify(reply.body)).not.toContain(link!.traceId)
-        }
-      })
-  )
-
-  it.effect(
-    "a failure is recorded by its code and tag: no exception, status or event of any span carries a value the client sent",
-    () =>
-      Effect.gen(function* () {
-        const { url, tenant } = yield* TestServer
-        const token = yield* (yield* tenant()).key(scopes)
-        const traced = (traceId: string) => ({ traceparent: `00-${traceId}-${hex(16)}-01` })
-        const [unresolved, malformed] = [hex(32), hex(32)]
-        const reference = yield* call(url, "POST", "/products/upsert", {
-          token,
-          body: { external_id: "p", name: "P", category_ids: [{ external_id: "SECRETREF-customer-4711" }] },
-          headers: traced(unresolved)
-        })
-        expect(reference.body.error.code).toBe("unresolved_reference")
-        // The parser's message quotes the text around the error.
-        const json = yield* call(url, "POST", "/categories/upsert", {
-          token,
-          raw: '{"external_id": SECRETJSON-customer-4711}',
-          headers: { "content-type": "application/json", ...traced(malformed) }
-        })
-        expect(json.body.error.code).toBe("malformed_json")
-        const failed = yield* eventually((spans) => {
-          const found = spans.filter(
-            (span) => (span.traceId === unresolved || span.traceId === malformed) && span.status.code === 2
-          )
-          return new Set(found.map((span) => span.traceId)).size === 2 ? found : undefined
-        })
-        const exceptions = failed.flatMap((span) => span.events.filter((event) => event.name === "exception"))
-        expect(exceptions.length).toBeGreaterThanOrEqual(failed.length)
-        for (const exception of exceptions) expect(exception.attributes["exception.message"]).toMatch(/^[a-z_]+$/)
-        expect(exceptions.map((exception) => exception.attributes["exception.message"])).toContain(
-          "unresolved_reference"
-        )
-        expect(
-          failed
-            .filter((span) => span.traceId === unresolved)
-            .flatMap((span) => span.events.map((event) => event.attributes["exception.type"]))
-        ).toContain("RuleViolation")
-        const everything = JSON.stringify((yield* OtlpReceiver).spans())
-        expect(everything).not.toContain("SECRETREF")
-        expect(everything).not.toContain("SECRETJSON")
-      })
-  )
-
-  it.effect(
-    "sampling is decided once per request: a caller's unsampled traceparent (flags 00) exports no span of its request and its import job links to nothing; flags 01 exports the whole tree and the link",
-    () =>
-      Effect.gen(function* () {
-        const { url, tenant } = yield* TestServer
-        const token = yield* (yield* tenant()).key(scopes)
-        const importWith = (flags: string) =>
-          Effect.gen(function* () {
-            const traceId = hex(32)
-            const callerSpan = hex(16)
-            const submitted = yield* call(url, "POST", "/imports", {
-              token,
-              headers: { traceparent: `00-${traceId}-${callerSpan}-${flags}` },
-              body: { records: [{ resource: "categories", body: { external_id: `s-${flags}`, name: "S" } }] }
+                : { spans: spans.filter((span) => span.traceId === request.traceId), request }
             })
-            expect(submitted.status).toBe(202)
-            const id = submitted.body.job.id as string
-            yield* waitJob(url, token, id)
-            // The job's run is a trace of its own, sampled at its root whatever its request was.
-            const job = yield* eventually((spans) =>
-              spans.find((span) => span.name === "job import" && span.attributes["job.id"] === id)
-            )
-            return { traceId, callerSpan, job }
+          for (const [root, requestId, reply] of [
+            [importRoot, importRequest, submitted],
+            [mediaRoot, mediaRequest, uploaded]
+          ] as const) {
+            expect(requestId).toBeTruthy()
+            const { request, spans } = yield* queuedBy(requestId)
+            expect(root.links).toHaveLength(1)
+            const [link] = root.links
+            expect(link!.traceId).toBe(request.traceId)
+            expect(link!.traceId).not.toBe(root.traceId)
+            const linked = spans.find((span) => span.spanId === link!.spanId)
+            // The span in which the job was queued: the request's transaction that inserted it.
+            expect(linked?.name).toBe("sql.transaction")
+            expect(descendsFrom(spans, linked!, request)).toBe(true)
+            // The link is the server's own: the job the API returns carries no trace context.
+            expect(JSON.stringify(reply.body)).not.toContain(link!.spanId)
+            expect(JSON.stringify(reply.body)).not.toContain(link!.traceId)
+          }
+        })
+    )
+
+    it.effect(
+      "a failure is recorded by its code and tag: no exception, status or event of any span carries a value the client sent",
+      () =>
+        Effect.gen(function* () {
+          const { url, tenant } = yield* TestServer
+          const token = yield* (yield* tenant()).key(scopes)
+          const traced = (traceId: string) => ({ traceparent: `00-${traceId}-${hex(16)}-01` })
+          const [unresolved, malformed] = [hex(32), hex(32)]
+          const reference = yield* call(url, "POST", "/products/upsert", {
+            token,
+            body: { external_id: "p", name: "P", category_ids: [{ external_id: "SECRETREF-customer-4711" }] },
+            headers: traced(unresolved)
           })
-        const unsampled = yield* importWith("00")
-        // The job's span ended after every span of its request would have: the batches would hold them by now.
-        const receiver = yield* OtlpReceiver
-        expect(
-          receiver
-            .spans()
-            .flat()
-            .filter((span) => span.traceId === unsampled.traceId)
-        ).toEqual([])
-        expect(unsampled.job.links).toEqual([])
-
-        const sampled = yield* importWith("01")
-        const tree = yield* eventually((spans) => {
-          const inTrace = spans.filter((span) => span.traceId === sampled.traceId)
-          const root = inTrace.find((span) => span.name === "POST /api/v1/imports")
-          const names = new Set(inTrace.map((span) => span.name))
-          return root !== undefined && ["authenticate", "use case", "sql.transaction"].every((name) => names.has(name))
-            ? { root, inTrace }
-            : undefined
-        })
-        expect(tree.root.parentSpanId).toBe(sampled.callerSpan)
-        expect(tree.root.attributes["http.response.status_code"]).toBe("202")
-        for (const span of tree.inTrace)
-          if (span !== tree.root) expect(descendsFrom(tree.inTrace, span, tree.root)).toBe(true)
-        expect(sampled.job.links).toHaveLength(1)
-        expect(sampled.job.links[0]!.traceId).toBe(sampled.traceId)
-        expect(tree.inTrace.map((span) => span.spanId)).toContain(sampled.job.links[0]!.spanId)
-      })
-  )
-
-  it.effect(
-    "a retried job's new run links to the request that retried it (its transaction), not to the first one; retried by an unsampled request it links to nothing",
-    () =>
-      Effect.gen(function* () {
-        const { url, tenant } = yield* TestServer
-        const token = yield* (yield* tenant()).key(scopes)
-        // A record the schema refuses: the import completes with a failed record, which a retry runs again.
-        const submitted = yield* call(url, "POST", "/imports", {
-          token,
-          body: { records: [{ resource: "categories", body: { external_id: "r-1", name: "R", price: "1" } }] }
-        })
-        const id = submitted.body.job.id as string
-        yield* waitJob(url, token, id)
-        const runSpan = (run: string) =>
-          eventually((spans) =>
-            spans.find(
-              (span) =>
-                span.name === "job import" && span.attributes["job.id"] === id && span.attributes["job.run"] === run
+          expect(reference.body.error.code).toBe("unresolved_reference")
+          // The parser's message quotes the text around the error.
+          const json = yield* call(url, "POST", "/categories/upsert", {
+            token,
+            raw: '{"external_id": SECRETJSON-customer-4711}',
+            headers: { "content-type": "application/json", ...traced(malformed) }
+          })
+          expect(json.body.error.code).toBe("malformed_json")
+          const failed = yield* eventually((spans) => {
+            const found = spans.filter(
+              (span) => (span.traceId === unresolved || span.traceId === malformed) && span.status.code === 2
             )
+            return new Set(found.map((span) => span.traceId)).size === 2 ? found : undefined
+          })
+          const exceptions = failed.flatMap((span) => span.events.filter((event) => event.name === "exception"))
+          expect(exceptions.length).toBeGreaterThanOrEqual(failed.length)
+          for (const exception of exceptions) expect(exception.attributes["exception.message"]).toMatch(/^[a-z_]+$/)
+          expect(exceptions.map((exception) => exception.attributes["exception.message"])).toContain(
+            "unresolved_reference"
           )
-        const first = yield* runSpan("1")
-        const retryWith = (flags: string, path: string) =>
-          Effect.gen(function* () {
-            const traceId = hex(32)
-            const retried = yield* call(url, "POST", path, {
-              token,
-              idempotencyKey: freshKey(),
-              headers: { traceparent: `00-${traceId}-${hex(16)}-${flags}` }
+          expect(
+            failed
+              .filter((span) => span.traceId === unresolved)
+              .flatMap((span) => span.events.map((event) => event.attributes["exception.type"]))
+          ).toContain("RuleViolation")
+          const everything = JSON.stringify((yield* OtlpReceiver).spans())
+          expect(everything).not.toContain("SECRETREF")
+          expect(everything).not.toContain("SECRETJSON")
+        })
+    )
+
+    it.effect(
+      "sampling is decided once per request: a caller's unsampled traceparent (flags 00) exports no span of its request and its import job links to nothing; flags 01 exports the whole tree and the link",
+      () =>
+        Effect.gen(function* () {
+          const { url, tenant } = yield* TestServer
+          const token = yield* (yield* tenant()).key(scopes)
+          const importWith = (flags: string) =>
+            Effect.gen(function* () {
+              const traceId = hex(32)
+              const callerSpan = hex(16)
+              const submitted = yield* call(url, "POST", "/imports", {
+                token,
+                headers: { traceparent: `00-${traceId}-${callerSpan}-${flags}` },
+                body: { records: [{ resource: "categories", body: { external_id: `s-${flags}`, name: "S" } }] }
+              })
+              expect(submitted.status).toBe(202)
+              const id = submitted.body.job.id as string
+              yield* waitJob(url, token, id)
+              // The job's run is a trace of its own, sampled at its root whatever its request was.
+              const job = yield* eventually((spans) =>
+                spans.find((span) => span.name === "job import" && span.attributes["job.id"] === id)
+              )
+              return { traceId, callerSpan, job }
             })
-            expect(retried.status).toBe(202)
-            yield* waitJob(url, token, id)
-            return traceId
+          const unsampled = yield* importWith("00")
+          // The job's span ended after every span of its request would have: the batches would hold them by now.
+          const receiver = yield* OtlpReceiver
+          expect(
+            receiver
+              .spans()
+              .flat()
+              .filter((span) => span.traceId === unsampled.traceId)
+          ).toEqual([])
+          expect(unsampled.job.links).toEqual([])
+
+          const sampled = yield* importWith("01")
+          const tree = yield* eventually((spans) => {
+            const inTrace = spans.filter((span) => span.traceId === sampled.traceId)
+            const root = inTrace.find((span) => span.name === "POST /api/v1/imports")
+            const names = new Set(inTrace.map((span) => span.name))
+            return root !== undefined &&
+              ["authenticate", "use case", "sql.transaction"].every((name) => names.has(name))
+              ? { root, inTrace }
+              : undefined
           })
-        const retryTrace = yield* retryWith("01", `/jobs/${id}/retry`)
-        const second = yield* runSpan("2")
-        expect(second.links).toHaveLength(1)
-        expect(second.links[0]!.traceId).toBe(retryTrace)
-        expect(second.links[0]!.traceId).not.toBe(first.links[0]!.traceId)
-        const linked = yield* eventually((spans) => spans.find((span) => span.spanId === second.links[0]!.spanId))
-        expect(linked.name).toBe("sql.transaction")
-        yield* retryWith("00", `/imports/${id}/retry`)
-        expect((yield* runSpan("3")).links).toEqual([])
-      })
-  )
-})
+          expect(tree.root.parentSpanId).toBe(sampled.callerSpan)
+          expect(tree.root.attributes["http.response.status_code"]).toBe("202")
+          for (const span of tree.inTrace)
+            if (span !== tree.root) expect(descendsFrom(tree.inTrace, span, tree.root)).toBe(true)
+          expect(sampled.job.links).toHaveLength(1)
+          expect(sampled.job.links[0]!.traceId).toBe(sampled.traceId)
+          expect(tree.inTrace.map((span) => span.spanId)).toContain(sampled.job.links[0]!.spanId)
+        })
+    )
+
+    it.effect(
+      "a retried job's new run links to the request that retried it (its transaction), not to the first one; retried by an unsampled request it links to nothing",
+      () =>
+        Effect.gen(function* () {
+          const { url, tenant } = yield* TestServer
+          const token = yield* (yield* tenant()).key(scopes)
+          // A record the schema refuses: the import completes with a failed record, which a retry runs again.
+          const submitted = yield* call(url, "POST", "/imports", {
+            token,
+            body: { records: [{ resource: "categories", body: { external_id: "r-1", name: "R", price: "1" } }] }
+          })
+          const id = submitted.body.job.id as string
+          yield* waitJob(url, token, id)
+          const runSpan = (run: string) =>
+            eventually((spans) =>
+              spans.find(
+                (span) =>
+                  span.name === "job import" && span.attributes["job.id"] === id && span.attributes["job.run"] === run
+              )
+            )
+          const first = yield* runSpan("1")
+          const retryWith = (flags: string, path: string) =>
+            Effect.gen(function* () {
+              const traceId = hex(32)
+              const retried = yield* call(url, "POST", path, {
+                token,
+                idempotencyKey: freshKey(),
+                headers: { traceparent: `00-${traceId}-${hex(16)}-${flags}` }
+              })
+              expect(retried.status).toBe(202)
+              yield* waitJob(url, token, id)
+              return traceId
+            })
+          const retryTrace = yield* retryWith("01", `/jobs/${id}/retry`)
+          const second = yield* runSpan("2")
+          expect(second.links).toHaveLength(1)
+          expect(second.links[0]!.traceId).toBe(retryTrace)
+          expect(second.links[0]!.traceId).not.toBe(first.links[0]!.traceId)
+          const linked = yield* eventually((spans) => spans.find((span) => span.spanId === second.links[0]!.spanId))
+          expect(linked.name).toBe("sql.transaction")
+          yield* retryWith("00", `/imports/${id}/retry`)
+          expect((yield* runSpan("3")).links).toEqual([])
+        })
+    )
+  }
+)

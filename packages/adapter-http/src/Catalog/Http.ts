@@ -1,20 +1,20 @@
-import { HttpApiBuilder, type HttpApiGroup, type HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, type HttpApiGroup } from "@effect/platform"
 import {
   CatalogService,
   Decode,
   type IdempotencyStore,
   Ids,
-  type Principal,
   type Resource,
   Resources,
   type Transactor
 } from "@catalog-sync/core"
 import { Effect, Layer, type Schema } from "effect"
 import { Api, type Authentication, CatalogApi, Common } from "@catalog-sync/contract"
-import { api, type ApiErrorOf } from "../ErrorResponses.js"
+import { api } from "../ErrorResponses.js"
 import { decodedBody, writeEnvelope } from "../Writes.js"
 import { requestId } from "../RequestId.js"
 import { ok } from "../JsonAnswer.js"
+import { fastAnswer } from "../FastAnswer.js"
 
 interface ListUrlParams {
   readonly limit?: number | undefined
@@ -46,21 +46,6 @@ const listParams = (query: ListUrlParams): CatalogService.ListParams => ({
   active: query.active === undefined ? undefined : query.active === "true"
 })
 
-/** The answer of `GET /{resource}/{id}`, by the route's handler and by the envelope's `FastGet`. */
-export const recordAnswer = (
-  catalog: CatalogService.CatalogService,
-  resource: Resource.ResourceName,
-  id: string
-): Effect.Effect<
-  HttpServerResponse.HttpServerResponse,
-  ApiErrorOf<Effect.Effect.Error<ReturnType<CatalogService.CatalogService["get"]>>>,
-  Principal.CurrentPrincipal
-> =>
-  Effect.gen(function* () {
-    const record = yield* api(catalog.get(resource, recordId(id)))
-    return ok({ request_id: yield* requestId, record })
-  })
-
 /**
  * The list, get and upsert handlers of one catalog resource, typed by its record: they only shape
  * envelopes, and the upsert decodes its body (`decodedBody`) once the key may write.
@@ -79,7 +64,11 @@ const catalogEndpoints = <Name extends Resource.ResourceName>(
         const page = yield* api(catalog.list(resource, listParams(urlParams)))
         return ok({ request_id: yield* requestId, ...page })
       }),
-    get: ({ path }: { readonly path: { readonly id: string } }) => recordAnswer(catalog, resource, path.id),
+    get: ({ path }: { readonly path: { readonly id: string } }) =>
+      Effect.gen(function* () {
+        const record = yield* api(catalog.get(resource, recordId(path.id)))
+        return ok({ request_id: yield* requestId, record })
+      }),
     upsert: ({ headers }: { readonly headers: IdempotencyHeaders }) =>
       Effect.gen(function* () {
         const payload = yield* decodedBody(decodeBody, (sent) => catalog.preauthorizeUpsert(resource, sent))
@@ -106,6 +95,22 @@ const archive =
 
 const withCatalog = <A>(build: (catalog: CatalogService.CatalogService) => A) =>
   Effect.map(CatalogService.CatalogService, build)
+
+/**
+ * `GET /{resource}/{id}` of every catalog resource answered fast (FastAnswer) by the handler its group
+ * uses: a read costs about what its SQL costs.
+ */
+export const CatalogFastAnswers = Effect.flatMap(CatalogService.CatalogService, (catalog) =>
+  Effect.all([
+    fastAnswer(Api, "products", "get", catalogEndpoints(catalog, "products").get),
+    fastAnswer(Api, "categories", "get", catalogEndpoints(catalog, "categories").get),
+    fastAnswer(Api, "collections", "get", catalogEndpoints(catalog, "collections").get),
+    fastAnswer(Api, "brands", "get", catalogEndpoints(catalog, "brands").get),
+    fastAnswer(Api, "customizationTypes", "get", catalogEndpoints(catalog, "customization-types").get),
+    fastAnswer(Api, "customizationGroups", "get", catalogEndpoints(catalog, "customization-groups").get),
+    fastAnswer(Api, "customizationOptions", "get", catalogEndpoints(catalog, "customization-options").get)
+  ])
+)
 
 /** Handlers of all seven catalog resources; each group is checked against its endpoints in the contract. */
 export const CatalogHttpLive: Layer.Layer<

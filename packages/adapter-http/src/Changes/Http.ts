@@ -1,34 +1,41 @@
-import { HttpApiBuilder, type HttpServerResponse } from "@effect/platform"
-import { ChangeFeed, type Principal } from "@catalog-sync/core"
+import { HttpApiBuilder } from "@effect/platform"
+import { ChangeFeed } from "@catalog-sync/core"
 import { Effect } from "effect"
 import { Api, Common } from "@catalog-sync/contract"
-import { api, type ApiErrorOf } from "../ErrorResponses.js"
+import { api } from "../ErrorResponses.js"
+import { fastAnswer } from "../FastAnswer.js"
 import { requestId } from "../RequestId.js"
 import { ok } from "../JsonAnswer.js"
 
-/** The answer of `GET /changes`, by the route's handler and by the envelope's `FastPoll`. */
-export const changesAnswer = (
-  feed: ChangeFeed.ChangeFeed,
-  params: ChangeFeed.FeedParams
-): Effect.Effect<
-  HttpServerResponse.HttpServerResponse,
-  ApiErrorOf<Effect.Effect.Error<ReturnType<ChangeFeed.ChangeFeed["read"]>>>,
-  Principal.CurrentPrincipal
-> =>
-  Effect.gen(function* () {
-    const page = yield* api(feed.read(params))
-    return ok({ request_id: yield* requestId, ...page })
-  })
+interface ChangesUrlParams {
+  readonly cursor?: string | undefined
+  readonly limit?: number | undefined
+  readonly resource?: string | undefined
+}
+
+/** The handler of `GET /changes`, by the route and by its fast answer. */
+const changes =
+  (feed: ChangeFeed.ChangeFeed) =>
+  ({ urlParams }: { readonly urlParams: ChangesUrlParams }) =>
+    Effect.gen(function* () {
+      const page = yield* api(
+        feed.read({
+          cursor: urlParams.cursor,
+          limit: urlParams.limit ?? Common.defaultLimit,
+          resources: urlParams.resource?.split(",")
+        })
+      )
+      return ok({ request_id: yield* requestId, ...page })
+    })
 
 export const ChangesHttpLive = HttpApiBuilder.group(Api, "changes", (handlers) =>
-  Effect.gen(function* () {
-    const feed = yield* ChangeFeed.ChangeFeed
-    return handlers.handle("changes", ({ urlParams }) =>
-      changesAnswer(feed, {
-        cursor: urlParams.cursor,
-        limit: urlParams.limit ?? Common.defaultLimit,
-        resources: urlParams.resource?.split(",")
-      })
-    )
-  })
+  Effect.map(ChangeFeed.ChangeFeed, (feed) => handlers.handle("changes", changes(feed)))
+)
+
+/**
+ * The feed poll, what every connector repeats every few seconds, answered fast (FastAnswer) by the
+ * route's handler: an up-to-date poll costs about what reading the company's head costs.
+ */
+export const ChangesFastAnswers = Effect.flatMap(ChangeFeed.ChangeFeed, (feed) =>
+  Effect.all([fastAnswer(Api, "changes", "changes", changes(feed))])
 )
