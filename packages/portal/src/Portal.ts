@@ -298,7 +298,7 @@ const anchorErrorRows = (html: string) => {
 
 /**
  * Where a relative link of a guide leads in the portal: another shown guide's page (`errors.md`,
- * `./setup.md#writes`), or the file in the repository's web view (`architecture.md`, `../examples/embed`);
+ * `./setup.md#scopes`), or the file in the repository's web view (`architecture.md`, `../examples/embed`);
  * `undefined` when the repository has no address, so that the link's text stays without a dead link.
  */
 export const guideLink =
