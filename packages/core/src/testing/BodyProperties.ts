@@ -1,0 +1,162 @@
+/**
+ * The upsert rules as properties over any persistence layer: generated valid bodies of a resource are
+ * accepted, and generated invalid bodies are refused with the code and JSON path they are labelled with.
+ * A few catalogs are written first (one company each); every body is then tried against one of them in a
+ * transaction that is rolled back, so all bodies meet the same state. A seed reproduces the catalogs and
+ * the bodies; fast-check's `path` replays one failure.
+ */
+import { describe, layer } from "@effect/vitest"
+import { Effect, FastCheck as fc, Layer, Runtime } from "effect"
+import { CurrentPrincipal } from "../Auth/Principal.js"
+import { CatalogService } from "../Catalog/CatalogService.js"
+import { type ResourceName, resourceNames } from "../Resources/Resource.js"
+import { IdsLive } from "../Shared/Ids.js"
+import type { Transactor } from "../Shared/Transactor.js"
+import { catalog, type CatalogLimits, defaultLimits, everyKind } from "./arbitraries/Catalogs.js"
+import { type InvalidWrite, invalidWrite, isWithin } from "./arbitraries/InvalidBodies.js"
+import { companySettings } from "./arbitraries/Settings.js"
+import { type ValidWrite, validWrite } from "./arbitraries/ValidBodies.js"
+import type { PersistencePorts } from "./Conformance.js"
+import { type Answer, tryUpsert } from "./Probe.js"
+import { type World, write } from "./World.js"
+
+export interface BodyPropertyOptions {
+  /** Valid bodies tried per resource (default 1000). */
+  readonly validRuns?: number | undefined
+  /** Invalid bodies tried per resource (default 300). */
+  readonly invalidRuns?: number | undefined
+  /** Catalogs written, each in a company of its own, that the bodies are tried against (default 4). */
+  readonly worlds?: number | undefined
+  /** The seed of the catalogs and the bodies; random when omitted (a failure prints the one it used). */
+  readonly seed?: number | undefined
+  /** fast-check's replay path of a failure (with its seed): runs that counterexample first. */
+  readonly path?: string | undefined
+  /** Only these resources (default: all seven). */
+  readonly resources?: ReadonlyArray<ResourceName> | undefined
+  /** The most records of each kind per catalog (at least one of every kind is always written). */
+  readonly limits?: CatalogLimits | undefined
+}
+
+/** The catalogs for a seed: the same seed, the same companies and records. */
+export const worldPlans = (seed: number, count: number, limits: CatalogLimits = defaultLimits) =>
+  fc.sample(
+    companySettings.chain((settings) => catalog(settings, limits, everyKind)),
+    { seed, numRuns: count }
+  )
+
+/** Writes the seed's catalogs through the catalog use case. */
+export const writeWorlds = (seed: number, count: number, limits?: CatalogLimits) =>
+  Effect.forEach(worldPlans(seed, count, limits), (plan) => write(plan))
+
+const topLevel = (path: string) => /^\$(\.[^.[]+)?/.exec(path)?.[0] ?? "$"
+
+const describeAnswer = (answer: Answer<unknown>) =>
+  answer._tag === "Accepted"
+    ? `accepted (${JSON.stringify((answer.value as { outcome?: unknown }).outcome)})`
+    : `refused with ${answer.code} at ${JSON.stringify(answer.paths)}: ${String((answer.error as { message?: unknown }).message)}`
+
+/** Why `answer` is not what a valid write gets, or undefined when it is. */
+export const validMismatch = (write: ValidWrite, answer: Answer<{ readonly outcome: string }>): string | undefined => {
+  if (answer._tag === "Refused") return `a valid body was ${describeAnswer(answer)}`
+  const expected = write.writes === "create" ? ["created"] : ["updated", "unchanged"]
+  return expected.includes(answer.value.outcome)
+    ? undefined
+    : `a ${write.writes} answered ${answer.value.outcome}, not ${expected.join(" or ")}`
+}
+
+/**
+ * Why `answer` is not the labelled refusal, or undefined when it is: the code, the path among the issues,
+ * and no issue outside the labelled field (a union reports at the field itself as well as inside it).
+ */
+export const invalidMismatch = (write: InvalidWrite, answer: Answer<unknown>): string | undefined => {
+  const want = `${write.code}${write.path === null ? "" : ` at ${write.path}`}`
+  if (answer._tag === "Accepted") return `${write.rule}: expected ${want}, but the body was ${describeAnswer(answer)}`
+  if (answer.code !== write.code) return `${write.rule}: expected ${want}, but it was ${describeAnswer(answer)}`
+  if (write.path === null) return undefined
+  const field = topLevel(write.path)
+  if (!answer.paths.includes(write.path) || !answer.paths.every((path) => isWithin(path, field)))
+    return `${write.rule}: expected ${want}, but it was ${describeAnswer(answer)}`
+  return undefined
+}
+
+const asProperty = <W>(
+  worlds: ReadonlyArray<World>,
+  draw: (world: World) => fc.Arbitrary<W>,
+  check: (world: World, drawn: W) => Promise<string | undefined>
+) =>
+  fc.asyncProperty(
+    fc.nat({ max: worlds.length - 1 }).chain((i) => draw(worlds[i]!).map((drawn) => ({ world: i, drawn }))),
+    async ({ world, drawn }) => {
+      const mismatch = await check(worlds[world]!, drawn)
+      if (mismatch !== undefined) throw new Error(mismatch)
+    }
+  )
+
+const parameters = (options: BodyPropertyOptions, seed: number, numRuns: number): fc.Parameters<unknown> => ({
+  seed,
+  numRuns,
+  ...(options.path === undefined ? {} : { path: options.path }),
+  endOnFailure: true
+})
+
+/**
+ * Writes the seed's catalogs, then asserts that `validRuns` valid bodies of `resource` are accepted
+ * (a create `created`, an update `updated` or `unchanged`) and `invalidRuns` invalid ones refused as
+ * labelled. Throws fast-check's report (seed, path, counterexample) on the first failure.
+ */
+export const checkBodies = (resource: ResourceName, options: BodyPropertyOptions = {}) =>
+  Effect.gen(function* () {
+    const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31)
+    const worlds = yield* writeWorlds(seed, options.worlds ?? 4, options.limits)
+    const runtime = yield* Effect.runtime<CatalogService | Transactor>()
+    const run = <A>(world: World, effect: Effect.Effect<A, never, CatalogService | Transactor | CurrentPrincipal>) =>
+      Runtime.runPromise(runtime)(Effect.provideService(effect, CurrentPrincipal, world.principal))
+    const validRuns = options.validRuns ?? 1000
+    const invalidRuns = options.invalidRuns ?? 300
+    if (validRuns > 0)
+      yield* Effect.promise(() =>
+        fc.assert(
+          asProperty(
+            worlds,
+            (world) => validWrite(world, resource),
+            async (world, drawn) => validMismatch(drawn, await run(world, tryUpsert(resource, drawn.body)))
+          ),
+          parameters(options, seed, validRuns)
+        )
+      )
+    if (invalidRuns > 0)
+      yield* Effect.promise(() =>
+        fc.assert(
+          asProperty(
+            worlds,
+            (world) => invalidWrite(world, resource),
+            async (world, drawn) => invalidMismatch(drawn, await run(world, tryUpsert(resource, drawn.body)))
+          ),
+          parameters(options, seed + 1, invalidRuns)
+        )
+      )
+    return { seed, valid: validRuns, invalid: invalidRuns }
+  })
+
+/**
+ * Registers the body properties of every resource as vitest tests over `ports` (built once for the
+ * suite): `runBodyProperties("my adapter", MyPorts, { seed: 42 })`.
+ */
+export const runBodyProperties = (
+  name: string,
+  ports: Layer.Layer<PersistencePorts, unknown>,
+  options: BodyPropertyOptions = {}
+) =>
+  layer(CatalogService.Default.pipe(Layer.provideMerge(ports), Layer.provideMerge(IdsLive)), { timeout: 600_000 })(
+    `upsert body properties: ${name}`,
+    (it) => {
+      describe("valid bodies are accepted; invalid ones are refused with their labelled code and path", () => {
+        for (const resource of options.resources ?? resourceNames)
+          it.effect(
+            `${resource}: ${options.validRuns ?? 1000} valid and ${options.invalidRuns ?? 300} invalid bodies`,
+            () => Effect.asVoid(checkBodies(resource, options)),
+            600_000
+          )
+      })
+    }
+  )
