@@ -95,8 +95,7 @@ const asProperty = <W>(
 const parameters = (options: BodyPropertyOptions, seed: number, numRuns: number): fc.Parameters<unknown> => ({
   seed,
   numRuns,
-  ...(options.path === undefined ? {} : { path: options.path }),
-  endOnFailure: true
+  ...(options.path === undefined ? {} : { path: options.path })
 })
 
 /**

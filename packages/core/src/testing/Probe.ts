@@ -18,7 +18,9 @@ export type Answer<A> =
       readonly code: string
       /** The JSON paths of the error's issues (`details` of a 422), empty for errors without issues. */
       readonly paths: ReadonlyArray<string>
-      /** The domain error itself. */
+      /** `current_revision` of a revision conflict. */
+      readonly currentRevision?: number | undefined
+      /** The domain error itself (or the API's error body). */
       readonly error: unknown
     }
 
@@ -30,7 +32,14 @@ const hasCode = (
 /** An answer from a domain error (anything with a `code`): a defect or another failure is not an answer. */
 export const refused = (error: unknown): Answer<never> => {
   if (!hasCode(error)) throw new Error(`not a domain error: ${String(error)}`)
-  return { _tag: "Refused", code: error.code, paths: (error.issues ?? []).map((issue) => issue.path), error }
+  const current = (error as { readonly current_revision?: unknown }).current_revision
+  return {
+    _tag: "Refused",
+    code: error.code,
+    paths: (error.issues ?? []).map((issue) => issue.path),
+    ...(typeof current === "number" ? { currentRevision: current } : {}),
+    error
+  }
 }
 
 /** Runs `effect` and answers what it answered; a defect stays a defect (a 500 is never an answer). */

@@ -1,0 +1,73 @@
+/**
+ * The model harness as a property (`checkModel`, over any `Target`) and as a vitest suite over a layer of
+ * the ports (`runModelHarness`). A seed reproduces a run; a failure prints fast-check's seed, path and the
+ * shrunk command sequence, with the first disagreement.
+ */
+import { layer } from "@effect/vitest"
+import { Effect, FastCheck as fc, Layer } from "effect"
+import { accountsLayer, idempotencyLayer, layer as memoryLayer } from "../memory/InMemory.js"
+import { layer as memoryInventory } from "../memory/InMemoryInventory.js"
+import { layer as memoryJobs } from "../memory/InMemoryJobs.js"
+import { commands, emptyFigures, type Figures, runSequence, type Target } from "./ModelHarness.js"
+import { type ModelPorts, portsTarget, servicesOf } from "./PortsTarget.js"
+
+export interface ModelOptions {
+  /** Command sequences run (default 30), each in new companies. */
+  readonly runs?: number | undefined
+  /** The longest sequence (default 30 commands). */
+  readonly maxCommands?: number | undefined
+  /** fast-check's seed; random when omitted (a failure prints the one it used). */
+  readonly seed?: number | undefined
+  /** fast-check's replay path of a failure (with its seed). */
+  readonly path?: string | undefined
+}
+
+/** Runs generated command sequences against `target` and the reference model; fails at the first disagreement. */
+export const checkModel = (target: Target, options: ModelOptions = {}) =>
+  Effect.gen(function* () {
+    const figures: Figures = emptyFigures()
+    const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31)
+    yield* Effect.promise(() =>
+      fc.assert(
+        fc.asyncProperty(commands(options.maxCommands ?? 30), (sequence) =>
+          Effect.runPromise(Effect.asVoid(runSequence(target, sequence, figures)))
+        ),
+        {
+          seed,
+          numRuns: options.runs ?? 30,
+          ...(options.path === undefined ? {} : { path: options.path })
+        }
+      )
+    )
+    return { seed, ...figures }
+  })
+
+/** Every port the harness drives, in memory: the reference the adapters are held to. */
+export const memoryPorts: Layer.Layer<ModelPorts> = Layer.mergeAll(
+  memoryInventory.pipe(Layer.provideMerge(memoryLayer)),
+  accountsLayer,
+  idempotencyLayer,
+  memoryJobs
+)
+
+/**
+ * Registers the model harness as a vitest test over `ports` (built once; each sequence works in new
+ * companies): `runModelHarness("SQLite", SqlitePorts, { seed: 42 })`.
+ */
+export const runModelHarness = (name: string, ports: Layer.Layer<ModelPorts, unknown>, options: ModelOptions = {}) =>
+  layer(servicesOf(ports), { timeout: 600_000 })(`model harness: ${name}`, (it) => {
+    it.effect(
+      `${options.runs ?? 30} command sequences agree with the reference model`,
+      () =>
+        Effect.flatMap(portsTarget, (target) => checkModel(target, options)).pipe(
+          Effect.tap((figures) =>
+            Effect.sync(() =>
+              console.log(
+                `model harness on ${name}: seed ${figures.seed}, ${figures.commands} commands checked, ${figures.requests} requests, ${figures.changes} feed changes matched`
+              )
+            )
+          )
+        ),
+      600_000
+    )
+  })
