@@ -20,6 +20,8 @@ export interface ModelOptions {
   readonly seed?: number | undefined
   /** fast-check's replay path of a failure (with its seed). */
   readonly path?: string | undefined
+  /** Shrink a failing sequence to a small counterexample (default true; each step reruns a sequence). */
+  readonly shrink?: boolean | undefined
 }
 
 /** Runs generated command sequences against `target` and the reference model; fails at the first disagreement. */
@@ -35,6 +37,7 @@ export const checkModel = (target: Target, options: ModelOptions = {}) =>
         {
           seed,
           numRuns: options.runs ?? 30,
+          endOnFailure: options.shrink === false,
           ...(options.path === undefined ? {} : { path: options.path })
         }
       )
