@@ -17,7 +17,7 @@ import { type InvalidWrite, invalidWrite, isWithin } from "./arbitraries/Invalid
 import { companySettings } from "./arbitraries/Settings.js"
 import { type ValidWrite, validWrite } from "./arbitraries/ValidBodies.js"
 import type { PersistencePorts } from "./Conformance.js"
-import { type Answer, tryUpsert } from "./Probe.js"
+import { type Answer, breathe, tryUpsert } from "./Probe.js"
 import { type World, write } from "./World.js"
 
 export interface BodyPropertyOptions {
@@ -68,7 +68,10 @@ export const validMismatch = (write: ValidWrite, answer: Answer<{ readonly outco
  * Why `answer` is not the labelled refusal, or undefined when it is: the code, the path among the issues,
  * and no issue outside the labelled field (a union reports at the field itself as well as inside it).
  */
-export const invalidMismatch = (write: InvalidWrite, answer: Answer<unknown>): string | undefined => {
+export const invalidMismatch = (
+  write: Pick<InvalidWrite, "rule" | "code" | "path">,
+  answer: Answer<unknown>
+): string | undefined => {
   const want = `${write.code}${write.path === null ? "" : ` at ${write.path}`}`
   if (answer._tag === "Accepted") return `${write.rule}: expected ${want}, but the body was ${describeAnswer(answer)}`
   if (answer.code !== write.code) return `${write.rule}: expected ${want}, but it was ${describeAnswer(answer)}`
@@ -87,6 +90,7 @@ const asProperty = <W>(
   fc.asyncProperty(
     fc.nat({ max: worlds.length - 1 }).chain((i) => draw(worlds[i]!).map((drawn) => ({ world: i, drawn }))),
     async ({ world, drawn }) => {
+      await breathe()
       const mismatch = await check(worlds[world]!, drawn)
       if (mismatch !== undefined) throw new Error(mismatch)
     }

@@ -82,6 +82,7 @@ export type Command =
       readonly category?: { readonly ext: Categories; readonly byId: boolean }
       /** Sent in combined mode. */
       readonly price?: string
+      readonly unit?: "piece" | "metre"
       readonly revision: RevisionChoice
     }
   | {
@@ -136,7 +137,7 @@ const revision = fc.constantFrom<RevisionChoice>("right", "right", "right", "sta
 const price = fc.constantFrom("10", "10.0", "10.00", "010.5", "10.50", "12")
 const stockQuantity = fc.oneof(
   { weight: 8, arbitrary: fc.integer({ min: 0, max: 9 }).map(String) },
-  { weight: 1, arbitrary: fc.constantFrom("2.000", "2.5", "999999999", "0.001") }
+  { weight: 2, arbitrary: fc.constantFrom("2.000", "2.5", "0.75", "999999999", "0.001") }
 )
 
 const upsertCommand: fc.Arbitrary<Command> = fc.oneof(
@@ -160,6 +161,7 @@ const upsertCommand: fc.Arbitrary<Command> = fc.oneof(
         name,
         category: fc.record({ ext: linkedCategory, byId: fc.boolean() }),
         price,
+        unit: fc.constantFrom<"piece" | "metre">("piece", "metre"),
         revision
       },
       { requiredKeys: ["actor", "ext", "revision"] }
@@ -265,7 +267,13 @@ export const command: fc.Arbitrary<Command> = fc.oneof(
   }
 )
 
-const create = (actorName: ActorName, resource: "categories" | "products", ext: string, link?: Categories): Command =>
+const create = (
+  actorName: ActorName,
+  resource: "categories" | "products",
+  ext: string,
+  link?: Categories,
+  unit?: "metre"
+): Command =>
   resource === "categories"
     ? {
         kind: "upsert",
@@ -283,6 +291,7 @@ const create = (actorName: ActorName, resource: "categories" | "products", ext: 
         ext: ext as Products,
         name: "Alpha",
         category: { ext: link ?? "c0", byId: false },
+        ...(unit === undefined ? {} : { unit }),
         revision: "right"
       }
 
@@ -291,7 +300,7 @@ const bootstrap: ReadonlyArray<Command> = [
   create("a1", "categories", "c0"),
   create("a1", "categories", "c1", "c0"),
   create("a1", "products", "p0"),
-  create("a1", "products", "p1", "c1"),
+  create("a1", "products", "p1", "c1", "metre"),
   create("a2", "categories", "c0"),
   create("a2", "products", "p2"),
   create("b1", "categories", "c0"),
@@ -342,7 +351,7 @@ const show = (value: unknown) => JSON.stringify(value)
 /** An id no record has: a reference to it never resolves. */
 const nowhere = "00000000-0000-4000-8000-000000000000"
 
-interface LastWrite {
+export interface LastWrite {
   readonly actor: ActorName
   readonly resource: string
   readonly body: Json
@@ -350,7 +359,8 @@ interface LastWrite {
   readonly answer: Json
 }
 
-class Run {
+/** One sequence's state: the session, the model and what the harness remembers between commands. */
+export class Run {
   readonly model = new CatalogModel()
   readonly cursors: Record<ActorName, string | undefined> = { a1: undefined, a2: undefined, b1: undefined }
   lastUpsert: LastWrite | undefined
@@ -436,6 +446,7 @@ class Run {
         ...(request.resource === "categories"
           ? { parent_id: link }
           : { category_ids: link === undefined || link === null ? undefined : [link] }),
+        unit: request.unit,
         ...(request.price === undefined ? {} : { mode: "combined", price: request.price })
       }).filter(([, value]) => value !== undefined)
     )
@@ -614,7 +625,7 @@ const importRecords = (run: Run, what: string, c: Extract<Command, { kind: "impo
   })
 
 /** Reads the actor's feed to its end: exactly the changes it has not read and may see, in order, each once. */
-const readFeed = (run: Run, what: string, actorName: ActorName, limit: number) =>
+export const readFeed = (run: Run, what: string, actorName: ActorName, limit: number) =>
   Effect.gen(function* () {
     const got: Array<Json> = []
     for (let page = 0; ; page++) {
@@ -658,7 +669,7 @@ const readFeed = (run: Run, what: string, actorName: ActorName, limit: number) =
   })
 
 /** The system agrees with the model as `actorName` sees it: lists, the touched record, and the stock cards. */
-const verify = (
+export const verify = (
   run: Run,
   what: string,
   actorName: ActorName,
@@ -684,7 +695,16 @@ const verify = (
     const products = run.accepted(what, yield* run.call(run.session.list(actorName, "products")))
     run.equal(
       `${what}: products of ${actorName}`,
-      sortById(products).map((r) => [r.id, r.external_id, r.revision, r.name, r.category_ids, r.price, r.state]),
+      sortById(products).map((r) => [
+        r.id,
+        r.external_id,
+        r.revision,
+        r.name,
+        r.category_ids,
+        r.unit,
+        r.price,
+        r.state
+      ]),
       model.listed(actorName, "products").map((r) => {
         const p = r as Extract<ModelRecord, { resource: "products" }>
         return [
@@ -693,6 +713,7 @@ const verify = (
           p.revision,
           p.name,
           [p.category],
+          p.unit,
           seesPrices ? p.price : undefined,
           "inactive"
         ]
@@ -775,6 +796,7 @@ const execute = (run: Run, c: Command): Effect.Effect<void> => {
         name: c.name,
         link,
         price: c.resource === "products" ? c.price : undefined,
+        unit: c.resource === "products" ? c.unit : undefined,
         expectedRevision: expectedRevision(stored, c.revision)
       })
     }

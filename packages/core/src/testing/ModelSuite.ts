@@ -8,8 +8,13 @@ import { Effect, FastCheck as fc, Layer } from "effect"
 import { accountsLayer, idempotencyLayer, layer as memoryLayer } from "../memory/InMemory.js"
 import { layer as memoryInventory } from "../memory/InMemoryInventory.js"
 import { layer as memoryJobs } from "../memory/InMemoryJobs.js"
+import { checkConcurrency } from "./Concurrency.js"
 import { commands, emptyFigures, type Figures, runSequence, type Target } from "./ModelHarness.js"
 import { type ModelPorts, portsTarget, servicesOf } from "./PortsTarget.js"
+import { checkStockWrites } from "./StockProperties.js"
+
+/** Lets the event loop run its timers and I/O before a sequence (see `Probe.breathe`). */
+const pause = () => new Promise<void>((resolve) => setTimeout(resolve, 0))
 
 export interface ModelOptions {
   /** Command sequences run (default 30), each in new companies. */
@@ -31,9 +36,10 @@ export const checkModel = (target: Target, options: ModelOptions = {}) =>
     const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31)
     yield* Effect.promise(() =>
       fc.assert(
-        fc.asyncProperty(commands(options.maxCommands ?? 30), (sequence) =>
-          Effect.runPromise(Effect.asVoid(runSequence(target, sequence, figures)))
-        ),
+        fc.asyncProperty(commands(options.maxCommands ?? 30), async (sequence) => {
+          await pause()
+          await Effect.runPromise(Effect.asVoid(runSequence(target, sequence, figures)))
+        }),
         {
           seed,
           numRuns: options.runs ?? 30,
@@ -54,8 +60,10 @@ export const memoryPorts: Layer.Layer<ModelPorts> = Layer.mergeAll(
 )
 
 /**
- * Registers the model harness as a vitest test over `ports` (built once; each sequence works in new
- * companies): `runModelHarness("SQLite", SqlitePorts, { seed: 42 })`.
+ * Registers the model harness as vitest tests over `ports` (built once; each run works in new companies):
+ * generated command sequences against the reference model, generated stock writes against their rules,
+ * and concurrent write schedules against a serial order of their accepted writes.
+ * `runModelHarness("SQLite", SqlitePorts, { seed: 42 })`.
  */
 export const runModelHarness = (name: string, ports: Layer.Layer<ModelPorts, unknown>, options: ModelOptions = {}) =>
   layer(servicesOf(ports), { timeout: 600_000 })(`model harness: ${name}`, (it) => {
@@ -71,6 +79,16 @@ export const runModelHarness = (name: string, ports: Layer.Layer<ModelPorts, unk
             )
           )
         ),
+      600_000
+    )
+    it.effect(
+      "generated stock writes are accepted, or refused with their labelled code and path",
+      () => Effect.asVoid(checkStockWrites(options)),
+      600_000
+    )
+    it.effect(
+      "concurrent write schedules commit in an order that explains every answer",
+      () => Effect.asVoid(Effect.flatMap(portsTarget, (target) => checkConcurrency(target, options))),
       600_000
     )
   })

@@ -4,8 +4,10 @@
  * tried against one written catalog, each against the same state.
  */
 import { Cause, Data, Effect, Either, Option } from "effect"
-import { CatalogService, type WriteResult } from "../Catalog/CatalogService.js"
-import { decodeUpsert } from "../Catalog/Decode.js"
+import { CatalogService } from "../Catalog/CatalogService.js"
+import { decodeStrict, decodeUpsert } from "../Catalog/Decode.js"
+import { StockWrite } from "../Inventory/Inventory.js"
+import { InventoryService, type StockWriteResult } from "../Inventory/InventoryService.js"
 import type { ResourceName } from "../Resources/Resource.js"
 import { Transactor } from "../Shared/Transactor.js"
 
@@ -54,7 +56,15 @@ export const answer = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A
       })
   })
 
-class Rollback extends Data.TaggedError("KitRollback")<{ readonly result: WriteResult }> {}
+class Rollback<A> extends Data.TaggedError("KitRollback")<{ readonly result: A }> {}
+
+/** Runs `effect` in a transaction that is rolled back after it succeeds: its answer, and the state as it was. */
+const rolledBack = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.flatMap(Transactor, (transactor) =>
+    transactor
+      .withTransaction(Effect.flatMap(effect, (result) => Effect.fail(new Rollback({ result }))))
+      .pipe(Effect.catchTag("KitRollback", (rollback) => Effect.succeed((rollback as Rollback<A>).result)))
+  )
 
 /**
  * Decodes `body` strictly (as the HTTP API does) and upserts it as the current principal, then rolls the
@@ -65,14 +75,16 @@ export const tryUpsert = (resource: ResourceName, body: unknown) =>
     const decoded = decodeUpsert(resource, body)
     if (Either.isLeft(decoded)) return refused(decoded.left)
     const catalog = yield* CatalogService
-    const transactor = yield* Transactor
-    return yield* answer(
-      transactor
-        .withTransaction(
-          Effect.flatMap(catalog.upsert(resource, decoded.right), (result) => Effect.fail(new Rollback({ result })))
-        )
-        .pipe(Effect.catchTag("KitRollback", (rollback) => Effect.succeed(rollback.result)))
-    )
+    return yield* answer(rolledBack(catalog.upsert(resource, decoded.right)))
+  })
+
+/** Decodes a POST /inventory body strictly and writes it as the current principal, then rolls the write back. */
+export const tryStockWrite = (body: unknown) =>
+  Effect.gen(function* () {
+    const decoded = decodeStrict(StockWrite, body, "the stock write")
+    if (Either.isLeft(decoded)) return refused(decoded.left) as Answer<StockWriteResult>
+    const inventory = yield* InventoryService
+    return yield* answer(rolledBack(inventory.write(decoded.right)))
   })
 
 /** Decodes and upserts `body` as the current principal, keeping the write. */
@@ -83,3 +95,12 @@ export const upsert = (resource: ResourceName, body: unknown) =>
     const catalog = yield* CatalogService
     return yield* answer(catalog.upsert(resource, decoded.right))
   })
+
+let answered = 0
+
+/**
+ * Every few calls, lets the event loop run its timers and I/O. An answer from a synchronous database
+ * (SQLite) needs no macrotask, and thousands in a row would starve the test runner's own messages.
+ */
+export const breathe = (): Promise<void> =>
+  ++answered % 20 === 0 ? new Promise((resolve) => setTimeout(resolve, 0)) : Promise.resolve()

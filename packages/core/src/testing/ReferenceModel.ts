@@ -58,6 +58,8 @@ export interface ProductRecord {
   readonly category: string
   /** With two decimals, as stored; null when the product has none. */
   readonly price: string | null
+  /** null counts in whole pieces, as `piece` does. */
+  readonly unit: "piece" | "metre" | null
   readonly archived: boolean
 }
 
@@ -118,6 +120,7 @@ export interface UpsertRequest {
   readonly link?: Link | null | undefined
   /** A product's price (sent in combined mode). */
   readonly price?: string | undefined
+  readonly unit?: "piece" | "metre" | undefined
   readonly expectedRevision?: number | undefined
   readonly targetId?: string | undefined
 }
@@ -298,10 +301,11 @@ export class CatalogModel {
     const category = linked ?? before?.category
     if (name === undefined || category === undefined) return rejected(refuse("missing_required_field"))
     const price = request.price === undefined ? (before?.price ?? null) : money(request.price)
+    const unit = request.unit ?? before?.unit ?? null
     const parts: Array<Part> = []
     if (before === undefined) parts.push("catalog", "prices", "costs")
     else {
-      if (before.name !== name || before.category !== category) parts.push("catalog")
+      if (before.name !== name || before.category !== category || before.unit !== unit) parts.push("catalog")
       if (before.price !== price) parts.push("prices")
     }
     return this.planned(
@@ -319,6 +323,7 @@ export class CatalogModel {
         name,
         category,
         price,
+        unit,
         archived: false
       }),
       parts
@@ -390,8 +395,9 @@ export class CatalogModel {
     const spec = actorSpecs[actor]
     const product = this.resolve(actor, "products", request.source)
     if (product === undefined) return rejected(refuse("unresolved_reference"))
-    // Products without a unit count in whole pieces.
-    if (units(request.quantity) % 1000n !== 0n) return rejected(refuse("quantity_not_whole"))
+    // Products without a unit, or in pieces, count in whole pieces.
+    if ((product as ProductRecord).unit !== "metre" && units(request.quantity) % 1000n !== 0n)
+      return rejected(refuse("quantity_not_whole"))
     if (!spec.writesStock) return rejected(refuse("location_not_writable"))
     const card = this.cards.get(product.id)
     const current = card?.balance?.revision ?? 0

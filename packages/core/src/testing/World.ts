@@ -2,7 +2,8 @@
  * A written catalog plan: what the body arbitraries generate against. Writing a plan through the catalog
  * use case gives every planned record its uuid (and every selection field its id), at revision 1.
  */
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
+import { Accounts } from "../Auth/Accounts.js"
 import type { Principal } from "../Auth/Principal.js"
 import { CurrentPrincipal } from "../Auth/Principal.js"
 import { CatalogService } from "../Catalog/CatalogService.js"
@@ -20,6 +21,7 @@ import {
   type PlannedType
 } from "./arbitraries/Catalogs.js"
 import { fullPrincipal } from "./arbitraries/Settings.js"
+import { all as allScopes } from "../Shared/Scope.js"
 
 /** The planned records of one resource, typed. */
 export interface PlannedByResource {
@@ -100,3 +102,40 @@ export const write = (plan: CatalogPlan, connectionId: string = globalThis.crypt
     }
     return world
   }).pipe(Effect.provideService(CurrentPrincipal, fullPrincipal(plan.settings, connectionId)))
+
+/**
+ * Registers the world's company, its principal's connection and a stock location the connection may write
+ * (as the platform does before stock writes are possible), and returns the location's id.
+ */
+export const stockLocation = (world: World) =>
+  Effect.gen(function* () {
+    const accounts = yield* Accounts
+    const at = new Date(yield* Clock.currentTimeMillis).toISOString()
+    const company = world.plan.settings
+    yield* accounts.saveCompany({
+      ...company,
+      name: "Kit",
+      enabled: true,
+      subscription_active: true,
+      stock_package: true,
+      inventory_module: true,
+      granted_scopes: allScopes,
+      domains: [],
+      created_at: at
+    })
+    yield* accounts.saveConnection({
+      id: world.principal.connectionId,
+      company_id: company.id,
+      name: "Kit",
+      enabled: true,
+      created_at: at
+    })
+    const location = globalThis.crypto.randomUUID()
+    yield* accounts.saveLocation({ id: location, company_id: company.id, name: "Warehouse", created_at: at })
+    yield* accounts.assignLocation({
+      connection_id: world.principal.connectionId,
+      location_id: location,
+      writable: true
+    })
+    return location
+  })
