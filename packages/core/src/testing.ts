@@ -16,7 +16,17 @@ export { runMediaRepositoryConformance } from "./testing/MediaRepositoryConforma
 export * as Arbitraries from "./testing/Arbitraries.js"
 export * as World from "./testing/World.js"
 export * as Probe from "./testing/Probe.js"
-export { type BodyPropertyOptions, checkBodies, runBodyProperties } from "./testing/BodyProperties.js"
+export {
+  assertOverWorlds,
+  type BodyPropertyOptions,
+  checkBodies,
+  forAllWorlds,
+  invalidMismatch,
+  runBodyProperties,
+  validMismatch,
+  type WorldPropertyOptions,
+  writeWorlds
+} from "./testing/BodyProperties.js"
 export * as ReferenceModel from "./testing/ReferenceModel.js"
 export * as ModelHarness from "./testing/ModelHarness.js"
 export { type ModelPorts, portsTarget, servicesOf } from "./testing/PortsTarget.js"

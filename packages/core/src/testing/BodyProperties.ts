@@ -11,7 +11,6 @@ import { CurrentPrincipal } from "../Auth/Principal.js"
 import { CatalogService } from "../Catalog/CatalogService.js"
 import { type ResourceName, resourceNames } from "../Resources/Resource.js"
 import { IdsLive } from "../Shared/Ids.js"
-import type { Transactor } from "../Shared/Transactor.js"
 import { catalog, type CatalogLimits, defaultLimits, everyKind } from "./arbitraries/Catalogs.js"
 import { type InvalidWrite, invalidWrite, isWithin } from "./arbitraries/InvalidBodies.js"
 import { companySettings } from "./arbitraries/Settings.js"
@@ -82,25 +81,78 @@ export const invalidMismatch = (
   return undefined
 }
 
-const asProperty = <W>(
+/** How a property over written catalogs runs: its seed (catalogs and draws), fast-check's path, its runs. */
+export interface WorldPropertyOptions {
+  readonly seed?: number | undefined
+  readonly path?: string | undefined
+  /** Draws tried (default 100). */
+  readonly runs?: number | undefined
+  /** Catalogs written, each in a company of its own (default 4). */
+  readonly worlds?: number | undefined
+  readonly limits?: CatalogLimits | undefined
+}
+
+/**
+ * Asserts `check` for draws against the given worlds, each run as the world's principal; a failure or a
+ * defect of `check` is a counterexample (fast-check shrinks it and prints seed and path).
+ */
+export const assertOverWorlds = <A, R>(
   worlds: ReadonlyArray<World>,
-  draw: (world: World) => fc.Arbitrary<W>,
-  check: (world: World, drawn: W) => Promise<string | undefined>
+  draw: (world: World) => fc.Arbitrary<A>,
+  check: (world: World, drawn: A) => Effect.Effect<unknown, unknown, R>,
+  parameters: fc.Parameters<unknown>
 ) =>
-  fc.asyncProperty(
-    fc.nat({ max: worlds.length - 1 }).chain((i) => draw(worlds[i]!).map((drawn) => ({ world: i, drawn }))),
-    async ({ world, drawn }) => {
-      await breathe()
-      const mismatch = await check(worlds[world]!, drawn)
-      if (mismatch !== undefined) throw new Error(mismatch)
-    }
+  Effect.flatMap(Effect.runtime<Exclude<R, CurrentPrincipal>>(), (runtime) =>
+    Effect.promise(() =>
+      fc.assert(
+        fc.asyncProperty(
+          fc.nat({ max: worlds.length - 1 }).chain((i) => draw(worlds[i]!).map((drawn) => ({ world: i, drawn }))),
+          async ({ world, drawn }) => {
+            await breathe()
+            const principal = worlds[world]!.principal
+            await Runtime.runPromise(runtime)(
+              Effect.provideService(check(worlds[world]!, drawn), CurrentPrincipal, principal) as Effect.Effect<
+                unknown,
+                unknown,
+                Exclude<R, CurrentPrincipal>
+              >
+            )
+          }
+        ),
+        parameters
+      )
+    )
   )
 
-const parameters = (options: BodyPropertyOptions, seed: number, numRuns: number): fc.Parameters<unknown> => ({
+/**
+ * Writes the seed's catalogs, then asserts `check` for `runs` draws against them (`draw(world)`), each
+ * as the world's principal: `forAllWorlds((w) => Arbitraries.validWrite(w, "products"), (w, write) => …)`.
+ */
+export const forAllWorlds = <A, R>(
+  draw: (world: World) => fc.Arbitrary<A>,
+  check: (world: World, drawn: A) => Effect.Effect<unknown, unknown, R>,
+  options: WorldPropertyOptions = {}
+) =>
+  Effect.gen(function* () {
+    const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31)
+    const worlds = yield* writeWorlds(seed, options.worlds ?? 4, options.limits)
+    yield* assertOverWorlds(worlds, draw, check, parameters(options, seed, options.runs ?? 100))
+    return { seed }
+  })
+
+const parameters = (
+  options: { readonly path?: string | undefined },
+  seed: number,
+  numRuns: number
+): fc.Parameters<unknown> => ({
   seed,
   numRuns,
   ...(options.path === undefined ? {} : { path: options.path })
 })
+
+/** Fails with the mismatch when there is one. */
+const mismatchAsFailure = (mismatch: string | undefined) =>
+  mismatch === undefined ? Effect.void : Effect.dieMessage(mismatch)
 
 /**
  * Writes the seed's catalogs, then asserts that `validRuns` valid bodies of `resource` are accepted
@@ -111,32 +163,25 @@ export const checkBodies = (resource: ResourceName, options: BodyPropertyOptions
   Effect.gen(function* () {
     const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31)
     const worlds = yield* writeWorlds(seed, options.worlds ?? 4, options.limits)
-    const runtime = yield* Effect.runtime<CatalogService | Transactor>()
-    const run = <A>(world: World, effect: Effect.Effect<A, never, CatalogService | Transactor | CurrentPrincipal>) =>
-      Runtime.runPromise(runtime)(Effect.provideService(effect, CurrentPrincipal, world.principal))
     const validRuns = options.validRuns ?? 1000
     const invalidRuns = options.invalidRuns ?? 300
     if (validRuns > 0)
-      yield* Effect.promise(() =>
-        fc.assert(
-          asProperty(
-            worlds,
-            (world) => validWrite(world, resource),
-            async (world, drawn) => validMismatch(drawn, await run(world, tryUpsert(resource, drawn.body)))
-          ),
-          parameters(options, seed, validRuns)
-        )
+      yield* assertOverWorlds(
+        worlds,
+        (world) => validWrite(world, resource),
+        (_, drawn) =>
+          Effect.flatMap(tryUpsert(resource, drawn.body), (answer) => mismatchAsFailure(validMismatch(drawn, answer))),
+        parameters(options, seed, validRuns)
       )
     if (invalidRuns > 0)
-      yield* Effect.promise(() =>
-        fc.assert(
-          asProperty(
-            worlds,
-            (world) => invalidWrite(world, resource),
-            async (world, drawn) => invalidMismatch(drawn, await run(world, tryUpsert(resource, drawn.body)))
+      yield* assertOverWorlds(
+        worlds,
+        (world) => invalidWrite(world, resource),
+        (_, drawn) =>
+          Effect.flatMap(tryUpsert(resource, drawn.body), (answer) =>
+            mismatchAsFailure(invalidMismatch(drawn, answer))
           ),
-          parameters(options, seed + 1, invalidRuns)
-        )
+        parameters(options, seed + 1, invalidRuns)
       )
     return { seed, valid: validRuns, invalid: invalidRuns }
   })

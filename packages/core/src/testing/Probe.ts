@@ -58,8 +58,11 @@ export const answer = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A
 
 class Rollback<A> extends Data.TaggedError("KitRollback")<{ readonly result: A }> {}
 
-/** Runs `effect` in a transaction that is rolled back after it succeeds: its answer, and the state as it was. */
-const rolledBack = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+/**
+ * Runs `effect` in a transaction that is rolled back after it succeeds: its result, and the state as it
+ * was (a failure rolls back anyway). With `answer`, tries a write of your own against a written catalog.
+ */
+export const rolledBack = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.flatMap(Transactor, (transactor) =>
     transactor
       .withTransaction(Effect.flatMap(effect, (result) => Effect.fail(new Rollback({ result }))))

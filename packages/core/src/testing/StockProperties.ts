@@ -3,15 +3,14 @@
  * balance are accepted (`created`), invalid ones refused with their labelled code and path. Each write is
  * tried against one of a few written catalogs, in a transaction that is rolled back.
  */
-import { Effect, FastCheck as fc, Runtime } from "effect"
+import { Effect, type FastCheck as fc } from "effect"
 import type { Accounts } from "../Auth/Accounts.js"
-import { CurrentPrincipal } from "../Auth/Principal.js"
 import type { CatalogService } from "../Catalog/CatalogService.js"
 import type { InventoryService } from "../Inventory/InventoryService.js"
 import type { Transactor } from "../Shared/Transactor.js"
 import { invalidStockWrite, stockWrite } from "./arbitraries/Stock.js"
-import { invalidMismatch, writeWorlds } from "./BodyProperties.js"
-import { type Answer, breathe, tryStockWrite } from "./Probe.js"
+import { assertOverWorlds, invalidMismatch, writeWorlds } from "./BodyProperties.js"
+import { type Answer, tryStockWrite } from "./Probe.js"
 import { stockLocation } from "./World.js"
 
 export interface StockPropertyOptions {
@@ -36,41 +35,32 @@ export const checkStockWrites = (options: StockPropertyOptions = {}) =>
     const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31)
     const worlds = yield* writeWorlds(seed, options.worlds ?? 2)
     const locations = yield* Effect.forEach(worlds, stockLocation)
-    const runtime = yield* Effect.runtime<InventoryService | Transactor>()
-    const attempt = (i: number, body: unknown) =>
-      Runtime.runPromise(runtime)(Effect.provideService(tryStockWrite(body), CurrentPrincipal, worlds[i]!.principal))
-    const world = fc.nat({ max: worlds.length - 1 })
-    const parameters = (s: number, numRuns: number) => ({
+    const byWorld = new Map(worlds.map((world, i) => [world, locations[i]!]))
+    const parameters = (s: number, numRuns: number): fc.Parameters<unknown> => ({
       seed: s,
       numRuns,
       ...(options.path === undefined ? {} : { path: options.path })
     })
-    yield* Effect.promise(() =>
-      fc.assert(
-        fc.asyncProperty(
-          world.chain((i) => stockWrite(worlds[i]!, locations[i]!).map((write) => ({ world: i, ...write }))),
-          async ({ world: i, body, outcome }) => {
-            await breathe()
-            const answer = await attempt(i, body)
-            if (answer._tag !== "Accepted" || answer.value.outcome !== outcome)
-              throw new Error(`a valid stock write was ${describe(answer)}, not ${outcome}`)
-          }
+    yield* assertOverWorlds(
+      worlds,
+      (world) => stockWrite(world, byWorld.get(world)!),
+      (_, { body, outcome }) =>
+        Effect.flatMap(tryStockWrite(body), (answer) =>
+          answer._tag === "Accepted" && answer.value.outcome === outcome
+            ? Effect.void
+            : Effect.dieMessage(`a valid stock write was ${describe(answer)}, not ${outcome}`)
         ),
-        parameters(seed, options.validRuns ?? 300)
-      )
+      parameters(seed, options.validRuns ?? 300)
     )
-    yield* Effect.promise(() =>
-      fc.assert(
-        fc.asyncProperty(
-          world.chain((i) => invalidStockWrite(worlds[i]!, locations[i]!).map((write) => ({ world: i, ...write }))),
-          async (write) => {
-            await breathe()
-            const mismatch = invalidMismatch(write, await attempt(write.world, write.body))
-            if (mismatch !== undefined) throw new Error(mismatch)
-          }
-        ),
-        parameters(seed + 1, options.invalidRuns ?? 300)
-      )
+    yield* assertOverWorlds(
+      worlds,
+      (world) => invalidStockWrite(world, byWorld.get(world)!),
+      (_, write) =>
+        Effect.flatMap(tryStockWrite(write.body), (answer) => {
+          const mismatch = invalidMismatch(write, answer)
+          return mismatch === undefined ? Effect.void : Effect.dieMessage(mismatch)
+        }),
+      parameters(seed + 1, options.invalidRuns ?? 300)
     )
     return { seed }
   }) satisfies Effect.Effect<unknown, unknown, CatalogService | InventoryService | Transactor | Accounts>
