@@ -33,3 +33,4 @@ export { type ModelPorts, portsTarget, servicesOf } from "./testing/PortsTarget.
 export { checkModel, memoryPorts, type ModelOptions, runModelHarness } from "./testing/ModelSuite.js"
 export { checkStockWrites, type StockPropertyOptions } from "./testing/StockProperties.js"
 export * as Concurrency from "./testing/Concurrency.js"
+export { type ReplayOptions } from "./testing/Replay.js"

@@ -3,7 +3,7 @@
  * accepted, and generated invalid bodies are refused with the code and JSON path they are labelled with.
  * A few catalogs are written first (one company each); every body is then tried against one of them in a
  * transaction that is rolled back, so all bodies meet the same state. A seed reproduces the catalogs and
- * the bodies; fast-check's `path` replays one failure.
+ * the bodies; a failure names the options (`seed`, `path`, `only`) that replay it.
  */
 import { describe, layer } from "@effect/vitest"
 import { Effect, FastCheck as fc, Layer, Runtime } from "effect"
@@ -17,19 +17,16 @@ import { companySettings } from "./arbitraries/Settings.js"
 import { type ValidWrite, validWrite } from "./arbitraries/ValidBodies.js"
 import type { PersistencePorts } from "./Conformance.js"
 import { type Answer, breathe, tryUpsert } from "./Probe.js"
+import { assertProperty, type ReplayOptions, runs, seedOf } from "./Replay.js"
 import { type World, write } from "./World.js"
 
-export interface BodyPropertyOptions {
+export interface BodyPropertyOptions extends ReplayOptions {
   /** Valid bodies tried per resource (default 1000). */
   readonly validRuns?: number | undefined
   /** Invalid bodies tried per resource (default 300). */
   readonly invalidRuns?: number | undefined
   /** Catalogs written, each in a company of its own, that the bodies are tried against (default 4). */
   readonly worlds?: number | undefined
-  /** The seed of the catalogs and the bodies; random when omitted (a failure prints the one it used). */
-  readonly seed?: number | undefined
-  /** fast-check's replay path of a failure (with its seed): runs that counterexample first. */
-  readonly path?: string | undefined
   /** Only these resources (default: all seven). */
   readonly resources?: ReadonlyArray<ResourceName> | undefined
   /** The most records of each kind per catalog (at least one of every kind is always written). */
@@ -82,9 +79,7 @@ export const invalidMismatch = (
 }
 
 /** How a property over written catalogs runs: its seed (catalogs and draws), fast-check's path, its runs. */
-export interface WorldPropertyOptions {
-  readonly seed?: number | undefined
-  readonly path?: string | undefined
+export interface WorldPropertyOptions extends ReplayOptions {
   /** Draws tried (default 100). */
   readonly runs?: number | undefined
   /** Catalogs written, each in a company of its own (default 4). */
@@ -94,39 +89,40 @@ export interface WorldPropertyOptions {
 
 /**
  * Asserts `check` for draws against the given worlds, each run as the world's principal; a failure or a
- * defect of `check` is a counterexample (fast-check shrinks it and prints seed and path).
+ * defect of `check` is a counterexample, shrunk and reported with the options that replay it.
  */
 export const assertOverWorlds = <A, R>(
+  name: string,
   worlds: ReadonlyArray<World>,
   draw: (world: World) => fc.Arbitrary<A>,
   check: (world: World, drawn: A) => Effect.Effect<unknown, unknown, R>,
-  parameters: fc.Parameters<unknown>
+  options: ReplayOptions & { readonly seed: number; readonly numRuns: number }
 ) =>
   Effect.flatMap(Effect.runtime<Exclude<R, CurrentPrincipal>>(), (runtime) =>
-    Effect.promise(() =>
-      fc.assert(
-        fc.asyncProperty(
-          fc.nat({ max: worlds.length - 1 }).chain((i) => draw(worlds[i]!).map((drawn) => ({ world: i, drawn }))),
-          async ({ world, drawn }) => {
-            await breathe()
-            const principal = worlds[world]!.principal
-            await Runtime.runPromise(runtime)(
-              Effect.provideService(check(worlds[world]!, drawn), CurrentPrincipal, principal) as Effect.Effect<
-                unknown,
-                unknown,
-                Exclude<R, CurrentPrincipal>
-              >
-            )
-          }
-        ),
-        parameters
-      )
+    assertProperty(
+      name,
+      fc.asyncProperty(
+        fc.nat({ max: worlds.length - 1 }).chain((i) => draw(worlds[i]!).map((drawn) => ({ world: i, drawn }))),
+        async ({ world, drawn }) => {
+          await breathe()
+          const principal = worlds[world]!.principal
+          await Runtime.runPromise(runtime)(
+            Effect.provideService(check(worlds[world]!, drawn), CurrentPrincipal, principal) as Effect.Effect<
+              unknown,
+              unknown,
+              Exclude<R, CurrentPrincipal>
+            >
+          )
+        }
+      ),
+      options
     )
   )
 
 /**
  * Writes the seed's catalogs, then asserts `check` for `runs` draws against them (`draw(world)`), each
  * as the world's principal: `forAllWorlds((w) => Arbitraries.validWrite(w, "products"), (w, write) => …)`.
+ * Its failures replay with `only: "property"`.
  */
 export const forAllWorlds = <A, R>(
   draw: (world: World) => fc.Arbitrary<A>,
@@ -134,21 +130,11 @@ export const forAllWorlds = <A, R>(
   options: WorldPropertyOptions = {}
 ) =>
   Effect.gen(function* () {
-    const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31)
+    const seed = seedOf(options)
     const worlds = yield* writeWorlds(seed, options.worlds ?? 4, options.limits)
-    yield* assertOverWorlds(worlds, draw, check, parameters(options, seed, options.runs ?? 100))
+    yield* assertOverWorlds("property", worlds, draw, check, { ...options, seed, numRuns: options.runs ?? 100 })
     return { seed }
   })
-
-const parameters = (
-  options: { readonly path?: string | undefined },
-  seed: number,
-  numRuns: number
-): fc.Parameters<unknown> => ({
-  seed,
-  numRuns,
-  ...(options.path === undefined ? {} : { path: options.path })
-})
 
 /** Fails with the mismatch when there is one. */
 const mismatchAsFailure = (mismatch: string | undefined) =>
@@ -157,31 +143,37 @@ const mismatchAsFailure = (mismatch: string | undefined) =>
 /**
  * Writes the seed's catalogs, then asserts that `validRuns` valid bodies of `resource` are accepted
  * (a create `created`, an update `updated` or `unchanged`) and `invalidRuns` invalid ones refused as
- * labelled. Throws fast-check's report (seed, path, counterexample) on the first failure.
+ * labelled (properties `<resource>: valid` and `<resource>: invalid`). Fails with fast-check's report
+ * and the options that replay the failure.
  */
 export const checkBodies = (resource: ResourceName, options: BodyPropertyOptions = {}) =>
   Effect.gen(function* () {
-    const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31)
+    const seed = seedOf(options)
+    const valid = `${resource}: valid`
+    const invalid = `${resource}: invalid`
+    if (!runs(options, valid) && !runs(options, invalid)) return { seed, valid: 0, invalid: 0 }
     const worlds = yield* writeWorlds(seed, options.worlds ?? 4, options.limits)
-    const validRuns = options.validRuns ?? 1000
-    const invalidRuns = options.invalidRuns ?? 300
+    const validRuns = runs(options, valid) ? (options.validRuns ?? 1000) : 0
+    const invalidRuns = runs(options, invalid) ? (options.invalidRuns ?? 300) : 0
     if (validRuns > 0)
       yield* assertOverWorlds(
+        valid,
         worlds,
         (world) => validWrite(world, resource),
         (_, drawn) =>
           Effect.flatMap(tryUpsert(resource, drawn.body), (answer) => mismatchAsFailure(validMismatch(drawn, answer))),
-        parameters(options, seed, validRuns)
+        { ...options, seed, numRuns: validRuns }
       )
     if (invalidRuns > 0)
       yield* assertOverWorlds(
+        invalid,
         worlds,
         (world) => invalidWrite(world, resource),
         (_, drawn) =>
           Effect.flatMap(tryUpsert(resource, drawn.body), (answer) =>
             mismatchAsFailure(invalidMismatch(drawn, answer))
           ),
-        parameters(options, seed + 1, invalidRuns)
+        { ...options, seed, numRuns: invalidRuns }
       )
     return { seed, valid: validRuns, invalid: invalidRuns }
   })

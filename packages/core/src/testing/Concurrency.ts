@@ -9,6 +9,7 @@ import { Effect, FastCheck as fc } from "effect"
 import type { Answer } from "./Probe.js"
 import { readFeed, Run, verify, type Figures, emptyFigures, type Target } from "./ModelHarness.js"
 import type { ActorName } from "./ReferenceModel.js"
+import { assertProperty, pause, type ReplayOptions, runs, seedOf } from "./Replay.js"
 
 export interface ConcurrentStep {
   /** A category renamed (`c0`, `c1`) or stock put into product `p0`. */
@@ -191,26 +192,24 @@ export const runSchedule = (target: Target, schedule: Schedule, figures: Figures
     return figures
   })
 
-export interface ConcurrencyOptions {
+export interface ConcurrencyOptions extends ReplayOptions {
   /** Schedules run (default 20), each in new companies. */
   readonly runs?: number | undefined
-  readonly seed?: number | undefined
-  readonly path?: string | undefined
 }
 
 /** Runs generated schedules against `target`; fails at the first that no serial order of its accepted writes explains. */
 export const checkConcurrency = (target: Target, options: ConcurrencyOptions = {}) =>
   Effect.gen(function* () {
     const figures = emptyFigures()
-    const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31)
-    yield* Effect.promise(() =>
-      fc.assert(
+    const seed = seedOf(options)
+    if (runs(options, "concurrency"))
+      yield* assertProperty(
+        "concurrency",
         fc.asyncProperty(concurrentSchedule, async (schedule) => {
-          await new Promise((resolve) => setTimeout(resolve, 0))
+          await pause()
           await Effect.runPromise(Effect.asVoid(runSchedule(target, schedule, figures)))
         }),
-        { seed, numRuns: options.runs ?? 20, ...(options.path === undefined ? {} : { path: options.path }) }
+        { ...options, seed, numRuns: options.runs ?? 20 }
       )
-    )
     return { seed, ...figures }
   })

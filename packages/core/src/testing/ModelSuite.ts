@@ -1,7 +1,7 @@
 /**
  * The model harness as a property (`checkModel`, over any `Target`) and as a vitest suite over a layer of
- * the ports (`runModelHarness`). A seed reproduces a run; a failure prints fast-check's seed, path and the
- * shrunk command sequence, with the first disagreement.
+ * the ports (`runModelHarness`). A seed reproduces a run; a failure prints the shrunk command sequence, the
+ * first disagreement and the options (`seed`, `path`, `only`) that replay it.
  */
 import { layer } from "@effect/vitest"
 import { Effect, FastCheck as fc, Layer } from "effect"
@@ -11,20 +11,14 @@ import { layer as memoryJobs } from "../memory/InMemoryJobs.js"
 import { checkConcurrency } from "./Concurrency.js"
 import { commands, emptyFigures, type Figures, runSequence, type Target } from "./ModelHarness.js"
 import { type ModelPorts, portsTarget, servicesOf } from "./PortsTarget.js"
+import { assertProperty, pause, type ReplayOptions, runs, seedOf } from "./Replay.js"
 import { checkStockWrites } from "./StockProperties.js"
 
-/** Lets the event loop run its timers and I/O before a sequence (see `Probe.breathe`). */
-const pause = () => new Promise<void>((resolve) => setTimeout(resolve, 0))
-
-export interface ModelOptions {
+export interface ModelOptions extends ReplayOptions {
   /** Command sequences run (default 30), each in new companies. */
   readonly runs?: number | undefined
   /** The longest sequence (default 30 commands). */
   readonly maxCommands?: number | undefined
-  /** fast-check's seed; random when omitted (a failure prints the one it used). */
-  readonly seed?: number | undefined
-  /** fast-check's replay path of a failure (with its seed). */
-  readonly path?: string | undefined
   /** Shrink a failing sequence to a small counterexample (default true; each step reruns a sequence). */
   readonly shrink?: boolean | undefined
 }
@@ -33,21 +27,16 @@ export interface ModelOptions {
 export const checkModel = (target: Target, options: ModelOptions = {}) =>
   Effect.gen(function* () {
     const figures: Figures = emptyFigures()
-    const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31)
-    yield* Effect.promise(() =>
-      fc.assert(
+    const seed = seedOf(options)
+    if (runs(options, "sequences"))
+      yield* assertProperty(
+        "sequences",
         fc.asyncProperty(commands(options.maxCommands ?? 30), async (sequence) => {
           await pause()
           await Effect.runPromise(Effect.asVoid(runSequence(target, sequence, figures)))
         }),
-        {
-          seed,
-          numRuns: options.runs ?? 30,
-          endOnFailure: options.shrink === false,
-          ...(options.path === undefined ? {} : { path: options.path })
-        }
+        { ...options, seed, numRuns: options.runs ?? 30 }
       )
-    )
     return { seed, ...figures }
   })
 
