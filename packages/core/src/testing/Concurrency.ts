@@ -7,7 +7,8 @@
  */
 import { Effect, FastCheck as fc } from "effect"
 import type { Answer } from "./Probe.js"
-import { readFeed, Run, verify, type Figures, emptyFigures, type Target } from "./ModelHarness.js"
+import { emptyFigures, type Figures, readFeed, Run, verify } from "./ModelRun.js"
+import type { Target } from "./ModelTarget.js"
 import type { ActorName } from "./ReferenceModel.js"
 import { assertProperty, pause, type ReplayOptions, runs, seedOf } from "./Replay.js"
 

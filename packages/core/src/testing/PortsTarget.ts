@@ -27,11 +27,11 @@ import { JobStore } from "../Jobs/JobStore.js"
 import type { ResourceName } from "../Resources/Resource.js"
 import type { CompanyId, ConnectionId, RecordId } from "../Shared/Ids.js"
 import { Ids, IdsLive } from "../Shared/Ids.js"
-import { all as allScopes } from "../Shared/Scope.js"
 import type { Transactor } from "../Shared/Transactor.js"
 import { runWrite } from "../Writes/WriteRunner.js"
-import type { Session, Target } from "./ModelHarness.js"
+import type { Session, Target } from "./ModelTarget.js"
 import { answer } from "./Probe.js"
+import { enabledCompany } from "./World.js"
 import { type ActorName, actorNames, actorSpecs, type CompanyName } from "./ReferenceModel.js"
 
 /** The ports the harness drives: the persistence ports, stock, accounts, idempotency and import jobs. */
@@ -89,17 +89,7 @@ const setUp = Effect.gen(function* () {
       tax_rates: ["20.00"],
       storage_slug: `kit-${id}`
     }
-    yield* accounts.saveCompany({
-      ...settings[company],
-      name: `Company ${company}`,
-      enabled: true,
-      subscription_active: true,
-      stock_package: true,
-      inventory_module: true,
-      granted_scopes: allScopes,
-      domains: [],
-      created_at: at
-    })
+    yield* accounts.saveCompany(enabledCompany(settings[company], `Company ${company}`, at))
     locations[company] = globalThis.crypto.randomUUID()
     yield* accounts.saveLocation({
       id: locations[company],

@@ -4,6 +4,7 @@
  */
 import { Clock, Effect } from "effect"
 import { Accounts } from "../Auth/Accounts.js"
+import type { Company, CompanySettings } from "../Auth/Company.js"
 import type { Principal } from "../Auth/Principal.js"
 import { CurrentPrincipal } from "../Auth/Principal.js"
 import { CatalogService } from "../Catalog/CatalogService.js"
@@ -103,6 +104,19 @@ export const write = (plan: CatalogPlan, connectionId: string = globalThis.crypt
     return world
   }).pipe(Effect.provideService(CurrentPrincipal, fullPrincipal(plan.settings, connectionId)))
 
+/** A company as the platform keeps it, enabled with every scope granted and the stock features active. */
+export const enabledCompany = (settings: CompanySettings, name: string, at: string): Company => ({
+  ...settings,
+  name,
+  enabled: true,
+  subscription_active: true,
+  stock_package: true,
+  inventory_module: true,
+  granted_scopes: allScopes,
+  domains: [],
+  created_at: at
+})
+
 /**
  * Registers the world's company, its principal's connection and a stock location the connection may write
  * (as the platform does before stock writes are possible), and returns the location's id.
@@ -112,17 +126,7 @@ export const stockLocation = (world: World) =>
     const accounts = yield* Accounts
     const at = new Date(yield* Clock.currentTimeMillis).toISOString()
     const company = world.plan.settings
-    yield* accounts.saveCompany({
-      ...company,
-      name: "Kit",
-      enabled: true,
-      subscription_active: true,
-      stock_package: true,
-      inventory_module: true,
-      granted_scopes: allScopes,
-      domains: [],
-      created_at: at
-    })
+    yield* accounts.saveCompany(enabledCompany(company, "Kit", at))
     yield* accounts.saveConnection({
       id: world.principal.connectionId,
       company_id: company.id,
