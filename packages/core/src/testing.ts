@@ -34,3 +34,4 @@ export { checkModel, memoryPorts, type ModelOptions, runModelHarness } from "./t
 export { checkStockWrites, type StockPropertyOptions } from "./testing/StockProperties.js"
 export * as Concurrency from "./testing/Concurrency.js"
 export { type ReplayOptions } from "./testing/Replay.js"
+export { checkImportBatches, type ImportPropertyOptions } from "./testing/ImportProperties.js"

@@ -3,12 +3,13 @@
  * the ports (`runModelHarness`). A seed reproduces a run; a failure prints the shrunk command sequence, the
  * first disagreement and the options (`seed`, `path`, `only`) that replay it.
  */
-import { layer } from "@effect/vitest"
+import { expect, layer } from "@effect/vitest"
 import { Effect, FastCheck as fc, Layer } from "effect"
 import { accountsLayer, idempotencyLayer, layer as memoryLayer } from "../memory/InMemory.js"
 import { layer as memoryInventory } from "../memory/InMemoryInventory.js"
 import { layer as memoryJobs } from "../memory/InMemoryJobs.js"
 import { checkConcurrency } from "./Concurrency.js"
+import { checkImportBatches } from "./ImportProperties.js"
 import { commands } from "./ModelCommands.js"
 import { runSequence } from "./ModelHarness.js"
 import { emptyFigures, type Figures } from "./ModelRun.js"
@@ -54,7 +55,8 @@ export const memoryPorts: Layer.Layer<ModelPorts> = Layer.mergeAll(
 /**
  * Registers the model harness as vitest tests over `ports` (built once; each run works in new companies):
  * generated command sequences against the reference model, generated stock writes against their rules,
- * and concurrent write schedules against a serial order of their accepted writes.
+ * catalogs imported in shuffled batches against the same catalogs written in order, and concurrent
+ * write schedules against a serial order of their accepted writes.
  * `runModelHarness("SQLite", SqlitePorts, { seed: 42 })`.
  */
 export const runModelHarness = (name: string, ports: Layer.Layer<ModelPorts, unknown>, options: ModelOptions = {}) =>
@@ -76,6 +78,14 @@ export const runModelHarness = (name: string, ports: Layer.Layer<ModelPorts, unk
     it.effect(
       "generated stock writes are accepted, or refused with their labelled code and path",
       () => Effect.asVoid(checkStockWrites(options)),
+      600_000
+    )
+    it.effect(
+      "a catalog imported in shuffled batches, over several passes, is the catalog written in order",
+      () =>
+        Effect.map(checkImportBatches({ ...options, runs: 10 }), ({ severalPasses }) => {
+          if (runs(options, "imports")) expect(severalPasses).toBeGreaterThan(0)
+        }),
       600_000
     )
     it.effect(

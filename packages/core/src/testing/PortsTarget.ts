@@ -135,7 +135,7 @@ const setUp = Effect.gen(function* () {
 })
 
 /** Runs the claimable import jobs until `jobId` is no longer pending, as a worker does. */
-const work = (jobId: string) =>
+export const work = (jobId: string) =>
   Effect.gen(function* () {
     const jobs = yield* JobStore
     const imports = yield* ImportService
