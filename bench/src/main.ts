@@ -20,6 +20,7 @@ import { cpus, freemem, loadavg, platform, release, tmpdir, totalmem } from "nod
 import { join } from "node:path"
 import * as PgTesting from "@catalog-sync/adapter-pg/testing"
 import Database from "better-sqlite3"
+import { driverFor } from "better-sqlite3/driver"
 import { Effect, Exit, Scope } from "effect"
 import { WebSocket } from "undici"
 import { type LoadRequest, type LoadResult, load, median } from "./load.js"
@@ -299,7 +300,7 @@ const machine = () => ({
       "@effect/sql-sqlite-node",
       "better-sqlite3",
       "autocannon"
-    ].map((p) => [p, versionOf(p)])
+    ].map((p) => [p, versionOf(p === "better-sqlite3" ? driverFor(process.versions) : p)])
   )
 })
 
