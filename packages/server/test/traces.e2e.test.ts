@@ -169,18 +169,29 @@ layer(TracedServer().pipe(Layer.provide(answering)), { excludeTestServices: true
                 })
                 return { traceId, status: reply.status }
               })
-            const fast = yield* traced({})
-            const routed = yield* traced(byRouter)
-            expect(fast.status).toBe(routed.status)
-            // A request's span ends after every span inside it: once both are received, so is everything under them.
-            const [fastTrace, routedTrace] = yield* eventually((spans) => {
-              const trees = [fast.traceId, routed.traceId].map((traceId) => {
-                const inTrace = spans.filter((span) => span.traceId === traceId)
-                const root = inTrace.find((span) => span.name === `GET ${route}`)
-                return root === undefined ? undefined : shapeOf(inTrace, root)
+            const bothTraced = Effect.gen(function* () {
+              const fast = yield* traced({})
+              const routed = yield* traced(byRouter)
+              expect(fast.status).toBe(routed.status)
+              // A request's span ends after every span inside it: once both are received, so is everything under them.
+              return yield* eventually((spans) => {
+                const trees = [fast.traceId, routed.traceId].map((traceId) => {
+                  const inTrace = spans.filter((span) => span.traceId === traceId)
+                  const root = inTrace.find((span) => span.name === `GET ${route}`)
+                  return root === undefined ? undefined : shapeOf(inTrace, root)
+                })
+                return trees.every((tree) => tree !== undefined) ? trees : undefined
               })
-              return trees.every((tree) => tree !== undefined) ? trees : undefined
             })
+            // The keys' cache is the server's state, not the path's: on PostgreSQL the accounts' version moves
+            // with each ping of its listening connection, so one of the two may look its key up again. A pair
+            // is asked again (up to three times) until both found the key alike; a path that traces otherwise
+            // differs every time.
+            const keyLookups = (tree: Shape): number =>
+              (tree.name === "Accounts.findKey" ? 1 : 0) + tree.children.reduce((n, child) => n + keyLookups(child), 0)
+            let [fastTrace, routedTrace] = yield* bothTraced
+            for (let attempt = 1; attempt < 3 && keyLookups(fastTrace!) !== keyLookups(routedTrace!); attempt++)
+              [fastTrace, routedTrace] = yield* bothTraced
             expect(fastTrace!.children.map((child) => child.name)).toContain("use case")
             expect(fastTrace).toEqual(routedTrace)
           }
