@@ -1,9 +1,7 @@
 import { Effect, Option } from "effect"
 import type { Principal } from "../Auth/Principal.js"
-import type { ChangeOperation } from "../Changes/ChangeLog.js"
 import { jsonEqual } from "../internal/json.js"
 import { setCoefficients, type StoredField } from "../Product/SelectionField.js"
-import type { UpsertMode } from "../Resources/CommonFields.js"
 import type { Document, ResourceDefinition, RuleContext, Violation } from "../Resources/ResourceDefinition.js"
 import { MappingConflict, RecordArchived, RecordNotFound, RevisionConflict } from "../Shared/Errors.js"
 import type { Ids, RecordId } from "../Shared/Ids.js"
@@ -15,7 +13,7 @@ import { changedParts, mergeDocument, missingRequired, violation } from "./Docum
 import { findReferences, type FoundReference, jsonPath, replaceReferences } from "./ReferenceSlots.js"
 import type { StoredRecord } from "./StoredRecord.js"
 import type { WritePorts } from "./WriteBehind.js"
-import type { Outcome } from "./WriteResult.js"
+import type { WriteHeader } from "./WriteHeader.js"
 
 /**
  * The write steps over a set of ports: the services' own, or an import batch's write-behind over
@@ -31,14 +29,15 @@ export const makeWriter = ({ repository, mappings, changeLog }: WritePorts, ids:
         const indices = found.flatMap((ref, i) => (ref.target === target ? [i] : []))
         const uuids = indices.flatMap((i) => {
           const ref = found[i]!.reference
+          // Decoded by the body's schema as a uuid, it names a record (or none: then it is unresolved).
           return typeof ref === "string" ? [ref as RecordId] : []
         })
         const externals = indices.flatMap((i) => {
           const ref = found[i]!.reference
           return typeof ref === "string" ? [] : [ref.external_id]
         })
-        const existing =
-          uuids.length > 0 ? yield* repository.existing(principal.company.id, target, uuids) : new Set<RecordId>()
+        const existing: ReadonlySet<string> =
+          uuids.length > 0 ? yield* repository.existing(principal.company.id, target, uuids) : new Set()
         let mapped =
           externals.length > 0
             ? yield* mappings.findMany(mappingScope(principal, target), externals)
@@ -50,33 +49,33 @@ export const makeWriter = ({ repository, mappings, changeLog }: WritePorts, ids:
         }
         for (const i of indices) {
           const ref: Reference = found[i]!.reference
-          resolved[i] =
-            typeof ref === "string" ? (existing.has(ref as RecordId) ? ref : undefined) : mapped.get(ref.external_id)
+          resolved[i] = typeof ref === "string" ? (existing.has(ref) ? ref : undefined) : mapped.get(ref.external_id)
         }
       }
-      const unresolved: Array<Violation> = found.flatMap((ref, i) =>
-        resolved[i] === undefined
-          ? [
-              {
-                reason: "unresolved_reference" as const,
-                issue: {
-                  path: jsonPath(ref.location),
-                  message: `no ${ref.target} record ${describe(ref.reference)} in this ${typeof ref.reference === "string" ? "company" : "connection"}`
-                }
-              }
-            ]
-          : []
-      )
+      const ids: Array<string> = []
+      const unresolved: Array<Violation> = []
+      for (const [i, ref] of found.entries()) {
+        const id = resolved[i]
+        if (id !== undefined) ids.push(id)
+        else
+          unresolved.push({
+            reason: "unresolved_reference",
+            issue: {
+              path: jsonPath(ref.location),
+              message: `no ${ref.target} record ${describe(ref.reference)} in this ${typeof ref.reference === "string" ? "company" : "connection"}`
+            }
+          })
+      }
       yield* violation(unresolved)
-      return resolved as ReadonlyArray<string>
+      // Every reference resolved: one id each, in their order.
+      return ids
     })
 
   /** Finds the record a body addresses: by its mapping, else by target_id (binding a new mapping). */
-  const locate = (principal: Principal, definition: ResourceDefinition, body: Document) =>
+  const locate = (principal: Principal, definition: ResourceDefinition, header: WriteHeader) =>
     Effect.gen(function* () {
       const scope = mappingScope(principal, definition.name)
-      const externalId = body.external_id as string
-      const targetId = body.target_id as RecordId | undefined
+      const { externalId, targetId } = header
       const mapped = yield* mappings.find(scope, externalId)
       if (Option.isSome(mapped)) {
         if (targetId !== undefined && targetId !== mapped.value) {
@@ -92,7 +91,7 @@ export const makeWriter = ({ repository, mappings, changeLog }: WritePorts, ids:
         return { stored: stored.value, bind: false }
       }
       // Prices mode changes existing mapped records only: it never makes a mapping.
-      if (targetId === undefined || body.mode === "prices") return { stored: undefined, bind: false }
+      if (targetId === undefined || header.mode === "prices") return { stored: undefined, bind: false }
       const stored = yield* repository.get(principal.company.id, definition.name, targetId)
       if (Option.isNone(stored)) {
         return yield* new RecordNotFound({
@@ -111,23 +110,25 @@ export const makeWriter = ({ repository, mappings, changeLog }: WritePorts, ids:
       return { stored: stored.value, bind: true }
     })
 
-  const write = (principal: Principal, definition: ResourceDefinition, sent: Document, mode: UpsertMode) =>
+  /** Writes `sent` (the body its mode applies) to the record `header` addresses. */
+  const write = (principal: Principal, definition: ResourceDefinition, header: WriteHeader, sent: Document) =>
     Effect.gen(function* () {
       let body = sent
+      const { externalId, mode } = header
       const parts = bodyParts(definition, body)
-      const { stored, bind } = yield* locate(principal, definition, body)
-      const expected = body.expected_revision as number | undefined
+      const { stored, bind } = yield* locate(principal, definition, header)
+      const expected = header.expectedRevision
       if (stored === undefined) {
         if (mode === "prices") {
           return yield* new RecordNotFound({
             resource: definition.name,
-            message: `prices mode changes existing mapped records only; no ${definition.label} is mapped to external_id ${JSON.stringify(body.external_id)}`
+            message: `prices mode changes existing mapped records only; no ${definition.label} is mapped to external_id ${JSON.stringify(externalId)}`
           })
         }
         yield* requireScopes(principal, requiredWriteScopes(mode, parts, true))
         if (expected !== undefined && expected !== 0) {
           return yield* new RevisionConflict({
-            message: `no ${definition.label} is mapped to external_id ${JSON.stringify(body.external_id)}; use expected_revision 0 to create it`,
+            message: `no ${definition.label} is mapped to external_id ${JSON.stringify(externalId)}; use expected_revision 0 to create it`,
             current_revision: 0,
             expected_revision: expected
           })
@@ -182,16 +183,14 @@ export const makeWriter = ({ repository, mappings, changeLog }: WritePorts, ids:
       }
       yield* violation(yield* definition.validate(document, context))
 
-      const scope = mappingScope(principal, definition.name)
-      const externalId = body.external_id as string
-      const mapping = { ...scope, externalId, recordId }
+      const mapping = { ...mappingScope(principal, definition.name), externalId, recordId }
       const at = yield* nowIso
       if (bind) yield* mappings.insert({ ...mapping, createdAt: at })
       if (stored !== undefined && jsonEqual(document, stored.data)) {
         return { outcome: "unchanged" as const, record: stored }
       }
       let record: StoredRecord
-      let operation: ChangeOperation
+      let operation: "created" | "updated"
       if (stored === undefined) {
         record = {
           id: recordId,
@@ -228,7 +227,7 @@ export const makeWriter = ({ repository, mappings, changeLog }: WritePorts, ids:
         at,
         parts: changedParts(definition, stored?.data, document)
       })
-      return { outcome: operation as Outcome, record }
+      return { outcome: operation, record }
     })
 
   /** A create that lost a race for its external_id is a revision conflict with the winner's record. */

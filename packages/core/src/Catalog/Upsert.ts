@@ -6,7 +6,7 @@ import { definitions } from "../Resources/Registry.js"
 import type { ResourceName } from "../Resources/Resource.js"
 import type { Document, ResourceDefinition, Violation } from "../Resources/ResourceDefinition.js"
 import type { MappingConflict } from "../Shared/Errors.js"
-import { Ids, type RecordId } from "../Shared/Ids.js"
+import { Ids } from "../Shared/Ids.js"
 import { Transactor } from "../Shared/Transactor.js"
 import { command, runDirect } from "../Writes/WriteCommand.js"
 import {
@@ -25,6 +25,7 @@ import { recordView } from "./RecordView.js"
 import { makeWriter, type Writer } from "./RecordWriter.js"
 import { findReferences } from "./ReferenceSlots.js"
 import * as WriteBehind from "./WriteBehind.js"
+import { type UpsertBody, writeHeader, type WriteHeader } from "./WriteHeader.js"
 import { type WriteResult, writeView } from "./WriteResult.js"
 
 /**
@@ -41,23 +42,29 @@ export const makeUpsert = Effect.gen(function* () {
   const directWriter = makeWriter({ repository, mappings, changeLog }, ids)
 
   /** What an upsert body writes in its mode; prices mode preserves (ignores) the catalog fields sent. */
-  const applicable = (definition: ResourceDefinition, body: Document, mode: UpsertMode) =>
-    mode === "prices" ? pricesModeBody(definition, body) : { body, ignored: [] as ReadonlyArray<string> }
+  const applicable = (
+    definition: ResourceDefinition,
+    body: Document,
+    mode: UpsertMode
+  ): { readonly body: Document; readonly ignored: ReadonlyArray<string> } =>
+    mode === "prices" ? pricesModeBody(definition, body) : { body, ignored: [] }
+
+  /** The checks of an upsert that need no database, on its header and body. */
+  const checkUpsert = (resource: ResourceName, header: WriteHeader, sent: UpsertBody) =>
+    Effect.gen(function* () {
+      const principal = yield* CurrentPrincipal
+      const definition = definitions[resource]
+      const parts = bodyParts(definition, applicable(definition, sent, header.mode).body)
+      const notAllowed = modeViolations(header.mode, parts)
+      yield* violation(notAllowed.map((issue): Violation => ({ reason: "field_not_allowed_in_mode", issue })))
+      yield* requireScopes(principal, requiredWriteScopes(header.mode, parts, false))
+    })
 
   /**
    * The checks of an upsert that need no database: fields allowed in the mode and the write scopes
    * they need. Run again inside upsert; callers may run it first (before an idempotent replay).
    */
-  const authorizeUpsert = (resource: ResourceName, sent: Document) =>
-    Effect.gen(function* () {
-      const principal = yield* CurrentPrincipal
-      const definition = definitions[resource]
-      const mode = (sent.mode ?? "catalog") as UpsertMode
-      const parts = bodyParts(definition, applicable(definition, sent, mode).body)
-      const notAllowed = modeViolations(mode, parts)
-      yield* violation(notAllowed.map((issue): Violation => ({ reason: "field_not_allowed_in_mode", issue })))
-      yield* requireScopes(principal, requiredWriteScopes(mode, parts, false))
-    })
+  const authorizeUpsert = (resource: ResourceName, sent: UpsertBody) => checkUpsert(resource, writeHeader(sent), sent)
 
   /**
    * What can be decided of an upsert's scopes before its body is decoded: a key holding none of the
@@ -73,42 +80,41 @@ export const makeUpsert = Effect.gen(function* () {
     })
 
   /** The upsert once authorized, written through `writer`: the outcome and the stored record. */
-  const applyWrite = (resource: ResourceName, sent: Document, writer: Writer) =>
+  const applyWrite = (resource: ResourceName, header: WriteHeader, sent: UpsertBody, writer: Writer) =>
     Effect.gen(function* () {
       const principal = yield* CurrentPrincipal
       const definition = definitions[resource]
-      const mode = (sent.mode ?? "catalog") as UpsertMode
-      const { body, ignored } = applicable(definition, sent, mode)
-      if (body.currency !== undefined && body.currency !== principal.company.currency) {
+      const { body, ignored } = applicable(definition, sent, header.mode)
+      if (header.currency !== undefined && header.currency !== principal.company.currency) {
         yield* violation([
           {
             reason: "currency_mismatch",
             issue: {
               path: "$.currency",
-              message: `the company currency is ${principal.company.currency}, not ${String(body.currency)}`
+              message: `the company currency is ${principal.company.currency}, not ${header.currency}`
             }
           }
         ])
       }
       yield* violation(translationViolations(definition, body, principal))
       // A failure before the mapping is written (a lost race) leaves nothing to undo, so it may be caught.
-      const result = yield* transactor.atomically(writer.write(principal, definition, body, mode)).pipe(
+      const result = yield* transactor.atomically(writer.write(principal, definition, header, body)).pipe(
         Effect.catchIf(
           (error): error is MappingConflict => error._tag === "MappingConflict" && error.reason === "external_id_taken",
-          () => writer.raceLost(principal, definition, body.external_id as string)
+          () => writer.raceLost(principal, definition, header.externalId)
         )
       )
-      return { ...result, externalId: body.external_id as string, ignored }
+      return { ...result, ignored }
     })
 
   /** The upsert once authorized. */
-  const applyUpsert = <Name extends ResourceName>(resource: Name, sent: Document) =>
+  const applyUpsert = <Name extends ResourceName>(resource: Name, header: WriteHeader, sent: UpsertBody) =>
     Effect.gen(function* () {
       const principal = yield* CurrentPrincipal
-      const result = yield* applyWrite(resource, sent, directWriter)
+      const result = yield* applyWrite(resource, header, sent, directWriter)
       return {
         outcome: result.outcome,
-        record: recordView(resource, result.record, result.externalId, principal, writeView(principal)),
+        record: recordView(resource, result.record, header.externalId, principal, writeView(principal)),
         ...(result.ignored.length > 0 ? { ignored_fields: result.ignored } : {})
       } satisfies WriteResult<Name>
     })
@@ -127,37 +133,42 @@ export const makeUpsert = Effect.gen(function* () {
     )
     const writer = makeWriter(behind.ports, ids)
     return {
-      prefetch: (records: ReadonlyArray<{ readonly resource: ResourceName; readonly body: Document }>) =>
+      prefetch: (records: ReadonlyArray<{ readonly resource: ResourceName; readonly body: UpsertBody }>) =>
         behind.prefetch(
           records.flatMap(({ body, resource }) => [
-            ...(typeof body.external_id === "string" ? [{ resource, externalId: body.external_id }] : []),
+            { resource, externalId: body.external_id },
             ...findReferences(body, definitions[resource].references).flatMap(({ reference, target }) =>
               typeof reference === "string" ? [] : [{ resource: target, externalId: reference.external_id }]
             )
           ])
         ),
-      upsert: (resource: ResourceName, body: Document) =>
-        Effect.zipRight(
-          authorizeUpsert(resource, body),
-          Effect.map(applyWrite(resource, body, writer), (result) => ({
+      upsert: (resource: ResourceName, body: UpsertBody) => {
+        const header = writeHeader(body)
+        return Effect.zipRight(
+          checkUpsert(resource, header, body),
+          Effect.map(applyWrite(resource, header, body, writer), (result) => ({
             outcome: result.outcome,
-            recordId: result.record.id as RecordId
+            recordId: result.record.id
           }))
-        ),
+        )
+      },
       flush: behind.flush,
       writes: behind.writes
     }
   })
 
   /** POST /{resource}/upsert as a write command (see `WriteRunner`). */
-  const upsertCommand = <Name extends ResourceName>(resource: Name, body: Document) =>
-    command({ authorize: authorizeUpsert(resource, body), run: applyUpsert(resource, body) })
+  const upsertCommand = <Name extends ResourceName>(resource: Name, body: UpsertBody) => {
+    const header = writeHeader(body)
+    return command({ authorize: checkUpsert(resource, header, body), run: applyUpsert(resource, header, body) })
+  }
 
   /**
    * Creates or updates the record that `body.external_id` (or `target_id`) addresses, in one
    * transaction with its mapping and change entry. A write that changes nothing is `unchanged`.
    */
-  const upsert = <Name extends ResourceName>(resource: Name, body: Document) => runDirect(upsertCommand(resource, body))
+  const upsert = <Name extends ResourceName>(resource: Name, body: UpsertBody) =>
+    runDirect(upsertCommand(resource, body))
 
   return { preauthorizeUpsert, authorizeUpsert, upsert, upsertCommand, batchWriter } as const
 })

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { decodeUpsert } from "../Catalog/Decode.js"
-import type { Document } from "../Resources/ResourceDefinition.js"
+import type { UpsertBody } from "../Catalog/WriteHeader.js"
 import type {
   MappingConflict,
   RecordArchived,
@@ -77,8 +77,8 @@ export const isUnresolvedReference = (error: RecordFailure): boolean =>
 /** Decodes and upserts one record; the failures that concern this record only become its result. */
 export const attempt = <E, R>(
   record: PlannedRecord,
-  write: (decoded: Readonly<Record<string, unknown>>) => Effect.Effect<Attempt, E, R>,
-  decoded: Effect.Effect<Document, ValidationFailed> = decodeUpsert(record.resource, record.body)
+  write: (decoded: UpsertBody) => Effect.Effect<Attempt, E, R>,
+  decoded: Effect.Effect<UpsertBody, ValidationFailed> = decodeUpsert(record.resource, record.body)
 ) =>
   decoded.pipe(
     Effect.flatMap(write),
