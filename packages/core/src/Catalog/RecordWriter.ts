@@ -19,7 +19,7 @@ import type { WriteHeader } from "./WriteHeader.js"
  * The write steps over a set of ports: the services' own, or an import batch's write-behind over
  * them (`WriteBehind`), so that one upsert is written the same way either way.
  */
-export const makeWriter = ({ repository, mappings, changeLog }: WritePorts, ids: Ids["Type"]) => {
+export const makeWriter = <E>({ repository, mappings, changeLog }: WritePorts<E>, ids: Ids["Type"]) => {
   /** Resolves every Reference, in one round trip per target and form; unresolved ones are listed. */
   const resolveReferences = (principal: Principal, found: ReadonlyArray<FoundReference>) =>
     Effect.gen(function* () {
@@ -170,7 +170,7 @@ export const makeWriter = ({ repository, mappings, changeLog }: WritePorts, ids:
       )
       const isCreate = stored === undefined
       yield* violation(isCreate ? missingRequired(definition, document) : [])
-      const context: RuleContext = {
+      const context: RuleContext<E> = {
         isCreate,
         recordId,
         stored: stored?.data,
@@ -247,5 +247,5 @@ export const makeWriter = ({ repository, mappings, changeLog }: WritePorts, ids:
   return { write, raceLost }
 }
 
-/** The write steps of one upsert, over the ports they write through. */
-export type Writer = ReturnType<typeof makeWriter>
+/** The write steps of one upsert, over ports that may also fail with `E`. */
+export type Writer<E> = ReturnType<typeof makeWriter<E>>

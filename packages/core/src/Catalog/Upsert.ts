@@ -5,7 +5,7 @@ import type { UpsertMode } from "../Resources/CommonFields.js"
 import { definitions } from "../Resources/Registry.js"
 import type { ResourceName } from "../Resources/Resource.js"
 import type { Document, ResourceDefinition, Violation } from "../Resources/ResourceDefinition.js"
-import type { MappingConflict } from "../Shared/Errors.js"
+import { MappingConflict } from "../Shared/Errors.js"
 import { Ids } from "../Shared/Ids.js"
 import { Transactor } from "../Shared/Transactor.js"
 import { command, runDirect } from "../Writes/WriteCommand.js"
@@ -80,7 +80,7 @@ export const makeUpsert = Effect.gen(function* () {
     })
 
   /** The upsert once authorized, written through `writer`: the outcome and the stored record. */
-  const applyWrite = (resource: ResourceName, header: WriteHeader, sent: UpsertBody, writer: Writer) =>
+  const applyWrite = <E>(resource: ResourceName, header: WriteHeader, sent: UpsertBody, writer: Writer<E>) =>
     Effect.gen(function* () {
       const principal = yield* CurrentPrincipal
       const definition = definitions[resource]
@@ -100,7 +100,7 @@ export const makeUpsert = Effect.gen(function* () {
       // A failure before the mapping is written (a lost race) leaves nothing to undo, so it may be caught.
       const result = yield* transactor.atomically(writer.write(principal, definition, header, body)).pipe(
         Effect.catchIf(
-          (error): error is MappingConflict => error._tag === "MappingConflict" && error.reason === "external_id_taken",
+          (error): error is MappingConflict => error instanceof MappingConflict && error.reason === "external_id_taken",
           () => writer.raceLost(principal, definition, header.externalId)
         )
       )

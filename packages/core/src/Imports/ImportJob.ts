@@ -1,9 +1,9 @@
-import { Data, Effect, Option, Schedule } from "effect"
+import { Data, Effect, Schedule } from "effect"
 import { Accounts } from "../Auth/Accounts.js"
 import { CurrentPrincipal } from "../Auth/Principal.js"
 import { CatalogService } from "../Catalog/CatalogService.js"
 import { decodeUpsert } from "../Catalog/Decode.js"
-import * as WriteBehind from "../Catalog/WriteBehind.js"
+import { WriteBehindAbandoned } from "../Catalog/WriteBehind.js"
 import type { JobFailure, StoredJob } from "../Jobs/Job.js"
 import { jobAccess } from "../Jobs/JobAccess.js"
 import { LeaseLost } from "../Jobs/JobErrors.js"
@@ -128,7 +128,7 @@ export const makeImportJob = Effect.gen(function* () {
                 decoded[i]!
               )
               if (result._tag === "Failed" && writer.writes() !== before)
-                return yield* WriteBehind.abandon(`import record ${item.index} failed after writing`)
+                return yield* new WriteBehindAbandoned({ message: `import record ${item.index} failed after writing` })
               attempts.push(result)
             }
             yield* writer.flush
@@ -149,9 +149,7 @@ export const makeImportJob = Effect.gen(function* () {
         )
       const applyBatch = (batch: ReadonlyArray<ImportItem>) =>
         applySetBased(batch).pipe(
-          Effect.catchSomeDefect((defect) =>
-            WriteBehind.isAbandoned(defect) ? Option.some(applyPerRecord(batch)) : Option.none()
-          ),
+          Effect.catchTag("WriteBehindAbandoned", () => applyPerRecord(batch)),
           Effect.retry({ schedule: busyRetry, while: isRetryable })
         )
       // Each batch acts as the job's principal as it is now: a revoked key or changed grants take effect at once.
