@@ -56,7 +56,7 @@ export const makeRetry = Effect.gen(function* () {
       const { millis, at } = yield* now
       const scope = { companyId: principal.company.id, connectionId: principal.connectionId }
       const run = job.run + 1
-      const requeued = yield* transactor.withTransaction(
+      const requeued = yield* transactor.atomically(
         Effect.gen(function* () {
           const requeue = yield* jobs.requeue(scope, job.id, {
             from,

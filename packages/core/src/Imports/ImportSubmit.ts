@@ -49,6 +49,10 @@ export const makeSubmit = Effect.gen(function* () {
   const ids = yield* Ids
   const signal = yield* JobSignal
 
+  /**
+   * Applies the records and rolls all of it back. A transaction of its own, a savepoint inside the
+   * idempotent write: its writes roll back while the answer it gives is stored with the Idempotency-Key.
+   */
   const dryRun = (records: ReadonlyArray<PlannedRecord>) =>
     transactor
       .withTransaction(
@@ -136,7 +140,7 @@ export const makeSubmit = Effect.gen(function* () {
         run: 1,
         updatedAt: at
       }))
-      yield* transactor.withTransaction(
+      yield* transactor.atomically(
         Effect.gen(function* () {
           if (!(yield* jobs.insert(job, maxPendingPerConnection))) return yield* limitReached
           yield* store.insertItems(items)

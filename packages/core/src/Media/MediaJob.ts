@@ -243,7 +243,7 @@ export const makeMediaJob = Effect.gen(function* () {
       const principal = yield* CurrentPrincipal
       const millis = yield* Clock.currentTimeMillis
       const paused = job.state === "paused"
-      const requeue = yield* transactor.withTransaction(
+      const requeue = yield* transactor.atomically(
         Effect.flatMap(currentTraceParent, (traceParent) =>
           jobs.requeue({ companyId: principal.company.id, connectionId: principal.connectionId }, job.id, {
             // Only the state that was read: the limit exemption holds for a job that is still paused.

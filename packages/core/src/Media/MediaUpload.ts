@@ -184,7 +184,7 @@ export const makeUpload = Effect.gen(function* () {
     Effect.gen(function* () {
       const { millis, at } = yield* now
       const traceParent = yield* currentTraceParent
-      return yield* transactor.withTransaction(
+      return yield* transactor.atomically(
         Effect.gen(function* () {
           const stagedBytes = yield* repository.stagedBytes(principal.company.id, principal.connectionId)
           if (stagedBytes + staged.bytes > maxStagedBytesPerConnection) return yield* stagingFull
@@ -315,7 +315,7 @@ export const makeUpload = Effect.gen(function* () {
         createdAt: at,
         updatedAt: at
       }
-      yield* transactor.withTransaction(
+      yield* transactor.atomically(
         Effect.gen(function* () {
           const stagedBytes = yield* repository.stagedBytes(principal.company.id, principal.connectionId)
           if (stagedBytes + staged.bytes > maxStagedBytesPerConnection) return yield* stagingFull
