@@ -5,10 +5,9 @@ import {
   type IdempotencyStore,
   Ids,
   type Resource,
-  Resources,
   type Transactor
 } from "@catalog-sync/core"
-import { Effect, Layer, type Schema } from "effect"
+import { Effect, Layer } from "effect"
 import { Api, type Authentication, CatalogApi, Common } from "@catalog-sync/contract"
 import { api } from "../ErrorResponses.js"
 import { decodedBody, writeEnvelope } from "../Writes.js"
@@ -54,10 +53,7 @@ const catalogEndpoints = <Name extends Resource.ResourceName>(
   catalog: CatalogService.CatalogService,
   resource: Name
 ) => {
-  const decodeBody = Decode.decoderOf(
-    Resources.definitions[resource].body as unknown as Schema.Schema<Readonly<Record<string, unknown>>>,
-    "the body"
-  )
+  const decodeBody = Decode.upsertDecoderOf(resource, "the body")
   return {
     list: ({ urlParams }: { readonly urlParams: ListUrlParams }) =>
       Effect.gen(function* () {
