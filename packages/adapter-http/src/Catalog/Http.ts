@@ -1,12 +1,5 @@
 import { HttpApiBuilder, type HttpApiGroup } from "@effect/platform"
-import {
-  CatalogService,
-  Decode,
-  type IdempotencyStore,
-  Ids,
-  type Resource,
-  type Transactor
-} from "@catalog-sync/core"
+import { CatalogService, Decode, type IdempotencyStore, Ids, type Resource, type Transactor } from "@catalog-sync/core"
 import { Effect, Layer } from "effect"
 import { Api, type Authentication, CatalogApi, Common } from "@catalog-sync/contract"
 import { api } from "../ErrorResponses.js"
