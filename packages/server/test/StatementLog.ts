@@ -1,14 +1,13 @@
-import { Reactivity } from "@effect/experimental"
-import { SqlClient, Statement } from "@effect/sql"
 import type { Connection } from "@effect/sql/SqlConnection"
-import { PgClient } from "@effect/sql-pg"
 import { Effect } from "effect"
 
 /**
- * A database client that writes down every statement it runs while recording (`start` ... `stop`), as
- * the driver receives it: BEGIN, SAVEPOINT and COMMIT included.
+ * A database connection wrapper (the server's `sql` override) that writes down every statement the
+ * server runs while recording (`start` ... `stop`), as the driver receives it: BEGIN, SAVEPOINT and
+ * COMMIT included, on SQLite the reads its reader answers too. Alike on both engines: the engine is
+ * named for callers' clarity only.
  */
-export const statementLog = (database: "sqlite" | "postgres") => {
+export const statementLog = (_database: "sqlite" | "postgres") => {
   const state = { recording: false, statements: [] as Array<string> }
   const note = (query: string) => {
     if (state.recording) state.statements.push(query.replace(/\s+/g, " ").trim())
@@ -39,14 +38,9 @@ export const statementLog = (database: "sqlite" | "postgres") => {
       return conn.executeStream(sql, params, transform)
     }
   })
-  const wrap = (client: SqlClient.SqlClient) =>
-    SqlClient.make({
-      acquirer: Effect.map(client.reserve, wrapConnection),
-      compiler: database === "sqlite" ? Statement.makeCompilerSqlite() : PgClient.makeCompiler(),
-      spanAttributes: []
-    }).pipe(Effect.provide(Reactivity.layer))
   return {
-    wrap,
+    /** The server's `sql` override: every connection its client hands out, wrapped. */
+    wrap: wrapConnection,
     start: Effect.sync(() => {
       state.statements = []
       state.recording = true
