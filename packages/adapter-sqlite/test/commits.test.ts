@@ -2,7 +2,7 @@ import { join } from "node:path"
 import { AccountsCache, CatalogRepository, ChangeLog, type Ids, Transactor } from "@catalog-sync/core"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Deferred, Effect, Exit, Fiber, Layer, Option } from "effect"
+import { Context, Deferred, Effect, Exit, Fiber, Layer, Option, Tracer } from "effect"
 import * as SqliteAccountsVersion from "../src/SqliteAccountsVersion.js"
 import { layer as sqliteLayer, SqliteChangeHead, SqliteClient } from "../src/index.js"
 import { change, companyId, record } from "./fixtures.js"
@@ -228,6 +228,41 @@ describe("the client's two connections", () => {
         const missing = yield* Effect.flip(sql`SELECT * FROM no_such_table`)
         expect(missing._tag).toBe("SqlError")
         expect((missing.cause as { readonly code?: string }).code).toBe("SQLITE_ERROR")
+      })
+  )
+
+  it.scoped(
+    "with tracing on, every statement is a sql.execute span: reads on the reader and a transaction's alike",
+    () =>
+      Effect.gen(function* () {
+        const [a] = yield* twoInstances
+        const sql = clientOf(a)
+        const native = yield* Effect.tracer
+        const spans: Array<Tracer.Span> = []
+        const tracer = Tracer.make({
+          span: (...args) => {
+            const span = native.span(...args)
+            spans.push(span)
+            return span
+          },
+          context: native.context
+        })
+        const traced = <A, E>(effect: Effect.Effect<A, E>) =>
+          effect.pipe(Effect.withTracer(tracer), Effect.withTracerEnabled(true))
+        yield* traced(sql`SELECT ${1} AS outside`)
+        yield* traced(sql.withTransaction(Effect.zipRight(sql`SELECT ${2} AS inside`, sql`PRAGMA foreign_keys`)))
+        const statements = spans
+          .filter((span) => span.name === "sql.execute")
+          .map((span) => [span.attributes.get("db.query.text"), span.attributes.get("db.system.name")])
+        expect(statements).toEqual([
+          ["SELECT ? AS outside", "sqlite"],
+          ["SELECT ? AS inside", "sqlite"],
+          ["PRAGMA foreign_keys", "sqlite"]
+        ])
+        expect(spans.map((span) => span.name)).toContain("sql.transaction")
+        spans.length = 0
+        yield* sql`SELECT ${3} AS untraced`.pipe(Effect.withTracer(tracer), Effect.withTracerEnabled(false))
+        expect(spans.filter((span) => span.name === "sql.execute")).toEqual([])
       })
   )
 
