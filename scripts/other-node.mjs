@@ -4,11 +4,13 @@
  * `node-<platform>-<arch>` package (the Node binary with its headers) into a cache folder. The version is a
  * major (its newest release), a major.minor (that line's newest patch) or an exact version:
  *
- *   node scripts/other-node.mjs 24 vitest run packages/server/test/api.e2e.test.ts
- *   node scripts/other-node.mjs 24.18 vitest run packages/server/test/api.e2e.test.ts
+ *   node scripts/other-node.mjs 24 npm test
+ *   node scripts/other-node.mjs 22 vitest run packages/server/test/api.e2e.test.ts
  *
- * The native addons that are not ABI-stable (better-sqlite3) are rebuilt for that Node from the sources
- * in node_modules, with its headers, into the same cache folder, and loaded from there through
+ * The SQLite driver is the one that Node loads (drivers/better-sqlite3): on Node-API 10 and later (Node
+ * 22.14 and later, 24) better-sqlite3 13, whose prebuilt Node-API binary loads under any such Node. Below
+ * it better-sqlite3 12, which is not ABI-stable: it is rebuilt for that Node from the sources in
+ * node_modules, with its headers, into the same cache folder, and loaded from there through
  * scripts/native-addons.cjs; node_modules stays as `npm install` built it. sharp and the other addons use
  * Node-API and load under any version. Nothing but the npm package is downloaded.
  *
@@ -27,6 +29,7 @@ import {
   rmSync,
   writeFileSync
 } from "node:fs"
+import { createRequire } from "node:module"
 import { homedir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -105,9 +108,11 @@ const nodeGyp = () => {
   return candidate
 }
 
-/** better-sqlite3's addon built for the Node in `dist`, from the sources in node_modules. */
+const sources = join(root, "node_modules", "better-sqlite3-12")
+const { driverFor } = createRequire(import.meta.url)(join(root, "drivers", "better-sqlite3", "driver.cjs"))
+
+/** better-sqlite3 12's addon built for the Node in `dist`, from the sources in node_modules. */
 const betterSqlite3 = (dist, version) => {
-  const sources = join(root, "node_modules", "better-sqlite3")
   const { version: addonVersion } = JSON.parse(readFileSync(join(sources, "package.json"), "utf8"))
   const home = join(cacheRoot, `${packageName}-${version}`, `better-sqlite3-${addonVersion}`)
   const addon = join(home, "build", "Release", "better_sqlite3.node")
@@ -139,14 +144,16 @@ const betterSqlite3 = (dist, version) => {
 
 const version = resolveVersion()
 const dist = nodeDistribution(version)
-const addon = betterSqlite3(dist, version)
 const node = join(dist, "bin", "node")
-const preload = join(root, "scripts", "native-addons.cjs")
+const napi = execFileSync(node, ["-p", "process.versions.napi"], { encoding: "utf8" }).trim()
 const env = {
   ...process.env,
-  PATH: `${join(dist, "bin")}${process.platform === "win32" ? ";" : ":"}${process.env.PATH ?? ""}`,
-  NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --require=${preload}`.trim(),
-  CATALOG_SYNC_BETTER_SQLITE3_ADDON: addon
+  PATH: `${join(dist, "bin")}${process.platform === "win32" ? ";" : ":"}${process.env.PATH ?? ""}`
+}
+if (driverFor({ napi }) === "better-sqlite3-12") {
+  env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ""} --require=${join(root, "scripts", "native-addons.cjs")}`.trim()
+  env.CATALOG_SYNC_BETTER_SQLITE3_ADDON = betterSqlite3(dist, version)
+  env.CATALOG_SYNC_BETTER_SQLITE3_INSTALLED = join(sources, "build", "Release", "better_sqlite3.node")
 }
 const [name, ...args] = command
 const script = join(root, "node_modules", ".bin", name)

@@ -30,9 +30,12 @@ export interface LoadResult {
   readonly timeouts: number
 }
 
-/** One autocannon run in this process (a second process from the server's): no pipelining, fixed connections. */
+/**
+ * One autocannon run in this process (a second process from the server's): no pipelining, fixed connections.
+ * Several URLs share the connections, taking them in turn (servers on one database).
+ */
 export const load = (
-  url: string,
+  url: string | ReadonlyArray<string>,
   request: LoadRequest,
   options: { readonly seconds: number; readonly connections: number; readonly overallRate?: number }
 ): Promise<LoadResult> =>
@@ -46,7 +49,7 @@ export const load = (
     const next = request.next
     autocannon(
       {
-        url,
+        url: typeof url === "string" ? url : [...url],
         connections: options.connections,
         pipelining: 1,
         duration: options.seconds,

@@ -1,7 +1,7 @@
 /**
- * `npm run bench [-- --quick] [-- --only=get,list,feed,upsert,imports,deep,media,tracing,overload,loader,loader-memory] [-- --profile]`
+ * `npm run bench [-- --quick] [-- --only=get,list,feed,upsert,imports,deep,media,tracing,overload,loader,loader-memory,pg-distance] [-- --profile]`
  * `[-- --overload-bursts=6] [-- --heap-snapshots]`
- * (`loader-memory`, over a generated 1 GiB input, runs only when named. `--heap-snapshots` writes the
+ * (`loader-memory`, over a generated 1 GiB input, and `pg-distance` (pgDistance.ts) run only when named. `--heap-snapshots` writes the
  * overload server's heap after its first, middle and last burst and lists what grew; the snapshots
  * themselves raise its RSS.)
  *
@@ -16,15 +16,30 @@ import { recordId } from "./recordIds.js"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { createServer as createHttpServer } from "node:http"
-import { cpus, freemem, platform, release, tmpdir, totalmem } from "node:os"
+import { cpus, freemem, loadavg, platform, release, tmpdir, totalmem } from "node:os"
 import { join } from "node:path"
 import * as PgTesting from "@catalog-sync/adapter-pg/testing"
 import Database from "better-sqlite3"
+import { driverFor } from "better-sqlite3/driver"
 import { Effect, Exit, Scope } from "effect"
 import { WebSocket } from "undici"
 import { type LoadRequest, type LoadResult, load, median } from "./load.js"
 import { scenarioLoader, scenarioLoaderMemory } from "./loader.js"
+import { scenarioPgDistance } from "./pgDistance.js"
 import type { Row } from "./row.js"
+import {
+  api,
+  createRequest,
+  feedCursor,
+  feedRequest,
+  getRequest,
+  inBatches,
+  listRequest,
+  rotation,
+  runId,
+  seedThroughApi,
+  updateRequest
+} from "./requests.js"
 import { type Company, cloneProducts, copyDatabase, createTenants, query } from "./setup.js"
 import { grewMost, snapshotsIn, summarize } from "./heapSnapshots.js"
 
@@ -210,159 +225,6 @@ const serverArgs = (profileDir: string | undefined) => [
 ]
 
 // ---------------------------------------------------------------------------------------------------
-// HTTP helpers for setup
-
-const api = async (url: string, method: string, path: string, token: string, body?: unknown) => {
-  const response = await fetch(`${url}/api/v1${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body === undefined
-        ? {}
-        : { "content-type": "application/json", "idempotency-key": `bench-setup-${randomUUID()}` })
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-  const json = (await response.json()) as any
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`)
-  return json
-}
-
-const inBatches = async <A>(items: ReadonlyArray<A>, size: number, f: (a: A) => Promise<void>) => {
-  for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(f))
-}
-
-/** Category `sofas` and product `p0` in every company, through the API. */
-const seedThroughApi = async (url: string, companies: ReadonlyArray<Company>) => {
-  await inBatches(companies, 16, async (company) => {
-    const token = company.tokens[0]!
-    await api(url, "POST", "/categories/upsert", token, { external_id: "sofas", name: "Sofas" })
-    const created = await api(url, "POST", "/products/upsert", token, {
-      external_id: "p0",
-      name: "Sofa",
-      category_ids: [{ external_id: "sofas" }],
-      mode: "combined",
-      price: "1299"
-    })
-    company.productId = created.record.id
-  })
-}
-
-// ---------------------------------------------------------------------------------------------------
-// request generators
-
-/** Round-robin over companies, and over each company's keys, so no key or company meets its limit. */
-const rotation = (companies: ReadonlyArray<Company>) => {
-  let n = 0
-  return () => {
-    const i = n++
-    const company = companies[i % companies.length]!
-    const token = company.tokens[Math.floor(i / companies.length) % company.tokens.length]!
-    return { index: i % companies.length, company, token }
-  }
-}
-
-const getRequest = (companies: ReadonlyArray<Company>): LoadRequest => {
-  const next = rotation(companies)
-  return {
-    path: "/",
-    next: () => {
-      const { company, token } = next()
-      return { path: `/api/v1/products/${company.productId}`, headers: { authorization: `Bearer ${token}` } }
-    }
-  }
-}
-
-const listRequest = (companies: ReadonlyArray<Company>, query: string): LoadRequest => {
-  const next = rotation(companies)
-  return {
-    path: "/",
-    next: () => ({ path: `/api/v1/products?${query}`, headers: { authorization: `Bearer ${next().token}` } })
-  }
-}
-
-let writeCounter = 0
-const runId = Date.now().toString(36)
-
-const createRequest = (companies: ReadonlyArray<Company>): LoadRequest => {
-  const next = rotation(companies)
-  return {
-    method: "POST",
-    path: "/api/v1/products/upsert",
-    headers: { "content-type": "application/json" },
-    next: () => {
-      const { token } = next()
-      const n = ++writeCounter
-      return {
-        path: "/api/v1/products/upsert",
-        headers: { authorization: `Bearer ${token}`, "idempotency-key": `bench-${runId}-${n}` },
-        body: JSON.stringify({
-          external_id: `bench-${runId}-${n}`,
-          name: `Sofa ${n}`,
-          category_ids: [{ external_id: "sofas" }],
-          mode: "combined",
-          price: "1299"
-        })
-      }
-    }
-  }
-}
-
-/**
- * Updates of each company's `p0` with the revision last seen for it. Companies outnumber connections
- * many times over, so one company never has two updates in flight; a request cut off at the end of a
- * run is caught up from the 409's `current_revision` (counted, never as throughput).
- */
-const updateRequest = (companies: ReadonlyArray<Company>, revisions: Array<number>): LoadRequest => {
-  const next = rotation(companies)
-  return {
-    method: "POST",
-    path: "/api/v1/products/upsert",
-    headers: { "content-type": "application/json" },
-    next: (context) => {
-      const { index, token } = next()
-      context.index = index
-      const n = ++writeCounter
-      return {
-        path: "/api/v1/products/upsert",
-        headers: { authorization: `Bearer ${token}`, "idempotency-key": `bench-${runId}-${n}` },
-        body: JSON.stringify({ external_id: "p0", expected_revision: revisions[index], name: `Sofa ${n}` })
-      }
-    },
-    onResponse: (status, body, context) => {
-      const index = context.index as number
-      if (status === 200) revisions[index]!++
-      else if (status === 409) {
-        const current = JSON.parse(body)?.error?.details?.current_revision
-        if (typeof current === "number") revisions[index] = current
-      }
-    }
-  }
-}
-
-/** Feed polls with each company's up-to-date cursor: what connectors do every few seconds. */
-const feedRequest = (companies: ReadonlyArray<Company>, cursors: ReadonlyArray<string>): LoadRequest => {
-  const next = rotation(companies)
-  return {
-    path: "/",
-    next: () => {
-      const { index, token } = next()
-      return { path: `/api/v1/changes?cursor=${cursors[index]}`, headers: { authorization: `Bearer ${token}` } }
-    }
-  }
-}
-
-/** The cursor after a company's newest change, read through the feed as a connector would. */
-const feedCursor = async (url: string, token: string) => {
-  let cursor: string | undefined
-  for (;;) {
-    const page = await api(url, "GET", `/changes?limit=100${cursor === undefined ? "" : `&cursor=${cursor}`}`, token)
-    cursor = page.next_cursor as string
-    if (page.has_more !== true) return cursor
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------
 // measuring
 
 const rows: Array<Row> = []
@@ -426,6 +288,8 @@ const machine = () => ({
   memory_gb: Math.round((totalmem() / 2 ** 30) * 10) / 10,
   free_memory_gb: Math.round((freemem() / 2 ** 30) * 10) / 10,
   os: `${platform()} ${release()}`,
+  // Other work on the machine slows every figure: the load average over 1, 5 and 15 minutes at the start.
+  load_average: loadavg().map((n) => Math.round(n * 10) / 10),
   node: process.version,
   packages: Object.fromEntries(
     [
@@ -436,7 +300,7 @@ const machine = () => ({
       "@effect/sql-sqlite-node",
       "better-sqlite3",
       "autocannon"
-    ].map((p) => [p, versionOf(p)])
+    ].map((p) => [p, versionOf(p === "better-sqlite3" ? driverFor(process.versions) : p)])
   )
 })
 
@@ -1022,8 +886,34 @@ const main = async () => {
   const work = mkdtempSync(join(tmpdir(), "catalog-sync-bench-"))
   const facts: Record<string, unknown> = { ...machine(), mode: quick ? "quick" : "full", plan, connections }
   log(`mode ${facts.mode}; ${facts.cores} cores; node ${process.version}; data under ${work}`)
+  const finish = () => {
+    facts.duration_seconds = Math.round((Date.now() - started) / 1000)
+    if (profileDir !== undefined) facts.profiles = profileDir
+    print()
+    const out = join(resultsDir, `${stamp}${quick ? "-quick" : ""}.json`)
+    writeFileSync(
+      out,
+      JSON.stringify({ started_at: new Date(started).toISOString(), machine: facts, rows, warnings }, null, 2)
+    )
+    process.stdout.write(`\nwritten ${out.replace(`${root}/`, "")}\n`)
+  }
 
   try {
+    // Scenario 10 has a database and servers of its own and runs only when named; named alone, the main
+    // server is not even set up.
+    if (only?.includes("pg-distance") === true) {
+      rows.push(
+        ...(await scenarioPgDistance({
+          root,
+          work,
+          quick,
+          log,
+          warn: (message) => void warnings.push(message),
+          startServer: (name, env) => start(name, serverArgs(undefined), env)
+        }))
+      )
+      if (only.every((name) => name === "pg-distance")) return finish()
+    }
     // The main server: the limits are still counted on every request, but raised: at ~3,000 requests a
     // second the rotation over the companies' keys (120/min each, 600/min per company) ran out within a
     // minute, and 429s are not what scenarios 1 and 2 measure.
@@ -1435,15 +1325,7 @@ const main = async () => {
     }
 
     await real.stop()
-    facts.duration_seconds = Math.round((Date.now() - started) / 1000)
-    if (profileDir !== undefined) facts.profiles = profileDir
-    print()
-    const out = join(resultsDir, `${stamp}${quick ? "-quick" : ""}.json`)
-    writeFileSync(
-      out,
-      JSON.stringify({ started_at: new Date(started).toISOString(), machine: facts, rows, warnings }, null, 2)
-    )
-    process.stdout.write(`\nwritten ${out.replace(`${root}/`, "")}\n`)
+    finish()
   } finally {
     for (const child of children) await child.stop()
     rmSync(work, { recursive: true, force: true })

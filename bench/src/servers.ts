@@ -14,6 +14,9 @@
  *                                                                    file `count` times in turn, prints {"ms": elapsed}
  *   node bench/dist/servers.js raw-import   <database file> <plan.json>  writes the plan's products in raw 50-row
  *                                                                    transactions, prints {"ms": elapsed}
+ *   node bench/dist/servers.js latency-proxy <one-way ms> <url>      a TCP proxy to the server at `url` delaying
+ *                                                                    every chunk (the tests' LatencyProxy.ts),
+ *                                                                    prints {"url": url through the proxy}
  */
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
@@ -29,6 +32,7 @@ import { minimalImport } from "./minimalImport.js"
 import { minimalUpsert } from "./minimalUpsert.js"
 import { appendChange } from "./changeSql.js"
 import { recordId } from "./recordIds.js"
+import { startLatencyProxy } from "../../packages/server/test/LatencyProxy.js"
 
 const [kind, portText, file] = process.argv.slice(2)
 const port = Number(portText)
@@ -409,6 +413,10 @@ else if (kind === "minimal-upsert") minimalUpsert(file!, port, host)
 else if (kind === "minimal-import") minimalImport(file!, port, host)
 else if (kind === "raw-import") rawImport(portText!, file!)
 else if (kind === "raw-media") void rawMedia(portText!, Number(file))
+else if (kind === "latency-proxy")
+  void startLatencyProxy(file!, Number(portText)).then((proxy) =>
+    process.stdout.write(`${JSON.stringify({ url: proxy.url })}\n`)
+  )
 else {
   process.stderr.write(`unknown server kind ${kind}\n`)
   process.exit(2)

@@ -9,21 +9,28 @@ import type { ServerConfig } from "../../packages/server/src/ServerConfig.js"
 
 export interface Company {
   readonly id: string
+  /** The first connection's id. */
   readonly connectionId: string
+  /** Every connection's keys, taking the connections in turn (the first key of each, then the second...). */
   readonly tokens: ReadonlyArray<string>
+  readonly connections: ReadonlyArray<{ readonly id: string; readonly tokens: ReadonlyArray<string> }>
   productId: string
 }
 
 const defaultScopes = ["catalog:read", "catalog:write", "prices:read", "prices:write"]
 
-/** Migrates the database in `dataDir` and creates `count` companies with one connection and `keys` keys each. */
+/**
+ * Migrates the database in `dataDir` (or at `postgresUrl`) and creates `count` companies with `connections`
+ * connections (one unless given) of `keys` keys each.
+ */
 export const createTenants = (
   dataDir: string,
   count: number,
   keys: number,
   scopes: ReadonlyArray<string> = defaultScopes,
   postgresUrl?: string,
-  languages: ReadonlyArray<string> = ["de"]
+  languages: ReadonlyArray<string> = ["de"],
+  connections = 1
 ): Promise<Array<Company>> => {
   const config = {
     port: 0,
@@ -54,17 +61,22 @@ export const createTenants = (
         storage_slug: `bench-${stamp}-${i}`,
         granted_scopes: [...scopes] as never
       })
-      const connection = yield* admin.createConnection(company.id, "ERP")
-      const tokens: Array<string> = []
-      for (let k = 0; k < keys; k++) {
-        const created = yield* admin.createKey({
-          connection_id: connection.id,
-          scopes: [...scopes] as never,
-          lifetime_days: 30
-        })
-        tokens.push(created.token)
+      const made: Array<{ id: string; tokens: Array<string> }> = []
+      for (let c = 0; c < connections; c++) {
+        const connection = yield* admin.createConnection(company.id, c === 0 ? "ERP" : `ERP ${c + 1}`)
+        const tokens: Array<string> = []
+        for (let k = 0; k < keys; k++) {
+          const created = yield* admin.createKey({
+            connection_id: connection.id,
+            scopes: [...scopes] as never,
+            lifetime_days: 30
+          })
+          tokens.push(created.token)
+        }
+        made.push({ id: connection.id, tokens })
       }
-      out.push({ id: company.id, connectionId: connection.id, tokens, productId: "" })
+      const tokens = Array.from({ length: keys }, (_, k) => made.map((c) => c.tokens[k]!)).flat()
+      out.push({ id: company.id, connectionId: made[0]!.id, tokens, connections: made, productId: "" })
     }
     return out
   })

@@ -26,20 +26,20 @@ const stale = (name: string) => {
   return !existsSync(dist) || mtime(join(root, "packages", name, "src"), Math.max) > mtime(dist, Math.min)
 }
 
-/** The README's "Embedding the core" snippet: the first TypeScript block of that section. */
-const readmeSnippet = () => {
-  const readme = readFileSync(join(root, "README.md"), "utf8")
-  const section = readme.slice(readme.indexOf("## Embedding the core"))
-  const block = /```ts\n([\s\S]*?)```/.exec(section)
-  if (block === null) throw new Error('README.md has no TypeScript block under "Embedding the core"')
+/** The embedding guide's first program: the first JavaScript block of its "A first program" section. */
+const guideSnippet = () => {
+  const guide = readFileSync(join(root, "docs", "embedding.md"), "utf8")
+  const section = guide.slice(guide.indexOf("## A first program"))
+  const block = /```js\n([\s\S]*?)```/.exec(section)
+  if (block === null) throw new Error('docs/embedding.md has no JavaScript block under "A first program"')
   return block[1]!
 }
 
 // Processes, outside vitest's module graph: the example loads the packages' builds through their exports
 // maps, as an application that installed them does, so a test-runner import in an entry would fail here.
 describe("examples/embed", () => {
-  it("the README's embedding snippet is the example's quickstart, word for word", () => {
-    expect(readmeSnippet()).toBe(readFileSync(join(example, "src", "quickstart.ts"), "utf8"))
+  it("the embedding guide's first program is the example's quickstart, word for word", () => {
+    expect(guideSnippet()).toBe(readFileSync(join(example, "src", "quickstart.ts"), "utf8"))
   })
 
   it(
@@ -75,11 +75,11 @@ describe("examples/embed", () => {
         /-> 404 .*"code":"route_not_found"/
       )
 
-      // The README's snippet, pasted into a file of a fresh clone (after npm install) and run with node.
-      const scratch = join(root, "build", `readme-embedding-${process.pid}`)
+      // The guide's program, pasted into a file of a fresh clone (after npm install) and run with node.
+      const scratch = join(root, "build", `guide-embedding-${process.pid}`)
       mkdirSync(scratch, { recursive: true })
       try {
-        writeFileSync(join(scratch, "embed.mjs"), readmeSnippet())
+        writeFileSync(join(scratch, "embed.mjs"), guideSnippet())
         const pasted = await run(process.execPath, [join(scratch, "embed.mjs")], { cwd: root })
         expect(pasted.stdout).toBe("created category sofas (revision 1)\n")
       } finally {

@@ -80,7 +80,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("folder-sy
         expect(read(productFile)).toEqual({ name: "Sofa", category_ids: [sofas.id], price: "100.00", active: false })
         const state = () => read(join(dir, ".sync-state.json"))
         const firstCursor = state().cursor
-        expect(firstCursor).toMatch(/^c1_/)
+        expect(firstCursor).toMatch(/^c2_/)
 
         // 2. A local edit is pushed (mapping the record with target_id); our own change is not echoed back.
         write(productFile, { ...read(productFile), name: "Sofa XL" })

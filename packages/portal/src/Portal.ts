@@ -6,10 +6,11 @@
  */
 import { Marked } from "marked"
 import { css, referenceScript, searchScript } from "./PortalAssets.js"
-import { headingSlug, searchIndex } from "./PortalSearch.js"
+import { headingSlugger, searchIndex } from "./PortalSearch.js"
+import { type Shelf, shelves } from "./Shelves.js"
 import { readdirSync, readFileSync } from "node:fs"
 import { createRequire } from "node:module"
-import { basename, dirname, join } from "node:path"
+import { basename, dirname, join, posix } from "node:path"
 
 type Json = Record<string, any>
 
@@ -20,58 +21,87 @@ export interface PortalFile {
   readonly body: string
 }
 
-/** A guide: a markdown file of docs/. */
+/** A guide: a markdown file of docs/, on the shelf its slug is listed on (`more`: on none). */
 export interface Guide {
   readonly slug: string
   readonly title: string
   readonly markdown: string
+  readonly shelf: Shelf["id"] | "more"
 }
 
-/** Guides in reading order; any other docs/*.md follows alphabetically, so new guides appear by themselves. */
-export const guideOrder = [
-  "quickstart",
-  "setup",
-  "identity-and-revisions",
-  "modes-and-scopes",
-  "idempotency-and-retries",
-  "sync-flow",
-  "client",
-  "bulk-load",
-  "imports-and-jobs",
-  "imports",
-  "jobs",
-  "media",
-  "inventory",
-  "limits",
-  "errors",
-  "deploy",
-  "deployment",
-  "embedding",
-  "architecture",
-  "spec-gaps",
-  "performance"
-]
+/** A guide the portal does not show, named with where it is in the repository. */
+export interface RepositoryGuide {
+  readonly slug: string
+  readonly title: string
+  /** Its address in the repository's web view, when the repository's manifest names one. */
+  readonly url: string | undefined
+}
 
-/** Reads every docs/*.md; the title is the first `# ` heading. */
-export const loadGuides = (docsDir: string): ReadonlyArray<Guide> => {
+/** What the portal shows of docs/: the guides of its shelves, and the developers' guides it points to. */
+export interface Guides {
+  readonly shown: ReadonlyArray<Guide>
+  readonly elsewhere: ReadonlyArray<RepositoryGuide>
+}
+
+const titleOf = (markdown: string, slug: string) => /^#\s+(.+)$/m.exec(markdown)?.[1]?.trim() ?? slug
+
+/**
+ * The repository's web address from the `repository` field of the manifest beside docs/ (npm's forms:
+ * `https://host/owner/name`, `git+https://host/owner/name.git`, `{ "url": ... }`), if it has one.
+ */
+export const repositoryUrl = (docsDir: string): string | undefined => {
+  try {
+    const manifest = JSON.parse(readFileSync(join(docsDir, "..", "package.json"), "utf8")) as {
+      repository?: string | { url?: string }
+    }
+    const raw = typeof manifest.repository === "string" ? manifest.repository : manifest.repository?.url
+    const url = raw
+      ?.replace(/^git\+/, "")
+      .replace(/\.git$/, "")
+      .replace(/^git@([^:]+):/, "https://$1/")
+    return url !== undefined && /^https:\/\//.test(url) ? url : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Reads docs/*.md: the guides of the shelves the portal shows, in shelf order (guides on no shelf
+ * follow, alphabetically), and the developers' guides, which stay in the repository. The title is the
+ * first `# ` heading.
+ */
+export const loadGuides = (docsDir: string): Guides => {
   let names: Array<string>
   try {
     names = readdirSync(docsDir).filter((name) => name.endsWith(".md"))
   } catch {
-    return []
+    return { shown: [], elsewhere: [] }
   }
-  const rank = (slug: string) => {
-    const index = guideOrder.indexOf(slug)
-    return index === -1 ? guideOrder.length : index
+  const files = new Map(names.map((name) => [basename(name, ".md"), readFileSync(join(docsDir, name), "utf8")]))
+  const guide = (slug: string, shelf: Guide["shelf"]): Guide => {
+    const markdown = files.get(slug)!
+    return { slug, title: titleOf(markdown, slug), markdown, shelf }
   }
-  return names
-    .map((name) => {
-      const markdown = readFileSync(join(docsDir, name), "utf8")
-      const slug = basename(name, ".md")
-      const title = /^#\s+(.+)$/m.exec(markdown)?.[1]?.trim() ?? slug
-      return { slug, title, markdown }
-    })
-    .sort((a, b) => rank(a.slug) - rank(b.slug) || a.slug.localeCompare(b.slug))
+  const listed = shelves.flatMap((shelf) => shelf.guides)
+  const shown = [
+    ...shelves
+      .filter((shelf) => shelf.inPortal)
+      .flatMap((shelf) => shelf.guides.filter((slug) => files.has(slug)).map((slug) => guide(slug, shelf.id))),
+    ...[...files.keys()]
+      .filter((slug) => !listed.includes(slug))
+      .sort()
+      .map((slug) => guide(slug, "more"))
+  ]
+  const repository = repositoryUrl(docsDir)
+  const elsewhere = shelves
+    .filter((shelf) => !shelf.inPortal)
+    .flatMap((shelf) => shelf.guides.filter((slug) => files.has(slug)))
+    .map((slug) => ({
+      slug,
+      title: titleOf(files.get(slug)!, slug),
+      url: repository === undefined ? undefined : `${repository}/blob/HEAD/docs/${slug}.md`
+    }))
+  return { shown, elsewhere }
 }
 
 /**
@@ -195,15 +225,39 @@ const header = (root: string) =>
 const layout = (options: {
   readonly title: string
   readonly root: string
-  readonly guides: ReadonlyArray<Guide>
+  readonly guides: Guides
   readonly current?: string
   readonly body: string
 }) => {
-  const nav = options.guides
-    .map(
-      (guide) =>
-        `<li><a href="${options.root}guides/${guide.slug}.html"${guide.slug === options.current ? ' aria-current="page"' : ""}>${escapeHtml(guide.title)}</a></li>`
+  const link = (guide: Guide) =>
+    `<li><a href="${options.root}guides/${guide.slug}.html"${guide.slug === options.current ? ' aria-current="page"' : ""}>${escapeHtml(guide.title)}</a></li>`
+  const shelfList = (title: string, guides: ReadonlyArray<Guide>) =>
+    guides.length === 0 ? "" : `<h2>${escapeHtml(title)}</h2><ul>\n${guides.map(link).join("\n")}\n</ul>`
+  const elsewhere = options.guides.elsewhere
+    .map((guide) =>
+      guide.url === undefined
+        ? `<li>${escapeHtml(guide.title)} <code>docs/${guide.slug}.md</code></li>`
+        : `<li><a href="${escapeHtml(guide.url)}">${escapeHtml(guide.title)}</a></li>`
     )
+    .join("\n")
+  const nav = [
+    ...shelves
+      .filter((shelf) => shelf.inPortal)
+      .map((shelf) =>
+        shelfList(
+          shelf.title,
+          options.guides.shown.filter((guide) => guide.shelf === shelf.id)
+        )
+      ),
+    shelfList(
+      "More guides",
+      options.guides.shown.filter((guide) => guide.shelf === "more")
+    ),
+    elsewhere === ""
+      ? ""
+      : `<h2>${escapeHtml(developing.title)}</h2><p class="elsewhere">In the repository, for ${escapeHtml(developing.readers)}:</p><ul>\n${elsewhere}\n</ul>`
+  ]
+    .filter((part) => part !== "")
     .join("\n")
   return `<!doctype html>
 <html lang="en">
@@ -218,9 +272,9 @@ const layout = (options: {
 <body>
 ${header(options.root)}
 <div class="layout">
-<nav class="guides" aria-label="Guides"><h2>Guides</h2><ul>
+<nav class="guides" aria-label="Guides">
 ${nav}
-</ul></nav>
+</nav>
 <main>
 ${options.body}
 </main>
@@ -229,6 +283,8 @@ ${options.body}
 </html>
 `
 }
+
+const developing = shelves.find((shelf) => !shelf.inPortal)!
 
 /** Rows of the error table whose first cell is a code get that code as anchor (`errors.html#not_found`). */
 const anchorErrorRows = (html: string) => {
@@ -240,38 +296,84 @@ const anchorErrorRows = (html: string) => {
   })
 }
 
-/** Rewrites links between guides (`errors.md`, `./setup.md#writes`) to the generated pages. */
-const guideLinks = (slugs: ReadonlySet<string>) => (href: string) => {
-  const match = /^(?:\.\/)?([a-z0-9-]+)\.md(#.*)?$/i.exec(href)
-  if (match !== null && slugs.has(match[1]!)) return `${match[1]}.html${match[2] ?? ""}`
-  return href
+/**
+ * Where a relative link of a guide leads in the portal: another shown guide's page (`errors.md`,
+ * `./setup.md#scopes`), or the file in the repository's web view (`architecture.md`, `../examples/embed`);
+ * `undefined` when the repository has no address, so that the link's text stays without a dead link.
+ */
+export const guideLink =
+  (shown: ReadonlySet<string>, repository: string | undefined) =>
+  (href: string): string | undefined => {
+    if (/^[a-z][a-z0-9+.-]*:/i.test(href) || href.startsWith("#") || href.startsWith("/")) return href
+    const match = /^(?:\.\/)?([a-z0-9-]+)\.md(#.*)?$/i.exec(href)
+    if (match !== null && shown.has(match[1]!)) return `${match[1]}.html${match[2] ?? ""}`
+    if (repository === undefined) return undefined
+    const path = posix.normalize(posix.join("docs", href))
+    return path.startsWith("../") ? undefined : `${repository}/blob/HEAD/${path}`
+  }
+
+/** Scopes texts that several rows of the endpoint table share and that are long: shown once, as notes. */
+const scopeNotes = (texts: ReadonlyArray<string>): ReadonlyMap<string, number> => {
+  const counts = new Map<string, number>()
+  for (const text of texts) counts.set(text, (counts.get(text) ?? 0) + 1)
+  const notes = new Map<string, number>()
+  for (const [text, count] of counts) if (count > 1 && text.length > 120) notes.set(text, notes.size + 1)
+  return notes
 }
+
+/** The API's description with its mentions of shown guides (`docs/errors.md`) linked. */
+const describeApi = (description: string, shown: ReadonlySet<string>) =>
+  escapeHtml(description).replace(/docs\/([a-z0-9-]+)\.md/g, (mention, slug: string) =>
+    shown.has(slug) ? `<a href="guides/${slug}.html">${mention}</a>` : mention
+  )
 
 /** Renders the whole portal. */
 export const render = (options: {
   readonly spec: Json
-  readonly guides: ReadonlyArray<Guide>
+  readonly guides: Guides
+  /** The repository's web address, for links to files the portal does not hold. */
+  readonly repository?: string | undefined
   readonly scalar: string
 }): ReadonlyArray<PortalFile> => {
   const { guides } = options
-  const doc = documentForPortal(options.spec, guides)
-  const slugs = new Set(guides.map((guide) => guide.slug))
-  const rewrite = guideLinks(slugs)
+  const shownGuides = guides.shown
+  const doc = documentForPortal(options.spec, shownGuides)
+  const shown = new Set(shownGuides.map((guide) => guide.slug))
+  const rewrite = guideLink(shown, options.repository)
+  let slug = headingSlugger()
   const marked = new Marked({
     gfm: true,
-    walkTokens: (token) => void (token.type === "link" ? (token.href = rewrite(token.href)) : undefined),
-    // Headings get the anchors the search index links to.
+    walkTokens: (token) => void (token.type === "link" ? (token.href = rewrite(token.href) ?? "") : undefined),
     renderer: {
+      // Headings get the anchors GitHub gives them, which the guides' links and the search index use.
       heading({ tokens, depth, text }) {
-        return `<h${depth} id="${headingSlug(text)}">${this.parser.parseInline(tokens)}</h${depth}>\n`
+        return `<h${depth} id="${slug(text)}">${this.parser.parseInline(tokens)}</h${depth}>\n`
+      },
+      // A link with nowhere to go in the portal keeps its text.
+      link({ href, title, tokens }) {
+        const text = this.parser.parseInline(tokens)
+        if (href === "") return text
+        return `<a href="${escapeHtml(href)}"${title ? ` title="${escapeHtml(title)}"` : ""}>${text}</a>`
       }
     }
   })
 
-  const rows = operationsOf(doc)
+  const operations = operationsOf(doc).map((op) => ({ ...op, scopes: scopesOf(op.method, op.path) }))
+  const notes = scopeNotes(operations.map((op) => op.scopes))
+  const rows = operations
+    .map((op) => {
+      const note = notes.get(op.scopes)
+      const scopes =
+        note === undefined
+          ? (marked.parseInline(op.scopes) as string)
+          : `See <a href="#scopes-${note}">scopes note ${note}</a>.`
+      return `<tr><td class="method">${op.method}</td><td><a href="reference.html#tag/${encodeURIComponent(op.tag)}/${op.method.toLowerCase()}${escapeHtml(op.path)}"><code class="endpoint-path">${escapeHtml(op.path)}</code></a></td><td>${escapeHtml(op.summary)}</td><td>${scopes}</td></tr>`
+    })
+    .join("\n")
+  const noteList = [...notes]
     .map(
-      (op) =>
-        `<tr><td class="method">${op.method}</td><td><a href="reference.html#tag/${encodeURIComponent(op.tag)}/${op.method.toLowerCase()}${escapeHtml(op.path)}"><code class="endpoint-path">${escapeHtml(op.path)}</code></a></td><td>${escapeHtml(op.summary)}</td><td>${marked.parseInline(scopesOf(op.method, op.path)) as string}</td></tr>`
+      ([text, note]) =>
+        `<p id="scopes-${note}"><strong>Scopes note ${note}.</strong> ${marked.parseInline(text) as string}</p>`
     )
     .join("\n")
   const index = layout({
@@ -279,12 +381,13 @@ export const render = (options: {
     root: "",
     guides,
     body: `<h1>${escapeHtml(String(doc.info?.title ?? "API"))} <small>v${escapeHtml(String(doc.info?.version ?? ""))}</small></h1>
-<p>${escapeHtml(String(options.spec.info?.description ?? ""))}</p>
+<p>${describeApi(String(options.spec.info?.description ?? ""), shown)}</p>
 <p><a href="reference.html">Open the API reference</a> (every endpoint with its parameters, bodies, responses, error codes and examples) or start with the <a href="guides/quickstart.html">quickstart</a>.</p>
 <h2>Endpoints</h2>
 <table id="endpoints"><thead><tr><th>method</th><th>path</th><th>what</th><th>scopes</th></tr></thead><tbody>
 ${rows}
-</tbody></table>`
+</tbody></table>
+${noteList}`
   })
 
   const reference = `<!doctype html>
@@ -307,17 +410,20 @@ ${header("")}
 </html>
 `
 
-  const guidePages = guides.map((guide) => ({
-    path: `guides/${guide.slug}.html`,
-    contentType: "text/html; charset=utf-8",
-    body: layout({
-      title: guide.title,
-      root: "../",
-      guides,
-      current: guide.slug,
-      body: anchorErrorRows(marked.parse(guide.markdown) as string)
-    })
-  }))
+  const guidePages = shownGuides.map((guide) => {
+    slug = headingSlugger()
+    return {
+      path: `guides/${guide.slug}.html`,
+      contentType: "text/html; charset=utf-8",
+      body: layout({
+        title: guide.title,
+        root: "../",
+        guides,
+        current: guide.slug,
+        body: anchorErrorRows(marked.parse(guide.markdown) as string)
+      })
+    }
+  })
 
   return [
     { path: "index.html", contentType: "text/html; charset=utf-8", body: index },
@@ -328,7 +434,7 @@ ${header("")}
     {
       path: "assets/search-index.json",
       contentType: "application/json",
-      body: JSON.stringify(searchIndex(doc, guides))
+      body: JSON.stringify(searchIndex(doc, shownGuides))
     },
     { path: "assets/reference.js", contentType: "text/javascript; charset=utf-8", body: referenceScript },
     { path: "assets/scalar.js", contentType: "text/javascript; charset=utf-8", body: options.scalar },

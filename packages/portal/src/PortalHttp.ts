@@ -2,11 +2,16 @@ import { HttpApiBuilder, HttpServerRequest, HttpServerResponse, OpenApi } from "
 import { Api } from "@catalog-sync/contract"
 import { Effect, Layer } from "effect"
 import { resolve } from "node:path"
-import { loadGuides, type PortalFile, render, scalarBundle } from "./Portal.js"
+import { loadGuides, type PortalFile, render, repositoryUrl, scalarBundle } from "./Portal.js"
 
 /** The portal of this API: its OpenAPI document and the guides in `docsDir`, rendered once; no database, no network. */
 export const renderPortal = (docsDir: string): ReadonlyArray<PortalFile> =>
-  render({ spec: OpenApi.fromApi(Api), guides: loadGuides(docsDir), scalar: scalarBundle() })
+  render({
+    spec: OpenApi.fromApi(Api),
+    guides: loadGuides(docsDir),
+    repository: repositoryUrl(docsDir),
+    scalar: scalarBundle()
+  })
 
 /**
  * The portal loads its own scripts, styles and search index and nothing from the network; the reference

@@ -18,12 +18,32 @@ export interface SearchEntry {
   readonly text: string
 }
 
-/** The anchor of a heading: the same for the rendered guide page and for the index. */
+/**
+ * The anchor of a heading as GitHub makes it (github-slugger): its text lower case, punctuation and symbols
+ * removed, each space a dash; the same on the rendered guide page, in the index and in the links test, so
+ * that a link `guide.md#anchor` works on GitHub and in the portal alike.
+ */
 export const headingSlug = (text: string): string =>
   plain(text)
     .toLowerCase()
-    .replace(/[^a-z0-9_]+/g, "-")
-    .replace(/^-+|-+$/g, "")
+    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, "")
+    .replace(/ /g, "-")
+
+/** Anchors for the headings of one page, in order: a repeated one gets `-1`, `-2`, ... as on GitHub. */
+export const headingSlugger = () => {
+  const occurrences = new Map<string, number>()
+  return (text: string): string => {
+    const original = headingSlug(text)
+    let slug = original
+    while (occurrences.has(slug)) {
+      const count = occurrences.get(original)! + 1
+      occurrences.set(original, count)
+      slug = `${original}-${count}`
+    }
+    occurrences.set(slug, 0)
+    return slug
+  }
+}
 
 /** Markdown inline syntax removed: code marks, emphasis, links (their text stays), table pipes. */
 const plain = (markdown: string): string =>
@@ -43,6 +63,7 @@ export const guideEntries = (guide: {
   readonly markdown: string
 }): ReadonlyArray<SearchEntry> => {
   const entries: Array<SearchEntry> = []
+  const slug = headingSlugger()
   let title = guide.title
   let anchor = ""
   let text: Array<string> = []
@@ -51,11 +72,13 @@ export const guideEntries = (guide: {
     text = []
   }
   for (const token of lexer.lexer(guide.markdown) as Array<Token>) {
-    if (token.type === "heading" && (token as Tokens.Heading).depth >= 2) {
+    if (token.type === "heading") {
+      const id = slug((token as Tokens.Heading).text)
+      if ((token as Tokens.Heading).depth < 2) continue
       flush()
       title = `${guide.title} › ${plain((token as Tokens.Heading).text)}`
-      anchor = `#${headingSlug((token as Tokens.Heading).text)}`
-    } else if (token.type !== "heading") {
+      anchor = `#${id}`
+    } else {
       text.push(token.raw)
     }
   }

@@ -1,3 +1,5 @@
 export * as Portal from "./Portal.js"
 export * as PortalHttp from "./PortalHttp.js"
+export * as PortalSearch from "./PortalSearch.js"
+export * as Shelves from "./Shelves.js"
 export { renderPortal } from "./PortalHttp.js"

@@ -9,6 +9,27 @@ import type { BlockList } from "node:net"
  * only that line when the server refuses to start.
  */
 
+/**
+ * Every environment variable this module reads, with its default as `docs/configuration.md` writes it
+ * (`undefined`: unset, the feature off or the value derived from another setting). Filled as the settings
+ * below are declared; `test/docs-configuration.test.ts` holds the page to it. The S3 adapter reads the
+ * `S3_*` variables itself.
+ */
+const declared = new Map<string, string | undefined>()
+export const variables: ReadonlyMap<string, string | undefined> = declared
+
+/** Declares `name` with its documented default and gives it back. */
+const variable = (name: string, fallback: string | undefined): string => {
+  declared.set(name, fallback)
+  return name
+}
+
+/** A default as the docs write it: absent values (`null`, `Option.none()`) are "unset". */
+const shown = (fallback: unknown): string | undefined =>
+  typeof fallback === "string" || typeof fallback === "number" || typeof fallback === "boolean"
+    ? String(fallback)
+    : undefined
+
 const invalid = (name: string, raw: string | undefined, what: string) =>
   ConfigError.InvalidData([name], `${name}${raw === undefined ? "" : `=${raw}`} ${what}`)
 
@@ -16,8 +37,14 @@ const invalid = (name: string, raw: string | undefined, what: string) =>
  * A variable parsed by `parse` (undefined: not valid, `what` says what it takes). Unset or empty means
  * the default: an empty line in an env file is not a value.
  */
-const setting = <A>(name: string, fallback: A, what: string, parse: (raw: string) => A | undefined): Config.Config<A> =>
-  Config.option(Config.string(name)).pipe(
+const setting = <A>(
+  name: string,
+  fallback: A,
+  what: string,
+  parse: (raw: string) => A | undefined,
+  documented: string | undefined = shown(fallback)
+): Config.Config<A> =>
+  Config.option(Config.string(variable(name, documented))).pipe(
     Config.mapOrFail((value) => {
       const raw = Option.getOrElse(value, () => "").trim()
       if (raw === "") return Either.right(fallback)
@@ -40,11 +67,17 @@ const wholeNumber = (name: string, fallback: number, min: number, max = Number.M
 
 /** Seconds, fractions allowed. */
 const seconds = (name: string, fallback: number, min: number) =>
-  setting(name, Duration.seconds(fallback), `must be a number of seconds >= ${min}`, (raw) => {
-    if (!/^\d+(\.\d+)?$/.test(raw)) return undefined
-    const n = Number(raw)
-    return n >= min ? Duration.millis(Math.round(n * 1000)) : undefined
-  })
+  setting(
+    name,
+    Duration.seconds(fallback),
+    `must be a number of seconds >= ${min}`,
+    (raw) => {
+      if (!/^\d+(\.\d+)?$/.test(raw)) return undefined
+      const n = Number(raw)
+      return n >= min ? Duration.millis(Math.round(n * 1000)) : undefined
+    },
+    String(fallback)
+  )
 
 const text = (name: string, fallback: string) => setting(name, fallback, "", (raw) => raw)
 const optionalText = (name: string) =>
@@ -64,8 +97,12 @@ export const logLevels = {
   none: LogLevel.None
 } as const
 
-const logLevel = setting("LOG_LEVEL", LogLevel.Info, `must be one of ${Object.keys(logLevels).join(", ")}`, (raw) =>
-  Object.hasOwn(logLevels, raw) ? logLevels[raw as keyof typeof logLevels] : undefined
+const logLevel = setting(
+  "LOG_LEVEL",
+  LogLevel.Info,
+  `must be one of ${Object.keys(logLevels).join(", ")}`,
+  (raw) => (Object.hasOwn(logLevels, raw) ? logLevels[raw as keyof typeof logLevels] : undefined),
+  "info"
 )
 
 /** The settings of both database modes (see `ServerConfig`). */
@@ -121,7 +158,7 @@ const postgresUrl = (raw: string): Either.Either<string, string> => {
  * its embedded SQLite file.
  */
 const postgres: Config.Config<Option.Option<PostgresSettings>> = Config.all({
-  url: Config.option(Config.redacted("DATABASE_URL")).pipe(
+  url: Config.option(Config.redacted(variable("DATABASE_URL", undefined))).pipe(
     Config.mapOrFail((value): Either.Either<Option.Option<Redacted.Redacted<string>>, ConfigError.ConfigError> => {
       // An empty DATABASE_URL (a blank line in an env file) means "not set", not "connect to nothing".
       const url = Option.filter(value, (v) => Redacted.value(v).trim() !== "")
@@ -201,18 +238,18 @@ export interface EdgeSettings {
 }
 
 const positiveSeconds = (name: string, defaultSeconds: number) =>
-  Config.number(name).pipe(
+  Config.number(variable(name, String(defaultSeconds))).pipe(
     Config.withDefault(defaultSeconds),
     Config.validate({ message: `${name} must be a number of seconds > 0`, validation: (n) => n > 0 })
   )
 
 const atLeast = (name: string, fallback: number, min: number) =>
-  Config.integer(name).pipe(
+  Config.integer(variable(name, String(fallback))).pipe(
     Config.withDefault(fallback),
     Config.validate({ message: `${name} must be a whole number >= ${min}`, validation: (n) => n >= min })
   )
 
-/** `HTTP_*`, `TRUSTED_PROXIES`, `TRUSTED_PROXY_HEADERS` and `AUTH_FAILURES_*` (see EdgeSettings and the README). */
+/** `HTTP_*`, `TRUSTED_PROXIES`, `TRUSTED_PROXY_HEADERS` and `AUTH_FAILURES_*` (see EdgeSettings and docs/configuration.md). */
 export const EdgeConfig: Config.Config<EdgeSettings> = Config.all({
   headersTimeoutSeconds: positiveSeconds("HTTP_HEADERS_TIMEOUT_SECONDS", 10),
   requestTimeoutSeconds: positiveSeconds("HTTP_REQUEST_TIMEOUT_SECONDS", 120),
@@ -221,7 +258,7 @@ export const EdgeConfig: Config.Config<EdgeSettings> = Config.all({
   keepAliveTimeoutSeconds: positiveSeconds("HTTP_KEEP_ALIVE_TIMEOUT_SECONDS", 5),
   maxConnections: atLeast("HTTP_MAX_CONNECTIONS", 1000, 1),
   maxConnectionsPerAddress: atLeast("HTTP_MAX_CONNECTIONS_PER_ADDRESS", 100, 1),
-  trustedProxies: Config.string("TRUSTED_PROXIES").pipe(
+  trustedProxies: Config.string(variable("TRUSTED_PROXIES", "")).pipe(
     Config.withDefault(""),
     Config.mapOrFail((text) =>
       Either.try({
@@ -325,12 +362,13 @@ const endpointUrl = (name: string) =>
   )
 
 /** Only OTLP over HTTP is spoken: `grpc` is refused at start rather than silently sent as HTTP. */
-const otlpProtocol = (name: string) =>
+const otlpProtocol = (name: string, documented?: OtlpProtocol) =>
   setting<OtlpProtocol | null>(
     name,
     null,
     "must be http/protobuf or http/json: the server sends OTLP over HTTP only, not grpc (use the collector's OTLP/HTTP port, usually 4318)",
-    (raw) => (raw === "http/protobuf" || raw === "http/json" ? raw : undefined)
+    (raw) => (raw === "http/protobuf" || raw === "http/json" ? raw : undefined),
+    documented
   )
 
 /** Tracing is on when an OTLP endpoint is set, unless `OTEL_SDK_DISABLED=true` or `OTEL_TRACES_EXPORTER=none`. */
@@ -339,7 +377,8 @@ const TracingConfig: Config.Config<Option.Option<TracingSettings>> = Config.all(
   exporter: setting("OTEL_TRACES_EXPORTER", "otlp", "must be otlp or none", (raw) =>
     raw === "otlp" || raw === "none" ? raw : undefined
   ),
-  protocol: otlpProtocol("OTEL_EXPORTER_OTLP_PROTOCOL"),
+  // Unset, the traces' protocol is the general one, and that one the OpenTelemetry default.
+  protocol: otlpProtocol("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf"),
   tracesProtocol: otlpProtocol("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"),
   endpoint: endpointUrl("OTEL_EXPORTER_OTLP_ENDPOINT"),
   tracesEndpoint: endpointUrl("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"),

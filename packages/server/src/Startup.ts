@@ -203,16 +203,6 @@ const describeTracing = (runtime: RuntimeSettings) =>
   })
 
 /**
- * Whether this Node aborts the process under better-sqlite3 12: from 24.19 on, node::ObjectWrap registers
- * an environment clean-up hook that a garbage-collected prepared statement removes with no environment
- * current, and Node's check of it aborts (better-sqlite3 13 fixes it but requires Node 22 or later).
- */
-export const sqliteAbortsOn = (nodeVersion: string): boolean => {
-  const [major = 0, minor = 0] = nodeVersion.replace(/^v/, "").split(".").map(Number)
-  return major > 24 || (major === 24 && minor >= 19)
-}
-
-/**
  * One line when the server listens, saying what runs (database, media storage, job workers, where the
  * portal is), and one when shutdown begins.
  */
@@ -231,11 +221,6 @@ export const StartupLog = (config: ServerConfig, runtime: RuntimeSettings, start
           ...describeSetup(config, runtime)
         })
       )
-      if (config.postgres === undefined && sqliteAbortsOn(process.versions.node)) {
-        yield* Effect.logWarning(
-          `Node ${process.versions.node} with SQLite: better-sqlite3 12 can abort this process when it frees a prepared statement (Node 24.19 and later); run SQLite on Node 20, 22 or 24.18, or set DATABASE_URL to use PostgreSQL`
-        )
-      }
       yield* Effect.addFinalizer(() =>
         Effect.logInfo("shutting down").pipe(Effect.annotateLogs({ drain_seconds: config.shutdownTimeoutSeconds }))
       )

@@ -27,6 +27,8 @@ layer(OtlpReceiverLive)("the test receiver's protobuf reader", (it) => {
         trace.setSpan(ROOT_CONTEXT, parent)
       )
       child.end()
+      parent.addEvent("exception", { "exception.type": "RuleViolation", "exception.message": "unresolved_reference" })
+      parent.setStatus({ code: 2, message: "unresolved_reference" })
       parent.end()
       yield* Effect.promise(() => provider.forceFlush())
       yield* Effect.promise(() => provider.shutdown())
@@ -52,6 +54,14 @@ layer(OtlpReceiverLive)("the test receiver's protobuf reader", (it) => {
       const decodedChild = protobuf.find((span) => span.name === "child")!
       expect(decodedChild.parentSpanId).toBe(decodedParent.spanId)
       expect(decodedChild.links).toEqual([{ traceId: decodedParent.traceId, spanId: decodedParent.spanId }])
+      expect(decodedParent.events).toEqual([
+        {
+          name: "exception",
+          attributes: { "exception.type": "RuleViolation", "exception.message": "unresolved_reference" }
+        }
+      ])
+      expect(decodedParent.status).toEqual({ code: 2, message: "unresolved_reference" })
+      expect([decodedChild.events, decodedChild.status]).toEqual([[], { code: 0, message: "" }])
       expect(decodedParent.spanId).toMatch(/^[0-9a-f]{16}$/)
       expect(decodedParent.traceId).toMatch(/^[0-9a-f]{32}$/)
     })

@@ -86,6 +86,11 @@ const anyValue = (fields: ReadonlyArray<Field>): Record<string, unknown> => {
 const keyValues = (fields: ReadonlyArray<Field>, number: number) =>
   messages(fields, number).map((kv) => ({ key: text(one(kv, 1)), value: anyValue(messages(kv, 2)[0] ?? []) }))
 
+const statusOf = (status: ReadonlyArray<Field>) => ({
+  code: Number(one(status, 3) ?? 0n),
+  message: one(status, 2) === undefined ? "" : text(one(status, 2))
+})
+
 /** trace.proto: request 1 = ResourceSpans; ResourceSpans 2 = ScopeSpans; ScopeSpans 2 = Span. */
 export const decodeTraceRequest = (body: Uint8Array) => ({
   resourceSpans: messages(fieldsOf(body), 1).map((resource) => ({
@@ -96,7 +101,10 @@ export const decodeTraceRequest = (body: Uint8Array) => ({
         parentSpanId: hex(one(span, 4)),
         name: text(one(span, 5)),
         attributes: keyValues(span, 9),
-        links: messages(span, 13).map((link) => ({ traceId: hex(one(link, 1)), spanId: hex(one(link, 2)) }))
+        // Event 2 = name, 3 = attributes; Status 2 = message, 3 = code.
+        events: messages(span, 11).map((event) => ({ name: text(one(event, 2)), attributes: keyValues(event, 3) })),
+        links: messages(span, 13).map((link) => ({ traceId: hex(one(link, 1)), spanId: hex(one(link, 2)) })),
+        status: statusOf(messages(span, 15)[0] ?? [])
       }))
     }))
   }))

@@ -12,6 +12,10 @@ export interface ReceivedSpan {
   readonly attributes: Readonly<Record<string, string>>
   /** The spans this one links to (a job's span to the request's that queued it). */
   readonly links: ReadonlyArray<{ readonly traceId: string; readonly spanId: string }>
+  /** Its events (an `exception` of a failed span, a log line), with their attributes flattened to strings. */
+  readonly events: ReadonlyArray<{ readonly name: string; readonly attributes: Readonly<Record<string, string>> }>
+  /** 0 unset, 1 ok, 2 error, and the status message. */
+  readonly status: { readonly code: number; readonly message: string }
 }
 
 /** An OTLP/HTTP receiver in the test process: it keeps every span POSTed to /v1/traces, in JSON or protobuf. */
@@ -29,6 +33,9 @@ const attributeValue = (value: Record<string, unknown>): string => {
   return typeof only === "object" ? JSON.stringify(only) : String(only)
 }
 
+const attributesOf = (attributes: any): Record<string, string> =>
+  Object.fromEntries((attributes ?? []).map((a: any) => [a.key, attributeValue(a.value)]))
+
 const spansOf = (body: any): Array<ReceivedSpan> =>
   (body.resourceSpans ?? []).flatMap((resource: any) =>
     (resource.scopeSpans ?? []).flatMap((scope: any) =>
@@ -37,8 +44,13 @@ const spansOf = (body: any): Array<ReceivedSpan> =>
         spanId: span.spanId,
         parentSpanId: span.parentSpanId === "" ? undefined : span.parentSpanId,
         name: span.name,
-        attributes: Object.fromEntries((span.attributes ?? []).map((a: any) => [a.key, attributeValue(a.value)])),
-        links: (span.links ?? []).map((link: any) => ({ traceId: link.traceId, spanId: link.spanId }))
+        attributes: attributesOf(span.attributes),
+        links: (span.links ?? []).map((link: any) => ({ traceId: link.traceId, spanId: link.spanId })),
+        events: (span.events ?? []).map((event: any) => ({
+          name: event.name,
+          attributes: attributesOf(event.attributes)
+        })),
+        status: { code: Number(span.status?.code ?? 0), message: span.status?.message ?? "" }
       }))
     )
   )

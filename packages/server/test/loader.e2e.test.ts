@@ -1,10 +1,10 @@
 import { CatalogSyncClient } from "@catalog-sync/client"
-import { Loader, type LoadSummary } from "@catalog-sync/client/loader"
+import { Loader, type LoadSummary, type Progress } from "@catalog-sync/client/loader"
 import { NodeFileSystem } from "@effect/platform-node"
 import { expect, layer } from "@effect/vitest"
 import { Chunk, Effect, Stream } from "effect"
 import { execFile, spawn } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -27,8 +27,9 @@ const load = (options: Loader.LoadOptions) =>
     Effect.provide(NodeFileSystem.layer)
   )
 
+/** The lines of the failure report; none when the load wrote no report. */
 const reportLines = (summary: LoadSummary) =>
-  readFileSync(summary.reportPath, "utf8")
+  (summary.reportPath === undefined ? "" : readFileSync(summary.reportPath, "utf8"))
     .split("\n")
     .filter((l) => l !== "")
     .map(
@@ -144,7 +145,7 @@ layer(TestServerWith({}, { BENCHMARK_RATE_LIMIT_MULTIPLIER: "50" }), { excludeTe
           join(dir, "products.csv"),
           'external_id;name;categories;brand;description;width;price;name.de;images\nsofa;Sofa;furniture;acme;"Soft; deep";210,5;1299,90;Sofa DE;sofa.png\n'
         )
-        const snapshots: Array<number> = []
+        const snapshots: Array<Progress.Snapshot> = []
         const summary = yield* load({
           baseUrl: url,
           apiKeys: keys,
@@ -154,10 +155,11 @@ layer(TestServerWith({}, { BENCHMARK_RATE_LIMIT_MULTIPLIER: "50" }), { excludeTe
           reportPath: join(dir, "failures.jsonl"),
           maxPending: 4,
           progressInterval: "50 millis",
-          onProgress: (s) => void snapshots.push(s.resources.reduce((sum, r) => sum + r.done, 0))
+          onProgress: (s) => void snapshots.push(s)
         })
-        expect(summary).toMatchObject({ failed: 0, rateLimited: 0 })
-        expect(reportLines(summary)).toEqual([])
+        expect(summary).toMatchObject({ failed: 0, rateLimited: 0, reportPath: undefined })
+        // Nothing failed: no report file, not even an empty one.
+        expect(existsSync(join(dir, "failures.jsonl"))).toBe(false)
         expect(byResource(summary)).toMatchObject({
           media: { total: 2, created: 2 },
           categories: { total: 3, created: 3 },
@@ -165,8 +167,19 @@ layer(TestServerWith({}, { BENCHMARK_RATE_LIMIT_MULTIPLIER: "50" }), { excludeTe
           "customization-types": { created: 1 },
           brands: { created: 1 }
         })
-        expect(snapshots.at(-1)).toBe(2 + 3 + 122 + 4)
-        expect(snapshots.some((n) => n < snapshots.at(-1)!)).toBe(true)
+        const totals = snapshots.map((s) => s.resources.reduce((sum, r) => sum + r.done, 0))
+        expect(totals.at(-1)).toBe(2 + 3 + 122 + 4)
+        expect(totals.some((n) => n < totals.at(-1)!)).toBe(true)
+        // A resource shows as started once the load sends it: images first, products after everything else.
+        for (const snapshot of snapshots) {
+          const of = Object.fromEntries(snapshot.resources.map((r) => [r.resource, r]))
+          const finished = (names: ReadonlyArray<string>) => names.every((name) => of[name]!.done === of[name]!.total)
+          if (snapshot.resources.some((r) => r.started && r.resource !== "media"))
+            expect(finished(["media"])).toBe(true)
+          if (of.products?.started === true)
+            expect(finished(snapshot.resources.map((r) => r.resource).filter((r) => r !== "products"))).toBe(true)
+        }
+        expect(snapshots.at(-1)!.resources.every((r) => r.started)).toBe(true)
 
         const { products, categories, changes } = yield* everything(client)
         expect(products).toHaveLength(122)
@@ -299,7 +312,9 @@ layer(TestServerWith({}, { BENCHMARK_RATE_LIMIT_MULTIPLIER: "50" }), { excludeTe
         const retried = yield* load({ ...options, retryFailed: true })
         expect(retried).toMatchObject({ round: 1, failed: 0 })
         expect(byResource(retried)).toMatchObject({ products: { total: 3, created: 3 } })
-        expect(reportLines(retried)).toEqual([])
+        // The report of the first round is gone with its failures.
+        expect(retried.reportPath).toBeUndefined()
+        expect(existsSync(join(dir, "failures.jsonl"))).toBe(false)
         // One more import for the three, nothing else re-sent: every product is at revision 1, once in the feed.
         expect((yield* client.jobs.list({ limit: 100 })).records.length).toBe(jobsBefore + 1)
         const { products, changes } = yield* everything(client)
@@ -311,14 +326,139 @@ layer(TestServerWith({}, { BENCHMARK_RATE_LIMIT_MULTIPLIER: "50" }), { excludeTe
       })
     )
 
+    it.scoped(
+      "keeps its state and report next to its input (a folder input: inside it, never read as input) or in stateDir",
+      () =>
+        Effect.gen(function* () {
+          const { url, key, dir } = yield* fixture()
+          const exportDir = join(dir, "export")
+          mkdirSync(exportDir)
+          const products = (name: string) =>
+            jsonl([
+              { external_id: "p-1", name: "P 1", category_ids: [{ external_id: "sofas" }] },
+              { external_id: "p-2", name, category_ids: [{ external_id: "sofas" }] }
+            ])
+          writeFileSync(join(exportDir, "products.jsonl"), products("x".repeat(201)))
+          writeFileSync(join(exportDir, "categories.jsonl"), jsonl([{ external_id: "sofas", name: "Sofas" }]))
+          const base = { baseUrl: url, apiKeys: [key] }
+
+          // A file input: its folder.
+          const first = yield* load({
+            ...base,
+            inputs: [join(exportDir, "products.jsonl"), join(exportDir, "categories.jsonl")]
+          })
+          expect(first).toMatchObject({
+            failed: 1,
+            statePath: join(exportDir, "catalog-sync-load.state.jsonl"),
+            reportPath: join(exportDir, "catalog-sync-load.failures.jsonl")
+          })
+          expect(existsSync(first.statePath!)).toBe(true)
+          expect(reportLines(first).map((f) => f.external_id)).toEqual(["p-2"])
+
+          // A folder input holds them too; a rerun does not read them as input (it would see a changed input).
+          writeFileSync(join(exportDir, "products.jsonl"), products("P 2"))
+          const retried = yield* load({ ...base, inputs: [exportDir], retryFailed: true })
+          expect(retried).toMatchObject({ round: 1, failed: 0, statePath: first.statePath })
+          expect(byResource(retried)).toMatchObject({ products: { total: 1, created: 1 } })
+
+          // stateDir: a folder of their own, created if missing.
+          const stateDir = join(dir, "state", "products")
+          const dry = yield* load({ ...base, inputs: [exportDir], stateDir, dryRun: true })
+          expect(dry.statePath).toBeUndefined()
+          // Only the catalog files were read: the state file's lines would be invalid input.
+          expect(dry.resources.map((r) => [r.resource, r.total])).toEqual([
+            ["categories", 1],
+            ["products", 2]
+          ])
+          expect(dry.reportPath).toBe(join(stateDir, "catalog-sync-load.dry-run.jsonl"))
+          const other = yield* load({
+            ...base,
+            inputs: [join(exportDir, "products.jsonl")],
+            stateDir,
+            retryFailed: true
+          }).pipe(Effect.flip)
+          expect(other.message).toContain(join(stateDir, "catalog-sync-load.state.jsonl"))
+        })
+    )
+
+    it.scoped(
+      "the command as the docs run it: progress of resources under way, state next to the input, no empty report",
+      () =>
+        Effect.gen(function* () {
+          const { url, key, dir } = yield* fixture()
+          const bin = yield* buildCommand
+          // Started from a folder of its own (the clone), with its input elsewhere.
+          const clone = join(dir, "clone")
+          const exportDir = join(dir, "export")
+          mkdirSync(clone)
+          mkdirSync(exportDir)
+          writeFileSync(
+            join(exportDir, "categories.jsonl"),
+            jsonl([
+              { external_id: "living", name: "Living" },
+              { external_id: "sofas", name: "Sofas", parent_id: { external_id: "living" } }
+            ])
+          )
+          writeFileSync(
+            join(exportDir, "products.jsonl"),
+            jsonl(
+              Array.from({ length: 200 }, (_, i) => ({
+                external_id: `p-${i}`,
+                name: `Product ${i}`,
+                category_ids: [{ external_id: "sofas" }]
+              }))
+            )
+          )
+          const run = yield* Effect.async<{ code: number | null; stdout: string; stderr: string }>((resume) => {
+            execFile(
+              process.execPath,
+              [bin, "--url", url, join(exportDir, "categories.jsonl"), join(exportDir, "products.jsonl")],
+              { cwd: clone, env: { ...process.env, CATALOG_SYNC_KEYS: key } },
+              (error, stdout, stderr) =>
+                resume(
+                  Effect.succeed({
+                    code: error === null ? 0 : ((error as { code?: number }).code ?? null),
+                    stdout,
+                    stderr
+                  })
+                )
+            )
+          })
+          expect(run.code).toBe(0)
+          expect(readdirSync(clone)).toEqual([])
+          const statePath = join(exportDir, "catalog-sync-load.state.jsonl")
+          expect(readdirSync(exportDir).sort()).toEqual([
+            "catalog-sync-load.state.jsonl",
+            "categories.jsonl",
+            "products.jsonl"
+          ])
+          expect(run.stdout).toContain(`State of this load: ${statePath}`)
+          expect(run.stdout).toContain("Every record was loaded; no failure report was written.")
+          // Not started resources say nothing; each resource ends with one line; no unknown ETA.
+          const lines = run.stderr.split("\n").filter((line) => line !== "")
+          expect(lines.every((line) => /^(categories|products): /.test(line))).toBe(true)
+          expect(lines.filter((line) => line.startsWith("categories: done, 2/2"))).toHaveLength(1)
+          expect(lines.filter((line) => line.startsWith("products: done, 200/200: 200 created"))).toHaveLength(1)
+          expect(lines.findIndex((line) => line.startsWith("products"))).toBeGreaterThan(
+            lines.findIndex((line) => line.startsWith("categories: done"))
+          )
+          expect(lines.length).toBeLessThanOrEqual(5)
+          expect(run.stderr).not.toContain("ETA ?")
+        })
+    )
+
     it.scoped("a loader process killed mid-run continues where it stopped and applies nothing twice", () =>
       Effect.gen(function* () {
         const { url, key, dir, client } = yield* fixture()
         const bin = yield* buildCommand
         const count = 1000
-        writeFileSync(join(dir, "categories.jsonl"), jsonl([{ external_id: "sofas", name: "Sofas" }]))
+        // A folder as input: the state file the load keeps in it is not read as input when it resumes.
+        const exportDir = join(dir, "export")
+        const statePath = join(exportDir, "catalog-sync-load.state.jsonl")
+        mkdirSync(exportDir)
+        writeFileSync(join(exportDir, "categories.jsonl"), jsonl([{ external_id: "sofas", name: "Sofas" }]))
         writeFileSync(
-          join(dir, "products.jsonl"),
+          join(exportDir, "products.jsonl"),
           jsonl(
             Array.from({ length: count }, (_, i) => ({
               external_id: `p-${i}`,
@@ -328,27 +468,14 @@ layer(TestServerWith({}, { BENCHMARK_RATE_LIMIT_MULTIPLIER: "50" }), { excludeTe
             }))
           )
         )
-        const args = [
-          bin,
-          "--url",
-          url,
-          "--json",
-          "--max-pending",
-          "2",
-          "--state",
-          join(dir, "state.jsonl"),
-          "--report",
-          join(dir, "failures.jsonl"),
-          join(dir, "categories.jsonl"),
-          join(dir, "products.jsonl")
-        ]
+        const args = [bin, "--url", url, "--json", "--max-pending", "2", exportDir]
         const env = { ...process.env, CATALOG_SYNC_KEYS: key }
 
         // Killed (SIGKILL, no chance to clean up) once a few batches are done and others are in flight.
         const killed = yield* Effect.async<{ done: number; sent: number }>((resume) => {
           const child = spawn(process.execPath, args, { cwd: dir, env, stdio: "ignore" })
           const timer = setInterval(() => {
-            const log = existsSync(join(dir, "state.jsonl")) ? readFileSync(join(dir, "state.jsonl"), "utf8") : ""
+            const log = existsSync(statePath) ? readFileSync(statePath, "utf8") : ""
             const done = log.split('"e":"done"').length - 1
             if (done >= 3) {
               child.kill("SIGKILL")
@@ -372,7 +499,7 @@ layer(TestServerWith({}, { BENCHMARK_RATE_LIMIT_MULTIPLIER: "50" }), { excludeTe
         })
         expect(rerun.code).toBe(0)
         const summary = JSON.parse(rerun.stdout.trim().split("\n").at(-1)!) as LoadSummary
-        expect(summary).toMatchObject({ failed: 0, round: 0 })
+        expect(summary).toMatchObject({ failed: 0, round: 0, statePath })
         expect(byResource(summary)).toMatchObject({ products: { total: count, done: count, failed: 0 } })
 
         const { products, changes } = yield* everything(client)

@@ -296,18 +296,18 @@ it.scoped(
   120_000
 )
 
-/** The shell blocks of the README's "First call" section, as a reader copies them. */
+/** The shell blocks of the quickstart's curl walkthrough (its key, then the calls), as a reader copies them. */
 const firstCallSnippet = () => {
-  const readme = readFileSync(join(repository, "README.md"), "utf8")
-  const section = readme.slice(
-    readme.indexOf("## First call"),
-    readme.indexOf("\n## ", readme.indexOf("## First call") + 1)
+  const guide = readFileSync(join(repository, "docs", "quickstart.md"), "utf8")
+  const section = guide.slice(
+    guide.indexOf("## A server and a key"),
+    guide.indexOf("## The same with the typed client")
   )
   return Array.from(section.matchAll(/```sh\n([\s\S]*?)```/g), (match) => match[1]!).join("\n")
 }
 
 it.scopedLive(
-  "the README's first call works copy-pasted: quickstart, then the calls",
+  "the quickstart's curl walkthrough works copy-pasted: the key, then the calls",
   () =>
     Effect.gen(function* () {
       const dir = yield* tempDir

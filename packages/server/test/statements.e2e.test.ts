@@ -16,16 +16,10 @@ const statementsOf = <A, E, R>(request: Effect.Effect<A, E, R>) =>
 
 /** The statements of a request and the background work it starts, until no statement has run for 300 ms. */
 const statementsUntilQuiet = <A, E, R>(request: Effect.Effect<A, E, R>) =>
-  Effect.gen(function* () {
-    yield* log.start
-    const answer = yield* request
-    let seen = -1
-    for (let now = yield* log.count; now !== seen; now = yield* log.count) {
-      seen = now
-      yield* Effect.sleep("300 millis")
-    }
-    return { answer, statements: yield* log.stop }
-  })
+  Effect.map(log.untilQuiet(request), ({ answer, statements }) => ({
+    answer,
+    statements: statements.map((s) => s.text)
+  }))
 
 /**
  * What each request costs in statements, BEGIN and COMMIT included, as the server runs them (its `sql`

@@ -195,6 +195,50 @@ layer(TracedServer(), { excludeTestServices: true, timeout: 60_000 })("traces ov
   )
 
   it.effect(
+    "a failure is recorded by its code and tag: no exception, status or event of any span carries a value the client sent",
+    () =>
+      Effect.gen(function* () {
+        const { url, tenant } = yield* TestServer
+        const token = yield* (yield* tenant()).key(scopes)
+        const traced = (traceId: string) => ({ traceparent: `00-${traceId}-${hex(16)}-01` })
+        const [unresolved, malformed] = [hex(32), hex(32)]
+        const reference = yield* call(url, "POST", "/products/upsert", {
+          token,
+          body: { external_id: "p", name: "P", category_ids: [{ external_id: "SECRETREF-customer-4711" }] },
+          headers: traced(unresolved)
+        })
+        expect(reference.body.error.code).toBe("unresolved_reference")
+        // The parser's message quotes the text around the error.
+        const json = yield* call(url, "POST", "/categories/upsert", {
+          token,
+          raw: '{"external_id": SECRETJSON-customer-4711}',
+          headers: { "content-type": "application/json", ...traced(malformed) }
+        })
+        expect(json.body.error.code).toBe("malformed_json")
+        const failed = yield* eventually((spans) => {
+          const found = spans.filter(
+            (span) => (span.traceId === unresolved || span.traceId === malformed) && span.status.code === 2
+          )
+          return new Set(found.map((span) => span.traceId)).size === 2 ? found : undefined
+        })
+        const exceptions = failed.flatMap((span) => span.events.filter((event) => event.name === "exception"))
+        expect(exceptions.length).toBeGreaterThanOrEqual(failed.length)
+        for (const exception of exceptions) expect(exception.attributes["exception.message"]).toMatch(/^[a-z_]+$/)
+        expect(exceptions.map((exception) => exception.attributes["exception.message"])).toContain(
+          "unresolved_reference"
+        )
+        expect(
+          failed
+            .filter((span) => span.traceId === unresolved)
+            .flatMap((span) => span.events.map((event) => event.attributes["exception.type"]))
+        ).toContain("RuleViolation")
+        const everything = JSON.stringify((yield* OtlpReceiver).spans())
+        expect(everything).not.toContain("SECRETREF")
+        expect(everything).not.toContain("SECRETJSON")
+      })
+  )
+
+  it.effect(
     "sampling is decided once per request: a caller's unsampled traceparent (flags 00) exports no span of its request and its import job links to nothing; flags 01 exports the whole tree and the link",
     () =>
       Effect.gen(function* () {

@@ -1,16 +1,18 @@
 import { HttpApiBuilder, type HttpApiGroup, type HttpServerResponse } from "@effect/platform"
 import {
   CatalogService,
+  Decode,
   type IdempotencyStore,
   Ids,
   type Principal,
   type Resource,
+  Resources,
   type Transactor
 } from "@catalog-sync/core"
-import { Effect, Layer } from "effect"
-import { Api, type Authentication, Common } from "@catalog-sync/contract"
+import { Effect, Layer, type Schema } from "effect"
+import { Api, type Authentication, CatalogApi, Common } from "@catalog-sync/contract"
 import { api, type ApiErrorOf } from "../ErrorResponses.js"
-import { writeEnvelope } from "../Writes.js"
+import { decodedBody, writeEnvelope } from "../Writes.js"
 import { requestId } from "../RequestId.js"
 import { ok } from "../JsonAnswer.js"
 
@@ -60,47 +62,47 @@ export const recordAnswer = (
   })
 
 /**
- * The list, get and upsert handlers of one catalog resource, typed by its record: they decode nothing
- * themselves and only shape envelopes.
+ * The list, get and upsert handlers of one catalog resource, typed by its record: they only shape
+ * envelopes, and the upsert decodes its body (`decodedBody`) once the key may write.
  */
 const catalogEndpoints = <Name extends Resource.ResourceName>(
   catalog: CatalogService.CatalogService,
   resource: Name
-) => ({
-  list: ({ urlParams }: { readonly urlParams: ListUrlParams }) =>
-    Effect.gen(function* () {
-      const page = yield* api(catalog.list(resource, listParams(urlParams)))
-      return ok({ request_id: yield* requestId, ...page })
-    }),
-  get: ({ path }: { readonly path: { readonly id: string } }) => recordAnswer(catalog, resource, path.id),
-  upsert: ({
-    payload,
-    headers
-  }: {
-    readonly payload: Readonly<Record<string, unknown>>
-    readonly headers: IdempotencyHeaders
-  }) => Effect.map(writeEnvelope(headers["idempotency-key"], payload, catalog.upsertCommand(resource, payload)), ok)
-})
+) => {
+  const decodeBody = Decode.decoderOf(
+    Resources.definitions[resource].body as unknown as Schema.Schema<Readonly<Record<string, unknown>>>,
+    "the body"
+  )
+  return {
+    list: ({ urlParams }: { readonly urlParams: ListUrlParams }) =>
+      Effect.gen(function* () {
+        const page = yield* api(catalog.list(resource, listParams(urlParams)))
+        return ok({ request_id: yield* requestId, ...page })
+      }),
+    get: ({ path }: { readonly path: { readonly id: string } }) => recordAnswer(catalog, resource, path.id),
+    upsert: ({ headers }: { readonly headers: IdempotencyHeaders }) =>
+      Effect.gen(function* () {
+        const payload = yield* decodedBody(decodeBody, (sent) => catalog.preauthorizeUpsert(resource, sent))
+        return ok(yield* writeEnvelope(headers["idempotency-key"], payload, catalog.upsertCommand(resource, payload)))
+      })
+  }
+}
+
+const decodeArchiveBody = Decode.decoderOf(CatalogApi.ArchiveBody, "the body")
 
 const archive =
   (catalog: CatalogService.CatalogService) =>
-  ({
-    path,
-    payload,
-    headers
-  }: {
-    readonly path: { readonly id: string }
-    readonly payload: { readonly expected_revision: number }
-    readonly headers: IdempotencyHeaders
-  }) =>
-    Effect.map(
-      writeEnvelope(
-        headers["idempotency-key"],
-        payload,
-        catalog.archiveCommand(recordId(path.id), payload.expected_revision)
-      ),
-      ok
-    )
+  ({ path, headers }: { readonly path: { readonly id: string }; readonly headers: IdempotencyHeaders }) =>
+    Effect.gen(function* () {
+      const payload = yield* decodedBody(decodeArchiveBody, () => catalog.authorizeArchive)
+      return ok(
+        yield* writeEnvelope(
+          headers["idempotency-key"],
+          payload,
+          catalog.archiveCommand(recordId(path.id), payload.expected_revision)
+        )
+      )
+    })
 
 const withCatalog = <A>(build: (catalog: CatalogService.CatalogService) => A) =>
   Effect.map(CatalogService.CatalogService, build)
@@ -126,44 +128,44 @@ export const CatalogHttpLive: Layer.Layer<
       return handlers
         .handle("list", endpoints.list)
         .handle("get", endpoints.get)
-        .handle("upsert", endpoints.upsert)
-        .handle("archive", archive(catalog))
+        .handleRaw("upsert", endpoints.upsert)
+        .handleRaw("archive", archive(catalog))
     })
   ),
   HttpApiBuilder.group(Api, "categories", (handlers) =>
     withCatalog((catalog) => {
       const endpoints = catalogEndpoints(catalog, "categories")
-      return handlers.handle("list", endpoints.list).handle("get", endpoints.get).handle("upsert", endpoints.upsert)
+      return handlers.handle("list", endpoints.list).handle("get", endpoints.get).handleRaw("upsert", endpoints.upsert)
     })
   ),
   HttpApiBuilder.group(Api, "collections", (handlers) =>
     withCatalog((catalog) => {
       const endpoints = catalogEndpoints(catalog, "collections")
-      return handlers.handle("list", endpoints.list).handle("get", endpoints.get).handle("upsert", endpoints.upsert)
+      return handlers.handle("list", endpoints.list).handle("get", endpoints.get).handleRaw("upsert", endpoints.upsert)
     })
   ),
   HttpApiBuilder.group(Api, "brands", (handlers) =>
     withCatalog((catalog) => {
       const endpoints = catalogEndpoints(catalog, "brands")
-      return handlers.handle("list", endpoints.list).handle("get", endpoints.get).handle("upsert", endpoints.upsert)
+      return handlers.handle("list", endpoints.list).handle("get", endpoints.get).handleRaw("upsert", endpoints.upsert)
     })
   ),
   HttpApiBuilder.group(Api, "customizationTypes", (handlers) =>
     withCatalog((catalog) => {
       const endpoints = catalogEndpoints(catalog, "customization-types")
-      return handlers.handle("list", endpoints.list).handle("get", endpoints.get).handle("upsert", endpoints.upsert)
+      return handlers.handle("list", endpoints.list).handle("get", endpoints.get).handleRaw("upsert", endpoints.upsert)
     })
   ),
   HttpApiBuilder.group(Api, "customizationGroups", (handlers) =>
     withCatalog((catalog) => {
       const endpoints = catalogEndpoints(catalog, "customization-groups")
-      return handlers.handle("list", endpoints.list).handle("get", endpoints.get).handle("upsert", endpoints.upsert)
+      return handlers.handle("list", endpoints.list).handle("get", endpoints.get).handleRaw("upsert", endpoints.upsert)
     })
   ),
   HttpApiBuilder.group(Api, "customizationOptions", (handlers) =>
     withCatalog((catalog) => {
       const endpoints = catalogEndpoints(catalog, "customization-options")
-      return handlers.handle("list", endpoints.list).handle("get", endpoints.get).handle("upsert", endpoints.upsert)
+      return handlers.handle("list", endpoints.list).handle("get", endpoints.get).handleRaw("upsert", endpoints.upsert)
     })
   )
 )

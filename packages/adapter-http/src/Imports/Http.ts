@@ -1,10 +1,20 @@
 import { HttpApiBuilder, type HttpApiGroup } from "@effect/platform"
-import { type IdempotencyStore, ImportService, JobService, type Transactor, WriteCommand } from "@catalog-sync/core"
+import {
+  Decode,
+  type IdempotencyStore,
+  Import,
+  ImportService,
+  JobService,
+  type Transactor,
+  WriteCommand
+} from "@catalog-sync/core"
 import { Effect, type Layer } from "effect"
 import type { Authentication } from "@catalog-sync/contract"
 import { Api } from "@catalog-sync/contract"
-import { writeEnvelope } from "../Writes.js"
+import { decodedBody, writeEnvelope } from "../Writes.js"
 import { jobHandlers } from "../Jobs/Http.js"
+
+const decodeBody = Decode.decoderOf(Import.ImportBody, "the body")
 
 /** Handlers of POST /imports and of the import jobs under /imports. */
 export const ImportsHttpLive: Layer.Layer<
@@ -23,14 +33,18 @@ export const ImportsHttpLive: Layer.Layer<
       .handle("list", endpoints.list)
       .handle("get", endpoints.get)
       .handle("retry", endpoints.retry)
-      .handle("submit", ({ headers, payload }) =>
-        writeEnvelope(
-          headers["idempotency-key"],
-          payload,
-          WriteCommand.map(imports.submitCommand(payload), (submitted) =>
-            submitted._tag === "DryRun" ? { report: submitted.report } : { job: submitted.job }
+      .handleRaw("submit", ({ headers }) =>
+        Effect.gen(function* () {
+          // The records' bodies are each decoded as the job (or the dry run) applies them, with the same bounds.
+          const payload = yield* decodedBody(decodeBody, ImportService.preauthorize)
+          return yield* writeEnvelope(
+            headers["idempotency-key"],
+            payload,
+            WriteCommand.map(imports.submitCommand(payload), (submitted) =>
+              submitted._tag === "DryRun" ? { report: submitted.report } : { job: submitted.job }
+            )
           )
-        )
+        })
       )
   })
 )

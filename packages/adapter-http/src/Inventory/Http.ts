@@ -1,13 +1,15 @@
 import { HttpApiBuilder, type HttpApiGroup } from "@effect/platform"
-import { type IdempotencyStore, InventoryService, type Transactor } from "@catalog-sync/core"
+import { Decode, type IdempotencyStore, Inventory, InventoryService, type Transactor } from "@catalog-sync/core"
 import { Effect, type Layer } from "effect"
 import type { Authentication } from "@catalog-sync/contract"
 import { Api, Common } from "@catalog-sync/contract"
 import { api } from "../ErrorResponses.js"
-import { writeEnvelope } from "../Writes.js"
+import { decodedBody, writeEnvelope } from "../Writes.js"
 import { requestId } from "../RequestId.js"
 
-/** Handlers of the inventory endpoints: they only call core and shape envelopes. */
+const decodeBody = Decode.decoderOf(Inventory.StockWrite, "the body")
+
+/** Handlers of the inventory endpoints: they only call core and shape envelopes; a write decodes its body (`decodedBody`). */
 export const InventoryHttpLive: Layer.Layer<
   HttpApiGroup.ApiGroup<"catalog-sync", "inventory">,
   never,
@@ -36,8 +38,11 @@ export const InventoryHttpLive: Layer.Layer<
           return { request_id: yield* requestId, record }
         })
       )
-      .handle("write", ({ headers, payload }) =>
-        writeEnvelope(headers["idempotency-key"], payload, inventory.writeCommand(payload))
+      .handleRaw("write", ({ headers }) =>
+        Effect.gen(function* () {
+          const payload = yield* decodedBody(decodeBody, () => inventory.authorizeWrite)
+          return yield* writeEnvelope(headers["idempotency-key"], payload, inventory.writeCommand(payload))
+        })
       )
   })
 )

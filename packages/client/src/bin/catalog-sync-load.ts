@@ -1,6 +1,7 @@
 /**
  * `catalog-sync-load`: the bulk loader on the command line (docs/bulk-load.md). Progress goes to stderr
- * (live bars on a terminal, a line per resource every few seconds otherwise), the summary to stdout;
+ * (live bars on a terminal; otherwise lines per resource: when it starts, every 10 s at most while it
+ * moves, when it is done), the summary to stdout;
  * `--json` writes JSON lines to stdout instead. Exit code 0: everything loaded; 1: some records failed
  * (see the report); 2: the load could not run or stopped (rerun the same command to continue); 130: Ctrl-C.
  */
@@ -11,7 +12,8 @@ import { readFileSync } from "node:fs"
 import { parseArgs } from "node:util"
 import { csvResources, type HeaderMap } from "../loader/CsvMapping.js"
 import { load, type LoadOptions, type LoadSummary } from "../loader/Loader.js"
-import { duration, plainLine, type Snapshot } from "../loader/Progress.js"
+import { plainProgress } from "../loader/PlainProgress.js"
+import { duration, type Snapshot } from "../loader/Progress.js"
 
 const usage = `Usage: catalog-sync-load [options] <input>...
 
@@ -30,8 +32,10 @@ Options:
   --images <folder>          images of products and categories; external_id = path within the folder
   --option-images <folder>   images of customization options
   --csv-columns <file.json>  {"products": {"Source header": "name" | null}, "categories": {...}}
-  --state <file>             state of the load, for resuming (default catalog-sync-load.state.jsonl)
-  --report <file>            failed records, one JSON line each (default catalog-sync-load.failures.jsonl)
+  --state-dir <folder>       where the state and the report go (default: the folder of the first input)
+  --state <file>             state of the load, for resuming (default <state-dir>/catalog-sync-load.state.jsonl)
+  --report <file>            failed records, one JSON line each, written only if some failed
+                             (default <state-dir>/catalog-sync-load.failures.jsonl)
   --dry-run                  send every batch as a dry run: nothing is written
   --retry-failed             re-send only the records of the report (after fixing the input)
   --max-pending <n>          jobs in flight, 1-20 (default 10)
@@ -53,6 +57,7 @@ const parse = (argv: ReadonlyArray<string>): { options: LoadOptions; json: boole
       images: { type: "string" },
       "option-images": { type: "string" },
       "csv-columns": { type: "string" },
+      "state-dir": { type: "string" },
       state: { type: "string" },
       report: { type: "string" },
       "dry-run": { type: "boolean" },
@@ -103,17 +108,18 @@ const parse = (argv: ReadonlyArray<string>): { options: LoadOptions; json: boole
       images: { catalog: values.images, option: values["option-images"] },
       dryRun: values["dry-run"] === true,
       retryFailed: values["retry-failed"] === true,
+      ...(values["state-dir"] === undefined ? {} : { stateDir: values["state-dir"] }),
       ...(values.state === undefined ? {} : { statePath: values.state }),
       ...(values.report === undefined ? {} : { reportPath: values.report }),
       ...(csvColumns === undefined ? {} : { csvColumns }),
       ...(maxPending === undefined ? {} : { maxPending }),
       ...(batchSize === undefined ? {} : { batchSize }),
-      progressInterval: json ? "2 seconds" : process.stderr.isTTY ? "200 millis" : "5 seconds"
+      progressInterval: json ? "2 seconds" : process.stderr.isTTY ? "200 millis" : "1 second"
     }
   }
 }
 
-/** Live bars, one per resource, on the terminal (stderr). */
+/** Live bars on the terminal (stderr), one per resource from when the load starts sending it. */
 const bars = () => {
   const multibar = new cliProgress.MultiBar(
     {
@@ -131,6 +137,7 @@ const bars = () => {
     render: (snapshot: Snapshot) => {
       const width = Math.max(...snapshot.resources.map((r) => r.resource.length), 0)
       for (const p of snapshot.resources) {
+        if (!p.started) continue
         const payload = {
           resource: p.resource.padEnd(width),
           rate: p.rate.toFixed(1),
@@ -156,7 +163,7 @@ const printSummary = (summary: LoadSummary) => {
   if (summary.alreadyFinished) {
     print(
       summary.failed === 0
-        ? "This load has finished before (see the state file); nothing to do."
+        ? `This load has finished before (see ${summary.statePath}); nothing to do.`
         : `This load has finished before with ${records(summary.failed)} failed (${summary.reportPath}); fix the input and run with --retry-failed.`
     )
     return
@@ -178,11 +185,13 @@ const printSummary = (summary: LoadSummary) => {
       `${records(summary.deferred)} reference images or records that this load creates before them; a dry run cannot check those references (no image is uploaded, every batch is rolled back).`
     )
   }
+  if (summary.statePath !== undefined) print(`State of this load: ${summary.statePath}`)
   if (summary.rateLimited > 0)
     print(
       `${summary.rateLimited} requests met 429 (other clients of the connection or company?); each was retried after its Retry-After.`
     )
-  if (summary.failed === 0) print(summary.dryRun ? "No failures." : "Every record was loaded.")
+  if (summary.reportPath === undefined)
+    print(`${summary.dryRun ? "No failures" : "Every record was loaded"}; no failure report was written.`)
   else {
     print(
       `${records(summary.failed)} failed; the report lists each with its line, code and message: ${summary.reportPath}`
@@ -206,18 +215,11 @@ const program = Effect.gen(function* () {
   if (parsed === "help") return yield* Effect.sync(() => print(usage))
   const { options, json } = parsed
   const live = !json && process.stderr.isTTY === true ? bars() : undefined
-  let lastPlain = ""
+  const plain = plainProgress()
   const onProgress = (snapshot: Snapshot) => {
     if (json) print(JSON.stringify({ event: "progress", ...snapshot }))
     else if (live !== undefined) live.render(snapshot)
-    else if (snapshot.phase !== "finished") {
-      const text = snapshot.resources
-        .filter((p) => p.total > 0)
-        .map(plainLine)
-        .join("\n")
-      if (text !== lastPlain && text !== "") process.stderr.write(`${text}\n`)
-      lastPlain = text
-    }
+    else for (const line of plain(snapshot)) process.stderr.write(`${line}\n`)
   }
   const summary = yield* load({ ...options, onProgress }).pipe(
     Effect.ensuring(Effect.sync(() => live?.stop())),

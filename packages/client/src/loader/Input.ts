@@ -5,26 +5,18 @@
  */
 import { FileSystem } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
-import { Data, Effect, Either, Option, Stream } from "effect"
+import { Effect, Either, Option, Stream } from "effect"
 import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from "node:path"
 import { type InputRecord, maxBytes, type Position, recordBytes } from "./Batch.js"
 import { type CsvRow, rows } from "./Csv.js"
-import { type CsvResource, csvResources, type HeaderMap, mapper } from "./CsvMapping.js"
+import { type CsvResource, type HeaderMap, mapper } from "./CsvMapping.js"
 import { lines } from "./Lines.js"
-import { isResource, type Resource } from "./Order.js"
+import { InputError } from "./LoadError.js"
+import { isResource } from "./Order.js"
+import type { Source } from "./Sources.js"
 
-/** The input cannot be used at all (a missing file, a CSV header that does not map): nothing is sent. */
-export class InputError extends Data.TaggedError("InputError")<{ readonly message: string }> {}
-
-export type Format = "jsonl" | "csv"
-
-export interface Source {
-  /** The path as given or found (positions and the state name files by it). */
-  readonly path: string
-  readonly format: Format
-  /** The one resource of the file; undefined for JSONL of `{resource, body}` lines. */
-  readonly resource: Resource | "media" | undefined
-}
+export { InputError } from "./LoadError.js"
+export { type Format, resourceOfName, type Source, sources } from "./Sources.js"
 
 export type MediaPurpose = "catalog" | "option"
 
@@ -70,26 +62,6 @@ export interface ReadOptions {
 }
 
 const imageExtensions = new Set([".jpg", ".jpeg", ".png", ".webp"])
-const dataExtensions: Readonly<Record<string, Format>> = { ".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv" }
-const resourceNames: ReadonlyArray<Resource | "media"> = [
-  "customization-types",
-  "customization-groups",
-  "customization-options",
-  "categories",
-  "brands",
-  "collections",
-  "products",
-  "media"
-]
-
-/** The resource a file name announces: `products.csv`, `categories-2024.jsonl`, `media.jsonl`. */
-export const resourceOfName = (path: string): Resource | "media" | undefined => {
-  const stem = basename(path, extname(path)).toLowerCase()
-  return resourceNames.find(
-    (name) => stem === name || stem.startsWith(`${name}.`) || stem.startsWith(`${name}-`) || stem.startsWith(`${name}_`)
-  )
-}
-
 const toPosix = (path: string) => path.split(sep).join("/")
 
 /** The media external_id and file of an image path written in a CSV row or a media line. */
@@ -101,48 +73,6 @@ export const imageOf = (path: string, relativeTo: string, folders: ImageFolders 
 }
 
 const mediaName = (file: string) => basename(file, extname(file)).slice(0, 200) || basename(file).slice(0, 200)
-
-/**
- * The sources of `[resource=]path` arguments: a folder stands for its .jsonl, .ndjson and .csv files (in
- * name order); a file's resource comes from the prefix or its name, JSONL without one holds `{resource, body}` lines.
- */
-export const sources = (
-  specs: ReadonlyArray<string>
-): Effect.Effect<Array<Source>, InputError, FileSystem.FileSystem> =>
-  Effect.gen(function* () {
-    const fs = yield* FileSystem.FileSystem
-    const out: Array<Source> = []
-    for (const spec of specs) {
-      const at = spec.indexOf("=")
-      const named =
-        at > 0 && (resourceNames as ReadonlyArray<string>).includes(spec.slice(0, at))
-          ? (spec.slice(0, at) as Resource | "media")
-          : undefined
-      const path = named === undefined ? spec : spec.slice(at + 1)
-      const info = yield* fs.stat(path).pipe(Effect.mapError(() => new InputError({ message: `cannot read ${path}` })))
-      const files =
-        info.type === "Directory"
-          ? (yield* fs
-              .readDirectory(path)
-              .pipe(Effect.mapError(() => new InputError({ message: `cannot list ${path}` }))))
-              .filter((name) => dataExtensions[extname(name).toLowerCase()] !== undefined)
-              .sort()
-              .map((name) => join(path, name))
-          : [path]
-      for (const file of files) {
-        const format = dataExtensions[extname(file).toLowerCase()]
-        if (format === undefined) return yield* new InputError({ message: `${file}: not .jsonl, .ndjson or .csv` })
-        const resource = named ?? resourceOfName(file)
-        if (format === "csv" && !(csvResources as ReadonlyArray<string>).includes(resource ?? "")) {
-          return yield* new InputError({
-            message: `${file}: CSV files hold products or categories; name the file after one (products.csv) or write products=${file}`
-          })
-        }
-        out.push({ path: file, format, resource })
-      }
-    }
-    return out
-  })
 
 /** Every image file under a folder (recursively, in name order), as media of `purpose`. */
 export const imageFolder = (

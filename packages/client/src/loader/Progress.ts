@@ -5,6 +5,8 @@
 
 export interface ResourceProgress {
   readonly resource: string
+  /** Whether the load has begun sending this resource (or, for lines it could not read, counted them). */
+  readonly started: boolean
   readonly total: number
   /** Records settled: applied (created, updated, unchanged) or failed. */
   readonly done: number
@@ -35,6 +37,7 @@ export interface Counts {
 }
 
 interface Entry {
+  started: boolean
   total: number
   created: number
   updated: number
@@ -60,7 +63,7 @@ export class Progress {
   private entry(resource: string): Entry {
     let entry = this.entries.get(resource)
     if (entry === undefined) {
-      entry = { total: 0, created: 0, updated: 0, unchanged: 0, failed: 0, samples: [] }
+      entry = { started: false, total: 0, created: 0, updated: 0, unchanged: 0, failed: 0, samples: [] }
       this.entries.set(resource, entry)
     }
     return entry
@@ -72,6 +75,11 @@ export class Progress {
 
   setTotal(resource: string, total: number) {
     this.entry(resource).total = total
+  }
+
+  /** The load begins sending `resource`: from now on renderers show it. */
+  start(resource: string) {
+    this.entry(resource).started = true
   }
 
   /** Adds settled records; `now` is when (for the rate). */
@@ -108,6 +116,7 @@ export class Progress {
       const left = Math.max(0, entry.total - done(entry))
       return {
         resource,
+        started: entry.started,
         total: entry.total,
         done: done(entry),
         created: entry.created,
@@ -131,6 +140,6 @@ export const duration = (seconds: number | undefined): string => {
   return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`
 }
 
-/** One plain line per resource, for logs and terminals without a TTY. */
+/** One plain line of a resource under way, for logs and terminals without a TTY (no ETA while there is no rate). */
 export const plainLine = (p: ResourceProgress): string =>
-  `${p.resource}: ${p.done}/${p.total} (${p.total === 0 ? 100 : Math.floor((p.done / p.total) * 100)}%), ${p.rate.toFixed(1)} records/s, ETA ${duration(p.eta)}, ${p.failed} failed`
+  `${p.resource}: ${p.done}/${p.total} (${p.total === 0 ? 100 : Math.floor((p.done / p.total) * 100)}%), ${p.rate.toFixed(1)} records/s${p.eta === undefined ? "" : `, ETA ${duration(p.eta)}`}, ${p.failed} failed`

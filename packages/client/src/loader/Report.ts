@@ -4,10 +4,10 @@
  * error's code and message, so that the user can fix the input and re-send only those (`--retry-failed`).
  */
 import { Effect } from "effect"
-import { writeFileSync } from "node:fs"
+import { rmSync, writeFileSync } from "node:fs"
 import type { InputRecord } from "./Batch.js"
 import type { Invalid, MediaInput } from "./Input.js"
-import type { Failure } from "./State.js"
+import { type Failure, failureId } from "./State.js"
 
 /** A path of an import body (`$.records[3].body.category_ids[0]`) as a path within the record (`$.category_ids[0]`). */
 export const recordPath = (path: string): string => path.replace(/^\$\.records\[\d+\]\.body/, "$")
@@ -72,10 +72,25 @@ export const mediaFailure = (
   ...(error.details === undefined ? {} : { details: error.details })
 })
 
-/** Writes the report file: every failure as a JSON line, by file and line. */
+/**
+ * Writes the report file: every failure as a JSON line, by file and line. Nothing failed: no report, and
+ * the report of an earlier run (whose failures a retry fixed) is removed, so that no file lists stale failures.
+ */
 export const write = (path: string, failures: Iterable<Failure>): Effect.Effect<number> =>
   Effect.sync(() => {
     const sorted = Array.from(failures).sort((a, b) => (a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1))
-    writeFileSync(path, sorted.map((failure) => `${JSON.stringify(failure)}\n`).join(""))
+    if (sorted.length === 0) rmSync(path, { force: true })
+    else writeFileSync(path, sorted.map((failure) => `${JSON.stringify(failure)}\n`).join(""))
     return sorted.length
   })
+
+/** The failure id of whatever lies on a line (a retry round selects lines that could not be read by it). */
+export const lineId = (position: { readonly file: string; readonly line: number }): string =>
+  failureId({ ...position, resource: undefined, external_id: undefined })
+
+/** The failure id of a record: its resource and external_id, else its line. */
+export const recordId = (record: InputRecord): string =>
+  failureId({ ...record.position, resource: record.resource, external_id: externalIdOf(record) })
+
+export const mediaId = (media: MediaInput): string =>
+  failureId({ ...media.position, resource: "media", external_id: media.externalId })

@@ -3,7 +3,8 @@ import { Chunk, Effect, Either, Stream } from "effect"
 import * as fc from "fast-check"
 import { rows } from "../../src/loader/Csv.js"
 import { decimal, mapper } from "../../src/loader/CsvMapping.js"
-import { jsonLine, resourceOfName } from "../../src/loader/Input.js"
+import { jsonLine } from "../../src/loader/Input.js"
+import { resourceOfName } from "../../src/loader/Sources.js"
 import { lines } from "../../src/loader/Lines.js"
 
 /** The bytes of `text` cut into chunks at the given (sorted, deduplicated) positions. */

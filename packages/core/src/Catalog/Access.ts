@@ -94,6 +94,22 @@ export const requiredWriteScopes = (mode: UpsertMode, parts: BodyParts, isCreate
   return Array.from(needed)
 }
 
+/** The write scopes of which any upsert of `definition` needs one, whatever its body (prices mode: prices:write). */
+export const upsertWriteScopes = (definition: ResourceDefinition): ReadonlyArray<Scope> =>
+  definition.costKeys.length > 0 ? ["catalog:write", "prices:write", "costs:write"] : ["catalog:write", "prices:write"]
+
+/**
+ * The scopes an upsert body needs, read as sent (before it is decoded, so safe on any JSON): those of its
+ * mode (catalog when it names none or an unknown one) and the keys it carries. For a body that decodes,
+ * the scopes its decoded form needs.
+ */
+export const sentWriteScopes = (definition: ResourceDefinition, sent: unknown): ReadonlyArray<Scope> => {
+  const body: Document = isDocument(sent) ? sent : {}
+  const mode: UpsertMode = body.mode === "prices" || body.mode === "combined" ? body.mode : "catalog"
+  const applied = mode === "prices" ? pricesModeBody(definition, body).body : body
+  return requiredWriteScopes(mode, bodyParts(definition, applied), false)
+}
+
 export const missingScopes = (required: ReadonlyArray<Scope>, held: ReadonlySet<Scope>): ReadonlyArray<Scope> =>
   required.filter((scope) => !held.has(scope))
 

@@ -16,7 +16,9 @@ import {
   modeViolations,
   pricesModeBody,
   type ReadMode,
-  requiredWriteScopes
+  requiredWriteScopes,
+  sentWriteScopes,
+  upsertWriteScopes
 } from "./Access.js"
 import {
   MappingConflict,
@@ -81,10 +83,15 @@ const violation = (violations: ReadonlyArray<Violation>) => {
   const first = violations[0]
   if (first === undefined) return Effect.void
   const issues = violations.filter((v) => v.reason === first.reason).map((v) => v.issue)
+  // The message names the first few; the issues list them all (an answer shows the first 20).
+  const named = issues.slice(0, 5).map((i) => `${i.path}: ${i.message}`)
   return Effect.fail(
     new RuleViolation({
       reason: first.reason,
-      message: issues.map((i) => `${i.path}: ${i.message}`).join("; "),
+      message:
+        issues.length > named.length
+          ? `${named.join("; ")}; and ${issues.length - named.length} more`
+          : named.join("; "),
       issues
     })
   )
@@ -481,6 +488,19 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
         yield* requireScopes(principal, requiredWriteScopes(mode, parts, false))
       })
 
+    /**
+     * What can be decided of an upsert's scopes before its body is decoded: a key holding none of the
+     * write scopes that could allow an upsert of the resource is refused, naming the scopes the body as
+     * sent needs, so that its body is never decoded. `authorizeUpsert` decides on the decoded body.
+     */
+    const preauthorizeUpsert = (resource: ResourceName, sent: unknown) =>
+      Effect.flatMap(CurrentPrincipal, (principal) => {
+        const definition = definitions[resource]
+        return upsertWriteScopes(definition).some((scope) => principal.scopes.has(scope))
+          ? Effect.void
+          : requireScopes(principal, sentWriteScopes(definition, sent))
+      })
+
     const authorizeArchive = Effect.flatMap(CurrentPrincipal, (principal) =>
       requireScopes(principal, ["catalog:write"])
     )
@@ -695,6 +715,7 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
     const archive = (id: RecordId, expectedRevision: number) => runDirect(archiveCommand(id, expectedRevision))
 
     return {
+      preauthorizeUpsert,
       authorizeUpsert,
       authorizeArchive,
       upsert,

@@ -1,34 +1,40 @@
-import { Either, ParseResult, Schema } from "effect"
-import { ValidationFailed, type Issue } from "../Shared/Errors.js"
-import { plainIssues } from "../Shared/PlainIssues.js"
+import { Either, type Schema } from "effect"
+import { ValidationFailed } from "../Shared/Errors.js"
+import { boundedDecoder } from "../Shared/BoundedDecode.js"
 import type { ResourceName } from "../Resources/Resource.js"
 import type { Document } from "../Resources/ResourceDefinition.js"
 import { definitions } from "../Resources/Registry.js"
 
-/** Every failing field of a parse error, as `$.path` and its rule in plain words. */
-export const issuesOf = (error: ParseResult.ParseError): ReadonlyArray<Issue> => plainIssues(error)
-
-/** Unknown keys fail at any depth, and every failure is listed. */
-export const strictDecoding = { errors: "all", onExcessProperty: "error" } as const
-
 /**
- * Decodes `input` with `schema` strictly: unknown keys at any depth fail, and every failure is listed.
- * The schemas decoded here are synchronous, so the answer is an Either (which is also an Effect): an
- * import batch decodes its bodies without an Effect step each. (Schema keeps each one's parser itself.)
+ * Decodes `input` with `schema` strictly (unknown keys fail at any depth) with bounded work: lists are
+ * held to their item limits before their items are decoded, and a failure lists its first failing
+ * locations (see `BoundedDecode`). The schemas decoded here are synchronous, so the answer is an Either
+ * (which is also an Effect): an import batch decodes its bodies without an Effect step each.
  */
 export const decodeStrict = <A, I>(
   schema: Schema.Schema<A, I>,
   input: unknown,
   what: string
-): Either.Either<A, ValidationFailed> =>
-  Either.mapLeft(
-    Schema.decodeUnknownEither(schema, strictDecoding)(input),
-    (error) => new ValidationFailed({ message: `${what} is not valid`, issues: issuesOf(error) })
-  )
+): Either.Either<A, ValidationFailed> => decoderOf(schema, what)(input)
 
-/** Decodes an upsert body of `resource` strictly. */
-export const decodeUpsert = (resource: ResourceName, input: unknown): Either.Either<Document, ValidationFailed> =>
-  decodeStrict(definitions[resource].body, input, `the ${definitions[resource].label} body`) as Either.Either<
-    Document,
-    ValidationFailed
-  >
+/** `decodeStrict` of one schema, made once (the bodies of every write are decoded by one of these). */
+export const decoderOf = <A, I>(schema: Schema.Schema<A, I>, what: string) => {
+  const decode = boundedDecoder(schema)
+  return (input: unknown): Either.Either<A, ValidationFailed> =>
+    Either.mapLeft(decode(input), (issues) => new ValidationFailed({ message: `${what} is not valid`, issues }))
+}
+
+const upsertDecoders = new Map<ResourceName, (input: unknown) => Either.Either<Document, ValidationFailed>>()
+
+/** Decodes an upsert body of `resource` strictly (`the product body is not valid`). */
+export const decodeUpsert = (resource: ResourceName, input: unknown): Either.Either<Document, ValidationFailed> => {
+  let decode = upsertDecoders.get(resource)
+  if (decode === undefined) {
+    decode = decoderOf(
+      definitions[resource].body as unknown as Schema.Schema<Document>,
+      `the ${definitions[resource].label} body`
+    )
+    upsertDecoders.set(resource, decode)
+  }
+  return decode(input)
+}

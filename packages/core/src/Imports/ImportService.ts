@@ -1,13 +1,21 @@
-import { Clock, Data, Effect, Option, Schedule, Schema } from "effect"
+import { Clock, Data, Effect, Either, Option, Schedule, Schema } from "effect"
 import { Accounts } from "../Auth/Accounts.js"
 import { CurrentPrincipal, type Principal } from "../Auth/Principal.js"
-import { type BodyParts, bodyParts, missingScopes, pricesModeBody, requiredWriteScopes } from "../Catalog/Access.js"
+import {
+  type BodyParts,
+  bodyParts,
+  missingScopes,
+  pricesModeBody,
+  requiredWriteScopes,
+  sentWriteScopes
+} from "../Catalog/Access.js"
 import { type PersistenceError, ScopeDenied, type ValidationFailed } from "../Shared/Errors.js"
 import { CatalogService } from "../Catalog/CatalogService.js"
 import { UpsertMode } from "../Resources/CommonFields.js"
-import { decodeUpsert, strictDecoding } from "../Catalog/Decode.js"
+import { decodeUpsert } from "../Catalog/Decode.js"
 import * as WriteBehind from "../Catalog/WriteBehind.js"
 import type { Document } from "../Resources/ResourceDefinition.js"
+import type { ResourceName } from "../Resources/Resource.js"
 import { definitions } from "../Resources/Registry.js"
 import {
   type JobFailure,
@@ -29,7 +37,7 @@ import { ExternalId, Ids } from "../Shared/Ids.js"
 import type { Scope } from "../Shared/Scope.js"
 import { Transactor } from "../Shared/Transactor.js"
 import { command, runDirect } from "../Writes/WriteCommand.js"
-import { type ImportBody, type ImportReport, type RecordResult, report } from "./Import.js"
+import { type ImportBody, type ImportReport, maxRecords, type RecordResult, report } from "./Import.js"
 import { type ImportCounts, type ImportItem, ImportStore } from "./ImportStore.js"
 import { type Attempt, type PlannedRecord, runPasses, runPassesInBatches } from "./ImportRunner.js"
 import { bodyPath, failedAttempt, isRecordFailure, type RecordFailure } from "./RecordErrors.js"
@@ -87,11 +95,8 @@ export const scopesFor = (records: ReadonlyArray<PlannedRecord>): ReadonlyArray<
   const needed = new Set<Scope>()
   for (const record of records) {
     const definition = definitions[record.resource]
-    const decoded = Schema.decodeUnknownOption(definition.body, strictDecoding)(record.body)
-    const parts = Option.match(decoded, {
-      onNone: () => noParts,
-      onSome: (body) => bodyParts(definition, body as Document)
-    })
+    const decoded = decodeUpsert(record.resource, record.body)
+    const parts = Either.isLeft(decoded) ? noParts : bodyParts(definition, decoded.right)
     for (const scope of requiredWriteScopes(modeOf(record.body), parts, false)) needed.add(scope)
   }
   return Array.from(needed)
@@ -111,6 +116,37 @@ export const holdsAnyScopesFor = (records: ReadonlyArray<PlannedRecord>, held: R
     return (
       missingScopes(requiredWriteScopes(mode, sent, false), held).length === 0 &&
       missingScopes(requiredWriteScopes(mode, noParts, false), held).length === 0
+    )
+  })
+
+/** The write scopes of which every import needs one. */
+const importWriteScopes: ReadonlyArray<Scope> = ["catalog:write", "prices:write", "costs:write"]
+
+/** The scopes the records of an import body need, read as sent (of its first `maxRecords` records). */
+const sentScopesFor = (sent: unknown): ReadonlyArray<Scope> => {
+  const records = typeof sent === "object" && sent !== null && "records" in sent ? sent.records : undefined
+  const needed = new Set<Scope>()
+  for (const record of Array.isArray(records) ? records.slice(0, maxRecords) : []) {
+    const resource: unknown = typeof record === "object" && record !== null ? record.resource : undefined
+    if (typeof resource === "string" && Object.hasOwn(definitions, resource)) {
+      for (const scope of sentWriteScopes(definitions[resource as ResourceName], record.body)) needed.add(scope)
+    }
+  }
+  return Array.from(needed)
+}
+
+/**
+ * What can be decided of an import's scopes before its body is decoded: a key holding no write scope is
+ * refused, naming the scopes its records as sent need (catalog:write when none can be read), so that
+ * the body is never decoded. `authorize` decides on the decoded body.
+ */
+export const preauthorize = (sent: unknown): Effect.Effect<void, ScopeDenied, CurrentPrincipal> =>
+  Effect.flatMap(CurrentPrincipal, (principal) => {
+    if (importWriteScopes.some((scope) => principal.scopes.has(scope))) return Effect.void
+    const sentScopes = sentScopesFor(sent)
+    const required = sentScopes.length > 0 ? sentScopes : (["catalog:write"] as const)
+    return Effect.fail(
+      new ScopeDenied({ message: `the records of this import need the scopes ${required.join(", ")}`, required })
     )
   })
 

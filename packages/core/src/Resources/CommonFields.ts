@@ -36,8 +36,12 @@ export const controlKeys: ReadonlySet<string> = new Set([
   "currency"
 ])
 
-/** Strict decoding: unknown keys are errors at every depth, and every failure is reported. */
-export const strict = { parseOptions: { onExcessProperty: "error", errors: "all" } } as const
+/**
+ * Strict decoding: unknown keys are errors at every depth. A decode stops at its first failure
+ * (`errors: "all"` would collect every failure of a body, however many); `Decode.decodeStrict` lists the
+ * first failing locations of a body that fails.
+ */
+export const strict = { parseOptions: { onExcessProperty: "error" } } as const
 
 /** Fields every record response carries. */
 export const commonRecordFields = {

@@ -6,8 +6,19 @@ export interface PlainIssue {
   readonly message: string
 }
 
+/** Longest key a path names in full: a key is the client's, and an unknown one may be a megabyte long. */
+const maxKeyLength = 100
+
+const keyOf = (key: PropertyKey) => {
+  const name = String(key)
+  if (name.length <= maxKeyLength) return name
+  // Not between the two halves of a surrogate pair.
+  const end = /[\uD800-\uDBFF]/.test(name[maxKeyLength - 1]!) ? maxKeyLength - 1 : maxKeyLength
+  return `${name.slice(0, end)}…`
+}
+
 const jsonPath = (path: ReadonlyArray<PropertyKey>, root: string) =>
-  path.reduce<string>((out, key) => (typeof key === "number" ? `${out}[${key}]` : `${out}.${String(key)}`), root)
+  path.reduce<string>((out, key) => (typeof key === "number" ? `${out}[${key}]` : `${out}.${keyOf(key)}`), root)
 
 /** What a schema's "Expected …" names, as a rule: `"catalog"`, `a string`, `a uuid`, `null`. */
 const plainType = (expected: string): string => {

@@ -10,8 +10,9 @@ import {
   type Sampler,
   TraceIdRatioBasedSampler
 } from "@opentelemetry/sdk-trace-base"
-import { Cause, Effect, Option, Redacted, type Tracer } from "effect"
+import { Cause, Effect, Layer, Option, Redacted, type Tracer } from "effect"
 import type { TracingSettings } from "../ServerConfig.js"
+import { redacting } from "./RedactedSpans.js"
 import type { RouteTemplates } from "./RouteTemplates.js"
 
 const samplerOf = (settings: TracingSettings): Sampler => {
@@ -36,15 +37,22 @@ const exporterOf = (settings: TracingSettings) => {
   return settings.protocol === "http/json" ? new JsonExporter(options) : new ProtobufExporter(options)
 }
 
-/** The OpenTelemetry SDK as Effect's tracer, exporting batches of spans over OTLP/HTTP (protobuf or JSON). */
+/**
+ * The OpenTelemetry SDK as Effect's tracer, exporting batches of spans over OTLP/HTTP (protobuf or JSON),
+ * its spans recording failures by tag and code only (`RedactedSpans`).
+ */
 export const TracingLive = (settings: TracingSettings) =>
-  NodeSdk.layer(() => ({
-    resource: { serviceName: settings.serviceName, serviceVersion: "0.1.0" },
-    spanProcessor: new BatchSpanProcessor(exporterOf(settings), {
-      scheduledDelayMillis: settings.scheduleDelayMillis
-    }),
-    tracerConfig: { sampler: samplerOf(settings) }
-  }))
+  Layer.unwrapEffect(Effect.map(Effect.tracer, (tracer) => Layer.setTracer(redacting(tracer)))).pipe(
+    Layer.provide(
+      NodeSdk.layer(() => ({
+        resource: { serviceName: settings.serviceName, serviceVersion: "0.1.0" },
+        spanProcessor: new BatchSpanProcessor(exporterOf(settings), {
+          scheduledDelayMillis: settings.scheduleDelayMillis
+        }),
+        tracerConfig: { sampler: samplerOf(settings) }
+      }))
+    )
+  )
 
 /**
  * Sampling is decided once, on the request span (by the sampler, or by the caller's `traceparent` flags

@@ -15,18 +15,34 @@ const invalid = (message: string): never => {
   throw new InvalidInput(message)
 }
 
+/** What an option's help shows under its name: what it is, then an example and its default where they help. */
+export interface Help {
+  readonly description: string
+  /** A value as one would type it, shown as `Example: --name value`. */
+  readonly example?: string
+  /** What the option is when it is left out, shown as `Default: ...`. */
+  readonly default?: string
+}
+
+/** Adds the help of `--name` to an option. */
+export const withHelp =
+  (name: string, help: Help | string) =>
+  <A>(option: Options.Options<A>): Options.Options<A> => {
+    const { description, example, default: fallback } = typeof help === "string" ? { description: help } : help
+    const described = Options.withDescription(option, description)
+    const exampled =
+      example === undefined ? described : Options.withDescription(described, `Example: --${name} ${example}`)
+    return fallback === undefined ? exampled : Options.withDescription(exampled, `Default: ${fallback}`)
+  }
+
 const isUuid = Schema.is(Schema.UUID)
 
 const uuidOf = (what: string) => (raw: string) =>
   isUuid(raw) ? raw : invalid(`${what} must be a uuid (as printed by the command that created it), not "${raw}"`)
 
 /** `--name <uuid>`: the id of a company, connection, location or inventory item. */
-export const uuid = (name: string, description: string) =>
-  Options.text(name).pipe(
-    Options.withPseudoName("uuid"),
-    Options.withDescription(description),
-    checked(uuidOf(`--${name}`))
-  )
+export const uuid = (name: string, help: Help | string) =>
+  Options.text(name).pipe(Options.withPseudoName("uuid"), withHelp(name, help), checked(uuidOf(`--${name}`)))
 
 /** A positional uuid (`company show <company-id>`). */
 export const uuidArg = (name: string, description: string) =>
@@ -44,10 +60,14 @@ const items = (raw: string) =>
     .filter((item) => item !== "")
 
 /** `--scopes a,b`: every item one of the API's scopes. */
-export const scopes = (description: string) =>
+export const scopes = (help: Help) =>
   Options.text("scopes").pipe(
     Options.withPseudoName("scope,..."),
-    Options.withDescription(`${description} (comma-separated: ${Scope.all.join(", ")})`),
+    withHelp("scopes", {
+      example: "catalog:read,catalog:write",
+      ...help,
+      description: `${help.description}, comma-separated, among ${Scope.all.join(", ")}`
+    }),
     checked((raw) => {
       const list = items(raw)
       if (list.length === 0) return invalid(`--scopes needs at least one of: ${Scope.all.join(", ")}`)
@@ -61,7 +81,7 @@ export const scopes = (description: string) =>
 /** `--currency EUR`: an ISO 4217 code. */
 export const currency = Options.text("currency").pipe(
   Options.withPseudoName("code"),
-  Options.withDescription("the company currency, an ISO 4217 code such as EUR or USD"),
+  withHelp("currency", { description: "the company currency, an ISO 4217 code", example: "EUR" }),
   checked((raw) =>
     Currency.codes.has(raw)
       ? raw
@@ -85,28 +105,33 @@ const language = (option: string) => (raw: string) => {
 
 export const mainLanguage = Options.text("main-language").pipe(
   Options.withPseudoName("code"),
-  Options.withDescription("the main language of the catalog content, e.g. en"),
+  withHelp("main-language", { description: "the main language of the catalog content", example: "en" }),
   checked(language("--main-language"))
 )
 
-export const languages = Options.text("languages").pipe(
-  Options.withPseudoName("code,..."),
-  Options.withDescription("further enabled languages, comma-separated, e.g. de,fr"),
-  checked((raw) => items(raw).map(language("--languages")))
-)
+export const languages = (help: Omit<Help, "description">) =>
+  Options.text("languages").pipe(
+    Options.withPseudoName("code,..."),
+    withHelp("languages", {
+      description: "further enabled languages, comma-separated (the main language is always enabled)",
+      example: "de,fr",
+      ...help
+    }),
+    checked((raw) => items(raw).map(language("--languages")))
+  )
 
 /** A comma-separated list of free text (tax rates and domains are checked by the admin use case). */
-export const list = (name: string, description: string) =>
-  Options.text(name).pipe(Options.withPseudoName("value,..."), Options.withDescription(description), checked(items))
+export const list = (name: string, help: Help) =>
+  Options.text(name).pipe(Options.withPseudoName("value,..."), withHelp(name, help), checked(items))
 
 const onValues = ["on", "true", "yes", "1"]
 const offValues = ["off", "false", "no", "0"]
 
 /** `--name on|off`. */
-export const onOff = (name: string, description: string) =>
+export const onOff = (name: string, help: Help | string) =>
   Options.text(name).pipe(
     Options.withPseudoName("on|off"),
-    Options.withDescription(`${description} (on or off)`),
+    withHelp(name, help),
     checked((raw) =>
       onValues.includes(raw)
         ? true
@@ -117,10 +142,10 @@ export const onOff = (name: string, description: string) =>
   )
 
 /** `--name <whole number>` within bounds. */
-export const wholeNumber = (name: string, description: string, min: number, max: number) =>
+export const wholeNumber = (name: string, help: Help, min: number, max: number) =>
   Options.text(name).pipe(
     Options.withPseudoName("number"),
-    Options.withDescription(description),
+    withHelp(name, help),
     checked((raw) => {
       const n = /^\d+$/.test(raw) ? Number(raw) : Number.NaN
       return n >= min && n <= max ? n : invalid(`--${name} takes a whole number from ${min} to ${max}, not "${raw}"`)
@@ -128,18 +153,18 @@ export const wholeNumber = (name: string, description: string, min: number, max:
   )
 
 /** A decimal quantity kept as written (the inventory use case checks it). */
-export const quantity = (name: string, description: string) =>
+export const quantity = (name: string, help: Help) =>
   Options.text(name).pipe(
     Options.withPseudoName("decimal"),
-    Options.withDescription(description),
+    withHelp(name, help),
     checked((raw) =>
       /^-?\d+(\.\d+)?$/.test(raw) ? raw : invalid(`--${name} takes a decimal number such as 2 or 1.5, not "${raw}"`)
     )
   )
 
 /** Free text that must not be empty. */
-export const text = (name: string, description: string) =>
+export const text = (name: string, help: Help | string) =>
   Options.text(name).pipe(
-    Options.withDescription(description),
+    withHelp(name, help),
     checked((raw) => (raw.trim() === "" ? invalid(`--${name} must not be empty`) : raw))
   )

@@ -4,9 +4,9 @@ import { Admin, Ids } from "@catalog-sync/core"
 import { expect } from "@effect/vitest"
 import { ConfigProvider, Context, Effect, Layer, Redacted } from "effect"
 import { buildServer, startInstance } from "../Instances.js"
+import { latencyProxy } from "../LatencyProxy.js"
 import { TestServer, TestServerLive } from "../TestServer.js"
 import type { Attempt, LogicalWrite, Observed } from "./History.js"
-import { latencyProxy } from "./LatencyProxy.js"
 
 /** Where the clients write: one or more server URLs over one database, and a fresh company's keys. */
 export class Target extends Context.Tag("Target")<

@@ -1,0 +1,38 @@
+/** The two shapes of command the CLI has: an admin command, and a group that only names its commands. */
+import { Command, Options } from "@effect/cli"
+import { Admin } from "@catalog-sync/core"
+import { Effect, Option, type Types } from "effect"
+import { type AdminServices, chosen, UsageError } from "./Action.js"
+
+/** Drops absent options, so that only the options given reach the admin use cases. */
+export const given = (fields: Record<string, Option.Option<unknown>>) =>
+  Object.fromEntries(
+    Object.entries(fields).flatMap(([key, value]) => (Option.isSome(value) ? [[key, value.value]] : []))
+  )
+
+/** One admin command: `run` gets the parsed options and returns what to print. */
+export const admin = <Name extends string, Config extends Command.Command.Config>(
+  name: Name,
+  description: string,
+  config: Config,
+  run: (
+    parsed: Types.Simplify<Command.Command.ParseConfig<Config>>,
+    admin: Admin.Admin
+  ) => Effect.Effect<unknown, unknown, AdminServices>
+) =>
+  Command.make(name, config, (parsed) =>
+    chosen({ _tag: "Admin", run: Effect.flatMap(Admin.Admin, (service) => run(parsed, service)) })
+  ).pipe(Command.withDescription(description))
+
+/** A command that only groups others: alone, it names them. */
+export const group = <Name extends string>(name: Name, description: string, subcommands: ReadonlyArray<string>) =>
+  Command.make(name, {}, () =>
+    Effect.fail(
+      new UsageError({
+        command: name,
+        message: `${name} needs a command: ${subcommands.map((sub) => `${name} ${sub}`).join(", ")} (see catalog-sync ${name} --help)`
+      })
+    )
+  ).pipe(Command.withDescription(description))
+
+export const optional = Options.optional

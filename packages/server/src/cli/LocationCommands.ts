@@ -1,0 +1,35 @@
+/** `catalog-sync location ...`: a company's stock locations and which connections may read or write them. */
+import { Command, Options } from "@effect/cli"
+import { admin, group } from "./Define.js"
+import * as Input from "./Inputs.js"
+import { companyOption, connectionOption, locationOption } from "./SharedOptions.js"
+
+export const location = group("location", "stock locations", ["create", "assign", "list"]).pipe(
+  Command.withSubcommands([
+    admin(
+      "create",
+      "create a stock location of a company",
+      {
+        company: companyOption,
+        name: Input.text("name", { description: "the location's name", example: "Warehouse" })
+      },
+      ({ company, name }, admin) => admin.createLocation(company, name)
+    ),
+    admin(
+      "assign",
+      "let a connection read (and write) a location's stock",
+      {
+        connection: connectionOption,
+        location: locationOption,
+        writable: Input.onOff("writable", {
+          description: "whether the connection may write the stock",
+          default: "on"
+        }).pipe(Options.withDefault(true))
+      },
+      ({ connection, location, writable }, admin) => admin.assignLocation(connection, location, writable)
+    ),
+    admin("list", "list a company's locations", { company: companyOption }, ({ company }, admin) =>
+      admin.listLocations(company)
+    )
+  ])
+)

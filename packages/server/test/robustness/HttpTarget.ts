@@ -1,0 +1,122 @@
+/**
+ * The model harness's system under test over HTTP: a running server, driven as connectors drive it (one
+ * key per connection, an Idempotency-Key on every write, imports polled to their end). Every answer must
+ * be in the spec's envelope: a 5xx or an answer without `request_id` fails the run whatever the model says.
+ */
+import type { ModelHarness, Probe, ReferenceModel } from "@catalog-sync/core/testing"
+import { Effect } from "effect"
+import { call, type Reply, type TestServer } from "../TestServer.js"
+
+type Server = typeof TestServer.Service
+
+/** A reply as the harness reads answers: accepted with the envelope, or refused with the error body. */
+const answerOf = (what: string, reply: Reply): Probe.Answer<any> => {
+  if (reply.status >= 500 || typeof reply.body?.request_id !== "string")
+    throw new Error(`${what}: ${reply.status} without the spec's envelope: ${reply.text.slice(0, 300)}`)
+  if (reply.status < 300) {
+    const { request_id: _, ...envelope } = reply.body
+    return { _tag: "Accepted", value: envelope }
+  }
+  const error = reply.body.error
+  return {
+    _tag: "Refused",
+    code: error.code,
+    paths: Array.isArray(error.details) ? error.details.map((issue: { path: string }) => issue.path) : [],
+    ...(typeof error.details?.current_revision === "number" ? { currentRevision: error.details.current_revision } : {}),
+    error
+  }
+}
+
+/** Two new companies with stock (A: connections a1 and a2, B: b1), their keys and locations, per sequence. */
+export const httpTarget = (server: Server, specs: typeof ReferenceModel.actorSpecs): ModelHarness.Target => ({
+  begin: Effect.gen(function* () {
+    const { url, admin, inventoryAdmin, tenant } = server
+    const companies = {
+      A: yield* tenant({ stock_package: true, inventory_module: true }),
+      B: yield* tenant({ stock_package: true, inventory_module: true })
+    }
+    const connections = {
+      a1: companies.A.connectionId,
+      a2: yield* companies.A.newConnection,
+      b1: companies.B.connectionId
+    }
+    const locations = {
+      A: (yield* admin.createLocation(companies.A.companyId, "Warehouse")).id as string,
+      B: (yield* admin.createLocation(companies.B.companyId, "Warehouse")).id as string
+    }
+    const tokens = {} as Record<ReferenceModel.ActorName, string>
+    for (const actor of ["a1", "a2", "b1"] as const) {
+      const spec = specs[actor]
+      yield* admin.assignLocation(connections[actor], locations[spec.company], spec.writesStock)
+      tokens[actor] = yield* companies[spec.company].key(spec.scopes, { connectionId: connections[actor] })
+    }
+    const send = (
+      actor: ReferenceModel.ActorName,
+      method: "GET" | "POST" | "DELETE",
+      path: string,
+      options: { readonly body?: unknown; readonly key?: string } = {}
+    ) =>
+      Effect.map(
+        call(url, method, path, {
+          token: tokens[actor],
+          ...(options.body === undefined ? {} : { body: options.body }),
+          ...(options.key === undefined ? {} : { idempotencyKey: options.key })
+        }),
+        (reply) => answerOf(`${method} ${path}`, reply)
+      )
+    const records = (answer: Probe.Answer<any>): Probe.Answer<ReadonlyArray<any>> =>
+      answer._tag === "Accepted" ? { _tag: "Accepted", value: answer.value.records } : answer
+    return {
+      connectionOf: (actor) => connections[actor],
+      locationOf: (company) => locations[company],
+      upsert: (actor, resource, body, key) => send(actor, "POST", `/${resource}/upsert`, { body, key }),
+      archive: (actor, id, expectedRevision, key) =>
+        send(actor, "DELETE", `/products/${id}`, { body: { expected_revision: expectedRevision }, key }),
+      stock: (actor, body, key) => send(actor, "POST", "/inventory", { body, key }),
+      reserve: (company, cardId, reserved) =>
+        Effect.map(
+          Effect.either(inventoryAdmin.reserve(companies[company].companyId, cardId, locations[company], { reserved })),
+          (result): Probe.Answer<any> =>
+            result._tag === "Right"
+              ? { _tag: "Accepted", value: result.right }
+              : {
+                  _tag: "Refused",
+                  code: (result.left as { code?: string }).code ?? "unknown",
+                  paths: [],
+                  error: result.left
+                }
+        ),
+      importRecords: (actor, body, key) =>
+        Effect.gen(function* () {
+          const submitted = yield* send(actor, "POST", "/imports", { body, key })
+          if (submitted._tag === "Refused" || submitted.value.report !== undefined)
+            return submitted._tag === "Refused"
+              ? submitted
+              : { _tag: "Accepted", value: { job: null, ...submitted.value } }
+          for (let i = 0; i < 2000; i++) {
+            const detail = yield* send(actor, "GET", `/imports/${submitted.value.job.id}`)
+            if (detail._tag === "Refused" || ["completed", "failed", "paused"].includes(detail.value.job.state))
+              return detail
+            yield* Effect.sleep("10 millis")
+          }
+          return yield* Effect.dieMessage(`import ${submitted.value.job.id} did not finish`)
+        }),
+      feed: (actor, cursor, limit) =>
+        send(actor, "GET", `/changes?limit=${limit}${cursor === undefined ? "" : `&cursor=${cursor}`}`),
+      list: (actor, resource, externalId) =>
+        Effect.map(
+          send(
+            actor,
+            "GET",
+            `/${resource}?limit=100${externalId === undefined ? "" : `&external_id=${encodeURIComponent(externalId)}`}`
+          ),
+          records
+        ),
+      get: (actor, resource, id) =>
+        Effect.map(send(actor, "GET", `/${resource}/${id}`), (answer) =>
+          answer._tag === "Accepted" ? { _tag: "Accepted" as const, value: answer.value.record } : answer
+        ),
+      inventory: (actor) => Effect.map(send(actor, "GET", "/inventory?limit=100"), records)
+    } satisfies ModelHarness.Session
+  })
+})
