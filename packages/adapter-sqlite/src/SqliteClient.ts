@@ -180,7 +180,6 @@ export const make = (
   Scope.Scope | Reactivity.Reactivity
 > =>
   Effect.gen(function* () {
-    const wrap = config.wrapConnection ?? ((connection: Connection) => connection)
     const writerDb = yield* open(config.filename, config.busyTimeoutMillis)
     // WAL lets the reader read while the writer writes; NORMAL syncs at checkpoints only (durable across
     // process crashes, and safe against corruption in WAL mode); foreign keys are per connection.
@@ -212,21 +211,24 @@ export const make = (
       executeUnprepared: (sql, params, transformRows) => onWriter(writer.executeUnprepared(sql, params, transformRows)),
       executeStream: writer.executeStream
     }
-    const outsideConnection = wrap(outside)
-    const transactionConnection = wrap(writer)
+    // Wrapped as handed out, as a pool's connections would be: each statement outside a transaction and
+    // each transaction gets a connection of its own to the wrapper.
+    const wrap = config.wrapConnection
+    const handOut = (connection: Connection) =>
+      wrap === undefined ? Effect.succeed(connection) : Effect.sync(() => wrap(connection))
 
     const transactionAcquirer = Effect.uninterruptibleMask((restore) =>
-      Effect.as(
+      Effect.zipRight(
         Effect.zipRight(
           restore(semaphore.take(1)),
           Effect.tap(Effect.scope, (scope) => Scope.addFinalizer(scope, semaphore.release(1)))
         ),
-        transactionConnection
+        handOut(writer)
       )
     )
 
     const client = yield* SqlClient.make({
-      acquirer: Effect.succeed(outsideConnection),
+      acquirer: handOut(outside),
       transactionAcquirer,
       compiler: Statement.makeCompilerSqlite(),
       spanAttributes: [["db.system.name", "sqlite"]]
