@@ -13,6 +13,12 @@ export interface Logged {
 }
 
 /**
+ * The key lookup of authentication (and of a job checking its key), by its join. Its answers are cached
+ * while the keys' version stays the same, so it runs now and then: counts set it apart.
+ */
+export const isKeyLookup = (text: string) => text.includes(" FROM api_keys k JOIN connections c ")
+
+/**
  * A database connection wrapper (the server's `sql` override) that writes down every statement the
  * server runs while recording (`start` ... `stop`), as the driver receives it: BEGIN, SAVEPOINT and
  * COMMIT included, on SQLite the reads its reader answers too. Alike on both engines: the engine is

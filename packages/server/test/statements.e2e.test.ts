@@ -1,6 +1,6 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { statementLog } from "./StatementLog.js"
+import { isKeyLookup, statementLog } from "./StatementLog.js"
 import { call, TestServer, TestServerWith, testDatabase } from "./TestServer.js"
 
 const writer = ["catalog:read", "catalog:write", "prices:read", "prices:write"]
@@ -41,9 +41,6 @@ const expected = {
   sqlite: { getById: 1, list: 2, feedPoll: 0, create: 10, update: 9, importOfOne: 22, importOfBatch: 22 },
   postgres: { getById: 3, list: 4, feedPoll: 3, create: 12, update: 11, importOfOne: 25, importOfBatch: 25 }
 }[testDatabase]
-
-/** The key lookup of authentication (and of a job checking its key), by its join. */
-const isKeyLookup = (statement: string) => statement.includes(" FROM api_keys k JOIN connections c ")
 
 const importOf = (count: number, prefix: string) => ({
   records: Array.from({ length: count }, (_, i) => ({
