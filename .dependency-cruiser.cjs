@@ -9,11 +9,11 @@ module.exports = {
   forbidden: [
     {
       name: "no-circular",
-      comment: "A cycle between modules makes their load order, and so their meaning, depend on who imports first.",
+      comment:
+        "A cycle between modules makes their load order, and so their meaning, depend on who imports first; one through a type-only import still ties two modules into one that cannot be read or moved alone.",
       severity: "error",
       from: { path: "^packages/[^/]+/src/" },
-      // A cycle through a type-only import is erased at compile time and cannot change load order.
-      to: { circular: true, viaOnly: { dependencyTypesNot: ["type-only"] } }
+      to: { circular: true }
     },
     {
       name: "core-imports-effect-only",

@@ -2,7 +2,7 @@ import { AccountsCache } from "@catalog-sync/core"
 import { SqlAccounts } from "@catalog-sync/adapter-sql"
 import { Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
 import pg from "pg"
-import type { PgConfig } from "./PgLive.js"
+import type { PgConfig } from "./PgConfig.js"
 
 /** How often the listening connection proves it is alive; also the longest a cached key can be stale if a notification were lost. */
 export const pingInterval = Duration.seconds(1)

@@ -40,17 +40,7 @@ describe("package graph", () => {
   }, 120_000)
 
   it("each rule catches what it forbids", () => {
-    const tree = mkdtempSync(join(tmpdir(), "catalog-sync-depcruise-"))
-    try {
-      cpSync(join(root, ".dependency-cruiser.cjs"), join(tree, ".dependency-cruiser.cjs"))
-      writeFileSync(
-        join(tree, "tsconfig.base.json"),
-        JSON.stringify({ compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", allowJs: true } })
-      )
-      const file = (path: string, text: string) => {
-        mkdirSync(dirname(join(tree, path)), { recursive: true })
-        writeFileSync(join(tree, path), text)
-      }
+    planted((file, tree) => {
       file("packages/core/src/Fs.ts", `import { readFileSync } from "node:fs"\nexport const read = readFileSync\n`)
       file("packages/core/src/A.ts", `import { b } from "./B.js"\nexport const a = () => b\n`)
       file("packages/core/src/B.ts", `import { a } from "./A.js"\nexport const b = () => a\n`)
@@ -73,8 +63,37 @@ describe("package graph", () => {
         "no-circular",
         "no-relative-import-across-packages"
       ])
-    } finally {
-      rmSync(tree, { recursive: true, force: true })
-    }
+    })
+  }, 120_000)
+
+  it("a cycle closed by a type-only import is a cycle", () => {
+    planted((file, tree) => {
+      file("packages/core/src/Kinds.ts", `import { handler } from "./Handler.js"\nexport const kinds = [handler]\n`)
+      file(
+        "packages/core/src/Handler.ts",
+        `import type { kinds } from "./Kinds.js"\nexport const handler = (k: typeof kinds) => k.length\n`
+      )
+      expect(cruise(tree, ["packages"]).map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`)).toEqual([
+        "no-circular: packages/core/src/Handler.ts -> packages/core/src/Kinds.ts"
+      ])
+    })
   }, 120_000)
 })
+
+/** Runs `plant` on a fresh tree holding the project's rules and a minimal tsconfig, then removes it. */
+const planted = (plant: (file: (path: string, text: string) => void, tree: string) => void) => {
+  const tree = mkdtempSync(join(tmpdir(), "catalog-sync-depcruise-"))
+  try {
+    cpSync(join(root, ".dependency-cruiser.cjs"), join(tree, ".dependency-cruiser.cjs"))
+    writeFileSync(
+      join(tree, "tsconfig.base.json"),
+      JSON.stringify({ compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", allowJs: true } })
+    )
+    plant((path, text) => {
+      mkdirSync(dirname(join(tree, path)), { recursive: true })
+      writeFileSync(join(tree, path), text)
+    }, tree)
+  } finally {
+    rmSync(tree, { recursive: true, force: true })
+  }
+}

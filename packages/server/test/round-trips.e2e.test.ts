@@ -89,9 +89,8 @@ const expected = {
       "rate window of the company",
       "BEGIN",
       "idempotency claim",
-      // The job's writes are a transaction of their own inside the idempotent one.
-      "SAVEPOINT",
-      // The connection's pending jobs (at most 20) are counted and the job added under the connection's lock.
+      // The job's writes join the idempotent write's transaction (no savepoint). The connection's pending jobs
+      // (at most 20) are counted and the job added under the connection's lock.
       "advisory lock jobs",
       "pending jobs count",
       "job insert",
@@ -100,7 +99,7 @@ const expected = {
       "idempotency completion",
       "COMMIT"
     ],
-    roundTrips: 11,
+    roundTrips: 10,
     underCompanyLock: 0,
     underConnectionLock: 6,
     companyRowsAlone: 1

@@ -6,10 +6,9 @@ import {
   Ids,
   type Principal,
   type Resource,
-  Resources,
   type Transactor
 } from "@catalog-sync/core"
-import { Effect, Layer, type Schema } from "effect"
+import { Effect, Layer } from "effect"
 import { Api, type Authentication, CatalogApi, Common } from "@catalog-sync/contract"
 import { api, type ApiErrorOf } from "../ErrorResponses.js"
 import { decodedBody, writeEnvelope } from "../Writes.js"
@@ -69,10 +68,7 @@ const catalogEndpoints = <Name extends Resource.ResourceName>(
   catalog: CatalogService.CatalogService,
   resource: Name
 ) => {
-  const decodeBody = Decode.decoderOf(
-    Resources.definitions[resource].body as unknown as Schema.Schema<Readonly<Record<string, unknown>>>,
-    "the body"
-  )
+  const decodeBody = Decode.upsertDecoderOf(resource, "the body")
   return {
     list: ({ urlParams }: { readonly urlParams: ListUrlParams }) =>
       Effect.gen(function* () {

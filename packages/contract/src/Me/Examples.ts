@@ -2,7 +2,7 @@
 import type { Schema } from "effect"
 import { ids } from "../ExampleData.js"
 import { exampleRequestId, type OperationExamples } from "../Examples.js"
-import type { PrincipalView } from "./Api.js"
+import type { PrincipalView } from "./PrincipalView.js"
 
 const principal = {
   company: {

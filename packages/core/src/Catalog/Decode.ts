@@ -2,7 +2,7 @@ import { Either, type Schema } from "effect"
 import { ValidationFailed } from "../Shared/Errors.js"
 import { boundedDecoder } from "../Shared/BoundedDecode.js"
 import type { ResourceName } from "../Resources/Resource.js"
-import type { Document } from "../Resources/ResourceDefinition.js"
+import type { UpsertBody } from "./WriteHeader.js"
 import { definitions } from "../Resources/Registry.js"
 
 /**
@@ -24,16 +24,22 @@ export const decoderOf = <A, I>(schema: Schema.Schema<A, I>, what: string) => {
     Either.mapLeft(decode(input), (issues) => new ValidationFailed({ message: `${what} is not valid`, issues }))
 }
 
-const upsertDecoders = new Map<ResourceName, (input: unknown) => Either.Either<Document, ValidationFailed>>()
+/**
+ * The strict decoder of `resource`'s upsert body, made once per caller: its answer has the type of the
+ * resource's body, of which the common fields every body shares are typed (`UpsertBody`).
+ */
+export const upsertDecoderOf = (
+  resource: ResourceName,
+  what: string
+): ((input: unknown) => Either.Either<UpsertBody, ValidationFailed>) => decoderOf(definitions[resource].body, what)
+
+const upsertDecoders = new Map<ResourceName, (input: unknown) => Either.Either<UpsertBody, ValidationFailed>>()
 
 /** Decodes an upsert body of `resource` strictly (`the product body is not valid`). */
-export const decodeUpsert = (resource: ResourceName, input: unknown): Either.Either<Document, ValidationFailed> => {
+export const decodeUpsert = (resource: ResourceName, input: unknown): Either.Either<UpsertBody, ValidationFailed> => {
   let decode = upsertDecoders.get(resource)
   if (decode === undefined) {
-    decode = decoderOf(
-      definitions[resource].body as unknown as Schema.Schema<Document>,
-      `the ${definitions[resource].label} body`
-    )
+    decode = upsertDecoderOf(resource, `the ${definitions[resource].label} body`)
     upsertDecoders.set(resource, decode)
   }
   return decode(input)

@@ -1,31 +1,41 @@
 import { Data, Effect, Option } from "effect"
-import type { ChangeEntry } from "../Changes/ChangeLog.js"
-import { ChangeLog } from "../Changes/ChangeLog.js"
+import type { ChangeEntry, ChangeLog } from "../Changes/ChangeLog.js"
 import type { CompanyId, ConnectionId, RecordId } from "../Shared/Ids.js"
 import type { ReferenceTarget } from "../Resources/Resource.js"
 import { MappingConflict, type PersistenceError } from "../Shared/Errors.js"
-import { CatalogRepository } from "./CatalogRepository.js"
-import { type Mapping, Mappings, type MappingScope } from "./Mappings.js"
+import type { CatalogRepository } from "./CatalogRepository.js"
+import type { Mapping, Mappings, MappingScope } from "./Mappings.js"
 import type { StoredRecord } from "./StoredRecord.js"
 
-/** The ports a catalog write goes through. */
-export interface WritePorts {
-  readonly repository: CatalogRepository["Type"]
-  readonly mappings: Mappings["Type"]
-  readonly changeLog: ChangeLog["Type"]
+/** A port whose every call may also fail with `E`. */
+export type FailingAlso<Port, E> = {
+  readonly [K in keyof Port]: Port[K] extends (...args: infer Args) => Effect.Effect<infer A, infer Failure, infer R>
+    ? (...args: Args) => Effect.Effect<A, Failure | E, R>
+    : Port[K] extends Effect.Effect<infer A, infer Failure, infer R>
+      ? Effect.Effect<A, Failure | E, R>
+      : Port[K]
 }
 
 /**
- * The write-behind could not keep its promise (a buffered write met a concurrent writer's row when
- * flushed, or a failing record had written something): raised as a defect so that it passes every
- * record-level handler and rolls the whole transaction back; the caller then writes the batch record
- * by record. Not an error of the records themselves.
+ * The ports a catalog write goes through: the services' own, or a write-behind's, whose calls may also
+ * fail with `E` (`WriteBehindAbandoned`).
+ */
+export interface WritePorts<E = never> {
+  readonly repository: FailingAlso<CatalogRepository["Type"], E>
+  readonly mappings: FailingAlso<Mappings["Type"], E>
+  readonly changeLog: FailingAlso<ChangeLog["Type"], E>
+}
+
+/**
+ * The write-behind could not keep its promise: a buffered write met a concurrent writer's row when
+ * flushed, or a failing record had written something. Not an error of the records themselves: no
+ * record-level handler takes it, so it rolls the batch's transaction back and its owner writes the batch
+ * record by record. It never leaves the import job (the job kind's errors do not include it).
  */
 export class WriteBehindAbandoned extends Data.TaggedError("WriteBehindAbandoned")<{ readonly message: string }> {}
 
-export const abandon = (message: string) => Effect.die(new WriteBehindAbandoned({ message }))
-
-export const isAbandoned = (defect: unknown): defect is WriteBehindAbandoned => defect instanceof WriteBehindAbandoned
+/** A concurrent writer's mapping met when flushing: the batch cannot be written as buffered. */
+const abandoned = (conflict: MappingConflict) => new WriteBehindAbandoned({ message: conflict.message })
 
 /** A key the write-behind may answer mapping lookups for: one resource's external id in the batch's connection. */
 export interface MappingKey {
@@ -35,11 +45,11 @@ export interface MappingKey {
 
 export interface WriteBehind {
   /** The ports to write through: creates are buffered, everything else first writes what is buffered. */
-  readonly ports: WritePorts
+  readonly ports: WritePorts<WriteBehindAbandoned>
   /** Loads these mappings (one lookup per resource), so that finding them later needs no statement. */
-  readonly prefetch: (keys: ReadonlyArray<MappingKey>) => Effect.Effect<void, PersistenceError>
+  readonly prefetch: (keys: ReadonlyArray<MappingKey>) => Effect.Effect<void, PersistenceError | WriteBehindAbandoned>
   /** Writes what is buffered, in multi-row statements. */
-  readonly flush: Effect.Effect<void, PersistenceError>
+  readonly flush: Effect.Effect<void, PersistenceError | WriteBehindAbandoned>
   /** How many writes went through the ports so far, buffered or not: tells whether a record wrote. */
   readonly writes: () => number
 }
@@ -67,7 +77,7 @@ export const make = (
   const inConnection = (scope: MappingScope) =>
     scope.companyId === connection.companyId && scope.connectionId === connection.connectionId
 
-  const flush = Effect.suspend(() => {
+  const flush: Effect.Effect<void, PersistenceError | WriteBehindAbandoned> = Effect.suspend(() => {
     if (pendingMappings.length === 0 && pendingRecords.length === 0 && pendingChanges.length === 0) return Effect.void
     const mappings = pendingMappings
     const records = pendingRecords
@@ -79,9 +89,7 @@ export const make = (
       [
         mappings.length === 0
           ? Effect.void
-          : ports.mappings
-              .insertMany(mappings)
-              .pipe(Effect.catchTag("MappingConflict", (conflict) => abandon(conflict.message))),
+          : Effect.catchTag(ports.mappings.insertMany(mappings), "MappingConflict", abandoned),
         records.length === 0 ? Effect.void : ports.repository.insertMany(records),
         changes.length === 0 ? Effect.void : ports.changeLog.appendMany(changes)
       ],
@@ -107,7 +115,7 @@ export const make = (
   const knownOf = (scope: MappingScope, externalId: string): RecordId | null | undefined =>
     inConnection(scope) ? known.get(scope.resource)?.get(externalId) : undefined
 
-  const mappings = Mappings.of({
+  const mappings: WritePorts<WriteBehindAbandoned>["mappings"] = {
     find: (scope, externalId) => {
       const hit = knownOf(scope, externalId)
       return hit === undefined
@@ -142,9 +150,9 @@ export const make = (
         return Effect.void
       }),
     insertMany: (many) => Effect.zipRight(flush, countWrite(ports.mappings.insertMany(many)))
-  })
+  }
 
-  const repository = CatalogRepository.of({
+  const repository: WritePorts<WriteBehindAbandoned>["repository"] = {
     get: after(ports.repository.get),
     getMapped: after(ports.repository.getMapped),
     getMany: after(ports.repository.getMany),
@@ -163,9 +171,9 @@ export const make = (
     insertMany: (records) => Effect.zipRight(flush, countWrite(ports.repository.insertMany(records))),
     update: (record, expectedRevision, previous) =>
       Effect.zipRight(flush, countWrite(ports.repository.update(record, expectedRevision, previous)))
-  })
+  }
 
-  const changeLog = ChangeLog.of({
+  const changeLog: WritePorts<WriteBehindAbandoned>["changeLog"] = {
     append: (entry) =>
       Effect.sync(() => {
         writes++
@@ -175,7 +183,7 @@ export const make = (
     head: after(ports.changeLog.head),
     read: after(ports.changeLog.read),
     fromGlobalPosition: after(ports.changeLog.fromGlobalPosition)
-  })
+  }
 
   const prefetch = (keys: ReadonlyArray<MappingKey>) =>
     Effect.gen(function* () {

@@ -31,12 +31,12 @@ export const pricingViolations = (document: Document): ReadonlyArray<Violation> 
  * The type's pricing_scope says which level carries the price rule: `group` (swatch books priced, fabric
  * samples not) or `option`. A rule on the other level is refused.
  */
-export const scopeViolations = (
+export const scopeViolations = <E>(
   document: Document,
   level: "group" | "option",
   typeId: RecordId,
-  context: RuleContext
-): Effect.Effect<ReadonlyArray<Violation>, PersistenceError> =>
+  context: RuleContext<E>
+): Effect.Effect<ReadonlyArray<Violation>, PersistenceError | E> =>
   document.pricing_mode === "none"
     ? Effect.succeed([])
     : context.lockPricing.pipe(
@@ -84,10 +84,10 @@ const pricedViolations = (
  * A type whose pricing_scope changes must leave no rule on the level that no longer carries one: to
  * `option`, its groups; to `group`, the options of its groups. Only checked when the scope changes.
  */
-export const typeScopeChangeViolations = (
+export const typeScopeChangeViolations = <E>(
   document: Document,
-  context: RuleContext
-): Effect.Effect<ReadonlyArray<Violation>, PersistenceError> =>
+  context: RuleContext<E>
+): Effect.Effect<ReadonlyArray<Violation>, PersistenceError | E> =>
   Effect.gen(function* () {
     if (context.stored === undefined || context.stored.pricing_scope === document.pricing_scope) return []
     yield* context.lockPricing
@@ -103,10 +103,10 @@ export const typeScopeChangeViolations = (
   })
 
 /** A group moving to a type that prices at group level takes options that must carry no rule. */
-export const groupMoveViolations = (
+export const groupMoveViolations = <E>(
   document: Document,
-  context: RuleContext
-): Effect.Effect<ReadonlyArray<Violation>, PersistenceError> =>
+  context: RuleContext<E>
+): Effect.Effect<ReadonlyArray<Violation>, PersistenceError | E> =>
   Effect.gen(function* () {
     if (context.stored === undefined || context.stored.type_id === document.type_id) return []
     yield* context.lockPricing

@@ -1,3 +1,6 @@
+import { Effect } from "effect"
+import { decodeUpsert } from "../Catalog/Decode.js"
+import type { UpsertBody } from "../Catalog/WriteHeader.js"
 import type {
   MappingConflict,
   RecordArchived,
@@ -8,7 +11,7 @@ import type {
   ValidationFailed
 } from "../Shared/Errors.js"
 import type { RecordError } from "./Import.js"
-import type { Attempt } from "./ImportRunner.js"
+import type { Attempt, PlannedRecord } from "./ImportRunner.js"
 import { boundedIssueError } from "./ReportBounds.js"
 
 /** The failures of one record's upsert that fail that record only. */
@@ -70,3 +73,18 @@ export const toRecordError = (index: number, error: RecordFailure): RecordError 
 /** Only these wait for a later pass: another record of the import may create what they reference. */
 export const isUnresolvedReference = (error: RecordFailure): boolean =>
   error._tag === "RuleViolation" && error.reason === "unresolved_reference"
+
+/** Decodes and upserts one record; the failures that concern this record only become its result. */
+export const attempt = <E, R>(
+  record: PlannedRecord,
+  write: (decoded: UpsertBody) => Effect.Effect<Attempt, E, R>,
+  decoded: Effect.Effect<UpsertBody, ValidationFailed> = decodeUpsert(record.resource, record.body)
+) =>
+  decoded.pipe(
+    Effect.flatMap(write),
+    Effect.catchAll((error) =>
+      isRecordFailure(error)
+        ? Effect.succeed(failedAttempt(record.index, error))
+        : Effect.fail(error as Exclude<E, RecordFailure>)
+    )
+  )

@@ -313,7 +313,10 @@ export class InventoryService extends Effect.Service<InventoryService>()("@catal
       Effect.gen(function* () {
         const principal = yield* CurrentPrincipal
         const fingerprint = fingerprintOf(principal, body)
-        return yield* transactor.withTransaction(apply_(principal, body, fingerprint)).pipe(
+        // Joins the caller's transaction although a failure is caught below: a write that lost its event to
+        // a concurrent write of the same event wrote nothing (its balance's compare-and-set failed, or it
+        // changed no balance), so the replayed answer commits alone; any other failure fails the caller.
+        return yield* transactor.atomically(apply_(principal, body, fingerprint)).pipe(
           // A concurrent write of the same event may have committed first: it decides, not our error.
           Effect.catchIf(
             (error): error is EventRace | RevisionConflict =>

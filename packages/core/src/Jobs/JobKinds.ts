@@ -1,36 +1,10 @@
 import { Context, Effect, Layer } from "effect"
-import type { CurrentPrincipal } from "../Auth/Principal.js"
-import type { ImportReport } from "../Imports/Import.js"
 import { ImportService } from "../Imports/ImportService.js"
-import type { MediaStorageError } from "../Media/MediaErrors.js"
 import { MediaService } from "../Media/MediaService.js"
-import type { PersistenceError, ScopeDenied } from "../Shared/Errors.js"
-import type { JobCounts, JobKind, JobRecord, StoredJob } from "./Job.js"
-import type { JobLimitReached, JobNotRetryable, LeaseLost } from "./JobErrors.js"
+import type { JobKind } from "./Job.js"
+import type { JobKindHandler } from "./JobKindHandler.js"
 
-/** Why a retry of a job is refused. */
-export type RetryError = ScopeDenied | JobNotRetryable | JobLimitReached | PersistenceError
-
-/**
- * What one kind of job does. Imports and media each provide theirs; the worker and the job endpoints
- * dispatch on `job.kind` through `JobKinds` and know nothing of either.
- */
-export interface JobKindHandler {
-  /** Processes a claimed job for `workerId` and ends it (`JobStore.finish`); fails when the lease is lost. */
-  readonly process: (
-    job: StoredJob,
-    workerId: string,
-    leaseMillis: number
-  ) => Effect.Effect<void, PersistenceError | LeaseLost | MediaStorageError>
-  /** The counts of a page of jobs of this kind, by job id. */
-  readonly counts: (jobs: ReadonlyArray<StoredJob>) => Effect.Effect<ReadonlyMap<string, JobCounts>, PersistenceError>
-  /** The job's report as the calling principal may read it; null for a kind without one. */
-  readonly report: (job: StoredJob) => Effect.Effect<ImportReport | null, PersistenceError, CurrentPrincipal>
-  /** Restarts the job for the calling principal, once `authorizeRetry` passed (POST /jobs/{id}/retry). */
-  readonly retry: (job: StoredJob) => Effect.Effect<JobRecord, RetryError, CurrentPrincipal>
-  /** The retry's checks alone, run before an idempotent replay of the retry too. */
-  readonly authorizeRetry: (job: StoredJob) => Effect.Effect<void, ScopeDenied | PersistenceError, CurrentPrincipal>
-}
+export type { JobKindHandler, RetryError } from "./JobKindHandler.js"
 
 /** The handler of every job kind. */
 export class JobKinds extends Context.Tag("@catalog-sync/core/JobKinds")<

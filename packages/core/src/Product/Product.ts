@@ -154,7 +154,7 @@ export const saleValidation = (document: Document): ReadonlyArray<Violation> => 
  * A selection field links swatch books of its own customization type (spec 2.5): a "Fabric" field
  * cannot offer a group of "Legs".
  */
-const fieldGroupTypes = (fields: ReadonlyArray<StoredField>, context: RuleContext) =>
+const fieldGroupTypes = <E>(fields: ReadonlyArray<StoredField>, context: RuleContext<E>) =>
   Effect.gen(function* () {
     const groupIds = Array.from(new Set(fields.flatMap((field) => field.group_ids)))
     if (groupIds.length === 0) return []

@@ -27,6 +27,9 @@ export const commonUpsertFields = {
   translations: opt(Translations)
 } as const
 
+/** The common fields as every resource's body schema decodes them. */
+export type CommonUpsertFields = Schema.Struct.Type<typeof commonUpsertFields>
+
 /** Keys of the common fields: they steer the write and are not stored in the record document. */
 export const controlKeys: ReadonlySet<string> = new Set([
   "external_id",

@@ -19,8 +19,11 @@ export interface Violation {
   readonly issue: Issue
 }
 
-/** What rules may look up while validating a merged document. */
-export interface RuleContext {
+/**
+ * What rules may look up while validating a merged document. Its reads may also fail with `E`: what the
+ * ports the write goes through fail with besides (an import batch's write-behind may give up on the batch).
+ */
+export interface RuleContext<E = never> {
   readonly isCreate: boolean
   readonly recordId: RecordId
   /** The stored document before this write; undefined on create. */
@@ -29,17 +32,17 @@ export interface RuleContext {
   readonly getMany: (
     resource: ResourceName,
     ids: ReadonlyArray<RecordId>
-  ) => Effect.Effect<ReadonlyArray<StoredRecord>, PersistenceError>
-  readonly ancestors: (categoryId: RecordId) => Effect.Effect<ReadonlyArray<RecordId>, PersistenceError>
+  ) => Effect.Effect<ReadonlyArray<StoredRecord>, PersistenceError | E>
+  readonly ancestors: (categoryId: RecordId) => Effect.Effect<ReadonlyArray<RecordId>, PersistenceError | E>
   /** Records of `resource` under any of `parentIds` (groups of a type, options of groups). */
   readonly children: (
     resource: ResourceName,
     parentIds: ReadonlyArray<RecordId>
-  ) => Effect.Effect<ReadonlyArray<StoredRecord>, PersistenceError>
+  ) => Effect.Effect<ReadonlyArray<StoredRecord>, PersistenceError | E>
   /** Live bundles listing this product as a component; serialises bundle-integrity checks of the company. */
-  readonly bundlesContaining: (productId: RecordId) => Effect.Effect<ReadonlyArray<RecordId>, PersistenceError>
+  readonly bundlesContaining: (productId: RecordId) => Effect.Effect<ReadonlyArray<RecordId>, PersistenceError | E>
   /** Serialises the company's pricing-level checks until the transaction ends. */
-  readonly lockPricing: Effect.Effect<void, PersistenceError>
+  readonly lockPricing: Effect.Effect<void, PersistenceError | E>
 }
 
 /** Merges one sent key into the stored value (the default replaces it). */
@@ -76,9 +79,9 @@ export interface ResourceDefinition<
   readonly checkBody: (body: Document, stored: Document | undefined) => ReadonlyArray<Violation>
   /** Brings decimal strings and derived values into their stored form. */
   readonly normalize: (document: Document) => Document
-  readonly validate: (
+  readonly validate: <E>(
     document: Document,
-    context: RuleContext
-  ) => Effect.Effect<ReadonlyArray<Violation>, PersistenceError>
+    context: RuleContext<E>
+  ) => Effect.Effect<ReadonlyArray<Violation>, PersistenceError | E>
   readonly index: (document: Document) => RecordIndex
 }
