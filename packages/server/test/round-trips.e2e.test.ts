@@ -148,6 +148,8 @@ describe.skipIf(skip !== undefined)("round trips on PostgreSQL", () => {
         expect(
           (yield* call(url, "POST", "/categories/upsert", { token, body: { external_id: "c1", name: "C1" } })).status
         ).toBe(200)
+        // The server's start-up work (the staging sweep reads media) ends before anything is counted.
+        yield* log.untilQuiet(Effect.void)
 
         const create = yield* log.untilQuiet(
           call(url, "POST", "/products/upsert", {

@@ -61,6 +61,8 @@ layer(TestServerWith({ sql: log.wrap }, { JOB_POLL_MILLISECONDS: "600000" }), {
       expect(
         (yield* call(url, "POST", "/categories/upsert", { token, body: { external_id: "c1", name: "C1" } })).status
       ).toBe(200)
+      // The server's start-up work (the staging sweep reads media) ends before anything is counted.
+      yield* log.untilQuiet(Effect.void)
 
       const create = yield* statementsOf(
         call(url, "POST", "/products/upsert", {
