@@ -19,8 +19,11 @@ const serverAndCli = Effect.gen(function* () {
   return { server, cli, sql: clientOf(server), cliSql: clientOf(cli) }
 })
 
-/** A transaction on `sql` in its own fiber: `body`, then held open until `end`, which commits it. */
-const heldTransaction = <E>(sql: SqlClient.SqlClient, body: Effect.Effect<unknown, E>) =>
+/**
+ * A transaction on `sql` in its own fiber: `body`, then held open until `end`, which commits it (or rolls it
+ * back with `rollBack`) and gives its exit; `opened` waits until `body` has run.
+ */
+const forkedTransaction = <E>(sql: SqlClient.SqlClient, body: Effect.Effect<unknown, E>, rollBack = false) =>
   Effect.gen(function* () {
     const opened = yield* Deferred.make<void>()
     const release = yield* Deferred.make<void>()
@@ -30,12 +33,19 @@ const heldTransaction = <E>(sql: SqlClient.SqlClient, body: Effect.Effect<unknow
           yield* body
           yield* Deferred.succeed(opened, undefined)
           yield* Deferred.await(release)
+          if (rollBack) return yield* Effect.fail("roll back" as const)
         })
       )
       .pipe(Effect.exit, Effect.fork)
-    yield* Deferred.await(opened)
-    return { end: Effect.zipRight(Deferred.succeed(release, undefined), Fiber.join(fiber)) }
+    return {
+      opened: Deferred.await(opened),
+      end: Effect.zipRight(Deferred.succeed(release, undefined), Fiber.join(fiber))
+    }
   })
+
+/** A transaction held open, once `body` has run in it, until `end` commits it. */
+const heldTransaction = <E>(sql: SqlClient.SqlClient, body: Effect.Effect<unknown, E>) =>
+  Effect.tap(forkedTransaction(sql, body), (transaction) => transaction.opened)
 
 /** Answers within 2 s: a read outside a transaction never waits for another fiber's transaction to end. */
 const promptly = <A, E>(effect: Effect.Effect<A, E>) =>
@@ -66,23 +76,11 @@ const besideTransaction = <A, E>(
     const delayed = Effect.zipRight(Effect.replicateEffect(Effect.void, phase), outside)
     const started = yield* Effect.fork(Effect.withMaxOpsBeforeYield(delayed, opsBeforeYield))
     yield* Effect.sleep("20 millis")
-    const opened = yield* Deferred.make<void>()
-    const done = yield* Deferred.make<void>()
-    const second = yield* sql
-      .withTransaction(
-        Effect.gen(function* () {
-          yield* body
-          yield* Deferred.succeed(opened, undefined)
-          yield* Deferred.await(done)
-          return yield* Effect.fail("roll back" as const)
-        })
-      )
-      .pipe(Effect.exit, Effect.fork)
+    const second = yield* forkedTransaction(sql, body, true)
     yield* Effect.sleep("20 millis")
     yield* busy.end
     const result = yield* Fiber.join(started)
-    yield* Deferred.succeed(done, undefined)
-    return { result, ended: yield* Fiber.join(second) }
+    return { result, ended: yield* second.end }
   })
 
 const phases = Array.from({ length: opsBeforeYield + 2 }, (_, phase) => phase)
