@@ -1,8 +1,9 @@
-import Database from "better-sqlite3"
+import type BetterSqlite3 from "better-sqlite3"
 import { Reactivity } from "@effect/experimental"
 import { SqlClient, SqlError, Statement } from "@effect/sql"
 import type { Connection } from "@effect/sql/SqlConnection"
 import { Context, Effect, Layer, Option, Scope, Stream } from "effect"
+import { Database } from "./internal/driver.js"
 
 /** Where and how the client opens the database file. */
 export interface SqliteClientConfig {
@@ -41,10 +42,10 @@ export class SqliteDataVersion extends Context.Tag("@catalog-sync/adapter-sqlite
 /** Statements kept prepared per connection; a list of `IN (?, ...)` of every length could grow it without end. */
 const keptStatements = 500
 
-type Prepared = Database.Statement<Array<unknown>, unknown>
+type Prepared = BetterSqlite3.Statement<Array<unknown>, unknown>
 
 /** The connection's statements, each text prepared once; the oldest goes first when the cache is full. */
-const preparing = (db: Database.Database) => {
+const preparing = (db: BetterSqlite3.Database) => {
   const prepared = new Map<string, Prepared>()
   return (sql: string): Prepared => {
     let statement = prepared.get(sql)
@@ -122,7 +123,7 @@ const isQuery = /^\s*(SELECT|WITH)\b/i
  * text (a write, a PRAGMA, one the reader cannot prepare, such as a table created in an open transaction)
  * is undefined, for the writer.
  */
-const readerStatements = (reader: Database.Database) => {
+const readerStatements = (reader: BetterSqlite3.Database) => {
   const prepared = new Map<string, Prepared | false>()
   return (sql: string): Prepared | undefined => {
     const known = prepared.get(sql)
@@ -151,7 +152,7 @@ const open = (filename: string, busyTimeoutMillis: number) =>
     (db) => Effect.sync(() => db.close())
   )
 
-const pragmas = (db: Database.Database, settings: ReadonlyArray<string>) =>
+const pragmas = (db: BetterSqlite3.Database, settings: ReadonlyArray<string>) =>
   Effect.try({
     try: () => settings.forEach((setting) => db.pragma(setting)),
     catch: (cause) => new SqlError.SqlError({ cause, message: `cannot set ${settings.join(", ")}` })
@@ -234,7 +235,7 @@ export const make = (
       spanAttributes: [["db.system.name", "sqlite"]]
     })
 
-    const versionOn = (db: Database.Database) => {
+    const versionOn = (db: BetterSqlite3.Database) => {
       const statement = db.prepare("PRAGMA data_version").pluck()
       return () => {
         try {
