@@ -1,8 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { driverFor } from "better-sqlite3/driver"
 import { execFile } from "node:child_process"
+import { createRequire } from "node:module"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
+import * as AdapterDriver from "../packages/adapter-sqlite/src/internal/driver.js"
 
 const run = promisify(execFile)
 const root = fileURLToPath(new URL("..", import.meta.url))
@@ -62,5 +64,13 @@ describe("the SQLite driver (better-sqlite3)", () => {
       "better-sqlite3-13",
       "better-sqlite3-13"
     ])
+  })
+
+  // @catalog-sync/adapter-sqlite depends on both releases and picks one itself, for applications that
+  // install it without this workspace's override.
+  it("is the one @catalog-sync/adapter-sqlite picks for itself", () => {
+    const napis = ["8", "9", "10", "11"]
+    expect(napis.map((napi) => AdapterDriver.driverFor({ napi }))).toEqual(napis.map((napi) => driverFor({ napi })))
+    expect(AdapterDriver.Database).toBe(createRequire(import.meta.url)("better-sqlite3"))
   })
 })

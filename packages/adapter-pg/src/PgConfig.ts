@@ -1,3 +1,4 @@
+import type { Connection } from "@effect/sql/SqlConnection"
 import type { Duration, Redacted } from "effect"
 
 /** Where and how to reach the PostgreSQL database. */
@@ -12,4 +13,9 @@ export interface PgConfig {
   readonly connectTimeout?: Duration.DurationInput | undefined
   /** Shown in `pg_stat_activity`. Default `catalog-sync`. */
   readonly applicationName?: string | undefined
+  /**
+   * Wraps the connection each statement runs on (tests that count or fail statements). With it, every
+   * statement outside a transaction takes a connection of the pool for its run, as a transaction does.
+   */
+  readonly wrapConnection?: ((connection: Connection) => Connection) | undefined
 }

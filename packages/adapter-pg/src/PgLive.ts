@@ -1,6 +1,8 @@
 import { AccountsCache } from "@catalog-sync/core"
 import { type PersistencePorts, SqlAccounts, layer as sqlPorts } from "@catalog-sync/adapter-sql"
+import { Reactivity } from "@effect/experimental"
 import { type Migrator, SqlClient, SqlError } from "@effect/sql"
+import type { Connection } from "@effect/sql/SqlConnection"
 import { PgClient } from "@effect/sql-pg"
 import { Context, Duration, Effect, Layer, Redacted } from "effect"
 import pg from "pg"
@@ -110,11 +112,26 @@ export const PgLive = (
       max: created.options.max ?? 10
     }))
   )
-  return Layer.effectDiscard(migrate).pipe(
+  const migrated = Layer.effectDiscard(migrate).pipe(
     Layer.provideMerge(Layer.merge(client, use)),
     Layer.provide(Layer.scoped(PgPool, pool(config)))
   )
+  const wrap = config.wrapConnection
+  return wrap === undefined ? migrated : wrappedClient(wrap).pipe(Layer.provideMerge(migrated))
 }
+
+/** The `SqlClient` over the driver's, with each statement's connection (a reserved one) wrapped. */
+const wrappedClient = (wrap: (connection: Connection) => Connection) =>
+  Layer.effect(
+    SqlClient.SqlClient,
+    Effect.flatMap(PgClient.PgClient, (client) =>
+      SqlClient.make({
+        acquirer: Effect.map(client.reserve, wrap),
+        compiler: PgClient.makeCompiler(),
+        spanAttributes: [["db.system.name", "postgresql"]]
+      })
+    ).pipe(Effect.provide(Reactivity.layer))
+  )
 
 /**
  * The persistence ports of `@catalog-sync/core` (catalog, mappings, transactions, change log, accounts

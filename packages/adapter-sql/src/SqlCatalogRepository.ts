@@ -5,7 +5,6 @@ import { refineErrors } from "./internal/errors.js"
 import { atomically } from "./internal/transaction.js"
 import { chunks, RecordRow, recordColumns, ReferenceTarget, recordRowOf, storedRecordOf } from "./internal/rows.js"
 import { span } from "./internal/spans.js"
-import { directClient } from "./internal/direct.js"
 
 /** The parameters of a list query, as plain values. */
 export interface ListParams {
@@ -156,7 +155,7 @@ export const make: Effect.Effect<
   never,
   SqlClient.SqlClient
 > = Effect.gen(function* () {
-  const sql = yield* directClient
+  const sql = yield* SqlClient.SqlClient
   const columns = sql.literal(recordColumns)
 
   // Reads map their rows with `storedRecordOf` (our own writes, no schema decode); parameters are typed ids.

@@ -4,7 +4,6 @@ import { type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { chunks } from "./internal/rows.js"
 import { span } from "./internal/spans.js"
-import { directClient } from "./internal/direct.js"
 
 const Position = Schema.Union(Schema.Number, Schema.NumberFromString)
 
@@ -108,7 +107,7 @@ export const make: Effect.Effect<
   never,
   SqlClient.SqlClient
 > = Effect.gen(function* () {
-  const sql = yield* directClient
+  const sql = yield* SqlClient.SqlClient
   const latest = SqlSchema.single({
     Request: Schema.String,
     Result: Schema.Struct({ position: Position }),

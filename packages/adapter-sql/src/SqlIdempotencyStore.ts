@@ -4,7 +4,6 @@ import { type Context, Effect, Layer, Option, type ParseResult, Schema } from "e
 import { refineErrors } from "./internal/errors.js"
 import { IdempotencyRow, Millis } from "./internal/rows.js"
 import { span } from "./internal/spans.js"
-import { directClient } from "./internal/direct.js"
 
 const Key = Schema.Struct({ company_id: Ids.CompanyId, connection_id: Ids.ConnectionId, key: Schema.String })
 
@@ -57,7 +56,7 @@ export const make: Effect.Effect<
   never,
   SqlClient.SqlClient
 > = Effect.gen(function* () {
-  const sql = yield* directClient
+  const sql = yield* SqlClient.SqlClient
   const columns = sql.literal(
     Object.keys(IdempotencyRow.fields)
       .map((column) => `"${column}"`)

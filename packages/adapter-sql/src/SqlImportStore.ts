@@ -4,7 +4,6 @@ import { type Context, Effect, Layer, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { chunks, Millis } from "./internal/rows.js"
 import { span } from "./internal/spans.js"
-import { directClient } from "./internal/direct.js"
 
 /** The columns of `import_records`, as `importRowOf` names them. */
 const columns = [
@@ -98,7 +97,7 @@ export const make: Effect.Effect<
   never,
   SqlClient.SqlClient
 > = Effect.gen(function* () {
-  const sql = yield* directClient
+  const sql = yield* SqlClient.SqlClient
   const decodeIndices = Schema.decodeUnknown(Indices)
   const decodeCounts = Schema.decodeUnknown(Schema.Array(CountRow))
 

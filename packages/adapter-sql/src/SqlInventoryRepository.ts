@@ -4,7 +4,6 @@ import { Array as Arr, type Context, Effect, Layer, Option, Schema } from "effec
 import { refineErrors } from "./internal/errors.js"
 import { chunks } from "./internal/rows.js"
 import { span } from "./internal/spans.js"
-import { directClient } from "./internal/direct.js"
 
 const ItemRow = Schema.Struct({
   id: Ids.RecordId,
@@ -113,7 +112,7 @@ export const make: Effect.Effect<
   never,
   SqlClient.SqlClient
 > = Effect.gen(function* () {
-  const sql = yield* directClient
+  const sql = yield* SqlClient.SqlClient
 
   // Lookups take any string: ids reach them from request paths, and a malformed one is simply not found.
   const findItemRow = SqlSchema.findOne({

@@ -4,7 +4,6 @@ import { type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { Millis } from "./internal/rows.js"
 import { span } from "./internal/spans.js"
-import { directClient } from "./internal/direct.js"
 
 /** A row of `jobs`. */
 const JobRow = Schema.Struct({
@@ -131,7 +130,7 @@ export const make: Effect.Effect<
   never,
   SqlClient.SqlClient
 > = Effect.gen(function* () {
-  const sql = yield* directClient
+  const sql = yield* SqlClient.SqlClient
   const encodeRow = Schema.encode(JobRow)
 
   // On PostgreSQL two transactions could both count 19 pending jobs; a transaction-scoped advisory lock

@@ -4,7 +4,6 @@ import { Array as Arr, type Context, Effect, Layer, Option, Schema } from "effec
 import { refineErrors } from "./internal/errors.js"
 import { chunks, MappingRow } from "./internal/rows.js"
 import { span } from "./internal/spans.js"
-import { directClient } from "./internal/direct.js"
 
 /** A mapping as the lookups read it. */
 type MappingPair = { readonly external_id: string; readonly record_id: Ids.RecordId }
@@ -50,7 +49,7 @@ export const make: Effect.Effect<
   never,
   SqlClient.SqlClient
 > = Effect.gen(function* () {
-  const sql = yield* directClient
+  const sql = yield* SqlClient.SqlClient
 
   // Lookups run on every read and write: their keys are typed by core and their rows are our own, so
   // neither side goes through a schema (docs/performance.md, issue 23 lever 3).

@@ -4,7 +4,6 @@ import { type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { Millis } from "./internal/rows.js"
 import { span } from "./internal/spans.js"
-import { directClient } from "./internal/direct.js"
 
 /** A row of `media`. */
 const MediaRow = Schema.Struct({
@@ -90,7 +89,7 @@ export const make: Effect.Effect<
   never,
   SqlClient.SqlClient
 > = Effect.gen(function* () {
-  const sql = yield* directClient
+  const sql = yield* SqlClient.SqlClient
   const one = (rows: ReadonlyArray<unknown>) =>
     Effect.map(decodeRows(rows), (decoded) => Option.map(Option.fromNullable(decoded[0]), toMedia))
   return MediaRepository.MediaRepository.of({

@@ -3,12 +3,11 @@ import { dirname } from "node:path"
 import { AccountsCache } from "@catalog-sync/core"
 import { type PersistencePorts, SqlAccounts, SqlChangeLog, layer as sqlPorts } from "@catalog-sync/adapter-sql"
 import { type Migrator, SqlClient, SqlError } from "@effect/sql"
-import { SqliteClient } from "@effect/sql-sqlite-node"
 import { type ConfigError, Duration, Effect, Layer } from "effect"
 import { migrate } from "./Migrations.js"
 import * as SqliteAccountsVersion from "./SqliteAccountsVersion.js"
 import * as SqliteChangeHead from "./SqliteChangeHead.js"
-import * as SqliteCommits from "./SqliteCommits.js"
+import * as SqliteClient from "./SqliteClient.js"
 
 /** Where and how to open the SQLite database. */
 export interface SqliteConfig {
@@ -16,6 +15,8 @@ export interface SqliteConfig {
   readonly filename: string
   /** How long a statement waits for another connection's lock before failing with SQLITE_BUSY. Default 5 s. */
   readonly busyTimeout?: Duration.DurationInput | undefined
+  /** Wraps every connection the client hands out (tests that count or fail statements); see `SqliteClient`. */
+  readonly wrapConnection?: SqliteClient.SqliteClientConfig["wrapConnection"]
 }
 
 const isFile = (filename: string) => filename !== ":memory:" && filename !== ""
@@ -38,61 +39,48 @@ const createPrivately = (filename: string) => {
 }
 
 /**
- * A migrated SQLite database: the `SqlClient` (and the driver's `SqliteClient`) on one connection with
- * WAL journaling, `synchronous = NORMAL` (durable at checkpoints, safe against corruption in WAL mode,
- * far fewer fsyncs), foreign keys enforced and a busy timeout, with pending migrations applied while the
- * layer is built.
+ * A migrated SQLite database: the `SqlClient` (`SqliteClient`: a writer connection with WAL journaling,
+ * `synchronous = NORMAL`, foreign keys enforced and a busy timeout, and a reader for queries outside a
+ * transaction) and its `SqliteDataVersion`, with pending migrations applied while the layer is built.
  */
 export const SqliteLive = (
   config: SqliteConfig
 ): Layer.Layer<
-  SqliteClient.SqliteClient | SqlClient.SqlClient,
+  SqlClient.SqlClient | SqliteClient.SqliteDataVersion,
   SqlError.SqlError | Migrator.MigrationError | ConfigError.ConfigError
 > => {
-  const busyMillis = Math.max(0, Math.round(Duration.toMillis(config.busyTimeout ?? Duration.seconds(5))))
-  const prepare = Layer.effectDiscard(
-    Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
-      // PRAGMA values cannot be bound parameters; busyMillis is a validated integer.
-      yield* sql.unsafe(`PRAGMA busy_timeout = ${busyMillis}`)
-      yield* sql`PRAGMA journal_mode = WAL`
-      yield* sql`PRAGMA synchronous = NORMAL`
-      // Outside any transaction, where SQLite ignores this pragma.
-      yield* sql`PRAGMA foreign_keys = ON`
-      yield* migrate
-    })
-  )
+  const busyTimeoutMillis = Math.max(0, Math.round(Duration.toMillis(config.busyTimeout ?? Duration.seconds(5))))
   const client = Layer.unwrapEffect(
     Effect.try({
       // better-sqlite3 does not create folders; the default database lives under ./data.
       try: () => {
         if (isFile(config.filename)) createPrivately(config.filename)
-        return SqliteClient.layer({ filename: config.filename })
+        return SqliteClient.layer({
+          filename: config.filename,
+          busyTimeoutMillis,
+          wrapConnection: config.wrapConnection
+        })
       },
       catch: (cause) => new SqlError.SqlError({ cause, message: `cannot create the folder of ${config.filename}` })
     })
   )
-  return prepare.pipe(Layer.provideMerge(client))
+  return Layer.effectDiscard(migrate).pipe(Layer.provideMerge(client))
 }
 
 /**
  * The persistence ports of `@catalog-sync/core` (catalog, mappings, transactions, change log, accounts
- * with cached key lookups, idempotency) on a migrated SQLite database, plus its `SqlClient` for other SQL adapters that share the
- * connection, such as `SqlRateLimiter.layer`, and `SqliteCommits`. Key lookups and each company's
- * change-feed head are served from memory while nothing is committed (see `SqliteCommits`).
+ * with cached key lookups, idempotency) on a migrated SQLite database, plus its `SqlClient` for other SQL
+ * adapters that share it, such as `SqlRateLimiter.layer`. Key lookups and each company's change-feed head
+ * are served from memory while nothing is committed (`SqliteDataVersion`).
  */
 export const layer = (
   config: SqliteConfig
 ): Layer.Layer<
-  PersistencePorts | SqliteClient.SqliteClient | SqlClient.SqlClient | SqliteCommits.SqliteCommits,
+  PersistencePorts | SqlClient.SqlClient | SqliteClient.SqliteDataVersion,
   SqlError.SqlError | Migrator.MigrationError | ConfigError.ConfigError
 > => {
-  const commits = SqliteCommits.layer(config.filename)
-  const kept = Layer.mergeAll(cachedAccounts, SqliteChangeHead.layer.pipe(Layer.provide(SqlChangeLog.layer)), commits)
-  // The ports read on the side connection; a server that wraps the client (tests that count or fail
-  // statements) builds its own ports over the wrapped client, without it.
-  const ports = sqlPorts.pipe(Layer.provide(SqliteCommits.committedReads), Layer.provide(commits))
-  return Layer.merge(ports, kept.pipe(Layer.provide(commits))).pipe(Layer.provideMerge(SqliteLive(config)))
+  const kept = Layer.merge(cachedAccounts, SqliteChangeHead.layer.pipe(Layer.provide(SqlChangeLog.layer)))
+  return Layer.merge(sqlPorts, kept).pipe(Layer.provideMerge(SqliteLive(config)))
 }
 
 /** Accounts whose key lookups are cached while `PRAGMA data_version` stays (see `AccountsCache`). */

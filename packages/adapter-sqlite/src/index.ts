@@ -1,5 +1,5 @@
-/** The embedded default storage: SQLite through @effect/sql-sqlite-node, with its migrations. */
+/** The embedded default storage: SQLite through better-sqlite3 (`SqliteClient`), with its migrations. */
 export * as Migrations from "./Migrations.js"
 export { layer, SqliteLive, type SqliteConfig } from "./SqliteLive.js"
 export * as SqliteChangeHead from "./SqliteChangeHead.js"
-export * as SqliteCommits from "./SqliteCommits.js"
+export * as SqliteClient from "./SqliteClient.js"

@@ -2,9 +2,9 @@ import { join } from "node:path"
 import { AccountsCache, CatalogRepository, ChangeLog, type Ids, Transactor } from "@catalog-sync/core"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Deferred, Effect, Exit, Fiber, Layer, Option } from "effect"
+import { Context, Deferred, Effect, Exit, Fiber, Layer, Option, Tracer } from "effect"
 import * as SqliteAccountsVersion from "../src/SqliteAccountsVersion.js"
-import { layer as sqliteLayer, SqliteChangeHead, SqliteCommits } from "../src/index.js"
+import { layer as sqliteLayer, SqliteChangeHead, SqliteClient } from "../src/index.js"
 import { change, companyId, record } from "./fixtures.js"
 import { tempDir } from "./support.js"
 
@@ -20,8 +20,25 @@ const appendOn = (instance: Context.Context<never>, company: Ids.CompanyId) =>
     Effect.provide(instance as Context.Context<ChangeLog.ChangeLog>)
   )
 
-const versionOf = (instance: Context.Context<never>) =>
-  Context.get(instance as Context.Context<SqliteCommits.SqliteCommits>, SqliteCommits.SqliteCommits).current()
+const versionsOf = (instance: Context.Context<never>) =>
+  Context.get(instance as Context.Context<SqliteClient.SqliteDataVersion>, SqliteClient.SqliteDataVersion)
+
+const clientOf = (instance: Context.Context<never>) =>
+  Context.get(instance as Context.Context<SqlClient.SqlClient>, SqlClient.SqlClient)
+
+/** `effect` in a transaction of `sql`, forked, held open once `effect` is done until `end` commits it. */
+const heldTransaction = (sql: SqlClient.SqlClient, effect: Effect.Effect<unknown, unknown>) =>
+  Effect.gen(function* () {
+    const opened = yield* Deferred.make<void>()
+    const release = yield* Deferred.make<void>()
+    const fiber = yield* sql
+      .withTransaction(
+        Effect.zipRight(effect, Effect.zipRight(Deferred.succeed(opened, undefined), Deferred.await(release)))
+      )
+      .pipe(Effect.exit, Effect.fork)
+    yield* Deferred.await(opened)
+    return { end: Effect.zipRight(Deferred.succeed(release, undefined), Fiber.join(fiber)) }
+  })
 
 /** A change log whose head answers from a counter, counting its reads. */
 const countingLog = () => {
@@ -40,33 +57,59 @@ const countingLog = () => {
   return { counts, layer: Layer.succeed(ChangeLog.ChangeLog, log) }
 }
 
-describe("SqliteCommits", () => {
-  it.scoped("moves with every commit, of the server's connection or another one, and stays otherwise", () =>
-    Effect.gen(function* () {
-      const [a, b] = yield* twoInstances
-      const company = companyId()
-      const start = versionOf(a)
-      expect(start).toEqual(expect.any(Number))
-      expect(versionOf(a)).toBe(start)
-      yield* appendOn(a, company)
-      const afterOwn = versionOf(a)
-      expect(afterOwn).not.toBe(start)
-      expect(versionOf(a)).toBe(afterOwn)
-      yield* appendOn(b, company)
-      expect(versionOf(a)).not.toBe(afterOwn)
-    })
+describe("SqliteDataVersion", () => {
+  it.scoped(
+    "anyCommit moves with every commit, of the client's writer or another connection, and stays otherwise",
+    () =>
+      Effect.gen(function* () {
+        const [a, b] = yield* twoInstances
+        const { anyCommit } = versionsOf(a)
+        const company = companyId()
+        const start = anyCommit()
+        expect(start).toEqual(expect.any(Number))
+        expect(anyCommit()).toBe(start)
+        yield* appendOn(a, company)
+        const afterOwn = anyCommit()
+        expect(afterOwn).not.toBe(start)
+        expect(anyCommit()).toBe(afterOwn)
+        yield* appendOn(b, company)
+        expect(anyCommit()).not.toBe(afterOwn)
+      })
+  )
+
+  it.scoped(
+    "otherCommits moves with another connection's commits only, and is unknown while a transaction holds the writer",
+    () =>
+      Effect.gen(function* () {
+        const [a, b] = yield* twoInstances
+        const { otherCommits } = versionsOf(a)
+        const start = yield* otherCommits
+        expect(Option.isSome(start)).toBe(true)
+        yield* appendOn(a, companyId())
+        expect(yield* otherCommits).toEqual(start)
+        yield* appendOn(b, companyId())
+        const moved = yield* otherCommits
+        expect(Option.isSome(moved) && moved.value !== Option.getOrThrow(start)).toBe(true)
+        const sql = clientOf(a)
+        // Inside a transaction (its own fiber's or another's) the writer would answer for that transaction's snapshot.
+        expect(yield* sql.withTransaction(otherCommits)).toEqual(Option.none())
+        const open = yield* heldTransaction(sql, sql`SELECT 1`)
+        expect(yield* otherCommits).toEqual(Option.none())
+        yield* open.end
+        expect(yield* otherCommits).toEqual(moved)
+      })
   )
 
   it.scoped("is unknown for an in-memory database", () =>
     Effect.gen(function* () {
       const memory = yield* Layer.build(sqliteLayer({ filename: ":memory:" }))
-      expect(versionOf(memory)).toBeUndefined()
+      expect(versionsOf(memory).anyCommit()).toBeUndefined()
     })
   )
 })
 
 describe("SqliteChangeHead", () => {
-  it.scoped("reads committed heads on the side connection, and the log itself only inside a transaction", () =>
+  it.scoped("keeps each head while nothing commits, and reads the log itself inside a transaction", () =>
     Effect.gen(function* () {
       const [a, b] = yield* twoInstances
       const { counts, layer } = countingLog()
@@ -77,15 +120,19 @@ describe("SqliteChangeHead", () => {
         Effect.flatMap(ChangeLog.ChangeLog, (log) => log.head(company)).pipe(Effect.provide(kept))
       const company = companyId()
       expect([yield* head(company), yield* head(company)]).toEqual([0, 0])
+      expect(counts.reads).toBe(1)
+      counts.head = 1
       yield* appendOn(b, company)
-      expect(yield* head(company)).toBe(1)
+      expect([yield* head(company), yield* head(company)]).toEqual([1, 1])
+      expect(counts.reads).toBe(2)
+      counts.head = 2
       yield* appendOn(a, company)
       expect([yield* head(company), yield* head(company)]).toEqual([2, 2])
-      expect(counts.reads).toBe(0)
+      expect(counts.reads).toBe(3)
       counts.head = 7
-      const sql = Context.get(a as Context.Context<SqlClient.SqlClient>, SqlClient.SqlClient)
+      const sql = clientOf(a)
       expect(yield* sql.withTransaction(Effect.zip(head(company), head(company)))).toEqual([7, 7])
-      expect(counts.reads).toBe(2)
+      expect(counts.reads).toBe(5)
     })
   )
 
@@ -117,12 +164,13 @@ describe("SqliteChangeHead", () => {
     })
   )
 
-  it.scoped("outside a transaction, another request's open transaction is not seen, and not waited for", () =>
+  it.scopedLive("outside a transaction, another request's open transaction is not seen, and not waited for", () =>
     Effect.gen(function* () {
       const [a] = yield* twoInstances
       const company = companyId()
       const head = Effect.flatMap(ChangeLog.ChangeLog, (log) => log.head(company)).pipe(
-        Effect.provide(a as Context.Context<ChangeLog.ChangeLog>)
+        Effect.provide(a as Context.Context<ChangeLog.ChangeLog>),
+        Effect.timeoutFail({ duration: "2 seconds", onTimeout: () => "waited" as const })
       )
       yield* appendOn(a, company)
       const transactor = Context.get(a as Context.Context<Transactor.Transactor>, Transactor.Transactor)
@@ -140,7 +188,7 @@ describe("SqliteChangeHead", () => {
           )
           .pipe(Effect.exit, Effect.fork)
         yield* Deferred.await(appended)
-        // The append is on the server's one connection, not committed: the feed must not pass it yet.
+        // The append is on the writer, not committed: the feed must not pass it yet.
         expect(yield* head).toBe(1)
         yield* Deferred.succeed(release, undefined)
         yield* Fiber.join(writer)
@@ -150,33 +198,75 @@ describe("SqliteChangeHead", () => {
   )
 })
 
-describe("reads on the side connection (CommittedReads)", () => {
-  const commitsOf = (instance: Context.Context<never>) =>
-    Context.get(instance as Context.Context<SqliteCommits.SqliteCommits>, SqliteCommits.SqliteCommits)
-
-  it.scoped("serve queries only, each with its parameters, and leave every other statement to the client", () =>
-    Effect.gen(function* () {
-      const [a] = yield* twoInstances
-      const { read } = commitsOf(a)
-      const company = companyId()
-      yield* appendOn(a, company)
-      expect(read("SELECT company_id, revision FROM changes WHERE company_id = ?", [company])).toEqual([
-        { company_id: company, revision: 1 }
-      ])
-      expect(read("  with c AS (SELECT ? AS v) SELECT v FROM c", [7])).toEqual([{ v: 7 }])
-      expect(read("SELECT 1 AS one WHERE 1 = ?", [2])).toEqual([])
-      // A pragma would answer for the side connection; a write (even one returning rows) is not a read.
-      expect(read("PRAGMA data_version", [])).toBeUndefined()
-      expect(read("DELETE FROM changes RETURNING company_position", [])).toBeUndefined()
-      expect(read("SELECT * FROM no_such_table", [])).toBeUndefined()
-      // A failure to run (a parameter SQLite cannot bind) is left to the client, which reports it.
-      expect(read("SELECT ? AS v", [{ not: "bindable" }])).toBeUndefined()
-      expect(read("SELECT ? AS v", [3])).toEqual([{ v: 3 }])
-      expect(read("SELECT count(*) AS n FROM changes", [])).toEqual([{ n: 1 }])
-    })
+describe("the client's two connections", () => {
+  it.scoped(
+    "queries outside a transaction go to the reader; writes, PRAGMAs and everything in a transaction to the writer",
+    () =>
+      Effect.gen(function* () {
+        const [a] = yield* twoInstances
+        const sql = clientOf(a)
+        // Foreign keys are set on the writer only: a PRAGMA answers for the connection it runs on.
+        expect(yield* sql`PRAGMA foreign_keys`).toEqual([{ foreign_keys: 1 }])
+        const company = companyId()
+        yield* appendOn(a, company)
+        // A write returning rows is no query: the reader (query_only) would refuse it.
+        expect(
+          yield* sql`DELETE FROM changes WHERE company_id = ${company} RETURNING company_position`.pipe(
+            Effect.map((rows) => rows.length)
+          )
+        ).toBe(1)
+        expect(yield* sql`WITH c AS (SELECT ${7} AS v) SELECT v FROM c`).toEqual([{ v: 7 }])
+        expect(yield* sql`SELECT ${3} AS v`.values).toEqual([[3]])
+        // A statement the reader cannot prepare (a table created in an open transaction) runs in the transaction.
+        expect(
+          yield* sql.withTransaction(
+            Effect.zipRight(sql`CREATE TABLE fresh (v INTEGER)`, sql`SELECT count(*) AS n FROM fresh`)
+          )
+        ).toEqual([{ n: 0 }])
+        expect(yield* sql`SELECT count(*) AS n FROM fresh`).toEqual([{ n: 0 }])
+        // Failures are the client's usual SqlError, with the driver's code.
+        const missing = yield* Effect.flip(sql`SELECT * FROM no_such_table`)
+        expect(missing._tag).toBe("SqlError")
+        expect((missing.cause as { readonly code?: string }).code).toBe("SQLITE_ERROR")
+      })
   )
 
-  it.scoped("the ports read committed data outside a transaction, never another request's open one", () =>
+  it.scoped(
+    "with tracing on, every statement is a sql.execute span: reads on the reader and a transaction's alike",
+    () =>
+      Effect.gen(function* () {
+        const [a] = yield* twoInstances
+        const sql = clientOf(a)
+        const native = yield* Effect.tracer
+        const spans: Array<Tracer.Span> = []
+        const tracer = Tracer.make({
+          span: (...args) => {
+            const span = native.span(...args)
+            spans.push(span)
+            return span
+          },
+          context: native.context
+        })
+        const traced = <A, E>(effect: Effect.Effect<A, E>) =>
+          effect.pipe(Effect.withTracer(tracer), Effect.withTracerEnabled(true))
+        yield* traced(sql`SELECT ${1} AS outside`)
+        yield* traced(sql.withTransaction(Effect.zipRight(sql`SELECT ${2} AS inside`, sql`PRAGMA foreign_keys`)))
+        const statements = spans
+          .filter((span) => span.name === "sql.execute")
+          .map((span) => [span.attributes.get("db.query.text"), span.attributes.get("db.system.name")])
+        expect(statements).toEqual([
+          ["SELECT ? AS outside", "sqlite"],
+          ["SELECT ? AS inside", "sqlite"],
+          ["PRAGMA foreign_keys", "sqlite"]
+        ])
+        expect(spans.map((span) => span.name)).toContain("sql.transaction")
+        spans.length = 0
+        yield* sql`SELECT ${3} AS untraced`.pipe(Effect.withTracer(tracer), Effect.withTracerEnabled(false))
+        expect(spans.filter((span) => span.name === "sql.execute")).toEqual([])
+      })
+  )
+
+  it.scopedLive("the ports read committed data outside a transaction, never another request's open one", () =>
     Effect.gen(function* () {
       const [a] = yield* twoInstances
       const company = companyId()
@@ -193,7 +283,7 @@ describe("reads on the side connection (CommittedReads)", () => {
           .withTransaction(
             Effect.gen(function* () {
               yield* repository.insert(product)
-              // Inside the transaction its own write is read, on its connection.
+              // Inside the transaction its own write is read, on the writer.
               expect(Option.isSome(yield* repository.get(company, "products", product.id))).toBe(true)
               yield* Deferred.succeed(written, undefined)
               yield* Deferred.await(release)
@@ -202,22 +292,13 @@ describe("reads on the side connection (CommittedReads)", () => {
           )
           .pipe(Effect.exit, Effect.fork)
         yield* Deferred.await(written)
-        // The server's one connection holds the uncommitted row, and a statement through the client waits
-        // for its transaction to end; the ports (as the server runs them, tracer off) answer at once from
-        // committed data.
         const outside = repository
           .get(company, "products", product.id)
-          .pipe(
-            Effect.withTracerEnabled(false),
-            Effect.timeoutFail({ duration: "2 seconds", onTimeout: () => "waited" })
-          )
+          .pipe(Effect.timeoutFail({ duration: "2 seconds", onTimeout: () => "waited" }))
         expect(Option.isNone(yield* outside)).toBe(true)
         const listed = repository
           .list(company, "products", { limit: 10 })
-          .pipe(
-            Effect.withTracerEnabled(false),
-            Effect.timeoutFail({ duration: "2 seconds", onTimeout: () => "waited" })
-          )
+          .pipe(Effect.timeoutFail({ duration: "2 seconds", onTimeout: () => "waited" }))
         expect(yield* listed).toEqual([])
         yield* Deferred.succeed(release, undefined)
         expect(Exit.isSuccess(yield* Fiber.join(writer))).toBe(outcome === "commits")
@@ -226,7 +307,7 @@ describe("reads on the side connection (CommittedReads)", () => {
     })
   )
 
-  it.scoped("an in-memory database has no side connection: the ports read through the client", () =>
+  it.scoped("an in-memory database is one connection: the ports read on the writer", () =>
     Effect.gen(function* () {
       const memory = yield* Layer.build(sqliteLayer({ filename: ":memory:" }))
       const repository = Context.get(
@@ -235,9 +316,7 @@ describe("reads on the side connection (CommittedReads)", () => {
       )
       const product = record(companyId())
       yield* repository.insert(product)
-      expect(
-        yield* repository.get(product.companyId, "products", product.id).pipe(Effect.withTracerEnabled(false))
-      ).toEqual(Option.some(product))
+      expect(yield* repository.get(product.companyId, "products", product.id)).toEqual(Option.some(product))
     })
   )
 })
@@ -263,27 +342,21 @@ describe("SqliteAccountsVersion", () => {
     })
   )
 
-  it.scoped("inside a transaction reads through and keeps nothing, so an older snapshot is never kept", () =>
+  it.scoped("is unknown while a transaction holds the writer and something committed, so nothing older is kept", () =>
     Effect.gen(function* () {
       const [a, b] = yield* twoInstances
       const version = yield* Layer.build(SqliteAccountsVersion.layer.pipe(Layer.provide(Layer.succeedContext(a))))
       const current = Context.get(version, AccountsCache.AccountsVersion).current
-      const sql = Context.get(a as Context.Context<SqlClient.SqlClient>, SqlClient.SqlClient)
+      const sql = clientOf(a)
       const before = yield* current
       // The transaction's first read fixes its snapshot; another connection commits after it.
-      yield* sql.withTransaction(
-        Effect.gen(function* () {
-          yield* sql`SELECT count(*) FROM changes`
-          // On the other instance's own connection (@effect/sql would otherwise run it in this transaction).
-          yield* appendOn(b, companyId()).pipe(
-            Effect.mapInputContext((context: Context.Context<never>) =>
-              Context.omit(SqlClient.TransactionConnection)(context)
-            )
-          )
-          expect(yield* current).toEqual(before)
-        })
-      )
-      expect(yield* current).not.toEqual(before)
+      const open = yield* heldTransaction(sql, sql`SELECT count(*) FROM changes`)
+      yield* appendOn(b, companyId())
+      expect(yield* current).toEqual(Option.none())
+      yield* open.end
+      const after = yield* current
+      expect(Option.isSome(after)).toBe(true)
+      expect(after).not.toEqual(before)
     })
   )
 })

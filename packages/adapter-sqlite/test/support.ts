@@ -13,10 +13,3 @@ export const tempDir = Effect.acquireRelease(
 /** The SQLite ports on a fresh database file in a temp folder that lives as long as the layer. */
 export const tempLayer = (options: Omit<SqliteConfig, "filename"> = {}) =>
   Layer.unwrapScoped(Effect.map(tempDir, (dir) => layer({ ...options, filename: join(dir, "catalog.db") })))
-
-/**
- * `tempLayer` as the server runs it: with the tracer off, statements in a transaction run on its connection
- * directly and reads outside one on the side connection (the tracer, on by default, keeps the usual path).
- */
-export const serverLikeLayer = (options: Omit<SqliteConfig, "filename"> = {}) =>
-  Layer.merge(tempLayer(options), Layer.setTracerEnabled(false))

@@ -2,11 +2,10 @@ import { HttpApiBuilder, type HttpApp, HttpMiddleware } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { ApiLive, Readiness, RouteTable } from "@catalog-sync/adapter-http"
 import { PortalHttp } from "@catalog-sync/portal"
-import { PgPoolUse, layer as pgPorts } from "@catalog-sync/adapter-pg"
-import { type PersistencePorts, layer as sqlPorts, SqlRateLimiter } from "@catalog-sync/adapter-sql"
-import { SqliteChangeHead, layer as sqlitePorts } from "@catalog-sync/adapter-sqlite"
+import { layer as pgPorts } from "@catalog-sync/adapter-pg"
+import { type PersistencePorts, SqlRateLimiter } from "@catalog-sync/adapter-sql"
+import { layer as sqlitePorts } from "@catalog-sync/adapter-sqlite"
 import {
-  Accounts,
   CatalogService,
   ChangeFeed,
   Idempotency,
@@ -28,7 +27,8 @@ import { SharpImageProcessor } from "@catalog-sync/adapter-image-sharp"
 import { FsMediaStorage } from "@catalog-sync/adapter-storage-fs"
 import type { S3Settings } from "@catalog-sync/adapter-storage-s3"
 import { type Migrator, SqlClient, type SqlError } from "@effect/sql"
-import { Clock, type ConfigError, Context, Duration, Effect, Layer, Logger, Option, Schedule } from "effect"
+import type { Connection } from "@effect/sql/SqlConnection"
+import { Clock, type ConfigError, Duration, Effect, Layer, Logger, Option, Schedule } from "effect"
 import { ImageProcessor, MediaErrors, MediaStorage, RateLimiter } from "@catalog-sync/core"
 import { createServer } from "node:http"
 import { answerUnparsableRequests } from "./UnparsableRequests.js"
@@ -118,29 +118,11 @@ export type MediaPorts = MediaStorage.MediaStorage | MediaStorage.MediaStaging |
  */
 export interface ServerOverrides {
   readonly media?: (defaults: Layer.Layer<MediaPorts>) => Layer.Layer<MediaPorts>
-  /** Wraps the database client every repository, job store and worker runs on (a client that fails the N-th statement). */
-  readonly sql?: (client: SqlClient.SqlClient) => Effect.Effect<SqlClient.SqlClient>
-}
-
-/** The persistence layer with the repositories rebuilt over the wrapped client, when a wrapper is given. */
-const persistenceWith = (config: ServerConfig, overrides: ServerOverrides) => {
-  const wrap = overrides.sql
-  if (wrap === undefined) return PersistenceLive(config)
-  const wrapped = Layer.effect(SqlClient.SqlClient, Effect.flatMap(SqlClient.SqlClient, wrap))
-  // Fresh: the same layer value inside PersistenceLive is memoized with the unwrapped client. The cached
-  // accounts stay those of PersistenceLive, so that a wrapped server authenticates as a production one.
-  const cachedAccounts = Layer.effect(Accounts.Accounts, Accounts.Accounts)
-  // PostgreSQL's pool reader (for the metrics) passed on as PersistenceLive gives it, when it does.
-  const poolUse = Layer.effectContext(
-    Effect.map(Effect.serviceOption(PgPoolUse), (use) =>
-      Option.match(use, { onNone: () => Context.empty(), onSome: (read) => Context.make(PgPoolUse, read) })
-    )
-  )
-  const ports = Layer.fresh(sqlPorts).pipe(Layer.provideMerge(wrapped))
-  // On SQLite the feed's head is read and kept as in PersistenceLive (on its side connection); inside a
-  // transaction the wrapped client's log is read.
-  const keptHead = SqliteChangeHead.layer.pipe(Layer.provide(ports))
-  return Layer.mergeAll(ports, keptHead, cachedAccounts, poolUse).pipe(Layer.provide(PersistenceLive(config)))
+  /**
+   * Wraps the database connections every statement of the server runs on (a connection that fails the
+   * N-th statement, or writes each one down): the repositories', the job workers' and the key lookups'.
+   */
+  readonly sql?: ((connection: Connection) => Connection) | undefined
 }
 
 /**
@@ -166,17 +148,19 @@ const resumeCutOffWork = Layer.effectDiscard(
  * PostgreSQL it also gives `PgPoolUse`, which the metrics scrape reads when present.
  */
 export const PersistenceLive = (
-  config: ServerConfig
+  config: ServerConfig,
+  wrapConnection?: (connection: Connection) => Connection
 ): Layer.Layer<
   PersistencePorts | SqlClient.SqlClient,
   SqlError.SqlError | Migrator.MigrationError | ConfigError.ConfigError
 > =>
   config.postgres === undefined
-    ? sqlitePorts({ filename: databaseFile(config) })
+    ? sqlitePorts({ filename: databaseFile(config), wrapConnection })
     : pgPorts({
         url: config.postgres.url,
         poolSize: config.postgres.poolSize,
-        statementTimeout: Duration.millis(config.postgres.statementTimeoutMillis)
+        statementTimeout: Duration.millis(config.postgres.statementTimeoutMillis),
+        wrapConnection
       })
 
 /** GET /ready asks the database; a change of its answer is logged once (see `loggingChanges`). */
@@ -455,8 +439,10 @@ const serverWith = (config: ServerConfig, runtime: RuntimeSettings, overrides: S
     Layer.provide(servicesWith(config, runtime, overrides)),
     Layer.provide(
       config.postgres === undefined
-        ? resumeCutOffWork.pipe(Layer.provideMerge(measuredPersistence(runtime, persistenceWith(config, overrides))))
-        : measuredPersistence(runtime, persistenceWith(config, overrides))
+        ? resumeCutOffWork.pipe(
+            Layer.provideMerge(measuredPersistence(runtime, PersistenceLive(config, overrides.sql)))
+          )
+        : measuredPersistence(runtime, PersistenceLive(config, overrides.sql))
     ),
     Layer.provide(stopped),
     Layer.provide(Logger.minimumLogLevel(config.logLevel)),

@@ -1,12 +1,9 @@
-import { Reactivity } from "@effect/experimental"
-import { SqlClient, Statement } from "@effect/sql"
 import type { Connection } from "@effect/sql/SqlConnection"
-import { PgClient } from "@effect/sql-pg"
 import { Effect } from "effect"
 
 /**
- * A statement as the driver received it, the reserved connection it ran on (numbered in the order they were
- * reserved: a transaction is one), and whether another statement was still on its way when it was sent.
+ * A statement as the driver received it, the connection it ran on (numbered in the order the client handed
+ * them out: a transaction is one), and whether another statement was still on its way when it was sent.
  */
 export interface Logged {
   readonly text: string
@@ -16,10 +13,18 @@ export interface Logged {
 }
 
 /**
- * A database client that writes down every statement it runs while recording (`start` ... `stop`), as
- * the driver receives it: BEGIN, SAVEPOINT and COMMIT included.
+ * The key lookup of authentication (and of a job checking its key), by its join. Its answers are cached
+ * while the keys' version stays the same, so it runs now and then: counts set it apart.
  */
-export const statementLog = (database: "sqlite" | "postgres") => {
+export const isKeyLookup = (text: string) => text.includes(" FROM api_keys k JOIN connections c ")
+
+/**
+ * A database connection wrapper (the server's `sql` override) that writes down every statement the
+ * server runs while recording (`start` ... `stop`), as the driver receives it: BEGIN, SAVEPOINT and
+ * COMMIT included, on SQLite the reads its reader answers too. Alike on both engines: the engine is
+ * named for callers' clarity only.
+ */
+export const statementLog = (_database: "sqlite" | "postgres") => {
   const state = { recording: false, statements: [] as Array<Logged>, inFlight: 0, connections: 0 }
   const logged = <A, E>(
     connection: number,
@@ -56,12 +61,6 @@ export const statementLog = (database: "sqlite" | "postgres") => {
       }
     }
   }
-  const wrap = (client: SqlClient.SqlClient) =>
-    SqlClient.make({
-      acquirer: Effect.map(client.reserve, wrapConnection),
-      compiler: database === "sqlite" ? Statement.makeCompilerSqlite() : PgClient.makeCompiler(),
-      spanAttributes: []
-    }).pipe(Effect.provide(Reactivity.layer))
   const stopLogged = Effect.sync(() => {
     state.recording = false
     return state.statements
@@ -71,8 +70,11 @@ export const statementLog = (database: "sqlite" | "postgres") => {
     state.recording = true
   })
   return {
-    wrap,
+    /** The server's `sql` override: every connection its client hands out, wrapped. */
+    wrap: wrapConnection,
     start,
+    /** How many statements ran since `start`, recording on. */
+    count: Effect.sync(() => state.statements.length),
     /** Ends the recording; the statements run since `start`. */
     stop: Effect.map(stopLogged, (statements) => statements.map((s) => s.text)),
     /** Ends the recording; the statements run since `start`, with their parameters and connections. */

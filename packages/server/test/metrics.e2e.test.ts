@@ -1,5 +1,5 @@
 import { expect, layer } from "@effect/vitest"
-import type { SqlClient } from "@effect/sql"
+import type { Connection } from "@effect/sql/SqlConnection"
 import { Deferred, Effect, Fiber } from "effect"
 import sharp from "sharp"
 import { scrape, scrapeUntil } from "./Scrape.js"
@@ -205,14 +205,28 @@ layer(TestServerWith({}, { METRICS_ON_MAIN_PORT: "true" }), { excludeTestService
   }
 )
 
-/** The server's own database client, caught through the test override that can wrap it. */
-let serverSql: SqlClient.SqlClient | undefined
-const CaughtClientServer = TestServerWith(
-  { sql: (client) => Effect.sync(() => (serverSql = client)) },
-  { METRICS_PORT: "0", JOB_POLL_MILLISECONDS: "50" }
-)
+/**
+ * While a gate is set, every statement the server runs waits at it on the connection it was given (on
+ * PostgreSQL with the `sql` override, a connection of the pool taken for the statement's run).
+ */
+const gated = { gate: undefined as Deferred.Deferred<void> | undefined, waiting: 0 }
+const atGate = <A, E>(run: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+  Effect.suspend(() => {
+    const gate = gated.gate
+    if (gate === undefined) return run
+    gated.waiting++
+    return Effect.zipRight(Deferred.await(gate), run)
+  })
+const gatedConnection = (conn: Connection): Connection => ({
+  execute: (sql, params, transform) => atGate(conn.execute(sql, params, transform)),
+  executeRaw: (sql, params) => atGate(conn.executeRaw(sql, params)),
+  executeValues: (sql, params) => atGate(conn.executeValues(sql, params)),
+  executeUnprepared: (sql, params, transform) => atGate(conn.executeUnprepared(sql, params, transform)),
+  executeStream: (sql, params, transform) => conn.executeStream(sql, params, transform)
+})
+const GatedServer = TestServerWith({ sql: gatedConnection }, { METRICS_PORT: "0", JOB_POLL_MILLISECONDS: "50" })
 
-layer(CaughtClientServer, { excludeTestServices: true, timeout: 60_000 })("database pool gauges", (it) => {
+layer(GatedServer, { excludeTestServices: true, timeout: 60_000 })("database pool gauges", (it) => {
   it.effect(
     testDatabase === "postgres"
       ? "the PostgreSQL pool's connections in use, idle and waiting are read at each scrape"
@@ -226,39 +240,30 @@ layer(CaughtClientServer, { excludeTestServices: true, timeout: 60_000 })("datab
           expect(before.samples("db_pool_waiting_requests")).toBe(0)
           return
         }
-        const sql = serverSql!
-        const max = (yield* TestServer).config.postgres!.poolSize
+        const { url, tenant, config } = yield* TestServer
+        const max = config.postgres!.poolSize
+        const token = yield* (yield* tenant()).key(scopes)
         expect(before.value("db_pool_max_connections")).toBe(max)
         expect(before.value("db_pool_waiting_requests")).toBe(0)
-        // Every connection held in an open transaction, and one more statement waiting for one.
-        const release = yield* Deferred.make<void>()
-        const holding = yield* Deferred.make<void>()
-        let held = 0
-        const hold = sql.withTransaction(
-          Effect.zipRight(
-            sql`SELECT 1`,
-            Effect.zipRight(
-              Effect.suspend(() => (++held === max ? Deferred.succeed(holding, undefined) : Effect.void)),
-              Deferred.await(release)
-            )
-          )
-        )
-        const holders = yield* Effect.fork(
+        // Every connection held by a statement at the gate, and more requests waiting for one.
+        const gate = yield* Deferred.make<void>()
+        gated.waiting = 0
+        gated.gate = gate
+        const requests = yield* Effect.fork(
           Effect.all(
-            Array.from({ length: max }, () => hold),
-            { concurrency: max }
+            Array.from({ length: max + 2 }, () => call(url, "GET", "/products?limit=1", { token })),
+            { concurrency: "unbounded" }
           )
         )
-        yield* Deferred.await(holding)
-        const waiter = yield* Effect.fork(sql`SELECT 1`)
+        while (gated.waiting < max) yield* Effect.sleep("20 millis")
         yield* Effect.sleep("100 millis")
         // The scrape reads the pool first, then waits for a connection for the queue gauges.
         const saturated = yield* Effect.fork(scrape(metricsUrl))
         yield* Effect.sleep("300 millis")
-        yield* Deferred.succeed(release, undefined)
+        gated.gate = undefined
+        yield* Deferred.succeed(gate, undefined)
         const during = yield* Fiber.join(saturated)
-        yield* Fiber.join(holders)
-        yield* Fiber.join(waiter)
+        for (const answer of yield* Fiber.join(requests)) expect(answer.status).toBe(200)
         expect(during.value("db_pool_connections", { state: "in_use" })).toBe(max)
         expect(during.value("db_pool_connections", { state: "idle" })).toBe(0)
         expect(during.value("db_pool_waiting_requests")).toBeGreaterThanOrEqual(1)

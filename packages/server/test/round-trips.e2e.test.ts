@@ -2,7 +2,7 @@ import { unavailableReason } from "@catalog-sync/adapter-pg/testing"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { label, roundTrips } from "./RoundTrips.js"
-import { statementLog } from "./StatementLog.js"
+import { isKeyLookup, statementLog } from "./StatementLog.js"
 import { call, TestServer, TestServerWith } from "./TestServer.js"
 
 const skip = unavailableReason()
@@ -20,7 +20,9 @@ const log = statementLog("postgres")
  * plus the commit, whichever instance the writes go through. The company's rate window is a row of the
  * whole company too, written by every request outside any transaction (`companyRowsAlone`): held for its
  * statement and commit on the server only. The job queue's lock is per connection (`underConnectionLock`).
- * Key lookups are cached, so none appears.
+ * Key lookups are cached while the keys' version (read with each second's ping) stays the same: one runs
+ * now and then, at most one per request (two for an import: its job checks the key again), and is set
+ * apart here.
  */
 const expected = {
   create: {
@@ -146,6 +148,8 @@ describe.skipIf(skip !== undefined)("round trips on PostgreSQL", () => {
         expect(
           (yield* call(url, "POST", "/categories/upsert", { token, body: { external_id: "c1", name: "C1" } })).status
         ).toBe(200)
+        // The server's start-up work (the staging sweep reads media) ends before anything is counted.
+        yield* log.untilQuiet(Effect.void)
 
         const create = yield* log.untilQuiet(
           call(url, "POST", "/products/upsert", {
@@ -192,11 +196,16 @@ describe.skipIf(skip !== undefined)("round trips on PostgreSQL", () => {
           importRequest: all.slice(0, requestEnd),
           importJob: all.slice(requestEnd, jobEnd)
         }
-        const measured = Object.fromEntries(
-          Object.entries(requests).map(([name, statements]) => [
+        for (const [name, statements] of Object.entries(requests))
+          expect({ name, keyLookups: statements.filter((s) => isKeyLookup(s.text)).length }).toEqual({
             name,
-            { statements: statements.map(label), ...roundTrips(statements, scope) }
-          ])
+            keyLookups: expect.toSatisfy((n: number) => n <= 1)
+          })
+        const measured = Object.fromEntries(
+          Object.entries(requests).map(([name, all]) => {
+            const statements = all.filter((s) => !isKeyLookup(s.text))
+            return [name, { statements: statements.map(label), ...roundTrips(statements, scope) }]
+          })
         )
         console.log(
           `round trips (under the company lock): ${Object.entries(measured)

@@ -53,8 +53,8 @@ const refreshQueueGauges = Effect.gen(function* () {
 }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("metrics: the job queue could not be read", cause)))
 
 /**
- * The PostgreSQL pool's use, from the driver's counters (no query). SQLite has no pool: one connection,
- * which @effect/sql-sqlite-node hands out under a semaphore it does not expose, so these series are absent.
+ * The PostgreSQL pool's use, from the driver's counters (no query). SQLite has no pool (a writer taken in
+ * turn and a reader), so these series are absent.
  */
 const refreshPoolGauges = Effect.map(Effect.serviceOption(PgPoolUse), (use) =>
   Option.map(use, (read) => {

@@ -1,7 +1,5 @@
-import { Reactivity } from "@effect/experimental"
-import { SqlClient, SqlError, Statement } from "@effect/sql"
+import { SqlError } from "@effect/sql"
 import type { Connection } from "@effect/sql/SqlConnection"
-import { PgClient } from "@effect/sql-pg"
 import { Effect } from "effect"
 
 /** Which statements `arm` counts. */
@@ -52,14 +50,9 @@ export const failingSql = (database: "sqlite" | "postgres") => {
     executeUnprepared: (sql, params, transform) => fault(sql, conn.executeUnprepared(sql, params, transform)),
     executeStream: (sql, params, transform) => conn.executeStream(sql, params, transform)
   })
-  const wrap = (client: SqlClient.SqlClient) =>
-    SqlClient.make({
-      acquirer: Effect.map(client.reserve, wrapConnection),
-      compiler: database === "sqlite" ? Statement.makeCompilerSqlite() : PgClient.makeCompiler(),
-      spanAttributes: []
-    }).pipe(Effect.provide(Reactivity.layer))
   return {
-    wrap,
+    /** The server's `sql` override: every connection its client hands out, wrapped. */
+    wrap: wrapConnection,
     /** Fails the n-th counted statement from now. */
     arm: (n: number, arming: Arming = {}) => {
       state.countdown = n
