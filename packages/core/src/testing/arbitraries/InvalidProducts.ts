@@ -6,7 +6,7 @@
 import { FastCheck as fc } from "effect"
 import { equals } from "../../Shared/Decimal.js"
 import type { World } from "../World.js"
-import type { PlannedProduct } from "./Catalogs.js"
+import type { PlannedProduct } from "./CatalogPlan.js"
 import {
   base,
   type Body,

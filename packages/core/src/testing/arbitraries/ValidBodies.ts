@@ -10,7 +10,8 @@
 import { FastCheck as fc } from "effect"
 import type { ResourceName } from "../../Resources/Resource.js"
 import type { World } from "../World.js"
-import { defined, type PlannedCategory, type PlannedGroup, type PlannedOption, type PlannedType } from "./Catalogs.js"
+import { defined } from "./BodyParts.js"
+import type { PlannedCategory, PlannedGroup, PlannedOption, PlannedType } from "./CatalogPlan.js"
 import { description, money, name, text } from "./Values.js"
 import { products } from "./ValidProducts.js"
 import {

@@ -8,7 +8,8 @@
 import { FastCheck as fc } from "effect"
 import { ProductUnit } from "../../Product/Product.js"
 import type { World } from "../World.js"
-import { configuredTaxRate, defined, type PlannedProduct, translationsFor } from "./Catalogs.js"
+import { configuredTaxRate, defined, translationsFor } from "./BodyParts.js"
+import type { PlannedProduct } from "./CatalogPlan.js"
 import { coefficient, description, dimension, externalId, money, name, text } from "./Values.js"
 import {
   type Body,

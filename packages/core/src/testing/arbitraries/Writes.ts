@@ -6,7 +6,7 @@ import { FastCheck as fc } from "effect"
 import type { ResourceName } from "../../Resources/Resource.js"
 import type { Document } from "../../Resources/ResourceDefinition.js"
 import type { World } from "../World.js"
-import { defined, translationsFor } from "./Catalogs.js"
+import { defined, translationsFor } from "./BodyParts.js"
 import { externalId } from "./Values.js"
 
 /** A body the use case accepts, and whether it creates a record (`created`) or updates one (`updated` or `unchanged`). */
