@@ -1,6 +1,6 @@
 import { AccountsCache } from "@catalog-sync/core"
 import { type PersistencePorts, SqlAccounts, layer as sqlPorts } from "@catalog-sync/adapter-sql"
-import { type Migrator, SqlClient, SqlError } from "@effect/sql"
+import { type Migrator, type SqlClient, SqlError } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Context, Duration, Effect, Layer, Redacted } from "effect"
 import pg from "pg"

@@ -66,7 +66,7 @@ export const direct = (sql: SqlClient.SqlClient, reader?: Reader): SqlClient.Sql
     ;(made as { commit: Committable["commit"] }).commit = () => runDirect(made, () => usual.call(made), reader)
     return made
   }
-  return Object.assign(client, sql) as unknown as SqlClient.SqlClient
+  return Object.assign(client, sql)
 }
 
 /** The `SqlClient` in context made direct, with the `CommittedReads` in context when a driver provides one. */
