@@ -18,17 +18,7 @@
  * Cache: $CATALOG_SYNC_NODE_CACHE, else $XDG_CACHE_HOME/catalog-sync, else ~/.cache/catalog-sync.
  */
 import { execFileSync, spawnSync } from "node:child_process"
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  renameSync,
-  rmSync,
-  writeFileSync
-} from "node:fs"
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync } from "node:fs"
 import { createRequire } from "node:module"
 import { homedir } from "node:os"
 import { dirname, join } from "node:path"

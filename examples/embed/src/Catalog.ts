@@ -2,7 +2,7 @@
  * The embedding application's own use of the core. It names the services it uses and the caller it acts
  * for, never a database: the same program runs in memory, on SQLite or on PostgreSQL.
  */
-import { CatalogService, Decode, Resource } from "@catalog-sync/core"
+import { CatalogService, Decode, type Resource } from "@catalog-sync/core"
 import { Effect } from "effect"
 
 /** Decodes a body as the HTTP API does (strict: unknown keys fail), then upserts it. */

@@ -3,7 +3,7 @@
  * the whole HTTP API served inside the application's own router, called over HTTP with a key that the
  * application made for a connection of its own.
  */
-import { Admin, CatalogService, Company, Ids, Principal } from "@catalog-sync/core"
+import { Admin, CatalogService, type Company, Ids, Principal } from "@catalog-sync/core"
 import { HttpServer } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"

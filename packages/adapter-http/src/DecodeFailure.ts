@@ -8,7 +8,7 @@
  * not among the parts: their handlers decode them once, with bounded work (`Writes.decodedBody`), so no
  * body is decoded here.
  */
-import { type HttpServerRequest } from "@effect/platform"
+import type { HttpServerRequest } from "@effect/platform"
 import { BoundedDecode, type PlainIssues } from "@catalog-sync/core"
 import { Either, Option, Schema } from "effect"
 import type * as AST from "effect/SchemaAST"

@@ -1,7 +1,7 @@
 import {
   HttpApiBuilder,
   HttpApiError,
-  HttpApp,
+  type HttpApp,
   HttpServerError,
   HttpServerRequest,
   HttpServerResponse

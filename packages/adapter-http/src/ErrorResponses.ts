@@ -92,7 +92,7 @@ const withIssues =
   <Status extends ApiErrors.ErrorStatus>(status: Status) =>
   (error: { readonly issues: ReadonlyArray<Errors.Issue> } & DomainError): Rendered<Status> => ({
     status,
-    error: { code: error.code as string, ...issueDetails(error.message, error.issues) }
+    error: { code: error.code, ...issueDetails(error.message, error.issues) }
   })
 const plain =
   <Status extends ApiErrors.ErrorStatus>(status: Status) =>

@@ -24,7 +24,7 @@ export const newRequestState = (id: string): RequestState => ({
 })
 
 export const CurrentRequest = FiberRef.unsafeMake<RequestState>(
-  Object.freeze({ id: "", answerHeaders: Object.freeze({}), admitted: undefined, client: undefined }) as RequestState
+  Object.freeze({ id: "", answerHeaders: Object.freeze({}), admitted: undefined, client: undefined })
 )
 
 export const requestId = Effect.map(FiberRef.get(CurrentRequest), (state) => state.id)

@@ -4,7 +4,7 @@ import { PassThrough } from "node:stream"
 import {
   fileBufferBytes,
   type FormRules,
-  FormRefused,
+  type FormRefused,
   readForm,
   type Settled,
   type UploadForm

@@ -1,9 +1,9 @@
 import { Errors, CatalogRepository, Ids, Resource, type StoredRecord } from "@catalog-sync/core"
-import { SqlClient, type SqlError, type Statement, SqlSchema } from "@effect/sql"
+import { type SqlClient, type SqlError, type Statement, SqlSchema } from "@effect/sql"
 import { Array as Arr, type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { atomically } from "./internal/transaction.js"
-import { chunks, RecordRow, recordColumns, ReferenceTarget, recordRowOf, storedRecordOf } from "./internal/rows.js"
+import { chunks, type RecordRow, recordColumns, ReferenceTarget, recordRowOf, storedRecordOf } from "./internal/rows.js"
 import { span } from "./internal/spans.js"
 
 /** The parameters of a list query, as plain values. */

@@ -1,5 +1,5 @@
 import { Ids, Media, MediaRepository } from "@catalog-sync/core"
-import { SqlClient } from "@effect/sql"
+import type { SqlClient } from "@effect/sql"
 import { type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { Millis } from "./internal/rows.js"
@@ -140,7 +140,7 @@ export const make: Effect.Effect<
     referencedStagedKeys: Effect.gen(function* () {
       const rows = yield* sql`SELECT staged_key FROM media WHERE staged_key IS NOT NULL`
       const keys = yield* decodeStagedKeys(rows)
-      return new Set(keys.map((row) => row.staged_key)) as ReadonlySet<string>
+      return new Set(keys.map((row) => row.staged_key))
     }).pipe(refineErrors, span("MediaRepository.referencedStagedKeys")),
     staged: Effect.gen(function* () {
       const rows = yield* sql`SELECT ${sql.literal(columns)} FROM media WHERE staged_key IS NOT NULL ORDER BY id`

@@ -173,9 +173,9 @@ export const make = (options: ClientOptions) =>
 
     const list = <R extends CatalogResource>(
       resource: R,
-      query: ListQuery<R> = {} as ListQuery<R>
+      query: ListQuery<R> = {}
     ): Effect.Effect<ListPage<R>, ClientError> =>
-      call(group(resource).list({ urlParams: query as never })) as Effect.Effect<ListPage<R>, ClientError>
+      call(group(resource).list({ urlParams: query })) as Effect.Effect<ListPage<R>, ClientError>
 
     const listPrices = (
       resource: CatalogResource,
@@ -213,9 +213,7 @@ export const make = (options: ClientOptions) =>
       resource: R,
       externalId: string
     ): Effect.Effect<Option.Option<RecordOf<R>>, ClientError> =>
-      Effect.map(list(resource, { external_id: externalId, limit: 1 } as ListQuery<R>), (page) =>
-        Option.fromNullable(page.records[0])
-      )
+      Effect.map(list(resource, { external_id: externalId, limit: 1 }), (page) => Option.fromNullable(page.records[0]))
 
     const changes = (query: ChangesQuery = {}): Effect.Effect<ChangesPage, ClientError> =>
       call(raw.changes.changes({ urlParams: query, withResponse: false }))
@@ -316,21 +314,21 @@ export const make = (options: ClientOptions) =>
     /** Every record of a catalog list, page after page (limit 100 unless the query says otherwise). */
     const listAll = <R extends CatalogResource>(
       resource: R,
-      query: ListQuery<R> = {} as ListQuery<R>
+      query: ListQuery<R> = {}
     ): Stream.Stream<RecordOf<R>, ClientError> =>
-      pages((cursor) =>
-        list(resource, { limit: 100, ...query, ...(cursor === undefined ? {} : { cursor }) } as ListQuery<R>)
-      ).pipe(Stream.mapConcat((page) => page.records))
+      pages((cursor) => list(resource, { limit: 100, ...query, ...(cursor === undefined ? {} : { cursor }) })).pipe(
+        Stream.mapConcat((page) => page.records)
+      )
 
     /**
      * Initial export of a resource (sync flow, steps 1-2): pages the whole list and returns its records
      * with the first page's `change_cursor`, from which GET /changes misses nothing that happened meanwhile.
      */
-    const exportAll = <R extends CatalogResource>(resource: R, query: ListQuery<R> = {} as ListQuery<R>) =>
+    const exportAll = <R extends CatalogResource>(resource: R, query: ListQuery<R> = {}) =>
       Effect.gen(function* () {
         let changeCursor: string | undefined
         const records = yield* pages((cursor) =>
-          list(resource, { limit: 100, ...query, ...(cursor === undefined ? {} : { cursor }) } as ListQuery<R>)
+          list(resource, { limit: 100, ...query, ...(cursor === undefined ? {} : { cursor }) })
         ).pipe(
           Stream.tap((page) => Effect.sync(() => void (changeCursor ??= page.change_cursor))),
           Stream.mapConcat((page) => page.records),
@@ -432,7 +430,7 @@ export const make = (options: ClientOptions) =>
         return yield* upsertResolving(
           resource,
           body,
-          ({ current }) => Effect.map(modify(current), (next) => ({ ...next, external_id: externalId }) as BodyOf<R>),
+          ({ current }) => Effect.map(modify(current), (next) => ({ ...next, external_id: externalId })),
           options
         )
       })

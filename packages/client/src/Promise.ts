@@ -154,7 +154,7 @@ export const createClient = (options: ClientOptions) => {
       query?: ListQuery<R>
     ): AsyncGenerator<RecordOf<R>> {
       const fetch = (cursor: string | undefined) =>
-        list(resource, { limit: 100, ...query, ...(cursor === undefined ? {} : { cursor }) } as ListQuery<R>)
+        list(resource, { limit: 100, ...query, ...(cursor === undefined ? {} : { cursor }) })
       for await (const page of pages(fetch)) yield* page.records
     },
     exportAll: <R extends CatalogResource>(resource: R, query?: ListQuery<R>) =>

@@ -184,7 +184,7 @@ export const operationsOf = (spec: Json) =>
  * guides linked from the introduction.
  */
 export const documentForPortal = (spec: Json, guides: ReadonlyArray<Guide>): Json => {
-  const doc = structuredClone(spec) as Json
+  const doc = structuredClone(spec)
   const codes = errorCodesByStatus(guides.find((guide) => guide.slug === "errors")?.markdown)
   for (const [path, item] of Object.entries<Json>(doc.paths ?? {})) {
     for (const method of methods) {

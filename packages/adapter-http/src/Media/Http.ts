@@ -99,11 +99,7 @@ const settled = <A>(
 /** Reads the multipart body as it streams: fields in memory, the one file part into core's staging. */
 const readUpload = (request: HttpServerRequest.HttpServerRequest, media: MediaService.MediaService) =>
   Effect.suspend(() => {
-    const form = UploadForm.readForm(
-      NodeHttpServerRequest.toIncomingMessage(request),
-      request.headers as Record<string, string>,
-      formRules
-    )
+    const form = UploadForm.readForm(NodeHttpServerRequest.toIncomingMessage(request), request.headers, formRules)
     let staged: MediaStorage.StagedFile | undefined
     return Effect.gen(function* () {
       const file = yield* settled(form.whenFile)

@@ -209,7 +209,7 @@ export const readForm = <R>(
   }
 
   const parser = Multipasta.make({
-    headers: headers as Record<string, string>,
+    headers: headers,
     maxParts: rules.maxParts,
     maxFieldSize: rules.maxFieldBytes,
     isFile: isFilePart,

@@ -9,7 +9,7 @@ import { Schema } from "effect"
 export const Flag = Schema.transform(Schema.Union(Schema.Literal(0, 1), Schema.Boolean), Schema.Boolean, {
   strict: true,
   decode: (value) => value === true || value === 1,
-  encode: (value) => (value ? 1 : 0) as 0 | 1
+  encode: (value) => (value ? 1 : 0)
 })
 
 /** The JSON document, stored as TEXT so that both engines round-trip it byte for byte. */

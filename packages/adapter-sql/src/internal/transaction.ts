@@ -80,4 +80,4 @@ export const inTransaction =
         // A SqlError left here comes from BEGIN itself, e.g. SQLITE_BUSY when another process holds the lock.
         Effect.catchIf(isSqlError, controlFailure)
       )
-    ) as Effect.Effect<A, Exclude<E, SqlError.SqlError> | Errors.PersistenceError, R>
+    )

@@ -8,7 +8,7 @@ import { Effect, Stream } from "effect"
 import { createHash } from "node:crypto"
 import { openAsBlob, statSync } from "node:fs"
 import type { MediaInput } from "./Input.js"
-import { fatal, isFatal, LoadError, refusal } from "./LoadError.js"
+import { fatal, isFatal, type LoadError, refusal } from "./LoadError.js"
 import { mediaFailure, mediaId } from "./Report.js"
 import { type Run, type Settled, tally } from "./Run.js"
 

@@ -176,7 +176,7 @@ export class JobAdmin extends Effect.Service<JobAdmin>()("@catalog-sync/core/Job
           })),
           Effect.catchTag("MediaStorageError", (error) =>
             Effect.succeed({
-              company_id: companyId as string,
+              company_id: companyId,
               resumed: [] as ReadonlyArray<string>,
               error: { code: error.code, message: error.message }
             })

@@ -27,7 +27,7 @@ export const makeWriter = <E>({ repository, mappings, changeLog }: WritePorts<E>
       const targets = new Set(found.map((ref) => ref.target))
       for (const target of targets) {
         const indices = found.flatMap((ref, i) => (ref.target === target ? [i] : []))
-        const uuids = indices.flatMap((i) => {
+        const uuids = indices.flatMap((i): ReadonlyArray<RecordId> => {
           const ref = found[i]!.reference
           // Decoded by the body's schema as a uuid, it names a record (or none: then it is unresolved).
           return typeof ref === "string" ? [ref as RecordId] : []

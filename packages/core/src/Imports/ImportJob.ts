@@ -81,7 +81,7 @@ export const makeImportJob = Effect.gen(function* () {
                 Effect.gen(function* () {
                   const result = yield* transactor.withTransaction(catalog.upsert(item.resource, decoded))
                   const { at } = yield* now
-                  const recordId = result.record.id as string
+                  const recordId = result.record.id
                   if (
                     !(yield* store.markApplied(job.id, item.index, {
                       outcome: result.outcome,
@@ -125,7 +125,7 @@ export const makeImportJob = Effect.gen(function* () {
                     _tag: "Applied",
                     ...written
                   })),
-                decoded[i]!
+                decoded[i]
               )
               if (result._tag === "Failed" && writer.writes() !== before)
                 return yield* new WriteBehindAbandoned({ message: `import record ${item.index} failed after writing` })

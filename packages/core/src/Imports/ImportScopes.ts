@@ -5,7 +5,6 @@ import { decodeUpsert } from "../Catalog/Decode.js"
 import { UpsertMode } from "../Resources/CommonFields.js"
 import { definitions } from "../Resources/Registry.js"
 import type { ResourceName } from "../Resources/Resource.js"
-import type { Document } from "../Resources/ResourceDefinition.js"
 import { ScopeDenied } from "../Shared/Errors.js"
 import type { Scope } from "../Shared/Scope.js"
 import { maxRecords } from "./Import.js"
@@ -46,7 +45,7 @@ export const scopesFor = (records: ReadonlyArray<PlannedRecord>): ReadonlyArray<
 export const holdsAnyScopesFor = (records: ReadonlyArray<PlannedRecord>, held: ReadonlySet<Scope>): boolean =>
   records.every((record) => {
     const mode = modeOf(record.body)
-    const sent = bodyParts(definitions[record.resource], record.body as Document)
+    const sent = bodyParts(definitions[record.resource], record.body)
     return (
       missingScopes(requiredWriteScopes(mode, sent, false), held).length === 0 &&
       missingScopes(requiredWriteScopes(mode, noParts, false), held).length === 0

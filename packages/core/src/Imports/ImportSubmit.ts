@@ -63,7 +63,7 @@ export const makeSubmit = Effect.gen(function* () {
               _tag: "Applied",
               outcome: result.outcome,
               // A dry run's new records do not survive it: no id to show.
-              recordId: result.outcome === "created" ? "" : (result.record.id as string)
+              recordId: result.outcome === "created" ? "" : result.record.id
             }))
           )
         ).pipe(

@@ -324,6 +324,6 @@ export const definition: ResourceDefinition<typeof ProductUpsert, typeof Product
     brandId: document.brand_id as RecordId | null,
     parentId: null,
     categoryIds: document.category_ids as ReadonlyArray<RecordId>,
-    componentIds: (document.components as ReadonlyArray<Component>).map((c) => c.product_id as RecordId)
+    componentIds: (document.components as ReadonlyArray<Component>).map((c) => c.product_id)
   })
 }

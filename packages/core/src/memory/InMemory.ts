@@ -23,7 +23,7 @@ export const make = Effect.gen(function* () {
     mappings: makeMappings(state),
     transactor: yield* makeTransactor(state),
     changeLog: makeChangeLog(state),
-    changes: () => state.changes as ReadonlyArray<ChangeEntry>
+    changes: () => state.changes
   } as const
 })
 

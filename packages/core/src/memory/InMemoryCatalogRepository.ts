@@ -1,6 +1,5 @@
 import { Effect, Option } from "effect"
 import { CatalogRepository, type ListQuery } from "../Catalog/CatalogRepository.js"
-import type { MappingScope } from "../Catalog/Mappings.js"
 import type { StoredRecord } from "../Catalog/StoredRecord.js"
 import type { ResourceName } from "../Resources/Resource.js"
 import { RevisionConflict } from "../Shared/Errors.js"
@@ -24,8 +23,7 @@ export const makeRepository = (state: State): CatalogRepository["Type"] => {
     connectionId: ConnectionId,
     resource: ResourceName,
     record: StoredRecord
-  ): string | null =>
-    state.mappings.get(byRecord({ companyId, connectionId, resource } as MappingScope, record.id))?.externalId ?? null
+  ): string | null => state.mappings.get(byRecord({ companyId, connectionId, resource }, record.id))?.externalId ?? null
 
   const listed = (companyId: CompanyId, resource: ResourceName, query: ListQuery): ReadonlyArray<StoredRecord> => {
     const mapped =
@@ -33,7 +31,7 @@ export const makeRepository = (state: State): CatalogRepository["Type"] => {
         ? undefined
         : state.mappings.get(
             byExternal(
-              { companyId: companyId, connectionId: query.externalId.connectionId, resource } as MappingScope,
+              { companyId: companyId, connectionId: query.externalId.connectionId, resource },
               query.externalId.value
             )
           )?.recordId

@@ -107,11 +107,7 @@ export const assertOverWorlds = <A, R>(
           await breathe()
           const principal = worlds[world]!.principal
           await Runtime.runPromise(runtime)(
-            Effect.provideService(check(worlds[world]!, drawn), CurrentPrincipal, principal) as Effect.Effect<
-              unknown,
-              unknown,
-              Exclude<R, CurrentPrincipal>
-            >
+            Effect.provideService(check(worlds[world]!, drawn), CurrentPrincipal, principal)
           )
         }
       ),

@@ -64,7 +64,7 @@ const snapshot = Effect.gen(function* () {
     let cursor: string | undefined
     for (;;) {
       const page = yield* catalogService.list(resource, { limit: 100, cursor: cursor as never })
-      for (const record of page.records) records.push({ resource, record: record as Record<string, unknown> })
+      for (const record of page.records) records.push({ resource, record: record })
       if (page.next_cursor === null) break
       cursor = page.next_cursor
     }

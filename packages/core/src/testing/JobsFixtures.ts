@@ -1,4 +1,4 @@
-import { type Vitest } from "@effect/vitest"
+import type { Vitest } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import type { ImportItem, ImportStore } from "../Imports/ImportStore.js"
 import type { StoredJob } from "../Jobs/Job.js"

@@ -22,7 +22,7 @@ import {
 
 export * from "./ModelCommands.js"
 export * from "./ModelRun.js"
-export * from "./ModelTarget.js"
+export type * from "./ModelTarget.js"
 
 /** An upsert (or a bind): predicted, sent, checked and applied to the model. */
 const upsert = (run: Run, what: string, actorName: ActorName, request: UpsertRequest) =>

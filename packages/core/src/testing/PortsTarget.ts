@@ -8,7 +8,7 @@ import { Accounts } from "../Auth/Accounts.js"
 import type { CompanySettings } from "../Auth/Company.js"
 import { CurrentPrincipal, type Principal } from "../Auth/Principal.js"
 import { InventoryAdmin } from "../Admin/InventoryAdmin.js"
-import { CatalogRepository } from "../Catalog/CatalogRepository.js"
+import type { CatalogRepository } from "../Catalog/CatalogRepository.js"
 import { CatalogService } from "../Catalog/CatalogService.js"
 import { decodeStrict, decodeUpsert } from "../Catalog/Decode.js"
 import type { Mappings } from "../Catalog/Mappings.js"
@@ -175,13 +175,10 @@ export const portsTarget: Effect.Effect<Target, never, Services> = Effect.map(
         as(name)(
           Effect.map(
             runWrite({ idempotencyKey: key, operation, payload }, command(context)),
-            ({ result, replayed }) =>
-              ({
-                ...result,
-                ...(replayed || (result as { replayed?: boolean }).replayed ? { replayed: true } : {})
-              }) as A & {
-                replayed?: true
-              }
+            ({ result, replayed }) => ({
+              ...result,
+              ...(replayed || (result as { replayed?: boolean }).replayed ? { replayed: true } : {})
+            })
           )
         )
       return {

@@ -7,7 +7,7 @@ import { Cause, Data, Effect, Either, Option } from "effect"
 import { CatalogService } from "../Catalog/CatalogService.js"
 import { decodeStrict, decodeUpsert } from "../Catalog/Decode.js"
 import { StockWrite } from "../Inventory/Inventory.js"
-import { InventoryService, type StockWriteResult } from "../Inventory/InventoryService.js"
+import { InventoryService } from "../Inventory/InventoryService.js"
 import type { ResourceName } from "../Resources/Resource.js"
 import { Transactor } from "../Shared/Transactor.js"
 
@@ -85,7 +85,7 @@ export const tryUpsert = (resource: ResourceName, body: unknown) =>
 export const tryStockWrite = (body: unknown) =>
   Effect.gen(function* () {
     const decoded = decodeStrict(StockWrite, body, "the stock write")
-    if (Either.isLeft(decoded)) return refused(decoded.left) as Answer<StockWriteResult>
+    if (Either.isLeft(decoded)) return refused(decoded.left)
     const inventory = yield* InventoryService
     return yield* answer(rolledBack(inventory.write(decoded.right)))
   })

@@ -1,5 +1,5 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
-import { Metrics, Resource } from "@effect/opentelemetry"
+import { Metrics, type Resource } from "@effect/opentelemetry"
 import { PrometheusSerializer } from "@opentelemetry/exporter-prometheus"
 import { MetricReader } from "@opentelemetry/sdk-metrics"
 import type { SqlClient } from "@effect/sql"
