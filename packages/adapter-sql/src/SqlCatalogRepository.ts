@@ -1,5 +1,5 @@
 import { Errors, CatalogRepository, Ids, Resource, type StoredRecord } from "@catalog-sync/core"
-import { type SqlClient, type SqlError, type Statement, SqlSchema } from "@effect/sql"
+import { SqlClient, type SqlError, type Statement, SqlSchema } from "@effect/sql"
 import { Array as Arr, type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { atomically } from "./internal/transaction.js"

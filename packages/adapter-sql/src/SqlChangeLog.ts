@@ -1,5 +1,5 @@
 import { ChangeLog } from "@catalog-sync/core"
-import { type SqlClient, SqlSchema, type Statement } from "@effect/sql"
+import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
 import { type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { chunks } from "./internal/rows.js"

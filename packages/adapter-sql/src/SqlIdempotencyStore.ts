@@ -1,5 +1,5 @@
 import { Ids, IdempotencyStore } from "@catalog-sync/core"
-import { type SqlClient, type SqlError, SqlSchema } from "@effect/sql"
+import { SqlClient, type SqlError, SqlSchema } from "@effect/sql"
 import { type Context, Effect, Layer, Option, type ParseResult, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { IdempotencyRow, Millis } from "./internal/rows.js"

@@ -1,5 +1,5 @@
 import { type Import, ImportStore, type Resource } from "@catalog-sync/core"
-import type { SqlClient } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { type Context, Effect, Layer, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { chunks, Millis } from "./internal/rows.js"

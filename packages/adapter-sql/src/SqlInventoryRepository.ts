@@ -1,5 +1,5 @@
 import { Errors, Ids, Inventory, InventoryRepository } from "@catalog-sync/core"
-import { type SqlClient, type Statement, SqlSchema } from "@effect/sql"
+import { SqlClient, type Statement, SqlSchema } from "@effect/sql"
 import { Array as Arr, type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { chunks } from "./internal/rows.js"

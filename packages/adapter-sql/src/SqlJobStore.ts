@@ -1,5 +1,5 @@
 import { Ids, Job, JobStore, Scope } from "@catalog-sync/core"
-import { type SqlClient, SqlSchema, type Statement } from "@effect/sql"
+import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
 import { type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { Millis } from "./internal/rows.js"

@@ -1,5 +1,5 @@
 import { Errors, Ids, Mappings } from "@catalog-sync/core"
-import { type SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient, SqlSchema } from "@effect/sql"
 import { Array as Arr, type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { chunks, MappingRow } from "./internal/rows.js"

@@ -1,5 +1,5 @@
 import { Ids, Media, MediaRepository } from "@catalog-sync/core"
-import type { SqlClient } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { Millis } from "./internal/rows.js"
