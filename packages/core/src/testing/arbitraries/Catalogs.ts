@@ -9,9 +9,9 @@ import type { CompanySettings } from "../../Auth/Company.js"
 import { ProductUnit } from "../../Product/Product.js"
 import { definitions } from "../../Resources/Registry.js"
 import type { ResourceName } from "../../Resources/Resource.js"
-import type { Document } from "../../Resources/ResourceDefinition.js"
+import type { Document } from "../../internal/Resources/ResourceDefinition.js"
 import { maxRecords } from "../../Imports/Import.js"
-import { applyOrder } from "../../Imports/ImportRunner.js"
+import { applyOrder } from "../../internal/Imports/ImportRunner.js"
 import { coefficient, description, money, sameValue, text, translations } from "./Values.js"
 
 /**
