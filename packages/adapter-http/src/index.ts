@@ -1,3 +1,8 @@
+/**
+ * `ApiLive`, the whole HTTP API as a layer, and `Readiness`, what `GET /ready` checks: what an embedding
+ * application serves. The rest are the edge's settings and checks the server applies before a request
+ * reaches the API (trusted proxies, hosts, the authentication failure budget, declared body sizes).
+ */
 import { type HttpApi, HttpApiBuilder } from "@effect/platform"
 import type {
   Accounts,
@@ -26,8 +31,7 @@ import { MeHttpLive } from "./Me/Http.js"
 import { MediaHttpLive } from "./Media/Http.js"
 import { SystemHttpLive } from "./System/Http.js"
 
-export { Admission, AdmissionLive, AuthFailureBudget } from "./Admission.js"
-export { AuthenticationLive } from "./Authentication.js"
+export { AuthFailureBudget } from "./Admission.js"
 export { declaresTooLarge } from "./BodyLimit.js"
 export {
   addressGroup,
@@ -35,14 +39,12 @@ export {
   fromTrustedProxy,
   isValidHost,
   normalizeAddress,
-  normalizeHost,
   parseTrustedProxies,
   type ProxyHeaders,
   proxyHeaderFamilies,
   type ProxySettings,
   TrustedProxies
 } from "./ClientOrigin.js"
-export { EnvelopeMiddleware } from "./Envelope.js"
 export { Readiness } from "./System/Readiness.js"
 
 /**
