@@ -1,8 +1,8 @@
 /**
  * The package graph's rules, checked in `npm test` (packages/server/test/dependencies.test.ts):
  * core imports `effect` only; adapters never import each other (the engine packages build on adapter-sql);
- * the client and the portal use the contract only; no package reaches into another by a relative path;
- * no cycles.
+ * the client and the portal use the contract only; no package reaches into another by a relative path
+ * or into core's internal/; no cycles.
  */
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -28,6 +28,14 @@ module.exports = {
       severity: "error",
       from: { path: "^packages/([^/]+)/" },
       to: { path: "^packages/", pathNot: "^packages/$1/", dependencyTypes: ["local"] }
+    },
+    {
+      name: "core-internals-stay-in-core",
+      comment:
+        "Core's internal/ modules are not its surface: other packages use its entries (index, memory, testing, adapter-support).",
+      severity: "error",
+      from: { pathNot: "^packages/core/" },
+      to: { path: "^packages/core/src/internal/" }
     },
     {
       name: "adapters-do-not-import-adapters",

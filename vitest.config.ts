@@ -7,7 +7,7 @@ const src = (path: string) => fileURLToPath(new URL(`./packages/${path}`, import
 export default defineConfig({
   resolve: {
     alias: [
-      { find: /^@catalog-sync\/([a-z0-9-]+)\/([a-z]+)$/, replacement: src("$1/src/$2.ts") },
+      { find: /^@catalog-sync\/([a-z0-9-]+)\/([a-z-]+)$/, replacement: src("$1/src/$2.ts") },
       { find: /^@catalog-sync\/([a-z0-9-]+)$/, replacement: src("$1/src/index.ts") }
     ]
   },

@@ -1,3 +1,3 @@
 import { library } from "../../tsup.library.js"
 
-export default library(["./src/index.ts", "./src/memory.ts", "./src/testing.ts"])
+export default library(["./src/index.ts", "./src/memory.ts", "./src/testing.ts", "./src/adapter-support.ts"])

@@ -9,7 +9,8 @@
  * body is decoded here.
  */
 import type { HttpServerRequest } from "@effect/platform"
-import { BoundedDecode, type PlainIssues } from "@catalog-sync/core"
+import type { PlainIssues } from "@catalog-sync/core"
+import { BoundedDecode } from "@catalog-sync/core/adapter-support"
 import { Either, Option, Schema } from "effect"
 import type * as AST from "effect/SchemaAST"
 import { issueDetails, type Rendered } from "./ErrorResponses.js"

@@ -1,3 +1,8 @@
+/**
+ * `ApiLive`, the whole HTTP API as a layer, and `Readiness`, what `GET /ready` checks: what an embedding
+ * application serves. The rest are the edge's settings and checks the server applies before a request
+ * reaches the API (trusted proxies, hosts, the authentication failure budget, declared body sizes).
+ */
 import { type HttpApi, HttpApiBuilder } from "@effect/platform"
 import type {
   Accounts,
@@ -28,8 +33,7 @@ import { MediaHttpLive } from "./Media/Http.js"
 import { SystemHttpLive } from "./System/Http.js"
 import { openApiPath } from "./RouteTable.js"
 
-export { Admission, AdmissionLive, AuthFailureBudget } from "./Admission.js"
-export { AuthenticationLive } from "./Authentication.js"
+export { AuthFailureBudget } from "./Admission.js"
 export { declaresOver } from "./BodyLimit.js"
 export {
   addressGroup,
@@ -37,14 +41,12 @@ export {
   fromTrustedProxy,
   isValidHost,
   normalizeAddress,
-  normalizeHost,
   parseTrustedProxies,
   type ProxyHeaders,
   proxyHeaderFamilies,
   type ProxySettings,
   TrustedProxies
 } from "./ClientOrigin.js"
-export { EnvelopeMiddleware } from "./Envelope.js"
 export { FastAnswering } from "./FastAnswer.js"
 export * as RouteTable from "./RouteTable.js"
 export { Readiness } from "./System/Readiness.js"

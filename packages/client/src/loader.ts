@@ -5,17 +5,14 @@
  * - Effect: `Loader.load(options)` (needs a FileSystem: `NodeFileSystem.layer`).
  * - Promises: `loadFiles(options)`.
  * - Command line: `catalog-sync-load` (docs/bulk-load.md).
+ *
+ * Batching, ordering and reading the inputs are the loader's own modules, not exported.
  */
 import { NodeFileSystem } from "@effect/platform-node"
 import { Cause, Effect, Exit } from "effect"
 import { load, type LoadOptions, type LoadSummary } from "./loader/Loader.js"
 
-export * as Batch from "./loader/Batch.js"
-export * as Csv from "./loader/Csv.js"
-export * as CsvMapping from "./loader/CsvMapping.js"
-export * as Input from "./loader/Input.js"
 export * as Loader from "./loader/Loader.js"
-export * as Order from "./loader/Order.js"
 export * as PlainProgress from "./loader/PlainProgress.js"
 export * as Progress from "./loader/Progress.js"
 export type { LoadOptions, LoadSummary } from "./loader/Loader.js"

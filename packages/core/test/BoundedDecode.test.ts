@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Arbitrary, Either, FastCheck as fc, ParseResult, Schema } from "effect"
-import { BoundedDecode, Decode, PlainIssues, Resource, Resources } from "@catalog-sync/core"
+import { Decode, PlainIssues, Resource, Resources } from "@catalog-sync/core"
+import * as BoundedDecode from "../src/internal/Shared/BoundedDecode.js"
 
 type Json = unknown
 

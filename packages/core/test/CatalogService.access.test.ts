@@ -1,7 +1,13 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import * as fc from "fast-check"
-import { bodyParts, missingScopes, modeViolations, pricesModeBody, requiredWriteScopes } from "../src/Catalog/Access.js"
+import {
+  bodyParts,
+  missingScopes,
+  modeViolations,
+  pricesModeBody,
+  requiredWriteScopes
+} from "../src/internal/Catalog/Access.js"
 import { definitions } from "../src/Resources/Registry.js"
 import { all as allScopes, type Scope } from "../src/Shared/Scope.js"
 import { as, category, company, get, list, principal, TestLayer, upsert } from "./support.js"

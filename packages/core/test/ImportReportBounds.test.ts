@@ -4,8 +4,14 @@ import fc from "fast-check"
 import type { ImportBody, RecordError } from "../src/Imports/Import.js"
 import { ImportStore } from "../src/Imports/ImportStore.js"
 import { report } from "../src/Imports/Import.js"
-import { boundedIssueError, boundReportErrors, jsonBytes, reportBounds, truncate } from "../src/Imports/ReportBounds.js"
-import { visibleReport } from "../src/Imports/ReportVisibility.js"
+import {
+  boundedIssueError,
+  boundReportErrors,
+  jsonBytes,
+  reportBounds,
+  truncate
+} from "../src/internal/Imports/ReportBounds.js"
+import { visibleReport } from "../src/internal/Imports/ReportVisibility.js"
 import { as } from "./support.js"
 import { detail, queued, submit, tenant, TestLayer, work } from "./importSupport.js"
 

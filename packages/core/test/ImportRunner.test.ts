@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { type Attempt, type PlannedRecord, runPassesInBatches } from "../src/Imports/ImportRunner.js"
+import { type Attempt, type PlannedRecord, runPassesInBatches } from "../src/internal/Imports/ImportRunner.js"
 
 const record = (index: number, resource: PlannedRecord["resource"]): PlannedRecord => ({ index, resource, body: {} })
 const applied: Attempt = { _tag: "Applied", outcome: "created", recordId: "r" }

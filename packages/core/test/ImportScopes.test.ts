@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Arbitrary, FastCheck as fc } from "effect"
 import { ImportService, Resource, Resources } from "@catalog-sync/core"
 import { all as allScopes, type Scope } from "../src/Shared/Scope.js"
-import { missingScopes } from "../src/Catalog/Access.js"
+import { missingScopes } from "../src/internal/Catalog/Access.js"
 
 type Body = Readonly<Record<string, unknown>>
 

@@ -1,7 +1,7 @@
 import { expect, it } from "@effect/vitest"
 import { Effect, Layer, Tracer } from "effect"
 import fc from "fast-check"
-import { currentTraceParent, linksTo } from "../src/Jobs/JobTrace.js"
+import { currentTraceParent, linksTo } from "../src/internal/Jobs/JobTrace.js"
 
 const hex = (length: number) =>
   fc.string({ unit: fc.constantFrom(..."0123456789abcdef"), minLength: length, maxLength: length })

@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
-import { StockQuantity, StockRules } from "@catalog-sync/core"
+import * as StockQuantity from "../src/internal/Inventory/StockQuantity.js"
+import * as StockRules from "../src/internal/Inventory/StockRules.js"
 
 const digits = (min: number, max: number) =>
   fc.array(fc.constantFrom(..."0123456789"), { minLength: min, maxLength: max }).map((d) => d.join(""))

@@ -1,7 +1,7 @@
 import { Decode } from "@catalog-sync/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
-import { type UpsertBody, writeHeader } from "../src/Catalog/WriteHeader.js"
+import { type UpsertBody, writeHeader } from "../src/internal/Catalog/WriteHeader.js"
 
 const decoded = (resource: "products" | "categories", body: unknown): UpsertBody =>
   Either.getOrThrow(Decode.decodeUpsert(resource, body))

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
-import { Decimal } from "@catalog-sync/core"
+import * as Decimal from "../src/internal/Shared/Decimal.js"
 
 const digits = (min: number, max: number) =>
   fc.array(fc.constantFrom(..."0123456789"), { minLength: min, maxLength: max }).map((d) => d.join(""))

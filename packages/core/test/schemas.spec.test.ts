@@ -5,7 +5,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, FastCheck as fc, Schema } from "effect"
 import { Decode, Inventory, Media, PlainIssues, type Resource } from "@catalog-sync/core"
-import { nulMessage } from "../src/Shared/Text.js"
+import { nulMessage } from "../src/internal/Shared/Text.js"
 
 type ResourceName = Resource.ResourceName
 

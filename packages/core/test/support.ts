@@ -1,6 +1,6 @@
 import { Effect, Layer } from "effect"
 import { CatalogService, type Page } from "../src/Catalog/CatalogService.js"
-import type { Document } from "../src/Resources/ResourceDefinition.js"
+import type { Document } from "../src/internal/Resources/ResourceDefinition.js"
 import type { ResourceName } from "../src/Resources/Resource.js"
 import { Decode } from "../src/index.js"
 import { Accounts } from "../src/Auth/Accounts.js"

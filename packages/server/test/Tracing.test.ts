@@ -1,5 +1,5 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { JobTrace } from "@catalog-sync/core"
+import { JobTrace } from "@catalog-sync/core/adapter-support"
 import { expect, it } from "@effect/vitest"
 import { Effect, Tracer } from "effect"
 import { RouteTable } from "@catalog-sync/adapter-http"

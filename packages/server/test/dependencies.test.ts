@@ -54,12 +54,18 @@ describe("package graph", () => {
         `import { reach } from "../../adapter-http/src/Reach.js"\nexport const other = reach\n`
       )
       file("packages/client/src/Client.ts", `import { a } from "../../core/src/A.js"\nexport const client = a\n`)
+      file("packages/core/src/internal/Hidden.ts", `export const hidden = 1\n`)
+      file(
+        "packages/adapter-image-sharp/src/Deep.ts",
+        `import { hidden } from "../../core/src/internal/Hidden.js"\nexport const deep = hidden\n`
+      )
       const rules = new Set(cruise(tree, ["packages"]).map((v) => v.rule.name))
       expect([...rules].sort()).toEqual([
         "adapter-sql-engines-only",
         "adapters-do-not-import-adapters",
         "clients-use-the-contract-only",
         "core-imports-effect-only",
+        "core-internals-stay-in-core",
         "no-circular",
         "no-relative-import-across-packages"
       ])

@@ -4,13 +4,13 @@ import { RecordNotFound, ValidationFailed } from "../Shared/Errors.js"
 import { CatalogRepository } from "../Catalog/CatalogRepository.js"
 import { decodeStrict } from "../Catalog/Decode.js"
 import { ChangeLog } from "../Changes/ChangeLog.js"
-import { canonical, Quantity } from "../Shared/Decimal.js"
+import { canonical, Quantity } from "../internal/Shared/Decimal.js"
 import type { CompanyId, ConnectionId, RecordId } from "../Shared/Ids.js"
 import { Transactor } from "../Shared/Transactor.js"
 import { renderCard, sourceResource, type StockCardRecord, withBalance } from "../Inventory/Inventory.js"
 import { StockRuleViolation } from "../Inventory/InventoryErrors.js"
 import { InventoryRepository } from "../Inventory/InventoryRepository.js"
-import { countsInPieces, empty, violatesWholeNumbers } from "../Inventory/StockRules.js"
+import { countsInPieces, empty, violatesWholeNumbers } from "../internal/Inventory/StockRules.js"
 
 /** Changes made by the platform (orders, purchases, the admin CLI) carry this origin in the change feed. */
 export const platformOrigin = "00000000-0000-0000-0000-000000000000" as ConnectionId

@@ -8,7 +8,7 @@ import { Transactor } from "../Shared/Transactor.js"
 import { type JobKind, type JobState, retryableStates, type StoredJob } from "../Jobs/Job.js"
 import { JobNotRetryable } from "../Jobs/JobErrors.js"
 import { JobStore } from "../Jobs/JobStore.js"
-import { currentTraceParent } from "../Jobs/JobTrace.js"
+import { currentTraceParent } from "../internal/Jobs/JobTrace.js"
 import { ImportStore } from "../Imports/ImportStore.js"
 
 /** A job as an operator sees it: which company and connection it belongs to, and why it stopped. */

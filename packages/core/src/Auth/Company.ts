@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Money } from "../Shared/Decimal.js"
+import { Money } from "../internal/Shared/Decimal.js"
 import { CompanyId, ConnectionId } from "../Shared/Ids.js"
 import { Scope } from "../Shared/Scope.js"
 import { LanguageCode } from "../Shared/Translations.js"

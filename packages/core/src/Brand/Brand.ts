@@ -1,4 +1,4 @@
-import { makeShowcase } from "../Collection/Showcase.js"
+import { makeShowcase } from "../internal/Collection/Showcase.js"
 
 const brand = makeShowcase("brands", "brand", "Brand")
 

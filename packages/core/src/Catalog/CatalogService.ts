@@ -1,10 +1,10 @@
 import { Effect } from "effect"
-import { makeArchive } from "./Archive.js"
-import { makeQueries } from "./Queries.js"
-import { makeUpsert } from "./Upsert.js"
+import { makeArchive } from "../internal/Catalog/Archive.js"
+import { makeQueries } from "../internal/Catalog/Queries.js"
+import { makeUpsert } from "../internal/Catalog/Upsert.js"
 
-export type { ListParams, Page } from "./Queries.js"
-export type { Outcome, WriteResult } from "./WriteResult.js"
+export type { ListParams, Page } from "../internal/Catalog/Queries.js"
+export type { Outcome, WriteResult } from "../internal/Catalog/WriteResult.js"
 
 /**
  * The catalog use cases: upsert (`Upsert`), get and list (`Queries`) and archive (`Archive`), written once

@@ -1,8 +1,8 @@
 import { Either, type Schema } from "effect"
 import { ValidationFailed } from "../Shared/Errors.js"
-import { boundedDecoder } from "../Shared/BoundedDecode.js"
+import { boundedDecoder } from "../internal/Shared/BoundedDecode.js"
 import type { ResourceName } from "../Resources/Resource.js"
-import type { UpsertBody } from "./WriteHeader.js"
+import type { UpsertBody } from "../internal/Catalog/WriteHeader.js"
 import { definitions } from "../Resources/Registry.js"
 
 /**

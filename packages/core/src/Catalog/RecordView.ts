@@ -1,9 +1,9 @@
 import { Schema } from "effect"
 import type { Principal } from "../Auth/Principal.js"
-import { type ReadMode, visibleDocument } from "./Access.js"
+import { type ReadMode, visibleDocument } from "../internal/Catalog/Access.js"
 import { type Definitions, definitions } from "../Resources/Registry.js"
 import type { ResourceName } from "../Resources/Resource.js"
-import type { Document, ResourceDefinition } from "../Resources/ResourceDefinition.js"
+import type { Document, ResourceDefinition } from "../internal/Resources/ResourceDefinition.js"
 import type { StoredRecord } from "./StoredRecord.js"
 
 /** A record of `Name` as returned: the type of its resource's record schema. */

@@ -1,4 +1,4 @@
-import { makeShowcase } from "./Showcase.js"
+import { makeShowcase } from "../internal/Collection/Showcase.js"
 
 const collection = makeShowcase("collections", "collection", "Collection")
 

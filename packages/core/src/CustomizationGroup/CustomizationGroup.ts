@@ -1,9 +1,9 @@
 import { Effect, Schema } from "effect"
 import { commonRecordFields, commonUpsertFields, Name, opt, PricingMode, strict } from "../Resources/CommonFields.js"
-import { noBodyChecks } from "../Resources/NoRules.js"
-import type { ResourceDefinition } from "../Resources/ResourceDefinition.js"
+import { noBodyChecks } from "../internal/Resources/NoRules.js"
+import type { ResourceDefinition } from "../internal/Resources/ResourceDefinition.js"
 import { emptyIndex } from "../Catalog/StoredRecord.js"
-import { Money } from "../Shared/Decimal.js"
+import { Money } from "../internal/Shared/Decimal.js"
 import type { RecordId } from "../Shared/Ids.js"
 import { Reference } from "../Shared/Reference.js"
 import {
@@ -11,7 +11,7 @@ import {
   normalizePricing,
   pricingViolations,
   scopeViolations
-} from "../CustomizationType/PricingRules.js"
+} from "../internal/CustomizationType/PricingRules.js"
 
 /** POST /customization-groups/upsert body (spec 2.9): a swatch book. */
 export const CustomizationGroupUpsert = Schema.Struct({

@@ -1,13 +1,13 @@
 import { Effect, Schema } from "effect"
 import { commonRecordFields, commonUpsertFields, Name, opt, PricingMode, strict } from "../Resources/CommonFields.js"
-import { noBodyChecks } from "../Resources/NoRules.js"
-import type { ResourceDefinition } from "../Resources/ResourceDefinition.js"
+import { noBodyChecks } from "../internal/Resources/NoRules.js"
+import type { ResourceDefinition } from "../internal/Resources/ResourceDefinition.js"
 import { emptyIndex } from "../Catalog/StoredRecord.js"
-import { Money } from "../Shared/Decimal.js"
+import { Money } from "../internal/Shared/Decimal.js"
 import type { RecordId } from "../Shared/Ids.js"
 import { Reference } from "../Shared/Reference.js"
-import { Text } from "../Shared/Text.js"
-import { normalizePricing, pricingViolations, scopeViolations } from "../CustomizationType/PricingRules.js"
+import { Text } from "../internal/Shared/Text.js"
+import { normalizePricing, pricingViolations, scopeViolations } from "../internal/CustomizationType/PricingRules.js"
 
 /** POST /customization-options/upsert body (spec 2.10): a fabric sample or other option. */
 export const CustomizationOptionUpsert = Schema.Struct({

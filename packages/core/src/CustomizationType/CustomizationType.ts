@@ -1,8 +1,8 @@
 import { Schema } from "effect"
 import { commonRecordFields, commonUpsertFields, Name, opt, strict } from "../Resources/CommonFields.js"
-import { noBodyChecks } from "../Resources/NoRules.js"
-import { typeScopeChangeViolations } from "./PricingRules.js"
-import type { ResourceDefinition } from "../Resources/ResourceDefinition.js"
+import { noBodyChecks } from "../internal/Resources/NoRules.js"
+import { typeScopeChangeViolations } from "../internal/CustomizationType/PricingRules.js"
+import type { ResourceDefinition } from "../internal/Resources/ResourceDefinition.js"
 import { emptyIndex } from "../Catalog/StoredRecord.js"
 
 export const PricingScope = Schema.Literal("group", "option")

@@ -1,14 +1,14 @@
 import { Effect } from "effect"
-import type { JobKindHandler } from "../Jobs/JobKindHandler.js"
-import { makeImportJob } from "./ImportJob.js"
-import { makeRetry } from "./ImportRetry.js"
+import type { JobKindHandler } from "../internal/Jobs/JobKindHandler.js"
+import { makeImportJob } from "../internal/Imports/ImportJob.js"
+import { makeRetry } from "../internal/Imports/ImportRetry.js"
 import { ImportStore } from "./ImportStore.js"
-import { makeSubmit } from "./ImportSubmit.js"
+import { makeSubmit } from "../internal/Imports/ImportSubmit.js"
 
-export { countsOf } from "./ImportResults.js"
-export { holdsAnyScopesFor, preauthorize, scopesFor } from "./ImportScopes.js"
-export { recordsPerTransaction } from "./ImportJob.js"
-export { jobLimitRetryAfterSeconds, type Submitted } from "./ImportSubmit.js"
+export { countsOf } from "../internal/Imports/ImportResults.js"
+export { holdsAnyScopesFor, preauthorize, scopesFor } from "../internal/Imports/ImportScopes.js"
+export { recordsPerTransaction } from "../internal/Imports/ImportJob.js"
+export { jobLimitRetryAfterSeconds, type Submitted } from "../internal/Imports/ImportSubmit.js"
 
 /**
  * Batch imports: submission and dry run (POST /imports, `ImportSubmit`), the job a worker processes

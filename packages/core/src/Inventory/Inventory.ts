@@ -4,10 +4,10 @@
  */
 import { Schema } from "effect"
 import { strict } from "../Resources/CommonFields.js"
-import { Quantity } from "../Shared/Decimal.js"
+import { Quantity } from "../internal/Shared/Decimal.js"
 import { type CompanyId, type ConnectionId, type RecordId, Uuid } from "../Shared/Ids.js"
 import { Reference } from "../Shared/Reference.js"
-import { Text } from "../Shared/Text.js"
+import { Text } from "../internal/Shared/Text.js"
 
 /** product for direct products; option for fabrics and other customization options. */
 export const SourceKind = Schema.Literal("product", "option")

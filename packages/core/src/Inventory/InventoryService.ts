@@ -5,7 +5,7 @@ import { RecordNotFound, RevisionConflict, RuleViolation, ScopeDenied } from "..
 import { CatalogRepository } from "../Catalog/CatalogRepository.js"
 import { Mappings } from "../Catalog/Mappings.js"
 import { ChangeLog } from "../Changes/ChangeLog.js"
-import { canonical } from "../Shared/Decimal.js"
+import { canonical } from "../internal/Shared/Decimal.js"
 import { Ids, type RecordId } from "../Shared/Ids.js"
 import { describe } from "../Shared/Reference.js"
 import type { Scope } from "../Shared/Scope.js"
@@ -29,7 +29,7 @@ import {
   StockRuleViolation
 } from "./InventoryErrors.js"
 import { InventoryRepository } from "./InventoryRepository.js"
-import { apply, countsInPieces, empty, violatesWholeNumbers } from "./StockRules.js"
+import { apply, countsInPieces, empty, violatesWholeNumbers } from "../internal/Inventory/StockRules.js"
 
 export type StockOutcome = "created" | "updated" | "unchanged"
 

@@ -2,9 +2,9 @@ import { Context, Effect, Layer } from "effect"
 import { ImportService } from "../Imports/ImportService.js"
 import { MediaService } from "../Media/MediaService.js"
 import type { JobKind } from "./Job.js"
-import type { JobKindHandler } from "./JobKindHandler.js"
+import type { JobKindHandler } from "../internal/Jobs/JobKindHandler.js"
 
-export type { JobKindHandler, RetryError } from "./JobKindHandler.js"
+export type { JobKindHandler, RetryError } from "../internal/Jobs/JobKindHandler.js"
 
 /** The handler of every job kind. */
 export class JobKinds extends Context.Tag("@catalog-sync/core/JobKinds")<

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import type { CompanyId, ConnectionId, RecordId } from "../Shared/Ids.js"
 import { ExternalId } from "../Shared/Ids.js"
-import { Text } from "../Shared/Text.js"
+import { Text } from "../internal/Shared/Text.js"
 
 /** What an image is for: catalog pictures keep a long edge of up to 1500 px, option swatches 720 px. */
 export const MediaPurpose = Schema.Literal("catalog", "option").annotations({ identifier: "MediaPurpose" })

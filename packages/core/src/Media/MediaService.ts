@@ -1,13 +1,13 @@
 import { Effect } from "effect"
-import { authorize } from "./MediaAccess.js"
-import { makeMediaJob } from "./MediaJob.js"
-import { makeQueries } from "./MediaQueries.js"
-import { makeUpload } from "./MediaUpload.js"
+import { authorize } from "../internal/Media/MediaAccess.js"
+import { makeMediaJob } from "../internal/Media/MediaJob.js"
+import { makeQueries } from "../internal/Media/MediaQueries.js"
+import { makeUpload } from "../internal/Media/MediaUpload.js"
 
-export { failedImageKeptMillis, ProcessingTimeout } from "./MediaJob.js"
-export type { MediaPage } from "./MediaQueries.js"
-export { refuseRemoteUrls, remoteUrlRefusal, stagingRetryAfterSeconds } from "./MediaUpload.js"
-export { mediaCounts } from "./MediaViews.js"
+export { failedImageKeptMillis, ProcessingTimeout } from "../internal/Media/MediaJob.js"
+export type { MediaPage } from "../internal/Media/MediaQueries.js"
+export { refuseRemoteUrls, remoteUrlRefusal, stagingRetryAfterSeconds } from "../internal/Media/MediaUpload.js"
+export { mediaCounts } from "../internal/Media/MediaViews.js"
 
 /**
  * The media pipeline (spec 2.13): uploads are staged and checked (format sniffed from the bytes, header

@@ -1,11 +1,11 @@
 import { Effect, Schema } from "effect"
 import { TaxModel } from "../Auth/Company.js"
 import { commonRecordFields, commonUpsertFields, Description, Name, opt, strict } from "../Resources/CommonFields.js"
-import type { Document, ResourceDefinition, RuleContext, Violation } from "../Resources/ResourceDefinition.js"
+import type { Document, ResourceDefinition, RuleContext, Violation } from "../internal/Resources/ResourceDefinition.js"
 import type { RecordId } from "../Shared/Ids.js"
-import { Dimension, equals, fixed, canonical, Money } from "../Shared/Decimal.js"
+import { Dimension, equals, fixed, canonical, Money } from "../internal/Shared/Decimal.js"
 import { Reference } from "../Shared/Reference.js"
-import { Text } from "../Shared/Text.js"
+import { Text } from "../internal/Shared/Text.js"
 import {
   checkSentFields,
   mergeFields,
@@ -13,7 +13,7 @@ import {
   SelectionField,
   SelectionFieldInput,
   type StoredField
-} from "./SelectionField.js"
+} from "../internal/Product/SelectionField.js"
 
 export const ProductKind = Schema.Literal("single", "bundle")
 export const ProductUnit = Schema.Literal("piece", "metre", "sqm", "cbm")

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { ExternalId, Uuid } from "../Shared/Ids.js"
-import { Text } from "../Shared/Text.js"
+import { Text } from "../internal/Shared/Text.js"
 import { Translations } from "../Shared/Translations.js"
 
 export const opt = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })

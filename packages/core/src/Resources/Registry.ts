@@ -6,7 +6,7 @@ import * as CustomizationOption from "../CustomizationOption/CustomizationOption
 import * as CustomizationType from "../CustomizationType/CustomizationType.js"
 import * as Product from "../Product/Product.js"
 import type { ResourceName } from "./Resource.js"
-import type { ResourceDefinition } from "./ResourceDefinition.js"
+import type { ResourceDefinition } from "../internal/Resources/ResourceDefinition.js"
 
 /** Every catalog resource's definition, by its path name, each with its own body and record schemas. */
 export const definitions = {

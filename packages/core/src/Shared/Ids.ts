@@ -1,5 +1,5 @@
 import { Context, Effect, Layer, Schema } from "effect"
-import { Text } from "./Text.js"
+import { Text } from "../internal/Shared/Text.js"
 
 /**
  * A uuid sent by a client, in any letter case, decoded to the lowercase form every id is stored and

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Text } from "./Text.js"
+import { Text } from "../internal/Shared/Text.js"
 
 export const LanguageCode = Schema.String.pipe(
   Schema.pattern(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/, { message: () => "must be a language code such as en or pt-BR" }),

@@ -1,4 +1,5 @@
-import { Accounts, IdempotencyStore, ImageProcessor, JobKinds, JobTrace } from "@catalog-sync/core"
+import { Accounts, IdempotencyStore, ImageProcessor, JobKinds } from "@catalog-sync/core"
+import { JobTrace } from "@catalog-sync/core/adapter-support"
 import { Effect, Layer } from "effect"
 
 /**

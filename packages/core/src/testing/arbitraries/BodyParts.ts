@@ -6,7 +6,7 @@ import { FastCheck as fc } from "effect"
 import type { CompanySettings } from "../../Auth/Company.js"
 import { definitions } from "../../Resources/Registry.js"
 import type { ResourceName } from "../../Resources/Resource.js"
-import type { Document } from "../../Resources/ResourceDefinition.js"
+import type { Document } from "../../internal/Resources/ResourceDefinition.js"
 import { Ref } from "./CatalogPlan.js"
 import { sameValue, translations } from "./Values.js"
 

@@ -6,7 +6,7 @@ import { FastCheck as fc } from "effect"
 import type { CompanySettings } from "../../Auth/Company.js"
 import type { ProductUnit } from "../../Product/Product.js"
 import type { ResourceName } from "../../Resources/Resource.js"
-import type { Document } from "../../Resources/ResourceDefinition.js"
+import type { Document } from "../../internal/Resources/ResourceDefinition.js"
 
 /**
  * A reference to a planned record by its external id. Written, it is the record's uuid when `byId` and

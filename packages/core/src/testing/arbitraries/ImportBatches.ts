@@ -1,7 +1,7 @@
 /** A plan cut into import bodies, and whether a body applies in one pass. */
 import { FastCheck as fc } from "effect"
 import { maxRecords } from "../../Imports/Import.js"
-import { applyOrder } from "../../Imports/ImportRunner.js"
+import { applyOrder } from "../../internal/Imports/ImportRunner.js"
 import { type CatalogPlan, type PlannedRecord, Ref } from "./CatalogPlan.js"
 
 /** The external ids each record of a plan references, as `resource|external_id`. */

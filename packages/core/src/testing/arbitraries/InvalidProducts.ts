@@ -4,7 +4,7 @@
  * another type, an id the product does not have, one external id twice) and sale validation.
  */
 import { FastCheck as fc } from "effect"
-import { equals } from "../../Shared/Decimal.js"
+import { equals } from "../../internal/Shared/Decimal.js"
 import type { World } from "../World.js"
 import type { PlannedProduct } from "./CatalogPlan.js"
 import {

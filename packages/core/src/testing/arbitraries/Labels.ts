@@ -4,7 +4,7 @@
  */
 import { FastCheck as fc } from "effect"
 import type { ResourceName } from "../../Resources/Resource.js"
-import type { Document } from "../../Resources/ResourceDefinition.js"
+import type { Document } from "../../internal/Resources/ResourceDefinition.js"
 import type { World } from "../World.js"
 import { type ValidWrite, validWrite } from "./ValidBodies.js"
 import { uuid } from "./Values.js"

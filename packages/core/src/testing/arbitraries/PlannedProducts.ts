@@ -2,7 +2,7 @@
 import { FastCheck as fc } from "effect"
 import type { CompanySettings } from "../../Auth/Company.js"
 import { ProductUnit } from "../../Product/Product.js"
-import type { Document } from "../../Resources/ResourceDefinition.js"
+import type { Document } from "../../internal/Resources/ResourceDefinition.js"
 import { configuredTaxRate, defined, index, maybe, optionalIndex, ref, translationsFor } from "./BodyParts.js"
 import { planExternalId, type PlannedField, type PlannedProduct, Ref } from "./CatalogPlan.js"
 import type { Skeleton } from "./Skeleton.js"

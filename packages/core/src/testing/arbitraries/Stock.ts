@@ -4,7 +4,7 @@
  * pieces, decimals for the others), and invalid ones labelled with the code and path the use case answers.
  */
 import { FastCheck as fc } from "effect"
-import type { Document } from "../../Resources/ResourceDefinition.js"
+import type { Document } from "../../internal/Resources/ResourceDefinition.js"
 import type { World } from "../World.js"
 import { reference } from "./ValidBodies.js"
 import { fractionalQuantity, quantity, text, uuid, wholeQuantity } from "./Values.js"

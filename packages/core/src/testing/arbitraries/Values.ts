@@ -5,7 +5,7 @@
  * short ASCII.
  */
 import { Arbitrary, FastCheck as fc } from "effect"
-import { Dimension, Money, Quantity } from "../../Shared/Decimal.js"
+import { Dimension, Money, Quantity } from "../../internal/Shared/Decimal.js"
 import { LanguageCode } from "../../Shared/Translations.js"
 
 /**

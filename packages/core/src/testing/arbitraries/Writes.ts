@@ -4,7 +4,7 @@
  */
 import { FastCheck as fc } from "effect"
 import type { ResourceName } from "../../Resources/Resource.js"
-import type { Document } from "../../Resources/ResourceDefinition.js"
+import type { Document } from "../../internal/Resources/ResourceDefinition.js"
 import type { World } from "../World.js"
 import { defined, translationsFor } from "./BodyParts.js"
 import { externalId } from "./Values.js"

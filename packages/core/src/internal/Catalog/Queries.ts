@@ -1,0 +1,89 @@
+import { Effect, Option } from "effect"
+import { CurrentPrincipal } from "../../Auth/Principal.js"
+import * as ChangeCursor from "../../Changes/ChangeCursor.js"
+import { ChangeLog } from "../../Changes/ChangeLog.js"
+import { definitions } from "../../Resources/Registry.js"
+import type { ResourceName } from "../../Resources/Resource.js"
+import { RecordNotFound } from "../../Shared/Errors.js"
+import type { RecordId } from "../../Shared/Ids.js"
+import type { ReadMode } from "./Access.js"
+import { CatalogRepository, type ListQuery } from "../../Catalog/CatalogRepository.js"
+import { readScope, requireScopes } from "./Caller.js"
+import { type RecordView, recordView } from "../../Catalog/RecordView.js"
+
+export interface Page<Name extends ResourceName = ResourceName, Mode extends ReadMode = ReadMode> {
+  /** On the first page only: where to start the change feed so that nothing after this list is missed. */
+  readonly change_cursor?: string
+  readonly records: ReadonlyArray<RecordView<Name, Mode>>
+  readonly next_cursor: string | null
+  readonly has_more: boolean
+}
+
+export interface ListParams<Mode extends ReadMode = ReadMode> extends Omit<
+  ListQuery,
+  "externalId" | "includeArchived"
+> {
+  readonly externalId?: string | undefined
+  /** catalog when omitted. */
+  readonly mode?: Mode | undefined
+}
+
+/** The catalog's reads: one record by id (GET /{resource}/{id}) and cursor pages (GET /{resource}). */
+export const makeQueries = Effect.gen(function* () {
+  const repository = yield* CatalogRepository
+  const changeLog = yield* ChangeLog
+
+  /** One record by id; archived products are returned with state archived. */
+  const get = <Name extends ResourceName>(resource: Name, id: RecordId) =>
+    Effect.gen(function* () {
+      const principal = yield* CurrentPrincipal
+      const definition = definitions[resource]
+      yield* requireScopes(principal, ["catalog:read"])
+      const stored = yield* repository.getMapped(principal.company.id, resource, id, principal.connectionId)
+      if (Option.isNone(stored)) {
+        return yield* new RecordNotFound({ resource, message: `no ${definition.label} ${id} in this company` })
+      }
+      return recordView(resource, stored.value.record, stored.value.externalId, principal, "catalog")
+    })
+
+  /** A cursor page in id order; archived products are left out. */
+  const list = <Name extends ResourceName, Mode extends ReadMode = "catalog">(
+    resource: Name,
+    params: ListParams<Mode>
+  ) =>
+    Effect.gen(function* () {
+      const principal = yield* CurrentPrincipal
+      const mode = params.mode ?? ("catalog" as const)
+      yield* requireScopes(principal, [readScope(mode)])
+      // Taken before the list is read, so a change racing with the read is in the feed after it.
+      const changeCursor =
+        params.cursor === undefined ? ChangeCursor.encode(yield* changeLog.head(principal.company.id)) : undefined
+      const rows = yield* repository.listMapped(
+        principal.company.id,
+        resource,
+        {
+          limit: params.limit + 1,
+          cursor: params.cursor,
+          externalId:
+            params.externalId === undefined
+              ? undefined
+              : { connectionId: principal.connectionId, value: params.externalId },
+          categoryId: params.categoryId,
+          collectionId: params.collectionId,
+          brandId: params.brandId,
+          active: params.active
+        },
+        principal.connectionId
+      )
+      const page = rows.slice(0, params.limit)
+      const hasMore = rows.length > params.limit
+      return {
+        ...(changeCursor === undefined ? {} : { change_cursor: changeCursor }),
+        records: page.map((r) => recordView(resource, r.record, r.externalId, principal, mode)),
+        next_cursor: hasMore ? page[page.length - 1]!.record.id : null,
+        has_more: hasMore
+      } satisfies Page<Name, Mode | "catalog">
+    })
+
+  return { get, list } as const
+})

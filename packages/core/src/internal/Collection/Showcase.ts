@@ -1,0 +1,44 @@
+import { Schema } from "effect"
+import { commonRecordFields, commonUpsertFields, Description, Name, opt, strict } from "../../Resources/CommonFields.js"
+import { noBodyChecks, noViolations } from "../Resources/NoRules.js"
+import type { ResourceDefinition } from "../Resources/ResourceDefinition.js"
+import type { ResourceName } from "../../Resources/Resource.js"
+import { emptyIndex } from "../../Catalog/StoredRecord.js"
+import { Reference } from "../../Shared/Reference.js"
+
+/**
+ * Collections and brands share one shape (spec 2.7): a name shared across languages, a translatable
+ * description and an image.
+ */
+export const makeShowcase = (name: ResourceName, label: string, identifier: string) => {
+  const upsert = Schema.Struct({
+    ...commonUpsertFields,
+    name: opt(Name),
+    description: opt(Description),
+    image_id: opt(Schema.NullOr(Reference))
+  }).annotations({ identifier: `${identifier}Upsert`, ...strict })
+  const record = Schema.Struct({
+    ...commonRecordFields,
+    name: Schema.String,
+    description: Schema.NullOr(Schema.String),
+    image_id: Schema.NullOr(Schema.UUID)
+  }).annotations({ identifier })
+  const definition: ResourceDefinition<typeof upsert, typeof record> = {
+    name,
+    label,
+    body: upsert,
+    record,
+    priceKeys: [],
+    costKeys: [],
+    translatable: ["description"],
+    references: [{ path: ["image_id"], target: "media" }],
+    requiredOnCreate: ["name"],
+    defaults: { name: null, description: null, image_id: null, translations: {} },
+    mergers: {},
+    checkBody: noBodyChecks,
+    normalize: (document) => document,
+    validate: noViolations,
+    index: () => emptyIndex
+  }
+  return { upsert, record, definition }
+}

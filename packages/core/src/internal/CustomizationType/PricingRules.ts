@@ -1,0 +1,117 @@
+import { Effect } from "effect"
+import type { PersistenceError } from "../../Shared/Errors.js"
+import type { StoredRecord } from "../../Catalog/StoredRecord.js"
+import type { Document, RuleContext, Violation } from "../Resources/ResourceDefinition.js"
+import { fixed } from "../Shared/Decimal.js"
+import type { RecordId } from "../../Shared/Ids.js"
+
+/** A percent or fixed rule needs a value; `none` carries none, so a value left behind is dropped. */
+export const normalizePricing = (document: Document): Document => ({
+  ...document,
+  pricing_value:
+    document.pricing_mode === "none" || document.pricing_value === null
+      ? null
+      : fixed(document.pricing_value as string, 2)
+})
+
+export const pricingViolations = (document: Document): ReadonlyArray<Violation> =>
+  document.pricing_mode !== "none" && document.pricing_value === null
+    ? [
+        {
+          reason: "invalid_pricing",
+          issue: {
+            path: "$.pricing_value",
+            message: `pricing_mode ${String(document.pricing_mode)} needs a pricing_value`
+          }
+        }
+      ]
+    : []
+
+/**
+ * The type's pricing_scope says which level carries the price rule: `group` (swatch books priced, fabric
+ * samples not) or `option`. A rule on the other level is refused.
+ */
+export const scopeViolations = <E>(
+  document: Document,
+  level: "group" | "option",
+  typeId: RecordId,
+  context: RuleContext<E>
+): Effect.Effect<ReadonlyArray<Violation>, PersistenceError | E> =>
+  document.pricing_mode === "none"
+    ? Effect.succeed([])
+    : context.lockPricing.pipe(
+        Effect.zipRight(context.getMany("customization-types", [typeId])),
+        Effect.map(([type]) =>
+          type !== undefined && type.data.pricing_scope !== level
+            ? [
+                {
+                  reason: "invalid_pricing" as const,
+                  issue: {
+                    path: "$.pricing_mode",
+                    message: `the customization type prices at ${String(type.data.pricing_scope)} level; a ${level} carries pricing_mode none`
+                  }
+                }
+              ]
+            : []
+        )
+      )
+
+/** Records among `records` that carry a pricing rule, as one violation at `path` (none when there are none). */
+const pricedViolations = (
+  records: ReadonlyArray<StoredRecord>,
+  label: string,
+  path: string,
+  why: string
+): ReadonlyArray<Violation> => {
+  const priced = records.filter((r) => r.data.pricing_mode !== "none")
+  if (priced.length === 0) return []
+  const listed = priced
+    .slice(0, 10)
+    .map((r) => r.id)
+    .join(", ")
+  return [
+    {
+      reason: "invalid_pricing",
+      issue: {
+        path,
+        message: `${why}, but ${priced.length} ${label}${priced.length === 1 ? "" : "s"} carr${priced.length === 1 ? "ies" : "y"} a pricing rule (${listed}${priced.length > 10 ? ", ..." : ""}); set pricing_mode none there first`
+      }
+    }
+  ]
+}
+
+/**
+ * A type whose pricing_scope changes must leave no rule on the level that no longer carries one: to
+ * `option`, its groups; to `group`, the options of its groups. Only checked when the scope changes.
+ */
+export const typeScopeChangeViolations = <E>(
+  document: Document,
+  context: RuleContext<E>
+): Effect.Effect<ReadonlyArray<Violation>, PersistenceError | E> =>
+  Effect.gen(function* () {
+    if (context.stored === undefined || context.stored.pricing_scope === document.pricing_scope) return []
+    yield* context.lockPricing
+    const groups = yield* context.children("customization-groups", [context.recordId])
+    if (document.pricing_scope === "option") {
+      return pricedViolations(groups, "group", "$.pricing_scope", "option-level pricing leaves groups without rules")
+    }
+    const options = yield* context.children(
+      "customization-options",
+      groups.map((g) => g.id)
+    )
+    return pricedViolations(options, "option", "$.pricing_scope", "group-level pricing leaves options without rules")
+  })
+
+/** A group moving to a type that prices at group level takes options that must carry no rule. */
+export const groupMoveViolations = <E>(
+  document: Document,
+  context: RuleContext<E>
+): Effect.Effect<ReadonlyArray<Violation>, PersistenceError | E> =>
+  Effect.gen(function* () {
+    if (context.stored === undefined || context.stored.type_id === document.type_id) return []
+    yield* context.lockPricing
+    const [type] = yield* context.getMany("customization-types", [document.type_id as RecordId])
+    if (type === undefined || type.data.pricing_scope !== "group") return []
+    const options = yield* context.children("customization-options", [context.recordId])
+    return pricedViolations(options, "option", "$.type_id", "the new type prices at group level")
+  })
