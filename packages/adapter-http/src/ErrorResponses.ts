@@ -3,7 +3,7 @@
  * keyed by its `_tag` (exhaustive: a domain error without a status does not compile), and `api` to run a
  * use case in a handler with its failures turned into the declared API errors.
  */
-import { type DomainError, type DomainErrorTag, type Errors } from "@catalog-sync/core"
+import type { DomainError, DomainErrorTag, Errors } from "@catalog-sync/core"
 import { BoundedDecode } from "@catalog-sync/core/adapter-support"
 import { Effect } from "effect"
 import { ApiErrors } from "@catalog-sync/contract"

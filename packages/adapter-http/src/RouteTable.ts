@@ -157,7 +157,7 @@ export const make = (outside: ReadonlyArray<OutsideRoute> = [], api: HttpApi.Htt
   const routes = routesOf(api)
   for (const route of routes)
     matcher.on(route.endpoint.method, route.template as FindMyWay.PathInput, { _tag: "Contract", route })
-  const openApi: OutsideRoute = { method: "GET", path: openApiPath as FindMyWay.PathInput, template: openApiPath }
+  const openApi: OutsideRoute = { method: "GET", path: openApiPath, template: openApiPath }
   for (const { method, path, template } of [openApi, ...outside])
     if (method === "*") matcher.all(path, { _tag: "Outside", template })
     else matcher.on(method, path, { _tag: "Outside", template })
