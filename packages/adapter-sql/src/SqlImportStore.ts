@@ -23,7 +23,7 @@ const columns = [
 /**
  * The `import_records` row of an item, built directly: the body and the error are JSON text. An item is
  * typed already; encoding the rows through a schema on submission and decoding them again in the worker
- * cost ~9 % of an import record's CPU (docs/performance.md, issue 23 lever 3).
+ * cost ~9 % of an import record's CPU (docs/performance.md, "What each design choice buys").
  */
 const importRowOf = (item: ImportStore.ImportItem) => ({
   job_id: item.jobId,

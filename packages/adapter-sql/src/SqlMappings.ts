@@ -52,7 +52,7 @@ export const make: Effect.Effect<
   const sql = yield* SqlClient.SqlClient
 
   // Lookups run on every read and write: their keys are typed by core and their rows are our own, so
-  // neither side goes through a schema (docs/performance.md, issue 23 lever 3).
+  // neither side goes through a schema (docs/performance.md, "What each design choice buys").
   const findByExternal = (scope: Mappings.MappingScope, externalIds: ReadonlyArray<string>) =>
     sql<MappingPair>`SELECT external_id, record_id FROM mappings
           WHERE company_id = ${scope.companyId} AND connection_id = ${scope.connectionId}

@@ -44,7 +44,7 @@ export const recordColumns = Object.keys(RecordRow.fields)
 /**
  * The `catalog_records` row of a record, as `RecordRow` encodes it (JSON text for the document and the id
  * lists, 0/1 for the flag), built directly: core's records are typed already, and encoding every write
- * through the schema cost more than its statement (docs/performance.md, issue 23 lever 3).
+ * through the schema cost more than its statement (docs/performance.md, "What each design choice buys").
  */
 export const recordRowOf = (record: StoredRecord.StoredRecord): typeof RecordRow.Encoded => ({
   company_id: record.companyId,
@@ -66,7 +66,7 @@ export const recordRowOf = (record: StoredRecord.StoredRecord): typeof RecordRow
 /**
  * A `catalog_records` row as the driver returns it, mapped without a schema: the rows are our own writes
  * (encoded through `RecordRow` on the way in), and decoding them again cost more than reading them
- * (docs/performance.md, issue 23 lever 3). Gives what decoding the row through `RecordRow` gave.
+ * (docs/performance.md, "What each design choice buys"). Gives what decoding the row through `RecordRow` gave.
  */
 export const storedRecordOf = (row: Readonly<Record<string, unknown>>): StoredRecord.StoredRecord => ({
   id: row.id as Ids.RecordId,

@@ -3,7 +3,7 @@ import { Effect, FiberRef } from "effect"
 /**
  * `Effect.withSpan` when the fiber's tracer is on, else nothing. With tracing off (the default, and
  * every unsampled request) a span still costs a no-op span, a copy of the request's context and a
- * finalizer per call, several times per request (docs/performance.md, issue 23 lever 5).
+ * finalizer per call, several times per request (docs/performance.md, "What each design choice buys").
  */
 export const span =
   (name: string, attributes?: Readonly<Record<string, unknown>>) =>

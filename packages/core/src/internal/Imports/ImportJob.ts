@@ -31,7 +31,7 @@ const busyRetry = Schedule.exponential("50 millis").pipe(Schedule.intersect(Sche
 /**
  * Records a worker applies in one transaction: a full import body. Set-based, a batch's statements are
  * the same for 1 record or 50, so a batch of 50 holds the connection for less time than 25 did record by
- * record; halving the batches per job took the SQLite import from ~2,400 to ~3,250 records/s (issue 23).
+ * record; halving the batches per job took the SQLite import from ~2,400 to ~3,250 records/s.
  */
 export const recordsPerTransaction = 50
 
@@ -99,7 +99,7 @@ export const makeImportJob = Effect.gen(function* () {
             )
           )
         )
-      // Set-based (issue 23): the batch's mappings read up front, its new records, mappings and changes
+      // Set-based: the batch's mappings read up front, its new records, mappings and changes
       // written in one statement per table and its applied marks in one, with no savepoint per record.
       // A record that fails before writing needs none; one that failed after writing, or a conflict
       // when flushing, abandons this for `applyPerRecord` after the rollback.
