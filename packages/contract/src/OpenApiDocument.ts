@@ -19,7 +19,8 @@ export const documentOpenApi = (spec: Json): Json => {
       if (responses === undefined) continue
       const bad = responses["400"] as Json | undefined
       if (bad?.content?.["application/json"] !== undefined) {
-        bad.description = "Malformed JSON, a body nested too deep or cut off, or a request that is not valid HTTP."
+        bad.description =
+          "Malformed JSON, a body nested too deep, naming too many different keys or cut off, a Host header that is not host[:port], or a request that is not valid HTTP."
         bad.content["application/json"].schema = { $ref: "#/components/schemas/BadRequest" }
       }
     }
