@@ -3,6 +3,7 @@ import { SqlClient, type SqlError, type Statement, SqlSchema } from "@effect/sql
 import { Array as Arr, type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { atomically } from "./internal/transaction.js"
+import { CommitVersion, committedReads } from "./CommittedReads.js"
 import { chunks, type RecordRow, recordColumns, ReferenceTarget, recordRowOf, storedRecordOf } from "./internal/rows.js"
 import { span } from "./internal/spans.js"
 
@@ -158,6 +159,8 @@ export const make: Effect.Effect<
   const sql = yield* SqlClient.SqlClient
   const columns = sql.literal(recordColumns)
 
+  type MappedRecord = { readonly record: StoredRecord.StoredRecord; readonly externalId: string | null }
+
   // Reads map their rows with `storedRecordOf` (our own writes, no schema decode); parameters are typed ids.
   type Row = Readonly<Record<string, unknown>>
 
@@ -169,6 +172,33 @@ export const make: Effect.Effect<
     sql<Row>`SELECT ${columns}, m.external_id AS mapped_external_id FROM catalog_records r
           LEFT JOIN mappings m ON m.company_id = r.company_id AND m.connection_id = ${connectionId} AND m.resource = r.resource AND m.record_id = r.id
           WHERE r.company_id = ${companyId} AND r.resource = ${resource} AND r.id = ${id}`
+
+  // GET by id, what connectors and shops repeat most, is answered from memory until the next commit when
+  // the driver can tell (SQLite); the record's text bounds what is kept.
+  const commits = Option.getOrUndefined(yield* Effect.serviceOption(CommitVersion))
+  const keptReads =
+    commits === undefined ? undefined : committedReads<MappedRecord>({ maxBytes: 8 << 20, maxEntryBytes: 64 << 10 })
+
+  const readMapped = (
+    companyId: string,
+    resource: string,
+    id: string,
+    connectionId: string,
+    keep: { readonly key: string; readonly at: number } | undefined
+  ) =>
+    findMappedRecord(companyId, resource, id, connectionId).pipe(
+      Effect.map((rows) =>
+        Option.map(Arr.head(rows), (row) => {
+          const mapped: MappedRecord = {
+            record: storedRecordOf(row),
+            externalId: row.mapped_external_id as string | null
+          }
+          if (keep !== undefined) keptReads!.set(keep.key, keep.at, mapped, (row.data as string).length)
+          return mapped
+        })
+      ),
+      refineErrors
+    )
 
   const findRecords = (companyId: string, resource: string, ids: ReadonlyArray<string>) =>
     sql<Row>`SELECT ${columns} FROM catalog_records r WHERE r.company_id = ${companyId} AND r.resource = ${resource} AND r.id IN ${sql.in(ids)}`
@@ -275,16 +305,19 @@ export const make: Effect.Effect<
       ),
 
     getMapped: (companyId, resource, id, connectionId) =>
-      findMappedRecord(companyId, resource, id, connectionId).pipe(
-        Effect.map((rows) =>
-          Option.map(Arr.head(rows), (row) => ({
-            record: storedRecordOf(row),
-            externalId: row.mapped_external_id as string | null
-          }))
-        ),
-        refineErrors,
-        span("CatalogRepository.getMapped", { companyId, resource, id })
-      ),
+      (keptReads === undefined
+        ? readMapped(companyId, resource, id, connectionId, undefined)
+        : Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (transaction) => {
+            // Inside a transaction the read must see that transaction's own writes: never kept.
+            const at = transaction._tag === "None" ? commits!.current() : undefined
+            if (at === undefined) return readMapped(companyId, resource, id, connectionId, undefined)
+            const key = `${companyId}\u0000${resource}\u0000${id}\u0000${connectionId}`
+            const kept = keptReads.get(key, at)
+            return kept === undefined
+              ? readMapped(companyId, resource, id, connectionId, { key, at })
+              : Effect.succeed(Option.some(kept))
+          })
+      ).pipe(span("CatalogRepository.getMapped", { companyId, resource, id })),
 
     getMany: (companyId, resource, ids) => {
       const unique = Arr.dedupe(ids)

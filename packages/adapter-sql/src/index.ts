@@ -29,6 +29,7 @@ import * as SqlMediaRepository from "./SqlMediaRepository.js"
 import * as SqlTransactor from "./SqlTransactor.js"
 
 export { backfillComponents } from "./Backfills.js"
+export * as CommittedReads from "./CommittedReads.js"
 export { type EngineMigrations, type MigrationName, migrationNames } from "./Migrations.js"
 export * as SqlAccounts from "./SqlAccounts.js"
 export * as SqlCatalogRepository from "./SqlCatalogRepository.js"

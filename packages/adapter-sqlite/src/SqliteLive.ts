@@ -1,7 +1,13 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs"
 import { dirname } from "node:path"
 import { AccountsCache } from "@catalog-sync/core"
-import { type PersistencePorts, SqlAccounts, SqlChangeLog, layer as sqlPorts } from "@catalog-sync/adapter-sql"
+import {
+  CommittedReads,
+  type PersistencePorts,
+  SqlAccounts,
+  SqlChangeLog,
+  layer as sqlPorts
+} from "@catalog-sync/adapter-sql"
 import { type Migrator, type SqlClient, SqlError } from "@effect/sql"
 import { type ConfigError, Duration, Effect, Layer } from "effect"
 import { migrate } from "./Migrations.js"
@@ -70,8 +76,8 @@ export const SqliteLive = (
 /**
  * The persistence ports of `@catalog-sync/core` (catalog, mappings, transactions, change log, accounts
  * with cached key lookups, idempotency) on a migrated SQLite database, plus its `SqlClient` for other SQL
- * adapters that share it, such as `SqlRateLimiter.layer`. Key lookups and each company's change-feed head
- * are served from memory while nothing is committed (`SqliteDataVersion`).
+ * adapters that share it, such as `SqlRateLimiter.layer`. Key lookups, each company's change-feed head
+ * and records read by id are served from memory while nothing is committed (`SqliteDataVersion`).
  */
 export const layer = (
   config: SqliteConfig
@@ -80,8 +86,16 @@ export const layer = (
   SqlError.SqlError | Migrator.MigrationError | ConfigError.ConfigError
 > => {
   const kept = Layer.merge(cachedAccounts, SqliteChangeHead.layer.pipe(Layer.provide(SqlChangeLog.layer)))
-  return Layer.merge(sqlPorts, kept).pipe(Layer.provideMerge(SqliteLive(config)))
+  return Layer.merge(sqlPorts.pipe(Layer.provide(commitVersion)), kept).pipe(Layer.provideMerge(SqliteLive(config)))
 }
+
+/** Every commit of any connection moves the reader's `PRAGMA data_version`. */
+const commitVersion = Layer.effect(
+  CommittedReads.CommitVersion,
+  Effect.map(SqliteClient.SqliteDataVersion, (versions) =>
+    CommittedReads.CommitVersion.of({ current: versions.anyCommit })
+  )
+)
 
 /** Accounts whose key lookups are cached while `PRAGMA data_version` stays (see `AccountsCache`). */
 const cachedAccounts = AccountsCache.layer.pipe(

@@ -32,14 +32,33 @@ const statementsUntilQuiet = <A, E, R>(request: Effect.Effect<A, E, R>) =>
  * append is one statement on both engines (on PostgreSQL it also moves the company's head row). A list
  * page reads the feed's head (for `change_cursor`), then its records with their external ids in one
  * statement. On SQLite the company's head is kept while nothing commits (`SqliteChangeHead`): a caught-up
- * feed poll runs none. `importOfOne` is a one-record import from its submission to the end of its job,
+ * feed poll runs none, and a record read by id is kept the same way: the same GET again runs none.
+ * `importOfOne` is a one-record import from its submission to the end of its job,
  * `importOfBatch` the same with a full batch of new records (25, one transaction): set-based writes make
  * a batch cost the statements of one record. A job that ends within a third of its lease renews no lease
  * (the claim set it).
  */
 const expected = {
-  sqlite: { getById: 1, list: 2, feedPoll: 0, create: 10, update: 9, importOfOne: 21, importOfBatch: 21 },
-  postgres: { getById: 3, list: 4, feedPoll: 3, create: 12, update: 11, importOfOne: 24, importOfBatch: 24 }
+  sqlite: {
+    getById: 1,
+    getByIdAgain: 0,
+    list: 2,
+    feedPoll: 0,
+    create: 10,
+    update: 9,
+    importOfOne: 21,
+    importOfBatch: 21
+  },
+  postgres: {
+    getById: 3,
+    getByIdAgain: 3,
+    list: 4,
+    feedPoll: 3,
+    create: 12,
+    update: 11,
+    importOfOne: 24,
+    importOfBatch: 24
+  }
 }[testDatabase]
 
 const importOf = (count: number, prefix: string) => ({
@@ -85,6 +104,9 @@ layer(TestServerWith({ sql: log.wrap }, { JOB_POLL_MILLISECONDS: "600000" }), {
         revision: 2,
         category_ids: [expect.any(String)]
       })
+      // Nothing committed since: on SQLite the record is still in memory.
+      const getByIdAgain = yield* statementsOf(call(url, "GET", `/products/${create.answer.body.record.id}`, { token }))
+      expect(getByIdAgain.answer.body.record).toEqual(getById.answer.body.record)
       const list = yield* statementsOf(call(url, "GET", "/products?limit=20", { token }))
       expect(list.answer.body.records).toEqual([expect.objectContaining({ external_id: "p1", name: "P2" })])
       const head = (yield* call(url, "GET", "/products?limit=1", { token })).body.change_cursor
@@ -100,7 +122,7 @@ layer(TestServerWith({ sql: log.wrap }, { JOB_POLL_MILLISECONDS: "600000" }), {
         expect(job).toMatchObject({ state: "completed", counts: { failed: 0 } })
       }
 
-      const requests = { getById, list, feedPoll, create, update, importOfOne: one, importOfBatch: batch }
+      const requests = { getById, getByIdAgain, list, feedPoll, create, update, importOfOne: one, importOfBatch: batch }
       for (const [name, request] of Object.entries(requests))
         expect({ name, keyLookups: request.statements.filter(isKeyLookup).length }).toEqual({
           name,

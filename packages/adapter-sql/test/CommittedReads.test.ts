@@ -1,0 +1,44 @@
+import { describe, expect, it } from "@effect/vitest"
+import fc from "fast-check"
+import { committedReads } from "../src/CommittedReads.js"
+
+describe("committedReads", () => {
+  it("answers only at the commit version a value was kept at; any other version empties it", () => {
+    const reads = committedReads<string>({ maxBytes: 100, maxEntryBytes: 50 })
+    reads.set("a", 1, "A", 10)
+    expect(reads.get("a", 1)).toBe("A")
+    expect(reads.get("a", 2)).toBeUndefined()
+    // Emptied, not just hidden: back at version 1 nothing is there.
+    expect(reads.get("a", 1)).toBeUndefined()
+  })
+
+  it("keeps no value larger than maxEntryBytes", () => {
+    const reads = committedReads<string>({ maxBytes: 100, maxEntryBytes: 50 })
+    reads.set("big", 1, "B", 51)
+    expect(reads.get("big", 1)).toBeUndefined()
+  })
+
+  it.prop(
+    "never holds more than maxBytes, whatever is kept",
+    [
+      fc.array(fc.record({ key: fc.string({ maxLength: 3 }), at: fc.integer({ min: 1, max: 3 }), size: fc.nat(60) }), {
+        maxLength: 200
+      })
+    ],
+    ([writes]) => {
+      const maxBytes = 200
+      const reads = committedReads<number>({ maxBytes, maxEntryBytes: 60 })
+      const keys = new Set<string>()
+      let at = 0
+      for (const write of writes) {
+        reads.set(write.key, write.at, write.size, write.size)
+        keys.add(write.key)
+        at = write.at
+        const kept = [...keys].flatMap((key) => reads.get(key, at) ?? [])
+        expect(kept.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(maxBytes)
+        // The last value kept is there, unless too large.
+        expect(reads.get(write.key, at)).toBe(write.size <= 60 ? write.size : undefined)
+      }
+    }
+  )
+})
