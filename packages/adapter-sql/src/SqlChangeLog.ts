@@ -2,6 +2,7 @@ import { ChangeLog } from "@catalog-sync/core"
 import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
 import { type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
+import { CurrentPendingChanges, writePending } from "./internal/pendingChanges.js"
 import { chunks } from "./internal/rows.js"
 import { span } from "./internal/spans.js"
 
@@ -118,11 +119,39 @@ export const make: Effect.Effect<
     Result: Schema.Struct({ position: Position }),
     execute: ({ companyId, globalPosition }) => globalPositionStatement(sql, companyId, globalPosition)
   })
+  // One statement per company and chunk, the companies in one order, so that two transactions appending
+  // for the same companies cannot wait for each other's head rows in a cycle.
+  const write = (entries: ReadonlyArray<ChangeLog.ChangeEntry>) =>
+    Effect.gen(function* () {
+      const byCompany = new Map<string, Array<ChangeLog.ChangeEntry>>()
+      for (const entry of entries) {
+        const own = byCompany.get(entry.companyId)
+        if (own === undefined) byCompany.set(entry.companyId, [entry])
+        else own.push(entry)
+      }
+      for (const companyId of Array.from(byCompany.keys()).sort()) {
+        for (const chunk of chunks(byCompany.get(companyId)!, 500)) yield* appendStatement(sql, companyId, chunk)
+      }
+    }).pipe(refineErrors, span("ChangeLog.write", { count: entries.length }))
+
+  // Inside a transaction of `inTransaction` the entries wait for its end (PendingChanges); outside one,
+  // or in a transaction opened otherwise, they are written at once.
+  const append = (entries: ReadonlyArray<ChangeLog.ChangeEntry>) =>
+    Effect.flatMap(Effect.serviceOption(CurrentPendingChanges), (pending) => {
+      if (Option.isNone(pending)) return write(entries)
+      pending.value.write ??= write
+      pending.value.entries.push(...entries)
+      return Effect.void
+    })
+
+  // A read inside the transaction sees its own appends, as it would had they been written at once.
+  const writtenFirst = Effect.flatMap(Effect.serviceOption(CurrentPendingChanges), (pending) =>
+    Option.isNone(pending) ? Effect.void : writePending(pending.value)
+  )
+
   return ChangeLog.ChangeLog.of({
     append: (entry) =>
-      appendStatement(sql, entry.companyId, [entry]).pipe(
-        Effect.asVoid,
-        refineErrors,
+      append([entry]).pipe(
         span("ChangeLog.append", {
           companyId: entry.companyId,
           resource: entry.resource,
@@ -130,23 +159,10 @@ export const make: Effect.Effect<
           revision: entry.revision
         })
       ),
-    // One statement per company and chunk, the companies in one order, so that two transactions appending
-    // for the same companies cannot wait for each other's head rows in a cycle.
-    appendMany: (entries) =>
-      Effect.gen(function* () {
-        const byCompany = new Map<string, Array<ChangeLog.ChangeEntry>>()
-        for (const entry of entries) {
-          const own = byCompany.get(entry.companyId)
-          if (own === undefined) byCompany.set(entry.companyId, [entry])
-          else own.push(entry)
-        }
-        for (const companyId of Array.from(byCompany.keys()).sort()) {
-          for (const chunk of chunks(byCompany.get(companyId)!, 500)) yield* appendStatement(sql, companyId, chunk)
-        }
-      }).pipe(refineErrors, span("ChangeLog.appendMany", { count: entries.length })),
+    appendMany: (entries) => append(entries).pipe(span("ChangeLog.appendMany", { count: entries.length })),
 
     head: (companyId) =>
-      latest(companyId).pipe(
+      Effect.zipRight(writtenFirst, latest(companyId)).pipe(
         Effect.map((row) => row.position),
         // An aggregate always returns one row; a missing one is a bug.
         Effect.catchTag("NoSuchElementException", Effect.die),
@@ -154,7 +170,7 @@ export const make: Effect.Effect<
         span("ChangeLog.head", { companyId })
       ),
     read: (query) =>
-      readStatement(sql, query).pipe(
+      Effect.zipRight(writtenFirst, readStatement(sql, query)).pipe(
         Effect.flatMap(decodeLogged),
         Effect.map((rows) =>
           rows.map((row) => ({

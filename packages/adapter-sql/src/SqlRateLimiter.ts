@@ -41,6 +41,23 @@ export const make = (
             RETURNING count`
     })
 
+    // The buckets counted in turn in one statement (PostgreSQL's data-modifying CTEs): bucket i + 1 is
+    // counted only when bucket i's new count is within its limit; cN is null for a bucket not counted.
+    const inOrderStatement = (buckets: ReadonlyArray<RateLimiter.RateBucket>, windowStart: number) => {
+      const upserts = buckets.map((b, i) => {
+        const name = sql.literal(`b${i}`)
+        const source =
+          i === 0
+            ? sql`VALUES (${b.bucket}, CAST(${windowStart} AS BIGINT), 1)`
+            : sql`SELECT ${b.bucket}, CAST(${windowStart} AS BIGINT), 1 FROM ${sql.literal(`b${i - 1}`)} WHERE count <= ${buckets[i - 1]!.limit}`
+        return sql`${name} AS (INSERT INTO rate_windows (bucket, window_start, count) ${source}
+            ON CONFLICT (bucket, window_start) DO UPDATE SET count = rate_windows.count + 1
+            RETURNING count)`
+      })
+      const counts = buckets.map((_, i) => sql`(SELECT count FROM ${sql.literal(`b${i}`)}) AS ${sql.literal(`c${i}`)}`)
+      return sql<Record<string, number | string | null>>`WITH ${sql.csv(upserts)} SELECT ${sql.csv(counts)}`
+    }
+
     const deleteEnded = SqlSchema.void({
       Request: Millis,
       execute: (before) => sql`DELETE FROM rate_windows WHERE window_start < ${before}`
@@ -58,22 +75,51 @@ export const make = (
         )
       })
 
-    return RateLimiter.RateLimiter.of({
-      consume: (bucket, limit, windowMillis, nowMillis) => {
-        const windowStart = nowMillis - (nowMillis % windowMillis)
-        return bump({ bucket, window_start: windowStart }).pipe(
-          Effect.flatMap(
-            Option.match({
-              onNone: () => Effect.dieMessage(`rate window upsert of ${bucket} returned no row`),
-              onSome: (row) =>
-                Effect.succeed(RateLimiter.windowDecision(row.count, limit, windowStart, windowMillis, nowMillis))
-            })
-          ),
-          refineErrors,
-          Effect.tap(() => cleanup(windowStart, windowMillis)),
-          span("RateLimiter.consume", { bucket, limit, windowMillis })
-        )
-      }
+    const consume = (bucket: string, limit: number, windowMillis: number, nowMillis: number) => {
+      const windowStart = nowMillis - (nowMillis % windowMillis)
+      return bump({ bucket, window_start: windowStart }).pipe(
+        Effect.flatMap(
+          Option.match({
+            onNone: () => Effect.dieMessage(`rate window upsert of ${bucket} returned no row`),
+            onSome: (row) =>
+              Effect.succeed(RateLimiter.windowDecision(row.count, limit, windowStart, windowMillis, nowMillis))
+          })
+        ),
+        refineErrors,
+        Effect.tap(() => cleanup(windowStart, windowMillis)),
+        span("RateLimiter.consume", { bucket, limit, windowMillis })
+      )
+    }
+
+    const one = RateLimiter.RateLimiter.of({ consume })
+    return sql.onDialectOrElse({
+      // Every request counts its key and its company: one statement instead of two, one round trip less.
+      pg: () =>
+        RateLimiter.RateLimiter.of({
+          consume,
+          consumeInOrder: (buckets, windowMillis, nowMillis) => {
+            if (buckets.length === 0) return Effect.succeed([])
+            const windowStart = nowMillis - (nowMillis % windowMillis)
+            return inOrderStatement(buckets, windowStart).pipe(
+              Effect.map((rows) => {
+                const states: Array<RateLimiter.RateState> = []
+                for (let i = 0; i < buckets.length; i++) {
+                  const count = rows[0]?.[`c${i}`]
+                  if (count === null || count === undefined) break
+                  states.push(
+                    RateLimiter.windowDecision(Number(count), buckets[i]!.limit, windowStart, windowMillis, nowMillis)
+                  )
+                }
+                return states
+              }),
+              Effect.filterOrDieMessage((states) => states.length > 0, "rate window upsert returned no row"),
+              refineErrors,
+              Effect.tap(() => cleanup(windowStart, windowMillis)),
+              span("RateLimiter.consumeInOrder", { buckets: buckets.length, windowMillis })
+            )
+          }
+        }),
+      orElse: () => one
     })
   })
 

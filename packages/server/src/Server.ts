@@ -255,7 +255,14 @@ const RateLimiterLive = (config: ServerConfig, runtime: RuntimeSettings) => {
           RateLimiter.RateLimiter,
           Effect.map(RateLimiter.RateLimiter, (inner) =>
             RateLimiter.RateLimiter.of({
-              consume: (bucket, limit, window, now) => inner.consume(bucket, limit * factor, window, now)
+              consume: (bucket, limit, window, now) => inner.consume(bucket, limit * factor, window, now),
+              consumeInOrder: (buckets, window, now) =>
+                RateLimiter.consumeInOrder(
+                  inner,
+                  buckets.map(({ bucket, limit }) => ({ bucket, limit: limit * factor })),
+                  window,
+                  now
+                )
             })
           )
         ).pipe(Layer.provide(base))

@@ -43,6 +43,18 @@ const lockOf = (statement: Logged, scope: Scope): "company" | "connection" | und
   return undefined
 }
 
+/** The rate windows' upsert: one bucket's, or several counted in turn in one statement (a CTE per bucket). */
+const isRateWindows = (statement: Logged) =>
+  statement.text.startsWith("INSERT INTO rate_windows ") ||
+  (statement.text.startsWith("WITH b0 AS (INSERT INTO rate_windows ") &&
+    statement.text.includes("SELECT (SELECT count"))
+
+const rateBuckets = (statement: Logged) =>
+  statement.params
+    .filter((param): param is string => typeof param === "string" && /^(key|company):/.test(param))
+    .map((bucket) => bucket.split(":")[0])
+    .join(" and ")
+
 const ends = (statement: Logged) => statement.text === "COMMIT" || statement.text === "ROLLBACK"
 
 /** The round trips of these statements, and those made under each lock. */
@@ -55,11 +67,7 @@ export const roundTrips = (statements: ReadonlyArray<Logged>, scope: Scope): Rou
     if (statement.text === "BEGIN") open.set(statement.connection, { company: false, connection: false })
     const transaction = open.get(statement.connection)
     if (transaction === undefined) {
-      if (
-        statement.text.startsWith("INSERT INTO rate_windows ") &&
-        statement.params[0] === `company:${scope.companyId}`
-      )
-        companyRowsAlone++
+      if (isRateWindows(statement) && statement.params.includes(`company:${scope.companyId}`)) companyRowsAlone++
       continue
     }
     const lock = lockOf(statement, scope)
@@ -75,6 +83,7 @@ const labels: ReadonlyArray<readonly [RegExp, string | ((statement: Logged) => s
   [/^(BEGIN|COMMIT|ROLLBACK)$/, (s) => s.text],
   [/^SAVEPOINT /, "SAVEPOINT"],
   [/^INSERT INTO rate_windows /, (s) => `rate window of the ${String(s.params[0]).split(":")[0]}`],
+  [/^WITH b0 AS \(INSERT INTO rate_windows /, (s) => `rate windows of the ${rateBuckets(s)}`],
   [/^SELECT pg_advisory_xact_lock\(/, (s) => `advisory lock ${String(s.params[0]).split(":")[0]}`],
   [/^INSERT INTO idempotency_keys /, "idempotency claim"],
   [/^UPDATE idempotency_keys SET state = 'completed'/, "idempotency completion"],

@@ -16,10 +16,10 @@ const log = statementLog("postgres")
  * (answered before the next one is sent: none overlaps another), so at a round trip of R ms a request
  * spends `roundTrips` x R waiting on the network. One company's writes wait for each other from the
  * statement that takes the company's lock to COMMIT (`underCompanyLock`; here always the change append,
- * which moves the company's `change_heads` row): at R ms that row is held for (underCompanyLock - 1) x R
- * plus the commit, whichever instance the writes go through. The company's rate window is a row of the
- * whole company too, written by every request outside any transaction (`companyRowsAlone`): held for its
- * statement and commit on the server only. The job queue's lock is per connection (`underConnectionLock`).
+ * which moves the company's `change_heads` row and is the transaction's last statement): at R ms that row
+ * is held for (underCompanyLock - 1) x R plus the commit, whichever instance the writes go through. The
+ * company's rate window is a row of the whole company too, written by every request outside any
+ * transaction (`companyRowsAlone`): held for its statement and commit on the server only. The job queue's lock is per connection (`underConnectionLock`).
  * Key lookups are cached while the keys' version (read with each second's ping) stays the same: one runs
  * now and then, at most one per request (two for an import: its job checks the key again), and is set
  * apart here.
@@ -27,9 +27,9 @@ const log = statementLog("postgres")
 const expected = {
   create: {
     statements: [
-      // The key's limit and the company's, counted in the database so that every instance counts them.
-      "rate window of the key",
-      "rate window of the company",
+      // The key's limit and the company's, counted in the database so that every instance counts them, in
+      // one statement (the company's only when the key's allows the request).
+      "rate windows of the key and company",
       "BEGIN",
       // The Idempotency-Key's row, claimed before the write: a retry waits or gets the stored answer.
       "idempotency claim",
@@ -41,21 +41,21 @@ const expected = {
       "records insert",
       // The product's categories as rows, for list filters by category.
       "category rows insert",
-      // The feed's entry, numbered from the company's head row: the company's lock, held to COMMIT.
-      "change append (company head row)",
       // The answer stored with the write it answers, so that a retry after COMMIT gets it.
       "idempotency completion",
+      // The feed's entry, numbered from the company's head row: the company's lock, held to COMMIT. The
+      // transaction's entries wait for its end, so that the lock is taken by its last statement.
+      "change append (company head row)",
       "COMMIT"
     ],
-    roundTrips: 12,
-    underCompanyLock: 3,
+    roundTrips: 11,
+    underCompanyLock: 2,
     underConnectionLock: 0,
     companyRowsAlone: 1
   },
   update: {
     statements: [
-      "rate window of the key",
-      "rate window of the company",
+      "rate windows of the key and company",
       "BEGIN",
       "idempotency claim",
       "mapping lookup (products)",
@@ -65,19 +65,19 @@ const expected = {
       // A compare-and-set on the revision: a concurrent update of the record makes it match nothing (409).
       "record update",
       // The category rows are unchanged, so none is written.
-      "change append (company head row)",
       "idempotency completion",
+      "change append (company head row)",
       "COMMIT"
     ],
-    roundTrips: 11,
-    underCompanyLock: 3,
+    roundTrips: 10,
+    underCompanyLock: 2,
     underConnectionLock: 0,
     companyRowsAlone: 1
   },
   // A connector's poll with an up-to-date cursor: the company's head, and no page to read.
   feedPoll: {
-    statements: ["rate window of the key", "rate window of the company", "feed head read"],
-    roundTrips: 3,
+    statements: ["rate windows of the key and company", "feed head read"],
+    roundTrips: 2,
     underCompanyLock: 0,
     underConnectionLock: 0,
     companyRowsAlone: 1
@@ -85,8 +85,7 @@ const expected = {
   // POST /imports of 25 records, up to its answer.
   importRequest: {
     statements: [
-      "rate window of the key",
-      "rate window of the company",
+      "rate windows of the key and company",
       "BEGIN",
       "idempotency claim",
       // The job's writes join the idempotent write's transaction (no savepoint). The connection's pending jobs
@@ -99,7 +98,7 @@ const expected = {
       "idempotency completion",
       "COMMIT"
     ],
-    roundTrips: 10,
+    roundTrips: 9,
     underCompanyLock: 0,
     underConnectionLock: 6,
     companyRowsAlone: 1
@@ -119,15 +118,15 @@ const expected = {
       "mappings insert",
       "records insert",
       "category rows insert",
-      // The batch's 25 changes in one statement: the company's lock, held to COMMIT.
-      "change append (company head row)",
       // The records' durable results, committed with the writes.
       "import records applied",
+      // The batch's 25 changes in one statement, the transaction's last: the company's lock, held to COMMIT.
+      "change append (company head row)",
       "COMMIT",
       "job end"
     ],
     roundTrips: 13,
-    underCompanyLock: 3,
+    underCompanyLock: 2,
     underConnectionLock: 0,
     companyRowsAlone: 0
   }

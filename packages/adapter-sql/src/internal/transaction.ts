@@ -2,6 +2,7 @@ import { Errors } from "@catalog-sync/core"
 import { SqlClient, SqlError } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { classify, fromSqlError } from "./errors.js"
+import { CurrentPendingChanges, emptyPendingChanges, handOver, writePending } from "./pendingChanges.js"
 
 /** A defect of the transaction's body, carried through `withTransaction` so it is told apart from its own. */
 class BodyDefect {
@@ -63,7 +64,9 @@ export const atomically =
 
 /**
  * `sql.withTransaction` whose own failures (BEGIN, SAVEPOINT, COMMIT, ROLLBACK) become PersistenceError
- * instead of SqlError or a defect; the body's failures and defects pass through unchanged.
+ * instead of SqlError or a defect; the body's failures and defects pass through unchanged. The change
+ * entries the body appends are written after it, as the last statement before COMMIT (`PendingChanges`);
+ * a savepoint hands its entries to the enclosing transaction when released, and drops them when rolled back.
  */
 export const inTransaction =
   (sql: SqlClient.SqlClient) =>
@@ -71,13 +74,24 @@ export const inTransaction =
     effect: Effect.Effect<A, E, R>
   ): Effect.Effect<A, Exclude<E, SqlError.SqlError> | Errors.PersistenceError, R> =>
     Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (outer) =>
-      sql.withTransaction(body(effect)).pipe(
-        Effect.catchAllDefect((defect) => {
-          if (defect instanceof BodyDefect) return Effect.die(defect.defect)
-          if (!isSqlError(defect)) return Effect.die(defect)
-          return Effect.zipRight(Option.isNone(outer) ? abandon(sql) : Effect.void, controlFailure(defect))
-        }),
-        // A SqlError left here comes from BEGIN itself, e.g. SQLITE_BUSY when another process holds the lock.
-        Effect.catchIf(isSqlError, controlFailure)
-      )
+      Effect.flatMap(Effect.serviceOption(CurrentPendingChanges), (enclosing) => {
+        const own = emptyPendingChanges()
+        const withChangesLast = effect.pipe(
+          Effect.provideService(CurrentPendingChanges, own),
+          Effect.tap(() =>
+            Option.isSome(outer) && Option.isSome(enclosing)
+              ? Effect.sync(() => handOver(own, enclosing.value))
+              : writePending(own)
+          )
+        )
+        return sql.withTransaction(body(withChangesLast)).pipe(
+          Effect.catchAllDefect((defect) => {
+            if (defect instanceof BodyDefect) return Effect.die(defect.defect)
+            if (!isSqlError(defect)) return Effect.die(defect)
+            return Effect.zipRight(Option.isNone(outer) ? abandon(sql) : Effect.void, controlFailure(defect))
+          }),
+          // A SqlError left here comes from BEGIN itself, e.g. SQLITE_BUSY when another process holds the lock.
+          Effect.catchIf(isSqlError, controlFailure)
+        )
+      })
     )

@@ -11,6 +11,12 @@ export interface RateState {
   readonly resetSeconds: number
 }
 
+/** A bucket to count a request in, and its limit per window. */
+export interface RateBucket {
+  readonly bucket: string
+  readonly limit: number
+}
+
 /**
  * Counts requests per bucket in fixed windows. In memory for one instance; shared through the database
  * when several instances serve one company.
@@ -24,8 +30,37 @@ export class RateLimiter extends Context.Tag("@catalog-sync/core/RateLimiter")<
       windowMillis: number,
       nowMillis: number
     ) => Effect.Effect<RateState, PersistenceError>
+    /**
+     * Counts the request in each bucket in turn, stopping after the first that refuses it: the states of
+     * the buckets counted, in order. Optional: a limiter that pays a round trip per call (the database's)
+     * counts them all in one; without it, `consumeInOrder` calls `consume` bucket by bucket.
+     */
+    readonly consumeInOrder?: (
+      buckets: ReadonlyArray<RateBucket>,
+      windowMillis: number,
+      nowMillis: number
+    ) => Effect.Effect<ReadonlyArray<RateState>, PersistenceError>
   }
 >() {}
+
+/** `limiter.consumeInOrder`, or its meaning with `consume` bucket by bucket for a limiter without it. */
+export const consumeInOrder = (
+  limiter: Context.Tag.Service<typeof RateLimiter>,
+  buckets: ReadonlyArray<RateBucket>,
+  windowMillis: number,
+  nowMillis: number
+): Effect.Effect<ReadonlyArray<RateState>, PersistenceError> =>
+  limiter.consumeInOrder !== undefined
+    ? limiter.consumeInOrder(buckets, windowMillis, nowMillis)
+    : Effect.gen(function* () {
+        const states: Array<RateState> = []
+        for (const { bucket, limit } of buckets) {
+          const state = yield* limiter.consume(bucket, limit, windowMillis, nowMillis)
+          states.push(state)
+          if (!state.allowed) break
+        }
+        return states
+      })
 
 export const perKeyPerMinute = 120
 export const perCompanyPerMinute = 600
@@ -67,9 +102,16 @@ export const checkRate = Effect.flatMap(CurrentPrincipal, (principal) =>
 export const checkRateWith = (limiter: Context.Tag.Service<typeof RateLimiter>, principal: Principal) =>
   Effect.gen(function* () {
     const now = yield* Clock.currentTimeMillis
-    const key = yield* limiter.consume(`key:${principal.keyId}`, perKeyPerMinute, minute, now)
-    const state = key.allowed
-      ? yield* limiter.consume(`company:${principal.company.id}`, perCompanyPerMinute, minute, now)
-      : key
-    return !state.allowed || state.remaining < key.remaining ? state : key
+    // A request the key's limit refuses is not counted against its company.
+    const [key, company] = yield* consumeInOrder(
+      limiter,
+      [
+        { bucket: `key:${principal.keyId}`, limit: perKeyPerMinute },
+        { bucket: `company:${principal.company.id}`, limit: perCompanyPerMinute }
+      ],
+      minute,
+      now
+    )
+    const state = company ?? key!
+    return !state.allowed || state.remaining < key!.remaining ? state : key!
   })

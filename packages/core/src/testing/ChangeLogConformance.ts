@@ -120,6 +120,48 @@ export const changeLogCases: PortCases = (it) => {
     )
 
     it.effect(
+      "in a transaction: a read sees the transaction's appends; a rolled-back savepoint's appends are gone, a released one's kept in order",
+      () =>
+        Effect.gen(function* () {
+          const changes = yield* ChangeLog
+          const transactor = yield* Transactor
+          const company = companyId()
+          const reader = connectionId()
+          const readAll = changes.read({
+            companyId: company,
+            connectionId: reader,
+            after: 0,
+            upTo: 100,
+            visibleMask: maskOf(["catalog"]),
+            limit: 100
+          })
+          const inside = yield* transactor.withTransaction(
+            Effect.gen(function* () {
+              yield* changes.append(entry(company, { revision: 1 }))
+              const dropped = yield* Effect.exit(
+                transactor.withTransaction(
+                  Effect.zipRight(changes.append(entry(company, { revision: 99 })), Effect.fail("rolled back"))
+                )
+              )
+              expect(Exit.isFailure(dropped)).toBe(true)
+              yield* transactor.withTransaction(changes.appendMany([entry(company, { revision: 2 })]))
+              const head = yield* changes.head(company)
+              const read = yield* readAll
+              yield* changes.append(entry(company, { revision: 3 }))
+              return { head, revisions: read.map((c) => c.revision) }
+            })
+          )
+          expect(inside).toEqual({ head: 2, revisions: [1, 2] })
+          const committed = yield* readAll
+          expect(committed.map((c) => [c.position, c.revision])).toEqual([
+            [1, 1],
+            [2, 2],
+            [3, 3]
+          ])
+        })
+    )
+
+    it.effect(
       "reads the company's changes in position order, filtered by parts and resources, with the reader's external ids",
       () =>
         Effect.gen(function* () {

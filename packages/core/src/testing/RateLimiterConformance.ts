@@ -1,6 +1,6 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, type Layer } from "effect"
-import { RateLimiter } from "../RateLimit/RateLimiter.js"
+import { consumeInOrder, RateLimiter } from "../RateLimit/RateLimiter.js"
 
 const minute = 60_000
 /** The start of a minute window. */
@@ -66,6 +66,48 @@ export const runRateLimiterConformance = (name: string, limiter: Layer.Layer<Rat
         for (let i = 0; i < 3; i++) yield* rate.consume(a, 10, minute, S)
         expect((yield* rate.consume(b, 10, minute, S)).remaining).toBe(9)
         expect((yield* rate.consume(a, 10, minute, S)).remaining).toBe(6)
+      })
+    )
+
+    it.effect("consumeInOrder counts each bucket in turn and stops after the first that refuses", () =>
+      Effect.gen(function* () {
+        const rate = yield* RateLimiter
+        const [key, company] = [bucket(), bucket()]
+        const both = [
+          { bucket: key, limit: 2 },
+          { bucket: company, limit: 3 }
+        ]
+        const runs = []
+        for (let i = 0; i < 4; i++) runs.push(yield* consumeInOrder(rate, both, minute, S + 30_000))
+        expect(runs.map((states) => states.map((state) => [state.allowed, state.remaining]))).toEqual([
+          [
+            [true, 1],
+            [true, 2]
+          ],
+          [
+            [true, 0],
+            [true, 1]
+          ],
+          // The first bucket refuses: the second is not counted (its count stays 2).
+          [[false, 0]],
+          [[false, 0]]
+        ])
+        expect(yield* rate.consume(company, 3, minute, S + 30_000)).toMatchObject({ allowed: true, remaining: 0 })
+        expect(runs[0]![0]!.resetSeconds).toBe(30)
+        // A refusal by the second bucket counts it, as consume would.
+        const other = bucket()
+        for (let i = 0; i < 2; i++) yield* rate.consume(other, 1, minute, S)
+        const refusedBySecond = yield* consumeInOrder(
+          rate,
+          [
+            { bucket: bucket(), limit: 5 },
+            { bucket: other, limit: 1 }
+          ],
+          minute,
+          S
+        )
+        expect(refusedBySecond.map((state) => state.allowed)).toEqual([true, false])
+        expect(yield* consumeInOrder(rate, [], minute, S)).toEqual([])
       })
     )
 

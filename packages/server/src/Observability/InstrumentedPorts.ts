@@ -87,6 +87,12 @@ export const rateLimiter = Layer.effect(
       consume: (bucket, limit, window, now) =>
         Effect.tap(inner.consume(bucket, limit, window, now), (state) => {
           if (!state.allowed) Instruments.record(Instruments.rateLimitRejections, 1, { limit: limitOf(bucket) })
+        }),
+      consumeInOrder: (buckets, window, now) =>
+        Effect.tap(RateLimiter.consumeInOrder(inner, buckets, window, now), (states) => {
+          const refused = states.findIndex((state) => !state.allowed)
+          if (refused >= 0)
+            Instruments.record(Instruments.rateLimitRejections, 1, { limit: limitOf(buckets[refused]!.bucket) })
         })
     })
   )

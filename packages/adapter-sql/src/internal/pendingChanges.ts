@@ -1,0 +1,36 @@
+import type { ChangeLog, Errors } from "@catalog-sync/core"
+import { Context, Effect } from "effect"
+
+/**
+ * The change entries appended inside a transaction, not yet written. One company's writes wait for each
+ * other from the statement that draws their positions (on PostgreSQL it moves the company's
+ * `change_heads` row) to COMMIT, so the entries are written together as the transaction's last statement:
+ * at a distance from the database, the company's lock is then held for that statement and the COMMIT only.
+ */
+export interface PendingChanges {
+  readonly entries: Array<ChangeLog.ChangeEntry>
+  /** How the entries are written: set by the change log that kept them. */
+  write: ((entries: ReadonlyArray<ChangeLog.ChangeEntry>) => Effect.Effect<void, Errors.PersistenceError>) | undefined
+}
+
+/** The pending changes of the transaction the fiber runs in, provided by `inTransaction` to its body. */
+export class CurrentPendingChanges extends Context.Tag("@catalog-sync/adapter-sql/CurrentPendingChanges")<
+  CurrentPendingChanges,
+  PendingChanges
+>() {}
+
+export const emptyPendingChanges = (): PendingChanges => ({ entries: [], write: undefined })
+
+/** Writes the pending entries now, in their order, and empties the list. */
+export const writePending = (pending: PendingChanges): Effect.Effect<void, Errors.PersistenceError> =>
+  Effect.suspend(() => {
+    if (pending.entries.length === 0 || pending.write === undefined) return Effect.void
+    return pending.write(pending.entries.splice(0))
+  })
+
+/** A savepoint's entries, once it is released, belong to the enclosing transaction's. */
+export const handOver = (from: PendingChanges, to: PendingChanges): void => {
+  if (from.entries.length === 0) return
+  to.entries.push(...from.entries.splice(0))
+  to.write ??= from.write
+}
