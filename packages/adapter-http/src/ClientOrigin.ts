@@ -41,6 +41,7 @@ export const normalizeAddress = (address: string | undefined): string | undefine
  */
 export type ProxyHeaders = "x-forwarded" | "forwarded"
 
+/** The forwarding header families a proxy may use: `X-Forwarded-*` or `Forwarded` (RFC 7239). */
 export const proxyHeaderFamilies: ReadonlyArray<ProxyHeaders> = ["x-forwarded", "forwarded"]
 
 /** The proxies whose forwarding headers are believed (none by default), and which headers those are. */
@@ -49,6 +50,7 @@ export interface ProxySettings {
   readonly headers: ProxyHeaders
 }
 
+/** The proxies whose forwarding headers are believed (`TRUSTED_PROXIES`); none unless provided. */
 export class TrustedProxies extends Context.Reference<TrustedProxies>()("@catalog-sync/adapter-http/TrustedProxies", {
   defaultValue: (): ProxySettings => ({ list: undefined, headers: "x-forwarded" })
 }) {}

@@ -69,6 +69,7 @@ export interface OutsideRoute {
 type Entry =
   { readonly _tag: "Contract"; readonly route: Route } | { readonly _tag: "Outside"; readonly template: string }
 
+/** The routes of the contract, with the lookups the edge and the envelope make on a request. */
 export interface RouteTable {
   /** Every endpoint of the contract, in its order. */
   readonly routes: ReadonlyArray<Route>
@@ -88,6 +89,7 @@ export interface RouteTable {
   readonly bodyLimit: (found: Found | undefined) => number
 }
 
+/** The route name of a request no route matches, in metrics and spans. */
 export const unmatched = "unmatched"
 
 /** The request's path: its URL up to the query. */

@@ -2,6 +2,8 @@
  * `ApiLive`, the whole HTTP API as a layer, and `Readiness`, what `GET /ready` checks: what an embedding
  * application serves. The rest are the edge's settings and checks the server applies before a request
  * reaches the API (trusted proxies, hosts, the authentication failure budget, declared body sizes).
+ *
+ * @packageDocumentation
  */
 import { type HttpApi, HttpApiBuilder } from "@effect/platform"
 import type {

@@ -62,6 +62,7 @@ export const make = ImageProcessor.ImageProcessor.of({
     })
 })
 
+/** The `ImageProcessor` layer; building it blocks libvips' loaders of unaccepted formats. */
 export const layer: Layer.Layer<ImageProcessor.ImageProcessor> = Layer.sync(ImageProcessor.ImageProcessor, () => {
   blockUnacceptedDecoders()
   return make

@@ -3,6 +3,8 @@
  * is started (initdb into a temp folder, loopback port, socket in the folder, fsync off) and stopped and
  * deleted when the scope closes; with `DATABASE_URL` a fresh database is created on that server (the role
  * needs CREATEDB) and dropped after. Existing databases are never touched.
+ *
+ * @packageDocumentation
  */
 import { execFile, spawnSync } from "node:child_process"
 import { randomBytes } from "node:crypto"

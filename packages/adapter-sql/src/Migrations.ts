@@ -24,6 +24,7 @@ export const migrationNames = [
   "0014_jobs_finished"
 ] as const
 
+/** The name of one migration of the logical schema. */
 export type MigrationName = (typeof migrationNames)[number]
 
 /** One engine's migration of every name. */

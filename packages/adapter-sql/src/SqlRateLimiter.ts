@@ -5,6 +5,7 @@ import { refineErrors } from "./internal/errors.js"
 import { Millis } from "./internal/rows.js"
 import { span } from "./internal/spans.js"
 
+/** Tuning of the shared rate limiter. */
 export interface Options {
   /** Every how many calls (of this instance) ended windows are deleted. Default 1000. */
   readonly cleanupEvery?: number | undefined

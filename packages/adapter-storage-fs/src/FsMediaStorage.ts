@@ -12,6 +12,7 @@ const denied = new Set(["EACCES", "EPERM", "EROFS"])
  * its user's only (0700), files readable by it alone (0600).
  */
 export const privateFolder = 0o700
+/** The mode of the files it writes (0600). */
 export const privateFile = 0o600
 
 /**

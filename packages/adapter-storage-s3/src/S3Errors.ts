@@ -46,5 +46,6 @@ const describe = (cause: unknown) => {
   return `${name}${code}${status}`
 }
 
+/** A failed S3 call as a `MediaStorageError`, with its reason and what was being done. */
 export const storageError = (cause: unknown, what: string) =>
   new MediaErrors.MediaStorageError({ reason: reasonOf(cause), message: `${what}: ${describe(cause)}` })

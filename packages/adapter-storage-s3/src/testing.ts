@@ -3,6 +3,8 @@
  * loopback port, over a temp folder with one bucket, stopped and deleted when the scope closes. Each
  * server gets its own access key. s3rver refuses an unknown access key id with 403 InvalidAccessKeyId;
  * it does not verify SigV4 signatures, so a wrong secret with a known key id is accepted.
+ *
+ * @packageDocumentation
  */
 import { Data, Effect, Either, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
@@ -33,8 +35,10 @@ const require = createRequire(import.meta.url)
 const S3rver = require("s3rver") as new (options: S3rverOptions) => S3rverInstance
 const AWSAccount = require("s3rver/lib/models/account") as new (id: number, name: string) => Account
 
+/** s3rver could not be started. */
 export class S3ServerError extends Data.TaggedError("S3ServerError")<{ readonly message: string }> {}
 
+/** A started test S3 server: its endpoint, bucket and keys, and the settings to reach it. */
 export interface TestS3 {
   /** `http://127.0.0.1:<port>` */
   readonly endpoint: string

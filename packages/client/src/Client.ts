@@ -43,6 +43,7 @@ export const catalogGroups = {
   "customization-groups": "customizationGroups",
   "customization-options": "customizationOptions"
 } as const
+/** The path name of a catalog resource (`products`, `categories`, ...). */
 export type CatalogResource = keyof typeof catalogGroups
 
 /**
@@ -67,7 +68,9 @@ export interface Schemas {
     body: typeof CustomizationOption.CustomizationOptionUpsert.Encoded
   }
 }
+/** A record of resource `R` as the API returns it. */
 export type RecordOf<R extends CatalogResource> = Schemas[R]["record"]
+/** The upsert body of resource `R`. */
 export type BodyOf<R extends CatalogResource> = Schemas[R]["body"]
 
 type Success<F> = F extends (...args: any) => Effect.Effect<infer A, any, any>
@@ -85,20 +88,31 @@ export type ListPage<R extends CatalogResource> = Omit<RawListPage, "records"> &
 }
 /** A page of a `mode=prices` list: identity and the price fields the key may read. */
 export type PriceListPage = RawListPage
+/** What an upsert or archive of resource `R` answers: the outcome and the record. */
 export type WriteResult<R extends CatalogResource> = Omit<Success<RawClient["products"]["upsert"]>, "record"> & {
   readonly record: RecordOf<R>
 }
 /** The answer of GET /me. */
 export type MeAnswer = Success<RawClient["me"]["me"]>
+/** The caller as `GET /me` describes it: company, connection and scopes. */
 export type Principal = MeAnswer["principal"]
+/** The query of `GET /changes`. */
 export type ChangesQuery = NonNullable<Request<RawClient["changes"]["changes"]>["urlParams"]>
+/** A page of the change feed. */
 export type ChangesPage = Success<RawClient["changes"]["changes"]>
+/** One change of the feed. */
 export type Change = ChangesPage["records"][number]
+/** The query of `GET /inventory`. */
 export type InventoryQuery = NonNullable<Request<RawClient["inventory"]["list"]>["urlParams"]>
+/** A page of stock cards. */
 export type InventoryPage = Success<RawClient["inventory"]["list"]>
+/** What `POST /inventory` answers. */
 export type StockWriteResult = Success<RawClient["inventory"]["write"]>
+/** The body of `POST /inventory`. */
 export type StockWrite = typeof Inventory.StockWrite.Encoded
+/** The query of `GET /jobs`. */
 export type JobsQuery = NonNullable<Request<RawClient["jobs"]["list"]>["urlParams"]>
+/** The query of `GET /media`. */
 export type MediaQuery = NonNullable<Request<RawClient["media"]["list"]>["urlParams"]>
 
 /** The fields of a media upload besides the file; `purpose` defaults to catalog on the server. */
@@ -124,7 +138,7 @@ export interface Page<A> {
   readonly has_more: boolean
 }
 
-/** Options of {@link CatalogSyncClient.followChanges}. */
+/** Options of a {@link Client}'s `followChanges`. */
 export interface FollowOptions<E, R> {
   /** Where to start: a persisted `next_cursor`, or a list's `change_cursor`; omitted, the company's history from its beginning. */
   readonly cursor?: string | undefined

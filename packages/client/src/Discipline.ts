@@ -20,6 +20,7 @@ export interface RetryOptions {
   readonly maxRetryAfter?: Duration.DurationInput
 }
 
+/** The key, the User-Agent, and the retry and pacing of a client's requests. */
 export interface DisciplineOptions {
   readonly apiKey: string
   /** `<APP_NAME>/<VERSION>` is sent as User-Agent (spec section 5). */

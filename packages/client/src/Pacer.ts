@@ -21,6 +21,7 @@ export interface Pacer {
   readonly answered?: (status: number) => Effect.Effect<void>
 }
 
+/** Settings of the pacer, which keeps a client within the rate limit. */
 export interface PacerOptions {
   /** Requests per window assumed until a response tells the limit (spec: 120 per key per minute). */
   readonly limit?: number

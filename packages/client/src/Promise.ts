@@ -73,7 +73,11 @@ const waitOptions = (options: WaitOptions | undefined) => ({
 /**
  * Makes a client whose methods return Promises. Call `close()` when done.
  *
+ * @example
  * ```ts
+ * import { createClient } from "@catalog-sync/client"
+ *
+ * const apiKey = process.env.CATALOG_SYNC_KEY ?? ""
  * const client = createClient({ baseUrl: "http://localhost:8080", apiKey, appName: "erp-sync", appVersion: "1.2.0" })
  * const { record } = await client.upsert("categories", { external_id: "sofas", name: "Sofas" })
  * for await (const product of client.listAll("products")) console.log(product.name)

@@ -3,6 +3,8 @@
  *
  * - Effect: `CatalogSyncClient.make(options)` (needs an HttpClient) or `CatalogSyncClient.layer(options)`.
  * - Promises: `createClient(options)`.
+ *
+ * @packageDocumentation
  */
 export * as CatalogSyncClient from "./Client.js"
 export type {

@@ -7,6 +7,8 @@
  * - Command line: `catalog-sync-load` (docs/bulk-load.md).
  *
  * Batching, ordering and reading the inputs are the loader's own modules, not exported.
+ *
+ * @packageDocumentation
  */
 import { NodeFileSystem } from "@effect/platform-node"
 import { Cause, Effect, Exit } from "effect"
@@ -14,6 +16,7 @@ import { load, type LoadOptions, type LoadSummary } from "./loader/Loader.js"
 
 export * as Loader from "./loader/Loader.js"
 export * as PlainProgress from "./loader/PlainProgress.js"
+/** Progress of a load, as snapshots a caller can render. */
 export * as Progress from "./loader/Progress.js"
 export type { LoadOptions, LoadSummary } from "./loader/Loader.js"
 

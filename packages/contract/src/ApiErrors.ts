@@ -5,6 +5,7 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 
+/** The `error` of an error body: a stable `code`, a message and optional details. */
 export const ErrorDetail = Schema.Struct({
   code: Schema.String.annotations({ description: "Stable error code; see docs/errors.md." }),
   message: Schema.String,
@@ -25,9 +26,11 @@ const errorClass =
  * member, so that the compiler tells them apart and a handler can only fail with the statuses its
  * endpoint declares (see `api` in adapter-http's ErrorResponses).
  */
+/** 400: the body or a parameter is malformed. */
 export class BadRequest extends errorClass<BadRequest>()("BadRequest", 400, "Malformed JSON.") {
   declare readonly _status?: 400
 }
+/** 401: no usable credentials. */
 export class Unauthorized extends errorClass<Unauthorized>()(
   "Unauthorized",
   401,
@@ -35,6 +38,7 @@ export class Unauthorized extends errorClass<Unauthorized>()(
 ) {
   declare readonly _status?: 401
 }
+/** 403: the key lacks a scope, or the request is not allowed for it. */
 export class Forbidden extends errorClass<Forbidden>()(
   "Forbidden",
   403,
@@ -42,12 +46,15 @@ export class Forbidden extends errorClass<Forbidden>()(
 ) {
   declare readonly _status?: 403
 }
+/** 404: no such resource or mapped record. */
 export class NotFound extends errorClass<NotFound>()("NotFound", 404, "Resource or mapped record not found.") {
   declare readonly _status?: 404
 }
+/** 409: a revision or idempotency conflict. */
 export class Conflict extends errorClass<Conflict>()("Conflict", 409, "Revision or idempotency conflict.") {
   declare readonly _status?: 409
 }
+/** 413: the body is over its limit. */
 export class PayloadTooLarge extends errorClass<PayloadTooLarge>()(
   "PayloadTooLarge",
   413,
@@ -55,6 +62,7 @@ export class PayloadTooLarge extends errorClass<PayloadTooLarge>()(
 ) {
   declare readonly _status?: 413
 }
+/** 415: the body's content type is not accepted. */
 export class UnsupportedMediaType extends errorClass<UnsupportedMediaType>()(
   "UnsupportedMediaType",
   415,
@@ -62,6 +70,7 @@ export class UnsupportedMediaType extends errorClass<UnsupportedMediaType>()(
 ) {
   declare readonly _status?: 415
 }
+/** 408: the request was not received in time. */
 export class RequestTimeout extends errorClass<RequestTimeout>()(
   "RequestTimeout",
   408,
@@ -69,6 +78,7 @@ export class RequestTimeout extends errorClass<RequestTimeout>()(
 ) {
   declare readonly _status?: 408
 }
+/** 431: the request's headers are over their limit. */
 export class RequestHeadersTooLarge extends errorClass<RequestHeadersTooLarge>()(
   "RequestHeadersTooLarge",
   431,
@@ -76,6 +86,7 @@ export class RequestHeadersTooLarge extends errorClass<RequestHeadersTooLarge>()
 ) {
   declare readonly _status?: 431
 }
+/** 422: the body is well-formed but breaks a rule. */
 export class Unprocessable extends errorClass<Unprocessable>()(
   "Unprocessable",
   422,
@@ -83,6 +94,7 @@ export class Unprocessable extends errorClass<Unprocessable>()(
 ) {
   declare readonly _status?: 422
 }
+/** 429: over the rate limit. */
 export class TooManyRequests extends errorClass<TooManyRequests>()(
   "TooManyRequests",
   429,
@@ -90,6 +102,7 @@ export class TooManyRequests extends errorClass<TooManyRequests>()(
 ) {
   declare readonly _status?: 429
 }
+/** 500: the server failed. */
 export class InternalError extends errorClass<InternalError>()(
   "InternalError",
   500,
@@ -97,6 +110,7 @@ export class InternalError extends errorClass<InternalError>()(
 ) {
   declare readonly _status?: 500
 }
+/** 503: the server cannot take the request now. */
 export class ServiceUnavailable extends errorClass<ServiceUnavailable>()(
   "ServiceUnavailable",
   503,
@@ -105,6 +119,7 @@ export class ServiceUnavailable extends errorClass<ServiceUnavailable>()(
   declare readonly _status?: 503
 }
 
+/** Any error body of the contract. */
 export type ApiError =
   | BadRequest
   | Unauthorized
@@ -135,8 +150,10 @@ const byStatus = {
   500: InternalError,
   503: ServiceUnavailable
 } as const
+/** An HTTP status the contract answers errors with. */
 export type ErrorStatus = keyof typeof byStatus
 
+/** The HTTP status of an error body. */
 export const statusOf = (error: ApiError): ErrorStatus => {
   for (const [status, cls] of Object.entries(byStatus)) if (error instanceof cls) return Number(status) as ErrorStatus
   return 500
@@ -145,10 +162,12 @@ export const statusOf = (error: ApiError): ErrorStatus => {
 /** The error class of a status. */
 export type OfStatus<Status extends ErrorStatus> = InstanceType<(typeof byStatus)[Status]>
 
+/** The error body of a status, with its request id, code and message. */
 export const make = <Status extends ErrorStatus>(
   status: Status,
   request_id: string,
   error: ErrorDetail
 ): OfStatus<Status> => new byStatus[status]({ request_id, error }) as OfStatus<Status>
 
+/** Whether a value is one of the contract's error bodies. */
 export const isApiError = (u: unknown): u is ApiError => Object.values(byStatus).some((cls) => u instanceof cls)

@@ -3,6 +3,8 @@
  * resource, each endpoint with its errors and OpenAPI examples), the error bodies and the Authentication
  * middleware tag. Servers implement it (`@catalog-sync/adapter-http`); clients derive from it
  * (`@catalog-sync/client`, and any client generated from the OpenAPI document it describes).
+ *
+ * @packageDocumentation
  */
 export { Api } from "./Api.js"
 export * as ApiErrors from "./ApiErrors.js"
@@ -23,8 +25,11 @@ export {
   UnsupportedMediaType
 } from "./ApiErrors.js"
 export { Authentication } from "./Authentication.js"
+/** Schemas the endpoint groups share. */
 export * as Common from "./Common.js"
+/** The catalog resources' endpoint groups, with their query, body and response schemas. */
 export * as CatalogApi from "./Catalog/Api.js"
+/** The change feed's endpoint group (`GET /changes`), with its query and response schemas. */
 export * as ChangesApi from "./Changes/Api.js"
 /** The schemas of the bodies and records the contract carries, for clients that derive types from them. */
 export {

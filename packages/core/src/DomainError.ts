@@ -37,6 +37,7 @@ import type {
   ValidationFailed
 } from "./Shared/Errors.js"
 
+/** Any failure of a use case that the API answers with an error body. */
 export type DomainError =
   | ValidationFailed
   | RuleViolation
@@ -67,4 +68,5 @@ export type DomainError =
   | UploadTooLarge
   | MediaStorageError
 
+/** The `_tag` of a `DomainError`. */
 export type DomainErrorTag = DomainError["_tag"]

@@ -6,6 +6,9 @@
  * - `BoundedDecode`: the bounded strict decoder behind `Decode`, which adapter-http also runs over a
  *   request's path, query and headers (through HttpApi's schemas), with its issue limit.
  * - `JobTrace`: the link from a job's span to the request that queued it, for the server's tracing.
+ *
+ * @packageDocumentation
  */
 export * as BoundedDecode from "./internal/Shared/BoundedDecode.js"
+/** Links a job's span to the request that queued it. */
 export * as JobTrace from "./internal/Jobs/JobTrace.js"

@@ -3,6 +3,8 @@
  * ports of `@catalog-sync/core/memory` they are the reference of; the domain kit for property tests of the
  * rules (arbitraries, written catalogs, the body properties) and of whole adapters (a reference model of
  * the catalog and a harness that runs generated commands against any layer of the ports).
+ *
+ * @packageDocumentation
  */
 export { InMemory, InMemoryInventory, InMemoryJobs, InMemoryMedia } from "./memory.js"
 export { type PersistencePorts, runConformance } from "./testing/Conformance.js"

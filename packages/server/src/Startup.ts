@@ -51,6 +51,7 @@ const folderProblem = (folder: string): string | undefined => {
 export const mediaDir = (config: ServerConfig) =>
   Option.getOrElse(config.mediaDir ?? Option.none(), () => join(config.dataDir, "media"))
 
+/** The SQLite file the server uses: `DATABASE_FILE`, or `catalog-sync.db` in the data folder. */
 export const databaseFile = (config: ServerConfig) =>
   Option.getOrElse(config.databaseFile, () => join(config.dataDir, "catalog-sync.db"))
 

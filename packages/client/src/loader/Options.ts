@@ -4,6 +4,10 @@ import type { CsvResource, HeaderMap } from "./CsvMapping.js"
 import type { ImageFolders } from "./Input.js"
 import type { ResourceProgress, Snapshot } from "./Progress.js"
 
+/**
+ * What to load (files, image folders), into which server with which keys, and how (batches, pending jobs, state and
+ * report files, dry run).
+ */
 export interface LoadOptions {
   /** The server's origin, e.g. `http://localhost:8080`. */
   readonly baseUrl: string
@@ -42,6 +46,7 @@ export interface LoadOptions {
   readonly progressInterval?: Duration.DurationInput
 }
 
+/** What a load did: progress per resource, failed and deferred records, and where its state and report are. */
 export interface LoadSummary {
   readonly dryRun: boolean
   /** 0 for the load itself, n for the n-th `--retry-failed`. */

@@ -9,8 +9,11 @@ import { LoadError } from "./LoadError.js"
 
 const prefix = "catalog-sync-load."
 
+/** Default file of the loader's resumable state. */
 export const defaultStatePath = `${prefix}state.jsonl`
+/** Default file of the records the server refused. */
 export const defaultReportPath = `${prefix}failures.jsonl`
+/** Default file of a dry run's findings. */
 export const defaultDryRunReportPath = `${prefix}dry-run.jsonl`
 
 /** The loader's own files (state, reports) are never input, even in a folder given as input. */

@@ -5,6 +5,7 @@
  */
 import { plainLine, type ResourceProgress, type Snapshot } from "./Progress.js"
 
+/** Settings of the plain-text progress lines. */
 export interface PlainProgressOptions {
   /** The least time between two lines of one resource under way (default 10 s). */
   readonly everyMs?: number

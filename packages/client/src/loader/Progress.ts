@@ -20,8 +20,10 @@ export interface ResourceProgress {
   readonly eta: number | undefined
 }
 
+/** What a load is doing. */
 export type Phase = "scanning" | "media" | "loading" | "finished"
 
+/** The state of a load at one moment. */
 export interface Snapshot {
   readonly phase: Phase
   readonly dryRun: boolean
@@ -29,6 +31,7 @@ export interface Snapshot {
   readonly resources: ReadonlyArray<ResourceProgress>
 }
 
+/** Records by outcome. */
 export interface Counts {
   readonly created?: number
   readonly updated?: number

@@ -34,8 +34,10 @@ export const listFields = {
   )
 }
 
+/** The query of a catalog list (`limit`, `cursor`, filters). */
 export const ListQuery = Schema.Struct(listFields).annotations(strict)
 
+/** The query of `GET /products`: the list query and the product filters. */
 export const ProductListQuery = Schema.Struct({
   ...listFields,
   category_id: Schema.optional(UuidParameter("Only products in this category.")),
@@ -48,8 +50,10 @@ export const ProductListQuery = Schema.Struct({
   )
 }).annotations(strict)
 
+/** What a write did to a record. */
 export const Outcome = Schema.Literal("created", "updated", "unchanged")
 
+/** The response of a single-record read or write: the request id and the record. */
 export const RecordResponse = <S extends Schema.Schema.Any>(record: S) =>
   Schema.Struct({ request_id: Schema.UUID, record })
 
@@ -69,6 +73,7 @@ export const WriteResponse = <S extends Schema.Schema.Any>(record: S) =>
     replayed: Schema.optional(Schema.Boolean)
   })
 
+/** The response of a list: a page of records and the next cursor. */
 export const ListResponse = <S extends Schema.Schema.Any>(record: S) =>
   Schema.Struct({
     request_id: Schema.UUID,
@@ -141,10 +146,12 @@ export const catalogGroup = <
     .middleware(Authentication)
 }
 
+/** The body of an archive: the revision the caller last saw. */
 export const ArchiveBody = Schema.Struct({
   expected_revision: Schema.Int.pipe(Schema.greaterThanOrEqualTo(1, { message: () => "must be a whole number >= 1" }))
 }).annotations({ identifier: "ArchiveBody", ...strict })
 
+/** The products endpoints. */
 export const ProductsApi = catalogGroup(
   "products",
   Resources.definitions.products,
@@ -165,31 +172,37 @@ export const ProductsApi = catalogGroup(
     .annotate(OpenApi.Transform, operationExamples(archiveExamples))
     .middleware(Authentication)
 )
+/** The categories endpoints. */
 export const CategoriesApi = catalogGroup(
   "categories",
   Resources.definitions.categories,
   "Categories, in a tree (parent_id); names and descriptions may be translated."
 )
+/** The collections endpoints. */
 export const CollectionsApi = catalogGroup(
   "collections",
   Resources.definitions.collections,
   "Collections (product lines); the name is shared across languages, the description may be translated."
 )
+/** The brands endpoints. */
 export const BrandsApi = catalogGroup(
   "brands",
   Resources.definitions.brands,
   "Brands; the name is shared across languages, the description may be translated."
 )
+/** The customization types endpoints. */
 export const CustomizationTypesApi = catalogGroup(
   "customizationTypes",
   Resources.definitions["customization-types"],
   "Customization types (e.g. fabric): whether the group (swatch book) or the option (sample) carries the price rule. Import types, then groups, then options."
 )
+/** The customization groups endpoints. */
 export const CustomizationGroupsApi = catalogGroup(
   "customizationGroups",
   Resources.definitions["customization-groups"],
   "Customization groups: swatch books of a type, with their pricing rule (none, percent, fixed)."
 )
+/** The customization options endpoints. */
 export const CustomizationOptionsApi = catalogGroup(
   "customizationOptions",
   Resources.definitions["customization-options"],

@@ -32,6 +32,7 @@ const ResourceList = Schema.String.pipe(
   )
 )
 
+/** The query of `GET /changes`. */
 export const ChangesQuery = Schema.Struct({
   cursor: Schema.optional(
     ChangeCursor.ChangeCursorString.annotations(
@@ -56,6 +57,7 @@ export const ChangesQuery = Schema.Struct({
   )
 }).annotations(strict)
 
+/** The response of `GET /changes`: a page of changes and the cursor to continue from. */
 export const ChangesResponse = Schema.Struct({
   request_id: Schema.UUID,
   records: Schema.Array(ChangeFeed.Change),
@@ -65,6 +67,7 @@ export const ChangesResponse = Schema.Struct({
   has_more: Schema.Boolean
 })
 
+/** The change feed endpoint group. */
 export const ChangesApi = HttpApiGroup.make("changes")
   .annotate(
     OpenApi.Description,

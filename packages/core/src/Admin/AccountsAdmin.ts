@@ -16,6 +16,7 @@ const Hostname = Schema.String.pipe(
   })
 )
 
+/** A new company: name, currency, languages, tax, storage slug and subscriptions. */
 export const CompanyInput = Schema.Struct({
   name: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200)),
   currency: CurrencyCode,
@@ -53,6 +54,7 @@ export const CompanyPatch = Schema.partialWith(
   { exact: true }
 )
 
+/** A new API key: its connection, name, scopes and lifetime. */
 export const KeyInput = Schema.Struct({
   connection_id: Schema.UUID,
   name: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(200)), { default: () => "" }),

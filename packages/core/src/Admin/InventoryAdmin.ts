@@ -15,6 +15,7 @@ import { countsInPieces, empty, violatesWholeNumbers } from "../internal/Invento
 /** Changes made by the platform (orders, purchases, the admin CLI) carry this origin in the change feed. */
 export const platformOrigin = "00000000-0000-0000-0000-000000000000" as ConnectionId
 
+/** A reservation change: the reserved and incoming quantities to set. */
 export const ReservationInput = Schema.Struct({
   reserved: Schema.optionalWith(Quantity, { exact: true }),
   incoming: Schema.optionalWith(Quantity, { exact: true })

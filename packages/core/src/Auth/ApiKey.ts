@@ -19,6 +19,7 @@ const base64url = (bytes: Uint8Array): string => {
 
 const hexOf = (bytes: Uint8Array): string => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")
 
+/** A presented key split into its id and secret. */
 export interface ParsedKey {
   readonly keyId: string
   readonly secret: string
@@ -53,7 +54,9 @@ export const constantTimeEqual = (a: string, b: string): boolean => {
   return diff === 0
 }
 
+/** The shortest lifetime of a key, in days. */
 export const minLifetimeDays = 1
+/** The longest lifetime of a key, in days. */
 export const maxLifetimeDays = 365
 
 /** A stored key, without its secret. */

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 
+/** Why a request is unauthenticated; each is an `error.code`. */
 export const UnauthenticatedReason = Schema.Literal(
   "missing_credentials",
   "invalid_credentials",

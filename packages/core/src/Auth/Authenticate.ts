@@ -6,6 +6,7 @@ import { settingsOf } from "./Company.js"
 import type { Principal } from "./Principal.js"
 import { effective, type Scope } from "../Shared/Scope.js"
 
+/** What a request presents to be authenticated. */
 export interface Credentials {
   /** The Authorization header as sent, if any. */
   readonly authorization: string | undefined

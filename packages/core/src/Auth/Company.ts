@@ -4,6 +4,7 @@ import { CompanyId, ConnectionId } from "../Shared/Ids.js"
 import { Scope } from "../Shared/Scope.js"
 import { LanguageCode } from "../Shared/Translations.js"
 
+/** How a company's prices treat tax. */
 export const TaxModel = Schema.Literal("inclusive", "exclusive", "none", "unconfigured")
 export type TaxModel = typeof TaxModel.Type
 
@@ -47,6 +48,7 @@ export const Connection = Schema.Struct({
 }).annotations({ identifier: "Connection" })
 export type Connection = typeof Connection.Type
 
+/** The settings of a company that catalog rules depend on. */
 export const settingsOf = (company: Company): CompanySettings => ({
   id: company.id,
   currency: company.currency,

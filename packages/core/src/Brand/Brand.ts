@@ -5,5 +5,7 @@ const brand = makeShowcase("brands", "brand", "Brand")
 /** POST /brands/upsert body (spec 2.7). */
 export const BrandUpsert = brand.upsert
 export type BrandUpsert = typeof BrandUpsert.Type
+/** A brand record as the API returns it. */
 export const Brand = brand.record
+/** The brands resource: body and record schemas and rules. */
 export const definition = brand.definition

@@ -35,7 +35,18 @@ export const upsertDecoderOf = (
 
 const upsertDecoders = new Map<ResourceName, (input: unknown) => Either.Either<UpsertBody, ValidationFailed>>()
 
-/** Decodes an upsert body of `resource` strictly (`the product body is not valid`). */
+/**
+ * Decodes an upsert body of `resource` strictly (`the product body is not valid`).
+ *
+ * @example
+ * ```ts
+ * import { Decode } from "@catalog-sync/core"
+ * import { Either } from "effect"
+ *
+ * const decoded = Decode.decodeUpsert("categories", { external_id: "sofas", name: "Sofas", colour: "red" })
+ * if (Either.isLeft(decoded)) console.log(decoded.left.issues) // [{ path: "$.colour", ... }]
+ * ```
+ */
 export const decodeUpsert = (resource: ResourceName, input: unknown): Either.Either<UpsertBody, ValidationFailed> => {
   let decode = upsertDecoders.get(resource)
   if (decode === undefined) {

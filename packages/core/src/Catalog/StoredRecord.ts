@@ -12,6 +12,7 @@ export interface RecordIndex {
   readonly componentIds: ReadonlyArray<RecordId>
 }
 
+/** The index of a record that has none of the indexed fields. */
 export const emptyIndex: RecordIndex = {
   active: null,
   collectionId: null,

@@ -16,6 +16,7 @@ export const CategoryUpsert = Schema.Struct({
 }).annotations({ identifier: "CategoryUpsert", ...strict })
 export type CategoryUpsert = typeof CategoryUpsert.Type
 
+/** A category record as the API returns it. */
 export const Category = Schema.Struct({
   ...commonRecordFields,
   name: Schema.String,
@@ -56,6 +57,7 @@ export const cycleViolations = (
   return []
 }
 
+/** The categories resource: body and record schemas and rules. */
 export const definition: ResourceDefinition<typeof CategoryUpsert, typeof Category> = {
   name: "categories",
   label: "category",

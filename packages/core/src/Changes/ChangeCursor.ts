@@ -16,6 +16,7 @@ const digits = "[0-9a-z]{1,12}"
 export const pattern = `c[12]_${digits}`
 const parts = new RegExp(`^c([12])_(${digits})$`)
 
+/** A cursor as a client sends it, checked for its form. */
 export const ChangeCursorString = Schema.String.pipe(
   Schema.pattern(new RegExp(`^${pattern}$`), {
     message: () => "must be a cursor returned by this API (next_cursor or change_cursor)"

@@ -20,12 +20,14 @@ export const Change = Schema.Struct({
 }).annotations({ identifier: "Change" })
 export type Change = typeof Change.Type
 
+/** Where a feed read starts and how many changes it returns at most. */
 export interface FeedParams {
   readonly cursor?: string | undefined
   readonly limit: number
   readonly resources?: ReadonlyArray<string> | undefined
 }
 
+/** A page of the change feed. */
 export interface FeedPage {
   readonly records: ReadonlyArray<Change>
   /** Always present, also on an empty page: persist it after every call. */

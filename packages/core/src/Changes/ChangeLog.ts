@@ -3,6 +3,7 @@ import type { PersistenceError } from "../Shared/Errors.js"
 import type { CompanyId, ConnectionId, RecordId } from "../Shared/Ids.js"
 import type { Scope } from "../Shared/Scope.js"
 
+/** What a change did to its record. */
 export type ChangeOperation = "created" | "updated" | "archived"
 
 /** Which kinds of data a change touched; a reader sees a change when it may read one of them. */
@@ -53,6 +54,7 @@ export interface LoggedChange extends Omit<ChangeEntry, "parts"> {
   readonly externalId: string | null
 }
 
+/** A read of one company's change log. */
 export interface ChangeQuery {
   readonly companyId: CompanyId
   /** Whose mappings provide `externalId`. */

@@ -5,5 +5,7 @@ const collection = makeShowcase("collections", "collection", "Collection")
 /** POST /collections/upsert body (spec 2.7). */
 export const CollectionUpsert = collection.upsert
 export type CollectionUpsert = typeof CollectionUpsert.Type
+/** A collection record as the API returns it. */
 export const Collection = collection.record
+/** The collections resource: body and record schemas and rules. */
 export const definition = collection.definition

@@ -25,6 +25,7 @@ export const CustomizationGroupUpsert = Schema.Struct({
 }).annotations({ identifier: "CustomizationGroupUpsert", ...strict })
 export type CustomizationGroupUpsert = typeof CustomizationGroupUpsert.Type
 
+/** A customization group record as the API returns it. */
 export const CustomizationGroup = Schema.Struct({
   ...commonRecordFields,
   name: Schema.String,
@@ -35,6 +36,7 @@ export const CustomizationGroup = Schema.Struct({
   pricing_value: opt(Schema.NullOr(Schema.String))
 }).annotations({ identifier: "CustomizationGroup" })
 
+/** The customization groups resource: body and record schemas and rules. */
 export const definition: ResourceDefinition<typeof CustomizationGroupUpsert, typeof CustomizationGroup> = {
   name: "customization-groups",
   label: "customization group",

@@ -22,6 +22,7 @@ export const CustomizationOptionUpsert = Schema.Struct({
 }).annotations({ identifier: "CustomizationOptionUpsert", ...strict })
 export type CustomizationOptionUpsert = typeof CustomizationOptionUpsert.Type
 
+/** A customization option record as the API returns it. */
 export const CustomizationOption = Schema.Struct({
   ...commonRecordFields,
   name: Schema.String,
@@ -33,6 +34,7 @@ export const CustomizationOption = Schema.Struct({
   pricing_value: opt(Schema.NullOr(Schema.String))
 }).annotations({ identifier: "CustomizationOption" })
 
+/** The customization options resource: body and record schemas and rules. */
 export const definition: ResourceDefinition<typeof CustomizationOptionUpsert, typeof CustomizationOption> = {
   name: "customization-options",
   label: "customization option",

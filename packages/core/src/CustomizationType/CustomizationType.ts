@@ -5,6 +5,7 @@ import { typeScopeChangeViolations } from "../internal/CustomizationType/Pricing
 import type { ResourceDefinition } from "../internal/Resources/ResourceDefinition.js"
 import { emptyIndex } from "../Catalog/StoredRecord.js"
 
+/** Whether a type's prices are set on its groups or on its options. */
 export const PricingScope = Schema.Literal("group", "option")
 
 /** POST /customization-types/upsert body (spec 2.8). */
@@ -16,6 +17,7 @@ export const CustomizationTypeUpsert = Schema.Struct({
 }).annotations({ identifier: "CustomizationTypeUpsert", ...strict })
 export type CustomizationTypeUpsert = typeof CustomizationTypeUpsert.Type
 
+/** A customization type record as the API returns it. */
 export const CustomizationType = Schema.Struct({
   ...commonRecordFields,
   name: Schema.String,
@@ -23,6 +25,7 @@ export const CustomizationType = Schema.Struct({
   archived: Schema.Boolean
 }).annotations({ identifier: "CustomizationType" })
 
+/** The customization types resource: body and record schemas and rules. */
 export const definition: ResourceDefinition<typeof CustomizationTypeUpsert, typeof CustomizationType> = {
   name: "customization-types",
   label: "customization type",

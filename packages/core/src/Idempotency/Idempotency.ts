@@ -31,6 +31,7 @@ export class IdempotencyConflict extends Schema.TaggedError<IdempotencyConflict>
   }
 }
 
+/** A write's answer, and whether it was replayed from the store. */
 export interface IdempotentResult {
   readonly response: StoredResponse
   readonly replayed: boolean

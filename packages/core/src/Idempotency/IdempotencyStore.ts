@@ -25,6 +25,7 @@ export type Claim =
   | { readonly _tag: "Mismatch" }
   | { readonly _tag: "InProgress" }
 
+/** A claim of a key for one request. */
 export interface ClaimRequest {
   readonly scope: IdempotencyScope
   readonly key: string

@@ -56,6 +56,7 @@ export const RecordError = Schema.Struct({
 }).annotations({ identifier: "ImportRecordError" })
 export type RecordError = typeof RecordError.Type
 
+/** Where an import record stands. */
 export const RecordStatus = Schema.Literal("applied", "failed", "pending")
 export type RecordStatus = typeof RecordStatus.Type
 

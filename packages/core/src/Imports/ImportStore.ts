@@ -20,6 +20,7 @@ export interface ImportItem {
   readonly updatedAt: string
 }
 
+/** An import's records by outcome. */
 export interface ImportCounts {
   readonly total: number
   readonly created: number

@@ -13,6 +13,7 @@ import { Text } from "../internal/Shared/Text.js"
 export const SourceKind = Schema.Literal("product", "option")
 export type SourceKind = typeof SourceKind.Type
 
+/** A stock write: set the quantity, or move stock in or out. */
 export const StockAction = Schema.Literal("set", "in", "out")
 
 /** POST /inventory body: all keys required, no others. */
@@ -73,6 +74,7 @@ export const StockEventRecord = Schema.Struct({
 }).annotations({ identifier: "StockEvent" })
 export type StockEventRecord = typeof StockEventRecord.Type
 
+/** A stock card as stored: the product and location it counts. */
 export interface StockItem {
   readonly id: RecordId
   readonly companyId: CompanyId
@@ -81,6 +83,7 @@ export interface StockItem {
   readonly createdAt: string
 }
 
+/** The quantities of a stock card. */
 export interface StockBalance {
   readonly companyId: CompanyId
   readonly itemId: RecordId

@@ -31,6 +31,7 @@ import {
 import { InventoryRepository } from "./InventoryRepository.js"
 import { apply, countsInPieces, empty, violatesWholeNumbers } from "../internal/Inventory/StockRules.js"
 
+/** What a stock write did to its card. */
 export type StockOutcome = "created" | "updated" | "unchanged"
 
 /** The result of POST /inventory: the card after the write and the event it recorded. */
@@ -42,6 +43,7 @@ export interface StockWriteResult {
   readonly replayed?: boolean
 }
 
+/** The page and filters of a stock list. */
 export interface InventoryListParams {
   readonly limit: number
   readonly cursor?: string | undefined
@@ -50,6 +52,7 @@ export interface InventoryListParams {
   readonly locationId?: string | undefined
 }
 
+/** A page of stock cards. */
 export interface InventoryPage {
   readonly records: ReadonlyArray<StockCardRecord>
   readonly next_cursor: string | null

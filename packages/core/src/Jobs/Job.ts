@@ -13,6 +13,7 @@ export const JobState = Schema.Literal("queued", "running", "completed", "failed
 })
 export type JobState = typeof JobState.Type
 
+/** The states of a job still to run. */
 export const pendingStates: ReadonlyArray<JobState> = ["queued", "running"]
 /** States any job can be retried from; an import also from `completed` while records failed. */
 export const retryableStates: ReadonlyArray<JobState> = ["failed", "paused"]
@@ -106,6 +107,7 @@ export const JobCounts = Schema.Struct({
 }).annotations({ identifier: "JobCounts" })
 export type JobCounts = typeof JobCounts.Type
 
+/** Counts of a job with no records. */
 export const emptyCounts: JobCounts = { total: 0, created: 0, updated: 0, unchanged: 0, failed: 0, pending: 0 }
 
 /** A job as the API returns it. */
@@ -128,6 +130,7 @@ export const JobRecord = Schema.Struct({
 }).annotations({ identifier: "Job" })
 export type JobRecord = typeof JobRecord.Type
 
+/** A stored job with its counts, as the API returns it. */
 export const render = (job: StoredJob, counts: JobCounts): JobRecord => ({
   id: job.id,
   kind: job.kind,

@@ -2,6 +2,7 @@ import { Clock, Effect } from "effect"
 import { ImportStore } from "../Imports/ImportStore.js"
 import { Transactor } from "../Shared/Transactor.js"
 
+/** How long finished imports are kept, and how much one purge deletes. */
 export interface RetentionSettings {
   /** How long a finished import job, its records and its report are kept. */
   readonly retentionMillis: number

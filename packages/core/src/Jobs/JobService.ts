@@ -8,6 +8,7 @@ import { JobKinds } from "./JobKinds.js"
 import { JobSignal } from "./JobSignal.js"
 import { JobStore } from "./JobStore.js"
 
+/** A page of jobs. */
 export interface JobPage {
   readonly records: ReadonlyArray<JobRecord>
   readonly next_cursor: string | null

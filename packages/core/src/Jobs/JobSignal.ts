@@ -18,4 +18,5 @@ export const make = Effect.map(Queue.sliding<void>(1), (queue) =>
   JobSignal.of({ notify: Effect.asVoid(Queue.offer(queue, undefined)), wait: Queue.take(queue) })
 )
 
+/** The signal of one process. */
 export const layer: Layer.Layer<JobSignal> = Layer.effect(JobSignal, make)

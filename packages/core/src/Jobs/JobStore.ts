@@ -9,6 +9,7 @@ export interface JobScope {
   readonly connectionId: ConnectionId
 }
 
+/** The filters and page of a job list. */
 export interface JobListQuery {
   readonly kind?: JobKind | undefined
   /** Jobs with an id greater than this one (ids are time-ordered uuids). */
@@ -29,6 +30,7 @@ export interface JobAdminQuery {
   readonly limit: number
 }
 
+/** A worker's claim of the next job it may run. */
 export interface ClaimRequest {
   readonly workerId: string
   readonly nowMillis: number

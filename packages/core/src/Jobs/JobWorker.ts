@@ -6,6 +6,7 @@ import { JobKinds } from "./JobKinds.js"
 import { JobSignal } from "./JobSignal.js"
 import { JobStore } from "./JobStore.js"
 
+/** How many workers run, how often they poll, and their lease. */
 export interface WorkerSettings {
   /** Worker fibers in this process. */
   readonly workers: number

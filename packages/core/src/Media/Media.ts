@@ -16,6 +16,7 @@ export type ImageFormat = "jpeg" | "png" | "webp"
 
 /** Spec 8: an uploaded image is at most 10 MB (10 * 1024 * 1024 bytes) and 40 megapixels. */
 export const maxUploadBytes = 10 * 1024 * 1024
+/** The most pixels an accepted image may have. */
 export const maxPixels = 40_000_000
 /** Spec 8: images staged (uploaded, not processed yet) per connection. */
 export const maxStagedBytesPerConnection = 100 * 1024 * 1024
@@ -139,6 +140,7 @@ export const MediaRecord = Schema.Struct({
 }).annotations({ identifier: "Media" })
 export type MediaRecord = typeof MediaRecord.Type
 
+/** A stored media item as the API returns it. */
 export const render = (media: StoredMedia, externalId: string | null): MediaRecord => ({
   id: media.id,
   external_id: externalId,

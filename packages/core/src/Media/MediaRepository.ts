@@ -3,6 +3,7 @@ import type { PersistenceError } from "../Shared/Errors.js"
 import type { CompanyId, ConnectionId, RecordId } from "../Shared/Ids.js"
 import type { StoredMedia } from "./Media.js"
 
+/** The filters and page of a media list. */
 export interface MediaListQuery {
   readonly companyId: CompanyId
   /** Media with an id greater than this one. */

@@ -15,12 +15,16 @@ import {
   type StoredField
 } from "../internal/Product/SelectionField.js"
 
+/** A single product, or a bundle of singles. */
 export const ProductKind = Schema.Literal("single", "bundle")
+/** The unit a product is sold in. */
 export const ProductUnit = Schema.Literal("piece", "metre", "sqm", "cbm")
+/** A product's state. */
 export const ProductState = Schema.Literal("inactive", "active", "archived")
 
 const dimensionKeys = ["width", "height", "depth", "weight", "volume"] as const
 
+/** A product's description and dimensions. */
 export const ProductDetailsInput = Schema.Struct({
   description: opt(Description),
   width: opt(Schema.NullOr(Dimension)),
@@ -33,6 +37,7 @@ export const ProductDetailsInput = Schema.Struct({
   description: "Units: cm for width/height/depth, kg for weight, cubic metres for packaged volume."
 })
 
+/** A component of a bundle: a single product and its quantity. */
 export const ComponentInput = Schema.Struct({
   product_id: Reference,
   quantity: Schema.Int.pipe(Schema.between(1, 10000, { message: () => "must be a whole number from 1 to 10000" }))
@@ -248,6 +253,7 @@ const validate: ResourceDefinition["validate"] = (document, context) =>
     return violations
   })
 
+/** The products resource: body and record schemas and rules. */
 export const definition: ResourceDefinition<typeof ProductUpsert, typeof Product> = {
   name: "products",
   label: "product",

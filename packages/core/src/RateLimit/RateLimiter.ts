@@ -62,7 +62,9 @@ export const consumeInOrder = (
         return states
       })
 
+/** Requests an API key may make per minute. */
 export const perKeyPerMinute = 120
+/** Requests a company's keys may make per minute together. */
 export const perCompanyPerMinute = 600
 const minute = 60_000
 

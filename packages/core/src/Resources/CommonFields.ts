@@ -3,16 +3,20 @@ import { ExternalId, Uuid } from "../Shared/Ids.js"
 import { Text } from "../internal/Shared/Text.js"
 import { Translations } from "../Shared/Translations.js"
 
+/** An optional key that, when present, must hold a value of `schema` (no `undefined`). */
 export const opt = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
 
+/** Which fields an upsert writes: the catalog's, the prices', or both. */
 export const UpsertMode = Schema.Literal("catalog", "prices", "combined")
 export type UpsertMode = typeof UpsertMode.Type
 
 /** A record name: 1-200 characters. */
 export const Name = Text(1, 200)
 
+/** A description: up to 4000 characters. */
 export const Description = Text(0, 4000)
 
+/** How a customization changes a price. */
 export const PricingMode = Schema.Literal("none", "percent", "fixed")
 
 /** Fields every upsert body accepts (spec 2.3). */

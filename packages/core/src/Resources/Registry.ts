@@ -19,4 +19,5 @@ export const definitions = {
   "customization-options": CustomizationOption.definition
 } as const satisfies { readonly [Name in ResourceName]: ResourceDefinition }
 
+/** The type of `definitions`. */
 export type Definitions = typeof definitions

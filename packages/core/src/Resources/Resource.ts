@@ -12,6 +12,7 @@ export const ResourceName = Schema.Literal(
 ).annotations({ identifier: "ResourceName" })
 export type ResourceName = typeof ResourceName.Type
 
+/** Every catalog resource name. */
 export const resourceNames: ReadonlyArray<ResourceName> = ResourceName.literals
 
 /** What a Reference may point at: a catalog resource or a media item. */

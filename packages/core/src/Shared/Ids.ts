@@ -15,9 +15,11 @@ export const Uuid = Schema.transform(Schema.UUID, Schema.UUID, {
 export const RecordId = Schema.UUID.pipe(Schema.brand("RecordId"))
 export type RecordId = typeof RecordId.Type
 
+/** A company id (uuid). */
 export const CompanyId = Schema.UUID.pipe(Schema.brand("CompanyId"))
 export type CompanyId = typeof CompanyId.Type
 
+/** A connection id (uuid). */
 export const ConnectionId = Schema.UUID.pipe(Schema.brand("ConnectionId"))
 export type ConnectionId = typeof ConnectionId.Type
 

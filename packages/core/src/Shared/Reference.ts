@@ -13,5 +13,6 @@ export const Reference = Schema.Union(Uuid, ExternalReference).annotations({
 })
 export type Reference = typeof Reference.Type
 
+/** A reference in words, for error messages. */
 export const describe = (ref: Reference): string =>
   typeof ref === "string" ? ref : `external_id ${JSON.stringify(ref.external_id)}`

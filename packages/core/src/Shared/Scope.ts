@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 
+/** A scope an API key may hold. */
 export const Scope = Schema.Literal(
   "catalog:read",
   "catalog:write",
@@ -14,6 +15,7 @@ export const Scope = Schema.Literal(
 ).annotations({ identifier: "Scope" })
 export type Scope = typeof Scope.Type
 
+/** Every scope. */
 export const all: ReadonlyArray<Scope> = Scope.literals
 
 /** Effective scopes: what the company was granted and the key asks for, both. */

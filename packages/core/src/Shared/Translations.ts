@@ -1,11 +1,13 @@
 import { Schema } from "effect"
 import { Text } from "../internal/Shared/Text.js"
 
+/** A language code such as `en` or `pt-BR`. */
 export const LanguageCode = Schema.String.pipe(
   Schema.pattern(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/, { message: () => "must be a language code such as en or pt-BR" }),
   Schema.annotations({ identifier: "LanguageCode" })
 )
 
+/** A record's texts in one language. */
 export const TranslationEntry = Schema.Struct({
   name: Schema.optionalWith(Text(1, 200), { exact: true }),
   description: Schema.optionalWith(Text(0, 4000), { exact: true })

@@ -33,7 +33,22 @@ export class Inspect extends Context.Tag("@catalog-sync/core/memory/InMemory/Ins
   { readonly changes: () => ReadonlyArray<ChangeEntry> }
 >() {}
 
-/** All persistence ports, in memory, sharing one state, plus Inspect. */
+/**
+ * All persistence ports, in memory, sharing one state, plus Inspect.
+ *
+ * @example
+ * ```ts
+ * import { CatalogService, Ids } from "@catalog-sync/core"
+ * import { InMemory } from "@catalog-sync/core/memory"
+ * import { Layer } from "effect"
+ *
+ * // The catalog use cases without a database: provide `Principal.CurrentPrincipal` to run them.
+ * const CatalogLive = CatalogService.CatalogService.Default.pipe(
+ *   Layer.provide(InMemory.layer),
+ *   Layer.provide(Ids.IdsLive)
+ * )
+ * ```
+ */
 export const layer: Layer.Layer<CatalogRepository | Mappings | Transactor | ChangeLog | Inspect> = Layer.effectContext(
   Effect.map(make, (ports) =>
     Context.make(CatalogRepository, ports.repository).pipe(

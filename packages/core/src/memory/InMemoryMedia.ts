@@ -27,6 +27,7 @@ export const makeStorage = Effect.sync(() => {
   })
 })
 
+/** `MediaStorage` in memory. */
 export const storageLayer: Layer.Layer<MediaStorage> = Layer.effect(MediaStorage, makeStorage)
 
 /**
@@ -87,6 +88,7 @@ export const makeRepository = Effect.sync(() => {
   })
 })
 
+/** `MediaRepository` in memory. */
 export const repositoryLayer: Layer.Layer<MediaRepository> = Layer.effect(MediaRepository, makeRepository)
 
 const hex = (bytes: ArrayBuffer) => Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, "0")).join("")
@@ -128,6 +130,7 @@ export const makeStaging = Effect.sync(() => {
   return { staging, files: () => Array.from(files.keys()), plant } as const
 })
 
+/** `MediaStaging` in memory. */
 export const stagingLayer: Layer.Layer<MediaStaging> = Layer.effect(
   MediaStaging,
   Effect.map(makeStaging, (made) => made.staging)
@@ -215,4 +218,5 @@ export const imageProcessor = ImageProcessor.of({
     })
 })
 
+/** An `ImageProcessor` that reads headers but does not convert images, for tests without sharp. */
 export const imageProcessorLayer: Layer.Layer<ImageProcessor> = Layer.succeed(ImageProcessor, imageProcessor)

@@ -12,6 +12,7 @@ import type { Target } from "./ModelTarget.js"
 import type { ActorName } from "./ReferenceModel.js"
 import { assertProperty, pause, type ReplayOptions, runs, seedOf } from "./Replay.js"
 
+/** One write of a concurrent schedule. */
 export interface ConcurrentStep {
   /** A category renamed (`c0`, `c1`) or stock put into product `p0`. */
   readonly target: "c0" | "c1" | "p0"
@@ -24,6 +25,7 @@ export interface ConcurrentStep {
 /** Lanes of steps, each lane a connection's writes in order; the lanes run at once. */
 export type Schedule = ReadonlyArray<ReadonlyArray<ConcurrentStep>>
 
+/** Schedules of 2-4 lanes of writes: the lanes run at once, the steps of a lane in order. */
 export const concurrentSchedule: fc.Arbitrary<Schedule> = fc.array(
   fc.array(
     fc.record({

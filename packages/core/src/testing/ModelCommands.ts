@@ -6,10 +6,14 @@
 import { FastCheck as fc } from "effect"
 import type { ActorName } from "./ReferenceModel.js"
 
+/** Which `expected_revision` a generated write sends. */
 export type RevisionChoice = "right" | "stale" | "omit"
+/** The categories a generated command may touch, by external id. */
 export type Categories = "c0" | "c1" | "c2"
+/** The products a generated command may touch, by external id. */
 export type Products = "p0" | "p1" | "p2"
 
+/** One generated command of the model harness. */
 export type Command =
   | {
       readonly kind: "upsert"

@@ -40,6 +40,7 @@ export interface Figures {
   readonly answers: Record<string, number>
 }
 
+/** Figures of a run before its first command. */
 export const emptyFigures = (): Figures => ({ commands: 0, requests: 0, changes: 0, skipped: 0, answers: {} })
 
 const sortById = <T extends { readonly id: string }>(items: ReadonlyArray<T>) =>
@@ -50,6 +51,7 @@ const show = (value: unknown) => JSON.stringify(value)
 /** An id no record has: a reference to it never resolves. */
 export const nowhere = "00000000-0000-4000-8000-000000000000"
 
+/** The last write of a run, for a failure's report. */
 export interface LastWrite {
   readonly actor: ActorName
   readonly resource: string
@@ -152,6 +154,7 @@ export class Run {
   }
 }
 
+/** The `expected_revision` a command sends for its choice. */
 export const expectedRevision = (stored: { readonly revision: number } | undefined, choice: RevisionChoice) =>
   choice === "omit"
     ? undefined

@@ -8,10 +8,32 @@
  * applies an accepted one with the id the system under test gave the record.
  */
 import { all as allScopes, type Scope } from "../Shared/Scope.js"
+import type {
+  Expected,
+  Link,
+  Planned,
+  StockOutcome,
+  StockRequest,
+  UpsertOutcome,
+  UpsertRequest
+} from "./ModelRequests.js"
 
+export type {
+  Expected,
+  Link,
+  Planned,
+  StockOutcome,
+  StockRequest,
+  UpsertOutcome,
+  UpsertRequest
+} from "./ModelRequests.js"
+
+/** The callers of a model run. */
 export type ActorName = "a1" | "a2" | "b1"
+/** The companies of a model run. */
 export type CompanyName = "A" | "B"
 
+/** A caller's company and scopes. */
 export interface ActorSpec {
   readonly company: CompanyName
   readonly scopes: ReadonlyArray<Scope>
@@ -26,11 +48,13 @@ export const actorSpecs: Readonly<Record<ActorName, ActorSpec>> = {
   b1: { company: "B", scopes: allScopes, writesStock: true }
 }
 
+/** Every caller of a model run. */
 export const actorNames: ReadonlyArray<ActorName> = ["a1", "a2", "b1"]
 
 /** The origin of changes the platform makes (reservations), in the feed's origin_connection_id. */
 export const platformOrigin = "00000000-0000-0000-0000-000000000000"
 
+/** A part of a record that a scope lets a caller read. */
 export type Part = "catalog" | "prices" | "costs" | "stock"
 
 const readScope: Readonly<Record<Part, Scope>> = {
@@ -40,6 +64,7 @@ const readScope: Readonly<Record<Part, Scope>> = {
   stock: "stock:read"
 }
 
+/** A category in the model. */
 export interface CategoryRecord {
   readonly resource: "categories"
   readonly id: string
@@ -49,6 +74,7 @@ export interface CategoryRecord {
   readonly parent: string | null
 }
 
+/** A product in the model. */
 export interface ProductRecord {
   readonly resource: "products"
   readonly id: string
@@ -63,8 +89,10 @@ export interface ProductRecord {
   readonly archived: boolean
 }
 
+/** A record in the model. */
 export type ModelRecord = CategoryRecord | ProductRecord
 
+/** A change in the model's feed. */
 export interface Change {
   readonly resource: "categories" | "products" | "inventory"
   readonly id: string
@@ -75,6 +103,7 @@ export interface Change {
   readonly parts: ReadonlyArray<Part>
 }
 
+/** A stock card's quantities in the model. */
 export interface Balance {
   /** Canonical decimal strings ("2.5", "0"). */
   readonly physical: string
@@ -82,6 +111,7 @@ export interface Balance {
   readonly revision: number
 }
 
+/** A stock card in the model. */
 export interface Card {
   readonly id: string
   readonly product: string
@@ -89,65 +119,13 @@ export interface Card {
   readonly balance: Balance | undefined
 }
 
-/** A prediction: accepted with the essentials of the answer, or refused with the error code. */
-export type Expected<V> =
-  | { readonly _tag: "Accepted"; readonly value: V }
-  | { readonly _tag: "Refused"; readonly code: string; readonly currentRevision?: number | undefined }
-
 const refuse = (code: string, currentRevision?: number): Expected<never> => ({
   _tag: "Refused",
   code,
   currentRevision
 })
 
-export interface Planned<V> {
-  readonly expected: Expected<V>
-  /** Applies an accepted request to the model; `id` is the id the system gave a new record or card. */
-  readonly commit: (id: string) => void
-}
-
 const rejected = <V>(expected: Expected<V>): Planned<V> => ({ expected, commit: () => undefined })
-
-/** How a reference is sent: `{external_id}` (resolved in the sender's connection) or a uuid (in its company). */
-export type Link = { readonly externalId: string } | { readonly id: string }
-
-/** One upsert as the client sends it. */
-export interface UpsertRequest {
-  readonly resource: "categories" | "products"
-  readonly externalId: string
-  readonly name?: string | undefined
-  /** A category's parent (null clears it) or a product's one category. */
-  readonly link?: Link | null | undefined
-  /** A product's price (sent in combined mode). */
-  readonly price?: string | undefined
-  readonly unit?: "piece" | "metre" | undefined
-  readonly expectedRevision?: number | undefined
-  readonly targetId?: string | undefined
-}
-
-export interface UpsertOutcome {
-  readonly outcome: "created" | "updated" | "unchanged"
-  readonly revision: number
-  /** The record's id, known unless the write creates it. */
-  readonly id: string | undefined
-  readonly name: string
-}
-
-export interface StockRequest {
-  readonly source: Link
-  readonly action: "set" | "in" | "out"
-  readonly quantity: string
-  readonly revision: number
-}
-
-export interface StockOutcome {
-  readonly outcome: "created" | "updated" | "unchanged"
-  /** The card's id, known unless the write creates the card. */
-  readonly cardId: string | undefined
-  readonly before: string
-  readonly after: string
-  readonly revision: number
-}
 
 // Stock quantities as counts of thousandths, exact in a bigint.
 const units = (value: string): bigint => {
@@ -170,6 +148,7 @@ export const money = (value: string): string => {
 /** The canonical form of a stock quantity ("2.50" -> "2.5", "007" -> "7"). */
 export const quantity = (value: string): string => decimal(units(value))
 
+/** The reference model: records, mappings, revisions, the change feed and stock, written from the spec. */
 export class CatalogModel {
   readonly records = new Map<string, ModelRecord>()
   /** `actor|resource|external_id` -> record id: each connection's mappings. */

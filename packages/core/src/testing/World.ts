@@ -35,6 +35,7 @@ export interface PlannedByResource {
   readonly products: ReadonlyArray<PlannedProduct>
 }
 
+/** Planned records grouped by resource. */
 export const byResource = (records: ReadonlyArray<PlannedRecord>): PlannedByResource => {
   const of = <R extends PlannedRecord>(resource: ResourceName) =>
     records.filter((record): record is R => record.resource === resource)

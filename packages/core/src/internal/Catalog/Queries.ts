@@ -11,6 +11,7 @@ import { CatalogRepository, type ListQuery } from "../../Catalog/CatalogReposito
 import { readScope, requireScopes } from "./Caller.js"
 import { type RecordView, recordView } from "../../Catalog/RecordView.js"
 
+/** A page of a catalog list. */
 export interface Page<Name extends ResourceName = ResourceName, Mode extends ReadMode = ReadMode> {
   /** On the first page only: where to start the change feed so that nothing after this list is missed. */
   readonly change_cursor?: string
@@ -19,6 +20,7 @@ export interface Page<Name extends ResourceName = ResourceName, Mode extends Rea
   readonly has_more: boolean
 }
 
+/** A catalog list's filters, page and read mode. */
 export interface ListParams<Mode extends ReadMode = ReadMode> extends Omit<
   ListQuery,
   "externalId" | "includeArchived"

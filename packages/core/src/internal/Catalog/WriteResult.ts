@@ -3,6 +3,7 @@ import type { ResourceName } from "../../Resources/Resource.js"
 import type { ReadMode } from "./Access.js"
 import type { RecordView } from "../../Catalog/RecordView.js"
 
+/** What a write did to a record. */
 export type Outcome = "created" | "updated" | "unchanged"
 
 /** What a catalog write (an upsert, an archive) answers. */

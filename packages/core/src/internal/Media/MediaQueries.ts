@@ -8,6 +8,7 @@ import { mediaScope, requireScope } from "./MediaAccess.js"
 import { MediaRepository } from "../../Media/MediaRepository.js"
 import { MediaStorage } from "../../Media/MediaStorage.js"
 
+/** A page of media. */
 export interface MediaPage {
   readonly records: ReadonlyArray<MediaRecord>
   readonly next_cursor: string | null

@@ -44,6 +44,7 @@ export const materialize = (body: Document, idOf: IdOf): Document => {
   return walk(body) as Document
 }
 
+/** A selection field of a planned product. */
 export interface PlannedField {
   readonly externalId: string
   /** External id of the field's customization type. */
@@ -59,11 +60,17 @@ interface Planned<Name extends ResourceName> {
   readonly body: Document
 }
 
+/** A planned category and its parent. */
 export type PlannedCategory = Planned<"categories"> & { readonly parent: string | null }
+/** A planned collection or brand. */
 export type PlannedShowcase = Planned<"collections" | "brands">
+/** A planned customization type and its pricing scope. */
 export type PlannedType = Planned<"customization-types"> & { readonly scope: "group" | "option" }
+/** A planned customization group, its type and whether it is priced. */
 export type PlannedGroup = Planned<"customization-groups"> & { readonly type: string; readonly priced: boolean }
+/** A planned customization option, its group and whether it is priced. */
 export type PlannedOption = Planned<"customization-options"> & { readonly group: string; readonly priced: boolean }
+/** A planned product and what it references. */
 export type PlannedProduct = Planned<"products"> & {
   readonly kind: "single" | "bundle"
   readonly categories: ReadonlyArray<string>
@@ -76,6 +83,7 @@ export type PlannedProduct = Planned<"products"> & {
   readonly unit: typeof ProductUnit.Type | null
 }
 
+/** Any planned record. */
 export type PlannedRecord =
   PlannedCategory | PlannedShowcase | PlannedType | PlannedGroup | PlannedOption | PlannedProduct
 
@@ -97,6 +105,7 @@ export interface CatalogLimits {
   readonly bundles: number
 }
 
+/** How many records of each resource a generated catalog has at most, by default. */
 export const defaultLimits: CatalogLimits = {
   categories: 6,
   collections: 2,

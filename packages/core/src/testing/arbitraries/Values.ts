@@ -42,6 +42,7 @@ export const externalId = text(1, 200)
 /** A description: 0-4000 characters. */
 export const description = text(0, 4000)
 
+/** Any uuid. */
 export const uuid: fc.Arbitrary<string> = fc.uuid()
 
 /** A money string in any accepted form: up to 16 integer digits (leading zeros too), up to 2 decimals. */
