@@ -31,6 +31,7 @@ import * as SqlMediaRepository from "./SqlMediaRepository.js"
 import * as SqlTransactor from "./SqlTransactor.js"
 
 export { backfillComponents } from "./Backfills.js"
+/** Reads of committed data kept until the next commit, for a driver that can tell when one happened. */
 export * as CommittedReads from "./CommittedReads.js"
 export { type EngineMigrations, type MigrationName, migrationNames } from "./Migrations.js"
 /** The `Accounts` port over `@effect/sql`. */
