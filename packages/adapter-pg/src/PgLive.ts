@@ -8,6 +8,7 @@ import { Context, Duration, Effect, Layer, Redacted } from "effect"
 import pg from "pg"
 import { migrate } from "./Migrations.js"
 import * as PgAccountsVersion from "./PgAccountsVersion.js"
+import { preparingStatements } from "./PreparedStatements.js"
 import type { PgConfig } from "./PgConfig.js"
 
 export type { PgConfig } from "./PgConfig.js"
@@ -22,13 +23,15 @@ const pool = (config: PgConfig) =>
   Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
-        const created = new pg.Pool({
-          connectionString: Redacted.value(config.url),
-          max: config.poolSize ?? 10,
-          connectionTimeoutMillis: millis(config.connectTimeout ?? Duration.seconds(10)),
-          statement_timeout: millis(config.statementTimeout ?? Duration.seconds(30)),
-          application_name: config.applicationName ?? "catalog-sync"
-        })
+        const created = preparingStatements(
+          new pg.Pool({
+            connectionString: Redacted.value(config.url),
+            max: config.poolSize ?? 10,
+            connectionTimeoutMillis: millis(config.connectTimeout ?? Duration.seconds(10)),
+            statement_timeout: millis(config.statementTimeout ?? Duration.seconds(30)),
+            application_name: config.applicationName ?? "catalog-sync"
+          })
+        )
         // An idle connection that breaks (server restart, network) emits here; the pool drops it and the
         // next query opens a new one. Without a listener node would crash the process.
         created.on("error", () => {})

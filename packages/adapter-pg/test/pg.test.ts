@@ -5,6 +5,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Cause, Context, Effect, Either, Layer, Option, Redacted } from "effect"
 import { layer as pgLayer, Migrations, PgLive } from "../src/index.js"
 import { withoutCancellation } from "../src/PgLive.js"
+import { maxNamedParameters, maxNamedStatements, preparingStatements } from "../src/PreparedStatements.js"
 import pg from "pg"
 import { shared, unavailableReason } from "../src/testing.js"
 
@@ -204,6 +205,37 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
           expect(Either.getOrUndefined(slept)?.rowCount, "the statement was not cancelled").toBe(1)
           const other = yield* Effect.promise(() => pool.query("SELECT 1 AS one"))
           expect(other.rows).toEqual([{ one: 1 }])
+        })
+    )
+
+    it.scoped(
+      "statements with parameters run prepared, once per connection: up to 200 texts of up to 32 parameters",
+      () =>
+        Effect.gen(function* () {
+          const url = yield* cluster.freshDatabase
+          const pool = preparingStatements(new pg.Pool({ connectionString: url, max: 1 }))
+          yield* Effect.addFinalizer(() => Effect.promise(() => pool.end()))
+          const query = (text: string, values?: ReadonlyArray<unknown>) =>
+            Effect.promise(() => pool.query(text, values as Array<unknown>))
+          const prepared = Effect.map(
+            query("SELECT name, statement FROM pg_prepared_statements ORDER BY name"),
+            (result) => result.rows as ReadonlyArray<{ name: string; statement: string }>
+          )
+          const add = "SELECT CAST($1 AS INTEGER) + 1 AS n"
+          for (const value of [1, 2, 3]) expect((yield* query(add, [value])).rows).toEqual([{ n: value + 1 }])
+          expect(yield* prepared).toEqual([{ name: "cs0", statement: add }])
+
+          // Without parameters, or with more than 32: unnamed, as node-postgres runs them by default.
+          yield* query("SELECT 1 AS one")
+          const many = Array.from({ length: maxNamedParameters + 1 }, (_, i) => i)
+          const wide = `SELECT ${many.map((i) => `CAST($${i + 1} AS INTEGER)`).join(" + ")} AS total`
+          expect((yield* query(wide, many)).rows).toEqual([{ total: (many.length * (many.length - 1)) / 2 }])
+          expect((yield* prepared).map((row) => row.name)).toEqual(["cs0"])
+
+          // Named texts are bounded: past the limit a new text runs unnamed, still answered.
+          for (let i = 1; i <= maxNamedStatements; i++) yield* query(`SELECT CAST($1 AS INTEGER) + ${i} AS n`, [0])
+          expect((yield* prepared).length).toBe(maxNamedStatements)
+          expect((yield* query(add, [41])).rows).toEqual([{ n: 42 }])
         })
     )
 
