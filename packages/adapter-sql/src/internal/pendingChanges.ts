@@ -13,7 +13,11 @@ export interface PendingChanges {
   write: ((entries: ReadonlyArray<ChangeLog.ChangeEntry>) => Effect.Effect<void, Errors.PersistenceError>) | undefined
 }
 
-/** The pending changes of the transaction the fiber runs in, provided by `inTransaction` to its body. */
+/**
+ * The pending changes of the transaction the fiber runs in, provided by `inTransaction` to its body. A
+ * savepoint must be opened through it too (the `Transactor`), so that its entries are dropped with it: one
+ * opened with `sql.withTransaction` directly inside would leave its rolled-back appends pending.
+ */
 export class CurrentPendingChanges extends Context.Tag("@catalog-sync/adapter-sql/CurrentPendingChanges")<
   CurrentPendingChanges,
   PendingChanges
