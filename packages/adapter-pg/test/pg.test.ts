@@ -239,6 +239,18 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
         })
     )
 
+    it.scoped("the server's client runs its statements prepared", () =>
+      Effect.gen(function* () {
+        const url = yield* cluster.freshDatabase
+        const context = yield* Layer.build(PgLive({ url: Redacted.make(url), poolSize: 1 }))
+        const sql = Context.get(context, SqlClient.SqlClient)
+        const text = "SELECT CAST($1 AS INTEGER) * 2 AS doubled"
+        for (const value of [1, 2]) expect(yield* sql.unsafe(text, [value])).toEqual([{ doubled: value * 2 }])
+        const prepared = yield* sql<{ statement: string }>`SELECT statement FROM pg_prepared_statements`
+        expect(prepared.map((row) => row.statement)).toContain(text)
+      })
+    )
+
     it.scoped("two instances updating one record with the same expected revision: exactly one wins each round", () =>
       Effect.gen(function* () {
         const url = yield* cluster.freshDatabase

@@ -17,17 +17,21 @@ export class CommitVersion extends Context.Tag("@catalog-sync/adapter-sql/Commit
   }
 >() {}
 
-/** What a cache of committed reads keeps at most; the text of the rows it was built from counts as its size. */
+/**
+ * What a cache of committed reads keeps at most. An entry's size is the caller's estimate of what it holds
+ * (the text of the row it was built from and its key, and a fixed part per entry).
+ */
 export interface CommittedReadLimits {
   readonly maxBytes: number
   readonly maxEntryBytes: number
+  readonly maxEntries: number
 }
 
 /**
  * Values read outside a transaction, each kept with the commit version read before its statement ran: a
  * commit in between moves the version, so a value is never newer-labelled than the data it came from,
- * and the first lookup after any commit empties the cache. Bounded in bytes, so that a caller reading many
- * large records costs memory up to `maxBytes` at most; a full cache starts over.
+ * and the first lookup after any commit empties the cache. Bounded in bytes and in entries, so that a caller
+ * reading many records costs memory up to about `maxBytes`; a full cache starts over.
  */
 export const committedReads = <A>(limits: CommittedReadLimits) => {
   const entries = new Map<string, { readonly value: A; readonly size: number }>()
@@ -53,7 +57,7 @@ export const committedReads = <A>(limits: CommittedReadLimits) => {
       bytes -= entries.get(key)?.size ?? 0
       entries.delete(key)
       if (size > limits.maxEntryBytes) return
-      if (bytes + size > limits.maxBytes) startOver(at)
+      if (bytes + size > limits.maxBytes || entries.size >= limits.maxEntries) startOver(at)
       bytes += size
       entries.set(key, { value, size })
     }

@@ -177,7 +177,15 @@ export const make: Effect.Effect<
   // the driver can tell (SQLite); the record's text bounds what is kept.
   const commits = Option.getOrUndefined(yield* Effect.serviceOption(CommitVersion))
   const keptReads =
-    commits === undefined ? undefined : committedReads<MappedRecord>({ maxBytes: 8 << 20, maxEntryBytes: 64 << 10 })
+    commits === undefined
+      ? undefined
+      : committedReads<MappedRecord>({ maxBytes: 16 << 20, maxEntryBytes: 64 << 10, maxEntries: 20_000 })
+
+  // What a kept record holds: its texts (parsed, they take about as much again) and a fixed part.
+  const keptSize = (row: Row, key: string) =>
+    2 * ((row.data as string).length + (row.category_ids as string).length + (row.component_ids as string).length) +
+    key.length +
+    512
 
   const readMapped = (
     companyId: string,
@@ -193,7 +201,7 @@ export const make: Effect.Effect<
             record: storedRecordOf(row),
             externalId: row.mapped_external_id as string | null
           }
-          if (keep !== undefined) keptReads!.set(keep.key, keep.at, mapped, (row.data as string).length)
+          if (keep !== undefined) keptReads!.set(keep.key, keep.at, mapped, keptSize(row, keep.key))
           return mapped
         })
       ),

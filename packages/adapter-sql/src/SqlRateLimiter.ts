@@ -50,7 +50,7 @@ export const make = (
         const source =
           i === 0
             ? sql`VALUES (${b.bucket}, CAST(${windowStart} AS BIGINT), 1)`
-            : sql`SELECT ${b.bucket}, CAST(${windowStart} AS BIGINT), 1 FROM ${sql.literal(`b${i - 1}`)} WHERE count <= ${buckets[i - 1]!.limit}`
+            : sql`SELECT ${b.bucket}, CAST(${windowStart} AS BIGINT), 1 FROM ${sql.literal(`b${i - 1}`)} WHERE count <= CAST(${buckets[i - 1]!.limit} AS BIGINT)`
         return sql`${name} AS (INSERT INTO rate_windows (bucket, window_start, count) ${source}
             ON CONFLICT (bucket, window_start) DO UPDATE SET count = rate_windows.count + 1
             RETURNING count)`

@@ -4,7 +4,7 @@ import { committedReads } from "../src/CommittedReads.js"
 
 describe("committedReads", () => {
   it("answers only at the commit version a value was kept at; any other version empties it", () => {
-    const reads = committedReads<string>({ maxBytes: 100, maxEntryBytes: 50 })
+    const reads = committedReads<string>({ maxBytes: 100, maxEntryBytes: 50, maxEntries: 1000 })
     reads.set("a", 1, "A", 10)
     expect(reads.get("a", 1)).toBe("A")
     expect(reads.get("a", 2)).toBeUndefined()
@@ -12,8 +12,17 @@ describe("committedReads", () => {
     expect(reads.get("a", 1)).toBeUndefined()
   })
 
+  it("keeps at most maxEntries values, then starts over", () => {
+    const reads = committedReads<string>({ maxBytes: 1000, maxEntryBytes: 50, maxEntries: 2 })
+    reads.set("a", 1, "A", 1)
+    reads.set("b", 1, "B", 1)
+    expect([reads.get("a", 1), reads.get("b", 1)]).toEqual(["A", "B"])
+    reads.set("c", 1, "C", 1)
+    expect([reads.get("a", 1), reads.get("b", 1), reads.get("c", 1)]).toEqual([undefined, undefined, "C"])
+  })
+
   it("keeps no value larger than maxEntryBytes", () => {
-    const reads = committedReads<string>({ maxBytes: 100, maxEntryBytes: 50 })
+    const reads = committedReads<string>({ maxBytes: 100, maxEntryBytes: 50, maxEntries: 1000 })
     reads.set("big", 1, "B", 51)
     expect(reads.get("big", 1)).toBeUndefined()
   })
@@ -27,7 +36,7 @@ describe("committedReads", () => {
     ],
     ([writes]) => {
       const maxBytes = 200
-      const reads = committedReads<number>({ maxBytes, maxEntryBytes: 60 })
+      const reads = committedReads<number>({ maxBytes, maxEntryBytes: 60, maxEntries: 1000 })
       const keys = new Set<string>()
       let at = 0
       for (const write of writes) {

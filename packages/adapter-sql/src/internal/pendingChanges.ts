@@ -25,11 +25,16 @@ export class CurrentPendingChanges extends Context.Tag("@catalog-sync/adapter-sq
 
 export const emptyPendingChanges = (): PendingChanges => ({ entries: [], write: undefined })
 
-/** Writes the pending entries now, in their order, and empties the list. */
+/**
+ * Writes the pending entries now, in their order, and takes them off the list once written: a failed
+ * write leaves them pending, so a caller that carries on (SQLite keeps the transaction open after a
+ * failed statement) still writes them before COMMIT.
+ */
 export const writePending = (pending: PendingChanges): Effect.Effect<void, Errors.PersistenceError> =>
   Effect.suspend(() => {
     if (pending.entries.length === 0 || pending.write === undefined) return Effect.void
-    return pending.write(pending.entries.splice(0))
+    const entries = pending.entries.slice()
+    return Effect.tap(pending.write(entries), () => void pending.entries.splice(0, entries.length))
   })
 
 /** A savepoint's entries, once it is released, belong to the enclosing transaction's. */

@@ -66,7 +66,8 @@ export const atomically =
  * `sql.withTransaction` whose own failures (BEGIN, SAVEPOINT, COMMIT, ROLLBACK) become PersistenceError
  * instead of SqlError or a defect; the body's failures and defects pass through unchanged. The change
  * entries the body appends are written after it, as the last statement before COMMIT (`PendingChanges`);
- * a savepoint hands its entries to the enclosing transaction when released, and drops them when rolled back.
+ * a savepoint starts with the enclosing transaction's entries written, hands its own to it when released,
+ * and drops them when rolled back.
  */
 export const inTransaction =
   (sql: SqlClient.SqlClient) =>
@@ -84,7 +85,11 @@ export const inTransaction =
               : writePending(own)
           )
         )
-        return sql.withTransaction(body(withChangesLast)).pipe(
+        // A savepoint starts with the enclosing transaction's entries written: a read of the log inside it
+        // then sees them, its own entries take the positions after them, and rolling it back drops only its
+        // own (an import's record-by-record replay, where each record appended in its savepoint anyway).
+        const opened = Option.isSome(outer) && Option.isSome(enclosing) ? writePending(enclosing.value) : Effect.void
+        return Effect.zipRight(opened, sql.withTransaction(body(withChangesLast))).pipe(
           Effect.catchAllDefect((defect) => {
             if (defect instanceof BodyDefect) return Effect.die(defect.defect)
             if (!isSqlError(defect)) return Effect.die(defect)

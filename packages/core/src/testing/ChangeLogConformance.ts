@@ -120,7 +120,7 @@ export const changeLogCases: PortCases = (it) => {
     )
 
     it.effect(
-      "in a transaction: a read sees the transaction's appends; a rolled-back savepoint's appends are gone, a released one's kept in order",
+      "in a transaction: a read sees the transaction's appends, in a savepoint too; a rolled-back savepoint's appends are gone, a released one's kept in order",
       () =>
         Effect.gen(function* () {
           const changes = yield* ChangeLog
@@ -138,12 +138,18 @@ export const changeLogCases: PortCases = (it) => {
           const inside = yield* transactor.withTransaction(
             Effect.gen(function* () {
               yield* changes.append(entry(company, { revision: 1 }))
+              // A savepoint reads the enclosing transaction's appends; rolling it back drops only its own.
               const dropped = yield* Effect.exit(
                 transactor.withTransaction(
-                  Effect.zipRight(changes.append(entry(company, { revision: 99 })), Effect.fail("rolled back"))
+                  Effect.gen(function* () {
+                    const before = yield* changes.head(company)
+                    yield* changes.append(entry(company, { revision: 99 }))
+                    const after = yield* changes.head(company)
+                    return yield* Effect.fail({ rolledBack: [before, after] })
+                  })
                 )
               )
-              expect(Exit.isFailure(dropped)).toBe(true)
+              expect(dropped).toEqual(Exit.fail({ rolledBack: [1, 2] }))
               yield* transactor.withTransaction(changes.appendMany([entry(company, { revision: 2 })]))
               const head = yield* changes.head(company)
               const read = yield* readAll
