@@ -29,7 +29,7 @@ import { refusedQueryNames } from "./RefusedQuery.js"
 import { isDomainError, issueDetails, renderDomainError } from "./ErrorResponses.js"
 import { FastAnswering, FastAnswers } from "./FastAnswer.js"
 import { CurrentRequest, newRequestState, type RequestState } from "./RequestId.js"
-import { type Found, openApiPath, pathOf, type Route, Routes } from "./RouteTable.js"
+import { type Found, openApiPath, pathOf, type Route, Routes, unmatched } from "./RouteTable.js"
 
 const respond = (requestId: string, status: ApiErrors.ErrorStatus, error: ApiErrors.ErrorDetail) => {
   const response = HttpServerResponse.unsafeJson({ request_id: requestId, error }, { status })
@@ -51,6 +51,10 @@ const answerHeaders = (response: HttpServerResponse.HttpServerResponse, state: R
     "x-content-type-options": "nosniff",
     ...(response.headers["cache-control"] === undefined ? { "cache-control": "no-store" } : {})
   })
+
+/** What the router answers for a path no route takes. */
+const routeNotFound = (requestId: string) =>
+  respond(requestId, 404, { code: "route_not_found", message: `no such endpoint; see GET ${openApiPath}` })
 
 /**
  * Answers a decode error of the framework by the part of the request that fails its schema (a bad path
@@ -86,9 +90,7 @@ const renderCause = (requestId: string, cause: Cause.Cause<unknown>) => {
       return Effect.succeed(respond(requestId, domain.status, domain.error))
     }
     if (HttpServerError.isServerError(error) && error._tag === "RouteNotFound") {
-      return Effect.succeed(
-        respond(requestId, 404, { code: "route_not_found", message: `no such endpoint; see GET ${openApiPath}` })
-      )
+      return Effect.succeed(routeNotFound(requestId))
     }
   }
   const defect = Cause.dieOption(cause)
@@ -177,11 +179,11 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
         // (`http.route`) once it has found it; a fast answer's route is named here.
         const served = !traced
           ? (fastAnswer ?? app)
-          : fastAnswer === undefined || found === undefined
+          : fastAnswer === undefined
             ? Effect.withSpan(app, "use case", { captureStackTrace: false })
             : Effect.withSpan(fastAnswer, "use case", {
                 captureStackTrace: false,
-                attributes: { "http.route": found.route.template }
+                attributes: { "http.route": found!.route.template }
               })
         const path = pathOf(request.url)
         const media = found?.route.multipart === true
@@ -212,6 +214,9 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
             })
           }
           if (needsKey) state.admitted = yield* admission.admit(request)
+          // No route takes it: the router can only answer 404, so the body is not read (nor scanned) first.
+          if (found === undefined && routes.templateOf(request.method, request.url) === unmatched)
+            return routeNotFound(requestId)
           if (refusedNames.length > 0) return refuseQuery()
           // POST /media streams its multipart body to staging itself.
           if (media && isMultipart(request.headers["content-type"])) return yield* served

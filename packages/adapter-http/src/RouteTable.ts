@@ -175,7 +175,8 @@ export const make = (outside: ReadonlyArray<OutsideRoute> = [], api: HttpApi.Htt
     routes,
     find,
     templateOf: (method, url) => {
-      const entry = lookUp(method, url)?.handler
+      // The path alone: the matcher would parse the query string too, which a template does not need.
+      const entry = lookUp(method, pathOf(url))?.handler
       return entry === undefined ? unmatched : entry._tag === "Contract" ? entry.route.template : entry.template
     },
     needsKey: (url, found) => {

@@ -190,7 +190,7 @@ export const make: Effect.Effect<
         span("ChangeLog.read", { companyId: query.companyId, after: query.after })
       ),
     fromGlobalPosition: (companyId, globalPosition) =>
-      atGlobal({ companyId, globalPosition }).pipe(
+      Effect.zipRight(writtenFirst, atGlobal({ companyId, globalPosition })).pipe(
         Effect.map(Option.match({ onNone: () => 0, onSome: (row) => row.position })),
         Effect.catchTag("ParseError", Effect.die),
         refineErrors,

@@ -1,3 +1,4 @@
+import { CommittedReads } from "@catalog-sync/adapter-sql"
 import { ChangeLog } from "@catalog-sync/core"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
@@ -18,17 +19,14 @@ export const layer: Layer.Layer<ChangeLog.ChangeLog, never, ChangeLog.ChangeLog 
   Effect.gen(function* () {
     const log = yield* ChangeLog.ChangeLog
     const versions = yield* SqliteDataVersion
-    const heads = new Map<string, { readonly anyCommit: number; readonly head: number }>()
+    const heads = CommittedReads.committedReads<number>({ maxBytes: maxEntries, maxEntryBytes: 1, maxEntries })
     const readAndKeep = (companyId: ChangeLog.ChangeEntry["companyId"]) => {
       // Read before the head, so that a commit in between makes the next poll read it again.
       const anyCommit = versions.anyCommit()
       if (anyCommit === undefined) return log.head(companyId)
-      const known = heads.get(companyId)
-      if (known !== undefined && known.anyCommit === anyCommit) return Effect.succeed(known.head)
-      return Effect.tap(log.head(companyId), (head) => {
-        if (heads.size >= maxEntries) heads.clear()
-        heads.set(companyId, { anyCommit, head })
-      })
+      const known = heads.get(companyId, anyCommit)
+      if (known !== undefined) return Effect.succeed(known)
+      return Effect.tap(log.head(companyId), (head) => heads.set(companyId, anyCommit, head, 1))
     }
     return ChangeLog.ChangeLog.of({
       ...log,

@@ -294,6 +294,25 @@ layer(TestServerWith(), { excludeTestServices: true, timeout: 240_000 })("the HT
     )
 
     it.scoped(
+      "a body sent to a path no route takes is answered 404 before it is read, however the path is spelled",
+      () =>
+        Effect.gen(function* () {
+          const { url } = yield* TestServer
+          for (const path of ["/elsewhere", "//api/v1/nothing", "/API/v1/nothing"]) {
+            const connection = yield* rawConnection(url, { halfOpen: true })
+            // The head of a 1 MB JSON body, and none of the body: an answer that waited for it would not come.
+            connection.socket.write(
+              `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${maxJsonBytes}\r\n\r\n`
+            )
+            expect(yield* until(() => answersIn(connection.received()).length === 1, 1_500), path).toBe(true)
+            expect(answersIn(connection.received()).map(({ status, code }) => ({ path, status, code }))).toEqual([
+              { path, status: 404, code: "route_not_found" }
+            ])
+          }
+        })
+    )
+
+    it.scoped(
       "a 413 answered before the body arrives lets a client still sending it finish and read the answer; a request pipelined behind it is not served; a client that stops sending, or never does, is let go",
       () =>
         Effect.gen(function* () {

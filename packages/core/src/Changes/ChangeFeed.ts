@@ -76,7 +76,8 @@ export class ChangeFeed extends Effect.Service<ChangeFeed>()("@catalog-sync/core
                 after,
                 upTo: head,
                 visibleMask,
-                resources: params.resources,
+                // A name repeated in `resource=` filters once (each length of list would be a query of its own).
+                resources: params.resources === undefined ? undefined : Array.from(new Set(params.resources)),
                 limit: params.limit + 1
               })
         const hasMore = rows.length > params.limit
