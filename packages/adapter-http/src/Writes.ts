@@ -4,13 +4,14 @@ import { type WriteCommand, WriteRunner } from "@catalog-sync/core"
 import { Effect, type Either } from "effect"
 import { api, type ApiErrorOf } from "./ErrorResponses.js"
 import { requestId } from "./RequestId.js"
+import { pathOf, type RouteTable, Routes } from "./RouteTable.js"
 
 /** What a write fails with: its command's errors and the write runner's own (idempotency, storage). */
 export type WriteFailure<E> = Effect.Effect.Error<ReturnType<typeof WriteRunner.runWrite<object, E, never>>>
 
 /**
  * Hands a write to core's write runner under the request's Idempotency-Key (the operation is the
- * request's method and path) and shapes the envelope: the result, `request_id` and, for a repeat of a
+ * request's method and its route's path, see `operationOf`) and shapes the envelope: the result, `request_id` and, for a repeat of a
  * completed write, `replayed: true`.
  */
 export const writeEnvelope = <A extends object, E extends DomainError, R>(
@@ -28,10 +29,25 @@ export const writeEnvelope = <A extends object, E extends DomainError, R>(
 > =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
-    const operation = `${request.method} ${request.url.split("?")[0] ?? request.url}`
+    const operation = operationOf(yield* Routes, request.method, request.url)
     const outcome = yield* api(WriteRunner.runWrite({ idempotencyKey, operation, payload }, command))
     return { ...outcome.result, request_id: yield* requestId, ...(outcome.replayed ? { replayed: true as const } : {}) }
   })
+
+/**
+ * A write's operation in its fingerprint: the method and the route's declared path with its parameters
+ * filled in, so that every spelling the router takes for one endpoint and record (letter case, doubled or
+ * trailing slashes, an escaped character) is one operation, and a retry spelled otherwise is replayed. For
+ * the paths clients send (`/api/v1/products/upsert`, `/api/v1/jobs/j_1/cancel`) it is the path as sent.
+ */
+export const operationOf = (routes: RouteTable, method: string, url: string) => {
+  const found = routes.find(method, url)
+  if (found === undefined) return `${method} ${pathOf(url)}`
+  const path = found.route.template.replace(/:(\w+)/g, (_, name: string) =>
+    encodeURIComponent(found.params[name] ?? "")
+  )
+  return `${method} ${path}`
+}
 
 /**
  * The JSON body of a write, decoded once and with bounded work (`Decode.decoderOf`: lists held to their

@@ -588,6 +588,47 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
       })
     )
 
+    it.effect("a retry of one write spelled otherwise (case, slashes, escapes) is replayed, not refused", () =>
+      Effect.gen(function* () {
+        const { url, tenant } = yield* TestServer
+        const token = yield* (yield* tenant()).key(writer)
+        const key = freshKey()
+        const body = { external_id: "c", name: "C" }
+        const first = yield* call(url, "POST", "/categories/upsert", { token, idempotencyKey: key, body })
+        expect(first.status).toBe(200)
+        for (const spelling of ["/categories/upsert/", "/Categories/UPSERT", "/categories//upsert"]) {
+          const again = yield* call(url, "POST", spelling, { token, idempotencyKey: key, body })
+          expect({ spelling, status: again.status, replayed: again.body.replayed }).toEqual({
+            spelling,
+            status: 200,
+            replayed: true
+          })
+          expect(again.body.record).toEqual(first.body.record)
+        }
+        // Another record's path is another operation: the same key is refused there.
+        const product = yield* call(url, "POST", "/products/upsert", {
+          token,
+          body: { external_id: "p", name: "P", category_ids: [first.body.record.id] }
+        })
+        const id: string = product.body.record.id
+        const archive = { token, idempotencyKey: freshKey(), body: { expected_revision: 1 } }
+        expect((yield* call(url, "DELETE", `/products/${id}`, archive)).status).toBe(200)
+        // The id with its first letter escaped: the router decodes it to the same parameter.
+        const escaped = `/products/%${id.charCodeAt(0).toString(16)}${id.slice(1)}`
+        const replay = yield* call(url, "DELETE", escaped, archive)
+        expect({ status: replay.status, replayed: replay.body.replayed }).toEqual({ status: 200, replayed: true })
+        const other = yield* call(url, "POST", "/products/upsert", {
+          token,
+          body: { external_id: "q", name: "Q", category_ids: [first.body.record.id] }
+        })
+        expectError(
+          yield* call(url, "DELETE", `/products/${other.body.record.id}`, archive),
+          409,
+          "idempotency_key_reused"
+        )
+      })
+    )
+
     it.effect("a replay never shows more than the replaying key may read, nor skips its write scopes", () =>
       Effect.gen(function* () {
         const { url, tenant } = yield* TestServer
