@@ -13,10 +13,14 @@
  * to the last job's end, latency a job's from its POST to its end). The servers run with
  * BENCHMARK_RATE_LIMIT_MULTIPLIER=1000, so that the ceilings are the database's, not the documented
  * limits' (one company may send 600 requests a minute); the limits are still counted in the database.
+ *
+ * On Linux each case also reports where the machine's CPU went (cpuSplit.ts: the servers, PostgreSQL, the
+ * proxy and this process, in cores and in CPU ms per request), and the two-instance row the most a second
+ * instance could add here: the machine's cores over those one instance kept busy.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdirSync } from "node:fs"
-import { loadavg } from "node:os"
+import { availableParallelism, loadavg } from "node:os"
 import { join } from "node:path"
 import * as PgTesting from "@catalog-sync/adapter-pg/testing"
 import { Effect, Exit, Scope } from "effect"
@@ -24,6 +28,7 @@ import pg from "pg"
 import { type LoadRequest, type LoadResult, load, median } from "./load.js"
 import { api, createRequest, feedRequest, getRequest, runId, seedThroughApi } from "./requests.js"
 import type { Row } from "./row.js"
+import { cpuSplit, describeSplit, type Split } from "./cpuSplit.js"
 import { type Company, createTenants } from "./setup.js"
 
 export interface DistanceContext {
@@ -58,6 +63,8 @@ interface Measured {
   readonly rate: number
   readonly p50: number
   readonly p99: number
+  /** Where the machine's CPU went while the case ran (Linux). */
+  readonly split?: Split
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -87,7 +94,7 @@ const medianMillis = async (url: string, statement: string, times: number) => {
 
 /** `servers.js latency-proxy` in a process of its own, so that the load generator does not delay its relays. */
 const startProxy = (root: string, target: string, roundTrip: number) =>
-  new Promise<{ readonly url: string; readonly stop: () => void }>((resolve, reject) => {
+  new Promise<{ readonly url: string; readonly pid: number; readonly stop: () => void }>((resolve, reject) => {
     const child = spawn(process.execPath, ["bench/dist/servers.js", "latency-proxy", String(roundTrip / 2), target], {
       cwd: root,
       stdio: ["ignore", "pipe", "inherit"]
@@ -95,7 +102,8 @@ const startProxy = (root: string, target: string, roundTrip: number) =>
     let output = ""
     child.stdout!.on("data", (chunk: Buffer) => {
       output += chunk.toString()
-      if (output.includes("\n")) resolve({ url: JSON.parse(output).url, stop: () => child.kill("SIGKILL") })
+      if (output.includes("\n"))
+        resolve({ url: JSON.parse(output).url, pid: child.pid!, stop: () => child.kill("SIGKILL") })
     })
     child.once("exit", (code) => reject(new Error(`latency proxy exited with ${code}`)))
   })
@@ -113,7 +121,7 @@ export const scenarioPgDistance = async (context: DistanceContext): Promise<Arra
       }
     ]
   const plan = context.quick
-    ? { rounds: 1, seconds: 3, warmSeconds: 1, jobsPerConnection: 5 }
+    ? { rounds: 1, seconds: 3, warmSeconds: 2, jobsPerConnection: 5 }
     : { rounds: 3, seconds: 5, warmSeconds: 2, jobsPerConnection: 10 }
   const loadAverage = loadavg().map((n) => n.toFixed(1))
   context.log(`pg-distance: load average ${loadAverage.join(" ")}`)
@@ -238,7 +246,7 @@ export const scenarioPgDistance = async (context: DistanceContext): Promise<Arra
     const results = new Map<string, Array<Measured>>()
     const key = (name: string, roundTrip: number, instances: number) => `${name}/${roundTrip}/${instances}`
     /** Both servers on the database through the proxy at `proxied`, every case, alone and together. */
-    const measureAt = async (roundTrip: number, proxied: string) => {
+    const measureAt = async (roundTrip: number, proxied: string, proxyPid: number) => {
       const env = { DATABASE_URL: proxied, BENCHMARK_RATE_LIMIT_MULTIPLIER: "1000" }
       const servers = await Promise.all(
         [1, 2].map((n) => {
@@ -270,11 +278,22 @@ export const scenarioPgDistance = async (context: DistanceContext): Promise<Arra
               const urls = instances === 1 ? [first.url] : both
               for (const c of cases) {
                 const label = `pg-distance ${c.name} ${roundTrip} ms ${instances} instance(s) round ${round + 1}`
-                const measured = await c.run(urls, label)
+                const window = cpuSplit?.({
+                  server: instances === 1 ? [first.process.pid!] : [first.process.pid!, second.process.pid!],
+                  proxy: [proxyPid],
+                  load: [process.pid]
+                })
+                const run = await c.run(urls, label)
+                const split = window?.end()
+                const measured = split === undefined ? run : { ...run, split }
                 const earlier = results.get(key(c.name, roundTrip, instances)) ?? []
                 results.set(key(c.name, roundTrip, instances), [...earlier, measured])
                 context.log(
-                  `${label}: ${Math.round(measured.rate)} ${c.unit}, p50 ${measured.p50} ms, p99 ${measured.p99} ms`
+                  `${label}: ${Math.round(measured.rate)} ${c.unit}, p50 ${measured.p50} ms, p99 ${measured.p99} ms${
+                    split === undefined
+                      ? ""
+                      : `; ${describeSplit(split, measured.rate * split.seconds, c.unit.split("/")[0]!)}`
+                  }`
                 )
               }
             } finally {
@@ -294,7 +313,7 @@ export const scenarioPgDistance = async (context: DistanceContext): Promise<Arra
         const added = (await medianMillis(proxy.url, "SELECT 1", 200)) - select
         calibrated.set(roundTrip, added)
         context.log(`pg-distance ${roundTrip} ms: the proxy adds ${added.toFixed(2)} ms per round trip (median)`)
-        await measureAt(roundTrip, proxy.url)
+        await measureAt(roundTrip, proxy.url, proxy.pid)
       } finally {
         proxy.stop()
       }
@@ -310,6 +329,21 @@ export const scenarioPgDistance = async (context: DistanceContext): Promise<Arra
         const ratio = median(double.map((d, i) => d.rate / single[i]!.rate))
         const latency = (m: ReadonlyArray<Measured>) =>
           `p50 ${fmt(median(m.map((x) => x.p50)))} ms, p99 ${fmt(median(m.map((x) => x.p99)))} ms`
+        // The first round's split (cores by process, CPU per request) beside its latencies.
+        const cpu = (m: ReadonlyArray<Measured>) =>
+          m[0]?.split === undefined
+            ? ""
+            : `; ${describeSplit(m[0].split, m[0].rate * m[0].split.seconds, c.unit.split("/")[0]!)}`
+        // What a second instance can add on this machine at most: the cores one instance left unused (median of
+        // rounds), at the same CPU per request (two processes on shared cores cost more per request, not less).
+        const busyRounds = single.flatMap((m) =>
+          m.split === undefined ? [] : [Object.values(m.split.cores).reduce((a, b) => a + b, 0)]
+        )
+        const busy = busyRounds.length === 0 ? undefined : median(busyRounds)
+        const ceiling =
+          busy === undefined
+            ? ""
+            : `; 1 instance kept ${busy.toFixed(2)} of ${availableParallelism()} cores busy: 2 can give at most ${(availableParallelism() / busy).toFixed(2)}x at its CPU per request`
         const bar = bars[c.name]?.[roundTrip]
         const common = {
           scenario: "10 pg distance",
@@ -322,7 +356,7 @@ export const scenarioPgDistance = async (context: DistanceContext): Promise<Arra
           measure: `${c.measure}, ${at}, 1 instance`,
           value: median(single.map((m) => m.rate)),
           ...(bar === undefined ? {} : { met: median(single.map((m) => m.rate)) >= bar }),
-          note: latency(single),
+          note: `${latency(single)}${cpu(single)}`,
           rounds: single
         })
         const spreadTarget = c.name === "upsert-spread" && roundTrip === 1
@@ -335,11 +369,11 @@ export const scenarioPgDistance = async (context: DistanceContext): Promise<Arra
           ratio,
           ...(spreadTarget ? { target: `>= ${spreadBar.toFixed(1)}x 1 instance`, met: ratio >= spreadBar } : {}),
           ...(bar === undefined || spreadTarget ? {} : { met: median(double.map((m) => m.rate)) >= bar }),
-          note: latency(double),
+          note: `${latency(double)}${cpu(double)}${ceiling}`,
           rounds: double
         })
         summary.push(
-          `${c.name.padEnd(13)} ${String(roundTrip).padStart(2)} ms | 1: ${fmt(median(single.map((m) => m.rate))).padStart(6)} ${c.unit} (${latency(single)}) | 2: ${fmt(median(double.map((m) => m.rate))).padStart(6)} (${latency(double)}) | x${ratio.toFixed(2)}`
+          `${c.name.padEnd(13)} ${String(roundTrip).padStart(2)} ms | 1: ${fmt(median(single.map((m) => m.rate))).padStart(6)} ${c.unit} (${latency(single)}) | 2: ${fmt(median(double.map((m) => m.rate))).padStart(6)} (${latency(double)}) | x${ratio.toFixed(2)}${busy === undefined ? "" : ` (at most x${(availableParallelism() / busy).toFixed(2)} here)`}`
         )
       }
     }
