@@ -5,8 +5,9 @@ export const maxNamedStatements = 200
 
 /**
  * Statements with more parameters run unnamed: their texts vary with their row or id counts (multi-row
- * inserts, `IN` lists), each would be one more prepared statement held by every connection, and their
- * planning is small next to their execution.
+ * inserts, long `IN` lists), each would be one more prepared statement held by every connection, and their
+ * planning is small next to their execution. adapter-sql pads `IN` lists to powers of two, so that lists of
+ * up to 32 ids make a handful of texts per statement, not one per count.
  */
 export const maxNamedParameters = 32
 

@@ -251,6 +251,39 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
       })
     )
 
+    it.scoped("lookups of 1 to 32 external ids make five prepared texts, and find what is mapped", () =>
+      Effect.gen(function* () {
+        const url = yield* cluster.freshDatabase
+        const context = yield* Layer.build(pgLayer({ url: Redacted.make(url), poolSize: 1 }))
+        const mappings = Context.get(context, Mappings.Mappings)
+        const sql = Context.get(context, SqlClient.SqlClient)
+        const scope = {
+          companyId: uuid() as Ids.CompanyId,
+          connectionId: uuid() as Ids.ConnectionId,
+          resource: "products" as const
+        }
+        const mapped = Array.from({ length: 20 }, (_, i) => ({
+          ...scope,
+          externalId: `e${i}`,
+          recordId: uuid() as Ids.RecordId,
+          createdAt: "2026-01-01T00:00:00.000Z"
+        }))
+        yield* Context.get(context, Transactor.Transactor).withTransaction(mappings.insertMany(mapped))
+        for (let n = 1; n <= 32; n++) {
+          const found = yield* mappings.findMany(
+            scope,
+            Array.from({ length: n }, (_, i) => `e${i}`)
+          )
+          expect(found).toEqual(new Map(mapped.slice(0, n).map((m) => [m.externalId, m.recordId])))
+        }
+        const texts = yield* sql<{ statement: string }>`SELECT statement FROM pg_prepared_statements
+          WHERE statement LIKE '%external_id IN%'`
+        // Lists of 1, 2, 4, 8 and 16 ids (one text per count would be 29: up to 32 parameters with the scope's
+        // three); 32 ids and the scope make 35 parameters, which run unnamed.
+        expect(texts.length).toBe(5)
+      })
+    )
+
     it.scoped("two instances updating one record with the same expected revision: exactly one wins each round", () =>
       Effect.gen(function* () {
         const url = yield* cluster.freshDatabase

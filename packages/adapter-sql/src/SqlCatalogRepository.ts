@@ -4,7 +4,15 @@ import { Array as Arr, type Context, Effect, Layer, Option, Schema } from "effec
 import { refineErrors } from "./internal/errors.js"
 import { atomically } from "./internal/transaction.js"
 import { CommitVersion, committedReads } from "./CommittedReads.js"
-import { chunks, type RecordRow, recordColumns, ReferenceTarget, recordRowOf, storedRecordOf } from "./internal/rows.js"
+import {
+  chunks,
+  padded,
+  recordColumns,
+  type RecordRow,
+  recordRowOf,
+  ReferenceTarget,
+  storedRecordOf
+} from "./internal/rows.js"
 import { span } from "./internal/spans.js"
 
 /** The parameters of a list query, as plain values. */
@@ -209,7 +217,7 @@ export const make: Effect.Effect<
     )
 
   const findRecords = (companyId: string, resource: string, ids: ReadonlyArray<string>) =>
-    sql<Row>`SELECT ${columns} FROM catalog_records r WHERE r.company_id = ${companyId} AND r.resource = ${resource} AND r.id IN ${sql.in(ids)}`
+    sql<Row>`SELECT ${columns} FROM catalog_records r WHERE r.company_id = ${companyId} AND r.resource = ${resource} AND r.id IN ${sql.in(padded(ids))}`
 
   const findExisting = SqlSchema.findAll({
     Request: Schema.Struct({ companyId: Ids.CompanyId, resource: ReferenceTarget, ids: Schema.Array(Ids.RecordId) }),
@@ -217,8 +225,8 @@ export const make: Effect.Effect<
     execute: ({ companyId, ids, resource }) =>
       resource === "media"
         ? // Only completed media can be referenced.
-          sql`SELECT id FROM media WHERE company_id = ${companyId} AND state = 'completed' AND id IN ${sql.in(ids)}`
-        : sql`SELECT id FROM catalog_records WHERE company_id = ${companyId} AND resource = ${resource} AND id IN ${sql.in(ids)}`
+          sql`SELECT id FROM media WHERE company_id = ${companyId} AND state = 'completed' AND id IN ${sql.in(padded(ids))}`
+        : sql`SELECT id FROM catalog_records WHERE company_id = ${companyId} AND resource = ${resource} AND id IN ${sql.in(padded(ids))}`
   })
 
   const insertRow = (row: typeof RecordRow.Encoded) => sql`INSERT INTO catalog_records ${sql.insert(row)}`
@@ -280,7 +288,7 @@ export const make: Effect.Effect<
 
   const findChildren = (companyId: string, resource: string, parentIds: ReadonlyArray<string>) =>
     sql<Row>`SELECT ${sql.literal(recordColumns)} FROM catalog_records r
-          WHERE r.company_id = ${companyId} AND r.resource = ${resource} AND r.parent_id IN ${sql.in(parentIds)}`
+          WHERE r.company_id = ${companyId} AND r.resource = ${resource} AND r.parent_id IN ${sql.in(padded(parentIds))}`
 
   // Rule checks that read other records run under READ COMMITTED on PostgreSQL, where two transactions do
   // not see each other's uncommitted writes; a per-company transaction lock per rule makes them take turns.

@@ -2,7 +2,7 @@ import { Errors, Ids, Mappings } from "@catalog-sync/core"
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Array as Arr, type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
-import { chunks, MappingRow } from "./internal/rows.js"
+import { chunks, MappingRow, padded } from "./internal/rows.js"
 import { span } from "./internal/spans.js"
 
 /** A mapping as the lookups read it. */
@@ -31,7 +31,7 @@ export const byRecordStatement = (
     orElse: () =>
       sql<MappingPair>`SELECT external_id, record_id FROM mappings
           WHERE company_id = ${scope.companyId} AND connection_id = ${scope.connectionId}
-            AND resource = ${scope.resource} AND record_id IN ${sql.in(recordIds)}`
+            AND resource = ${scope.resource} AND record_id IN ${sql.in(padded(recordIds))}`
   })
 
 const rowOf = (mapping: Mappings.Mapping) => ({
@@ -56,7 +56,7 @@ export const make: Effect.Effect<
   const findByExternal = (scope: Mappings.MappingScope, externalIds: ReadonlyArray<string>) =>
     sql<MappingPair>`SELECT external_id, record_id FROM mappings
           WHERE company_id = ${scope.companyId} AND connection_id = ${scope.connectionId}
-            AND resource = ${scope.resource} AND external_id IN ${sql.in(externalIds)}`
+            AND resource = ${scope.resource} AND external_id IN ${sql.in(padded(externalIds))}`
 
   const findByRecord = (scope: Mappings.MappingScope, recordIds: ReadonlyArray<string>) =>
     byRecordStatement(sql, scope, recordIds)

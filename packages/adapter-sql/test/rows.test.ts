@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import type { StoredRecord } from "@catalog-sync/core"
 import fc from "fast-check"
 import { Schema } from "effect"
-import { RecordRow, recordRowOf, storedRecordOf } from "../src/internal/rows.js"
+import { padded, RecordRow, recordRowOf, storedRecordOf } from "../src/internal/rows.js"
 
 const id = fc.uuid({ version: 4 })
 const timestamp = fc.date({ min: new Date(2020, 0, 1), max: new Date(2030, 0, 1) }).map((d) => d.toISOString())
@@ -72,5 +72,24 @@ describe("catalog record rows mapped without the schema", () => {
     expect(Object.keys(read.data)).toEqual(["__proto__", "name"])
     expect(Object.getPrototypeOf(read.data)).toBe(Object.prototype)
     expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+  })
+})
+
+describe("an IN list padded", () => {
+  it.prop("holds the same values, in a power-of-two count below twice theirs", [fc.array(fc.integer())], ([values]) => {
+    const out = padded(values)
+    expect(new Set(out)).toEqual(new Set(values))
+    expect(out.slice(0, values.length)).toEqual(values)
+    if (values.length > 0) {
+      expect(Number.isInteger(Math.log2(out.length))).toBe(true)
+      expect(out.length).toBeLessThan(2 * values.length)
+    } else expect(out).toEqual([])
+  })
+
+  it("makes 1 to 32 values six lengths", () => {
+    const lengths = new Set(
+      Array.from({ length: 32 }, (_, i) => padded(Array.from({ length: i + 1 }, (_, j) => j)).length)
+    )
+    expect([...lengths]).toEqual([1, 2, 4, 8, 16, 32])
   })
 })
