@@ -43,15 +43,19 @@ const optionsAt = (ast: AST.AST, inherited: AST.ParseOptions): AST.ParseOptions 
     onSome: (own) => ({ ...inherited, ...own })
   })
 
-/** Issues found so far, by location; full once it holds `maxIssues` + 1 locations. */
+/**
+ * Issues found so far, by location; full once it holds `maxIssues` + 1 locations. A full list still takes
+ * issues at a location it holds (the other members of a union that failed there), so that a location's
+ * message is the one an unbounded decode gives ("must be a string or null").
+ */
 class Found {
   readonly issues: Array<ParseResult.ArrayFormatterIssue> = []
   private readonly locations = new Set<string>()
   full = false
 
   add(path: Path, tag: ParseResult.ArrayFormatterIssue["_tag"], message: string) {
-    if (this.full) return
     const location = path.map(String).join("\u0000")
+    if (this.full && !this.locations.has(location)) return
     if (!this.locations.has(location)) {
       this.locations.add(location)
       if (this.locations.size > maxIssues) this.full = true
@@ -268,7 +272,8 @@ const items = (type: AST.AST, input: ReadonlyArray<unknown>, path: Path, found: 
 
 /**
  * The failures of `input` from `issue`, the first failure of decoding it: objects, lists and unions are
- * entered (each member of a union that failed), everything else is a leaf.
+ * entered (each member of a union that failed), everything else is a leaf. Once the list is full, objects
+ * and lists are left at once; a union's members are still visited for their leaves at its location.
  */
 const collect = (
   issue: ParseResult.ParseIssue,
@@ -277,7 +282,6 @@ const collect = (
   found: Found,
   inherited: AST.ParseOptions
 ): void => {
-  if (found.full) return
   switch (issue._tag) {
     case "Refinement": {
       const options = optionsAt(issue.ast, inherited)
