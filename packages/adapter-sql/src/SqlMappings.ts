@@ -43,6 +43,9 @@ const rowOf = (mapping: Mappings.Mapping) => ({
   created_at: mapping.createdAt
 })
 
+/** The most external ids `findAcross` reads in one statement (every engine's parameter limit is far above). */
+const maxAcross = 1000
+
 /** Mappings over any `SqlClient`. */
 export const make: Effect.Effect<
   Context.Tag.Service<typeof Mappings.Mappings>,
@@ -57,6 +60,20 @@ export const make: Effect.Effect<
     sql<MappingPair>`SELECT external_id, record_id FROM mappings
           WHERE company_id = ${scope.companyId} AND connection_id = ${scope.connectionId}
             AND resource = ${scope.resource} AND external_id IN ${sql.in(padded(externalIds))}`
+
+  // Lookups of several scopes as one statement, each row tagged with its lookup's place.
+  const findAcross = (lookups: ReadonlyArray<Mappings.MappingLookup>) =>
+    sql<MappingPair & { readonly lookup: number | string }>`${sql.join(
+      " UNION ALL ",
+      false
+    )(
+      lookups.map(
+        ({ externalIds, scope }, i) =>
+          sql`SELECT ${sql.literal(String(i))} AS lookup, external_id, record_id FROM mappings
+          WHERE company_id = ${scope.companyId} AND connection_id = ${scope.connectionId}
+            AND resource = ${scope.resource} AND external_id IN ${sql.in(padded(externalIds))}`
+      )
+    )}`
 
   const findByRecord = (scope: Mappings.MappingScope, recordIds: ReadonlyArray<string>) =>
     byRecordStatement(sql, scope, recordIds)
@@ -104,6 +121,36 @@ export const make: Effect.Effect<
         refineErrors,
         span("Mappings.findMany", { ...scopeAttributes(scope), count: externalIds.length })
       ),
+
+    findAcross: (lookups) => {
+      const asked = lookups.flatMap((lookup, i) =>
+        lookup.externalIds.length === 0 ? [] : [{ ...lookup, externalIds: Arr.dedupe(lookup.externalIds), at: i }]
+      )
+      const results = lookups.map(() => new Map<string, Ids.RecordId>())
+      // Lists past one chunk (never a write's own) take a statement each, as findMany does.
+      const statements =
+        asked.reduce((n, lookup) => n + lookup.externalIds.length, 0) <= maxAcross
+          ? asked.length === 0
+            ? Effect.succeed([])
+            : Effect.map(findAcross(asked), (rows) => rows.map((row) => ({ at: asked[Number(row.lookup)]!.at, row })))
+          : Effect.map(
+              Effect.forEach(asked, (lookup) =>
+                Effect.map(
+                  resolve(lookup.externalIds, (chunk) => findByExternal(lookup.scope, chunk)),
+                  (rows) => rows.map((row) => ({ at: lookup.at, row }))
+                )
+              ),
+              (pages) => pages.flat()
+            )
+      return statements.pipe(
+        Effect.map((found): ReadonlyArray<ReadonlyMap<string, Ids.RecordId>> => {
+          for (const { at, row } of found) results[at]!.set(row.external_id, row.record_id)
+          return results
+        }),
+        refineErrors,
+        span("Mappings.findAcross", { lookups: lookups.length })
+      )
+    },
 
     externalIdsOf: (scope, recordIds) =>
       resolve(recordIds, (chunk) => findByRecord(scope, chunk)).pipe(

@@ -88,9 +88,14 @@ const labels: ReadonlyArray<readonly [RegExp, string | ((statement: Logged) => s
   [/^INSERT INTO idempotency_keys /, "idempotency claim"],
   [/^UPDATE idempotency_keys SET state = 'completed'/, "idempotency completion"],
   [/^SELECT external_id, record_id FROM mappings /, (s) => `mapping lookup (${String(s.params[2])})`],
+  [/^SELECT 0 AS lookup, external_id, record_id FROM mappings /, "mapping lookups (the record's and its references')"],
   [/^INSERT INTO mappings /, "mappings insert"],
   [/^SELECT .* FROM catalog_records r WHERE /, "record read"],
   [/^INSERT INTO catalog_records /, "records insert"],
+  [
+    /^WITH inserted AS \(INSERT INTO catalog_records .*\) INSERT INTO "record_categories" /s,
+    "record insert with its category rows"
+  ],
   [/^UPDATE catalog_records /, "record update"],
   [/^INSERT INTO "record_categories" /, "category rows insert"],
   [/INSERT INTO change_heads .* INSERT INTO changes /, "change append (company head row)"],

@@ -33,14 +33,13 @@ const expected = {
       "BEGIN",
       // The Idempotency-Key's row, claimed before the write: a retry waits or gets the stored answer.
       "idempotency claim",
-      // Is there a record for this external id (create or update), and the category_ids' records.
-      "mapping lookup (products)",
-      "mapping lookup (categories)",
-      // The new record and its external id (ON CONFLICT: a create of the same id through another request).
+      // Is there a record for this external id (create or update), and the category_ids' records: one
+      // statement for both resources.
+      "mapping lookups (the record's and its references')",
+      // The new record's external id (ON CONFLICT: a create of the same id through another request).
       "mappings insert",
-      "records insert",
-      // The product's categories as rows, for list filters by category.
-      "category rows insert",
+      // The record and its categories as rows (for list filters by category), in one statement.
+      "record insert with its category rows",
       // The answer stored with the write it answers, so that a retry after COMMIT gets it.
       "idempotency completion",
       // The feed's entry, numbered from the company's head row: the company's lock, held to COMMIT. The
@@ -48,7 +47,7 @@ const expected = {
       "change append (company head row)",
       "COMMIT"
     ],
-    roundTrips: 11,
+    roundTrips: 9,
     underCompanyLock: 2,
     underConnectionLock: 0,
     companyRowsAlone: 1
@@ -58,10 +57,9 @@ const expected = {
       "rate windows of the key and company",
       "BEGIN",
       "idempotency claim",
-      "mapping lookup (products)",
+      "mapping lookups (the record's and its references')",
       // The record found, to merge the body into and to compare with `expected_revision`.
       "record read",
-      "mapping lookup (categories)",
       // A compare-and-set on the revision: a concurrent update of the record makes it match nothing (409).
       "record update",
       // The category rows are unchanged, so none is written.
@@ -69,7 +67,7 @@ const expected = {
       "change append (company head row)",
       "COMMIT"
     ],
-    roundTrips: 10,
+    roundTrips: 9,
     underCompanyLock: 2,
     underConnectionLock: 0,
     companyRowsAlone: 1

@@ -16,6 +16,12 @@ export interface Mapping extends MappingScope {
   readonly createdAt: string
 }
 
+/** External ids to resolve in one scope, one of `findAcross`'s lookups. */
+export interface MappingLookup {
+  readonly scope: MappingScope
+  readonly externalIds: ReadonlyArray<string>
+}
+
 /**
  * external_id -> record mappings of a connection. A mapping never moves: there is no update. A record
  * has at most one mapping per connection.
@@ -29,6 +35,14 @@ export class Mappings extends Context.Tag("@catalog-sync/core/Mappings")<
       scope: MappingScope,
       externalIds: ReadonlyArray<string>
     ) => Effect.Effect<ReadonlyMap<string, RecordId>, PersistenceError>
+    /**
+     * `findMany` of several scopes in one round trip, a result per lookup in their order. Optional: a
+     * write reads its own external id and its references' with it when the adapter has it (one statement
+     * instead of one per resource), else with `findMany` each.
+     */
+    readonly findAcross?: (
+      lookups: ReadonlyArray<MappingLookup>
+    ) => Effect.Effect<ReadonlyArray<ReadonlyMap<string, RecordId>>, PersistenceError>
     /** The connection's external ids of the given records, in one round trip. */
     readonly externalIdsOf: (
       scope: MappingScope,

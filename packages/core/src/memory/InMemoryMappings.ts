@@ -1,5 +1,5 @@
 import { Effect, Option } from "effect"
-import { Mappings } from "../Catalog/Mappings.js"
+import { Mappings, type MappingScope } from "../Catalog/Mappings.js"
 import { MappingConflict } from "../Shared/Errors.js"
 import type { RecordId } from "../Shared/Ids.js"
 import { byExternal, byRecord, type State } from "./InMemoryState.js"
@@ -29,18 +29,20 @@ export const makeMappings = (state: State): Mappings["Type"] => {
       return Effect.void
     })
 
+  const findMany = (scope: MappingScope, externalIds: ReadonlyArray<string>) => {
+    const out = new Map<string, RecordId>()
+    for (const externalId of externalIds) {
+      const found = state.mappings.get(byExternal(scope, externalId))
+      if (found !== undefined) out.set(externalId, found.recordId)
+    }
+    return out
+  }
+
   return Mappings.of({
     find: (scope, externalId) =>
       Effect.sync(() => Option.fromNullable(state.mappings.get(byExternal(scope, externalId))?.recordId)),
-    findMany: (scope, externalIds) =>
-      Effect.sync(() => {
-        const out = new Map<string, RecordId>()
-        for (const externalId of externalIds) {
-          const found = state.mappings.get(byExternal(scope, externalId))
-          if (found !== undefined) out.set(externalId, found.recordId)
-        }
-        return out
-      }),
+    findMany: (scope, externalIds) => Effect.sync(() => findMany(scope, externalIds)),
+    findAcross: (lookups) => Effect.sync(() => lookups.map((lookup) => findMany(lookup.scope, lookup.externalIds))),
     externalIdsOf: (scope, recordIds) =>
       Effect.sync(() => {
         const out = new Map<RecordId, string>()

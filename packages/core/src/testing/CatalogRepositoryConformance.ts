@@ -147,6 +147,29 @@ export const catalogRepositoryCases: PortCases = (it) => {
       })
     )
 
+    it.effect("a product inserted with repeated categories and components is found by each, once", () =>
+      Effect.gen(function* () {
+        const repo = yield* CatalogRepository
+        const company = companyId()
+        const [cat1, cat2, part1, part2] = orderedIds(4)
+        const bundle = record(company, {
+          index: { categoryIds: [cat1!, cat2!, cat1!], componentIds: [part1!, part2!] }
+        })
+        const single = record(company, { index: { categoryIds: [cat2!] } })
+        yield* repo.insert(bundle)
+        yield* repo.insert(single)
+        const inCategory = (category: string) =>
+          Effect.map(repo.list(company, "products", { limit: 10, categoryId: category as never }), (rows) =>
+            rows.map((r) => r.id).sort()
+          )
+        expect(yield* inCategory(cat1!)).toEqual([bundle.id])
+        expect(yield* inCategory(cat2!)).toEqual([bundle.id, single.id].sort())
+        for (const part of [part1!, part2!])
+          expect(yield* repo.bundlesContaining(company, part as never)).toEqual([bundle.id])
+        expect(Option.getOrThrow(yield* repo.get(company, "products", bundle.id))).toEqual(bundle)
+      })
+    )
+
     it.effect("an update given the replaced record's index keeps category and component links right", () =>
       Effect.gen(function* () {
         const repo = yield* CatalogRepository

@@ -29,6 +29,31 @@ export const mappingsCases: PortCases = (it) => {
       })
     )
 
+    it.effect("findAcross (when the adapter has it) answers each lookup as findMany does, in their order", () =>
+      Effect.gen(function* () {
+        const mappings = yield* Mappings
+        const company = companyId()
+        const connection = connectionId()
+        const products = scopeOf(company, connection)
+        const categories = { ...products, resource: "categories" as const }
+        const [a, b, c] = orderedIds(3)
+        yield* mappings.insert(mapping(products, "A", a!))
+        yield* mappings.insert(mapping(products, "B", b!))
+        yield* mappings.insert(mapping(categories, "A", c!))
+        const lookups = [
+          { scope: categories, externalIds: ["A", "Z"] },
+          { scope: products, externalIds: [] },
+          { scope: products, externalIds: ["B", "A", "B", "Z"] },
+          { scope: { ...products, connectionId: connectionId() }, externalIds: ["A"] }
+        ]
+        const expected = yield* Effect.forEach(lookups, (lookup) => mappings.findMany(lookup.scope, lookup.externalIds))
+        expect(expected.map((found) => Object.fromEntries(found))).toEqual([{ A: c }, {}, { A: a, B: b }, {}])
+        if (mappings.findAcross === undefined) return
+        expect(yield* mappings.findAcross(lookups)).toEqual(expected)
+        expect(yield* mappings.findAcross([])).toEqual([])
+      })
+    )
+
     it.effect("refuses a second mapping of an external id or of a record", () =>
       Effect.gen(function* () {
         const mappings = yield* Mappings

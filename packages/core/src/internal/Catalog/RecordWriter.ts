@@ -9,19 +9,60 @@ import { nowIso } from "../Shared/Now.js"
 import { describe, type Reference } from "../../Shared/Reference.js"
 import { bodyParts, requiredWriteScopes } from "./Access.js"
 import { mappingScope, requireScopes } from "./Caller.js"
+import type { MappingScope } from "../../Catalog/Mappings.js"
 import { changedParts, mergeDocument, missingRequired, violation } from "./Document.js"
 import { findReferences, type FoundReference, jsonPath, replaceReferences } from "./ReferenceSlots.js"
 import type { StoredRecord } from "../../Catalog/StoredRecord.js"
 import type { WritePorts } from "./WriteBehind.js"
 import type { WriteHeader } from "./WriteHeader.js"
 
+/** Mapping lookups a write made ahead (`lookAhead`): by target, the external ids asked and those found. */
+interface Known {
+  readonly asked: ReadonlyMap<string, ReadonlySet<string>>
+  readonly found: ReadonlyMap<string, ReadonlyMap<string, RecordId>>
+}
+
+/** Whether every id was asked ahead in `target`'s scope: then what was found is the whole answer. */
+const answered = (known: Known | undefined, target: string, externalIds: ReadonlyArray<string>) => {
+  const asked = known?.asked.get(target)
+  return asked !== undefined && externalIds.every((id) => asked.has(id))
+}
+
 /**
  * The write steps over a set of ports: the services' own, or an import batch's write-behind over
  * them (`WriteBehind`), so that one upsert is written the same way either way.
  */
 export const makeWriter = <E>({ repository, mappings, changeLog }: WritePorts<E>, ids: Ids["Type"]) => {
+  /**
+   * The write's own external id and the external references of the body as sent, looked up in one round
+   * trip when the port can (`findAcross`) and the body references something by external id; undefined
+   * otherwise, and each lookup is made where it is needed.
+   */
+  const lookAhead = (principal: Principal, definition: ResourceDefinition, externalId: string, sent: Document) =>
+    Effect.gen(function* () {
+      const findAcross = mappings.findAcross
+      if (findAcross === undefined) return undefined
+      const asked = new Map<string, Set<string>>([[definition.name, new Set([externalId])]])
+      let references = 0
+      for (const { reference, target } of findReferences(sent, definition.references)) {
+        // A uuid names a record (read by id); only an external id is a mapping to look up.
+        if (typeof reference === "string" || typeof reference?.external_id !== "string") continue
+        references++
+        const ids = asked.get(target) ?? new Set<string>()
+        asked.set(target, ids.add(reference.external_id))
+      }
+      if (references === 0) return undefined
+      const lookups = Array.from(asked, ([target, externalIds]) => ({
+        scope: mappingScope(principal, target as MappingScope["resource"]),
+        externalIds: Array.from(externalIds)
+      }))
+      const results = yield* findAcross(lookups)
+      const found = new Map(lookups.map((lookup, i) => [lookup.scope.resource as string, results[i]!]))
+      return { asked, found } satisfies Known
+    })
+
   /** Resolves every Reference, in one round trip per target and form; unresolved ones are listed. */
-  const resolveReferences = (principal: Principal, found: ReadonlyArray<FoundReference>) =>
+  const resolveReferences = (principal: Principal, found: ReadonlyArray<FoundReference>, known: Known | undefined) =>
     Effect.gen(function* () {
       const resolved: Array<string | undefined> = new Array(found.length)
       const targets = new Set(found.map((ref) => ref.target))
@@ -39,9 +80,11 @@ export const makeWriter = <E>({ repository, mappings, changeLog }: WritePorts<E>
         const existing: ReadonlySet<string> =
           uuids.length > 0 ? yield* repository.existing(principal.company.id, target, uuids) : new Set()
         let mapped =
-          externals.length > 0
-            ? yield* mappings.findMany(mappingScope(principal, target), externals)
-            : new Map<string, RecordId>()
+          externals.length === 0
+            ? new Map<string, RecordId>()
+            : answered(known, target, externals)
+              ? known!.found.get(target)!
+              : yield* mappings.findMany(mappingScope(principal, target), externals)
         if (target === "media" && mapped.size > 0) {
           // A media mapping exists from the upload on; only completed media can be linked.
           const usable = yield* repository.existing(principal.company.id, "media", Array.from(mapped.values()))
@@ -72,11 +115,18 @@ export const makeWriter = <E>({ repository, mappings, changeLog }: WritePorts<E>
     })
 
   /** Finds the record a body addresses: by its mapping, else by target_id (binding a new mapping). */
-  const locate = (principal: Principal, definition: ResourceDefinition, header: WriteHeader) =>
+  const locate = (
+    principal: Principal,
+    definition: ResourceDefinition,
+    header: WriteHeader,
+    known: Known | undefined
+  ) =>
     Effect.gen(function* () {
       const scope = mappingScope(principal, definition.name)
       const { externalId, targetId } = header
-      const mapped = yield* mappings.find(scope, externalId)
+      const mapped = answered(known, definition.name, [externalId])
+        ? Option.fromNullable(known!.found.get(definition.name)!.get(externalId))
+        : yield* mappings.find(scope, externalId)
       if (Option.isSome(mapped)) {
         if (targetId !== undefined && targetId !== mapped.value) {
           return yield* new MappingConflict({
@@ -116,7 +166,8 @@ export const makeWriter = <E>({ repository, mappings, changeLog }: WritePorts<E>
       let body = sent
       const { externalId, mode } = header
       const parts = bodyParts(definition, body)
-      const { stored, bind } = yield* locate(principal, definition, header)
+      const known = yield* lookAhead(principal, definition, externalId, sent)
+      const { stored, bind } = yield* locate(principal, definition, header, known)
       const expected = header.expectedRevision
       if (stored === undefined) {
         if (mode === "prices") {
@@ -158,7 +209,7 @@ export const makeWriter = <E>({ repository, mappings, changeLog }: WritePorts<E>
       }
       yield* violation(definition.checkBody(body, stored?.data))
       const found = findReferences(body, definition.references)
-      const resolvedIds = yield* resolveReferences(principal, found)
+      const resolvedIds = yield* resolveReferences(principal, found, known)
       const resolvedBody = replaceReferences(body, found, resolvedIds)
 
       const recordId = (stored?.id ?? (yield* ids.next)) as RecordId
