@@ -1,5 +1,5 @@
 import { Errors, Ids, Mappings } from "@catalog-sync/core"
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient, type SqlError, SqlSchema } from "@effect/sql"
 import { Array as Arr, type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { chunks, MappingRow, padded } from "./internal/rows.js"
@@ -105,6 +105,10 @@ export const make: Effect.Effect<
     ) => Effect.Effect<ReadonlyArray<{ readonly external_id: string; readonly record_id: Ids.RecordId }>, E>
   ) => Effect.forEach(chunks(Arr.dedupe(keys)), query).pipe(Effect.map((pages) => pages.flat()))
 
+  // A scope's mappings of many external ids, a statement per chunk.
+  const externalRows = (scope: Mappings.MappingScope, externalIds: ReadonlyArray<string>) =>
+    resolve(externalIds, (chunk) => findByExternal(scope, chunk))
+
   return Mappings.Mappings.of({
     find: (scope, externalId) =>
       findByExternal(scope, [externalId]).pipe(
@@ -114,7 +118,7 @@ export const make: Effect.Effect<
       ),
 
     findMany: (scope, externalIds) =>
-      resolve(externalIds, (chunk) => findByExternal(scope, chunk)).pipe(
+      externalRows(scope, externalIds).pipe(
         Effect.map(
           (rows): ReadonlyMap<string, Ids.RecordId> => new Map(rows.map((row) => [row.external_id, row.record_id]))
         ),
@@ -123,32 +127,29 @@ export const make: Effect.Effect<
       ),
 
     findAcross: (lookups) => {
-      const asked = lookups.flatMap((lookup, i) =>
-        lookup.externalIds.length === 0 ? [] : [{ ...lookup, externalIds: Arr.dedupe(lookup.externalIds), at: i }]
+      const asked = lookups.flatMap((lookup, at) =>
+        lookup.externalIds.length === 0 ? [] : [{ ...lookup, externalIds: Arr.dedupe(lookup.externalIds), at }]
       )
-      const results = lookups.map(() => new Map<string, Ids.RecordId>())
-      // Lists past one chunk (never a write's own) take a statement each, as findMany does.
-      const statements =
-        asked.reduce((n, lookup) => n + lookup.externalIds.length, 0) <= maxAcross
-          ? asked.length === 0
-            ? Effect.succeed([])
-            : Effect.map(findAcross(asked), (rows) => rows.map((row) => ({ at: asked[Number(row.lookup)]!.at, row })))
-          : Effect.map(
-              Effect.forEach(asked, (lookup) =>
-                Effect.map(
-                  resolve(lookup.externalIds, (chunk) => findByExternal(lookup.scope, chunk)),
-                  (rows) => rows.map((row) => ({ at: lookup.at, row }))
-                )
-              ),
-              (pages) => pages.flat()
-            )
-      return statements.pipe(
-        Effect.map((found): ReadonlyArray<ReadonlyMap<string, Ids.RecordId>> => {
-          for (const { at, row } of found) results[at]!.set(row.external_id, row.record_id)
+      const total = asked.reduce((n, lookup) => n + lookup.externalIds.length, 0)
+      // One statement for all; lists past one chunk (never a write's own) take findMany's statements each.
+      const found: Effect.Effect<
+        ReadonlyArray<{ readonly at: number; readonly row: MappingPair }>,
+        SqlError.SqlError
+      > = asked.length === 0
+        ? Effect.succeed([])
+        : total <= maxAcross
+          ? Effect.map(findAcross(asked), (rows) => rows.map((row) => ({ at: asked[Number(row.lookup)]!.at, row })))
+          : Effect.forEach(asked, ({ at, externalIds, scope }) =>
+              Effect.map(externalRows(scope, externalIds), (rows) => rows.map((row) => ({ at, row })))
+            ).pipe(Effect.map((pages) => pages.flat()))
+      return found.pipe(
+        Effect.map((pairs): ReadonlyArray<ReadonlyMap<string, Ids.RecordId>> => {
+          const results = lookups.map(() => new Map<string, Ids.RecordId>())
+          for (const { at, row } of pairs) results[at]!.set(row.external_id, row.record_id)
           return results
         }),
         refineErrors,
-        span("Mappings.findAcross", { lookups: lookups.length })
+        span("Mappings.findAcross", { lookups: lookups.length, count: total })
       )
     },
 
