@@ -1,6 +1,7 @@
 import { HttpServerError, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Data, Effect } from "effect"
+import { isUtf8 } from "node:buffer"
 import { discardRest, lingerThenClose } from "./LingeringClose.js"
 
 /** JSON request bodies are limited to 1 MB (spec section 8). */
@@ -142,21 +143,23 @@ export const readLimited = (
 
 /**
  * The same request, answering `text`, `json` and `arrayBuffer` from bytes already read. HttpApi
- * decodes the payload through these.
+ * decodes the payload through these. Bytes that are not UTF-8 are not JSON (RFC 8259 8.1): they fail
+ * as a SyntaxError (400 `malformed_json`), where a lenient decode would store U+FFFD in their place.
  */
 export const withBody = (
   request: HttpServerRequest.HttpServerRequest,
   body: Buffer
 ): HttpServerRequest.HttpServerRequest => {
-  const text = body.toString("utf8")
+  let text: string | undefined
+  const decoded = () => {
+    if (text !== undefined) return text
+    if (!isUtf8(body)) throw new SyntaxError("it is not UTF-8 text")
+    return (text = body.toString("utf8"))
+  }
+  const decodeError = (cause: unknown) => new HttpServerError.RequestError({ request, reason: "Decode", cause })
   return Object.create(request, {
-    text: { value: Effect.succeed(text) },
-    json: {
-      value: Effect.try({
-        try: () => JSON.parse(text) as unknown,
-        catch: (cause) => new HttpServerError.RequestError({ request, reason: "Decode", cause })
-      })
-    },
+    text: { value: Effect.try({ try: decoded, catch: decodeError }) },
+    json: { value: Effect.try({ try: () => JSON.parse(decoded()) as unknown, catch: decodeError }) },
     // Copied only when asked for: JSON endpoints never are.
     arrayBuffer: { value: Effect.sync(() => body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength)) }
   }) as HttpServerRequest.HttpServerRequest

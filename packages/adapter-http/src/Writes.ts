@@ -1,8 +1,10 @@
 import { HttpServerRequest } from "@effect/platform"
-import type { DomainError, Errors, IdempotencyStore, Principal, Transactor } from "@catalog-sync/core"
-import { type WriteCommand, WriteRunner } from "@catalog-sync/core"
+import type { DomainError, IdempotencyStore, Principal, Transactor } from "@catalog-sync/core"
+import { Errors, type WriteCommand, WriteRunner } from "@catalog-sync/core"
+import { BoundedDecode } from "@catalog-sync/core/adapter-support"
 import { Effect, type Either } from "effect"
 import { api, type ApiErrorOf } from "./ErrorResponses.js"
+import { inexactNumbers } from "./JsonNumbers.js"
 import { requestId } from "./RequestId.js"
 import { pathOf, type RouteTable, Routes } from "./RouteTable.js"
 
@@ -37,24 +39,32 @@ export const writeEnvelope = <A extends object, E extends DomainError, R>(
 /**
  * A write's operation in its fingerprint: the method and the route's declared path with its parameters
  * filled in, so that every spelling the router takes for one endpoint and record (letter case, doubled or
- * trailing slashes, an escaped character) is one operation, and a retry spelled otherwise is replayed. For
- * the paths clients send (`/api/v1/products/upsert`, `/api/v1/jobs/j_1/cancel`) it is the path as sent.
+ * trailing slashes, an escaped character, a uuid's letter case) is one operation, and a retry spelled
+ * otherwise is replayed. For the paths clients send (`/api/v1/products/upsert`, `/api/v1/jobs/j_1/cancel`)
+ * it is the path as sent.
  */
 export const operationOf = (routes: RouteTable, method: string, url: string) => {
   const found = routes.find(method, url)
   if (found === undefined) return `${method} ${pathOf(url)}`
   const path = found.route.template.replace(/:(\w+)/g, (_, name: string) =>
-    encodeURIComponent(found.params[name] ?? "")
+    encodeURIComponent(canonicalParam(found.params[name] ?? ""))
   )
   return `${method} ${path}`
 }
+
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** A uuid in lowercase, the form the handlers canonicalise it to (`Ids.Uuid`); anything else as sent. */
+const canonicalParam = (value: string) => (uuid.test(value) ? value.toLowerCase() : value)
 
 /**
  * The JSON body of a write, decoded once and with bounded work (`Decode.decoderOf`: lists held to their
  * limits before their items are decoded, the first failing locations listed): its failure is the 422
  * `validation_failed`. `authorize` runs first, on the body as sent (it is never decoded otherwise), so
  * that a key that may not make the write gets its 403 without the body being decoded. The write's
- * handler takes its request raw (HttpApi decodes no body), so that this is the body's only decode.
+ * handler takes its request raw (HttpApi decodes no body), so that this is the body's only decode. A
+ * number literal `JSON.parse` cannot hold exactly (`JsonNumbers`) is refused at its path before the
+ * decode, which would only see the rewritten value.
  */
 export const decodedBody = <A, E extends DomainError, R>(
   decode: (json: unknown) => Either.Either<A, Errors.ValidationFailed>,
@@ -65,5 +75,8 @@ export const decodedBody = <A, E extends DomainError, R>(
     // Bytes the envelope read; JSON that does not parse dies here, and the envelope answers 400 malformed_json.
     const json = yield* Effect.orDie(request.json)
     yield* api(authorize(json))
+    const inexact = inexactNumbers(yield* Effect.orDie(request.text), BoundedDecode.maxIssues + 1)
+    if (inexact.length > 0)
+      return yield* api(Effect.fail(new Errors.ValidationFailed({ message: "the body is not valid", issues: inexact })))
     return yield* api(decode(json))
   })

@@ -1,6 +1,8 @@
+import { HttpServerRequest } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
+import { Effect, Either } from "effect"
 import * as fc from "effect/FastCheck"
-import { jsonShapeRefusal } from "../src/BodyLimit.js"
+import { jsonShapeRefusal, withBody } from "../src/BodyLimit.js"
 
 /** How many arrays or objects are open at once at the deepest point of a JSON value. */
 const depthOf = (value: unknown): number =>
@@ -54,4 +56,23 @@ describe("jsonShapeRefusal", () => {
     )
     expect(jsonShapeRefusal(bytes(repeated), { depth: 64, keys: 4 })).toBeUndefined()
   })
+})
+
+describe("withBody", () => {
+  const bodied = (body: Buffer) =>
+    withBody(HttpServerRequest.fromWeb(new Request("http://localhost/", { method: "POST" })), body)
+
+  it.effect("fails text and json as a SyntaxError (400 malformed_json) for bytes that are not UTF-8", () =>
+    Effect.gen(function* () {
+      for (const bad of ["c080", "e080af", "80", "e282", "eda080", "f4908080", "ff"]) {
+        const request = bodied(Buffer.from(`7b2261223a2241${bad}42227d`, "hex"))
+        for (const read of [request.json, request.text]) {
+          const failed = yield* Effect.either(read)
+          expect(Either.isLeft(failed) && failed.left.cause instanceof SyntaxError).toBe(true)
+        }
+      }
+      const fine = bodied(Buffer.from('{"a":"Caf\u00e9 \ufffd \u{1F600}"}'))
+      expect(yield* fine.json).toEqual({ a: "Caf\u00e9 \ufffd \u{1F600}" })
+    })
+  )
 })

@@ -63,6 +63,22 @@ describe("failingPart", () => {
     })
   )
 
+  it.effect("limit is decimal digits: what Number alone would also read is refused as an out-of-range limit", () =>
+    Effect.gen(function* () {
+      for (const limit of ["1e2", "0x10", "%2050", "50%20", "%2B5", "5.0", "-5", "", "0b11", "Infinity", "1_0"]) {
+        const found = Option.getOrThrow(yield* classify(request("GET", `/api/v1/products?limit=${limit}`)))
+        expect({ limit, status: found.status, details: found.error.details }).toEqual({
+          limit,
+          status: 422,
+          details: [{ path: "query.limit", message: "must be a whole number from 1 to 100" }]
+        })
+      }
+      for (const limit of ["1", "050", "100"]) {
+        expect(yield* classify(request("GET", `/api/v1/products?limit=${limit}`))).toEqual(Option.none())
+      }
+    })
+  )
+
   it.effect("a body is never a part: its handler decodes it (once, with bounded work)", () =>
     Effect.gen(function* () {
       const found = yield* classify(

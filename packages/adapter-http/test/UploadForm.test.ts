@@ -32,6 +32,7 @@ const rules: FormRules<Refusal> = {
   maxFieldBytes: 64,
   field: (key, _value, before) =>
     key === "bad" ? { kind: "field", detail: key } : key in before ? { kind: "repeated", detail: key } : undefined,
+  notText: (key) => ({ kind: "not-text", detail: key }),
   file: (name, earlier) =>
     name !== "file" ? { kind: "file-name", detail: name } : earlier > 0 ? { kind: "second-file" } : undefined,
   tooLarge: () => ({ kind: "too-large" }),
@@ -196,6 +197,38 @@ describe("readForm", () => {
     )
     const read = await readAll(readForm(sent(Buffer.concat([bad, closing])), headers, rules))
     expect(read.ended).toEqual({ _tag: "Refused", refusal: { kind: "malformed", detail: "BadHeaders" } })
+  })
+
+  it("refuses a field whose bytes are not UTF-8 (or not its part's charset) instead of storing U+FFFD", async () => {
+    const raw = (name: string, value: Buffer, contentType = "") =>
+      Buffer.concat([
+        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n${contentType}\r\n`),
+        value,
+        Buffer.from("\r\n")
+      ])
+    const refusalOf = async (part: Buffer) =>
+      (await readAll(readForm(sent(Buffer.concat([part, closing])), headers, rules))).ended
+    for (const bad of ["c080", "e080af", "80", "e282", "eda080", "f4908080"]) {
+      expect(await refusalOf(raw("name", Buffer.from(`41${bad}42`, "hex")))).toEqual({
+        _tag: "Refused",
+        refusal: { kind: "not-text", detail: "name" }
+      })
+    }
+    const read = await readAll(
+      readForm(
+        sent(
+          Buffer.concat([
+            raw("name", Buffer.from("Caf\u00e9 \u{1F600}")),
+            raw("purpose", Buffer.from("e9", "hex"), "Content-Type: text/plain; charset=latin1\r\n"),
+            closing
+          ])
+        ),
+        headers,
+        rules
+      )
+    )
+    expect(read.ended).toEqual({ _tag: "Done", value: undefined })
+    expect(read.fields).toEqual({ name: "Caf\u00e9 \u{1F600}", purpose: "\u00e9" })
   })
 
   it("refuses a Content-Type without a boundary before reading anything", async () => {

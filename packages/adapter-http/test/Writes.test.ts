@@ -46,6 +46,18 @@ describe("a write's operation (the Idempotency-Key fingerprint's)", () => {
     }
   )
 
+  it.prop(
+    "is one for a uuid in any letter case, the lowercase form every id is compared in",
+    [fc.constantFrom(...writes.filter((route) => route.template.includes(":id"))), fc.uuid(), fc.array(fc.boolean())],
+    ([route, id, upper]) => {
+      const spelled = [...id].map((c, i) => (upper[i % Math.max(1, upper.length)] ? c.toUpperCase() : c)).join("")
+      const method = route.endpoint.method
+      expect(operationOf(table, method, route.template.replace(":id", spelled))).toBe(
+        `${method} ${route.template.replace(":id", id.toLowerCase())}`
+      )
+    }
+  )
+
   it("keeps a character a path segment cannot hold escaped, so that two ids never meet", () => {
     const archive = writes.find((route) => route.template === "/api/v1/products/:id")!
     expect(operationOf(table, "DELETE", "/api/v1/products/a%2Fb")).toBe("DELETE /api/v1/products/a%2Fb")

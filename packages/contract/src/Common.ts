@@ -32,10 +32,17 @@ export const ExternalIdParameter = (description: string, example: string) =>
 /** The page size of every list and of the change feed when `limit` is omitted (spec 4.1). */
 export const defaultLimit = 50
 
-/** `limit`: a page size, 1-100 (spec 4.1 and 8), `defaultLimit` when omitted. */
-export const Limit = Schema.NumberFromString.pipe(
-  Schema.int({ message: () => "must be a whole number from 1 to 100" }),
-  Schema.between(1, 100, { message: () => "must be a whole number from 1 to 100" })
+const limitRule = "must be a whole number from 1 to 100"
+
+/**
+ * `limit`: a page size, 1-100 (spec 4.1 and 8), `defaultLimit` when omitted. Decimal digits only:
+ * `Number` would also read `1e2`, `0x10`, `+5`, `5.0` and ` 50`.
+ */
+export const Limit = Schema.String.pipe(
+  Schema.pattern(/^[0-9]+$/, { message: () => limitRule }),
+  Schema.compose(Schema.NumberFromString),
+  Schema.int({ message: () => limitRule }),
+  Schema.between(1, 100, { message: () => limitRule })
 ).annotations(
   documented({
     type: "integer",

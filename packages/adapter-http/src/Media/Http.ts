@@ -74,6 +74,7 @@ const formRules: UploadForm.FormRules<FormRefusal> = {
       : key in before
         ? invalid(`$.${key}`, "is sent more than once")
         : undefined),
+  notText: (key) => invalid(`$.${key}`, "must be UTF-8 text"),
   file: (name, earlier) =>
     name !== "file"
       ? invalid(`$.${name}`, "the file part must be named file")

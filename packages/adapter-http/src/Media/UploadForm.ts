@@ -14,6 +14,8 @@ export interface FormRules<R> {
   readonly maxFieldBytes: number
   /** A field as it arrives, given the fields before it: a refusal stops the reading. */
   readonly field: (key: string, value: string, before: Readonly<Record<string, string>>) => R | undefined
+  /** A field whose bytes are not text in its charset (UTF-8 unless its part names another). */
+  readonly notText: (key: string) => R
   /** A file part as it starts, named `name`, after `earlier` file parts: a refusal stops the reading. */
   readonly file: (name: string, earlier: number) => R | undefined
   readonly tooLarge: () => R
@@ -134,6 +136,29 @@ class FileChunks<R> implements AsyncIterableIterator<Uint8Array> {
 const isFilePart = (info: Multipasta.PartInfo) =>
   !info.contentType.includes("application/json") && Multipasta.defaultIsFile(info)
 
+const utf8 = new TextDecoder("utf-8", { fatal: true })
+
+/**
+ * A field's value, or undefined when its bytes are not text in the part's charset: multipasta's own decode
+ * puts U+FFFD in place of bad bytes, which would be stored as if sent.
+ */
+const decodeField = (info: Multipasta.PartInfo, bytes: Uint8Array): string | undefined => {
+  const charset = info.contentTypeParameters["charset"]?.toLowerCase() ?? "utf-8"
+  let decoder = utf8
+  if (charset !== "utf-8" && charset !== "utf8" && charset !== "") {
+    try {
+      decoder = new TextDecoder(charset, { fatal: true })
+    } catch {
+      // An unknown charset is read as UTF-8, as multipasta does.
+    }
+  }
+  try {
+    return decoder.decode(bytes)
+  } catch {
+    return undefined
+  }
+}
+
 /** A form being read: see `readForm`. */
 export interface UploadForm<R> {
   /** The fields read so far; every field once the form has ended. */
@@ -215,7 +240,8 @@ export const readForm = <R>(
     isFile: isFilePart,
     onField: (info, bytes) => {
       if (refusal !== undefined) return
-      const value = Multipasta.decodeField(info, bytes)
+      const value = decodeField(info, bytes)
+      if (value === undefined) return refuse(rules.notText(info.name))
       const refused = rules.field(info.name, value, fields)
       if (refused !== undefined) return refuse(refused)
       fields[info.name] = value

@@ -15,7 +15,8 @@ export type Body =
   | { readonly kind: "raw"; readonly bytes: string | Uint8Array; readonly contentType?: string }
   | {
       readonly kind: "multipart"
-      readonly fields: ReadonlyArray<readonly [string, string]>
+      /** A field's value as text, or as raw bytes (which need not be UTF-8). */
+      readonly fields: ReadonlyArray<readonly [string, string | Uint8Array]>
       readonly file: "png" | "garbage" | "none" | "twice"
     }
 
@@ -30,6 +31,8 @@ export interface FuzzRequest {
   /** Header overrides; `null` removes the header. */
   readonly headers: Readonly<Record<string, string | null>>
   readonly auth: "key" | "missing" | "malformed"
+  /** Input the server must never take (not even rewritten): any answer but a 4xx is a problem. */
+  readonly mustRefuse?: true
 }
 
 /** Marker values replaced by real ids of the seeded company when a request is sent. */
@@ -178,6 +181,9 @@ const queryOddities = [
   "source_kind=fabric"
 ]
 
+/** Integers in forms `Number` reads but the API does not: a query integer is decimal digits. */
+const lenientIntegers = ["1e1", "0x10", "%2050", "50%20", "%2B5", "5.0", "0b11", "1_0", "%095", "%EF%BC%95"]
+
 /** Every location inside a JSON value that holds an object or array, as a path of keys. */
 const containers = (
   value: unknown,
@@ -241,6 +247,49 @@ const queryString = (params: unknown): string => {
   }
   return search.toString()
 }
+
+/**
+ * Byte sequences that are not UTF-8: overlong (`C0 80`, `E0 80 AF`), a lone continuation byte, a truncated
+ * sequence, a surrogate encoded in UTF-8 (`ED A0 80`), past U+10FFFF, and bytes UTF-8 never uses.
+ */
+const invalidUtf8 = fc.constantFrom(
+  [0xc0, 0x80],
+  [0xe0, 0x80, 0xaf],
+  [0x80],
+  [0xbf, 0x41],
+  [0xe2, 0x82],
+  [0xf0, 0x9f, 0x98],
+  [0xed, 0xa0, 0x80],
+  [0xed, 0xbf, 0xbf],
+  [0xf4, 0x90, 0x80, 0x80],
+  [0xff],
+  [0xfe, 0xff]
+)
+
+/** `text` with `bad` in place of the first `@@` (a string of a JSON body, or a form field). */
+const spliced = (text: string, bad: ReadonlyArray<number>) => {
+  const [before, after = ""] = text.split("@@", 2) as [string, string?]
+  const encoder = new TextEncoder()
+  return Uint8Array.from([...encoder.encode(before), ...bad, ...encoder.encode(after)])
+}
+
+/**
+ * Number literals JSON.parse cannot hold: non-zero ones read as 0, integers past 2^53 - 1 (rounded) and
+ * ones read as Infinity. The server refuses them at their path instead of storing another value.
+ */
+const inexactNumber = fc.constantFrom(
+  `0.${"0".repeat(400)}1`,
+  `0.${"0".repeat(400_000)}1`,
+  "1e-400",
+  "-4e-999",
+  "9007199254740993",
+  "-9007199254740993",
+  "18446744073709551617",
+  "9.007199254740993e15",
+  "1e400",
+  "-1e999",
+  "1" + "0".repeat(400)
+)
 
 const mediaFields = fc.record({
   external_id: fc.oneof(fc.string({ minLength: 1, maxLength: 30 }), weirdString),
@@ -355,7 +404,12 @@ export const requestArbitrary = (endpoint: Endpoint): fc.Arbitrary<FuzzRequest> 
             { maxKeys: 3 }
           )
         )
-        .map(([b, params]) => make("weird query values", { ...b, query: queryString(params) }, { kind: "none" }))
+        .map(([b, params]) => make("weird query values", { ...b, query: queryString(params) }, { kind: "none" })),
+      fc
+        .tuple(base, fc.constantFrom(...lenientIntegers))
+        .map(([b, limit]) =>
+          make("limit not in decimal digits", { ...b, query: `limit=${limit}`, mustRefuse: true }, { kind: "none" })
+        )
     )
   }
   if (Option.isSome(endpoint.headersSchema)) {
@@ -475,6 +529,27 @@ export const requestArbitrary = (endpoint: Endpoint): fc.Arbitrary<FuzzRequest> 
           )
         )
         .map(([b, bytes]) => make("invalid UTF-8", b, { kind: "raw", bytes, contentType: "application/json" })),
+      fc.tuple(base, invalidUtf8).map(([b, bad]) => {
+        // In a string of an otherwise valid body: nothing else refuses it.
+        const strings = locations(b.payload).filter((p) => typeof at(b.payload, p) === "string")
+        const spot = pick(strings, b.n)
+        const value = spot === undefined ? { ...(b.payload as object), x_text: "a@@b" } : setAt(b.payload, spot, "a@@b")
+        return make(
+          "invalid UTF-8 in a string",
+          { ...b, mustRefuse: true },
+          { kind: "raw", bytes: spliced(JSON.stringify(value), bad), contentType: "application/json" }
+        )
+      }),
+      fc.tuple(base, inexactNumber).map(([b, literal]) => {
+        const numbers = locations(b.payload).filter((p) => typeof at(b.payload, p) === "number")
+        const spot = pick(numbers, b.n) ?? pick(locations(b.payload), b.n)
+        const value = spot === undefined ? { ...(b.payload as object), x_number: "@@" } : setAt(b.payload, spot, "@@")
+        return make(
+          "number JSON.parse cannot hold",
+          { ...b, mustRefuse: true },
+          { kind: "raw", bytes: JSON.stringify(value).replace('"@@"', literal), contentType: "application/json" }
+        )
+      }),
       fc
         .tuple(
           base,
@@ -530,6 +605,22 @@ export const requestArbitrary = (endpoint: Endpoint): fc.Arbitrary<FuzzRequest> 
           fc.constantFrom<"png" | "garbage" | "none" | "twice">("png", "garbage", "none", "twice")
         )
         .map(([b, fields, file]) => make("multipart fields", b, multipartBody(fields, file))),
+      fc.tuple(base, fc.constantFrom("external_id", "name", "purpose"), invalidUtf8).map(([b, field, bad]) => {
+        const fields: Array<readonly [string, string | Uint8Array]> = [
+          ["external_id", `fuzz-b-${b.n}`],
+          ["name", "n"],
+          ["purpose", "catalog"]
+        ]
+        return make(
+          "invalid UTF-8 in a field",
+          { ...b, mustRefuse: true },
+          {
+            kind: "multipart",
+            fields: fields.map(([name, value]) => [name, name === field ? spliced("a@@b", bad) : value] as const),
+            file: "png"
+          }
+        )
+      }),
       fc.tuple(base, fc.constantFrom("external_id", "name", "purpose")).map(([b, missing]) => {
         const fields: Record<string, string> = { external_id: `fuzz-m-${b.n}`, name: "n", purpose: "option" }
         delete fields[missing]

@@ -59,14 +59,18 @@ const encodeBody = (request: FuzzRequest, company: Target, png: Uint8Array) =>
           ...(body.contentType === undefined ? {} : { contentType: body.contentType })
         }
       case "multipart": {
-        const form = new FormData()
-        for (const [k, v] of body.fields) form.append(k, v)
-        if (body.file !== "none") form.append("file", new Blob([body.file === "garbage" ? garbage : png]), "image.png")
-        if (body.file === "twice") form.append("file", new Blob([png]), "again.png")
-        const encoded = new Response(form)
+        // Built by hand: FormData would encode a field's bytes as a file part, or its text as UTF-8.
+        const boundary = `fuzz-${freshKey()}`
+        const part = (headers: string, content: Uint8Array | string) =>
+          Buffer.concat([Buffer.from(`--${boundary}\r\n${headers}\r\n\r\n`), Buffer.from(content), Buffer.from("\r\n")])
+        const file = (name: string, content: Uint8Array) =>
+          part(`Content-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: image/png`, content)
+        const parts = body.fields.map(([k, v]) => part(`Content-Disposition: form-data; name="${k}"`, v))
+        if (body.file !== "none") parts.push(file("image.png", body.file === "garbage" ? garbage : png))
+        if (body.file === "twice") parts.push(file("again.png", png))
         return {
-          bytes: new Uint8Array(await encoded.arrayBuffer()),
-          contentType: encoded.headers.get("content-type") ?? ""
+          bytes: Buffer.concat([...parts, Buffer.from(`--${boundary}--\r\n`)]),
+          contentType: `multipart/form-data; boundary=${boundary}`
         }
       }
     }
@@ -161,12 +165,16 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 600_000 })("API fuzz
                 reply.status === 404 && (JSON.parse(reply.text || "{}") as any)?.error?.code === "route_not_found"
                   ? undefined
                   : request.endpoint.openApiPath
-              const found = contract.check(request.endpoint.method, routed, {
-                status: reply.status,
-                contentType: header("content-type") ?? "",
-                requestIdHeader: header("x-request-id"),
-                text: reply.text
-              })
+              const found = [
+                ...contract.check(request.endpoint.method, routed, {
+                  status: reply.status,
+                  contentType: header("content-type") ?? "",
+                  requestIdHeader: header("x-request-id"),
+                  text: reply.text
+                })
+              ]
+              if (request.mustRefuse === true && (reply.status < 400 || reply.status >= 500))
+                found.push(`status ${reply.status} for input that must be refused`)
               if (found.length > 0) problems.push(`${found.join("; ")} <- ${describeRequest(request, path)}`)
             }),
           { concurrency: 4, discard: true }
