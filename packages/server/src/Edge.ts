@@ -3,6 +3,7 @@ import { Effect, Layer } from "effect"
 import type { Server } from "node:http"
 import { capConnectionsPerAddress } from "./ConnectionsPerAddress.js"
 import { refuseAmbiguousHosts } from "./HostHeader.js"
+import { answerPipelinedInTurn } from "./PipelinedRequests.js"
 import { EdgeConfig, type EdgeSettings } from "./ServerConfig.js"
 import { cutOffSlowBodies } from "./SlowBodies.js"
 import { cutOffStalledAnswers } from "./StalledAnswers.js"
@@ -15,7 +16,8 @@ export const proxiesOf = (edge: EdgeSettings): ProxySettings => ({
 
 /**
  * The Node server's limits from the settings, applied before it listens: the time-outs (headers, whole
- * request, body rate, stalled answers, idle keep-alive) and the connection caps (in all, per address).
+ * request, body rate, stalled answers, idle keep-alive), the connection caps (in all, per address) and
+ * pipelined requests served one at a time.
  * Node checks its header and request timeouts every `connectionsCheckingInterval` (30 s by default, so a
  * slow client could hold a connection that much past its timeout); here a quarter of the headers timeout,
  * at most 1 s, and the body rate as often. The API's port and the metrics port both run with them.
@@ -29,6 +31,7 @@ export const applyEdgeSettings = (server: Server, edge: EdgeSettings) => {
   ;(server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = checkMillis
   cutOffSlowBodies(server, edge.bodyMinBytesPerSecond, server.headersTimeout, checkMillis)
   cutOffStalledAnswers(server, Math.round(edge.sendTimeoutSeconds * 1000))
+  answerPipelinedInTurn(server)
   capConnectionsPerAddress(server, edge.maxConnectionsPerAddress, proxiesOf(edge))
   return server
 }
