@@ -11,7 +11,9 @@ const timedHealth = (url: string) =>
     const started = Date.now()
     const req = httpRequest(`${url}/health`, { agent: false, headers: { connection: "close" } }, (res) => {
       res.resume()
-      res.on("end", () => resume(Effect.succeed({ status: res.statusCode ?? 0, millis: Date.now() - started, started })))
+      res.on("end", () =>
+        resume(Effect.succeed({ status: res.statusCode ?? 0, millis: Date.now() - started, started }))
+      )
     })
     req.on("error", () => resume(Effect.succeed({ status: 0, millis: Date.now() - started, started })))
     req.end()
@@ -57,10 +59,10 @@ const connections = 50
 const pipelined = 40
 const openapi = "GET /api/v1/openapi.json HTTP/1.1\r\nHost: x\r\n\r\n"
 
-layer(
-  TestServerWith({}, { HTTP_SEND_TIMEOUT_SECONDS: String(sendTimeoutSeconds) }, { logs }),
-  { excludeTestServices: true, timeout: 60_000 }
-)("clients that pipeline requests and read nothing", (it) => {
+layer(TestServerWith({}, { HTTP_SEND_TIMEOUT_SECONDS: String(sendTimeoutSeconds) }, { logs }), {
+  excludeTestServices: true,
+  timeout: 60_000
+})("clients that pipeline requests and read nothing", (it) => {
   it.scoped(
     `${connections} connections pipelining ${pipelined} answers each and reading none are closed within the send time-out; /health answers meanwhile`,
     () =>
