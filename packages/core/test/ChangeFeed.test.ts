@@ -1,8 +1,9 @@
 import { expect, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Deferred, Effect, Exit, Fiber, Layer } from "effect"
 import * as fc from "fast-check"
 import { CatalogService } from "../src/Catalog/CatalogService.js"
 import { ChangeFeed, type FeedParams } from "../src/Changes/ChangeFeed.js"
+import { Transactor } from "../src/Shared/Transactor.js"
 import { as, category, company, list, principal, TestLayer, upsert } from "./support.js"
 
 const Live = ChangeFeed.Default.pipe(Layer.provideMerge(TestLayer))
@@ -134,6 +135,54 @@ layer(Live)("change feed", (it) => {
     Effect.gen(function* () {
       const error = yield* Effect.flip(read({ cursor: "not-a-cursor" }).pipe(as(principal())))
       expect(error).toMatchObject({ _tag: "ValidationFailed", issues: [{ path: "query.cursor" }] })
+    })
+  )
+
+  it.effect(
+    "a cursor past the company's head (another company's, or forged in range) is refused, not handed back",
+    () =>
+      Effect.gen(function* () {
+        const busy = principal()
+        for (const name of ["a", "b", "c"]) yield* category(name).pipe(as(busy))
+        const ahead = (yield* read().pipe(as(busy))).next_cursor
+        const quiet = principal()
+        yield* category("q").pipe(as(quiet))
+        const own = yield* read().pipe(as(quiet))
+        for (const cursor of [ahead, "c2_2", "c2_zzzzzzzzzzzz"]) {
+          const error = yield* Effect.flip(read({ cursor }).pipe(as(quiet)))
+          expect(error).toMatchObject({ _tag: "ValidationFailed", issues: [{ path: "query.cursor" }] })
+        }
+        // Its own cursors, up to the head, still read.
+        for (const cursor of ["c2_0", own.next_cursor]) {
+          expect((yield* read({ cursor }).pipe(as(quiet))).next_cursor).toBe(own.next_cursor)
+        }
+      })
+  )
+
+  it.effect("a reader outside a transaction is not handed the head of changes the transaction may roll back", () =>
+    Effect.gen(function* () {
+      const who = principal()
+      yield* category("a").pipe(as(who))
+      const before = yield* read().pipe(as(who))
+      const transactor = yield* Transactor
+      const written = yield* Deferred.make<void>()
+      const readDone = yield* Deferred.make<void>()
+      const writer = yield* Effect.fork(
+        transactor.withTransaction(
+          category("b").pipe(
+            as(who),
+            Effect.zipRight(Deferred.succeed(written, undefined)),
+            Effect.zipRight(Deferred.await(readDone)),
+            Effect.zipRight(Effect.fail("rolled back"))
+          )
+        )
+      )
+      yield* Deferred.await(written)
+      const during = yield* read({ cursor: before.next_cursor }).pipe(as(who))
+      yield* Deferred.succeed(readDone, undefined)
+      expect(Exit.isFailure(yield* Fiber.await(writer))).toBe(true)
+      expect(during).toEqual({ records: [], next_cursor: before.next_cursor, has_more: false })
+      expect((yield* read({ cursor: during.next_cursor }).pipe(as(who))).records).toEqual([])
     })
   )
 

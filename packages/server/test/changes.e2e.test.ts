@@ -56,4 +56,32 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("GET /chan
       }
     })
   )
+
+  it.effect("a cursor past the company's head (another company's, or forged in range) is 422, not an empty page", () =>
+    Effect.gen(function* () {
+      const { url, tenant } = yield* TestServer
+      const [busy, quiet] = [yield* (yield* tenant()).key(writer), yield* (yield* tenant()).key(writer)]
+      for (const name of ["a", "b", "c"])
+        yield* call(url, "POST", "/categories/upsert", { token: busy, body: { external_id: name, name } })
+      yield* call(url, "POST", "/categories/upsert", { token: quiet, body: { external_id: "q", name: "Q" } })
+      const ahead = (yield* call(url, "GET", "/changes", { token: busy })).body.next_cursor as string
+      const own = (yield* call(url, "GET", "/changes", { token: quiet })).body.next_cursor as string
+      for (const cursor of [ahead, "c2_2", "c2_zzzzzzzzzzzz"]) {
+        const refused = yield* call(url, "GET", `/changes?cursor=${cursor}`, { token: quiet })
+        expect({ cursor, status: refused.status, error: refused.body.error }).toEqual({
+          cursor,
+          status: 422,
+          error: {
+            code: "validation_failed",
+            message: "the cursor is not valid",
+            details: [{ path: "query.cursor", message: expect.stringContaining("next_cursor or change_cursor") }]
+          }
+        })
+      }
+      for (const cursor of ["c2_0", own]) {
+        const page = yield* call(url, "GET", `/changes?cursor=${cursor}`, { token: quiet })
+        expect({ status: page.status, next: page.body.next_cursor }).toEqual({ status: 200, next: own })
+      }
+    })
+  )
 })

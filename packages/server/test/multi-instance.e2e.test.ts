@@ -3,7 +3,7 @@ import { cluster, database, unavailableReason } from "@catalog-sync/adapter-pg/t
 import { startS3 } from "@catalog-sync/adapter-storage-s3/testing"
 import { Admin, Ids } from "@catalog-sync/core"
 import { describe, expect, layer } from "@effect/vitest"
-import { Context, Effect, Layer, Redacted } from "effect"
+import { Context, Effect, Fiber, Layer, Redacted } from "effect"
 import sharp from "sharp"
 import { buildServer, startInstance } from "./Instances.js"
 import { call, earlyInMinute, freshKey, type Reply } from "./TestServer.js"
@@ -238,6 +238,50 @@ describe.skipIf(skip !== undefined)("several instances", () => {
                 expect((yield* Effect.promise(() => response.arrayBuffer())).byteLength).toBe(record.bytes)
               }
             }
+          })
+      )
+
+      it.effect(
+        "a reader following next_cursor through both instances while both write is never refused a cursor and sees every change once, in order",
+        () =>
+          Effect.gen(function* () {
+            const { a, b, token: newToken } = yield* Instances
+            const token = yield* newToken(writer)
+            let writing = true
+            const seen: Array<string> = []
+            // Each page through the other instance than the one that handed out its cursor.
+            const follow = Effect.gen(function* () {
+              let cursor: string | undefined
+              for (let n = 0; ; n++) {
+                const finished = !writing
+                const query: string = cursor === undefined ? "limit=5" : `limit=5&cursor=${cursor}`
+                const page = yield* call(n % 2 === 0 ? a : b, "GET", `/changes?${query}`, { token })
+                expect({ status: page.status, error: page.body.error }).toEqual({ status: 200, error: undefined })
+                seen.push(...page.body.records.map((r: any) => `${r.id}@${r.revision}`))
+                cursor = page.body.next_cursor
+                if (finished && !page.body.has_more) return
+              }
+            })
+            const writes = (w: number) =>
+              Effect.forEach(
+                Array.from({ length: 10 }, (_, i) => i),
+                (i) =>
+                  upsert(i % 2 === 0 ? a : b, token, {
+                    external_id: `w${w}-${i % 2}`,
+                    name: `v${i}`,
+                    ...(i >= 2 ? { expected_revision: Math.floor(i / 2) } : {})
+                  }).pipe(Effect.tap((reply) => expect(reply.status).toBe(200))),
+                { discard: true }
+              )
+            const reader = yield* Effect.fork(follow)
+            yield* Effect.forEach([0, 1, 2, 3, 4, 5], writes, { concurrency: "unbounded", discard: true })
+            writing = false
+            yield* Fiber.join(reader)
+            const all = (yield* call(a, "GET", "/changes?limit=100", { token })).body.records.map(
+              (r: any) => `${r.id}@${r.revision}`
+            )
+            expect(all).toHaveLength(60)
+            expect(seen).toEqual(all)
           })
       )
 

@@ -29,16 +29,18 @@ export interface Decoded {
   readonly global: boolean
 }
 
+/** The refusal of a cursor this API did not hand out (malformed, forged, or another company's). */
+export const invalid = (path: string): ValidationFailed =>
+  new ValidationFailed({
+    message: "the cursor is not valid",
+    issues: [{ path, message: "must be a cursor returned by this API (next_cursor or change_cursor)" }]
+  })
+
 /** Reads a cursor back; a forged or foreign one is a validation error, never a crash. */
 export const decode = (cursor: string, path: string): Effect.Effect<Decoded, ValidationFailed> => {
   const match = parts.exec(cursor)
   const position = match === null ? Number.NaN : Number.parseInt(match[2]!, 36)
   return Number.isSafeInteger(position) && position >= 0
     ? Effect.succeed({ position, global: match![1] === "1" })
-    : Effect.fail(
-        new ValidationFailed({
-          message: "the cursor is not valid",
-          issues: [{ path, message: "must be a cursor returned by this API (next_cursor or change_cursor)" }]
-        })
-      )
+    : Effect.fail(invalid(path))
 }

@@ -67,8 +67,12 @@ export class ChangeFeed extends Effect.Service<ChangeFeed>()("@catalog-sync/core
         // The head bounds the page: everything up to it is committed, so the cursor can move to it even
         // when none of those changes is visible to this key.
         const head = yield* log.head(principal.company.id)
+        // Every cursor handed out is a head read earlier, and the head only grows (committed positions are
+        // never taken back), so one past it was never handed to this company: another company's, or forged.
+        // Answering it an empty page would hand it back, and the reader would skip the changes up to it.
+        if (after > head) return yield* ChangeCursor.invalid("query.cursor")
         const rows =
-          after >= head
+          after === head
             ? []
             : yield* log.read({
                 companyId: principal.company.id,
@@ -82,7 +86,7 @@ export class ChangeFeed extends Effect.Service<ChangeFeed>()("@catalog-sync/core
               })
         const hasMore = rows.length > params.limit
         const page = rows.slice(0, params.limit)
-        const last = hasMore ? page[page.length - 1]!.position : Math.max(head, after)
+        const last = hasMore ? page[page.length - 1]!.position : head
         return {
           records: page.map((row) => ({
             resource: row.resource,

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import type { MappingScope } from "../Catalog/Mappings.js"
 import { ChangeLog, type LoggedChange, maskOf, partsOf } from "../Changes/ChangeLog.js"
-import { byRecord, type State } from "./InMemoryState.js"
+import { byRecord, type State, visibleChanges } from "./InMemoryState.js"
 
 /** The change log in memory, over the shared state. */
 export const makeChangeLog = (state: State): ChangeLog["Type"] =>
@@ -10,12 +10,17 @@ export const makeChangeLog = (state: State): ChangeLog["Type"] =>
   ChangeLog.of({
     append: (entry) => Effect.sync(() => void state.changes.push(entry)),
     appendMany: (entries) => Effect.sync(() => void state.changes.push(...entries)),
-    head: (companyId) => Effect.sync(() => state.changes.filter((entry) => entry.companyId === companyId).length),
+    head: (companyId) =>
+      Effect.map(visibleChanges(state), (end) => {
+        let head = 0
+        for (let i = 0; i < end; i++) if (state.changes[i]!.companyId === companyId) head++
+        return head
+      }),
     read: (query) =>
-      Effect.sync(() => {
+      Effect.map(visibleChanges(state), (end) => {
         const out: Array<LoggedChange> = []
         let position = 0
-        for (const entry of state.changes) {
+        for (const entry of state.changes.slice(0, end)) {
           if (entry.companyId !== query.companyId) continue
           position++
           if (position <= query.after) continue

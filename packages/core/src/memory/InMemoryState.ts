@@ -9,9 +9,29 @@ export interface State {
   records: Map<string, StoredRecord>
   mappings: Map<string, Mapping>
   changes: Array<ChangeEntry>
+  /**
+   * The length of `changes` when the open transaction began (transactions are serialised): readers
+   * outside it see the changes before it only, as they would see committed rows only in a database, so
+   * that no reader is handed a head that a rollback takes back.
+   */
+  openFrom: number | undefined
+  /** Whether the current fiber runs inside the open transaction (which sees its own changes). */
+  readonly inTransaction: FiberRef.FiberRef<boolean>
 }
 
-export const emptyState = (): State => ({ records: new Map(), mappings: new Map(), changes: [] })
+export const emptyState = (): State => ({
+  records: new Map(),
+  mappings: new Map(),
+  changes: [],
+  openFrom: undefined,
+  inTransaction: FiberRef.unsafeMake(false)
+})
+
+/** How many of `changes` the current fiber may see: all inside the open transaction, the committed ones outside. */
+export const visibleChanges = (state: State): Effect.Effect<number> =>
+  Effect.map(FiberRef.get(state.inTransaction), (inside) =>
+    inside || state.openFrom === undefined ? state.changes.length : state.openFrom
+  )
 
 export const recordKey = (companyId: string, resource: string, id: string) => `${companyId}|${resource}|${id}`
 export const scopeKey = (scope: MappingScope) => `${scope.companyId}|${scope.connectionId}|${scope.resource}`
@@ -28,13 +48,13 @@ export const byId = (a: { readonly id: string }, b: { readonly id: string }) => 
 export const makeTransactor = (state: State) =>
   Effect.gen(function* () {
     const lock = yield* Effect.makeSemaphore(1)
-    const inTransaction = FiberRef.unsafeMake(false)
+    const inTransaction = state.inTransaction
 
     // A failure restores the state from before the (possibly nested) transaction: nested ones act as
     // savepoints, as sql.withTransaction makes them, so a batch can roll back one record's write only.
     const restoringOnFailure = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       Effect.suspend(() => {
-        const snapshot: State = {
+        const snapshot: Pick<State, "records" | "mappings" | "changes"> = {
           records: new Map(state.records),
           mappings: new Map(state.mappings),
           changes: [...state.changes]
@@ -52,7 +72,14 @@ export const makeTransactor = (state: State) =>
       Effect.flatMap(FiberRef.get(inTransaction), (nested) =>
         nested
           ? restoringOnFailure(effect)
-          : lock.withPermits(1)(restoringOnFailure(Effect.locally(effect, inTransaction, true)))
+          : lock.withPermits(1)(
+              Effect.suspend(() => {
+                state.openFrom = state.changes.length
+                return restoringOnFailure(Effect.locally(effect, inTransaction, true)).pipe(
+                  Effect.ensuring(Effect.sync(() => void (state.openFrom = undefined)))
+                )
+              })
+            )
       )
     return Transactor.of({
       withTransaction,

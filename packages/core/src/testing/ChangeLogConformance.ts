@@ -1,5 +1,5 @@
 import { describe, expect } from "@effect/vitest"
-import { Effect, Exit } from "effect"
+import { Deferred, Effect, Exit, Fiber } from "effect"
 import { Mappings } from "../Catalog/Mappings.js"
 import { type ChangeEntry, ChangeLog, maskOf } from "../Changes/ChangeLog.js"
 import type { CompanyId, RecordId } from "../Shared/Ids.js"
@@ -117,6 +117,35 @@ export const changeLogCases: PortCases = (it) => {
           [2, 2]
         ])
       })
+    )
+
+    it.effect(
+      "outside a transaction the head counts committed changes only: a cursor handed out is never taken back",
+      () =>
+        Effect.gen(function* () {
+          const changes = yield* ChangeLog
+          const transactor = yield* Transactor
+          const company = companyId()
+          yield* changes.append(entry(company))
+          const appended = yield* Deferred.make<number>()
+          const release = yield* Deferred.make<void>()
+          const open = yield* Effect.fork(
+            transactor.withTransaction(
+              Effect.gen(function* () {
+                yield* changes.appendMany([entry(company), entry(company)])
+                yield* Deferred.succeed(appended, yield* changes.head(company))
+                yield* Deferred.await(release)
+                return yield* Effect.fail("rolled back")
+              })
+            )
+          )
+          expect(yield* Deferred.await(appended)).toBe(3)
+          // Another reader meanwhile: the feed bounds a page by this, and refuses a cursor past it.
+          const during = yield* changes.head(company)
+          yield* Deferred.succeed(release, undefined)
+          expect(Exit.isFailure(yield* Fiber.await(open))).toBe(true)
+          expect([during, yield* changes.head(company)]).toEqual([1, 1])
+        })
     )
 
     it.effect(
