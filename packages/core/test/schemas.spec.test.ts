@@ -3,8 +3,8 @@
  * ("every failure is listed"). Each test states the contract side; they fail until src follows it.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, FastCheck as fc, Schema } from "effect"
-import { Decode, Inventory, Media, PlainIssues, type Resource } from "@catalog-sync/core"
+import { Effect, Either, FastCheck as fc, Option, Schema } from "effect"
+import { CommonFields, Decode, Inventory, Media, PlainIssues, type Resource } from "@catalog-sync/core"
 import { nulMessage } from "../src/internal/Shared/Text.js"
 
 type ResourceName = Resource.ResourceName
@@ -183,5 +183,63 @@ describe("well-formed text", () => {
     }
     const ok = Effect.runSync(Effect.either(Decode.decodeUpsert("categories", { external_id: "🛋 sofa", name: "C" })))
     expect(ok._tag).toBe("Right")
+  })
+})
+
+/** Every name of the upsert bodies: the record's, its translations', a selection field's and its translations'. */
+const nameFields: ReadonlyArray<readonly [ResourceName, string, (text: string) => Record<string, unknown>]> = [
+  ...(
+    [
+      "categories",
+      "products",
+      "collections",
+      "brands",
+      "customization-types",
+      "customization-groups",
+      "customization-options"
+    ] as const
+  ).map((resource) => [resource, "$.name", (text: string) => ({ external_id: "e", name: text })] as const),
+  ["products", "$.translations.de.name", (text) => ({ external_id: "e", translations: { de: { name: text } } })],
+  ["products", "$.fields[0].name", (text) => ({ external_id: "e", fields: [{ name: text, type_id: id }] })],
+  [
+    "products",
+    "$.fields[0].translations.de.name",
+    (text) => ({ external_id: "e", fields: [{ name: "F", type_id: id, translations: { de: { name: text } } }] })
+  ]
+]
+
+describe("names", () => {
+  // C0 and C1 controls, line and paragraph separators, bidi embeddings, overrides and isolates.
+  const refused = [
+    ..."\u0001\u0009\u000a\u000d\u001b\u001f\u007f\u0080\u0085\u009f\u2028\u2029",
+    ..."\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+  ]
+  it.prop(
+    "a control or bidi override character is refused in every name at its path; the name without it, or with a direction mark, is accepted",
+    [fc.string({ maxLength: 20 }), fc.constantFrom(...refused), fc.string({ maxLength: 20 })],
+    ([before, character, after]) => {
+      for (const [resource, path, body] of nameFields) {
+        const issues = issuesOf(resource, body(`${before}${character}${after}`))
+        expect([resource, issues]).toEqual([resource, [{ path, message: CommonFields.nameMessage }]])
+        for (const clean of [`${before}${after}` || "x", `${before}\u200f${after}\u200e`]) {
+          expect([resource, path, issuesOf(resource, body(clean))]).toEqual([resource, path, []])
+        }
+      }
+    },
+    { fastCheck: { numRuns: 30, endOnFailure: true } }
+  )
+
+  it("descriptions, a sku and external ids keep line breaks and tabs; the media form's name is a name", () => {
+    const text = "line one\n\tline two\r\n\u2028"
+    const bodies = [
+      ["categories", { external_id: text, name: "N", description: text, translations: { de: { description: text } } }],
+      ["products", { external_id: "e", name: "N", sku: text, details: { description: text } }]
+    ] as const
+    for (const [resource, body] of bodies) expect(issuesOf(resource, body)).toEqual([])
+    expect(
+      Either.getLeft(Schema.decodeUnknownEither(Media.MediaFields)({ external_id: "m", name: "a\u202eb" })).pipe(
+        Option.map(PlainIssues.plainIssues)
+      )
+    ).toEqual(Option.some([{ path: "$.name", message: CommonFields.nameMessage }]))
   })
 })

@@ -35,9 +35,23 @@ const text = (min: number, max: number) =>
     { weight: 1, arbitrary: fc.string({ minLength: Math.max(min, max - 2), maxLength: max }) }
   )
 
+/** A name's characters: no C1 control, line separator or bidi override (CommonFields.Name), sometimes a direction mark. */
+const nameChar = fc.oneof(
+  { weight: 20, arbitrary: bmpChar.filter((c) => !/[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/.test(c)) },
+  { weight: 1, arbitrary: fc.constantFrom("\u200e", "\u200f") }
+)
+
+/** `text` for names. */
+const nameText = (min: number, max: number) =>
+  fc.oneof(
+    { weight: 3, arbitrary: fc.string({ minLength: min, maxLength: Math.min(max, min + 24) }) },
+    { weight: 1, arbitrary: fc.string({ unit: nameChar, minLength: min, maxLength: Math.min(max, min + 24) }) },
+    { weight: 1, arbitrary: fc.string({ minLength: Math.max(min, max - 2), maxLength: max }) }
+  )
+
 const uuid = fc.uuid()
 const externalId = text(1, 200)
-const name = text(1, 200)
+const name = nameText(1, 200)
 const description = text(0, 4000)
 const money = decimal(16, 2)
 const dimension = decimal(10, 3)
@@ -343,7 +357,17 @@ const badDimension = replaceWith(
 const tooLong = (max: number) =>
   replaceWith(`more than ${max} chars`, fc.string({ minLength: max + 1, maxLength: max + 40 }))
 const notString = replaceWith("not a string", fc.constantFrom(42, true, null, {}, []))
-const badName = fc.oneof(tooLong(200), replaceWith("empty", fc.constant("")), notString)
+const badName = fc.oneof(
+  tooLong(200),
+  replaceWith("empty", fc.constant("")),
+  notString,
+  replaceWith(
+    "a control character or a bidi override",
+    fc
+      .tuple(fc.string({ maxLength: 8 }), fc.constantFrom("\n", "\u001b", "\u0085", "\u2028", "\u202e", "\u2067"))
+      .map(([text, c]) => `${text}${c}`)
+  )
+)
 const badExternalId = fc.oneof(tooLong(200), replaceWith("empty", fc.constant("")), notString, removed)
 const badBoolean = replaceWith("not a boolean", fc.constantFrom("true", 1, 0, null, "false"))
 const badEnum = (valid: ReadonlyArray<string>) =>

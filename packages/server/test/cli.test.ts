@@ -142,6 +142,71 @@ layer(AdminLive, { excludeTestServices: true })("catalog-sync CLI", (it) => {
     })
   )
 
+  it.effect(
+    "refuses control characters and bidi overrides in every name, naming the character, never printing it",
+    () =>
+      Effect.gen(function* () {
+        const c = ["--company", uuid]
+        const lines = (name: string) => [
+          ["company", "create", "--name", name, "--currency", "EUR", "--main-language", "en", "--storage-slug", "a1"],
+          ["company", "update", uuid, "--name", name],
+          ["connection", "create", ...c, "--name", name],
+          ["location", "create", ...c, "--name", name],
+          ["key", "create", "--connection", uuid, "--scopes", "catalog:read", "--days", "9", "--name", name]
+        ]
+        const refused: ReadonlyArray<readonly [string, string]> = [
+          ["Evil\n\x1b[31m\u202e", "U+000A"],
+          ["Tab\there", "U+0009"],
+          ["C1 \u0085 NEL", "U+0085"],
+          ["DEL\u007f", "U+007F"],
+          ["gpj.\u202eexe", "U+202E"],
+          ["isolate \u2066x\u2069", "U+2066"],
+          ["line\u2028separator", "U+2028"]
+        ]
+        for (const [name, character] of refused) {
+          for (const line of lines(name)) {
+            const error = yield* Effect.flip(parse(line))
+            expect(error).toBeInstanceOf(UsageError)
+            expect([line.slice(0, 2), error.message]).toEqual([
+              line.slice(0, 2),
+              `--name must not contain control characters, line breaks, or bidirectional overrides, embeddings or isolates (it holds ${character})`
+            ])
+          }
+        }
+        // Right-to-left names with their direction marks, and other scripts, are names.
+        for (const name of ["\u05e9\u05dc\u05d5\u05dd 2\u200f", "M\u00f6bel M\u00fcller", "\u5bb6\u5177"])
+          for (const line of lines(name)) expect((yield* parse(line))._tag).toBe("Admin")
+      })
+  )
+
+  it.effect("the admin use cases refuse such names too (an embedding program has no CLI in front)", () =>
+    Effect.gen(function* () {
+      const admin = yield* Admin.Admin
+      const company = yield* admin.createCompany({
+        name: "Names",
+        currency: "EUR",
+        main_language: "en",
+        storage_slug: "names-cli",
+        granted_scopes: ["catalog:read"]
+      })
+      const connection = yield* admin.createConnection(company.id, "ERP \u200f")
+      const evil = "Evil\n\x1b[31m\u202e"
+      const refusals: ReadonlyArray<Effect.Effect<unknown, unknown>> = [
+        admin.createCompany({ name: evil, currency: "EUR", main_language: "en", storage_slug: "names-evil" }),
+        admin.updateCompany(company.id, { name: evil }),
+        admin.createConnection(company.id, evil),
+        admin.createLocation(company.id, evil),
+        admin.createKey({ connection_id: connection.id, scopes: ["catalog:read"], lifetime_days: 9, name: evil })
+      ]
+      for (const refusal of refusals) {
+        expect(yield* Effect.flip(refusal)).toMatchObject({
+          _tag: "ValidationFailed",
+          issues: [{ path: "$.name", message: expect.stringContaining("must not contain control characters") }]
+        })
+      }
+    })
+  )
+
   it.effect("no arguments serve; help and the version print and run nothing", () =>
     Effect.gen(function* () {
       expect(yield* parse([])).toEqual({ _tag: "Serve" })

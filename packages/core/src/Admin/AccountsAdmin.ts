@@ -3,6 +3,7 @@ import { RecordNotFound, ValidationFailed } from "../Shared/Errors.js"
 import { decodeStrict } from "../Catalog/Decode.js"
 import { CurrencyCode } from "../Shared/Currency.js"
 import { fixed, Money } from "../internal/Shared/Decimal.js"
+import { NameText } from "../internal/Shared/Text.js"
 import { type CompanyId, type ConnectionId, Ids } from "../Shared/Ids.js"
 import { Scope } from "../Shared/Scope.js"
 import { LanguageCode } from "../Shared/Translations.js"
@@ -16,9 +17,12 @@ const Hostname = Schema.String.pipe(
   })
 )
 
+/** The name of a company, connection or location: one line shown as it reads, as record names are. */
+const AdminName = NameText(1, 200)
+
 /** A new company: name, currency, languages, tax, storage slug and subscriptions. */
 export const CompanyInput = Schema.Struct({
-  name: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200)),
+  name: AdminName,
   currency: CurrencyCode,
   main_language: LanguageCode,
   languages: Schema.optionalWith(Schema.Array(LanguageCode), { exact: true }),
@@ -57,7 +61,7 @@ export const CompanyPatch = Schema.partialWith(
 /** A new API key: its connection, name, scopes and lifetime. */
 export const KeyInput = Schema.Struct({
   connection_id: Schema.UUID,
-  name: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(200)), { default: () => "" }),
+  name: Schema.optionalWith(NameText(0, 200), { default: () => "" }),
   scopes: Schema.Array(Scope).pipe(Schema.minItems(1, { message: () => "a key needs at least one scope" })),
   lifetime_days: Schema.Int.pipe(
     Schema.between(minLifetimeDays, maxLifetimeDays, {
@@ -65,6 +69,9 @@ export const KeyInput = Schema.Struct({
     })
   )
 })
+
+/** A connection's or location's name, checked as a company's is. */
+const NamedInput = Schema.Struct({ name: AdminName })
 
 const singular = { companies: "company", connections: "connection", keys: "key", locations: "location" } as const
 
@@ -153,6 +160,7 @@ export class Admin extends Effect.Service<Admin>()("@catalog-sync/core/Admin", {
 
     const createConnection = (companyId: string, name: string) =>
       Effect.gen(function* () {
+        yield* decodeStrict(NamedInput, { name }, "the connection")
         yield* company(companyId)
         const created: Connection = {
           id: (yield* ids.next) as ConnectionId,
@@ -210,6 +218,7 @@ export class Admin extends Effect.Service<Admin>()("@catalog-sync/core/Admin", {
 
     const createLocation = (companyId: string, name: string) =>
       Effect.gen(function* () {
+        yield* decodeStrict(NamedInput, { name }, "the location")
         yield* company(companyId)
         const location = { id: yield* ids.next, company_id: companyId as CompanyId, name, created_at: yield* now }
         yield* accounts.saveLocation(location)

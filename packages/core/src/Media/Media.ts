@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import type { CompanyId, ConnectionId, RecordId } from "../Shared/Ids.js"
 import { ExternalId } from "../Shared/Ids.js"
-import { Text } from "../internal/Shared/Text.js"
+import { NameText } from "../internal/Shared/Text.js"
 
 /** What an image is for: catalog pictures keep a long edge of up to 1500 px, option swatches 720 px. */
 export const MediaPurpose = Schema.Literal("catalog", "option").annotations({ identifier: "MediaPurpose" })
@@ -30,7 +30,7 @@ export const outputContentType = "image/webp"
 /** The multipart fields of POST /media besides the file (spec 2.13). */
 export const MediaFields = Schema.Struct({
   external_id: ExternalId,
-  name: Text(1, 200),
+  name: NameText(1, 200),
   // Spec 2.13 lists purpose without "required": an upload without it is a catalog image.
   purpose: Schema.optionalWith(MediaPurpose, { default: () => "catalog" as const, exact: true })
 }).annotations({ identifier: "MediaFields", parseOptions: { onExcessProperty: "error", errors: "all" } })

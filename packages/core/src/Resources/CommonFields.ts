@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { ExternalId, Uuid } from "../Shared/Ids.js"
-import { Text } from "../internal/Shared/Text.js"
-import { Translations } from "../Shared/Translations.js"
+import { NameText, Text } from "../internal/Shared/Text.js"
+import { Translations, TranslationsInput } from "../Shared/Translations.js"
 
 /** An optional key that, when present, must hold a value of `schema` (no `undefined`). */
 export const opt = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
@@ -10,8 +10,10 @@ export const opt = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWi
 export const UpsertMode = Schema.Literal("catalog", "prices", "combined")
 export type UpsertMode = typeof UpsertMode.Type
 
-/** A record name: 1-200 characters. */
-export const Name = Text(1, 200)
+/** A record name: 1-200 characters, one line shown as it reads (no control or bidi override characters). */
+export const Name = NameText(1, 200)
+
+export { nameMessage, refusedInName } from "../internal/Shared/Text.js"
 
 /** A description: up to 4000 characters. */
 export const Description = Text(0, 4000)
@@ -28,7 +30,7 @@ export const commonUpsertFields = {
   currency: opt(
     Schema.String.pipe(Schema.pattern(/^[A-Z]{3}$/, { message: () => "must be a 3-letter currency code" }))
   ),
-  translations: opt(Translations)
+  translations: opt(TranslationsInput)
 } as const
 
 /** The common fields as every resource's body schema decodes them. */

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Text } from "../internal/Shared/Text.js"
+import { nameMessage, refusedInName, Text } from "../internal/Shared/Text.js"
 
 /** A language code such as `en` or `pt-BR`. */
 export const LanguageCode = Schema.String.pipe(
@@ -19,6 +19,22 @@ export const Translations = Schema.Record({ key: LanguageCode, value: Translatio
   identifier: "Translations"
 })
 export type Translations = typeof Translations.Type
+
+/**
+ * Translations as a body sends them: each name must also be a name (`NameText`). Records keep the looser
+ * `Translations`, so that a name stored before the rule still reads back through a client's schema.
+ */
+export const TranslationsInput = Translations.pipe(
+  Schema.filter(
+    (translations) =>
+      Object.entries(translations).flatMap(([language, entry]) =>
+        entry.name !== undefined && refusedInName(entry.name) !== undefined
+          ? [{ path: [language, "name"], message: nameMessage }]
+          : []
+      ),
+    { jsonSchema: {} }
+  )
+)
 
 /** Merges sent translations into stored ones: per language, per key; omitted entries stay. */
 export const merge = (stored: Translations, sent: Translations): Translations => {

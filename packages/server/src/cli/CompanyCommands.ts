@@ -44,7 +44,7 @@ const settings = (create: boolean) => {
   }
 }
 
-const name = Input.text("name", { description: "the company's name", example: '"Acme Furniture"' })
+const name = Input.displayName("name", { description: "the company's name", example: '"Acme Furniture"' })
 const storageSlug = Input.text("storage-slug", {
   description: "the company's media folder: 2-63 lower-case letters, digits or dashes",
   example: "acme"

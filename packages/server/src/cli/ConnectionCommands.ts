@@ -14,7 +14,10 @@ export const connection = group("connection", "connections, one per source syste
     admin(
       "create",
       "create a connection of a company",
-      { company: companyOption, name: Input.text("name", { description: "the source system's name", example: "ERP" }) },
+      {
+        company: companyOption,
+        name: Input.displayName("name", { description: "the source system's name", example: "ERP" })
+      },
       ({ company, name }, admin) => admin.createConnection(company, name)
     ),
     admin("enable", "let a connection's keys work again", { id: connectionId }, ({ id }, admin) =>

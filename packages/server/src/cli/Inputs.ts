@@ -1,5 +1,5 @@
 import { Args, HelpDoc, Options } from "@effect/cli"
-import { Currency, Scope } from "@catalog-sync/core"
+import { CommonFields, Currency, Scope } from "@catalog-sync/core"
 import { Schema } from "effect"
 
 /** A value the command line cannot take; its message is the one line the user sees. */
@@ -167,4 +167,17 @@ export const text = (name: string, help: Help | string) =>
   Options.text(name).pipe(
     withHelp(name, help),
     checked((raw) => (raw.trim() === "" ? invalid(`--${name} must not be empty`) : raw))
+  )
+
+/**
+ * The name of a company, connection, location or key: text, and a name as the API takes one (no control
+ * or bidi override characters). The message names the character, never echoes it: it could be a
+ * terminal escape.
+ */
+export const displayName = (name: string, help: Help | string) =>
+  text(name, help).pipe(
+    checked((raw) => {
+      const refused = CommonFields.refusedInName(raw)
+      return refused === undefined ? raw : invalid(`--${name} ${CommonFields.nameMessage} (it holds ${refused})`)
+    })
   )

@@ -14,7 +14,7 @@ export const key = group("key", "API keys", ["create", "list", "revoke"]).pipe(
         connection: connectionOption,
         scopes: Input.scopes({ description: "the key's scopes, which the company must have been granted" }),
         days: Input.wholeNumber("days", { description: "the key's lifetime in days, 1 to 365", example: "90" }, 1, 365),
-        name: optional(Input.text("name", { description: "a name for the key", example: "erp-sync" }))
+        name: optional(Input.displayName("name", { description: "a name for the key", example: "erp-sync" }))
       },
       ({ connection, scopes, days, name }, admin) =>
         admin.createKey({ connection_id: connection, scopes, lifetime_days: days, ...given({ name }) })

@@ -11,7 +11,7 @@ export const location = group("location", "stock locations", ["create", "assign"
       "create a stock location of a company",
       {
         company: companyOption,
-        name: Input.text("name", { description: "the location's name", example: "Warehouse" })
+        name: Input.displayName("name", { description: "the location's name", example: "Warehouse" })
       },
       ({ company, name }, admin) => admin.createLocation(company, name)
     ),

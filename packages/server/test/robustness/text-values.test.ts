@@ -1,7 +1,7 @@
 /**
  * One rule for text on both engines: every text field, identifier, Reference, query filter and form field
- * refuses U+0000 and lone surrogates (and lengths out of bounds) with 422 `validation_failed` at the
- * field's path, and stores everything else as it arrives: combining marks, whitespace only, the longest
+ * refuses U+0000 and lone surrogates (and lengths out of bounds; in a name also control characters and
+ * bidi overrides) with 422 `validation_failed` at the field's path, and stores everything else as it arrives: combining marks, whitespace only, the longest
  * allowed. Bytes that are not UTF-8 are refused (a JSON body 400 `malformed_json`, a form field 422 at its
  * path), and read as U+FFFD only in a percent-encoded query filter. Generated values go over real HTTP, the same requests in the
  * same order to a SQLite and a PostgreSQL server side by side: never a 5xx, the rule's answer, and the same
@@ -44,9 +44,19 @@ const seen = (value: Value, channel: Channel): string =>
       ? value.text
       : toWellFormed(value.text)
 
-/** The rule under test, written out: `min` to `max` characters of well-formed text without U+0000. */
-const acceptable = (text: string, min: number, max: number) =>
-  isWellFormed(text) && !text.includes("\u0000") && characters(text) >= min && characters(text) <= max
+/** What a name may not hold besides: C0 and C1 controls, line separators, bidi embeddings, overrides and isolates. */
+const notInNames = /[\u0001-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/
+
+/** The targets that are names. */
+const names = new Set(["categories name", "categories translations.de.name", "POST /media form name"])
+
+/** The rule under test, written out: `min` to `max` characters of well-formed text without U+0000 (and a name's). */
+const acceptable = (text: string, target: Target) =>
+  isWellFormed(text) &&
+  !text.includes("\u0000") &&
+  characters(text) >= target.min &&
+  characters(text) <= target.max &&
+  !(names.has(target.name) && notInNames.test(text))
 
 const utf8 = (text: string) => new Uint8Array(Buffer.from(text, "utf8"))
 
@@ -404,6 +414,9 @@ const edgeTexts = (min: number, max: number): ReadonlyArray<string> => [
   "e\u0301".repeat(Math.floor(max / 2)),
   " ",
   "\t\n \u00a0\u3000\u2028",
+  "Evil\n\u001b[31m\u202e",
+  "\u05e9\u05dc\u05d5\u05dd \u200f2\u200e",
+  "\u2067isolate\u2069 \u0085",
   "\ufeff\uffff\ufffd",
   "🛋".repeat(max),
   "a".repeat(max + 1),
@@ -572,7 +585,7 @@ describe.skipIf(skip !== undefined)("text values on SQLite and PostgreSQL", () =
               continue
             }
             const text = seen(value, target.channel)
-            const ok = !(notUtf8 && target.channel === "form") && acceptable(text, target.min, target.max)
+            const ok = !(notUtf8 && target.channel === "form") && acceptable(text, target)
             const refused = refusesAtPath(target, a)
             if (refused === ok)
               problems.push(

@@ -4,7 +4,7 @@ import type { Violation } from "../Resources/ResourceDefinition.js"
 import { Coefficient } from "../Shared/Decimal.js"
 import { ExternalId, Uuid } from "../../Shared/Ids.js"
 import { Reference } from "../../Shared/Reference.js"
-import { Translations } from "../../Shared/Translations.js"
+import { Translations, TranslationsInput } from "../../Shared/Translations.js"
 
 /**
  * Element of products.fields (spec 2.5): one choice of one option from the linked swatch books. `name`
@@ -15,7 +15,7 @@ export const SelectionFieldInput = Schema.Struct({
   id: opt(Uuid),
   external_id: opt(ExternalId),
   name: opt(Name).annotations({ description: "Required unless the body's mode is prices." }),
-  translations: opt(Translations),
+  translations: opt(TranslationsInput),
   type_id: opt(Reference).annotations({ description: "Required unless the body's mode is prices." }),
   group_ids: opt(Schema.Array(Reference).pipe(Schema.maxItems(100, { message: () => "must have at most 100 items" }))),
   coefficient: opt(Coefficient)

@@ -33,3 +33,26 @@ export const Text = (min: number, max: number) => {
     )
   )
 }
+
+/**
+ * What a name may not hold: C0 and C1 control characters (line breaks, tabs, terminal escapes), the line
+ * and paragraph separators, and the bidirectional embeddings, overrides and isolates, which reorder how the
+ * text after them is shown (names are printed in lists, logs and terminals, where either can pass one
+ * thing off as another). The marks U+200E and U+200F stay allowed: they reorder nothing beyond the
+ * neutral characters next to them, and names mixing right-to-left and left-to-right text need them.
+ */
+const notInNames = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/
+
+/** Why such a name is refused, as its field's message says it. */
+export const nameMessage =
+  "must not contain control characters, line breaks, or bidirectional overrides, embeddings or isolates"
+
+/** The first character a name may not hold, as `U+000A`; undefined when there is none. */
+export const refusedInName = (value: string): string | undefined => {
+  const found = notInNames.exec(value)
+  return found === null ? undefined : `U+${found[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`
+}
+
+/** `Text` for a name: a single line of text shown as it reads (see `notInNames`). */
+export const NameText = (min: number, max: number) =>
+  Text(min, max).pipe(Schema.filter((value) => !notInNames.test(value) || nameMessage, { jsonSchema: {} }))

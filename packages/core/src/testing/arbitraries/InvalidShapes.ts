@@ -1,7 +1,7 @@
 /**
  * Invalid bodies that fail the body schema, each labelled `validation_failed` with the path of the
  * failing field: lengths, patterns, types, enums, item counts, unknown keys at any depth, U+0000 and lone
- * surrogates in text.
+ * surrogates in text, control characters and bidi overrides in names.
  */
 import { FastCheck as fc } from "effect"
 import type { ResourceName } from "../../Resources/Resource.js"
@@ -9,6 +9,9 @@ import type { World } from "../World.js"
 import { base, type Body, type InvalidWrite, label, unknownKey, without } from "./Labels.js"
 import { reference } from "./ValidBodies.js"
 import { languageCode, money, text } from "./Values.js"
+
+/** A character no name may hold (CommonFields.Name): a C0 or C1 control, a line separator, a bidi override. */
+const refusedInName = fc.constantFrom("\n", "\t", "\u001b", "\u007f", "\u0085", "\u2028", "\u202e", "\u2066")
 
 /** Bodies that fail the resource's body schema: 422 `validation_failed` at the failing field. */
 export const schemaRules = (world: World, resource: ResourceName): ReadonlyArray<fc.Arbitrary<InvalidWrite>> => {
@@ -29,6 +32,11 @@ export const schemaRules = (world: World, resource: ResourceName): ReadonlyArray
       "name with a lone surrogate",
       "name",
       text(0, 5).map((a) => `${a}\ud800`)
+    ),
+    set(
+      "name with a control character or a bidi override",
+      "name",
+      fc.tuple(text(0, 5), refusedInName, text(0, 5)).map(([a, c, b]) => `${a}${c}${b}`)
     ),
     set("name not a string", "name", fc.constantFrom(42, true, null, ["Sofa"])),
     set("empty external_id", "external_id", fc.constant("")),
@@ -64,6 +72,17 @@ export const schemaRules = (world: World, resource: ResourceName): ReadonlyArray
           "validation_failed",
           `$.translations.${language}.name`,
           { ...write.body, translations: { [language]: { name: long } } }
+        )
+      ),
+    fc
+      .tuple(any, languageCode, refusedInName)
+      .map(([write, language, c]) =>
+        label(
+          resource,
+          "translated name with a control character or a bidi override",
+          "validation_failed",
+          `$.translations.${language}.name`,
+          { ...write.body, translations: { [language]: { name: `x${c}` } } }
         )
       ),
     ...(resource === "products" ? productSchemaRules(world) : []),

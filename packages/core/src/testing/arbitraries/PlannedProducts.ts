@@ -6,7 +6,7 @@ import type { Document } from "../../internal/Resources/ResourceDefinition.js"
 import { configuredTaxRate, defined, index, maybe, optionalIndex, ref, translationsFor } from "./BodyParts.js"
 import { planExternalId, type PlannedField, type PlannedProduct, Ref } from "./CatalogPlan.js"
 import type { Skeleton } from "./Skeleton.js"
-import { coefficient, money, text } from "./Values.js"
+import { coefficient, money, nameText, text } from "./Values.js"
 
 /** Selection fields over the plan's types, each linking some groups of its own type. */
 const fieldsOf = (shape: Skeleton) =>
@@ -16,7 +16,7 @@ const fieldsOf = (shape: Skeleton) =>
         .array(
           fc.record({
             type: index(shape.counts.types),
-            name: text(1, 40),
+            name: nameText(1, 40),
             coefficient: maybe(coefficient),
             pick: fc.array(fc.boolean(), { minLength: shape.counts.groups, maxLength: shape.counts.groups })
           }),
@@ -57,7 +57,7 @@ export const productRecord = (
   const { counts } = shape
   return fc
     .record({
-      name: text(1, 40),
+      name: nameText(1, 40),
       sku: maybe(text(0, 100)),
       categories: fc.uniqueArray(index(counts.categories), { minLength: 1, maxLength: Math.min(3, counts.categories) }),
       collection: optionalIndex(counts.collections),

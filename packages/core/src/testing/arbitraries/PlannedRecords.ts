@@ -10,12 +10,12 @@ import {
   type PlannedShowcase,
   type PlannedType
 } from "./CatalogPlan.js"
-import { description, money, text } from "./Values.js"
+import { description, money, nameText, text } from "./Values.js"
 
 export const categoryRecord = (settings: CompanySettings, i: number, parent: number | null) =>
   fc
     .record({
-      name: text(1, 40),
+      name: nameText(1, 40),
       description: maybe(description),
       translations: maybe(translationsFor(settings, "categories")),
       parent: parent === null ? fc.constant(undefined) : ref("categories", planExternalId.categories(parent))
@@ -30,7 +30,7 @@ export const categoryRecord = (settings: CompanySettings, i: number, parent: num
 export const showcaseRecord = (settings: CompanySettings, resource: "collections" | "brands", i: number) =>
   fc
     .record({
-      name: text(1, 40),
+      name: nameText(1, 40),
       description: maybe(description),
       translations: maybe(translationsFor(settings, resource))
     })
@@ -42,7 +42,7 @@ export const showcaseRecord = (settings: CompanySettings, resource: "collections
 
 export const typeRecord = (settings: CompanySettings, i: number, scope: "group" | "option") =>
   fc
-    .record({ name: text(1, 40), translations: maybe(translationsFor(settings, "customization-types")) })
+    .record({ name: nameText(1, 40), translations: maybe(translationsFor(settings, "customization-types")) })
     .map((fields): PlannedType => ({
       resource: "customization-types",
       externalId: planExternalId["customization-types"](i),
@@ -56,7 +56,7 @@ const pricingRule = fc.record({ pricing_mode: fc.constantFrom("percent", "fixed"
 export const groupRecord = (settings: CompanySettings, i: number, type: number, scope: "group" | "option") =>
   fc
     .record({
-      name: text(1, 40),
+      name: nameText(1, 40),
       type: ref("customization-types", planExternalId["customization-types"](type)),
       active: maybe(fc.boolean()),
       photo_enabled: maybe(fc.boolean()),
@@ -79,7 +79,7 @@ export const groupRecord = (settings: CompanySettings, i: number, type: number, 
 export const optionRecord = (settings: CompanySettings, i: number, group: number, scope: "group" | "option") =>
   fc
     .record({
-      name: text(1, 40),
+      name: nameText(1, 40),
       group: ref("customization-groups", planExternalId["customization-groups"](group)),
       code: maybe(text(0, 100)),
       active: maybe(fc.boolean()),

@@ -33,8 +33,32 @@ export const text = (min: number, max: number): fc.Arbitrary<string> =>
     )
     .map((characters) => characters.join(""))
 
+/** Whether a character may be in a name (CommonFields.Name): no control, line separator or bidi override. */
+const inName = (code: number) =>
+  code > 0x1f &&
+  !(code >= 0x7f && code <= 0x9f) &&
+  code !== 0x2028 &&
+  code !== 0x2029 &&
+  !(code >= 0x202a && code <= 0x202e) &&
+  !(code >= 0x2066 && code <= 0x2069)
+
+/** One character of a name: as `character` without those a name may not hold, and sometimes a direction mark. */
+export const nameCharacter: fc.Arbitrary<string> = fc.oneof(
+  { weight: 30, arbitrary: character.filter((c) => inName(c.codePointAt(0)!)) },
+  { weight: 1, arbitrary: fc.constantFrom("\u200e", "\u200f") }
+)
+
+/** Name text of `min` to `max` characters, as `text` draws them. */
+export const nameText = (min: number, max: number): fc.Arbitrary<string> =>
+  fc
+    .oneof(
+      { weight: 6, arbitrary: fc.array(nameCharacter, { minLength: min, maxLength: Math.min(max, min + 12) }) },
+      { weight: 1, arbitrary: fc.array(nameCharacter, { minLength: max, maxLength: max }) }
+    )
+    .map((characters) => characters.join(""))
+
 /** A record name: 1-200 characters. */
-export const name = text(1, 200)
+export const name = nameText(1, 200)
 
 /** An external id: 1-200 characters. */
 export const externalId = text(1, 200)
@@ -105,9 +129,7 @@ export const languageCode: fc.Arbitrary<string> = fc.oneof(
 export const translationEntry = (keys: ReadonlyArray<"name" | "description">) =>
   fc
     .subarray([...keys], { minLength: 1 })
-    .chain((chosen) =>
-      fc.record(Object.fromEntries(chosen.map((key) => [key, key === "name" ? text(1, 200) : text(0, 4000)])))
-    )
+    .chain((chosen) => fc.record(Object.fromEntries(chosen.map((key) => [key, key === "name" ? name : text(0, 4000)]))))
 
 /** Translations into some of `languages`, each entry with some of `keys`. */
 export const translations = (
