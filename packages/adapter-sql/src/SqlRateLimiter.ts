@@ -12,6 +12,15 @@ export interface Options {
 }
 
 /**
+ * What a span may say of a bucket: its kind (`key`, `company`, `auth-failures`), never whose it is, a
+ * key, a company or a client's address (an unsalted hash of an IPv4 address is undone by trying them all).
+ */
+const kindOf = (bucket: string) => {
+  const colon = bucket.indexOf(":")
+  return colon < 0 ? "other" : bucket.slice(0, colon)
+}
+
+/**
  * RateLimiter over any `SqlClient`: fixed windows counted in `rate_windows`, shared by every instance on
  * the database. Each request is one upsert that returns the new count, so concurrent requests of several
  * instances are all counted and none reads a stale count.
@@ -88,7 +97,7 @@ export const make = (
         ),
         refineErrors,
         Effect.tap(() => cleanup(windowStart, windowMillis)),
-        span("RateLimiter.consume", { bucket, limit, windowMillis })
+        span("RateLimiter.consume", { bucket: kindOf(bucket), limit, windowMillis })
       )
     }
 

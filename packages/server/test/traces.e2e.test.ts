@@ -3,7 +3,7 @@ import { Effect, Layer } from "effect"
 import sharp from "sharp"
 import { OtlpReceiver, OtlpReceiverLive, type ReceivedSpan } from "./OtlpReceiver.js"
 import { byRouter, routerOnRequest } from "./SameAnswer.js"
-import { call, freshKey, TestServer, TestServerWith, uploadMedia, waitJob } from "./TestServer.js"
+import { call, freshKey, TestServer, TestServerWith, testDatabase, uploadMedia, waitJob } from "./TestServer.js"
 
 const scopes = ["catalog:read", "catalog:write", "media:read", "media:write"]
 
@@ -280,6 +280,40 @@ layer(TracedServer().pipe(Layer.provide(answering)), { excludeTestServices: true
             expect(JSON.stringify(reply.body)).not.toContain(link!.spanId)
             expect(JSON.stringify(reply.body)).not.toContain(link!.traceId)
           }
+        })
+    )
+
+    it.effect(
+      "a traced authentication failure's spans hold no client address (its rate-limit bucket by kind only)",
+      () =>
+        Effect.gen(function* () {
+          const { url } = yield* TestServer
+          const traceId = hex(32)
+          const refused = yield* call(url, "GET", "/me", {
+            token: `csk_${hex(24)}_not-a-secret`,
+            headers: { traceparent: `00-${traceId}-${hex(16)}-01` }
+          })
+          expect(refused.body.error.code).toBe("invalid_credentials")
+          // On PostgreSQL the failure is counted in a statement of its own span (SQLite counts in memory).
+          const spans = yield* eventually((all) => {
+            const inTrace = all.filter((span) => span.traceId === traceId)
+            const names = new Set(inTrace.map((span) => span.name))
+            return names.has("GET /api/v1/me") && (testDatabase === "sqlite" || names.has("RateLimiter.consume"))
+              ? inTrace
+              : undefined
+          })
+          if (testDatabase === "postgres") {
+            const counted = spans.filter((span) => span.name === "RateLimiter.consume")
+            expect(counted.map((span) => span.attributes.bucket).sort()).toEqual(["auth-failures", "auth-failures"])
+          }
+          // The client is on loopback, as the database is: its statements' `server.address` is the database's.
+          const everything = JSON.stringify(
+            spans.map(({ attributes: { "server.address": _database, ...attributes }, ...span }) => ({
+              ...span,
+              attributes
+            }))
+          )
+          for (const address of ["127.0.0.1", "::1", "auth-failures:"]) expect(everything).not.toContain(address)
         })
     )
 
