@@ -43,23 +43,32 @@ const backslash = 0x5c
 /** Seeds of the key hashes, drawn per process: which keys collide cannot be worked out from outside. */
 const seeds = globalThis.crypto.getRandomValues(new Uint32Array(2))
 
+/** What one pass over a JSON body finds before it is parsed. */
+export interface JsonShape {
+  readonly refusal: JsonShapeRefusal | undefined
+  /**
+   * Whether a number literal has an exponent or 16 characters or more: only such a literal can be one
+   * `JSON.parse` does not hold exactly (`JsonNumbers`), so a body without one is not scanned for them.
+   */
+  readonly longNumbers: boolean
+}
+
 /**
  * Whether the JSON bytes open more than `limits.depth` arrays or objects at once, or name more than
- * `limits.keys` different object keys (brackets, commas and quotes inside strings do not count). Read as
- * bytes, not text: the characters that matter are ASCII, which UTF-8 never uses inside a multi-byte
- * character. A key is told apart by two seeded 32-bit hashes of its raw bytes (no string is made for
- * it), so a key written with other escapes counts as another. Bytes that are not JSON are left to the
- * parser.
+ * `limits.keys` different object keys (brackets, commas and quotes inside strings do not count), and
+ * whether they hold a long number literal. Read as bytes, not text: the characters that matter are ASCII,
+ * which UTF-8 never uses inside a multi-byte character. A key is told apart by two seeded 32-bit hashes of
+ * its raw bytes (no string is made for it), so a key written with other escapes counts as another. Bytes
+ * that are not JSON are left to the parser.
  */
-export const jsonShapeRefusal = (
-  json: Uint8Array,
-  limits: { readonly depth: number; readonly keys: number }
-): JsonShapeRefusal | undefined => {
+export const jsonShape = (json: Uint8Array, limits: { readonly depth: number; readonly keys: number }): JsonShape => {
   // Whether the container open at each depth is an object, whose next string after `{` or `,` is a key.
   const inObject = new Uint8Array(limits.depth + 2)
   const keys = new Set<number>()
   let depth = 0
   let expectKey = false
+  let longNumbers = false
+  const refused = (refusal: JsonShapeRefusal): JsonShape => ({ refusal, longNumbers })
   for (let i = 0; i < json.length; i++) {
     const c = json[i]!
     if (c === quote) {
@@ -78,21 +87,42 @@ export const jsonShapeRefusal = (
           }
         }
         keys.add((h1 >>> 0) * 0x200000 + (h2 >>> 11))
-        if (keys.size > limits.keys) return "too_many_keys"
+        if (keys.size > limits.keys) return refused("too_many_keys")
       } else {
         for (i++; i < json.length && json[i] !== quote; i++) if (json[i] === backslash) i++
       }
     } else if (c === 0x7b || c === 0x5b) {
-      if (++depth > limits.depth) return "too_deep"
+      if (++depth > limits.depth) return refused("too_deep")
       inObject[depth] = c === 0x7b ? 1 : 0
       expectKey = c === 0x7b
     } else if (c === 0x7d || c === 0x5d) {
       depth = Math.max(0, depth - 1)
       expectKey = false
     } else if (c === 0x2c) expectKey = inObject[depth] === 1
+    else if (!longNumbers && (c === 0x2d || (c >= 0x30 && c <= 0x39))) {
+      const start = i
+      for (let d = json[i + 1]; d !== undefined && ((d >= 0x30 && d <= 0x39) || d === 0x2e); d = json[++i + 1]);
+      const next = json[i + 1]
+      longNumbers = next === 0x65 || next === 0x45 || i + 1 - start >= 16
+    }
   }
-  return undefined
+  return { refusal: undefined, longNumbers }
 }
+
+/** `jsonShape`'s refusal alone. */
+export const jsonShapeRefusal = (
+  json: Uint8Array,
+  limits: { readonly depth: number; readonly keys: number }
+): JsonShapeRefusal | undefined => jsonShape(json, limits).refusal
+
+const longNumbersKey = Symbol("longNumbers")
+
+/**
+ * Whether the request's body may hold a number literal `JSON.parse` cannot hold exactly: false only for a
+ * body `withBody` was told holds no long literal.
+ */
+export const mayHoldInexactNumbers = (request: HttpServerRequest.HttpServerRequest) =>
+  (request as unknown as Record<symbol, boolean | undefined>)[longNumbersKey] !== false
 
 /**
  * Reads the raw body up to `limit` bytes and stops at the first byte past it, so an oversized body is
@@ -148,7 +178,8 @@ export const readLimited = (
  */
 export const withBody = (
   request: HttpServerRequest.HttpServerRequest,
-  body: Buffer
+  body: Buffer,
+  longNumbers = true
 ): HttpServerRequest.HttpServerRequest => {
   let text: string | undefined
   const decoded = () => {
@@ -160,6 +191,7 @@ export const withBody = (
   return Object.create(request, {
     text: { value: Effect.try({ try: decoded, catch: decodeError }) },
     json: { value: Effect.try({ try: () => JSON.parse(decoded()) as unknown, catch: decodeError }) },
+    [longNumbersKey]: { value: longNumbers },
     // Copied only when asked for: JSON endpoints never are.
     arrayBuffer: { value: Effect.sync(() => body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength)) }
   }) as HttpServerRequest.HttpServerRequest

@@ -15,7 +15,7 @@ import {
   BodyTooLarge,
   declaresOver,
   maxJsonBytes,
-  jsonShapeRefusal,
+  jsonShape,
   maxJsonDepth,
   maxJsonKeys,
   readLimited,
@@ -235,7 +235,7 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
                 })
               : respond(requestId, 400, { code: "body_unreadable", message: "the request body could not be read" })
           }
-          const refusal = jsonShapeRefusal(body.right, { depth: maxJsonDepth, keys: maxJsonKeys })
+          const { refusal, longNumbers } = jsonShape(body.right, { depth: maxJsonDepth, keys: maxJsonKeys })
           if (refusal === "too_deep") {
             return respond(requestId, 400, {
               code: "json_too_deep",
@@ -248,7 +248,7 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
               message: `JSON naming more than ${maxJsonKeys} different object keys is not accepted`
             })
           }
-          bodied = withBody(request, body.right)
+          bodied = withBody(request, body.right, longNumbers)
           return yield* Effect.provideService(served, HttpServerRequest.HttpServerRequest, bodied)
         })
         const started = Date.now()

@@ -3,6 +3,7 @@ import type { DomainError, IdempotencyStore, Principal, Transactor } from "@cata
 import { Errors, type WriteCommand, WriteRunner } from "@catalog-sync/core"
 import { BoundedDecode } from "@catalog-sync/core/adapter-support"
 import { Effect, type Either } from "effect"
+import { mayHoldInexactNumbers } from "./BodyLimit.js"
 import { api, type ApiErrorOf } from "./ErrorResponses.js"
 import { inexactNumbers } from "./JsonNumbers.js"
 import { requestId } from "./RequestId.js"
@@ -75,7 +76,10 @@ export const decodedBody = <A, E extends DomainError, R>(
     // Bytes the envelope read; JSON that does not parse dies here, and the envelope answers 400 malformed_json.
     const json = yield* Effect.orDie(request.json)
     yield* api(authorize(json))
-    const inexact = inexactNumbers(yield* Effect.orDie(request.text), BoundedDecode.maxIssues + 1)
+    // Scanned only when the envelope's pass over the bytes met a long number literal.
+    const inexact = mayHoldInexactNumbers(request)
+      ? inexactNumbers(yield* Effect.orDie(request.text), BoundedDecode.maxIssues + 1)
+      : []
     if (inexact.length > 0)
       return yield* api(Effect.fail(new Errors.ValidationFailed({ message: "the body is not valid", issues: inexact })))
     return yield* api(decode(json))
