@@ -26,8 +26,80 @@ const product = (externalId: string, categoryId: string) => ({
   body: { external_id: externalId, name: externalId, category_ids: [{ external_id: categoryId }] }
 })
 
+/** 50 categories whose parents are each the next one: one record resolves per pass when applied in body order. */
+const reverseChain = (tag: string) =>
+  Array.from({ length: 50 }, (_, i) =>
+    category(`${tag}-${i}`, {
+      description: "d".repeat(4000),
+      parent_id: i < 49 ? { external_id: `${tag}-${i + 1}` } : null
+    })
+  )
+
 layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("imports and jobs end to end", (it) => {
   describe("POST /imports", () => {
+    it.effect("a chain sent in reverse: the dry run and the job each create its 50 records", () =>
+      Effect.gen(function* () {
+        const { url, tenant } = yield* TestServer
+        const t = yield* tenant()
+        const token = yield* t.key(writer)
+        const dry = yield* call(url, "POST", "/imports", {
+          token,
+          body: { dry_run: true, records: reverseChain("dry") }
+        })
+        expect(dry.status).toBe(200)
+        expect(dry.body.report).toMatchObject({ dry_run: true, created: 50, failed: 0 })
+        const accepted = yield* call(url, "POST", "/imports", { token, body: { records: reverseChain("job") } })
+        expect(accepted.status).toBe(202)
+        const done = yield* finished(url, token, accepted.body.job.id)
+        expect(done.job).toMatchObject({ state: "completed", counts: { total: 50, created: 50, failed: 0 } })
+        const listed = yield* call(url, "GET", "/categories?external_id=job-0", { token })
+        expect(listed.body.records).toHaveLength(1)
+      })
+    )
+
+    it.effect(
+      "a company's dry runs past two at once get 429 rate_limited with Retry-After; another company's write goes on",
+      () =>
+        Effect.gen(function* () {
+          const { url, tenant } = yield* TestServer
+          const [a, b] = [yield* tenant(), yield* tenant()]
+          const [tokenA, tokenB] = [yield* a.key(writer), yield* b.key(writer)]
+          const [dryRuns, other] = yield* Effect.all(
+            [
+              Effect.all(
+                Array.from({ length: 6 }, (_, i) =>
+                  call(url, "POST", "/imports", {
+                    token: tokenA,
+                    body: { dry_run: true, records: reverseChain(`g${i}`) }
+                  })
+                ),
+                { concurrency: "unbounded" }
+              ),
+              call(url, "POST", "/categories/upsert", { token: tokenB, body: { external_id: "b", name: "B" } })
+            ],
+            { concurrency: "unbounded" }
+          )
+          expect(other.status).toBe(200)
+        expect(other.body.outcome).toBe("created")
+          const refused = dryRuns.filter((reply) => reply.status === 429)
+          expect(refused.length).toBeGreaterThan(0)
+          for (const reply of refused) {
+            expectError(reply, 429, "rate_limited")
+            expect(reply.headers.get("retry-after")).toBe("1")
+          }
+          for (const reply of dryRuns.filter((reply) => reply.status !== 429)) {
+            expect(reply.status).toBe(200)
+            expect(reply.body.report).toMatchObject({ created: 50, failed: 0 })
+          }
+          // A refused dry run took no place: sent again after the others answered, it runs.
+          const again = yield* call(url, "POST", "/imports", {
+            token: tokenA,
+            body: { dry_run: true, records: reverseChain("again") }
+          })
+          expect(again.status).toBe(200)
+        })
+    )
+
     it.effect("a job applies records over passes; GET /imports/{id} and /jobs/{id} show the job and its report", () =>
       Effect.gen(function* () {
         const { url, tenant } = yield* TestServer

@@ -2,7 +2,7 @@ import { Effect, Ref } from "effect"
 import { CurrentPrincipal, type Principal } from "../Auth/Principal.js"
 import { runIdempotent } from "../Idempotency/Idempotency.js"
 import { Sha256 } from "../Shared/Sha256.js"
-import type { WriteCommand } from "./WriteCommand.js"
+import { admit, type WriteCommand } from "./WriteCommand.js"
 
 /** A write request as the client sent it: what makes a repeat of it recognisable. */
 export interface WriteRequest {
@@ -68,6 +68,7 @@ export const runWrite = <A extends object, E, R>(request: WriteRequest, command:
     const ran = yield* Ref.make(false)
     const outcome = yield* Effect.gen(function* () {
       yield* command.authorize
+      yield* admit(command)
       const principal = yield* CurrentPrincipal
       const key = yield* fingerprint(request, principal)
       const work = Effect.zipRight(
@@ -85,4 +86,4 @@ export const runWrite = <A extends object, E, R>(request: WriteRequest, command:
     )
     if (!outcome.replayed && command.afterCommit !== undefined) yield* command.afterCommit
     return outcome
-  })
+  }).pipe(Effect.scoped)

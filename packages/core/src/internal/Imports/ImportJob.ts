@@ -1,9 +1,6 @@
 import { Data, Effect, Schedule } from "effect"
 import { Accounts } from "../../Auth/Accounts.js"
 import { CurrentPrincipal } from "../../Auth/Principal.js"
-import { CatalogService } from "../../Catalog/CatalogService.js"
-import { decodeUpsert } from "../../Catalog/Decode.js"
-import { WriteBehindAbandoned } from "../Catalog/WriteBehind.js"
 import type { JobFailure, StoredJob } from "../../Jobs/Job.js"
 import { jobAccess } from "../Jobs/JobAccess.js"
 import { LeaseLost } from "../../Jobs/JobErrors.js"
@@ -13,7 +10,8 @@ import { now } from "../Shared/Now.js"
 import { Transactor } from "../../Shared/Transactor.js"
 import { type Attempt, runPassesInBatches } from "./ImportRunner.js"
 import { type ImportItem, ImportStore } from "../../Imports/ImportStore.js"
-import { attempt } from "./RecordErrors.js"
+import { makeBatchWrites } from "./BatchWrites.js"
+import { decodedOnce } from "./RecordErrors.js"
 import { boundReportErrors } from "./ReportBounds.js"
 
 /** Ends an import run whose access stopped (spec 5.4) before its next batch. */
@@ -37,11 +35,11 @@ export const recordsPerTransaction = 50
 
 /** The import job (kind `import`): a worker applies its records, a batch per transaction. */
 export const makeImportJob = Effect.gen(function* () {
-  const catalog = yield* CatalogService
   const jobs = yield* JobStore
   const store = yield* ImportStore
   const transactor = yield* Transactor
   const accounts = yield* Accounts
+  const batches = yield* makeBatchWrites
 
   /**
    * Processes a claimed import job for `workerId`: every record not applied yet, over several passes.
@@ -63,6 +61,7 @@ export const makeImportJob = Effect.gen(function* () {
           ? Effect.succeed(access.principal)
           : Effect.fail(new AccessStopped({ failure: access.failure }))
       )
+      const decoded = decodedOnce()
       const items = yield* store.items(job.id)
       const waiting = items.filter((item) => item.status !== "applied")
       const holdLease = Effect.gen(function* () {
@@ -76,62 +75,25 @@ export const makeImportJob = Effect.gen(function* () {
         transactor.withTransaction(
           Effect.zipRight(
             holdLease,
-            Effect.forEach(batch, (item) =>
-              attempt(item, (decoded) =>
-                Effect.gen(function* () {
-                  const result = yield* transactor.withTransaction(catalog.upsert(item.resource, decoded))
-                  const { at } = yield* now
-                  const recordId = result.record.id
-                  if (
-                    !(yield* store.markApplied(job.id, item.index, {
-                      outcome: result.outcome,
-                      recordId,
-                      run: job.run,
-                      at
-                    }))
-                  ) {
-                    // Applied by another worker that held the job before: roll the whole batch back.
-                    return yield* new LeaseLost({ jobId: job.id })
-                  }
-                  return { _tag: "Applied", outcome: result.outcome, recordId } satisfies Attempt
-                })
-              )
+            batches.perRecord(batch, decoded, (item, { outcome, recordId }) =>
+              Effect.gen(function* () {
+                const { at } = yield* now
+                if (!(yield* store.markApplied(job.id, item.index, { outcome, recordId, run: job.run, at }))) {
+                  // Applied by another worker that held the job before: roll the whole batch back.
+                  return yield* new LeaseLost({ jobId: job.id })
+                }
+                return { _tag: "Applied", outcome, recordId } satisfies Attempt
+              })
             )
           )
         )
-      // Set-based: the batch's mappings read up front, its new records, mappings and changes
-      // written in one statement per table and its applied marks in one, with no savepoint per record.
-      // A record that fails before writing needs none; one that failed after writing, or a conflict
-      // when flushing, abandons this for `applyPerRecord` after the rollback.
+      // Set-based (`BatchWrites`), with the batch's applied marks in one statement; a record that failed
+      // after writing, or a conflict when flushing, abandons this for `applyPerRecord` after the rollback.
       const applySetBased = (batch: ReadonlyArray<ImportItem>) =>
         transactor.withTransaction(
           Effect.gen(function* () {
             yield* holdLease
-            const writer = yield* catalog.batchWriter
-            const decoded = batch.map((item) => decodeUpsert(item.resource, item.body))
-            yield* writer.prefetch(
-              batch.flatMap((item, i) => {
-                const body = decoded[i]!
-                return body._tag === "Right" ? [{ resource: item.resource, body: body.right }] : []
-              })
-            )
-            const attempts: Array<Attempt> = []
-            for (const [i, item] of batch.entries()) {
-              const before = writer.writes()
-              const result = yield* attempt(
-                item,
-                (body) =>
-                  Effect.map(writer.upsert(item.resource, body), (written): Attempt => ({
-                    _tag: "Applied",
-                    ...written
-                  })),
-                decoded[i]
-              )
-              if (result._tag === "Failed" && writer.writes() !== before)
-                return yield* new WriteBehindAbandoned({ message: `import record ${item.index} failed after writing` })
-              attempts.push(result)
-            }
-            yield* writer.flush
+            const attempts = yield* batches.setBased(batch, decoded)
             const applied = batch.flatMap((item, i) => {
               const result = attempts[i]!
               return result._tag === "Applied"

@@ -1,6 +1,9 @@
 import { Effect } from "effect"
+import { definitions } from "../../Resources/Registry.js"
 import type { ResourceName } from "../../Resources/Resource.js"
 import type { RecordError } from "../../Imports/Import.js"
+import { findReferences } from "../Catalog/ReferenceSlots.js"
+import { breathe } from "../Shared/Breathe.js"
 
 /** A record to apply: its position in the import body, resource and body. */
 export interface PlannedRecord {
@@ -28,9 +31,67 @@ const rank: Readonly<Record<ResourceName, number>> = {
   products: 4
 }
 
-/** The order a pass applies records in: by resource rank, then body order. */
+/** Records by resource rank, then body order: the order of records that do not reference each other. */
 export const applyOrder = <R extends PlannedRecord>(records: ReadonlyArray<R>): ReadonlyArray<R> =>
   [...records].sort((a, b) => rank[a.resource] - rank[b.resource] || a.index - b.index)
+
+const keyOf = (resource: string, externalId: unknown) => `${resource}|${String(externalId)}`
+
+/** The `resource|external_id` of every record a body (as sent, not yet decoded) references by external id. */
+const externalReferences = (record: PlannedRecord): ReadonlyArray<string> =>
+  findReferences(record.body, definitions[record.resource].references).flatMap(({ reference, target }) => {
+    // Not decoded yet: the slot may hold anything the client sent.
+    const sent: unknown = reference
+    const externalId =
+      typeof sent === "object" && sent !== null ? (sent as { external_id?: unknown }).external_id : undefined
+    return typeof externalId === "string" ? [keyOf(target, externalId)] : []
+  })
+
+/**
+ * The order a pass applies records in: every record after the records of the batch it references by
+ * external id (the first write of each), and the writes of one record in body order; otherwise
+ * `applyOrder`. So a batch whose references point anywhere within it applies in one pass, whatever order
+ * it was sent in: a pass costs its records, not records x passes. Records in a reference cycle (which
+ * cannot all apply) keep `applyOrder` after the others.
+ */
+export const dependencyOrder = <R extends PlannedRecord>(records: ReadonlyArray<R>): ReadonlyArray<R> => {
+  const ordered = applyOrder(records)
+  const firstWriter = new Map<string, number>()
+  const lastWriter = new Map<string, number>()
+  const dependents: Array<Array<number>> = ordered.map(() => [])
+  const waitingOn = new Array<number>(ordered.length).fill(0)
+  const addEdge = (from: number, to: number) => {
+    dependents[from]!.push(to)
+    waitingOn[to]!++
+  }
+  ordered.forEach((record, position) => {
+    const key = keyOf(record.resource, record.body.external_id)
+    const previous = lastWriter.get(key)
+    if (previous !== undefined) addEdge(previous, position)
+    else firstWriter.set(key, position)
+    lastWriter.set(key, position)
+  })
+  ordered.forEach((record, position) => {
+    for (const key of new Set(externalReferences(record))) {
+      const writer = firstWriter.get(key)
+      if (writer !== undefined && writer !== position) addEdge(writer, position)
+    }
+  })
+  // Kahn's algorithm, taking the ready record that comes first in `applyOrder` (a batch holds 50 at most).
+  const result: Array<R> = []
+  const done = new Array<boolean>(ordered.length).fill(false)
+  for (;;) {
+    const next = waitingOn.findIndex((count, position) => count === 0 && !done[position])
+    if (next === -1) break
+    done[next] = true
+    result.push(ordered[next]!)
+    for (const dependent of dependents[next]!) waitingOn[dependent]!--
+  }
+  ordered.forEach((record, position) => {
+    if (!done[position]) result.push(record)
+  })
+  return result
+}
 
 export interface PassesResult {
   /** The last attempt of every record, by index. */
@@ -39,7 +100,7 @@ export interface PassesResult {
 }
 
 /**
- * Applies records over several passes. Each pass tries the waiting records in `applyOrder`; a record
+ * Applies records over several passes. Each pass tries the waiting records in `dependencyOrder`; a record
  * that failed only with `unresolved_reference` waits for the next pass, which runs while the previous
  * pass applied at least one record (that record may be what it references). Any other failure is final,
  * and a reference that never resolves fails its record when a pass makes no progress. Each attempt is
@@ -63,7 +124,7 @@ export const runPassesInBatches = <P extends PlannedRecord, E, R>(
 ): Effect.Effect<PassesResult, E, R> =>
   Effect.gen(function* () {
     const results = new Map<number, Attempt>()
-    let waiting = applyOrder(records)
+    let waiting = dependencyOrder(records)
     let passes = 0
     while (waiting.length > 0) {
       passes++
@@ -78,9 +139,9 @@ export const runPassesInBatches = <P extends PlannedRecord, E, R>(
           if (result._tag === "Applied") progress = true
           else if (result.unresolved) next.push(record)
         })
-        // Lets waiting fibers (requests) take the connection between two batches' transactions: a worker
-        // that re-took it at once would starve them for the whole job on a single-connection database.
-        yield* Effect.yieldNow()
+        // Lets waiting fibers (requests) take the connection between two batches' transactions, and the event
+        // loop serve other clients: a worker that re-took it at once would starve them for the whole job.
+        yield* breathe
       }
       if (!progress) break
       waiting = next

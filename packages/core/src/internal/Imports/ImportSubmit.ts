@@ -1,6 +1,5 @@
 import { Data, Effect } from "effect"
 import { CurrentPrincipal } from "../../Auth/Principal.js"
-import { CatalogService } from "../../Catalog/CatalogService.js"
 import { type JobRecord, maxPendingPerConnection, queued, render, type StoredJob } from "../../Jobs/Job.js"
 import { JobLimitReached } from "../../Jobs/JobErrors.js"
 import { JobSignal } from "../../Jobs/JobSignal.js"
@@ -10,12 +9,14 @@ import { Ids } from "../../Shared/Ids.js"
 import { now } from "../Shared/Now.js"
 import { Transactor } from "../../Shared/Transactor.js"
 import { command, runDirect } from "../../Writes/WriteCommand.js"
-import { type ImportBody, type ImportReport, type RecordResult, report } from "../../Imports/Import.js"
+import { type ImportBody, type ImportReport, maxRecords, type RecordResult, report } from "../../Imports/Import.js"
 import { countsOf, externalIdOf, withIgnored } from "./ImportResults.js"
-import { type Attempt, type PlannedRecord, runPasses } from "./ImportRunner.js"
+import { makeDryRunGate } from "./DryRunGate.js"
+import { makeBatchWrites } from "./BatchWrites.js"
+import { type Attempt, type PlannedRecord, runPassesInBatches } from "./ImportRunner.js"
 import { requireScopes } from "./ImportScopes.js"
 import { type ImportItem, ImportStore } from "../../Imports/ImportStore.js"
-import { attempt } from "./RecordErrors.js"
+import { decodedOnce } from "./RecordErrors.js"
 import { boundReportErrors } from "./ReportBounds.js"
 import { visibleReport } from "./ReportVisibility.js"
 
@@ -42,31 +43,37 @@ class DryRunRollback extends Data.TaggedError("DryRunRollback")<{ readonly resul
  * queued job that a worker processes (`ImportJob`).
  */
 export const makeSubmit = Effect.gen(function* () {
-  const catalog = yield* CatalogService
   const jobs = yield* JobStore
   const store = yield* ImportStore
   const transactor = yield* Transactor
   const ids = yield* Ids
   const signal = yield* JobSignal
+  const dryRuns = makeDryRunGate()
+  const batches = yield* makeBatchWrites
 
   /**
-   * Applies the records and rolls all of it back. A transaction of its own, a savepoint inside the
-   * idempotent write: its writes roll back while the answer it gives is stored with the Idempotency-Key.
+   * Applies the records as a job applies a batch (`BatchWrites`) and rolls all of it back. A transaction
+   * of its own, a savepoint inside the idempotent write: its writes roll back while the answer it gives
+   * is stored with the Idempotency-Key.
    */
-  const dryRun = (records: ReadonlyArray<PlannedRecord>) =>
-    transactor
-      .withTransaction(
-        runPasses(records, (record) =>
-          attempt(record, (decoded) =>
-            // A savepoint: a failed record rolls back its own writes only.
-            Effect.map(transactor.withTransaction(catalog.upsert(record.resource, decoded)), (result): Attempt => ({
-              _tag: "Applied",
-              outcome: result.outcome,
-              // A dry run's new records do not survive it: no id to show.
-              recordId: result.outcome === "created" ? "" : result.record.id
-            }))
+  const dryRun = (records: ReadonlyArray<PlannedRecord>) => {
+    const decoded = decodedOnce()
+    // A savepoint: a set-based batch abandoned after writing rolls back before it is applied record by record.
+    const applyBatch = (batch: ReadonlyArray<PlannedRecord>) =>
+      transactor.withTransaction(batches.setBased(batch, decoded)).pipe(
+        Effect.catchTag("WriteBehindAbandoned", () =>
+          batches.perRecord(batch, decoded, (_, written) => Effect.succeed<Attempt>({ _tag: "Applied", ...written }))
+        ),
+        // A dry run's new records do not survive it: no id to show.
+        Effect.map((attempts) =>
+          attempts.map((result): Attempt =>
+            result._tag === "Applied" && result.outcome === "created" ? { ...result, recordId: "" } : result
           )
-        ).pipe(
+        )
+      )
+    return transactor
+      .withTransaction(
+        runPassesInBatches(records, maxRecords, applyBatch).pipe(
           Effect.flatMap(({ results }) =>
             Effect.fail(
               new DryRunRollback({
@@ -102,6 +109,7 @@ export const makeSubmit = Effect.gen(function* () {
             )
         )
       )
+  }
 
   /** The write scopes every record of the body needs (403 listing the missing ones). */
   const authorize = (body: ImportBody) =>
@@ -151,7 +159,15 @@ export const makeSubmit = Effect.gen(function* () {
 
   /** POST /imports as a write command (see `WriteRunner`): a queued job wakes an idle worker once committed. */
   const submitCommand = (body: ImportBody) =>
-    command({ authorize: authorize(body), run: applySubmit(body), afterCommit: signal.notify })
+    command({
+      authorize: authorize(body),
+      admit:
+        body.dry_run === true
+          ? Effect.flatMap(CurrentPrincipal, (principal) => dryRuns.enter(principal.company.id))
+          : Effect.void,
+      run: applySubmit(body),
+      afterCommit: signal.notify
+    })
 
   const submit = (body: ImportBody) => runDirect(submitCommand(body))
 

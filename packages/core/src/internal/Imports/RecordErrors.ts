@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Effect, type Either } from "effect"
 import { decodeUpsert } from "../../Catalog/Decode.js"
 import type { UpsertBody } from "../Catalog/WriteHeader.js"
 import type {
@@ -73,6 +73,22 @@ export const toRecordError = (index: number, error: RecordFailure): RecordError 
 /** Only these wait for a later pass: another record of the import may create what they reference. */
 export const isUnresolvedReference = (error: RecordFailure): boolean =>
   error._tag === "RuleViolation" && error.reason === "unresolved_reference"
+
+/**
+ * Each record's decoded body, decoded on first use and kept: a record tried again in a later pass (or
+ * batch) is not validated again.
+ */
+export const decodedOnce = () => {
+  const decoded = new Map<number, Either.Either<UpsertBody, ValidationFailed>>()
+  return (record: PlannedRecord): Either.Either<UpsertBody, ValidationFailed> => {
+    let body = decoded.get(record.index)
+    if (body === undefined) {
+      body = decodeUpsert(record.resource, record.body)
+      decoded.set(record.index, body)
+    }
+    return body
+  }
+}
 
 /** Decodes and upserts one record; the failures that concern this record only become its result. */
 export const attempt = <E, R>(
