@@ -28,7 +28,7 @@ export const ImportsApi = jobEndpoints("imports", "/imports")
       .annotate(OpenApi.Transform, operationExamples(submitExamples))
       .annotate(
         OpenApi.Description,
-        "Each record is atomic; a failed record does not cancel the others; references resolve over several passes. dry_run: 200 with the report, everything rolled back. Otherwise 202 with the queued job (poll GET /imports/{id}). Needs the write scopes of every record; 429 job_limit_reached at 20 pending jobs per connection."
+        "Each record is atomic; a failed record does not cancel the others; references resolve over several passes, each record applied after the records of the body it references, so the body's order is free. dry_run: 200 with the report, everything rolled back; 429 rate_limited (Retry-After: 1) while the company already runs 2 dry runs. Otherwise 202 with the queued job (poll GET /imports/{id}). Needs the write scopes of every record; 429 job_limit_reached at 20 pending jobs per connection."
       )
   )
   .middleware(Authentication)
