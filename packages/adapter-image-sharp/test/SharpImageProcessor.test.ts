@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ImageProcessor } from "@catalog-sync/core"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import sharp from "sharp"
 import { layer } from "../src/SharpImageProcessor.js"
 
@@ -16,6 +16,17 @@ describe("SharpImageProcessor", () => {
     const [major, minor] = sharp.versions.sharp.split(".").map(Number)
     expect(major! > 0 || minor! >= 35).toBe(true)
   })
+
+  it.effect("building the layer turns libvips' operation cache off and runs one thread per image", () =>
+    Effect.gen(function* () {
+      // sharp's defaults (its concurrency is the number of cores unless glibc without jemalloc is seen).
+      sharp.cache({ memory: 50, files: 20, items: 100 })
+      sharp.concurrency(4)
+      yield* Effect.scoped(Layer.build(layer))
+      expect(sharp.cache()).toMatchObject({ memory: { max: 0 }, files: { max: 0 }, items: { max: 0 } })
+      expect(sharp.concurrency()).toBe(1)
+    })
+  )
 
   it.effect(
     "decodes the accepted formats and refuses every other one as image_corrupt, even past the magic-byte check",
