@@ -1,5 +1,5 @@
-import { SqlChangeLog, SqlErrors } from "@catalog-sync/adapter-sql"
-import { CatalogRepository, ChangeLog, type Ids, Mappings, Transactor } from "@catalog-sync/core"
+import { SqlChangeLog, SqlErrors, SqlJobStore } from "@catalog-sync/adapter-sql"
+import { CatalogRepository, ChangeLog, type Ids, JobStore, Mappings, Transactor } from "@catalog-sync/core"
 import { SqlClient, SqlError } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Cause, Context, Effect, Either, Layer, Option, Redacted } from "effect"
@@ -399,6 +399,57 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
         expect(yield* planOf(SqlChangeLog.globalPositionStatement(sql, company, 1000))).toMatch(
           /Index Scan Backward using changes_by_global_position on changes/
         )
+      })
+    )
+
+    it.scoped("a claim walks the pending jobs in queue order, once per preference, each locking what it takes", () =>
+      Effect.gen(function* () {
+        const context = yield* Layer.build(cluster.layerOf())
+        const sql = Context.get(context, SqlClient.SqlClient)
+        const companies = Array.from({ length: 50 }, () => uuid())
+        // A long history of ended jobs, and a few pending ones.
+        yield* sql`INSERT INTO jobs (id, company_id, connection_id, key_id, kind, state, scopes, run, attempts,
+                     queued_at, queue_seq, created_at, updated_at, finished_at)
+                   SELECT gen_random_uuid()::text, (string_to_array(${companies.join(",")}, ','))[1 + n % 50], gen_random_uuid()::text,
+                     'key', CASE WHEN n % 3 = 0 THEN 'media' ELSE 'import' END,
+                     CASE WHEN n < 19900 THEN 'completed' ELSE 'queued' END, '[]', 1, 1, n, n + 1, 'at', 'at',
+                     CASE WHEN n < 19900 THEN 'at' END
+                   FROM generate_series(0, 19999) AS n`
+        yield* sql`ANALYZE jobs`
+        const [text, params] = SqlJobStore.claimStatement(sql, {
+          workerId: "worker",
+          nowMillis: Date.now(),
+          leaseMillis: 60_000,
+          at: "at",
+          avoidCompany: companies[0] as Ids.CompanyId
+        }).compile()
+        const plan = (yield* sql.unsafe<{ "QUERY PLAN": string }>(`EXPLAIN ${text}`, params))
+          .map((row) => row["QUERY PLAN"])
+          .join("\n")
+        // Three sub-selects (another idle company, an idle company, any), each an index walk in queue order
+        // under FOR UPDATE SKIP LOCKED; the running jobs of a company are looked up among the running or
+        // pending jobs, never in its history; no sort, no table scan.
+        expect(plan.match(/LockRows/g)).toHaveLength(3)
+        expect(plan.match(/Index Scan using jobs_pending on jobs j(_\d)?\s/g)).toHaveLength(3)
+        expect(plan.match(/using (jobs_by_state|jobs_pending_by_connection) on jobs r(_\d)?\s/g)).toHaveLength(2)
+        expect(plan).toMatch(/Index Cond: \(id = COALESCE\(\$\d+, \$\d+, \$\d+\)\)/)
+        expect(plan).not.toMatch(/Seq Scan|Sort|jobs_by_connection|jobs_queue_order/)
+        // Concurrent claimers, whatever company each avoids, take different jobs.
+        const jobs = Context.get(context, JobStore.JobStore)
+        const claimed = yield* Effect.all(
+          companies.slice(0, 10).map((company, i) =>
+            jobs.claim({
+              workerId: `w${i}`,
+              nowMillis: Date.now(),
+              leaseMillis: 60_000,
+              at: "at",
+              avoidCompany: company as Ids.CompanyId
+            })
+          ),
+          { concurrency: "unbounded" }
+        )
+        const ids = claimed.map((job) => Option.getOrThrow(job).id)
+        expect(new Set(ids).size).toBe(10)
       })
     )
 

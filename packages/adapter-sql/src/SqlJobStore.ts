@@ -76,20 +76,29 @@ const Count = Schema.Struct({ n: Millis })
 const Returned = Schema.Struct({ id: Schema.String })
 
 /**
- * A claim: one conditional UPDATE ... RETURNING of the first claimable job in queue order. A job is a
- * candidate unless another job of its connection runs under a live lease; media jobs of a company run one
- * at a time in queue order, and not at all while one of them is paused. The candidates are read from the
- * pending jobs in queue order and each is checked against its connection's (and company's) unfinished
- * jobs only, so a claim costs the same however many jobs have ended; SQLite is told to walk the pending
- * index (left alone it reads every queued job, checks each and sorts them). The `state IN (...)` terms that
- * look redundant repeat the partial indexes' conditions, which is what lets a planner use them. Exported
- * for the plan tests.
+ * A claim: one conditional UPDATE ... RETURNING of a claimable job. A job is a candidate unless another job
+ * of its connection runs under a live lease; media jobs of a company run one at a time in queue order, and
+ * not at all while one of them is paused. The job is the first candidate in queue order of, by preference,
+ * (1) a company other than `avoidCompany` with no job under a live lease, (2) a company with no job under a
+ * live lease, (3) any company: one sub-select per preference under COALESCE, each evaluated only when the
+ * previous found nothing, so no sort ranks the candidates. Each walks the pending jobs in queue order and
+ * checks a candidate against its connection's (and company's) unfinished jobs and against the running ones
+ * (as many as there are workers), so a claim costs the same however many jobs have ended; SQLite is told
+ * which indexes to walk (left alone it reads every queued job, checks each and sorts them, or reads a
+ * company's whole history for its running jobs). The `state IN (...)` terms that look redundant repeat the
+ * partial indexes' conditions, which is what lets a planner use them. Exported for the plan tests.
  */
 export const claimStatement = (sql: SqlClient.SqlClient, request: JobStore.ClaimRequest) => {
   const now = request.nowMillis
-  const candidate = (pendingInOrder: Statement.Fragment) =>
-    sql`SELECT j.id FROM jobs j ${pendingInOrder}
+  const sqlite = sql.onDialectOrElse({ pg: () => false, orElse: () => true })
+  const idleCompany = sql`AND NOT EXISTS (
+            SELECT 1 FROM jobs r ${sqlite ? sql`INDEXED BY jobs_by_state` : sql``}
+            WHERE r.state = 'running' AND r.company_id = j.company_id AND r.lease_until > ${now}
+          )`
+  const candidate = (preference: Statement.Fragment) =>
+    sql`SELECT j.id FROM jobs j ${sqlite ? sql`INDEXED BY jobs_pending` : sql``}
         WHERE j.state IN ('queued', 'running') AND (j.state = 'queued' OR j.lease_until <= ${now})
+          ${preference}
           AND NOT EXISTS (
             SELECT 1 FROM jobs o
             WHERE o.company_id = j.company_id AND o.connection_id = j.connection_id AND o.state IN ('queued', 'running')
@@ -103,20 +112,19 @@ export const claimStatement = (sql: SqlClient.SqlClient, request: JobStore.Claim
                 OR (m.state IN ('queued', 'running') AND m.queue_seq < j.queue_seq))
           ))
         ORDER BY j.queue_seq
-        LIMIT 1`
+        LIMIT 1
+        ${sqlite ? sql`` : sql`FOR UPDATE SKIP LOCKED`}`
+  const preferences = [
+    ...(request.avoidCompany === undefined ? [] : [sql`AND j.company_id <> ${request.avoidCompany} ${idleCompany}`]),
+    idleCompany,
+    sql``
+  ]
+  const chosen = sql.join(", ", false)(preferences.map((preference) => sql`(${candidate(preference)})`))
   const claimable = sql`(state = 'queued' OR (state = 'running' AND lease_until <= ${now}))`
-  const set = sql`SET state = 'running', lease_owner = ${request.workerId}, lease_until = ${now + request.leaseMillis},
-      attempts = attempts + 1, started_at = COALESCE(started_at, ${request.at}), updated_at = ${request.at}`
-  return sql.onDialectOrElse({
-    pg: () =>
-      sql`UPDATE jobs ${set}
-          WHERE id = (${candidate(sql``)} FOR UPDATE SKIP LOCKED) AND ${claimable}
-          RETURNING ${sql.literal(columns)}`,
-    orElse: () =>
-      sql`UPDATE jobs ${set}
-          WHERE id = (${candidate(sql`INDEXED BY jobs_pending`)}) AND ${claimable}
-          RETURNING ${sql.literal(columns)}`
-  })
+  return sql`UPDATE jobs SET state = 'running', lease_owner = ${request.workerId}, lease_until = ${now + request.leaseMillis},
+        attempts = attempts + 1, started_at = COALESCE(started_at, ${request.at}), updated_at = ${request.at}
+      WHERE id = COALESCE(${chosen}) AND ${claimable}
+      RETURNING ${sql.literal(columns)}`
 }
 
 /**

@@ -31,18 +31,20 @@ const neverEnds: JobKindHandler = {
 }
 const Busy = Layer.succeed(JobKinds, { import: neverEnds, media: neverEnds })
 
-/** An import job of a new connection, queued in the store. */
-const insertedJob = Effect.gen(function* () {
-  const principal = {
-    company: { id: uuid() as CompanyId },
-    connectionId: uuid() as ConnectionId,
-    keyId: "k",
-    scopes: new Set(["catalog:write"] as const)
-  }
-  const job = queued(principal, "import", uuid(), { millis: 0, at: "2026-01-01T00:00:00.000Z" }, null)
-  yield* (yield* JobStore).insert(job, 20)
-  return job
-})
+/** An import job of a new connection (of a new company unless given), queued in the store. */
+const insertJob = (companyId = uuid() as CompanyId) =>
+  Effect.gen(function* () {
+    const principal = {
+      company: { id: companyId },
+      connectionId: uuid() as ConnectionId,
+      keyId: "k",
+      scopes: new Set(["catalog:write"] as const)
+    }
+    const job = queued(principal, "import", uuid(), { millis: 0, at: "2026-01-01T00:00:00.000Z" }, null)
+    yield* (yield* JobStore).insert(job, 20)
+    return job
+  })
+const insertedJob = insertJob()
 
 it.effect("a worker stopped while its claim is in flight gives the job back at once, not after its lease", () =>
   Effect.gen(function* () {
@@ -109,4 +111,34 @@ it.scoped("a job outlives its lease by heartbeats a third of a lease apart, the 
     })
     expect(later.leaseUntil).toBeGreaterThan(11_100)
   }).pipe(Effect.provide(Layer.mergeAll(CountedBeats, Busy, IdsLive)))
+)
+
+/** Processing that ends the job at once, noting which job ran. */
+const ran: Array<string> = []
+const EndsAtOnce = Layer.effect(
+  JobKinds,
+  Effect.map(JobStore, (jobs) => {
+    const endsAtOnce: JobKindHandler = {
+      ...neverEnds,
+      process: (job, workerId) => {
+        ran.push(job.id)
+        return Effect.asVoid(jobs.finish(job.id, workerId, { state: "completed", failure: null, at: "done" }))
+      }
+    }
+    return { import: endsAtOnce, media: endsAtOnce }
+  })
+).pipe(Layer.provideMerge(InMemoryJobs.layer))
+
+it.scoped("a single worker takes turns between companies instead of running one company's backlog first", () =>
+  Effect.gen(function* () {
+    ran.length = 0
+    const [a, b] = [uuid() as CompanyId, uuid() as CompanyId]
+    // Company a queued three imports (one connection each) before company b queued two.
+    const queue = []
+    for (const company of [a, a, a, b, b]) queue.push((yield* insertJob(company)).id)
+    const [a1, a2, a3, b1, b2] = queue
+    yield* runWorkers({ workers: 1, leaseMillis: 30_000, pollMillis: 1_000 })
+    yield* TestClock.adjust("1 second")
+    expect(ran).toEqual([a1, b1, a2, b2, a3])
+  }).pipe(Effect.provide(Layer.mergeAll(EndsAtOnce, IdsLive)))
 )

@@ -37,6 +37,11 @@ export interface ClaimRequest {
   readonly leaseMillis: number
   /** ISO time, for started_at / updated_at. */
   readonly at: string
+  /**
+   * The company of the job this worker ran last: the claim prefers another company's job (see `claim`),
+   * so that one worker alternates between companies instead of running one company's backlog first.
+   */
+  readonly avoidCompany?: CompanyId | undefined
 }
 
 /** What a requeue did: the job queued again, or why not. */
@@ -88,10 +93,14 @@ export class JobStore extends Context.Tag("@catalog-sync/core/JobStore")<
       }
     ) => Effect.Effect<Requeue, PersistenceError>
     /**
-     * Takes the job that entered the queue first (by insert or requeue order) among those queued, or running with an expired lease, and whose connection has no
-     * other job under a live lease (so one connection's jobs run one at a time, in order): it becomes
-     * running under the worker's lease and its attempts grow by one. Several workers and instances may
-     * claim at once; each job goes to one of them.
+     * Takes a claimable job: queued, or running with an expired lease, and whose connection has no other
+     * job under a live lease (so one connection's jobs run one at a time, in order); a media job also
+     * waits for the earlier unfinished media jobs of its company and for any paused one. Among them, in
+     * queue order (by insert or requeue), it takes the first of a company other than `avoidCompany` that
+     * has no job under a live lease; else the first of a company with no job under a live lease; else the
+     * first. So companies take turns instead of queueing behind one company's backlog, and concurrent
+     * workers spread over companies. The job becomes running under the worker's lease and its attempts
+     * grow by one. Several workers and instances may claim at once; each job goes to one of them.
      */
     readonly claim: (request: ClaimRequest) => Effect.Effect<Option.Option<StoredJob>, PersistenceError>
     /** Extends the lease to `leaseUntil`; false when the worker lost it. */

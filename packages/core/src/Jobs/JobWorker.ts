@@ -1,5 +1,5 @@
 import { Clock, Duration, Effect, Exit, Option, type Scope } from "effect"
-import { Ids } from "../Shared/Ids.js"
+import { type CompanyId, Ids } from "../Shared/Ids.js"
 import type { StoredJob } from "./Job.js"
 import { LeaseLost } from "./JobErrors.js"
 import { JobKinds } from "./JobKinds.js"
@@ -86,9 +86,19 @@ const worker = (settings: WorkerSettings) =>
     const jobs = yield* JobStore
     const signal = yield* JobSignal
     const workerId = yield* Effect.flatMap(Ids, (ids) => ids.next)
+    // The company of the last job claimed: the next claim prefers another one, so companies take turns.
+    let avoidCompany: CompanyId | undefined
     const claimNext = Effect.gen(function* () {
       const now = yield* Clock.currentTimeMillis
-      return yield* jobs.claim({ workerId, nowMillis: now, leaseMillis: settings.leaseMillis, at: iso(now) })
+      const claimed = yield* jobs.claim({
+        workerId,
+        nowMillis: now,
+        leaseMillis: settings.leaseMillis,
+        at: iso(now),
+        avoidCompany
+      })
+      if (Option.isSome(claimed)) avoidCompany = claimed.value.companyId
+      return claimed
     }).pipe(
       Effect.catchAllCause((cause) =>
         Effect.as(Effect.logWarning("job claim failed", cause), Option.none<StoredJob>())

@@ -94,7 +94,7 @@ export const make = Effect.sync(() => {
     claim: (request) =>
       Effect.sync(() => {
         const all = Array.from(jobs.values())
-        const candidate = all
+        const candidates = all
           .filter((job) => job.state === "queued" || (job.state === "running" && !leased(job, request.nowMillis)))
           .filter(
             (job) =>
@@ -118,7 +118,15 @@ export const make = Effect.sync(() => {
                       place.get(other.id)! < place.get(job.id)!))
               )
           )
-          .sort((a, b) => place.get(a.id)! - place.get(b.id)!)[0]
+          .sort((a, b) => place.get(a.id)! - place.get(b.id)!)
+        // By preference: another company than the worker's last one with nothing running, any company with
+        // nothing running, any company (the order of JobStore.claim).
+        const idle = (job: StoredJob) =>
+          !all.some((other) => other.companyId === job.companyId && leased(other, request.nowMillis))
+        const candidate =
+          candidates.find((job) => job.companyId !== request.avoidCompany && idle(job)) ??
+          candidates.find(idle) ??
+          candidates[0]
         if (candidate === undefined) return Option.none()
         const claimed: StoredJob = {
           ...candidate,

@@ -1,7 +1,7 @@
 import { describe, expect } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { JobStore } from "../Jobs/JobStore.js"
-import type { ConnectionId } from "../Shared/Ids.js"
+import type { CompanyId, ConnectionId } from "../Shared/Ids.js"
 import { at, job, type JobCases, scope, uuid } from "./JobsFixtures.js"
 
 /** Jobs in their queue: the pending limit, claims under a lease, heartbeats, one job of a connection at a time. */
@@ -172,6 +172,65 @@ export const jobQueueCases: JobCases = (it, suite) => {
         expect(Option.getOrThrow(yield* jobs.claim({ workerId: "w3", nowMillis: now, leaseMillis: 1000, at })).id).toBe(
           b.id
         )
+      })
+    )
+
+    it.effect(
+      "a claim prefers another company than avoidCompany, then a company with nothing running, then queue order",
+      () =>
+        Effect.gen(function* () {
+          const jobs = yield* JobStore
+          yield* drain("drainer")
+          const now = suite.epoch
+          const claimId = (workerId: string, avoidCompany?: CompanyId) =>
+            Effect.map(
+              jobs.claim({ workerId, nowMillis: now, leaseMillis: 1000, at, avoidCompany }),
+              (claimed) => Option.getOrUndefined(claimed)?.id
+            )
+          // Company a queued first, on three connections; then company b, on two.
+          const a = scope().companyId
+          const b = scope().companyId
+          const [a1, a2, a3] = [0, 1, 2].map(() => job({ companyId: a, connectionId: uuid() as ConnectionId }))
+          const [b1, b2] = [0, 1].map(() => job({ companyId: b, connectionId: uuid() as ConnectionId }))
+          for (const j of [a1!, a2!, a3!, b1!, b2!]) yield* insert(j)
+          // A worker that just ran a's job takes b's, though a's are earlier in the queue; then the other way.
+          expect(yield* claimId("w1", a)).toBe(b1!.id)
+          expect(yield* claimId("w2", b)).toBe(a1!.id)
+          // Both companies run a job: queue order.
+          expect(yield* claimId("w3")).toBe(a2!.id)
+          // b has nothing running now: its job comes before a's, though b was the worker's last company.
+          yield* jobs.finish(b1!.id, "w1", { state: "completed", failure: null, at })
+          expect(yield* claimId("w1", b)).toBe(b2!.id)
+          // Only a's jobs are left: the worker that just ran one of a's still takes the next.
+          yield* jobs.finish(a1!.id, "w2", { state: "completed", failure: null, at })
+          expect(yield* claimId("w2", a)).toBe(a3!.id)
+          expect(yield* claimId("w4", a)).toBeUndefined()
+        })
+    )
+
+    it.effect("another company's preference never breaks a company's media order or a paused media job", () =>
+      Effect.gen(function* () {
+        const jobs = yield* JobStore
+        yield* drain("drainer")
+        const now = suite.epoch
+        const claimId = (workerId: string, avoidCompany?: CompanyId) =>
+          Effect.map(
+            jobs.claim({ workerId, nowMillis: now, leaseMillis: 1000, at, avoidCompany }),
+            (claimed) => Option.getOrUndefined(claimed)?.id
+          )
+        const [a, b, c] = [scope().companyId, scope().companyId, scope().companyId]
+        const media = (companyId: CompanyId, state: "queued" | "paused" = "queued") =>
+          job({ companyId, connectionId: uuid() as ConnectionId }, { kind: "media", state, scopes: ["media:write"] })
+        const [a1, a2, bPaused, bQueued, c1] = [media(a), media(a), media(b, "paused"), media(b), media(c)]
+        for (const j of [a1, a2, bPaused, bQueued, c1]) yield* insert(j)
+        // b's queued media job waits for its paused one; a's second waits for its first, whoever ran last.
+        expect(yield* claimId("w1", a)).toBe(c1.id)
+        expect(yield* claimId("w2", c)).toBe(a1.id)
+        expect(yield* claimId("w3", a)).toBeUndefined()
+        yield* jobs.finish(a1.id, "w2", { state: "completed", failure: null, at })
+        expect(yield* claimId("w2", a)).toBe(a2.id)
+        expect(yield* jobs.finish(c1.id, "w1", { state: "completed", failure: null, at })).toBe(true)
+        expect(yield* claimId("w1", c)).toBeUndefined()
       })
     )
   })
