@@ -80,7 +80,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("imports a
             { concurrency: "unbounded" }
           )
           expect(other.status).toBe(200)
-        expect(other.body.outcome).toBe("created")
+          expect(other.body.outcome).toBe("created")
           const refused = dryRuns.filter((reply) => reply.status === 429)
           expect(refused.length).toBeGreaterThan(0)
           for (const reply of refused) {
