@@ -1,8 +1,8 @@
 /**
  * An adapter of the application's own: the change log kept in an array. It takes part in the transactions
  * of the Transactor it is given (each one, nested ones included, snapshots the array and restores it on
- * failure), numbers each company's changes 1, 2, 3... and reads the reader's external ids through the
- * Mappings port.
+ * failure; a reader outside them sees what the outermost ones committed), numbers each company's changes
+ * 1, 2, 3... and reads the reader's external ids through the Mappings port.
  */
 import { ChangeLog, Mappings, Transactor } from "@catalog-sync/core"
 import { Context, Effect, FiberRef, Layer } from "effect"
@@ -19,6 +19,8 @@ export const layer: Layer.Layer<
     const mappings = yield* Mappings.Mappings
     // Replaced, never changed in place: a transaction's snapshot is the array it started with.
     let entries: ReadonlyArray<Entry> = []
+    // What readers outside a transaction see: a cursor handed out must never be taken back by a rollback.
+    let committed: ReadonlyArray<Entry> = []
 
     const restoringOnFailure = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       Effect.suspend(() => {
@@ -34,7 +36,15 @@ export const layer: Layer.Layer<
     // without a savepoint, so a failure it lets the caller catch undoes nothing, as on a SQL database.
     const inTransaction = FiberRef.unsafeMake(false)
     const withTransaction: Transactor.Transactor["Type"]["withTransaction"] = (effect) =>
-      base.withTransaction(restoringOnFailure(Effect.locally(effect, inTransaction, true)))
+      Effect.flatMap(FiberRef.get(inTransaction), (nested) =>
+        base.withTransaction(restoringOnFailure(Effect.locally(effect, inTransaction, true))).pipe(
+          Effect.tap(() =>
+            Effect.sync(() => {
+              if (!nested) committed = entries
+            })
+          )
+        )
+      )
     const transactor = Transactor.Transactor.of({
       withTransaction,
       atomically: (effect) =>
@@ -43,15 +53,24 @@ export const layer: Layer.Layer<
         )
     })
 
-    const ofCompany = (companyId: string) => entries.filter((entry) => entry.companyId === companyId)
+    const visible = Effect.map(FiberRef.get(inTransaction), (open) => (open ? entries : committed))
+    const ofCompany = (companyId: string) =>
+      Effect.map(visible, (seen) => seen.filter((entry) => entry.companyId === companyId))
+    const add = (more: ReadonlyArray<Entry>) =>
+      Effect.flatMap(FiberRef.get(inTransaction), (open) =>
+        Effect.sync(() => {
+          entries = [...entries, ...more]
+          if (!open) committed = entries
+        })
+      )
 
     const changeLog = ChangeLog.ChangeLog.of({
-      append: (entry) => Effect.sync(() => void (entries = [...entries, entry])),
-      appendMany: (more) => Effect.sync(() => void (entries = [...entries, ...more])),
-      head: (companyId) => Effect.sync(() => ofCompany(companyId).length),
+      append: (entry) => add([entry]),
+      appendMany: add,
+      head: (companyId) => Effect.map(ofCompany(companyId), (own) => own.length),
       read: (query) =>
         Effect.gen(function* () {
-          const page = ofCompany(query.companyId)
+          const page = (yield* ofCompany(query.companyId))
             .map((entry, i) => ({ entry, position: i + 1 }))
             .filter(
               ({ entry, position }) =>

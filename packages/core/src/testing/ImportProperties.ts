@@ -11,7 +11,7 @@ import { CatalogService } from "../Catalog/CatalogService.js"
 import { ImportService } from "../Imports/ImportService.js"
 import { JobService } from "../Jobs/JobService.js"
 import { type ResourceName, resourceNames } from "../Resources/Resource.js"
-import { catalog, importBatches, materialize, type PlannedRecord, resolvesInOnePass } from "./arbitraries/Catalogs.js"
+import { catalog, importBatches, materialize, type PlannedRecord, inApplyOrder } from "./arbitraries/Catalogs.js"
 import { companySettings, fullPrincipal } from "./arbitraries/Settings.js"
 import { type Services, work } from "./PortsTarget.js"
 import { assertProperty, pause, type ReplayOptions, runs, seedOf } from "./Replay.js"
@@ -121,19 +121,19 @@ const drawn = fc
 
 /**
  * Runs the property on the use cases of the context; fails with the options that replay a failure.
- * `severalPasses` counts the runs with a batch that one pass could not apply.
+ * `outOfOrder` counts the runs with a batch whose records reference ones after them in apply order.
  */
 export const checkImportBatches = (options: ImportPropertyOptions = {}) =>
   Effect.gen(function* () {
     const seed = seedOf(options)
     const runtime = yield* Effect.runtime<Services>()
-    let severalPasses = 0
+    let outOfOrder = 0
     if (runs(options, "imports"))
       yield* assertProperty(
         "imports",
         fc.asyncProperty(drawn, async ({ importer, writer, plan, batches }) => {
           await pause()
-          if (batches.some((batch) => !resolvesInOnePass(batch))) severalPasses++
+          if (batches.some((batch) => !inApplyOrder(batch))) outOfOrder++
           const importing = fullPrincipal(plan.settings, importer)
           const result = await Runtime.runPromise(runtime)(
             Effect.gen(function* () {
@@ -152,5 +152,5 @@ export const checkImportBatches = (options: ImportPropertyOptions = {}) =>
         }),
         { ...options, seed, numRuns: options.runs ?? 10 }
       )
-    return { seed, severalPasses }
+    return { seed, outOfOrder }
   })

@@ -7,6 +7,7 @@
  * be replayed and shrunk by fast-check.
  */
 import { Effect } from "effect"
+import { dependencyOrder } from "../internal/Imports/ImportRunner.js"
 import type { Command } from "./ModelCommands.js"
 import { emptyFigures, expectedRevision, type Figures, nowhere, readFeed, Run, verify } from "./ModelRun.js"
 import type { Json, Target } from "./ModelTarget.js"
@@ -118,22 +119,29 @@ const replay = (run: Run, what: string, how: Extract<Command, { kind: "replay" }
     yield* verify(run, what, last.actor, undefined)
   })
 
-/** Import records apply in passes: categories before products, each in body order; an unresolved record waits. */
+/**
+ * Import records apply in passes, in the server's dependency order (each after the records of the body it
+ * references; otherwise categories before products, each in body order); an unresolved record waits.
+ */
 const importPasses = (
   model: CatalogModel,
   actorName: ActorName,
   requests: ReadonlyArray<UpsertRequest>,
+  bodies: ReadonlyArray<Json>,
   idOf: (index: number) => string
 ): ReadonlyArray<Expected<{ readonly outcome: string }>> => {
   const results: Array<Expected<{ readonly outcome: string }>> = []
-  let waiting = requests
-    .map((request, index) => ({ request, index }))
-    .sort((a, b) =>
-      a.request.resource === b.request.resource ? a.index - b.index : a.request.resource === "categories" ? -1 : 1
-    )
+  let waiting = dependencyOrder(
+    requests.map((request, index) => ({
+      index,
+      resource: request.resource,
+      body: bodies[index] as Readonly<Record<string, unknown>>,
+      request
+    }))
+  )
   for (;;) {
     let progress = false
-    const next: typeof waiting = []
+    const next: Array<(typeof waiting)[number]> = []
     for (const item of waiting) {
       const planned = model.planUpsert(actorName, item.request)
       results[item.index] = planned.expected
@@ -159,9 +167,10 @@ const importRecords = (run: Run, what: string, c: Extract<Command, { kind: "impo
         expectedRevision: expectedRevision(stored, item.right ? "right" : "stale")
       }
     })
+    const bodies = requests.map((request) => run.bodyOf(request))
     const body = {
       ...(c.dryRun ? { dry_run: true } : {}),
-      records: requests.map((request) => ({ resource: request.resource, body: run.bodyOf(request) }))
+      records: requests.map((request, i) => ({ resource: request.resource, body: bodies[i]! }))
     }
     const answer = yield* run.call(run.session.importRecords(c.actor, body, run.key()))
     const value = run.accepted(what, answer)
@@ -169,7 +178,7 @@ const importRecords = (run: Run, what: string, c: Extract<Command, { kind: "impo
     if (!c.dryRun) run.equal(`${what}: job state`, value.job.state, "completed")
     run.equal(`${what}: dry_run`, report.dry_run, c.dryRun)
     const model = c.dryRun ? run.model.clone() : run.model
-    const predictions = importPasses(model, c.actor, requests, (i) => report.records[i]?.id ?? `dry-run-${i}`)
+    const predictions = importPasses(model, c.actor, requests, bodies, (i) => report.records[i]?.id ?? `dry-run-${i}`)
     predictions.forEach((expected, i) => {
       const row = report.records[i]
       run.equal(

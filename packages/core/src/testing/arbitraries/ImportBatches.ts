@@ -40,8 +40,12 @@ export const importBatches = (
   })
 }
 
-/** Whether an import body applies in one pass: in the import's apply order, no record references one after it. */
-export const resolvesInOnePass = (batch: ReadonlyArray<PlannedRecord>): boolean => {
+/**
+ * Whether an import body's records come in an order that resolves as they are: in the resources' apply
+ * order (by rank, then body order), no record references one after it. The others rely on the runner's
+ * dependency order (or, without it, on several passes).
+ */
+export const inApplyOrder = (batch: ReadonlyArray<PlannedRecord>): boolean => {
   const inBatch = new Set(batch.map((record) => `${record.resource}|${record.externalId}`))
   const seen = new Set<string>()
   for (const { record } of applyOrder(
