@@ -74,7 +74,6 @@ layer(TestServerWith({}, { HTTP_SEND_TIMEOUT_SECONDS: String(sendTimeoutSeconds)
           logs.filter((l) => l.message === "request" && l.annotations.path === "/api/v1/openapi.json").length
         const before = answered()
         const probes: Array<{ readonly status: number; readonly millis: number; readonly started: number }> = []
-        const sent = Date.now()
         const probing = yield* Effect.fork(
           Effect.repeatN(
             Effect.zipLeft(
@@ -108,12 +107,12 @@ layer(TestServerWith({}, { HTTP_SEND_TIMEOUT_SECONDS: String(sendTimeoutSeconds)
         // A connection's next request waits for the answer before it to leave: those behind an answer
         // nobody reads are never worked on, nor held in memory.
         expect(handled).toBeLessThan((connections * pipelined) / 2)
-        // /health answers throughout, and within 1 s while the readers hold their connections. While the
-        // answers the kernel takes at once (~4 MB a connection on the loopback, 200 MB in all) are written,
-        // the event loop is busy and a probe can wait longer (docs/reliability.md).
+        // /health answers within 1 s throughout, also while the answers the kernel takes at once (~4 MB a
+        // connection on the loopback, 200 MB in all) are written: requests start a few per turn of the event
+        // loop, and a check at once.
         expect(probes.length).toBeGreaterThan(20)
         expect(probes.filter((p) => p.status !== 200)).toEqual([])
-        expect(probes.filter((p) => p.started - sent > sendTimeoutSeconds * 1_000 && p.millis >= 1_000)).toEqual([])
+        expect(probes.filter((p) => p.millis >= 1_000)).toEqual([])
       }),
     { timeout: 30_000 }
   )
