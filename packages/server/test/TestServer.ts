@@ -2,14 +2,48 @@ import { expect } from "vitest"
 import * as PgTesting from "@catalog-sync/adapter-pg/testing"
 import { HttpServer } from "@effect/platform"
 import { Admin, Ids, InventoryAdmin } from "@catalog-sync/core"
-import { ConfigProvider, Context, Effect, HashMap, Layer, Logger, LogLevel, Option, Redacted } from "effect"
+import { layer as sqlitePorts } from "@catalog-sync/adapter-sqlite"
+import {
+  ConfigProvider,
+  Context,
+  Duration,
+  Effect,
+  HashMap,
+  Layer,
+  Logger,
+  LogLevel,
+  Option,
+  Redacted,
+  Schedule
+} from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { request as httpRequest } from "node:http"
 import { join } from "node:path"
-import { PersistenceLive, ServerLive, type ServerOverrides } from "../src/Server.js"
+import { databaseFile, PersistenceLive, ServerLive, type ServerOverrides } from "../src/Server.js"
 import type { ServerConfig } from "../src/ServerConfig.js"
 import { MetricsPort } from "../src/Observability/MetricsEndpoint.js"
+
+const isBusy = (error: unknown) =>
+  typeof error === "object" &&
+  error !== null &&
+  (error as { _tag?: unknown })._tag === "PersistenceError" &&
+  (error as { retryable?: unknown }).retryable === true
+
+/** The service with each method's effect tried again, every 20 ms for up to 20 s, while the database is busy. */
+const retryingWhileBusy = <S extends object>(service: S): S =>
+  new Proxy(service, {
+    get: (target, key, receiver) => {
+      const value: unknown = Reflect.get(target, key, receiver)
+      if (typeof value !== "function") return value
+      return (...args: Array<unknown>) => {
+        const result: unknown = value.apply(target, args)
+        return Effect.isEffect(result)
+          ? Effect.retry(result, { while: isBusy, schedule: Schedule.spaced("20 millis"), times: 1_000 })
+          : result
+      }
+    }
+  })
 
 export interface Tenant {
   readonly companyId: string
@@ -150,14 +184,22 @@ export const TestServerWith = (
         )
       )
       const address = Context.get(context, HttpServer.HttpServer).address as HttpServer.TcpAddress
+      // The admin's own connection to the server's database, in the server's process: on SQLite a write that
+      // waited there for the server's open transaction (better-sqlite3's busy timeout blocks the thread)
+      // would hold up the very event loop that transaction needs to end. It does not wait, and is tried
+      // again, off the thread, while the database is busy.
       const adminContext = yield* Layer.build(
         Layer.mergeAll(Admin.Admin.Default, InventoryAdmin.InventoryAdmin.Default).pipe(
-          Layer.provide(PersistenceLive(config)),
+          Layer.provide(
+            config.postgres === undefined
+              ? sqlitePorts({ filename: databaseFile(config), busyTimeout: Duration.zero })
+              : PersistenceLive(config)
+          ),
           Layer.provide(Ids.IdsLive)
         )
       )
-      const admin = Context.get(adminContext, Admin.Admin)
-      const inventoryAdmin = Context.get(adminContext, InventoryAdmin.InventoryAdmin)
+      const admin = retryingWhileBusy(Context.get(adminContext, Admin.Admin))
+      const inventoryAdmin = retryingWhileBusy(Context.get(adminContext, InventoryAdmin.InventoryAdmin))
       let counter = 0
       const tenant = (overrides: Record<string, unknown> = {}) =>
         Effect.gen(function* () {
