@@ -107,12 +107,12 @@ layer(TestServerWith({}, { HTTP_SEND_TIMEOUT_SECONDS: String(sendTimeoutSeconds)
         // A connection's next request waits for the answer before it to leave: those behind an answer
         // nobody reads are never worked on, nor held in memory.
         expect(handled).toBeLessThan((connections * pipelined) / 2)
-        // /health answers within 1 s throughout, also while the answers the kernel takes at once (~4 MB a
-        // connection on the loopback, 200 MB in all) are written: requests start a few per turn of the event
-        // loop, and a check at once.
+        // /health answers throughout, also while the answers the kernel takes at once (~4 MB a connection on
+        // the loopback, 200 MB in all) are written: requests start a few per turn of the event loop, and a
+        // check at once. 0.2-0.3 s on a quiet machine; the bound leaves room for a suite running beside it.
         expect(probes.length).toBeGreaterThan(20)
         expect(probes.filter((p) => p.status !== 200)).toEqual([])
-        expect(probes.filter((p) => p.millis >= 1_000)).toEqual([])
+        expect(probes.filter((p) => p.millis >= 2_000)).toEqual([])
       }),
     { timeout: 30_000 }
   )
