@@ -2,6 +2,7 @@ import { AuthFailureBudget, type ProxySettings, TrustedProxies } from "@catalog-
 import { Effect, Layer } from "effect"
 import type { Server } from "node:http"
 import { capConnectionsPerAddress } from "./ConnectionsPerAddress.js"
+import { reserveForHealthChecks } from "./HealthReserve.js"
 import { refuseAmbiguousHosts } from "./HostHeader.js"
 import { answerPipelinedInTurn } from "./PipelinedRequests.js"
 import { EdgeConfig, type EdgeSettings } from "./ServerConfig.js"
@@ -16,8 +17,8 @@ export const proxiesOf = (edge: EdgeSettings): ProxySettings => ({
 
 /**
  * The Node server's limits from the settings, applied before it listens: the time-outs (headers, whole
- * request, body rate, stalled answers, idle keep-alive), the connection caps (in all, per address) and
- * pipelined requests served one at a time.
+ * request, body rate, stalled answers, idle keep-alive), the connection caps (in all, with a few more for
+ * health checks; per address) and pipelined requests served one at a time.
  * Node checks its header and request timeouts every `connectionsCheckingInterval` (30 s by default, so a
  * slow client could hold a connection that much past its timeout); here a quarter of the headers timeout,
  * at most 1 s, and the body rate as often. The API's port and the metrics port both run with them.
@@ -26,13 +27,13 @@ export const applyEdgeSettings = (server: Server, edge: EdgeSettings) => {
   server.headersTimeout = Math.round(edge.headersTimeoutSeconds * 1000)
   server.requestTimeout = Math.round(edge.requestTimeoutSeconds * 1000)
   server.keepAliveTimeout = Math.round(edge.keepAliveTimeoutSeconds * 1000)
-  server.maxConnections = edge.maxConnections
   const checkMillis = Math.max(50, Math.min(1000, Math.round(server.headersTimeout / 4)))
   ;(server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = checkMillis
   cutOffSlowBodies(server, edge.bodyMinBytesPerSecond, server.headersTimeout, checkMillis)
   cutOffStalledAnswers(server, Math.round(edge.sendTimeoutSeconds * 1000))
   answerPipelinedInTurn(server)
   capConnectionsPerAddress(server, edge.maxConnectionsPerAddress, proxiesOf(edge))
+  reserveForHealthChecks(server, edge.maxConnections)
   return server
 }
 
