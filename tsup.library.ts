@@ -13,5 +13,5 @@ export const library = (entry: Array<string>) =>
     dts: false,
     clean: true,
     sourcemap: true,
-    target: "node20"
+    target: "node22"
   })

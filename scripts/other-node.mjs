@@ -7,19 +7,15 @@
  *   node scripts/other-node.mjs 24 npm test
  *   node scripts/other-node.mjs 22 vitest run packages/server/test/api.e2e.test.ts
  *
- * The SQLite driver is the one that Node loads (drivers/better-sqlite3): on Node-API 10 and later (Node
- * 22.14 and later, 24) better-sqlite3 13, whose prebuilt Node-API binary loads under any such Node. Below
- * it better-sqlite3 12, which is not ABI-stable: it is rebuilt for that Node from the sources in
- * node_modules, with its headers, into the same cache folder, and loaded from there through
- * scripts/native-addons.cjs; node_modules stays as `npm install` built it. sharp and the other addons use
- * Node-API and load under any version. Nothing but the npm package is downloaded.
+ * Native addons (better-sqlite3 13, sharp) use Node-API and load under any supported version as `npm
+ * install` put them. Nothing but the npm package is downloaded.
  *
- * The command runs with that Node first on PATH; a name found in node_modules/.bin runs as that script.
+ * The command runs with that Node first on PATH, ahead of the repository's own Node in node_modules/.bin
+ * for every `npm run` inside it too; a name found in node_modules/.bin runs as that script.
  * Cache: $CATALOG_SYNC_NODE_CACHE, else $XDG_CACHE_HOME/catalog-sync, else ~/.cache/catalog-sync.
  */
 import { execFileSync, spawnSync } from "node:child_process"
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync } from "node:fs"
-import { createRequire } from "node:module"
+import { existsSync, mkdirSync, readdirSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { homedir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -90,60 +86,23 @@ const nodeDistribution = (version) => {
   return dist
 }
 
-/** npm's own node-gyp, which npm uses to build addons on install. */
-const nodeGyp = () => {
-  const npmCli = process.env.npm_execpath ?? execFileSync("sh", ["-c", "command -v npm"], { encoding: "utf8" }).trim()
-  const candidate = join(dirname(realpathSync(npmCli)), "..", "node_modules", "node-gyp", "bin", "node-gyp.js")
-  if (!existsSync(candidate)) throw new Error(`node-gyp not found next to npm (${candidate})`)
-  return candidate
-}
-
-const sources = join(root, "node_modules", "better-sqlite3-12")
-const { driverFor } = createRequire(import.meta.url)(join(root, "drivers", "better-sqlite3", "driver.cjs"))
-
-/** better-sqlite3 12's addon built for the Node in `dist`, from the sources in node_modules. */
-const betterSqlite3 = (dist, version) => {
-  const { version: addonVersion } = JSON.parse(readFileSync(join(sources, "package.json"), "utf8"))
-  const home = join(cacheRoot, `${packageName}-${version}`, `better-sqlite3-${addonVersion}`)
-  const addon = join(home, "build", "Release", "better_sqlite3.node")
-  if (existsSync(addon)) return addon
-  log(`building better-sqlite3 ${addonVersion} for Node ${version} in ${home}`)
-  rmSync(home, { recursive: true, force: true })
-  mkdirSync(home, { recursive: true })
-  for (const part of ["package.json", "binding.gyp", "src", "deps"])
-    cpSync(join(sources, part), join(home, part), { recursive: true })
-  const built = spawnSync(
-    join(dist, "bin", "node"),
-    [nodeGyp(), "rebuild", "--release", `--nodedir=${dist}`, "--jobs=max"],
-    {
-      cwd: home,
-      encoding: "utf8",
-      maxBuffer: 64 * 1024 * 1024,
-      // node-gyp lets npm's configuration in the environment override its flags, and `npm run` exports it:
-      // a machine whose npmrc sets `nodedir` (to the default Node's headers) would build for that Node.
-      env: { ...process.env, npm_config_nodedir: dist }
-    }
-  )
-  if (built.status !== 0 || !existsSync(addon)) {
-    process.stderr.write(`${built.stdout}${built.stderr}`)
-    rmSync(home, { recursive: true, force: true })
-    throw new Error(`building better-sqlite3 for Node ${version} failed (node-gyp exited with ${built.status})`)
-  }
-  return addon
-}
-
 const version = resolveVersion()
 const dist = nodeDistribution(version)
 const node = join(dist, "bin", "node")
-const napi = execFileSync(node, ["-p", "process.versions.napi"], { encoding: "utf8" }).trim()
-const env = {
-  ...process.env,
-  PATH: `${join(dist, "bin")}${process.platform === "win32" ? ";" : ":"}${process.env.PATH ?? ""}`
-}
-if (driverFor({ napi }) === "better-sqlite3-12") {
-  env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ""} --require=${join(root, "scripts", "native-addons.cjs")}`.trim()
-  env.CATALOG_SYNC_BETTER_SQLITE3_ADDON = betterSqlite3(dist, version)
-  env.CATALOG_SYNC_BETTER_SQLITE3_INSTALLED = join(sources, "build", "Release", "better_sqlite3.node")
+const bin = join(dist, "bin")
+const separator = process.platform === "win32" ? ";" : ":"
+const env = { ...process.env, PATH: `${bin}${separator}${process.env.PATH ?? ""}` }
+// `npm run` puts node_modules/.bin first on a script's PATH, and with it the repository's own Node
+// (package.json's node-<os>-<cpu> optional dependency). A script shell that puts this Node back in front
+// keeps every nested `npm run` on it; npm exports the setting to the scripts it runs, so it holds all the way down.
+if (process.platform !== "win32") {
+  const shell = join(dirname(dist), "script-shell")
+  if (!existsSync(shell)) {
+    const partial = `${shell}.partial-${process.pid}`
+    writeFileSync(partial, `#!/bin/sh\nPATH="${bin}:$PATH"\nexport PATH\nexec /bin/sh "$@"\n`, { mode: 0o755 })
+    renameSync(partial, shell)
+  }
+  env.npm_config_script_shell = shell
 }
 const [name, ...args] = command
 const script = join(root, "node_modules", ".bin", name)

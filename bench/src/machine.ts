@@ -1,5 +1,4 @@
 /** The facts of the machine a run was measured on, written with its results. */
-import { driverFor } from "better-sqlite3/driver"
 import { readFileSync } from "node:fs"
 import { cpus, freemem, loadavg, platform, release, totalmem } from "node:os"
 import { join } from "node:path"
@@ -32,6 +31,6 @@ export const machine = () => ({
       "@effect/sql-sqlite-node",
       "better-sqlite3",
       "autocannon"
-    ].map((p) => [p, versionOf(p === "better-sqlite3" ? driverFor(process.versions) : p)])
+    ].map((p) => [p, versionOf(p)])
   )
 })

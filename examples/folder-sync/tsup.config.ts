@@ -5,7 +5,7 @@ export default defineConfig({
   format: ["esm"],
   dts: false,
   clean: true,
-  target: "node20",
+  target: "node22",
   // The workspace packages are bundled from source, so the example runs without building them.
   noExternal: [/^@catalog-sync\//],
   external: [/^(?!@catalog-sync\/)[@a-z]/],

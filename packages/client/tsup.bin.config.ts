@@ -9,7 +9,7 @@ export default defineConfig({
   dts: false,
   clean: true,
   sourcemap: true,
-  target: "node20",
+  target: "node22",
   silent: true,
   noExternal: [/^@catalog-sync\//],
   external: [/^(?!@catalog-sync\/)[@a-z]/],

@@ -7,7 +7,7 @@ export default defineConfig({
   dts: false,
   clean: true,
   sourcemap: true,
-  target: "node20",
+  target: "node22",
   // `npm run portal` runs the bundle without a build of the other workspace packages.
   noExternal: [/^@catalog-sync\//],
   external: [/^(?!@catalog-sync\/)[@a-z]/],

@@ -6,7 +6,7 @@ const shared: Options = {
   // Two builds write into dist: the package's build script empties it first.
   clean: false,
   sourcemap: true,
-  target: "node20",
+  target: "node22",
   esbuildOptions(options) {
     options.conditions = ["@catalog-sync/source"]
   }

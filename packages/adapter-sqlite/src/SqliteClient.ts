@@ -1,9 +1,8 @@
-import type BetterSqlite3 from "better-sqlite3"
+import BetterSqlite3 from "better-sqlite3"
 import { Reactivity } from "@effect/experimental"
 import { SqlClient, SqlError, Statement } from "@effect/sql"
 import type { Connection } from "@effect/sql/SqlConnection"
 import { Context, Effect, Layer, Option, Scope, Stream } from "effect"
-import { Database } from "./internal/driver.js"
 
 /** Where and how the client opens the database file. */
 export interface SqliteClientConfig {
@@ -146,7 +145,7 @@ const readerStatements = (reader: BetterSqlite3.Database) => {
 const open = (filename: string, busyTimeoutMillis: number) =>
   Effect.acquireRelease(
     Effect.try({
-      try: () => new Database(filename, { timeout: busyTimeoutMillis }),
+      try: () => new BetterSqlite3(filename, { timeout: busyTimeoutMillis }),
       catch: (cause) => new SqlError.SqlError({ cause, message: `cannot open ${filename}` })
     }),
     (db) => Effect.sync(() => db.close())
