@@ -13,5 +13,7 @@ export const library = (entry: Array<string>) =>
     dts: false,
     clean: true,
     sourcemap: true,
-    target: "node22"
+    target: "node22",
+    // node:sqlite and other newer built-ins exist only under the node: scheme.
+    removeNodeProtocol: false
   })

@@ -10,6 +10,8 @@ export default defineConfig({
   clean: true,
   sourcemap: false,
   target: "node22",
+  // node:sqlite and other newer built-ins exist only under the node: scheme.
+  removeNodeProtocol: false,
   silent: true,
   noExternal: [/^@catalog-sync\//],
   external: [/^(?!@catalog-sync\/)[@a-z]/],

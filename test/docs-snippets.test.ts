@@ -208,7 +208,7 @@ interface Ran {
 }
 
 const bash = (script: string, cwd: string, env: Record<string, string>) =>
-  Effect.async<Ran>((resume) => {
+  Effect.callback<Ran>((resume) => {
     const child = spawn("bash", ["-c", script], { cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true })
     let stdout = ""
     let stderr = ""
@@ -235,7 +235,7 @@ layer(TestServerWith({}, {}, { database: "sqlite" }), { excludeTestServices: tru
       .filter(({ blocks }) => blocks.length > 0)
 
     for (const { page, blocks } of byPage)
-      it.scoped(
+      it.effect(
         `${page}: ${blocks.map((block) => `${block.line} (${block.language})`).join(", ")}`,
         () =>
           Effect.gen(function* () {

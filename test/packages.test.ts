@@ -47,3 +47,47 @@ describe("the workspace packages after npm install", () => {
     await run(process.execPath, ["--input-type=module", "-e", script], { cwd: root })
   })
 })
+
+interface Dependencies {
+  readonly dependencies?: Record<string, string>
+  readonly peerDependencies?: Record<string, string>
+  readonly devDependencies?: Record<string, string>
+  readonly engines?: { readonly node?: string }
+}
+
+const published = readdirSync(join(root, "packages")).map((folder) => ({
+  folder,
+  manifest: JSON.parse(readFileSync(join(root, "packages", folder, "package.json"), "utf8")) as Manifest & Dependencies
+}))
+
+// An application brings its own effect: a package that depended on it would install a second copy, whose
+// services and layers the application's runtime cannot provide.
+describe("the published packages' dependencies", () => {
+  it("take effect, and every @effect package, from the application: peers with a 4.x range, never dependencies", () => {
+    for (const { folder, manifest } of published) {
+      expect(manifest.peerDependencies?.effect, folder).toMatch(/^\^4\.\d+\.\d+$/)
+      const own = Object.keys(manifest.dependencies ?? {}).filter(
+        (name) => name === "effect" || name.startsWith("@effect/")
+      )
+      expect(own, folder).toEqual([])
+      const peers = Object.entries(manifest.peerDependencies ?? {}).filter(([name]) => name.startsWith("@effect/"))
+      expect(
+        peers.filter(([, range]) => !/^\^4\./.test(range)),
+        folder
+      ).toEqual([])
+    }
+  })
+
+  it("declare the Node floor their dependencies need", () => {
+    for (const { folder, manifest } of published) expect(manifest.engines?.node, folder).toBe(">=22.19")
+  })
+
+  it("have one effect in the workspace, a 4.x", async () => {
+    const { stdout } = await run("npm", ["ls", "effect", "--all", "--parseable"], { cwd: root })
+    expect(stdout.trim().split("\n")).toEqual([join(root, "node_modules", "effect")])
+    const effect = JSON.parse(readFileSync(join(root, "node_modules", "effect", "package.json"), "utf8")) as {
+      version: string
+    }
+    expect(effect.version).toMatch(/^4\./)
+  })
+})

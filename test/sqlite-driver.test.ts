@@ -1,13 +1,15 @@
 import { describe, expect, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
-import { promisify } from "node:util"
 import { fileURLToPath } from "node:url"
+import { promisify } from "node:util"
 
 const run = promisify(execFile)
 const root = fileURLToPath(new URL("..", import.meta.url))
 
-// Loads better-sqlite3 as the server does and frees prepared statements through the garbage collector, what
-// aborted a V8-API build of the driver on Node 24.19 and later; prints the version it loaded.
+// The server's SQLite default runs on `node:sqlite`; better-sqlite3 stays the benchmark's raw-driver
+// baseline and what the crash tests read the database file with. Loads it and frees prepared statements
+// through the garbage collector, what aborted a V8-API build of the driver (12) on Node 24.19 and later;
+// prints the version it loaded.
 const probe = `
 const Database = require("better-sqlite3")
 const db = new Database(":memory:")
@@ -21,7 +23,7 @@ setTimeout(() => {
 }, 100)
 `
 
-describe("the SQLite driver (better-sqlite3)", () => {
+describe("better-sqlite3 (the benchmark's baseline, the crash tests' reader)", () => {
   it(`loads on this Node (${process.versions.node}) and survives freed statements`, { timeout: 60_000 }, async () => {
     // A crash kills the child (SIGSEGV, SIGABRT), which rejects with the signal.
     const { stdout } = await run(process.execPath, ["--expose-gc", "-e", probe], { cwd: root })

@@ -118,7 +118,7 @@ export const scenarioImportsPg = async (context: ScenarioContext): Promise<Array
     ]
   const scope = Effect.runSync(Scope.make())
   try {
-    const url = await Effect.runPromise(Scope.extend(PgTesting.freshDatabase, scope))
+    const url = await Effect.runPromise(Scope.provide(PgTesting.freshDatabase, scope))
     const dir = join(context.work, "pg")
     mkdirSync(dir)
     const companies = await createTenants(dir, importShape.companies, keysPerCompany, undefined, url)

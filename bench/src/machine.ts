@@ -23,14 +23,6 @@ export const machine = () => ({
   load_average: loadavg().map((n) => Math.round(n * 10) / 10),
   node: process.version,
   packages: Object.fromEntries(
-    [
-      "effect",
-      "@effect/platform",
-      "@effect/platform-node",
-      "@effect/sql",
-      "@effect/sql-sqlite-node",
-      "better-sqlite3",
-      "autocannon"
-    ].map((p) => [p, versionOf(p)])
+    ["effect", "@effect/platform-node", "@effect/sql-pg", "better-sqlite3", "autocannon"].map((p) => [p, versionOf(p)])
   )
 })

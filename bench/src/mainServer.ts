@@ -50,7 +50,9 @@ export const startMainServer = async (
   cloneProducts(mainDb, companies, 19)
   log("seeded a category and 20 products per company")
   facts.sqlite = {
-    version: query<{ v: string }>(mainDb, "SELECT sqlite_version() AS v").v,
+    // The server runs on node:sqlite, the baselines on better-sqlite3's own build: each has its version.
+    version: process.versions.sqlite,
+    baseline_version: query<{ v: string }>(mainDb, "SELECT sqlite_version() AS v").v,
     journal_mode: query<{ journal_mode: string }>(mainDb, "PRAGMA journal_mode").journal_mode,
     synchronous: "NORMAL (set per connection by adapter-sqlite and the raw baseline)",
     foreign_keys: "ON"

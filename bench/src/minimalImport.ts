@@ -18,6 +18,7 @@
  */
 import { Decode, Resource } from "@catalog-sync/core"
 import Database from "better-sqlite3"
+import { Result } from "effect"
 import { createHash, randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import { appendChangesSql } from "./changeSql.js"
@@ -193,7 +194,11 @@ export const minimalImport = (filename: string, port: number, host: string) => {
     // Each body through the server's own strict upsert schema; the floor writes products only.
     const items = (pendingItems.all(job.id) as Array<{ idx: number; resource: string; body: string }>).map((item) => {
       const decoded = item.resource === "products" ? Decode.decodeUpsert("products", JSON.parse(item.body)) : undefined
-      return { idx: item.idx, body: decoded?._tag === "Right" ? (decoded.right as unknown as ProductBody) : undefined }
+      return {
+        idx: item.idx,
+        body:
+          decoded !== undefined && Result.isSuccess(decoded) ? (decoded.success as unknown as ProductBody) : undefined
+      }
     })
     const at = new Date().toISOString()
     const bodies = items.flatMap(({ body }) => (body === undefined ? [] : [body]))

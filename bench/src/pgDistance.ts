@@ -129,7 +129,7 @@ export const scenarioPgDistance = async (context: DistanceContext): Promise<Arra
   let opened: pg.Client | undefined
   try {
     const url = await Effect.runPromise(
-      Scope.extend(Effect.flatMap(PgTesting.durableCluster, PgTesting.database), scope)
+      Scope.provide(Effect.flatMap(PgTesting.durableCluster, PgTesting.database), scope)
     )
     const dir = join(context.work, "pg-distance")
     mkdirSync(dir)

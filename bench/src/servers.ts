@@ -18,10 +18,11 @@
  *                                                                    every chunk (the tests' LatencyProxy.ts),
  *                                                                    prints {"url": url through the proxy}
  */
-import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Resources } from "@catalog-sync/core"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, References } from "effect"
+import { HttpMiddleware, HttpRouter } from "effect/http"
+import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import Database from "better-sqlite3"
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto"
 import { readFileSync } from "node:fs"
@@ -68,25 +69,29 @@ const emptyApi = (fixtures: Fixtures) => {
   const record = Resources.definitions.products.record
   const group = HttpApiGroup.make("products")
     .add(
-      HttpApiEndpoint.get("list", "/products")
-        .setUrlParams(CatalogApi.ProductListQuery)
-        .addSuccess(CatalogApi.ListResponse(record))
-    )
-    .add(
-      HttpApiEndpoint.get("get", "/products/:id")
-        .setPath(Common.PathParams("The product's id."))
-        .addSuccess(CatalogApi.RecordResponse(record))
+      HttpApiEndpoint.get("list", "/products", {
+        query: CatalogApi.ProductListQuery,
+        success: CatalogApi.ListResponse(record)
+      }),
+      HttpApiEndpoint.get("get", "/products/:id", {
+        params: Common.PathParams("The product's id."),
+        success: CatalogApi.RecordResponse(record)
+      })
     )
     .prefix("/api/v1")
   const feed = HttpApiGroup.make("changes")
     .add(
-      HttpApiEndpoint.get("changes", "/changes")
-        .setUrlParams(ChangesApi.ChangesQuery)
-        .addSuccess(ChangesApi.ChangesResponse)
+      HttpApiEndpoint.get("changes", "/changes", {
+        query: ChangesApi.ChangesQuery,
+        success: ChangesApi.ChangesResponse
+      })
     )
     .prefix("/api/v1")
   const health = HttpApiGroup.make("system").add(HttpApiEndpoint.get("health", "/health"))
-  const api = HttpApi.make("bench").add(group).add(feed).add(health)
+  // Strict query strings, as the contract's Api.
+  const api = HttpApi.make("bench")
+    .add(group, feed, health)
+    .annotate(HttpApi.QueryParseOptions, { onExcessProperty: "error" })
   const handlers = HttpApiBuilder.group(api, "products", (h) =>
     h
       .handle("list", () => Effect.sync(() => ({ request_id: randomUUID(), ...fixtures.page }) as never))
@@ -96,14 +101,17 @@ const emptyApi = (fixtures: Fixtures) => {
     h.handle("changes", () => Effect.sync(() => ({ request_id: randomUUID(), ...fixtures.feed }) as never))
   )
   const system = HttpApiBuilder.group(api, "system", (h) => h.handle("health", () => Effect.void))
-  // The same serving setup as packages/server/src/Server.ts (tracer disabled, no access logger).
-  const live = HttpApiBuilder.serve().pipe(
-    HttpMiddleware.withTracerDisabledWhen(() => true),
-    Layer.provide(HttpApiBuilder.api(api).pipe(Layer.provide(Layer.mergeAll(handlers, changes, system)))),
-    HttpServer.withLogAddress,
-    Layer.provide(NodeHttpServer.layer(createServer, { port, host }))
+  // The same serving setup as packages/server/src/Server.ts without OTLP (no platform request span, tracing
+  // off, no access logger).
+  const live = HttpRouter.serve(
+    HttpApiBuilder.layer(api).pipe(Layer.provide(Layer.mergeAll(handlers, changes, system))),
+    { disableLogger: true }
+  ).pipe(
+    Layer.provide(Layer.succeed(HttpMiddleware.TracerDisabledWhen, () => true)),
+    Layer.provide(NodeHttpServer.layer(createServer, { port, host })),
+    Layer.provide(Layer.succeed(References.TracerEnabled, false))
   )
-  NodeRuntime.runMain(Layer.launch(live) as Effect.Effect<never>, { disablePrettyLogger: true })
+  NodeRuntime.runMain(Layer.launch(live))
 }
 
 /**

@@ -1,7 +1,7 @@
 /** Tenants, keys and seeded records for the benchmark, written through the Admin service and SQL. */
 import { Admin, Ids } from "@catalog-sync/core"
 import Database from "better-sqlite3"
-import { Context, Effect, Layer, LogLevel, Option, Redacted } from "effect"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
 import { appendChange } from "./changeSql.js"
 import { PersistenceLive } from "../../packages/server/src/Server.js"
@@ -38,7 +38,7 @@ export const createTenants = (
     dataDir,
     databaseFile: Option.none(),
     shutdownTimeoutSeconds: 1,
-    logLevel: LogLevel.Warning,
+    logLevel: "Warn",
     ...(postgresUrl === undefined
       ? {}
       : { postgres: { url: Redacted.make(postgresUrl), poolSize: 2, statementTimeoutMillis: 0 } })

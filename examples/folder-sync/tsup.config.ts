@@ -6,6 +6,8 @@ export default defineConfig({
   dts: false,
   clean: true,
   target: "node22",
+  // node:sqlite and other newer built-ins exist only under the node: scheme.
+  removeNodeProtocol: false,
   // The workspace packages are bundled from source, so the example runs without building them.
   noExternal: [/^@catalog-sync\//],
   external: [/^(?!@catalog-sync\/)[@a-z]/],

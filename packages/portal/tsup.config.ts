@@ -8,6 +8,8 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   target: "node22",
+  // node:sqlite and other newer built-ins exist only under the node: scheme.
+  removeNodeProtocol: false,
   // `npm run portal` runs the bundle without a build of the other workspace packages.
   noExternal: [/^@catalog-sync\//],
   external: [/^(?!@catalog-sync\/)[@a-z]/],

@@ -7,6 +7,8 @@ const shared: Options = {
   clean: false,
   sourcemap: true,
   target: "node22",
+  // node:sqlite and other newer built-ins exist only under the node: scheme.
+  removeNodeProtocol: false,
   esbuildOptions(options) {
     options.conditions = ["@catalog-sync/source"]
   }

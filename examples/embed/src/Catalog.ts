@@ -7,7 +7,7 @@ import { Effect } from "effect"
 
 /** Decodes a body as the HTTP API does (strict: unknown keys fail), then upserts it. */
 export const upsert = (resource: Resource.ResourceName, input: unknown) =>
-  Effect.flatMap(Decode.decodeUpsert(resource, input), (body) =>
+  Effect.flatMap(Effect.fromResult(Decode.decodeUpsert(resource, input)), (body) =>
     Effect.flatMap(CatalogService.CatalogService, (catalog) => catalog.upsert(resource, body))
   )
 

@@ -1,6 +1,8 @@
 /**
  * The whole HTTP API inside the application's own server: the application's router keeps its own routes
- * and mounts the API under `/api` (the API's paths carry `/api/v1`), so both answer on one port.
+ * and hands every path under `/api` to the API (the API's paths carry `/api/v1`), so both answer on one
+ * port. The API runs on a router of its own, so that its envelope (request ids, the spec's error bodies)
+ * stays on its paths: the host's pages and 404s remain the host's.
  */
 import { ApiLive, Readiness } from "@catalog-sync/adapter-http"
 import { SharpImageProcessor } from "@catalog-sync/adapter-image-sharp"
@@ -20,19 +22,21 @@ import {
   JobWorker,
   MediaService
 } from "@catalog-sync/core"
-import { HttpApiBuilder, type HttpApp, HttpRouter, HttpServer, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
+import { HttpRouter, HttpServerResponse } from "effect/http"
+import { SqlClient } from "effect/sql"
 import { createServer } from "node:http"
 import { join } from "node:path"
 
-/** The application's own router: its pages, and the API mounted under /api with its full paths. */
-export const hostRouter = <E, R>(api: HttpApp.Default<E, R>) =>
-  HttpRouter.empty.pipe(
-    HttpRouter.get("/", HttpServerResponse.text("the host application's home page")),
-    HttpRouter.get("/status", HttpServerResponse.unsafeJson({ app: "host", catalog_api: "/api/v1" })),
-    HttpRouter.mountApp("/api", api, { includePrefix: true })
+/** The application's own routes: its pages, and the API's app for every path under /api, with its full path. */
+export const hostRouter = <E, R>(api: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+  HttpRouter.use((router) =>
+    Effect.gen(function* () {
+      yield* router.add("GET", "/", HttpServerResponse.text("the host application's home page"))
+      yield* router.add("GET", "/status", HttpServerResponse.jsonUnsafe({ app: "host", catalog_api: "/api/v1" }))
+      yield* router.add("*", "/api/*", api)
+    })
   )
 
 /**
@@ -45,7 +49,7 @@ export const ServicesLive = (dataDir: string) =>
     ChangeFeed.ChangeFeed.Default,
     InventoryService.InventoryService.Default,
     JobService.JobService.Default,
-    Layer.scopedDiscard(JobWorker.runWorkers({ workers: 1, leaseMillis: 30_000, pollMillis: 250 })),
+    Layer.effectDiscard(JobWorker.runWorkers({ workers: 1, leaseMillis: 30_000, pollMillis: 250 })),
     InMemoryRateLimiter.layer,
     Admin.Admin.Default,
     Layer.effect(
@@ -69,11 +73,11 @@ export const ServicesLive = (dataDir: string) =>
     Layer.provideMerge(SqlitePorts({ filename: join(dataDir, "catalog.db") }))
   )
 
-/** The API's app, built from `ApiLive` and served by the host's router on a Node server. */
+/** The API's app, built from `ApiLive` on a router of its own, and served by the host's router on a Node server. */
 export const HostServerLive = (options: { readonly port: number; readonly host: string }) =>
-  Layer.unwrapEffect(Effect.map(HttpApiBuilder.httpApp, (api) => HttpServer.serve(hostRouter(api)))).pipe(
-    Layer.provide(ApiLive),
-    // The router and middleware registry that ApiLive fills and httpApp reads: one of each per server.
-    Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]),
-    Layer.provideMerge(NodeHttpServer.layer(createServer, options))
-  )
+  Layer.unwrap(
+    Effect.map(HttpRouter.toHttpEffect(ApiLive), (api) =>
+      // The host writes no log line per request, and none when it listens.
+      HttpRouter.serve(hostRouter(api), { disableLogger: true, disableListenLog: true })
+    )
+  ).pipe(Layer.provideMerge(NodeHttpServer.layer(createServer, options)))

@@ -4,8 +4,8 @@
  * application made for a connection of its own.
  */
 import { Admin, CatalogService, type Company, Ids, Principal } from "@catalog-sync/core"
-import { HttpServer } from "@effect/platform"
 import { Effect, Layer } from "effect"
+import { HttpServer } from "effect/http"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -28,7 +28,7 @@ const CallerLive = Principal.layer({
   scopes: ["catalog:read", "catalog:write"]
 })
 
-const report = (where: string) => (result: Effect.Effect.Success<typeof syncSofas>) =>
+const report = (where: string) => (result: Effect.Success<typeof syncSofas>) =>
   Effect.sync(() => {
     console.log(`${where}: ${result.outcomes.join(", ")}; stale write: ${result.conflict}`)
     for (const line of result.products) console.log(`${where}: ${line}`)
@@ -68,7 +68,7 @@ const overHttp = (dataDir: string) =>
       lifetime_days: 30
     })
     const address = (yield* HttpServer.HttpServer).address
-    const base = address._tag === "TcpAddress" ? `http://127.0.0.1:${address.port}` : ""
+    const base = address._tag === "UnixPathAddress" ? "" : `http://127.0.0.1:${address.port}`
     const call = (method: string, path: string, body?: unknown) =>
       Effect.promise(async () => {
         const response = await fetch(`${base}${path}`, {

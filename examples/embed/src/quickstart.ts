@@ -20,7 +20,7 @@ const caller = Principal.make({
 const program = Effect.gen(function* () {
   const catalog = yield* CatalogService.CatalogService
   // Decode a body as the HTTP API does: unknown keys, lengths and patterns fail with ValidationFailed.
-  const body = yield* Decode.decodeUpsert("categories", { external_id: "sofas", name: "Sofas" })
+  const body = yield* Effect.fromResult(Decode.decodeUpsert("categories", { external_id: "sofas", name: "Sofas" }))
   const { outcome, record } = yield* catalog.upsert("categories", body)
   console.log(`${outcome} category ${record.external_id} (revision ${record.revision})`)
 })

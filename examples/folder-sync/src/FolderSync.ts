@@ -24,7 +24,7 @@
  * the cycle. Nothing is written to the folder before the server has answered.
  */
 import { createClient, type PromiseClient } from "@catalog-sync/client"
-import { ParseResult } from "effect"
+import { Schema, SchemaIssue } from "effect"
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 
@@ -88,6 +88,12 @@ type Field = { readonly path: string; readonly message: string }
 const jsonPath = (path: ReadonlyArray<PropertyKey>) =>
   path.reduce<string>((out, key) => (typeof key === "number" ? `${out}[${key}]` : `${out}.${String(key)}`), "$")
 
+/** A schema failure as one issue per field, a property the schema does not know said so in words. */
+const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1({
+  leafHook: (issue) =>
+    issue._tag === "UnexpectedKey" ? "is not an allowed property" : SchemaIssue.defaultLeafHook(issue)
+})
+
 /**
  * Why a file could not be pushed, or `undefined` when the failure is not the file's: the server is
  * unreachable, the key is refused, or the server failed, and every other file would fail alike.
@@ -106,13 +112,11 @@ export const fileFailure = (file: string, error: unknown): FileFailure | undefin
   }
   if (tagged._tag === "InvalidRequest") {
     // Checked against the contract before sending: the issues are in the body, under `payload`.
-    const issues = ParseResult.isParseError(tagged.cause)
-      ? ParseResult.ArrayFormatter.formatErrorSync(tagged.cause)
-      : []
-    const fields = issues.map((issue) => ({
-      path: jsonPath(issue.path[0] === "payload" ? issue.path.slice(1) : issue.path),
-      message: issue._tag === "Unexpected" ? "is not an allowed property" : issue.message
-    }))
+    const issues = Schema.isSchemaError(tagged.cause) ? formatIssues(tagged.cause.issue).issues : []
+    const fields = issues.map((issue) => {
+      const path = (issue.path ?? []).map((segment) => (typeof segment === "object" ? segment.key : segment))
+      return { path: jsonPath(path[0] === "payload" ? path.slice(1) : path), message: issue.message }
+    })
     return { file, code: "invalid_request", message: "the file does not match the API's schema", fields }
   }
   if (

@@ -50,7 +50,7 @@ const read = (path: string) => JSON.parse(readFileSync(path, "utf8"))
 const write = (path: string, value: unknown) => writeFileSync(path, JSON.stringify(value, null, 2))
 
 layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("folder-sync reference connector", (it) => {
-  it.scoped("exports, follows the feed, pushes local edits, suppresses echoes and merges conflicts", () =>
+  it.effect("exports, follows the feed, pushes local edits, suppresses echoes and merges conflicts", () =>
     Effect.gen(function* () {
       const { url, tenant } = yield* TestServer
       const t = yield* tenant()
@@ -117,7 +117,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("folder-sy
     })
   )
 
-  it.scoped("reports each file it cannot push (file, field, the API's message) and goes on with the others", () =>
+  it.effect("reports each file it cannot push (file, field, the API's message) and goes on with the others", () =>
     Effect.gen(function* () {
       const { url, tenant } = yield* TestServer
       const t = yield* tenant()
@@ -184,7 +184,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("folder-sy
     })
   )
 
-  it.scoped(
+  it.effect(
     "the command exits non-zero naming the files it could not push, and writes nothing when the server is unreachable",
     () =>
       Effect.gen(function* () {

@@ -38,7 +38,7 @@ export const houseRuleIssues = (
 /** Decodes a body as the HTTP API does, checks the house rules, then upserts through the catalog use case. */
 export const upsertWithHouseRules = (resource: Parameters<typeof Decode.decodeUpsert>[0], input: unknown) =>
   Effect.gen(function* () {
-    const body = yield* Decode.decodeUpsert(resource, input)
+    const body = yield* Effect.fromResult(Decode.decodeUpsert(resource, input))
     const issues = houseRuleIssues(resource, body)
     if (issues.length > 0) return yield* new HouseRuleViolation({ message: "a house rule is broken", issues })
     const catalog = yield* CatalogService.CatalogService

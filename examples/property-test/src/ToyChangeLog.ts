@@ -5,9 +5,12 @@
  * 1, 2, 3... and reads the reader's external ids through the Mappings port.
  */
 import { ChangeLog, Mappings, Transactor } from "@catalog-sync/core"
-import { Context, Effect, FiberRef, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 
 type Entry = ChangeLog.ChangeEntry
+
+/** Each layer built has its own transaction flag (see `inTransaction`). */
+let instances = 0
 
 export const layer: Layer.Layer<
   ChangeLog.ChangeLog | Transactor.Transactor,
@@ -34,10 +37,13 @@ export const layer: Layer.Layer<
 
     // Whether the fiber is inside one of this Transactor's transactions: `atomically` joins an open one
     // without a savepoint, so a failure it lets the caller catch undoes nothing, as on a SQL database.
-    const inTransaction = FiberRef.unsafeMake(false)
-    const withTransaction: Transactor.Transactor["Type"]["withTransaction"] = (effect) =>
-      Effect.flatMap(FiberRef.get(inTransaction), (nested) =>
-        base.withTransaction(restoringOnFailure(Effect.locally(effect, inTransaction, true))).pipe(
+    // A reference of this instance's own: another toy log's transaction is not one of this one's.
+    const inTransaction = Context.Reference<boolean>(`toy-change-log/in-transaction/${++instances}`, {
+      defaultValue: () => false
+    })
+    const withTransaction: Transactor.Transactor["Service"]["withTransaction"] = (effect) =>
+      Effect.flatMap(inTransaction, (nested) =>
+        base.withTransaction(restoringOnFailure(Effect.provideService(effect, inTransaction, true))).pipe(
           Effect.tap(() =>
             Effect.sync(() => {
               if (!nested) committed = entries
@@ -48,16 +54,14 @@ export const layer: Layer.Layer<
     const transactor = Transactor.Transactor.of({
       withTransaction,
       atomically: (effect) =>
-        Effect.flatMap(FiberRef.get(inTransaction), (open) =>
-          open ? base.atomically(effect) : withTransaction(effect)
-        )
+        Effect.flatMap(inTransaction, (open) => (open ? base.atomically(effect) : withTransaction(effect)))
     })
 
-    const visible = Effect.map(FiberRef.get(inTransaction), (open) => (open ? entries : committed))
+    const visible = Effect.map(inTransaction, (open) => (open ? entries : committed))
     const ofCompany = (companyId: string) =>
       Effect.map(visible, (seen) => seen.filter((entry) => entry.companyId === companyId))
     const add = (more: ReadonlyArray<Entry>) =>
-      Effect.flatMap(FiberRef.get(inTransaction), (open) =>
+      Effect.flatMap(inTransaction, (open) =>
         Effect.sync(() => {
           entries = [...entries, ...more]
           if (!open) committed = entries

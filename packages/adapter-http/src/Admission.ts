@@ -1,6 +1,6 @@
-import type { HttpServerRequest } from "@effect/platform"
 import { Accounts, ApiKey, Authenticate, type Principal, RateLimiter } from "@catalog-sync/core"
-import { Clock, Context, Effect, FiberRef, Layer } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
+import type { HttpServerRequest } from "effect/http"
 import { ApiErrors } from "@catalog-sync/contract"
 import { addressGroup, originOf, TrustedProxies } from "./ClientOrigin.js"
 import { api } from "./ErrorResponses.js"
@@ -14,12 +14,10 @@ import { CurrentRequest, requestId } from "./RequestId.js"
  * spread over many addresses), a client's first invalid key blocks it for the rest of that minute, while
  * clients that present valid keys go on.
  */
-export class AuthFailureBudget extends Context.Reference<AuthFailureBudget>()(
+export const AuthFailureBudget = Context.Reference<{ readonly perMinute: number; readonly globalPerMinute: number }>(
   "@catalog-sync/adapter-http/AuthFailureBudget",
-  {
-    defaultValue: () => ({ perMinute: 30, globalPerMinute: 300 })
-  }
-) {}
+  { defaultValue: () => ({ perMinute: 30, globalPerMinute: 300 }) }
+)
 
 const minute = 60_000
 
@@ -31,7 +29,7 @@ const everyClient = "auth-failures:*"
  * custom domain (401/403), then the key's and company's rate limits (429). Adds the RateLimit headers
  * to the answer whatever it turns out to be.
  */
-export class Admission extends Context.Tag("@catalog-sync/adapter-http/Admission")<
+export class Admission extends Context.Service<
   Admission,
   {
     readonly admit: (
@@ -45,7 +43,7 @@ export class Admission extends Context.Tag("@catalog-sync/adapter-http/Admission
       | ApiErrors.ServiceUnavailable
     >
   }
->() {}
+>()("@catalog-sync/adapter-http/Admission") {}
 
 /** Clients over their budget, until the end of their window; bounded by dropping expired entries. */
 const makeBlockedClients = () => {
@@ -93,7 +91,7 @@ export const AdmissionLive = Layer.effect(
       )
     // Logged when a client is blocked: once per client and window on each instance, never per request.
     const block = (client: string, seconds: number, now: number, cause: "client" | "all clients") =>
-      Effect.zipRight(
+      Effect.andThen(
         Effect.sync(() => blocked.block(client, now + seconds * 1000, now)),
         Effect.logWarning("authentication throttled").pipe(
           Effect.annotateLogs({
@@ -132,7 +130,7 @@ export const AdmissionLive = Layer.effect(
       admit: (request) =>
         Effect.gen(function* () {
           const origin = originOf(request, proxies)
-          const state = yield* FiberRef.get(CurrentRequest)
+          const state = yield* CurrentRequest
           const client = origin.address === undefined ? undefined : addressGroup(origin.address)
           state.client = origin.address
           const now = yield* Clock.currentTimeMillis
@@ -144,7 +142,7 @@ export const AdmissionLive = Layer.effect(
           const principal = yield* api(
             authenticate({ authorization, host: origin.host }).pipe(
               Effect.tapError((error) =>
-                Effect.zipRight(
+                Effect.andThen(
                   refused(error, authorization, origin.address),
                   error._tag === "Unauthenticated" && error.reason === "invalid_credentials" && client !== undefined
                     ? countFailure(client, now)

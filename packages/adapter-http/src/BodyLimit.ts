@@ -1,7 +1,8 @@
-import { HttpServerError, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
-import { Data, Effect } from "effect"
+import { Data, Effect, type Schema, Stream } from "effect"
+import { HttpBody, HttpServerError, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { isUtf8 } from "node:buffer"
+import type { IncomingMessage, ServerResponse } from "node:http"
 import { discardRest, lingerThenClose } from "./LingeringClose.js"
 
 /** JSON request bodies are limited to 1 MB (spec section 8). */
@@ -18,6 +19,20 @@ export const declaresOver = (contentLength: string | undefined, limit: number) =
   contentLength !== undefined && Number(contentLength) > limit
 
 export class BodyTooLarge extends Data.TaggedError("BodyTooLarge")<{ readonly limit: number }> {}
+
+/** The Node request under `request`: the server speaks HTTP/1.1 (node:http), never HTTP/2. */
+export const incomingOf = (request: HttpServerRequest.HttpServerRequest): IncomingMessage =>
+  NodeHttpServerRequest.toIncomingMessage(request) as IncomingMessage
+
+/** A failure to read the request's body, as the server reports one. */
+const unreadableBody = (request: HttpServerRequest.HttpServerRequest, cause: unknown, description?: string) =>
+  new HttpServerError.HttpServerError({
+    reason: new HttpServerError.RequestParseError({
+      request,
+      cause,
+      ...(description === undefined ? {} : { description })
+    })
+  })
 
 /**
  * JSON nested deeper than this is refused before it is parsed: no request of the API nests beyond ~8
@@ -133,10 +148,10 @@ export const mayHoldInexactNumbers = (request: HttpServerRequest.HttpServerReque
 export const readLimited = (
   request: HttpServerRequest.HttpServerRequest,
   limit: number
-): Effect.Effect<Buffer, BodyTooLarge | HttpServerError.RequestError> =>
-  Effect.async((resume) => {
-    const incoming = NodeHttpServerRequest.toIncomingMessage(request)
-    const transport = (cause: unknown) => new HttpServerError.RequestError({ request, reason: "Transport", cause })
+): Effect.Effect<Buffer, BodyTooLarge | HttpServerError.HttpServerError> =>
+  Effect.callback((resume) => {
+    const incoming = incomingOf(request)
+    const transport = (cause: unknown) => unreadableBody(request, cause, "the body could not be read")
     const chunks: Array<Buffer> = []
     let total = 0
     const stop = () => {
@@ -145,7 +160,7 @@ export const readLimited = (
       incoming.off("error", onError)
       incoming.off("close", onClose)
     }
-    const settle = (result: Effect.Effect<Buffer, BodyTooLarge | HttpServerError.RequestError>) => {
+    const settle = (result: Effect.Effect<Buffer, BodyTooLarge | HttpServerError.HttpServerError>) => {
       stop()
       resume(result)
     }
@@ -187,14 +202,70 @@ export const withBody = (
     if (!isUtf8(body)) throw new SyntaxError("it is not UTF-8 text")
     return (text = body.toString("utf8"))
   }
-  const decodeError = (cause: unknown) => new HttpServerError.RequestError({ request, reason: "Decode", cause })
+  const decodeError = (cause: unknown) => unreadableBody(request, cause)
   return Object.create(request, {
     text: { value: Effect.try({ try: decoded, catch: decodeError }) },
-    json: { value: Effect.try({ try: () => JSON.parse(decoded()) as unknown, catch: decodeError }) },
+    json: { value: Effect.try({ try: () => JSON.parse(decoded()) as Schema.Json, catch: decodeError }) },
     [longNumbersKey]: { value: longNumbers },
     // Copied only when asked for: JSON endpoints never are.
     arrayBuffer: { value: Effect.sync(() => body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength)) }
   }) as HttpServerRequest.HttpServerRequest
+}
+
+/**
+ * Keeps the platform's own handling of an unread body out of the way of `discardRest`. NodeHttpServer
+ * (@effect/platform-node 4) closes a connection whose unread body is over 256 KiB: it sends
+ * `Connection: close` when the answer's Content-Length is written while more than that of a declared
+ * body is unread, and, once the answer is sent, reads the rest itself and closes the connection past
+ * 256 KiB of it. It offers no setting for either, so:
+ * - the answer goes out as a stream of its one chunk (same headers and bytes): the platform leaves the
+ *   connection open after a streamed answer, which may still read the body;
+ * - the reader it adds to the request as the answer finishes is removed: the rest of the body is
+ *   `discardRest`'s, bounded by the route's limit and by time.
+ * Only for a body still arriving: one received whole is left alone by the platform.
+ */
+const keepConnectionOpen = (
+  request: HttpServerRequest.HttpServerRequest,
+  incoming: IncomingMessage,
+  response: HttpServerResponse.HttpServerResponse
+): HttpServerResponse.HttpServerResponse => {
+  const nodeResponse = NodeHttpServerRequest.toServerResponse(request) as ServerResponse
+  let readers: ReadonlySet<unknown> = new Set()
+  // Ahead of the platform's `finish` listener, and then after it.
+  nodeResponse.prependOnceListener("finish", () => {
+    readers = new Set(incoming.listeners("data"))
+  })
+  nodeResponse.once("finish", () => {
+    for (const reader of incoming.listeners("data")) {
+      if (!readers.has(reader)) incoming.off("data", reader as (chunk: Buffer) => void)
+    }
+  })
+  const body = response.body
+  if (body._tag !== "Uint8Array") return response
+  return HttpServerResponse.setBody(
+    withRetryAfter(response, body),
+    HttpBody.stream(Stream.succeed(body.body), response.headers["content-type"] ?? body.contentType, body.contentLength)
+  )
+}
+
+/**
+ * The Retry-After header of a 429 or 503 whose JSON error names `retry_after`: set here as the Envelope
+ * sets it (it reads it from a byte body, which the answer is no longer once streamed).
+ */
+const withRetryAfter = (response: HttpServerResponse.HttpServerResponse, body: HttpBody.Uint8Array) => {
+  if ((response.status !== 429 && response.status !== 503) || response.headers["retry-after"] !== undefined)
+    return response
+  try {
+    const parsed = JSON.parse(body.text ?? new TextDecoder().decode(body.body)) as {
+      readonly error?: { readonly retry_after?: unknown }
+    }
+    const seconds = parsed.error?.retry_after
+    return typeof seconds === "number"
+      ? HttpServerResponse.setHeader(response, "retry-after", String(seconds))
+      : response
+  } catch {
+    return response
+  }
 }
 
 /**
@@ -212,7 +283,7 @@ export const settleUnreadBody = (
   response: HttpServerResponse.HttpServerResponse,
   limit: number
 ): HttpServerResponse.HttpServerResponse => {
-  const incoming = NodeHttpServerRequest.toIncomingMessage(request)
+  const incoming = incomingOf(request)
   if (response.status === 413) {
     // Also for a client that asked first (Expect: 100-continue) and had no 100: it may send the body
     // anyway once its wait for the 100 ends.
@@ -222,6 +293,7 @@ export const settleUnreadBody = (
   // Not `complete` (the whole body received): a body received but left unread, paused by a reader that
   // stopped (an upload refused while staging was behind), holds the socket's reading stopped, and with it
   // the connection's next request.
-  if (!incoming.readableEnded && !incoming.destroyed) discardRest(incoming, limit)
-  return response
+  if (incoming.readableEnded || incoming.destroyed) return response
+  discardRest(incoming, limit)
+  return incoming.complete ? response : keepConnectionOpen(request, incoming, response)
 }

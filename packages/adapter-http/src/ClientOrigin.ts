@@ -1,4 +1,4 @@
-import type { HttpServerRequest } from "@effect/platform"
+import type { HttpServerRequest } from "effect/http"
 import { Context, Option } from "effect"
 import { BlockList, isIP } from "node:net"
 
@@ -51,9 +51,9 @@ export interface ProxySettings {
 }
 
 /** The proxies whose forwarding headers are believed (`TRUSTED_PROXIES`); none unless provided. */
-export class TrustedProxies extends Context.Reference<TrustedProxies>()("@catalog-sync/adapter-http/TrustedProxies", {
-  defaultValue: (): ProxySettings => ({ list: undefined, headers: "x-forwarded" })
-}) {}
+export const TrustedProxies = Context.Reference<ProxySettings>("@catalog-sync/adapter-http/TrustedProxies", {
+  defaultValue: () => ({ list: undefined, headers: "x-forwarded" })
+})
 
 /**
  * Parses `TRUSTED_PROXIES`: comma-separated IPv4/IPv6 addresses and CIDR ranges

@@ -8,11 +8,10 @@
  * not among the parts: their handlers decode them once, with bounded work (`Writes.decodedBody`), so no
  * body is decoded here.
  */
-import type { HttpServerRequest } from "@effect/platform"
 import type { PlainIssues } from "@catalog-sync/core"
 import { BoundedDecode } from "@catalog-sync/core/adapter-support"
-import { Either, Option, Schema } from "effect"
-import type * as AST from "effect/SchemaAST"
+import { Option, Result, type Schema } from "effect"
+import type { HttpServerRequest } from "effect/http"
 import { issueDetails, type Rendered } from "./ErrorResponses.js"
 import type { Found } from "./RouteTable.js"
 
@@ -25,20 +24,17 @@ export interface DecodeFailure {
 
 const roots: { readonly [Part in RequestPart]: string } = { path: "$", headers: "$", query: "query" }
 
-const failureOf = (
-  part: RequestPart,
-  schema: Option.Option<{ readonly ast: AST.AST }>,
-  input: unknown
-): Option.Option<DecodeFailure> =>
-  Option.flatMap(schema, ({ ast }) =>
-    Either.match(
-      BoundedDecode.boundedDecoder(Schema.make<unknown, unknown, never>(ast), "ignore")(input, roots[part]),
-      {
-        onLeft: (issues) => Option.some<DecodeFailure>({ part, issues }),
-        onRight: () => Option.none()
-      }
-    )
-  )
+const failureOf = (part: RequestPart, schema: Schema.Top | undefined, input: unknown): Option.Option<DecodeFailure> =>
+  schema === undefined
+    ? Option.none()
+    : Result.match(
+        // The contract's path, header and query schemas need no services to decode.
+        BoundedDecode.boundedDecoder(schema as unknown as Schema.Codec<unknown, unknown>, "ignore")(input, roots[part]),
+        {
+          onFailure: (issues) => Option.some<DecodeFailure>({ part, issues }),
+          onSuccess: () => Option.none()
+        }
+      )
 
 /**
  * The part of `request` that fails the schema of its route's endpoint (`found`, RouteTable), first in the
@@ -52,9 +48,9 @@ export const failingPart = (
 ): Option.Option<DecodeFailure> => {
   if (found === undefined) return Option.none()
   const endpoint = found.route.endpoint
-  return failureOf("path", endpoint.pathSchema, found.params).pipe(
-    Option.orElse(() => failureOf("headers", endpoint.headersSchema, request.headers)),
-    Option.orElse(() => failureOf("query", endpoint.urlParamsSchema, found.searchParams))
+  return failureOf("path", endpoint.params, found.params).pipe(
+    Option.orElse(() => failureOf("headers", endpoint.headers, request.headers)),
+    Option.orElse(() => failureOf("query", endpoint.query, found.searchParams))
   )
 }
 

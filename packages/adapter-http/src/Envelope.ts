@@ -1,19 +1,13 @@
-import {
-  HttpApiBuilder,
-  HttpApiError,
-  type HttpApp,
-  HttpServerError,
-  HttpServerRequest,
-  HttpServerResponse
-} from "@effect/platform"
-import { NodeHttpServerRequest } from "@effect/platform-node"
-import { Cause, Effect, FiberRef, LogLevel, Option, Tracer } from "effect"
+import { Cause, Effect, LogLevel, Option, References, Result, Tracer, type Types } from "effect"
+import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApiError } from "effect/http-api"
 import { randomUUID } from "node:crypto"
 import { ApiErrors } from "@catalog-sync/contract"
 import { Admission } from "./Admission.js"
 import {
   BodyTooLarge,
   declaresOver,
+  incomingOf,
   maxJsonBytes,
   jsonShape,
   maxJsonDepth,
@@ -32,10 +26,32 @@ import { CurrentRequest, newRequestState, type RequestState } from "./RequestId.
 import { type Found, openApiPath, pathOf, type Route, Routes, unmatched } from "./RouteTable.js"
 
 const respond = (requestId: string, status: ApiErrors.ErrorStatus, error: ApiErrors.ErrorDetail) => {
-  const response = HttpServerResponse.unsafeJson({ request_id: requestId, error }, { status })
+  const response = HttpServerResponse.jsonUnsafe({ request_id: requestId, error }, { status })
   return error.retry_after === undefined
     ? response
     : HttpServerResponse.setHeader(response, "retry-after", String(error.retry_after))
+}
+
+/**
+ * The Retry-After header of an error HttpApi encoded itself (the declared errors of the handlers and of
+ * the Authentication middleware): its body's `retry_after`. Only the statuses that carry one are read.
+ */
+const withRetryAfter = (response: HttpServerResponse.HttpServerResponse) => {
+  if ((response.status !== 429 && response.status !== 503) || response.headers["retry-after"] !== undefined)
+    return response
+  const body = response.body
+  if (body._tag !== "Uint8Array") return response
+  try {
+    const parsed = JSON.parse(body.text ?? new TextDecoder().decode(body.body)) as {
+      readonly error?: { readonly retry_after?: unknown }
+    }
+    const seconds = parsed.error?.retry_after
+    return typeof seconds === "number"
+      ? HttpServerResponse.setHeader(response, "retry-after", String(seconds))
+      : response
+  } catch {
+    return response
+  }
 }
 
 /**
@@ -52,14 +68,31 @@ const answerHeaders = (response: HttpServerResponse.HttpServerResponse, state: R
     ...(response.headers["cache-control"] === undefined ? { "cache-control": "no-store" } : {})
   })
 
+/**
+ * A fast answer with its declared errors answered as HttpApi's route answers them: encoded into its
+ * response within the route, so that its "use case" span ends with an answer (a refused key, a record not
+ * found), as the route's does, not with a failure; anything else (a defect) still fails it, as it fails
+ * the route's.
+ */
+const answeringDeclared = <E, R>(
+  answer: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
+  requestId: string
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> =>
+  Effect.catch(answer, (error) =>
+    ApiErrors.isApiError(error)
+      ? Effect.succeed(respond(requestId, ApiErrors.statusOf(error), error.error))
+      : Effect.fail(error)
+  )
+
 /** What the router answers for a path no route takes. */
 const routeNotFound = (requestId: string) =>
   respond(requestId, 404, { code: "route_not_found", message: `no such endpoint; see GET ${openApiPath}` })
 
 /**
- * Answers a decode error of the framework by the part of the request that fails its schema (a bad path
- * id 404, a bad Idempotency-Key or query 422; bodies are decoded by their handlers). One that no part of
- * the request reproduces (a response that does not encode) is an unexpected error, logged.
+ * Answers a decode error of the framework (a defect of the route: HttpApi dies with it) by the part of the
+ * request that fails its schema (a bad path id 404, a bad Idempotency-Key or query 422; bodies are decoded
+ * by their handlers). One that no part of the request reproduces (a response that does not encode) is an
+ * unexpected error, logged.
  */
 const answerFailure = (
   request: HttpServerRequest.HttpServerRequest,
@@ -67,8 +100,8 @@ const answerFailure = (
   requestId: string,
   cause: Cause.Cause<unknown>
 ): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
-  const failure: Option.Option<unknown> = Cause.failureOption(cause)
-  if (Option.isNone(failure) || !(failure.value instanceof HttpApiError.HttpApiDecodeError))
+  const defect = Cause.findDefect(cause)
+  if (Result.isFailure(defect) || !HttpApiError.HttpApiSchemaError.is(defect.success))
     return renderCause(requestId, cause)
   return Option.match(failingPart(request, found), {
     onNone: () => renderCause(requestId, cause),
@@ -81,7 +114,7 @@ const answerFailure = (
 
 /** Turns any failure of the API into the spec's error body; nothing framework-shaped reaches a client. */
 const renderCause = (requestId: string, cause: Cause.Cause<unknown>) => {
-  const failure = Cause.failureOption(cause)
+  const failure = Cause.findErrorOption(cause)
   if (Option.isSome(failure)) {
     const error = failure.value
     if (ApiErrors.isApiError(error)) return Effect.succeed(respond(requestId, ApiErrors.statusOf(error), error.error))
@@ -89,22 +122,26 @@ const renderCause = (requestId: string, cause: Cause.Cause<unknown>) => {
       const domain = renderDomainError(error)
       return Effect.succeed(respond(requestId, domain.status, domain.error))
     }
-    if (HttpServerError.isServerError(error) && error._tag === "RouteNotFound") {
+    if (HttpServerError.isHttpServerError(error) && error.reason._tag === "RouteNotFound") {
       return Effect.succeed(routeNotFound(requestId))
     }
   }
-  const defect = Cause.dieOption(cause)
-  if (Option.isSome(defect) && HttpServerError.isServerError(defect.value) && defect.value._tag === "RequestError") {
-    if (defect.value.cause instanceof SyntaxError) {
-      return Effect.succeed(
-        respond(requestId, 400, {
-          code: "malformed_json",
-          message: `the body is not valid JSON: ${defect.value.cause.message}`
-        })
-      )
-    }
+  // A body that does not parse as JSON: its handler reads it (`Writes.decodedBody`) and dies with the error.
+  const defect = Cause.findDefect(cause)
+  if (
+    Result.isSuccess(defect) &&
+    HttpServerError.isHttpServerError(defect.success) &&
+    defect.success.reason._tag === "RequestParseError" &&
+    defect.success.reason.cause instanceof SyntaxError
+  ) {
+    return Effect.succeed(
+      respond(requestId, 400, {
+        code: "malformed_json",
+        message: `the body is not valid JSON: ${defect.success.reason.cause.message}`
+      })
+    )
   }
-  if (Cause.isInterruptedOnly(cause)) {
+  if (Cause.hasInterruptsOnly(cause)) {
     return Effect.succeed(
       respond(requestId, 503, {
         code: "service_unavailable",
@@ -144,20 +181,26 @@ const fastAnswersOf = Effect.map(Effect.all([Routes, FastAnswers, FastAnswering]
 })
 
 /**
- * Wraps the whole API (before HttpApi encodes errors): gives each request its id (the X-Request-Id
- * header and `request_id`) and the headers every answer carries, and renders every failure in the
- * spec's error body. A request with a body is refused by its declared size (413), then its key is
- * checked (401, 403, 429) before any of its body is read; then the JSON content type (415), the 1 MB
- * limit while streaming (413) and the nesting depth (400). A body the answer did not need is drained
+ * Wraps every route of the router (a global middleware: the API's, the OpenAPI document's, those the
+ * server adds, and the 404 of a path none takes): gives each request its id (the X-Request-Id header and
+ * `request_id`) and the headers every answer carries, and renders every failure that reaches it (the
+ * errors HttpApi does not encode itself: decode errors, unknown paths, defects) in the spec's error
+ * body. A request with a body is refused by its declared size (413), then its key is checked (401, 403,
+ * 429) before any of its body is read; then the JSON content type (415), the 1 MB limit while streaming
+ * (413) and the nesting depth (400). A body the answer did not need is drained
  * within bounds (see `settleUnreadBody`), so that every client reads its answer and none holds its
  * connection by sending slowly.
  */
-export const EnvelopeMiddleware = HttpApiBuilder.middleware(
+export const EnvelopeMiddleware = HttpRouter.middleware(
   Effect.map(Effect.all([Admission, Routes, fastAnswersOf, TrustedProxies]), ([admission, routes, fast, proxies]) => {
-    return (app: HttpApp.Default<never, never>) =>
+    // Every failure is answered here; the type says otherwise only because the router asks it of a
+    // global middleware.
+    return (
+      app: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>
+    ): Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest> =>
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
-        const incoming = NodeHttpServerRequest.toIncomingMessage(request)
+        const incoming = incomingOf(request)
         if (arrivedAfterClose(incoming)) {
           incoming.socket.destroy()
           return HttpServerResponse.empty({ status: 400 })
@@ -174,10 +217,15 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
         // The request's route, for every question below. A request with a body is admitted before its body
         // is read, and left to the router, which reuses that admission.
         const found = routes.find(request.method, request.url)
-        const fastAnswer = hasBody || found === undefined ? undefined : fast(request, found)
+        const fastAnswered = hasBody || found === undefined ? undefined : fast(request, found)
+        const fastAnswer = fastAnswered === undefined ? undefined : answeringDeclared(fastAnswered, requestId)
         // Traced, the answer runs in its "use case" span, which HttpApi's router names with the route
         // (`http.route`) once it has found it; a fast answer's route is named here.
-        const served = !traced
+        const served: Effect.Effect<
+          HttpServerResponse.HttpServerResponse,
+          unknown,
+          HttpServerRequest.HttpServerRequest
+        > = !traced
           ? (fastAnswer ?? app)
           : fastAnswer === undefined
             ? Effect.withSpan(app, "use case", { captureStackTrace: false })
@@ -226,16 +274,16 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
               message: media ? "send the upload as multipart/form-data" : "send the body as application/json"
             })
           }
-          const body = yield* Effect.either(readLimited(request, maxJsonBytes))
-          if (body._tag === "Left") {
-            return body.left instanceof BodyTooLarge
+          const body = yield* Effect.result(readLimited(request, maxJsonBytes))
+          if (Result.isFailure(body)) {
+            return body.failure instanceof BodyTooLarge
               ? respond(requestId, 413, {
                   code: "payload_too_large",
                   message: `JSON bodies are limited to ${maxJsonBytes} bytes`
                 })
               : respond(requestId, 400, { code: "body_unreadable", message: "the request body could not be read" })
           }
-          const { refusal, longNumbers } = jsonShape(body.right, { depth: maxJsonDepth, keys: maxJsonKeys })
+          const { refusal, longNumbers } = jsonShape(body.success, { depth: maxJsonDepth, keys: maxJsonKeys })
           if (refusal === "too_deep") {
             return respond(requestId, 400, {
               code: "json_too_deep",
@@ -248,19 +296,22 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
               message: `JSON naming more than ${maxJsonKeys} different object keys is not accepted`
             })
           }
-          bodied = withBody(request, body.right, longNumbers)
+          bodied = withBody(request, body.success, longNumbers)
           return yield* Effect.provideService(served, HttpServerRequest.HttpServerRequest, bodied)
         })
         const started = Date.now()
         const answered = yield* handled.pipe(
-          Effect.catchAllCause((cause) => answerFailure(bodied, found, requestId, cause)),
-          Effect.locally(CurrentRequest, state)
+          Effect.catchCause((cause) => answerFailure(bodied, found, requestId, cause)),
+          Effect.provideService(CurrentRequest, state)
         )
-        const response = answerHeaders(hasBody ? settleUnreadBody(request, answered, limit) : answered, state)
+        const response = answerHeaders(
+          withRetryAfter(hasBody ? settleUnreadBody(request, answered, limit) : answered),
+          state
+        )
         // One structured line per request: who called (the client's address, the key's public id and its
         // company) and what came of it; never headers or bodies, so secrets stay out of logs. Its
         // annotations cost more than a request's own work, so they are built only when it is written.
-        if (LogLevel.lessThanEqual(yield* FiberRef.get(FiberRef.currentMinimumLogLevel), LogLevel.Info)) {
+        if (LogLevel.isLessThanOrEqualTo(yield* References.MinimumLogLevel, "Info")) {
           yield* Effect.logInfo("request").pipe(
             Effect.annotateLogs({
               request_id: requestId,
@@ -276,5 +327,6 @@ export const EnvelopeMiddleware = HttpApiBuilder.middleware(
         }
         return response
       })
-  })
+  }),
+  { global: true }
 )

@@ -214,4 +214,4 @@ export const toApiError = <E extends DomainError>(error: E): Effect.Effect<never
  * case can fail with.
  */
 export const api = <A, E extends DomainError, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, ApiErrorOf<E>, R> =>
-  Effect.catchAll(effect, toApiError)
+  Effect.catch(effect, toApiError)

@@ -7,60 +7,49 @@
  * the error. Declared against an endpoint (`fastAnswer(Api, "products", "get", handler)`), so its errors
  * are that endpoint's declared errors, and looked up through the route table.
  */
+import type { Api } from "@catalog-sync/contract"
+import { Context, Effect, Layer, Result, type Types } from "effect"
+import { HttpServerRequest, type HttpServerResponse } from "effect/http"
 import {
   HttpApiBuilder,
   type HttpApi,
   type HttpApiEndpoint,
   type HttpApiGroup,
   HttpApiMiddleware,
-  type HttpApiSecurity,
-  HttpServerRequest,
-  type HttpServerResponse
-} from "@effect/platform"
-import type { Api } from "@catalog-sync/contract"
-import { Context, Effect, Either, Layer, Option, type Types } from "effect"
+  type HttpApiSecurity
+} from "effect/http-api"
 import { type Found, type Route, routesOf } from "./RouteTable.js"
 
 type EndpointOf<
-  Groups extends HttpApiGroup.HttpApiGroup.Any,
+  Groups extends HttpApiGroup.Constraint,
   GroupName extends string,
   Name extends string
-> = HttpApiEndpoint.HttpApiEndpoint.WithName<HttpApiGroup.HttpApiGroup.EndpointsWithName<Groups, GroupName>, Name>
+> = HttpApiEndpoint.WithIdentifier<HttpApiGroup.EndpointsWithIdentifier<Groups, GroupName>, Name>
 
-/** The errors an endpoint may answer with: its own, its group's (its middlewares' among them) and the API's. */
+/** The errors an endpoint may answer with: its own (its group's among them) and its middlewares'. */
 export type DeclaredError<
-  ApiError,
-  Groups extends HttpApiGroup.HttpApiGroup.Any,
+  Groups extends HttpApiGroup.Constraint,
   GroupName extends string,
   Name extends string
-> =
-  | ApiError
-  | HttpApiGroup.HttpApiGroup.ErrorWithName<Groups, GroupName>
-  | HttpApiEndpoint.HttpApiEndpoint.Error<EndpointOf<Groups, GroupName, Name>>
+> = HttpApiEndpoint.Errors<EndpointOf<Groups, GroupName, Name>>
 
 /** What the endpoint's middlewares provide to its handler (the principal). */
-type Provided<ApiR, Groups extends HttpApiGroup.HttpApiGroup.Any, GroupName extends string, Name extends string> =
-  | HttpApiMiddleware.HttpApiMiddleware.ExtractProvides<ApiR>
-  | HttpApiGroup.HttpApiGroup.Provides<HttpApiGroup.HttpApiGroup.WithName<Groups, GroupName>>
-  | HttpApiMiddleware.HttpApiMiddleware.ExtractProvides<
-      HttpApiEndpoint.HttpApiEndpoint.Context<EndpointOf<Groups, GroupName, Name>>
-    >
+type Provided<
+  Groups extends HttpApiGroup.Constraint,
+  GroupName extends string,
+  Name extends string
+> = HttpApiEndpoint.MiddlewareProvides<EndpointOf<Groups, GroupName, Name>>
 
 /** The middlewares whose implementations the endpoint's answer runs. */
-type MiddlewareOf<ApiR, Groups extends HttpApiGroup.HttpApiGroup.Any, GroupName extends string, Name extends string> =
-  | HttpApiMiddleware.HttpApiMiddleware.Only<ApiR>
-  | HttpApiGroup.HttpApiGroup.MiddlewareWithName<Groups, GroupName>
-  | HttpApiMiddleware.HttpApiMiddleware.Only<
-      HttpApiEndpoint.HttpApiEndpoint.Context<EndpointOf<Groups, GroupName, Name>>
-    >
+type MiddlewareOf<
+  Groups extends HttpApiGroup.Constraint,
+  GroupName extends string,
+  Name extends string
+> = HttpApiEndpoint.Middleware<EndpointOf<Groups, GroupName, Name>>
 
 /** Any error an endpoint of `A` declares. */
 export type ApiDeclaredError<A> =
-  A extends HttpApi.HttpApi<infer _Id, infer Groups, infer ApiError, infer _R>
-    ? | ApiError
-      | HttpApiGroup.HttpApiGroup.Error<Groups>
-      | HttpApiEndpoint.HttpApiEndpoint.Error<HttpApiGroup.HttpApiGroup.Endpoints<Groups>>
-    : never
+  A extends HttpApi.HttpApi<infer _Id, infer Groups> ? HttpApiEndpoint.Errors<HttpApiGroup.Endpoints<Groups>> : never
 
 /** An endpoint answered fast: `answer` is undefined for a request its path, headers or query do not decode. */
 export interface FastAnswer<E> {
@@ -77,57 +66,67 @@ type Answering = Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, H
 /** A request's middleware, around the rest of its answer. */
 type Step = (inner: Answering, found: Found) => Answering
 
-type Check = Effect.Effect<unknown, unknown, HttpServerRequest.HttpServerRequest>
+/** The implementation of one scheme of a security middleware: it checks the credential, then runs the rest. */
+type SchemeHandler = (
+  inner: Answering,
+  options: { readonly credential: unknown; readonly endpoint: HttpApiEndpoint.Top; readonly group: HttpApiGroup.Top }
+) => Answering
 
 /**
- * The check of one security scheme: its credential read from the request as HttpApi reads it, then
- * verified by the middleware's implementation. Built once, but for an API key sent in the query, which
- * reads the query the router would have parsed into the context.
+ * A scheme's credential read from the request as HttpApi reads it. Built once, but for an API key sent in
+ * the query, which reads the query the router would have parsed into the context.
  */
-const schemeCheck = (
-  security: HttpApiSecurity.HttpApiSecurity,
-  verify: (credential: unknown) => Effect.Effect<unknown, unknown>
-): Check | ((found: Found) => Check) => {
-  const checked = Effect.flatMap(HttpApiBuilder.securityDecode(security), verify)
-  return security._tag === "ApiKey" && security.in === "query"
-    ? (found) => Effect.provideService(checked, HttpServerRequest.ParsedSearchParams, found.searchParams)
-    : (checked as Check)
+const credentialOf = (
+  security: HttpApiSecurity.HttpApiSecurity
+): ((found: Found) => Effect.Effect<unknown, never, HttpServerRequest.HttpServerRequest>) => {
+  const decode = HttpApiBuilder.securityDecode(security)
+  if (security._tag === "ApiKey" && security.in === "query")
+    return (found) => Effect.provideService(decode, HttpServerRequest.ParsedSearchParams, found.searchParams)
+  // Read from the request alone (headers or cookies): the parsed query is not asked for.
+  const fromRequest = decode as Effect.Effect<unknown, never, HttpServerRequest.HttpServerRequest>
+  return () => fromRequest
+}
+
+/** A failure of the rest of the answer, told apart from a scheme's refusal (as HttpApi does). */
+class InnerFailed {
+  constructor(readonly error: unknown) {}
 }
 
 /**
  * The step of a middleware as HttpApi runs it (`applyMiddleware`): a security middleware tries its schemes
- * in order, each read from the request and checked by its implementation, and provides what it resolves;
- * an optional one lets the request through when it fails. A middleware of another kind reads the router's
+ * in order, each with its credential read from the request, until one lets the rest of the answer run;
+ * when every one refuses, the last refusal is the answer. A middleware of another kind reads the router's
  * own context, which a fast answer does not build: declaring a fast answer on an endpoint that has one is
  * a defect, found when the layer is built (and by the contract's test of fast answers).
  */
-const stepOf = (tag: HttpApiMiddleware.TagClassAny, context: Context.Context<never>, route: Route): Step => {
-  if (!HttpApiMiddleware.isSecurity(tag))
+const stepOf = (key: HttpApiMiddleware.AnyService, context: Context.Context<never>, route: Route): Step => {
+  if (!HttpApiMiddleware.isSecurity(key))
     throw new Error(
-      `a fast answer of ${route.group}.${route.name} cannot run the middleware ${tag.key}: only security middlewares run outside the router`
+      `a fast answer of ${route.group}.${route.name} cannot run the middleware ${key.key}: only security middlewares run outside the router`
     )
-  const implementation = Context.unsafeGet(context, tag) as unknown as Record<
-    string,
-    (credential: unknown) => Effect.Effect<unknown, unknown>
-  >
-  const checks = Object.entries(tag.security).map(([name, security]) => schemeCheck(security, implementation[name]!))
-  const inOrder = (attempts: ReadonlyArray<Check>) =>
-    attempts.reduce<Check | undefined>(
-      (previous, attempt) => (previous === undefined ? attempt : Effect.catchAll(previous, () => attempt)),
-      undefined
-    ) ?? Effect.void
-  const fixed = checks.every(Effect.isEffect) ? inOrder(checks as ReadonlyArray<Check>) : undefined
-  const check = (found: Found) => fixed ?? inOrder(checks.map((each) => (Effect.isEffect(each) ? each : each(found))))
-  const provides = tag.provides
-  if (tag.optional)
-    return (inner, found) =>
-      Effect.matchEffect(check(found), {
-        onFailure: () => inner,
-        onSuccess: (value) => (provides === undefined ? inner : Effect.provideService(inner, provides, value))
-      })
-  return provides === undefined
-    ? (inner, found) => Effect.zipRight(check(found), inner)
-    : (inner, found) => Effect.flatMap(check(found), (value) => Effect.provideService(inner, provides, value))
+  const implementation = Context.getUnsafe(context, key) as Record<string, SchemeHandler>
+  const schemes = Object.entries(key.security).map(([name, security]) => ({
+    credential: credentialOf(security),
+    handler: implementation[name]!
+  }))
+  const options = (credential: unknown) => ({ credential, endpoint: route.endpoint, group: route.apiGroup })
+  if (schemes.length === 1) {
+    // One scheme (the contract's): its refusal or the rest's failure is the answer's, as it is.
+    const [{ credential, handler }] = schemes as [(typeof schemes)[number]]
+    return (inner, found) => Effect.flatMap(credential(found), (value) => handler(inner, options(value)))
+  }
+  return (inner, found) =>
+    Effect.gen(function* () {
+      const rest = Effect.mapError(inner, (error) => new InnerFailed(error))
+      let refused: Result.Result<HttpServerResponse.HttpServerResponse, unknown> = Result.fail(undefined)
+      for (const { credential, handler } of schemes) {
+        const result = yield* Effect.result(Effect.flatMap(credential(found), (value) => handler(rest, options(value))))
+        if (Result.isSuccess(result)) return result.success
+        if (result.failure instanceof InnerFailed) return yield* Effect.fail(result.failure.error)
+        refused = result
+      }
+      return yield* Effect.fromResult(refused)
+    })
 }
 
 /**
@@ -138,33 +137,25 @@ const stepOf = (tag: HttpApiMiddleware.TagClassAny, context: Context.Context<nev
  */
 export const fastAnswer = <
   Id extends string,
-  Groups extends HttpApiGroup.HttpApiGroup.Any,
-  ApiError,
-  ApiR,
-  const GroupName extends HttpApiGroup.HttpApiGroup.Name<Groups>,
-  const Name extends HttpApiEndpoint.HttpApiEndpoint.Name<
-    HttpApiGroup.HttpApiGroup.EndpointsWithName<Groups, GroupName>
-  >
+  Groups extends HttpApiGroup.Constraint,
+  const GroupName extends HttpApiGroup.Identifier<Groups>,
+  const Name extends HttpApiEndpoint.Identifier<HttpApiGroup.EndpointsWithIdentifier<Groups, GroupName>>
 >(
-  api: HttpApi.HttpApi<Id, Groups, ApiError, ApiR>,
+  api: HttpApi.HttpApi<Id, Groups>,
   group: GroupName,
   name: Name,
   handler: (
-    request: Types.Simplify<HttpApiEndpoint.HttpApiEndpoint.RequestRaw<EndpointOf<Groups, GroupName, Name>>>
+    request: Types.Simplify<HttpApiEndpoint.RequestRaw<EndpointOf<Groups, GroupName, Name>>>
   ) => Effect.Effect<
     HttpServerResponse.HttpServerResponse,
-    DeclaredError<ApiError, Groups, GroupName, Name>,
-    Provided<ApiR, Groups, GroupName, Name>
+    DeclaredError<Groups, GroupName, Name>,
+    Provided<Groups, GroupName, Name>
   >
-): Effect.Effect<
-  FastAnswer<DeclaredError<ApiError, Groups, GroupName, Name>>,
-  never,
-  MiddlewareOf<ApiR, Groups, GroupName, Name>
-> =>
+): Effect.Effect<FastAnswer<DeclaredError<Groups, GroupName, Name>>, never, MiddlewareOf<Groups, GroupName, Name>> =>
   Effect.map(Effect.context<never>(), (context) => {
     const route = routesOf(api).find((candidate) => candidate.group === group && candidate.name === name)
     if (route === undefined) throw new Error(`the API has no endpoint ${name} in a group ${group}`)
-    if (Option.isSome(route.endpoint.payloadSchema))
+    if (route.endpoint.payload.size > 0)
       throw new Error(`${group}.${name} takes a body: it cannot be answered before its body is read`)
     const steps = route.middlewares.map((tag) => stepOf(tag, context, route))
     const { decodePath, decodeHeaders, decodeQuery } = route
@@ -175,29 +166,28 @@ export const fastAnswer = <
       group,
       endpoint: name,
       answer: (request, found) => {
-        const input: Record<string, unknown> = { request }
+        const input: Record<string, unknown> = { request, endpoint: route.endpoint, group: route.apiGroup }
         if (decodePath !== undefined) {
-          const path = decodePath(found.params)
-          if (Either.isLeft(path)) return undefined
-          input.path = path.right
+          const params = decodePath(found.params)
+          if (Result.isFailure(params)) return undefined
+          input.params = params.success
         }
         if (decodeHeaders !== undefined) {
           const headers = decodeHeaders(request.headers)
-          if (Either.isLeft(headers)) return undefined
-          input.headers = headers.right
+          if (Result.isFailure(headers)) return undefined
+          input.headers = headers.success
         }
         if (decodeQuery !== undefined) {
-          // As parsed: the router also wraps a single value in a list where the parameter takes a list,
-          // and no query parameter of the contract does (DecodeFailure decodes queries so too).
+          // Decoded as the router decodes it (RouteTable: its parse options, a single value for a list).
           const query = decodeQuery(found.searchParams)
-          if (Either.isLeft(query)) return undefined
-          input.urlParams = query.right
+          if (Result.isFailure(query)) return undefined
+          input.query = query.success
         }
         let answering = run(input)
         for (let i = steps.length - 1; i >= 0; i--) answering = steps[i]!(answering, found)
         return Effect.interruptible(answering) as Effect.Effect<
           HttpServerResponse.HttpServerResponse,
-          DeclaredError<ApiError, Groups, GroupName, Name>,
+          DeclaredError<Groups, GroupName, Name>,
           HttpServerRequest.HttpServerRequest
         >
       }
@@ -205,23 +195,19 @@ export const fastAnswer = <
   })
 
 /** The fast answers of the API's endpoints, each declared next to its group's handlers. */
-export class FastAnswers extends Context.Tag("@catalog-sync/adapter-http/FastAnswers")<
+export class FastAnswers extends Context.Service<
   FastAnswers,
   ReadonlyArray<FastAnswer<ApiDeclaredError<typeof Api>>>
->() {
+>()("@catalog-sync/adapter-http/FastAnswers") {
   static readonly layer = <
     const Declared extends ReadonlyArray<
       Effect.Effect<ReadonlyArray<FastAnswer<ApiDeclaredError<typeof Api>>>, never, any>
     >
   >(
     ...declared: Declared
-  ): Layer.Layer<FastAnswers, never, Effect.Effect.Context<Declared[number]>> => {
+  ): Layer.Layer<FastAnswers, never, Effect.Services<Declared[number]>> => {
     const all: ReadonlyArray<
-      Effect.Effect<
-        ReadonlyArray<FastAnswer<ApiDeclaredError<typeof Api>>>,
-        never,
-        Effect.Effect.Context<Declared[number]>
-      >
+      Effect.Effect<ReadonlyArray<FastAnswer<ApiDeclaredError<typeof Api>>>, never, Effect.Services<Declared[number]>>
     > = declared
     return Layer.effect(
       FastAnswers,
@@ -234,9 +220,7 @@ export class FastAnswers extends Context.Tag("@catalog-sync/adapter-http/FastAns
  * Which requests of a route with a fast answer may have it: all of them. The tests that hold fast answers
  * to their routes' answers choose, request by request, which of the two answers.
  */
-export class FastAnswering extends Context.Reference<FastAnswering>()("@catalog-sync/adapter-http/FastAnswering", {
-  defaultValue:
-    () =>
-    (_request: HttpServerRequest.HttpServerRequest, _route: Route): boolean =>
-      true
-}) {}
+export const FastAnswering = Context.Reference<(request: HttpServerRequest.HttpServerRequest, route: Route) => boolean>(
+  "@catalog-sync/adapter-http/FastAnswering",
+  { defaultValue: () => () => true }
+)

@@ -1,4 +1,4 @@
-import { HttpServerResponse } from "@effect/platform"
+import { HttpServerResponse } from "effect/http"
 
 /**
  * A 200 answer serialised as it is, instead of through the endpoint's success schema. For bodies our
@@ -8,4 +8,4 @@ import { HttpServerResponse } from "@effect/platform"
  * against that document (`additionalProperties: false` on every record), so the two cannot drift.
  */
 export const ok = <A extends object>(body: A): HttpServerResponse.HttpServerResponse =>
-  HttpServerResponse.unsafeJson(body)
+  HttpServerResponse.jsonUnsafe(body)

@@ -1,10 +1,10 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import type { Found } from "./RouteTable.js"
 
 /**
- * Query parameter names the framework cannot refuse as unknown: it copies the parsed query into a plain
- * object, where `__proto__` replaces the prototype instead of becoming a key, so the strict query
- * schemas never see it. No endpoint takes such a name.
+ * Query parameter names the framework cannot be trusted to refuse as unknown: copied into a plain object,
+ * `__proto__` replaces the prototype instead of becoming a key, so a strict query schema never sees it.
+ * No endpoint takes such a name.
  */
 const unsafeNames: ReadonlySet<string> = new Set(["__proto__"])
 
@@ -12,7 +12,7 @@ const namesOf = (search: string) => Array.from(new Set(new URLSearchParams(searc
 
 /**
  * Where the router takes the query to start: at the first `?`, `;` or `#` after the path's first
- * character, as find-my-way splits it. The framework itself reads parameters after `?` only.
+ * character, as its FindMyWay splits it. Clients and the spec know only `?`.
  */
 const querySeparator = /[?;#]/g
 const queryStart = (url: string) => {
@@ -22,7 +22,7 @@ const queryStart = (url: string) => {
 
 /** Whether the request's path parameters decode: a path that does not is answered 404 by the route. */
 const pathDecodes = (found: Found) =>
-  found.route.decodePath === undefined || Either.isRight(found.route.decodePath(found.params))
+  found.route.decodePath === undefined || Result.isSuccess(found.route.decodePath(found.params))
 
 /**
  * The query parameters of a request that are refused (422 at `query.<name>`) rather than ignored, as the
@@ -30,8 +30,8 @@ const pathDecodes = (found: Found) =>
  * - every parameter sent to an endpoint of the API that takes no query (a read by id, a write, /me), so
  *   that a misplaced option (`POST /imports?dry_run=true`, `GET /products/{id}?mode=prices`) is never
  *   silently ignored; the probes (/health, /ready) take any query, for load balancers that add one;
- * - on any endpoint of the API, parameters after `;` or `#`, where the router ends the path but the
- *   framework reads no query (`/imports;dry_run=true`);
+ * - on any endpoint of the API, parameters after `;` or `#`, which only the router takes for a query
+ *   (`/imports;dry_run=true`, `/products;limit=5`);
  * - `__proto__` on any endpoint (see `unsafeNames`).
  * A request whose path parameters do not decode gets none: its answer is the route's 404.
  * Not an empty query schema on those endpoints in the contract: HttpApi's client would then require every

@@ -3,11 +3,10 @@
  * a request's route is answered here (its endpoint, path parameters and query, whether it needs a key, its
  * body limit, its metric and span name, its fast answer); nothing else matches the API's paths.
  */
-import { HttpApi, type HttpApiEndpoint, HttpApiMiddleware, HttpApiSchema, type HttpMethod } from "@effect/platform"
 import { Api } from "@catalog-sync/contract"
-import { Context, type Either, Option, ParseResult, Schema } from "effect"
-import type * as AST from "effect/SchemaAST"
-import * as FindMyWay from "find-my-way-ts"
+import { Context, type Result, Schema, type SchemaAST } from "effect"
+import { FindMyWay } from "effect/http"
+import { HttpApi, type HttpApiEndpoint, type HttpApiGroup, HttpApiMiddleware } from "effect/http-api"
 import { maxJsonBytes, maxMediaBodyBytes } from "./BodyLimit.js"
 
 /** Where the API is served: every path under it needs a key, but the OpenAPI document's. */
@@ -16,15 +15,30 @@ const apiPrefix = "/api/v1/"
 /** The OpenAPI document of the contract, served by the API without a key. */
 export const openApiPath = `${apiPrefix}openapi.json`
 
-type Decoder = (input: unknown) => Either.Either<unknown, ParseResult.ParseIssue>
+type Decoder = (input: unknown) => Result.Result<unknown, Schema.SchemaError>
 
-const decoderOf = (schema: Option.Option<{ readonly ast: AST.AST }>): Decoder | undefined =>
-  Option.match(schema, {
-    onNone: () => undefined,
-    onSome: ({ ast }) => ParseResult.decodeUnknownEither(Schema.make<unknown, unknown, never>(ast))
-  })
+// The contract's path, header and query schemas need no services to decode.
+const decoderOf = (schema: Schema.Top | undefined, options: SchemaAST.ParseOptions | undefined): Decoder | undefined =>
+  schema === undefined
+    ? undefined
+    : Schema.decodeUnknownResult(schema as unknown as Schema.ConstraintDecoder<unknown>, options)
 
-type Endpoint = HttpApiEndpoint.HttpApiEndpoint<string, HttpMethod.HttpMethod>
+/**
+ * The parse options HttpApi decodes an endpoint's path, headers and query with, from the annotations the
+ * API, its group and the endpoint declare (`HttpApi.QueryParseOptions`...: a part's own options, else
+ * `HttpApi.ParseOptions`, the nearest declaration winning), so that its fast answer refuses what its route
+ * refuses (an unknown query parameter: a schema's own `parseOptions` annotation is not read by Effect 4).
+ */
+const parseOptionsOf = (annotations: Context.Context<never>) => {
+  const fallback = Context.getOrUndefined(annotations, HttpApi.ParseOptions)
+  return {
+    params: Context.getOrUndefined(annotations, HttpApi.ParamsParseOptions) ?? fallback,
+    headers: Context.getOrUndefined(annotations, HttpApi.HeadersParseOptions) ?? fallback,
+    query: Context.getOrUndefined(annotations, HttpApi.QueryParseOptions) ?? fallback
+  }
+}
+
+type Endpoint = HttpApiEndpoint.Top
 
 /** An endpoint of the contract, with what the envelope, the edge and the observability ask of it. */
 export interface Route {
@@ -32,10 +46,12 @@ export interface Route {
   readonly group: string
   readonly name: string
   readonly endpoint: Endpoint
+  /** The endpoint's group as the contract declares it (its middlewares are told it). */
+  readonly apiGroup: HttpApiGroup.Top
   /** The declared path (`/api/v1/products/:id`), which names the route in metrics and spans. */
   readonly template: string
   /** The middlewares HttpApi runs around the endpoint's handler, the first to run first. */
-  readonly middlewares: ReadonlyArray<HttpApiMiddleware.TagClassAny>
+  readonly middlewares: ReadonlyArray<HttpApiMiddleware.AnyService>
   /** Whether the endpoint takes a key: it runs a security middleware (all but the probes). */
   readonly needsKey: boolean
   /** Whether the endpoint is under the API's prefix (all but the probes, which take any query). */
@@ -46,7 +62,10 @@ export interface Route {
   readonly multipart: boolean
   /** The most bytes its body may have: an upload's, or a JSON body's. */
   readonly bodyLimit: number
-  /** The endpoint's own path, header and query schemas, compiled once; undefined when it declares none. */
+  /**
+   * The endpoint's own path, header and query schemas, compiled once with the parse options HttpApi decodes
+   * them with; undefined when it declares none.
+   */
   readonly decodePath: Decoder | undefined
   readonly decodeHeaders: Decoder | undefined
   readonly decodeQuery: Decoder | undefined
@@ -99,48 +118,47 @@ export const pathOf = (url: string) => {
 }
 
 const isMultipart = (endpoint: Endpoint) =>
-  Option.match(endpoint.payloadSchema, {
-    onNone: () => false,
-    onSome: ({ ast }) =>
-      HttpApiSchema.getMultipart(ast) !== undefined || HttpApiSchema.getMultipartStream(ast) !== undefined
-  })
+  Array.from(endpoint.payload.values()).some((payload) => payload.encoding._tag === "Multipart")
 
 /**
- * The middlewares in the order HttpApi runs them: it wraps the handler in the group's and the endpoint's,
- * each around the previous (so the last declared runs first), and the whole router in the API's.
+ * The middlewares in the order HttpApi runs them: each of the endpoint's (the API's and its group's
+ * included) wraps the handler and those before it, so the last declared runs first.
  */
-const runOrder = (
-  api: ReadonlySet<HttpApiMiddleware.TagClassAny>,
-  route: ReadonlySet<HttpApiMiddleware.TagClassAny>
-) => [...Array.from(api).reverse(), ...Array.from(route).reverse()]
+const runOrder = (middlewares: ReadonlySet<HttpApiMiddleware.AnyService>) => Array.from(middlewares).reverse()
 
-const derived = new WeakMap<HttpApi.HttpApi.Any, ReadonlyArray<Route>>()
+const derived = new WeakMap<HttpApi.Constraint, ReadonlyArray<Route>>()
 
 /** The endpoints of `api` as routes, derived once per API. */
-export const routesOf = (api: HttpApi.HttpApi.Any): ReadonlyArray<Route> => {
+export const routesOf = (api: HttpApi.Constraint): ReadonlyArray<Route> => {
   const known = derived.get(api)
   if (known !== undefined) return known
   const routes: Array<Route> = []
-  const withProps = api as HttpApi.HttpApi.AnyWithProps
-  HttpApi.reflect(withProps, {
+  // Any API: only what every endpoint has is read.
+  HttpApi.reflect(api as HttpApi.Top, {
     onGroup: () => {},
-    onEndpoint: ({ endpoint, group, middleware }) => {
-      const middlewares = runOrder(withProps.middlewares, middleware)
+    onEndpoint: ({ endpoint, group, mergedAnnotations, middleware }) => {
+      const middlewares = runOrder(middleware)
       const multipart = isMultipart(endpoint)
+      const options = parseOptionsOf(mergedAnnotations)
       routes.push({
         group: group.identifier,
-        name: endpoint.name,
+        name: endpoint.identifier,
         endpoint,
+        apiGroup: group,
         template: endpoint.path,
         middlewares,
         needsKey: middlewares.some(HttpApiMiddleware.isSecurity),
         inApi: endpoint.path.startsWith(apiPrefix),
-        takesQuery: Option.isSome(endpoint.urlParamsSchema),
+        takesQuery: endpoint.query !== undefined,
         multipart,
         bodyLimit: multipart ? maxMediaBodyBytes : maxJsonBytes,
-        decodePath: decoderOf(endpoint.pathSchema),
-        decodeHeaders: decoderOf(endpoint.headersSchema),
-        decodeQuery: decoderOf(endpoint.urlParamsSchema)
+        decodePath: decoderOf(endpoint.params, options.params),
+        decodeHeaders: decoderOf(endpoint.headers, options.headers),
+        // As HttpApi decodes a query: a single value is taken for a list of one where a parameter takes a list.
+        decodeQuery: decoderOf(
+          endpoint.query === undefined ? undefined : Schema.toCodecArrayFromSingle(endpoint.query),
+          options.query
+        )
       })
     }
   })
@@ -154,9 +172,10 @@ export const routesOf = (api: HttpApi.HttpApi.Any): ReadonlyArray<Route> => {
  * duplicate and trailing slashes ignored; the query starts at `?`, `;` or `#`), so the same endpoint and
  * parameters result as for HttpApi's router.
  */
-export const make = (outside: ReadonlyArray<OutsideRoute> = [], api: HttpApi.HttpApi.Any = Api): RouteTable => {
+export const make = (outside: ReadonlyArray<OutsideRoute> = [], api: HttpApi.Constraint = Api): RouteTable => {
   const matcher = FindMyWay.make<Entry>()
   const routes = routesOf(api)
+  // The contract's paths (`/api/v1/products/:id`) are router paths as they are declared.
   for (const route of routes)
     matcher.on(route.endpoint.method, route.template as FindMyWay.PathInput, { _tag: "Contract", route })
   const openApi: OutsideRoute = { method: "GET", path: openApiPath, template: openApiPath }
@@ -192,6 +211,6 @@ export const make = (outside: ReadonlyArray<OutsideRoute> = [], api: HttpApi.Htt
  * The table the API routes by: the contract's (and its OpenAPI document) unless the server provides its
  * own, with its routes outside the contract (the portal, the metrics), so that one table names them all.
  */
-export class Routes extends Context.Reference<Routes>()("@catalog-sync/adapter-http/Routes", {
-  defaultValue: (): RouteTable => make()
-}) {}
+export const Routes = Context.Reference<RouteTable>("@catalog-sync/adapter-http/Routes", {
+  defaultValue: () => make()
+})

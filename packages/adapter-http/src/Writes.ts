@@ -1,8 +1,8 @@
-import { HttpServerRequest } from "@effect/platform"
 import type { DomainError, IdempotencyStore, Principal, Transactor } from "@catalog-sync/core"
 import { Errors, type WriteCommand, WriteRunner } from "@catalog-sync/core"
 import { BoundedDecode } from "@catalog-sync/core/adapter-support"
-import { Effect, type Either } from "effect"
+import { Effect, type Result } from "effect"
+import { HttpServerRequest } from "effect/http"
 import { mayHoldInexactNumbers } from "./BodyLimit.js"
 import { api, type ApiErrorOf } from "./ErrorResponses.js"
 import { inexactNumbers } from "./JsonNumbers.js"
@@ -10,7 +10,7 @@ import { requestId } from "./RequestId.js"
 import { pathOf, type RouteTable, Routes } from "./RouteTable.js"
 
 /** What a write fails with: its command's errors and the write runner's own (idempotency, storage). */
-export type WriteFailure<E> = Effect.Effect.Error<ReturnType<typeof WriteRunner.runWrite<object, E, never>>>
+export type WriteFailure<E> = Effect.Error<ReturnType<typeof WriteRunner.runWrite<object, E, never>>>
 
 /**
  * Hands a write to core's write runner under the request's Idempotency-Key (the operation is the
@@ -68,7 +68,7 @@ const canonicalParam = (value: string) => (uuid.test(value) ? value.toLowerCase(
  * decode, which would only see the rewritten value.
  */
 export const decodedBody = <A, E extends DomainError, R>(
-  decode: (json: unknown) => Either.Either<A, Errors.ValidationFailed>,
+  decode: (json: unknown) => Result.Result<A, Errors.ValidationFailed>,
   authorize: (json: unknown) => Effect.Effect<void, E, R>
 ): Effect.Effect<A, ApiErrorOf<E | Errors.ValidationFailed>, R | HttpServerRequest.HttpServerRequest> =>
   Effect.gen(function* () {
@@ -82,5 +82,5 @@ export const decodedBody = <A, E extends DomainError, R>(
       : []
     if (inexact.length > 0)
       return yield* api(Effect.fail(new Errors.ValidationFailed({ message: "the body is not valid", issues: inexact })))
-    return yield* api(decode(json))
+    return yield* api(Effect.fromResult(decode(json)))
   })

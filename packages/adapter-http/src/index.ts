@@ -5,7 +5,6 @@
  *
  * @packageDocumentation
  */
-import { type HttpApi, HttpApiBuilder } from "@effect/platform"
 import type {
   Accounts,
   CatalogService,
@@ -21,6 +20,10 @@ import type {
 import { Api } from "@catalog-sync/contract"
 import type { Readiness } from "./System/Readiness.js"
 import { Layer } from "effect"
+import type { Etag, HttpPlatform, HttpRouter } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import type { FileSystem } from "effect/FileSystem"
+import type { Path } from "effect/Path"
 import { AdmissionLive } from "./Admission.js"
 import { AuthenticationLive } from "./Authentication.js"
 import { CatalogFastAnswers, CatalogHttpLive } from "./Catalog/Http.js"
@@ -55,12 +58,19 @@ export { Readiness } from "./System/Readiness.js"
 
 /**
  * The whole HTTP API as a layer, for embedders: handlers (and the fast answers of the reads that need
- * one), authentication, the error envelope and the OpenAPI document at /api/v1/openapi.json. Needs the
- * core services and ports.
+ * one), authentication, the error envelope (a global middleware of the router) and the OpenAPI document
+ * at /api/v1/openapi.json, added to the `HttpRouter` it is given (serve it with `HttpRouter.serve`). Needs
+ * the core services and ports, and the platform services HttpApi asks for (the Node server's layer
+ * provides them).
  */
 export const ApiLive: Layer.Layer<
-  HttpApi.Api,
   never,
+  never,
+  | HttpRouter.HttpRouter
+  | Etag.Generator
+  | FileSystem
+  | HttpPlatform.HttpPlatform
+  | Path
   | CatalogService.CatalogService
   | ChangeFeed.ChangeFeed
   | InventoryService.InventoryService
@@ -72,21 +82,17 @@ export const ApiLive: Layer.Layer<
   | Accounts.Accounts
   | RateLimiter.RateLimiter
   | Readiness
-> = Layer.mergeAll(EnvelopeMiddleware, HttpApiBuilder.middlewareOpenApi({ path: openApiPath })).pipe(
-  Layer.provideMerge(
-    HttpApiBuilder.api(Api).pipe(
-      Layer.provide(
-        Layer.mergeAll(
-          CatalogHttpLive,
-          ChangesHttpLive,
-          InventoryHttpLive,
-          ImportsHttpLive,
-          JobsHttpLive,
-          MediaHttpLive,
-          MeHttpLive,
-          SystemHttpLive
-        )
-      )
+> = Layer.mergeAll(EnvelopeMiddleware, HttpApiBuilder.layer(Api, { openapiPath: openApiPath })).pipe(
+  Layer.provide(
+    Layer.mergeAll(
+      CatalogHttpLive,
+      ChangesHttpLive,
+      InventoryHttpLive,
+      ImportsHttpLive,
+      JobsHttpLive,
+      MediaHttpLive,
+      MeHttpLive,
+      SystemHttpLive
     )
   ),
   Layer.provide(FastAnswers.layer(CatalogFastAnswers, ChangesFastAnswers)),

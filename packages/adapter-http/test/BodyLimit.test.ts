@@ -1,8 +1,9 @@
-import { HttpServerRequest } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either } from "effect"
-import * as fc from "effect/FastCheck"
+import { Effect, Result } from "effect"
+import { HttpServerError, HttpServerRequest } from "effect/http"
+import fc from "fast-check"
 import { jsonShapeRefusal, withBody } from "../src/BodyLimit.js"
+import { prop } from "./props.js"
 
 /** How many arrays or objects are open at once at the deepest point of a JSON value. */
 const depthOf = (value: unknown): number =>
@@ -23,7 +24,7 @@ const bytes = (text: string) => new TextEncoder().encode(text)
 const unlimited = 1_000_000
 
 describe("jsonShapeRefusal", () => {
-  it.prop(
+  prop(
     "agrees with the parsed value's depth, whatever brackets, quotes and escapes its strings hold",
     [fc.jsonValue({ maxDepth: 12 }), fc.integer({ min: 0, max: 12 })],
     ([value, max]) => {
@@ -33,7 +34,7 @@ describe("jsonShapeRefusal", () => {
     }
   )
 
-  it.prop(
+  prop(
     "agrees with the parsed value's count of different keys, whatever its strings and keys hold",
     [fc.jsonValue({ maxDepth: 6 }), fc.integer({ min: 0, max: 30 })],
     ([value, max]) => {
@@ -67,8 +68,12 @@ describe("withBody", () => {
       for (const bad of ["c080", "e080af", "80", "e282", "eda080", "f4908080", "ff"]) {
         const request = bodied(Buffer.from(`7b2261223a2241${bad}42227d`, "hex"))
         for (const read of [request.json, request.text]) {
-          const failed = yield* Effect.either(read)
-          expect(Either.isLeft(failed) && failed.left.cause instanceof SyntaxError).toBe(true)
+          const failed = yield* Effect.result(read)
+          expect(
+            Result.isFailure(failed) &&
+              HttpServerError.isHttpServerError(failed.failure) &&
+              failed.failure.reason.cause instanceof SyntaxError
+          ).toBe(true)
         }
       }
       const fine = bodied(Buffer.from('{"a":"Caf\u00e9 \ufffd \u{1F600}"}'))

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import type { HttpServerRequest } from "@effect/platform"
 import { Option } from "effect"
 import fc from "fast-check"
+import type { HttpServerRequest } from "effect/http"
 import {
   addressGroup,
   isValidHost,

@@ -1,9 +1,10 @@
-import { HttpServerRequest } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import * as fc from "effect/FastCheck"
+import { HttpServerRequest } from "effect/http"
+import fc from "fast-check"
 import { failingPart as failingPartOf, renderDecodeFailure } from "../src/DecodeFailure.js"
 import * as RouteTable from "../src/RouteTable.js"
+import { effectProp } from "./props.js"
 
 const id = "0b7c3e1a-5f2d-4c8e-9a61-3d2f4b5c6e7f"
 const goodKey = "erp-product-4711"
@@ -151,7 +152,7 @@ describe("failingPart", () => {
     })
   )
 
-  it.effect.prop(
+  effectProp(
     "an Idempotency-Key is the failing part exactly when it does not match ^[A-Za-z0-9._:-]{8,120}$",
     [
       fc.oneof(

@@ -12,7 +12,7 @@ describe("api", () => {
     Effect.gen(function* () {
       const failed = yield* api(
         Effect.fail(new Errors.RecordNotFound({ resource: "products", message: "no product x in this company" }))
-      ).pipe(Effect.flip, Effect.locally(CurrentRequest, newRequestState(requestId)))
+      ).pipe(Effect.flip, Effect.provideService(CurrentRequest, newRequestState(requestId)))
       expect(failed).toBeInstanceOf(ApiErrors.NotFound)
       expect(ApiErrors.statusOf(failed)).toBe(404)
       expect({ ...failed }).toEqual({
@@ -38,7 +38,7 @@ describe("api", () => {
       const asFault = yield* Effect.flip(api(Effect.fail(fault)))
       expect(asFault).toBeInstanceOf(ApiErrors.ServiceUnavailable)
       expect(asFault.error.retry_after).toBe(1)
-    }).pipe(Effect.locally(CurrentRequest, newRequestState(requestId)))
+    }).pipe(Effect.provideService(CurrentRequest, newRequestState(requestId)))
   )
 })
 

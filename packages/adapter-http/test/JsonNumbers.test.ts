@@ -1,7 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as fc from "effect/FastCheck"
+import fc from "fast-check"
 import { jsonShape } from "../src/BodyLimit.js"
 import { inexactNumbers } from "../src/JsonNumbers.js"
+import { prop } from "./props.js"
 
 const beyond = "must be between -9007199254740991 and 9007199254740991: larger numbers are not held exactly"
 const underflows = "is too small to be held: it would be read as 0"
@@ -40,7 +41,7 @@ describe("inexactNumbers", () => {
     expect(inexactNumbers(`{"${key}":1e999}`, 21)).toEqual([{ path: `$.${"k".repeat(100)}…`, message: beyond }])
   })
 
-  it.prop(
+  prop(
     "refuses exactly the numbers whose value is not a safe integer-range finite number or a non-zero read as 0",
     [
       fc.jsonValue({ maxDepth: 4 }),

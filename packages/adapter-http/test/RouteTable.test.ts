@@ -1,10 +1,12 @@
-import { HttpApi, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Api } from "@catalog-sync/contract"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import * as fc from "effect/FastCheck"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApi } from "effect/http-api"
+import fc from "fast-check"
 import { maxJsonBytes, maxMediaBodyBytes } from "../src/BodyLimit.js"
 import * as RouteTable from "../src/RouteTable.js"
+import { effectProp, prop } from "./props.js"
 
 const table = RouteTable.make([{ method: "*", path: "/docs/*", template: "/docs/*" }])
 const routes = table.routes
@@ -16,29 +18,34 @@ interface Routed {
   readonly searchParams: unknown
 }
 
-/** HttpApi's own router (HttpRouter, as HttpApiBuilder builds it) over the contract's endpoints. */
+/** HttpApi's own router (HttpRouter, as HttpApiBuilder.layer fills it) over the contract's endpoints. */
 const router = Effect.runSync(
-  (() => {
-    let built: HttpRouter.HttpRouter<never, HttpServerRequest.ParsedSearchParams> = HttpRouter.empty
+  Effect.gen(function* () {
+    const router = yield* HttpRouter.make
+    const declared: Array<HttpRouter.Route<never, never>> = []
     HttpApi.reflect(Api, {
       onGroup: () => {},
       onEndpoint: ({ endpoint, group }) => {
-        built = HttpRouter.route(endpoint.method)(
-          endpoint.path as HttpRouter.PathInput,
-          Effect.map(
-            Effect.all([HttpRouter.RouteContext, HttpServerRequest.ParsedSearchParams]),
-            ([context, searchParams]) =>
-              HttpServerResponse.unsafeJson({
-                endpoint: `${group.identifier}.${endpoint.name}`,
-                params: context.params,
-                searchParams
-              })
+        declared.push(
+          HttpRouter.route(
+            endpoint.method,
+            endpoint.path as HttpRouter.PathInput,
+            Effect.map(
+              Effect.all([HttpRouter.RouteContext, HttpServerRequest.ParsedSearchParams]),
+              ([context, searchParams]) =>
+                HttpServerResponse.jsonUnsafe({
+                  endpoint: `${group.identifier}.${endpoint.identifier}`,
+                  params: context.params,
+                  searchParams
+                })
+            )
           )
-        )(built)
+        )
       }
     })
-    return HttpRouter.toHttpApp(built)
-  })()
+    yield* router.addAll(declared)
+    return router.asHttpEffect()
+  })
 )
 
 const routedBy = (method: string, url: string) =>
@@ -48,8 +55,7 @@ const routedBy = (method: string, url: string) =>
       return JSON.parse(new TextDecoder().decode(body.body)) as Routed
     }),
     Effect.orElseSucceed(() => undefined),
-    // Set by the router itself; an empty one outside.
-    Effect.provideService(HttpServerRequest.ParsedSearchParams, {}),
+    Effect.scoped,
     Effect.provideService(
       HttpServerRequest.HttpServerRequest,
       HttpServerRequest.fromWeb(new Request("http://localhost/", { method })).modify({ url })
@@ -92,7 +98,7 @@ const aRequest = fc
   })
 
 describe("the route table", () => {
-  it.effect.prop(
+  effectProp(
     "finds the endpoint, path parameters and query HttpApi's router routes a request to (HEAD as GET)",
     [aRequest],
     ([{ method, url }]) =>
@@ -111,7 +117,7 @@ describe("the route table", () => {
     expect(table.templateOf("HEAD", "/api/v1/products/x")).toBe("/api/v1/products/:id")
   })
 
-  it.prop(
+  prop(
     "names any other request by a route outside the contract or `unmatched`: a URL scan cannot grow the names",
     [fc.constantFrom("GET", "POST", "HEAD", "DELETE"), fc.webPath(), fc.webQueryParameters()],
     ([method, path, query]) => {
@@ -139,7 +145,7 @@ describe("the route table", () => {
     expect(routes.filter((route) => !route.needsKey).map((route) => route.template)).toEqual(["/health", "/ready"])
   })
 
-  it.prop(
+  prop(
     "says a path no endpoint takes needs a key under /api/v1/ (but the OpenAPI document), so it is refused before its body",
     [fc.webSegment(), fc.constantFrom("", "?x=1")],
     ([segment, query]) => {

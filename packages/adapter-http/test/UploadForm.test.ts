@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as fc from "effect/FastCheck"
+import fc from "fast-check"
 import { PassThrough } from "node:stream"
 import {
   fileBufferBytes,
@@ -196,7 +196,8 @@ describe("readForm", () => {
       `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename*=UTF-8''%E0%A4%A\r\n\r\nabc\r\n`
     )
     const read = await readAll(readForm(sent(Buffer.concat([bad, closing])), headers, rules))
-    expect(read.ended).toEqual({ _tag: "Refused", refusal: { kind: "malformed", detail: "BadHeaders" } })
+    // Effect's parser takes a Content-Disposition it cannot decode for one without a name.
+    expect(read.ended).toEqual({ _tag: "Refused", refusal: { kind: "malformed", detail: "InvalidDisposition" } })
   })
 
   it("refuses a field whose bytes are not UTF-8 (or not its part's charset) instead of storing U+FFFD", async () => {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as fc from "effect/FastCheck"
+import fc from "fast-check"
 import * as RouteTable from "../src/RouteTable.js"
 import { operationOf } from "../src/Writes.js"
+import { prop } from "./props.js"
 
 const table = RouteTable.make()
 const writes = table.routes.filter((route) => route.endpoint.method !== "GET")
@@ -14,7 +15,7 @@ const escapeOne = (id: string, at: number) => {
 }
 
 describe("a write's operation (the Idempotency-Key fingerprint's)", () => {
-  it.prop(
+  prop(
     "is one for every spelling the router takes of one endpoint and id, and the path as declared",
     [fc.constantFrom(...writes), anId, fc.nat(), fc.constantFrom("upper", "trailing", "double", "escaped", "query")],
     ([route, id, at, spelling]) => {
@@ -34,7 +35,7 @@ describe("a write's operation (the Idempotency-Key fingerprint's)", () => {
     }
   )
 
-  it.prop(
+  prop(
     "differs for another id or another endpoint",
     [fc.constantFrom(...writes.filter((route) => route.template.includes(":id"))), anId, anId],
     ([route, a, b]) => {
@@ -46,7 +47,7 @@ describe("a write's operation (the Idempotency-Key fingerprint's)", () => {
     }
   )
 
-  it.prop(
+  prop(
     "is one for a uuid in any letter case, the lowercase form every id is compared in",
     [fc.constantFrom(...writes.filter((route) => route.template.includes(":id"))), fc.uuid(), fc.array(fc.boolean())],
     ([route, id, upper]) => {

@@ -11,7 +11,7 @@ export const countingAdmission = (asked: { admitted: number }) => {
         asked.admitted++
         return principal
       })
-  } as unknown as Admission["Type"]
+  } as unknown as typeof Admission.Service
   return admission
 }
 

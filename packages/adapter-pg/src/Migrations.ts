@@ -1,4 +1,4 @@
-import { Migrator, SqlClient, type SqlError } from "@effect/sql"
+import { Migrator, SqlClient, type SqlError } from "effect/sql"
 import { Effect } from "effect"
 import type { EngineMigrations } from "@catalog-sync/adapter-sql"
 import catalog from "./migrations/0001_catalog.js"
@@ -57,7 +57,7 @@ export const lockKey = [0x63_61_74_73, 1] as const
  * statement timeout is lifted for this transaction only: waiting for another instance's migrations, or
  * building an index on a large table, may take longer than any request should.
  *
- * This is `@effect/sql`'s Migrator core; `PgMigrator.run` would add a `pg_dump` of the schema and need
+ * This is effect/sql's Migrator core; `PgMigrator.run` would add a `pg_dump` of the schema and need
  * FileSystem, Path and CommandExecutor for it.
  */
 export const migrate: Effect.Effect<

@@ -1,7 +1,7 @@
 import { AccountsCache } from "@catalog-sync/core"
 import { SqlAccounts } from "@catalog-sync/adapter-sql"
-import { Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
-import pg from "pg"
+import { PgConnection } from "@effect/sql-pg"
+import { Duration, Effect, Layer, Option, Queue, Schedule } from "effect"
 import type { PgConfig } from "./PgConfig.js"
 
 /** How often the listening connection proves it is alive; also the longest a cached key can be stale if a notification were lost. */
@@ -19,66 +19,50 @@ interface State {
 
 /**
  * The account data's version on PostgreSQL: account writes announce themselves on a channel
- * (`SqlAccounts.accountsChannel`, delivered at their commit) and a connection of this instance listens
- * to it. The version moves with every notification, every reconnection and every successful ping of that
- * connection (each second), so a cached key is at most one ping old even if a notification were lost.
- * While the connection is down or unproven, the version is unknown and keys are read from the database.
+ * (`SqlAccounts.accountsChannel`, delivered at their commit) and a connection of this instance, outside
+ * the pool (`PgConnection`, @effect/sql-pg's session), listens to it. The version moves with every
+ * notification, every reconnection and every successful ping of that connection (each second), so a
+ * cached key is at most one ping old even if a notification were lost. While the connection is down or
+ * unproven, the version is unknown and keys are read from the database.
+ *
+ * `AccountsVersion` is a reference (its default: always unknown): the layer sets it, and so provides no
+ * service of its own.
  */
-export const layer = (config: PgConfig): Layer.Layer<AccountsCache.AccountsVersion> =>
-  Layer.scoped(
+export const layer = (config: PgConfig): Layer.Layer<never> =>
+  Layer.effect(
     AccountsCache.AccountsVersion,
     Effect.gen(function* () {
       const state: State = { up: false, epoch: 0, notifications: 0, pings: 0 }
 
-      const listenOnce = Effect.acquireUseRelease(
-        Effect.tryPromise(async () => {
-          const client = new pg.Client({
-            connectionString: Redacted.value(config.url),
-            application_name: `${config.applicationName ?? "catalog-sync"} (accounts listener)`,
-            keepAlive: true
+      const listenOnce = Effect.scoped(
+        Effect.gen(function* () {
+          const connection = yield* PgConnection.make({
+            url: config.url,
+            applicationName: `${config.applicationName ?? "catalog-sync"} (accounts listener)`,
+            connectTimeout: config.connectTimeout ?? Duration.seconds(10),
+            keepAlive: Duration.seconds(30)
           })
-          client.on("error", () => {
-            state.up = false
-          })
-          client.on("end", () => {
-            state.up = false
-          })
-          client.on("notification", () => {
-            state.notifications++
-          })
-          await client.connect()
-          // A constant identifier of ours, not input.
-          await client.query(`LISTEN ${SqlAccounts.accountsChannel}`)
-          return client
-        }),
-        (client) =>
-          Effect.gen(function* () {
-            state.epoch++
-            state.up = true
-            // Pings until one fails or times out; then the connection is given up and made again.
-            yield* Effect.tryPromise(() => client.query("SELECT 1")).pipe(
-              Effect.timeoutFail({ duration: pingTimeout, onTimeout: () => new Error("ping timed out") }),
-              Effect.tap(() => Effect.sync(() => void state.pings++)),
-              Effect.filterOrFail(
-                () => state.up,
-                () => new Error("the listening connection closed")
-              ),
-              Effect.zipRight(Effect.sleep(pingInterval)),
+          // Pinned, so that the pings run on the session that listens.
+          const session = yield* connection.pin
+          const notifications = yield* session.listen(SqlAccounts.accountsChannel)
+          state.epoch++
+          state.up = true
+          // Ends with the listening connection (its queue fails with the connection's error).
+          const receive = Effect.forever(Effect.map(Queue.take(notifications), () => void state.notifications++))
+          // Pings until one fails or times out; then the connection is given up and made again.
+          const pings = session
+            .query("SELECT 1", [], false)
+            .pipe(
+              Effect.timeoutOrElse({ duration: pingTimeout, orElse: () => Effect.fail(new Error("ping timed out")) }),
+              Effect.andThen(Effect.sync(() => void state.pings++)),
+              Effect.andThen(Effect.sleep(pingInterval)),
               Effect.forever
             )
-          }),
-        (client) =>
-          Effect.sync(() => {
-            state.up = false
-          }).pipe(Effect.zipRight(Effect.promise(() => client.end().catch(() => undefined))))
-      )
+          return yield* Effect.raceFirst(receive, pings)
+        })
+      ).pipe(Effect.ensuring(Effect.sync(() => void (state.up = false))))
 
-      yield* Effect.forkScoped(
-        listenOnce.pipe(
-          Effect.catchAll(() => Effect.sync(() => void (state.up = false))),
-          Effect.repeat(Schedule.spaced(Duration.millis(500)))
-        )
-      )
+      yield* Effect.forkScoped(listenOnce.pipe(Effect.ignore, Effect.repeat(Schedule.spaced(Duration.millis(500)))))
 
       return {
         current: Effect.sync(() =>

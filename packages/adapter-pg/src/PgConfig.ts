@@ -1,4 +1,4 @@
-import type { Connection } from "@effect/sql/SqlConnection"
+import type { Connection } from "effect/sql/SqlConnection"
 import type { Duration, Redacted } from "effect"
 
 /** Where and how to reach the PostgreSQL database. */
@@ -8,9 +8,9 @@ export interface PgConfig {
   /** Connections per instance. Default 10; the sum over all instances must stay below `max_connections`. */
   readonly poolSize?: number | undefined
   /** The server cancels a statement running longer than this. Default 30 s; 0 turns it off. */
-  readonly statementTimeout?: Duration.DurationInput | undefined
+  readonly statementTimeout?: Duration.Input | undefined
   /** How long to wait for a connection, at start and from the pool. Default 10 s. */
-  readonly connectTimeout?: Duration.DurationInput | undefined
+  readonly connectTimeout?: Duration.Input | undefined
   /** Shown in `pg_stat_activity`. Default `catalog-sync`. */
   readonly applicationName?: string | undefined
   /**

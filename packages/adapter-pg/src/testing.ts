@@ -23,10 +23,10 @@ import { createRequire } from "node:module"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { delimiter, dirname, join } from "node:path"
-import type { Migrator, SqlClient, SqlError } from "@effect/sql"
 import type { PgClient } from "@effect/sql-pg"
 import type { PersistencePorts } from "@catalog-sync/adapter-sql"
 import { Context, Data, Effect, Layer, Redacted, type Scope } from "effect"
+import type { Migrator, SqlClient, SqlError } from "effect/sql"
 import pg from "pg"
 import { layer as pgLayer, type PgConfig } from "./PgLive.js"
 
@@ -89,7 +89,7 @@ export const unavailableReason = (): string | undefined => {
 }
 
 const run = (file: string, args: ReadonlyArray<string>, what: string) =>
-  Effect.async<string, ClusterError>((resume) => {
+  Effect.callback<string, ClusterError>((resume) => {
     const child = execFile(file, args, { timeout: 60_000 }, (error, stdout, stderr) => {
       if (error)
         resume(
@@ -100,7 +100,7 @@ const run = (file: string, args: ReadonlyArray<string>, what: string) =>
     return Effect.sync(() => child.kill())
   })
 
-const freePort = Effect.async<number, ClusterError>((resume) => {
+const freePort = Effect.callback<number, ClusterError>((resume) => {
   const server = createServer()
   server.once("error", (error) => resume(Effect.fail(new ClusterError({ message: `no free port: ${error.message}` }))))
   server.listen(0, "127.0.0.1", () => {
@@ -180,9 +180,9 @@ const tail = (file: string) => {
 }
 
 /** Whether a throwaway cluster is started with fsync on (see `durableCluster`). */
-class Durable extends Context.Reference<Durable>()("@catalog-sync/adapter-pg/testing/Durable", {
+const Durable = Context.Reference<boolean>("@catalog-sync/adapter-pg/testing/Durable", {
   defaultValue: () => false
-}) {}
+})
 
 const startCluster: Effect.Effect<Started & Cluster, ClusterError> = Effect.gen(function* () {
   const durable = yield* Durable
@@ -243,7 +243,7 @@ const stopCluster = (started: Started) =>
     join(started.bin, "pg_ctl"),
     ["-D", started.data, "-m", "immediate", "stop"],
     "pg_ctl stop"
-  ).pipe(Effect.ignore, Effect.zipRight(Effect.sync(() => rmSync(started.dir, { recursive: true, force: true }))))
+  ).pipe(Effect.ignore, Effect.andThen(Effect.sync(() => rmSync(started.dir, { recursive: true, force: true }))))
 
 /**
  * A server for the scope: the one at `DATABASE_URL`, else a throwaway cluster started now and stopped
@@ -304,8 +304,7 @@ export const layer = (
 ): Layer.Layer<
   PersistencePorts | PgClient.PgClient | SqlClient.SqlClient,
   ClusterError | SqlError.SqlError | Migrator.MigrationError
-> =>
-  Layer.unwrapScoped(Effect.map(freshDatabase, (url) => pgLayer({ poolSize: 5, ...options, url: Redacted.make(url) })))
+> => Layer.unwrap(Effect.map(freshDatabase, (url) => pgLayer({ poolSize: 5, ...options, url: Redacted.make(url) })))
 
 /** One server for several suites; see `shared`. */
 export interface SharedCluster {
@@ -330,7 +329,7 @@ export interface SharedCluster {
  */
 export const shared = (): SharedCluster => {
   let current: Cluster | undefined
-  const layer = Layer.scopedDiscard(
+  const layer = Layer.effectDiscard(
     Effect.acquireRelease(
       Effect.tap(cluster, (started) => Effect.sync(() => void (current = started))),
       () => Effect.sync(() => void (current = undefined))
@@ -349,8 +348,6 @@ export const shared = (): SharedCluster => {
     layer,
     freshDatabase,
     layerOf: (options = {}) =>
-      Layer.unwrapScoped(
-        Effect.map(freshDatabase, (url) => pgLayer({ poolSize: 5, ...options, url: Redacted.make(url) }))
-      )
+      Layer.unwrap(Effect.map(freshDatabase, (url) => pgLayer({ poolSize: 5, ...options, url: Redacted.make(url) })))
   }
 }

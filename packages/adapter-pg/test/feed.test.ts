@@ -56,17 +56,18 @@ describe.skipIf(skip !== undefined)("change feed on PostgreSQL", () => {
         const appended = yield* Deferred.make<void>()
         const release = yield* Deferred.make<void>()
         // A slow writer appends first and commits last.
-        const slow = yield* Effect.fork(
+        const slow = yield* Effect.forkChild(
           tx.withTransaction(
             log
               .append(entry("slow"))
-              .pipe(Effect.zipRight(Deferred.succeed(appended, undefined)), Effect.zipRight(Deferred.await(release)))
+              .pipe(Effect.andThen(Deferred.succeed(appended, undefined)), Effect.andThen(Deferred.await(release)))
           )
         )
         yield* Deferred.await(appended)
         // A fast writer appends after it and would commit first.
-        const fast = yield* Effect.fork(tx.withTransaction(log.append(entry("fast"))))
-        yield* Effect.sleep("300 millis").pipe(Effect.withClock(Effect.runSync(Effect.clock)))
+        const fast = yield* Effect.forkChild(tx.withTransaction(log.append(entry("fast"))))
+        // Real time (the test clock does not move).
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 300)))
         const during = yield* read()
         yield* Deferred.succeed(release, undefined)
         yield* Fiber.join(slow)
@@ -114,7 +115,7 @@ describe.skipIf(skip !== undefined)("change feed on PostgreSQL", () => {
             { discard: true }
           )
 
-        const readerFiber = yield* Effect.fork(follow)
+        const readerFiber = yield* Effect.forkChild(follow)
         yield* Effect.forEach(writers, write, { concurrency: "unbounded", discard: true })
         yield* Ref.set(done, true)
         yield* Fiber.join(readerFiber)

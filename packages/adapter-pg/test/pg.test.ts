@@ -1,12 +1,10 @@
 import { SqlChangeLog, SqlErrors, SqlJobStore } from "@catalog-sync/adapter-sql"
 import { CatalogRepository, ChangeLog, type Ids, JobStore, Mappings, Transactor } from "@catalog-sync/core"
-import { SqlClient, SqlError } from "@effect/sql"
+import { SqlClient, SqlError } from "effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Cause, Context, Effect, Either, Layer, Option, Redacted } from "effect"
+import { Cause, Context, Effect, Fiber, Layer, Option, Redacted, Result } from "effect"
 import { layer as pgLayer, Migrations, PgLive } from "../src/index.js"
-import { withoutCancellation } from "../src/PgLive.js"
-import { maxNamedParameters, maxNamedStatements, preparingStatements } from "../src/PreparedStatements.js"
-import pg from "pg"
+import { preparedStatements } from "../src/PgLive.js"
 import { shared, unavailableReason } from "../src/testing.js"
 
 const skip = unavailableReason()
@@ -44,7 +42,7 @@ const raise = (code: string) =>
 
 describe.skipIf(skip !== undefined)("PostgreSQL", () => {
   layer(cluster.layer, { timeout: 60_000 })("adapter-pg", (it) => {
-    it.scoped("several instances migrating one empty database at once all start, and each migration runs once", () =>
+    it.effect("several instances migrating one empty database at once all start, and each migration runs once", () =>
       Effect.gen(function* () {
         const url = yield* cluster.freshDatabase
         const contexts = yield* Effect.all(
@@ -92,7 +90,7 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
       })
     )
 
-    it.scoped("ids compare in byte order whatever the database collation", () =>
+    it.effect("ids compare in byte order whatever the database collation", () =>
       Effect.gen(function* () {
         const context = yield* Layer.build(cluster.layerOf())
         const sql = Context.get(context, SqlClient.SqlClient)
@@ -108,7 +106,7 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
       })
     )
 
-    it.scoped(
+    it.effect(
       "driver failures map as SqlErrors says: conflicts and lost connections are retryable, violations are recognised",
       () =>
         Effect.gen(function* () {
@@ -139,7 +137,7 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
         })
     )
 
-    it.scoped(
+    it.effect(
       "a connection killed inside a transaction fails the transaction as retryable (a 503), not as a defect",
       () =>
         Effect.gen(function* () {
@@ -147,12 +145,12 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
           const context = yield* Layer.build(pgLayer({ url: Redacted.make(url), poolSize: 3 }))
           const sql = Context.get(context, SqlClient.SqlClient)
           const transactor = Context.get(context, Transactor.Transactor)
-          // The failing statement's rollback then fails too (the connection is gone), which @effect/sql turns into a defect.
+          // The failing statement's rollback then fails too (the connection is gone), which effect/sql turns into a defect.
           const exit = yield* Effect.exit(
             transactor.withTransaction(
               Effect.gen(function* () {
                 const [own] = yield* sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`
-                yield* Effect.forkDaemon(
+                yield* Effect.forkDetach(
                   Effect.provide(
                     Effect.flatMap(SqlClient.SqlClient, (other) => other`SELECT pg_terminate_backend(${own!.pid})`),
                     context
@@ -161,18 +159,18 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
                 // Real time (the test clock does not move): the other connection needs it to end this one.
                 yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 300)))
                 yield* sql`SELECT 1`
-              }).pipe(Effect.catchAll(SqlErrors.fromSqlError))
+              }).pipe(Effect.catch(SqlErrors.fromSqlError))
             )
           )
           expect(exit._tag).toBe("Failure")
-          const failure = exit._tag === "Failure" ? Option.getOrUndefined(Cause.failureOption(exit.cause)) : undefined
+          const failure = exit._tag === "Failure" ? Option.getOrUndefined(Cause.findErrorOption(exit.cause)) : undefined
           expect(failure).toMatchObject({ _tag: "PersistenceError", retryable: true })
           // The pool recovers: the next transaction runs on a fresh connection.
           expect(yield* transactor.withTransaction(sql<{ one: number }>`SELECT 1 AS one`)).toEqual([{ one: 1 }])
         })
     )
 
-    it.scoped("a statement past the statement timeout is cancelled and reported as retryable", () =>
+    it.effect("a statement past the statement timeout is cancelled and reported as retryable", () =>
       Effect.gen(function* () {
         const url = yield* cluster.freshDatabase
         const context = yield* Layer.build(pgLayer({ url: Redacted.make(url), statementTimeout: "100 millis" }))
@@ -182,64 +180,47 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
       })
     )
 
-    // Regression: @effect/sql-pg cancels an interrupted statement with pg_cancel_backend through the pool; that
-    // statement could run after the connection had gone to another request and cancel that request's
-    // statement (a 503 for a client that did nothing wrong; 20 of them in a concurrency history soak run
-    // with many client time-outs, none after the fix with the same seed).
-    it.scoped(
-      "the pool answers the driver's pg_cancel_backend itself, without cancelling anything; other queries run",
+    // Regression: @effect/sql-pg 3 (node-postgres) cancelled an interrupted statement with pg_cancel_backend
+    // through the pool; that statement could run after the connection had gone to another request and cancel
+    // that request's statement (a 503 for a client that did nothing wrong). @effect/sql-pg 4 drains the
+    // interrupted statement on its own connection, cancels it for that session only, and retires the session.
+    it.effect(
+      "an interrupted statement is cancelled on its own connection only; the other requests' statements run",
       () =>
         Effect.gen(function* () {
           const url = yield* cluster.freshDatabase
-          const pool = withoutCancellation(new pg.Pool({ connectionString: url, max: 2 }))
-          yield* Effect.addFinalizer(() => Effect.promise(() => pool.end()))
-          const victim = yield* Effect.promise(() => pool.connect())
-          const pid = (victim as unknown as { processID: number }).processID
-          const running = victim.query("SELECT pg_sleep(0.3) AS slept")
-          // What the driver sends when a query on `victim` is interrupted.
-          yield* Effect.async<void>(
-            (resume) => void pool.query(`SELECT pg_cancel_backend(${pid})`, () => resume(Effect.void))
-          )
-          const slept = yield* Effect.either(Effect.tryPromise(() => running))
-          victim.release()
-          expect(Either.getOrUndefined(slept)?.rowCount, "the statement was not cancelled").toBe(1)
-          const other = yield* Effect.promise(() => pool.query("SELECT 1 AS one"))
-          expect(other.rows).toEqual([{ one: 1 }])
+          const context = yield* Layer.build(PgLive({ url: Redacted.make(url), poolSize: 2 }))
+          const sql = Context.get(context, SqlClient.SqlClient)
+          const other = yield* Effect.forkChild(sql<{ one: number }>`SELECT 1 AS one FROM pg_sleep(0.5)`)
+          const victim = yield* Effect.forkChild(sql`SELECT 1 AS one FROM pg_sleep(5)`)
+          // Real time (the test clock does not move): the statements must be running.
+          yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 200)))
+          const started = Date.now()
+          yield* Fiber.interrupt(victim)
+          expect(Date.now() - started, "the interrupted statement was cancelled, not waited for").toBeLessThan(2_000)
+          expect(yield* Fiber.join(other)).toEqual([{ one: 1 }])
+          const left = yield* sql<{ n: number }>`SELECT CAST(count(*) AS INTEGER) AS n FROM pg_stat_activity
+          WHERE state = 'active' AND query LIKE '%pg_sleep(5)%' AND pid <> pg_backend_pid()`
+          expect(left).toEqual([{ n: 0 }])
+          for (let i = 0; i < 5; i++) expect(yield* sql<{ n: number }>`SELECT ${i} AS n`).toEqual([{ n: i }])
         })
     )
 
-    it.scoped(
-      "statements with parameters run prepared, once per connection: up to 200 texts of up to 32 parameters",
-      () =>
-        Effect.gen(function* () {
-          const url = yield* cluster.freshDatabase
-          const pool = preparingStatements(new pg.Pool({ connectionString: url, max: 1 }))
-          yield* Effect.addFinalizer(() => Effect.promise(() => pool.end()))
-          const query = (text: string, values?: ReadonlyArray<unknown>) =>
-            Effect.promise(() => pool.query(text, values as Array<unknown>))
-          const prepared = Effect.map(
-            query("SELECT name, statement FROM pg_prepared_statements ORDER BY name"),
-            (result) => result.rows as ReadonlyArray<{ name: string; statement: string }>
-          )
-          const add = "SELECT CAST($1 AS INTEGER) + 1 AS n"
-          for (const value of [1, 2, 3]) expect((yield* query(add, [value])).rows).toEqual([{ n: value + 1 }])
-          expect(yield* prepared).toEqual([{ name: "cs0", statement: add }])
-
-          // Without parameters, or with more than 32: unnamed, as node-postgres runs them by default.
-          yield* query("SELECT 1 AS one")
-          const many = Array.from({ length: maxNamedParameters + 1 }, (_, i) => i)
-          const wide = `SELECT ${many.map((i) => `CAST($${i + 1} AS INTEGER)`).join(" + ")} AS total`
-          expect((yield* query(wide, many)).rows).toEqual([{ total: (many.length * (many.length - 1)) / 2 }])
-          expect((yield* prepared).map((row) => row.name)).toEqual(["cs0"])
-
-          // Named texts are bounded: past the limit a new text runs unnamed, still answered.
-          for (let i = 1; i <= maxNamedStatements; i++) yield* query(`SELECT CAST($1 AS INTEGER) + ${i} AS n`, [0])
-          expect((yield* prepared).length).toBe(maxNamedStatements)
-          expect((yield* query(add, [41])).rows).toEqual([{ n: 42 }])
-        })
+    it.effect("a connection keeps the statement texts used last prepared, at most `preparedStatements` of them", () =>
+      Effect.gen(function* () {
+        const url = yield* cluster.freshDatabase
+        const context = yield* Layer.build(PgLive({ url: Redacted.make(url), poolSize: 1 }))
+        const sql = Context.get(context, SqlClient.SqlClient)
+        for (let i = 0; i < preparedStatements + 20; i++) {
+          expect(yield* sql.unsafe(`SELECT CAST($1 AS INTEGER) + ${i} AS n`, [1])).toEqual([{ n: i + 1 }])
+        }
+        const [kept] = yield* sql<{ n: number }>`SELECT CAST(count(*) AS INTEGER) AS n FROM pg_prepared_statements`
+        expect(kept!.n).toBeGreaterThan(0)
+        expect(kept!.n).toBeLessThanOrEqual(preparedStatements + 1)
+      })
     )
 
-    it.scoped("the server's client runs its statements prepared", () =>
+    it.effect("the server's client runs its statements prepared", () =>
       Effect.gen(function* () {
         const url = yield* cluster.freshDatabase
         const context = yield* Layer.build(PgLive({ url: Redacted.make(url), poolSize: 1 }))
@@ -251,7 +232,7 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
       })
     )
 
-    it.scoped("lookups of 1 to 32 external ids make five prepared texts, and find what is mapped", () =>
+    it.effect("lookups of 1 to 32 external ids make six prepared texts, and find what is mapped", () =>
       Effect.gen(function* () {
         const url = yield* cluster.freshDatabase
         const context = yield* Layer.build(pgLayer({ url: Redacted.make(url), poolSize: 1 }))
@@ -277,14 +258,13 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
           expect(found).toEqual(new Map(mapped.slice(0, n).map((m) => [m.externalId, m.recordId])))
         }
         const texts = yield* sql<{ statement: string }>`SELECT statement FROM pg_prepared_statements
-          WHERE statement LIKE '%external_id IN%'`
-        // Lists of 1, 2, 4, 8 and 16 ids (one text per count would be 29: up to 32 parameters with the scope's
-        // three); 32 ids and the scope make 35 parameters, which run unnamed.
-        expect(texts.length).toBe(5)
+          WHERE statement LIKE '%external_id IN%' AND statement NOT LIKE '%pg_prepared_statements%'`
+        // Lists of 1, 2, 4, 8, 16 and 32 ids (one text per count would be 32).
+        expect(texts.length).toBe(6)
       })
     )
 
-    it.scoped("two instances updating one record with the same expected revision: exactly one wins each round", () =>
+    it.effect("two instances updating one record with the same expected revision: exactly one wins each round", () =>
       Effect.gen(function* () {
         const url = yield* cluster.freshDatabase
         const [a, b] = yield* twoInstances(url)
@@ -297,22 +277,22 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
         yield* repoA.insert(record(company, id))
         for (let revision = 1; revision <= 10; revision++) {
           const attempt = (repo: typeof repoA, tx: typeof txA) =>
-            Effect.either(tx.withTransaction(repo.update(record(company, id, revision + 1), revision)))
+            Effect.result(tx.withTransaction(repo.update(record(company, id, revision + 1), revision)))
           const results = yield* Effect.all(
             [attempt(repoA, txA), attempt(repoB, txB), attempt(repoA, txA), attempt(repoB, txB)],
             {
               concurrency: "unbounded"
             }
           )
-          expect(results.filter(Either.isRight).length).toBe(1)
-          for (const loser of results.filter(Either.isLeft))
-            expect(loser.left).toMatchObject({ _tag: "RevisionConflict", current_revision: revision + 1 })
+          expect(results.filter(Result.isSuccess).length).toBe(1)
+          for (const loser of results.filter(Result.isFailure))
+            expect(loser.failure).toMatchObject({ _tag: "RevisionConflict", current_revision: revision + 1 })
         }
         expect(Option.getOrThrow(yield* repoB.get(company, "products", id)).revision).toBe(11)
       })
     )
 
-    it.scoped("two instances appending for one company at once: its positions are 1..n, each once", () =>
+    it.effect("two instances appending for one company at once: its positions are 1..n, each once", () =>
       Effect.gen(function* () {
         const url = yield* cluster.freshDatabase
         const instances = yield* twoInstances(url)
@@ -333,8 +313,8 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
             const log = Context.get(context, ChangeLog.ChangeLog)
             const append = n % 3 === 0 ? log.appendMany([entry(n), entry(n)]) : log.append(entry(n))
             return Context.get(context, Transactor.Transactor)
-              .withTransaction(n === 7 ? Effect.zipRight(append, Effect.fail("rolled back")) : append)
-              .pipe(Effect.either)
+              .withTransaction(n === 7 ? Effect.andThen(append, Effect.fail("rolled back")) : append)
+              .pipe(Effect.result)
           }),
           { concurrency: "unbounded" }
         )
@@ -351,7 +331,7 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
       })
     )
 
-    it.scoped("the feed, its head and a c1_ cursor read the company's range of an index", () =>
+    it.effect("the feed, its head and a c1_ cursor read the company's range of an index", () =>
       Effect.gen(function* () {
         const context = yield* Layer.build(cluster.layerOf())
         const sql = Context.get(context, SqlClient.SqlClient)
@@ -402,7 +382,7 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
       })
     )
 
-    it.scoped("a claim walks the pending jobs in queue order, once per preference, each locking what it takes", () =>
+    it.effect("a claim walks the pending jobs in queue order, once per preference, each locking what it takes", () =>
       Effect.gen(function* () {
         const context = yield* Layer.build(cluster.layerOf())
         const sql = Context.get(context, SqlClient.SqlClient)
@@ -453,7 +433,7 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
       })
     )
 
-    it.scoped("two instances mapping one external id at once: one mapping, the other gets external_id_taken", () =>
+    it.effect("two instances mapping one external id at once: one mapping, the other gets external_id_taken", () =>
       Effect.gen(function* () {
         const url = yield* cluster.freshDatabase
         const [a, b] = yield* twoInstances(url)
@@ -463,7 +443,7 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
           resource: "products" as const
         }
         const insert = (context: typeof a, recordId: Ids.RecordId) =>
-          Effect.either(
+          Effect.result(
             Context.get(context, Transactor.Transactor).withTransaction(
               Context.get(context, Mappings.Mappings).insert({
                 ...scope,
@@ -476,8 +456,8 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
         const results = yield* Effect.all([insert(a, uuid() as Ids.RecordId), insert(b, uuid() as Ids.RecordId)], {
           concurrency: "unbounded"
         })
-        expect(results.filter(Either.isRight).length).toBe(1)
-        expect(results.filter(Either.isLeft).map((r) => r.left)).toMatchObject([
+        expect(results.filter(Result.isSuccess).length).toBe(1)
+        expect(results.filter(Result.isFailure).map((r) => r.failure)).toMatchObject([
           { _tag: "MappingConflict", reason: "external_id_taken" }
         ])
       })

@@ -32,7 +32,7 @@ const Live = CatalogService.CatalogService.Default.pipe(
 )
 
 const codeOf = (result: { readonly _tag: string }) =>
-  result._tag === "Left" ? (result as unknown as { left: { code?: string } }).left.code : "ok"
+  result._tag === "Failure" ? (result as unknown as { failure: { code?: string } }).failure.code : "ok"
 
 // Under READ COMMITTED each of two racing writes could pass its check against the other's old state; the
 // company's rule locks make the second wait and see the first. Without them these tests fail.
@@ -64,7 +64,7 @@ describe.skipIf(skip !== undefined)("cross-record rules on PostgreSQL under conc
                 })
               )
             ],
-            { concurrency: 2, mode: "either" }
+            { concurrency: 2, mode: "result" }
           )
           expect(results.map(codeOf).sort()).toEqual(["category_cycle", "ok"])
         }
@@ -95,7 +95,7 @@ describe.skipIf(skip !== undefined)("cross-record rules on PostgreSQL under conc
                 })
               )
             ],
-            { concurrency: 2, mode: "either" }
+            { concurrency: 2, mode: "result" }
           )
           const codes = results.map(codeOf)
           // Either the archive went first (the bundle then refuses an archived component) or the bundle did.
@@ -140,7 +140,7 @@ describe.skipIf(skip !== undefined)("cross-record rules on PostgreSQL under conc
                 })
               )
             ],
-            { concurrency: 2, mode: "either" }
+            { concurrency: 2, mode: "result" }
           )
           const codes = results.map(codeOf)
           expect([

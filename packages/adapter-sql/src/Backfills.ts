@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+import { Array as Arr, Effect } from "effect"
 
 /**
  * Data steps of migrations that both engines share. A migration runs once per database, so a change here
@@ -14,11 +14,11 @@ export const backfillComponents = Effect.gen(function* () {
   for (const row of rows) {
     const components = (JSON.parse(row.data) as { components?: ReadonlyArray<{ product_id: string }> }).components ?? []
     const ids = components.map((c) => c.product_id)
-    if (ids.length === 0) continue
+    if (!Arr.isReadonlyArrayNonEmpty(ids)) continue
     yield* sql`UPDATE catalog_records SET component_ids = ${JSON.stringify(ids)}
                WHERE company_id = ${row.company_id} AND resource = 'products' AND id = ${row.id}`
     yield* sql`INSERT INTO record_components ${sql.insert(
-      Array.from(new Set(ids)).map((componentId) => ({
+      Arr.map(Arr.dedupe(ids), (componentId) => ({
         company_id: row.company_id,
         bundle_id: row.id,
         component_id: componentId

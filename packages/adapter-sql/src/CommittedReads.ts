@@ -6,7 +6,7 @@ import { Context } from "effect"
  * and the repositories then keep what they read outside a transaction until the next commit. Without it
  * (PostgreSQL, where another instance may commit at any moment), every read runs its statement.
  */
-export class CommitVersion extends Context.Tag("@catalog-sync/adapter-sql/CommitVersion")<
+export class CommitVersion extends Context.Service<
   CommitVersion,
   {
     /**
@@ -15,7 +15,7 @@ export class CommitVersion extends Context.Tag("@catalog-sync/adapter-sql/Commit
      */
     readonly current: () => number | undefined
   }
->() {}
+>()("@catalog-sync/adapter-sql/CommitVersion") {}
 
 /**
  * What a cache of committed reads keeps at most. An entry's size is the caller's estimate of what it holds

@@ -1,4 +1,4 @@
-import type { SqlClient, SqlError } from "@effect/sql"
+import type { SqlClient, SqlError } from "effect/sql"
 import type { Effect } from "effect"
 
 /**

@@ -1,5 +1,5 @@
 import { Accounts, type Errors, Ids } from "@catalog-sync/core"
-import { SqlClient, SqlError, SqlSchema } from "@effect/sql"
+import { SqlClient, SqlError, SqlSchema } from "effect/sql"
 import { Array as Arr, type Context, Effect, Layer, Option, Schema } from "effect"
 import { isUniqueViolation, refineErrors } from "./internal/errors.js"
 import { inTransaction } from "./internal/transaction.js"
@@ -66,7 +66,7 @@ const isUnique = (error: unknown): error is SqlError.SqlError =>
 
 /** Accounts over any `SqlClient`. */
 export const make: Effect.Effect<
-  Context.Tag.Service<typeof Accounts.Accounts>,
+  Context.Service.Shape<typeof Accounts.Accounts>,
   never,
   SqlClient.SqlClient
 > = Effect.gen(function* () {
@@ -76,7 +76,7 @@ export const make: Effect.Effect<
   // no aggregate and reads the same on every engine; the owner of the request's domain (if any company
   // has it) comes from the same statement, through the unique domain index. Without a domain the join
   // compares with NULL and finds nothing.
-  const findGrant = SqlSchema.findOne({
+  const findGrant = SqlSchema.findOneOption({
     Request: Schema.Struct({ keyId: Schema.String, domain: Schema.NullOr(Schema.String) }),
     Result: GrantRow,
     execute: ({ domain, keyId }) =>
@@ -90,13 +90,13 @@ export const make: Effect.Effect<
 
   // Lookups take any string: ids reach them from request paths, and an id that is not a uuid is simply
   // not found, as in the in-memory reference, instead of failing to encode.
-  const findDomainOwner = SqlSchema.findOne({
+  const findDomainOwner = SqlSchema.findOneOption({
     Request: Schema.String,
     Result: Schema.Struct({ company_id: Ids.CompanyId }),
     execute: (domain) => sql`SELECT company_id FROM company_domains WHERE domain = ${domain}`
   })
 
-  const findCompany = SqlSchema.findOne({
+  const findCompany = SqlSchema.findOneOption({
     Request: Schema.String,
     Result: CompanyRow,
     execute: (id) => sql`SELECT ${sql.literal(companyColumns("co"))} FROM companies co WHERE co.id = ${id}`
@@ -125,12 +125,12 @@ export const make: Effect.Effect<
   // A domain of another company is skipped, not an error, so the transaction stays usable on PostgreSQL;
   // RETURNING tells which domains were inserted.
   const insertDomains = SqlSchema.findAll({
-    Request: Schema.Array(Schema.Struct({ domain: Schema.String, company_id: Ids.CompanyId })),
+    Request: Schema.NonEmptyArray(Schema.Struct({ domain: Schema.String, company_id: Ids.CompanyId })),
     Result: Schema.Struct({ domain: Schema.String }),
     execute: (rows) => sql`INSERT INTO company_domains ${sql.insert(rows)} ON CONFLICT DO NOTHING RETURNING domain`
   })
 
-  const findConnection = SqlSchema.findOne({
+  const findConnection = SqlSchema.findOneOption({
     Request: Schema.String,
     Result: ConnectionRow,
     execute: (id) => sql`SELECT ${sql.literal(columnsOf(ConnectionRow.fields))} FROM connections WHERE id = ${id}`
@@ -222,7 +222,7 @@ export const make: Effect.Effect<
             secretHash: row.key_secret_hash,
             connection: unprefixed("connection_", ConnectionRow.fields, row),
             company: toCompany(unprefixed("company_", CompanyRow.fields, row)),
-            domainOwner: Option.fromNullable(row.domain_owner)
+            domainOwner: Option.fromNullishOr(row.domain_owner)
           }))
         ),
         refineErrors,
@@ -259,8 +259,8 @@ export const make: Effect.Effect<
         )
         yield* deleteDomains(company.id)
         const domains = Arr.dedupe(company.domains)
-        if (domains.length === 0) return
-        const inserted = yield* insertDomains(domains.map((domain) => ({ domain, company_id: company.id })))
+        if (!Arr.isReadonlyArrayNonEmpty(domains)) return
+        const inserted = yield* insertDomains(Arr.map(domains, (domain) => ({ domain, company_id: company.id })))
         const mine = new Set(inserted.map((row) => row.domain))
         const shared = domains.find((domain) => !mine.has(domain))
         if (shared !== undefined) {

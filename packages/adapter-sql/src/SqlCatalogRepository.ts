@@ -1,5 +1,5 @@
 import { Errors, CatalogRepository, Ids, Resource, type StoredRecord } from "@catalog-sync/core"
-import { SqlClient, type SqlError, type Statement, SqlSchema } from "@effect/sql"
+import { SqlClient, type SqlError, type Statement, SqlSchema } from "effect/sql"
 import { Array as Arr, type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { atomically } from "./internal/transaction.js"
@@ -160,7 +160,7 @@ const sameIds = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) => {
 
 /** CatalogRepository over any `SqlClient`. */
 export const make: Effect.Effect<
-  Context.Tag.Service<typeof CatalogRepository.CatalogRepository>,
+  Context.Service.Shape<typeof CatalogRepository.CatalogRepository>,
   never,
   SqlClient.SqlClient
 > = Effect.gen(function* () {
@@ -239,7 +239,7 @@ export const make: Effect.Effect<
             AND revision = ${expectedRevision}
           RETURNING revision`
 
-  const currentRevision = SqlSchema.findOne({
+  const currentRevision = SqlSchema.findOneOption({
     Request: Schema.Struct({ companyId: Ids.CompanyId, resource: Resource.ResourceName, id: Ids.RecordId }),
     Result: Schema.Struct({ revision: Schema.Int }),
     execute: ({ companyId, id, resource }) =>
@@ -260,7 +260,7 @@ export const make: Effect.Effect<
           yield* sql`DELETE FROM ${sql(link.table)} WHERE company_id = ${record.companyId} AND ${sql(link.owner)} = ${record.id}`
         }
         const rows = linkRows(link, record)
-        if (rows.length > 0) yield* sql`INSERT INTO ${sql(link.table)} ${sql.insert(rows)}`
+        if (Arr.isReadonlyArrayNonEmpty(rows)) yield* sql`INSERT INTO ${sql(link.table)} ${sql.insert(rows)}`
       }
     })
 
@@ -289,7 +289,7 @@ export const make: Effect.Effect<
             : sql`WITH inserted AS (INSERT INTO catalog_records ${sql.insert(row)}),
                   first_links AS (${linkInsert(first)}) ${linkInsert(second)}`
         ),
-      orElse: () => Effect.zipRight(insertRow(row), replaceLinks(record, false))
+      orElse: () => Effect.andThen(insertRow(row), replaceLinks(record, false))
     })
   }
 
@@ -297,7 +297,7 @@ export const make: Effect.Effect<
   const insertNew = (records: ReadonlyArray<StoredRecord.StoredRecord>) =>
     Effect.gen(function* () {
       for (const chunk of chunks(records, 500))
-        yield* sql`INSERT INTO catalog_records ${sql.insert(chunk.map(recordRowOf))}`
+        yield* sql`INSERT INTO catalog_records ${sql.insert(Arr.map(chunk, recordRowOf))}`
       const products = records.filter((record) => record.resource === "products")
       for (const link of linkTables) {
         const rows = products.flatMap((record) => linkRows(link, record))
@@ -333,7 +333,7 @@ export const make: Effect.Effect<
   const listRecords = (params: ListParams): Effect.Effect<ReadonlyArray<Row>, SqlError.SqlError> =>
     Number.isSafeInteger(params.limit) && params.limit >= 0
       ? (listStatement(sql, params) as Statement.Statement<Row>)
-      : Effect.dieMessage(`list with a limit of ${params.limit}`)
+      : Effect.die(new Error(`list with a limit of ${params.limit}`))
 
   const findAncestors = SqlSchema.findAll({
     Request: Schema.Struct({ companyId: Ids.CompanyId, categoryId: Ids.RecordId, maxDepth: Schema.Int }),
@@ -352,7 +352,7 @@ export const make: Effect.Effect<
     getMapped: (companyId, resource, id, connectionId) =>
       (keptReads === undefined
         ? readMapped(companyId, resource, id, connectionId, undefined)
-        : Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (transaction) => {
+        : Effect.flatMap(Effect.serviceOption(sql.transactionService), (transaction) => {
             // Inside a transaction the read must see that transaction's own writes: never kept.
             const at = transaction._tag === "None" ? commits!.current() : undefined
             if (at === undefined) return readMapped(companyId, resource, id, connectionId, undefined)
@@ -413,7 +413,7 @@ export const make: Effect.Effect<
           })
           if (Option.isNone(current)) {
             // Core only updates records it has just read in the same company; a missing one is a bug.
-            return yield* Effect.dieMessage(`update of a missing ${record.resource} record ${record.id}`)
+            return yield* Effect.die(new Error(`update of a missing ${record.resource} record ${record.id}`))
           }
           return yield* revisionConflict(record.id, current.value.revision, expectedRevision)
         }
@@ -463,7 +463,7 @@ export const make: Effect.Effect<
 
     bundlesContaining: (companyId, productId) =>
       ruleLock("bundles", companyId).pipe(
-        Effect.zipRight(findBundles({ companyId, productId })),
+        Effect.andThen(findBundles({ companyId, productId })),
         Effect.map(Arr.map((row) => row.bundle_id)),
         refineErrors,
         span("CatalogRepository.bundlesContaining", { companyId, productId })
@@ -473,7 +473,7 @@ export const make: Effect.Effect<
 
     ancestors: (companyId, categoryId, maxDepth) =>
       ruleLock("categories", companyId).pipe(
-        Effect.zipRight(maxDepth <= 0 ? Effect.succeed([]) : findAncestors({ companyId, categoryId, maxDepth })),
+        Effect.andThen(maxDepth <= 0 ? Effect.succeed([]) : findAncestors({ companyId, categoryId, maxDepth })),
         Effect.map(Arr.map((row) => row.parent_id)),
         refineErrors,
         span("CatalogRepository.ancestors", { companyId, categoryId, maxDepth })

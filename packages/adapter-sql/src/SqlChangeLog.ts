@@ -1,25 +1,25 @@
 import { ChangeLog } from "@catalog-sync/core"
-import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
+import { SqlClient, SqlSchema, type Statement } from "effect/sql"
 import { type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { CurrentPendingChanges, writePending } from "./internal/pendingChanges.js"
-import { chunks, padded } from "./internal/rows.js"
+import { chunks, NumberFromBigInt, padded } from "./internal/rows.js"
 import { span } from "./internal/spans.js"
 
-const Position = Schema.Union(Schema.Number, Schema.NumberFromString)
+const Position = Schema.Union([Schema.Number, NumberFromBigInt, Schema.NumberFromString])
 
 const LoggedRow = Schema.Struct({
   position: Position,
   company_id: Schema.String,
   resource: Schema.String,
   record_id: Schema.String,
-  revision: Schema.Union(Schema.Number, Schema.NumberFromString),
-  operation: Schema.Literal("created", "updated", "archived"),
+  revision: Schema.Union([Schema.Number, NumberFromBigInt, Schema.NumberFromString]),
+  operation: Schema.Literals(["created", "updated", "archived"]),
   origin_connection_id: Schema.String,
   at: Schema.String,
   external_id: Schema.NullOr(Schema.String)
 })
-const decodeLogged = Schema.decodeUnknown(Schema.Array(LoggedRow))
+const decodeLogged = Schema.decodeUnknownEffect(Schema.Array(LoggedRow))
 
 /** The company's last position: its head, up to which everything is committed. */
 export const headStatement = (sql: SqlClient.SqlClient, companyId: string): Statement.Statement<unknown> =>
@@ -104,17 +104,17 @@ export const globalPositionStatement = (
  * last one.
  */
 export const make: Effect.Effect<
-  Context.Tag.Service<typeof ChangeLog.ChangeLog>,
+  Context.Service.Shape<typeof ChangeLog.ChangeLog>,
   never,
   SqlClient.SqlClient
 > = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const latest = SqlSchema.single({
+  const latest = SqlSchema.findOne({
     Request: Schema.String,
     Result: Schema.Struct({ position: Position }),
     execute: (companyId) => headStatement(sql, companyId)
   })
-  const atGlobal = SqlSchema.findOne({
+  const atGlobal = SqlSchema.findOneOption({
     Request: Schema.Struct({ companyId: Schema.String, globalPosition: Schema.Number }),
     Result: Schema.Struct({ position: Position }),
     execute: ({ companyId, globalPosition }) => globalPositionStatement(sql, companyId, globalPosition)
@@ -162,15 +162,15 @@ export const make: Effect.Effect<
     appendMany: (entries) => append(entries).pipe(span("ChangeLog.appendMany", { count: entries.length })),
 
     head: (companyId) =>
-      Effect.zipRight(writtenFirst, latest(companyId)).pipe(
+      Effect.andThen(writtenFirst, latest(companyId)).pipe(
         Effect.map((row) => row.position),
         // An aggregate always returns one row; a missing one is a bug.
-        Effect.catchTag("NoSuchElementException", Effect.die),
+        Effect.catchTag("NoSuchElementError", Effect.die),
         refineErrors,
         span("ChangeLog.head", { companyId })
       ),
     read: (query) =>
-      Effect.zipRight(writtenFirst, readStatement(sql, query)).pipe(
+      Effect.andThen(writtenFirst, readStatement(sql, query)).pipe(
         Effect.flatMap(decodeLogged),
         Effect.map((rows) =>
           rows.map((row) => ({
@@ -185,14 +185,14 @@ export const make: Effect.Effect<
             externalId: row.external_id
           }))
         ),
-        Effect.catchTag("ParseError", Effect.die),
+        Effect.catchTag("SchemaError", Effect.die),
         refineErrors,
         span("ChangeLog.read", { companyId: query.companyId, after: query.after })
       ),
     fromGlobalPosition: (companyId, globalPosition) =>
-      Effect.zipRight(writtenFirst, atGlobal({ companyId, globalPosition })).pipe(
+      Effect.andThen(writtenFirst, atGlobal({ companyId, globalPosition })).pipe(
         Effect.map(Option.match({ onNone: () => 0, onSome: (row) => row.position })),
-        Effect.catchTag("ParseError", Effect.die),
+        Effect.catchTag("SchemaError", Effect.die),
         refineErrors,
         span("ChangeLog.fromGlobalPosition", { companyId })
       )

@@ -1,6 +1,6 @@
 import { Ids, IdempotencyStore } from "@catalog-sync/core"
-import { SqlClient, type SqlError, SqlSchema } from "@effect/sql"
-import { type Context, Effect, Layer, Option, type ParseResult, Schema } from "effect"
+import { SqlClient, type SqlError, SqlSchema } from "effect/sql"
+import { type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { IdempotencyRow, Millis } from "./internal/rows.js"
 import { span } from "./internal/spans.js"
@@ -18,7 +18,7 @@ const scopeAttributes = (scope: IdempotencyStore.IdempotencyScope) => ({
   connectionId: scope.connectionId
 })
 
-type DriverError = SqlError.SqlError | ParseResult.ParseError
+type DriverError = SqlError.SqlError | Schema.SchemaError
 
 const inProgress: IdempotencyStore.Claim = { _tag: "InProgress" }
 
@@ -52,7 +52,7 @@ const purgeBatch = 1000
  * versions, which claimed in a transaction of their own, may still be running; leases settle those.
  */
 export const make: Effect.Effect<
-  Context.Tag.Service<typeof IdempotencyStore.IdempotencyStore>,
+  Context.Service.Shape<typeof IdempotencyStore.IdempotencyStore>,
   never,
   SqlClient.SqlClient
 > = Effect.gen(function* () {
@@ -69,7 +69,7 @@ export const make: Effect.Effect<
     execute: (row) => sql`INSERT INTO idempotency_keys ${sql.insert(row)} ON CONFLICT DO NOTHING RETURNING state`
   })
 
-  const findRow = SqlSchema.findOne({
+  const findRow = SqlSchema.findOneOption({
     Request: Key,
     Result: IdempotencyRow,
     execute: (key) =>
@@ -115,7 +115,7 @@ export const make: Effect.Effect<
   // Row values select one batch through a partial index (completed rows by created_at, running rows by
   // lease_until); both engines accept them.
   const purgeRows = SqlSchema.findAll({
-    Request: Schema.Struct({ before: Millis, limit: Schema.Int, state: Schema.Literal("completed", "running") }),
+    Request: Schema.Struct({ before: Millis, limit: Schema.Int, state: Schema.Literals(["completed", "running"]) }),
     Result: Schema.Struct({ state: Schema.String }),
     execute: ({ before, limit, state }) =>
       sql`DELETE FROM idempotency_keys

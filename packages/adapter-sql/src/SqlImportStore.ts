@@ -1,6 +1,6 @@
 import { type Import, ImportStore, type Resource } from "@catalog-sync/core"
-import { SqlClient } from "@effect/sql"
-import { type Context, Effect, Layer, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+import { Array as Arr, type Context, Effect, Layer, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { chunks, Millis, padded } from "./internal/rows.js"
 import { span } from "./internal/spans.js"
@@ -70,7 +70,7 @@ const CountRow = Schema.Struct({
 })
 
 const Indices = Schema.Array(Schema.Struct({ idx: Millis }))
-const decodeIds = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: Schema.String })))
+const decodeIds = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ id: Schema.String })))
 
 /**
  * The oldest import jobs finished before `finishedBefore`, read through the partial index of finished
@@ -93,19 +93,19 @@ export const purgeCandidatesStatement = (sql: SqlClient.SqlClient, finishedBefor
  * applied twice (on PostgreSQL a second writer waits for the first's row lock, then matches nothing).
  */
 export const make: Effect.Effect<
-  Context.Tag.Service<typeof ImportStore.ImportStore>,
+  Context.Service.Shape<typeof ImportStore.ImportStore>,
   never,
   SqlClient.SqlClient
 > = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const decodeIndices = Schema.decodeUnknown(Indices)
-  const decodeCounts = Schema.decodeUnknown(Schema.Array(CountRow))
+  const decodeIndices = Schema.decodeUnknownEffect(Indices)
+  const decodeCounts = Schema.decodeUnknownEffect(Schema.Array(CountRow))
 
   return ImportStore.ImportStore.of({
     insertItems: (items) =>
       Effect.gen(function* () {
         for (const chunk of chunks(items, 50))
-          yield* sql`INSERT INTO import_records ${sql.insert(chunk.map(importRowOf))}`
+          yield* sql`INSERT INTO import_records ${sql.insert(Arr.map(chunk, importRowOf))}`
       }).pipe(refineErrors, span("ImportStore.insertItems")),
 
     items: (jobId) =>

@@ -1,5 +1,5 @@
 import { Errors, Ids, Inventory, InventoryRepository } from "@catalog-sync/core"
-import { SqlClient, type Statement, SqlSchema } from "@effect/sql"
+import { SqlClient, type Statement, SqlSchema } from "effect/sql"
 import { Array as Arr, type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { chunks, padded } from "./internal/rows.js"
@@ -34,7 +34,7 @@ const EventRow = Schema.Struct({
   item_id: Ids.RecordId,
   location_id: Schema.String,
   // JSON text, as catalog documents: the adapter parses it and both engines return it byte for byte.
-  result: Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  result: Schema.fromJsonString(Schema.Record(Schema.String, Schema.Unknown)),
   at: Schema.String
 })
 
@@ -75,7 +75,7 @@ const toCard = (row: ItemRow, balances: ReadonlyArray<BalanceRow>): Inventory.St
 
 const ListRequest = Schema.Struct({
   companyId: Schema.String,
-  limit: Schema.NonNegativeInt,
+  limit: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
   cursor: Schema.optional(Schema.String),
   sourceKind: Schema.optional(Inventory.SourceKind),
   sourceId: Schema.optional(Schema.String),
@@ -108,21 +108,21 @@ const revisionConflict = (current: number, expected: number) =>
 
 /** InventoryRepository over any `SqlClient`. */
 export const make: Effect.Effect<
-  Context.Tag.Service<typeof InventoryRepository.InventoryRepository>,
+  Context.Service.Shape<typeof InventoryRepository.InventoryRepository>,
   never,
   SqlClient.SqlClient
 > = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
   // Lookups take any string: ids reach them from request paths, and a malformed one is simply not found.
-  const findItemRow = SqlSchema.findOne({
+  const findItemRow = SqlSchema.findOneOption({
     Request: Schema.Struct({ companyId: Schema.String, id: Schema.String }),
     Result: ItemRow,
     execute: ({ companyId, id }) =>
       sql`SELECT ${sql.literal(itemColumns)} FROM stock_items i WHERE i.company_id = ${companyId} AND i.id = ${id}`
   })
 
-  const findItemRowBySource = SqlSchema.findOne({
+  const findItemRowBySource = SqlSchema.findOneOption({
     Request: Schema.Struct({ companyId: Schema.String, sourceKind: Inventory.SourceKind, sourceId: Schema.String }),
     Result: ItemRow,
     execute: ({ companyId, sourceId, sourceKind }) =>
@@ -172,7 +172,7 @@ export const make: Effect.Effect<
           RETURNING revision`
   })
 
-  const currentRevision = SqlSchema.findOne({
+  const currentRevision = SqlSchema.findOneOption({
     Request: Schema.Struct({ company_id: Schema.String, item_id: Schema.String, location_id: Schema.String }),
     Result: Schema.Struct({ revision: Schema.Int }),
     execute: (key) =>
@@ -180,7 +180,7 @@ export const make: Effect.Effect<
           WHERE company_id = ${key.company_id} AND item_id = ${key.item_id} AND location_id = ${key.location_id}`
   })
 
-  const findEventRow = SqlSchema.findOne({
+  const findEventRow = SqlSchema.findOneOption({
     Request: Schema.Struct({ companyId: Schema.String, eventId: Schema.String }),
     Result: EventRow,
     execute: ({ companyId, eventId }) =>
@@ -208,7 +208,7 @@ export const make: Effect.Effect<
   const oneCard = (companyId: string, row: Option.Option<ItemRow>) =>
     Option.match(row, {
       onNone: () => Effect.succeed(Option.none<Inventory.StockCard>()),
-      onSome: (found) => Effect.map(withBalances(companyId, [found]), (cards) => Option.fromNullable(cards[0]))
+      onSome: (found) => Effect.map(withBalances(companyId, [found]), (cards) => Option.fromNullishOr(cards[0]))
     })
 
   return InventoryRepository.InventoryRepository.of({
@@ -242,7 +242,7 @@ export const make: Effect.Effect<
         })
         const card = yield* oneCard(item.companyId, row)
         if (Option.isNone(card))
-          return yield* Effect.dieMessage(`stock card of ${item.sourceKind} ${item.sourceId} vanished after insert`)
+          return yield* Effect.die(new Error(`stock card of ${item.sourceKind} ${item.sourceId} vanished after insert`))
         return card.value
       }).pipe(
         refineErrors,

@@ -1,5 +1,5 @@
 import { Ids, Job, JobStore, Scope } from "@catalog-sync/core"
-import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
+import { SqlClient, SqlSchema, type Statement } from "effect/sql"
 import { type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { Millis, padded } from "./internal/rows.js"
@@ -13,13 +13,13 @@ const JobRow = Schema.Struct({
   key_id: Schema.String,
   kind: Job.JobKind,
   state: Job.JobState,
-  scopes: Schema.parseJson(Schema.Array(Scope.Scope)),
+  scopes: Schema.fromJsonString(Schema.Array(Scope.Scope)),
   run: Millis,
   attempts: Millis,
   queued_at: Millis,
   lease_owner: Schema.NullOr(Schema.String),
   lease_until: Schema.NullOr(Millis),
-  failure: Schema.NullOr(Schema.parseJson(Job.JobFailure)),
+  failure: Schema.NullOr(Schema.fromJsonString(Job.JobFailure)),
   created_at: Schema.String,
   started_at: Schema.NullOr(Schema.String),
   finished_at: Schema.NullOr(Schema.String),
@@ -134,12 +134,12 @@ export const claimStatement = (sql: SqlClient.SqlClient, request: JobStore.Claim
  * conditional on the worker's lease.
  */
 export const make: Effect.Effect<
-  Context.Tag.Service<typeof JobStore.JobStore>,
+  Context.Service.Shape<typeof JobStore.JobStore>,
   never,
   SqlClient.SqlClient
 > = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const encodeRow = Schema.encode(JobRow)
+  const encodeRow = Schema.encodeEffect(JobRow)
 
   // On PostgreSQL two transactions could both count 19 pending jobs; a transaction-scoped advisory lock
   // on the connection serialises the count and the write. SQLite's single writer already does.
@@ -149,7 +149,7 @@ export const make: Effect.Effect<
       orElse: () => Effect.void
     })
 
-  const countPending = SqlSchema.single({
+  const countPending = SqlSchema.findOne({
     Request: Schema.Struct({ company_id: Schema.String, connection_id: Schema.String }),
     Result: Count,
     execute: (scope) =>
@@ -159,9 +159,9 @@ export const make: Effect.Effect<
 
   // COUNT(*) always returns one row.
   const pendingCount = (scope: { company_id: string; connection_id: string }) =>
-    countPending(scope).pipe(Effect.catchTag("NoSuchElementException", (error) => Effect.die(error)))
+    countPending(scope).pipe(Effect.catchTag("NoSuchElementError", (error) => Effect.die(error)))
 
-  const findOne = SqlSchema.findOne({
+  const findOne = SqlSchema.findOneOption({
     Request: Schema.Struct({ company_id: Schema.String, connection_id: Schema.String, id: Schema.String }),
     Result: JobRow,
     execute: (key) =>
@@ -169,8 +169,8 @@ export const make: Effect.Effect<
           WHERE company_id = ${key.company_id} AND connection_id = ${key.connection_id} AND id = ${key.id}`
   })
 
-  const decodeRows = Schema.decodeUnknown(Schema.Array(JobRow))
-  const decodeReturned = Schema.decodeUnknown(Schema.Array(Returned))
+  const decodeRows = Schema.decodeUnknownEffect(Schema.Array(JobRow))
+  const decodeReturned = Schema.decodeUnknownEffect(Schema.Array(Returned))
 
   const owned = (id: string, workerId: string) => sql`id = ${id} AND lease_owner = ${workerId} AND state = 'running'`
 
@@ -250,7 +250,7 @@ export const make: Effect.Effect<
     claim: (request) =>
       Effect.gen(function* () {
         const [row] = yield* decodeRows(yield* claimStatement(sql, request))
-        return Option.map(Option.fromNullable(row), toJob)
+        return Option.map(Option.fromNullishOr(row), toJob)
       }).pipe(refineErrors, span("JobStore.claim")),
 
     heartbeat: (id, workerId, leaseUntil) =>

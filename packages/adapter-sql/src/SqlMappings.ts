@@ -1,5 +1,5 @@
 import { Errors, Ids, Mappings } from "@catalog-sync/core"
-import { SqlClient, type SqlError, SqlSchema } from "@effect/sql"
+import { SqlClient, type SqlError, SqlSchema } from "effect/sql"
 import { Array as Arr, type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { chunks, MappingRow, padded } from "./internal/rows.js"
@@ -48,7 +48,7 @@ const maxAcross = 1000
 
 /** Mappings over any `SqlClient`. */
 export const make: Effect.Effect<
-  Context.Tag.Service<typeof Mappings.Mappings>,
+  Context.Service.Shape<typeof Mappings.Mappings>,
   never,
   SqlClient.SqlClient
 > = Effect.gen(function* () {
@@ -168,7 +168,7 @@ export const make: Effect.Effect<
       Effect.gen(function* () {
         for (const chunk of chunks(mappings, 500)) {
           const inserted =
-            yield* sql`INSERT INTO mappings ${sql.insert(chunk.map(rowOf))} ON CONFLICT DO NOTHING RETURNING record_id`
+            yield* sql`INSERT INTO mappings ${sql.insert(Arr.map(chunk, rowOf))} ON CONFLICT DO NOTHING RETURNING record_id`
           if (inserted.length < chunk.length) {
             return yield* new Errors.MappingConflict({
               reason: "external_id_taken",
@@ -197,7 +197,9 @@ export const make: Effect.Effect<
             message: `record ${row.record_id} is already mapped`
           })
         }
-        return yield* Effect.dieMessage(`mapping insert for ${row.external_id} was skipped without a conflicting row`)
+        return yield* Effect.die(
+          new Error(`mapping insert for ${row.external_id} was skipped without a conflicting row`)
+        )
       }).pipe(refineErrors, span("Mappings.insert", { ...scopeAttributes(mapping), recordId: mapping.recordId }))
     }
   })

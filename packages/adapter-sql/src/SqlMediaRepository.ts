@@ -1,5 +1,5 @@
 import { Ids, Media, MediaRepository } from "@catalog-sync/core"
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { Millis, padded } from "./internal/rows.js"
@@ -17,22 +17,22 @@ const MediaRow = Schema.Struct({
   job_id: Schema.String,
   source_sha256: Schema.String,
   source_bytes: Millis,
-  source_format: Schema.Literal("jpeg", "png", "webp"),
+  source_format: Schema.Literals(["jpeg", "png", "webp"]),
   staged_key: Schema.NullOr(Schema.String),
   content_key: Schema.String,
   width: Schema.NullOr(Millis),
   height: Schema.NullOr(Millis),
   bytes: Schema.NullOr(Millis),
-  failure: Schema.NullOr(Schema.parseJson(Schema.Struct({ code: Schema.String, message: Schema.String }))),
+  failure: Schema.NullOr(Schema.fromJsonString(Schema.Struct({ code: Schema.String, message: Schema.String }))),
   revision: Millis,
   created_at: Schema.String,
   updated_at: Schema.String
 })
 type MediaRow = typeof MediaRow.Type
 const columns = Object.keys(MediaRow.fields).join(", ")
-const decodeRows = Schema.decodeUnknown(Schema.Array(MediaRow))
-const decodeStagedKeys = Schema.decodeUnknown(Schema.Array(Schema.Struct({ staged_key: Schema.String })))
-const encodeRow = Schema.encode(MediaRow)
+const decodeRows = Schema.decodeUnknownEffect(Schema.Array(MediaRow))
+const decodeStagedKeys = Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ staged_key: Schema.String })))
+const encodeRow = Schema.encodeEffect(MediaRow)
 
 const toMedia = (row: MediaRow): Media.StoredMedia => ({
   id: row.id,
@@ -81,17 +81,17 @@ const toRow = (m: Media.StoredMedia): MediaRow => ({
 })
 
 const Sum = Schema.Struct({ n: Schema.NullOr(Millis) })
-const decodeSums = Schema.decodeUnknown(Schema.Array(Sum))
+const decodeSums = Schema.decodeUnknownEffect(Schema.Array(Sum))
 
 /** MediaRepository over any `SqlClient`. */
 export const make: Effect.Effect<
-  Context.Tag.Service<typeof MediaRepository.MediaRepository>,
+  Context.Service.Shape<typeof MediaRepository.MediaRepository>,
   never,
   SqlClient.SqlClient
 > = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const one = (rows: ReadonlyArray<unknown>) =>
-    Effect.map(decodeRows(rows), (decoded) => Option.map(Option.fromNullable(decoded[0]), toMedia))
+    Effect.map(decodeRows(rows), (decoded) => Option.map(Option.fromNullishOr(decoded[0]), toMedia))
   return MediaRepository.MediaRepository.of({
     insert: (media) =>
       Effect.flatMap(encodeRow(toRow(media)), (row) => sql`INSERT INTO media ${sql.insert(row)}`).pipe(

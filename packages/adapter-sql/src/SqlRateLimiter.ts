@@ -1,5 +1,5 @@
 import { RateLimiter } from "@catalog-sync/core"
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { Millis } from "./internal/rows.js"
@@ -34,7 +34,7 @@ const kindOf = (bucket: string) => {
  */
 export const make = (
   options: Options = {}
-): Effect.Effect<Context.Tag.Service<typeof RateLimiter.RateLimiter>, never, SqlClient.SqlClient> =>
+): Effect.Effect<Context.Service.Shape<typeof RateLimiter.RateLimiter>, never, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const cleanupEvery = Math.max(1, Math.floor(options.cleanupEvery ?? 1000))
@@ -42,7 +42,7 @@ export const make = (
     let widestWindow = 0
 
     // `rate_windows.count` is qualified: PostgreSQL finds a bare `count` ambiguous next to `excluded`.
-    const bump = SqlSchema.findOne({
+    const bump = SqlSchema.findOneOption({
       Request: Schema.Struct({ bucket: Schema.String, window_start: Millis }),
       Result: Schema.Struct({ count: Schema.Int }),
       execute: ({ bucket, window_start }) =>
@@ -90,7 +90,7 @@ export const make = (
       return bump({ bucket, window_start: windowStart }).pipe(
         Effect.flatMap(
           Option.match({
-            onNone: () => Effect.dieMessage(`rate window upsert of ${bucket} returned no row`),
+            onNone: () => Effect.die(new Error(`rate window upsert of ${bucket} returned no row`)),
             onSome: (row) =>
               Effect.succeed(RateLimiter.windowDecision(row.count, limit, windowStart, windowMillis, nowMillis))
           })
@@ -122,7 +122,10 @@ export const make = (
                 }
                 return states
               }),
-              Effect.filterOrDieMessage((states) => states.length > 0, "rate window upsert returned no row"),
+              Effect.filterOrElse(
+                (states) => states.length > 0,
+                () => Effect.die(new Error("rate window upsert returned no row"))
+              ),
               refineErrors,
               Effect.tap(() => cleanup(windowStart, windowMillis)),
               span("RateLimiter.consumeInOrder", { buckets: buckets.length, windowMillis })

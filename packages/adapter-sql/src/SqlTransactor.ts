@@ -1,5 +1,5 @@
 import { type Errors, Transactor } from "@catalog-sync/core"
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { type Context, Effect, Layer } from "effect"
 import { atomically, inTransaction } from "./internal/transaction.js"
 import { span } from "./internal/spans.js"
@@ -10,7 +10,7 @@ import { span } from "./internal/spans.js"
  * `atomically` runs in the open transaction as it is.
  */
 export const make: Effect.Effect<
-  Context.Tag.Service<typeof Transactor.Transactor>,
+  Context.Service.Shape<typeof Transactor.Transactor>,
   never,
   SqlClient.SqlClient
 > = Effect.map(SqlClient.SqlClient, (sql) =>

@@ -1,5 +1,5 @@
 /**
- * The persistence ports of `@catalog-sync/core`, written once over `@effect/sql`'s `SqlClient`. Driver
+ * The persistence ports of `@catalog-sync/core`, written once over `effect/sql`'s `SqlClient`. Driver
  * packages (adapter-sqlite, adapter-pg) provide the client and the migrations of the logical schema
  * described in `SCHEMA.md`.
  *
@@ -17,7 +17,7 @@ import type {
   MediaRepository,
   Transactor
 } from "@catalog-sync/core"
-import type { SqlClient } from "@effect/sql"
+import type { SqlClient } from "effect/sql"
 import { Layer } from "effect"
 import * as SqlAccounts from "./SqlAccounts.js"
 import * as SqlCatalogRepository from "./SqlCatalogRepository.js"
@@ -34,28 +34,28 @@ export { backfillComponents } from "./Backfills.js"
 /** Reads of committed data kept until the next commit, for a driver that can tell when one happened. */
 export * as CommittedReads from "./CommittedReads.js"
 export { type EngineMigrations, type MigrationName, migrationNames } from "./Migrations.js"
-/** The `Accounts` port over `@effect/sql`. */
+/** The `Accounts` port over `effect/sql`. */
 export * as SqlAccounts from "./SqlAccounts.js"
-/** The `CatalogRepository` port over `@effect/sql`. */
+/** The `CatalogRepository` port over `effect/sql`. */
 export * as SqlCatalogRepository from "./SqlCatalogRepository.js"
-/** The `ChangeLog` port over `@effect/sql`. */
+/** The `ChangeLog` port over `effect/sql`. */
 export * as SqlChangeLog from "./SqlChangeLog.js"
 export * as SqlErrors from "./SqlErrors.js"
-/** The `IdempotencyStore` port over `@effect/sql`. */
+/** The `IdempotencyStore` port over `effect/sql`. */
 export * as SqlIdempotencyStore from "./SqlIdempotencyStore.js"
-/** The `ImportStore` port over `@effect/sql`. */
+/** The `ImportStore` port over `effect/sql`. */
 export * as SqlImportStore from "./SqlImportStore.js"
-/** The `InventoryRepository` port over `@effect/sql`. */
+/** The `InventoryRepository` port over `effect/sql`. */
 export * as SqlInventoryRepository from "./SqlInventoryRepository.js"
-/** The `JobStore` port over `@effect/sql`. */
+/** The `JobStore` port over `effect/sql`. */
 export * as SqlJobStore from "./SqlJobStore.js"
-/** The `Mappings` port over `@effect/sql`. */
+/** The `Mappings` port over `effect/sql`. */
 export * as SqlMappings from "./SqlMappings.js"
-/** The `MediaRepository` port over `@effect/sql`. */
+/** The `MediaRepository` port over `effect/sql`. */
 export * as SqlMediaRepository from "./SqlMediaRepository.js"
 /** A `RateLimiter` shared by every instance on one database. */
 export * as SqlRateLimiter from "./SqlRateLimiter.js"
-/** The `Transactor` port over `@effect/sql`. */
+/** The `Transactor` port over `effect/sql`. */
 export * as SqlTransactor from "./SqlTransactor.js"
 
 /** The persistence ports that adapter-sql implements. */

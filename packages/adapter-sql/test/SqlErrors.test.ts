@@ -1,13 +1,18 @@
 import { SqlErrors } from "@catalog-sync/adapter-sql"
-import { SqlError } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Effect, Exit, HashMap, Logger, Option, Schema, TestClock } from "effect"
+import { Cause, Effect, Exit, Logger, References, Schema } from "effect"
+import { SqlError } from "effect/sql"
+import { TestClock } from "effect/testing"
+
+const failedWith = (cause: unknown, message = "Failed to execute statement") =>
+  new SqlError.SqlError({ reason: new SqlError.UnknownError({ cause, message }) })
 
 const driverError = (code?: string) =>
-  new SqlError.SqlError({
-    cause: Object.assign(new Error("driver"), code === undefined ? {} : { code }),
-    message: "Failed to execute statement"
-  })
+  failedWith(Object.assign(new Error("driver"), code === undefined ? {} : { code }))
+
+/** An error as node:sqlite throws it: its code always ERR_SQLITE_ERROR, SQLite's extended code a number. */
+const nodeSqliteError = (errcode: number) =>
+  failedWith(Object.assign(new Error("sqlite"), { code: "ERR_SQLITE_ERROR", errcode, errstr: "sqlite" }))
 
 describe("SqlErrors", () => {
   it("classifies SQLite, PostgreSQL and socket failures", () => {
@@ -38,9 +43,35 @@ describe("SqlErrors", () => {
       expect([code, SqlErrors.classify(driverError(code))]).toEqual([code, expected])
     // node-postgres gives these no code; an uncoded error with any other text stays a defect.
     for (const message of ["Connection terminated unexpectedly", "timeout exceeded when trying to connect"]) {
-      expect(
-        SqlErrors.classify(new SqlError.SqlError({ cause: new Error(message), message: "Connection error" }))
-      ).toBe("retryable")
+      expect(SqlErrors.classify(failedWith(new Error(message), "Connection error"))).toBe("retryable")
+    }
+    // @effect/sql-pg's own client: a closed connection or a pool timeout is a ConnectionError without a code.
+    const closed = new SqlError.SqlError({
+      reason: new SqlError.ConnectionError({ cause: new Error("Connection closed"), message: "PgConnection: closed" })
+    })
+    expect(SqlErrors.classify(closed)).toBe("retryable")
+  })
+
+  it("names node:sqlite's numeric result codes as SQLite does, and classifies them alike", () => {
+    const cases: Array<[number, SqlErrors.Failure, boolean]> = [
+      [5, "retryable", false],
+      [517, "retryable", false],
+      [262, "retryable", false],
+      [13, "unavailable", false],
+      [778, "unavailable", false],
+      [8, "unavailable", false],
+      [2067, "defect", true],
+      [1555, "defect", true],
+      [787, "defect", false],
+      [1, "defect", false]
+    ]
+    for (const [errcode, expected, unique] of cases) {
+      const error = nodeSqliteError(errcode)
+      expect([errcode, SqlErrors.classify(error), SqlErrors.isUniqueViolation(error)]).toEqual([
+        errcode,
+        expected,
+        unique
+      ])
     }
   })
 
@@ -70,9 +101,11 @@ describe("SqlErrors", () => {
         message: "storage refused a value (22021)"
       })
       const syntax = yield* Effect.exit(SqlErrors.refineErrors(Effect.fail(driverError("SQLITE_ERROR"))))
-      expect(Exit.isFailure(syntax) && Cause.isDie(syntax.cause)).toBe(true)
-      const parse = yield* Effect.exit(SqlErrors.refineErrors(Schema.decodeUnknown(Schema.Number)("not a number")))
-      expect(Exit.isFailure(parse) && Cause.isDie(parse.cause)).toBe(true)
+      expect(Exit.isFailure(syntax) && Cause.hasDies(syntax.cause)).toBe(true)
+      const parse = yield* Effect.exit(
+        SqlErrors.refineErrors(Schema.decodeUnknownEffect(Schema.Number)("not a number"))
+      )
+      expect(Exit.isFailure(parse) && Cause.hasDies(parse.cause)).toBe(true)
       expect(yield* Effect.flip(SqlErrors.refineErrors(Effect.fail("domain" as const)))).toBe("domain")
     })
   )
@@ -84,15 +117,14 @@ describe("a database that stops answering", () => {
     () =>
       Effect.gen(function* () {
         const lines: Array<{ message: string; suppressed: unknown }> = []
-        const capture = Logger.replace(
-          Logger.defaultLogger,
-          Logger.make(({ annotations, message }) =>
+        const capture = Logger.layer([
+          Logger.make(({ fiber, message }) => {
             lines.push({
               message: String(Array.isArray(message) ? message[0] : message),
-              suppressed: HashMap.get(annotations, "failures_not_logged_since_last").pipe(Option.getOrUndefined)
+              suppressed: fiber.getRef(References.CurrentLogAnnotations)["failures_not_logged_since_last"]
             })
-          )
-        )
+          })
+        ])
         // Past any report of other tests, whose clock may be the real one.
         yield* TestClock.setTime(Date.now() + 3_600_000)
         const fail = Effect.exit(SqlErrors.fromSqlError(driverError("ECONNREFUSED"))).pipe(Effect.provide(capture))

@@ -1,5 +1,5 @@
-import type { SqlClient, SqlError } from "@effect/sql"
-import { Migrator } from "@effect/sql"
+import type { SqlClient, SqlError } from "effect/sql"
+import { Migrator } from "effect/sql"
 import type { Effect } from "effect"
 import type { EngineMigrations } from "@catalog-sync/adapter-sql"
 import catalog from "./migrations/0001_catalog.js"
@@ -42,9 +42,9 @@ export const table = "effect_sql_migrations"
 /**
  * Applies the pending migrations in one transaction and returns those it ran; a second run is a no-op.
  *
- * This is `@effect/sql`'s Migrator core, which is all `SqliteMigrator.run` adds its schema dump to; that
- * dump shells out to the `sqlite3` CLI and makes the caller provide FileSystem, Path and CommandExecutor
- * (@effect/platform-node) even when no `schemaDirectory` is given, so it is not used here.
+ * This is effect/sql's Migrator core, which is all `SqliteMigrator.run` adds its schema dump to; that
+ * dump shells out to the `sqlite3` CLI and makes the caller provide a FileSystem, a Path and a process
+ * spawner even when no `schemaDirectory` is given, so it is not used here.
  */
 export const migrate: Effect.Effect<
   ReadonlyArray<readonly [id: number, name: string]>,

@@ -9,8 +9,11 @@ import { SqliteDataVersion } from "./SqliteClient.js"
  * committed since it was last read (the reader's version), the version is the one read then, without
  * reading the writer. While a transaction holds the writer, or a read fails, the version is unknown and
  * the cache reads the data itself.
+ *
+ * `AccountsVersion` is a reference (its default: always unknown): the layer sets it, and so provides no
+ * service of its own.
  */
-export const layer: Layer.Layer<AccountsCache.AccountsVersion, never, SqliteDataVersion> = Layer.effect(
+export const layer: Layer.Layer<never, never, SqliteDataVersion> = Layer.effect(
   AccountsCache.AccountsVersion,
   Effect.gen(function* () {
     const versions = yield* SqliteDataVersion

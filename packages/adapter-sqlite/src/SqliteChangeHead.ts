@@ -1,6 +1,6 @@
 import { CommittedReads } from "@catalog-sync/adapter-sql"
 import { ChangeLog } from "@catalog-sync/core"
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect, Layer } from "effect"
 import { SqliteDataVersion } from "./SqliteClient.js"
 
@@ -14,9 +14,14 @@ const maxEntries = 10_000
  * (the client's reader); inside one it is always read, since that transaction's own appends are not
  * committed.
  */
-export const layer: Layer.Layer<ChangeLog.ChangeLog, never, ChangeLog.ChangeLog | SqliteDataVersion> = Layer.effect(
+export const layer: Layer.Layer<
+  ChangeLog.ChangeLog,
+  never,
+  ChangeLog.ChangeLog | SqliteDataVersion | SqlClient.SqlClient
+> = Layer.effect(
   ChangeLog.ChangeLog,
   Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
     const log = yield* ChangeLog.ChangeLog
     const versions = yield* SqliteDataVersion
     const heads = CommittedReads.committedReads<number>({ maxBytes: maxEntries, maxEntryBytes: 1, maxEntries })
@@ -26,12 +31,12 @@ export const layer: Layer.Layer<ChangeLog.ChangeLog, never, ChangeLog.ChangeLog 
       if (anyCommit === undefined) return log.head(companyId)
       const known = heads.get(companyId, anyCommit)
       if (known !== undefined) return Effect.succeed(known)
-      return Effect.tap(log.head(companyId), (head) => heads.set(companyId, anyCommit, head, 1))
+      return Effect.tap(log.head(companyId), (head) => Effect.sync(() => heads.set(companyId, anyCommit, head, 1)))
     }
     return ChangeLog.ChangeLog.of({
       ...log,
       head: (companyId) =>
-        Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (transaction) =>
+        Effect.flatMap(Effect.serviceOption(sql.transactionService), (transaction) =>
           transaction._tag === "Some" ? log.head(companyId) : readAndKeep(companyId)
         )
     })

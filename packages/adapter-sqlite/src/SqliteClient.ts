@@ -1,8 +1,8 @@
-import BetterSqlite3 from "better-sqlite3"
-import { Reactivity } from "@effect/experimental"
-import { SqlClient, SqlError, Statement } from "@effect/sql"
-import type { Connection } from "@effect/sql/SqlConnection"
-import { Context, Effect, Layer, Option, Scope, Stream } from "effect"
+import { DatabaseSync, type StatementSync } from "node:sqlite"
+import { Context, Effect, Layer, Option, type Scope, Semaphore, Stream } from "effect"
+import { Reactivity } from "effect/reactivity"
+import { SqlClient, SqlError, Statement } from "effect/sql"
+import type { Connection } from "effect/sql/SqlConnection"
 
 /** Where and how the client opens the database file. */
 export interface SqliteClientConfig {
@@ -19,9 +19,9 @@ export interface SqliteClientConfig {
 /**
  * `PRAGMA data_version` of the client's two connections, read synchronously (a few microseconds, where a
  * statement through the client costs tens): what was read from the database while it stays the same
- * still holds. Driver-specific, like a driver client's `export` or `backup`; no statement runs for it.
+ * still holds. Driver-specific, like a driver client's `backup`; no statement runs for it.
  */
-export class SqliteDataVersion extends Context.Tag("@catalog-sync/adapter-sqlite/SqliteDataVersion")<
+export class SqliteDataVersion extends Context.Service<
   SqliteDataVersion,
   {
     /**
@@ -36,20 +36,29 @@ export class SqliteDataVersion extends Context.Tag("@catalog-sync/adapter-sqlite
      */
     readonly otherCommits: Effect.Effect<Option.Option<number>>
   }
->() {}
+>()("@catalog-sync/adapter-sqlite/SqliteDataVersion") {}
 
 /** Statements kept prepared per connection; a list of `IN (?, ...)` of every length could grow it without end. */
 const keptStatements = 500
 
-type Prepared = BetterSqlite3.Statement<Array<unknown>, unknown>
+/** A prepared statement, with whether it returns rows (node:sqlite's `columns()` allocates on each call). */
+interface Prepared {
+  readonly statement: StatementSync
+  readonly returnsRows: boolean
+}
+
+const prepareOn = (db: DatabaseSync, sql: string): Prepared => {
+  const statement = db.prepare(sql)
+  return { statement, returnsRows: statement.columns().length > 0 }
+}
 
 /** The connection's statements, each text prepared once; the oldest goes first when the cache is full. */
-const preparing = (db: BetterSqlite3.Database) => {
+const preparing = (db: DatabaseSync) => {
   const prepared = new Map<string, Prepared>()
   return (sql: string): Prepared => {
     let statement = prepared.get(sql)
     if (statement === undefined) {
-      statement = db.prepare(sql)
+      statement = prepareOn(db, sql)
       if (prepared.size >= keptStatements) prepared.delete(prepared.keys().next().value!)
       prepared.set(sql, statement)
     }
@@ -59,32 +68,56 @@ const preparing = (db: BetterSqlite3.Database) => {
 
 type Mode = "rows" | "raw" | "values"
 
-const failed = (cause: unknown) => new SqlError.SqlError({ cause, message: "Failed to execute statement" })
+/**
+ * node:sqlite's errors carry SQLite's extended result code as `errcode` only; effect/sql's classifier reads
+ * it as `errno`, and the adapter's own (`SqlErrors`) reads `errcode`. The driver's error stays the cause.
+ */
+const failed = (cause: unknown, message: string, operation: string) => {
+  if (typeof cause === "object" && cause !== null && "errcode" in cause && !("errno" in cause)) {
+    Object.defineProperty(cause, "errno", { value: cause.errcode, enumerable: false })
+  }
+  return new SqlError.SqlError({ reason: SqlError.classifySqliteError(cause, { message, operation }) })
+}
+
+type Param = null | number | bigint | string | NodeJS.ArrayBufferView
 
 /** Runs a prepared statement synchronously: its rows (or values) for a query, `run`'s result for `raw`. */
-const runPrepared = (statement: Prepared, params: ReadonlyArray<unknown>, mode: Mode, safeIntegers: boolean) => {
-  statement.safeIntegers(safeIntegers)
-  if (!statement.reader) {
-    const result = statement.run(...params)
+const runPrepared = (
+  { returnsRows, statement }: Prepared,
+  params: ReadonlyArray<unknown>,
+  mode: Mode,
+  safeIntegers: boolean
+): ReadonlyArray<any> | unknown => {
+  statement.setReadBigInts(safeIntegers)
+  const values = params as ReadonlyArray<Param>
+  if (!returnsRows) {
+    const result = statement.run(...values)
     return mode === "raw" ? result : []
   }
-  if (mode !== "values") return statement.all(...params)
-  statement.raw(true)
+  if (mode !== "values") return statement.all(...values)
+  statement.setReturnArrays(true)
   try {
-    return statement.all(...params)
+    return statement.all(...values)
   } finally {
-    statement.raw(false)
+    statement.setReturnArrays(false)
   }
 }
 
 /** One statement, its failure (to prepare or to run) a SqlError. */
 const run = (statementOf: () => Prepared, params: ReadonlyArray<unknown>, mode: Mode) =>
-  Effect.withFiberRuntime<ReadonlyArray<any>, SqlError.SqlError>((fiber) => {
+  Effect.withFiber<ReadonlyArray<any>, SqlError.SqlError>((fiber) => {
+    let statement: Prepared
     try {
-      const safeIntegers = Context.get(fiber.currentContext, SqlClient.SafeIntegers)
-      return Effect.succeed(runPrepared(statementOf(), params, mode, safeIntegers) as ReadonlyArray<any>)
+      statement = statementOf()
     } catch (cause) {
-      return Effect.fail(failed(cause))
+      return Effect.fail(failed(cause, "Failed to prepare statement", "prepare"))
+    }
+    try {
+      return Effect.succeed(
+        runPrepared(statement, params, mode, fiber.getRef(SqlClient.SafeIntegers)) as ReadonlyArray<any>
+      )
+    } catch (cause) {
+      return Effect.fail(failed(cause, "Failed to execute statement", "execute"))
     }
   })
 
@@ -96,7 +129,7 @@ const rowsOf = (
 const values = (effect: Effect.Effect<ReadonlyArray<any>, SqlError.SqlError>) =>
   effect as Effect.Effect<ReadonlyArray<ReadonlyArray<unknown>>, SqlError.SqlError>
 
-/** A connection over one better-sqlite3 database, running each statement synchronously. */
+/** A connection over one node:sqlite database, running each statement synchronously. */
 const connectionOn = (prepare: (sql: string) => Prepared): Connection => ({
   execute: (sql, params, transformRows) =>
     rowsOf(
@@ -105,62 +138,93 @@ const connectionOn = (prepare: (sql: string) => Prepared): Connection => ({
     ),
   executeRaw: (sql, params) => run(() => prepare(sql), params, "raw"),
   executeValues: (sql, params) => values(run(() => prepare(sql), params, "values")),
+  executeValuesUnprepared: (sql, params) => values(run(() => prepare(sql), params, "values")),
   // Transaction statements (BEGIN, COMMIT, SAVEPOINT ...) come here: fixed texts, so kept prepared too.
   executeUnprepared: (sql, params, transformRows) =>
     rowsOf(
       run(() => prepare(sql), params, "rows"),
       transformRows
     ),
-  executeStream: () => Stream.dieMessage("executeStream is not implemented for SQLite")
+  executeStream: () => Stream.die(new Error("executeStream is not implemented for SQLite"))
 })
 
-/** A text the reader may answer: a query (a PRAGMA would answer for the reader's connection, not the writer's). */
+/**
+ * A text the reader may answer: a query (a PRAGMA would answer for the reader's connection, not the
+ * writer's) that names no write. node:sqlite does not tell whether a prepared statement writes, as
+ * better-sqlite3's `readonly` did: a text that only mentions a write keyword goes to the writer, which
+ * answers it as well, and the reader, `query_only`, refuses any write that would get past this.
+ */
 const isQuery = /^\s*(SELECT|WITH)\b/i
+const namesWrite = /\b(INSERT|UPDATE|DELETE|REPLACE)\b/i
+
+/** SQLITE_READONLY and its extended codes: what the `query_only` reader answers to a write. */
+const isReadOnlyRefusal = (cause: unknown) =>
+  typeof cause === "object" && cause !== null && "errcode" in cause && ((cause.errcode as number) & 0xff) === 8
 
 /**
  * Which statements the reader answers: each text prepared on it once, kept when it only reads; any other
  * text (a write, a PRAGMA, one the reader cannot prepare, such as a table created in an open transaction)
  * is undefined, for the writer.
  */
-const readerStatements = (reader: BetterSqlite3.Database) => {
+const readerStatements = (reader: DatabaseSync) => {
   const prepared = new Map<string, Prepared | false>()
-  return (sql: string): Prepared | undefined => {
-    const known = prepared.get(sql)
-    if (known !== undefined) return known === false ? undefined : known
-    if (!isQuery.test(sql)) return undefined
-    let statement: Prepared
-    try {
-      statement = reader.prepare(sql)
-    } catch {
-      // Not kept: the text may become preparable (a committed migration); the writer reports the error now.
-      return undefined
-    }
-    const reads = statement.readonly && statement.reader
+  const keep = (sql: string, statement: Prepared | false) => {
     if (prepared.size >= keptStatements) prepared.delete(prepared.keys().next().value!)
-    prepared.set(sql, reads ? statement : false)
-    return reads ? statement : undefined
+    prepared.set(sql, statement)
+  }
+  return {
+    statementFor: (sql: string): Prepared | undefined => {
+      const known = prepared.get(sql)
+      if (known !== undefined) return known === false ? undefined : known
+      if (!isQuery.test(sql) || namesWrite.test(sql)) {
+        keep(sql, false)
+        return undefined
+      }
+      let statement: Prepared
+      try {
+        statement = prepareOn(reader, sql)
+      } catch {
+        // Not kept: the text may become preparable (a committed migration); the writer reports the error now.
+        return undefined
+      }
+      keep(sql, statement.returnsRows ? statement : false)
+      return statement.returnsRows ? statement : undefined
+    },
+    /** A text the reader refused as a write: the writer answers it from now on. */
+    refused: (sql: string) => keep(sql, false)
   }
 }
 
 const open = (filename: string, busyTimeoutMillis: number) =>
   Effect.acquireRelease(
     Effect.try({
-      try: () => new BetterSqlite3(filename, { timeout: busyTimeoutMillis }),
-      catch: (cause) => new SqlError.SqlError({ cause, message: `cannot open ${filename}` })
+      try: () => {
+        const db = new DatabaseSync(filename)
+        try {
+          db.exec(`PRAGMA busy_timeout = ${Math.min(2_147_483_647, busyTimeoutMillis)}`)
+        } catch (cause) {
+          db.close()
+          throw cause
+        }
+        return db
+      },
+      catch: (cause) => failed(cause, `cannot open ${filename}`, "connect")
     }),
     (db) => Effect.sync(() => db.close())
   )
 
-const pragmas = (db: BetterSqlite3.Database, settings: ReadonlyArray<string>) =>
+const pragmas = (db: DatabaseSync, settings: ReadonlyArray<string>) =>
   Effect.try({
-    try: () => settings.forEach((setting) => db.pragma(setting)),
-    catch: (cause) => new SqlError.SqlError({ cause, message: `cannot set ${settings.join(", ")}` })
+    // A prepared statement, not `exec`: `journal_mode` answers a row, and its SQLITE_BUSY keeps its code.
+    try: () => settings.forEach((setting) => db.prepare(`PRAGMA ${setting}`).all()),
+    catch: (cause) => failed(cause, `cannot set ${settings.join(", ")}`, "connect")
   })
 
 const isFile = (filename: string) => filename !== ":memory:" && filename !== ""
 
 /**
- * A SQLite `SqlClient` (built with @effect/sql's own `SqlClient.make`) over two connections to the file:
+ * A SQLite `SqlClient` (built with effect/sql's own `SqlClient.make`) on node:sqlite, over two
+ * connections to the file:
  *
  * - the writer (WAL, `synchronous = NORMAL`, foreign keys, busy timeout), which a transaction holds
  *   from BEGIN to its end under a one-permit semaphore;
@@ -175,7 +239,7 @@ const isFile = (filename: string) => filename !== ":memory:" && filename !== ""
 export const make = (
   config: SqliteClientConfig
 ): Effect.Effect<
-  readonly [SqlClient.SqlClient, Context.Tag.Service<typeof SqliteDataVersion>],
+  readonly [SqlClient.SqlClient, Context.Service.Shape<typeof SqliteDataVersion>],
   SqlError.SqlError,
   Scope.Scope | Reactivity.Reactivity
 > =>
@@ -187,26 +251,47 @@ export const make = (
     const readerDb = isFile(config.filename) ? yield* open(config.filename, config.busyTimeoutMillis) : undefined
     if (readerDb !== undefined) yield* pragmas(readerDb, ["query_only = ON"])
 
-    const semaphore = yield* Effect.makeSemaphore(1)
+    const semaphore = yield* Semaphore.make(1)
     const writer = connectionOn(preparing(writerDb))
     const onWriter = <A, E>(effect: Effect.Effect<A, E>) => semaphore.withPermits(1)(effect)
-    const reads = readerDb === undefined ? () => undefined : readerStatements(readerDb)
+    const reads = readerDb === undefined ? undefined : readerStatements(readerDb)
+    // A refusal of the reader (a write that got past `isQuery`) is answered by the writer, as every later run.
+    const onReader = <A>(
+      sql: string,
+      read: Effect.Effect<A, SqlError.SqlError>,
+      onWriterInstead: Effect.Effect<A, SqlError.SqlError>
+    ) =>
+      Effect.catchIf(
+        read,
+        (error) => isReadOnlyRefusal(error.reason.cause),
+        () => {
+          reads?.refused(sql)
+          return onWriterInstead
+        }
+      )
     const outside: Connection = {
       execute: (sql, params, transformRows) => {
-        const statement = reads(sql)
+        const statement = reads?.statementFor(sql)
+        const onTheWriter = onWriter(writer.execute(sql, params, transformRows))
         return statement === undefined
-          ? onWriter(writer.execute(sql, params, transformRows))
-          : rowsOf(
-              run(() => statement, params, "rows"),
-              transformRows
+          ? onTheWriter
+          : onReader(
+              sql,
+              rowsOf(
+                run(() => statement, params, "rows"),
+                transformRows
+              ),
+              onTheWriter
             )
       },
       executeValues: (sql, params) => {
-        const statement = reads(sql)
+        const statement = reads?.statementFor(sql)
+        const onTheWriter = onWriter(writer.executeValues(sql, params))
         return statement === undefined
-          ? onWriter(writer.executeValues(sql, params))
-          : values(run(() => statement, params, "values"))
+          ? onTheWriter
+          : onReader(sql, values(run(() => statement, params, "values")), onTheWriter)
       },
+      executeValuesUnprepared: (sql, params) => onWriter(writer.executeValuesUnprepared(sql, params)),
       executeRaw: (sql, params) => onWriter(writer.executeRaw(sql, params)),
       executeUnprepared: (sql, params, transformRows) => onWriter(writer.executeUnprepared(sql, params, transformRows)),
       executeStream: writer.executeStream
@@ -218,27 +303,28 @@ export const make = (
       wrap === undefined ? Effect.succeed(connection) : Effect.sync(() => wrap(connection))
 
     const transactionAcquirer = Effect.uninterruptibleMask((restore) =>
-      Effect.zipRight(
-        Effect.zipRight(
-          restore(semaphore.take(1)),
-          Effect.tap(Effect.scope, (scope) => Scope.addFinalizer(scope, semaphore.release(1)))
-        ),
-        handOut(writer)
-      )
+      Effect.andThen(restore(semaphore.takeScoped(1)), handOut(writer))
     )
 
     const client = yield* SqlClient.make({
       acquirer: handOut(outside),
+      // A statement outside a transaction borrows the connection without a scope of its own: `outside`
+      // takes the writer's permit itself where it needs it.
+      borrower: (f) => Effect.flatMap(handOut(outside), f),
       transactionAcquirer,
+      // A failed statement may have ended the transaction already (SQLite rolls back on some errors).
+      isTransaction: () => writerDb.isTransaction,
       compiler: Statement.makeCompilerSqlite(),
+      driver: "sqlite-node",
       spanAttributes: [["db.system.name", "sqlite"]]
     })
 
-    const versionOn = (db: BetterSqlite3.Database) => {
-      const statement = db.prepare("PRAGMA data_version").pluck()
+    const versionOn = (db: DatabaseSync) => {
+      const statement = db.prepare("PRAGMA data_version")
+      statement.setReturnArrays(true)
       return () => {
         try {
-          return statement.get() as number
+          return (statement.get() as unknown as [number] | undefined)?.[0]
         } catch {
           return undefined
         }
@@ -249,7 +335,7 @@ export const make = (
     const versions = SqliteDataVersion.of({
       anyCommit: readerVersion,
       otherCommits: Effect.map(semaphore.withPermitsIfAvailable(1)(Effect.sync(writerVersion)), (version) =>
-        Option.flatMap(version, Option.fromNullable)
+        Option.flatMap(version, Option.fromUndefinedOr)
       )
     })
     return [client, versions] as const
@@ -259,7 +345,7 @@ export const make = (
 export const layer = (
   config: SqliteClientConfig
 ): Layer.Layer<SqlClient.SqlClient | SqliteDataVersion, SqlError.SqlError> =>
-  Layer.scopedContext(
+  Layer.effectContext(
     Effect.map(make(config), ([client, versions]) =>
       Context.make(SqlClient.SqlClient, client).pipe(Context.add(SqliteDataVersion, versions))
     )

@@ -8,8 +8,8 @@ import {
   SqlChangeLog,
   layer as sqlPorts
 } from "@catalog-sync/adapter-sql"
-import { type Migrator, type SqlClient, SqlError } from "@effect/sql"
-import { type ConfigError, Duration, Effect, Layer } from "effect"
+import { type Config, Duration, Effect, Layer } from "effect"
+import { type Migrator, type SqlClient, SqlError } from "effect/sql"
 import { migrate } from "./Migrations.js"
 import * as SqliteAccountsVersion from "./SqliteAccountsVersion.js"
 import * as SqliteChangeHead from "./SqliteChangeHead.js"
@@ -20,7 +20,7 @@ export interface SqliteConfig {
   /** Path of the database file; its folder is created if missing. `:memory:` works for throwaway use. */
   readonly filename: string
   /** How long a statement waits for another connection's lock before failing with SQLITE_BUSY. Default 5 s. */
-  readonly busyTimeout?: Duration.DurationInput | undefined
+  readonly busyTimeout?: Duration.Input | undefined
   /** Wraps every connection the client hands out (tests that count or fail statements); see `SqliteClient`. */
   readonly wrapConnection?: SqliteClient.SqliteClientConfig["wrapConnection"]
 }
@@ -53,12 +53,12 @@ export const SqliteLive = (
   config: SqliteConfig
 ): Layer.Layer<
   SqlClient.SqlClient | SqliteClient.SqliteDataVersion,
-  SqlError.SqlError | Migrator.MigrationError | ConfigError.ConfigError
+  SqlError.SqlError | Migrator.MigrationError | Config.ConfigError
 > => {
   const busyTimeoutMillis = Math.max(0, Math.round(Duration.toMillis(config.busyTimeout ?? Duration.seconds(5))))
-  const client = Layer.unwrapEffect(
+  const client = Layer.unwrap(
     Effect.try({
-      // better-sqlite3 does not create folders; the default database lives under ./data.
+      // SQLite does not create folders; the default database lives under ./data.
       try: () => {
         if (isFile(config.filename)) createPrivately(config.filename)
         return SqliteClient.layer({
@@ -67,7 +67,14 @@ export const SqliteLive = (
           wrapConnection: config.wrapConnection
         })
       },
-      catch: (cause) => new SqlError.SqlError({ cause, message: `cannot create the folder of ${config.filename}` })
+      catch: (cause) =>
+        new SqlError.SqlError({
+          reason: new SqlError.ConnectionError({
+            cause,
+            message: `cannot create the folder of ${config.filename}`,
+            operation: "connect"
+          })
+        })
     })
   )
   return Layer.effectDiscard(migrate).pipe(Layer.provideMerge(client))
@@ -83,7 +90,7 @@ export const layer = (
   config: SqliteConfig
 ): Layer.Layer<
   PersistencePorts | SqlClient.SqlClient | SqliteClient.SqliteDataVersion,
-  SqlError.SqlError | Migrator.MigrationError | ConfigError.ConfigError
+  SqlError.SqlError | Migrator.MigrationError | Config.ConfigError
 > => {
   const kept = Layer.merge(cachedAccounts, SqliteChangeHead.layer.pipe(Layer.provide(SqlChangeLog.layer)))
   return Layer.merge(sqlPorts.pipe(Layer.provide(commitVersion)), kept).pipe(Layer.provideMerge(SqliteLive(config)))

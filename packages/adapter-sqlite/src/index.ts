@@ -1,5 +1,5 @@
 /**
- * The embedded default storage: SQLite through better-sqlite3 (`SqliteClient`), with its migrations.
+ * The embedded default storage: SQLite through node:sqlite (`SqliteClient`), with its migrations.
  *
  * @packageDocumentation
  */
@@ -8,5 +8,5 @@ export * as Migrations from "./Migrations.js"
 export { layer, SqliteLive, type SqliteConfig } from "./SqliteLive.js"
 /** The change log with each company's head kept in memory while the database is unchanged. */
 export * as SqliteChangeHead from "./SqliteChangeHead.js"
-/** The `SqlClient` over better-sqlite3 that `layer` uses. */
+/** The `SqlClient` over node:sqlite that `layer` uses. */
 export * as SqliteClient from "./SqliteClient.js"

@@ -1,7 +1,7 @@
 import { join } from "node:path"
 import { SqlRateLimiter } from "@catalog-sync/adapter-sql"
 import { Accounts, type Ids, IdempotencyStore, RateLimiter } from "@catalog-sync/core"
-import { SqlClient, Statement } from "@effect/sql"
+import { SqlClient, Statement } from "effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Layer } from "effect"
 import { layer as sqliteLayer } from "../src/index.js"
@@ -35,7 +35,7 @@ const windowsOf = (bucket: string) =>
   )
 
 describe("SQL accounts, idempotency and rate limits on SQLite", () => {
-  it.scoped("claims from two instances on one file start a key exactly once", () =>
+  it.effect("claims from two instances on one file start a key exactly once", () =>
     Effect.gen(function* () {
       const instances = yield* twoInstances
       const scope = { companyId: companyId(), connectionId: connectionId() }
@@ -71,7 +71,7 @@ describe("SQL accounts, idempotency and rate limits on SQLite", () => {
     })
   )
 
-  it.scoped("claims interleaved statement by statement still start or take over a key exactly once", () =>
+  it.effect("claims interleaved statement by statement still start or take over a key exactly once", () =>
     Effect.gen(function* () {
       const [instance] = yield* twoInstances
       const store = yield* IdempotencyStore.IdempotencyStore.pipe(Effect.provide(instance))
@@ -92,7 +92,7 @@ describe("SQL accounts, idempotency and rate limits on SQLite", () => {
           Array.from({ length: 20 }, () => claim(nowMillis)),
           { concurrency: "unbounded" }
         ).pipe(
-          Statement.withTransformer((statement) => Effect.as(Effect.yieldNow(), statement)),
+          Effect.provideService(Statement.CurrentTransformer, (statement) => Effect.as(Effect.yieldNow, statement)),
           Effect.map((claims) => claims.map((c) => c._tag).sort())
         )
       const once = ["InProgress", "Started"]
@@ -109,7 +109,7 @@ describe("SQL accounts, idempotency and rate limits on SQLite", () => {
     })
   )
 
-  it.scoped("rate windows are shared between instances, and ended windows are deleted", () =>
+  it.effect("rate windows are shared between instances, and ended windows are deleted", () =>
     Effect.gen(function* () {
       const instances = yield* twoInstances
       const [bucket, longBucket] = [`key:${uuid()}`, `company:${uuid()}`]
@@ -143,7 +143,7 @@ describe("SQL accounts, idempotency and rate limits on SQLite", () => {
     })
   )
 
-  it.scoped("purge deletes in batches and counts every row", () =>
+  it.effect("purge deletes in batches and counts every row", () =>
     Effect.gen(function* () {
       const [instance] = yield* twoInstances
       yield* Effect.gen(function* () {
@@ -184,7 +184,7 @@ describe("SQL accounts, idempotency and rate limits on SQLite", () => {
     })
   )
 
-  it.scoped("a key or a connection of a missing parent is a defect (foreign keys), not a stored orphan", () =>
+  it.effect("a key or a connection of a missing parent is a defect (foreign keys), not a stored orphan", () =>
     Effect.gen(function* () {
       const [instance] = yield* twoInstances
       yield* Effect.gen(function* () {
@@ -198,7 +198,7 @@ describe("SQL accounts, idempotency and rate limits on SQLite", () => {
             created_at: "2026-01-01T00:00:00.000Z"
           })
         )
-        expect(Exit.isFailure(orphan) && Cause.isDie(orphan.cause)).toBe(true)
+        expect(Exit.isFailure(orphan) && Cause.hasDies(orphan.cause)).toBe(true)
         const key = yield* Effect.exit(
           accounts.insertKey(
             {
@@ -214,7 +214,7 @@ describe("SQL accounts, idempotency and rate limits on SQLite", () => {
             "hash"
           )
         )
-        expect(Exit.isFailure(key) && Cause.isDie(key.cause)).toBe(true)
+        expect(Exit.isFailure(key) && Cause.hasDies(key.cause)).toBe(true)
       }).pipe(Effect.provide(instance))
     })
   )

@@ -1,6 +1,6 @@
 import { join } from "node:path"
 import { AccountsCache, CatalogRepository, ChangeLog, type Ids, Transactor } from "@catalog-sync/core"
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Deferred, Effect, Exit, Fiber, Layer, Option, Tracer } from "effect"
 import * as SqliteAccountsVersion from "../src/SqliteAccountsVersion.js"
@@ -33,11 +33,11 @@ const heldTransaction = (sql: SqlClient.SqlClient, effect: Effect.Effect<unknown
     const release = yield* Deferred.make<void>()
     const fiber = yield* sql
       .withTransaction(
-        Effect.zipRight(effect, Effect.zipRight(Deferred.succeed(opened, undefined), Deferred.await(release)))
+        Effect.andThen(effect, Effect.andThen(Deferred.succeed(opened, undefined), Deferred.await(release)))
       )
-      .pipe(Effect.exit, Effect.fork)
+      .pipe(Effect.exit, Effect.forkChild)
     yield* Deferred.await(opened)
-    return { end: Effect.zipRight(Deferred.succeed(release, undefined), Fiber.join(fiber)) }
+    return { end: Effect.andThen(Deferred.succeed(release, undefined), Fiber.join(fiber)) }
   })
 
 /** A change log whose head answers from a counter, counting its reads. */
@@ -58,7 +58,7 @@ const countingLog = () => {
 }
 
 describe("SqliteDataVersion", () => {
-  it.scoped(
+  it.effect(
     "anyCommit moves with every commit, of the client's writer or another connection, and stays otherwise",
     () =>
       Effect.gen(function* () {
@@ -77,7 +77,7 @@ describe("SqliteDataVersion", () => {
       })
   )
 
-  it.scoped(
+  it.effect(
     "otherCommits moves with another connection's commits only, and is unknown while a transaction holds the writer",
     () =>
       Effect.gen(function* () {
@@ -100,7 +100,7 @@ describe("SqliteDataVersion", () => {
       })
   )
 
-  it.scoped("is unknown for an in-memory database", () =>
+  it.effect("is unknown for an in-memory database", () =>
     Effect.gen(function* () {
       const memory = yield* Layer.build(sqliteLayer({ filename: ":memory:" }))
       expect(versionsOf(memory).anyCommit()).toBeUndefined()
@@ -109,7 +109,7 @@ describe("SqliteDataVersion", () => {
 })
 
 describe("SqliteChangeHead", () => {
-  it.scoped("keeps each head while nothing commits, and reads the log itself inside a transaction", () =>
+  it.effect("keeps each head while nothing commits, and reads the log itself inside a transaction", () =>
     Effect.gen(function* () {
       const [a, b] = yield* twoInstances
       const { counts, layer } = countingLog()
@@ -136,7 +136,7 @@ describe("SqliteChangeHead", () => {
     })
   )
 
-  it.scoped("over the real log, a head is never older than the last commit of any connection", () =>
+  it.effect("over the real log, a head is never older than the last commit of any connection", () =>
     Effect.gen(function* () {
       const [a, b] = yield* twoInstances
       const company = companyId()
@@ -164,13 +164,13 @@ describe("SqliteChangeHead", () => {
     })
   )
 
-  it.scopedLive("outside a transaction, another request's open transaction is not seen, and not waited for", () =>
+  it.live("outside a transaction, another request's open transaction is not seen, and not waited for", () =>
     Effect.gen(function* () {
       const [a] = yield* twoInstances
       const company = companyId()
       const head = Effect.flatMap(ChangeLog.ChangeLog, (log) => log.head(company)).pipe(
         Effect.provide(a as Context.Context<ChangeLog.ChangeLog>),
-        Effect.timeoutFail({ duration: "2 seconds", onTimeout: () => "waited" as const })
+        Effect.timeoutOrElse({ duration: "2 seconds", orElse: () => Effect.fail("waited" as const) })
       )
       yield* appendOn(a, company)
       const transactor = Context.get(a as Context.Context<Transactor.Transactor>, Transactor.Transactor)
@@ -186,7 +186,7 @@ describe("SqliteChangeHead", () => {
               if (outcome === "rolls back") return yield* Effect.fail("roll back" as const)
             })
           )
-          .pipe(Effect.exit, Effect.fork)
+          .pipe(Effect.exit, Effect.forkChild)
         yield* Deferred.await(appended)
         // The append is on the writer, not committed: the feed must not pass it yet.
         expect(yield* head).toBe(1)
@@ -199,7 +199,7 @@ describe("SqliteChangeHead", () => {
 })
 
 describe("the client's two connections", () => {
-  it.scoped(
+  it.effect(
     "queries outside a transaction go to the reader; writes, PRAGMAs and everything in a transaction to the writer",
     () =>
       Effect.gen(function* () {
@@ -220,19 +220,20 @@ describe("the client's two connections", () => {
         // A statement the reader cannot prepare (a table created in an open transaction) runs in the transaction.
         expect(
           yield* sql.withTransaction(
-            Effect.zipRight(sql`CREATE TABLE fresh (v INTEGER)`, sql`SELECT count(*) AS n FROM fresh`)
+            Effect.andThen(sql`CREATE TABLE fresh (v INTEGER)`, sql`SELECT count(*) AS n FROM fresh`)
           )
         ).toEqual([{ n: 0 }])
         expect(yield* sql`SELECT count(*) AS n FROM fresh`).toEqual([{ n: 0 }])
-        // Failures are the client's usual SqlError, with the driver's code.
+        // Failures are the client's usual SqlError, with the driver's error and its SQLite result code.
         const missing = yield* Effect.flip(sql`SELECT * FROM no_such_table`)
         expect(missing._tag).toBe("SqlError")
-        expect((missing.cause as { readonly code?: string }).code).toBe("SQLITE_ERROR")
+        const driver = missing.reason.cause as { readonly code?: string; readonly errcode?: number }
+        expect([driver.code, driver.errcode]).toEqual(["ERR_SQLITE_ERROR", 1])
       })
   )
 
-  it.scoped(
-    "with tracing on, every statement is a sql.execute span: reads on the reader and a transaction's alike",
+  it.effect(
+    "with tracing on, every statement is a span named after the database system: reads on the reader and a transaction's alike",
     () =>
       Effect.gen(function* () {
         const [a] = yield* twoInstances
@@ -250,9 +251,11 @@ describe("the client's two connections", () => {
         const traced = <A, E>(effect: Effect.Effect<A, E>) =>
           effect.pipe(Effect.withTracer(tracer), Effect.withTracerEnabled(true))
         yield* traced(sql`SELECT ${1} AS outside`)
-        yield* traced(sql.withTransaction(Effect.zipRight(sql`SELECT ${2} AS inside`, sql`PRAGMA foreign_keys`)))
+        yield* traced(sql.withTransaction(Effect.andThen(sql`SELECT ${2} AS inside`, sql`PRAGMA foreign_keys`)))
+        // effect/sql names a statement's span as OpenTelemetry's database conventions do: `db.system.name`
+        // when the client has no `db.namespace` nor server address, as a SQLite file has not.
         const statements = spans
-          .filter((span) => span.name === "sql.execute")
+          .filter((span) => span.name === "sqlite")
           .map((span) => [span.attributes.get("db.query.text"), span.attributes.get("db.system.name")])
         expect(statements).toEqual([
           ["SELECT ? AS outside", "sqlite"],
@@ -262,11 +265,11 @@ describe("the client's two connections", () => {
         expect(spans.map((span) => span.name)).toContain("sql.transaction")
         spans.length = 0
         yield* sql`SELECT ${3} AS untraced`.pipe(Effect.withTracer(tracer), Effect.withTracerEnabled(false))
-        expect(spans.filter((span) => span.name === "sql.execute")).toEqual([])
+        expect(spans.filter((span) => span.name === "sqlite")).toEqual([])
       })
   )
 
-  it.scopedLive("the ports read committed data outside a transaction, never another request's open one", () =>
+  it.live("the ports read committed data outside a transaction, never another request's open one", () =>
     Effect.gen(function* () {
       const [a] = yield* twoInstances
       const company = companyId()
@@ -290,15 +293,15 @@ describe("the client's two connections", () => {
               if (outcome === "rolls back") return yield* Effect.fail("roll back" as const)
             })
           )
-          .pipe(Effect.exit, Effect.fork)
+          .pipe(Effect.exit, Effect.forkChild)
         yield* Deferred.await(written)
         const outside = repository
           .get(company, "products", product.id)
-          .pipe(Effect.timeoutFail({ duration: "2 seconds", onTimeout: () => "waited" }))
+          .pipe(Effect.timeoutOrElse({ duration: "2 seconds", orElse: () => Effect.fail("waited") }))
         expect(Option.isNone(yield* outside)).toBe(true)
         const listed = repository
           .list(company, "products", { limit: 10 })
-          .pipe(Effect.timeoutFail({ duration: "2 seconds", onTimeout: () => "waited" }))
+          .pipe(Effect.timeoutOrElse({ duration: "2 seconds", orElse: () => Effect.fail("waited") }))
         expect(yield* listed).toEqual([])
         yield* Deferred.succeed(release, undefined)
         expect(Exit.isSuccess(yield* Fiber.join(writer))).toBe(outcome === "commits")
@@ -307,7 +310,7 @@ describe("the client's two connections", () => {
     })
   )
 
-  it.scoped("an in-memory database is one connection: the ports read on the writer", () =>
+  it.effect("an in-memory database is one connection: the ports read on the writer", () =>
     Effect.gen(function* () {
       const memory = yield* Layer.build(sqliteLayer({ filename: ":memory:" }))
       const repository = Context.get(
@@ -322,7 +325,7 @@ describe("the client's two connections", () => {
 })
 
 describe("SqliteAccountsVersion", () => {
-  it.scoped("keeps its version while nothing commits and sees another connection's commit at once", () =>
+  it.effect("keeps its version while nothing commits and sees another connection's commit at once", () =>
     Effect.gen(function* () {
       const [a, b] = yield* twoInstances
       const version = yield* Layer.build(SqliteAccountsVersion.layer.pipe(Layer.provide(Layer.succeedContext(a))))
@@ -342,7 +345,7 @@ describe("SqliteAccountsVersion", () => {
     })
   )
 
-  it.scoped("is unknown while a transaction holds the writer and something committed, so nothing older is kept", () =>
+  it.effect("is unknown while a transaction holds the writer and something committed, so nothing older is kept", () =>
     Effect.gen(function* () {
       const [a, b] = yield* twoInstances
       const version = yield* Layer.build(SqliteAccountsVersion.layer.pipe(Layer.provide(Layer.succeedContext(a))))

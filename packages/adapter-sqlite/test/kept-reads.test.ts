@@ -1,7 +1,7 @@
 import { join } from "node:path"
 import { CatalogRepository, type Ids, Mappings, type StoredRecord } from "@catalog-sync/core"
-import { SqlClient } from "@effect/sql"
-import type { Connection } from "@effect/sql/SqlConnection"
+import { SqlClient } from "effect/sql"
+import type { Connection } from "effect/sql/SqlConnection"
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Layer, Option } from "effect"
 import { layer as sqliteLayer } from "../src/index.js"
@@ -42,7 +42,7 @@ const revisionOf = (read: Option.Option<{ readonly record: StoredRecord.StoredRe
   Option.map(read, ({ record }) => record.revision)
 
 describe("records read by id on SQLite", () => {
-  it.scoped("are kept until any connection commits, another process's included", () =>
+  it.effect("are kept until any connection commits, another process's included", () =>
     Effect.gen(function* () {
       const { seen, server, cli } = yield* serverAndCli
       const company = companyId()
@@ -79,7 +79,7 @@ describe("records read by id on SQLite", () => {
     })
   )
 
-  it.scoped("are never kept inside a transaction: a rolled-back write is not read afterwards", () =>
+  it.effect("are never kept inside a transaction: a rolled-back write is not read afterwards", () =>
     Effect.gen(function* () {
       const { seen, server } = yield* serverAndCli
       const company = companyId()
@@ -106,7 +106,7 @@ describe("records read by id on SQLite", () => {
     })
   )
 
-  it.scoped("a record that is not there is read again each time", () =>
+  it.effect("a record that is not there is read again each time", () =>
     Effect.gen(function* () {
       const { seen, server } = yield* serverAndCli
       const get = server.catalog.getMapped(

@@ -1,8 +1,8 @@
 import { join } from "node:path"
 import { Accounts, ApiKey, type Company, type Ids } from "@catalog-sync/core"
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Deferred, Effect, Exit, Fiber, Layer, Option } from "effect"
+import { Context, Deferred, Effect, Exit, Fiber, Layer, Option, References } from "effect"
 import { layer as sqliteLayer } from "../src/index.js"
 import { companyId, connectionId } from "./fixtures.js"
 import { tempDir } from "./support.js"
@@ -36,10 +36,10 @@ const forkedTransaction = <E>(sql: SqlClient.SqlClient, body: Effect.Effect<unkn
           if (rollBack) return yield* Effect.fail("roll back" as const)
         })
       )
-      .pipe(Effect.exit, Effect.fork)
+      .pipe(Effect.exit, Effect.forkChild)
     return {
       opened: Deferred.await(opened),
-      end: Effect.zipRight(Deferred.succeed(release, undefined), Fiber.join(fiber))
+      end: Effect.andThen(Deferred.succeed(release, undefined), Fiber.join(fiber))
     }
   })
 
@@ -49,7 +49,9 @@ const heldTransaction = <E>(sql: SqlClient.SqlClient, body: Effect.Effect<unknow
 
 /** Answers within 2 s: a read outside a transaction never waits for another fiber's transaction to end. */
 const promptly = <A, E>(effect: Effect.Effect<A, E>) =>
-  effect.pipe(Effect.timeoutFail({ duration: "2 seconds", onTimeout: () => "waited for the transaction" as const }))
+  effect.pipe(
+    Effect.timeoutOrElse({ duration: "2 seconds", orElse: () => Effect.fail("waited for the transaction" as const) })
+  )
 
 const count = (sql: SqlClient.SqlClient) =>
   Effect.map(sql<{ readonly n: number }>`SELECT count(*) AS n FROM probe`, (rows) => rows[0]!.n)
@@ -73,8 +75,10 @@ const besideTransaction = <A, E>(
 ) =>
   Effect.gen(function* () {
     const busy = yield* heldTransaction(sql, Effect.void)
-    const delayed = Effect.zipRight(Effect.replicateEffect(Effect.void, phase), outside)
-    const started = yield* Effect.fork(Effect.withMaxOpsBeforeYield(delayed, opsBeforeYield))
+    const delayed = Effect.andThen(Effect.replicateEffect(Effect.void, phase), outside)
+    const started = yield* Effect.forkChild(
+      Effect.provideService(delayed, References.MaxOpsBeforeYield, opsBeforeYield)
+    )
     yield* Effect.sleep("20 millis")
     const second = yield* forkedTransaction(sql, body, true)
     yield* Effect.sleep("20 millis")
@@ -86,7 +90,7 @@ const besideTransaction = <A, E>(
 const phases = Array.from({ length: opsBeforeYield + 2 }, (_, phase) => phase)
 
 describe("statements outside a transaction on the server's client", () => {
-  it.scopedLive("never run inside another fiber's transaction: a read does not see its uncommitted write", () =>
+  it.live("never run inside another fiber's transaction: a read does not see its uncommitted write", () =>
     Effect.gen(function* () {
       const { sql } = yield* serverAndCli
       for (const phase of phases) {
@@ -103,7 +107,7 @@ describe("statements outside a transaction on the server's client", () => {
     })
   )
 
-  it.scopedLive("never run inside another fiber's transaction: a write is not rolled back with it", () =>
+  it.live("never run inside another fiber's transaction: a write is not rolled back with it", () =>
     Effect.gen(function* () {
       const { sql } = yield* serverAndCli
       for (const phase of phases) {
@@ -119,7 +123,7 @@ describe("statements outside a transaction on the server's client", () => {
     })
   )
 
-  it.scopedLive("a read answers at once while another fiber's transaction is open, from the latest commit", () =>
+  it.live("a read answers at once while another fiber's transaction is open, from the latest commit", () =>
     Effect.gen(function* () {
       const { sql, cliSql } = yield* serverAndCli
       // The transaction's first read fixes its snapshot of the database (WAL); the CLI commits after it.
@@ -130,7 +134,7 @@ describe("statements outside a transaction on the server's client", () => {
     })
   )
 
-  it.scopedLive("a key the CLI creates is accepted at once, while a transaction is open on the server's client", () =>
+  it.live("a key the CLI creates is accepted at once, while a transaction is open on the server's client", () =>
     Effect.gen(function* () {
       const { server, cli, sql } = yield* serverAndCli
       const accountsOf = (instance: Context.Context<never>) =>

@@ -8,7 +8,7 @@ import {
   SqlMappings
 } from "@catalog-sync/adapter-sql"
 import { CatalogRepository, ChangeLog, type Ids, Mappings, Transactor } from "@catalog-sync/core"
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Cause, Deferred, Effect, Exit, Fiber, Layer, Option } from "effect"
 import { layer as sqliteLayer, Migrations, SqliteLive } from "../src/index.js"
@@ -23,7 +23,7 @@ const count = (table: string, company: Ids.CompanyId) =>
   )
 
 describe("SqliteLive", () => {
-  it.scoped("applies the migrations once; running them again, or reopening the file, changes nothing", () =>
+  it.effect("applies the migrations once; running them again, or reopening the file, changes nothing", () =>
     Effect.gen(function* () {
       const filename = join(yield* tempDir, "nested", "catalog.db")
       const open = Effect.flatMap(Layer.build(SqliteLive({ filename })), (context) =>
@@ -72,7 +72,7 @@ describe("SqliteLive", () => {
     })
   )
 
-  it.scoped("migration 0008 fills the component index of bundles written before it", () =>
+  it.effect("migration 0008 fills the component index of bundles written before it", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const repo = yield* CatalogRepository.CatalogRepository
@@ -88,7 +88,7 @@ describe("SqliteLive", () => {
     }).pipe(Effect.provide(SqlCatalogRepository.layer.pipe(Layer.provideMerge(tempLayer()))))
   )
 
-  it.scoped("opens the database in WAL mode with foreign keys, synchronous NORMAL and the busy timeout", () =>
+  it.effect("opens the database in WAL mode with foreign keys, synchronous NORMAL and the busy timeout", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const pragma = (name: string) =>
@@ -100,7 +100,7 @@ describe("SqliteLive", () => {
     }).pipe(Effect.provide(tempLayer({ busyTimeout: "1234 millis" })))
   )
 
-  it.scoped("reports lock contention from another connection as a retryable PersistenceError", () =>
+  it.effect("reports lock contention from another connection as a retryable PersistenceError", () =>
     Effect.gen(function* () {
       const filename = join(yield* tempDir, "catalog.db")
       const mine = yield* Layer.build(sqliteLayer({ filename, busyTimeout: "50 millis" }))
@@ -109,14 +109,14 @@ describe("SqliteLive", () => {
       const locked = yield* Deferred.make<void>()
       const release = yield* Deferred.make<void>()
       // The other connection takes the write lock and keeps its transaction open.
-      const holder = yield* Effect.fork(
+      const holder = yield* Effect.forkChild(
         Effect.gen(function* () {
           const tx = yield* Transactor.Transactor
           const repo = yield* CatalogRepository.CatalogRepository
           yield* tx.withTransaction(
             repo
               .insert(record(company))
-              .pipe(Effect.zipRight(Deferred.succeed(locked, undefined)), Effect.zipRight(Deferred.await(release)))
+              .pipe(Effect.andThen(Deferred.succeed(locked, undefined)), Effect.andThen(Deferred.await(release)))
           )
         }).pipe(Effect.provide(theirs))
       )
@@ -177,7 +177,7 @@ layer(tempLayer())("SQL persistence adapter on SQLite", (it) => {
       const foreignUpdate = yield* Effect.exit(
         repo.update({ ...product, companyId: b, revision: 2, data: { name: "Stolen" } }, 1)
       )
-      expect(Exit.isFailure(foreignUpdate) && Cause.isDie(foreignUpdate.cause)).toBe(true)
+      expect(Exit.isFailure(foreignUpdate) && Cause.hasDies(foreignUpdate.cause)).toBe(true)
       expect(Option.getOrThrow(yield* repo.get(a, "products", product.id))).toEqual(product)
       // Ids and external ids of another company never collide.
       yield* repo.insert({ ...product, companyId: b })
@@ -192,12 +192,12 @@ layer(tempLayer())("SQL persistence adapter on SQLite", (it) => {
       const r = record(companyId())
       yield* repo.insert(r)
       const results = yield* Effect.all(
-        ["Chair", "Stool"].map((name) => Effect.either(repo.update({ ...r, revision: 2, data: { name } }, 1))),
+        ["Chair", "Stool"].map((name) => Effect.result(repo.update({ ...r, revision: 2, data: { name } }, 1))),
         { concurrency: "unbounded" }
       )
-      const lost = results.filter((result) => result._tag === "Left")
+      const lost = results.filter((result) => result._tag === "Failure")
       expect(lost).toHaveLength(1)
-      expect(lost[0]!.left).toMatchObject({ _tag: "RevisionConflict", current_revision: 2, expected_revision: 1 })
+      expect(lost[0]!.failure).toMatchObject({ _tag: "RevisionConflict", current_revision: 2, expected_revision: 1 })
       expect(Option.getOrThrow(yield* repo.get(r.companyId, "products", r.id)).revision).toBe(2)
     })
   )
@@ -283,7 +283,7 @@ layer(tempLayer())("SQL persistence adapter on SQLite", (it) => {
       yield* tx.withTransaction(
         Effect.gen(function* () {
           yield* repo.insert(kept)
-          yield* Effect.either(tx.withTransaction(Effect.zipRight(repo.insert(dropped), Effect.fail("inner"))))
+          yield* Effect.result(tx.withTransaction(Effect.andThen(repo.insert(dropped), Effect.fail("inner"))))
         })
       )
       expect((yield* repo.list(company, "products", { limit: 10 })).map((r) => r.id)).toEqual([kept.id])
@@ -320,7 +320,7 @@ layer(tempLayer())("SQL persistence adapter on SQLite", (it) => {
       const r = record(companyId())
       yield* repo.insert(r)
       const exit = yield* Effect.exit(repo.insert(r))
-      expect(Exit.isFailure(exit) && Cause.isDie(exit.cause)).toBe(true)
+      expect(Exit.isFailure(exit) && Cause.hasDies(exit.cause)).toBe(true)
     })
   )
 

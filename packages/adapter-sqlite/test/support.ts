@@ -12,4 +12,4 @@ export const tempDir = Effect.acquireRelease(
 
 /** The SQLite ports on a fresh database file in a temp folder that lives as long as the layer. */
 export const tempLayer = (options: Omit<SqliteConfig, "filename"> = {}) =>
-  Layer.unwrapScoped(Effect.map(tempDir, (dir) => layer({ ...options, filename: join(dir, "catalog.db") })))
+  Layer.unwrap(Effect.map(tempDir, (dir) => layer({ ...options, filename: join(dir, "catalog.db") })))

@@ -128,7 +128,7 @@ export const sweepTemporaryFiles = (root: string, nowMillis: number) =>
 
 /** MediaStorage under `root`; at start, a background sweep removes what crashed writes left there. */
 export const layer = (root: string): Layer.Layer<MediaStorage.MediaStorage> =>
-  Layer.scoped(
+  Layer.effect(
     MediaStorage.MediaStorage,
     Effect.as(
       Effect.forkScoped(
@@ -139,7 +139,7 @@ export const layer = (root: string): Layer.Layer<MediaStorage.MediaStorage> =>
               ? Effect.logInfo(`removed ${removed} temporary media files left by interrupted writes`)
               : Effect.void
           ),
-          Effect.catchAll((error) => Effect.logWarning("media folder sweep failed", error))
+          Effect.catch((error) => Effect.logWarning("media folder sweep failed", error))
         )
       ),
       make(root)

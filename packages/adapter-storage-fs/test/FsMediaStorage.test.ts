@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync 
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
-const tempRoot = Layer.unwrapScoped(
+const tempRoot = Layer.unwrap(
   Effect.map(
     Effect.acquireRelease(
       Effect.sync(() => mkdtempSync(join(tmpdir(), "media-fs-"))),
@@ -109,7 +109,7 @@ describe("FsMediaStorage", () => {
           writeFileSync(join(root, "acme", name), "x")
           utimesSync(join(root, "acme", name), hoursAgo(age), hoursAgo(age))
         }
-        yield* Effect.scoped(Layer.build(FsMediaStorage.layer(root)).pipe(Effect.zipRight(Effect.sleep("200 millis"))))
+        yield* Effect.scoped(Layer.build(FsMediaStorage.layer(root)).pipe(Effect.andThen(Effect.sleep("200 millis"))))
         expect(readdirSync(join(root, "acme")).sort()).toEqual([".tmp-young", "k.webp"])
         expect(yield* FsMediaStorage.sweepTemporaryFiles(join(root, "missing"), Date.now())).toBe(0)
         rmSync(root, { recursive: true, force: true })
@@ -120,7 +120,7 @@ describe("FsMediaStorage", () => {
 
 runMediaStagingConformance(
   "filesystem",
-  Layer.unwrapScoped(
+  Layer.unwrap(
     Effect.map(
       Effect.acquireRelease(
         Effect.sync(() => mkdtempSync(join(tmpdir(), "media-fs-staging-"))),

@@ -150,7 +150,7 @@ export const make = (client: S3Client, settings: S3Settings) => {
         Option.getOrUndefined
       ),
     read: (folder, key) =>
-      Stream.unwrapScoped(
+      Stream.unwrap(
         Effect.gen(function* () {
           const body = yield* s3.body("cannot read the media file", yield* s3.keyOf(folder, key))
           return body === undefined
@@ -290,7 +290,7 @@ export const makeStaging = (client: S3Client, settings: S3Settings) => {
 
 /** Both media ports over one client, closed with the layer. */
 export const layer = (settings: S3Settings): Layer.Layer<MediaStorage.MediaStorage | MediaStorage.MediaStaging> =>
-  Layer.unwrapScoped(
+  Layer.unwrap(
     Effect.map(
       Effect.acquireRelease(
         Effect.sync(() => makeClient(settings)),

@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-import { Data, Effect, Either, Option, Redacted } from "effect"
+import { Data, Effect, Option, Redacted, Result } from "effect"
 import { randomBytes } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
 import { createRequire } from "node:module"
@@ -92,7 +92,7 @@ export const startS3 = (options: { readonly bucket?: string } = {}) =>
       region: "us-east-1",
       endpoint: Option.some(endpoint),
       forcePathStyle: true,
-      prefix: Either.getOrThrow(normalizePrefix(choice.prefix ?? "")),
+      prefix: Result.getOrThrow(normalizePrefix(choice.prefix ?? "")),
       keys: Option.some({
         accessKeyId: choice.accessKeyId ?? accessKeyId,
         secretAccessKey: Redacted.make(secretAccessKey),

@@ -1,15 +1,15 @@
 import { S3Errors, S3Settings } from "@catalog-sync/adapter-storage-s3"
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Either, Option, Redacted } from "effect"
+import { ConfigProvider, Effect, Option, Redacted, Result } from "effect"
 import fc from "fast-check"
 
 const load = (env: Record<string, string>) =>
-  Effect.either(Effect.withConfigProvider(S3Settings.S3Config, ConfigProvider.fromMap(new Map(Object.entries(env)))))
+  Effect.result(S3Settings.S3Config.parse(ConfigProvider.fromEnvRecord(env)))
 
 describe("S3 settings", () => {
   it.effect("reads the bucket, endpoint, path style, prefix and keys; the secret stays redacted", () =>
     Effect.gen(function* () {
-      const settings = Either.getOrThrow(
+      const settings = Result.getOrThrow(
         yield* load({
           S3_BUCKET: "furniture-media",
           S3_ENDPOINT: "http://127.0.0.1:9000",
@@ -31,7 +31,7 @@ describe("S3 settings", () => {
       expect(String(keys.secretAccessKey)).not.toContain("very-secret")
       expect(Redacted.value(keys.secretAccessKey)).toBe("very-secret")
       // Without keys the AWS credential chain applies; region defaults like the SDK's.
-      const chain = Either.getOrThrow(yield* load({ S3_BUCKET: "media" }))
+      const chain = Result.getOrThrow(yield* load({ S3_BUCKET: "media" }))
       expect({ keys: chain.keys, region: chain.region, prefix: chain.prefix, path: chain.forcePathStyle }).toEqual({
         keys: Option.none(),
         region: "us-east-1",
@@ -56,8 +56,8 @@ describe("S3 settings", () => {
       ]
       for (const [env, variable] of cases) {
         const result = yield* load(env)
-        expect(Either.isLeft(result), JSON.stringify(env)).toBe(true)
-        if (Either.isLeft(result)) expect(String(result.left)).toContain(variable)
+        expect(Result.isFailure(result), JSON.stringify(env)).toBe(true)
+        if (Result.isFailure(result)) expect(String(result.failure)).toContain(variable)
       }
     })
   )
@@ -113,9 +113,9 @@ describe("S3 settings", () => {
   })
 
   it("normalizes prefixes to folder form", () => {
-    expect(S3Settings.normalizePrefix("")).toEqual(Either.right(""))
-    expect(S3Settings.normalizePrefix("a/b")).toEqual(Either.right("a/b/"))
-    expect(S3Settings.normalizePrefix("a/b/")).toEqual(Either.right("a/b/"))
-    expect(Either.isLeft(S3Settings.normalizePrefix("a//b"))).toBe(true)
+    expect(S3Settings.normalizePrefix("")).toEqual(Result.succeed(""))
+    expect(S3Settings.normalizePrefix("a/b")).toEqual(Result.succeed("a/b/"))
+    expect(S3Settings.normalizePrefix("a/b/")).toEqual(Result.succeed("a/b/"))
+    expect(Result.isFailure(S3Settings.normalizePrefix("a//b"))).toBe(true)
   })
 })

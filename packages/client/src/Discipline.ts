@@ -4,8 +4,8 @@
  * and jitter (honouring Retry-After), and pacing from the RateLimit headers. A retry re-sends the very
  * same request, so a write keeps its Idempotency-Key on every retry.
  */
-import { HttpClient, type HttpClientError, HttpClientRequest, HttpClientResponse } from "@effect/platform"
-import { Clock, Duration, Effect, FiberRef, Random, Ref } from "effect"
+import { Clock, Context, Duration, Effect, Random, Ref } from "effect"
+import { HttpClient, type HttpClientError, HttpClientRequest, HttpClientResponse } from "effect/http"
 import type { Pacer } from "./Pacer.js"
 
 /** Retry policy; the defaults suit an interactive connector. */
@@ -13,11 +13,11 @@ export interface RetryOptions {
   /** Attempts in all, the first included (default 5). */
   readonly maxAttempts?: number
   /** First backoff (default 250 ms); doubles on each retry. */
-  readonly baseDelay?: Duration.DurationInput
+  readonly baseDelay?: Duration.Input
   /** Upper bound of one backoff (default 10 s). */
-  readonly maxDelay?: Duration.DurationInput
+  readonly maxDelay?: Duration.Input
   /** Upper bound of a server-requested Retry-After wait (default 120 s). */
-  readonly maxRetryAfter?: Duration.DurationInput
+  readonly maxRetryAfter?: Duration.Input
 }
 
 /** The key, the User-Agent, and the retry and pacing of a client's requests. */
@@ -46,9 +46,10 @@ export interface CallTrace {
   contentType?: string
 }
 
-/** The trace of the current call; the client sets a fresh one around each call. */
-export const currentCall: FiberRef.FiberRef<CallTrace | undefined> = FiberRef.unsafeMake<CallTrace | undefined>(
-  undefined
+/** The trace of the current call; the client provides a fresh one around each call. */
+export const currentCall: Context.Reference<CallTrace | undefined> = Context.Reference<CallTrace | undefined>(
+  "@catalog-sync/client/Discipline/currentCall",
+  { defaultValue: () => undefined }
 )
 
 /** Statuses that are worth repeating: the spec says to retry them with the same Idempotency-Key. */
@@ -104,13 +105,13 @@ export const backoff = (retry: number, base: Duration.Duration, max: Duration.Du
 /** Wraps an HttpClient with the spec's client discipline. */
 export const discipline = (options: DisciplineOptions) => {
   const maxAttempts = Math.max(1, options.retry?.maxAttempts ?? 5)
-  const base = Duration.decode(options.retry?.baseDelay ?? "250 millis")
-  const max = Duration.decode(options.retry?.maxDelay ?? "10 seconds")
-  const maxRetryAfter = Duration.decode(options.retry?.maxRetryAfter ?? "120 seconds")
+  const base = Duration.fromInputUnsafe(options.retry?.baseDelay ?? "250 millis")
+  const max = Duration.fromInputUnsafe(options.retry?.maxDelay ?? "10 seconds")
+  const maxRetryAfter = Duration.fromInputUnsafe(options.retry?.maxRetryAfter ?? "120 seconds")
   const paceBelow = options.paceBelow ?? 5
   const userAgent = `${options.appName}/${options.appVersion}`
   // Shared by every request of the client: the key's budget is per key, not per call.
-  const window = Ref.unsafeMake<RateWindow | undefined>(undefined)
+  const window = Ref.makeUnsafe<RateWindow | undefined>(undefined)
 
   const pace = Effect.gen(function* () {
     if (paceBelow <= 0) return
@@ -127,7 +128,7 @@ export const discipline = (options: DisciplineOptions) => {
 
   const observe = (response: HttpClientResponse.HttpClientResponse) =>
     Effect.gen(function* () {
-      const trace = yield* FiberRef.get(currentCall)
+      const trace = yield* currentCall
       if (trace !== undefined) {
         trace.status = response.status
         const contentType = response.headers["content-type"]
@@ -157,21 +158,25 @@ export const discipline = (options: DisciplineOptions) => {
           n: number
         ): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> =>
           pace.pipe(
-            Effect.zipRight(options.pacer?.take ?? Effect.void),
-            Effect.zipRight(FiberRef.get(currentCall)),
-            Effect.tap((trace) => void (trace === undefined ? undefined : (trace.sent = true))),
-            Effect.zipRight(Effect.either(send)),
+            Effect.andThen(options.pacer?.take ?? Effect.void),
+            Effect.andThen(currentCall),
+            Effect.tap((trace) =>
+              Effect.sync(() => {
+                if (trace !== undefined) trace.sent = true
+              })
+            ),
+            Effect.andThen(Effect.result(send)),
             Effect.flatMap((result) => {
-              if (result._tag === "Left") {
+              if (result._tag === "Failure") {
                 // Only transport failures are transient; a request we could not even build is not.
-                if (result.left._tag !== "RequestError" || result.left.reason !== "Transport" || n >= maxAttempts)
-                  return Effect.fail(result.left)
+                if (result.failure.reason._tag !== "TransportError" || n >= maxAttempts)
+                  return Effect.fail(result.failure)
                 return Effect.flatMap(backoff(n, base, max), (delay) =>
-                  Effect.zipRight(Effect.sleep(delay), attempt(n + 1))
+                  Effect.andThen(Effect.sleep(delay), attempt(n + 1))
                 )
               }
-              const response = result.right
-              return Effect.zipRight(
+              const response = result.success
+              return Effect.andThen(
                 observe(response),
                 Effect.flatMap(classify(response), (checked) => {
                   if (!checked.retry || n >= maxAttempts) return Effect.succeed(checked.response)
@@ -181,8 +186,8 @@ export const discipline = (options: DisciplineOptions) => {
                       ? backoff(n, base, max)
                       : Effect.succeed(Duration.min(Duration.seconds(retryAfter), maxRetryAfter))
                   // Drain the refused answer so its connection can be reused.
-                  return Effect.flatMap(Effect.zipRight(Effect.ignore(checked.response.text), wait), (delay) =>
-                    Effect.zipRight(Effect.sleep(delay), attempt(n + 1))
+                  return Effect.flatMap(Effect.andThen(Effect.ignore(checked.response.text), wait), (delay) =>
+                    Effect.andThen(Effect.sleep(delay), attempt(n + 1))
                   )
                 })
               )

@@ -5,8 +5,8 @@
  */
 import { ApiErrors } from "@catalog-sync/contract"
 import { PlainIssues } from "@catalog-sync/contract"
-import type { HttpClientError } from "@effect/platform"
-import { Data, ParseResult } from "effect"
+import { Data, Schema } from "effect"
+import { HttpClientError } from "effect/http"
 
 /** Every `error.code` listed in docs/errors.md; the server may add codes within v1, hence `string`. */
 export type ErrorCode =
@@ -108,7 +108,7 @@ export class InvalidRequest extends Data.TaggedError("InvalidRequest")<{
   readonly cause: unknown
 }> {}
 
-const invalidRequest = (error: ParseResult.ParseError) => {
+const invalidRequest = (error: Schema.SchemaError) => {
   const details = PlainIssues.plainIssues(error)
   return new InvalidRequest({
     code: "validation_failed",
@@ -174,20 +174,21 @@ export const fromRaw = (
         : new CatalogSyncError({ ...fields, code })
     }
   }
-  const tagged = error as Partial<HttpClientError.HttpClientError>
-  if (tagged?._tag === "RequestError")
-    return new NetworkError({ message: tagged.message ?? "request failed", cause: error })
-  if (tagged?._tag === "ResponseError") {
-    const response = tagged.response
-    const contentType = response?.headers["content-type"]
+  if (HttpClientError.isHttpClientError(error)) {
+    const reason = error.reason
+    // The request could not be sent (transport, encoding, URL): no answer to describe.
+    if (reason._tag === "TransportError" || reason._tag === "EncodeError" || reason._tag === "InvalidUrlError")
+      return new NetworkError({ message: error.message, cause: error })
+    const response = reason.response
+    const contentType = response.headers["content-type"]
     return new UnexpectedResponse({
-      message: `unexpected ${response?.status ?? "?"} answer (${contentType ?? "no content type"}); a non-JSON 403 may come from a network security layer`,
-      ...(response === undefined ? {} : { status: response.status }),
+      message: `unexpected ${response.status} answer (${contentType ?? "no content type"}); a non-JSON 403 may come from a network security layer`,
+      status: response.status,
       ...(contentType === undefined ? {} : { contentType }),
       cause: error
     })
   }
-  if (ParseResult.isParseError(error) && trace?.sent === false) {
+  if (Schema.isSchemaError(error) && trace?.sent === false) {
     return invalidRequest(error)
   }
   if (trace?.status !== undefined) {
@@ -199,7 +200,7 @@ export const fromRaw = (
       cause: error
     })
   }
-  if (ParseResult.isParseError(error))
+  if (Schema.isSchemaError(error))
     return new UnexpectedResponse({ message: `the answer does not match the contract: ${error.message}`, cause: error })
   return new UnexpectedResponse({ message: String((error as { message?: unknown })?.message ?? error), cause: error })
 }

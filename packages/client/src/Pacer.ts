@@ -25,7 +25,7 @@ export interface Pacer {
 export interface PacerOptions {
   /** Requests per window assumed until a response tells the limit (spec: 120 per key per minute). */
   readonly limit?: number
-  readonly window?: Duration.DurationInput
+  readonly window?: Duration.Input
   /** How many times the observed limit this pacer may send (5 for the company-wide limit of a key's headers). */
   readonly limitFactor?: number
   /** Requests kept in hand below the limit, for timer jitter and requests in flight. */
@@ -58,7 +58,7 @@ export const spacing = (options: {
  */
 export const make = (options: PacerOptions = {}): Effect.Effect<Pacer, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const windowMillis = Duration.toMillis(Duration.decode(options.window ?? "1 minute"))
+    const windowMillis = Duration.toMillis(Duration.fromInputUnsafe(options.window ?? "1 minute"))
     const factor = options.limitFactor ?? 1
     const margin = options.margin ?? 2
     // The headers carry the tighter of the key's and the company's state; the key's limit is the lower one.
@@ -92,10 +92,10 @@ export const make = (options: PacerOptions = {}): Effect.Effect<Pacer, never, Sc
       Effect.tap(() => untilReset),
       Effect.flatMap((deferred) => Deferred.succeed(deferred, undefined))
     )
-    yield* grant.pipe(Effect.repeat(Schedule.addDelayEffect(Schedule.forever, () => delay)), Effect.forkScoped)
+    yield* grant.pipe(Effect.repeat(Schedule.forever.pipe(Schedule.addDelay(() => delay))), Effect.forkScoped)
     return {
       take: Effect.flatMap(Deferred.make<void>(), (deferred) =>
-        Effect.zipRight(Queue.offer(waiting, deferred), Deferred.await(deferred))
+        Effect.andThen(Queue.offer(waiting, deferred), Deferred.await(deferred))
       ),
       observe: (observation, nowMillis) =>
         Ref.update(state, (s) => {
@@ -114,7 +114,7 @@ export const make = (options: PacerOptions = {}): Effect.Effect<Pacer, never, Sc
 
 /** Both pacers must grant a request (a key's own and one shared by every key of the company); both observe. */
 export const both = (first: Pacer, second: Pacer): Pacer => ({
-  take: Effect.zipRight(first.take, second.take),
+  take: Effect.andThen(first.take, second.take),
   observe: (observation, nowMillis) =>
-    Effect.zipRight(first.observe(observation, nowMillis), second.observe(observation, nowMillis))
+    Effect.andThen(first.observe(observation, nowMillis), second.observe(observation, nowMillis))
 })

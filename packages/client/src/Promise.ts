@@ -24,7 +24,7 @@ import {
   type StockWrite,
   type WriteOptions
 } from "./Client.js"
-import { FetchHttpClient, type HttpClient } from "@effect/platform"
+import { FetchHttpClient, type HttpClient } from "effect/http"
 import type { RevisionConflict } from "./Errors.js"
 
 const run = <A>(
@@ -86,7 +86,7 @@ const waitOptions = (options: WaitOptions | undefined) => ({
 export const createClient = (options: ClientOptions) => {
   const runtime = ManagedRuntime.make(FetchHttpClient.layer)
   const client = runtime.runPromise(make(options))
-  const use = <A>(f: (c: Effect.Effect.Success<ReturnType<typeof make>>) => Effect.Effect<A, unknown>) =>
+  const use = <A>(f: (c: Effect.Success<ReturnType<typeof make>>) => Effect.Effect<A, unknown>) =>
     client.then((c) => run(runtime, f(c)))
   const promised = <E>(f: () => Promise<E> | E) => Effect.tryPromise({ try: async () => f(), catch: (error) => error })
 
@@ -179,7 +179,7 @@ export const createClient = (options: ClientOptions) => {
         if (signal === undefined) return effect
         return Effect.raceFirst(
           effect,
-          Effect.async<string>((resume) => {
+          Effect.callback<string>((resume) => {
             const stop = () => resume(Effect.interrupt)
             if (signal.aborted) stop()
             else signal.addEventListener("abort", stop, { once: true })
@@ -209,7 +209,7 @@ export const createClient = (options: ClientOptions) => {
     ) => use((c) => c.readModifyWrite(resource, externalId, (current) => promised(() => modify(current)), options)),
     /**
      * The escape hatch: any endpoint through the contract's own client (with the same credentials,
-     * retries and pacing), e.g. `client.raw((api) => api.products.get({ path: { id } }))`. The answer is
+     * retries and pacing), e.g. `client.raw((api) => api.products.get({ params: { id } }))`. The answer is
      * the endpoint's body; failures reject with the client's tagged errors.
      */
     raw: <A>(call: (api: RawClient) => Effect.Effect<A, unknown>): Promise<A> =>

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { HttpClient, HttpClientError, HttpClientResponse } from "@effect/platform"
-import type { HttpClientRequest } from "@effect/platform"
-import { Effect, Fiber, TestClock } from "effect"
+import { HttpClient, HttpClientError, type HttpClientRequest, HttpClientResponse } from "effect/http"
+import { Effect, Fiber } from "effect"
+import { TestClock } from "effect/testing"
 import { CatalogSyncClient } from "../src/index.js"
 
 const requestId = "0190a5a4-7b4e-7cc2-8d7e-2b1c8f3a9d01"
@@ -36,7 +36,9 @@ const scripted = (answers: ReadonlyArray<Answer>) => {
       seen.push(request)
       if (answer === "network") {
         return Effect.fail(
-          new HttpClientError.RequestError({ request, reason: "Transport", cause: new Error("ECONNRESET") })
+          new HttpClientError.HttpClientError({
+            reason: new HttpClientError.TransportError({ request, cause: new Error("ECONNRESET") })
+          })
         )
       }
       const body = answer.text ?? JSON.stringify(answer.body)
@@ -72,7 +74,7 @@ describe("client discipline", () => {
   it.effect("sends the key and <APP_NAME>/<VERSION>; retries a 503 with the same Idempotency-Key", () =>
     Effect.gen(function* () {
       const { c, seen } = yield* withClient([error(503, "service_unavailable"), "network", written])
-      const fiber = yield* Effect.fork(c.upsert("categories", { external_id: "sofas", name: "Sofas" }))
+      const fiber = yield* Effect.forkChild(c.upsert("categories", { external_id: "sofas", name: "Sofas" }))
       yield* TestClock.adjust("30 seconds")
       const result = yield* Fiber.join(fiber)
       expect(result.outcome).toBe("created")
@@ -104,7 +106,7 @@ describe("client discipline", () => {
         { ...error(429, "rate_limited", { retry_after: 7 }), headers: { "retry-after": "7" } },
         { status: 200, body: { request_id: requestId, status: "ok" } }
       ])
-      const fiber = yield* Effect.fork(c.health)
+      const fiber = yield* Effect.forkChild(c.health)
       yield* TestClock.adjust("6 seconds")
       expect(seen).toHaveLength(1)
       yield* TestClock.adjust("1 second")
@@ -122,7 +124,7 @@ describe("client discipline", () => {
           error(409, "idempotency_in_progress"),
           written
         ])
-        const fiber = yield* Effect.fork(c.upsert("categories", { external_id: "sofas", name: "Sofas" }))
+        const fiber = yield* Effect.forkChild(c.upsert("categories", { external_id: "sofas", name: "Sofas" }))
         yield* TestClock.adjust("30 seconds")
         expect((yield* Fiber.join(fiber)).outcome).toBe("created")
         expect(seen).toHaveLength(3)
@@ -178,7 +180,7 @@ describe("client discipline", () => {
   it.effect("gives up after maxAttempts with the last answer; a non-JSON 403 is an UnexpectedResponse", () =>
     Effect.gen(function* () {
       const { c, seen } = yield* withClient([error(500, "internal_error")], { retry: { maxAttempts: 3 } })
-      const fiber = yield* Effect.fork(Effect.flip(c.health))
+      const fiber = yield* Effect.forkChild(Effect.flip(c.health))
       yield* TestClock.adjust("1 minute")
       expect(yield* Fiber.join(fiber)).toMatchObject({ _tag: "CatalogSyncError", code: "internal_error", status: 500 })
       expect(seen).toHaveLength(3)
@@ -192,7 +194,7 @@ describe("client discipline", () => {
   it.effect("network errors are retried, then reported as NetworkError", () =>
     Effect.gen(function* () {
       const { c, seen } = yield* withClient(["network"], { retry: { maxAttempts: 2 } })
-      const fiber = yield* Effect.fork(Effect.flip(c.health))
+      const fiber = yield* Effect.forkChild(Effect.flip(c.health))
       yield* TestClock.adjust("1 minute")
       expect((yield* Fiber.join(fiber))._tag).toBe("NetworkError")
       expect(seen).toHaveLength(2)
@@ -208,7 +210,7 @@ describe("client discipline", () => {
       }
       const { c, seen } = yield* withClient([ok])
       yield* c.health
-      const fiber = yield* Effect.fork(c.health)
+      const fiber = yield* Effect.forkChild(c.health)
       yield* TestClock.adjust("9 seconds")
       expect(seen).toHaveLength(1)
       yield* TestClock.adjust("1 second")

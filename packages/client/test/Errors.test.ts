@@ -1,12 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Product } from "@catalog-sync/contract"
-import { Either, Schema } from "effect"
+import { Result, Schema } from "effect"
 import { fromRaw } from "../src/Errors.js"
 
 const parseError = (input: unknown) => {
-  const result = Schema.decodeUnknownEither(Product.ProductUpsert, { errors: "all", onExcessProperty: "error" })(input)
-  if (Either.isRight(result)) throw new Error("expected a parse error")
-  return result.left
+  const result = Schema.decodeUnknownResult(Product.ProductUpsert, { errors: "all", onExcessProperty: "error" })(input)
+  if (Result.isSuccess(result)) throw new Error("expected a parse error")
+  return result.failure
 }
 
 describe("client errors", () => {

@@ -1,6 +1,5 @@
-import { HttpApi, OpenApi } from "@effect/platform"
+import { HttpApi, OpenApi } from "effect/http-api"
 import { ErrorDetail } from "./ApiErrors.js"
-import * as ApiErrors from "./ApiErrors.js"
 import {
   BrandsApi,
   CategoriesApi,
@@ -21,33 +20,30 @@ import { documentOpenApi } from "./OpenApiDocument.js"
 
 /** The Catalog Synchronization Integration API v1 contract: one group per resource, under /api/v1. */
 export class Api extends HttpApi.make("catalog-sync")
-  .add(MeApi)
-  .add(ProductsApi)
-  .add(CategoriesApi)
-  .add(CollectionsApi)
-  .add(BrandsApi)
-  .add(CustomizationTypesApi)
-  .add(CustomizationGroupsApi)
-  .add(CustomizationOptionsApi)
-  .add(ChangesApi)
-  .add(InventoryApi)
-  .add(ImportsApi)
-  .add(JobsApi)
-  .add(MediaApi)
+  .add(
+    MeApi,
+    ProductsApi,
+    CategoriesApi,
+    CollectionsApi,
+    BrandsApi,
+    CustomizationTypesApi,
+    CustomizationGroupsApi,
+    CustomizationOptionsApi,
+    ChangesApi,
+    InventoryApi,
+    ImportsApi,
+    JobsApi,
+    MediaApi
+  )
   .prefix("/api/v1")
   .add(SystemApi)
-  // Errors any request can meet. 401, 403 and 429 come with Authentication (every group but the probes),
-  // 404 and 409 are declared where they can happen (reads by id, writes).
-  .addError(ApiErrors.BadRequest)
-  .addError(ApiErrors.PayloadTooLarge)
-  .addError(ApiErrors.UnsupportedMediaType)
-  .addError(ApiErrors.Unprocessable)
-  .addError(ApiErrors.RequestTimeout)
-  .addError(ApiErrors.RequestHeadersTooLarge)
-  .addError(ApiErrors.InternalError)
-  .addError(ApiErrors.ServiceUnavailable)
+  // Errors any request can meet are declared on each endpoint (`ApiErrors.requestErrors`): Effect 4 has
+  // no API-wide errors.
+  // Unknown query parameters and body keys are refused, as core's strict body schemas do.
+  .annotate(HttpApi.QueryParseOptions, { onExcessProperty: "error" })
+  .annotate(HttpApi.PayloadParseOptions, { onExcessProperty: "error" })
   .annotate(HttpApi.AdditionalSchemas, [ErrorDetail])
-  .annotateContext(
+  .annotateMerge(
     OpenApi.annotations({
       title: "Catalog Synchronization Integration API",
       version: "1.0.0",

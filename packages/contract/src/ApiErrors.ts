@@ -2,24 +2,47 @@
  * The spec's error body, declared once per status so that the OpenAPI description and the typed client
  * know every error response: `{ request_id, error: { code, message, details?, retry_after? } }`.
  */
-import { HttpApiSchema } from "@effect/platform"
+import { Ids } from "@catalog-sync/core"
 import { Schema } from "effect"
+
+/**
+ * A whole number, documented as `{ type: integer }` as before Effect 4 (whose `Int` also states the
+ * safe-integer bounds); it accepts what `Schema.Int` accepts.
+ */
+const Integer = Schema.Finite.check(
+  Schema.makeFilter((n: number) => Number.isSafeInteger(n), {
+    expected: "an integer",
+    toJsonSchema: () => ({ type: "integer" })
+  })
+)
+
+/**
+ * Free-form details: any JSON value, documented as before Effect 4 (`{ title: "unknown" }`; Effect 4
+ * drops the annotations of `Unknown` from the document, not those of `Any`).
+ */
+const Details: Schema.Codec<unknown> = Schema.Any.annotate({ title: "unknown" })
 
 /** The `error` of an error body: a stable `code`, a message and optional details. */
 export const ErrorDetail = Schema.Struct({
-  code: Schema.String.annotations({ description: "Stable error code; see docs/errors.md." }),
+  code: Schema.String.annotate({ description: "Stable error code; see docs/errors.md." }),
   message: Schema.String,
-  details: Schema.optional(Schema.Unknown),
-  retry_after: Schema.optional(Schema.Int.annotations({ description: "Seconds to wait before retrying (>= 1)." }))
-}).annotations({ identifier: "ErrorDetail" })
+  details: Schema.optionalKey(Details),
+  retry_after: Schema.optionalKey(
+    Integer.annotate({ title: "int", description: "Seconds to wait before retrying (>= 1)." })
+  )
+}).annotate({ identifier: "ErrorDetail" })
 export type ErrorDetail = typeof ErrorDetail.Type
 
-const fields = { request_id: Schema.UUID, error: ErrorDetail }
+const fields = { request_id: Ids.UUID, error: ErrorDetail }
 
+// The struct carries the identifier too: the document names the body's component after it (not `<tag>Encoded`).
 const errorClass =
   <Self>() =>
   (tag: string, status: number, description: string) =>
-    Schema.Class<Self>(tag)(fields, HttpApiSchema.annotations({ status, description }))
+    Schema.Class<Self>(tag)(Schema.Struct(fields).annotate({ identifier: tag, description }), {
+      httpApiStatus: status,
+      description
+    })
 
 /*
  * The bodies of all statuses have the same fields; each class declares its status as a type-only
@@ -118,6 +141,23 @@ export class ServiceUnavailable extends errorClass<ServiceUnavailable>()(
 ) {
   declare readonly _status?: 503
 }
+
+/**
+ * Errors any request can meet, declared on every endpoint (Effect 4 has no API-wide errors). 401, 403
+ * and 429 come with Authentication (every group but the probes), as do 500 and 503 (`serverErrors`,
+ * declared on the probes), 404 and 409 are declared where they can happen (reads by id, writes).
+ */
+export const requestErrors = [
+  BadRequest,
+  PayloadTooLarge,
+  UnsupportedMediaType,
+  Unprocessable,
+  RequestTimeout,
+  RequestHeadersTooLarge
+] as const
+
+/** 500 and 503, which Authentication declares for the endpoints it guards. */
+export const serverErrors = [InternalError, ServiceUnavailable] as const
 
 /** Any error body of the contract. */
 export type ApiError =

@@ -8,7 +8,9 @@
  * fails. `openapi.test.ts` checks every example against the schemas the server decodes with.
  */
 import type { Scope } from "@catalog-sync/core"
+import type { Schema } from "effect"
 import type { ErrorDetail } from "./ApiErrors.js"
+import { documentParameters } from "./Common.js"
 
 type Json = Record<string, any>
 
@@ -242,3 +244,12 @@ export const operationExamples =
     }
     return op
   }
+
+/**
+ * The `OpenApi.Transform` of an endpoint: its documented parameters (the path, query and header
+ * structs it decodes; see `Common.documented`), then its examples.
+ */
+export const operationDocs =
+  (examples: OperationExamples, ...parameters: ReadonlyArray<Schema.Struct<Schema.Struct.Fields> | undefined>) =>
+  (operation: Json): Json =>
+    operationExamples(examples)(documentParameters(...parameters)(operation))

@@ -15,7 +15,7 @@ const world = Effect.gen(function* () {
       Accounts.of({
         ...inner,
         findKey: (...args) =>
-          Effect.zipRight(
+          Effect.andThen(
             Effect.sync(() => void reads.count++),
             inner.findKey(...args)
           )

@@ -1,5 +1,6 @@
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Effect, Layer, TestClock } from "effect"
+import { Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
 import { Admin } from "../src/Admin/AccountsAdmin.js"
 import { constantTimeEqual, generate, hashSecret, parse } from "../src/Auth/ApiKey.js"
@@ -7,6 +8,7 @@ import { authenticate } from "../src/Auth/Authenticate.js"
 import { IdsLive } from "../src/Shared/Ids.js"
 import { effective } from "../src/Shared/Scope.js"
 import { InMemory } from "../src/testing.js"
+import { prop } from "./properties.js"
 
 const AdminLayer = Admin.Default.pipe(Layer.provideMerge(InMemory.accountsLayer), Layer.provideMerge(IdsLive))
 
@@ -39,12 +41,12 @@ describe("API keys", () => {
     expect(parse(`${a.token}x`)).toBeUndefined()
   })
 
-  it.prop("constant-time comparison agrees with equality", [fc.string(), fc.string()], ([a, b]) => {
+  prop("constant-time comparison agrees with equality", [fc.string(), fc.string()], ([a, b]) => {
     expect(constantTimeEqual(a, b)).toBe(a === b)
     expect(constantTimeEqual(a, a)).toBe(true)
   })
 
-  it.prop(
+  prop(
     "effective scopes are the intersection of grants and key scopes",
     [
       fc.subarray(["catalog:read", "catalog:write", "prices:read", "stock:read"] as const),

@@ -1,25 +1,25 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Arbitrary, Either, FastCheck as fc, ParseResult, Schema } from "effect"
+import { Result, Schema } from "effect"
+import * as fc from "fast-check"
 import { Decode, PlainIssues, Resource, Resources } from "@catalog-sync/core"
 import * as BoundedDecode from "../src/internal/Shared/BoundedDecode.js"
+import { fromSchema, prop } from "./properties.js"
 
 type Json = unknown
 
 const schemaOf = (resource: Resource.ResourceName) =>
-  Resources.definitions[resource].body as unknown as Schema.Schema<unknown>
+  Resources.definitions[resource].body as unknown as Schema.Decoder<unknown>
 
 /** What Effect's `errors: "all"` reports: every failure of the body, however many. */
 const allIssues = (resource: Resource.ResourceName, input: Json) => {
-  const decoded = ParseResult.decodeUnknownEither(schemaOf(resource), { errors: "all", onExcessProperty: "error" })(
-    input
-  )
-  return Either.isLeft(decoded) ? PlainIssues.plainIssues(new ParseResult.ParseError({ issue: decoded.left })) : []
+  const decoded = Schema.decodeUnknownResult(schemaOf(resource), { errors: "all", onExcessProperty: "error" })(input)
+  return Result.isFailure(decoded) ? PlainIssues.plainIssues(decoded.failure) : []
 }
 
 const boundedIssues = (resource: Resource.ResourceName, input: Json) =>
-  Either.match(BoundedDecode.boundedDecoder(schemaOf(resource))(input), {
-    onLeft: (issues) => issues,
-    onRight: () => []
+  Result.match(BoundedDecode.boundedDecoder(schemaOf(resource))(input), {
+    onFailure: (issues) => issues,
+    onSuccess: () => []
   })
 
 const key = (issue: PlainIssues.PlainIssue) => `${issue.path} ${issue.message}`
@@ -45,7 +45,7 @@ const mutate = (value: Json, choices: ReadonlyArray<number>, replacement: Json, 
 const mutatedBodies = (resource: Resource.ResourceName) =>
   fc
     .tuple(
-      Arbitrary.make(schemaOf(resource)),
+      fromSchema(schemaOf(resource)),
       fc.array(
         fc.tuple(fc.array(fc.nat(), { maxLength: 4 }), fc.jsonValue({ maxDepth: 2 }), fc.constantFrom("x", "colour")),
         { minLength: 1, maxLength: 4 }
@@ -65,7 +65,7 @@ const overALimit = (resource: Resource.ResourceName, input: Json) =>
 describe("boundedDecoder", () => {
   describe('finds what errors: "all" finds, up to its bound', () => {
     for (const resource of Resource.resourceNames) {
-      it.prop(
+      prop(
         resource,
         [mutatedBodies(resource)],
         ([input]) => {
@@ -87,7 +87,7 @@ describe("boundedDecoder", () => {
   it('decodes a valid body to what errors: "all" decodes it to', () => {
     const body = { external_id: "P", name: "Chair", category_ids: ["0B7C3E1A-5F2D-4C8E-9A61-3D2F4B5C6E7F"] }
     expect(BoundedDecode.boundedDecoder(schemaOf("products"))(body)).toEqual(
-      Either.right({ ...body, category_ids: ["0b7c3e1a-5f2d-4c8e-9a61-3d2f4b5c6e7f"] })
+      Result.succeed({ ...body, category_ids: ["0b7c3e1a-5f2d-4c8e-9a61-3d2f4b5c6e7f"] })
     )
   })
 
@@ -155,17 +155,17 @@ describe("boundedDecoder", () => {
   })
 
   it("leaves unknown keys alone where they are allowed (the headers of a request)", () => {
-    const Headers = Schema.Struct({ "idempotency-key": Schema.String.pipe(Schema.minLength(8)) })
+    const Headers = Schema.Struct({ "idempotency-key": Schema.String.check(Schema.isMinLength(8)) })
     const decode = BoundedDecode.boundedDecoder(Headers, "ignore")
-    expect(Either.isRight(decode({ "idempotency-key": "abcdefgh", host: "x" }))).toBe(true)
+    expect(Result.isSuccess(decode({ "idempotency-key": "abcdefgh", host: "x" }))).toBe(true)
     expect(decode({ "idempotency-key": "short", host: "x" })).toEqual(
-      Either.left([{ path: "$.idempotency-key", message: expect.any(String) }])
+      Result.fail([{ path: "$.idempotency-key", message: expect.any(String) }])
     )
   })
 
   it("Decode.decodeStrict fails with the bounded issues as ValidationFailed", () => {
     const failed = Decode.decodeUpsert("categories", { external_id: 1 })
-    expect(Either.isLeft(failed) && failed.left.issues).toEqual([
+    expect(Result.isFailure(failed) && failed.failure.issues).toEqual([
       { path: "$.external_id", message: "must be a string" }
     ])
   })

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 import { WriteRunner } from "@catalog-sync/core"
+import { prop } from "./properties.js"
 
 /** How fingerprints serialised bodies until now: a stored fingerprint must keep matching its retries. */
 const replacerJson = (value: unknown): string =>
@@ -13,7 +14,7 @@ const replacerJson = (value: unknown): string =>
   )
 
 describe("canonicalJson", () => {
-  it.prop("writes any JSON value exactly as the fingerprints stored before it", [fc.jsonValue()], ([value]) => {
+  prop("writes any JSON value exactly as the fingerprints stored before it", [fc.jsonValue()], ([value]) => {
     expect(WriteRunner.canonicalJson(value)).toBe(replacerJson(value))
   })
 

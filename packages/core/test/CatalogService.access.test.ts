@@ -1,5 +1,5 @@
-import { describe, expect, it, layer } from "@effect/vitest"
-import { Effect, Either } from "effect"
+import { describe, expect, layer } from "@effect/vitest"
+import { Effect, Result } from "effect"
 import * as fc from "fast-check"
 import {
   bodyParts,
@@ -11,11 +11,12 @@ import {
 import { definitions } from "../src/Resources/Registry.js"
 import { all as allScopes, type Scope } from "../src/Shared/Scope.js"
 import { as, category, company, get, list, principal, TestLayer, upsert } from "./support.js"
+import { prop } from "./properties.js"
 
 const product = definitions.products
 
 describe("write access rules", () => {
-  it.prop(
+  prop(
     "catalog mode refuses price and cost fields; prices mode refuses nothing and preserves (ignores) every catalog field",
     [
       fc.subarray(["name", "sku", "category_ids", "translations"]),
@@ -38,7 +39,7 @@ describe("write access rules", () => {
     }
   )
 
-  it.prop(
+  prop(
     "prices mode keeps of selection fields only their identity and coefficient, in place, and names the rest",
     [
       fc.array(
@@ -76,7 +77,7 @@ describe("write access rules", () => {
     }
   )
 
-  it.prop(
+  prop(
     "what a body touches is computed without throwing on any JSON (a body may fail its schema later)",
     [fc.jsonValue()],
     ([fields]) => {
@@ -85,7 +86,7 @@ describe("write access rules", () => {
     }
   )
 
-  it.prop(
+  prop(
     "each part of a write needs its own scope",
     [
       fc.constantFrom("catalog" as const, "prices" as const, "combined" as const),
@@ -110,7 +111,7 @@ describe("write access rules", () => {
     }
   )
 
-  it.prop(
+  prop(
     "missing scopes are exactly the required ones not held",
     [fc.subarray([...allScopes]), fc.subarray([...allScopes])],
     ([required, held]) => {
@@ -401,9 +402,9 @@ layer(TestLayer)("modes and scopes through the use case", (it) => {
 
   it.effect("decoding failures list every failing path", () =>
     Effect.gen(function* () {
-      const result = yield* Effect.either(upsert("products", { external_id: "", name: 5, details: { colour: "red" } }))
-      expect(Either.isLeft(result)).toBe(true)
-      const error = Either.getLeft(result)
+      const result = yield* Effect.result(upsert("products", { external_id: "", name: 5, details: { colour: "red" } }))
+      expect(Result.isFailure(result)).toBe(true)
+      const error = Result.getFailure(result)
       expect(error).toMatchObject({ _tag: "Some", value: { _tag: "ValidationFailed", code: "validation_failed" } })
     }).pipe(as(principal()))
   )

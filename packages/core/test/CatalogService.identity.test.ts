@@ -155,13 +155,13 @@ layer(TestLayer)("identity, references and isolation", (it) => {
       const body = { external_id: "same", name: "C" }
       const results = yield* Effect.all([upsert("categories", body), upsert("categories", body)], {
         concurrency: 2,
-        mode: "either"
+        mode: "result"
       })
-      const wins = results.filter((r) => r._tag === "Right")
-      const losses = results.filter((r) => r._tag === "Left")
+      const wins = results.filter((r) => r._tag === "Success")
+      const losses = results.filter((r) => r._tag === "Failure")
       expect(wins).toHaveLength(1)
       expect(losses).toHaveLength(1)
-      expect(losses[0]).toMatchObject({ left: { _tag: "RevisionConflict", current_revision: 1 } })
+      expect(losses[0]).toMatchObject({ failure: { _tag: "RevisionConflict", current_revision: 1 } })
       expect((yield* list("categories")).records).toHaveLength(1)
     }).pipe(as(principal()))
   )

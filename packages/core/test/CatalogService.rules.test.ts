@@ -5,6 +5,7 @@ import { cycleViolations, maxDepth } from "../src/Category/Category.js"
 import { saleValidation } from "../src/Product/Product.js"
 import type { RecordId } from "../src/Shared/Ids.js"
 import { archive, as, category, company, get, principal, TestLayer, upsert } from "./support.js"
+import { prop } from "./properties.js"
 
 /** A random forest: node i's parent is a node with a smaller index, or none. */
 const forest = fc.integer({ min: 2, max: 25 }).chain((n) =>
@@ -23,7 +24,7 @@ const ancestorsOf = (parents: ReadonlyArray<number | null>, node: number): Reado
 }
 
 describe("category cycles", () => {
-  it.prop(
+  prop(
     "a new parent is refused exactly when it is the category itself or one of its descendants",
     [forest.chain(([n, parents]) => fc.tuple(fc.constant(parents), fc.nat(n - 1), fc.nat(n - 1)))],
     ([[parents, node, newParent]]) => {
@@ -43,7 +44,7 @@ describe("category cycles", () => {
 
 describe("sale validation", () => {
   const sellable = { category_ids: ["c"], price: "1.00", kind: "single", components: [], fields: [] }
-  it.prop(
+  prop(
     "each missing requirement is reported at its path",
     [
       fc.record({ noCategory: fc.boolean(), noPrice: fc.boolean(), emptyBundle: fc.boolean(), groupless: fc.boolean() })

@@ -167,13 +167,13 @@ layer(Live)("change feed", (it) => {
       const transactor = yield* Transactor
       const written = yield* Deferred.make<void>()
       const readDone = yield* Deferred.make<void>()
-      const writer = yield* Effect.fork(
+      const writer = yield* Effect.forkChild(
         transactor.withTransaction(
           category("b").pipe(
             as(who),
-            Effect.zipRight(Deferred.succeed(written, undefined)),
-            Effect.zipRight(Deferred.await(readDone)),
-            Effect.zipRight(Effect.fail("rolled back"))
+            Effect.andThen(Deferred.succeed(written, undefined)),
+            Effect.andThen(Deferred.await(readDone)),
+            Effect.andThen(Effect.fail("rolled back"))
           )
         )
       )

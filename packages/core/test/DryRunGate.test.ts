@@ -9,7 +9,7 @@ describe("the dry-run gate", () => {
       Effect.gen(function* () {
         const gate = makeDryRunGate()
         const scopes = yield* Effect.forEach(Array.from({ length: maxConcurrentDryRuns }), () => Scope.make())
-        for (const scope of scopes) yield* Scope.extend(gate.enter("company-a"), scope)
+        for (const scope of scopes) yield* Scope.provide(gate.enter("company-a"), scope)
         const refused = yield* Effect.flip(Effect.scoped(gate.enter("company-a")))
         expect(refused._tag).toBe("RateLimited")
         expect(refused.code).toBe("rate_limited")
@@ -21,7 +21,7 @@ describe("the dry-run gate", () => {
         // A refused attempt took no place: after the other one ends, the bound is whole again.
         yield* Scope.close(scopes[1]!, Exit.void)
         const again = yield* Effect.forEach(Array.from({ length: maxConcurrentDryRuns }), () => Scope.make())
-        for (const scope of again) yield* Scope.extend(gate.enter("company-a"), scope)
+        for (const scope of again) yield* Scope.provide(gate.enter("company-a"), scope)
         expect((yield* Effect.flip(Effect.scoped(gate.enter("company-a"))))._tag).toBe("RateLimited")
       })
   )

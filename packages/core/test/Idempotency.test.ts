@@ -1,5 +1,6 @@
 import { expect, layer } from "@effect/vitest"
-import { Deferred, Duration, Effect, Exit, Fiber, Layer, TestClock } from "effect"
+import { Deferred, Duration, Effect, Exit, Fiber, Layer } from "effect"
+import { TestClock } from "effect/testing"
 import { PersistenceError } from "../src/Shared/Errors.js"
 import { CatalogService } from "../src/Catalog/CatalogService.js"
 import { ClaimLease, runIdempotent } from "../src/Idempotency/Idempotency.js"
@@ -49,10 +50,10 @@ layer(Live)("idempotency", (it) => {
       const gate = yield* Deferred.make<void>()
       const started = yield* Deferred.make<void>()
       const slow = Deferred.succeed(started, undefined).pipe(
-        Effect.zipRight(Deferred.await(gate)),
+        Effect.andThen(Deferred.await(gate)),
         Effect.as({ status: 200, body: "slow" })
       )
-      const fiber = yield* Effect.fork(runIdempotent("key-00003", "fp", slow))
+      const fiber = yield* Effect.forkChild(runIdempotent("key-00003", "fp", slow))
       yield* Deferred.await(started)
       const busy = yield* Effect.flip(runIdempotent("key-00003", "fp", Effect.succeed({ status: 200, body: "fast" })))
       expect(busy).toMatchObject({ code: "idempotency_in_progress" })
@@ -74,12 +75,12 @@ layer(Live)("idempotency", (it) => {
         Effect.tap(() => Deferred.succeed(started, undefined)),
         Effect.tap(() => Deferred.await(gate))
       )
-      const first = yield* Effect.fork(runIdempotent("key-00006", "fp", slow))
+      const first = yield* Effect.forkChild(runIdempotent("key-00006", "fp", slow))
       yield* Deferred.await(started)
       yield* TestClock.adjust("61 seconds")
       // The retry takes the expired claim over; its write waits for the first's transaction.
-      const retry = yield* Effect.fork(runIdempotent("key-00006", "fp", createCategory("Second")))
-      yield* Effect.yieldNow()
+      const retry = yield* Effect.forkChild(runIdempotent("key-00006", "fp", createCategory("Second")))
+      yield* Effect.yieldNow
       yield* Deferred.succeed(gate, undefined)
       const lost = yield* Effect.flip(Fiber.join(first))
       expect(lost).toMatchObject({ code: "idempotency_in_progress" })
@@ -102,10 +103,10 @@ layer(Live)("idempotency", (it) => {
       const gate = yield* Deferred.make<void>()
       const started = yield* Deferred.make<void>()
       const hung = Deferred.succeed(started, undefined).pipe(
-        Effect.zipRight(Deferred.await(gate)),
+        Effect.andThen(Deferred.await(gate)),
         Effect.as({ status: 200, body: "hung" })
       )
-      const first = yield* Effect.fork(runIdempotent("key-00009", "fp", hung))
+      const first = yield* Effect.forkChild(runIdempotent("key-00009", "fp", hung))
       yield* Deferred.await(started)
       yield* TestClock.adjust("4 seconds")
       expect(
@@ -113,8 +114,10 @@ layer(Live)("idempotency", (it) => {
       ).toMatchObject({ code: "idempotency_in_progress" })
       yield* TestClock.adjust("2 seconds")
       // Past the 5 s lease the retry takes the key; its write waits for the first's transaction, which then loses.
-      const retry = yield* Effect.fork(runIdempotent("key-00009", "fp", Effect.succeed({ status: 200, body: "retry" })))
-      yield* Effect.yieldNow()
+      const retry = yield* Effect.forkChild(
+        runIdempotent("key-00009", "fp", Effect.succeed({ status: 200, body: "retry" }))
+      )
+      yield* Effect.yieldNow
       yield* Deferred.succeed(gate, undefined)
       expect(yield* Effect.flip(Fiber.join(first))).toMatchObject({ code: "idempotency_in_progress" })
       expect(yield* Fiber.join(retry)).toEqual({ response: { status: 200, body: "retry" }, replayed: false })
@@ -124,7 +127,7 @@ layer(Live)("idempotency", (it) => {
   it.effect("a failed write inside the idempotent transaction leaves nothing behind", () =>
     Effect.gen(function* () {
       const write = Effect.flatMap(CatalogService, (s) => s.upsert("categories", { external_id: "z", name: "Z" })).pipe(
-        Effect.zipRight(Effect.fail("late failure" as const))
+        Effect.andThen(Effect.fail("late failure" as const))
       )
       yield* Effect.flip(runIdempotent("key-00005", "fp", write))
       const list = yield* listCatalog("categories", { limit: 10 })
@@ -148,19 +151,19 @@ const RemoteStore = Layer.effect(
       ...store,
       claim: (request) =>
         store.claim(request).pipe(
-          Effect.tap((claim) => reached.push(`claim ${claim._tag} sent`)),
-          Effect.zipLeft(Effect.sleep("1 millis")),
-          Effect.tap(() => reached.push("claim answered"))
+          Effect.tap((claim) => Effect.sync(() => reached.push(`claim ${claim._tag} sent`))),
+          Effect.tap(Effect.sleep("1 millis")),
+          Effect.tap(() => Effect.sync(() => reached.push("claim answered")))
         ),
       complete: (...args) =>
         Effect.sleep("1 millis").pipe(
-          Effect.zipRight(store.complete(...args)),
-          Effect.tap(() => reached.push("completed"))
+          Effect.andThen(store.complete(...args)),
+          Effect.tap(() => Effect.sync(() => reached.push("completed")))
         ),
       release: (...args) =>
         store.release(...args).pipe(
-          Effect.tap(() => reached.push("released")),
-          Effect.zipLeft(Effect.sleep("1 millis"))
+          Effect.tap(() => Effect.sync(() => reached.push("released"))),
+          Effect.tap(Effect.sleep("1 millis"))
         )
     })
   )
@@ -178,32 +181,32 @@ layer(Layer.mergeAll(TestLayer, RemoteStore))("idempotency over a store that ans
           const externalId = `step-${at}`
           const write = (name: string) =>
             Effect.sleep("1 millis").pipe(
-              Effect.zipRight(upsert("categories", { external_id: externalId, name })),
-              Effect.tap(() => reached.push("written")),
+              Effect.andThen(upsert("categories", { external_id: externalId, name })),
+              Effect.tap(() => Effect.sync(() => reached.push("written"))),
               Effect.map((body) => ({ status: 200, body }))
             )
           reached.length = 0
-          const first = yield* Effect.fork(runIdempotent(`key-step-${at}`, "fp", write("first")))
+          const first = yield* Effect.forkChild(runIdempotent(`key-step-${at}`, "fp", write("first")))
           if (at !== undefined) {
-            yield* Effect.yieldNow()
+            yield* Effect.yieldNow
             yield* TestClock.adjust(Duration.millis(at))
           }
           const before = [...reached]
           // The client goes away (the signal lands at once, even before the request has started); the
           // steps that cannot be cut short run to their end.
-          yield* Fiber.interruptAsFork(first, yield* Effect.fiberId)
+          first.interruptUnsafe(yield* Effect.fiberId)
           yield* TestClock.adjust("1 second")
           const firstExit = yield* Fiber.await(first)
           landed.push(
-            `${Exit.isInterrupted(firstExit) ? "interrupted" : "finished"} after [${before.join(", ")}], then [${reached.slice(before.length).join(", ")}]`
+            `${Exit.hasInterrupts(firstExit) ? "interrupted" : "finished"} after [${before.join(", ")}], then [${reached.slice(before.length).join(", ")}]`
           )
 
           // The retry comes at once, far within the 60 s lease.
-          const retry = yield* Effect.fork(runIdempotent(`key-step-${at}`, "fp", write("retry")))
+          const retry = yield* Effect.forkChild(runIdempotent(`key-step-${at}`, "fp", write("retry")))
           yield* TestClock.adjust("1 second")
           const settled = yield* Fiber.join(retry).pipe(
-            Effect.catchAll((error) =>
-              Effect.dieMessage(`the first request ${landed.at(-1)}; its retry failed: ${JSON.stringify(error)}`)
+            Effect.catch((error) =>
+              Effect.die(new Error(`the first request ${landed.at(-1)}; its retry failed: ${JSON.stringify(error)}`))
             )
           )
           const records = (yield* listCatalog("categories", { limit: 10, externalId })).records
@@ -236,7 +239,7 @@ const DroppingStore = Layer.effect(
         Effect.suspend(() => {
           if (!failNextRelease) return store.release(...args)
           failNextRelease = false
-          return new PersistenceError({ message: "connection terminated", retryable: true })
+          return Effect.fail(new PersistenceError({ message: "connection terminated", retryable: true }))
         })
     })
   )
@@ -246,7 +249,7 @@ layer(Layer.mergeAll(TestLayer, DroppingStore))("idempotency when a release fail
   it.effect("a release that fails on a dropped connection is tried again: the key is free for the retry", () =>
     Effect.gen(function* () {
       failNextRelease = true
-      const failed = yield* Effect.fork(runIdempotent("key-drop-1", "fp", Effect.fail("write failed" as const)))
+      const failed = yield* Effect.forkChild(runIdempotent("key-drop-1", "fp", Effect.fail("write failed" as const)))
       yield* TestClock.adjust("1 second")
       expect(yield* Effect.flip(Fiber.join(failed))).toBe("write failed")
       expect(failNextRelease).toBe(false)

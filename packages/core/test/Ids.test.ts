@@ -1,14 +1,15 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import * as fc from "effect/FastCheck"
+import * as fc from "fast-check"
 import { Ids, IdsLive, uuidV7 } from "../src/Shared/Ids.js"
+import { prop } from "./properties.js"
 
 const v7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
 const bytesOf = (id: string) => Uint8Array.from(id.replace(/-/g, "").match(/../g)!, (pair) => Number.parseInt(pair, 16))
 
 describe("Ids", () => {
-  it.prop(
+  prop(
     "a UUIDv7 holds the millisecond time in its first 48 bits and the random bytes after, but for version and variant",
     [fc.integer({ min: 0, max: 2 ** 48 - 1 }), fc.uint8Array({ minLength: 10, maxLength: 10 })],
     ([millis, random]) => {

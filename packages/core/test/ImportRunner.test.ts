@@ -1,11 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, FastCheck as fc } from "effect"
+import { Effect } from "effect"
+import * as fc from "fast-check"
 import {
   type Attempt,
   dependencyOrder,
   type PlannedRecord,
   runPassesInBatches
 } from "../src/internal/Imports/ImportRunner.js"
+import { prop } from "./properties.js"
 
 const record = (index: number, resource: PlannedRecord["resource"]): PlannedRecord => ({ index, resource, body: {} })
 const applied: Attempt = { _tag: "Applied", outcome: "created", recordId: "r" }
@@ -120,7 +122,7 @@ describe("dependencyOrder", () => {
     expect(dependencyOrder(records).map((r) => r.index)).toEqual([2, 3, 4, 0, 1])
   })
 
-  it.prop(
+  prop(
     "every record comes after the first write of each record of the batch it references (outside cycles)",
     [
       fc.array(fc.nat({ max: 12 }), { minLength: 1, maxLength: 50 }),

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Arbitrary, FastCheck as fc } from "effect"
+import * as fc from "fast-check"
 import { ImportService, Resource, Resources } from "@catalog-sync/core"
 import { all as allScopes, type Scope } from "../src/Shared/Scope.js"
 import { missingScopes } from "../src/internal/Catalog/Access.js"
+import { fromSchema, prop } from "./properties.js"
 
 type Body = Readonly<Record<string, unknown>>
 
@@ -22,7 +23,7 @@ const bodyOf = (name: Resource.ResourceName): fc.Arbitrary<Body> => {
   const coefficients = fc.record({
     fields: fc.array(fc.record({ id: fc.uuid(), coefficient: fc.string() }), { minLength: 1, maxLength: 2 })
   })
-  return fc.oneof(Arbitrary.make(definition.body) as fc.Arbitrary<Body>, loose, coefficients)
+  return fc.oneof(fromSchema(definition.body) as fc.Arbitrary<Body>, loose, coefficients)
 }
 
 // Made once per resource: `chain` asks for a resource's arbitrary at every sample, and making the
@@ -35,7 +36,7 @@ const record = resource.chain((name) => bodies[name].map((body) => ({ resource: 
 const held = fc.subarray([...allScopes]).map((scopes) => new Set<Scope>(scopes))
 
 describe("an import's scopes read without decoding its bodies", () => {
-  it.prop(
+  prop(
     "whenever they are held, the exact (decoding) check finds nothing missing",
     [fc.array(record, { minLength: 1, maxLength: 3 }), held],
     ([records, scopes]) => {

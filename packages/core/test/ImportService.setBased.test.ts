@@ -1,5 +1,6 @@
 import { expect, layer } from "@effect/vitest"
-import { Effect, FastCheck as fc, Layer } from "effect"
+import { Effect, Layer } from "effect"
+import * as fc from "fast-check"
 import { CatalogService } from "../src/Catalog/CatalogService.js"
 import { Decode } from "../src/index.js"
 import { Mappings } from "../src/Catalog/Mappings.js"
@@ -53,10 +54,10 @@ const oneByOne = (records: ReadonlyArray<Sent>) =>
     const planned = records.map((record, index) => ({ index, resource: record.resource, body: record.body }))
     const { results } = yield* transactor.withTransaction(
       runPasses(planned, (record) =>
-        Decode.decodeUpsert(record.resource, record.body).pipe(
+        Effect.fromResult(Decode.decodeUpsert(record.resource, record.body)).pipe(
           Effect.flatMap((decoded) => transactor.withTransaction(catalog.upsert(record.resource, decoded))),
           Effect.map((result): Attempt => ({ _tag: "Applied", outcome: result.outcome, recordId: result.record.id })),
-          Effect.catchAll((error) =>
+          Effect.catch((error) =>
             isRecordFailure(error) ? Effect.succeed(failedAttempt(record.index, error)) : Effect.die(error)
           )
         )

@@ -352,7 +352,10 @@ layer(TestLayer)("ImportService", (it) => {
             findKey: (keyId, domain) =>
               Effect.tap(accounts.findKey(keyId, domain), () => accounts.revokeKey(keyId, new Date().toISOString()))
           })
-          const imports = yield* ImportService.pipe(Effect.provide(ImportService.Default.pipe(Layer.provide(revoking))))
+          // Built afresh (`local`): the block's memoized ImportService would keep the accounts it was built with.
+          const imports = yield* ImportService.pipe(
+            Effect.provide(ImportService.Default.pipe(Layer.provide(revoking)), { local: true })
+          )
           yield* imports.process(claimed, "w", 60_000)
           const { job: stopped } = yield* detail(job.id).pipe(as(who))
           expect(stopped).toMatchObject({

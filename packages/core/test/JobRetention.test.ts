@@ -1,5 +1,6 @@
 import { expect, layer } from "@effect/vitest"
-import { Effect, TestClock } from "effect"
+import { Effect } from "effect"
+import { TestClock } from "effect/testing"
 import { JobService } from "../src/Jobs/JobService.js"
 import { purgeFinishedImports } from "../src/Jobs/JobRetention.js"
 import { as } from "./support.js"

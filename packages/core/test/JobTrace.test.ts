@@ -1,7 +1,8 @@
 import { expect, it } from "@effect/vitest"
-import { Effect, Layer, Tracer } from "effect"
+import { Effect, References, Tracer } from "effect"
 import fc from "fast-check"
 import { currentTraceParent, linksTo } from "../src/internal/Jobs/JobTrace.js"
+import { prop } from "./properties.js"
 
 const hex = (length: number) =>
   fc.string({ unit: fc.constantFrom(..."0123456789abcdef"), minLength: length, maxLength: length })
@@ -11,7 +12,7 @@ it.effect("a job queued outside any span, or with the tracer off, keeps no trace
     expect(yield* currentTraceParent).toBeNull()
     const off = yield* currentTraceParent.pipe(
       Effect.withSpan("request"),
-      Effect.provide(Layer.setTracerEnabled(false))
+      Effect.provideService(References.TracerEnabled, false)
     )
     expect(off).toBeNull()
   })
@@ -26,14 +27,14 @@ it.effect("inside a sampled span it keeps that span's traceparent; inside an uns
     // A sampler that drops every trace: its spans exist (ids and all) but are not recorded.
     const native = yield* Effect.tracer
     const dropping = Tracer.make({
-      span: (...args) => Object.assign(Object.create(native.span(...args)), { sampled: false }),
+      span: (options) => native.span({ ...options, sampled: false }),
       context: native.context
     })
     expect(yield* currentTraceParent.pipe(Effect.withSpan("request"), Effect.withTracer(dropping))).toBeNull()
   })
 )
 
-it.prop(
+prop(
   "the link of a kept traceparent points at its trace and span; a malformed or missing one gives no link",
   [hex(32), hex(16), fc.boolean()],
   ([traceId, spanId, sampled]) => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Fiber, Layer, Option, Stream, TestClock } from "effect"
-import * as fc from "effect/FastCheck"
+import { Effect, Fiber, Layer, Option, Result, Stream } from "effect"
+import { TestClock } from "effect/testing"
+import * as fc from "fast-check"
 import type { Principal } from "../src/Auth/Principal.js"
 import { CatalogService } from "../src/Catalog/CatalogService.js"
 import { ImportService } from "../src/Imports/ImportService.js"
@@ -20,6 +21,7 @@ import { IdsLive } from "../src/Shared/Ids.js"
 import type { Scope } from "../src/Shared/Scope.js"
 import { chunksOf, InMemory, InMemoryJobs, InMemoryMedia } from "../src/testing.js"
 import { anotherKey, as, principal, registeredTenant, uuid } from "./support.js"
+import { effectProp } from "./properties.js"
 
 /**
  * A fresh world per test: in-memory ports, a storage whose folders can be made to refuse writes, and an
@@ -38,7 +40,7 @@ const makeWorld = Effect.gen(function* () {
     put: (folder, key, data) =>
       denied.has(folder)
         ? Effect.fail(new MediaStorageError({ reason: "denied", message: `folder ${folder} is read-only` }))
-        : Effect.zipRight(
+        : Effect.andThen(
             Effect.sync(() => void written.push(`${folder}/${key}`)),
             storage.put(folder, key, data)
           )
@@ -46,7 +48,7 @@ const makeWorld = Effect.gen(function* () {
   const images = ImageProcessor.of({
     inspect: InMemoryMedia.imageProcessor.inspect,
     process: (source, options) =>
-      Effect.zipRight(
+      Effect.andThen(
         Effect.sync(() => void processed.push(labelOf(source))),
         stalled.has(labelOf(source)) ? Effect.never : InMemoryMedia.imageProcessor.process(source, options)
       )
@@ -70,8 +72,8 @@ const makeWorld = Effect.gen(function* () {
   )
   return { layer, staged, denied, processed, written, stalled }
 })
-type World = Effect.Effect.Success<typeof makeWorld>
-type Services = Layer.Layer.Success<World["layer"]>
+type World = Effect.Success<typeof makeWorld>
+type Services = Layer.Success<World["layer"]>
 
 const inWorld = <A, E>(f: (world: World) => Effect.Effect<A, E, Services>) =>
   Effect.flatMap(makeWorld, (world) => Effect.provide(f(world), world.layer))
@@ -117,7 +119,7 @@ const jobState = (who: Principal, id: string) =>
   Effect.map(Effect.flatMap(JobService, (jobs) => jobs.get(id)).pipe(as(who)), (detail) => detail.job.state)
 
 describe("MediaService", () => {
-  it.effect.prop(
+  effectProp(
     "versions are immutable: the same file, name and purpose reuse the version; any change is refused and names what changed",
     [
       fc.record({
@@ -136,7 +138,7 @@ describe("MediaService", () => {
           const first = yield* upload(who, fields("sofa"), original)
           if (change.processedFirst) yield* work
           const calls = world.processed.length
-          const again = yield* Effect.either(
+          const again = yield* Effect.result(
             upload(
               who,
               fields("sofa", {
@@ -152,10 +154,10 @@ describe("MediaService", () => {
             ...(change.purpose ? ["purpose"] : [])
           ]
           if (expected.length === 0) {
-            expect(Either.getOrThrow(again).id).toBe(first.id)
+            expect(Result.getOrThrow(again).id).toBe(first.id)
           } else {
-            expect(Either.isLeft(again)).toBe(true)
-            expect(Either.getLeft(again).pipe(Option.getOrThrow)).toMatchObject({
+            expect(Result.isFailure(again)).toBe(true)
+            expect(Result.getFailure(again).pipe(Option.getOrThrow)).toMatchObject({
               _tag: "MediaVersionConflict",
               changed: expected
             })
@@ -207,7 +209,7 @@ describe("MediaService", () => {
           const who = yield* tenant()
           world.stalled.add("img:slow")
           const slow = yield* upload(who, fields("slow"), picture("slow"))
-          const running = yield* Effect.fork(work)
+          const running = yield* Effect.forkChild(work)
           yield* TestClock.adjust("119 seconds")
           expect(yield* jobState(who, slow.id)).toBe("running")
           yield* TestClock.adjust("1 second")

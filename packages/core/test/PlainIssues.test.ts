@@ -1,23 +1,25 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either, Schema } from "effect"
+import { Result, Schema } from "effect"
+import { UUID } from "../src/Shared/Ids.js"
 import { plainIssues } from "../src/Shared/PlainIssues.js"
 
-const issuesOf = <A, I>(schema: Schema.Schema<A, I>, input: unknown) => {
-  const result = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })(input)
-  if (Either.isRight(result)) throw new Error("expected a parse error")
-  return plainIssues(result.left)
+const issuesOf = (schema: Schema.Decoder<unknown>, input: unknown) => {
+  const result = Schema.decodeUnknownResult(schema, { errors: "all", onExcessProperty: "error" })(input)
+  if (Result.isSuccess(result)) throw new Error("expected a parse error")
+  return plainIssues(result.failure)
 }
 
 const Query = Schema.Struct({
+  // FiniteFromString refuses "abc" as Effect 3's NumberFromString did (Effect 4's reads it as NaN).
   limit: Schema.optional(
-    Schema.NumberFromString.pipe(
-      Schema.int(),
-      Schema.between(1, 100, { message: () => "must be a whole number from 1 to 100" })
+    Schema.FiniteFromString.check(
+      Schema.isInt(),
+      Schema.isBetween({ minimum: 1, maximum: 100 }, { message: "must be a whole number from 1 to 100" })
     )
   ),
-  mode: Schema.optional(Schema.Literal("catalog", "prices")),
-  cursor: Schema.optional(Schema.UUID)
-}).annotations({ identifier: "Query" })
+  mode: Schema.optional(Schema.Literals(["catalog", "prices"])),
+  cursor: Schema.optional(UUID)
+}).annotate({ identifier: "Query" })
 
 describe("plain issues", () => {
   it("one issue per field naming its rule: union members merged, optional's `undefined` and the value sent left out", () => {

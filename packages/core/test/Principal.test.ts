@@ -20,7 +20,7 @@ layer(Services)("Principal.make: a caller the embedding application authenticate
       const writer = Principal.make({ company: settings, connectionId, scopes: ["catalog:read", "catalog:write"] })
       expect(writer).toMatchObject({ keyId: "embedded", features: { stock: false } })
 
-      const body = yield* Decode.decodeUpsert("categories", { external_id: "sofas", name: "Sofas" })
+      const body = yield* Effect.fromResult(Decode.decodeUpsert("categories", { external_id: "sofas", name: "Sofas" }))
       const written = yield* catalog
         .upsert("categories", body)
         .pipe(Effect.provideService(Principal.CurrentPrincipal, writer))
@@ -48,7 +48,7 @@ layer(Services)("Principal.make: a caller the embedding application authenticate
 
   it("refuses a connection id that is not a uuid", () => {
     expect(() => Principal.make({ company: company(), connectionId: "erp", scopes: [] })).toThrow(
-      /Universally Unique Identifier, actual "erp"/
+      /Universally Unique Identifier, got "erp"/
     )
   })
 })

@@ -3,9 +3,10 @@
  * thousandths; the code under test never leaves decimal strings.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { FastCheck as fc } from "effect"
+import * as fc from "fast-check"
 import * as StockQuantity from "../src/internal/Inventory/StockQuantity.js"
 import * as StockRules from "../src/internal/Inventory/StockRules.js"
+import { prop } from "./properties.js"
 
 const digits = (min: number, max: number) =>
   fc.array(fc.constantFrom(..."0123456789"), { minLength: min, maxLength: max }).map((d) => d.join(""))
@@ -23,13 +24,13 @@ const thousandths = (value: string): bigint => {
 const canonicalPattern = /^(0|[1-9]\d*)(\.\d{0,2}[1-9])?$/
 
 describe("StockQuantity", () => {
-  it.prop("add is exact and canonical", [quantity, quantity], ([a, b]) => {
+  prop("add is exact and canonical", [quantity, quantity], ([a, b]) => {
     const sum = StockQuantity.add(a, b)
     expect(thousandths(sum)).toBe(thousandths(a) + thousandths(b))
     expect(sum).toMatch(canonicalPattern)
   })
 
-  it.prop("subtract gives the sign and the exact magnitude", [quantity, quantity], ([a, b]) => {
+  prop("subtract gives the sign and the exact magnitude", [quantity, quantity], ([a, b]) => {
     const { negative, value } = StockQuantity.subtract(a, b)
     const expected = thousandths(a) - thousandths(b)
     expect(negative).toBe(expected < 0n)
@@ -56,7 +57,7 @@ describe("StockRules.apply", () => {
   const action = fc.constantFrom("set" as const, "in" as const, "out" as const)
   const max = thousandths(StockQuantity.maximum)
 
-  it.prop(
+  prop(
     "changes physical stock only, and refuses exactly what the rules refuse",
     [balance, action, quantity],
     ([current, act, q]) => {
@@ -110,7 +111,7 @@ describe("StockRules.apply", () => {
 })
 
 describe("whole numbers", () => {
-  it.prop(
+  prop(
     "piece units refuse exactly the quantities with a non-zero fraction",
     [quantity, fc.boolean()],
     ([q, pieces]) => {

@@ -1,6 +1,6 @@
 import { InMemory } from "@catalog-sync/core/memory"
 import { expect, layer } from "@effect/vitest"
-import { Effect, Either } from "effect"
+import { Effect, Result } from "effect"
 import { CatalogRepository } from "../src/Catalog/CatalogRepository.js"
 import { Mappings } from "../src/Catalog/Mappings.js"
 import * as WriteBehind from "../src/internal/Catalog/WriteBehind.js"
@@ -33,13 +33,13 @@ layer(InMemory.layer)("WriteBehind", (it) => {
         yield* behind.ports.mappings.insert(mapping(uuid()))
         // Another writer maps p1 meanwhile.
         yield* direct.mappings.insert(mapping(uuid()))
-        const flushed = yield* Effect.either(behind.flush)
-        expect(Either.isLeft(flushed) && flushed.left._tag).toBe("WriteBehindAbandoned")
+        const flushed = yield* Effect.result(behind.flush)
+        expect(Result.isFailure(flushed) && flushed.failure._tag).toBe("WriteBehindAbandoned")
         // A read through the write-behind flushes first, and is abandoned the same way.
         yield* behind.ports.mappings.insert({ ...mapping(uuid()), externalId: "p2" })
         yield* direct.mappings.insert({ ...mapping(uuid()), externalId: "p2" })
-        const read = yield* Effect.either(behind.ports.mappings.find(scope, "p3"))
-        expect(Either.isLeft(read) && read.left._tag).toBe("WriteBehindAbandoned")
+        const read = yield* Effect.result(behind.ports.mappings.find(scope, "p3"))
+        expect(Result.isFailure(read) && read.failure._tag).toBe("WriteBehindAbandoned")
       })
   )
 })

@@ -1,10 +1,10 @@
 import { Decode } from "@catalog-sync/core"
 import { describe, expect, it } from "@effect/vitest"
-import { Either } from "effect"
+import { Result } from "effect"
 import { type UpsertBody, writeHeader } from "../src/internal/Catalog/WriteHeader.js"
 
 const decoded = (resource: "products" | "categories", body: unknown): UpsertBody =>
-  Either.getOrThrow(Decode.decodeUpsert(resource, body))
+  Result.getOrThrow(Decode.decodeUpsert(resource, body))
 
 describe("the write header: an upsert's common fields, read once from its decoded body", () => {
   it("takes each common field as decoded, catalog mode when none is sent", () => {

@@ -3,8 +3,9 @@
  * 10^fraction-length, so no value ever passes through a JS number.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { FastCheck as fc } from "effect"
+import * as fc from "fast-check"
 import * as Decimal from "../src/internal/Shared/Decimal.js"
+import { prop } from "./properties.js"
 
 const digits = (min: number, max: number) =>
   fc.array(fc.constantFrom(..."0123456789"), { minLength: min, maxLength: max }).map((d) => d.join(""))
@@ -53,7 +54,7 @@ const pair = fc.oneof(
 )
 
 describe("Decimal", () => {
-  it.prop(
+  prop(
     "compare agrees with a BigInt comparison",
     [pair],
     ([[a, b]]) => {
@@ -64,7 +65,7 @@ describe("Decimal", () => {
     { fastCheck: { numRuns: 1000 } }
   )
 
-  it.prop(
+  prop(
     "compare is a total order: reflexive, antisymmetric, transitive",
     [decimal, decimal, decimal],
     ([a, b, c]) => {
@@ -75,7 +76,7 @@ describe("Decimal", () => {
     { fastCheck: { numRuns: 500 } }
   )
 
-  it.prop(
+  prop(
     "canonical is idempotent, value-preserving and without redundant zeros",
     [decimal],
     ([value]) => {
@@ -87,7 +88,7 @@ describe("Decimal", () => {
     { fastCheck: { numRuns: 500 } }
   )
 
-  it.prop(
+  prop(
     "values are equal exactly when their canonical forms are",
     [pair],
     ([[a, b]]) => {
@@ -96,7 +97,7 @@ describe("Decimal", () => {
     { fastCheck: { numRuns: 500 } }
   )
 
-  it.prop(
+  prop(
     "fixed gives exactly `places` decimals, is idempotent and value-preserving when the value fits",
     [decimal, fc.integer({ min: 0, max: 6 })],
     ([value, extra]) => {
@@ -111,7 +112,7 @@ describe("Decimal", () => {
     { fastCheck: { numRuns: 500 } }
   )
 
-  it.prop(
+  prop(
     "isWhole agrees with the BigInt value",
     [decimal],
     ([value]) => {

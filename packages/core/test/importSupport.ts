@@ -16,7 +16,7 @@ const ImportJobsOnly = Layer.effect(
   JobKinds,
   Effect.map(ImportService, (imports) => ({
     import: imports.jobKind,
-    media: { ...imports.jobKind, process: () => Effect.dieMessage("no media jobs in these tests") }
+    media: { ...imports.jobKind, process: () => Effect.die(new Error("no media jobs in these tests")) }
   }))
 )
 

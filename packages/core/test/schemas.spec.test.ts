@@ -3,24 +3,25 @@
  * ("every failure is listed"). Each test states the contract side; they fail until src follows it.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, FastCheck as fc, Option, Schema } from "effect"
+import { Option, Result, Schema } from "effect"
+import * as fc from "fast-check"
 import { CommonFields, Decode, Inventory, Media, PlainIssues, type Resource } from "@catalog-sync/core"
 import { nulMessage } from "../src/internal/Shared/Text.js"
+import { prop } from "./properties.js"
 
 type ResourceName = Resource.ResourceName
 
-const decode = (resource: ResourceName, body: unknown) =>
-  Effect.runSync(Effect.either(Decode.decodeUpsert(resource, body)))
+const decode = (resource: ResourceName, body: unknown) => Decode.decodeUpsert(resource, body)
 
 const decodeValid = (resource: ResourceName, body: unknown) =>
-  Either.getOrElse(decode(resource, body), (error) =>
+  Result.getOrElse(decode(resource, body), (error) =>
     expect.fail(`${resource} body refused: ${JSON.stringify(error.issues)}`)
   )
 
 const refusedPaths = (resource: ResourceName, body: unknown): ReadonlyArray<string> => {
   const result = decode(resource, body)
-  if (Either.isRight(result)) return expect.fail(`${resource} body accepted`)
-  return result.left.issues.map((issue) => issue.path)
+  if (Result.isSuccess(result)) return expect.fail(`${resource} body accepted`)
+  return result.failure.issues.map((issue) => issue.path)
 }
 
 const digits = (min: number, max: number) =>
@@ -35,7 +36,7 @@ const characters = (max: number) =>
 
 describe("schema / contract disagreements", () => {
   // Decode.decodeStrict: "every failure is listed"; brief 3: several violations at once are all reported.
-  it.prop(
+  prop(
     "category_ids over 50 items that also holds a bad item reports the count, and the item when within the 50",
     [fc.integer({ min: 51, max: 55 }).chain((length) => fc.tuple(fc.constant(length), fc.nat(length - 1)))],
     ([[length, badAt]]) => {
@@ -52,7 +53,7 @@ describe("schema / contract disagreements", () => {
 
   // Spec 2.4 details: "width, height, depth, weight, volume (each a non-negative decimal string or null)";
   // spec 8 sets no limit; we bound them at 16 integer digits and 6 decimals (docs/spec-gaps.md).
-  it.prop(
+  prop(
     "details dimensions accept non-negative decimal strings up to 16 digits and 6 decimals",
     [
       fc
@@ -68,7 +69,7 @@ describe("schema / contract disagreements", () => {
 
   // Spec 2.2 / 2.3 / 8: "external_id (string, 1-200 chars)", "product name 200 chars", "sku 100 chars".
   // Characters, not UTF-16 code units (the OpenAPI 3.1 maxLength counts code points as well).
-  it.prop(
+  prop(
     "lengths are counted in characters, not UTF-16 code units",
     [characters(200), characters(100)],
     ([text200, text100]) => {
@@ -125,12 +126,12 @@ const textFields: ReadonlyArray<readonly [ResourceName, string, (text: string) =
 
 const issuesOf = (resource: ResourceName, body: unknown) => {
   const result = decode(resource, body)
-  return Either.isLeft(result) ? result.left.issues : []
+  return Result.isFailure(result) ? result.failure.issues : []
 }
 
 describe("well-formed text", () => {
   // PostgreSQL text cannot hold U+0000 (SQLite can): refused alike on both engines, at the field's path.
-  it.prop(
+  prop(
     "U+0000 is refused in every text field and Reference at that field's path, and the same text without it is accepted",
     [fc.string({ maxLength: 40 }), fc.string({ maxLength: 40 })],
     ([before, after]) => {
@@ -157,10 +158,10 @@ describe("well-formed text", () => {
       revision: 0,
       note: "count"
     }
-    const pathsOf = (schema: Schema.Schema<any, any>, input: unknown) =>
-      Either.match(Schema.decodeUnknownEither(schema, { errors: "all" })(input), {
-        onLeft: (error) => PlainIssues.plainIssues(error),
-        onRight: () => []
+    const pathsOf = (schema: Schema.Decoder<unknown>, input: unknown) =>
+      Result.match(Schema.decodeUnknownResult(schema, { errors: "all" })(input), {
+        onFailure: (error) => PlainIssues.plainIssues(error),
+        onSuccess: () => []
       })
     expect(pathsOf(Inventory.StockWrite, { ...stock, note: "a\u0000" })).toEqual([
       { path: "$.note", message: nulMessage }
@@ -178,11 +179,11 @@ describe("well-formed text", () => {
 
   it("refuses lone surrogates, which cannot be stored or returned as UTF-8", () => {
     for (const external_id of ["\ud800", "a\udbffb", "\udc00"]) {
-      const result = Effect.runSync(Effect.either(Decode.decodeUpsert("categories", { external_id, name: "C" })))
-      expect(result._tag).toBe("Left")
+      const result = Decode.decodeUpsert("categories", { external_id, name: "C" })
+      expect(result._tag).toBe("Failure")
     }
-    const ok = Effect.runSync(Effect.either(Decode.decodeUpsert("categories", { external_id: "🛋 sofa", name: "C" })))
-    expect(ok._tag).toBe("Right")
+    const ok = Decode.decodeUpsert("categories", { external_id: "🛋 sofa", name: "C" })
+    expect(ok._tag).toBe("Success")
   })
 })
 
@@ -214,7 +215,7 @@ describe("names", () => {
     ..."\u0001\u0009\u000a\u000d\u001b\u001f\u007f\u0080\u0085\u009f\u2028\u2029",
     ..."\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
   ]
-  it.prop(
+  prop(
     "a control or bidi override character is refused in every name at its path; the name without it, or with a direction mark, is accepted",
     [fc.string({ maxLength: 20 }), fc.constantFrom(...refused), fc.string({ maxLength: 20 })],
     ([before, character, after]) => {
@@ -237,7 +238,7 @@ describe("names", () => {
     ] as const
     for (const [resource, body] of bodies) expect(issuesOf(resource, body)).toEqual([])
     expect(
-      Either.getLeft(Schema.decodeUnknownEither(Media.MediaFields)({ external_id: "m", name: "a\u202eb" })).pipe(
+      Result.getFailure(Schema.decodeUnknownResult(Media.MediaFields)({ external_id: "m", name: "a\u202eb" })).pipe(
         Option.map(PlainIssues.plainIssues)
       )
     ).toEqual(Option.some([{ path: "$.name", message: CommonFields.nameMessage }]))

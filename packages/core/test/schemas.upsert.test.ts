@@ -4,9 +4,11 @@
  * violation is reported at its JSON path, and several violations are all reported.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Arbitrary, Effect, Either, FastCheck as fc } from "effect"
+import { Result } from "effect"
+import * as fc from "fast-check"
 import { Decode, Product, Resource, Resources } from "@catalog-sync/core"
 
+import { fromSchema, prop } from "./properties.js"
 type Body = Readonly<Record<string, unknown>>
 type ResourceName = Resource.ResourceName
 
@@ -598,21 +600,20 @@ const isWithin = (path: string, location: string) =>
 
 const resources = Resource.resourceNames
 
-const decode = (resource: ResourceName, body: unknown) =>
-  Effect.runSync(Effect.either(Decode.decodeUpsert(resource, body)))
+const decode = (resource: ResourceName, body: unknown) => Decode.decodeUpsert(resource, body)
 
 /** Decodes a body that must be valid; a failure shows its issues. */
 const decodeValid = (resource: ResourceName, body: unknown) =>
-  Either.getOrElse(decode(resource, body), (error) =>
+  Result.getOrElse(decode(resource, body), (error) =>
     expect.fail(`${resource} body refused: ${JSON.stringify(error.issues)}`)
   )
 
 /** Decodes a body that must be refused; returns the reported issue paths. */
 const refusedPaths = (resource: ResourceName, body: unknown): ReadonlyArray<string> => {
   const result = decode(resource, body)
-  if (Either.isRight(result)) return expect.fail(`${resource} body accepted: ${JSON.stringify(body)?.slice(0, 300)}`)
-  expect(result.left._tag).toBe("ValidationFailed")
-  return result.left.issues.map((issue) => issue.path)
+  if (Result.isSuccess(result)) return expect.fail(`${resource} body accepted: ${JSON.stringify(body)?.slice(0, 300)}`)
+  expect(result.failure._tag).toBe("ValidationFailed")
+  return result.failure.issues.map((issue) => issue.path)
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -620,7 +621,7 @@ const refusedPaths = (resource: ResourceName, body: unknown): ReadonlyArray<stri
 describe("upsert body schemas", () => {
   describe("valid bodies decode, unchanged", () => {
     for (const resource of resources) {
-      it.prop(
+      prop(
         `${resource}: hand-written valid bodies`,
         [validBodies[resource]],
         ([body]) => {
@@ -629,9 +630,9 @@ describe("upsert body schemas", () => {
         { fastCheck: { numRuns: 100 } }
       )
 
-      it.prop(
-        `${resource}: Arbitrary.make(schema) bodies`,
-        [Arbitrary.make(Resources.definitions[resource].body) as fc.Arbitrary<Body>],
+      prop(
+        `${resource}: Arbitrary.schema(schema) bodies`,
+        [fromSchema(Resources.definitions[resource].body) as fc.Arbitrary<Body>],
         ([body]) => {
           decodeValid(resource, body)
         },
@@ -642,7 +643,7 @@ describe("upsert body schemas", () => {
 
   describe("a single violation is rejected at its JSON path", () => {
     for (const resource of resources) {
-      it.prop(
+      prop(
         resource,
         [
           validBodies[resource],
@@ -832,7 +833,7 @@ describe("upsert body schemas", () => {
           { id: u, coefficient: "2" }
         ]
       }
-      expect(Either.isRight(decode("products", body))).toBe(true)
+      expect(Result.isSuccess(decode("products", body))).toBe(true)
       expect(refusedPaths("products", { ...body, mode: "catalog" })).toEqual([
         "$.fields[0].name",
         "$.fields[0].type_id",
@@ -847,7 +848,7 @@ describe("upsert body schemas", () => {
 
   describe("several violations are all reported", () => {
     for (const resource of resources) {
-      it.prop(
+      prop(
         resource,
         [
           validBodies[resource],
@@ -906,7 +907,7 @@ describe("upsert body schemas", () => {
       ]
     ]
     for (const [label, limit, good, bad, sub, build, path] of lists) {
-      it.prop(
+      prop(
         label,
         [
           fc
@@ -955,7 +956,7 @@ describe("upsert body schemas", () => {
       })
     })
 
-    it.prop(
+    prop(
       "every money string keeps its digits in products, groups and options",
       [decimal(16, 2)],
       ([value]) => {

@@ -49,7 +49,7 @@ const loose = <T extends { readonly record: Document }>(result: T): Loose<T> => 
 
 /** Decodes like the HTTP layer does, then upserts. */
 export const upsert = (resource: ResourceName, body: unknown) =>
-  Effect.flatMap(Decode.decodeUpsert(resource, body), (decoded) =>
+  Effect.flatMap(Effect.fromResult(Decode.decodeUpsert(resource, body)), (decoded) =>
     Effect.flatMap(CatalogService, (service) => Effect.map(service.upsert(resource, decoded), loose))
   )
 
@@ -58,7 +58,7 @@ export const get = (resource: ResourceName, id: string) =>
     Effect.map(service.get(resource, id as never), (record): Document => record)
   )
 
-export const list = (resource: ResourceName, params: Partial<Parameters<CatalogService["list"]>[1]> = {}) =>
+export const list = (resource: ResourceName, params: Partial<Parameters<CatalogService["Service"]["list"]>[1]> = {}) =>
   Effect.flatMap(CatalogService, (service) =>
     Effect.map(
       service.list(resource, { limit: 50, ...params }),

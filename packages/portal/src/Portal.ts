@@ -2,7 +2,7 @@
  * The developer portal: static pages generated from the OpenAPI document and the guides in docs/. Nothing
  * here queries a database; the same pages are served by the server at /docs and written to a folder
  * for static hosting (`npm run portal`). The API reference is rendered in the browser by Scalar, the
- * bundle that @effect/platform ships inline for HttpApiScalar, so the portal works offline (no CDN).
+ * bundle that effect ships inline for HttpApiScalar, so the portal works offline (no CDN).
  */
 import { Marked } from "marked"
 import { css, referenceScript, searchScript } from "./PortalAssets.js"
@@ -105,16 +105,19 @@ export const loadGuides = (docsDir: string): Guides => {
 }
 
 /**
- * The Scalar API reference bundle (standalone, no network). @effect/platform embeds it for its
- * HttpApiScalar module without exporting the string, so it is read from that module's sibling file.
+ * The Scalar API reference bundle (standalone, no network). Effect embeds it for its HttpApiScalar module
+ * without exporting the string (nor the module: `effect/http-api/internal/*` is closed), so it is read
+ * from that module's file beside `effect/http-api`: one string literal, which is valid JSON.
  */
 export const scalarBundle = (): string => {
   const require = createRequire(import.meta.url)
-  const entry = require.resolve("@effect/platform/HttpApiScalar")
-  const bundle = require(join(dirname(entry), "internal", "httpApiScalar.js")) as { javascript?: unknown }
-  if (typeof bundle.javascript !== "string")
-    throw new Error("the Scalar bundle of @effect/platform was not found; check its version")
-  return bundle.javascript
+  const entry = require.resolve("effect/http-api")
+  const source = readFileSync(join(dirname(entry), "internal", "httpApiScalar.js"), "utf8")
+  const literal = /export const javascript\s*=\s*("(?:[^"\\]|\\.)*")/.exec(source)?.[1]
+  const bundle: unknown = literal === undefined ? undefined : JSON.parse(literal)
+  if (typeof bundle !== "string")
+    throw new Error("the Scalar bundle of effect/http-api was not found; check its version")
+  return bundle
 }
 
 const escapeHtml = (text: string) =>

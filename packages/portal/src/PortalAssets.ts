@@ -148,9 +148,13 @@ export const searchScript = `(() => {
 
 /**
  * Mounts the Scalar reference with the document embedded in the page. The hosted product's toolbar
- * (share, SDK generation, configure) and its telemetry are off. Every POST and DELETE of "Test Request"
- * gets a fresh Idempotency-Key unless the reader typed one of their own (the documented example is
- * replaced), so trying several writes never collides on one key.
+ * (share, SDK generation, configure) and its telemetry are off. The portal, not Scalar's defaults, fixes
+ * the anchors, `#tag/<tag name>/<lowercase method><path>`, which the endpoint table, the search index and
+ * bookmarks link to: Scalar's default lowercases the tag (our tags are camelCase) and, since the version
+ * effect 4 ships, writes the method in uppercase. Scalar decodes the hash before matching, so the slugs
+ * are the raw names. Every POST and DELETE of "Test Request" gets a fresh Idempotency-Key unless the
+ * reader typed one of their own (the documented example is replaced), so trying several writes never
+ * collides on one key.
  */
 export const referenceScript = `(() => {
   const element = document.getElementById("openapi-document");
@@ -164,7 +168,9 @@ export const referenceScript = `(() => {
   Scalar.createApiReference("#reference", {
     content: spec,
     layout: "modern",
-    showToolbar: "never",
+    showDeveloperTools: "never",
+    generateTagSlug: (tag) => tag.name,
+    generateOperationSlug: ({ method, path }) => method.toLowerCase() + path,
     telemetry: false,
     hideClientButton: true,
     withDefaultFonts: false,
@@ -172,7 +178,8 @@ export const referenceScript = `(() => {
     authentication: { preferredSecurityScheme: "bearer" },
     // The document's server is relative ("/"); requests go to the origin that serves the portal.
     servers: [{ url: location.origin, description: "This server" }],
-    onBeforeRequest: ({ request }) => {
+    // The Request that goes over the wire; onBeforeRequest gets only a copy of it.
+    onRequestBuilt: ({ request }) => {
       if (request.method !== "POST" && request.method !== "DELETE") return;
       const key = request.headers.get("idempotency-key");
       if (key === null || key.trim() === "" || documented.has(key)) request.headers.set("idempotency-key", freshKey());

@@ -1,6 +1,7 @@
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
 import { Api } from "@catalog-sync/contract"
 import { Effect, Layer } from "effect"
+import { HttpRouter, HttpServerResponse } from "effect/http"
+import { OpenApi } from "effect/http-api"
 import { resolve } from "node:path"
 import { loadGuides, type PortalFile, render, repositoryUrl, scalarBundle } from "./Portal.js"
 
@@ -43,23 +44,22 @@ export const securityHeaders = {
 export const layer = (
   files: ReadonlyArray<PortalFile>,
   options: { readonly path?: `/${string}` } = {}
-): Layer.Layer<never> => {
+): Layer.Layer<never, never, HttpRouter.HttpRouter> => {
   const base = options.path ?? "/docs"
-  return HttpApiBuilder.Router.use((router) =>
+  return HttpRouter.use((router) =>
     Effect.gen(function* () {
       // The server's root has nothing of its own: a person opening it wants the portal.
-      yield* router.get("/", Effect.succeed(HttpServerResponse.redirect(`${base}/`, { status: 302 })))
+      yield* router.add("GET", "/", HttpServerResponse.redirect(`${base}/`, { status: 302 }))
       for (const file of files) {
         const response = HttpServerResponse.text(file.body, {
           contentType: file.contentType,
           headers: { "cache-control": "public, max-age=300", ...securityHeaders }
         })
-        yield* router.get(`${base}/${file.path}`, Effect.succeed(response))
+        yield* router.add("GET", `${base}/${file.path}`, response)
         if (file.path !== "index.html") continue
         // The router matches `/docs` and `/docs/` alike; only the latter resolves the relative links.
-        yield* router.get(
-          base,
-          Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
+        yield* router.add("GET", base, (request) =>
+          Effect.succeed(
             request.url.split("?")[0]!.endsWith("/")
               ? response
               : HttpServerResponse.redirect(`${base}/`, { status: 301 })
@@ -74,8 +74,8 @@ export const layer = (
  * The portal of this API at `/docs`, rendered once while the layer builds from the OpenAPI document and
  * the guides in `docsDir` (the repository's `docs` when started from its root).
  */
-export const layerFromDocs = (docsDir: string): Layer.Layer<never> =>
-  Layer.unwrapEffect(
+export const layerFromDocs = (docsDir: string): Layer.Layer<never, never, HttpRouter.HttpRouter> =>
+  Layer.unwrap(
     Effect.gen(function* () {
       const files = renderPortal(resolve(docsDir))
       if (!files.some((file) => file.path.startsWith("guides/"))) {

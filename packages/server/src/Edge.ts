@@ -49,7 +49,7 @@ export const EdgeLimitsLive = (server: Server) =>
   )
 
 /** What the API's edge reads from the settings: the trusted proxies and the failed-key budgets. */
-export const EdgeReferencesLive = Layer.unwrapEffect(
+export const EdgeReferencesLive = Layer.unwrap(
   Effect.map(Effect.orDie(EdgeConfig), (edge) =>
     Layer.mergeAll(
       Layer.succeed(TrustedProxies, proxiesOf(edge)),

@@ -9,4 +9,4 @@ import { createHash } from "node:crypto"
 export const hash = (secret: string): Effect.Effect<string> =>
   Effect.sync(() => createHash("sha256").update(secret).digest("hex"))
 
-export const layer: Layer.Layer<ApiKey.SecretHasher> = Layer.succeed(ApiKey.SecretHasher, { hash })
+export const layer: Layer.Layer<never> = Layer.succeed(ApiKey.SecretHasher, { hash })

@@ -7,17 +7,15 @@ import { Effect, Ref } from "effect"
 export const loggingChanges = <E extends { readonly message: string }>(probe: Effect.Effect<void, E>) =>
   Effect.map(Ref.make(true), (answering) =>
     probe.pipe(
-      Effect.tapBoth({
-        onFailure: (error) =>
-          Effect.whenEffect(
-            Effect.logWarning(`the database does not answer; GET /ready answers 503 until it does: ${error.message}`),
-            Ref.getAndSet(answering, false)
-          ),
-        onSuccess: () =>
-          Effect.whenEffect(
-            Effect.logInfo("the database answers again; GET /ready answers 200"),
-            Effect.map(Ref.getAndSet(answering, true), (was) => !was)
-          )
-      })
+      Effect.tapError((error) =>
+        Effect.logWarning(`the database does not answer; GET /ready answers 503 until it does: ${error.message}`).pipe(
+          Effect.when(Ref.getAndSet(answering, false))
+        )
+      ),
+      Effect.tap(() =>
+        Effect.logInfo("the database answers again; GET /ready answers 200").pipe(
+          Effect.when(Effect.map(Ref.getAndSet(answering, true), (was) => !was))
+        )
+      )
     )
   )

@@ -1,4 +1,3 @@
-import { HttpApiBuilder, type HttpApp, HttpMiddleware } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { ApiLive, Readiness, RouteTable } from "@catalog-sync/adapter-http"
 import { PortalHttp } from "@catalog-sync/portal"
@@ -26,9 +25,9 @@ import {
 import { SharpImageProcessor } from "@catalog-sync/adapter-image-sharp"
 import { FsMediaStorage } from "@catalog-sync/adapter-storage-fs"
 import type { S3Settings } from "@catalog-sync/adapter-storage-s3"
-import { type Migrator, SqlClient, type SqlError } from "@effect/sql"
-import type { Connection } from "@effect/sql/SqlConnection"
-import { Clock, type ConfigError, Duration, Effect, Layer, Logger, Option, Schedule } from "effect"
+import { Clock, type Config, Duration, Effect, Layer, Option, References, Schedule } from "effect"
+import { HttpMiddleware, HttpRouter, type HttpServerResponse } from "effect/http"
+import { type Migrator, SqlClient, type SqlConnection, type SqlError } from "effect/sql"
 import { type ImageProcessor, type MediaErrors, type MediaStorage, RateLimiter } from "@catalog-sync/core"
 import { createServer } from "node:http"
 import { answerUnparsableRequests } from "./UnparsableRequests.js"
@@ -41,7 +40,7 @@ import * as MetricsEndpoint from "./Observability/MetricsEndpoint.js"
 import * as RequestMetrics from "./Observability/RequestMetrics.js"
 import * as TracedPorts from "./Observability/TracedPorts.js"
 import * as Tracing from "./Observability/Tracing.js"
-import { Resource } from "@effect/opentelemetry"
+import * as Resource from "@effect/opentelemetry/Resource"
 import { loggingChanges } from "./Readiness.js"
 import { checkFolders, databaseFile, mediaDir, StartupLog } from "./Startup.js"
 import * as NodeSecretHasher from "./NodeSecretHasher.js"
@@ -55,11 +54,11 @@ export { databaseFile, mediaDir } from "./Startup.js"
  */
 const S3Probe = (probe: Effect.Effect<void, MediaErrors.MediaStorageError>, settings: S3Settings.S3Settings) =>
   // In the background: an endpoint that does not answer must not hold the start up for its timeouts.
-  Layer.scopedDiscard(
+  Layer.effectDiscard(
     Effect.forkScoped(
       probe.pipe(
-        Effect.zipRight(Effect.logInfo("media storage: S3 bucket reachable")),
-        Effect.catchAll((error) =>
+        Effect.andThen(Effect.logInfo("media storage: S3 bucket reachable")),
+        Effect.catch((error) =>
           Effect.logWarning(
             error.reason === "unavailable"
               ? "media storage: the S3 endpoint does not answer; uploads fail with 503 until it does"
@@ -75,7 +74,7 @@ const S3Probe = (probe: Effect.Effect<void, MediaErrors.MediaStorageError>, sett
 export const MediaStorageLive = (config: ServerConfig): Layer.Layer<MediaStorage.MediaStorage> => {
   const storage = config.mediaStorage ?? { kind: "fs" as const }
   return storage.kind === "s3"
-    ? Layer.unwrapEffect(
+    ? Layer.unwrap(
         Effect.map(
           Effect.promise(() => import("@catalog-sync/adapter-storage-s3")),
           ({ S3MediaStorage }) => S3MediaStorage.layer(storage.s3)
@@ -86,7 +85,7 @@ export const MediaStorageLive = (config: ServerConfig): Layer.Layer<MediaStorage
 
 /** The S3 media ports; the adapter (and the AWS SDK) is loaded only when MEDIA_STORAGE=s3. */
 const S3PortsLive = (settings: S3Settings.S3Settings) =>
-  Layer.unwrapEffect(
+  Layer.unwrap(
     Effect.map(
       Effect.promise(() => import("@catalog-sync/adapter-storage-s3")),
       ({ S3MediaStorage }) =>
@@ -122,7 +121,7 @@ export interface ServerOverrides {
    * Wraps the database connections every statement of the server runs on (a connection that fails the
    * N-th statement, or writes each one down): the repositories', the job workers' and the key lookups'.
    */
-  readonly sql?: ((connection: Connection) => Connection) | undefined
+  readonly sql?: ((connection: SqlConnection.Connection) => SqlConnection.Connection) | undefined
 }
 
 /**
@@ -149,10 +148,10 @@ const resumeCutOffWork = Layer.effectDiscard(
  */
 export const PersistenceLive = (
   config: ServerConfig,
-  wrapConnection?: (connection: Connection) => Connection
+  wrapConnection?: (connection: SqlConnection.Connection) => SqlConnection.Connection
 ): Layer.Layer<
   PersistencePorts | SqlClient.SqlClient,
-  SqlError.SqlError | Migrator.MigrationError | ConfigError.ConfigError
+  SqlError.SqlError | Migrator.MigrationError | Config.ConfigError
 > =>
   config.postgres === undefined
     ? sqlitePorts({ filename: databaseFile(config), wrapConnection })
@@ -170,7 +169,7 @@ const ReadinessLive = Layer.effect(
 )
 
 /** Forgets completed idempotency records past their retention, once an hour. */
-const IdempotencyPurge = Layer.scopedDiscard(
+const IdempotencyPurge = Layer.effectDiscard(
   Effect.gen(function* () {
     const store = yield* IdempotencyStore.IdempotencyStore
     const purge = Effect.gen(function* () {
@@ -178,7 +177,7 @@ const IdempotencyPurge = Layer.scopedDiscard(
       const removed = yield* store.purge(now - Idempotency.retentionMillis)
       if (removed > 0)
         yield* Effect.logDebug("purged idempotency records").pipe(Effect.annotateLogs("removed", removed))
-    }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("idempotency purge failed", cause)))
+    }).pipe(Effect.catchCause((cause) => Effect.logWarning("idempotency purge failed", cause)))
     yield* Effect.forkScoped(Effect.repeat(purge, Schedule.spaced("1 hour")))
   })
 )
@@ -188,7 +187,7 @@ const IdempotencyPurge = Layer.scopedDiscard(
  * bounded number of short transactions, so a backlog is worked off over several runs.
  */
 const JobRetentionPurge = (runtime: RuntimeSettings) =>
-  Layer.scopedDiscard(
+  Layer.effectDiscard(
     Effect.gen(function* () {
       const purge = JobRetention.purgeFinishedImports({
         retentionMillis: Duration.toMillis(runtime.jobRetention)
@@ -198,7 +197,7 @@ const JobRetentionPurge = (runtime: RuntimeSettings) =>
             ? Effect.logDebug("purged finished import jobs").pipe(Effect.annotateLogs("removed", removed))
             : Effect.void
         ),
-        Effect.catchAllCause((cause) => Effect.logWarning("job retention purge failed", cause))
+        Effect.catchCause((cause) => Effect.logWarning("job retention purge failed", cause))
       )
       yield* Effect.forkScoped(Effect.repeat(purge, Schedule.spaced("5 minutes")))
     })
@@ -209,7 +208,7 @@ const JobRetentionPurge = (runtime: RuntimeSettings) =>
  * they are older than the grace period), and the images of media jobs that failed a day ago and were not
  * retried: once at start, then every hour.
  */
-const StagingSweep = Layer.scopedDiscard(
+const StagingSweep = Layer.effectDiscard(
   Effect.gen(function* () {
     const media = yield* MediaService.MediaService
     const sweep = MediaStagingSweep.sweepStaging().pipe(
@@ -218,7 +217,7 @@ const StagingSweep = Layer.scopedDiscard(
           ? Effect.logInfo("removed staged uploads left behind").pipe(Effect.annotateLogs("removed", removed))
           : Effect.void
       ),
-      Effect.zipRight(
+      Effect.andThen(
         media
           .releaseFailedUploads()
           .pipe(
@@ -231,7 +230,7 @@ const StagingSweep = Layer.scopedDiscard(
             )
           )
       ),
-      Effect.catchAllCause((cause) => Effect.logWarning("staging sweep failed", cause))
+      Effect.catchCause((cause) => Effect.logWarning("staging sweep failed", cause))
     )
     yield* Effect.forkScoped(Effect.repeat(sweep, Schedule.spaced("1 hour")))
   })
@@ -276,7 +275,7 @@ const RateLimiterLive = (config: ServerConfig, runtime: RuntimeSettings) => {
  * lease has expired; shutdown gives running jobs back at once.
  */
 const JobWorkersLive = (runtime: RuntimeSettings) =>
-  Layer.scopedDiscard(
+  Layer.effectDiscard(
     JobWorker.runWorkers({
       workers: runtime.jobWorkers,
       leaseMillis: Duration.toMillis(runtime.jobLease),
@@ -337,14 +336,14 @@ const measuredPersistence = <E>(
 
 /**
  * Metrics (off unless METRICS_PORT or METRICS_ON_MAIN_PORT is set): Effect's metrics go through the
- * OpenTelemetry SDK to Prometheus text at GET /metrics, on a port of its own and/or the API's port.
+ * OpenTelemetry SDK to Prometheus text at GET /metrics, on a port of its own and/or the API's port (that
+ * route is on the API's router, see `serverWith`).
  */
 const MetricsLive = (runtime: RuntimeSettings) => {
   const settings = runtime.metrics
   const port = settings.port
   const separate = port._tag === "Some" ? MetricsEndpoint.SeparatePort(port.value, settings.host) : Layer.empty
-  const main = settings.onMainPort ? MetricsEndpoint.MainPortRoute : Layer.empty
-  return Layer.mergeAll(separate, main).pipe(
+  return separate.pipe(
     Layer.provideMerge(MetricsEndpoint.MetricsScrapeLive),
     Layer.provide(
       Resource.layer({ serviceName: process.env.OTEL_SERVICE_NAME ?? "catalog-sync", serviceVersion: "0.1.0" })
@@ -353,12 +352,12 @@ const MetricsLive = (runtime: RuntimeSettings) => {
 }
 
 /** The runtime settings of `config`, or from the environment when the caller left them out. */
-const runtimeOf = (config: ServerConfig): Effect.Effect<RuntimeSettings, ConfigError.ConfigError> =>
+const runtimeOf = (config: ServerConfig): Effect.Effect<RuntimeSettings, Config.ConfigError> =>
   config.runtime === undefined ? RuntimeConfig : Effect.succeed(config.runtime)
 
 /** Core services over the persistence ports. */
 export const ServicesLive = (config: ServerConfig, overrides: ServerOverrides = {}) =>
-  Layer.unwrapEffect(Effect.map(runtimeOf(config), (runtime) => servicesWith(config, runtime, overrides)))
+  Layer.unwrap(Effect.map(runtimeOf(config), (runtime) => servicesWith(config, runtime, overrides)))
 
 const servicesWith = (config: ServerConfig, runtime: RuntimeSettings, overrides: ServerOverrides) =>
   Layer.mergeAll(
@@ -391,7 +390,7 @@ const servicesWith = (config: ServerConfig, runtime: RuntimeSettings, overrides:
  * first, and the start, the beginning and the end of shutdown are logged.
  */
 export const ServerLive = (config: ServerConfig, overrides: ServerOverrides = {}) =>
-  Layer.unwrapEffect(Effect.map(runtimeOf(config), (runtime) => serverWith(config, runtime, overrides)))
+  Layer.unwrap(Effect.map(runtimeOf(config), (runtime) => serverWith(config, runtime, overrides)))
 
 /**
  * The route table of the server: the contract's endpoints and the routes it serves outside them, the
@@ -407,15 +406,15 @@ const routeTableOf = (runtime: RuntimeSettings) =>
 const serverWith = (config: ServerConfig, runtime: RuntimeSettings, overrides: ServerOverrides) => {
   const routes = routeTableOf(runtime)
   const server = continueOnlyBodiesWithinLimits(answerUnparsableRequests(createServer()), routes)
-  const drainDeadline = Layer.scopedDiscard(
+  const drainDeadline = Layer.effectDiscard(
     Effect.addFinalizer(() =>
       Effect.sync(() => setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutSeconds * 1000).unref())
     )
   )
   // Acquired first, so released last: after the database has closed. A start that failed is reported by the caller.
   const started = { running: false }
-  const stopped = Layer.scopedDiscard(
-    Effect.zipRight(
+  const stopped = Layer.effectDiscard(
+    Effect.andThen(
       checkFolders(config),
       Effect.addFinalizer(() => (started.running ? Effect.logInfo("stopped") : Effect.void))
     )
@@ -424,24 +423,34 @@ const serverWith = (config: ServerConfig, runtime: RuntimeSettings, overrides: S
   const tracing = runtime.tracing
   const measure = metricsOn ? RequestMetrics.middleware(routes) : undefined
   const trace = Option.isSome(tracing) ? Tracing.requestSpans(routes) : undefined
-  const middleware =
-    measure !== undefined && trace !== undefined ? (app: HttpApp.Default) => trace(measure(app)) : (measure ?? trace)
-  // The platform's own request span is off: it records the URL and every header, where keys and personal
-  // data can be; ours (Tracing.requestSpans) records the route template, status and request id only.
-  return HttpApiBuilder.serve(middleware).pipe(
-    HttpMiddleware.withTracerDisabledWhen(() => true),
-    Layer.provideMerge(metricsOn ? MetricsLive(runtime) : Layer.empty),
+  const middleware = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) => {
+    const measured = measure === undefined ? app : measure(app)
+    return trace === undefined ? measured : trace(measured)
+  }
+  const routesLive = Layer.mergeAll(
+    ApiLive.pipe(Layer.provide(EdgeReferencesLive), Layer.provide(Layer.succeed(RouteTable.Routes, routes))),
     // The developer portal at /docs: static pages rendered once at start, no database queries.
-    Layer.provide(PortalHttp.layerFromDocs(runtime.docsDir)),
-    Layer.provide(
-      ApiLive.pipe(Layer.provide(EdgeReferencesLive), Layer.provide(Layer.succeed(RouteTable.Routes, routes)))
-    ),
+    PortalHttp.layerFromDocs(runtime.docsDir),
+    runtime.metrics.onMainPort ? MetricsEndpoint.MainPortRoute : Layer.empty
+  )
+  // No request log line or listen line of the platform's: StartupLog and the Envelope write ours.
+  return HttpRouter.serve(routesLive, {
+    disableLogger: true,
+    disableListenLog: true,
+    ...(measure !== undefined || trace !== undefined ? { middleware } : {})
+  }).pipe(
+    // The platform's own request span is off: it records the URL and every header, where keys and personal
+    // data can be; ours (Tracing.requestSpans) records the route template, status and request id only.
+    Layer.provide(Layer.succeed(HttpMiddleware.TracerDisabledWhen, () => true)),
+    Layer.provideMerge(metricsOn ? MetricsLive(runtime) : MetricsEndpoint.ScrapeOff),
     Layer.provide(drainDeadline),
     Layer.provideMerge(StartupLog(config, runtime, started)),
     Layer.provideMerge(
-      NodeHttpServer.layer(() => server, { port: config.port, host: config.host }).pipe(
-        Layer.provide(EdgeLimitsLive(server))
-      )
+      NodeHttpServer.layer(() => server, {
+        port: config.port,
+        host: config.host,
+        gracefulShutdownTimeout: Duration.seconds(config.shutdownTimeoutSeconds)
+      }).pipe(Layer.provide(EdgeLimitsLive(server)))
     ),
     Layer.provide(servicesWith(config, runtime, overrides)),
     Layer.provide(
@@ -452,9 +461,11 @@ const serverWith = (config: ServerConfig, runtime: RuntimeSettings, overrides: S
         : measuredPersistence(runtime, PersistenceLive(config, overrides.sql))
     ),
     Layer.provide(stopped),
-    Layer.provide(Logger.minimumLogLevel(config.logLevel)),
+    Layer.provide(Layer.succeed(References.MinimumLogLevel, config.logLevel)),
     // Without an OTLP endpoint nothing exports spans, so the ones adapters and @effect/sql open per
     // statement are made no-ops: tracing off costs nothing on the hot path.
-    Layer.provide(Option.isSome(tracing) ? Tracing.TracingLive(tracing.value) : Layer.setTracerEnabled(false))
+    Layer.provide(
+      Option.isSome(tracing) ? Tracing.TracingLive(tracing.value) : Layer.succeed(References.TracerEnabled, false)
+    )
   )
 }

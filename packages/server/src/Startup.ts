@@ -1,6 +1,6 @@
-import { HttpServer, HttpServerError } from "@effect/platform"
-import { Migrator, SqlError } from "@effect/sql"
-import { ConfigError, Data, Effect, Layer, Option } from "effect"
+import { Config, Data, Effect, Layer, Option } from "effect"
+import { HttpServer, HttpServerError } from "effect/http"
+import { Migrator, SqlError } from "effect/sql"
 import { accessSync, constants, mkdirSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
 import { describeConfigError, describePostgres, type RuntimeSettings, type ServerConfig } from "./ServerConfig.js"
@@ -26,7 +26,10 @@ const withCode = (cause: unknown): string => {
   return code === undefined || message.startsWith(code) ? message : `${code}: ${message}`
 }
 
-/** The innermost error with a system or SQLSTATE code, through `cause` chains (SqlError wraps the driver's). */
+/**
+ * The innermost error with a system or SQLSTATE code, through `cause` chains (SqlError wraps its reason,
+ * which wraps the driver's error).
+ */
 const rootCause = (error: unknown): unknown => {
   let current = error
   for (let depth = 0; depth < 5; depth++) {
@@ -152,11 +155,10 @@ const serveProblem = (config: ServerConfig, error: HttpServerError.ServeError): 
 /** Why the server did not start, as one line naming the setting to change. */
 export const describeStartFailure = (config: ServerConfig, error: unknown): StartupError => {
   if (error instanceof StartupError) return error
-  if (ConfigError.isConfigError(error))
+  if (error instanceof Config.ConfigError)
     return new StartupError({ code: "config_invalid", message: describeConfigError(error) })
-  if (HttpServerError.isServerError(error) && error._tag === "ServeError") return serveProblem(config, error)
-  if (error instanceof SqlError.SqlError || error instanceof Migrator.MigrationError)
-    return databaseProblem(config, error)
+  if (error instanceof HttpServerError.ServeError) return serveProblem(config, error)
+  if (SqlError.isSqlError(error) || error instanceof Migrator.MigrationError) return databaseProblem(config, error)
   return new StartupError({ code: "start_failed", message: messageOf(error) })
 }
 
@@ -208,10 +210,10 @@ const describeTracing = (runtime: RuntimeSettings) =>
  * portal is), and one when shutdown begins.
  */
 export const StartupLog = (config: ServerConfig, runtime: RuntimeSettings, started: { running: boolean }) =>
-  Layer.scopedDiscard(
+  Layer.effectDiscard(
     Effect.gen(function* () {
       const server = yield* HttpServer.HttpServer
-      const port = server.address._tag === "TcpAddress" ? server.address.port : config.port
+      const port = server.address._tag === "UnixPathAddress" ? config.port : server.address.port
       const url = localUrl(config.host, port)
       started.running = true
       yield* Effect.logInfo("catalog-sync is running").pipe(

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Admin, Ids, InventoryAdmin, JobAdmin } from "@catalog-sync/core"
-import { Cause, ConfigError, Effect, Layer, Logger, LogLevel, Option } from "effect"
+import { Cause, Config, Effect, Exit, Formatter, Layer, Logger, Option, References } from "effect"
 import { type Action, parse, UsageError } from "./cli/Commands.js"
 import { exports, quickstart } from "./cli/Quickstart.js"
 import { status } from "./cli/Status.js"
@@ -19,10 +19,10 @@ const fail = (error: { code: string; message: string; details?: unknown }) =>
 
 /** Prints a failure as JSON on stderr, one line that names the problem; never a stack trace for bad input. */
 const report = (cause: Cause.Cause<unknown>) => {
-  const failure = Cause.failureOption(cause)
+  const failure = Cause.findErrorOption(cause)
   if (Option.isNone(failure)) return fail({ code: "internal_error", message: Cause.pretty(cause) })
   const error = failure.value
-  if (ConfigError.isConfigError(error)) return fail({ code: "config_invalid", message: describeConfigError(error) })
+  if (error instanceof Config.ConfigError) return fail({ code: "config_invalid", message: describeConfigError(error) })
   if (error instanceof UsageError)
     return fail({
       code: "usage",
@@ -66,7 +66,7 @@ const run = (action: Action) =>
       case "Migrate":
         return yield* Effect.scoped(Layer.build(PersistenceLive(config))).pipe(
           Effect.mapError((error) => describeStartFailure(config, error)),
-          Effect.zipRight(print({ migrated: true }))
+          Effect.andThen(print({ migrated: true }))
         )
       case "Admin":
         return yield* print(yield* action.run.pipe(Effect.provide(AdminLive(config))))
@@ -88,15 +88,30 @@ const run = (action: Action) =>
     }
   })
 
+/**
+ * One JSON line per log entry, with the fields (and their order) log pipelines already read: `logLevel`,
+ * where Effect 4's JSON logger writes `level`.
+ */
+const jsonLogger = Logger.formatStructured.pipe(
+  Logger.map(({ message, level, timestamp, cause, annotations, spans, fiberId }) =>
+    Formatter.formatJson({ message, logLevel: level, timestamp, cause, annotations, spans, fiberId })
+  ),
+  Logger.withConsoleLog
+)
+
 const argv = process.argv.slice(2)
 
 const program = parse(argv).pipe(
   Effect.flatMap((action) =>
-    run(action).pipe(Logger.withMinimumLogLevel(action._tag === "Serve" ? LogLevel.All : LogLevel.Warning))
+    run(action).pipe(Effect.provideService(References.MinimumLogLevel, action._tag === "Serve" ? "All" : "Warn"))
   ),
-  Effect.catchAllCause(report),
-  Effect.provide(Logger.json),
-  Effect.provide(NodeContext.layer)
+  Effect.catchCause(report),
+  Effect.provide(Logger.layer([jsonLogger])),
+  Effect.provide(NodeServices.layer)
 )
 
-NodeRuntime.runMain(program, { disableErrorReporting: true, disablePrettyLogger: true })
+// Stopped by a signal is a clean stop (exit 0), as is every failure reported above (its exit code is set there).
+NodeRuntime.runMain(program, {
+  disableErrorReporting: true,
+  teardown: (exit, onExit) => onExit(Exit.isFailure(exit) && !Cause.hasInterruptsOnly(exit.cause) ? 1 : 0)
+})

@@ -107,7 +107,7 @@ export const rawConnection = (
   options: { readonly halfOpen?: boolean; readonly localAddress?: string } = {}
 ) =>
   Effect.acquireRelease(
-    Effect.async<{
+    Effect.callback<{
       readonly socket: Socket
       readonly received: () => string
       readonly closed: () => boolean

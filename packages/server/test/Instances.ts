@@ -17,7 +17,7 @@ const serverDir = fileURLToPath(new URL("..", import.meta.url))
  * with the scope. Inside the package, so that the bundle finds node_modules.
  */
 export const buildServer = Effect.acquireRelease(
-  Effect.async<string, InstanceError>((resume) => {
+  Effect.callback<string, InstanceError>((resume) => {
     const outDir = join(serverDir, "build", `e2e-${process.pid}-${Date.now()}`)
     const child = execFile(
       join(serverDir, "..", "..", "node_modules", ".bin", "tsup"),
@@ -34,7 +34,7 @@ export const buildServer = Effect.acquireRelease(
   (outDir) => Effect.sync(() => rmSync(outDir, { recursive: true, force: true }))
 )
 
-export const freePort = Effect.async<number, InstanceError>((resume) => {
+export const freePort = Effect.callback<number, InstanceError>((resume) => {
   const server = createServer()
   server.once("error", (error) => resume(Effect.fail(new InstanceError({ message: `no free port: ${error.message}` }))))
   server.listen(0, "127.0.0.1", () => {
@@ -114,7 +114,7 @@ export const startInstance = (bundle: string, env: Record<string, string>) =>
 
 /** Runs the admin CLI of the bundle with the given environment and returns its JSON output. */
 export const runCli = (bundle: string, env: Record<string, string>, args: ReadonlyArray<string>) =>
-  Effect.async<any, InstanceError>((resume) => {
+  Effect.callback<any, InstanceError>((resume) => {
     execFile(
       process.execPath,
       [join(bundle, "cli.js"), ...args],

@@ -37,7 +37,7 @@ export const makeMediaFaults = () => {
                       message: "cannot write the media file: EACCES"
                     })
                   )
-                : Effect.zipRight(
+                : Effect.andThen(
                     Effect.sync(() => void written.push(`${folder}/${key}`)),
                     storage.put(folder, key, data)
                   )
@@ -54,7 +54,7 @@ export const makeMediaFaults = () => {
                 const gate = gates.get(hash)
                 return gate === undefined
                   ? images.process(source, options)
-                  : Effect.zipRight(Deferred.await(gate), images.process(source, options))
+                  : Effect.andThen(Deferred.await(gate), images.process(source, options))
               })
           }),
           Context.add(MediaStorage.MediaStaging, staging)

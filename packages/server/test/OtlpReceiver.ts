@@ -19,14 +19,14 @@ export interface ReceivedSpan {
 }
 
 /** An OTLP/HTTP receiver in the test process: it keeps every span POSTed to /v1/traces, in JSON or protobuf. */
-export class OtlpReceiver extends Context.Tag("OtlpReceiver")<
+export class OtlpReceiver extends Context.Service<
   OtlpReceiver,
   {
     readonly url: string
     readonly spans: () => ReadonlyArray<ReadonlyArray<ReceivedSpan>>
     readonly requests: () => ReadonlyArray<{ readonly path: string; readonly contentType: string }>
   }
->() {}
+>()("OtlpReceiver") {}
 
 const attributeValue = (value: Record<string, unknown>): string => {
   const [only] = Object.values(value)
@@ -55,7 +55,7 @@ const spansOf = (body: any): Array<ReceivedSpan> =>
     )
   )
 
-export const OtlpReceiverLive = Layer.scoped(
+export const OtlpReceiverLive = Layer.effect(
   OtlpReceiver,
   Effect.gen(function* () {
     const batches: Array<Array<ReceivedSpan>> = []
@@ -75,11 +75,11 @@ export const OtlpReceiverLive = Layer.scoped(
       })
     })
     yield* Effect.acquireRelease(
-      Effect.async<void>((resume) => {
+      Effect.callback<void>((resume) => {
         server.listen(0, "127.0.0.1", () => resume(Effect.void))
       }),
       () =>
-        Effect.async<void>((resume) => {
+        Effect.callback<void>((resume) => {
           server.close(() => resume(Effect.void))
         })
     )

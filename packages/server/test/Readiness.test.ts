@@ -10,10 +10,9 @@ describe("readiness", () => {
     () =>
       Effect.gen(function* () {
         const lines: Array<string> = []
-        const capture = Logger.replace(
-          Logger.defaultLogger,
+        const capture = Logger.layer([
           Logger.make(({ message }) => lines.push(String(Array.isArray(message) ? message[0] : message)))
-        )
+        ])
         let up = true
         const probe = yield* loggingChanges(
           Effect.suspend(() =>

@@ -2,7 +2,7 @@ import type { Logged } from "./StatementLog.js"
 
 /**
  * Round trips to PostgreSQL, read from a `statementLog`: every statement is one, BEGIN and COMMIT
- * included, since node-postgres sends a statement's messages together and the next statement of a
+ * included, since the client (@effect/sql-pg) sends a statement's messages together and the next statement of a
  * connection only once the answer is in.
  */
 export interface RoundTrips {

@@ -1,5 +1,7 @@
-import type { Connection } from "@effect/sql/SqlConnection"
 import { Effect } from "effect"
+import type { SqlConnection } from "effect/sql"
+
+type Connection = SqlConnection.Connection
 
 /**
  * A statement as the driver received it, the connection it ran on (numbered in the order the client handed
@@ -52,6 +54,8 @@ export const statementLog = (_database: "sqlite" | "postgres") => {
       execute: (sql, params, transform) => logged(connection, sql, params, () => conn.execute(sql, params, transform)),
       executeRaw: (sql, params) => logged(connection, sql, params, () => conn.executeRaw(sql, params)),
       executeValues: (sql, params) => logged(connection, sql, params, () => conn.executeValues(sql, params)),
+      executeValuesUnprepared: (sql, params) =>
+        logged(connection, sql, params, () => conn.executeValuesUnprepared(sql, params)),
       executeUnprepared: (sql, params, transform) =>
         logged(connection, sql, params, () => conn.executeUnprepared(sql, params, transform)),
       executeStream: (sql, params, transform) => {

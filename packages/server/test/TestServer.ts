@@ -1,6 +1,5 @@
 import { expect } from "vitest"
 import * as PgTesting from "@catalog-sync/adapter-pg/testing"
-import { HttpServer } from "@effect/platform"
 import { Admin, Ids, InventoryAdmin } from "@catalog-sync/core"
 import { layer as sqlitePorts } from "@catalog-sync/adapter-sqlite"
 import {
@@ -8,14 +7,14 @@ import {
   Context,
   Duration,
   Effect,
-  HashMap,
   Layer,
   Logger,
-  LogLevel,
   Option,
   Redacted,
+  References,
   Schedule
 } from "effect"
+import { HttpServer } from "effect/http"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { request as httpRequest } from "node:http"
@@ -57,12 +56,12 @@ export interface Tenant {
 }
 
 /** A real server on a free loopback port over a SQLite file in a temp folder, and admin access to it. */
-export class TestServer extends Context.Tag("TestServer")<
+export class TestServer extends Context.Service<
   TestServer,
   {
     readonly url: string
-    readonly admin: Admin.Admin
-    readonly inventoryAdmin: InventoryAdmin.InventoryAdmin
+    readonly admin: Admin.Admin["Service"]
+    readonly inventoryAdmin: InventoryAdmin.InventoryAdmin["Service"]
     readonly tenant: (overrides?: Record<string, unknown>) => Effect.Effect<Tenant, unknown>
     /** The server's data folder (SQLite file, staging). */
     readonly dataDir: string
@@ -71,7 +70,7 @@ export class TestServer extends Context.Tag("TestServer")<
     /** `http://127.0.0.1:<METRICS_PORT>` when the server was started with a metrics port. */
     readonly metricsUrl: string | undefined
   }
->() {}
+>()("TestServer") {}
 
 const allScopes = [
   "catalog:read",
@@ -100,7 +99,7 @@ const testDefaults: Record<string, string> = {
   HTTP_MAX_CONNECTIONS_PER_ADDRESS: "1000"
 }
 
-/** A log line of the server: its level, message and annotations. */
+/** A log line of the server: its level (as Effect 3 labelled it: DEBUG, INFO, WARN, ERROR), message and annotations. */
 export interface LoggedLine {
   readonly level: string
   readonly message: string
@@ -129,7 +128,7 @@ export const TestServerWith = (
     readonly logs?: Array<LoggedLine>
   } = {}
 ) =>
-  Layer.scoped(
+  Layer.effect(
     TestServer,
     Effect.gen(function* () {
       const dataDir = yield* Effect.acquireRelease(
@@ -142,7 +141,7 @@ export const TestServerWith = (
         dataDir,
         databaseFile: Option.none(),
         shutdownTimeoutSeconds: 1,
-        logLevel: logs === undefined ? LogLevel.Warning : LogLevel.Debug
+        logLevel: logs === undefined ? "Warn" : "Debug"
       }
       // TEST_DATABASE=postgres runs the same end-to-end suites on a fresh PostgreSQL database (npm test does both).
       const config: ServerConfig =
@@ -162,30 +161,29 @@ export const TestServerWith = (
           ? ServerLive(config, overrides)
           : ServerLive(config, overrides).pipe(
               Layer.provide(
-                Logger.replace(
-                  Logger.defaultLogger,
-                  Logger.make(({ annotations, logLevel, message }) =>
+                Logger.layer([
+                  Logger.make(({ fiber, logLevel, message }) =>
                     logs.push({
-                      level: logLevel.label,
+                      level: logLevel.toUpperCase(),
                       message: String(Array.isArray(message) ? message[0] : message),
-                      annotations: Object.fromEntries(HashMap.toEntries(annotations))
+                      annotations: { ...fiber.getRef(References.CurrentLogAnnotations) }
                     })
                   )
-                )
+                ])
               )
             )
-      const context = yield* Effect.configProviderWith((current) =>
-        Layer.build(logged).pipe(
-          Effect.withConfigProvider(
-            ConfigProvider.fromMap(new Map(Object.entries({ ...testDefaults, ...env }))).pipe(
-              ConfigProvider.orElse(() => current)
-            )
-          )
+      const current = yield* ConfigProvider.ConfigProvider
+      const context = yield* Layer.build(logged).pipe(
+        Effect.provideService(
+          ConfigProvider.ConfigProvider,
+          ConfigProvider.orElse(ConfigProvider.fromEnvRecord({ ...testDefaults, ...env }), current)
         )
       )
-      const address = Context.get(context, HttpServer.HttpServer).address as HttpServer.TcpAddress
+      const address = Context.get(context, HttpServer.HttpServer).address
+      if (address._tag === "UnixPathAddress")
+        return yield* Effect.die(new Error("the test server listens on a socket file"))
       // The admin's own connection to the server's database, in the server's process: on SQLite a write that
-      // waited there for the server's open transaction (better-sqlite3's busy timeout blocks the thread)
+      // waited there for the server's open transaction (SQLite's busy timeout blocks the thread)
       // would hold up the very event loop that transaction needs to end. It does not wait, and is tried
       // again, off the thread, while the database is busy.
       const adminContext = yield* Layer.build(
@@ -309,25 +307,27 @@ export const rawRequest = (
   headers: Record<string, string>,
   body?: string | Buffer
 ) =>
-  Effect.async<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>((resume) => {
-    const target = new URL(url)
-    const req = httpRequest({ host: target.hostname, port: target.port, method, path, headers }, (res) => {
-      const chunks: Array<Buffer> = []
-      res.on("data", (c: Buffer) => chunks.push(c))
-      res.on("end", () =>
-        resume(
-          Effect.succeed({
-            status: res.statusCode ?? 0,
-            headers: res.headers,
-            body: Buffer.concat(chunks).toString("utf8")
-          })
+  Effect.callback<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>(
+    (resume) => {
+      const target = new URL(url)
+      const req = httpRequest({ host: target.hostname, port: target.port, method, path, headers }, (res) => {
+        const chunks: Array<Buffer> = []
+        res.on("data", (c: Buffer) => chunks.push(c))
+        res.on("end", () =>
+          resume(
+            Effect.succeed({
+              status: res.statusCode ?? 0,
+              headers: res.headers,
+              body: Buffer.concat(chunks).toString("utf8")
+            })
+          )
         )
-      )
-    })
-    req.on("error", (error) => resume(Effect.die(error)))
-    if (body !== undefined) req.write(body)
-    req.end()
-  })
+      })
+      req.on("error", (error) => resume(Effect.die(error)))
+      if (body !== undefined) req.write(body)
+      req.end()
+    }
+  )
 
 /** POST /media as multipart: the fields, then the file part `file` (none when undefined). */
 export const uploadMedia = (
@@ -368,5 +368,5 @@ export const waitJob = (
       if (states.includes(job?.state)) return job
       yield* Effect.sleep("25 millis")
     }
-    return yield* Effect.dieMessage(`job ${id} did not reach ${states.join("/")}`)
+    return yield* Effect.die(new Error(`job ${id} did not reach ${states.join("/")}`))
   })

@@ -1,7 +1,7 @@
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { JobTrace } from "@catalog-sync/core/adapter-support"
 import { expect, it } from "@effect/vitest"
 import { Effect, Tracer } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { RouteTable } from "@catalog-sync/adapter-http"
 import { requestSpans } from "../src/Observability/Tracing.js"
 
@@ -9,8 +9,8 @@ import { requestSpans } from "../src/Observability/Tracing.js"
 const recording = (native: Tracer.Tracer, sampled: boolean) => {
   const spans: Array<Tracer.Span> = []
   const tracer = Tracer.make({
-    span: (name, ...rest) => {
-      const span: Tracer.Span = Object.assign(Object.create(native.span(name, ...rest)), { sampled })
+    span: (options) => {
+      const span = native.span({ ...options, sampled })
       spans.push(span)
       return span
     },

@@ -7,9 +7,9 @@
 import { layer as pgPorts } from "@catalog-sync/adapter-pg"
 import { cluster, database, unavailableReason } from "@catalog-sync/adapter-pg/testing"
 import { Admin, Ids } from "@catalog-sync/core"
-import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
 import { buildServer, startInstance } from "./Instances.js"
 import { call, rawRequest, TestServer, TestServerLive, testDatabase } from "./TestServer.js"
 
@@ -109,12 +109,12 @@ layer(TestServerLive, { excludeTestServices: true })("authentication cache on on
 const skip = unavailableReason()
 
 /** Two server processes on one PostgreSQL database, the admin use cases and a SQL client on it. */
-class TwoInstances extends Context.Tag("TwoInstances")<
+class TwoInstances extends Context.Service<
   TwoInstances,
-  { readonly a: string; readonly b: string; readonly admin: Admin.Admin; readonly sql: SqlClient.SqlClient }
->() {}
+  { readonly a: string; readonly b: string; readonly admin: Admin.Admin["Service"]; readonly sql: SqlClient.SqlClient }
+>()("TwoInstances") {}
 
-const TwoInstancesLive = Layer.scoped(
+const TwoInstancesLive = Layer.effect(
   TwoInstances,
   Effect.gen(function* () {
     const url = yield* Effect.flatMap(cluster, database)
@@ -135,7 +135,7 @@ const TwoInstancesLive = Layer.scoped(
   })
 )
 
-const newKey = (admin: Admin.Admin) =>
+const newKey = (admin: Admin.Admin["Service"]) =>
   Effect.gen(function* () {
     const company = yield* admin.createCompany({
       name: "Acme",
@@ -157,7 +157,7 @@ const settles = (urls: ReadonlyArray<string>, token: string, expected: string, w
       const statuses = yield* Effect.forEach(urls, (url) => statusOf(url, token))
       if (statuses.every((status) => status === expected)) return Date.now() - started
       if (Date.now() - started > withinMillis)
-        return yield* Effect.dieMessage(`after ${withinMillis} ms: ${statuses.join(", ")}`)
+        return yield* Effect.die(new Error(`after ${withinMillis} ms: ${statuses.join(", ")}`))
       yield* Effect.sleep("5 millis")
     }
   })

@@ -2,11 +2,11 @@ import { layer as sqlPorts } from "@catalog-sync/adapter-sql"
 import { Migrations as PgMigrations } from "@catalog-sync/adapter-pg"
 import { Migrations as SqliteMigrations } from "@catalog-sync/adapter-sqlite"
 import { Admin, Ids } from "@catalog-sync/core"
-import { Migrator, SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
+import { Migrator, SqlClient } from "effect/sql"
 import { databaseFile } from "../src/Server.js"
 import type { ServerConfig } from "../src/ServerConfig.js"
 import { call, TestServer, TestServerLive, TestServerWith, testDatabase } from "./TestServer.js"
@@ -35,7 +35,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })(
         const [tokenA, tokenB, tokenAlone] = [yield* a.key(writer), yield* b.key(writer), yield* alone.key(writer)]
         const upsert = (token: string, externalId: string) =>
           call(url, "POST", "/categories/upsert", { token, body: { external_id: externalId, name: externalId } }).pipe(
-            Effect.tap((reply) => expect(reply.status).toBe(200))
+            Effect.tap((reply) => Effect.sync(() => expect(reply.status).toBe(200)))
           )
         // Between each of A's writes another company writes twice, as in the report (`c1_f` -> `c1_i`).
         const interleaved = yield* cursorsOf(url, tokenA, (n) =>

@@ -1,4 +1,4 @@
-import { NodeContext } from "@effect/platform-node"
+import { NodeServices } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Console, Effect } from "effect"
 import { parse } from "../src/cli/Commands.js"
@@ -11,16 +11,19 @@ const helpOf = (words: ReadonlyArray<string>) =>
   Effect.gen(function* () {
     const printed: Array<string> = []
     const action = yield* Console.consoleWith((console) =>
-      Effect.withConsole(parse([...words, "--help"]), {
+      Effect.provideService(parse([...words, "--help"]), Console.Console, {
         ...console,
-        log: (...args: ReadonlyArray<unknown>) => Effect.sync(() => void printed.push(args.join(" ")))
+        log: (...args: ReadonlyArray<unknown>) => void printed.push(args.join(" "))
       })
     )
     expect(action._tag).toBe("Printed")
     return plain(printed.join("\n"))
-  }).pipe(Effect.provide(NodeContext.layer))
+  }).pipe(Effect.provide(NodeServices.layer))
 
-/** The entries of a section (OPTIONS, ARGUMENTS): each name line with the paragraphs under it. */
+/**
+ * The entries of a section (FLAGS, ARGUMENTS, SUBCOMMANDS): each name line (indented two spaces) with the
+ * paragraphs indented under it, as effect/cli 4 lays help out.
+ */
 const entries = (help: string, section: string) => {
   const lines = help.split("\n")
   const start = lines.indexOf(section)
@@ -29,27 +32,28 @@ const entries = (help: string, section: string) => {
   for (const line of lines.slice(start + 1)) {
     if (/^[A-Z]+$/.test(line)) break
     if (line === "") continue
-    if (line.startsWith("  ")) out.at(-1)!.paragraphs.push(line.trim())
-    else out.push({ name: line, paragraphs: [] })
+    if (/^ {2}\S/.test(line)) out.push({ name: line.trim(), paragraphs: [] })
+    else out.at(-1)!.paragraphs.push(line.trim())
   }
   return out
+}
+
+/** The command line of the USAGE section (`catalog-sync key create [flags]`). */
+const usageOf = (help: string) => {
+  const lines = help.split("\n")
+  const start = lines.indexOf("USAGE")
+  return start < 0 ? undefined : lines[start + 1]?.trim()
 }
 
 /** What the library writes under an option by itself: its value type and whether it is optional. */
 const generic = [/^One of the following: /, /^This setting is optional\.$/, /^A true or false value\.$/]
 
-/** Every command's words, as the root help lists them (`- company create --name text ...`). */
-const paths: Array<ReadonlyArray<string>> = [
-  [],
-  ...Effect.runSync(helpOf([]))
-    .split("\n")
-    .filter((line) => line.startsWith("  - "))
-    .map((line) => {
-      const words = line.slice(4).split(" ")
-      const end = words.findIndex((word) => /^[-[<]/.test(word))
-      return end < 0 ? words : words.slice(0, end)
-    })
+/** Every command's words: the root, and each command its parent's help lists under SUBCOMMANDS. */
+const walk = (words: ReadonlyArray<string>): Array<ReadonlyArray<string>> => [
+  words,
+  ...entries(Effect.runSync(helpOf(words)), "SUBCOMMANDS").flatMap((entry) => walk([...words, entry.name]))
 ]
+const paths = walk([])
 
 describe("catalog-sync --help", () => {
   it("walks every command", () => {
@@ -59,17 +63,22 @@ describe("catalog-sync --help", () => {
   })
 
   it.effect.each(paths.map((words) => [words.join(" ") || "(root)", words] as const))(
-    "%s: no placeholder, the full command in the usage, a description for every option and argument",
+    "%s: no placeholder, the full command in the usage, a description for every flag, argument and subcommand",
     ([, words]) =>
       Effect.gen(function* () {
         const help = yield* helpOf(words)
         expect(help).not.toContain("user-defined piece of text")
-        const usage = help.split("\n").find((line) => line.startsWith("$ "))
+        const usage = usageOf(help)
         expect(
-          usage === `$ ${["catalog-sync", ...words].join(" ")}` ||
-            usage?.startsWith(`$ ${["catalog-sync", ...words].join(" ")} `)
+          usage === ["catalog-sync", ...words].join(" ") ||
+            usage?.startsWith(`${["catalog-sync", ...words].join(" ")} `),
+          `usage: ${usage}`
         ).toBe(true)
-        for (const entry of [...entries(help, "OPTIONS"), ...entries(help, "ARGUMENTS")]) {
+        for (const entry of [
+          ...entries(help, "FLAGS"),
+          ...entries(help, "ARGUMENTS"),
+          ...entries(help, "SUBCOMMANDS")
+        ]) {
           const own = entry.paragraphs.filter((p) => !generic.some((g) => g.test(p)))
           expect(own, `${words.join(" ")}: ${entry.name}`).not.toEqual([])
         }

@@ -73,7 +73,7 @@ describe.skipIf(testDatabase === "postgres")("keys made with the CLI against a r
             (created) => created.token as string
           )
           const loader = yield* makeKey
-          const loading = yield* Effect.fork(
+          const loading = yield* Effect.forkChild(
             Effect.all(
               Array.from({ length: 6 }, (_, worker) => load(server.url, loader, worker)),
               { concurrency: "unbounded" }

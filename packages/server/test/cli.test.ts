@@ -1,7 +1,7 @@
 import { layer } from "@effect/vitest"
-import { NodeContext } from "@effect/platform-node"
+import { NodeServices } from "@effect/platform-node"
 import { Admin, Ids, InventoryAdmin } from "@catalog-sync/core"
-import { Effect, Layer, LogLevel, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -19,11 +19,11 @@ const AdminLive = Layer.mergeAll(Admin.Admin.Default, InventoryAdmin.InventoryAd
       dataDir,
       databaseFile: Option.none(),
       shutdownTimeoutSeconds: 1,
-      logLevel: LogLevel.Warning
+      logLevel: "Warn"
     })
   ),
   Layer.provide(Ids.IdsLive),
-  Layer.merge(NodeContext.layer)
+  Layer.merge(NodeServices.layer)
 )
 
 /** Words split at spaces; `_` stands for a blank word. */

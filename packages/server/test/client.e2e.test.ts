@@ -1,6 +1,6 @@
 import { CatalogSyncClient, createClient, RevisionConflict } from "@catalog-sync/client"
 import { expect, layer } from "@effect/vitest"
-import { Chunk, Effect, Stream } from "effect"
+import { Effect, Stream } from "effect"
 import sharp from "sharp"
 import { TestServer, TestServerLive } from "./TestServer.js"
 
@@ -37,7 +37,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("typed cli
       // Paging: 5 records over pages of 2, with the first page's change_cursor.
       for (let i = 0; i < 5; i++) yield* client.upsert("categories", { external_id: `c${i}`, name: `Category ${i}` })
       const all = yield* Stream.runCollect(client.listAll("categories", { limit: 2 }))
-      expect(Chunk.toReadonlyArray(all).map((c) => c.external_id)).toEqual(["c0", "c1", "c2", "c3", "c4"])
+      expect(all.map((c) => c.external_id)).toEqual(["c0", "c1", "c2", "c3", "c4"])
       const exported = yield* other.exportAll("categories")
       expect(exported.records).toHaveLength(5)
       expect(exported.changeCursor).toMatch(/^c2_/)
@@ -226,10 +226,10 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("typed cli
           expect(jobIds.sort()).toEqual([submitted.job.id, accepted.job.id].sort())
 
           // The escape hatch: any endpoint of the contract, failures as the client's tagged errors.
-          const media = await client.raw((api) => api.media.list({ urlParams: { external_id: "img" } }))
+          const media = await client.raw((api) => api.media.list({ query: { external_id: "img" } }))
           expect(media.records.map((record) => record.external_id)).toEqual(["img"])
           const missingRecord = await client
-            .raw((api) => api.products.get({ path: { id: "0190a5a4-7b4e-7cc2-8d7e-2b1c8f3a9d01" } }))
+            .raw((api) => api.products.get({ params: { id: "0190a5a4-7b4e-7cc2-8d7e-2b1c8f3a9d01" } }))
             .catch((e: unknown) => e)
           expect(missingRecord).toMatchObject({ _tag: "CatalogSyncError", code: "not_found", status: 404 })
         } finally {

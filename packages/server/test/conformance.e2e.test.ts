@@ -5,7 +5,7 @@
  * read scopes, GET /me, and the operator's resume of paused media jobs.
  */
 import { JobAdmin } from "@catalog-sync/core"
-import { NodeContext } from "@effect/platform-node"
+import { NodeServices } from "@effect/platform-node"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { writeFileSync } from "node:fs"
@@ -446,7 +446,7 @@ layer(TestServerWith({ media: faults.layer }), { excludeTestServices: true })("s
         expect((yield* untilEnd(url, token, first.body.job.id)).state).toBe("paused")
         const cli = (line: string, mediaDir?: string) =>
           parse(line.split(" ")).pipe(
-            Effect.provide(NodeContext.layer),
+            Effect.provide(NodeServices.layer),
             Effect.flatMap((action) =>
               action._tag === "Jobs" ? action.run : Effect.die(`not a jobs command: ${line}`)
             ),

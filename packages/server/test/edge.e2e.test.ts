@@ -1,5 +1,6 @@
 import { describe, expect, layer } from "@effect/vitest"
-import { HttpServer } from "@effect/platform"
+import { HttpServer } from "effect/http"
+import type { NetAddress } from "effect/net"
 import { ConfigProvider, Context, Effect, Fiber, Layer } from "effect"
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -68,7 +69,7 @@ const expected = (status: number, code: string, size: number, limit: number) =>
 
 layer(TestServerWith(), { excludeTestServices: true, timeout: 240_000 })("the HTTP edge", (it) => {
   describe("early answers", () => {
-    it.scoped(
+    it.effect(
       "every client reads every early answer (401, 403, 415, 422, 429, 413) of POST /media and a JSON endpoint, from 1 KB to past the limit: fetch, undici and curl",
       () =>
         Effect.gen(function* () {
@@ -195,7 +196,7 @@ layer(TestServerWith(), { excludeTestServices: true, timeout: 240_000 })("the HT
       { timeout: 120_000 }
     )
 
-    it.scoped(
+    it.effect(
       "an early answer comes before the body is sent; the body is then read and discarded and the connection serves the next request",
       () =>
         Effect.gen(function* () {
@@ -245,7 +246,7 @@ layer(TestServerWith(), { excludeTestServices: true, timeout: 240_000 })("the HT
         })
     )
 
-    it.scoped(
+    it.effect(
       "bodies that stop, or go on a byte a second, after an early 401 do not hold their connections: let go after 2 s idle or 10 s in all, and /health answers meanwhile",
       () =>
         Effect.gen(function* () {
@@ -267,9 +268,9 @@ layer(TestServerWith(), { excludeTestServices: true, timeout: 240_000 })("the HT
           const gone = (c: (typeof connections)[number]) => c.ended() || c.closed() || c.failed() !== undefined
           const silent = connections.slice(0, 100)
           const dripping = connections.slice(100)
-          const drip = yield* Effect.fork(
+          const drip = yield* Effect.forkChild(
             Effect.forever(
-              Effect.zipRight(
+              Effect.andThen(
                 Effect.sync(() => dripping.forEach((c) => gone(c) || c.socket.write("x"))),
                 Effect.sleep("1 second")
               )
@@ -293,7 +294,7 @@ layer(TestServerWith(), { excludeTestServices: true, timeout: 240_000 })("the HT
       { timeout: 40_000 }
     )
 
-    it.scoped(
+    it.effect(
       "a body sent to a path no route takes is answered 404 before it is read, however the path is spelled",
       () =>
         Effect.gen(function* () {
@@ -312,7 +313,7 @@ layer(TestServerWith(), { excludeTestServices: true, timeout: 240_000 })("the HT
         })
     )
 
-    it.scoped(
+    it.effect(
       "a 413 answered before the body arrives lets a client still sending it finish and read the answer; a request pipelined behind it is not served; a client that stops sending, or never does, is let go",
       () =>
         Effect.gen(function* () {
@@ -378,7 +379,7 @@ layer(TestServerWith(), { excludeTestServices: true, timeout: 240_000 })("the HT
         })
     )
 
-    it.scoped(
+    it.effect(
       "Expect: 100-continue: a body declared over its limit gets 413 without a 100, so nothing of it is sent; others go on",
       () =>
         Effect.gen(function* () {
@@ -410,7 +411,7 @@ layer(TestServerWith(), { excludeTestServices: true, timeout: 240_000 })("the HT
         })
     )
 
-    it.scoped(
+    it.effect(
       "with a valid key a chunked JSON body is read across its chunks, and one past 1 MB is answered 413 while it streams",
       () =>
         Effect.gen(function* () {
@@ -611,7 +612,7 @@ layer(TestServerWith(), { excludeTestServices: true, timeout: 240_000 })("the HT
         })
     )
 
-    it.scoped(
+    it.effect(
       "a Host that is not host[:port] and a second Host header are refused with 400 invalid_host; an absolute-form target is answered for its own host",
       () =>
         Effect.gen(function* () {
@@ -735,19 +736,18 @@ const domainBehindProxy = Effect.gen(function* () {
 const secondInstance = Effect.gen(function* () {
   const { config } = yield* TestServer
   const context = yield* Layer.build(ServerLive(config)).pipe(
-    Effect.withConfigProvider(
-      ConfigProvider.fromMap(new Map(Object.entries(trusted))).pipe(
-        ConfigProvider.orElse(() => ConfigProvider.fromEnv())
-      )
+    Effect.provideService(
+      ConfigProvider.ConfigProvider,
+      ConfigProvider.fromEnvRecord(trusted).pipe(ConfigProvider.orElse(ConfigProvider.fromEnv()))
     )
   )
-  return `http://127.0.0.1:${(Context.get(context, HttpServer.HttpServer).address as HttpServer.TcpAddress).port}`
+  return `http://127.0.0.1:${(Context.get(context, HttpServer.HttpServer).address as NetAddress.InetAddress).port}`
 })
 
 layer(TestServerWith({}, trusted), { excludeTestServices: true, timeout: 120_000 })(
   "behind trusted proxies, with a budget of 5 invalid keys",
   (it) => {
-    it.scoped(
+    it.effect(
       "invalid keys from one client cost it, not others: past the budget its requests get 429 before any key is looked up, on every instance",
       () =>
         Effect.gen(function* () {
@@ -897,7 +897,7 @@ layer(
   ),
   { excludeTestServices: true, timeout: 60_000 }
 )("slow and idle clients", (it) => {
-  it.scoped(
+  it.effect(
     "connections past the cap are closed unanswered but for a health check, and served again when others end",
     () =>
       Effect.gen(function* () {
@@ -923,7 +923,7 @@ layer(
       })
   )
 
-  it.scoped(
+  it.effect(
     "slowloris headers and a body sent a byte at a time are cut off with 408 near their time-outs; an idle connection is closed",
     () =>
       Effect.gen(function* () {
@@ -932,11 +932,11 @@ layer(
         const headers = yield* rawConnection(url)
         const start = Date.now()
         headers.socket.write("POST /api/v1/categories/upsert HTTP/1.1\r\nHost: x\r\n")
-        yield* Effect.fork(
-          Effect.repeatN(
+        yield* Effect.forkChild(
+          Effect.repeat(
             Effect.sync(() => headers.socket.write(`X-Drip-${Date.now()}: 1\r\n`)),
-            40
-          ).pipe(Effect.zipLeft(Effect.sleep("100 millis")), Effect.ignore)
+            { times: 40 }
+          ).pipe(Effect.tap(Effect.sleep("100 millis")), Effect.ignore)
         )
         expect(yield* until(headers.closed, 3_000)).toBe(true)
         const headersCut = Date.now() - start
@@ -947,8 +947,8 @@ layer(
         body.socket.write(
           `POST /api/v1/categories/upsert HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nIdempotency-Key: ${freshKey()}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`
         )
-        const drip = Effect.sync(() => body.socket.write(" ")).pipe(Effect.zipRight(Effect.sleep("100 millis")))
-        yield* Effect.fork(Effect.ignore(Effect.repeatN(drip, 50)))
+        const drip = Effect.sync(() => body.socket.write(" ")).pipe(Effect.andThen(Effect.sleep("100 millis")))
+        yield* Effect.forkChild(Effect.ignore(Effect.repeat(drip, { times: 50 })))
         expect(yield* until(body.closed, 4_000)).toBe(true)
         const bodyCut = Date.now() - bodyStart
         expect(answersIn(body.received())).toEqual([{ status: 408, code: "request_timeout", close: true }])
@@ -972,7 +972,7 @@ layer(
 
 /** GET /api/v1/me over a connection of its own from `localAddress` (any of 127.0.0.0/8 on Linux). */
 const meFrom = (url: string, localAddress: string, token: string) =>
-  Effect.async<number>((resume) => {
+  Effect.callback<number>((resume) => {
     const target = new URL(url)
     const req = httpRequest(
       {
@@ -1006,7 +1006,7 @@ const limits = {
 layer(TestServerWith({}, limits), { excludeTestServices: true, timeout: 120_000 })(
   "body rate, unread answers, connections per address and the failed-key budget of all clients (request time-out 60 s)",
   (it) => {
-    it.scoped(
+    it.effect(
       "a body slower than 1000 bytes a second is cut off with 408 once the headers time-out has passed; a body above the rate is served",
       () =>
         Effect.gen(function* () {
@@ -1018,14 +1018,14 @@ layer(TestServerWith({}, limits), { excludeTestServices: true, timeout: 120_000 
           const slow = yield* rawConnection(url)
           const started = Date.now()
           slow.socket.write(`${head(1_000)}{`)
-          yield* Effect.fork(
+          yield* Effect.forkChild(
             Effect.ignore(
-              Effect.repeatN(
-                Effect.zipRight(
+              Effect.repeat(
+                Effect.andThen(
                   Effect.sync(() => slow.socket.write(" ")),
                   Effect.sleep("100 millis")
                 ),
-                300
+                { times: 300 }
               )
             )
           )
@@ -1052,7 +1052,7 @@ layer(TestServerWith({}, limits), { excludeTestServices: true, timeout: 120_000 
       { timeout: 30_000 }
     )
 
-    it.scoped(
+    it.effect(
       "an answer its client does not read is cut off after HTTP_SEND_TIMEOUT_SECONDS, its rest no longer held",
       () =>
         Effect.gen(function* () {
@@ -1080,7 +1080,7 @@ layer(TestServerWith({}, limits), { excludeTestServices: true, timeout: 120_000 
       { timeout: 30_000 }
     )
 
-    it.scoped("one address holds at most 5 connections; another address, and a trusted proxy, are not held back", () =>
+    it.effect("one address holds at most 5 connections; another address, and a trusted proxy, are not held back", () =>
       Effect.gen(function* () {
         const { url } = yield* TestServer
         yield* Effect.sleep("100 millis")
@@ -1134,7 +1134,7 @@ layer(TestServerWith({}, limits), { excludeTestServices: true, timeout: 120_000 
       { timeout: 60_000 }
     )
 
-    it.scoped("the metrics port runs with the same header time-out and per-address cap", () =>
+    it.effect("the metrics port runs with the same header time-out and per-address cap", () =>
       Effect.gen(function* () {
         const { metricsUrl } = yield* TestServer
         const metrics = metricsUrl!
@@ -1145,14 +1145,14 @@ layer(TestServerWith({}, limits), { excludeTestServices: true, timeout: 120_000 
         const slowloris = yield* rawConnection(metrics)
         const started = Date.now()
         slowloris.socket.write("GET /metrics HTTP/1.1\r\nHost: x\r\n")
-        yield* Effect.fork(
+        yield* Effect.forkChild(
           Effect.ignore(
-            Effect.repeatN(
-              Effect.zipRight(
+            Effect.repeat(
+              Effect.andThen(
                 Effect.sync(() => slowloris.socket.write(`X-Drip-${Date.now()}: 1\r\n`)),
                 Effect.sleep("100 millis")
               ),
-              100
+              { times: 100 }
             )
           )
         )

@@ -1,7 +1,7 @@
 import { RouteTable } from "@catalog-sync/adapter-http"
 import { expect, layer } from "@effect/vitest"
-import { Arbitrary, Effect, Layer, Option, Schema } from "effect"
-import * as fc from "effect/FastCheck"
+import { Arbitrary, Effect, Layer, Schema } from "effect"
+import * as fc from "fast-check"
 import { byRouter, comparable, expectSameAnswer, routerOnRequest } from "./SameAnswer.js"
 import { call, earlyInMinute, expectError, type Reply, TestServer, TestServerWith } from "./TestServer.js"
 
@@ -28,22 +28,31 @@ const bothWays = (url: string, method: string, path: string, headers: Record<str
 
 const routes = RouteTable.make().routes
 
+/**
+ * The values a Schema describes, as a fast-check arbitrary (Effect 3's `Arbitrary.make`; Effect 4 ships no
+ * fast-check): Effect's schema-derived sample for a drawn seed and size.
+ */
+const fromSchema = <S extends Schema.Top>(schema: S): fc.Arbitrary<S["Type"]> => {
+  const arbitrary = Arbitrary.schema(schema)
+  return fc
+    .tuple(fc.integer(), fc.nat({ max: 10 }))
+    .map(([seed, size]) => Effect.runSync(Arbitrary.sampleEffect(arbitrary, { seed, size, count: 1 }))[0]!)
+}
+
 /** Queries of an endpoint: generated from its own schema (encoded as a client sends it), or ones it refuses. */
-const queriesOf = (route: RouteTable.Route, known: ReadonlyArray<string>) =>
-  Option.match(route.endpoint.urlParamsSchema, {
-    onNone: () => fc.constantFrom("", "?", "?limit=5", ";x=1"),
-    onSome: (declared) => {
-      const schema = declared as unknown as Schema.Schema<Record<string, unknown>, Record<string, string>>
-      const valid = Arbitrary.make(schema).map((value) => `?${new URLSearchParams(Schema.encodeSync(schema)(value))}`)
-      return fc.oneof(
-        valid,
-        fc.constantFrom("", "?", ...known),
-        fc
-          .tuple(valid, fc.constantFrom("&limit=0", "&limit=x", "&x=1", "&limit=5&limit=6", "&__proto__=1"))
-          .map(([query, extra]) => `${query}${extra}`)
-      )
-    }
-  })
+const queriesOf = (route: RouteTable.Route, known: ReadonlyArray<string>) => {
+  const declared = route.endpoint.query
+  if (declared === undefined) return fc.constantFrom("", "?", "?limit=5", ";x=1")
+  const schema = declared as unknown as Schema.Codec<Record<string, unknown>, Record<string, string>>
+  const valid = fromSchema(schema).map((value) => `?${new URLSearchParams(Schema.encodeSync(schema)(value))}`)
+  return fc.oneof(
+    valid,
+    fc.constantFrom("", "?", ...known),
+    fc
+      .tuple(valid, fc.constantFrom("&limit=0", "&limit=x", "&x=1", "&limit=5&limit=6", "&__proto__=1"))
+      .map(([query, extra]) => `${query}${extra}`)
+  )
+}
 
 layer(TestServerWith().pipe(Layer.provide(answering)), { excludeTestServices: true, timeout: 180_000 })(
   "fast answers",

@@ -15,7 +15,7 @@ import { TestServer, TestServerLive } from "./TestServer.js"
 const root = fileURLToPath(new URL("../../../", import.meta.url))
 
 const run = (bin: string, args: ReadonlyArray<string>) =>
-  Effect.async<{ readonly code: number; readonly output: string }>((resume) => {
+  Effect.callback<{ readonly code: number; readonly output: string }>((resume) => {
     execFile(
       join(root, "node_modules/.bin", bin),
       args,
@@ -53,7 +53,7 @@ interface Connector {
 layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })(
   "a client generated from the served document",
   (it) => {
-    it.scoped(
+    it.effect(
       "typechecks (openapi-typescript + openapi-fetch, tsc --noEmit) and syncs against a live server",
       () =>
         Effect.gen(function* () {

@@ -1,6 +1,6 @@
 import { describe, expect, layer } from "@effect/vitest"
-import { SqlClient } from "@effect/sql"
 import { ConfigProvider, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
 import { PersistenceLive, ServerLive } from "../src/Server.js"
 import { call, expectError, freshKey, TestServer, TestServerLive, TestServerWith } from "./TestServer.js"
 
@@ -352,7 +352,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("imports a
         })
     )
 
-    it.scoped("a server deletes the import jobs that finished more than JOB_RETENTION_DAYS ago, from its start", () =>
+    it.effect("a server deletes the import jobs that finished more than JOB_RETENTION_DAYS ago, from its start", () =>
       Effect.gen(function* () {
         const { url, tenant, config } = yield* TestServer
         const t = yield* tenant()
@@ -373,13 +373,11 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("imports a
         }).pipe(Effect.provide(PersistenceLive(config)))
         // Another server on the same database, keeping them 7 days: its purge runs as it starts.
         yield* Layer.build(ServerLive(config)).pipe(
-          Effect.withConfigProvider(
-            ConfigProvider.fromMap(
-              new Map([
-                ["JOB_WORKERS", "0"],
-                ["JOB_RETENTION_DAYS", "7"]
-              ])
-            ).pipe(ConfigProvider.orElse(() => ConfigProvider.fromEnv()))
+          Effect.provideService(
+            ConfigProvider.ConfigProvider,
+            ConfigProvider.fromEnvRecord({ JOB_WORKERS: "0", JOB_RETENTION_DAYS: "7" }).pipe(
+              ConfigProvider.orElse(ConfigProvider.fromEnv())
+            )
           )
         )
         let status = 200

@@ -1,5 +1,5 @@
 import { expect, layer } from "@effect/vitest"
-import { NodeContext } from "@effect/platform-node"
+import { NodeServices } from "@effect/platform-node"
 import { JobAdmin } from "@catalog-sync/core"
 import { Effect, Layer } from "effect"
 import { parse } from "../src/cli/Commands.js"
@@ -21,7 +21,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })(
         )
         const cli = (line: string) =>
           parse(line.split(" ")).pipe(
-            Effect.provide(NodeContext.layer),
+            Effect.provide(NodeServices.layer),
             Effect.flatMap((action) =>
               action._tag === "Jobs" ? action.run : Effect.die(`not a jobs command: ${line}`)
             ),

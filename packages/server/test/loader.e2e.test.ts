@@ -2,7 +2,7 @@ import { CatalogSyncClient } from "@catalog-sync/client"
 import { Loader, type LoadSummary, type Progress } from "@catalog-sync/client/loader"
 import { NodeFileSystem } from "@effect/platform-node"
 import { expect, layer } from "@effect/vitest"
-import { Chunk, Effect, Stream } from "effect"
+import { Effect, Stream } from "effect"
 import { execFile, spawn } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -51,17 +51,15 @@ const byResource = (summary: LoadSummary) => Object.fromEntries(summary.resource
 const everything = (client: CatalogSyncClient.Client) =>
   Effect.gen(function* () {
     const list = <R extends CatalogSyncClient.CatalogResource>(resource: R) =>
-      Effect.map(Stream.runCollect(client.listAll(resource)), Chunk.toArray)
-    const changes = yield* Effect.map(
-      Stream.runCollect(
-        client
-          .pages((cursor) => client.changes({ limit: 100, ...(cursor === undefined ? {} : { cursor }) }))
-          .pipe(
-            Stream.takeUntil((page) => page.records.length === 0),
-            Stream.mapConcat((p) => p.records)
-          )
-      ),
-      Chunk.toArray
+      Stream.runCollect(client.listAll(resource))
+    const changes = yield* Stream.runCollect(
+      client
+        .pages((cursor) => client.changes({ limit: 100, ...(cursor === undefined ? {} : { cursor }) }))
+        .pipe(
+          Stream.takeUntil((page) => page.records.length === 0),
+          Stream.map((p) => p.records),
+          Stream.flattenIterable
+        )
     )
     return { products: yield* list("products"), categories: yield* list("categories"), changes }
   })
@@ -81,7 +79,7 @@ const fixture = (keys = 1) =>
 layer(TestServerWith({}, { BENCHMARK_RATE_LIMIT_MULTIPLIER: "50" }), { excludeTestServices: true, timeout: 120_000 })(
   "the bulk loader against a real server",
   (it) => {
-    it.scoped("loads JSONL, CSV and an image folder in order, with progress, each record once", () =>
+    it.effect("loads JSONL, CSV and an image folder in order, with progress, each record once", () =>
       Effect.gen(function* () {
         const { url, keys, dir, client } = yield* fixture(2)
         mkdirSync(join(dir, "images"))
@@ -217,7 +215,7 @@ layer(TestServerWith({}, { BENCHMARK_RATE_LIMIT_MULTIPLIER: "50" }), { excludeTe
       })
     )
 
-    it.scoped("--dry-run reports what would fail and writes nothing", () =>
+    it.effect("--dry-run reports what would fail and writes nothing", () =>
       Effect.gen(function* () {
         const { url, key, dir, client } = yield* fixture()
         // 60 categories take two batches, so the products' references point at rolled-back batches: deferred.
@@ -264,7 +262,7 @@ layer(TestServerWith({}, { BENCHMARK_RATE_LIMIT_MULTIPLIER: "50" }), { excludeTe
       })
     )
 
-    it.scoped("reports every failed record with its line, and --retry-failed re-sends only those once fixed", () =>
+    it.effect("reports every failed record with its line, and --retry-failed re-sends only those once fixed", () =>
       Effect.gen(function* () {
         const { url, key, dir, client } = yield* fixture()
         const file = join(dir, "products.jsonl")
@@ -326,7 +324,7 @@ layer(TestServerWith({}, { BENCHMARK_RATE_LIMIT_MULTIPLIER: "50" }), { excludeTe
       })
     )
 
-    it.scoped(
+    it.effect(
       "keeps its state and report next to its input (a folder input: inside it, never read as input) or in stateDir",
       () =>
         Effect.gen(function* () {
@@ -381,7 +379,7 @@ layer(TestServerWith({}, { BENCHMARK_RATE_LIMIT_MULTIPLIER: "50" }), { excludeTe
         })
     )
 
-    it.scoped(
+    it.effect(
       "the command as the docs run it: progress of resources under way, state next to the input, no empty report",
       () =>
         Effect.gen(function* () {
@@ -409,7 +407,7 @@ layer(TestServerWith({}, { BENCHMARK_RATE_LIMIT_MULTIPLIER: "50" }), { excludeTe
               }))
             )
           )
-          const run = yield* Effect.async<{ code: number | null; stdout: string; stderr: string }>((resume) => {
+          const run = yield* Effect.callback<{ code: number | null; stdout: string; stderr: string }>((resume) => {
             execFile(
               process.execPath,
               [bin, "--url", url, join(exportDir, "categories.jsonl"), join(exportDir, "products.jsonl")],
@@ -447,7 +445,7 @@ layer(TestServerWith({}, { BENCHMARK_RATE_LIMIT_MULTIPLIER: "50" }), { excludeTe
         })
     )
 
-    it.scoped("a loader process killed mid-run continues where it stopped and applies nothing twice", () =>
+    it.effect("a loader process killed mid-run continues where it stopped and applies nothing twice", () =>
       Effect.gen(function* () {
         const { url, key, dir, client } = yield* fixture()
         const bin = yield* buildCommand
@@ -472,7 +470,7 @@ layer(TestServerWith({}, { BENCHMARK_RATE_LIMIT_MULTIPLIER: "50" }), { excludeTe
         const env = { ...process.env, CATALOG_SYNC_KEYS: key }
 
         // Killed (SIGKILL, no chance to clean up) once a few batches are done and others are in flight.
-        const killed = yield* Effect.async<{ done: number; sent: number }>((resume) => {
+        const killed = yield* Effect.callback<{ done: number; sent: number }>((resume) => {
           const child = spawn(process.execPath, args, { cwd: dir, env, stdio: "ignore" })
           const timer = setInterval(() => {
             const log = existsSync(statePath) ? readFileSync(statePath, "utf8") : ""
@@ -492,7 +490,7 @@ layer(TestServerWith({}, { BENCHMARK_RATE_LIMIT_MULTIPLIER: "50" }), { excludeTe
         expect(killed.done).toBeGreaterThanOrEqual(3)
         expect(killed.done).toBeLessThan(count / 50)
 
-        const rerun = yield* Effect.async<{ code: number | null; stdout: string }>((resume) => {
+        const rerun = yield* Effect.callback<{ code: number | null; stdout: string }>((resume) => {
           execFile(process.execPath, args, { cwd: dir, env }, (error, stdout) =>
             resume(Effect.succeed({ code: error === null ? 0 : ((error as { code?: number }).code ?? null), stdout }))
           )
@@ -509,13 +507,13 @@ layer(TestServerWith({}, { BENCHMARK_RATE_LIMIT_MULTIPLIER: "50" }), { excludeTe
         expect(productChanges).toHaveLength(count)
         expect(new Set(productChanges.map((c) => c.id)).size).toBe(count)
         // One job per batch: a batch whose answer the kill cut off was replayed by its Idempotency-Key.
-        const jobs = yield* Effect.map(
-          Stream.runCollect(
-            client
-              .pages((cursor) => client.jobs.list({ limit: 100, ...(cursor === undefined ? {} : { cursor }) }))
-              .pipe(Stream.mapConcat((p) => p.records))
-          ),
-          Chunk.toArray
+        const jobs = yield* Stream.runCollect(
+          client
+            .pages((cursor) => client.jobs.list({ limit: 100, ...(cursor === undefined ? {} : { cursor }) }))
+            .pipe(
+              Stream.map((p) => p.records),
+              Stream.flattenIterable
+            )
         )
         expect(jobs.length).toBe(1 + count / 50)
         expect(jobs.every((j) => j.state === "completed" && j.run === 1)).toBe(true)
@@ -528,7 +526,7 @@ const clientDir = fileURLToPath(new URL("../../client/", import.meta.url))
 
 /** The command bundled as `npx catalog-sync-load` builds it, into a folder of its own; removed with the scope. */
 const buildCommand = Effect.acquireRelease(
-  Effect.async<string>((resume) => {
+  Effect.callback<string>((resume) => {
     const outDir = join(clientDir, "build", `e2e-${process.pid}-${Date.now()}`)
     const tsup = join(clientDir, "..", "..", "node_modules", ".bin", "tsup")
     execFile(
@@ -536,7 +534,7 @@ const buildCommand = Effect.acquireRelease(
       ["--config", "tsup.bin.config.ts"],
       { cwd: clientDir, env: { ...process.env, CATALOG_SYNC_LOAD_OUT_DIR: outDir }, timeout: 120_000 },
       (error, stdout, stderr) => {
-        if (error) resume(Effect.dieMessage(`building the command failed: ${error.message}\n${stdout}${stderr}`))
+        if (error) resume(Effect.die(new Error(`building the command failed: ${error.message}\n${stdout}${stderr}`)))
         else resume(Effect.succeed(join(outDir, "catalog-sync-load.js")))
       }
     )

@@ -1,9 +1,10 @@
 import * as PgTesting from "@catalog-sync/adapter-pg/testing"
 import { startS3, type TestS3 } from "@catalog-sync/adapter-storage-s3/testing"
 import { Admin, Ids } from "@catalog-sync/core"
-import { HttpServer } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Context, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
+import { ConfigProvider, Context, Effect, Layer, Logger, Option, Redacted } from "effect"
+import { HttpServer } from "effect/http"
+import type { NetAddress } from "effect/net"
 import { mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -26,7 +27,7 @@ const database = Effect.gen(function* () {
     dataDir,
     databaseFile: Option.none(),
     shutdownTimeoutSeconds: 1,
-    logLevel: LogLevel.Error
+    logLevel: "Error"
   }
   return testDatabase === "postgres"
     ? {
@@ -44,26 +45,18 @@ const serve = (config: ServerConfig, workers: number, logs: Array<string> = []) 
   Effect.map(
     Layer.build(
       ServerLive(config).pipe(
+        Layer.provide(Logger.layer([Logger.map(Logger.formatLogFmt, (line) => void logs.push(line))])),
         Layer.provide(
-          Logger.replace(
-            Logger.defaultLogger,
-            Logger.map(Logger.logfmtLogger, (line) => void logs.push(line))
-          )
-        ),
-        Layer.provide(
-          Layer.setConfigProvider(
-            ConfigProvider.fromMap(
-              new Map([
-                ["JOB_WORKERS", String(workers)],
-                ["JOB_POLL_MILLISECONDS", "50"]
-              ])
-            ).pipe(ConfigProvider.orElse(() => ConfigProvider.fromEnv()))
+          ConfigProvider.layer(
+            ConfigProvider.fromEnvRecord({ JOB_WORKERS: String(workers), JOB_POLL_MILLISECONDS: "50" }).pipe(
+              ConfigProvider.orElse(ConfigProvider.fromEnv())
+            )
           )
         )
       )
     ),
     (context) =>
-      `http://127.0.0.1:${(Context.get(context, HttpServer.HttpServer).address as HttpServer.TcpAddress).port}`
+      `http://127.0.0.1:${(Context.get(context, HttpServer.HttpServer).address as NetAddress.InetAddress).port}`
   )
 
 /** A company with a media key; `slug` is its storage folder. */
@@ -134,7 +127,7 @@ const objectsIn = (s3: TestS3, folder: string) =>
   })
 
 describe("media on S3", () => {
-  it.scopedLive(
+  it.live(
     "a worker with refused credentials pauses the company's media; restarted with good ones, a retry completes every image once, in upload order",
     () =>
       Effect.gen(function* () {
@@ -143,7 +136,7 @@ describe("media on S3", () => {
         const good: ServerConfig = { ...db, mediaStorage: { kind: "s3", s3: s3.settings({ prefix: "media" }) } }
         const stale: ServerConfig = {
           ...db,
-          logLevel: LogLevel.Warning,
+          logLevel: "Warn",
           mediaStorage: { kind: "s3", s3: s3.settings({ prefix: "media", accessKeyId: "AKIAREVOKEDKEY000000" }) }
         }
         const slug = `acme-${Date.now()}`

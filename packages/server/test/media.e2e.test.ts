@@ -350,7 +350,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("media en
           )
           const tail = Buffer.from(`\r\n--${boundary}--\r\n`)
           const half = Math.floor(jpeg.byteLength / 2)
-          const reply = yield* Effect.async<{ status: number; body: any }>((resume) => {
+          const reply = yield* Effect.callback<{ status: number; body: any }>((resume) => {
             const target = new URL(url)
             const req = httpRequest(
               {

@@ -1,6 +1,6 @@
 import { expect, layer } from "@effect/vitest"
-import type { Connection } from "@effect/sql/SqlConnection"
 import { Deferred, Effect, Fiber } from "effect"
+import type { SqlConnection } from "effect/sql"
 import sharp from "sharp"
 import { scrape, scrapeUntil } from "./Scrape.js"
 import {
@@ -215,12 +215,13 @@ const atGate = <A, E>(run: Effect.Effect<A, E>): Effect.Effect<A, E> =>
     const gate = gated.gate
     if (gate === undefined) return run
     gated.waiting++
-    return Effect.zipRight(Deferred.await(gate), run)
+    return Effect.andThen(Deferred.await(gate), run)
   })
-const gatedConnection = (conn: Connection): Connection => ({
+const gatedConnection = (conn: SqlConnection.Connection): SqlConnection.Connection => ({
   execute: (sql, params, transform) => atGate(conn.execute(sql, params, transform)),
   executeRaw: (sql, params) => atGate(conn.executeRaw(sql, params)),
   executeValues: (sql, params) => atGate(conn.executeValues(sql, params)),
+  executeValuesUnprepared: (sql, params) => atGate(conn.executeValuesUnprepared(sql, params)),
   executeUnprepared: (sql, params, transform) => atGate(conn.executeUnprepared(sql, params, transform)),
   executeStream: (sql, params, transform) => conn.executeStream(sql, params, transform)
 })
@@ -249,7 +250,7 @@ layer(GatedServer, { excludeTestServices: true, timeout: 60_000 })("database poo
         const gate = yield* Deferred.make<void>()
         gated.waiting = 0
         gated.gate = gate
-        const requests = yield* Effect.fork(
+        const requests = yield* Effect.forkChild(
           Effect.all(
             Array.from({ length: max + 2 }, () => call(url, "GET", "/products?limit=1", { token })),
             { concurrency: "unbounded" }
@@ -258,7 +259,7 @@ layer(GatedServer, { excludeTestServices: true, timeout: 60_000 })("database poo
         while (gated.waiting < max) yield* Effect.sleep("20 millis")
         yield* Effect.sleep("100 millis")
         // The scrape reads the pool first, then waits for a connection for the queue gauges.
-        const saturated = yield* Effect.fork(scrape(metricsUrl))
+        const saturated = yield* Effect.forkChild(scrape(metricsUrl))
         yield* Effect.sleep("300 millis")
         gated.gate = undefined
         yield* Deferred.succeed(gate, undefined)

@@ -12,16 +12,16 @@ const skip = unavailableReason()
 if (skip !== undefined) console.warn(`\n*** ${skip} ***\n`)
 
 /** Two server processes on one PostgreSQL database and one S3 bucket (media), and admin access to the database. */
-class Instances extends Context.Tag("Instances")<
+class Instances extends Context.Service<
   Instances,
   {
     readonly a: string
     readonly b: string
     readonly token: (scopes: ReadonlyArray<string>) => Effect.Effect<string, unknown>
   }
->() {}
+>()("Instances") {}
 
-const InstancesLive = Layer.scoped(
+const InstancesLive = Layer.effect(
   Instances,
   Effect.gen(function* () {
     const url = yield* Effect.flatMap(cluster, database)
@@ -270,10 +270,10 @@ describe.skipIf(skip !== undefined)("several instances", () => {
                     external_id: `w${w}-${i % 2}`,
                     name: `v${i}`,
                     ...(i >= 2 ? { expected_revision: Math.floor(i / 2) } : {})
-                  }).pipe(Effect.tap((reply) => expect(reply.status).toBe(200))),
+                  }).pipe(Effect.tap((reply) => Effect.sync(() => expect(reply.status).toBe(200)))),
                 { discard: true }
               )
-            const reader = yield* Effect.fork(follow)
+            const reader = yield* Effect.forkChild(follow)
             yield* Effect.forEach([0, 1, 2, 3, 4, 5], writes, { concurrency: "unbounded", discard: true })
             writing = false
             yield* Fiber.join(reader)

@@ -22,7 +22,7 @@ const golden = join(root, "docs/openapi.json")
 
 /** Runs a linter of node_modules/.bin from the repository root (where its ruleset file is), offline. */
 const lint = (bin: string, args: ReadonlyArray<string>) =>
-  Effect.async<{ readonly stdout: string; readonly stderr: string }>((resume) => {
+  Effect.callback<{ readonly stdout: string; readonly stderr: string }>((resume) => {
     execFile(
       join(root, "node_modules/.bin", bin),
       args,
@@ -96,7 +96,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("the serv
     })
   )
 
-  it.scoped(
+  it.effect(
     "lints clean: Spectral (spectral:oas, .spectral.yaml) and Redocly (recommended, redocly.yaml) report no error and no warning",
     () =>
       Effect.gen(function* () {

@@ -93,7 +93,7 @@ const withPage = <A>(
 
 describe.skipIf(skip !== undefined)("portal", () => {
   layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("developer portal in a real browser", (it) => {
-    it.scoped(
+    it.effect(
       "shows every endpoint, opens an operation and follows a guide link",
       () =>
         Effect.gen(function* () {
@@ -158,7 +158,7 @@ describe.skipIf(skip !== undefined)("portal", () => {
       })
     )
 
-    it.scoped(
+    it.effect(
       "the reference: no hosted-product toolbar, Test Request on POSTs with a pasted key and a fresh Idempotency-Key each, the search, phone width",
       () =>
         Effect.gen(function* () {
@@ -205,7 +205,7 @@ describe.skipIf(skip !== undefined)("portal", () => {
       { timeout: 120_000 }
     )
 
-    it.scoped("one search finds error codes, endpoints and guide text, and leads to them", () =>
+    it.effect("one search finds error codes, endpoints and guide text, and leads to them", () =>
       Effect.gen(function* () {
         const { url } = yield* TestServer
         const { browser } = yield* launch
@@ -241,7 +241,7 @@ describe.skipIf(skip !== undefined)("portal", () => {
       })
     )
 
-    it.scoped("guides read well at phone width (390 px): no sideways scrolling, the guide list after the page", () =>
+    it.effect("guides read well at phone width (390 px): no sideways scrolling, the guide list after the page", () =>
       Effect.gen(function* () {
         const { url } = yield* TestServer
         const { browser } = yield* launch

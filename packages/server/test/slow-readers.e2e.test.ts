@@ -7,7 +7,7 @@ import { type LoggedLine, TestServer, TestServerWith } from "./TestServer.js"
 
 /** GET /health over a new connection: its status and how long the answer took (ms). */
 const timedHealth = (url: string) =>
-  Effect.async<{ readonly status: number; readonly millis: number; readonly started: number }>((resume) => {
+  Effect.callback<{ readonly status: number; readonly millis: number; readonly started: number }>((resume) => {
     const started = Date.now()
     const req = httpRequest(`${url}/health`, { agent: false, headers: { connection: "close" } }, (res) => {
       res.resume()
@@ -25,7 +25,7 @@ const timedHealth = (url: string) =>
  */
 const pausedReader = (url: string, requests: string) =>
   Effect.acquireRelease(
-    Effect.async<{
+    Effect.callback<{
       readonly resume: () => void
       readonly bytes: () => number
       readonly closed: () => boolean
@@ -63,7 +63,7 @@ layer(TestServerWith({}, { HTTP_SEND_TIMEOUT_SECONDS: String(sendTimeoutSeconds)
   excludeTestServices: true,
   timeout: 60_000
 })("clients that pipeline requests and read nothing", (it) => {
-  it.scoped(
+  it.effect(
     `${connections} connections pipelining ${pipelined} answers each and reading none are closed within the send time-out; /health answers meanwhile`,
     () =>
       Effect.gen(function* () {
@@ -74,13 +74,13 @@ layer(TestServerWith({}, { HTTP_SEND_TIMEOUT_SECONDS: String(sendTimeoutSeconds)
           logs.filter((l) => l.message === "request" && l.annotations.path === "/api/v1/openapi.json").length
         const before = answered()
         const probes: Array<{ readonly status: number; readonly millis: number; readonly started: number }> = []
-        const probing = yield* Effect.fork(
-          Effect.repeatN(
-            Effect.zipLeft(
+        const probing = yield* Effect.forkChild(
+          Effect.repeat(
+            Effect.tap(
               Effect.map(timedHealth(url), (probe) => void probes.push(probe)),
               Effect.sleep("100 millis")
             ),
-            100
+            { times: 100 }
           )
         )
         const readers = yield* Effect.all(
@@ -117,7 +117,7 @@ layer(TestServerWith({}, { HTTP_SEND_TIMEOUT_SECONDS: String(sendTimeoutSeconds)
     { timeout: 30_000 }
   )
 
-  it.scoped("a client that reads its pipelined answers gets all of them, in order", () =>
+  it.effect("a client that reads its pipelined answers gets all of them, in order", () =>
     Effect.gen(function* () {
       const { url } = yield* TestServer
       const reader = yield* rawConnection(url)

@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url"
 import { buildServer, freePort, startInstance } from "./Instances.js"
 import { testDatabase } from "./TestServer.js"
 
-class Bundle extends Context.Tag("Bundle")<Bundle, string>() {}
+class Bundle extends Context.Service<Bundle, string>()("Bundle") {}
 
 const tempDir = Effect.acquireRelease(
   Effect.sync(() => mkdtempSync(join(tmpdir(), "catalog-sync-startup-"))),
@@ -36,7 +36,7 @@ const run = (
     readonly group?: boolean
   } = {}
 ) =>
-  Effect.async<Run>((resume) => {
+  Effect.callback<Run>((resume) => {
     // In a process group of its own (`group`), so that whatever it leaves running can be stopped after the test.
     const child = spawn(command, args, {
       cwd: options.cwd,
@@ -107,16 +107,16 @@ const withPassword = (raw: string, password: string) => {
   return url.toString()
 }
 
-layer(Layer.scoped(Bundle, buildServer), { timeout: 120_000 })("start-up", (it) => {
+layer(Layer.effect(Bundle, buildServer), { timeout: 120_000 })("start-up", (it) => {
   describe("a start that fails names its cause and the setting to change", () => {
-    it.scoped("the port is taken", () =>
+    it.effect("the port is taken", () =>
       Effect.gen(function* () {
         const bundle = yield* Bundle
         const dir = yield* tempDir
         const port = yield* freePort
         const holder = createServer()
         yield* Effect.acquireRelease(
-          Effect.async<void>((resume) => void holder.listen(port, "127.0.0.1", () => resume(Effect.void))),
+          Effect.callback<void>((resume) => void holder.listen(port, "127.0.0.1", () => resume(Effect.void))),
           () => Effect.sync(() => holder.close())
         )
         const error = startError(yield* serve(bundle, { DATA_DIR: dir, PORT: String(port), HOST: "127.0.0.1" }))
@@ -126,7 +126,7 @@ layer(Layer.scoped(Bundle, buildServer), { timeout: 120_000 })("start-up", (it) 
       })
     )
 
-    it.scoped("HOST is not an address of this machine", () =>
+    it.effect("HOST is not an address of this machine", () =>
       Effect.gen(function* () {
         const bundle = yield* Bundle
         const dir = yield* tempDir
@@ -139,7 +139,7 @@ layer(Layer.scoped(Bundle, buildServer), { timeout: 120_000 })("start-up", (it) 
       })
     )
 
-    it.scoped("DATA_DIR cannot hold the database and media", () =>
+    it.effect("DATA_DIR cannot hold the database and media", () =>
       Effect.gen(function* () {
         const bundle = yield* Bundle
         const dir = yield* tempDir
@@ -152,7 +152,7 @@ layer(Layer.scoped(Bundle, buildServer), { timeout: 120_000 })("start-up", (it) 
       })
     )
 
-    it.scoped("the PostgreSQL server does not answer; the password is never printed", () =>
+    it.effect("the PostgreSQL server does not answer; the password is never printed", () =>
       Effect.gen(function* () {
         const bundle = yield* Bundle
         const dir = yield* tempDir
@@ -186,7 +186,7 @@ layer(Layer.scoped(Bundle, buildServer), { timeout: 120_000 })("start-up", (it) 
       ],
       [{ MEDIA_STORAGE: "gcs" }, "MEDIA_STORAGE=gcs must be fs or s3"]
     ]
-    it.scoped.each(configErrors)("config %o", ([env, message]) =>
+    it.effect.each(configErrors)("config %o", ([env, message]) =>
       Effect.gen(function* () {
         const bundle = yield* Bundle
         const dir = yield* tempDir
@@ -199,7 +199,7 @@ layer(Layer.scoped(Bundle, buildServer), { timeout: 120_000 })("start-up", (it) 
     )
   })
 
-  it.scoped("the admin CLI answers bad input with a JSON error on stderr and exit code 1, and nothing on stdout", () =>
+  it.effect("the admin CLI answers bad input with a JSON error on stderr and exit code 1, and nothing on stdout", () =>
     Effect.gen(function* () {
       const bundle = yield* Bundle
       const dir = yield* tempDir
@@ -224,13 +224,18 @@ layer(Layer.scoped(Bundle, buildServer), { timeout: 120_000 })("start-up", (it) 
       const listed = yield* cli(["company", "list"])
       expect(listed.code).toBe(0)
       expect(JSON.parse(listed.stdout)).toEqual([])
+      // effect/cli 4's layout: a group's help lists its commands by name, each command's help its synopsis.
       const help = yield* cli(["company", "--help"])
       expect(help.code).toBe(0)
-      expect(help.stdout).toContain("grant --scopes scope,... <company-id>")
+      expect(help.stdout).toContain("  grant\n      grant scopes to a company")
+      const grant = yield* cli(["company", "grant", "--help"])
+      expect(grant.code).toBe(0)
+      expect(grant.stdout).toContain("catalog-sync company grant [flags] <company-id>")
+      expect(grant.stdout).toContain("--scopes scope,...")
     })
   )
 
-  it.scoped("logs what runs when it starts, and the start and end of shutdown on SIGTERM", () =>
+  it.effect("logs what runs when it starts, and the start and end of shutdown on SIGTERM", () =>
     Effect.gen(function* () {
       const bundle = yield* Bundle
       const dir = yield* tempDir
@@ -271,7 +276,7 @@ layer(Layer.scoped(Bundle, buildServer), { timeout: 120_000 })("start-up", (it) 
 
 const repository = fileURLToPath(new URL("../../..", import.meta.url))
 
-it.scoped(
+it.effect(
   "kill -TERM of `npm start` stops the server: the signal reaches it",
   () =>
     Effect.gen(function* () {
@@ -290,8 +295,8 @@ it.scoped(
       )
       expect(result.stdout).toContain("shutting down")
       expect(result.stdout).toContain('"message":"stopped"')
-      const refused = yield* Effect.either(Effect.tryPromise(() => fetch(`http://127.0.0.1:${port}/health`)))
-      expect(refused._tag).toBe("Left")
+      const refused = yield* Effect.result(Effect.tryPromise(() => fetch(`http://127.0.0.1:${port}/health`)))
+      expect(refused._tag).toBe("Failure")
     }),
   120_000
 )
@@ -306,7 +311,7 @@ const firstCallSnippet = () => {
   return Array.from(section.matchAll(/```sh\n([\s\S]*?)```/g), (match) => match[1]!).join("\n")
 }
 
-it.scopedLive(
+it.live(
   "the quickstart's curl walkthrough works copy-pasted: the key, then the calls",
   () =>
     Effect.gen(function* () {

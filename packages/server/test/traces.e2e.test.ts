@@ -13,7 +13,7 @@ const scopes = ["catalog:read", "catalog:write", "media:read", "media:write"]
  * at the root): a caller's `traceparent` decides whether its request is kept.
  */
 const TracedServer = (env: Record<string, string> = {}) =>
-  Layer.unwrapEffect(
+  Layer.unwrap(
     Effect.map(OtlpReceiver, (receiver) =>
       TestServerWith(
         {},
@@ -37,7 +37,7 @@ const eventually = <A>(found: (spans: ReadonlyArray<ReceivedSpan>) => A | undefi
       if (result !== undefined) return result
       yield* Effect.sleep("100 millis")
     }
-    return yield* Effect.dieMessage("the spans expected never arrived")
+    return yield* Effect.die(new Error("the spans expected never arrived"))
   })
 
 /** Whether `span` descends from `ancestor` within `spans`. */

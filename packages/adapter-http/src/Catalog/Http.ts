@@ -1,4 +1,4 @@
-import { HttpApiBuilder, type HttpApiGroup } from "@effect/platform"
+import { HttpApiBuilder, type HttpApiGroup } from "effect/http-api"
 import { CatalogService, Decode, type IdempotencyStore, Ids, type Resource, type Transactor } from "@catalog-sync/core"
 import { Effect, Layer } from "effect"
 import { Api, type Authentication, CatalogApi, Common } from "@catalog-sync/contract"
@@ -7,8 +7,9 @@ import { decodedBody, writeEnvelope } from "../Writes.js"
 import { requestId } from "../RequestId.js"
 import { ok } from "../JsonAnswer.js"
 import { fastAnswer } from "../FastAnswer.js"
+import { servicesAtBuild } from "../GroupServices.js"
 
-interface ListUrlParams {
+interface ListQuery {
   readonly limit?: number | undefined
   readonly cursor?: string | undefined
   readonly external_id?: string | undefined
@@ -27,7 +28,7 @@ interface IdempotencyHeaders {
 const recordId = (id: string) => Ids.RecordId.make(id)
 const optionalRecordId = (id: string | undefined) => (id === undefined ? undefined : recordId(id))
 
-const listParams = (query: ListUrlParams): CatalogService.ListParams => ({
+const listParams = (query: ListQuery): CatalogService.ListParams => ({
   limit: query.limit ?? Common.defaultLimit,
   cursor: optionalRecordId(query.cursor),
   externalId: query.external_id,
@@ -43,19 +44,19 @@ const listParams = (query: ListUrlParams): CatalogService.ListParams => ({
  * envelopes, and the upsert decodes its body (`decodedBody`) once the key may write.
  */
 const catalogEndpoints = <Name extends Resource.ResourceName>(
-  catalog: CatalogService.CatalogService,
+  catalog: CatalogService.CatalogService["Service"],
   resource: Name
 ) => {
   const decodeBody = Decode.upsertDecoderOf(resource, "the body")
   return {
-    list: ({ urlParams }: { readonly urlParams: ListUrlParams }) =>
+    list: ({ query }: { readonly query: ListQuery }) =>
       Effect.gen(function* () {
-        const page = yield* api(catalog.list(resource, listParams(urlParams)))
+        const page = yield* api(catalog.list(resource, listParams(query)))
         return ok({ request_id: yield* requestId, ...page })
       }),
-    get: ({ path }: { readonly path: { readonly id: string } }) =>
+    get: ({ params }: { readonly params: { readonly id: string } }) =>
       Effect.gen(function* () {
-        const record = yield* api(catalog.get(resource, recordId(path.id)))
+        const record = yield* api(catalog.get(resource, recordId(params.id)))
         return ok({ request_id: yield* requestId, record })
       }),
     upsert: ({ headers }: { readonly headers: IdempotencyHeaders }) =>
@@ -69,20 +70,20 @@ const catalogEndpoints = <Name extends Resource.ResourceName>(
 const decodeArchiveBody = Decode.decoderOf(CatalogApi.ArchiveBody, "the body")
 
 const archive =
-  (catalog: CatalogService.CatalogService) =>
-  ({ path, headers }: { readonly path: { readonly id: string }; readonly headers: IdempotencyHeaders }) =>
+  (catalog: CatalogService.CatalogService["Service"]) =>
+  ({ params, headers }: { readonly params: { readonly id: string }; readonly headers: IdempotencyHeaders }) =>
     Effect.gen(function* () {
       const payload = yield* decodedBody(decodeArchiveBody, () => catalog.authorizeArchive)
       return ok(
         yield* writeEnvelope(
           headers["idempotency-key"],
           payload,
-          catalog.archiveCommand(recordId(path.id), payload.expected_revision)
+          catalog.archiveCommand(recordId(params.id), payload.expected_revision)
         )
       )
     })
 
-const withCatalog = <A>(build: (catalog: CatalogService.CatalogService) => A) =>
+const withCatalog = <A>(build: (catalog: CatalogService.CatalogService["Service"]) => A) =>
   Effect.map(CatalogService.CatalogService, build)
 
 /**
@@ -103,63 +104,80 @@ export const CatalogFastAnswers = Effect.flatMap(CatalogService.CatalogService, 
 
 /** Handlers of all seven catalog resources; each group is checked against its endpoints in the contract. */
 export const CatalogHttpLive: Layer.Layer<
-  HttpApiGroup.ApiGroup<
-    "catalog-sync",
-    | "products"
-    | "categories"
-    | "collections"
-    | "brands"
-    | "customizationTypes"
-    | "customizationGroups"
-    | "customizationOptions"
-  >,
+  | HttpApiGroup.Service<"catalog-sync", "products">
+  | HttpApiGroup.Service<"catalog-sync", "categories">
+  | HttpApiGroup.Service<"catalog-sync", "collections">
+  | HttpApiGroup.Service<"catalog-sync", "brands">
+  | HttpApiGroup.Service<"catalog-sync", "customizationTypes">
+  | HttpApiGroup.Service<"catalog-sync", "customizationGroups">
+  | HttpApiGroup.Service<"catalog-sync", "customizationOptions">,
   never,
   CatalogService.CatalogService | IdempotencyStore.IdempotencyStore | Transactor.Transactor | Authentication
-> = Layer.mergeAll(
-  HttpApiBuilder.group(Api, "products", (handlers) =>
-    withCatalog((catalog) => {
-      const endpoints = catalogEndpoints(catalog, "products")
-      return handlers
-        .handle("list", endpoints.list)
-        .handle("get", endpoints.get)
-        .handleRaw("upsert", endpoints.upsert)
-        .handleRaw("archive", archive(catalog))
-    })
-  ),
-  HttpApiBuilder.group(Api, "categories", (handlers) =>
-    withCatalog((catalog) => {
-      const endpoints = catalogEndpoints(catalog, "categories")
-      return handlers.handle("list", endpoints.list).handle("get", endpoints.get).handleRaw("upsert", endpoints.upsert)
-    })
-  ),
-  HttpApiBuilder.group(Api, "collections", (handlers) =>
-    withCatalog((catalog) => {
-      const endpoints = catalogEndpoints(catalog, "collections")
-      return handlers.handle("list", endpoints.list).handle("get", endpoints.get).handleRaw("upsert", endpoints.upsert)
-    })
-  ),
-  HttpApiBuilder.group(Api, "brands", (handlers) =>
-    withCatalog((catalog) => {
-      const endpoints = catalogEndpoints(catalog, "brands")
-      return handlers.handle("list", endpoints.list).handle("get", endpoints.get).handleRaw("upsert", endpoints.upsert)
-    })
-  ),
-  HttpApiBuilder.group(Api, "customizationTypes", (handlers) =>
-    withCatalog((catalog) => {
-      const endpoints = catalogEndpoints(catalog, "customization-types")
-      return handlers.handle("list", endpoints.list).handle("get", endpoints.get).handleRaw("upsert", endpoints.upsert)
-    })
-  ),
-  HttpApiBuilder.group(Api, "customizationGroups", (handlers) =>
-    withCatalog((catalog) => {
-      const endpoints = catalogEndpoints(catalog, "customization-groups")
-      return handlers.handle("list", endpoints.list).handle("get", endpoints.get).handleRaw("upsert", endpoints.upsert)
-    })
-  ),
-  HttpApiBuilder.group(Api, "customizationOptions", (handlers) =>
-    withCatalog((catalog) => {
-      const endpoints = catalogEndpoints(catalog, "customization-options")
-      return handlers.handle("list", endpoints.list).handle("get", endpoints.get).handleRaw("upsert", endpoints.upsert)
-    })
+> = servicesAtBuild(
+  Layer.mergeAll(
+    HttpApiBuilder.group(Api, "products", (handlers) =>
+      withCatalog((catalog) => {
+        const endpoints = catalogEndpoints(catalog, "products")
+        return handlers
+          .handle("list", endpoints.list)
+          .handle("get", endpoints.get)
+          .handleRaw("upsert", endpoints.upsert)
+          .handleRaw("archive", archive(catalog))
+      })
+    ),
+    HttpApiBuilder.group(Api, "categories", (handlers) =>
+      withCatalog((catalog) => {
+        const endpoints = catalogEndpoints(catalog, "categories")
+        return handlers
+          .handle("list", endpoints.list)
+          .handle("get", endpoints.get)
+          .handleRaw("upsert", endpoints.upsert)
+      })
+    ),
+    HttpApiBuilder.group(Api, "collections", (handlers) =>
+      withCatalog((catalog) => {
+        const endpoints = catalogEndpoints(catalog, "collections")
+        return handlers
+          .handle("list", endpoints.list)
+          .handle("get", endpoints.get)
+          .handleRaw("upsert", endpoints.upsert)
+      })
+    ),
+    HttpApiBuilder.group(Api, "brands", (handlers) =>
+      withCatalog((catalog) => {
+        const endpoints = catalogEndpoints(catalog, "brands")
+        return handlers
+          .handle("list", endpoints.list)
+          .handle("get", endpoints.get)
+          .handleRaw("upsert", endpoints.upsert)
+      })
+    ),
+    HttpApiBuilder.group(Api, "customizationTypes", (handlers) =>
+      withCatalog((catalog) => {
+        const endpoints = catalogEndpoints(catalog, "customization-types")
+        return handlers
+          .handle("list", endpoints.list)
+          .handle("get", endpoints.get)
+          .handleRaw("upsert", endpoints.upsert)
+      })
+    ),
+    HttpApiBuilder.group(Api, "customizationGroups", (handlers) =>
+      withCatalog((catalog) => {
+        const endpoints = catalogEndpoints(catalog, "customization-groups")
+        return handlers
+          .handle("list", endpoints.list)
+          .handle("get", endpoints.get)
+          .handleRaw("upsert", endpoints.upsert)
+      })
+    ),
+    HttpApiBuilder.group(Api, "customizationOptions", (handlers) =>
+      withCatalog((catalog) => {
+        const endpoints = catalogEndpoints(catalog, "customization-options")
+        return handlers
+          .handle("list", endpoints.list)
+          .handle("get", endpoints.get)
+          .handleRaw("upsert", endpoints.upsert)
+      })
+    )
   )
 )

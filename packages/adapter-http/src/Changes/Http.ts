@@ -1,13 +1,14 @@
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
 import { ChangeFeed } from "@catalog-sync/core"
 import { Effect } from "effect"
 import { Api, Common } from "@catalog-sync/contract"
 import { api } from "../ErrorResponses.js"
 import { fastAnswer } from "../FastAnswer.js"
+import { servicesAtBuild } from "../GroupServices.js"
 import { requestId } from "../RequestId.js"
 import { ok } from "../JsonAnswer.js"
 
-interface ChangesUrlParams {
+interface ChangesQuery {
   readonly cursor?: string | undefined
   readonly limit?: number | undefined
   readonly resource?: string | undefined
@@ -15,21 +16,23 @@ interface ChangesUrlParams {
 
 /** The handler of `GET /changes`, by the route and by its fast answer. */
 const changes =
-  (feed: ChangeFeed.ChangeFeed) =>
-  ({ urlParams }: { readonly urlParams: ChangesUrlParams }) =>
+  (feed: ChangeFeed.ChangeFeed["Service"]) =>
+  ({ query }: { readonly query: ChangesQuery }) =>
     Effect.gen(function* () {
       const page = yield* api(
         feed.read({
-          cursor: urlParams.cursor,
-          limit: urlParams.limit ?? Common.defaultLimit,
-          resources: urlParams.resource?.split(",")
+          cursor: query.cursor,
+          limit: query.limit ?? Common.defaultLimit,
+          resources: query.resource?.split(",")
         })
       )
       return ok({ request_id: yield* requestId, ...page })
     })
 
-export const ChangesHttpLive = HttpApiBuilder.group(Api, "changes", (handlers) =>
-  Effect.map(ChangeFeed.ChangeFeed, (feed) => handlers.handle("changes", changes(feed)))
+export const ChangesHttpLive = servicesAtBuild(
+  HttpApiBuilder.group(Api, "changes", (handlers) =>
+    Effect.map(ChangeFeed.ChangeFeed, (feed) => handlers.handle("changes", changes(feed)))
+  )
 )
 
 /**

@@ -1,4 +1,4 @@
-import { HttpApiBuilder, type HttpApiGroup } from "@effect/platform"
+import { HttpApiBuilder, type HttpApiGroup } from "effect/http-api"
 import {
   Decode,
   type IdempotencyStore,
@@ -13,38 +13,41 @@ import type { Authentication } from "@catalog-sync/contract"
 import { Api } from "@catalog-sync/contract"
 import { decodedBody, writeEnvelope } from "../Writes.js"
 import { jobHandlers } from "../Jobs/Http.js"
+import { servicesAtBuild } from "../GroupServices.js"
 
 const decodeBody = Decode.decoderOf(Import.ImportBody, "the body")
 
 /** Handlers of POST /imports and of the import jobs under /imports. */
 export const ImportsHttpLive: Layer.Layer<
-  HttpApiGroup.ApiGroup<"catalog-sync", "imports">,
+  HttpApiGroup.Service<"catalog-sync", "imports">,
   never,
   | ImportService.ImportService
   | JobService.JobService
   | IdempotencyStore.IdempotencyStore
   | Transactor.Transactor
   | Authentication
-> = HttpApiBuilder.group(Api, "imports", (handlers) =>
-  Effect.gen(function* () {
-    const imports = yield* ImportService.ImportService
-    const endpoints = jobHandlers(yield* JobService.JobService, "import")
-    return handlers
-      .handle("list", endpoints.list)
-      .handle("get", endpoints.get)
-      .handle("retry", endpoints.retry)
-      .handleRaw("submit", ({ headers }) =>
-        Effect.gen(function* () {
-          // The records' bodies are each decoded as the job (or the dry run) applies them, with the same bounds.
-          const payload = yield* decodedBody(decodeBody, ImportService.preauthorize)
-          return yield* writeEnvelope(
-            headers["idempotency-key"],
-            payload,
-            WriteCommand.map(imports.submitCommand(payload), (submitted) =>
-              submitted._tag === "DryRun" ? { report: submitted.report } : { job: submitted.job }
+> = servicesAtBuild(
+  HttpApiBuilder.group(Api, "imports", (handlers) =>
+    Effect.gen(function* () {
+      const imports = yield* ImportService.ImportService
+      const endpoints = jobHandlers(yield* JobService.JobService, "import")
+      return handlers
+        .handle("list", endpoints.list)
+        .handle("get", endpoints.get)
+        .handle("retry", endpoints.retry)
+        .handleRaw("submit", ({ headers }) =>
+          Effect.gen(function* () {
+            // The records' bodies are each decoded as the job (or the dry run) applies them, with the same bounds.
+            const payload = yield* decodedBody(decodeBody, ImportService.preauthorize)
+            return yield* writeEnvelope(
+              headers["idempotency-key"],
+              payload,
+              WriteCommand.map(imports.submitCommand(payload), (submitted) =>
+                submitted._tag === "DryRun" ? { report: submitted.report } : { job: submitted.job }
+              )
             )
-          )
-        })
-      )
-  })
+          })
+        )
+    })
+  )
 )

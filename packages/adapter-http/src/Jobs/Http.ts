@@ -1,4 +1,5 @@
-import { HttpApiBuilder, type HttpApiGroup, type HttpServerRequest } from "@effect/platform"
+import type { HttpServerRequest } from "effect/http"
+import { HttpApiBuilder, type HttpApiGroup } from "effect/http-api"
 import {
   type IdempotencyStore,
   type Job,
@@ -13,6 +14,7 @@ import { Api, Common } from "@catalog-sync/contract"
 import { api, type ApiErrorOf } from "../ErrorResponses.js"
 import { type WriteFailure, writeEnvelope } from "../Writes.js"
 import { requestId } from "../RequestId.js"
+import { servicesAtBuild } from "../GroupServices.js"
 
 type Handler<I, A, E> = (
   input: I
@@ -25,71 +27,75 @@ type Handler<I, A, E> = (
   | Transactor.Transactor
 >
 
-type UseCaseError<UseCase extends "list" | "get"> = Effect.Effect.Error<ReturnType<JobService.JobService[UseCase]>>
+type UseCaseError<UseCase extends "list" | "get"> = Effect.Error<ReturnType<JobService.JobService["Service"][UseCase]>>
 type RetryError =
-  ReturnType<JobService.JobService["retryCommand"]> extends WriteCommand.WriteCommand<infer _A, infer E, infer _R>
+  ReturnType<JobService.JobService["Service"]["retryCommand"]> extends WriteCommand.WriteCommand<
+    infer _A,
+    infer E,
+    infer _R
+  >
     ? E
     : never
 
 /** The list / get / retry handlers of a job group; `kind` narrows /imports to import jobs. */
 export const jobHandlers = (
-  jobs: JobService.JobService,
+  jobs: JobService.JobService["Service"],
   kind: Job.JobKind | undefined
 ): {
   readonly list: Handler<
-    { readonly urlParams: { readonly limit?: number | undefined; readonly cursor?: string | undefined } },
+    { readonly query: { readonly limit?: number | undefined; readonly cursor?: string | undefined } },
     JobService.JobPage & { readonly request_id: string },
     ApiErrorOf<UseCaseError<"list">>
   >
   readonly get: Handler<
-    { readonly path: { readonly id: string } },
+    { readonly params: { readonly id: string } },
     JobService.JobDetail & { readonly request_id: string },
     ApiErrorOf<UseCaseError<"get">>
   >
   readonly retry: Handler<
-    { readonly path: { readonly id: string }; readonly headers: { readonly "idempotency-key": string } },
+    { readonly params: { readonly id: string }; readonly headers: { readonly "idempotency-key": string } },
     { readonly job: Job.JobRecord; readonly request_id: string; readonly replayed?: boolean },
     ApiErrorOf<WriteFailure<RetryError>>
   >
 } => ({
   list: ({
-    urlParams
+    query
   }: {
-    readonly urlParams: { readonly limit?: number | undefined; readonly cursor?: string | undefined }
+    readonly query: { readonly limit?: number | undefined; readonly cursor?: string | undefined }
   }) =>
     Effect.gen(function* () {
-      const page = yield* api(
-        jobs.list(kind, { limit: urlParams.limit ?? Common.defaultLimit, cursor: urlParams.cursor })
-      )
+      const page = yield* api(jobs.list(kind, { limit: query.limit ?? Common.defaultLimit, cursor: query.cursor }))
       return { request_id: yield* requestId, ...page }
     }),
-  get: ({ path }: { readonly path: { readonly id: string } }) =>
+  get: ({ params }: { readonly params: { readonly id: string } }) =>
     Effect.gen(function* () {
-      const detail = yield* api(jobs.get(path.id, kind))
+      const detail = yield* api(jobs.get(params.id, kind))
       return { request_id: yield* requestId, ...detail }
     }),
   retry: ({
-    path,
+    params,
     headers
   }: {
-    readonly path: { readonly id: string }
+    readonly params: { readonly id: string }
     readonly headers: { readonly "idempotency-key": string }
   }) =>
     writeEnvelope(
       headers["idempotency-key"],
       {},
-      WriteCommand.map(jobs.retryCommand(path.id, kind), (job) => ({ job }))
+      WriteCommand.map(jobs.retryCommand(params.id, kind), (job) => ({ job }))
     )
 })
 
 /** Handlers of GET /jobs, GET /jobs/{id} and POST /jobs/{id}/retry. */
 export const JobsHttpLive: Layer.Layer<
-  HttpApiGroup.ApiGroup<"catalog-sync", "jobs">,
+  HttpApiGroup.Service<"catalog-sync", "jobs">,
   never,
   JobService.JobService | IdempotencyStore.IdempotencyStore | Transactor.Transactor | Authentication
-> = HttpApiBuilder.group(Api, "jobs", (handlers) =>
-  Effect.gen(function* () {
-    const endpoints = jobHandlers(yield* JobService.JobService, undefined)
-    return handlers.handle("list", endpoints.list).handle("get", endpoints.get).handle("retry", endpoints.retry)
-  })
+> = servicesAtBuild(
+  HttpApiBuilder.group(Api, "jobs", (handlers) =>
+    Effect.gen(function* () {
+      const endpoints = jobHandlers(yield* JobService.JobService, undefined)
+      return handlers.handle("list", endpoints.list).handle("get", endpoints.get).handle("retry", endpoints.retry)
+    })
+  )
 )

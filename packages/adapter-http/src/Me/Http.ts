@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
 import { Principal } from "@catalog-sync/core"
 import { Effect } from "effect"
 import { Api } from "@catalog-sync/contract"

@@ -1,5 +1,3 @@
-import { HttpApiBuilder, type HttpApiGroup, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { NodeHttpServerRequest } from "@effect/platform-node"
 import {
   Errors,
   type IdempotencyStore,
@@ -10,16 +8,18 @@ import {
   type Transactor,
   WriteCommand
 } from "@catalog-sync/core"
-import { Effect, type Layer, Option, Schema, Stream } from "effect"
+import { Effect, type Layer, Stream } from "effect"
+import { type HttpServerRequest, HttpServerResponse, type MultipartParser } from "effect/http"
+import { HttpApiBuilder, type HttpApiGroup } from "effect/http-api"
 import type { Authentication } from "@catalog-sync/contract"
 import { Api } from "@catalog-sync/contract"
-import { ApiErrors, Common } from "@catalog-sync/contract"
+import { Common } from "@catalog-sync/contract"
 import { api } from "../ErrorResponses.js"
 import { writeEnvelope } from "../Writes.js"
 import { requestId } from "../RequestId.js"
-import { maxMediaBodyBytes } from "../BodyLimit.js"
-import type * as Multipasta from "multipasta"
+import { incomingOf, maxMediaBodyBytes } from "../BodyLimit.js"
 import * as UploadForm from "./UploadForm.js"
+import { servicesAtBuild } from "../GroupServices.js"
 
 const invalid = (path: string, message: string) =>
   new Errors.ValidationFailed({ message: "the form is not valid", issues: [{ path, message }] })
@@ -31,7 +31,7 @@ const knownFields: ReadonlySet<string> = new Set(["external_id", "name", "purpos
 export const maxFieldBytes = 4096
 
 /** Why a multipart body does not parse, as the client can mend it. */
-const malformedMessage = (error: Multipasta.MultipartError): string => {
+const malformedMessage = (error: MultipartParser.MultipartError): string => {
   switch (error._tag) {
     case "ReachedLimit":
       return error.limit === "MaxParts"
@@ -39,10 +39,11 @@ const malformedMessage = (error: Multipasta.MultipartError): string => {
         : `a form field is longer than ${maxFieldBytes} bytes`
     case "InvalidBoundary":
       return "the multipart body is not valid: the Content-Type names no boundary"
+    // Effect's parser reports a Content-Disposition that does not parse (an RFC 8187 `filename*` whose
+    // escapes do not decode, say) as one without a name: both are a part's headers the form cannot use.
     case "BadHeaders":
-      return "the multipart body is not valid: a part's headers do not parse"
     case "InvalidDisposition":
-      return "the multipart body is not valid: a part has no Content-Disposition with a name"
+      return "the multipart body is not valid: a part's headers do not parse"
     case "EndNotReached":
       return "the multipart body is not valid: it ends before the form's closing boundary"
   }
@@ -93,14 +94,14 @@ const formRules: UploadForm.FormRules<FormRefusal> = {
 const settled = <A>(
   wait: (callback: (settled: UploadForm.Settled<A, FormRefusal>) => void) => void
 ): Effect.Effect<A, FormRefusal> =>
-  Effect.async((resume) =>
+  Effect.callback((resume) =>
     wait((outcome) => resume(outcome._tag === "Done" ? Effect.succeed(outcome.value) : Effect.fail(outcome.refusal)))
   )
 
 /** Reads the multipart body as it streams: fields in memory, the one file part into core's staging. */
-const readUpload = (request: HttpServerRequest.HttpServerRequest, media: MediaService.MediaService) =>
+const readUpload = (request: HttpServerRequest.HttpServerRequest, media: MediaService.MediaService["Service"]) =>
   Effect.suspend(() => {
-    const form = UploadForm.readForm(NodeHttpServerRequest.toIncomingMessage(request), request.headers, formRules)
+    const form = UploadForm.readForm(incomingOf(request), request.headers, formRules)
     let staged: MediaStorage.StagedFile | undefined
     return Effect.gen(function* () {
       const file = yield* settled(form.whenFile)
@@ -117,82 +118,75 @@ const readUpload = (request: HttpServerRequest.HttpServerRequest, media: MediaSe
     }).pipe(
       Effect.ensuring(Effect.sync(form.stop)),
       // A refusal after the file part was staged (a second file, a later bad field) keeps nothing.
-      Effect.tapErrorCause(() => (staged === undefined ? Effect.void : Effect.ignore(media.discard(staged.key))))
+      Effect.tapCause(() => (staged === undefined ? Effect.void : Effect.ignore(media.discard(staged.key))))
     )
   })
 
 /** Handlers of the media endpoints. */
 export const MediaHttpLive: Layer.Layer<
-  HttpApiGroup.ApiGroup<"catalog-sync", "media">,
+  HttpApiGroup.Service<"catalog-sync", "media">,
   never,
   MediaService.MediaService | IdempotencyStore.IdempotencyStore | Transactor.Transactor | Authentication
-> = HttpApiBuilder.group(Api, "media", (handlers) =>
-  Effect.gen(function* () {
-    const media = yield* MediaService.MediaService
-    return handlers
-      .handleRaw("upload", ({ request }) =>
-        Effect.gen(function* () {
-          const key = yield* Schema.decodeUnknown(Common.IdempotencyHeaders)(request.headers).pipe(
-            Effect.catchAll(() =>
-              Effect.flatMap(requestId, (id) =>
-                Effect.fail(
-                  ApiErrors.make(422, id, {
-                    code: "idempotency_key_invalid",
-                    message: "send an Idempotency-Key header matching ^[A-Za-z0-9._:-]{8,120}$"
-                  })
-                )
+> = servicesAtBuild(
+  HttpApiBuilder.group(Api, "media", (handlers) =>
+    Effect.gen(function* () {
+      const media = yield* MediaService.MediaService
+      return (
+        handlers
+          // Raw: the handler streams the body itself. Its Idempotency-Key was decoded with the endpoint's
+          // headers, before the body (a bad one is answered 422 idempotency_key_invalid by the envelope).
+          .handleRaw("upload", ({ request, headers }) =>
+            Effect.gen(function* () {
+              // Checked before the body is read: a refused upload stages nothing.
+              yield* api(media.authorize("media:write"))
+              const { fields, staged } = yield* api(readUpload(request, media))
+              const result = yield* writeEnvelope(
+                headers["idempotency-key"],
+                { ...fields, file_sha256: staged.sha256 },
+                WriteCommand.map(media.uploadCommand(fields, staged), (job) => ({ job }))
               )
-            )
-          )
-          // Checked before the body is read: a refused upload stages nothing.
-          yield* api(media.authorize("media:write"))
-          const { fields, staged } = yield* api(readUpload(request, media))
-          const result = yield* writeEnvelope(
-            key["idempotency-key"],
-            { ...fields, file_sha256: staged.sha256 },
-            WriteCommand.map(media.uploadCommand(fields, staged), (job) => ({ job }))
-          )
-          return HttpServerResponse.unsafeJson(result, { status: 202 })
-        })
-      )
-      .handle("list", ({ urlParams }) =>
-        Effect.gen(function* () {
-          const page = yield* api(
-            media.list({
-              limit: urlParams.limit ?? Common.defaultLimit,
-              cursor: urlParams.cursor,
-              external_id: urlParams.external_id
+              return HttpServerResponse.jsonUnsafe(result, { status: 202 })
             })
           )
-          return { request_id: yield* requestId, ...page }
-        })
-      )
-      .handle("get", ({ path }) =>
-        Effect.gen(function* () {
-          const record = yield* api(media.get(path.id))
-          return { request_id: yield* requestId, record }
-        })
-      )
-      .handle("content", ({ path }) =>
-        Effect.gen(function* () {
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const found = yield* api(media.content(path.id))
-          const cacheHeaders = { etag: found.etag, "cache-control": "private, max-age=31536000, immutable" }
-          if (Option.getOrUndefined(Option.fromNullable(request.headers["if-none-match"])) === found.etag) {
-            return HttpServerResponse.empty({ status: 304, headers: cacheHeaders })
-          }
-          return HttpServerResponse.stream(
-            Stream.mapError(found.stream, (e) => e),
-            {
-              status: 200,
-              contentType: Media.outputContentType,
-              headers: {
-                ...cacheHeaders,
-                ...(found.media.bytes === null ? {} : { "content-length": String(found.media.bytes) })
-              }
-            }
+          .handle("list", ({ query }) =>
+            Effect.gen(function* () {
+              const page = yield* api(
+                media.list({
+                  limit: query.limit ?? Common.defaultLimit,
+                  cursor: query.cursor,
+                  external_id: query.external_id
+                })
+              )
+              return { request_id: yield* requestId, ...page }
+            })
           )
-        })
+          .handle("get", ({ params }) =>
+            Effect.gen(function* () {
+              const record = yield* api(media.get(params.id))
+              return { request_id: yield* requestId, record }
+            })
+          )
+          .handle("content", ({ params, request }) =>
+            Effect.gen(function* () {
+              const found = yield* api(media.content(params.id))
+              const cacheHeaders = { etag: found.etag, "cache-control": "private, max-age=31536000, immutable" }
+              if (request.headers["if-none-match"] === found.etag) {
+                return HttpServerResponse.empty({ status: 304, headers: cacheHeaders })
+              }
+              return HttpServerResponse.stream(
+                Stream.mapError(found.stream, (e) => e),
+                {
+                  status: 200,
+                  contentType: Media.outputContentType,
+                  headers: {
+                    ...cacheHeaders,
+                    ...(found.media.bytes === null ? {} : { "content-length": String(found.media.bytes) })
+                  }
+                }
+              )
+            })
+          )
       )
-  })
+    })
+  )
 )

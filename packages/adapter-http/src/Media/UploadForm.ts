@@ -1,4 +1,4 @@
-import * as Multipasta from "multipasta"
+import { MultipartParser } from "effect/http"
 import type { Readable } from "node:stream"
 
 /**
@@ -19,7 +19,7 @@ export interface FormRules<R> {
   /** A file part as it starts, named `name`, after `earlier` file parts: a refusal stops the reading. */
   readonly file: (name: string, earlier: number) => R | undefined
   readonly tooLarge: () => R
-  readonly malformed: (error: Multipasta.MultipartError) => R
+  readonly malformed: (error: MultipartParser.MultipartError) => R
   /** The body could not be read to its end (the client cut it off, a socket error). */
   readonly unreadable: () => R
 }
@@ -41,7 +41,7 @@ export const fileBufferBytes = 1024 * 1024
 
 const done: IteratorReturnResult<undefined> = { done: true, value: undefined }
 
-const badHeaders: Multipasta.MultipartError = {
+const badHeaders: MultipartParser.MultipartError = {
   _tag: "BadHeaders",
   error: { _tag: "Failure", reason: "InvalidHeaderValue", headers: {} }
 }
@@ -132,24 +132,24 @@ class FileChunks<R> implements AsyncIterableIterator<Uint8Array> {
   }
 }
 
-/** What a part with this content type is taken for: a field, as `@effect/platform`'s Multipart has it. */
-const isFilePart = (info: Multipasta.PartInfo) =>
-  !info.contentType.includes("application/json") && Multipasta.defaultIsFile(info)
+/** What a part with this content type is taken for: a field, as `effect/http`'s Multipart has it. */
+const isFilePart = (info: MultipartParser.PartInfo) =>
+  !info.contentType.includes("application/json") && MultipartParser.defaultIsFile(info)
 
 const utf8 = new TextDecoder("utf-8", { fatal: true })
 
 /**
- * A field's value, or undefined when its bytes are not text in the part's charset: multipasta's own decode
- * puts U+FFFD in place of bad bytes, which would be stored as if sent.
+ * A field's value, or undefined when its bytes are not text in the part's charset: the parser's own decode
+ * (`MultipartParser.decodeField`) puts U+FFFD in place of bad bytes, which would be stored as if sent.
  */
-const decodeField = (info: Multipasta.PartInfo, bytes: Uint8Array): string | undefined => {
+const decodeField = (info: MultipartParser.PartInfo, bytes: Uint8Array): string | undefined => {
   const charset = info.contentTypeParameters["charset"]?.toLowerCase() ?? "utf-8"
   let decoder = utf8
   if (charset !== "utf-8" && charset !== "utf8" && charset !== "") {
     try {
       decoder = new TextDecoder(charset, { fatal: true })
     } catch {
-      // An unknown charset is read as UTF-8, as multipasta does.
+      // An unknown charset is read as UTF-8, as the parser does.
     }
   }
   try {
@@ -178,7 +178,7 @@ export interface UploadForm<R> {
 }
 
 /**
- * Reads a multipart/form-data upload as it streams, with multipasta's parser fed straight from the
+ * Reads a multipart/form-data upload as it streams, with Effect's MultipartParser fed straight from the
  * request's data events: fields are kept, checked as they arrive, and the file part's bytes are handed
  * on as an async iterable, the request paused while more than `fileBufferBytes` of them wait. Every rule
  * of `rules` is checked as its bytes arrive, so nothing after a refusal is read. The reading starts at
@@ -233,7 +233,7 @@ export const readForm = <R>(
     settleEnd()
   }
 
-  const parser = Multipasta.make({
+  const parser = MultipartParser.make({
     headers: headers,
     maxParts: rules.maxParts,
     maxFieldSize: rules.maxFieldBytes,
@@ -282,8 +282,8 @@ export const readForm = <R>(
     }
   })
 
-  // multipasta decodes a part's RFC 8187 `filename*` with decodeURIComponent, which throws on a bad escape:
-  // thrown from a data listener, that would take the process down.
+  // A throw from the parser, run in the body's data listener, would take the process down: it refuses
+  // the form as malformed instead.
   const parse = (step: () => void) => {
     try {
       step()
@@ -292,30 +292,14 @@ export const readForm = <R>(
     }
   }
 
-  // multipasta takes the two dashes that close a form for the start of another part when a write ends
-  // between them (`--boundary-` then `-\r\n`: BadHeaders): a write never ends on a dash, those go with
-  // the next bytes.
-  let heldDashes: Buffer | undefined
-  const write = (chunk: Buffer) => {
-    const bytes = heldDashes === undefined ? chunk : Buffer.concat([heldDashes, chunk])
-    let end = bytes.length
-    while (end > 0 && bytes[end - 1] === 0x2d) end--
-    heldDashes = end < bytes.length ? bytes.subarray(end) : undefined
-    if (end > 0) parse(() => parser.write(bytes.subarray(0, end)))
-  }
-
   function onData(chunk: Buffer) {
     bodyBytes += chunk.byteLength
     if (bodyBytes > rules.maxBodyBytes) return refuse(rules.tooLarge())
-    write(chunk)
+    parse(() => parser.write(chunk))
   }
   function onEnd() {
-    const held = heldDashes
     // The parser answers onDone, or onError when the body ended before the form's closing boundary.
-    parse(() => {
-      if (held !== undefined) parser.write(held)
-      parser.end()
-    })
+    parse(() => parser.end())
     if (!ended) refuse(rules.malformed({ _tag: "EndNotReached" }))
   }
   function onUnreadable() {

@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
 import { Effect } from "effect"
 import { Api } from "@catalog-sync/contract"
 import { ApiErrors } from "@catalog-sync/contract"
@@ -14,7 +14,7 @@ export const SystemHttpLive = HttpApiBuilder.group(Api, "system", (handlers) =>
         ready.pipe(
           Effect.flatMap(() => requestId),
           Effect.map((request_id) => ({ request_id, status: "ok" as const })),
-          Effect.catchAll(() =>
+          Effect.catch(() =>
             Effect.flatMap(requestId, (request_id) =>
               Effect.fail(
                 new ApiErrors.ServiceUnavailable({

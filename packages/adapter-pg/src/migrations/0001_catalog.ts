@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 /**
@@ -53,8 +53,8 @@ export default Effect.gen(function* () {
     UNIQUE (company_id, connection_id, resource, record_id)
   )`
 
-  // An identity never hands out a value twice, as SQLite's AUTOINCREMENT. node-postgres returns bigint as
-  // a string, which the change log decodes. Commit order is ChangeLog.append's concern (an advisory lock).
+  // An identity never hands out a value twice, as SQLite's AUTOINCREMENT. @effect/sql-pg returns bigint as
+  // a JS bigint, which the change log decodes. Commit order is ChangeLog.append's concern (an advisory lock).
   yield* sql`CREATE TABLE changes (
     position BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     company_id TEXT COLLATE "C" NOT NULL,

@@ -1,10 +1,10 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 /**
  * Account data, idempotency records and the shared rate-limit windows, as SQLite's 0002_accounts creates
  * them. JSON arrays are TEXT and flags 0/1 INTEGER, so that both drivers hand back the same values; epoch
- * milliseconds need BIGINT here (node-postgres returns it as a string, which the row schemas accept).
+ * milliseconds need BIGINT here (@effect/sql-pg returns it as a JS bigint, which the row schemas accept).
  */
 export default Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient

@@ -1,10 +1,10 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 /**
  * Durable background jobs and the records of import jobs with their per-record results, as SQLite's
  * This migration creates them. Leases, queue times and the queue sequence are epoch milliseconds or counters in
- * BIGINT (node-postgres returns strings, which the row schemas accept); scopes, bodies and errors are JSON
+ * BIGINT (@effect/sql-pg returns a JS bigint, which the row schemas accept); scopes, bodies and errors are JSON
  * in TEXT. No foreign keys to accounts: the scope comes from an authenticated principal.
  */
 export default Effect.gen(function* () {

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 /** Media items: one row per uploaded version; the external_id mapping lives in `mappings` (resource "media"). */

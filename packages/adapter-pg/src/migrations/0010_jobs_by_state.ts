@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 /** Operators list jobs by state across companies (paused media jobs, the queue): by state, in id order. */

@@ -1,6 +1,6 @@
 import { Errors } from "@catalog-sync/core"
-import { SqlError } from "@effect/sql"
-import { Clock, Effect, ParseResult } from "effect"
+import { Clock, Effect, Schema } from "effect"
+import { SqlError } from "effect/sql"
 
 /**
  * How a driver failure should surface. Ports never expose driver errors:
@@ -16,7 +16,7 @@ import { Clock, Effect, ParseResult } from "effect"
  */
 export type Failure = "retryable" | "unavailable" | "refused" | "defect"
 
-// better-sqlite3 reports extended result codes (SQLITE_BUSY_SNAPSHOT, SQLITE_IOERR_WRITE, ...).
+// SQLite's result codes by name (SQLITE_BUSY_SNAPSHOT, SQLITE_IOERR_WRITE, ...), as `sqliteCodeName` gives them.
 const sqliteRetryable = /^SQLITE_(BUSY|LOCKED)/
 const sqliteUnavailable = /^SQLITE_(FULL|IOERR|READONLY|CANTOPEN|NOMEM|PROTOCOL|NOLFS)/
 // PostgreSQL SQLSTATEs: serialization failure, deadlock, lock not available, query canceled (what the
@@ -30,15 +30,85 @@ const pgRefused = /^(22021|22P05)$/
 // Socket-level failures (node) and postgres.js connection states.
 const connectionLost =
   /^(ECONNRESET|ECONNREFUSED|ETIMEDOUT|EPIPE|EHOSTUNREACH|CONNECTION_(CLOSED|ENDED|DESTROYED)|CONNECT_TIMEOUT)$/
-// node-postgres (the driver of @effect/sql-pg) reports a connection lost mid-query, and a pool that cannot
-// hand out a connection in time, with errors that carry no code at all; their fixed texts are all there is.
+// node-postgres reports a connection lost mid-query, and a pool that cannot hand out a connection in time,
+// with errors that carry no code at all; their fixed texts are all there is. @effect/sql-pg 4 (its own
+// protocol client) reports both as a ConnectionError reason instead, also without a code.
 const pgUncoded = /^(Connection terminated|timeout exceeded when trying to connect)/
 
+// node:sqlite reports every failure with the code ERR_SQLITE_ERROR and SQLite's extended result code as a
+// number (`errcode`); the names are SQLite's own, those of the extended codes this module tells apart, else
+// the primary code's (the low byte), which classifies the same.
+const sqlitePrimary: Record<number, string> = {
+  1: "ERROR",
+  2: "INTERNAL",
+  3: "PERM",
+  4: "ABORT",
+  5: "BUSY",
+  6: "LOCKED",
+  7: "NOMEM",
+  8: "READONLY",
+  9: "INTERRUPT",
+  10: "IOERR",
+  11: "CORRUPT",
+  12: "NOTFOUND",
+  13: "FULL",
+  14: "CANTOPEN",
+  15: "PROTOCOL",
+  16: "EMPTY",
+  17: "SCHEMA",
+  18: "TOOBIG",
+  19: "CONSTRAINT",
+  20: "MISMATCH",
+  21: "MISUSE",
+  22: "NOLFS",
+  23: "AUTH",
+  24: "FORMAT",
+  25: "RANGE",
+  26: "NOTADB"
+}
+const sqliteExtended: Record<number, string> = {
+  261: "BUSY_RECOVERY",
+  517: "BUSY_SNAPSHOT",
+  773: "BUSY_TIMEOUT",
+  262: "LOCKED_SHAREDCACHE",
+  518: "LOCKED_VTAB",
+  266: "IOERR_READ",
+  778: "IOERR_WRITE",
+  1034: "IOERR_FSYNC",
+  3082: "IOERR_NOMEM",
+  264: "READONLY_RECOVERY",
+  520: "READONLY_CANTLOCK",
+  776: "READONLY_ROLLBACK",
+  1032: "READONLY_DBMOVED",
+  275: "CONSTRAINT_CHECK",
+  531: "CONSTRAINT_COMMITHOOK",
+  787: "CONSTRAINT_FOREIGNKEY",
+  1043: "CONSTRAINT_FUNCTION",
+  1299: "CONSTRAINT_NOTNULL",
+  1555: "CONSTRAINT_PRIMARYKEY",
+  1811: "CONSTRAINT_TRIGGER",
+  2067: "CONSTRAINT_UNIQUE",
+  2323: "CONSTRAINT_VTAB",
+  2579: "CONSTRAINT_ROWID",
+  3091: "CONSTRAINT_DATATYPE"
+}
+
+/** The name of a SQLite result code (`SQLITE_BUSY_SNAPSHOT`), extended or primary. */
+export const sqliteCodeName = (errcode: number): string => {
+  const name = sqliteExtended[errcode] ?? sqlitePrimary[errcode & 0xff]
+  return name === undefined ? `SQLITE_${errcode}` : `SQLITE_${name}`
+}
+
+/** The driver's own error, below the SqlError and its reason. */
+const driverCause = (error: SqlError.SqlError): unknown => error.reason.cause
+
 const codeOf = (error: SqlError.SqlError): string | undefined => {
-  const cause = error.cause
-  if (typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string") {
-    return cause.code
+  const cause = driverCause(error)
+  if (typeof cause !== "object" || cause === null) return undefined
+  if ("errcode" in cause && typeof cause.errcode === "number" && "code" in cause && cause.code === "ERR_SQLITE_ERROR") {
+    return sqliteCodeName(cause.errcode)
   }
+  if ("code" in cause && typeof cause.code === "string") return cause.code
   return undefined
 }
 
@@ -58,8 +128,11 @@ export const isUniqueViolation = (error: SqlError.SqlError): boolean => {
 /** Classifies a driver failure by its SQLite result code, PostgreSQL SQLSTATE or socket error code. */
 export const classify = (error: SqlError.SqlError): Failure => {
   const code = codeOf(error)
-  if (code === undefined)
-    return error.cause instanceof Error && pgUncoded.test(error.cause.message) ? "retryable" : "defect"
+  if (code === undefined) {
+    if (error.reason._tag === "ConnectionError") return "retryable"
+    const cause = driverCause(error)
+    return cause instanceof Error && pgUncoded.test(cause.message) ? "retryable" : "defect"
+  }
   if (sqliteRetryable.test(code) || pgRetryable.test(code) || connectionLost.test(code)) return "retryable"
   if (sqliteUnavailable.test(code)) return "unavailable"
   if (pgRefused.test(code)) return "refused"
@@ -88,7 +161,8 @@ const reportOnce = (error: SqlError.SqlError, failure: Exclude<Failure, "defect"
     const suppressed = state.since
     state.next = now + reportEveryMillis
     state.since = 0
-    const cause = error.cause instanceof Error ? error.cause.message : error.message
+    const driver = driverCause(error)
+    const cause = driver instanceof Error ? driver.message : error.message
     return Effect.logWarning(`${what[failure]}: ${cause}`).pipe(
       Effect.annotateLogs({
         code: codeOf(error) ?? "unknown",
@@ -112,7 +186,7 @@ export const fromSqlError = (error: SqlError.SqlError): Effect.Effect<never, Err
   const failure = classify(error)
   if (failure === "defect") return Effect.die(error)
   return reportOnce(error, failure).pipe(
-    Effect.zipRight(
+    Effect.andThen(
       Effect.fail(
         new Errors.PersistenceError({
           message: `${persistenceMessage[failure]} (${codeOf(error) ?? "unknown"})`,
@@ -125,17 +199,17 @@ export const fromSqlError = (error: SqlError.SqlError): Effect.Effect<never, Err
 
 /**
  * Translates the driver-level failures of an adapter operation: SqlError as `fromSqlError` says, and
- * ParseError (a row that does not decode, or a request that does not encode) as a defect, since it
+ * SchemaError (a row that does not decode, or a request that does not encode) as a defect, since it
  * means the schema and the code disagree.
  */
 export const refineErrors = <A, E, R>(
   self: Effect.Effect<A, E, R>
-): Effect.Effect<A, Exclude<E, SqlError.SqlError | ParseResult.ParseError> | Errors.PersistenceError, R> =>
-  Effect.catchAll(
+): Effect.Effect<A, Exclude<E, SqlError.SqlError | Schema.SchemaError> | Errors.PersistenceError, R> =>
+  Effect.catch(
     self,
-    (error): Effect.Effect<never, Exclude<E, SqlError.SqlError | ParseResult.ParseError> | Errors.PersistenceError> => {
-      if (error instanceof SqlError.SqlError) return fromSqlError(error)
-      if (ParseResult.isParseError(error)) return Effect.die(error)
-      return Effect.fail(error as Exclude<E, SqlError.SqlError | ParseResult.ParseError>)
+    (error): Effect.Effect<never, Exclude<E, SqlError.SqlError | Schema.SchemaError> | Errors.PersistenceError> => {
+      if (SqlError.isSqlError(error)) return fromSqlError(error)
+      if (Schema.isSchemaError(error)) return Effect.die(error)
+      return Effect.fail(error as Exclude<E, SqlError.SqlError | Schema.SchemaError>)
     }
   )

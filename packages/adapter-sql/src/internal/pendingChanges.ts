@@ -18,10 +18,9 @@ export interface PendingChanges {
  * savepoint must be opened through it too (the `Transactor`), so that its entries are dropped with it: one
  * opened with `sql.withTransaction` directly inside would leave its rolled-back appends pending.
  */
-export class CurrentPendingChanges extends Context.Tag("@catalog-sync/adapter-sql/CurrentPendingChanges")<
-  CurrentPendingChanges,
-  PendingChanges
->() {}
+export class CurrentPendingChanges extends Context.Service<CurrentPendingChanges, PendingChanges>()(
+  "@catalog-sync/adapter-sql/CurrentPendingChanges"
+) {}
 
 export const emptyPendingChanges = (): PendingChanges => ({ entries: [], write: undefined })
 
@@ -34,7 +33,7 @@ export const writePending = (pending: PendingChanges): Effect.Effect<void, Error
   Effect.suspend(() => {
     if (pending.entries.length === 0 || pending.write === undefined) return Effect.void
     const entries = pending.entries.slice()
-    return Effect.tap(pending.write(entries), () => void pending.entries.splice(0, entries.length))
+    return Effect.tap(pending.write(entries), () => Effect.sync(() => void pending.entries.splice(0, entries.length)))
   })
 
 /** A savepoint's entries, once it is released, belong to the enclosing transaction's. */

@@ -1,19 +1,23 @@
 import { type Accounts, ApiKey, Company, Ids, Resource, Scope, type StoredRecord } from "@catalog-sync/core"
-import { Schema } from "effect"
+import { Array as Arr, Schema, SchemaTransformation } from "effect"
 
 /**
- * A nullable boolean column. SQLite has no boolean type (and better-sqlite3 refuses to bind JS booleans),
+ * A nullable boolean column. SQLite has no boolean type (and node:sqlite refuses to bind JS booleans),
  * so the logical schema stores 0/1 INTEGER on every engine; decoding also accepts a real boolean in case
  * a driver or a hand-written migration uses one.
  */
-export const Flag = Schema.transform(Schema.Union(Schema.Literal(0, 1), Schema.Boolean), Schema.Boolean, {
-  strict: true,
-  decode: (value) => value === true || value === 1,
-  encode: (value) => (value ? 1 : 0)
-})
+export const Flag = Schema.Union([Schema.Literals([0, 1]), Schema.Boolean]).pipe(
+  Schema.decodeTo(
+    Schema.Boolean,
+    SchemaTransformation.transform({
+      decode: (value: 0 | 1 | boolean) => value === true || value === 1,
+      encode: (value: boolean): 0 | 1 | boolean => (value ? 1 : 0)
+    })
+  )
+)
 
 /** The JSON document, stored as TEXT so that both engines round-trip it byte for byte. */
-const Document = Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+const Document = Schema.fromJsonString(Schema.Record(Schema.String, Schema.Unknown))
 
 /** A row of `catalog_records`. */
 export const RecordRow = Schema.Struct({
@@ -23,9 +27,9 @@ export const RecordRow = Schema.Struct({
   revision: Schema.Int,
   data: Document,
   // The record's own order of category ids; record_categories holds the same ids for filtering only.
-  category_ids: Schema.parseJson(Schema.Array(Ids.RecordId)),
+  category_ids: Schema.fromJsonString(Schema.Array(Ids.RecordId)),
   // A bundle's own order of components; record_components holds the same ids for the reverse lookup.
-  component_ids: Schema.parseJson(Schema.Array(Ids.RecordId)),
+  component_ids: Schema.fromJsonString(Schema.Array(Ids.RecordId)),
   active: Schema.NullOr(Flag),
   collection_id: Schema.NullOr(Ids.RecordId),
   brand_id: Schema.NullOr(Ids.RecordId),
@@ -88,7 +92,7 @@ export const storedRecordOf = (row: Readonly<Record<string, unknown>>): StoredRe
 })
 
 /** What a mapping may point at: a catalog resource or a media item. */
-export const ReferenceTarget = Schema.Union(Resource.ResourceName, Schema.Literal("media"))
+export const ReferenceTarget = Schema.Union([Resource.ResourceName, Schema.Literal("media")])
 
 /** A row of `mappings`. */
 export const MappingRow = Schema.Struct({
@@ -104,9 +108,12 @@ export const MappingRow = Schema.Struct({
  * Splits an id list into chunks that stay below every engine's bound-parameter limit (SQLite 32766,
  * PostgreSQL 65535) with room for the other parameters; real requests fit in one chunk.
  */
-export const chunks = <A>(items: ReadonlyArray<A>, size = 1000): ReadonlyArray<ReadonlyArray<A>> => {
-  const out: Array<ReadonlyArray<A>> = []
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
+export const chunks = <A>(items: ReadonlyArray<A>, size = 1000): ReadonlyArray<Arr.NonEmptyReadonlyArray<A>> => {
+  const out: Array<Arr.NonEmptyReadonlyArray<A>> = []
+  for (let i = 0; i < items.length; i += size) {
+    const chunk = items.slice(i, i + size)
+    if (Arr.isReadonlyArrayNonEmpty(chunk)) out.push(chunk)
+  }
   return out
 }
 
@@ -126,10 +133,29 @@ export const padded = <A>(values: ReadonlyArray<A>): ReadonlyArray<A> => {
 }
 
 /**
- * Epoch milliseconds. SQLite's INTEGER is 64-bit and better-sqlite3 returns a number; PostgreSQL needs
- * `bigint`, which node-postgres returns as a string, so decoding accepts both (exact up to 2^53).
+ * A 64-bit integer as a number (exact up to 2^53): @effect/sql-pg reads PostgreSQL's `bigint`, and the
+ * COUNT of any rows, as a JS `bigint`.
  */
-export const Millis = Schema.Union(Schema.Int, Schema.NumberFromString.pipe(Schema.int()))
+export const NumberFromBigInt = Schema.BigInt.pipe(
+  Schema.decodeTo(
+    Schema.Number,
+    SchemaTransformation.transform({
+      decode: (value: bigint) => Number(value),
+      encode: (value: number) => BigInt(value)
+    })
+  )
+)
+
+/**
+ * Epoch milliseconds, and other 64-bit integers (counts, sizes). SQLite's INTEGER is 64-bit and node:sqlite
+ * returns a number; PostgreSQL needs `bigint`, which @effect/sql-pg returns as a JS `bigint` (and a text
+ * value, such as a `numeric` SUM, is parsed), so decoding accepts all three (exact up to 2^53).
+ */
+export const Millis = Schema.Union([
+  Schema.Int,
+  NumberFromBigInt.check(Schema.isInt()),
+  Schema.NumberFromString.check(Schema.isInt())
+])
 
 /** A row of `companies`. JSON arrays are TEXT, as `data` is; `domains` keeps the company's own order. */
 export const CompanyRow = Schema.Struct({
@@ -137,18 +163,18 @@ export const CompanyRow = Schema.Struct({
   name: Schema.String,
   currency: Company.CompanySettings.fields.currency,
   main_language: Company.CompanySettings.fields.main_language,
-  languages: Schema.parseJson(Company.CompanySettings.fields.languages),
+  languages: Schema.fromJsonString(Company.CompanySettings.fields.languages),
   tax_model: Company.TaxModel,
-  tax_rates: Schema.parseJson(Company.CompanySettings.fields.tax_rates),
+  tax_rates: Schema.fromJsonString(Company.CompanySettings.fields.tax_rates),
   storage_slug: Schema.String,
   enabled: Flag,
   subscription_active: Flag,
   stock_package: Flag,
   inventory_module: Flag,
-  granted_scopes: Schema.parseJson(Schema.Array(Scope.Scope)),
+  granted_scopes: Schema.fromJsonString(Schema.Array(Scope.Scope)),
   // The company's own list, read back exactly as written; company_domains holds the same domains (once
   // each) so that the database enforces that a domain belongs to one company and finds its owner.
-  domains: Schema.parseJson(Schema.Array(Schema.String)),
+  domains: Schema.fromJsonString(Schema.Array(Schema.String)),
   created_at: Schema.String
 })
 export type CompanyRow = typeof CompanyRow.Type
@@ -209,7 +235,7 @@ export const ApiKeyRow = Schema.Struct({
   company_id: Ids.CompanyId,
   connection_id: Ids.ConnectionId,
   name: Schema.String,
-  scopes: Schema.parseJson(ApiKey.ApiKey.fields.scopes),
+  scopes: Schema.fromJsonString(ApiKey.ApiKey.fields.scopes),
   secret_hash: Schema.String,
   created_at: Schema.String,
   expires_at: Schema.String,
@@ -242,7 +268,7 @@ export const toApiKey = (row: ApiKeyRow): ApiKey.ApiKey => ({
 
 /** A row of `locations`; the domain shape already is one row. */
 export const LocationRow = Schema.Struct({
-  id: Schema.UUID,
+  id: Ids.UUID,
   company_id: Ids.CompanyId,
   name: Schema.String,
   created_at: Schema.String
@@ -251,7 +277,7 @@ export const LocationRow = Schema.Struct({
 /** A row of `connection_locations`, `writable` as 0/1. */
 export const AssignmentRow = Schema.Struct({
   connection_id: Ids.ConnectionId,
-  location_id: Schema.UUID,
+  location_id: Ids.UUID,
   writable: Flag
 })
 
@@ -267,10 +293,10 @@ export const IdempotencyRow = Schema.Struct({
   connection_id: Ids.ConnectionId,
   key: Schema.String,
   fingerprint: Schema.String,
-  state: Schema.Literal("running", "completed"),
+  state: Schema.Literals(["running", "completed"]),
   lease_until: Millis,
   created_at: Millis,
   status: Schema.NullOr(Schema.Int),
-  response: Schema.NullOr(Schema.parseJson())
+  response: Schema.NullOr(Schema.fromJsonString(Schema.Unknown))
 })
 export type IdempotencyRow = typeof IdempotencyRow.Type

@@ -1,4 +1,4 @@
-import { Effect, FiberRef } from "effect"
+import { Effect, References } from "effect"
 
 /**
  * `Effect.withSpan` when the fiber's tracer is on, else nothing. With tracing off (the default, and
@@ -8,8 +8,8 @@ import { Effect, FiberRef } from "effect"
 export const span =
   (name: string, attributes?: Readonly<Record<string, unknown>>) =>
   <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    Effect.withFiberRuntime<A, E, R>((fiber) =>
-      fiber.getFiberRef(FiberRef.currentTracerEnabled)
+    Effect.withFiber<A, E, R>((fiber) =>
+      fiber.getRef(References.TracerEnabled)
         ? Effect.withSpan(
             self,
             name,

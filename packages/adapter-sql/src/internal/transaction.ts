@@ -1,5 +1,5 @@
 import { Errors } from "@catalog-sync/core"
-import { SqlClient, SqlError } from "@effect/sql"
+import { type SqlClient, SqlError } from "effect/sql"
 import { Effect, Option } from "effect"
 import { classify, fromSqlError } from "./errors.js"
 import { CurrentPendingChanges, emptyPendingChanges, handOver, writePending } from "./pendingChanges.js"
@@ -10,8 +10,8 @@ class BodyDefect {
 }
 
 /**
- * A failed BEGIN, COMMIT or ROLLBACK, which @effect/sql raises as a defect (a dropped connection makes
- * the rollback fail too). The database has not applied the transaction, or its outcome is unknown: either
+ * A failed BEGIN, SAVEPOINT or COMMIT (a SqlError of `withTransaction`), or a failed ROLLBACK, which
+ * effect/sql raises as a defect (a dropped connection makes the rollback fail too). The database has not applied the transaction, or its outcome is unknown: either
  * way a replay with the same Idempotency-Key settles it, so it is a storage failure, never a 500.
  */
 const controlFailure = (error: SqlError.SqlError): Effect.Effect<never, Errors.PersistenceError> =>
@@ -22,25 +22,25 @@ const controlFailure = (error: SqlError.SqlError): Effect.Effect<never, Errors.P
     : fromSqlError(error)
 
 /**
- * @effect/sql does not roll back after a failed COMMIT, and SQLite keeps the transaction open then (e.g.
- * SQLITE_BUSY on commit): the next statements on the one connection would run, and commit, inside it.
- * A best-effort ROLLBACK on a reserved connection ends it; PostgreSQL has already ended it, and there
- * the stray ROLLBACK only warns.
+ * effect/sql rolls back after a failed COMMIT only when the client asks for it (`onCommitFailure`), and
+ * SQLite keeps the transaction open then (e.g. SQLITE_BUSY on commit): the next statements on the one
+ * connection would run, and commit, inside it. A best-effort ROLLBACK on a reserved connection ends it;
+ * after a failed BEGIN, or where PostgreSQL has already ended it, the stray ROLLBACK only warns.
  */
 const abandon = (sql: SqlClient.SqlClient) =>
   Effect.scoped(Effect.flatMap(sql.reserve, (conn) => conn.executeUnprepared("ROLLBACK", [], undefined))).pipe(
     Effect.ignore
   )
 
-const isSqlError = (u: unknown): u is SqlError.SqlError => u instanceof SqlError.SqlError
+const isSqlError = SqlError.isSqlError
 
 /** The body: its driver failures classified as everywhere else (a constraint violation dies), its defects marked. */
 const body = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   effect.pipe(
-    Effect.catchAll((error): Effect.Effect<never, E | Errors.PersistenceError> =>
+    Effect.catch((error: E): Effect.Effect<never, E | Errors.PersistenceError> =>
       isSqlError(error) ? fromSqlError(error) : Effect.fail(error)
     ),
-    Effect.catchAllDefect((defect) => Effect.die(new BodyDefect(defect)))
+    Effect.catchDefect((defect) => Effect.die(new BodyDefect(defect)))
   )
 
 /**
@@ -52,14 +52,16 @@ export const atomically =
   <A, E, R>(
     effect: Effect.Effect<A, E, R>
   ): Effect.Effect<A, Exclude<E, SqlError.SqlError> | Errors.PersistenceError, R> =>
-    Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (open) =>
-      Option.isSome(open)
-        ? Effect.catchAll(
-            effect,
-            (error): Effect.Effect<never, Exclude<E, SqlError.SqlError> | Errors.PersistenceError> =>
-              isSqlError(error) ? fromSqlError(error) : Effect.fail(error as Exclude<E, SqlError.SqlError>)
-          )
-        : inTransaction(sql)(effect)
+    Effect.flatMap(
+      Effect.serviceOption(sql.transactionService),
+      (open): Effect.Effect<A, Exclude<E, SqlError.SqlError> | Errors.PersistenceError, R> =>
+        Option.isSome(open)
+          ? Effect.catch(
+              effect,
+              (error: E): Effect.Effect<never, Exclude<E, SqlError.SqlError> | Errors.PersistenceError> =>
+                isSqlError(error) ? fromSqlError(error) : Effect.fail(error as Exclude<E, SqlError.SqlError>)
+            )
+          : inTransaction(sql)(effect)
     )
 
 /**
@@ -74,29 +76,41 @@ export const inTransaction =
   <A, E, R>(
     effect: Effect.Effect<A, E, R>
   ): Effect.Effect<A, Exclude<E, SqlError.SqlError> | Errors.PersistenceError, R> =>
-    Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (outer) =>
-      Effect.flatMap(Effect.serviceOption(CurrentPendingChanges), (enclosing) => {
-        const own = emptyPendingChanges()
-        const withChangesLast = effect.pipe(
-          Effect.provideService(CurrentPendingChanges, own),
-          Effect.tap(() =>
-            Option.isSome(outer) && Option.isSome(enclosing)
-              ? Effect.sync(() => handOver(own, enclosing.value))
-              : writePending(own)
+    Effect.flatMap(Effect.serviceOption(sql.transactionService), (outer) =>
+      Effect.flatMap(
+        Effect.serviceOption(CurrentPendingChanges),
+        (enclosing): Effect.Effect<A, Exclude<E, SqlError.SqlError> | Errors.PersistenceError, R> => {
+          const own = emptyPendingChanges()
+          const withChangesLast = effect.pipe(
+            Effect.provideService(CurrentPendingChanges, own),
+            Effect.tap(() =>
+              Option.isSome(outer) && Option.isSome(enclosing)
+                ? Effect.sync(() => handOver(own, enclosing.value))
+                : writePending(own)
+            )
           )
-        )
-        // A savepoint starts with the enclosing transaction's entries written: a read of the log inside it
-        // then sees them, its own entries take the positions after them, and rolling it back drops only its
-        // own (an import's record-by-record replay, where each record appended in its savepoint anyway).
-        const opened = Option.isSome(outer) && Option.isSome(enclosing) ? writePending(enclosing.value) : Effect.void
-        return Effect.zipRight(opened, sql.withTransaction(body(withChangesLast))).pipe(
-          Effect.catchAllDefect((defect) => {
-            if (defect instanceof BodyDefect) return Effect.die(defect.defect)
-            if (!isSqlError(defect)) return Effect.die(defect)
-            return Effect.zipRight(Option.isNone(outer) ? abandon(sql) : Effect.void, controlFailure(defect))
-          }),
-          // A SqlError left here comes from BEGIN itself, e.g. SQLITE_BUSY when another process holds the lock.
-          Effect.catchIf(isSqlError, controlFailure)
-        )
-      })
+          // A savepoint starts with the enclosing transaction's entries written: a read of the log inside it
+          // then sees them, its own entries take the positions after them, and rolling it back drops only its
+          // own (an import's record-by-record replay, where each record appended in its savepoint anyway).
+          const opened = Option.isSome(outer) && Option.isSome(enclosing) ? writePending(enclosing.value) : Effect.void
+          // The body's own SqlErrors are PersistenceError (or a marked defect) already: a SqlError left here
+          // is the transaction's (BEGIN, e.g. SQLITE_BUSY when another process holds the lock, SAVEPOINT
+          // or COMMIT).
+          const ended = (error: SqlError.SqlError) =>
+            Effect.andThen(Option.isNone(outer) ? abandon(sql) : Effect.void, controlFailure(error))
+          return Effect.andThen(opened, sql.withTransaction(body(withChangesLast))).pipe(
+            Effect.catchDefect((defect) => {
+              if (defect instanceof BodyDefect) return Effect.die(defect.defect)
+              if (!isSqlError(defect)) return Effect.die(defect)
+              return ended(defect)
+            }),
+            Effect.catch(
+              (
+                error: E | Errors.PersistenceError | SqlError.SqlError
+              ): Effect.Effect<never, Exclude<E, SqlError.SqlError> | Errors.PersistenceError> =>
+                isSqlError(error) ? ended(error) : Effect.fail(error as Exclude<E, SqlError.SqlError>)
+            )
+          )
+        }
+      )
     )

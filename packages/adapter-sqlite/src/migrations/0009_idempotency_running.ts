@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 /** Running claims by lease end, so that the purge finds claims left by requests that died without a scan. */

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 /** The W3C traceparent of the traced request that queued a job (null otherwise), for the job's trace to link to. */

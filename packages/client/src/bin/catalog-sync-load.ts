@@ -231,9 +231,9 @@ const program = Effect.gen(function* () {
   else printSummary(summary)
   process.exitCode = summary.failed === 0 ? 0 : 1
 }).pipe(
-  Effect.catchAllCause((cause) =>
+  Effect.catchCause((cause) =>
     Effect.sync(() => {
-      const failure = Cause.failureOption(cause)
+      const failure = Cause.findErrorOption(cause)
       const error = Option.isSome(failure) ? failure.value : Cause.squash(cause)
       const message =
         error instanceof UsageError
@@ -248,14 +248,13 @@ const program = Effect.gen(function* () {
 
 NodeRuntime.runMain(program, {
   disableErrorReporting: true,
-  disablePrettyLogger: true,
   teardown: (exit, onExit) =>
     onExit(
       typeof process.exitCode === "number"
         ? process.exitCode
         : Exit.isSuccess(exit)
           ? 0
-          : Exit.isInterrupted(exit)
+          : Cause.hasInterruptsOnly(exit.cause)
             ? 130
             : 2
     )

@@ -82,5 +82,5 @@ export const batches = <E, R>(
       return out
     }
     const rest = Stream.suspend(() => (current.length === 0 ? Stream.empty : Stream.make(close())))
-    return records.pipe(Stream.mapConcat(take), Stream.concat(rest))
+    return records.pipe(Stream.map(take), Stream.flattenIterable, Stream.concat(rest))
   })

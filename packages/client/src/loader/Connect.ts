@@ -2,7 +2,7 @@
  * The load's clients: one per key, each paced to its own rate budget and all together to the company's,
  * after `GET /me` checked that every key belongs to the same connection and carries the same scopes.
  */
-import { FetchHttpClient } from "@effect/platform"
+import { FetchHttpClient } from "effect/http"
 import { Effect } from "effect"
 import { type Client, make as makeClient } from "../Client.js"
 import * as Pacer from "../Pacer.js"

@@ -95,5 +95,5 @@ export const rows = <E, R>(lines: Stream.Stream<Line, E, R>, delimiter?: Delimit
             end: lastEnd
           })
     )
-    return lines.pipe(Stream.mapConcat(take), Stream.concat(unclosed))
+    return lines.pipe(Stream.map(take), Stream.flattenIterable, Stream.concat(unclosed))
   })

@@ -3,7 +3,7 @@
  * An empty cell leaves its field out; references are external ids of the same load; lists are separated
  * by `|`. Unknown columns are refused at the header, so a misspelt column never drops data silently.
  */
-import { Either } from "effect"
+import { Result } from "effect"
 
 export type CsvResource = "products" | "categories"
 export const csvResources: ReadonlyArray<CsvResource> = ["products", "categories"]
@@ -86,7 +86,7 @@ export interface RowError {
 }
 
 /** Maps the rows of one file, after its header was checked. */
-export type RowMapper = (fields: ReadonlyArray<string>) => Either.Either<MappedRow, RowError>
+export type RowMapper = (fields: ReadonlyArray<string>) => Result.Result<MappedRow, RowError>
 
 /**
  * Checks the header of a CSV file of `resource` and returns the mapper of its rows, or the header's
@@ -96,7 +96,7 @@ export const mapper = (
   resource: CsvResource,
   header: ReadonlyArray<string>,
   options: MappingOptions
-): Either.Either<RowMapper, string> => {
+): Result.Result<RowMapper, string> => {
   const known = new Set(columns[resource])
   const names: Array<string | null> = []
   const unknown: Array<string> = []
@@ -108,19 +108,19 @@ export const mapper = (
     names.push(renamed)
   }
   if (unknown.length > 0) {
-    return Either.left(
+    return Result.fail(
       `unknown column${unknown.length > 1 ? "s" : ""} ${unknown.map((u) => JSON.stringify(u)).join(", ")} for ${resource}; ` +
         `known: ${columns[resource].join(", ")}, name.<lang>, description.<lang> (map or ignore source columns with --csv-columns)`
     )
   }
   const used = names.filter((n): n is string => n !== null)
   const repeated = used.filter((n, i) => used.indexOf(n) !== i)
-  if (repeated.length > 0) return Either.left(`column ${JSON.stringify(repeated[0])} appears twice`)
-  if (!used.includes("external_id")) return Either.left(`an external_id column is required for ${resource}`)
+  if (repeated.length > 0) return Result.fail(`column ${JSON.stringify(repeated[0])} appears twice`)
+  if (!used.includes("external_id")) return Result.fail(`an external_id column is required for ${resource}`)
 
-  return Either.right((fields: ReadonlyArray<string>) => {
+  return Result.succeed((fields: ReadonlyArray<string>) => {
     if (fields.length > names.length)
-      return Either.left({ path: "$", message: `the row has ${fields.length} fields, the header ${names.length}` })
+      return Result.fail({ path: "$", message: `the row has ${fields.length} fields, the header ${names.length}` })
     const cells = new Map<string, string>()
     names.forEach((name, i) => {
       const value = (fields[i] ?? "").trim()
@@ -142,9 +142,9 @@ const translations = (cells: ReadonlyMap<string, string>): Record<string, Record
 
 const ref = (externalId: string) => ({ external_id: externalId })
 
-const category = (cells: ReadonlyMap<string, string>, options: MappingOptions): Either.Either<MappedRow, RowError> => {
+const category = (cells: ReadonlyMap<string, string>, options: MappingOptions): Result.Result<MappedRow, RowError> => {
   const externalId = cells.get("external_id")
-  if (externalId === undefined) return Either.left({ path: "$.external_id", message: "external_id is empty" })
+  if (externalId === undefined) return Result.fail({ path: "$.external_id", message: "external_id is empty" })
   const body: Record<string, unknown> = { external_id: externalId }
   const set = (field: string, value: unknown) => void (value === undefined ? undefined : (body[field] = value))
   set("name", cells.get("name"))
@@ -154,12 +154,12 @@ const category = (cells: ReadonlyMap<string, string>, options: MappingOptions): 
   const image = cells.get("image")
   set("image_id", image === undefined ? undefined : ref(options.imageId(image)))
   set("translations", translations(cells))
-  return Either.right({ body, images: image === undefined ? [] : [image] })
+  return Result.succeed({ body, images: image === undefined ? [] : [image] })
 }
 
-const product = (cells: ReadonlyMap<string, string>, options: MappingOptions): Either.Either<MappedRow, RowError> => {
+const product = (cells: ReadonlyMap<string, string>, options: MappingOptions): Result.Result<MappedRow, RowError> => {
   const externalId = cells.get("external_id")
-  if (externalId === undefined) return Either.left({ path: "$.external_id", message: "external_id is empty" })
+  if (externalId === undefined) return Result.fail({ path: "$.external_id", message: "external_id is empty" })
   const body: Record<string, unknown> = { external_id: externalId }
   const set = (field: string, value: unknown) => void (value === undefined ? undefined : (body[field] = value))
   set("name", cells.get("name"))
@@ -170,7 +170,7 @@ const product = (cells: ReadonlyMap<string, string>, options: MappingOptions): E
   if (active !== undefined) {
     const flag = booleans[active.toLowerCase()]
     if (flag === undefined)
-      return Either.left({
+      return Result.fail({
         path: "$.active",
         message: `active must be true or false (also yes/no, 1/0), not ${JSON.stringify(active)}`
       })
@@ -199,7 +199,7 @@ const product = (cells: ReadonlyMap<string, string>, options: MappingOptions): E
       const at = item.lastIndexOf("=")
       const quantity = at === -1 ? "1" : item.slice(at + 1).trim()
       if (!/^\d{1,9}$/.test(quantity)) {
-        return Either.left({
+        return Result.fail({
           path: "$.components",
           message: `components are external_id=quantity, separated by |; ${JSON.stringify(item)} has no whole quantity`
         })
@@ -226,5 +226,5 @@ const product = (cells: ReadonlyMap<string, string>, options: MappingOptions): E
   // Prices need the combined mode (catalog mode refuses price fields).
   if (priced) body.mode = "combined"
   set("translations", translations(cells))
-  return Either.right({ body, images })
+  return Result.succeed({ body, images })
 }

@@ -3,8 +3,7 @@
  * each image uploaded once, at most `maxPending` at a time, and its media job followed to its end. A dry
  * run only checks each file locally.
  */
-import { FileSystem } from "@effect/platform"
-import { Effect, Stream } from "effect"
+import { Effect, FileSystem, Stream } from "effect"
 import { createHash } from "node:crypto"
 import { openAsBlob, statSync } from "node:fs"
 import type { MediaInput } from "./Input.js"
@@ -27,14 +26,14 @@ const checkImage = (media: MediaInput, settled: Settled) =>
       const info = yield* fs.stat(media.file)
       if (Number(info.size) > 10 * 1024 * 1024) return { code: "payload_too_large", message: "larger than 10 MB" }
       const head = Buffer.from(
-        yield* Stream.runCollect(fs.stream(media.file, { bytesToRead: FileSystem.Size(12) })).pipe(
+        yield* Stream.runCollect(fs.stream(media.file, { bytesToRead: 12 })).pipe(
           Effect.map((chunks) => Buffer.concat(Array.from(chunks)))
         )
       )
       if (!magic.some(([, test]) => test(head)))
         return { code: "unsupported_image_format", message: "not a JPEG, PNG or WebP image" }
       return undefined
-    }).pipe(Effect.catchAll(() => Effect.succeed({ code: "file_not_found", message: "cannot read the file" })))
+    }).pipe(Effect.catch(() => Effect.succeed({ code: "file_not_found", message: "cannot read the file" })))
     if (problem === undefined) return yield* settled(key, tally([["media", "created"]]), [], [])
     return yield* settled(key, tally([["media", "failed"]]), [[mediaId(media), mediaFailure(media, problem)]], [])
   }).pipe(Effect.orDie)
@@ -68,28 +67,28 @@ const uploadImage = (media: MediaInput, run: Run): Effect.Effect<void, LoadError
       run.settled(key, tally([["media", "failed"]]), [[mediaId(media), mediaFailure(media, error)]], [])
     let jobId = run.state.sent.get(key)
     if (jobId === undefined) {
-      const file = yield* Effect.tryPromise(() => openAsBlob(media.file)).pipe(Effect.either)
-      if (file._tag === "Left") return yield* failed({ code: "file_not_found", message: "cannot read the file" })
-      const answer = yield* Effect.either(
+      const file = yield* Effect.tryPromise(() => openAsBlob(media.file)).pipe(Effect.result)
+      if (file._tag === "Failure") return yield* failed({ code: "file_not_found", message: "cannot read the file" })
+      const answer = yield* Effect.result(
         run.tracker.submitting(
           run
             .next()
-            .media.upload({ external_id: media.externalId, name: media.name, purpose: media.purpose }, file.right, {
+            .media.upload({ external_id: media.externalId, name: media.name, purpose: media.purpose }, file.success, {
               idempotencyKey: key
             })
         )
       )
-      if (answer._tag === "Left") {
-        if (isFatal(answer.left)) return yield* Effect.fail(fatal(`uploading ${media.file}`)(answer.left))
-        return yield* failed(refusal(answer.left))
+      if (answer._tag === "Failure") {
+        if (isFatal(answer.failure)) return yield* Effect.fail(fatal(`uploading ${media.file}`)(answer.failure))
+        return yield* failed(refusal(answer.failure))
       }
-      jobId = answer.right.job.id
+      jobId = answer.success.job.id
       yield* run.log({ e: "sent", key, job: jobId })
     }
-    const outcome = yield* Effect.either(run.settleJob(jobId, (job) => retryableMedia.has(job.failure?.code ?? "")))
-    if (outcome._tag === "Left")
-      return yield* Effect.fail(fatal(`waiting for the media job of ${media.file}`)(outcome.left))
-    const job = outcome.right.end.job
+    const outcome = yield* Effect.result(run.settleJob(jobId, (job) => retryableMedia.has(job.failure?.code ?? "")))
+    if (outcome._tag === "Failure")
+      return yield* Effect.fail(fatal(`waiting for the media job of ${media.file}`)(outcome.failure))
+    const job = outcome.success.end.job
     if (job.state === "completed") return yield* run.settled(key, tally([["media", "created"]]), [], [[mediaId(media)]])
     return yield* failed(job.failure ?? { code: "job_not_finished", message: `the media job ended ${job.state}` })
   })

@@ -39,43 +39,43 @@ const importBatch = (run: Run) => {
       if (run.state.done.has(batch.key)) return
       let jobId = run.state.sent.get(batch.key)
       if (jobId === undefined) {
-        const answer = yield* Effect.either(submit(batch))
-        if (answer._tag === "Left") {
-          if (isFatal(answer.left)) return yield* Effect.fail(fatal(`sending ${named(batch)}`)(answer.left))
-          return yield* refused(run, batch, answer.left)
+        const answer = yield* Effect.result(submit(batch))
+        if (answer._tag === "Failure") {
+          if (isFatal(answer.failure)) return yield* Effect.fail(fatal(`sending ${named(batch)}`)(answer.failure))
+          return yield* refused(run, batch, answer.failure)
         }
-        if (!("job" in answer.right))
+        if (!("job" in answer.success))
           return yield* new LoadError({ message: "the server answered an import with a report instead of a job" })
-        jobId = answer.right.job.id
+        jobId = answer.success.job.id
         yield* run.log({ e: "sent", key: batch.key, job: jobId })
       }
-      const outcome = yield* Effect.either(run.settleJob(jobId))
-      if (outcome._tag === "Left") {
+      const outcome = yield* Effect.result(run.settleJob(jobId))
+      if (outcome._tag === "Failure") {
         // The job is gone (a server whose data was reset): send the batch again.
-        if (outcome.left._tag === "CatalogSyncError" && outcome.left.code === "not_found") {
+        if (outcome.failure._tag === "CatalogSyncError" && outcome.failure.code === "not_found") {
           run.state.sent.delete(batch.key)
-          const answer = yield* Effect.either(submit(batch))
-          if (answer._tag === "Left") return yield* Effect.fail(fatal(`sending ${named(batch)}`)(answer.left))
+          const answer = yield* Effect.result(submit(batch))
+          if (answer._tag === "Failure") return yield* Effect.fail(fatal(`sending ${named(batch)}`)(answer.failure))
           // The server still replays the key with the job it lost: there is nothing to wait for.
-          if (!("job" in answer.right) || answer.right.job.id === jobId) {
+          if (!("job" in answer.success) || answer.success.job.id === jobId) {
             return yield* new LoadError({
               message: `the job ${jobId} of ${named(batch)} is gone and its Idempotency-Key still names it`
             })
           }
-          yield* run.log({ e: "sent", key: batch.key, job: answer.right.job.id })
+          yield* run.log({ e: "sent", key: batch.key, job: answer.success.job.id })
           return yield* send(batch)
         }
-        return yield* Effect.fail(fatal(`waiting for the job of ${named(batch)}`)(outcome.left))
+        return yield* Effect.fail(fatal(`waiting for the job of ${named(batch)}`)(outcome.failure))
       }
       const mixed = batch.records.some((r) => r.resource !== batch.records[0]!.resource)
       // Per-resource counts of a batch of several resources come from its report.
       const end =
-        mixed && outcome.right.end.report === undefined
+        mixed && outcome.success.end.report === undefined
           ? yield* run
               .next()
               .jobs.get(jobId)
               .pipe(Effect.mapError(fatal(`reading job ${jobId}`)))
-          : outcome.right.end
+          : outcome.success.end
       const counts = end.job.counts
       const records = end.report?.records ?? []
       const failures: Array<readonly [string, State.Failure]> = []
@@ -122,18 +122,18 @@ const dryRunBatch = (run: Run, declared: Declared): BatchSender => {
   let deferredCount = 0
   const send = (batch: Batch): Effect.Effect<void, LoadError> =>
     Effect.gen(function* () {
-      const answer = yield* Effect.either(
+      const answer = yield* Effect.result(
         run.next().imports.submit({ dry_run: true, records: body(batch) }, { idempotencyKey: batch.key })
       )
-      if (answer._tag === "Left") {
-        if (isFatal(answer.left)) return yield* Effect.fail(fatal(`dry run of ${named(batch)}`)(answer.left))
-        return yield* refused(run, batch, answer.left)
+      if (answer._tag === "Failure") {
+        if (isFatal(answer.failure)) return yield* Effect.fail(fatal(`dry run of ${named(batch)}`)(answer.failure))
+        return yield* refused(run, batch, answer.failure)
       }
-      if (!("report" in answer.right))
+      if (!("report" in answer.success))
         return yield* new LoadError({ message: "the server answered a dry run with a job" })
       const failures: Array<readonly [string, State.Failure]> = []
       const outcomes: Array<readonly [string, Outcome]> = []
-      for (const entry of answer.right.report.records) {
+      for (const entry of answer.success.report.records) {
         const record = batch.records[entry.index]
         if (record === undefined) continue
         if (entry.status !== "failed" || entry.error === null)

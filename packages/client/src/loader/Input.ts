@@ -3,9 +3,8 @@
  * resource), CSV of products and categories (see CsvMapping.ts), and images (a folder, a CSV column of
  * file paths, or `media` lines). Files are read as streams of lines, never whole.
  */
-import { FileSystem } from "@effect/platform"
-import type { PlatformError } from "@effect/platform/Error"
-import { Effect, Either, Option, Stream } from "effect"
+import { Effect, FileSystem, Option, Result, Stream } from "effect"
+import type { PlatformError } from "effect/PlatformError"
 import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from "node:path"
 import { type InputRecord, maxBytes, type Position, recordBytes } from "./Batch.js"
 import { type CsvRow, rows } from "./Csv.js"
@@ -180,10 +179,8 @@ const readBytes = (path: string, range: ReadOptions["range"]) =>
   Stream.unwrap(
     Effect.map(FileSystem.FileSystem, (fs) =>
       fs.stream(path, {
-        chunkSize: FileSystem.KiB(64),
-        ...(range === undefined
-          ? {}
-          : { offset: FileSystem.Size(range.start), bytesToRead: FileSystem.Size(range.end - range.start) })
+        chunkSize: 64 * 1024,
+        ...(range === undefined ? {} : { offset: range.start, bytesToRead: range.end - range.start })
       })
     )
   )
@@ -200,14 +197,14 @@ export const read = (
   )
   if (source.format === "jsonl") {
     return fileLines.pipe(
-      Stream.filterMap((line) => {
+      Stream.filterMap((line): Result.Result<Located, undefined> => {
         const position = { file: source.path, line: line.number }
         const item = line.oversized
           ? invalid(position, "the line is longer than 4 MiB")
           : jsonLine(line.text, position, source, options.images)
         return item === undefined
-          ? Option.none()
-          : Option.some({ ...item, start: line.start, end: line.end, line: line.number })
+          ? Result.fail(undefined)
+          : Result.succeed({ ...item, start: line.start, end: line.end, line: line.number })
       })
     )
   }
@@ -239,21 +236,21 @@ const csvItems = <E, R>(source: Source, csvRows: Stream.Stream<CsvRow, E, R>, op
               imageId,
               ...(options.csvColumns?.[resource] === undefined ? {} : { headerMap: options.csvColumns[resource] })
             })
-            if (Either.isLeft(map)) return yield* new InputError({ message: `${source.path}: ${map.left}` })
+            if (Result.isFailure(map)) return yield* new InputError({ message: `${source.path}: ${map.failure}` })
             return Option.none<Located>()
           }
-          if (Either.isLeft(map)) return Option.none<Located>()
+          if (Result.isFailure(map)) return Option.none<Located>()
           const position = { file: source.path, line: row.line }
           images.clear()
-          const mapped = map.right(row.fields)
+          const mapped = map.success(row.fields)
           const located = { start: row.start, end: row.end, line: row.line }
-          if (Either.isLeft(mapped)) {
+          if (Result.isFailure(mapped)) {
             return Option.some<Located>({
-              ...invalid(position, mapped.left.message, { resource, path: mapped.left.path }),
+              ...invalid(position, mapped.failure.message, { resource, path: mapped.failure.path }),
               ...located
             })
           }
-          const body = mapped.right.body
+          const body = mapped.success.body
           const record: InputRecord = { position, resource, body, json: JSON.stringify(body) }
           if (recordBytes(record) > maxBytes) {
             return Option.some<Located>({
@@ -268,6 +265,6 @@ const csvItems = <E, R>(source: Source, csvRows: Stream.Stream<CsvRow, E, R>, op
           return Option.some<Located>({ _tag: "Record", record, images: rowImages, ...located })
         })
       ),
-      Stream.filterMap((item) => item)
+      Stream.filterMap((item) => Result.fromOption(item, () => undefined))
     )
   })

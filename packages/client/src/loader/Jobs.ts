@@ -8,7 +8,7 @@ import { Clock, Deferred, Duration, Effect, Ref, Schedule, type Scope } from "ef
 import type { Client } from "../Client.js"
 import type { ClientError } from "../Errors.js"
 
-type JobDetail = Effect.Effect.Success<ReturnType<Client["jobs"]["get"]>>
+type JobDetail = Effect.Success<ReturnType<Client["jobs"]["get"]>>
 export type JobRecord = JobDetail["job"]
 export type ImportReport = NonNullable<JobDetail["report"]>
 
@@ -50,9 +50,9 @@ export interface Tracker {
 }
 
 export interface TrackerOptions {
-  readonly pollInterval: Duration.DurationInput
+  readonly pollInterval: Duration.Input
   /** The longest a poll waits for submissions (default 5 s). */
-  readonly maxGap?: Duration.DurationInput
+  readonly maxGap?: Duration.Input
 }
 
 /** Starts the poller in the scope; `client` picks the client (key) of each poll. */
@@ -60,7 +60,7 @@ export const make = (client: () => Client, options: TrackerOptions): Effect.Effe
   Effect.gen(function* () {
     const waiting = new Map<string, Deferred.Deferred<JobEnd, ClientError>>()
     const submitting = yield* Ref.make(0)
-    const maxGap = Duration.toMillis(Duration.decode(options.maxGap ?? "5 seconds"))
+    const maxGap = Duration.toMillis(Duration.fromInputUnsafe(options.maxGap ?? "5 seconds"))
     let lastPoll = yield* Clock.currentTimeMillis
 
     const settle = (job: JobRecord, report?: ImportReport | null) => {
@@ -112,7 +112,7 @@ export const make = (client: () => Client, options: TrackerOptions): Effect.Effe
       lastPoll = now
       yield* poll.pipe(
         // A poll that fails after the client's retries fails every waiter: the load stops and can resume.
-        Effect.catchAll((error) => Effect.forEach(Array.from(waiting.keys()), (id) => fail(id, error)))
+        Effect.catch((error) => Effect.forEach(Array.from(waiting.keys()), (id) => fail(id, error)))
       )
     })
 

@@ -97,7 +97,7 @@ export const lines = <E, R>(
     }
 
     const last = Stream.suspend(() => (pendingBytes === 0 ? Stream.empty : Stream.make(emit(pending, pendingBytes, 0))))
-    return bytes.pipe(Stream.mapConcat(take), Stream.concat(last))
+    return bytes.pipe(Stream.map(take), Stream.flattenIterable, Stream.concat(last))
   })
 
 const decode = (parts: ReadonlyArray<Buffer>, first: boolean): string => {

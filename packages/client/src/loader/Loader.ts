@@ -7,9 +7,8 @@
  * end, the report of failed records (Report). Each step is logged in the state file first, so a run that
  * was killed continues where it stopped and applies nothing twice.
  */
-import type { FileSystem } from "@effect/platform"
-import type { PlatformError } from "@effect/platform/Error"
-import { Clock, Effect, Schedule } from "effect"
+import { Clock, Effect, type FileSystem, Schedule } from "effect"
+import type { PlatformError } from "effect/PlatformError"
 import { randomUUID } from "node:crypto"
 import { connect } from "./Connect.js"
 import { sendImages } from "./Images.js"

@@ -36,14 +36,14 @@ export interface LoadOptions {
   /** Records per batch (1-50, default 50). */
   readonly batchSize?: number
   /** How often in-flight jobs are polled (default 100 ms; polls also pause while batches wait to be sent). */
-  readonly pollInterval?: Duration.DurationInput
+  readonly pollInterval?: Duration.Input
   /** How often a job that could not finish is retried before its records are reported failed (default 5). */
   readonly maxJobRetries?: number
   readonly appName?: string
   readonly appVersion?: string
   /** Called with the progress every `progressInterval` (default 1 s) and once at the end. */
   readonly onProgress?: (snapshot: Snapshot) => void
-  readonly progressInterval?: Duration.DurationInput
+  readonly progressInterval?: Duration.Input
 }
 
 /** What a load did: progress per resource, failed and deferred records, and where its state and report are. */

@@ -2,8 +2,7 @@
  * Where a load keeps its files: the state file and the failure report live next to the input (the folder
  * of the first input file), or in `stateDir`, never in whatever folder the command was started from.
  */
-import { FileSystem } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, FileSystem } from "effect"
 import { dirname, join } from "node:path"
 import { LoadError } from "./LoadError.js"
 

@@ -3,8 +3,7 @@
  * parents, images, invalid lines) and the later reads of one tier's records, which open only the files
  * that hold them and only the byte range where they lie.
  */
-import type { FileSystem } from "@effect/platform"
-import { Effect, Option, Stream } from "effect"
+import { Effect, type FileSystem, Result, Stream } from "effect"
 import type { InputRecord } from "./Batch.js"
 import { imageFolder, type Invalid, type Located, type MediaInput, read, type ReadOptions } from "./Input.js"
 import { LoadError } from "./LoadError.js"
@@ -137,6 +136,6 @@ export const tierRecords = (
       },
       { concurrency: 1 }
     ),
-    Stream.filterMap((item) => (item._tag === "Record" ? Option.some(item.record) : Option.none())),
+    Stream.filterMap((item) => (item._tag === "Record" ? Result.succeed(item.record) : Result.fail(undefined))),
     Stream.mapError((error) => new LoadError({ message: `reading the input again: ${error.message}`, cause: error }))
   )

@@ -2,8 +2,7 @@
  * The input files of a load, from its `[resource=]path` arguments: which files, in which format, holding
  * which resource. Reading them is Input.ts.
  */
-import { FileSystem } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, FileSystem } from "effect"
 import { basename, extname, join } from "node:path"
 import { csvResources } from "./CsvMapping.js"
 import { InputError } from "./LoadError.js"

@@ -3,8 +3,7 @@
  * before bundles), each tier cut into batches sent at most `maxPending` at a time; small consecutive
  * tiers share one batch.
  */
-import type { FileSystem } from "@effect/platform"
-import { Effect, Stream } from "effect"
+import { Effect, type FileSystem, Stream } from "effect"
 import { type Batch, batches, type InputRecord, maxRecords } from "./Batch.js"
 import type { Source } from "./Sources.js"
 import type { LoadError } from "./LoadError.js"

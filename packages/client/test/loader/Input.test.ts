@@ -1,11 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Either, Stream } from "effect"
+import { Effect, Result, Stream } from "effect"
 import * as fc from "fast-check"
 import { rows } from "../../src/loader/Csv.js"
 import { decimal, mapper } from "../../src/loader/CsvMapping.js"
 import { jsonLine } from "../../src/loader/Input.js"
 import { resourceOfName } from "../../src/loader/Sources.js"
 import { lines } from "../../src/loader/Lines.js"
+import { prop } from "../properties.js"
 
 /** The bytes of `text` cut into chunks at the given (sorted, deduplicated) positions. */
 const chunked = (bytes: Buffer, cuts: ReadonlyArray<number>) => {
@@ -20,10 +21,10 @@ const chunked = (bytes: Buffer, cuts: ReadonlyArray<number>) => {
 }
 
 const collect = <A>(stream: Stream.Stream<A>) =>
-  Effect.runSync(Stream.runCollect(stream).pipe(Effect.map(Chunk.toArray)))
+  Effect.runSync(Stream.runCollect(stream).pipe(Effect.map((out) => Array.from(out))))
 
 describe("lines", () => {
-  it.prop(
+  prop(
     "split on \\n wherever the chunks are cut, with each line's number and byte range",
     [
       fc.array(
@@ -69,7 +70,7 @@ const encode = (field: string, delimiter: string) =>
   /["\n]/.test(field) || field.includes(delimiter) || field.startsWith(" ") ? `"${field.replace(/"/g, '""')}"` : field
 
 describe("CSV rows", () => {
-  it.prop(
+  prop(
     "read back what was written, quotes, delimiters and line breaks inside fields included",
     [
       fc.array(fc.array(csvField, { minLength: 3, maxLength: 3 }), { minLength: 1, maxLength: 8 }),
@@ -115,7 +116,7 @@ describe("CSV column mapping", () => {
       "images",
       "components"
     ]
-    const map = Either.getOrThrow(mapper("products", header, { imageId }))
+    const map = Result.getOrThrow(mapper("products", header, { imageId }))
     const row = [
       "p1",
       "Sofa",
@@ -132,7 +133,7 @@ describe("CSV column mapping", () => {
       "a.jpg|b.png",
       "leg=4|cushion"
     ]
-    expect(Either.getOrThrow(map(row))).toEqual({
+    expect(Result.getOrThrow(map(row))).toEqual({
       images: ["a.jpg", "b.png"],
       body: {
         external_id: "p1",
@@ -158,15 +159,15 @@ describe("CSV column mapping", () => {
   })
 
   it("leaves empty cells out and keeps catalog mode without prices", () => {
-    const map = Either.getOrThrow(mapper("products", ["external_id", "name", "price", "brand"], { imageId }))
-    expect(Either.getOrThrow(map(["p2", "Chair", "", ""])).body).toEqual({ external_id: "p2", name: "Chair" })
+    const map = Result.getOrThrow(mapper("products", ["external_id", "name", "price", "brand"], { imageId }))
+    expect(Result.getOrThrow(map(["p2", "Chair", "", ""])).body).toEqual({ external_id: "p2", name: "Chair" })
   })
 
   it("maps a category row with its parent, image and translations", () => {
-    const map = Either.getOrThrow(
+    const map = Result.getOrThrow(
       mapper("categories", ["external_id", "name", "parent", "image", "name.fr"], { imageId })
     )
-    expect(Either.getOrThrow(map(["c2", "Chairs", "c1", "chairs.webp", "Chaises"]))).toEqual({
+    expect(Result.getOrThrow(map(["c2", "Chairs", "c1", "chairs.webp", "Chaises"]))).toEqual({
       images: ["chairs.webp"],
       body: {
         external_id: "c2",
@@ -179,31 +180,31 @@ describe("CSV column mapping", () => {
   })
 
   it("refuses unknown and repeated columns at the header unless mapped; renames and ignores through the header map", () => {
-    expect(Either.getLeft(mapper("products", ["external_id", "Titel"], { imageId }))._tag).toBe("Some")
-    expect(Either.getLeft(mapper("products", ["name"], { imageId }))).toMatchObject({
+    expect(Result.getFailure(mapper("products", ["external_id", "Titel"], { imageId }))._tag).toBe("Some")
+    expect(Result.getFailure(mapper("products", ["name"], { imageId }))).toMatchObject({
       value: expect.stringContaining("external_id")
     })
-    expect(Either.getLeft(mapper("products", ["external_id", "name", "name"], { imageId }))).toMatchObject({
+    expect(Result.getFailure(mapper("products", ["external_id", "name", "name"], { imageId }))).toMatchObject({
       value: expect.stringContaining("twice")
     })
-    const map = Either.getOrThrow(
+    const map = Result.getOrThrow(
       mapper("products", ["Art.Nr", "Titel", "Lager"], {
         imageId,
         headerMap: { "Art.Nr": "external_id", Titel: "name", Lager: null }
       })
     )
-    expect(Either.getOrThrow(map(["A1", "Tisch", "12"])).body).toEqual({ external_id: "A1", name: "Tisch" })
+    expect(Result.getOrThrow(map(["A1", "Tisch", "12"])).body).toEqual({ external_id: "A1", name: "Tisch" })
   })
 
   it("reports a row it cannot map, with the path", () => {
-    const map = Either.getOrThrow(mapper("products", ["external_id", "active", "components"], { imageId }))
-    expect(Either.getLeft(map(["p", "maybe", ""]))).toMatchObject({ value: { path: "$.active" } })
-    expect(Either.getLeft(map(["p", "", "x=two"]))).toMatchObject({ value: { path: "$.components" } })
-    expect(Either.getLeft(map(["", "", ""]))).toMatchObject({ value: { path: "$.external_id" } })
-    expect(Either.getLeft(map(["p", "", "", "extra"]))).toMatchObject({ value: { path: "$" } })
+    const map = Result.getOrThrow(mapper("products", ["external_id", "active", "components"], { imageId }))
+    expect(Result.getFailure(map(["p", "maybe", ""]))).toMatchObject({ value: { path: "$.active" } })
+    expect(Result.getFailure(map(["p", "", "x=two"]))).toMatchObject({ value: { path: "$.components" } })
+    expect(Result.getFailure(map(["", "", ""]))).toMatchObject({ value: { path: "$.external_id" } })
+    expect(Result.getFailure(map(["p", "", "", "extra"]))).toMatchObject({ value: { path: "$" } })
   })
 
-  it.prop(
+  prop(
     "a decimal comma becomes a point; anything else is left for the server to judge",
     [fc.nat(), fc.nat()],
     ([a, b]) => {

@@ -90,7 +90,7 @@ describe("job ends", () => {
 })
 
 describe("job tracker", () => {
-  it.scopedLive("reads many jobs with one list page starting just below the oldest, and a single job directly", () =>
+  it.live("reads many jobs with one list page starting just below the oldest, and a single job directly", () =>
     Effect.gen(function* () {
       const jobs = new Map([
         [ids[0]!, "running"],
@@ -98,7 +98,9 @@ describe("job tracker", () => {
       ])
       const server = fakeServer(jobs)
       const tracker = yield* Jobs.make(() => server.client, { pollInterval: "5 millis" })
-      const both = yield* Effect.fork(Effect.all([tracker.await(ids[0]!), tracker.await(ids[1]!)], { concurrency: 2 }))
+      const both = yield* Effect.forkChild(
+        Effect.all([tracker.await(ids[0]!), tracker.await(ids[1]!)], { concurrency: 2 })
+      )
       yield* Effect.sleep("30 millis")
       jobs.set(ids[0]!, "completed")
       jobs.set(ids[1]!, "failed")
@@ -113,7 +115,7 @@ describe("job tracker", () => {
     })
   )
 
-  it.scopedLive("fails only the wait of a job the server no longer has", () =>
+  it.live("fails only the wait of a job the server no longer has", () =>
     Effect.gen(function* () {
       const server = fakeServer(new Map([[ids[1]!, "completed"]]))
       const tracker = yield* Jobs.make(() => server.client, { pollInterval: "5 millis" })
@@ -125,13 +127,13 @@ describe("job tracker", () => {
     })
   )
 
-  it.scopedLive("does not poll while a submission is under way (up to the longest gap)", () =>
+  it.live("does not poll while a submission is under way (up to the longest gap)", () =>
     Effect.gen(function* () {
       const server = fakeServer(new Map([[ids[0]!, "completed"]]))
       const tracker = yield* Jobs.make(() => server.client, { pollInterval: "5 millis", maxGap: "10 seconds" })
-      const submission = yield* Effect.fork(tracker.submitting(Effect.sleep("80 millis")))
+      const submission = yield* Effect.forkChild(tracker.submitting(Effect.sleep("80 millis")))
       yield* Effect.sleep("10 millis")
-      const waiting = yield* Effect.fork(tracker.await(ids[0]!))
+      const waiting = yield* Effect.forkChild(tracker.await(ids[0]!))
       yield* Fiber.join(submission)
       const polledDuring = server.requests.length
       yield* Fiber.join(waiting)

@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import { plainProgress } from "../../src/loader/PlainProgress.js"
 import { Progress, type Snapshot } from "../../src/loader/Progress.js"
+import { prop } from "../properties.js"
 
 const order = ["media", "categories", "brands", "products"] as const
 
@@ -60,7 +61,7 @@ describe("plain progress lines", () => {
     expect(render(progress.snapshot(1000))).toEqual(["products: started, 150/200 done"])
   })
 
-  it.prop(
+  prop(
     "whatever the pace: no line before a resource starts, at most one per interval after the first, one final line",
     [
       fc.array(

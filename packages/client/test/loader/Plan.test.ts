@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Duration, Effect, Stream } from "effect"
+import { Duration, Effect, Stream } from "effect"
 import * as fc from "fast-check"
 import { batches, batchKey, type InputRecord, maxRecords, recordBytes } from "../../src/loader/Batch.js"
 import { at, deferred } from "../../src/loader/DryRun.js"
@@ -8,6 +8,7 @@ import { categoryLevels, groupTiers, plan, resources } from "../../src/loader/Or
 import { Progress } from "../../src/loader/Progress.js"
 import { recordPath } from "../../src/loader/Report.js"
 import { spacing } from "../../src/Pacer.js"
+import { prop } from "../properties.js"
 
 const record = (line: number, body: Record<string, unknown>): InputRecord => ({
   position: { file: "in.jsonl", line },
@@ -21,10 +22,10 @@ const bodies = fc.array(
   { maxLength: 400 }
 )
 const collect = <A>(stream: Stream.Stream<A>) =>
-  Effect.runSync(Stream.runCollect(stream).pipe(Effect.map(Chunk.toArray)))
+  Effect.runSync(Stream.runCollect(stream).pipe(Effect.map((out) => Array.from(out))))
 
 describe("ordering", () => {
-  it.prop(
+  prop(
     "a category's level is its parent's plus one; categories whose parent is not in the load are at 0",
     [fc.array(fc.nat(30), { minLength: 1, maxLength: 60 })],
     ([parentPicks]) => {
@@ -72,7 +73,7 @@ describe("ordering", () => {
     ])
   })
 
-  it.prop(
+  prop(
     "groups of tiers keep the order and share a batch only when they fit in one",
     [fc.array(fc.nat(80), { maxLength: 12 }), fc.integer({ min: 1, max: 50 })],
     ([sizes, size]) => {
@@ -86,7 +87,7 @@ describe("ordering", () => {
 })
 
 describe("batches and their keys", () => {
-  it.prop(
+  prop(
     "hold at most 50 records and 1 MB, in input order, all of them",
     [bodies, fc.integer({ min: 1, max: 50 })],
     ([list, size]) => {
@@ -102,7 +103,7 @@ describe("batches and their keys", () => {
     }
   )
 
-  it.prop(
+  prop(
     "the same input gives the same keys; another content, position or salt another key for that batch only",
     [
       fc.array(
@@ -134,7 +135,7 @@ describe("batches and their keys", () => {
 describe("job polling", () => {
   const hex = fc.stringMatching(/^[0-9a-f]{32}$/)
   const uuid = (h: string) => `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`
-  it.prop("the cursor below a job id is the id just before it", [hex], ([h]) => {
+  prop("the cursor below a job id is the id just before it", [hex], ([h]) => {
     const before = predecessor(uuid(h))
     if (/^0+$/.test(h)) return expect(before).toBeUndefined()
     expect(BigInt(`0x${before!.replace(/-/g, "")}`)).toBe(BigInt(`0x${h}`) - 1n)
@@ -143,7 +144,7 @@ describe("job polling", () => {
 })
 
 describe("pacing", () => {
-  it.prop(
+  prop(
     "never faster than the limit over a window; spends what is left evenly; waits for the reset when nothing is left",
     [fc.integer({ min: 5, max: 10_000 }), fc.nat(10_000), fc.integer({ min: 1, max: 60_000 })],
     ([limit, remaining, millisToReset]) => {

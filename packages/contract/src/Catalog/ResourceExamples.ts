@@ -3,7 +3,7 @@ import type { Scope } from "@catalog-sync/core"
 import type { Schema } from "effect"
 import { type Examples, issuesExample } from "../Examples.js"
 
-export type Body<S extends Schema.Schema.Any> = Schema.Schema.Encoded<S>
+export type Body<S extends Schema.Top> = Schema.Codec.Encoded<S>
 
 export interface ResourceExamples {
   readonly record: {

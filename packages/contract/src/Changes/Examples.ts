@@ -4,7 +4,7 @@ import type { Schema } from "effect"
 import { at, ids } from "../ExampleData.js"
 import { errorExample, exampleRequestId, issuesExample, type OperationExamples } from "../Examples.js"
 
-type Change = Schema.Schema.Encoded<typeof ChangeFeed.Change>
+type Change = Schema.Codec.Encoded<typeof ChangeFeed.Change>
 
 const changes: ReadonlyArray<Change> = [
   {

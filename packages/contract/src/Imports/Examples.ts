@@ -24,7 +24,7 @@ const batch = {
       }
     }
   ]
-} satisfies Schema.Schema.Encoded<typeof Import.ImportBody>
+} satisfies Schema.Codec.Encoded<typeof Import.ImportBody>
 
 export const submitExamples: OperationExamples = {
   scopes: ["catalog:write"],

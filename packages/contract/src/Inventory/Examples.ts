@@ -22,7 +22,7 @@ const card = {
   balances: [
     { location_id: ids.location, physical: "9", reserved: "2", incoming: "0", revision: 2, updated_at: at.updated }
   ]
-} satisfies Schema.Schema.Encoded<typeof Inventory.StockCardRecord>
+} satisfies Schema.Codec.Encoded<typeof Inventory.StockCardRecord>
 
 const stockNotEnabled: Examples = {
   stock_not_enabled: errorExample("The company has no stock package or inventory module", {
@@ -91,7 +91,7 @@ const write = {
   quantity: "9",
   revision: 1,
   note: "Stock count 2025-01-14"
-} satisfies Schema.Schema.Encoded<typeof Inventory.StockWrite>
+} satisfies Schema.Codec.Encoded<typeof Inventory.StockWrite>
 
 export const inventoryWriteExamples: OperationExamples = {
   request: {

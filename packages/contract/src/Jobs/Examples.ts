@@ -11,8 +11,8 @@ import {
   type OperationExamples
 } from "../Examples.js"
 
-type JobRecord = Schema.Schema.Encoded<typeof Job.JobRecord>
-type Report = Schema.Schema.Encoded<typeof Import.ImportReport>
+type JobRecord = Schema.Codec.Encoded<typeof Job.JobRecord>
+type Report = Schema.Codec.Encoded<typeof Import.ImportReport>
 
 export const queuedImport = {
   id: ids.importJob,

@@ -27,7 +27,7 @@ const principal = {
   ],
   scopes: ["catalog:read", "catalog:write", "prices:read", "prices:write", "media:read", "media:write"],
   stock_enabled: true
-} satisfies Schema.Schema.Encoded<typeof PrincipalView>
+} satisfies Schema.Codec.Encoded<typeof PrincipalView>
 
 export const meExamples: OperationExamples = {
   responses: {

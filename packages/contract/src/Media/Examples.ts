@@ -32,7 +32,7 @@ const image = {
   revision: 2,
   created_at: at.created,
   updated_at: "2025-01-14T09:30:14.151Z"
-} satisfies Schema.Schema.Encoded<typeof Media.MediaRecord>
+} satisfies Schema.Codec.Encoded<typeof Media.MediaRecord>
 
 const queuedJob = {
   id: ids.mediaJob,

@@ -1,20 +1,19 @@
-import { Clock, Effect, Option, Schema } from "effect"
+import { Clock, Context, Effect, Layer, Option, Schema, Struct } from "effect"
+import { Int } from "../Resources/CommonFields.js"
 import { RecordNotFound, ValidationFailed } from "../Shared/Errors.js"
 import { decodeStrict } from "../Catalog/Decode.js"
 import { CurrencyCode } from "../Shared/Currency.js"
 import { fixed, Money } from "../internal/Shared/Decimal.js"
-import { NameText } from "../internal/Shared/Text.js"
-import { type CompanyId, type ConnectionId, Ids } from "../Shared/Ids.js"
+import { matching, NameText } from "../internal/Shared/Text.js"
+import { type CompanyId, type ConnectionId, Ids, UUID } from "../Shared/Ids.js"
 import { Scope } from "../Shared/Scope.js"
 import { LanguageCode } from "../Shared/Translations.js"
 import { Accounts } from "../Auth/Accounts.js"
 import { type ApiKey, generate, hashSecret, maxLifetimeDays, minLifetimeDays } from "../Auth/ApiKey.js"
 import { type Company, type Connection, TaxModel } from "../Auth/Company.js"
 
-const Hostname = Schema.String.pipe(
-  Schema.pattern(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, {
-    message: () => "must be a lower-case host name"
-  })
+const Hostname = Schema.String.check(
+  matching(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, "must be a lower-case host name")
 )
 
 /** The name of a company, connection or location: one line shown as it reads, as record names are. */
@@ -25,48 +24,46 @@ export const CompanyInput = Schema.Struct({
   name: AdminName,
   currency: CurrencyCode,
   main_language: LanguageCode,
-  languages: Schema.optionalWith(Schema.Array(LanguageCode), { exact: true }),
-  tax_model: Schema.optionalWith(TaxModel, { default: () => "unconfigured" as const }),
-  tax_rates: Schema.optionalWith(Schema.Array(Money), { default: () => [] }),
-  storage_slug: Schema.String.pipe(
-    Schema.pattern(/^[a-z0-9][a-z0-9-]{1,62}$/, { message: () => "must be 2-63 lower-case letters, digits or dashes" })
+  languages: Schema.optionalKey(Schema.Array(LanguageCode)),
+  tax_model: TaxModel.pipe(Schema.withDecodingDefaultType(Effect.succeed("unconfigured"))),
+  tax_rates: Schema.Array(Money).pipe(Schema.withDecodingDefaultType(Effect.succeed([]))),
+  storage_slug: Schema.String.check(
+    matching(/^[a-z0-9][a-z0-9-]{1,62}$/, "must be 2-63 lower-case letters, digits or dashes")
   ),
-  subscription_active: Schema.optionalWith(Schema.Boolean, { default: () => true }),
-  stock_package: Schema.optionalWith(Schema.Boolean, { default: () => false }),
-  inventory_module: Schema.optionalWith(Schema.Boolean, { default: () => false }),
-  granted_scopes: Schema.optionalWith(Schema.Array(Scope), { default: () => [] }),
-  domains: Schema.optionalWith(Schema.Array(Hostname), { default: () => [] })
+  subscription_active: Schema.Boolean.pipe(Schema.withDecodingDefaultType(Effect.succeed(true))),
+  stock_package: Schema.Boolean.pipe(Schema.withDecodingDefaultType(Effect.succeed(false))),
+  inventory_module: Schema.Boolean.pipe(Schema.withDecodingDefaultType(Effect.succeed(false))),
+  granted_scopes: Schema.Array(Scope).pipe(Schema.withDecodingDefaultType(Effect.succeed([]))),
+  domains: Schema.Array(Hostname).pipe(Schema.withDecodingDefaultType(Effect.succeed([])))
 })
 
 /** Changes to a company; every key optional. */
-export const CompanyPatch = Schema.partialWith(
-  Schema.Struct({
-    name: CompanyInput.fields.name,
-    currency: CompanyInput.fields.currency,
-    main_language: LanguageCode,
-    languages: Schema.Array(LanguageCode),
-    tax_model: TaxModel,
-    tax_rates: Schema.Array(Money),
-    storage_slug: CompanyInput.fields.storage_slug,
-    enabled: Schema.Boolean,
-    subscription_active: Schema.Boolean,
-    stock_package: Schema.Boolean,
-    inventory_module: Schema.Boolean,
-    granted_scopes: Schema.Array(Scope),
-    domains: Schema.Array(Hostname)
-  }),
-  { exact: true }
-)
+export const CompanyPatch = Schema.Struct({
+  name: CompanyInput.fields.name,
+  currency: CompanyInput.fields.currency,
+  main_language: LanguageCode,
+  languages: Schema.Array(LanguageCode),
+  tax_model: TaxModel,
+  tax_rates: Schema.Array(Money),
+  storage_slug: CompanyInput.fields.storage_slug,
+  enabled: Schema.Boolean,
+  subscription_active: Schema.Boolean,
+  stock_package: Schema.Boolean,
+  inventory_module: Schema.Boolean,
+  granted_scopes: Schema.Array(Scope),
+  domains: Schema.Array(Hostname)
+}).mapFields(Struct.map(Schema.optionalKey))
 
 /** A new API key: its connection, name, scopes and lifetime. */
 export const KeyInput = Schema.Struct({
-  connection_id: Schema.UUID,
-  name: Schema.optionalWith(NameText(0, 200), { default: () => "" }),
-  scopes: Schema.Array(Scope).pipe(Schema.minItems(1, { message: () => "a key needs at least one scope" })),
-  lifetime_days: Schema.Int.pipe(
-    Schema.between(minLifetimeDays, maxLifetimeDays, {
-      message: () => `must be a whole number of days from ${minLifetimeDays} to ${maxLifetimeDays}`
-    })
+  connection_id: UUID,
+  name: NameText(0, 200).pipe(Schema.withDecodingDefaultType(Effect.succeed(""))),
+  scopes: Schema.Array(Scope).check(Schema.isMinLength(1, { message: "a key needs at least one scope" })),
+  lifetime_days: Int.check(
+    Schema.isBetween(
+      { minimum: minLifetimeDays, maximum: maxLifetimeDays },
+      { message: `must be a whole number of days from ${minLifetimeDays} to ${maxLifetimeDays}` }
+    )
   )
 })
 
@@ -92,8 +89,8 @@ const mainLanguageEnabled = (company: Company) =>
  * The setup sequence of the platform (spec section 1): the administrator enables a company and grants
  * scopes; a connection is made for each source system; time-limited keys are created under it.
  */
-export class Admin extends Effect.Service<Admin>()("@catalog-sync/core/Admin", {
-  effect: Effect.gen(function* () {
+export class Admin extends Context.Service<Admin>()("@catalog-sync/core/Admin", {
+  make: Effect.gen(function* () {
     const accounts = yield* Accounts
     const ids = yield* Ids
     const now = Clock.currentTimeMillis.pipe(Effect.map((m) => new Date(m).toISOString()))
@@ -115,7 +112,7 @@ export class Admin extends Effect.Service<Admin>()("@catalog-sync/core/Admin", {
 
     const createCompany = (input: unknown) =>
       Effect.gen(function* () {
-        const fields = yield* decodeStrict(CompanyInput, input, "the company")
+        const fields = yield* Effect.fromResult(decodeStrict(CompanyInput, input, "the company"))
         const created: Company = {
           ...fields,
           tax_rates: fields.tax_rates.map((rate) => fixed(rate, 2)),
@@ -130,7 +127,7 @@ export class Admin extends Effect.Service<Admin>()("@catalog-sync/core/Admin", {
 
     const updateCompany = (id: string, patch: unknown) =>
       Effect.gen(function* () {
-        const changes = yield* decodeStrict(CompanyPatch, patch, "the company changes")
+        const changes = yield* Effect.fromResult(decodeStrict(CompanyPatch, patch, "the company changes"))
         const current = yield* company(id)
         const updated = yield* mainLanguageEnabled({
           ...current,
@@ -148,7 +145,7 @@ export class Admin extends Effect.Service<Admin>()("@catalog-sync/core/Admin", {
 
     const grant = (id: string, scopes: ReadonlyArray<string>, granted: boolean) =>
       Effect.gen(function* () {
-        const valid = yield* decodeStrict(Schema.Array(Scope), scopes, "the scopes")
+        const valid = yield* Effect.fromResult(decodeStrict(Schema.Array(Scope), scopes, "the scopes"))
         const current = yield* company(id)
         const next = granted
           ? Array.from(new Set([...current.granted_scopes, ...valid]))
@@ -160,7 +157,7 @@ export class Admin extends Effect.Service<Admin>()("@catalog-sync/core/Admin", {
 
     const createConnection = (companyId: string, name: string) =>
       Effect.gen(function* () {
-        yield* decodeStrict(NamedInput, { name }, "the connection")
+        yield* Effect.fromResult(decodeStrict(NamedInput, { name }, "the connection"))
         yield* company(companyId)
         const created: Connection = {
           id: (yield* ids.next) as ConnectionId,
@@ -183,7 +180,7 @@ export class Admin extends Effect.Service<Admin>()("@catalog-sync/core/Admin", {
     /** Creates a key; the token (with its secret) is returned here once and never stored. */
     const createKey = (input: unknown) =>
       Effect.gen(function* () {
-        const fields = yield* decodeStrict(KeyInput, input, "the key")
+        const fields = yield* Effect.fromResult(decodeStrict(KeyInput, input, "the key"))
         const owner = yield* connection(fields.connection_id)
         // A key never holds a scope the company was not granted, so a later grant cannot widen it.
         const grants = (yield* company(owner.company_id)).granted_scopes
@@ -218,7 +215,7 @@ export class Admin extends Effect.Service<Admin>()("@catalog-sync/core/Admin", {
 
     const createLocation = (companyId: string, name: string) =>
       Effect.gen(function* () {
-        yield* decodeStrict(NamedInput, { name }, "the location")
+        yield* Effect.fromResult(decodeStrict(NamedInput, { name }, "the location"))
         yield* company(companyId)
         const location = { id: yield* ids.next, company_id: companyId as CompanyId, name, created_at: yield* now }
         yield* accounts.saveLocation(location)
@@ -253,4 +250,7 @@ export class Admin extends Effect.Service<Admin>()("@catalog-sync/core/Admin", {
       assignLocation
     } as const
   })
-}) {}
+}) {
+  /** The service over its ports (the layer Effect 3's `Effect.Service` generated). */
+  static readonly Default = Layer.effect(this, this.make)
+}

@@ -1,4 +1,4 @@
-import { Clock, Effect, Option, Schema } from "effect"
+import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { Accounts } from "../Auth/Accounts.js"
 import { RecordNotFound, ValidationFailed } from "../Shared/Errors.js"
 import { CatalogRepository } from "../Catalog/CatalogRepository.js"
@@ -17,16 +17,16 @@ export const platformOrigin = "00000000-0000-0000-0000-000000000000" as Connecti
 
 /** A reservation change: the reserved and incoming quantities to set. */
 export const ReservationInput = Schema.Struct({
-  reserved: Schema.optionalWith(Quantity, { exact: true }),
-  incoming: Schema.optionalWith(Quantity, { exact: true })
+  reserved: Schema.optionalKey(Quantity),
+  incoming: Schema.optionalKey(Quantity)
 })
 
 /**
  * Platform-side stock changes. Reserved and incoming quantities come from orders and purchases, outside
  * the integration API; the admin CLI sets them through here (so that the reserved rule can be shown).
  */
-export class InventoryAdmin extends Effect.Service<InventoryAdmin>()("@catalog-sync/core/InventoryAdmin", {
-  effect: Effect.gen(function* () {
+export class InventoryAdmin extends Context.Service<InventoryAdmin>()("@catalog-sync/core/InventoryAdmin", {
+  make: Effect.gen(function* () {
     const repository = yield* InventoryRepository
     const catalog = yield* CatalogRepository
     const accounts = yield* Accounts
@@ -41,7 +41,7 @@ export class InventoryAdmin extends Effect.Service<InventoryAdmin>()("@catalog-s
      */
     const reserve = (companyId: string, itemId: string, locationId: string, input: unknown) =>
       Effect.gen(function* () {
-        const fields = yield* decodeStrict(ReservationInput, input, "the reservation")
+        const fields = yield* Effect.fromResult(decodeStrict(ReservationInput, input, "the reservation"))
         if (fields.reserved === undefined && fields.incoming === undefined) {
           return yield* new ValidationFailed({
             message: "give reserved and/or incoming",
@@ -112,4 +112,7 @@ export class InventoryAdmin extends Effect.Service<InventoryAdmin>()("@catalog-s
 
     return { reserve } as const
   })
-}) {}
+}) {
+  /** The service over its ports (the layer Effect 3's `Effect.Service` generated). */
+  static readonly Default = Layer.effect(this, this.make)
+}

@@ -1,4 +1,4 @@
-import { Clock, Effect, Option } from "effect"
+import { Clock, Context, Effect, Layer, Option } from "effect"
 import { Accounts } from "../Auth/Accounts.js"
 import { RecordNotFound } from "../Shared/Errors.js"
 import { MediaStorageError } from "../Media/MediaErrors.js"
@@ -84,8 +84,8 @@ const pageSize = 500
  * never uploaded the failing image; the operator lists them and resumes them once a storage check with
  * the company's folder passes. A connector may still resume its own with POST /jobs/{id}/retry.
  */
-export class JobAdmin extends Effect.Service<JobAdmin>()("@catalog-sync/core/JobAdmin", {
-  effect: Effect.gen(function* () {
+export class JobAdmin extends Context.Service<JobAdmin>()("@catalog-sync/core/JobAdmin", {
+  make: Effect.gen(function* () {
     const jobs = yield* JobStore
     const imports = yield* ImportStore
     const accounts = yield* Accounts
@@ -122,7 +122,7 @@ export class JobAdmin extends Effect.Service<JobAdmin>()("@catalog-sync/core/Job
     /** Writes and removes a small file in the company's folder: the access a paused media job needs. */
     const checkStorage = (folder: string) =>
       storage.put(folder, probeKey, new TextEncoder().encode("storage check")).pipe(
-        Effect.zipRight(storage.remove(folder, probeKey)),
+        Effect.andThen(storage.remove(folder, probeKey)),
         Effect.mapError(
           (error) =>
             new MediaStorageError({
@@ -277,4 +277,7 @@ export class JobAdmin extends Effect.Service<JobAdmin>()("@catalog-sync/core/Job
 
     return { paused, resume, resumeAll, list, show, retry } as const
   })
-}) {}
+}) {
+  /** The service over its ports (the layer Effect 3's `Effect.Service` generated). */
+  static readonly Default = Layer.effect(this, this.make)
+}

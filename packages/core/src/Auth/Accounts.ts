@@ -1,24 +1,24 @@
 import { Context, type Effect, type Option, Schema } from "effect"
 import type { PersistenceError } from "../Shared/Errors.js"
-import { CompanyId, ConnectionId } from "../Shared/Ids.js"
+import { CompanyId, ConnectionId, UUID } from "../Shared/Ids.js"
 import type { ApiKey } from "./ApiKey.js"
 import type { Company, Connection } from "./Company.js"
 
 /** A stock location of a company. */
 export const Location = Schema.Struct({
-  id: Schema.UUID,
+  id: UUID,
   company_id: CompanyId,
   name: Schema.String,
   created_at: Schema.String
-}).annotations({ identifier: "Location" })
+}).annotate({ identifier: "Location" })
 export type Location = typeof Location.Type
 
 /** A location assigned to a connection; only writable ones accept stock writes from it. */
 export const LocationAssignment = Schema.Struct({
   connection_id: ConnectionId,
-  location_id: Schema.UUID,
+  location_id: UUID,
   writable: Schema.Boolean
-}).annotations({ identifier: "LocationAssignment" })
+}).annotate({ identifier: "LocationAssignment" })
 export type LocationAssignment = typeof LocationAssignment.Type
 
 /** Everything authentication needs about a presented key, read in one round trip. */
@@ -38,7 +38,7 @@ export interface KeyGrant {
  * Companies, connections, keys and locations: the platform's account data. Writes are made by the
  * administration use cases; requests only read it.
  */
-export class Accounts extends Context.Tag("@catalog-sync/core/Accounts")<
+export class Accounts extends Context.Service<
   Accounts,
   {
     /** The key with its connection and company; with a domain, also that domain's owner (see `KeyGrant`). */
@@ -61,7 +61,7 @@ export class Accounts extends Context.Tag("@catalog-sync/core/Accounts")<
       connectionId: ConnectionId
     ) => Effect.Effect<ReadonlyArray<LocationAssignment>, PersistenceError>
   }
->() {}
+>()("@catalog-sync/core/Accounts") {}
 
 /** A unique account value (storage_slug, custom domain) is already in use. */
 export class AccountConflict extends Schema.TaggedError<AccountConflict>()("AccountConflict", {

@@ -8,11 +8,13 @@ import { Accounts, type KeyGrant } from "./Accounts.js"
  * data itself. Adapters provide it (SQLite: `PRAGMA data_version`; PostgreSQL: notifications of admin
  * writes); the default is always `None`, so nothing is cached unless a version source is provided.
  */
-export class AccountsVersion extends Context.Reference<AccountsVersion>()("@catalog-sync/core/AccountsVersion", {
-  defaultValue: (): { readonly current: Effect.Effect<Option.Option<string>> } => ({
-    current: Effect.succeed(Option.none())
-  })
-}) {}
+export interface AccountsVersion {
+  readonly current: Effect.Effect<Option.Option<string>>
+}
+/** The account data's version source of this process (a reference: `None` unless an adapter provides one). */
+export const AccountsVersion = Context.Reference<AccountsVersion>("@catalog-sync/core/AccountsVersion", {
+  defaultValue: () => ({ current: Effect.succeed(Option.none()) })
+})
 
 /** Keys whose resolution is kept at once; a full cache starts over (it refills from the next requests). */
 const maxEntries = 10_000
@@ -42,7 +44,7 @@ export const layer: Layer.Layer<Accounts, never, Accounts> = Layer.effect(
     let generation = 0
     const writing = <A, E>(write: Effect.Effect<A, E>): Effect.Effect<A, E> =>
       Effect.sync(() => void generation++).pipe(
-        Effect.zipRight(write),
+        Effect.andThen(write),
         Effect.ensuring(Effect.sync(() => void generation++))
       )
     return Accounts.of({

@@ -69,5 +69,5 @@ export const ApiKey = Schema.Struct({
   created_at: Schema.String,
   expires_at: Schema.String,
   revoked_at: Schema.NullOr(Schema.String)
-}).annotations({ identifier: "ApiKey" })
+}).annotate({ identifier: "ApiKey" })
 export type ApiKey = typeof ApiKey.Type

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 
 /** Why a request is unauthenticated; each is an `error.code`. */
-export const UnauthenticatedReason = Schema.Literal(
+export const UnauthenticatedReason = Schema.Literals([
   "missing_credentials",
   "invalid_credentials",
   "key_expired",
@@ -9,7 +9,7 @@ export const UnauthenticatedReason = Schema.Literal(
   "connection_disabled",
   "company_disabled",
   "subscription_inactive"
-)
+])
 export type UnauthenticatedReason = typeof UnauthenticatedReason.Type
 
 /** The request carries no usable credentials (401); `reason` is the error code. */

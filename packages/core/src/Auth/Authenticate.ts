@@ -62,7 +62,7 @@ export const authenticate = (credentials: Credentials) =>
  * lookups or copies for them.
  */
 export const authenticateWith =
-  (accounts: Context.Tag.Service<typeof Accounts>, hasher: Context.Tag.Service<typeof SecretHasher>) =>
+  (accounts: Context.Service.Shape<typeof Accounts>, hasher: Context.Service.Shape<typeof SecretHasher>) =>
   (credentials: Credentials) =>
     Effect.gen(function* () {
       const header = credentials.authorization

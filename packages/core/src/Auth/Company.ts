@@ -1,17 +1,18 @@
 import { Schema } from "effect"
+import { matching } from "../internal/Shared/Text.js"
 import { Money } from "../internal/Shared/Decimal.js"
 import { CompanyId, ConnectionId } from "../Shared/Ids.js"
 import { Scope } from "../Shared/Scope.js"
 import { LanguageCode } from "../Shared/Translations.js"
 
 /** How a company's prices treat tax. */
-export const TaxModel = Schema.Literal("inclusive", "exclusive", "none", "unconfigured")
+export const TaxModel = Schema.Literals(["inclusive", "exclusive", "none", "unconfigured"])
 export type TaxModel = typeof TaxModel.Type
 
 /** The company settings that catalog rules depend on. */
 export const CompanySettings = Schema.Struct({
   id: CompanyId,
-  currency: Schema.String.pipe(Schema.pattern(/^[A-Z]{3}$/)),
+  currency: Schema.String.check(matching(/^[A-Z]{3}$/, "must be a string matching the pattern ^[A-Z]{3}$")),
   main_language: LanguageCode,
   /** Every enabled language, the main one included. */
   languages: Schema.Array(LanguageCode),
@@ -35,7 +36,7 @@ export const Company = Schema.Struct({
   /** Custom domains: a request through one of them must use this company's key. */
   domains: Schema.Array(Schema.String),
   created_at: Schema.String
-}).annotations({ identifier: "Company" })
+}).annotate({ identifier: "Company" })
 export type Company = typeof Company.Type
 
 /** A source system's connection; keys are created under it and actions are attributed to it. */
@@ -45,7 +46,7 @@ export const Connection = Schema.Struct({
   name: Schema.String,
   enabled: Schema.Boolean,
   created_at: Schema.String
-}).annotations({ identifier: "Connection" })
+}).annotate({ identifier: "Connection" })
 export type Connection = typeof Connection.Type
 
 /** The settings of a company that catalog rules depend on. */

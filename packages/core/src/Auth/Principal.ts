@@ -1,4 +1,4 @@
-import { Context, Layer } from "effect"
+import { Context, Layer, Schema } from "effect"
 import { ConnectionId } from "../Shared/Ids.js"
 import type { Scope } from "../Shared/Scope.js"
 import type { CompanySettings } from "./Company.js"
@@ -17,10 +17,9 @@ export interface Principal {
 }
 
 /** The request's principal, provided by the authentication middleware. */
-export class CurrentPrincipal extends Context.Tag("@catalog-sync/core/CurrentPrincipal")<
-  CurrentPrincipal,
-  Principal
->() {}
+export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal>()(
+  "@catalog-sync/core/CurrentPrincipal"
+) {}
 
 /** What an embedding application knows about its caller, for {@link make}. */
 export interface PrincipalInput {
@@ -51,7 +50,7 @@ export interface PrincipalInput {
 export const make = (input: PrincipalInput): Principal => ({
   company: input.company,
   // Lowercase, the form every id is stored and compared in (a key's connection id is lowercase too).
-  connectionId: ConnectionId.make(input.connectionId.toLowerCase()),
+  connectionId: Schema.decodeUnknownSync(ConnectionId, { reportInput: true })(input.connectionId.toLowerCase()),
   keyId: input.keyId ?? "embedded",
   scopes: new Set(input.scopes),
   features: { stock: input.stock ?? false }

@@ -21,7 +21,7 @@ export interface ListQuery {
  * Persistence of catalog records. Every method is scoped by company: a record of another company is
  * never returned, counted or changed.
  */
-export class CatalogRepository extends Context.Tag("@catalog-sync/core/CatalogRepository")<
+export class CatalogRepository extends Context.Service<
   CatalogRepository,
   {
     readonly get: (
@@ -108,4 +108,4 @@ export class CatalogRepository extends Context.Tag("@catalog-sync/core/CatalogRe
       maxDepth: number
     ) => Effect.Effect<ReadonlyArray<RecordId>, PersistenceError>
   }
->() {}
+>()("@catalog-sync/core/CatalogRepository") {}

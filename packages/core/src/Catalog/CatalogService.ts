@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { makeArchive } from "../internal/Catalog/Archive.js"
 import { makeQueries } from "../internal/Catalog/Queries.js"
 import { makeUpsert } from "../internal/Catalog/Upsert.js"
@@ -11,8 +11,8 @@ export type { Outcome, WriteResult } from "../internal/Catalog/WriteResult.js"
  * for every resource over the resource definitions. Every method acts for the CurrentPrincipal and stays
  * inside its company.
  */
-export class CatalogService extends Effect.Service<CatalogService>()("@catalog-sync/core/CatalogService", {
-  effect: Effect.gen(function* () {
+export class CatalogService extends Context.Service<CatalogService>()("@catalog-sync/core/CatalogService", {
+  make: Effect.gen(function* () {
     const upserts = yield* makeUpsert
     const queries = yield* makeQueries
     const archives = yield* makeArchive
@@ -29,4 +29,7 @@ export class CatalogService extends Effect.Service<CatalogService>()("@catalog-s
       archiveCommand: archives.archiveCommand
     } as const
   })
-}) {}
+}) {
+  /** The service over its ports (the layer Effect 3's `Effect.Service` generated). */
+  static readonly Default = Layer.effect(this, this.make)
+}

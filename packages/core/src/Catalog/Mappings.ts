@@ -26,7 +26,7 @@ export interface MappingLookup {
  * external_id -> record mappings of a connection. A mapping never moves: there is no update. A record
  * has at most one mapping per connection.
  */
-export class Mappings extends Context.Tag("@catalog-sync/core/Mappings")<
+export class Mappings extends Context.Service<
   Mappings,
   {
     readonly find: (scope: MappingScope, externalId: string) => Effect.Effect<Option.Option<RecordId>, PersistenceError>
@@ -56,4 +56,4 @@ export class Mappings extends Context.Tag("@catalog-sync/core/Mappings")<
      */
     readonly insertMany: (mappings: ReadonlyArray<Mapping>) => Effect.Effect<void, MappingConflict | PersistenceError>
   }
->() {}
+>()("@catalog-sync/core/Mappings") {}

@@ -5,6 +5,8 @@ import { type Definitions, definitions } from "../Resources/Registry.js"
 import type { ResourceName } from "../Resources/Resource.js"
 import type { Document, ResourceDefinition } from "../internal/Resources/ResourceDefinition.js"
 import type { StoredRecord } from "./StoredRecord.js"
+import { UUID } from "../Shared/Ids.js"
+import { Int } from "../Resources/CommonFields.js"
 
 /** A record of `Name` as returned: the type of its resource's record schema. */
 export type RecordOf<Name extends ResourceName> = Definitions[Name]["record"]["Type"]
@@ -13,23 +15,21 @@ const Decimal = Schema.NullOr(Schema.String)
 
 /** A record as `mode=prices` returns it: identity and the price fields the caller may read. */
 export const PriceRecord = Schema.Struct({
-  id: Schema.UUID,
+  id: UUID,
   external_id: Schema.NullOr(Schema.String),
-  revision: Schema.Int,
+  revision: Int,
   updated_at: Schema.String,
-  price: Schema.optional(Decimal),
-  market_price: Schema.optional(Decimal),
-  tax_rate: Schema.optional(Decimal),
-  tax_model: Schema.optional(Schema.String),
-  cost: Schema.optional(Decimal),
-  pricing_mode: Schema.optional(Schema.String),
-  pricing_value: Schema.optional(Decimal),
-  fields: Schema.optional(
-    Schema.Array(
-      Schema.Struct({ id: Schema.UUID, external_id: Schema.NullOr(Schema.String), coefficient: Schema.String })
-    )
-  ).annotations({ description: "A product's selection fields with their coefficients (prices, spec 5.9)." })
-}).annotations({ identifier: "PriceRecord" })
+  price: Schema.optionalKey(Decimal),
+  market_price: Schema.optionalKey(Decimal),
+  tax_rate: Schema.optionalKey(Decimal),
+  tax_model: Schema.optionalKey(Schema.String),
+  cost: Schema.optionalKey(Decimal),
+  pricing_mode: Schema.optionalKey(Schema.String),
+  pricing_value: Schema.optionalKey(Decimal),
+  fields: Schema.optionalKey(
+    Schema.Array(Schema.Struct({ id: UUID, external_id: Schema.NullOr(Schema.String), coefficient: Schema.String }))
+  ).annotate({ description: "A product's selection fields with their coefficients (prices, spec 5.9)." })
+}).annotate({ identifier: "PriceRecord" })
 export type PriceRecord = typeof PriceRecord.Type
 
 /** What a read in `mode` returns of a record of `Name`. */

@@ -3,7 +3,7 @@ import { commonRecordFields, commonUpsertFields, Description, Name, opt, strict 
 import { noBodyChecks } from "../internal/Resources/NoRules.js"
 import type { ResourceDefinition } from "../internal/Resources/ResourceDefinition.js"
 import { emptyIndex } from "../Catalog/StoredRecord.js"
-import type { RecordId } from "../Shared/Ids.js"
+import { type RecordId, UUID } from "../Shared/Ids.js"
 import { Reference } from "../Shared/Reference.js"
 
 /** POST /categories/upsert body (spec 2.6). */
@@ -13,17 +13,17 @@ export const CategoryUpsert = Schema.Struct({
   parent_id: opt(Schema.NullOr(Reference)),
   description: opt(Description),
   image_id: opt(Schema.NullOr(Reference))
-}).annotations({ identifier: "CategoryUpsert", ...strict })
+}).annotate({ identifier: "CategoryUpsert", ...strict })
 export type CategoryUpsert = typeof CategoryUpsert.Type
 
 /** A category record as the API returns it. */
 export const Category = Schema.Struct({
   ...commonRecordFields,
   name: Schema.String,
-  parent_id: Schema.NullOr(Schema.UUID),
+  parent_id: Schema.NullOr(UUID),
   description: Schema.NullOr(Schema.String),
-  image_id: Schema.NullOr(Schema.UUID)
-}).annotations({ identifier: "Category" })
+  image_id: Schema.NullOr(UUID)
+}).annotate({ identifier: "Category" })
 
 /** Deepest category tree the cycle check walks; deeper chains are refused as if cyclic. */
 export const maxDepth = 100

@@ -1,4 +1,5 @@
 import { Effect, Schema } from "effect"
+import { matching } from "../internal/Shared/Text.js"
 import { ValidationFailed } from "../Shared/Errors.js"
 
 /**
@@ -17,10 +18,8 @@ export const pattern = `c[12]_${digits}`
 const parts = new RegExp(`^c([12])_(${digits})$`)
 
 /** A cursor as a client sends it, checked for its form. */
-export const ChangeCursorString = Schema.String.pipe(
-  Schema.pattern(new RegExp(`^${pattern}$`), {
-    message: () => "must be a cursor returned by this API (next_cursor or change_cursor)"
-  })
+export const ChangeCursorString = Schema.String.check(
+  matching(new RegExp(`^${pattern}$`), "must be a cursor returned by this API (next_cursor or change_cursor)")
 )
 
 /** Where a cursor points: a position of the company's sequence, or one of the former global sequence (`c1_`). */

@@ -1,23 +1,25 @@
-import { Effect, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { CurrentPrincipal } from "../Auth/Principal.js"
+import { Int } from "../Resources/CommonFields.js"
 import { ScopeDenied } from "../Shared/Errors.js"
+import { UUID } from "../Shared/Ids.js"
 import * as ChangeCursor from "./ChangeCursor.js"
 import { ChangeLog, partScopes, readableMask } from "./ChangeLog.js"
 
 /** A change as GET /changes returns it. */
 export const Change = Schema.Struct({
   resource: Schema.String,
-  id: Schema.UUID.annotations({ description: "The record (or stock card) that changed." }),
-  external_id: Schema.NullOr(Schema.String).annotations({
+  id: UUID.annotate({ description: "The record (or stock card) that changed." }),
+  external_id: Schema.NullOr(Schema.String).annotate({
     description: "The record's external id in the reader's connection, null when it has none."
   }),
-  revision: Schema.Int,
-  operation: Schema.Literal("created", "updated", "archived"),
-  origin_connection_id: Schema.UUID.annotations({
+  revision: Int,
+  operation: Schema.Literals(["created", "updated", "archived"]),
+  origin_connection_id: UUID.annotate({
     description: "Skip your own connection's changes (echo suppression)."
   }),
   at: Schema.String
-}).annotations({ identifier: "Change" })
+}).annotate({ identifier: "Change" })
 export type Change = typeof Change.Type
 
 /** Where a feed read starts and how many changes it returns at most. */
@@ -39,8 +41,8 @@ export interface FeedPage {
  * The change feed: every committed change of the caller's company after a cursor, exactly once, in
  * commit order, limited to what the key may read. Changes the key may not see still advance the cursor.
  */
-export class ChangeFeed extends Effect.Service<ChangeFeed>()("@catalog-sync/core/ChangeFeed", {
-  effect: Effect.gen(function* () {
+export class ChangeFeed extends Context.Service<ChangeFeed>()("@catalog-sync/core/ChangeFeed", {
+  make: Effect.gen(function* () {
     const log = yield* ChangeLog
 
     const read = (params: FeedParams) =>
@@ -104,4 +106,7 @@ export class ChangeFeed extends Effect.Service<ChangeFeed>()("@catalog-sync/core
 
     return { read } as const
   })
-}) {}
+}) {
+  /** The service over its ports (the layer Effect 3's `Effect.Service` generated). */
+  static readonly Default = Layer.effect(this, this.make)
+}

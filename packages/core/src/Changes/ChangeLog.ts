@@ -76,7 +76,7 @@ export interface ChangeQuery {
  * lower one of the same company (on PostgreSQL the append holds the company's head row until commit; on
  * SQLite writers are serial).
  */
-export class ChangeLog extends Context.Tag("@catalog-sync/core/ChangeLog")<
+export class ChangeLog extends Context.Service<
   ChangeLog,
   {
     readonly append: (entry: ChangeEntry) => Effect.Effect<void, PersistenceError>
@@ -97,4 +97,4 @@ export class ChangeLog extends Context.Tag("@catalog-sync/core/ChangeLog")<
       globalPosition: number
     ) => Effect.Effect<number, PersistenceError>
   }
->() {}
+>()("@catalog-sync/core/ChangeLog") {}

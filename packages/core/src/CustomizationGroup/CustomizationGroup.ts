@@ -4,7 +4,7 @@ import { noBodyChecks } from "../internal/Resources/NoRules.js"
 import type { ResourceDefinition } from "../internal/Resources/ResourceDefinition.js"
 import { emptyIndex } from "../Catalog/StoredRecord.js"
 import { Money } from "../internal/Shared/Decimal.js"
-import type { RecordId } from "../Shared/Ids.js"
+import { type RecordId, UUID } from "../Shared/Ids.js"
 import { Reference } from "../Shared/Reference.js"
 import {
   groupMoveViolations,
@@ -22,19 +22,19 @@ export const CustomizationGroupUpsert = Schema.Struct({
   photo_enabled: opt(Schema.Boolean),
   pricing_mode: opt(PricingMode),
   pricing_value: opt(Money)
-}).annotations({ identifier: "CustomizationGroupUpsert", ...strict })
+}).annotate({ identifier: "CustomizationGroupUpsert", ...strict })
 export type CustomizationGroupUpsert = typeof CustomizationGroupUpsert.Type
 
 /** A customization group record as the API returns it. */
 export const CustomizationGroup = Schema.Struct({
   ...commonRecordFields,
   name: Schema.String,
-  type_id: Schema.UUID,
+  type_id: UUID,
   active: Schema.Boolean,
   photo_enabled: Schema.Boolean,
   pricing_mode: opt(PricingMode),
   pricing_value: opt(Schema.NullOr(Schema.String))
-}).annotations({ identifier: "CustomizationGroup" })
+}).annotate({ identifier: "CustomizationGroup" })
 
 /** The customization groups resource: body and record schemas and rules. */
 export const definition: ResourceDefinition<typeof CustomizationGroupUpsert, typeof CustomizationGroup> = {

@@ -4,7 +4,7 @@ import { noBodyChecks } from "../internal/Resources/NoRules.js"
 import type { ResourceDefinition } from "../internal/Resources/ResourceDefinition.js"
 import { emptyIndex } from "../Catalog/StoredRecord.js"
 import { Money } from "../internal/Shared/Decimal.js"
-import type { RecordId } from "../Shared/Ids.js"
+import { type RecordId, UUID } from "../Shared/Ids.js"
 import { Reference } from "../Shared/Reference.js"
 import { Text } from "../internal/Shared/Text.js"
 import { normalizePricing, pricingViolations, scopeViolations } from "../internal/CustomizationType/PricingRules.js"
@@ -19,20 +19,20 @@ export const CustomizationOptionUpsert = Schema.Struct({
   media_id: opt(Schema.NullOr(Reference)),
   pricing_mode: opt(PricingMode),
   pricing_value: opt(Money)
-}).annotations({ identifier: "CustomizationOptionUpsert", ...strict })
+}).annotate({ identifier: "CustomizationOptionUpsert", ...strict })
 export type CustomizationOptionUpsert = typeof CustomizationOptionUpsert.Type
 
 /** A customization option record as the API returns it. */
 export const CustomizationOption = Schema.Struct({
   ...commonRecordFields,
   name: Schema.String,
-  group_id: Schema.UUID,
+  group_id: UUID,
   code: Schema.NullOr(Schema.String),
   active: Schema.Boolean,
-  media_id: Schema.NullOr(Schema.UUID),
+  media_id: Schema.NullOr(UUID),
   pricing_mode: opt(PricingMode),
   pricing_value: opt(Schema.NullOr(Schema.String))
-}).annotations({ identifier: "CustomizationOption" })
+}).annotate({ identifier: "CustomizationOption" })
 
 /** The customization options resource: body and record schemas and rules. */
 export const definition: ResourceDefinition<typeof CustomizationOptionUpsert, typeof CustomizationOption> = {

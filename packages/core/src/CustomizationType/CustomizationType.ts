@@ -6,7 +6,7 @@ import type { ResourceDefinition } from "../internal/Resources/ResourceDefinitio
 import { emptyIndex } from "../Catalog/StoredRecord.js"
 
 /** Whether a type's prices are set on its groups or on its options. */
-export const PricingScope = Schema.Literal("group", "option")
+export const PricingScope = Schema.Literals(["group", "option"])
 
 /** POST /customization-types/upsert body (spec 2.8). */
 export const CustomizationTypeUpsert = Schema.Struct({
@@ -14,7 +14,7 @@ export const CustomizationTypeUpsert = Schema.Struct({
   name: opt(Name),
   pricing_scope: opt(PricingScope),
   archived: opt(Schema.Boolean)
-}).annotations({ identifier: "CustomizationTypeUpsert", ...strict })
+}).annotate({ identifier: "CustomizationTypeUpsert", ...strict })
 export type CustomizationTypeUpsert = typeof CustomizationTypeUpsert.Type
 
 /** A customization type record as the API returns it. */
@@ -23,7 +23,7 @@ export const CustomizationType = Schema.Struct({
   name: Schema.String,
   pricing_scope: PricingScope,
   archived: Schema.Boolean
-}).annotations({ identifier: "CustomizationType" })
+}).annotate({ identifier: "CustomizationType" })
 
 /** The customization types resource: body and record schemas and rules. */
 export const definition: ResourceDefinition<typeof CustomizationTypeUpsert, typeof CustomizationType> = {

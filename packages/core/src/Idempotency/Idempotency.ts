@@ -1,12 +1,13 @@
 import { Clock, Context, Duration, Effect, Exit, Schedule, Schema } from "effect"
+import { matching } from "../internal/Shared/Text.js"
 import { CurrentPrincipal } from "../Auth/Principal.js"
 import type { PersistenceError } from "../Shared/Errors.js"
 import { Transactor } from "../Shared/Transactor.js"
 import { type Claim, IdempotencyStore, type StoredResponse } from "./IdempotencyStore.js"
 
 /** Idempotency-Key: 8-120 characters of letters, digits and `._:-`. */
-export const IdempotencyKey = Schema.String.pipe(
-  Schema.pattern(/^[A-Za-z0-9._:-]{8,120}$/, { message: () => "must match ^[A-Za-z0-9._:-]{8,120}$" })
+export const IdempotencyKey = Schema.String.check(
+  matching(/^[A-Za-z0-9._:-]{8,120}$/, "must match ^[A-Za-z0-9._:-]{8,120}$")
 )
 
 /**
@@ -14,16 +15,16 @@ export const IdempotencyKey = Schema.String.pipe(
  * it, a retry takes the key over (the first request is presumed dead, and rolls back if it is not).
  * 60 s unless the server is configured otherwise.
  */
-export class ClaimLease extends Context.Reference<ClaimLease>()("@catalog-sync/core/Idempotency/ClaimLease", {
-  defaultValue: (): Duration.Duration => Duration.seconds(60)
-}) {}
+export const ClaimLease = Context.Reference<Duration.Duration>("@catalog-sync/core/Idempotency/ClaimLease", {
+  defaultValue: () => Duration.seconds(60)
+})
 
 /** Keys are kept for at least 24 hours (spec: retained at least 24 h); we keep them 48. */
 export const retentionMillis = 48 * 3_600_000
 
 /** The same key was used for a different request, or the first request with it is still running. */
 export class IdempotencyConflict extends Schema.TaggedError<IdempotencyConflict>()("IdempotencyConflict", {
-  reason: Schema.Literal("idempotency_key_reused", "idempotency_in_progress"),
+  reason: Schema.Literals(["idempotency_key_reused", "idempotency_in_progress"]),
   message: Schema.String
 }) {
   get code(): "idempotency_key_reused" | "idempotency_in_progress" {
@@ -38,7 +39,7 @@ export interface IdempotentResult {
 }
 
 /** How often a failed release is tried again (on a fresh connection) before the claim is left to its lease. */
-const releaseRetries = Schedule.intersect(Schedule.recurs(2), Schedule.spaced("50 millis"))
+const releaseRetries = Schedule.max([Schedule.recurs(2), Schedule.spaced("50 millis")])
 
 /**
  * Runs a write at most once per key. The write and its stored response commit in one transaction; a

@@ -45,7 +45,7 @@ export interface ClaimRequest {
  * stored response and the write commit together; it reports false when the claim was taken over (its
  * token is gone), and the caller then rolls the write back.
  */
-export class IdempotencyStore extends Context.Tag("@catalog-sync/core/IdempotencyStore")<
+export class IdempotencyStore extends Context.Service<
   IdempotencyStore,
   {
     readonly claim: (request: ClaimRequest) => Effect.Effect<Claim, PersistenceError>
@@ -72,4 +72,4 @@ export class IdempotencyStore extends Context.Tag("@catalog-sync/core/Idempotenc
      */
     readonly releaseAll: Effect.Effect<number, PersistenceError>
   }
->() {}
+>()("@catalog-sync/core/IdempotencyStore") {}

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 import type { JobKindHandler } from "../internal/Jobs/JobKindHandler.js"
 import { makeImportJob } from "../internal/Imports/ImportJob.js"
 import { makeRetry } from "../internal/Imports/ImportRetry.js"
@@ -14,8 +14,8 @@ export { jobLimitRetryAfterSeconds, type Submitted } from "../internal/Imports/I
  * Batch imports: submission and dry run (POST /imports, `ImportSubmit`), the job a worker processes
  * (`ImportJob`), its report and retry (`ImportRetry`).
  */
-export class ImportService extends Effect.Service<ImportService>()("@catalog-sync/core/ImportService", {
-  effect: Effect.gen(function* () {
+export class ImportService extends Context.Service<ImportService>()("@catalog-sync/core/ImportService", {
+  make: Effect.gen(function* () {
     const store = yield* ImportStore
     const submits = yield* makeSubmit
     const job = yield* makeImportJob
@@ -41,4 +41,7 @@ export class ImportService extends Effect.Service<ImportService>()("@catalog-syn
       jobKind
     } as const
   })
-}) {}
+}) {
+  /** The service over its ports (the layer Effect 3's `Effect.Service` generated). */
+  static readonly Default = Layer.effect(this, this.make)
+}

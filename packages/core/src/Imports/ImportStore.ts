@@ -35,7 +35,7 @@ export interface ImportCounts {
  * transaction as the record's catalog write and refuses a record already applied, so a job taken up
  * again after a crash never applies a record twice.
  */
-export class ImportStore extends Context.Tag("@catalog-sync/core/ImportStore")<
+export class ImportStore extends Context.Service<
   ImportStore,
   {
     /** Stores the records of a new job as pending (run 1). */
@@ -89,4 +89,4 @@ export class ImportStore extends Context.Tag("@catalog-sync/core/ImportStore")<
       jobIds: ReadonlyArray<string>
     ) => Effect.Effect<ReadonlyMap<string, ImportCounts>, PersistenceError>
   }
->() {}
+>()("@catalog-sync/core/ImportStore") {}

@@ -3,75 +3,73 @@
  * (spec 2.11), the records the inventory endpoints return and the shapes the InventoryRepository stores.
  */
 import { Schema } from "effect"
-import { strict } from "../Resources/CommonFields.js"
+import { Int, NonNegativeInt, strict } from "../Resources/CommonFields.js"
 import { Quantity } from "../internal/Shared/Decimal.js"
-import { type CompanyId, type ConnectionId, type RecordId, Uuid } from "../Shared/Ids.js"
+import { type CompanyId, type ConnectionId, describedUuid, type RecordId, UUID } from "../Shared/Ids.js"
 import { Reference } from "../Shared/Reference.js"
 import { Text } from "../internal/Shared/Text.js"
 
 /** product for direct products; option for fabrics and other customization options. */
-export const SourceKind = Schema.Literal("product", "option")
+export const SourceKind = Schema.Literals(["product", "option"])
 export type SourceKind = typeof SourceKind.Type
 
 /** A stock write: set the quantity, or move stock in or out. */
-export const StockAction = Schema.Literal("set", "in", "out")
+export const StockAction = Schema.Literals(["set", "in", "out"])
 
 /** POST /inventory body: all keys required, no others. */
 export const StockWrite = Schema.Struct({
-  event_id: Uuid.annotations({
-    description: "Unique per event: a repeat with the same body replays the original result."
-  }),
+  event_id: describedUuid("Unique per event: a repeat with the same body replays the original result."),
   source_kind: SourceKind,
   source_id: Reference,
-  location_id: Uuid.annotations({ description: "A location assigned to the connection as writable." }),
+  location_id: describedUuid("A location assigned to the connection as writable."),
   action: StockAction,
-  quantity: Quantity.annotations({ description: "Whole numbers for products counted in pieces." }),
-  revision: Schema.NonNegativeInt.annotations({
+  quantity: Quantity.annotate({ description: "Whole numbers for products counted in pieces." }),
+  revision: NonNegativeInt.annotate({
     description: "0 for a new balance; otherwise the location revision read from the item's balances."
   }),
   note: Text(1, 1000)
-}).annotations({ identifier: "StockWrite", ...strict })
+}).annotate({ identifier: "StockWrite", ...strict })
 export type StockWrite = typeof StockWrite.Type
 
 /** One location's balance as the API returns it. */
 export const BalanceRecord = Schema.Struct({
-  location_id: Schema.UUID,
+  location_id: UUID,
   physical: Schema.String,
-  reserved: Schema.String.annotations({ description: "Held by orders; changed outside this API." }),
-  incoming: Schema.String.annotations({ description: "Expected from purchases; changed outside this API." }),
-  revision: Schema.Int.annotations({ description: "Send it as `revision` in the next StockWrite for this location." }),
+  reserved: Schema.String.annotate({ description: "Held by orders; changed outside this API." }),
+  incoming: Schema.String.annotate({ description: "Expected from purchases; changed outside this API." }),
+  revision: Int.annotate({ description: "Send it as `revision` in the next StockWrite for this location." }),
   updated_at: Schema.String
-}).annotations({ identifier: "StockBalance" })
+}).annotate({ identifier: "StockBalance" })
 export type BalanceRecord = typeof BalanceRecord.Type
 
 /** A stock card as the API returns it. Its id is not the product's or option's id. */
 export const StockCardRecord = Schema.Struct({
-  id: Schema.UUID.annotations({ description: "The inventory item (stock card) id, used by GET /inventory/{id}." }),
+  id: UUID.annotate({ description: "The inventory item (stock card) id, used by GET /inventory/{id}." }),
   source_kind: SourceKind,
-  source_id: Schema.UUID,
-  source_external_id: Schema.NullOr(Schema.String).annotations({
+  source_id: UUID,
+  source_external_id: Schema.NullOr(Schema.String).annotate({
     description: "The caller's connection mapping of the product or option, null when it has none."
   }),
   created_at: Schema.String,
   updated_at: Schema.String,
   balances: Schema.Array(BalanceRecord)
-}).annotations({ identifier: "StockCard" })
+}).annotate({ identifier: "StockCard" })
 export type StockCardRecord = typeof StockCardRecord.Type
 
 /** The stock event a write recorded, as the API returns it. */
 export const StockEventRecord = Schema.Struct({
-  event_id: Schema.UUID,
-  item_id: Schema.UUID,
-  location_id: Schema.UUID,
+  event_id: UUID,
+  item_id: UUID,
+  location_id: UUID,
   action: StockAction,
   quantity: Schema.String,
   note: Schema.String,
   physical_before: Schema.String,
   physical_after: Schema.String,
-  revision: Schema.Int.annotations({ description: "The location revision after the write." }),
-  connection_id: Schema.UUID,
+  revision: Int.annotate({ description: "The location revision after the write." }),
+  connection_id: UUID,
   at: Schema.String
-}).annotations({ identifier: "StockEvent" })
+}).annotate({ identifier: "StockEvent" })
 export type StockEventRecord = typeof StockEventRecord.Type
 
 /** A stock card as stored: the product and location it counts. */

@@ -26,13 +26,13 @@ export class LocationNotWritable extends Schema.TaggedError<LocationNotWritable>
 }
 
 /** Stock rules a schema cannot express; `reason` is the stable error code. */
-export const StockRuleReason = Schema.Literal(
+export const StockRuleReason = Schema.Literals([
   "stock_below_zero",
   "quantity_out_of_range",
   "quantity_not_whole",
   "unknown_location",
   "source_not_stocked"
-)
+])
 export type StockRuleReason = typeof StockRuleReason.Type
 
 /** A well-formed stock write (or admin change) that breaks a stock rule. */

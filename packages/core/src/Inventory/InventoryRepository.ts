@@ -17,7 +17,7 @@ export interface InventoryListQuery {
  * Persistence of stock cards, their per-location balances and the recorded stock events. Every method is
  * scoped by company. A card's balances come back ordered by location id.
  */
-export class InventoryRepository extends Context.Tag("@catalog-sync/core/InventoryRepository")<
+export class InventoryRepository extends Context.Service<
   InventoryRepository,
   {
     readonly findItem: (companyId: CompanyId, id: RecordId) => Effect.Effect<Option.Option<StockCard>, PersistenceError>
@@ -53,4 +53,4 @@ export class InventoryRepository extends Context.Tag("@catalog-sync/core/Invento
     /** Records an event; false (and nothing written) when the company already has one with this event id. */
     readonly insertEvent: (event: StockEvent) => Effect.Effect<boolean, PersistenceError>
   }
->() {}
+>()("@catalog-sync/core/InventoryRepository") {}

@@ -1,4 +1,4 @@
-import { Clock, Effect, Option } from "effect"
+import { Clock, Context, Effect, Layer, Option } from "effect"
 import { Accounts } from "../Auth/Accounts.js"
 import { CurrentPrincipal, type Principal } from "../Auth/Principal.js"
 import { RecordNotFound, RevisionConflict, RuleViolation, ScopeDenied } from "../Shared/Errors.js"
@@ -99,8 +99,8 @@ class EventRace {
  * The inventory use cases: stock writes (POST /inventory), reading one card and listing cards. Every
  * method acts for the CurrentPrincipal inside its company and needs the company's stock features.
  */
-export class InventoryService extends Effect.Service<InventoryService>()("@catalog-sync/core/InventoryService", {
-  effect: Effect.gen(function* () {
+export class InventoryService extends Context.Service<InventoryService>()("@catalog-sync/core/InventoryService", {
+  make: Effect.gen(function* () {
     const repository = yield* InventoryRepository
     const catalog = yield* CatalogRepository
     const mappings = yield* Mappings
@@ -329,7 +329,7 @@ export class InventoryService extends Effect.Service<InventoryService>()("@catal
                 Option.isSome(found)
                   ? Effect.succeed(found.value)
                   : error instanceof EventRace
-                    ? Effect.dieMessage("event race without an event")
+                    ? Effect.die(new Error("event race without an event"))
                     : Effect.fail(error)
               )
           )
@@ -384,4 +384,7 @@ export class InventoryService extends Effect.Service<InventoryService>()("@catal
 
     return { authorizeWrite, write, writeCommand, get, list } as const
   })
-}) {}
+}) {
+  /** The service over its ports (the layer Effect 3's `Effect.Service` generated). */
+  static readonly Default = Layer.effect(this, this.make)
+}

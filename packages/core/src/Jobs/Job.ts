@@ -1,5 +1,6 @@
 import { Schema } from "effect"
-import type { CompanyId, ConnectionId } from "../Shared/Ids.js"
+import { Int } from "../Resources/CommonFields.js"
+import { type CompanyId, type ConnectionId, UUID } from "../Shared/Ids.js"
 import type { Scope } from "../Shared/Scope.js"
 
 /**
@@ -8,7 +9,7 @@ import type { Scope } from "../Shared/Scope.js"
  * that it could not finish (its access stopped, a fault it could not get past, an image that cannot be
  * processed), `paused` that image processing waits for its storage to be fixed.
  */
-export const JobState = Schema.Literal("queued", "running", "completed", "failed", "paused").annotations({
+export const JobState = Schema.Literals(["queued", "running", "completed", "failed", "paused"]).annotate({
   identifier: "JobState"
 })
 export type JobState = typeof JobState.Type
@@ -19,7 +20,7 @@ export const pendingStates: ReadonlyArray<JobState> = ["queued", "running"]
 export const retryableStates: ReadonlyArray<JobState> = ["failed", "paused"]
 
 /** What a job does: an import of records, or the processing of one uploaded image. */
-export const JobKind = Schema.Literal("import", "media").annotations({ identifier: "JobKind" })
+export const JobKind = Schema.Literals(["import", "media"]).annotate({ identifier: "JobKind" })
 export type JobKind = typeof JobKind.Type
 
 /** Pending (queued or running) jobs allowed per connection (spec 8). */
@@ -29,7 +30,7 @@ export const maxPendingPerConnection = 20
 export const JobFailure = Schema.Struct({
   code: Schema.String,
   message: Schema.String
-}).annotations({ identifier: "JobFailure" })
+}).annotate({ identifier: "JobFailure" })
 export type JobFailure = typeof JobFailure.Type
 
 /** A durable job row as the ports store it. Times in epoch milliseconds are for leases and ordering. */
@@ -98,13 +99,13 @@ export const queued = (
 
 /** Record counts of a job's report. */
 export const JobCounts = Schema.Struct({
-  total: Schema.Int,
-  created: Schema.Int,
-  updated: Schema.Int,
-  unchanged: Schema.Int,
-  failed: Schema.Int,
-  pending: Schema.Int.annotations({ description: "Records not processed yet in the current run." })
-}).annotations({ identifier: "JobCounts" })
+  total: Int,
+  created: Int,
+  updated: Int,
+  unchanged: Int,
+  failed: Int,
+  pending: Int.annotate({ description: "Records not processed yet in the current run." })
+}).annotate({ identifier: "JobCounts" })
 export type JobCounts = typeof JobCounts.Type
 
 /** Counts of a job with no records. */
@@ -112,22 +113,22 @@ export const emptyCounts: JobCounts = { total: 0, created: 0, updated: 0, unchan
 
 /** A job as the API returns it. */
 export const JobRecord = Schema.Struct({
-  id: Schema.UUID,
+  id: UUID,
   kind: JobKind,
   state: JobState,
   counts: JobCounts,
-  run: Schema.Int.annotations({ description: "1 for the first run, +1 for every retry." }),
-  attempts: Schema.Int.annotations({
+  run: Int.annotate({ description: "1 for the first run, +1 for every retry." }),
+  attempts: Int.annotate({
     description: "How often processing started: each run, and each time a job whose worker was lost was taken up again."
   }),
-  failure: Schema.NullOr(JobFailure).annotations({
+  failure: Schema.NullOr(JobFailure).annotate({
     description: "Why the job as a whole failed; record failures are in the report."
   }),
   created_at: Schema.String,
   started_at: Schema.NullOr(Schema.String),
   finished_at: Schema.NullOr(Schema.String),
   updated_at: Schema.String
-}).annotations({ identifier: "Job" })
+}).annotate({ identifier: "Job" })
 export type JobRecord = typeof JobRecord.Type
 
 /** A stored job with its counts, as the API returns it. */

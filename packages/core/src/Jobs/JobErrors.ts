@@ -1,13 +1,14 @@
 /** Domain failures of the job use cases, each with a stable `code`. */
 import { Schema } from "effect"
+import { Int } from "../Resources/CommonFields.js"
 import { JobState } from "./Job.js"
 
 /** The connection already has the maximum of pending (queued or running) jobs. */
 export class JobLimitReached extends Schema.TaggedError<JobLimitReached>()("JobLimitReached", {
   message: Schema.String,
-  limit: Schema.Int,
+  limit: Int,
   /** Seconds after which a slot is likely free again (>= 1). */
-  retry_after: Schema.Int
+  retry_after: Int
 }) {
   get code(): "job_limit_reached" {
     return "job_limit_reached"

@@ -7,10 +7,9 @@ import type { JobKindHandler } from "../internal/Jobs/JobKindHandler.js"
 export type { JobKindHandler, RetryError } from "../internal/Jobs/JobKindHandler.js"
 
 /** The handler of every job kind. */
-export class JobKinds extends Context.Tag("@catalog-sync/core/JobKinds")<
-  JobKinds,
-  { readonly [K in JobKind]: JobKindHandler }
->() {}
+export class JobKinds extends Context.Service<JobKinds, { readonly [K in JobKind]: JobKindHandler }>()(
+  "@catalog-sync/core/JobKinds"
+) {}
 
 /** The kinds this implementation runs: imports and media register their handlers. */
 export const layer: Layer.Layer<JobKinds, never, ImportService | MediaService> = Layer.effect(

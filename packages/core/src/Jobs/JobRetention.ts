@@ -30,7 +30,7 @@ export const purgeFinishedImports = (settings: RetentionSettings) =>
       const deleted = yield* transactor.withTransaction(store.purgeFinished(before, jobsPerBatch))
       removed += deleted
       if (deleted < jobsPerBatch) break
-      yield* Effect.yieldNow()
+      yield* Effect.yieldNow
     }
     return removed
   })

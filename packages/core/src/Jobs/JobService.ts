@@ -1,4 +1,4 @@
-import { Effect, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { CurrentPrincipal } from "../Auth/Principal.js"
 import type { ImportReport } from "../Imports/Import.js"
 import { RecordNotFound } from "../Shared/Errors.js"
@@ -25,8 +25,8 @@ export interface JobDetail {
  * Reading and retrying jobs (GET /jobs, /imports, POST …/retry). A connection sees its own jobs only:
  * another connection's job is not found. `kind` narrows to one kind (/imports lists import jobs).
  */
-export class JobService extends Effect.Service<JobService>()("@catalog-sync/core/JobService", {
-  effect: Effect.gen(function* () {
+export class JobService extends Context.Service<JobService>()("@catalog-sync/core/JobService", {
+  make: Effect.gen(function* () {
     const jobs = yield* JobStore
     const kinds = yield* JobKinds
     const signal = yield* JobSignal
@@ -95,4 +95,7 @@ export class JobService extends Effect.Service<JobService>()("@catalog-sync/core
 
     return { list, get, retry, retryCommand, authorizeRetry } as const
   })
-}) {}
+}) {
+  /** The service over its ports (the layer Effect 3's `Effect.Service` generated). */
+  static readonly Default = Layer.effect(this, this.make)
+}

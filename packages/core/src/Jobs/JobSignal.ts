@@ -6,12 +6,14 @@ import { Context, Effect, Layer, Queue } from "effect"
  * the default, which never signals, is correct, only slower. Notify once the job is committed (after
  * the request's outermost transaction), or the worker may look before the job is visible.
  */
-export class JobSignal extends Context.Reference<JobSignal>()("@catalog-sync/core/JobSignal", {
-  defaultValue: (): { readonly notify: Effect.Effect<void>; readonly wait: Effect.Effect<void> } => ({
-    notify: Effect.void,
-    wait: Effect.never
-  })
-}) {}
+export interface JobSignal {
+  readonly notify: Effect.Effect<void>
+  readonly wait: Effect.Effect<void>
+}
+/** The job signal of this process (a reference: by default it never signals). */
+export const JobSignal = Context.Reference<JobSignal>("@catalog-sync/core/JobSignal", {
+  defaultValue: () => ({ notify: Effect.void, wait: Effect.never })
+})
 
 /** A signal for the workers of one process: notifications while no worker waits collapse into one. */
 export const make = Effect.map(Queue.sliding<void>(1), (queue) =>
@@ -19,4 +21,4 @@ export const make = Effect.map(Queue.sliding<void>(1), (queue) =>
 )
 
 /** The signal of one process. */
-export const layer: Layer.Layer<JobSignal> = Layer.effect(JobSignal, make)
+export const layer: Layer.Layer<never> = Layer.effect(JobSignal, make)

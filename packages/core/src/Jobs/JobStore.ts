@@ -56,7 +56,7 @@ export type Requeue =
  * method that changes a claimed job names the worker and does nothing (returns false) when that worker
  * no longer holds the lease.
  */
-export class JobStore extends Context.Tag("@catalog-sync/core/JobStore")<
+export class JobStore extends Context.Service<
   JobStore,
   {
     /**
@@ -120,4 +120,4 @@ export class JobStore extends Context.Tag("@catalog-sync/core/JobStore")<
      */
     readonly releaseAll: (at: string) => Effect.Effect<number, PersistenceError>
   }
->() {}
+>()("@catalog-sync/core/JobStore") {}

@@ -1,4 +1,4 @@
-import { Clock, Duration, Effect, Exit, Option, type Scope } from "effect"
+import { Cause, Clock, Duration, Effect, Exit, Option, type Scope } from "effect"
 import { type CompanyId, Ids } from "../Shared/Ids.js"
 import type { StoredJob } from "./Job.js"
 import { LeaseLost } from "./JobErrors.js"
@@ -35,7 +35,7 @@ const work = (
     // The claim has just set the lease: the first beat comes a third of a lease later, so a job that ends
     // sooner (most imports) spends no statement, and no commit, on renewing it.
     const heartbeat = Effect.sleep(Duration.millis(Math.max(50, Math.floor(settings.leaseMillis / 3)))).pipe(
-      Effect.zipRight(
+      Effect.andThen(
         Effect.gen(function* () {
           const now = yield* Clock.currentTimeMillis
           if (!(yield* jobs.heartbeat(job.id, workerId, now + settings.leaseMillis)))
@@ -51,16 +51,17 @@ const work = (
     const failure = exit.cause
     yield* Effect.gen(function* () {
       const at = iso(yield* Clock.currentTimeMillis)
-      if (Exit.isInterrupted(exit)) {
+      if (Exit.hasInterrupts(exit)) {
         yield* jobs.release(job.id, workerId, at)
         return
       }
-      const lost = exit.cause._tag === "Fail" && exit.cause.error instanceof LeaseLost
+      const error = Cause.findErrorOption(exit.cause)
+      const lost = Option.isSome(error) && error.value instanceof LeaseLost
       if (lost)
         return yield* Effect.logWarning("job lease lost; another worker took the job").pipe(
           Effect.annotateLogs("job_id", job.id)
         )
-      const busy = exit.cause._tag === "Fail" && (exit.cause.error as { _tag?: string })._tag === "PersistenceError"
+      const busy = Option.isSome(error) && (error.value as { _tag?: string })._tag === "PersistenceError"
       // A database fault is the operator's to watch, not a bug: the job fails retryably.
       yield* (
         busy
@@ -75,7 +76,7 @@ const work = (
         at
       })
     }).pipe(
-      Effect.catchAllCause((cause) => Effect.logWarning("could not record the job's end", cause)),
+      Effect.catchCause((cause) => Effect.logWarning("could not record the job's end", cause)),
       Effect.uninterruptible
     )
   }).pipe(Effect.annotateLogs("worker_id", workerId))
@@ -100,9 +101,7 @@ const worker = (settings: WorkerSettings) =>
       if (Option.isSome(claimed)) avoidCompany = claimed.value.companyId
       return claimed
     }).pipe(
-      Effect.catchAllCause((cause) =>
-        Effect.as(Effect.logWarning("job claim failed", cause), Option.none<StoredJob>())
-      ),
+      Effect.catchCause((cause) => Effect.as(Effect.logWarning("job claim failed", cause), Option.none<StoredJob>())),
       // Polls are not traced: an idle worker polls several times a second, and each would be a trace of its
       // own in the operator's backend. A claimed job's run is its own trace (JobTrace).
       Effect.withTracerEnabled(false)

@@ -18,7 +18,7 @@ export interface ProcessedImage {
 }
 
 /** Image decoding and encoding. */
-export class ImageProcessor extends Context.Tag("@catalog-sync/core/ImageProcessor")<
+export class ImageProcessor extends Context.Service<
   ImageProcessor,
   {
     /** Reads the header only; fails `corrupt` when it cannot be read. */
@@ -32,4 +32,4 @@ export class ImageProcessor extends Context.Tag("@catalog-sync/core/ImageProcess
       options: { readonly maxLongEdge: number; readonly maxPixels: number }
     ) => Effect.Effect<ProcessedImage, ImageRejected>
   }
->() {}
+>()("@catalog-sync/core/ImageProcessor") {}

@@ -1,14 +1,15 @@
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import type { CompanyId, ConnectionId, RecordId } from "../Shared/Ids.js"
-import { ExternalId } from "../Shared/Ids.js"
+import { ExternalId, UUID } from "../Shared/Ids.js"
 import { NameText } from "../internal/Shared/Text.js"
+import { Int } from "../Resources/CommonFields.js"
 
 /** What an image is for: catalog pictures keep a long edge of up to 1500 px, option swatches 720 px. */
-export const MediaPurpose = Schema.Literal("catalog", "option").annotations({ identifier: "MediaPurpose" })
+export const MediaPurpose = Schema.Literals(["catalog", "option"]).annotate({ identifier: "MediaPurpose" })
 export type MediaPurpose = typeof MediaPurpose.Type
 
 /** `queued` until its job has processed it; `completed` media can be referenced; `failed` cannot. */
-export const MediaState = Schema.Literal("queued", "completed", "failed").annotations({ identifier: "MediaState" })
+export const MediaState = Schema.Literals(["queued", "completed", "failed"]).annotate({ identifier: "MediaState" })
 export type MediaState = typeof MediaState.Type
 
 /** The accepted source formats, sniffed from the bytes (never from the file name or content type). */
@@ -32,9 +33,12 @@ export const MediaFields = Schema.Struct({
   external_id: ExternalId,
   name: NameText(1, 200),
   // Spec 2.13 lists purpose without "required": an upload without it is a catalog image.
-  purpose: Schema.optionalWith(MediaPurpose, { default: () => "catalog" as const, exact: true })
-}).annotations({ identifier: "MediaFields", parseOptions: { onExcessProperty: "error", errors: "all" } })
+  purpose: MediaPurpose.pipe(Schema.withDecodingDefaultTypeKey(Effect.succeed("catalog" as const)))
+}).annotate({ identifier: "MediaFields" })
 export type MediaFields = typeof MediaFields.Type
+
+/** How the form fields are decoded: unknown fields are refused, and every failing field is listed. */
+export const mediaFieldsParseOptions = { onExcessProperty: "error", errors: "all" } as const
 
 const urlPattern = /^\s*[a-z][a-z0-9+.-]*:\/\//i
 
@@ -114,30 +118,30 @@ export interface StoredMedia {
 
 /** A media item as the API returns it (spec-gaps.md, "Media"). */
 export const MediaRecord = Schema.Struct({
-  id: Schema.UUID,
-  external_id: Schema.NullOr(Schema.String).annotations({
+  id: UUID,
+  external_id: Schema.NullOr(Schema.String).annotate({
     description: "The caller's connection mapping; null for another connection's upload."
   }),
   name: Schema.String,
   purpose: MediaPurpose,
   state: MediaState,
-  job_id: Schema.UUID.annotations({ description: "The job that processes (or processed) this version." }),
-  source_format: Schema.Literal("jpeg", "png", "webp"),
-  source_bytes: Schema.Int,
-  width: Schema.NullOr(Schema.Int).annotations({ description: "Of the processed image; null until completed." }),
-  height: Schema.NullOr(Schema.Int),
-  bytes: Schema.NullOr(Schema.Int).annotations({
+  job_id: UUID.annotate({ description: "The job that processes (or processed) this version." }),
+  source_format: Schema.Literals(["jpeg", "png", "webp"]),
+  source_bytes: Int,
+  width: Schema.NullOr(Int).annotate({ description: "Of the processed image; null until completed." }),
+  height: Schema.NullOr(Int),
+  bytes: Schema.NullOr(Int).annotate({
     description: "Size of the processed WebP file; null until completed."
   }),
-  content_type: Schema.NullOr(Schema.String).annotations({ description: "image/webp once completed." }),
-  content_url: Schema.NullOr(Schema.String).annotations({
+  content_type: Schema.NullOr(Schema.String).annotate({ description: "image/webp once completed." }),
+  content_url: Schema.NullOr(Schema.String).annotate({
     description: "Path of GET /media/{id}/content once completed."
   }),
   failure: Schema.NullOr(Schema.Struct({ code: Schema.String, message: Schema.String })),
-  revision: Schema.Int,
+  revision: Int,
   created_at: Schema.String,
   updated_at: Schema.String
-}).annotations({ identifier: "Media" })
+}).annotate({ identifier: "Media" })
 export type MediaRecord = typeof MediaRecord.Type
 
 /** A stored media item as the API returns it. */

@@ -1,5 +1,6 @@
 /** Domain failures of the media pipeline, each with a stable `code`. */
 import { Schema } from "effect"
+import { Int } from "../Resources/CommonFields.js"
 
 /** The bytes are not a JPEG, PNG or WebP image (sniffed from the bytes). */
 export class UnsupportedImageFormat extends Schema.TaggedError<UnsupportedImageFormat>()("UnsupportedImageFormat", {
@@ -13,7 +14,7 @@ export class UnsupportedImageFormat extends Schema.TaggedError<UnsupportedImageF
 /** The image cannot be accepted: its data is corrupt, or it has more than 40 megapixels. */
 export class ImageRejected extends Schema.TaggedError<ImageRejected>()("ImageRejected", {
   message: Schema.String,
-  reason: Schema.Literal("corrupt", "too_many_pixels")
+  reason: Schema.Literals(["corrupt", "too_many_pixels"])
 }) {
   get code(): "image_corrupt" | "image_too_many_pixels" {
     return this.reason === "corrupt" ? "image_corrupt" : "image_too_many_pixels"
@@ -24,7 +25,7 @@ export class ImageRejected extends Schema.TaggedError<ImageRejected>()("ImageRej
 export class MediaVersionConflict extends Schema.TaggedError<MediaVersionConflict>()("MediaVersionConflict", {
   message: Schema.String,
   media_id: Schema.String,
-  changed: Schema.Array(Schema.Literal("file", "name", "purpose"))
+  changed: Schema.Array(Schema.Literals(["file", "name", "purpose"]))
 }) {
   get code(): "media_version_immutable" {
     return "media_version_immutable"
@@ -34,7 +35,7 @@ export class MediaVersionConflict extends Schema.TaggedError<MediaVersionConflic
 /** The connection already has 100 MB of images waiting to be processed. */
 export class StagingLimitReached extends Schema.TaggedError<StagingLimitReached>()("StagingLimitReached", {
   message: Schema.String,
-  retry_after: Schema.Int
+  retry_after: Int
 }) {
   get code(): "staging_limit_reached" {
     return "staging_limit_reached"
@@ -44,7 +45,7 @@ export class StagingLimitReached extends Schema.TaggedError<StagingLimitReached>
 /** The upload's file is larger than 10 MB (refused while it streams). */
 export class UploadTooLarge extends Schema.TaggedError<UploadTooLarge>()("UploadTooLarge", {
   message: Schema.String,
-  limit: Schema.Int
+  limit: Int
 }) {
   get code(): "payload_too_large" {
     return "payload_too_large"
@@ -57,7 +58,7 @@ export class UploadTooLarge extends Schema.TaggedError<UploadTooLarge>()("Upload
  */
 export class MediaStorageError extends Schema.TaggedError<MediaStorageError>()("MediaStorageError", {
   message: Schema.String,
-  reason: Schema.Literal("denied", "unavailable", "not_found")
+  reason: Schema.Literals(["denied", "unavailable", "not_found"])
 }) {
   get code(): "storage_denied" | "storage_unavailable" | "not_found" {
     return this.reason === "denied"

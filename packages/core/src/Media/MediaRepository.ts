@@ -13,7 +13,7 @@ export interface MediaListQuery {
 }
 
 /** Media items of a company. */
-export class MediaRepository extends Context.Tag("@catalog-sync/core/MediaRepository")<
+export class MediaRepository extends Context.Service<
   MediaRepository,
   {
     readonly insert: (media: StoredMedia) => Effect.Effect<void, PersistenceError>
@@ -40,4 +40,4 @@ export class MediaRepository extends Context.Tag("@catalog-sync/core/MediaReposi
      */
     readonly staged: Effect.Effect<ReadonlyArray<StoredMedia>, PersistenceError>
   }
->() {}
+>()("@catalog-sync/core/MediaRepository") {}

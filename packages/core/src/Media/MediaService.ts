@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { authorize } from "../internal/Media/MediaAccess.js"
 import { makeMediaJob } from "../internal/Media/MediaJob.js"
 import { makeQueries } from "../internal/Media/MediaQueries.js"
@@ -15,8 +15,8 @@ export { mediaCounts } from "../internal/Media/MediaViews.js"
  * image of a company at a time, in upload order, into a content-addressed WebP file of the company's
  * folder. Versions are immutable.
  */
-export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/core/MediaService", {
-  effect: Effect.gen(function* () {
+export class MediaService extends Context.Service<MediaService>()("@catalog-sync/core/MediaService", {
+  make: Effect.gen(function* () {
     const uploads = yield* makeUpload
     const queries = yield* makeQueries
     const job = yield* makeMediaJob
@@ -35,4 +35,7 @@ export class MediaService extends Effect.Service<MediaService>()("@catalog-sync/
       jobKind: job.jobKind
     } as const
   })
-}) {}
+}) {
+  /** The service over its ports (the layer Effect 3's `Effect.Service` generated). */
+  static readonly Default = Layer.effect(this, this.make)
+}

@@ -25,8 +25,8 @@ export const sweepStaging = (graceMillis: number = stagingGraceMillis) =>
     const referenced = yield* repository.referencedStagedKeys
     const orphans = old.filter((file) => !referenced.has(file.key))
     // One file that cannot be removed does not keep the others.
-    const removed = yield* Effect.forEach(orphans, (file) => Effect.either(staging.remove(file.key)))
-    const failed = removed.flatMap((result) => (result._tag === "Left" ? [result.left] : []))
+    const removed = yield* Effect.forEach(orphans, (file) => Effect.result(staging.remove(file.key)))
+    const failed = removed.flatMap((result) => (result._tag === "Failure" ? [result.failure] : []))
     if (failed.length > 0)
       yield* Effect.logWarning("some staged files could not be removed", failed[0]).pipe(
         Effect.annotateLogs("failed", failed.length)

@@ -5,7 +5,7 @@ import type { MediaStorageError } from "./MediaErrors.js"
  * Processed media files, one folder per company (its `storage_slug`). Writes are atomic: a reader sees
  * the whole file or none. Keys are file names chosen by core (content-addressed).
  */
-export class MediaStorage extends Context.Tag("@catalog-sync/core/MediaStorage")<
+export class MediaStorage extends Context.Service<
   MediaStorage,
   {
     readonly put: (folder: string, key: string, data: Uint8Array) => Effect.Effect<void, MediaStorageError>
@@ -17,7 +17,7 @@ export class MediaStorage extends Context.Tag("@catalog-sync/core/MediaStorage")
     /** Removing a missing file is not an error. */
     readonly remove: (folder: string, key: string) => Effect.Effect<void, MediaStorageError>
   }
->() {}
+>()("@catalog-sync/core/MediaStorage") {}
 
 /**
  * How many first bytes of an upload staging keeps in memory: enough for the format and, for nearly every
@@ -37,7 +37,7 @@ export interface StagedFile {
 }
 
 /** Uploads waiting for processing, written while they stream (never held whole in memory). */
-export class MediaStaging extends Context.Tag("@catalog-sync/core/MediaStaging")<
+export class MediaStaging extends Context.Service<
   MediaStaging,
   {
     /**
@@ -58,4 +58,4 @@ export class MediaStaging extends Context.Tag("@catalog-sync/core/MediaStaging")
       MediaStorageError
     >
   }
->() {}
+>()("@catalog-sync/core/MediaStaging") {}

@@ -1,11 +1,20 @@
 import { Effect, Schema } from "effect"
 import { TaxModel } from "../Auth/Company.js"
-import { commonRecordFields, commonUpsertFields, Description, Name, opt, strict } from "../Resources/CommonFields.js"
+import {
+  commonRecordFields,
+  commonUpsertFields,
+  Description,
+  Int,
+  Name,
+  opt,
+  strict
+} from "../Resources/CommonFields.js"
 import type { Document, ResourceDefinition, RuleContext, Violation } from "../internal/Resources/ResourceDefinition.js"
-import type { RecordId } from "../Shared/Ids.js"
+import { type RecordId, UUID } from "../Shared/Ids.js"
 import { Dimension, equals, fixed, canonical, Money } from "../internal/Shared/Decimal.js"
 import { Reference } from "../Shared/Reference.js"
 import { Text } from "../internal/Shared/Text.js"
+import { maxItemsDocs, minItemsDocs } from "../internal/Shared/ListDocs.js"
 import {
   checkSentFields,
   mergeFields,
@@ -16,11 +25,11 @@ import {
 } from "../internal/Product/SelectionField.js"
 
 /** A single product, or a bundle of singles. */
-export const ProductKind = Schema.Literal("single", "bundle")
+export const ProductKind = Schema.Literals(["single", "bundle"])
 /** The unit a product is sold in. */
-export const ProductUnit = Schema.Literal("piece", "metre", "sqm", "cbm")
+export const ProductUnit = Schema.Literals(["piece", "metre", "sqm", "cbm"])
 /** A product's state. */
-export const ProductState = Schema.Literal("inactive", "active", "archived")
+export const ProductState = Schema.Literals(["inactive", "active", "archived"])
 
 const dimensionKeys = ["width", "height", "depth", "weight", "volume"] as const
 
@@ -32,7 +41,7 @@ export const ProductDetailsInput = Schema.Struct({
   depth: opt(Schema.NullOr(Dimension)),
   weight: opt(Schema.NullOr(Dimension)),
   volume: opt(Schema.NullOr(Dimension))
-}).annotations({
+}).annotate({
   identifier: "ProductDetailsInput",
   description: "Units: cm for width/height/depth, kg for weight, cubic metres for packaged volume."
 })
@@ -40,8 +49,10 @@ export const ProductDetailsInput = Schema.Struct({
 /** A component of a bundle: a single product and its quantity. */
 export const ComponentInput = Schema.Struct({
   product_id: Reference,
-  quantity: Schema.Int.pipe(Schema.between(1, 10000, { message: () => "must be a whole number from 1 to 10000" }))
-}).annotations({ identifier: "ComponentInput" })
+  quantity: Int.check(
+    Schema.isBetween({ minimum: 1, maximum: 10000 }, { message: "must be a whole number from 1 to 10000" })
+  )
+}).annotate({ identifier: "ComponentInput" })
 
 /** POST /products/upsert body (spec 2.4). */
 export const ProductUpsert = Schema.Struct({
@@ -51,10 +62,10 @@ export const ProductUpsert = Schema.Struct({
   kind: opt(ProductKind),
   active: opt(Schema.Boolean),
   category_ids: opt(
-    // maxItems first: a failing item would otherwise hide the count error of the outer refinement.
-    Schema.Array(Reference).pipe(
-      Schema.maxItems(50, { message: () => "must have 1-50 items" }),
-      Schema.minItems(1, { message: () => "must have 1-50 items" })
+    // The item limit first, then the minimum: the order in which Effect 3 checked (and reported) them.
+    Schema.Array(Reference).check(
+      Schema.isMaxLength(50, { message: "must have 1-50 items" }),
+      Schema.isMinLength(1, { message: "must have 1-50 items", ...minItemsDocs(1) })
     )
   ),
   collection_id: opt(Schema.NullOr(Reference)),
@@ -62,27 +73,33 @@ export const ProductUpsert = Schema.Struct({
   details: opt(ProductDetailsInput),
   unit: opt(ProductUnit),
   components: opt(
-    Schema.Array(ComponentInput).pipe(Schema.maxItems(100, { message: () => "must have at most 100 items" }))
+    Schema.Array(ComponentInput).check(
+      Schema.isMaxLength(100, { message: "must have at most 100 items", ...maxItemsDocs(100) })
+    )
   ),
-  media_ids: opt(Schema.Array(Reference).pipe(Schema.maxItems(50, { message: () => "must have at most 50 items" }))),
+  media_ids: opt(
+    Schema.Array(Reference).check(
+      Schema.isMaxLength(50, { message: "must have at most 50 items", ...maxItemsDocs(50) })
+    )
+  ),
   cover_id: opt(Schema.NullOr(Reference)),
   fields: opt(
-    Schema.Array(SelectionFieldInput).pipe(Schema.maxItems(100, { message: () => "must have at most 100 items" }))
+    Schema.Array(SelectionFieldInput).check(
+      Schema.isMaxLength(100, { message: "must have at most 100 items", ...maxItemsDocs(100) })
+    )
   ),
   price: opt(Money),
   market_price: opt(Schema.NullOr(Money)),
   cost: opt(Schema.NullOr(Money)),
   tax_rate: opt(Schema.NullOr(Money))
-}).pipe(
-  // Field entries name their field in catalog and combined mode; in prices mode they only set coefficients.
-  Schema.filter(
-    (body) => (body.mode === "prices" || body.fields === undefined ? undefined : missingFieldKeys(body.fields)),
-    {
-      ...strict
-    }
-  ),
-  Schema.annotations({ identifier: "ProductUpsert", ...strict })
-)
+})
+  .check(
+    // Field entries name their field in catalog and combined mode; in prices mode they only set coefficients.
+    Schema.makeFilter((body) =>
+      body.mode === "prices" || body.fields === undefined ? undefined : missingFieldKeys(body.fields)
+    )
+  )
+  .annotate({ identifier: "ProductUpsert", ...strict })
 export type ProductUpsert = typeof ProductUpsert.Type
 
 const Decimal = Schema.NullOr(Schema.String)
@@ -96,9 +113,9 @@ export const Product = Schema.Struct({
   sku: Schema.NullOr(Schema.String),
   kind: ProductKind,
   active: Schema.Boolean,
-  category_ids: Schema.Array(Schema.UUID),
-  collection_id: Schema.NullOr(Schema.UUID),
-  brand_id: Schema.NullOr(Schema.UUID),
+  category_ids: Schema.Array(UUID),
+  collection_id: Schema.NullOr(UUID),
+  brand_id: Schema.NullOr(UUID),
   details: Schema.Struct({
     description: Schema.NullOr(Schema.String),
     width: Decimal,
@@ -108,16 +125,16 @@ export const Product = Schema.Struct({
     volume: Decimal
   }),
   unit: Schema.NullOr(ProductUnit),
-  components: Schema.Array(Schema.Struct({ product_id: Schema.UUID, quantity: Schema.Int })),
-  media_ids: Schema.Array(Schema.UUID),
-  cover_id: Schema.NullOr(Schema.UUID),
+  components: Schema.Array(Schema.Struct({ product_id: UUID, quantity: Int })),
+  media_ids: Schema.Array(UUID),
+  cover_id: Schema.NullOr(UUID),
   fields: Schema.Array(SelectionField),
   price: opt(Decimal),
   market_price: opt(Decimal),
   tax_rate: opt(Decimal),
   tax_model: opt(TaxModel),
   cost: opt(Decimal)
-}).annotations({ identifier: "Product" })
+}).annotate({ identifier: "Product" })
 
 interface Component {
   readonly product_id: RecordId

@@ -1,4 +1,5 @@
 import { Clock, Context, Effect, Schema } from "effect"
+import { Int } from "../Resources/CommonFields.js"
 import { CurrentPrincipal, type Principal } from "../Auth/Principal.js"
 import type { PersistenceError } from "../Shared/Errors.js"
 
@@ -21,7 +22,7 @@ export interface RateBucket {
  * Counts requests per bucket in fixed windows. In memory for one instance; shared through the database
  * when several instances serve one company.
  */
-export class RateLimiter extends Context.Tag("@catalog-sync/core/RateLimiter")<
+export class RateLimiter extends Context.Service<
   RateLimiter,
   {
     readonly consume: (
@@ -41,11 +42,11 @@ export class RateLimiter extends Context.Tag("@catalog-sync/core/RateLimiter")<
       nowMillis: number
     ) => Effect.Effect<ReadonlyArray<RateState>, PersistenceError>
   }
->() {}
+>()("@catalog-sync/core/RateLimiter") {}
 
 /** `limiter.consumeInOrder`, or its meaning with `consume` bucket by bucket for a limiter without it. */
 export const consumeInOrder = (
-  limiter: Context.Tag.Service<typeof RateLimiter>,
+  limiter: Context.Service.Shape<typeof RateLimiter>,
   buckets: ReadonlyArray<RateBucket>,
   windowMillis: number,
   nowMillis: number
@@ -71,7 +72,7 @@ const minute = 60_000
 /** Too many requests; retry after `retry_after` seconds. */
 export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited", {
   message: Schema.String,
-  retry_after: Schema.Int
+  retry_after: Int
 }) {
   get code(): "rate_limited" {
     return "rate_limited"
@@ -101,7 +102,7 @@ export const checkRate = Effect.flatMap(CurrentPrincipal, (principal) =>
 )
 
 /** `checkRate` over a given limiter and principal, for the HTTP edge (no context lookups per request). */
-export const checkRateWith = (limiter: Context.Tag.Service<typeof RateLimiter>, principal: Principal) =>
+export const checkRateWith = (limiter: Context.Service.Shape<typeof RateLimiter>, principal: Principal) =>
   Effect.gen(function* () {
     const now = yield* Clock.currentTimeMillis
     // A request the key's limit refuses is not counted against its company.

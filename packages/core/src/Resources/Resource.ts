@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 
 /** The seven catalog resources that share the upsert / get / list contract. */
-export const ResourceName = Schema.Literal(
+export const ResourceName = Schema.Literals([
   "products",
   "categories",
   "collections",
@@ -9,7 +9,7 @@ export const ResourceName = Schema.Literal(
   "customization-types",
   "customization-groups",
   "customization-options"
-).annotations({ identifier: "ResourceName" })
+]).annotate({ identifier: "ResourceName" })
 export type ResourceName = typeof ResourceName.Type
 
 /** Every catalog resource name. */

@@ -16,7 +16,8 @@ export const codes: ReadonlySet<string> = new Set(
 )
 
 /** An ISO 4217 currency code in upper case, such as EUR or USD. */
-export const CurrencyCode = Schema.String.pipe(
-  Schema.filter((code) => codes.has(code), { message: () => "must be an ISO 4217 currency code such as EUR or USD" }),
-  Schema.annotations({ identifier: "CurrencyCode" })
-)
+export const CurrencyCode = Schema.String.check(
+  Schema.makeFilter((code: string) => codes.has(code), {
+    message: "must be an ISO 4217 currency code such as EUR or USD"
+  })
+).annotate({ identifier: "CurrencyCode" })

@@ -23,7 +23,7 @@ export class ValidationFailed extends Schema.TaggedError<ValidationFailed>()("Va
 }
 
 /** Rules that a schema cannot express; `reason` is the stable error code. */
-export const RuleReason = Schema.Literal(
+export const RuleReason = Schema.Literals([
   "missing_required_field",
   "unresolved_reference",
   "category_cycle",
@@ -36,7 +36,7 @@ export const RuleReason = Schema.Literal(
   "invalid_selection_field",
   "sale_validation_failed",
   "invalid_pricing"
-)
+])
 export type RuleReason = typeof RuleReason.Type
 
 /** A body that is well-formed but breaks a catalog rule. */
@@ -77,7 +77,7 @@ export class RecordNotFound extends Schema.TaggedError<RecordNotFound>()("Record
  */
 export class MappingConflict extends Schema.TaggedError<MappingConflict>()("MappingConflict", {
   message: Schema.String,
-  reason: Schema.Literal("mapping_cannot_move", "record_already_mapped", "external_id_taken")
+  reason: Schema.Literals(["mapping_cannot_move", "record_already_mapped", "external_id_taken"])
 }) {
   get code(): "mapping_conflict" {
     return "mapping_conflict"

@@ -1,33 +1,55 @@
-import { Context, Effect, Layer, Schema } from "effect"
+import { Context, Effect, Layer, Schema, SchemaTransformation } from "effect"
 import { Text } from "../internal/Shared/Text.js"
+
+const uuidPattern = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
+
+/**
+ * A uuid in its 8-4-4-4-12 hex form, any version (Effect 4's `isUUID` also checks the version and variant
+ * bits, which ids made elsewhere need not have).
+ */
+export const UUID = Schema.String.check(
+  Schema.isPattern(uuidPattern, {
+    expected: "a Universally Unique Identifier",
+    toJsonSchema: () => ({ format: "uuid", pattern: uuidPattern.source })
+  })
+).annotate({ identifier: "UUID", description: "a Universally Unique Identifier" })
 
 /**
  * A uuid sent by a client, in any letter case, decoded to the lowercase form every id is stored and
  * compared in (RFC 4122 treats uuids case-insensitively): `ABCD…` names the same record as `abcd…`.
  */
-export const Uuid = Schema.transform(Schema.UUID, Schema.UUID, {
-  strict: true,
-  decode: (id) => id.toLowerCase(),
-  encode: (id) => id
+const lowercase = SchemaTransformation.transform({
+  decode: (id: string) => id.toLowerCase(),
+  encode: (id: string) => id
 })
 
+/** A client's uuid, any letter case, decoded to lowercase. */
+export const Uuid = UUID.pipe(Schema.decodeTo(UUID, lowercase))
+
+/**
+ * `Uuid` as a field described where a body uses it. The description is on the field's JSON form (`UUID`),
+ * which is what JSON Schema shows: `Uuid.annotate` or `annotateKey` would describe the decoded value.
+ */
+export const describedUuid = (description: string) =>
+  UUID.pipe(Schema.annotateKey({ description }), Schema.decodeTo(UUID, lowercase))
+
 /** A platform record id (uuid). Records are addressed by it in paths and References. */
-export const RecordId = Schema.UUID.pipe(Schema.brand("RecordId"))
+export const RecordId = UUID.pipe(Schema.brand("RecordId"))
 export type RecordId = typeof RecordId.Type
 
 /** A company id (uuid). */
-export const CompanyId = Schema.UUID.pipe(Schema.brand("CompanyId"))
+export const CompanyId = UUID.pipe(Schema.brand("CompanyId"))
 export type CompanyId = typeof CompanyId.Type
 
 /** A connection id (uuid). */
-export const ConnectionId = Schema.UUID.pipe(Schema.brand("ConnectionId"))
+export const ConnectionId = UUID.pipe(Schema.brand("ConnectionId"))
 export type ConnectionId = typeof ConnectionId.Type
 
 /** external_id: a stable identifier of the source system, 1-200 characters. */
-export const ExternalId = Text(1, 200).annotations({ identifier: "ExternalId", examples: ["ERP-4711"] })
+export const ExternalId = Text(1, 200).annotate({ identifier: "ExternalId", examples: ["ERP-4711"] })
 
 /** Source of new identifiers. A port, so that tests can make ids deterministic. */
-export class Ids extends Context.Tag("@catalog-sync/core/Ids")<Ids, { readonly next: Effect.Effect<string> }>() {}
+export class Ids extends Context.Service<Ids, { readonly next: Effect.Effect<string> }>()("@catalog-sync/core/Ids") {}
 
 const hexOfByte = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"))
 
@@ -76,8 +98,6 @@ const randomBlocks = () => {
 export const IdsLive = Layer.sync(Ids, () => {
   const random = randomBlocks()
   return Ids.of({
-    next: Effect.clockWith((clock) => clock.currentTimeMillis).pipe(
-      Effect.map((millis) => uuidV7(Number(millis), random(10)))
-    )
+    next: Effect.clockWith((clock) => clock.currentTimeMillis).pipe(Effect.map((millis) => uuidV7(millis, random(10))))
   })
 })

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 
 /** A scope an API key may hold. */
-export const Scope = Schema.Literal(
+export const Scope = Schema.Literals([
   "catalog:read",
   "catalog:write",
   "prices:read",
@@ -12,7 +12,7 @@ export const Scope = Schema.Literal(
   "media:write",
   "stock:read",
   "stock:write"
-).annotations({ identifier: "Scope" })
+]).annotate({ identifier: "Scope" })
 export type Scope = typeof Scope.Type
 
 /** Every scope. */

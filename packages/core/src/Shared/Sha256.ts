@@ -13,6 +13,10 @@ export const sha256Hex = (text: string): Effect.Effect<string> =>
  * `sha256Hex` (WebCrypto: asynchronous, a thread-pool job and a promise per call); a runtime with a
  * synchronous SHA-256 (Node's `node:crypto`) provides its own, which must return the same hex digest.
  */
-export class Sha256 extends Context.Reference<Sha256>()("@catalog-sync/core/Sha256", {
-  defaultValue: (): { readonly hash: (text: string) => Effect.Effect<string> } => ({ hash: sha256Hex })
-}) {}
+export interface Sha256 {
+  readonly hash: (text: string) => Effect.Effect<string>
+}
+/** The hash core uses per request (a reference: `sha256Hex` unless provided). */
+export const Sha256 = Context.Reference<Sha256>("@catalog-sync/core/Sha256", {
+  defaultValue: () => ({ hash: sha256Hex })
+})

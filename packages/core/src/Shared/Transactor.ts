@@ -8,10 +8,10 @@ import type { PersistenceError } from "./Errors.js"
  * `atomically` joins an open transaction instead, for a write whose failure fails its caller's
  * transaction too, so no savepoint is spent on it; with none open it is `withTransaction`.
  */
-export class Transactor extends Context.Tag("@catalog-sync/core/Transactor")<
+export class Transactor extends Context.Service<
   Transactor,
   {
     readonly withTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | PersistenceError, R>
     readonly atomically: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | PersistenceError, R>
   }
->() {}
+>()("@catalog-sync/core/Transactor") {}

@@ -40,10 +40,10 @@ export const map = <A, B, E, R>(self: WriteCommand<A, E, R>, f: (a: A) => B): Wr
 export const runDirect = <A, E, R>(command: WriteCommand<A, E, R>): Effect.Effect<A, E, Exclude<R, Scope.Scope>> =>
   Effect.scoped(
     Effect.gen(function* () {
-      const admitted = yield* Effect.either(Effect.zipRight(command.authorize, admit(command)))
-      if (admitted._tag === "Left") {
+      const admitted = yield* Effect.result(Effect.andThen(command.authorize, admit(command)))
+      if (admitted._tag === "Failure") {
         if (command.unused !== undefined) yield* command.unused
-        return yield* Effect.fail(admitted.left)
+        return yield* Effect.fail(admitted.failure)
       }
       const result = yield* command.run
       if (command.afterCommit !== undefined) yield* command.afterCommit

@@ -71,7 +71,7 @@ export const runWrite = <A extends object, E, R>(request: WriteRequest, command:
       yield* admit(command)
       const principal = yield* CurrentPrincipal
       const key = yield* fingerprint(request, principal)
-      const work = Effect.zipRight(
+      const work = Effect.andThen(
         Ref.set(ran, true),
         Effect.map(command.run, (body) => ({ status: 200, body }))
       )

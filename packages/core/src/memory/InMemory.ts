@@ -28,10 +28,9 @@ export const make = Effect.gen(function* () {
 })
 
 /** Read access to what the in-memory ports hold, for assertions. */
-export class Inspect extends Context.Tag("@catalog-sync/core/memory/InMemory/Inspect")<
-  Inspect,
-  { readonly changes: () => ReadonlyArray<ChangeEntry> }
->() {}
+export class Inspect extends Context.Service<Inspect, { readonly changes: () => ReadonlyArray<ChangeEntry> }>()(
+  "@catalog-sync/core/memory/InMemory/Inspect"
+) {}
 
 /**
  * All persistence ports, in memory, sharing one state, plus Inspect.

@@ -21,14 +21,14 @@ export const accountsLayer = Layer.sync(Accounts, () => {
         const domainOwner =
           domain === undefined
             ? Option.none<CompanyId>()
-            : Option.fromNullable(Array.from(companies.values()).find((c) => c.domains.includes(domain))?.id)
+            : Option.fromNullishOr(Array.from(companies.values()).find((c) => c.domains.includes(domain))?.id)
         return Option.some({ ...found, connection, company, domainOwner })
       }),
     companyOfDomain: (domain) =>
       Effect.sync(() =>
-        Option.fromNullable(Array.from(companies.values()).find((c) => c.domains.includes(domain))?.id)
+        Option.fromNullishOr(Array.from(companies.values()).find((c) => c.domains.includes(domain))?.id)
       ),
-    getCompany: (id) => Effect.sync(() => Option.fromNullable(companies.get(id))),
+    getCompany: (id) => Effect.sync(() => Option.fromNullishOr(companies.get(id))),
     listCompanies: Effect.sync(() => Array.from(companies.values())),
     saveCompany: (company) =>
       Effect.suspend(() => {
@@ -48,7 +48,7 @@ export const accountsLayer = Layer.sync(Accounts, () => {
         companies.set(company.id, company)
         return Effect.void
       }),
-    getConnection: (id) => Effect.sync(() => Option.fromNullable(connections.get(id))),
+    getConnection: (id) => Effect.sync(() => Option.fromNullishOr(connections.get(id))),
     listConnections: (companyId) =>
       Effect.sync(() => Array.from(connections.values()).filter((c) => c.company_id === companyId)),
     saveConnection: (connection) => Effect.sync(() => void connections.set(connection.id, connection)),

@@ -7,7 +7,7 @@ import type { CompanyId, ConnectionId, RecordId } from "../Shared/Ids.js"
 import { byId, byRecord, byExternal, recordKey, type State } from "./InMemoryState.js"
 
 /** The catalog records in memory, over the shared state. */
-export const makeRepository = (state: State): CatalogRepository["Type"] => {
+export const makeRepository = (state: State): CatalogRepository["Service"] => {
   const visible = (companyId: string, resource: string, id: string) =>
     state.records.get(recordKey(companyId, resource, id))
 
@@ -53,10 +53,10 @@ export const makeRepository = (state: State): CatalogRepository["Type"] => {
   }
 
   return CatalogRepository.of({
-    get: (companyId, resource, id) => Effect.sync(() => Option.fromNullable(visible(companyId, resource, id))),
+    get: (companyId, resource, id) => Effect.sync(() => Option.fromNullishOr(visible(companyId, resource, id))),
     getMapped: (companyId, resource, id, connectionId) =>
       Effect.sync(() =>
-        Option.map(Option.fromNullable(visible(companyId, resource, id)), (record) => ({
+        Option.map(Option.fromNullishOr(visible(companyId, resource, id)), (record) => ({
           record,
           externalId: mappedExternalId(companyId, connectionId, resource, record)
         }))
@@ -71,7 +71,7 @@ export const makeRepository = (state: State): CatalogRepository["Type"] => {
       Effect.suspend(() => {
         const key = recordKey(record.companyId, record.resource, record.id)
         const current = state.records.get(key)
-        if (current === undefined) return Effect.dieMessage(`update of a missing record ${key}`)
+        if (current === undefined) return Effect.die(new Error(`update of a missing record ${key}`))
         if (current.revision !== expectedRevision) {
           return Effect.fail(
             new RevisionConflict({

@@ -4,7 +4,7 @@ import { ChangeLog, type LoggedChange, maskOf, partsOf } from "../Changes/Change
 import { byRecord, type State, visibleChanges } from "./InMemoryState.js"
 
 /** The change log in memory, over the shared state. */
-export const makeChangeLog = (state: State): ChangeLog["Type"] =>
+export const makeChangeLog = (state: State): ChangeLog["Service"] =>
   // A change's position is its rank among its company's changes in the log (the log is serialised by the
   // transaction lock). No change here was numbered by a global sequence: the log never outlives the process.
   ChangeLog.of({

@@ -63,10 +63,10 @@ export const layer: Layer.Layer<InventoryRepository | Transactor, never, Transac
 
     const repository = InventoryRepository.of({
       findItem: (companyId, id) =>
-        Effect.sync(() => Option.map(Option.fromNullable(state.items.get(itemKey(companyId, id))), cardOf)),
+        Effect.sync(() => Option.map(Option.fromNullishOr(state.items.get(itemKey(companyId, id))), cardOf)),
       findItemBySource: (companyId, sourceKind, sourceId) =>
         Effect.sync(() =>
-          Option.map(Option.fromNullable(bySource(sourceKey({ companyId, sourceKind, sourceId }))), cardOf)
+          Option.map(Option.fromNullishOr(bySource(sourceKey({ companyId, sourceKind, sourceId }))), cardOf)
         ),
       ensureItem: (item) =>
         Effect.sync(() => {
@@ -105,13 +105,13 @@ export const layer: Layer.Layer<InventoryRepository | Transactor, never, Transac
             )
           }
           if (!state.items.has(itemKey(balance.companyId, balance.itemId))) {
-            return Effect.dieMessage(`balance of a missing stock card ${balance.itemId}`)
+            return Effect.die(new Error(`balance of a missing stock card ${balance.itemId}`))
           }
           state.balances.set(key, balance)
           return Effect.void
         }),
       findEvent: (companyId, eventId) =>
-        Effect.sync(() => Option.fromNullable(state.events.get(`${companyId}|${eventId}`))),
+        Effect.sync(() => Option.fromNullishOr(state.events.get(`${companyId}|${eventId}`))),
       insertEvent: (event) =>
         Effect.sync(() => {
           const key = `${event.companyId}|${event.eventId}`

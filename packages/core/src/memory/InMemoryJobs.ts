@@ -39,7 +39,7 @@ export const make = Effect.sync(() => {
         return true
       }),
     get: (scope, id) =>
-      Effect.sync(() => Option.fromNullable(jobs.get(id)).pipe(Option.filter((job) => inScope(job, scope)))),
+      Effect.sync(() => Option.fromNullishOr(jobs.get(id)).pipe(Option.filter((job) => inScope(job, scope)))),
     list: (scope, query) =>
       Effect.sync(() =>
         Array.from(jobs.values())
@@ -190,7 +190,7 @@ export const make = Effect.sync(() => {
     return true
   }
 
-  const markApplied: ImportStore["Type"]["markApplied"] = (jobId, index, result) =>
+  const markApplied: ImportStore["Service"]["markApplied"] = (jobId, index, result) =>
     Effect.sync(() =>
       update(jobId, index, (item) =>
         item.status === "applied"
@@ -215,8 +215,11 @@ export const make = Effect.sync(() => {
     items: (jobId) => Effect.sync(() => [...(items.get(jobId) ?? [])].sort((a, b) => a.index - b.index)),
     markApplied,
     markAppliedMany: (jobId, results, { at, run }) =>
-      Effect.reduce(results, 0, (marked, result) =>
-        Effect.map(markApplied(jobId, result.index, { ...result, run, at }), (done) => (done ? marked + 1 : marked))
+      Effect.reduce(
+        results,
+        () => 0,
+        (marked, result) =>
+          Effect.map(markApplied(jobId, result.index, { ...result, run, at }), (done) => (done ? marked + 1 : marked))
       ),
     markFailed: (jobId, index, result) =>
       Effect.sync(() => {

@@ -5,8 +5,8 @@ import type { RecordId } from "../Shared/Ids.js"
 import { byExternal, byRecord, type State } from "./InMemoryState.js"
 
 /** The external_id mappings in memory, over the shared state. */
-export const makeMappings = (state: State): Mappings["Type"] => {
-  const insertMapping: Mappings["Type"]["insert"] = (mapping) =>
+export const makeMappings = (state: State): Mappings["Service"] => {
+  const insertMapping: Mappings["Service"]["insert"] = (mapping) =>
     Effect.suspend(() => {
       if (state.mappings.has(byExternal(mapping, mapping.externalId))) {
         return Effect.fail(
@@ -40,7 +40,7 @@ export const makeMappings = (state: State): Mappings["Type"] => {
 
   return Mappings.of({
     find: (scope, externalId) =>
-      Effect.sync(() => Option.fromNullable(state.mappings.get(byExternal(scope, externalId))?.recordId)),
+      Effect.sync(() => Option.fromNullishOr(state.mappings.get(byExternal(scope, externalId))?.recordId)),
     findMany: (scope, externalIds) => Effect.sync(() => findMany(scope, externalIds)),
     findAcross: (lookups) => Effect.sync(() => lookups.map((lookup) => findMany(lookup.scope, lookup.externalIds))),
     externalIdsOf: (scope, recordIds) =>

@@ -49,11 +49,12 @@ export const makeRepository = Effect.sync(() => {
         if (current !== undefined && current.companyId === media.companyId) items.set(media.id, media)
       }),
     get: (companyId, id) =>
-      Effect.sync(() => Option.fromNullable(items.get(id)).pipe(Option.filter((m) => m.companyId === companyId))),
-    byJob: (jobId) => Effect.sync(() => Option.fromNullable(Array.from(items.values()).find((m) => m.jobId === jobId))),
+      Effect.sync(() => Option.fromNullishOr(items.get(id)).pipe(Option.filter((m) => m.companyId === companyId))),
+    byJob: (jobId) =>
+      Effect.sync(() => Option.fromNullishOr(Array.from(items.values()).find((m) => m.jobId === jobId))),
     completedWithContent: (companyId, contentKey) =>
       Effect.sync(() =>
-        Option.fromNullable(
+        Option.fromNullishOr(
           Array.from(items.values())
             .filter((m) => m.companyId === companyId && m.contentKey === contentKey && m.state === "completed")
             .sort(byId)[0]

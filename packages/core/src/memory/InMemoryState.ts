@@ -1,4 +1,4 @@
-import { Effect, FiberRef } from "effect"
+import { Context, Effect, Semaphore } from "effect"
 import type { Mapping, MappingScope } from "../Catalog/Mappings.js"
 import type { StoredRecord } from "../Catalog/StoredRecord.js"
 import type { ChangeEntry } from "../Changes/ChangeLog.js"
@@ -15,21 +15,28 @@ export interface State {
    * that no reader is handed a head that a rollback takes back.
    */
   openFrom: number | undefined
-  /** Whether the current fiber runs inside the open transaction (which sees its own changes). */
-  readonly inTransaction: FiberRef.FiberRef<boolean>
+  /**
+   * Whether the current fiber runs inside the open transaction (which sees its own changes). A reference
+   * of this state only (its key is unique), so that separate states never see each other's transactions.
+   */
+  readonly inTransaction: Context.Reference<boolean>
 }
+
+let states = 0
 
 export const emptyState = (): State => ({
   records: new Map(),
   mappings: new Map(),
   changes: [],
   openFrom: undefined,
-  inTransaction: FiberRef.unsafeMake(false)
+  inTransaction: Context.Reference(`@catalog-sync/core/memory/InMemoryState/inTransaction/${++states}`, {
+    defaultValue: () => false
+  })
 })
 
 /** How many of `changes` the current fiber may see: all inside the open transaction, the committed ones outside. */
 export const visibleChanges = (state: State): Effect.Effect<number> =>
-  Effect.map(FiberRef.get(state.inTransaction), (inside) =>
+  Effect.map(state.inTransaction, (inside) =>
     inside || state.openFrom === undefined ? state.changes.length : state.openFrom
   )
 
@@ -47,7 +54,7 @@ export const byId = (a: { readonly id: string }, b: { readonly id: string }) => 
  */
 export const makeTransactor = (state: State) =>
   Effect.gen(function* () {
-    const lock = yield* Effect.makeSemaphore(1)
+    const lock = yield* Semaphore.make(1)
     const inTransaction = state.inTransaction
 
     // A failure restores the state from before the (possibly nested) transaction: nested ones act as
@@ -68,14 +75,14 @@ export const makeTransactor = (state: State) =>
         )
       })
 
-    const withTransaction: Transactor["Type"]["withTransaction"] = (effect) =>
-      Effect.flatMap(FiberRef.get(inTransaction), (nested) =>
+    const withTransaction: Transactor["Service"]["withTransaction"] = (effect) =>
+      Effect.flatMap(inTransaction, (nested) =>
         nested
           ? restoringOnFailure(effect)
           : lock.withPermits(1)(
               Effect.suspend(() => {
                 state.openFrom = state.changes.length
-                return restoringOnFailure(Effect.locally(effect, inTransaction, true)).pipe(
+                return restoringOnFailure(Effect.provideService(effect, inTransaction, true)).pipe(
                   Effect.ensuring(Effect.sync(() => void (state.openFrom = undefined)))
                 )
               })
@@ -83,7 +90,6 @@ export const makeTransactor = (state: State) =>
       )
     return Transactor.of({
       withTransaction,
-      atomically: (effect) =>
-        Effect.flatMap(FiberRef.get(inTransaction), (nested) => (nested ? effect : withTransaction(effect)))
+      atomically: (effect) => Effect.flatMap(inTransaction, (nested) => (nested ? effect : withTransaction(effect)))
     })
   })

@@ -1,6 +1,6 @@
 /**
- * fast-check arbitraries of the domain (from `effect`'s `FastCheck`, the same fast-check `Arbitrary.make`
- * builds on): values, tenants, catalogs as graphs, valid and labelled invalid upsert bodies, stock writes.
+ * fast-check arbitraries of the domain (the `fast-check` package itself: Effect 4 no longer re-exports it):
+ * values, tenants, catalogs as graphs, valid and labelled invalid upsert bodies, stock writes.
  */
 export * from "./arbitraries/Values.js"
 export * from "./arbitraries/Settings.js"

@@ -6,7 +6,8 @@
  * the bodies; a failure names the options (`seed`, `path`, `only`) that replay it.
  */
 import { describe, layer } from "@effect/vitest"
-import { Effect, FastCheck as fc, Layer, Runtime } from "effect"
+import { Effect, Layer } from "effect"
+import * as fc from "fast-check"
 import { CurrentPrincipal } from "../Auth/Principal.js"
 import { CatalogService } from "../Catalog/CatalogService.js"
 import { type ResourceName, resourceNames } from "../Resources/Resource.js"
@@ -98,7 +99,7 @@ export const assertOverWorlds = <A, R>(
   check: (world: World, drawn: A) => Effect.Effect<unknown, unknown, R>,
   options: ReplayOptions & { readonly seed: number; readonly numRuns: number }
 ) =>
-  Effect.flatMap(Effect.runtime<Exclude<R, CurrentPrincipal>>(), (runtime) =>
+  Effect.flatMap(Effect.context<Exclude<R, CurrentPrincipal>>(), (context) =>
     assertProperty(
       name,
       fc.asyncProperty(
@@ -106,7 +107,7 @@ export const assertOverWorlds = <A, R>(
         async ({ world, drawn }) => {
           await breathe()
           const principal = worlds[world]!.principal
-          await Runtime.runPromise(runtime)(
+          await Effect.runPromiseWith(context)(
             Effect.provideService(check(worlds[world]!, drawn), CurrentPrincipal, principal)
           )
         }
@@ -134,7 +135,7 @@ export const forAllWorlds = <A, R>(
 
 /** Fails with the mismatch when there is one. */
 const mismatchAsFailure = (mismatch: string | undefined) =>
-  mismatch === undefined ? Effect.void : Effect.dieMessage(mismatch)
+  mismatch === undefined ? Effect.void : Effect.die(new Error(mismatch))
 
 /**
  * Writes the seed's catalogs, then asserts that `validRuns` valid bodies of `resource` are accepted

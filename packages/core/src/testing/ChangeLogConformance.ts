@@ -1,5 +1,5 @@
 import { describe, expect } from "@effect/vitest"
-import { Deferred, Effect, Exit, Fiber } from "effect"
+import { Cause, Deferred, Effect, Exit, Fiber, Option } from "effect"
 import { Mappings } from "../Catalog/Mappings.js"
 import { type ChangeEntry, ChangeLog, maskOf } from "../Changes/ChangeLog.js"
 import type { CompanyId, RecordId } from "../Shared/Ids.js"
@@ -98,7 +98,7 @@ export const changeLogCases: PortCases = (it) => {
         yield* changes.append(entry(company))
         const failed = yield* Effect.exit(
           transactor.withTransaction(
-            Effect.zipRight(changes.appendMany([entry(company), entry(company)]), Effect.fail("rolled back"))
+            Effect.andThen(changes.appendMany([entry(company), entry(company)]), Effect.fail("rolled back"))
           )
         )
         expect(Exit.isFailure(failed)).toBe(true)
@@ -129,7 +129,7 @@ export const changeLogCases: PortCases = (it) => {
           yield* changes.append(entry(company))
           const appended = yield* Deferred.make<number>()
           const release = yield* Deferred.make<void>()
-          const open = yield* Effect.fork(
+          const open = yield* Effect.forkChild(
             transactor.withTransaction(
               Effect.gen(function* () {
                 yield* changes.appendMany([entry(company), entry(company)])
@@ -178,7 +178,10 @@ export const changeLogCases: PortCases = (it) => {
                   })
                 )
               )
-              expect(dropped).toEqual(Exit.fail({ rolledBack: [1, 2] }))
+              // The error itself: a traced transaction annotates its failure's cause with where it ran.
+              expect(Exit.isFailure(dropped) ? Cause.findErrorOption(dropped.cause) : Option.none()).toEqual(
+                Option.some({ rolledBack: [1, 2] })
+              )
               yield* transactor.withTransaction(changes.appendMany([entry(company, { revision: 2 })]))
               const head = yield* changes.head(company)
               const read = yield* readAll

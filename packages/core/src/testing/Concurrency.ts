@@ -5,7 +5,8 @@
  * the accepted writes replayed in that order on the reference model must give each its answer (revision,
  * stock before and after) and the final state; every refused write must be a revision conflict.
  */
-import { Effect, FastCheck as fc } from "effect"
+import { Effect } from "effect"
+import * as fc from "fast-check"
 import type { Answer } from "./Probe.js"
 import { emptyFigures, type Figures, readFeed, Run, verify } from "./ModelRun.js"
 import type { Target } from "./ModelTarget.js"

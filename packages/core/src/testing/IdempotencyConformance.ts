@@ -25,7 +25,7 @@ const claims = (tags: ReadonlyArray<{ readonly _tag: string }>) => tags.map((cla
 const started = { _tag: "Started", token: expect.any(Number) }
 
 /** Claims a key that must start, and returns the claim's token. */
-const start = (idempotency: IdempotencyStore["Type"], claim: ClaimRequest) =>
+const start = (idempotency: IdempotencyStore["Service"], claim: ClaimRequest) =>
   Effect.map(idempotency.claim(claim), (result) => {
     if (result._tag !== "Started") throw new Error(`expected the claim to start, got ${result._tag}`)
     return result.token

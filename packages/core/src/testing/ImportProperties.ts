@@ -4,7 +4,8 @@
  * import jobs; every record must apply, and the catalog the connection ends with must be the one the same
  * plan gives written record by record in its order (compared through each connection's external ids).
  */
-import { Clock, Effect, FastCheck as fc, Runtime } from "effect"
+import { Clock, Effect } from "effect"
+import * as fc from "fast-check"
 import { Accounts } from "../Auth/Accounts.js"
 import { CurrentPrincipal, type Principal } from "../Auth/Principal.js"
 import { CatalogService } from "../Catalog/CatalogService.js"
@@ -102,13 +103,15 @@ const importAll = (principal: Principal, batches: ReadonlyArray<ReadonlyArray<Pl
         }))
       }
       const submitted = yield* imports.submit(body)
-      if (submitted._tag !== "Queued") return yield* Effect.dieMessage("an import without dry_run was not queued")
+      if (submitted._tag !== "Queued") return yield* Effect.die(new Error("an import without dry_run was not queued"))
       yield* work(submitted.job.id)
       const { job, report } = yield* jobs.get(submitted.job.id)
       const refused = report?.records.filter((r) => r.status !== "applied" || r.outcome !== "created") ?? []
       if (job.state !== "completed" || refused.length > 0)
-        return yield* Effect.dieMessage(
-          `the import of ${JSON.stringify(body.records.map((r) => `${r.resource} ${String(r.body.external_id)}`))} ended ${job.state}: ${JSON.stringify(refused.slice(0, 3))}`
+        return yield* Effect.die(
+          new Error(
+            `the import of ${JSON.stringify(body.records.map((r) => `${r.resource} ${String(r.body.external_id)}`))} ended ${job.state}: ${JSON.stringify(refused.slice(0, 3))}`
+          )
         )
       report!.records.forEach((result, i) => ids.set(`${batch[i]!.resource}|${batch[i]!.externalId}`, result.id!))
     }
@@ -126,7 +129,7 @@ const drawn = fc
 export const checkImportBatches = (options: ImportPropertyOptions = {}) =>
   Effect.gen(function* () {
     const seed = seedOf(options)
-    const runtime = yield* Effect.runtime<Services>()
+    const context = yield* Effect.context<Services>()
     let outOfOrder = 0
     if (runs(options, "imports"))
       yield* assertProperty(
@@ -135,7 +138,7 @@ export const checkImportBatches = (options: ImportPropertyOptions = {}) =>
           await pause()
           if (batches.some((batch) => !inApplyOrder(batch))) outOfOrder++
           const importing = fullPrincipal(plan.settings, importer)
-          const result = await Runtime.runPromise(runtime)(
+          const result = await Effect.runPromiseWith(context)(
             Effect.gen(function* () {
               yield* register(importing)
               yield* importAll(importing, batches)

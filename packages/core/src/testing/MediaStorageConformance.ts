@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Fiber, type Layer, Stream } from "effect"
+import { Effect, Fiber, type Layer, Stream } from "effect"
 import { createHash } from "node:crypto"
 import { headBytes, MediaStaging, MediaStorage } from "../Media/MediaStorage.js"
 
@@ -12,7 +12,7 @@ export const chunksOf = <E>(stream: Stream.Stream<Uint8Array, E>) =>
 
 const bytes = (n: number, seed = 1) => Uint8Array.from({ length: n }, (_, i) => (i * seed) % 251)
 const readAll = (stream: Stream.Stream<Uint8Array, unknown>) =>
-  Effect.map(Stream.runCollect(stream), (chunks) => Buffer.concat(Chunk.toReadonlyArray(chunks)))
+  Effect.map(Stream.runCollect(stream), (chunks) => Buffer.concat(chunks))
 
 /** The MediaStorage contract, for every implementation. */
 export const runMediaStorageConformance = (name: string, layer: Layer.Layer<MediaStorage, unknown>) =>
@@ -116,10 +116,13 @@ export const runMediaStagingConformance = (name: string, layer: Layer.Layer<Medi
             }
           }
         }
-        const writing = yield* Effect.fork(staging.write(stalled, (thrown) => thrown))
+        const writing = yield* Effect.forkChild(staging.write(stalled, (thrown) => thrown))
         yield* Effect.sleep("100 millis")
         yield* Fiber.interrupt(writing).pipe(
-          Effect.timeoutFail({ duration: "2 seconds", onTimeout: () => "the interrupted write did not end" })
+          Effect.timeoutOrElse({
+            duration: "2 seconds",
+            orElse: () => Effect.fail("the interrupted write did not end")
+          })
         )
         expect(returned).toBe(true)
         expect(yield* staging.list).toEqual([])

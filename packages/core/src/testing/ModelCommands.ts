@@ -3,7 +3,7 @@
  * writes, reservations, replays, imports and feed reads, drawn over a few external ids and values so that
  * they meet each other (the same records, unchanged writes, stale revisions).
  */
-import { FastCheck as fc } from "effect"
+import * as fc from "fast-check"
 import type { ActorName } from "./ReferenceModel.js"
 
 /** Which `expected_revision` a generated write sends. */

@@ -198,10 +198,10 @@ export const readFeed = (run: Run, what: string, actorName: ActorName, limit: nu
       expected
     )
     // Positions are the company's own: after reading to the end, the cursor is at its number of changes.
-    const position = yield* Effect.either(ChangeCursor.decode(run.cursors[actorName] ?? "", "cursor"))
+    const position = yield* Effect.result(ChangeCursor.decode(run.cursors[actorName] ?? "", "cursor"))
     run.equal(
       `${what}: feed position of ${actorName}`,
-      position._tag === "Right" ? position.right.position : run.cursors[actorName],
+      position._tag === "Success" ? position.success.position : run.cursors[actorName],
       run.model.feeds[company].length
     )
     run.model.delivered[actorName] = run.model.feeds[company].length

@@ -4,7 +4,8 @@
  * first disagreement and the options (`seed`, `path`, `only`) that replay it.
  */
 import { expect, layer } from "@effect/vitest"
-import { Effect, FastCheck as fc, Layer } from "effect"
+import { Effect, Layer } from "effect"
+import * as fc from "fast-check"
 import { accountsLayer, idempotencyLayer, layer as memoryLayer } from "../memory/InMemory.js"
 import { layer as memoryInventory } from "../memory/InMemoryInventory.js"
 import { layer as memoryJobs } from "../memory/InMemoryJobs.js"

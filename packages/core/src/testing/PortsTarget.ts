@@ -3,7 +3,7 @@
  * the platform's reservations, imports and their jobs, the change feed) as the HTTP API runs them, every
  * write through the write runner with its Idempotency-Key.
  */
-import { Clock, Context, Effect, Either, Layer, Option } from "effect"
+import { Clock, Context, Effect, Layer, Option, Result } from "effect"
 import { Accounts } from "../Auth/Accounts.js"
 import type { CompanySettings } from "../Auth/Company.js"
 import { CurrentPrincipal, type Principal } from "../Auth/Principal.js"
@@ -51,7 +51,7 @@ const importJobsOnly = Layer.effect(
   JobKinds,
   Effect.map(ImportService, (imports) => ({
     import: imports.jobKind,
-    media: { ...imports.jobKind, process: () => Effect.dieMessage("the model harness queues no media jobs") }
+    media: { ...imports.jobKind, process: () => Effect.die(new Error("the model harness queues no media jobs")) }
   }))
 )
 
@@ -65,7 +65,7 @@ export const servicesOf = <E, R>(ports: Layer.Layer<ModelPorts, E, R>) =>
     Layer.provideMerge(IdsLive)
   )
 
-export type Services = Layer.Layer.Success<ReturnType<typeof servicesOf>>
+export type Services = Layer.Success<ReturnType<typeof servicesOf>>
 
 const far = "2999-01-01T00:00:00.000Z"
 
@@ -185,9 +185,9 @@ export const portsTarget: Effect.Effect<Target, never, Services> = Effect.map(
         connectionOf: (name) => principals[name].connectionId,
         locationOf: (company) => locations[company],
         upsert: (name, resource, body, key) =>
-          Either.match(decodeUpsert(resource as ResourceName, body), {
-            onLeft: (error) => answer(Effect.fail(error)),
-            onRight: (decoded) =>
+          Result.match(decodeUpsert(resource as ResourceName, body), {
+            onFailure: (error) => answer(Effect.fail(error)),
+            onSuccess: (decoded) =>
               write(name, `POST /${resource}/upsert`, key, body, (ctx) =>
                 Context.get(ctx, CatalogService).upsertCommand(resource as ResourceName, decoded)
               )
@@ -197,9 +197,9 @@ export const portsTarget: Effect.Effect<Target, never, Services> = Effect.map(
             Context.get(ctx, CatalogService).archiveCommand(id as RecordId, expectedRevision)
           ),
         stock: (name, body, key) =>
-          Either.match(decodeStrict(StockWrite, body, "the stock write"), {
-            onLeft: (error) => answer(Effect.fail(error)),
-            onRight: (decoded) =>
+          Result.match(decodeStrict(StockWrite, body, "the stock write"), {
+            onFailure: (error) => answer(Effect.fail(error)),
+            onSuccess: (decoded) =>
               write(name, "POST /inventory", key, body, (ctx) =>
                 Context.get(ctx, InventoryService).writeCommand(decoded)
               )
@@ -211,9 +211,9 @@ export const portsTarget: Effect.Effect<Target, never, Services> = Effect.map(
             ).pipe(Effect.provide(context))
           ),
         importRecords: (name, body, key) =>
-          Either.match(decodeStrict(ImportBody, body, "the import"), {
-            onLeft: (error) => answer(Effect.fail(error)),
-            onRight: (decoded) =>
+          Result.match(decodeStrict(ImportBody, body, "the import"), {
+            onFailure: (error) => answer(Effect.fail(error)),
+            onSuccess: (decoded) =>
               as(name)(
                 Effect.gen(function* () {
                   const imports = yield* ImportService

@@ -3,7 +3,7 @@
  * decodes it and upserted in a transaction that is then rolled back, so that thousands of bodies can be
  * tried against one written catalog, each against the same state.
  */
-import { Cause, Data, Effect, Either, Option } from "effect"
+import { Cause, Data, Effect, Option, Result } from "effect"
 import { CatalogService } from "../Catalog/CatalogService.js"
 import { decodeStrict, decodeUpsert } from "../Catalog/Decode.js"
 import { StockWrite } from "../Inventory/Inventory.js"
@@ -49,7 +49,7 @@ export const answer = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A
   Effect.matchCauseEffect(effect, {
     onSuccess: (value) => Effect.succeed({ _tag: "Accepted", value } as const),
     onFailure: (cause) =>
-      Option.match(Cause.failureOption(cause), {
+      Option.match(Cause.findErrorOption(cause), {
         onNone: () => Effect.failCause(cause as Cause.Cause<never>),
         onSome: (error) =>
           hasCode(error) ? Effect.succeed(refused(error)) : Effect.failCause(cause as Cause.Cause<never>)
@@ -76,27 +76,27 @@ export const rolledBack = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
 export const tryUpsert = (resource: ResourceName, body: unknown) =>
   Effect.gen(function* () {
     const decoded = decodeUpsert(resource, body)
-    if (Either.isLeft(decoded)) return refused(decoded.left)
+    if (Result.isFailure(decoded)) return refused(decoded.failure)
     const catalog = yield* CatalogService
-    return yield* answer(rolledBack(catalog.upsert(resource, decoded.right)))
+    return yield* answer(rolledBack(catalog.upsert(resource, decoded.success)))
   })
 
 /** Decodes a POST /inventory body strictly and writes it as the current principal, then rolls the write back. */
 export const tryStockWrite = (body: unknown) =>
   Effect.gen(function* () {
     const decoded = decodeStrict(StockWrite, body, "the stock write")
-    if (Either.isLeft(decoded)) return refused(decoded.left)
+    if (Result.isFailure(decoded)) return refused(decoded.failure)
     const inventory = yield* InventoryService
-    return yield* answer(rolledBack(inventory.write(decoded.right)))
+    return yield* answer(rolledBack(inventory.write(decoded.success)))
   })
 
 /** Decodes and upserts `body` as the current principal, keeping the write. */
 export const upsert = (resource: ResourceName, body: unknown) =>
   Effect.gen(function* () {
     const decoded = decodeUpsert(resource, body)
-    if (Either.isLeft(decoded)) return refused(decoded.left)
+    if (Result.isFailure(decoded)) return refused(decoded.failure)
     const catalog = yield* CatalogService
-    return yield* answer(catalog.upsert(resource, decoded.right))
+    return yield* answer(catalog.upsert(resource, decoded.success))
   })
 
 let answered = 0

@@ -2,7 +2,8 @@
  * How the kit runs a property: fast-check's run, and on failure its report (seed, path, the shrunk
  * counterexample, the error) with the options that replay exactly that failure.
  */
-import { Effect, FastCheck as fc } from "effect"
+import { Effect } from "effect"
+import * as fc from "fast-check"
 
 /** The options every kit property takes to replay a failure. */
 export interface ReplayOptions {

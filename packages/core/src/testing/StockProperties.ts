@@ -45,7 +45,7 @@ export const checkStockWrites = (options: StockPropertyOptions = {}) =>
           Effect.flatMap(tryStockWrite(body), (answer) =>
             answer._tag === "Accepted" && answer.value.outcome === outcome
               ? Effect.void
-              : Effect.dieMessage(`a valid stock write was ${describe(answer)}, not ${outcome}`)
+              : Effect.die(new Error(`a valid stock write was ${describe(answer)}, not ${outcome}`))
           ),
         { ...options, seed, numRuns: options.validRuns ?? 300 }
       )
@@ -57,7 +57,7 @@ export const checkStockWrites = (options: StockPropertyOptions = {}) =>
         (_, write) =>
           Effect.flatMap(tryStockWrite(write.body), (answer) => {
             const mismatch = invalidMismatch(write, answer)
-            return mismatch === undefined ? Effect.void : Effect.dieMessage(mismatch)
+            return mismatch === undefined ? Effect.void : Effect.die(new Error(mismatch))
           }),
         { ...options, seed, numRuns: options.invalidRuns ?? 300 }
       )

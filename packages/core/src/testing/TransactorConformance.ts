@@ -52,7 +52,9 @@ export const transactorCases: PortCases = (it) => {
         const company = companyId()
         const a = record(company)
         const b = record(company)
-        const exit = yield* Effect.exit(tx.withTransaction(Effect.zipRight(repo.insert(a), Effect.dieMessage("boom"))))
+        const exit = yield* Effect.exit(
+          tx.withTransaction(Effect.andThen(repo.insert(a), Effect.die(new Error("boom"))))
+        )
         expect(Exit.isFailure(exit)).toBe(true)
         expect(Option.isNone(yield* repo.get(company, "products", a.id))).toBe(true)
         yield* tx.withTransaction(tx.withTransaction(repo.insert(b)))

@@ -77,7 +77,7 @@ export const write = (plan: CatalogPlan, connectionId: string = globalThis.crypt
     const fieldIds = new Map<string, string>()
     const idOf = (resource: ResourceName, externalId: string) => ids.get(key(resource, externalId))
     for (const record of plan.records) {
-      const body = yield* decodeUpsert(record.resource, materialize(record.body, idOf))
+      const body = yield* Effect.fromResult(decodeUpsert(record.resource, materialize(record.body, idOf)))
       const written = yield* catalog.upsert(record.resource, body)
       ids.set(key(record.resource, record.externalId), written.record.id)
       if (record.resource === "products") {

@@ -1,5 +1,5 @@
 import { IdempotencyStore, ImageProcessor, ImportStore, JobKinds, RateLimiter, Transactor } from "@catalog-sync/core"
-import { Effect, Exit, Layer } from "effect"
+import { Cause, Effect, Exit, Layer } from "effect"
 import { performance } from "node:perf_hooks"
 import * as Instruments from "./Instruments.js"
 
@@ -23,6 +23,13 @@ const timed = <A, E, R>(
     )
   })
 
+/** `effect` with `f` run on its value as it succeeds: recording is synchronous, no Effect of its own. */
+const onValue = <A, E, R>(effect: Effect.Effect<A, E, R>, f: (value: A) => void): Effect.Effect<A, E, R> =>
+  Effect.map(effect, (value) => {
+    f(value)
+    return value
+  })
+
 export const transactor = Layer.effect(
   Transactor.Transactor,
   Effect.map(Transactor.Transactor, (inner) =>
@@ -43,7 +50,7 @@ export const idempotencyStore = Layer.effect(
     IdempotencyStore.IdempotencyStore.of({
       ...inner,
       claim: (request) =>
-        Effect.tap(inner.claim(request), (claim) => {
+        onValue(inner.claim(request), (claim) => {
           if (claim._tag === "Replay") Instruments.record(Instruments.idempotencyReplays, 1, {})
           else if (claim._tag === "Mismatch")
             Instruments.record(Instruments.idempotencyConflicts, 1, { reason: "mismatch" })
@@ -59,12 +66,12 @@ export const importStore = Layer.effect(
   Effect.map(ImportStore.ImportStore, (inner) =>
     ImportStore.ImportStore.of({
       ...inner,
-      markApplied: (...args) => Effect.tap(inner.markApplied(...args), (marked) => count(marked, "applied")),
+      markApplied: (...args) => onValue(inner.markApplied(...args), (marked) => count(marked, "applied")),
       markAppliedMany: (...args) =>
-        Effect.tap(inner.markAppliedMany(...args), (marked) => {
+        onValue(inner.markAppliedMany(...args), (marked) => {
           if (marked > 0) Instruments.record(Instruments.importRecords, marked, { outcome: "applied" })
         }),
-      markFailed: (...args) => Effect.tap(inner.markFailed(...args), (marked) => count(marked, "failed"))
+      markFailed: (...args) => onValue(inner.markFailed(...args), (marked) => count(marked, "failed"))
     })
   )
 )
@@ -85,11 +92,11 @@ export const rateLimiter = Layer.effect(
   Effect.map(RateLimiter.RateLimiter, (inner) =>
     RateLimiter.RateLimiter.of({
       consume: (bucket, limit, window, now) =>
-        Effect.tap(inner.consume(bucket, limit, window, now), (state) => {
+        onValue(inner.consume(bucket, limit, window, now), (state) => {
           if (!state.allowed) Instruments.record(Instruments.rateLimitRejections, 1, { limit: limitOf(bucket) })
         }),
       consumeInOrder: (buckets, window, now) =>
-        Effect.tap(RateLimiter.consumeInOrder(inner, buckets, window, now), (states) => {
+        onValue(RateLimiter.consumeInOrder(inner, buckets, window, now), (states) => {
           const refused = states.findIndex((state) => !state.allowed)
           if (refused >= 0)
             Instruments.record(Instruments.rateLimitRejections, 1, { limit: limitOf(buckets[refused]!.bucket) })
@@ -111,14 +118,14 @@ export const imageProcessor = Layer.effect(
   )
 )
 
-const jobOutcome = (exit: Exit.Exit<unknown, { readonly _tag?: string }>) =>
-  Exit.isSuccess(exit)
-    ? "finished"
-    : exit.cause._tag === "Fail" && exit.cause.error._tag === "LeaseLost"
-      ? "lost_lease"
-      : Exit.isInterrupted(exit)
-        ? "interrupted"
-        : "failed"
+/** `lost_lease` only when losing the lease is the run's one failure. */
+const jobOutcome = (exit: Exit.Exit<unknown, { readonly _tag?: string }>) => {
+  if (Exit.isSuccess(exit)) return "finished"
+  const reasons = exit.cause.reasons
+  const only = reasons.length === 1 ? reasons[0] : undefined
+  if (only !== undefined && Cause.isFailReason(only) && only.error._tag === "LeaseLost") return "lost_lease"
+  return Exit.hasInterrupts(exit) ? "interrupted" : "failed"
+}
 
 export const jobKinds = Layer.effect(
   JobKinds.JobKinds,

@@ -1,4 +1,4 @@
-import { Metric, MetricBoundaries, MetricLabel } from "effect"
+import { Context, Metric } from "effect"
 
 /**
  * The server's metrics, recorded with Effect's own Metric API and read by the OpenTelemetry SDK (see
@@ -6,7 +6,7 @@ import { Metric, MetricBoundaries, MetricLabel } from "effect"
  * bounded sets (route templates, never paths; kinds and states, never ids) so that a series count stays small.
  */
 
-const seconds = (boundaries: ReadonlyArray<number>) => MetricBoundaries.fromIterable(boundaries)
+const seconds = (boundaries: ReadonlyArray<number>) => Metric.boundariesFromIterable(boundaries)
 
 /** Latencies of requests, transactions and images: 1 ms to 30 s. */
 const latencyBoundaries = seconds([0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30])
@@ -16,11 +16,10 @@ export const httpRequests = Metric.counter("http_server_requests", {
   incremental: true
 })
 
-export const httpRequestDuration = Metric.histogram(
-  "http_server_request_duration_seconds",
-  latencyBoundaries,
-  "Time from the request's arrival to its answer, by route template, method and status"
-)
+export const httpRequestDuration = Metric.histogram("http_server_request_duration_seconds", {
+  boundaries: latencyBoundaries,
+  description: "Time from the request's arrival to its answer, by route template, method and status"
+})
 
 export const rateLimitRejections = Metric.counter("rate_limit_rejections", {
   description:
@@ -59,32 +58,29 @@ export const poolWaiting = Metric.gauge("db_pool_waiting_requests", {
     "Queries and transactions waiting for a PostgreSQL pool connection, all being in use; read at each scrape"
 })
 
-export const jobDuration = Metric.histogram(
-  "job_duration_seconds",
-  seconds([0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 120, 300, 900, 3600]),
-  "Time a worker spent on one run of a job, by kind and outcome (finished, lost_lease, failed)"
-)
+export const jobDuration = Metric.histogram("job_duration_seconds", {
+  boundaries: seconds([0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 120, 300, 900, 3600]),
+  description: "Time a worker spent on one run of a job, by kind and outcome (finished, lost_lease, failed)"
+})
 
 export const importRecords = Metric.counter("import_records", {
   description: "Import records applied by the workers, by outcome (applied, failed); rate() gives records per second",
   incremental: true
 })
 
-export const imageProcessingDuration = Metric.histogram(
-  "image_processing_duration_seconds",
-  latencyBoundaries,
-  "Time to decode, resize and encode one image, by result (ok, rejected)"
-)
+export const imageProcessingDuration = Metric.histogram("image_processing_duration_seconds", {
+  boundaries: latencyBoundaries,
+  description: "Time to decode, resize and encode one image, by result (ok, rejected)"
+})
 
-export const transactionDuration = Metric.histogram(
-  "db_transaction_duration_seconds",
-  latencyBoundaries,
-  "Time of one database transaction, by outcome (commit, rollback)"
-)
+export const transactionDuration = Metric.histogram("db_transaction_duration_seconds", {
+  boundaries: latencyBoundaries,
+  description: "Time of one database transaction, by outcome (commit, rollback)"
+})
 
-/** Records `value` on `metric` under `labels` (no fiber work: the middleware and decorators call it inline). */
-export const record = <In>(metric: Metric.Metric<any, In, any>, value: In, labels: Readonly<Record<string, string>>) =>
-  metric.unsafeUpdate(
-    value,
-    Object.entries(labels).map(([key, v]) => MetricLabel.make(key, v))
-  )
+/**
+ * Records `value` on `metric` under `labels` (no fiber work: the middleware and decorators call it inline).
+ * The empty context holds the default metric registry, the one the OpenTelemetry producer reads.
+ */
+export const record = <In>(metric: Metric.Metric<In, unknown>, value: In, labels: Readonly<Record<string, string>>) =>
+  Metric.withAttributes(metric, labels).updateUnsafe(value, Context.empty())

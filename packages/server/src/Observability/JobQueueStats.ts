@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 
 /** The jobs not yet ended, counted by kind and state, with the oldest queued one's queue time. */
 export interface QueueGroup {

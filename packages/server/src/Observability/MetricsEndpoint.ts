@@ -1,10 +1,11 @@
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
-import { Metrics, type Resource } from "@effect/opentelemetry"
+import * as OtelMetrics from "@effect/opentelemetry/OtelMetrics"
+import type * as Resource from "@effect/opentelemetry/Resource"
 import { PrometheusSerializer } from "@opentelemetry/exporter-prometheus"
 import { MetricReader } from "@opentelemetry/sdk-metrics"
-import type { SqlClient } from "@effect/sql"
 import { PgPoolUse } from "@catalog-sync/adapter-pg"
-import { Clock, Context, Effect, Layer, Option, Runtime } from "effect"
+import { Clock, Context, Effect, Layer, Option } from "effect"
+import { HttpRouter, HttpServerResponse } from "effect/http"
+import type { SqlClient } from "effect/sql"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { applyEdgeSettings } from "../Edge.js"
@@ -23,16 +24,14 @@ class ScrapeReader extends MetricReader {
 }
 
 /** Collects the metrics in Prometheus text (exposition format 0.0.4). */
-export class MetricsScrape extends Context.Tag("@catalog-sync/server/MetricsScrape")<
-  MetricsScrape,
-  Effect.Effect<string>
->() {}
+export class MetricsScrape extends Context.Service<MetricsScrape, Effect.Effect<string>>()(
+  "@catalog-sync/server/MetricsScrape"
+) {}
 
 /** The separate metrics port, once listening (tests read its port). */
-export class MetricsPort extends Context.Tag("@catalog-sync/server/MetricsPort")<
-  MetricsPort,
-  { readonly port: number }
->() {}
+export class MetricsPort extends Context.Service<MetricsPort, { readonly port: number }>()(
+  "@catalog-sync/server/MetricsPort"
+) {}
 
 export const contentType = "text/plain; version=0.0.4; charset=utf-8"
 
@@ -50,7 +49,7 @@ const refreshQueueGauges = Effect.gen(function* () {
       kind
     })
   }
-}).pipe(Effect.catchAllCause((cause) => Effect.logWarning("metrics: the job queue could not be read", cause)))
+}).pipe(Effect.catchCause((cause) => Effect.logWarning("metrics: the job queue could not be read", cause)))
 
 /**
  * The PostgreSQL pool's use, from the driver's counters (no query). SQLite has no pool (a writer taken in
@@ -71,35 +70,43 @@ const refreshPoolGauges = Effect.map(Effect.serviceOption(PgPoolUse), (use) =>
  * metric producer) and read by a pull reader at each scrape, then written as Prometheus text.
  */
 export const MetricsScrapeLive: Layer.Layer<MetricsScrape, never, SqlClient.SqlClient | Resource.Resource> =
-  Layer.unwrapScoped(
+  Layer.unwrap(
     Effect.gen(function* () {
       const reader = new ScrapeReader()
       const serializer = new PrometheusSerializer()
-      const scrape = Effect.zipRight(
+      const scrape = Effect.andThen(
         // The pool first: read before the queue's query waits for a connection of a saturated pool.
-        Effect.zipRight(refreshPoolGauges, refreshQueueGauges),
+        Effect.andThen(refreshPoolGauges, refreshQueueGauges),
         Effect.promise(() => reader.collect()).pipe(
           Effect.map(({ resourceMetrics }) => serializer.serialize(resourceMetrics))
         )
       )
       const context = yield* Effect.context<SqlClient.SqlClient>()
       return Layer.merge(
-        Metrics.layer(() => reader),
-        Layer.succeed(MetricsScrape, Effect.provide(scrape, context))
+        OtelMetrics.layer(() => reader),
+        Layer.succeed(MetricsScrape, Effect.provideContext(scrape, context))
       )
     })
   )
 
+/**
+ * The scrape of a server without metrics: nothing is recorded, so there is nothing to read (no route asks
+ * for it then; it stands in so that the server's layers have the same shape with metrics on or off).
+ */
+export const ScrapeOff: Layer.Layer<MetricsScrape> = Layer.succeed(MetricsScrape, Effect.succeed(""))
+
 /** `GET /metrics` on the API's router (`METRICS_ON_MAIN_PORT=true`): unauthenticated, as the setting says. */
-export const MainPortRoute = HttpApiBuilder.Router.use((router) =>
-  Effect.flatMap(MetricsScrape, (scrape) =>
-    router.get(
+export const MainPortRoute = HttpRouter.use((router) =>
+  Effect.gen(function* () {
+    const scrape = yield* MetricsScrape
+    yield* router.add(
+      "GET",
       "/metrics",
       Effect.map(scrape, (text) =>
         HttpServerResponse.text(text, { contentType, headers: { "cache-control": "no-store" } })
       )
     )
-  )
+  })
 )
 
 /**
@@ -107,12 +114,12 @@ export const MainPortRoute = HttpApiBuilder.Router.use((router) =>
  * time-outs and connection caps (`HTTP_*`): it needs no key, so slow or idle clients must not hold it.
  */
 export const SeparatePort = (port: number, host: string): Layer.Layer<MetricsPort, Error, MetricsScrape> =>
-  Layer.scoped(
+  Layer.effect(
     MetricsPort,
     Effect.gen(function* () {
       const scrape = yield* MetricsScrape
       const edge = yield* Effect.orDie(EdgeConfig)
-      const run = Runtime.runPromise(yield* Effect.runtime<never>())
+      const run = Effect.runPromiseWith(yield* Effect.context<never>())
       const server: Server = createServer((request, response) => {
         if (
           (request.url ?? "").split("?")[0] !== "/metrics" ||
@@ -131,12 +138,12 @@ export const SeparatePort = (port: number, host: string): Layer.Layer<MetricsPor
       })
       applyEdgeSettings(server, edge)
       yield* Effect.acquireRelease(
-        Effect.async<void, Error>((resume) => {
+        Effect.callback<void, Error>((resume) => {
           server.once("error", (error) => resume(Effect.fail(new Error(`METRICS_PORT=${port}: ${error.message}`))))
           server.listen(port, host, () => resume(Effect.void))
         }),
         () =>
-          Effect.async<void>((resume) => {
+          Effect.callback<void>((resume) => {
             server.close(() => resume(Effect.void))
           })
       )

@@ -7,7 +7,7 @@
  * a log line's annotations the request's path: so a span records a failure by its error's tag and stable
  * code only, and an event (a log line) keeps only the attributes known to hold none of a client's values.
  */
-import { Cause, Chunk, Exit, Tracer } from "effect"
+import { Cause, Exit, Tracer } from "effect"
 
 /** A failure as a span records it: the error's tag as its name, its code as its message, no stack. */
 class RecordedFailure extends Error {
@@ -35,17 +35,14 @@ const codeOf = (error: unknown): string => {
 
 /** `cause` with every failure and defect replaced by its tag and code (interruptions as they are). */
 const redactedCause = (cause: Cause.Cause<unknown>): Cause.Cause<unknown> => {
-  if (Cause.isInterruptedOnly(cause)) return cause
-  const failures = Chunk.toReadonlyArray(Cause.failures(cause)).map((error) =>
-    Cause.fail(new RecordedFailure(tagOf(error), codeOf(error)))
-  )
-  const defects = Chunk.toReadonlyArray(Cause.defects(cause)).map((defect) =>
-    Cause.die(new RecordedFailure(tagOf(defect), "defect"))
-  )
-  return [...failures, ...defects].reduce<Cause.Cause<unknown>>(
-    (all, one) => (Cause.isEmpty(all) ? one : Cause.sequential(all, one)),
-    Cause.empty
-  )
+  if (Cause.hasInterruptsOnly(cause)) return cause
+  const failures = cause.reasons
+    .filter(Cause.isFailReason)
+    .map((reason) => Cause.makeFailReason(new RecordedFailure(tagOf(reason.error), codeOf(reason.error))))
+  const defects = cause.reasons
+    .filter(Cause.isDieReason)
+    .map((reason) => Cause.makeDieReason(new RecordedFailure(tagOf(reason.defect), "defect")))
+  return Cause.fromReasons([...failures, ...defects])
 }
 
 /**
@@ -85,7 +82,6 @@ const redactedSpan = (span: Tracer.Span): Tracer.Span =>
 /** `tracer` whose spans record failures by tag and code only (see above). */
 export const redacting = (tracer: Tracer.Tracer): Tracer.Tracer =>
   Tracer.make({
-    span: (name, parent, context, links, startTime, kind, options) =>
-      redactedSpan(tracer.span(name, parent, context, links, startTime, kind, options)),
-    context: (f, fiber) => tracer.context(f, fiber)
+    span: (options) => redactedSpan(tracer.span(options)),
+    context: tracer.context
   })

@@ -1,8 +1,20 @@
-import { type HttpApp, HttpServerRequest } from "@effect/platform"
 import type { RouteTable } from "@catalog-sync/adapter-http"
-import { Cause, Effect } from "effect"
+import { Cause, Effect, type Exit } from "effect"
+import { HttpServerError, HttpServerRequest, type HttpServerResponse } from "effect/http"
 import { performance } from "node:perf_hooks"
 import * as Instruments from "./Instruments.js"
+
+/**
+ * The status of an answer. The Envelope answers nearly every failure itself: what reaches here is a client
+ * that went away (499), a defect, or an error of the platform's (a path no router takes), answered as the
+ * server answers it.
+ */
+export const statusOf = (exit: Exit.Exit<HttpServerResponse.HttpServerResponse, unknown>): number =>
+  exit._tag === "Success"
+    ? exit.value.status
+    : Cause.hasInterruptsOnly(exit.cause)
+      ? 499
+      : HttpServerError.causeResponseStripped(exit.cause)[0].status
 
 /**
  * Counts every answer and its latency by route template (from the route table: a path itself would make
@@ -11,13 +23,14 @@ import * as Instruments from "./Instruments.js"
  */
 export const middleware =
   (routes: RouteTable.RouteTable) =>
-  (app: HttpApp.Default): HttpApp.Default =>
+  <E, R>(
+    app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
       const started = performance.now()
       return Effect.onExit(app, (exit) =>
         Effect.sync(() => {
-          // The Envelope answers every failure itself: what reaches here is a client that went away (499) or a defect.
-          const status = exit._tag === "Success" ? exit.value.status : Cause.isInterruptedOnly(exit.cause) ? 499 : 500
+          const status = statusOf(exit)
           const labels = {
             route: routes.templateOf(request.method, request.url),
             method: request.method,

@@ -1,5 +1,6 @@
-import { type HttpApp, HttpServerRequest, HttpTraceContext } from "@effect/platform"
-import { NodeSdk, Tracer as OtelTracer } from "@effect/opentelemetry"
+import * as NodeSdk from "@effect/opentelemetry/NodeSdk"
+import * as OtelTracer from "@effect/opentelemetry/OtelTracer"
+import { HttpServerRequest, type HttpServerResponse, HttpTraceContext } from "effect/http"
 import { OTLPTraceExporter as JsonExporter } from "@opentelemetry/exporter-trace-otlp-http"
 import { OTLPTraceExporter as ProtobufExporter } from "@opentelemetry/exporter-trace-otlp-proto"
 import {
@@ -10,10 +11,11 @@ import {
   type Sampler,
   TraceIdRatioBasedSampler
 } from "@opentelemetry/sdk-trace-base"
-import { Cause, Effect, Layer, Option, Redacted, type Tracer } from "effect"
+import { Effect, Layer, Option, Redacted, References, Tracer } from "effect"
 import type { RouteTable } from "@catalog-sync/adapter-http"
 import type { TracingSettings } from "../ServerConfig.js"
 import { redacting } from "./RedactedSpans.js"
+import { statusOf } from "./RequestMetrics.js"
 
 const samplerOf = (settings: TracingSettings): Sampler => {
   switch (settings.sampler) {
@@ -42,7 +44,7 @@ const exporterOf = (settings: TracingSettings) => {
  * its spans recording failures by tag and code only (`RedactedSpans`).
  */
 export const TracingLive = (settings: TracingSettings) =>
-  Layer.unwrapEffect(Effect.map(Effect.tracer, (tracer) => Layer.setTracer(redacting(tracer)))).pipe(
+  Layer.unwrap(Effect.map(Effect.tracer, (tracer) => Layer.succeed(Tracer.Tracer, redacting(tracer)))).pipe(
     Layer.provide(
       NodeSdk.layer(() => ({
         resource: { serviceName: settings.serviceName, serviceVersion: "0.1.0" },
@@ -63,7 +65,7 @@ export const TracingLive = (settings: TracingSettings) =>
  * jobs keep no traceparent (there is no sampled span to keep, see JobTrace.currentTraceParent).
  */
 const inside = <A, E, R>(span: Tracer.Span, app: Effect.Effect<A, E, R>) =>
-  span.sampled ? Effect.withParentSpan(app, span) : Effect.withTracerEnabled(app, false)
+  span.sampled ? Effect.withParentSpan(app, span) : Effect.provideService(app, References.TracerEnabled, false)
 
 /**
  * The caller's span from its `traceparent` (or B3) headers, with its sampled flag where the OTel bridge
@@ -82,25 +84,21 @@ const callerSpan = (request: HttpServerRequest.HttpServerRequest) =>
  */
 export const requestSpans =
   (routes: RouteTable.RouteTable) =>
-  (app: HttpApp.Default): HttpApp.Default =>
+  <E, R>(
+    app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
       const route = routes.templateOf(request.method, request.url)
       return Effect.useSpan(
         `${request.method} ${route}`,
         {
           kind: "server",
-          captureStackTrace: false,
           parent: Option.getOrUndefined(callerSpan(request)),
           attributes: { "http.request.method": request.method, "http.route": route }
         },
         (span) =>
           Effect.onExit(inside(span, app), (exit) =>
-            Effect.sync(() =>
-              span.attribute(
-                "http.response.status_code",
-                exit._tag === "Success" ? exit.value.status : Cause.isInterruptedOnly(exit.cause) ? 499 : 500
-              )
-            )
+            Effect.sync(() => span.attribute("http.response.status_code", statusOf(exit)))
           )
       )
     })

@@ -29,6 +29,6 @@ export type Action =
   | { readonly _tag: "Printed" }
 
 /** Where the command handlers record the action of the command line; they run nothing themselves. */
-export class Chosen extends Context.Tag("@catalog-sync/server/cli/Chosen")<Chosen, Ref.Ref<Action | undefined>>() {}
+export class Chosen extends Context.Service<Chosen, Ref.Ref<Action | undefined>>()("@catalog-sync/server/cli/Chosen") {}
 
 export const chosen = (action: Action) => Effect.flatMap(Chosen, (ref) => Ref.set(ref, action))

@@ -2,14 +2,14 @@
  * The `catalog-sync` command line: the command tree (one module per group) and `parse`, which turns a
  * command line into the Action it asks for, or one UsageError line.
  */
-import { CliConfig, Command, HelpDoc, ValidationError } from "@effect/cli"
-import type { CliApp } from "@effect/cli"
 import { Console, Effect, Ref } from "effect"
+import { CliError, CliOutput, Command } from "effect/cli"
 import { type Action, Chosen, UsageError } from "./Action.js"
 import { company } from "./CompanyCommands.js"
 import { connection } from "./ConnectionCommands.js"
 import { group } from "./Define.js"
 import * as Help from "./Help.js"
+import * as Input from "./Inputs.js"
 import { jobs } from "./JobCommands.js"
 import { key } from "./KeyCommands.js"
 import { location } from "./LocationCommands.js"
@@ -37,17 +37,35 @@ const root = group(
   [...topLevel]
 ).pipe(Command.withSubcommands([serve, migrate, quickstart, status, company, connection, location, stock, key, jobs]))
 
-const cli = Command.run(root, { name: "catalog-sync", version: "0.1.0" })
+const cli = Command.runWith(root, { version: "0.1.0", renderErrors: false })
 
-/** The library's own options (--completions, --log-level, --wizard, ...) work but are left out of every help. */
-const config = CliConfig.layer({ showBuiltIns: false })
-
-/** HelpDoc as one plain line (no colours, no layout). */
-const oneLine = (doc: HelpDoc.HelpDoc) => Help.plain(HelpDoc.toAnsiText(doc)).replace(/\s+/g, " ").trim()
+/**
+ * What the CLI prints itself: help (cleaned, see Help.ts) and the version on stdout. Its errors it leaves
+ * to the caller, who prints them as JSON. The library's own flags (--completions, --log-level, ...) work
+ * but are left out of every help.
+ */
+const presenter: CliOutput.Presenter = (() => {
+  const formatter = CliOutput.defaultFormatter({ colors: process.stdout.isTTY === true, globalFlags: "none" })
+  return {
+    present: (event) => {
+      switch (event._tag) {
+        case "Help":
+          // "Implicit" is the help the library shows with a parse error: the error line says it all.
+          return event.reason === "Requested"
+            ? Console.log(Help.clean(formatter.formatHelpDoc(event.helpDoc), process.stdout.isTTY === true))
+            : Effect.void
+        case "Version":
+          return Console.log(formatter.formatVersion(event.name, event.version))
+        case "InvalidInvocation":
+          return Effect.void
+      }
+    }
+  }
+})()
 
 const words = (argv: ReadonlyArray<string>) => argv.filter((arg) => !arg.startsWith("-"))
 
-/** @effect/cli's message for a word that is no command names the parent instead; say what was typed and what is valid. */
+/** The library's message for a word that is no command names the parent instead; say what was typed and what is valid. */
 const unknownCommand = (argv: ReadonlyArray<string>) => {
   const [first] = words(argv)
   return first !== undefined && !(topLevel as ReadonlyArray<string>).includes(first)
@@ -56,52 +74,72 @@ const unknownCommand = (argv: ReadonlyArray<string>) => {
 }
 
 /**
+ * The flag a mistyped one most likely meant, as the CLI has always offered it: a long flag of the command
+ * within two edits, whose name is longer than three letters (shorter ones are too easily near anything).
+ * The library lists the command's visible flags at the least edit distance, in declaration order.
+ */
+const correction = (error: CliError.UnrecognizedOption): string | undefined =>
+  error.suggestions.find((flag) => flag.startsWith("--") && flag.length > 5)
+
+/** A parse error as one line, in the words the CLI has always used. */
+const messageOf = (error: CliError.CliError, argv: ReadonlyArray<string>): string => {
+  switch (error._tag) {
+    case "UnknownSubcommand":
+      return unknownCommand(argv)
+    case "MissingArgument":
+      return `Missing argument <${error.argument}>`
+    case "MissingOption":
+      return `Expected to find option: '--${error.option}'`
+    case "UnexpectedArgument":
+      return `Received unknown argument: '${error.arguments[0] ?? ""}'`
+    case "UnrecognizedOption": {
+      const suggestion = correction(error)
+      return suggestion === undefined
+        ? `Received unknown argument: '${error.option}'`
+        : `The flag '${error.option}' is not recognized. Did you mean '${suggestion}'?`
+    }
+    case "InvalidValue":
+      return Input.isExplanation(error.expected)
+        ? error.expected
+        : error.kind === "flag" && error.value === ""
+          ? `Expected a value following option: '--${error.option}'`
+          : error.message.replace(/\s+/g, " ").trim()
+    case "ShowHelp":
+      return error.errors[0] === undefined ? error.message : messageOf(error.errors[0], argv)
+    default:
+      return error.message.replace(/\s+/g, " ").trim()
+  }
+}
+
+/** The error a ShowHelp carries, if it carries one. */
+const firstError = (error: CliError.CliError): CliError.CliError =>
+  error._tag === "ShowHelp" && error.errors[0] !== undefined ? error.errors[0] : error
+
+/**
  * Parses and checks a command line (without the `node script` prefix) and returns what it asks for.
  * No arguments means `serve`, as `npm start` has always run it; `help` is `--help`. Help and version go to
  * stdout; every problem is one UsageError line, never the library's own printout.
  */
-export const parse = (argv: ReadonlyArray<string>): Effect.Effect<Action, UsageError, CliApp.CliApp.Environment> => {
+export const parse = (argv: ReadonlyArray<string>): Effect.Effect<Action, UsageError, Command.Environment> => {
   if (argv.length === 0) return Effect.succeed({ _tag: "Serve" })
   const args = argv[0] === "help" ? [...argv.slice(1), "--help"] : argv
   return Effect.gen(function* () {
     const action = yield* Ref.make<Action | undefined>(undefined)
-    // The command's words, for its help: what precedes the first option.
-    const dash = args.findIndex((arg) => arg.startsWith("-"))
-    const command = dash < 0 ? args : args.slice(0, dash)
-    yield* Console.consoleWith((console) =>
-      Effect.withConsole(cli(["node", "catalog-sync", ...args]), {
-        ...console,
-        log: (...printed) =>
-          console.log(
-            ...printed.map((text) =>
-              typeof text === "string" ? Help.clean(text, command, process.stdout.isTTY === true) : text
-            )
-          ),
-        // The library prints its errors itself; the caller prints them, as JSON.
-        error: () => Effect.void
-      })
-    ).pipe(Effect.provideService(Chosen, action), Effect.provide(config))
+    yield* cli(args).pipe(Effect.provideService(Chosen, action), Effect.provide(CliOutput.layerPresenter(presenter)))
     return (yield* Ref.get(action)) ?? { _tag: "Printed" as const }
   }).pipe(
-    Effect.catchAll((error) => {
+    Effect.catch((error) => {
       if (error instanceof UsageError) return Effect.fail(error)
       const [first] = words(args)
+      if (!CliError.isCliError(error))
+        return Effect.fail(new UsageError({ command: words(args).slice(0, 2).join(" "), message: String(error) }))
       const command =
-        ValidationError.isValidationError(error) && ValidationError.isCommandMismatch(error)
+        firstError(error)._tag === "UnknownSubcommand"
           ? (topLevel as ReadonlyArray<string>).includes(first ?? "")
             ? first!
             : ""
           : words(args).slice(0, 2).join(" ")
-      if (ValidationError.isValidationError(error)) {
-        const doc = (error as { readonly error?: HelpDoc.HelpDoc }).error
-        const message = ValidationError.isCommandMismatch(error)
-          ? unknownCommand(args)
-          : doc === undefined
-            ? error._tag
-            : oneLine(doc)
-        return Effect.fail(new UsageError({ command, message }))
-      }
-      return Effect.fail(new UsageError({ command, message: String(error) }))
+      return Effect.fail(new UsageError({ command, message: messageOf(error, args) }))
     })
   )
 }

@@ -1,5 +1,5 @@
 /** `catalog-sync company ...`: companies, their settings, their enabling and their granted scopes. */
-import { Command, Options } from "@effect/cli"
+import { Command } from "effect/cli"
 import { admin, given, group, optional } from "./Define.js"
 import * as Input from "./Inputs.js"
 import { companyId } from "./SharedOptions.js"
@@ -10,7 +10,7 @@ const settings = (create: boolean) => {
   return {
     languages: optional(Input.languages(fallback("only the main language"))),
     tax_model: optional(
-      Options.choice("tax-model", ["inclusive", "exclusive", "none", "unconfigured"]).pipe(
+      Input.choice("tax-model", ["inclusive", "exclusive", "none", "unconfigured"]).pipe(
         Input.withHelp("tax-model", { description: "how prices relate to tax", ...fallback("unconfigured") })
       )
     ),

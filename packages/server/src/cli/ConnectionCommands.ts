@@ -1,5 +1,5 @@
 /** `catalog-sync connection ...`: a company's connections, one per source system. */
-import { Command } from "@effect/cli"
+import { Command } from "effect/cli"
 import { admin, group } from "./Define.js"
 import * as Input from "./Inputs.js"
 import { companyOption, connectionId } from "./SharedOptions.js"

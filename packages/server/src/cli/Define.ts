@@ -1,7 +1,7 @@
 /** The two shapes of command the CLI has: an admin command, and a group that only names its commands. */
-import { Command, Options } from "@effect/cli"
 import { Admin } from "@catalog-sync/core"
-import { Effect, Option, type Types } from "effect"
+import { Effect, Option } from "effect"
+import { Command, Flag } from "effect/cli"
 import { type AdminServices, chosen, UsageError } from "./Action.js"
 
 /** Drops absent options, so that only the options given reach the admin use cases. */
@@ -11,13 +11,13 @@ export const given = (fields: Record<string, Option.Option<unknown>>) =>
   )
 
 /** One admin command: `run` gets the parsed options and returns what to print. */
-export const admin = <Name extends string, Config extends Command.Command.Config>(
+export const admin = <Name extends string, const Config extends Command.Command.Config>(
   name: Name,
   description: string,
   config: Config,
   run: (
-    parsed: Types.Simplify<Command.Command.ParseConfig<Config>>,
-    admin: Admin.Admin
+    parsed: Command.Command.Config.Infer<Config>,
+    admin: Admin.Admin["Service"]
   ) => Effect.Effect<unknown, unknown, AdminServices>
 ) =>
   Command.make(name, config, (parsed) =>
@@ -35,4 +35,4 @@ export const group = <Name extends string>(name: Name, description: string, subc
     )
   ).pipe(Command.withDescription(description))
 
-export const optional = Options.optional
+export const optional = Flag.optional

@@ -1,15 +1,28 @@
-import { Args, HelpDoc, Options } from "@effect/cli"
-import { CommonFields, Currency, Scope } from "@catalog-sync/core"
+import { CommonFields, Currency, Ids, Scope } from "@catalog-sync/core"
 import { Schema } from "effect"
+import { Argument, Flag } from "effect/cli"
 
 /** A value the command line cannot take; its message is the one line the user sees. */
 class InvalidInput extends Error {}
 
+/**
+ * The messages of the values refused below, as the library carries them (`InvalidValue.expected`): the
+ * command line reports them as they are, and the library's own "expected" texts in its wording.
+ */
+const explanations = new Set<string>()
+
+/** Whether `expected` of an InvalidValue is one of the messages below, the one line to show as it is. */
+export const isExplanation = (expected: string) => explanations.has(expected)
+
+/** The message of a refused value, remembered as one of ours. */
+export const explain = (error: unknown): string => {
+  const message = error instanceof InvalidInput ? error.message : String(error)
+  explanations.add(message)
+  return message
+}
+
 /** Options and arguments are checked as they are parsed: `parse` returns the value or throws InvalidInput. */
-const checked = <A>(parse: (raw: string) => A) =>
-  Options.mapTryCatch<string, A>(parse, (error) =>
-    HelpDoc.p(error instanceof InvalidInput ? error.message : String(error))
-  )
+const checked = <A>(parse: (raw: string) => A) => Flag.mapTryCatch<string, A>(parse, explain)
 
 const invalid = (message: string): never => {
   throw new InvalidInput(message)
@@ -27,29 +40,41 @@ export interface Help {
 /** Adds the help of `--name` to an option. */
 export const withHelp =
   (name: string, help: Help | string) =>
-  <A>(option: Options.Options<A>): Options.Options<A> => {
+  <A>(option: Flag.Flag<A>): Flag.Flag<A> => {
     const { description, example, default: fallback } = typeof help === "string" ? { description: help } : help
-    const described = Options.withDescription(option, description)
-    const exampled =
-      example === undefined ? described : Options.withDescription(described, `Example: --${name} ${example}`)
-    return fallback === undefined ? exampled : Options.withDescription(exampled, `Default: ${fallback}`)
+    // One description per flag: the example and the default follow it as sentences of their own.
+    const parts = [
+      description,
+      ...(example === undefined ? [] : [`Example: --${name} ${example}`]),
+      ...(fallback === undefined ? [] : [`Default: ${fallback}`])
+    ]
+    return Flag.withDescription(option, parts.join(". "))
   }
 
-const isUuid = Schema.is(Schema.UUID)
+const isUuid = Schema.is(Ids.UUID)
 
 const uuidOf = (what: string) => (raw: string) =>
   isUuid(raw) ? raw : invalid(`${what} must be a uuid (as printed by the command that created it), not "${raw}"`)
 
 /** `--name <uuid>`: the id of a company, connection, location or inventory item. */
 export const uuid = (name: string, help: Help | string) =>
-  Options.text(name).pipe(Options.withPseudoName("uuid"), withHelp(name, help), checked(uuidOf(`--${name}`)))
+  Flag.String(name).pipe(Flag.withMetavar("uuid"), withHelp(name, help), checked(uuidOf(`--${name}`)))
 
 /** A positional uuid (`company show <company-id>`). */
 export const uuidArg = (name: string, description: string) =>
-  Args.text({ name }).pipe(
-    Args.withDescription(description),
-    Args.mapTryCatch(uuidOf(`<${name}>`), (error) =>
-      HelpDoc.p(error instanceof InvalidInput ? error.message : String(error))
+  Argument.String(name).pipe(Argument.withDescription(description), Argument.mapTryCatch(uuidOf(`<${name}>`), explain))
+
+/**
+ * `--name a|b|c`: one of `values`, refused in the words the CLI has always used (the library's own
+ * message names the values differently).
+ */
+export const choice = <const A extends string>(name: string, values: ReadonlyArray<A>) =>
+  Flag.String(name).pipe(
+    Flag.withMetavar(values.join("|")),
+    checked((raw) =>
+      (values as ReadonlyArray<string>).includes(raw)
+        ? (raw as A)
+        : invalid(`Expected one of the following cases: ${values.join(", ")}`)
     )
   )
 
@@ -61,8 +86,8 @@ const items = (raw: string) =>
 
 /** `--scopes a,b`: every item one of the API's scopes. */
 export const scopes = (help: Help) =>
-  Options.text("scopes").pipe(
-    Options.withPseudoName("scope,..."),
+  Flag.String("scopes").pipe(
+    Flag.withMetavar("scope,..."),
     withHelp("scopes", {
       example: "catalog:read,catalog:write",
       ...help,
@@ -79,8 +104,8 @@ export const scopes = (help: Help) =>
   )
 
 /** `--currency EUR`: an ISO 4217 code. */
-export const currency = Options.text("currency").pipe(
-  Options.withPseudoName("code"),
+export const currency = Flag.String("currency").pipe(
+  Flag.withMetavar("code"),
   withHelp("currency", { description: "the company currency, an ISO 4217 code", example: "EUR" }),
   checked((raw) =>
     Currency.codes.has(raw)
@@ -103,15 +128,15 @@ const language = (option: string) => (raw: string) => {
   return known ? raw : invalid(`${option} takes language codes such as en, de or pt-BR; "${raw}" is not one`)
 }
 
-export const mainLanguage = Options.text("main-language").pipe(
-  Options.withPseudoName("code"),
+export const mainLanguage = Flag.String("main-language").pipe(
+  Flag.withMetavar("code"),
   withHelp("main-language", { description: "the main language of the catalog content", example: "en" }),
   checked(language("--main-language"))
 )
 
 export const languages = (help: Omit<Help, "description">) =>
-  Options.text("languages").pipe(
-    Options.withPseudoName("code,..."),
+  Flag.String("languages").pipe(
+    Flag.withMetavar("code,..."),
     withHelp("languages", {
       description: "further enabled languages, comma-separated (the main language is always enabled)",
       example: "de,fr",
@@ -122,15 +147,15 @@ export const languages = (help: Omit<Help, "description">) =>
 
 /** A comma-separated list of free text (tax rates and domains are checked by the admin use case). */
 export const list = (name: string, help: Help) =>
-  Options.text(name).pipe(Options.withPseudoName("value,..."), withHelp(name, help), checked(items))
+  Flag.String(name).pipe(Flag.withMetavar("value,..."), withHelp(name, help), checked(items))
 
 const onValues = ["on", "true", "yes", "1"]
 const offValues = ["off", "false", "no", "0"]
 
 /** `--name on|off`. */
 export const onOff = (name: string, help: Help | string) =>
-  Options.text(name).pipe(
-    Options.withPseudoName("on|off"),
+  Flag.String(name).pipe(
+    Flag.withMetavar("on|off"),
     withHelp(name, help),
     checked((raw) =>
       onValues.includes(raw)
@@ -143,8 +168,8 @@ export const onOff = (name: string, help: Help | string) =>
 
 /** `--name <whole number>` within bounds. */
 export const wholeNumber = (name: string, help: Help, min: number, max: number) =>
-  Options.text(name).pipe(
-    Options.withPseudoName("number"),
+  Flag.String(name).pipe(
+    Flag.withMetavar("number"),
     withHelp(name, help),
     checked((raw) => {
       const n = /^\d+$/.test(raw) ? Number(raw) : Number.NaN
@@ -154,8 +179,8 @@ export const wholeNumber = (name: string, help: Help, min: number, max: number) 
 
 /** A decimal quantity kept as written (the inventory use case checks it). */
 export const quantity = (name: string, help: Help) =>
-  Options.text(name).pipe(
-    Options.withPseudoName("decimal"),
+  Flag.String(name).pipe(
+    Flag.withMetavar("decimal"),
     withHelp(name, help),
     checked((raw) =>
       /^-?\d+(\.\d+)?$/.test(raw) ? raw : invalid(`--${name} takes a decimal number such as 2 or 1.5, not "${raw}"`)
@@ -164,7 +189,7 @@ export const quantity = (name: string, help: Help) =>
 
 /** Free text that must not be empty. */
 export const text = (name: string, help: Help | string) =>
-  Options.text(name).pipe(
+  Flag.String(name).pipe(
     withHelp(name, help),
     checked((raw) => (raw.trim() === "" ? invalid(`--${name} must not be empty`) : raw))
   )

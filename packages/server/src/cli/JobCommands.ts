@@ -1,7 +1,7 @@
 /** `catalog-sync jobs ...`: the operator's view of background jobs (imports, media) of every company. */
-import { Command, Options } from "@effect/cli"
 import { JobAdmin } from "@catalog-sync/core"
 import { Effect, Option } from "effect"
+import { Command, Flag } from "effect/cli"
 import { chosen, UsageError } from "./Action.js"
 import { group, optional } from "./Define.js"
 import * as Input from "./Inputs.js"
@@ -23,17 +23,17 @@ export const jobs = group(
       {
         company: optional(companyFilter),
         state: optional(
-          Options.choice("state", ["queued", "running", "completed", "failed", "paused"]).pipe(
+          Input.choice("state", ["queued", "running", "completed", "failed", "paused"]).pipe(
             Input.withHelp("state", { description: "only jobs in this state", default: "every state" })
           )
         ),
         kind: optional(
-          Options.choice("kind", ["import", "media"]).pipe(
+          Input.choice("kind", ["import", "media"]).pipe(
             Input.withHelp("kind", { description: "only jobs of this kind", default: "both" })
           )
         ),
         limit: Input.wholeNumber("limit", { description: "how many jobs, 1 to 1000", default: "100" }, 1, 1000).pipe(
-          Options.withDefault(100)
+          Flag.withDefault(100)
         )
       },
       ({ company, state, kind, limit }) =>
@@ -67,7 +67,7 @@ export const jobs = group(
       "resume",
       {
         company: optional(companyOption),
-        all: Options.boolean("all").pipe(Input.withHelp("all", "every company with paused jobs"))
+        all: Flag.Boolean("all").pipe(Input.withHelp("all", "every company with paused jobs"), Flag.withDefault(false))
       },
       ({ company, all }) =>
         Option.isSome(company) === all

@@ -1,6 +1,6 @@
 /** `catalog-sync key ...`: API keys of a connection; a new key's secret is printed once. */
-import { Args, Command, HelpDoc } from "@effect/cli"
 import { Effect } from "effect"
+import { Argument, Command } from "effect/cli"
 import { admin, given, group, optional } from "./Define.js"
 import * as Input from "./Inputs.js"
 import { companyOption, connectionOption } from "./SharedOptions.js"
@@ -26,15 +26,15 @@ export const key = group("key", "API keys", ["create", "list", "revoke"]).pipe(
       "revoke",
       "stop a key at once",
       {
-        id: Args.text({ name: "key-id" }).pipe(
-          Args.withDescription("the key's id: the 24 hex digits after csk_"),
-          Args.mapTryCatch(
+        id: Argument.String("key-id").pipe(
+          Argument.withDescription("the key's id: the 24 hex digits after csk_"),
+          Argument.mapTryCatch(
             (raw) => {
               if (!/^[0-9a-f]{24}$/.test(raw))
                 throw new Error(`<key-id> must be the 24 hex digits after csk_ (as key list shows), not "${raw}"`)
               return raw
             },
-            (error) => HelpDoc.p((error as Error).message)
+            (error) => Input.explain((error as Error).message)
           )
         )
       },

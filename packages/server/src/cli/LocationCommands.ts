@@ -1,5 +1,5 @@
 /** `catalog-sync location ...`: a company's stock locations and which connections may read or write them. */
-import { Command, Options } from "@effect/cli"
+import { Command, Flag } from "effect/cli"
 import { admin, group } from "./Define.js"
 import * as Input from "./Inputs.js"
 import { companyOption, connectionOption, locationOption } from "./SharedOptions.js"
@@ -24,7 +24,7 @@ export const location = group("location", "stock locations", ["create", "assign"
         writable: Input.onOff("writable", {
           description: "whether the connection may write the stock",
           default: "on"
-        }).pipe(Options.withDefault(true))
+        }).pipe(Flag.withDefault(true))
       },
       ({ connection, location, writable }, admin) => admin.assignLocation(connection, location, writable)
     ),

@@ -1,5 +1,5 @@
 /** The commands that run the server or look at it: serve, migrate, quickstart, status. */
-import { Command, Options } from "@effect/cli"
+import { Command, Flag } from "effect/cli"
 import { chosen } from "./Action.js"
 import { optional } from "./Define.js"
 import * as Input from "./Inputs.js"
@@ -14,7 +14,7 @@ export const quickstart = Command.make(
   "quickstart",
   {
     url: optional(
-      Options.text("url").pipe(
+      Flag.String("url").pipe(
         Input.withHelp("url", {
           description: "the server's URL to print",
           example: "https://sync.example.com",

@@ -1,5 +1,5 @@
 import { JobAdmin } from "@catalog-sync/core"
-import type { SqlClient } from "@effect/sql"
+import type { SqlClient } from "effect/sql"
 import { Clock, Effect } from "effect"
 import { jobKinds, pendingStates, queueGroups } from "../Observability/JobQueueStats.js"
 import { describePostgres, type ServerConfig } from "../ServerConfig.js"

@@ -1,7 +1,7 @@
 /** `catalog-sync stock ...`: stock quantities that come from outside the API (orders and purchases). */
-import { Command } from "@effect/cli"
 import { InventoryAdmin } from "@catalog-sync/core"
 import { Effect } from "effect"
+import { Command } from "effect/cli"
 import { admin, given, group, optional } from "./Define.js"
 import * as Input from "./Inputs.js"
 import { companyOption, locationOption } from "./SharedOptions.js"

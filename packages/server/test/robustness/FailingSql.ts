@@ -1,6 +1,7 @@
-import { SqlError } from "@effect/sql"
-import type { Connection } from "@effect/sql/SqlConnection"
 import { Effect } from "effect"
+import { type SqlConnection, SqlError } from "effect/sql"
+
+type Connection = SqlConnection.Connection
 
 /** Which statements `arm` counts. */
 export interface Arming {
@@ -35,11 +36,20 @@ export const failingSql = (database: "sqlite" | "postgres") => {
       if (counts(query) && --state.countdown === 0) {
         state.injected++
         state.at = query.slice(0, 80)
-        // A fault as the driver reports it: an I/O error (SQLite) or a lost connection (PostgreSQL).
-        const cause = Object.assign(new Error("injected fault"), {
-          code: database === "sqlite" ? "SQLITE_IOERR_WRITE" : "08006"
-        })
-        return Effect.fail(new SqlError.SqlError({ cause, message: `injected fault at: ${query.slice(0, 60)}` }))
+        // A fault as the driver reports it: an I/O error (node:sqlite: its code, SQLite's extended result
+        // code SQLITE_IOERR_WRITE) or a lost connection (PostgreSQL's SQLSTATE connection_failure).
+        const message = `injected fault at: ${query.slice(0, 60)}`
+        const reason =
+          database === "sqlite"
+            ? new SqlError.UnknownError({
+                cause: Object.assign(new Error("injected fault"), { code: "ERR_SQLITE_ERROR", errcode: 778 }),
+                message
+              })
+            : new SqlError.ConnectionError({
+                cause: Object.assign(new Error("injected fault"), { code: "08006" }),
+                message
+              })
+        return Effect.fail(new SqlError.SqlError({ reason }))
       }
       return run
     })
@@ -47,6 +57,7 @@ export const failingSql = (database: "sqlite" | "postgres") => {
     execute: (sql, params, transform) => fault(sql, conn.execute(sql, params, transform)),
     executeRaw: (sql, params) => fault(sql, conn.executeRaw(sql, params)),
     executeValues: (sql, params) => fault(sql, conn.executeValues(sql, params)),
+    executeValuesUnprepared: (sql, params) => fault(sql, conn.executeValuesUnprepared(sql, params)),
     executeUnprepared: (sql, params, transform) => fault(sql, conn.executeUnprepared(sql, params, transform)),
     executeStream: (sql, params, transform) => conn.executeStream(sql, params, transform)
   })

@@ -1,13 +1,13 @@
 /**
- * Requests for one endpoint: a valid one built from the endpoint's own schemas (`Arbitrary.make` of its
- * path, query and payload schemas, encoded as a client would send them), then mutated into the invalid
+ * Requests for one endpoint: a valid one built from the endpoint's own schemas (Effect's schema-derived
+ * values of its path, query and payload schemas, encoded as a client would send them), then mutated into the invalid
  * ones clients send by mistake or on purpose. Ids of real records are placeholders (`@known`), filled
  * in when the request is sent to a seeded company.
  */
 import { Resource, Resources } from "@catalog-sync/core"
-import { Arbitrary, Option, Schema } from "effect"
+import { Arbitrary, Cause, Effect, Exit, Option, Schema } from "effect"
 import * as fc from "fast-check"
-import { type Endpoint, isMultipart } from "./ApiSurface.js"
+import { type Endpoint, isMultipart, type PartSchema } from "./ApiSurface.js"
 
 export type Body =
   | { readonly kind: "none" }
@@ -236,9 +236,29 @@ const pick = <A>(items: ReadonlyArray<A>, n: number): A | undefined =>
 const deepNesting = (depth: number, kind: "array" | "object") =>
   kind === "array" ? "[".repeat(depth) + "]".repeat(depth) : '{"a":'.repeat(depth) + "1" + "}".repeat(depth)
 
+/**
+ * The values a schema describes, as a fast-check arbitrary (Effect 3's `Arbitrary.make`; Effect 4 ships
+ * no fast-check): Effect's schema-derived sample for a drawn seed and size, shrunk by seed and size only.
+ * Effect samples a value its generator cannot build directly (an import record's body, a declaration)
+ * by filtering, and gives up on a seed after 100 discards: the next seeds are tried then.
+ */
+const fromSchema = <A>(schema: Schema.Codec<A, unknown>): fc.Arbitrary<A> => {
+  const arbitrary = Arbitrary.schema(schema)
+  const sample = (seed: number, size: number): A => {
+    for (let attempt = 0; ; attempt++) {
+      const drawn = Effect.runSyncExit(
+        Arbitrary.sampleEffect(arbitrary, { seed: (seed + attempt * 7919) | 0, size, count: 1 })
+      )
+      if (Exit.isSuccess(drawn)) return drawn.value[0]!
+      if (attempt === 20) throw Cause.squash(drawn.cause)
+    }
+  }
+  return fc.tuple(fc.integer(), fc.nat({ max: 10 })).map(([seed, size]) => sample(seed, size))
+}
+
 /** A value the schema accepts, in its encoded (wire) form. */
-const encoded = (schema: Schema.Schema.AnyNoContext): fc.Arbitrary<unknown> =>
-  Arbitrary.make(schema).map((value) => Schema.encodeSync(schema)(value))
+const encoded = (schema: PartSchema): fc.Arbitrary<unknown> =>
+  fromSchema(schema).map((value) => Schema.encodeSync(schema)(value))
 
 const queryString = (params: unknown): string => {
   const search = new URLSearchParams()

@@ -2,17 +2,17 @@ import { layer as pgPorts } from "@catalog-sync/adapter-pg"
 import { cluster, database } from "@catalog-sync/adapter-pg/testing"
 import { Admin, Ids } from "@catalog-sync/core"
 import { expect } from "@effect/vitest"
-import { ConfigProvider, Context, Effect, Layer, Redacted } from "effect"
+import { Context, Effect, Layer, Redacted } from "effect"
 import { buildServer, startInstance } from "../Instances.js"
 import { latencyProxy } from "../LatencyProxy.js"
-import { TestServer, TestServerLive } from "../TestServer.js"
+import { TestServer, TestServerWith } from "../TestServer.js"
 import type { Attempt, LogicalWrite, Observed } from "./History.js"
 
 /** Where the clients write: one or more server URLs over one database, and a fresh company's keys. */
-export class Target extends Context.Tag("Target")<
+export class Target extends Context.Service<
   Target,
   { readonly urls: ReadonlyArray<string>; readonly keys: (n: number) => Effect.Effect<ReadonlyArray<string>, unknown> }
->() {}
+>()("Target") {}
 
 const scopes = ["catalog:read", "catalog:write"]
 // The documented rate limits have their own tests; here they would only turn writes into 429s.
@@ -25,21 +25,14 @@ export const OneServer = Layer.effect(
     urls: [url],
     keys: (n: number) => Effect.flatMap(tenant(), (t) => Effect.all(Array.from({ length: n }, () => t.key(scopes))))
   }))
-).pipe(
-  Layer.provide(TestServerLive),
-  Layer.provide(
-    Layer.setConfigProvider(
-      ConfigProvider.fromJson(unlimited).pipe(ConfigProvider.orElse(() => ConfigProvider.fromEnv()))
-    )
-  )
-)
+).pipe(Layer.provide(TestServerWith({}, unlimited)))
 
 /**
  * `count` server processes (the bundle `npm start` runs) on one throwaway PostgreSQL database. With
  * `latencyMillis` they reach the database through a proxy that adds that much each way, as across a network.
  */
 export const postgresInstances = (count: number, options: { readonly latencyMillis?: number } = {}) =>
-  Layer.scoped(
+  Layer.effect(
     Target,
     Effect.gen(function* () {
       const url = yield* Effect.flatMap(cluster, database)

@@ -75,15 +75,15 @@ export const httpTarget = (server: Server, specs: typeof ReferenceModel.actorSpe
       stock: (actor, body, key) => send(actor, "POST", "/inventory", { body, key }),
       reserve: (company, cardId, reserved) =>
         Effect.map(
-          Effect.either(inventoryAdmin.reserve(companies[company].companyId, cardId, locations[company], { reserved })),
+          Effect.result(inventoryAdmin.reserve(companies[company].companyId, cardId, locations[company], { reserved })),
           (result): Probe.Answer<any> =>
-            result._tag === "Right"
-              ? { _tag: "Accepted", value: result.right }
+            result._tag === "Success"
+              ? { _tag: "Accepted", value: result.success }
               : {
                   _tag: "Refused",
-                  code: (result.left as { code?: string }).code ?? "unknown",
+                  code: (result.failure as { code?: string }).code ?? "unknown",
                   paths: [],
-                  error: result.left
+                  error: result.failure
                 }
         ),
       importRecords: (actor, body, key) =>
@@ -99,7 +99,7 @@ export const httpTarget = (server: Server, specs: typeof ReferenceModel.actorSpe
               return detail
             yield* Effect.sleep("10 millis")
           }
-          return yield* Effect.dieMessage(`import ${submitted.value.job.id} did not finish`)
+          return yield* Effect.die(new Error(`import ${submitted.value.job.id} did not finish`))
         }),
       feed: (actor, cursor, limit) =>
         send(actor, "GET", `/changes?limit=${limit}${cursor === undefined ? "" : `&cursor=${cursor}`}`),

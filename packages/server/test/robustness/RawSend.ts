@@ -18,7 +18,7 @@ export const rawSend = (
   headers: Record<string, string>,
   body?: Uint8Array | string
 ) =>
-  Effect.async<RawReply, Error>((resume) => {
+  Effect.callback<RawReply, Error>((resume) => {
     const target = new URL(url)
     let done = false
     const finish = (result: Effect.Effect<RawReply, Error>) => {

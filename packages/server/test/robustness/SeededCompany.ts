@@ -53,7 +53,7 @@ export const pngImage = Effect.promise(
 const expectOk = (what: string, reply: { status: number; text: string }, status = 200) =>
   reply.status === status
     ? Effect.void
-    : Effect.dieMessage(`seeding ${what}: ${reply.status} ${reply.text.slice(0, 300)}`)
+    : Effect.die(new Error(`seeding ${what}: ${reply.status} ${reply.text.slice(0, 300)}`))
 
 /** `tag` makes the company's external ids and names unique, so a leak of them is recognisable. */
 export const seedCompany = (tag: string) =>

@@ -16,8 +16,8 @@
  * reached the server first wins and the later one is dropped.
  */
 import { CatalogSyncClient, type Client, RevisionConflict } from "@catalog-sync/client"
-import { FetchHttpClient } from "@effect/platform"
-import { Data, Effect, Layer } from "effect"
+import { Data, Effect } from "effect"
+import { FetchHttpClient } from "effect/http"
 import { createHash } from "node:crypto"
 
 export interface Doc {
@@ -87,7 +87,7 @@ export const makeClient = (options: {
       appVersion: "1.0.0",
       paceBelow: 0,
       retry: { maxAttempts: 8, baseDelay: "2 millis", maxDelay: "20 millis" }
-    }).pipe(Effect.provide(FetchHttpClient.layer), Effect.provide(Layer.succeed(FetchHttpClient.Fetch, options.fetch)))
+    }).pipe(Effect.provide(FetchHttpClient.layer), Effect.provideService(FetchHttpClient.Fetch, options.fetch))
   )
 
 /** Counters of one connector, across its restarts. */
@@ -196,23 +196,24 @@ export class Connector {
         }
         const idempotencyKey = `sim-${self.prefix}-${createHash("sha256").update(JSON.stringify(body)).digest("hex").slice(0, 40)}`
         self.counters.writes++
-        const result = yield* Effect.either(self.client.upsert("categories", body, { idempotencyKey }))
-        if (result._tag === "Right") {
-          const record = result.right.record
+        const result = yield* Effect.result(self.client.upsert("categories", body, { idempotencyKey }))
+        if (result._tag === "Success") {
+          const record = result.success.record
           self.entries[ext] = { id: record.id, revision: record.revision, base: toDoc(record), mapped: true }
           self.source.set(ext, toDoc(record))
           self.persist()
           yield* self.step(`pushed ${ext}`)
           return
         }
-        if (!(result.left instanceof RevisionConflict) || entry === undefined) return yield* Effect.fail(result.left)
+        if (!(result.failure instanceof RevisionConflict) || entry === undefined)
+          return yield* Effect.fail(result.failure)
         // Someone else wrote first: merge against what is stored now, then try again from its revision.
         const current = yield* self.client.get("categories", entry.id)
         const remote = toDoc(current)
         self.source.set(ext, merge(entry.base, doc, remote))
         self.entries[ext] = { ...entry, revision: current.revision, base: remote }
       }
-      return yield* Effect.dieMessage(`${ext}: still conflicting after 10 attempts`)
+      return yield* Effect.die(new Error(`${ext}: still conflicting after 10 attempts`))
     })
   }
 }

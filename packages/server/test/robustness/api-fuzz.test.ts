@@ -147,12 +147,12 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 600_000 })("API fuzz
                 if (value === null) delete headers[name]
                 else headers[name] = value
               }
-              const sent = yield* Effect.either(rawSend(company.url, request.endpoint.method, path, headers, bytes))
-              if (sent._tag === "Left") {
-                problems.push(`no answer (${sent.left.message}): ${describeRequest(request, path)}`)
+              const sent = yield* Effect.result(rawSend(company.url, request.endpoint.method, path, headers, bytes))
+              if (sent._tag === "Failure") {
+                problems.push(`no answer (${sent.failure.message}): ${describeRequest(request, path)}`)
                 return
               }
-              const reply = sent.right
+              const reply = sent.success
               const byStatus = counts.get(request.endpoint.key) ?? new Map<number, number>()
               byStatus.set(reply.status, (byStatus.get(reply.status) ?? 0) + 1)
               counts.set(request.endpoint.key, byStatus)

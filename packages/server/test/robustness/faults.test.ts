@@ -96,7 +96,7 @@ const catalogTenant = Effect.gen(function* () {
 
 /** The end of the job a 202 queued, as the worker left it. */
 const jobEnd = (
-  waitJob: Effect.Effect.Success<typeof jobWatcher>,
+  waitJob: Effect.Success<typeof jobWatcher>,
   scope: JobStore.JobScope,
   reply: { readonly status: number; readonly body: any }
 ) =>
@@ -128,7 +128,7 @@ const jobWatcher = Effect.gen(function* () {
         if (Option.isSome(job) && ["completed", "failed", "paused"].includes(job.value.state)) return job.value
         yield* Effect.sleep("25 millis")
       }
-      return yield* Effect.dieMessage(`job ${id} did not end`)
+      return yield* Effect.die(new Error(`job ${id} did not end`))
     })
 })
 

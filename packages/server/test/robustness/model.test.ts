@@ -1,24 +1,13 @@
 import { expect, layer } from "@effect/vitest"
 import { checkModel, ReferenceModel } from "@catalog-sync/core/testing"
-import { ConfigProvider, Effect, Layer } from "effect"
-import { TestServer, TestServerLive, testDatabase } from "../TestServer.js"
+import { Effect } from "effect"
+import { TestServer, TestServerWith, testDatabase } from "../TestServer.js"
 import { httpTarget } from "./HttpTarget.js"
 import { scaled, seed } from "./Soak.js"
 
 // Jobs are picked up quickly (imports are waited for in the model) and the documented rate limits are
 // lifted: they have their own tests, and a 429 here would only be noise in the model's predictions.
-const Server = TestServerLive.pipe(
-  Layer.provide(
-    Layer.setConfigProvider(
-      ConfigProvider.fromMap(
-        new Map([
-          ["JOB_POLL_MILLISECONDS", "10"],
-          ["BENCHMARK_RATE_LIMIT_MULTIPLIER", "1000"]
-        ])
-      ).pipe(ConfigProvider.orElse(() => ConfigProvider.fromEnv()))
-    )
-  )
-)
+const Server = TestServerWith({}, { JOB_POLL_MILLISECONDS: "10", BENCHMARK_RATE_LIMIT_MULTIPLIER: "1000" })
 
 // The domain kit's model harness (`@catalog-sync/core/testing`), driven over HTTP: the same commands and
 // predictions the adapters' tests run over the ports, here through the whole server.

@@ -21,7 +21,7 @@ import { scaled, seed } from "./Soak.js"
 const runSeed = seed(20_261_127)
 const randomPerTarget = scaled(4, 40)
 
-type Server = Context.Tag.Service<typeof TestServer>
+type Server = TestServer["Service"]
 
 /** A value as a client sends it: text (JSON escapes reach the server as they are), or raw bytes. */
 type Value = { readonly kind: "text"; readonly text: string } | { readonly kind: "bytes"; readonly bytes: Uint8Array }
@@ -492,7 +492,7 @@ const refusesAtPath = (target: Target, answer: Answer): boolean => {
 const shown = (value: Value) =>
   value.kind === "bytes" ? `bytes ${Buffer.from(value.bytes).toString("hex")}` : JSON.stringify(value.text).slice(0, 80)
 
-class Engines extends Context.Tag("Engines")<Engines, { readonly sqlite: Server; readonly postgres: Server }>() {}
+class Engines extends Context.Service<Engines, { readonly sqlite: Server; readonly postgres: Server }>()("Engines") {}
 
 const serverOn = (database: "sqlite" | "postgres") =>
   // Some hundreds of requests from one key within a minute: the rate limits are not what this suite tests.
@@ -500,7 +500,7 @@ const serverOn = (database: "sqlite" | "postgres") =>
     Context.get(context, TestServer)
   )
 
-const EnginesLive = Layer.scoped(
+const EnginesLive = Layer.effect(
   Engines,
   Effect.map(Effect.all([serverOn("sqlite"), serverOn("postgres")], { concurrency: 2 }), ([sqlite, postgres]) => ({
     sqlite,
@@ -529,7 +529,7 @@ const seedOn = (server: Server, png: Uint8Array) =>
         (a) =>
           a.status === 200
             ? Effect.succeed(a.body.record.id as string)
-            : Effect.dieMessage(`seeding ${path}: ${a.status}`)
+            : Effect.die(new Error(`seeding ${path}: ${a.status}`))
       )
     const categoryId = yield* post("/categories/upsert", { external_id: "seed-category", name: "Seed" })
     yield* post("/products/upsert", {

@@ -1,19 +1,11 @@
 import { expect, layer } from "@effect/vitest"
-import { ConfigProvider, Effect, Layer } from "effect"
-import { TestServer, TestServerLive, testDatabase } from "../TestServer.js"
+import { Effect } from "effect"
+import { TestServer, TestServerWith, testDatabase } from "../TestServer.js"
 import { random, scaled, seed, soak } from "./Soak.js"
 import { Connector, type Counters, Crash, type Doc, droppingFetch, makeClient, type Persisted } from "./SyncSim.js"
 
 // The documented rate limits have their own tests; two busy connectors would only be paced by them.
-const Server = TestServerLive.pipe(
-  Layer.provide(
-    Layer.setConfigProvider(
-      ConfigProvider.fromJson({ BENCHMARK_RATE_LIMIT_MULTIPLIER: "1000" }).pipe(
-        ConfigProvider.orElse(() => ConfigProvider.fromEnv())
-      )
-    )
-  )
-)
+const Server = TestServerWith({}, { BENCHMARK_RATE_LIMIT_MULTIPLIER: "1000" })
 
 const scopes = ["catalog:read", "catalog:write"]
 
@@ -80,7 +72,7 @@ layer(Server, { excludeTestServices: true, timeout: 60_000 })(`two-way sync simu
             sides.map((s) => {
               if (crashes && next() < 0.3) s.process.crashIn = 1 + Math.floor(next() * 4)
               return s.process.cycle().pipe(
-                Effect.catchAll((error) => {
+                Effect.catch((error) => {
                   // A crash, or a request that failed even after the client's retries: the process ends.
                   if (error instanceof Crash) s.counters.crashes++
                   else {

@@ -32,7 +32,7 @@ const answered = (known: Known | undefined, target: string, externalIds: Readonl
  * The write steps over a set of ports: the services' own, or an import batch's write-behind over
  * them (`WriteBehind`), so that one upsert is written the same way either way.
  */
-export const makeWriter = <E>({ repository, mappings, changeLog }: WritePorts<E>, ids: Ids["Type"]) => {
+export const makeWriter = <E>({ repository, mappings, changeLog }: WritePorts<E>, ids: Ids["Service"]) => {
   /**
    * The write's own external id and the external references of the body as sent, looked up in one round
    * trip when the port can (`findAcross`) and the body references something by external id; undefined
@@ -125,7 +125,7 @@ export const makeWriter = <E>({ repository, mappings, changeLog }: WritePorts<E>
       const scope = mappingScope(principal, definition.name)
       const { externalId, targetId } = header
       const mapped = answered(known, definition.name, [externalId])
-        ? Option.fromNullable(known!.found.get(definition.name)!.get(externalId))
+        ? Option.fromNullishOr(known!.found.get(definition.name)!.get(externalId))
         : yield* mappings.find(scope, externalId)
       if (Option.isSome(mapped)) {
         if (targetId !== undefined && targetId !== mapped.value) {
@@ -136,7 +136,7 @@ export const makeWriter = <E>({ repository, mappings, changeLog }: WritePorts<E>
         }
         const stored = yield* repository.get(principal.company.id, definition.name, mapped.value)
         if (Option.isNone(stored)) {
-          return yield* Effect.dieMessage(`mapping ${externalId} points at a missing ${definition.label}`)
+          return yield* Effect.die(new Error(`mapping ${externalId} points at a missing ${definition.label}`))
         }
         return { stored: stored.value, bind: false }
       }

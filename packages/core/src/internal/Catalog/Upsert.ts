@@ -144,7 +144,7 @@ export const makeUpsert = Effect.gen(function* () {
         ),
       upsert: (resource: ResourceName, body: UpsertBody) => {
         const header = writeHeader(body)
-        return Effect.zipRight(
+        return Effect.andThen(
           checkUpsert(resource, header, body),
           Effect.map(applyWrite(resource, header, body, writer), (result) => ({
             outcome: result.outcome,

@@ -21,9 +21,9 @@ export type FailingAlso<Port, E> = {
  * fail with `E` (`WriteBehindAbandoned`).
  */
 export interface WritePorts<E = never> {
-  readonly repository: FailingAlso<CatalogRepository["Type"], E>
-  readonly mappings: FailingAlso<Mappings["Type"], E>
-  readonly changeLog: FailingAlso<ChangeLog["Type"], E>
+  readonly repository: FailingAlso<CatalogRepository["Service"], E>
+  readonly mappings: FailingAlso<Mappings["Service"], E>
+  readonly changeLog: FailingAlso<ChangeLog["Service"], E>
 }
 
 /**
@@ -85,23 +85,22 @@ export const make = (
     pendingMappings = []
     pendingRecords = []
     pendingChanges = []
-    return Effect.all(
-      [
-        mappings.length === 0
-          ? Effect.void
-          : Effect.catchTag(ports.mappings.insertMany(mappings), "MappingConflict", abandoned),
-        records.length === 0 ? Effect.void : ports.repository.insertMany(records),
-        changes.length === 0 ? Effect.void : ports.changeLog.appendMany(changes)
-      ],
-      { discard: true }
-    )
+    const writeMappings =
+      mappings.length === 0
+        ? Effect.void
+        : Effect.catchTag(ports.mappings.insertMany(mappings), "MappingConflict", (conflict) =>
+            Effect.fail(abandoned(conflict))
+          )
+    const writeRecords = records.length === 0 ? Effect.void : ports.repository.insertMany(records)
+    const writeChanges = changes.length === 0 ? Effect.void : ports.changeLog.appendMany(changes)
+    return Effect.all([writeMappings, writeRecords, writeChanges], { discard: true })
   })
 
   /** A port call that reads or writes directly: what is buffered goes first. */
   const after =
     <Args extends ReadonlyArray<unknown>, A, E>(call: (...args: Args) => Effect.Effect<A, E>) =>
     (...args: Args) =>
-      Effect.zipRight(
+      Effect.andThen(
         flush,
         Effect.suspend(() => call(...args))
       )
@@ -120,7 +119,7 @@ export const make = (
       const hit = knownOf(scope, externalId)
       return hit === undefined
         ? after(ports.mappings.find)(scope, externalId)
-        : Effect.succeed(Option.fromNullable(hit))
+        : Effect.succeed(Option.fromNullishOr(hit))
     },
     findMany: (scope, externalIds) => {
       const found = new Map<string, RecordId>()
@@ -135,7 +134,7 @@ export const make = (
     insert: (mapping) =>
       Effect.suspend(() => {
         const hit = knownOf(mapping, mapping.externalId)
-        if (hit === undefined) return Effect.zipRight(flush, countWrite(ports.mappings.insert(mapping)))
+        if (hit === undefined) return Effect.andThen(flush, countWrite(ports.mappings.insert(mapping)))
         if (hit !== null) {
           return Effect.fail(
             new MappingConflict({
@@ -149,7 +148,7 @@ export const make = (
         pendingMappings.push(mapping)
         return Effect.void
       }),
-    insertMany: (many) => Effect.zipRight(flush, countWrite(ports.mappings.insertMany(many)))
+    insertMany: (many) => Effect.andThen(flush, countWrite(ports.mappings.insertMany(many)))
   }
 
   const repository: WritePorts<WriteBehindAbandoned>["repository"] = {
@@ -168,9 +167,9 @@ export const make = (
         writes++
         pendingRecords.push(record)
       }),
-    insertMany: (records) => Effect.zipRight(flush, countWrite(ports.repository.insertMany(records))),
+    insertMany: (records) => Effect.andThen(flush, countWrite(ports.repository.insertMany(records))),
     update: (record, expectedRevision, previous) =>
-      Effect.zipRight(flush, countWrite(ports.repository.update(record, expectedRevision, previous)))
+      Effect.andThen(flush, countWrite(ports.repository.update(record, expectedRevision, previous)))
   }
 
   const changeLog: WritePorts<WriteBehindAbandoned>["changeLog"] = {
@@ -179,7 +178,7 @@ export const make = (
         writes++
         pendingChanges.push(entry)
       }),
-    appendMany: (entries) => Effect.zipRight(flush, countWrite(ports.changeLog.appendMany(entries))),
+    appendMany: (entries) => Effect.andThen(flush, countWrite(ports.changeLog.appendMany(entries))),
     head: after(ports.changeLog.head),
     read: after(ports.changeLog.read),
     fromGlobalPosition: after(ports.changeLog.fromGlobalPosition)

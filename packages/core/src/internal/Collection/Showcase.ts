@@ -4,6 +4,7 @@ import { noBodyChecks, noViolations } from "../Resources/NoRules.js"
 import type { ResourceDefinition } from "../Resources/ResourceDefinition.js"
 import type { ResourceName } from "../../Resources/Resource.js"
 import { emptyIndex } from "../../Catalog/StoredRecord.js"
+import { UUID } from "../../Shared/Ids.js"
 import { Reference } from "../../Shared/Reference.js"
 
 /**
@@ -16,13 +17,13 @@ export const makeShowcase = (name: ResourceName, label: string, identifier: stri
     name: opt(Name),
     description: opt(Description),
     image_id: opt(Schema.NullOr(Reference))
-  }).annotations({ identifier: `${identifier}Upsert`, ...strict })
+  }).annotate({ identifier: `${identifier}Upsert`, ...strict })
   const record = Schema.Struct({
     ...commonRecordFields,
     name: Schema.String,
     description: Schema.NullOr(Schema.String),
-    image_id: Schema.NullOr(Schema.UUID)
-  }).annotations({ identifier })
+    image_id: Schema.NullOr(UUID)
+  }).annotate({ identifier })
   const definition: ResourceDefinition<typeof upsert, typeof record> = {
     name,
     label,

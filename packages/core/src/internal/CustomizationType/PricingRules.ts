@@ -40,7 +40,7 @@ export const scopeViolations = <E>(
   document.pricing_mode === "none"
     ? Effect.succeed([])
     : context.lockPricing.pipe(
-        Effect.zipRight(context.getMany("customization-types", [typeId])),
+        Effect.andThen(context.getMany("customization-types", [typeId])),
         Effect.map(([type]) =>
           type !== undefined && type.data.pricing_scope !== level
             ? [

@@ -1,4 +1,4 @@
-import { Effect, type Either } from "effect"
+import { Effect, type Result } from "effect"
 import type { Attempt, PlannedRecord } from "./ImportRunner.js"
 import { CatalogService } from "../../Catalog/CatalogService.js"
 import type { ValidationFailed } from "../../Shared/Errors.js"
@@ -9,7 +9,7 @@ import { breathe } from "../Shared/Breathe.js"
 import { attempt } from "./RecordErrors.js"
 
 /** A record's decoded body (`decodedOnce`). */
-export type DecodedOf = (record: PlannedRecord) => Either.Either<UpsertBody, ValidationFailed>
+export type DecodedOf = (record: PlannedRecord) => Result.Result<UpsertBody, ValidationFailed>
 
 /** What one upsert of a record wrote: its outcome and the id of its record. */
 export interface Written {
@@ -37,7 +37,7 @@ export const makeBatchWrites = Effect.gen(function* () {
       yield* writer.prefetch(
         batch.flatMap((item) => {
           const body = decoded(item)
-          return body._tag === "Right" ? [{ resource: item.resource, body: body.right }] : []
+          return body._tag === "Success" ? [{ resource: item.resource, body: body.success }] : []
         })
       )
       const attempts: Array<Attempt> = []
@@ -68,7 +68,7 @@ export const makeBatchWrites = Effect.gen(function* () {
     applied: (item: P, written: Written) => Effect.Effect<Attempt, E, R>
   ) =>
     Effect.forEach(batch, (item) =>
-      Effect.zipRight(
+      Effect.andThen(
         breathe,
         attempt(
           item,

@@ -24,7 +24,7 @@ const isRetryable = (error: unknown): boolean =>
   (error as PersistenceError).retryable
 
 /** A busy database while a batch is written is retried (the whole batch) a few times before the run gives up. */
-const busyRetry = Schedule.exponential("50 millis").pipe(Schedule.intersect(Schedule.recurs(4)))
+const busyRetry = Schedule.max([Schedule.exponential("50 millis"), Schedule.recurs(4)])
 
 /**
  * Records a worker applies in one transaction: a full import body. Set-based, a batch's statements are
@@ -73,7 +73,7 @@ export const makeImportJob = Effect.gen(function* () {
       // record rolls back its own writes only) and its applied mark commits with it.
       const applyPerRecord = (batch: ReadonlyArray<ImportItem>) =>
         transactor.withTransaction(
-          Effect.zipRight(
+          Effect.andThen(
             holdLease,
             batches.perRecord(batch, decoded, (item, { outcome, recordId }) =>
               Effect.gen(function* () {
@@ -115,18 +115,18 @@ export const makeImportJob = Effect.gen(function* () {
           Effect.retry({ schedule: busyRetry, while: isRetryable })
         )
       // Each batch acts as the job's principal as it is now: a revoked key or changed grants take effect at once.
-      const passes = yield* Effect.either(
+      const passes = yield* Effect.result(
         runPassesInBatches(waiting, recordsPerTransaction, (batch) =>
           Effect.flatMap(currentAccess, (principal) =>
             Effect.provideService(applyBatch(batch), CurrentPrincipal, principal)
           )
         )
       )
-      if (passes._tag === "Left") {
-        if (passes.left instanceof AccessStopped) return yield* finish(passes.left.failure)
-        return yield* passes.left
+      if (passes._tag === "Failure") {
+        if (passes.failure instanceof AccessStopped) return yield* finish(passes.failure.failure)
+        return yield* Effect.fail(passes.failure)
       }
-      const { results } = passes.right
+      const { results } = passes.success
       // In index order, as the report lists them: its error budget goes to the first ones.
       const failures = boundReportErrors(
         Array.from(results)
@@ -136,7 +136,7 @@ export const makeImportJob = Effect.gen(function* () {
       if (failures.length > 0) {
         const { at } = yield* now
         yield* transactor.withTransaction(
-          Effect.zipRight(
+          Effect.andThen(
             holdLease,
             Effect.forEach(
               failures,

@@ -1,4 +1,4 @@
-import { Effect, Either } from "effect"
+import { Effect, Result } from "effect"
 import { CurrentPrincipal, type Principal } from "../../Auth/Principal.js"
 import { type BodyParts, bodyParts, missingScopes, requiredWriteScopes, sentWriteScopes } from "../Catalog/Access.js"
 import { decodeUpsert } from "../../Catalog/Decode.js"
@@ -29,7 +29,7 @@ export const scopesFor = (records: ReadonlyArray<PlannedRecord>): ReadonlyArray<
   for (const record of records) {
     const definition = definitions[record.resource]
     const decoded = decodeUpsert(record.resource, record.body)
-    const parts = Either.isLeft(decoded) ? noParts : bodyParts(definition, decoded.right)
+    const parts = Result.isFailure(decoded) ? noParts : bodyParts(definition, decoded.success)
     for (const scope of requiredWriteScopes(modeOf(record.body), parts, false)) needed.add(scope)
   }
   return Array.from(needed)

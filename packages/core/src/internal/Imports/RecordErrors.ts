@@ -1,4 +1,4 @@
-import { Effect, type Either } from "effect"
+import { Effect, type Result } from "effect"
 import { decodeUpsert } from "../../Catalog/Decode.js"
 import type { UpsertBody } from "../Catalog/WriteHeader.js"
 import type {
@@ -79,8 +79,8 @@ export const isUnresolvedReference = (error: RecordFailure): boolean =>
  * batch) is not validated again.
  */
 export const decodedOnce = () => {
-  const decoded = new Map<number, Either.Either<UpsertBody, ValidationFailed>>()
-  return (record: PlannedRecord): Either.Either<UpsertBody, ValidationFailed> => {
+  const decoded = new Map<number, Result.Result<UpsertBody, ValidationFailed>>()
+  return (record: PlannedRecord): Result.Result<UpsertBody, ValidationFailed> => {
     let body = decoded.get(record.index)
     if (body === undefined) {
       body = decodeUpsert(record.resource, record.body)
@@ -94,11 +94,11 @@ export const decodedOnce = () => {
 export const attempt = <E, R>(
   record: PlannedRecord,
   write: (decoded: UpsertBody) => Effect.Effect<Attempt, E, R>,
-  decoded: Effect.Effect<UpsertBody, ValidationFailed> = decodeUpsert(record.resource, record.body)
+  decoded: Result.Result<UpsertBody, ValidationFailed> = decodeUpsert(record.resource, record.body)
 ) =>
-  decoded.pipe(
+  Effect.fromResult(decoded).pipe(
     Effect.flatMap(write),
-    Effect.catchAll((error) =>
+    Effect.catch((error) =>
       isRecordFailure(error)
         ? Effect.succeed(failedAttempt(record.index, error))
         : Effect.fail(error as Exclude<E, RecordFailure>)

@@ -14,12 +14,11 @@ const traceParentFormat = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/
 
 /** The link from a job's span to the span that queued it; none when the job kept no (valid) traceparent. */
 export const linksTo = (traceParent: string | null): ReadonlyArray<Tracer.SpanLink> =>
-  Option.fromNullable(traceParent === null ? null : traceParentFormat.exec(traceParent)).pipe(
+  Option.fromNullOr(traceParent === null ? null : traceParentFormat.exec(traceParent)).pipe(
     Option.match({
       onNone: () => [],
       onSome: ([, traceId, spanId, flags]) => [
         {
-          _tag: "SpanLink" as const,
           span: Tracer.externalSpan({
             traceId: traceId!,
             spanId: spanId!,

@@ -23,12 +23,10 @@ import { jobView, mediaChange, mediaCounts } from "./MediaViews.js"
  * How long processing one image may take. A stalled decoder would otherwise hold the company's media
  * queue (one image at a time) for good, its heartbeat keeping the job's lease alive.
  */
-export class ProcessingTimeout extends Context.Reference<ProcessingTimeout>()(
+export const ProcessingTimeout = Context.Reference<Duration.Duration>(
   "@catalog-sync/core/MediaService/ProcessingTimeout",
-  {
-    defaultValue: (): Duration.Duration => Duration.minutes(2)
-  }
-) {}
+  { defaultValue: () => Duration.minutes(2) }
+)
 
 /**
  * How long a failed media job keeps its image staged, so that a retry (with an active key, once the
@@ -96,7 +94,7 @@ export const makeMediaJob = Effect.gen(function* () {
           if (media.stagedKey !== null) yield* discard(media.stagedKey)
         })
 
-      const result = yield* Effect.either(
+      const result = yield* Effect.result(
         Effect.gen(function* () {
           const reused = yield* repository.completedWithContent(media.companyId, media.contentKey)
           if (Option.isSome(reused) && (yield* storage.exists(folder, media.contentKey))) {
@@ -120,13 +118,13 @@ export const makeMediaJob = Effect.gen(function* () {
           )
           const processed = yield* images
             .process(source, { maxLongEdge: maxLongEdge(media.purpose), maxPixels })
-            .pipe(Effect.timeoutFail({ duration: processingTimeout, onTimeout: () => "TimedOut" as const }))
+            .pipe(Effect.timeoutOrElse({ duration: processingTimeout, orElse: () => Effect.fail("TimedOut" as const) }))
           yield* storage.put(folder, media.contentKey, processed.data)
           return { width: processed.width, height: processed.height, bytes: processed.data.byteLength }
         })
       )
-      if (result._tag === "Left") {
-        const error = result.left
+      if (result._tag === "Failure") {
+        const error = result.failure
         if (error === "TimedOut") {
           // The image is still staged: a retry may succeed on a less loaded machine.
           return yield* finish("failed", {
@@ -153,9 +151,9 @@ export const makeMediaJob = Effect.gen(function* () {
         ...media,
         state: "completed",
         stagedKey: null,
-        width: result.right.width,
-        height: result.right.height,
-        bytes: result.right.bytes,
+        width: result.success.width,
+        height: result.success.height,
+        bytes: result.success.bytes,
         failure: null,
         revision: media.revision + 1,
         updatedAt: at

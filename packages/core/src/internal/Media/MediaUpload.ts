@@ -24,6 +24,7 @@ import {
   maxStagedBytesPerConnection,
   maxUploadBytes,
   MediaFields,
+  mediaFieldsParseOptions,
   remoteUrlField,
   sniffFormat,
   type StoredMedia
@@ -145,7 +146,7 @@ export const makeUpload = Effect.gen(function* () {
     })
 
   const decodeFields = (fields: Readonly<Record<string, string>>) =>
-    Schema.decodeUnknown(MediaFields)(fields).pipe(
+    Schema.decodeUnknownEffect(MediaFields)(fields, mediaFieldsParseOptions).pipe(
       Effect.mapError(
         (error) =>
           new ValidationFailed({
@@ -273,7 +274,8 @@ export const makeUpload = Effect.gen(function* () {
           { companyId: principal.company.id, connectionId: principal.connectionId },
           version.jobId
         )
-        if (Option.isNone(job)) return yield* Effect.dieMessage(`media ${version.id} without its job ${version.jobId}`)
+        if (Option.isNone(job))
+          return yield* Effect.die(new Error(`media ${version.id} without its job ${version.jobId}`))
         if (job.value.state === "failed" && version.stagedKey === null)
           return yield* restage(principal, version, job.value, staged)
         yield* discard(staged.key)
@@ -282,9 +284,7 @@ export const makeUpload = Effect.gen(function* () {
       // The header is nearly always within the head kept while staging; the whole file only otherwise.
       const info = yield* staged.bytes <= staged.head.byteLength
         ? images.inspect(staged.head)
-        : images
-            .inspect(staged.head)
-            .pipe(Effect.orElse(() => Effect.flatMap(staging.read(staged.key), images.inspect)))
+        : images.inspect(staged.head).pipe(Effect.catch(() => Effect.flatMap(staging.read(staged.key), images.inspect)))
       if (info.width * info.height > maxPixels) {
         return yield* new ImageRejected({
           reason: "too_many_pixels",
@@ -328,7 +328,7 @@ export const makeUpload = Effect.gen(function* () {
         })
       )
       return jobView(job)
-    }).pipe(Effect.tapErrorCause(() => discard(staged.key)))
+    }).pipe(Effect.tapCause(() => discard(staged.key)))
 
   /**
    * POST /media as a write command (see `WriteRunner`): the queued job wakes an idle worker once

@@ -2,7 +2,8 @@ import { Schema } from "effect"
 import { Name, opt } from "../../Resources/CommonFields.js"
 import type { Violation } from "../Resources/ResourceDefinition.js"
 import { Coefficient } from "../Shared/Decimal.js"
-import { ExternalId, Uuid } from "../../Shared/Ids.js"
+import { maxItemsDocs } from "../Shared/ListDocs.js"
+import { ExternalId, UUID, Uuid } from "../../Shared/Ids.js"
 import { Reference } from "../../Shared/Reference.js"
 import { Translations, TranslationsInput } from "../../Shared/Translations.js"
 
@@ -14,12 +15,17 @@ import { Translations, TranslationsInput } from "../../Shared/Translations.js"
 export const SelectionFieldInput = Schema.Struct({
   id: opt(Uuid),
   external_id: opt(ExternalId),
-  name: opt(Name).annotations({ description: "Required unless the body's mode is prices." }),
+  name: opt(Name).annotate({ description: "Required unless the body's mode is prices." }),
   translations: opt(TranslationsInput),
-  type_id: opt(Reference).annotations({ description: "Required unless the body's mode is prices." }),
-  group_ids: opt(Schema.Array(Reference).pipe(Schema.maxItems(100, { message: () => "must have at most 100 items" }))),
+  // On the key: the document refers to `Reference` and describes the field beside it.
+  type_id: opt(Reference).pipe(Schema.annotateKey({ description: "Required unless the body's mode is prices." })),
+  group_ids: opt(
+    Schema.Array(Reference).check(
+      Schema.isMaxLength(100, { message: "must have at most 100 items", ...maxItemsDocs(100) })
+    )
+  ),
   coefficient: opt(Coefficient)
-}).annotations({ identifier: "SelectionFieldInput" })
+}).annotate({ identifier: "SelectionFieldInput" })
 
 /** Keys of a field entry that catalog and combined mode require (a prices-mode entry only names a field). */
 export const requiredFieldKeys = ["name", "type_id"] as const
@@ -29,20 +35,20 @@ export const missingFieldKeys = (fields: ReadonlyArray<Readonly<Record<string, u
   fields.flatMap((field, i) =>
     requiredFieldKeys
       .filter((key) => field[key] === undefined)
-      .map((key) => ({ path: ["fields", i, key] as const, message: "is missing" }))
+      .map((key) => ({ path: ["fields", i, key], issue: "is missing" }))
   )
 
 export const SelectionField = Schema.Struct({
-  id: Schema.UUID,
+  id: UUID,
   external_id: Schema.NullOr(Schema.String),
   name: Schema.String,
   translations: Translations,
-  type_id: Schema.UUID,
-  group_ids: Schema.Array(Schema.UUID),
-  coefficient: Schema.optionalWith(Schema.String, { exact: true }).annotations({
+  type_id: UUID,
+  group_ids: Schema.Array(UUID),
+  coefficient: Schema.optionalKey(Schema.String).annotate({
     description: "Scales the group's percent rule; visible with prices:read."
   })
-}).annotations({ identifier: "SelectionField" })
+}).annotate({ identifier: "SelectionField" })
 
 interface StoredField {
   readonly id: string

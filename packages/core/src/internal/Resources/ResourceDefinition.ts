@@ -53,8 +53,8 @@ export type KeyMerger = (stored: unknown, sent: unknown, context: { readonly nex
  * cases are written once over this description.
  */
 export interface ResourceDefinition<
-  BodySchema extends Schema.Schema.AnyNoContext = Schema.Schema.AnyNoContext,
-  RecordSchema extends Schema.Schema.AnyNoContext = Schema.Schema.AnyNoContext
+  BodySchema extends Schema.Codec<unknown, unknown> = Schema.Codec<unknown, unknown>,
+  RecordSchema extends Schema.Codec<unknown, unknown> = Schema.Codec<unknown, unknown>
 > {
   readonly name: ResourceName
   /** Singular, for messages. */

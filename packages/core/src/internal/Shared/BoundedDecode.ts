@@ -2,7 +2,7 @@
  * Strict decoding whose work is bounded by the size of the input, not by how much of it is wrong.
  *
  * Effect's `errors: "all"` collects every failure: a megabyte of bad list items is ~100,000 issues,
- * seconds of CPU and an answer twenty times the body. And a list's item limit is a filter, checked only
+ * seconds of CPU and an answer twenty times the body. And a list's item limit is a check, run only
  * after every item was decoded. Here instead:
  * 1. a list over its item limit is reported as such before any of its items is decoded, and only the
  *    items within the limit are decoded;
@@ -11,37 +11,51 @@
  *    locations: each field and item is decoded stopping at its first failure, and only failing ones
  *    are entered. The issues found are those `errors: "all"` finds, up to the bound.
  */
-import { Either, Option, ParseResult, Predicate, Schema } from "effect"
-import * as AST from "effect/SchemaAST"
-import { type PlainIssue, plainIssuesOf } from "../../Shared/PlainIssues.js"
+import { Predicate, Result, Schema, SchemaAST, SchemaIssue, SchemaParser } from "effect"
+import {
+  expectedOf,
+  type LocatedIssue,
+  locatedIssues,
+  type PlainIssue,
+  plainIssuesOf
+} from "../../Shared/PlainIssues.js"
 
 /** The most failing locations an answer lists; a decode stops once it has found one more. */
 export const maxIssues = 20
 
 type Path = ReadonlyArray<PropertyKey>
 
-type Parser = (input: unknown) => Either.Either<unknown, ParseResult.ParseIssue>
+type Parser = (input: unknown) => Result.Result<unknown, SchemaIssue.Issue>
 
-/** Decoders made so far, by whether unknown keys are errors (the one option a schema here sets). */
-const parsers = { error: new WeakMap<AST.AST, Parser>(), ignore: new WeakMap<AST.AST, Parser>() }
+type Excess = "error" | "ignore"
 
-/** A decode that stops at its first failure; `options` are those in force where `ast` sits. */
-const decodeFirst = (ast: AST.AST, options: AST.ParseOptions): Parser => {
-  const onExcessProperty = options.onExcessProperty === "error" ? "error" : "ignore"
-  let parser = parsers[onExcessProperty].get(ast)
-  if (parser === undefined) {
-    parser = ParseResult.decodeUnknownEither(Schema.make(ast), { errors: "first", onExcessProperty })
-    parsers[onExcessProperty].set(ast, parser)
+const parserCache = (errors: "first" | "all") => {
+  const made = { error: new WeakMap<SchemaAST.AST, Parser>(), ignore: new WeakMap<SchemaAST.AST, Parser>() }
+  return (ast: SchemaAST.AST, options: SchemaAST.ParseOptions): Parser => {
+    const onExcessProperty: Excess = options.onExcessProperty === "error" ? "error" : "ignore"
+    let parser = made[onExcessProperty].get(ast)
+    if (parser === undefined) {
+      parser = SchemaParser.decodeUnknownResult(Schema.make<Schema.Codec<unknown, unknown>>(ast), {
+        errors,
+        onExcessProperty
+      })
+      made[onExcessProperty].set(ast, parser)
+    }
+    return parser
   }
-  return parser
 }
 
-/** The options in force at `ast`: its own parse options annotation overrides those it inherits, as in Effect. */
-const optionsAt = (ast: AST.AST, inherited: AST.ParseOptions): AST.ParseOptions =>
-  Option.match(AST.getParseOptionsAnnotation(ast), {
-    onNone: () => inherited,
-    onSome: (own) => ({ ...inherited, ...own })
-  })
+/** A decode that stops at its first failure; `options` are those in force where `ast` sits. */
+const decodeFirst = parserCache("first")
+
+/**
+ * The options in force at `ast`: a `parseOptions` annotation of its own (`CommonFields.strict`) overrides
+ * those it inherits. Effect 4 no longer reads such an annotation; this decoder still does.
+ */
+const optionsAt = (ast: SchemaAST.AST, inherited: SchemaAST.ParseOptions): SchemaAST.ParseOptions => {
+  const own = SchemaAST.resolveAt<SchemaAST.ParseOptions>("parseOptions")(ast)
+  return Predicate.isObject(own) ? { ...inherited, ...own } : inherited
+}
 
 /**
  * Issues found so far, by location; full once it holds `maxIssues` + 1 locations. A full list still takes
@@ -49,85 +63,50 @@ const optionsAt = (ast: AST.AST, inherited: AST.ParseOptions): AST.ParseOptions 
  * message is the one an unbounded decode gives ("must be a string or null").
  */
 class Found {
-  readonly issues: Array<ParseResult.ArrayFormatterIssue> = []
+  readonly issues: Array<LocatedIssue> = []
   private readonly locations = new Set<string>()
   full = false
 
-  add(path: Path, tag: ParseResult.ArrayFormatterIssue["_tag"], message: string) {
-    const location = path.map(String).join("\u0000")
+  add(issue: LocatedIssue) {
+    const location = issue.path.map(String).join("\u0000")
     if (this.full && !this.locations.has(location)) return
     if (!this.locations.has(location)) {
       this.locations.add(location)
       if (this.locations.size > maxIssues) this.full = true
     }
-    this.issues.push({ _tag: tag, path, message })
+    this.issues.push(issue)
   }
 }
 
-/** A value as a message may quote it: formatting a large value costs as much as the value, and no answer shows it. */
-const elided = (value: unknown) =>
-  (typeof value === "object" && value !== null) || (typeof value === "string" && value.length > 64) ? "…" : value
-
-const listed = (issues: ParseResult.Composite["issues"]): ReadonlyArray<ParseResult.ParseIssue> =>
-  Array.isArray(issues) ? issues : [issues as ParseResult.ParseIssue]
-
-const withoutValues = (issue: ParseResult.ParseIssue): ParseResult.ParseIssue => {
-  switch (issue._tag) {
-    case "Type":
-      return new ParseResult.Type(issue.ast, elided(issue.actual), issue.message)
-    case "Pointer":
-      return new ParseResult.Pointer(issue.path, issue.actual, withoutValues(issue.issue))
-    case "Refinement":
-      return new ParseResult.Refinement(issue.ast, issue.actual, issue.kind, withoutValues(issue.issue))
-    case "Transformation":
-      return new ParseResult.Transformation(issue.ast, issue.actual, issue.kind, withoutValues(issue.issue))
-    case "Composite":
-      return new ParseResult.Composite(
-        issue.ast,
-        issue.actual,
-        listed(issue.issues).map(withoutValues) as [ParseResult.ParseIssue, ...Array<ParseResult.ParseIssue>],
-        issue.output
-      )
-    default:
-      return issue
-  }
+/** An issue that is not entered further: its located failures, under `path`. */
+const leaf = (issue: SchemaIssue.Issue, path: Path, found: Found) => {
+  for (const located of locatedIssues(issue, path)) found.add(located)
 }
 
-/** An issue that is not entered further: its formatted messages, at `path`. */
-const leaf = (issue: ParseResult.ParseIssue, path: Path, found: Found) => {
-  for (const formatted of ParseResult.ArrayFormatter.formatIssueSync(withoutValues(issue))) {
-    found.add([...path, ...formatted.path], formatted._tag, formatted.message)
-  }
-}
+/** The AST a raw input is read against: the encoded end of a transformed node. */
+const encodedOf = (ast: SchemaAST.AST): SchemaAST.AST => (ast.encoding === undefined ? ast : SchemaAST.toEncoded(ast))
 
-const holdsLists = new WeakMap<AST.AST, boolean>()
+const holdsLists = new WeakMap<SchemaAST.AST, boolean>()
 
 /** Whether a value of `ast` may contain a list (a recursive schema is assumed to). */
-const mayHoldLists = (ast: AST.AST): boolean => {
+const mayHoldLists = (ast: SchemaAST.AST): boolean => {
   const known = holdsLists.get(ast)
   if (known !== undefined) return known
   holdsLists.set(ast, true)
   let holds: boolean
-  switch (ast._tag) {
-    case "TupleType":
-      holds = true
-      break
-    case "Refinement":
-      holds = mayHoldLists(ast.from)
-      break
-    case "Transformation":
-      holds = mayHoldLists(ast.from)
-      break
-    case "Union":
-      holds = ast.types.some(mayHoldLists)
-      break
-    case "TypeLiteral":
-      holds =
-        ast.propertySignatures.some((ps) => mayHoldLists(ps.type)) ||
-        ast.indexSignatures.some((is) => mayHoldLists(is.type))
-      break
+  const read = encodedOf(ast)
+  switch (read._tag) {
+    case "Arrays":
     case "Suspend":
       holds = true
+      break
+    case "Union":
+      holds = read.types.some(mayHoldLists)
+      break
+    case "Objects":
+      holds =
+        read.propertySignatures.some((ps) => mayHoldLists(ps.type)) ||
+        read.indexSignatures.some((is) => mayHoldLists(is.type))
       break
     default:
       holds = false
@@ -138,20 +117,26 @@ const mayHoldLists = (ast: AST.AST): boolean => {
 
 const ownKeys = (input: object): Array<string> => Object.keys(input)
 
-/** Filters that read a list's length only, and so apply to the list as sent. */
-const lengthFilters: ReadonlySet<unknown> = new Set([
-  Schema.MinItemsSchemaId,
-  Schema.MaxItemsSchemaId,
-  Schema.ItemsCountSchemaId
-])
+const filtersOf = (checks: ReadonlyArray<SchemaAST.Check<unknown>>): Array<SchemaAST.Filter<unknown>> =>
+  checks.flatMap((check) => (check._tag === "Filter" ? [check] : filtersOf(check.checks)))
 
-/** The most items a list under `ast` may have, when `ast` is a length filter that sets one. */
-const maxItemsOf = (ast: AST.Refinement): number | undefined => {
-  if (!Option.exists(AST.getSchemaIdAnnotation(ast), (id) => lengthFilters.has(id))) return undefined
-  const jsonSchema: { readonly maxItems?: unknown } | undefined = Option.getOrUndefined(
-    AST.getJSONSchemaAnnotation(ast)
-  )
-  return typeof jsonSchema?.maxItems === "number" ? jsonSchema.maxItems : undefined
+/**
+ * The length filters of a list node that set a most number of items (`isMaxLength`, `isLengthBetween`,
+ * which declare it as their generation constraint), with the smallest such limit.
+ */
+const limitOf = (
+  ast: SchemaAST.Arrays
+): { readonly max: number; readonly filters: ReadonlyArray<SchemaAST.Filter<unknown>> } | undefined => {
+  if (ast.checks === undefined) return undefined
+  let max: number | undefined
+  const filters: Array<SchemaAST.Filter<unknown>> = []
+  for (const filter of filtersOf(ast.checks)) {
+    const limit = filter.annotations?.arbitraryConstraint?.maxLength
+    if (typeof limit !== "number") continue
+    filters.push(filter)
+    max = max === undefined ? limit : Math.min(max, limit)
+  }
+  return max === undefined ? undefined : { max, filters }
 }
 
 /** A list over its limit, cut to the limit: only the items it may have are decoded. */
@@ -161,49 +146,54 @@ interface Cut {
 }
 
 /**
- * The lists of `input` over their item limits (`maxItems`, `itemsCount`), found without decoding any
- * item: each one's issue, and the list cut to its limit (walked on, for lists in the items it keeps).
+ * The lists of `input` over their item limits, found without decoding any item: each one's issue, and
+ * the list cut to its limit (walked on, for lists in the items it keeps).
  */
-const listsOverLimit = (ast: AST.AST, input: unknown, path: Path, found: Found, cuts: Array<Cut>): void => {
+const listsOverLimit = (
+  ast: SchemaAST.AST,
+  input: unknown,
+  path: Path,
+  found: Found,
+  cuts: Array<Cut>,
+  options: SchemaAST.ParseOptions
+): void => {
   if (found.full || !mayHoldLists(ast)) return
-  switch (ast._tag) {
-    case "Refinement": {
-      const max = Array.isArray(input) ? maxItemsOf(ast) : undefined
-      if (max !== undefined && (input as ReadonlyArray<unknown>).length > max) {
-        const failed = ast.filter(input, {}, ast)
-        if (Option.isSome(failed)) leaf(new ParseResult.Refinement(ast, input, "Predicate", failed.value), path, found)
-        const list = (input as ReadonlyArray<unknown>).slice(0, max)
+  const read = encodedOf(ast)
+  switch (read._tag) {
+    case "Arrays": {
+      if (!Array.isArray(input)) return
+      let list: ReadonlyArray<unknown> = input
+      const limit = limitOf(read)
+      if (limit !== undefined && input.length > limit.max) {
+        for (const filter of limit.filters) {
+          const failed = filter.run(input, read, options)
+          if (failed !== undefined) leaf(new SchemaIssue.Filter(filter, failed), path, found)
+        }
+        list = input.slice(0, limit.max)
         cuts.push({ path, list })
-        return listsOverLimit(ast.from, list, path, found, cuts)
       }
-      return listsOverLimit(ast.from, input, path, found, cuts)
-    }
-    case "Transformation":
-      return listsOverLimit(ast.from, input, path, found, cuts)
-    case "Suspend":
-      return listsOverLimit(ast.f(), input, path, found, cuts)
-    case "Union":
-      for (const member of ast.types) listsOverLimit(member, input, path, found, cuts)
+      list.forEach((item, i) => {
+        const type = read.elements[i] ?? read.rest[0]
+        if (type !== undefined && mayHoldLists(type)) listsOverLimit(type, item, [...path, i], found, cuts, options)
+      })
       return
-    case "TypeLiteral": {
-      if (!Predicate.isRecord(input)) return
-      for (const ps of ast.propertySignatures) {
+    }
+    case "Suspend":
+      return listsOverLimit(read.thunk(), input, path, found, cuts, options)
+    case "Union":
+      for (const member of read.types) listsOverLimit(member, input, path, found, cuts, options)
+      return
+    case "Objects": {
+      if (!Predicate.isObject(input)) return
+      for (const ps of read.propertySignatures) {
         if (mayHoldLists(ps.type) && Object.hasOwn(input, ps.name)) {
-          listsOverLimit(ps.type, input[ps.name], [...path, ps.name], found, cuts)
+          listsOverLimit(ps.type, input[ps.name as string], [...path, ps.name], found, cuts, options)
         }
       }
-      for (const is of ast.indexSignatures) {
+      for (const is of read.indexSignatures) {
         if (!mayHoldLists(is.type)) continue
-        for (const key of ownKeys(input)) listsOverLimit(is.type, input[key], [...path, key], found, cuts)
+        for (const key of ownKeys(input)) listsOverLimit(is.type, input[key], [...path, key], found, cuts, options)
       }
-      return
-    }
-    case "TupleType": {
-      if (!Array.isArray(input)) return
-      input.forEach((item, i) => {
-        const type = ast.elements[i]?.type ?? ast.rest[0]?.type
-        if (type !== undefined && mayHoldLists(type)) listsOverLimit(type, item, [...path, i], found, cuts)
-      })
       return
     }
   }
@@ -222,91 +212,117 @@ const replaceAt = (value: unknown, path: Path, replacement: unknown): unknown =>
   return { ...record, [key]: replaceAt(record[key], rest, replacement) }
 }
 
+/** One property of an object on its own: its decode answers a missing key as the object's does. */
+const fieldAsts = new WeakMap<SchemaAST.PropertySignature, SchemaAST.Objects>()
+
+const fieldAst = (ps: SchemaAST.PropertySignature): SchemaAST.Objects => {
+  let ast = fieldAsts.get(ps)
+  if (ast === undefined) {
+    ast = new SchemaAST.Objects([ps], [])
+    fieldAsts.set(ps, ast)
+  }
+  return ast
+}
+
+/** The issue within a one-property object's failure: the property's own, without the object around it. */
+const innerOf = (issue: SchemaIssue.Issue): SchemaIssue.Issue =>
+  issue._tag === "Composite" && issue.issues.length === 1 && issue.issues[0]._tag === "Pointer"
+    ? issue.issues[0].issue
+    : issue
+
 /** Every field of an object that fails (unknown keys, missing fields, failing values), as `errors: "all"` lists them. */
 const fields = (
-  ast: AST.TypeLiteral,
+  ast: SchemaAST.Objects,
   input: { readonly [key: string]: unknown },
   path: Path,
   found: Found,
-  options: AST.ParseOptions
+  options: SchemaAST.ParseOptions
 ) => {
+  const matches = (key: string) =>
+    ast.indexSignatures.some((is) => Result.isSuccess(decodeFirst(is.parameter, options)(key)))
   if (options.onExcessProperty === "error") {
     const named = new Set<PropertyKey>(ast.propertySignatures.map((ps) => ps.name))
-    const indexed = (key: string) =>
-      ast.indexSignatures.some((is) => Either.isRight(decodeFirst(is.parameter, options)(key)))
     for (const key of ownKeys(input)) {
       if (found.full) return
-      if (!named.has(key) && !indexed(key)) found.add([...path, key], "Unexpected", "is unexpected")
+      if (!named.has(key) && !matches(key)) found.add({ path: [...path, key], message: "is not an allowed property" })
     }
   }
   for (const ps of ast.propertySignatures) {
     if (found.full) return
     const key = ps.name as string
-    const decode = decodeFirst(ps.type, options)
-    if (!Object.hasOwn(input, key)) {
-      if (!ps.isOptional && Either.isLeft(decode(undefined))) found.add([...path, key], "Missing", "is missing")
-      continue
+    const present = Object.hasOwn(input, key)
+    const decoded = decodeFirst(fieldAst(ps), options)(present ? { [key]: input[key] } : {})
+    if (Result.isFailure(decoded)) {
+      const issue = innerOf(decoded.failure)
+      if (present) collect(issue, input[key], [...path, key], found, options)
+      else leaf(issue, [...path, key], found)
     }
-    const decoded = decode(input[key])
-    if (Either.isLeft(decoded)) collect(decoded.left, input[key], [...path, key], found, options)
   }
   for (const is of ast.indexSignatures) {
     const decode = decodeFirst(is.type, options)
     for (const key of ownKeys(input)) {
       if (found.full) return
-      if (Either.isLeft(decodeFirst(is.parameter, options)(key))) continue
+      if (Result.isFailure(decodeFirst(is.parameter, options)(key))) continue
       const decoded = decode(input[key])
-      if (Either.isLeft(decoded)) collect(decoded.left, input[key], [...path, key], found, options)
+      if (Result.isFailure(decoded)) collect(decoded.failure, input[key], [...path, key], found, options)
     }
   }
 }
 
 /** Every failing item of a list. */
-const items = (type: AST.AST, input: ReadonlyArray<unknown>, path: Path, found: Found, options: AST.ParseOptions) => {
+const items = (
+  type: SchemaAST.AST,
+  input: ReadonlyArray<unknown>,
+  path: Path,
+  found: Found,
+  options: SchemaAST.ParseOptions
+) => {
   const decode = decodeFirst(type, options)
   for (let i = 0; i < input.length && !found.full; i++) {
     const decoded = decode(input[i])
-    if (Either.isLeft(decoded)) collect(decoded.left, input[i], [...path, i], found, options)
+    if (Result.isFailure(decoded)) collect(decoded.failure, input[i], [...path, i], found, options)
   }
 }
 
 /**
  * The failures of `input` from `issue`, the first failure of decoding it: objects, lists and unions are
- * entered (each member of a union that failed), everything else is a leaf. Once the list is full, objects
- * and lists are left at once; a union's members are still visited for their leaves at its location.
+ * entered (each member of a union that failed), everything else is a leaf. Once the list is full, objects and lists are left at once; a union's members are still visited for their leaves at its
+ * location.
  */
 const collect = (
-  issue: ParseResult.ParseIssue,
+  issue: SchemaIssue.Issue,
   input: unknown,
   path: Path,
   found: Found,
-  inherited: AST.ParseOptions
+  inherited: SchemaAST.ParseOptions
 ): void => {
   switch (issue._tag) {
-    case "Refinement": {
-      const options = optionsAt(issue.ast, inherited)
-      return issue.kind === "From" ? collect(issue.issue, input, path, found, options) : leaf(issue, path, found)
-    }
-    case "Transformation": {
-      const options = optionsAt(issue.ast, inherited)
-      return issue.kind === "Encoded" ? collect(issue.issue, input, path, found, options) : leaf(issue, path, found)
-    }
+    case "Encoding":
+      return collect(issue.issue, input, path, found, optionsAt(issue.ast, inherited))
     case "Composite": {
       const ast = issue.ast
       const options = optionsAt(ast, inherited)
-      if (AST.isTypeLiteral(ast) && Predicate.isRecord(input)) return fields(ast, input, path, found, options)
-      if (AST.isTupleType(ast) && Array.isArray(input) && ast.elements.length === 0 && ast.rest.length === 1) {
-        return items(ast.rest[0]!.type, input, path, found, options)
-      }
-      if (AST.isUnion(ast)) {
-        for (const member of listed(issue.issues)) {
-          // The union's own search may report a made-up member (a missing tag): a leaf.
-          if ("ast" in member && ast.types.includes(member.ast as AST.AST)) collect(member, input, path, found, options)
-          else leaf(member, path, found)
-        }
-        return
+      // A failing check: the structure decoded, and only a node's first failing check is reported.
+      if (issue.issues[0]._tag === "Filter") return leaf(issue, path, found)
+      if (SchemaAST.isObjects(ast) && Predicate.isObject(input)) return fields(ast, input, path, found, options)
+      if (SchemaAST.isArrays(ast) && Array.isArray(input) && ast.elements.length === 0 && ast.rest.length === 1) {
+        return items(ast.rest[0]!, input, path, found, options)
       }
       return leaf(issue, path, found)
+    }
+    case "AnyOf": {
+      const ast = issue.ast
+      const options = optionsAt(ast, inherited)
+      for (const member of ast.types) {
+        const tried = issue.issues.filter((inner) => "ast" in inner && inner.ast === member)
+        if (tried.length === 0) found.add({ path, message: `must be ${expectedOf(member)}` })
+        for (const inner of tried) collect(inner, input, path, found, options)
+      }
+      // The union's own search may report a made-up member (a missing tag): a leaf.
+      for (const inner of issue.issues) {
+        if (!("ast" in inner && ast.types.includes(inner.ast))) leaf(inner, path, found)
+      }
+      return
     }
     default:
       return leaf(issue, path, found)
@@ -317,26 +333,23 @@ const collect = (
  * A decoder of `schema` that fails with at most `maxIssues` + 1 failing locations (one more than an
  * answer lists, so that it can say more were found), as `PlainIssue`s under `root`. Unknown keys are
  * errors unless `onExcessProperty` is "ignore" (HttpApi's default for the parts of a request it decodes);
- * a schema's own parse options annotation decides below it either way.
+ * a schema's own `parseOptions` annotation decides below it either way.
  */
-export const boundedDecoder = <A, I>(
-  schema: Schema.Schema<A, I, never>,
-  onExcessProperty: "error" | "ignore" = "error"
-) => {
-  const options: AST.ParseOptions = { onExcessProperty }
-  const decode = decodeFirst(schema.ast, options) as (input: unknown) => Either.Either<A, ParseResult.ParseIssue>
-  return (input: unknown, root = "$"): Either.Either<A, ReadonlyArray<PlainIssue>> => {
+export const boundedDecoder = <A>(schema: Schema.Decoder<A>, onExcessProperty: "error" | "ignore" = "error") => {
+  const options = optionsAt(schema.ast, { onExcessProperty })
+  const decode = decodeFirst(schema.ast, options) as (input: unknown) => Result.Result<A, SchemaIssue.Issue>
+  return (input: unknown, root = "$"): Result.Result<A, ReadonlyArray<PlainIssue>> => {
     const found = new Found()
     const cuts: Array<Cut> = []
-    listsOverLimit(schema.ast, input, [], found, cuts)
+    listsOverLimit(schema.ast, input, [], found, cuts, options)
     // In the order found, a list before the lists within its items.
     const bounded = cuts.reduce((value, cut) => replaceAt(value, cut.path, cut.list), input)
     const decoded = decode(bounded)
-    if (Either.isRight(decoded)) {
-      return cuts.length === 0 ? Either.right(decoded.right) : Either.left(plainIssuesOf(found.issues, root))
+    if (Result.isSuccess(decoded)) {
+      return cuts.length === 0 ? Result.succeed(decoded.success) : Result.fail(plainIssuesOf(found.issues, root))
     }
-    collect(decoded.left, bounded, [], found, options)
-    if (found.issues.length === 0) leaf(decoded.left, [], found)
-    return Either.left(plainIssuesOf(found.issues, root))
+    collect(decoded.failure, bounded, [], found, options)
+    if (found.issues.length === 0) leaf(decoded.failure, [], found)
+    return Result.fail(plainIssuesOf(found.issues, root))
   }
 }

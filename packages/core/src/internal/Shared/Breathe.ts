@@ -20,7 +20,7 @@ const nextTurn = (resume: () => void) => {
 export const breathe: Effect.Effect<void> = Effect.suspend(() =>
   performance.now() - lastTurn < sliceMillis
     ? Effect.void
-    : Effect.async<void>((resume) => {
+    : Effect.callback<void>((resume) => {
         nextTurn(() => {
           lastTurn = performance.now()
           resume(Effect.void)

@@ -4,6 +4,7 @@
  * strings digit by digit.
  */
 import { Schema } from "effect"
+import { matching } from "./Text.js"
 
 const split = (value: string): readonly [string, string] => {
   const [integer = "0", fraction = ""] = value.split(".")
@@ -42,32 +43,34 @@ export const equals = (a: string, b: string): boolean => compare(a, b) === 0
 export const isWhole = (value: string): boolean => split(value)[1] === ""
 
 /** Money: up to 16 integer digits and up to 2 decimals; kept with exactly 2 decimals once stored. */
-export const Money = Schema.String.pipe(
-  Schema.pattern(/^\d{1,16}(\.\d{1,2})?$/, {
-    message: () => "must be a decimal string with up to 16 integer digits and up to 2 decimals"
-  }),
-  Schema.annotations({ identifier: "Money", examples: ["1299.00"] })
-)
+export const Money = Schema.String.check(
+  matching(/^\d{1,16}(\.\d{1,2})?$/, "must be a decimal string with up to 16 integer digits and up to 2 decimals")
+).annotate({ identifier: "Money", examples: ["1299.00"] })
 
-/** A pricing coefficient: up to 4 decimals, 0 < c <= 100. */
-export const Coefficient = Schema.String.pipe(
-  Schema.pattern(/^\d+(\.\d{1,4})?$/, { message: () => "must be a decimal string with up to 4 decimals" }),
-  Schema.filter((c) => (compare(c, "0") > 0 && compare(c, "100") <= 0) || "must be greater than 0 and at most 100"),
-  Schema.annotations({ identifier: "Coefficient", examples: ["0.3", "1"] })
-)
+/**
+ * A pricing coefficient: up to 4 decimals, 0 < c <= 100. No examples: the OpenAPI document has never
+ * shown any for it.
+ */
+export const Coefficient = Schema.String.check(
+  matching(/^\d+(\.\d{1,4})?$/, "must be a decimal string with up to 4 decimals"),
+  Schema.makeFilter(
+    (c: string) => (compare(c, "0") > 0 && compare(c, "100") <= 0) || "must be greater than 0 and at most 100",
+    { toJsonSchema: () => ({}) }
+  )
+).annotate({ identifier: "Coefficient" })
 
 /** A physical dimension, weight or volume: non-negative, up to 16 integer digits and 6 decimals. */
-export const Dimension = Schema.String.pipe(
-  Schema.pattern(/^\d{1,16}(\.\d{1,6})?$/, {
-    message: () => "must be a non-negative decimal string with up to 16 integer digits and up to 6 decimals"
-  }),
-  Schema.annotations({ identifier: "Dimension", examples: ["84.5"] })
-)
+export const Dimension = Schema.String.check(
+  matching(
+    /^\d{1,16}(\.\d{1,6})?$/,
+    "must be a non-negative decimal string with up to 16 integer digits and up to 6 decimals"
+  )
+).annotate({ identifier: "Dimension", examples: ["84.5"] })
 
-/** A stock quantity: up to 9 integer digits and up to 3 decimals. */
-export const Quantity = Schema.String.pipe(
-  Schema.pattern(/^\d{1,9}(\.\d{1,3})?$/, {
-    message: () => "must be a decimal string with up to 9 integer digits and up to 3 decimals"
-  }),
-  Schema.annotations({ identifier: "Quantity", examples: ["12", "3.5"] })
-)
+/**
+ * A stock quantity: up to 9 integer digits and up to 3 decimals. No identifier: the OpenAPI document
+ * writes it out where StockWrite describes it, not as a component.
+ */
+export const Quantity = Schema.String.check(
+  matching(/^\d{1,9}(\.\d{1,3})?$/, "must be a decimal string with up to 9 integer digits and up to 3 decimals")
+).annotate({ examples: ["12", "3.5"] })

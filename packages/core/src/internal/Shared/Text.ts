@@ -1,5 +1,18 @@
 import { Schema } from "effect"
 
+/**
+ * A string matching `regExp`, failing with `message`, described in JSON Schema as Effect 3 described a
+ * pattern (its `pattern`, and "a string matching the pattern …" unless the schema describes itself).
+ * Effect 4 exports the pattern of a regular expression with the `u` flag only; these are ASCII patterns,
+ * the same with it or without.
+ */
+export const matching = (regExp: RegExp, message: string) =>
+  Schema.isPattern(regExp, {
+    message,
+    description: `a string matching the pattern ${regExp.source}`,
+    toJsonSchema: () => ({ pattern: regExp.source })
+  })
+
 /** Length in characters (Unicode code points), as the spec and JSON Schema count it, not UTF-16 units. */
 export const characters = (value: string): number => {
   let count = 0
@@ -18,9 +31,9 @@ export const nulMessage = "must not contain the NUL character (U+0000)"
  */
 export const Text = (min: number, max: number) => {
   const message = `${min > 0 ? `must be ${min}-${max} characters` : `must be at most ${max} characters`} of well-formed text`
-  return Schema.String.pipe(
-    Schema.filter(
-      (value) => {
+  return Schema.String.check(
+    Schema.makeFilter(
+      (value: string) => {
         // Cheap bounds first: code points are at least half the UTF-16 length and at most all of it.
         if (value.length < min || value.length / 2 > max) return message
         if (value.includes("\u0000")) return nulMessage
@@ -29,7 +42,11 @@ export const Text = (min: number, max: number) => {
         const n = characters(value)
         return (n >= min && n <= max) || message
       },
-      { jsonSchema: { ...(min > 0 ? { minLength: min } : {}), maxLength: max } }
+      {
+        toJsonSchema: () => ({ ...(min > 0 ? { minLength: min } : {}), maxLength: max }),
+        // Generated values (property tests) meet the bounds instead of being drawn and thrown away.
+        arbitraryConstraint: { minCodePoints: min, maxCodePoints: max }
+      }
     )
   )
 }
@@ -55,4 +72,6 @@ export const refusedInName = (value: string): string | undefined => {
 
 /** `Text` for a name: a single line of text shown as it reads (see `notInNames`). */
 export const NameText = (min: number, max: number) =>
-  Text(min, max).pipe(Schema.filter((value) => !notInNames.test(value) || nameMessage, { jsonSchema: {} }))
+  Text(min, max).check(
+    Schema.makeFilter((value: string) => !notInNames.test(value) || nameMessage, { toJsonSchema: () => ({}) })
+  )

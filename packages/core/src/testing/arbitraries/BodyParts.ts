@@ -2,7 +2,7 @@
  * What the plan's record arbitraries draw alike, and the body arbitraries reuse: optional fields,
  * translations, a configured tax rate, references to planned records and indexes into a plan's counts.
  */
-import { FastCheck as fc } from "effect"
+import * as fc from "fast-check"
 import type { CompanySettings } from "../../Auth/Company.js"
 import { definitions } from "../../Resources/Registry.js"
 import type { ResourceName } from "../../Resources/Resource.js"

@@ -2,7 +2,7 @@
  * What a catalog plan is: its records (each an upsert body whose references are `Ref`s to other planned
  * records), how many of each kind it may hold and the readable external ids it gives them.
  */
-import { FastCheck as fc } from "effect"
+import * as fc from "fast-check"
 import type { CompanySettings } from "../../Auth/Company.js"
 import type { ProductUnit } from "../../Product/Product.js"
 import type { ResourceName } from "../../Resources/Resource.js"

@@ -4,7 +4,7 @@
  * records in an order that resolves (every reference points at a record before it); `importBatches`
  * cuts it into import bodies and shuffles each, so that an import needs several passes.
  */
-import { FastCheck as fc } from "effect"
+import * as fc from "fast-check"
 import type { CompanySettings } from "../../Auth/Company.js"
 import { type CatalogLimits, type CatalogPlan, defaultLimits, type PlannedRecord } from "./CatalogPlan.js"
 import { productRecord } from "./PlannedProducts.js"

@@ -1,5 +1,5 @@
 /** A plan cut into import bodies, and whether a body applies in one pass. */
-import { FastCheck as fc } from "effect"
+import * as fc from "fast-check"
 import { maxRecords } from "../../Imports/Import.js"
 import { applyOrder } from "../../internal/Imports/ImportRunner.js"
 import { type CatalogPlan, type PlannedRecord, Ref } from "./CatalogPlan.js"

@@ -4,7 +4,7 @@
  * error without issues, such as `revision_conflict`). Each body breaks exactly one rule: it is a valid
  * body (see `ValidBodies`) with one change, so the answer does not depend on the order of the checks.
  */
-import { FastCheck as fc } from "effect"
+import * as fc from "fast-check"
 import { codes as currencyCodes } from "../../Shared/Currency.js"
 import type { ResourceName } from "../../Resources/Resource.js"
 import type { World } from "../World.js"

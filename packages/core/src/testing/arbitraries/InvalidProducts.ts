@@ -3,7 +3,7 @@
  * (components of a single, a product twice, a bundle in a bundle, itself), selection fields (a group of
  * another type, an id the product does not have, one external id twice) and sale validation.
  */
-import { FastCheck as fc } from "effect"
+import * as fc from "fast-check"
 import { equals } from "../../internal/Shared/Decimal.js"
 import type { World } from "../World.js"
 import type { PlannedProduct } from "./CatalogPlan.js"

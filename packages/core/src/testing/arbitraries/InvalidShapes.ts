@@ -3,7 +3,7 @@
  * failing field: lengths, patterns, types, enums, item counts, unknown keys at any depth, U+0000 and lone
  * surrogates in text, control characters and bidi overrides in names.
  */
-import { FastCheck as fc } from "effect"
+import * as fc from "fast-check"
 import type { ResourceName } from "../../Resources/Resource.js"
 import type { World } from "../World.js"
 import { base, type Body, type InvalidWrite, label, unknownKey, without } from "./Labels.js"

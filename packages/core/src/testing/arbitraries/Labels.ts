@@ -2,7 +2,7 @@
  * What the invalid-body arbitraries share: the labelled `InvalidWrite` they draw, the valid writes they
  * break one rule of, and references that resolve to nothing.
  */
-import { FastCheck as fc } from "effect"
+import * as fc from "fast-check"
 import type { ResourceName } from "../../Resources/Resource.js"
 import type { Document } from "../../internal/Resources/ResourceDefinition.js"
 import type { World } from "../World.js"

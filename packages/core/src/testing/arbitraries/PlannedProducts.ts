@@ -1,5 +1,5 @@
 /** Planned products: singles in the plan's categories with selection fields over its groups, and bundles of the singles. */
-import { FastCheck as fc } from "effect"
+import * as fc from "fast-check"
 import type { CompanySettings } from "../../Auth/Company.js"
 import { ProductUnit } from "../../Product/Product.js"
 import type { Document } from "../../internal/Resources/ResourceDefinition.js"

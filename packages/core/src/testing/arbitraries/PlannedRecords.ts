@@ -1,5 +1,5 @@
 /** Planned categories, collections, brands and customization types, groups and options. */
-import { FastCheck as fc } from "effect"
+import * as fc from "fast-check"
 import type { CompanySettings } from "../../Auth/Company.js"
 import { defined, maybe, ref, translationsFor } from "./BodyParts.js"
 import {

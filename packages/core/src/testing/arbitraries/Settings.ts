@@ -2,7 +2,7 @@
  * Arbitraries of tenants: a company's settings (currency, main and extra languages, tax model and
  * rates) and the principal that acts in it (connection, scopes, stock features).
  */
-import { FastCheck as fc } from "effect"
+import * as fc from "fast-check"
 import type { CompanySettings } from "../../Auth/Company.js"
 import { TaxModel } from "../../Auth/Company.js"
 import type { Principal } from "../../Auth/Principal.js"

@@ -1,4 +1,4 @@
-import { FastCheck as fc } from "effect"
+import * as fc from "fast-check"
 import { index } from "./BodyParts.js"
 import type { CatalogLimits } from "./CatalogPlan.js"
 

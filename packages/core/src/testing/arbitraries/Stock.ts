@@ -3,7 +3,7 @@
  * product or option at a location (set, in, or out of nothing; whole quantities for products counted in
  * pieces, decimals for the others), and invalid ones labelled with the code and path the use case answers.
  */
-import { FastCheck as fc } from "effect"
+import * as fc from "fast-check"
 import type { Document } from "../../internal/Resources/ResourceDefinition.js"
 import type { World } from "../World.js"
 import { reference } from "./ValidBodies.js"

@@ -7,7 +7,7 @@
  * groups of their own type, bundles group live single products, and an active product passes sale
  * validation. Rules that span fields are reasoned on the record as the update leaves it.
  */
-import { FastCheck as fc } from "effect"
+import * as fc from "fast-check"
 import type { ResourceName } from "../../Resources/Resource.js"
 import type { World } from "../World.js"
 import { defined } from "./BodyParts.js"

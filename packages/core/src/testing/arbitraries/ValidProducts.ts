@@ -5,7 +5,7 @@
  * selection fields that keep their ids and link groups of their own type, configured tax rates, and
  * coefficients of stored fields in prices mode.
  */
-import { FastCheck as fc } from "effect"
+import * as fc from "fast-check"
 import { ProductUnit } from "../../Product/Product.js"
 import type { World } from "../World.js"
 import { configuredTaxRate, defined, translationsFor } from "./BodyParts.js"

@@ -1,10 +1,11 @@
 /**
  * Arbitraries of the values bodies are made of: text counted in characters, decimal strings in every form
- * the API accepts, references and translations. Pattern-only values come from their Schemas
- * (`Arbitrary.make`); text and the coefficient are hand-tuned so that runs reach the limits and shrink to
+ * the API accepts, references and translations. Pattern-only values come from their Schemas' patterns
+ * (`matching`); text and the coefficient are hand-tuned so that runs reach the limits and shrink to
  * short ASCII.
  */
-import { Arbitrary, FastCheck as fc } from "effect"
+import type { SchemaAST } from "effect"
+import * as fc from "fast-check"
 import { Dimension, Money, Quantity } from "../../internal/Shared/Decimal.js"
 import { LanguageCode } from "../../Shared/Translations.js"
 
@@ -23,6 +24,23 @@ export const character: fc.Arbitrary<string> = fc
     { weight: 1, arbitrary: fc.integer({ min: 0x10000, max: 0x10ffff }) }
   )
   .map((code) => String.fromCodePoint(code))
+
+/**
+ * The strings a pattern-only Schema accepts, drawn from its `isPattern` RegExp. Effect 4's schema-derived
+ * arbitraries are its own `Arbitrary`, not fast-check's, so the pattern is read off the Schema's checks.
+ */
+const matching = (schema: { readonly ast: SchemaAST.AST }): fc.Arbitrary<string> => {
+  const patterns = (checks: ReadonlyArray<SchemaAST.Check<never>>): ReadonlyArray<RegExp> =>
+    checks.flatMap((check) =>
+      check._tag === "FilterGroup"
+        ? patterns(check.checks)
+        : (check.annotations?.arbitraryConstraint?.patterns ?? []).map(({ flags, source }) => new RegExp(source, flags))
+    )
+  const [pattern, ...others] = patterns(schema.ast.checks ?? [])
+  if (pattern === undefined) throw new Error("matching: the schema has no pattern")
+  const drawn = fc.stringMatching(pattern)
+  return others.length === 0 ? drawn : drawn.filter((s) => others.every((other) => other.test(s)))
+}
 
 /** Text of `min` to `max` characters (code points, as the API counts them): usually short, sometimes exactly `max`. */
 export const text = (min: number, max: number): fc.Arbitrary<string> =>
@@ -70,13 +88,13 @@ export const description = text(0, 4000)
 export const uuid: fc.Arbitrary<string> = fc.uuid()
 
 /** A money string in any accepted form: up to 16 integer digits (leading zeros too), up to 2 decimals. */
-export const money: fc.Arbitrary<string> = Arbitrary.make(Money)
+export const money: fc.Arbitrary<string> = matching(Money)
 
 /** A dimension, weight or volume: up to 16 integer digits and 6 decimals. */
-export const dimension: fc.Arbitrary<string> = Arbitrary.make(Dimension)
+export const dimension: fc.Arbitrary<string> = matching(Dimension)
 
 /** A stock quantity in any accepted form: up to 9 integer digits and 3 decimals. */
-export const quantity: fc.Arbitrary<string> = Arbitrary.make(Quantity)
+export const quantity: fc.Arbitrary<string> = matching(Quantity)
 
 /** A whole stock quantity, sometimes written with a zero fraction ("12.000"), which counts as whole. */
 export const wholeQuantity: fc.Arbitrary<string> = fc
@@ -122,7 +140,7 @@ export const sameValue = (value: string, maxFraction: number, maxInteger = 16): 
 /** Language codes as companies configure them: common ones, and others the pattern allows. */
 export const languageCode: fc.Arbitrary<string> = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom("en", "de", "fr", "it", "es", "nl", "pl", "pt-BR", "zh-Hans", "fil") },
-  { weight: 1, arbitrary: Arbitrary.make(LanguageCode) }
+  { weight: 1, arbitrary: matching(LanguageCode) }
 )
 
 /** A translation entry with some of `keys` (each within its limits), never empty. */

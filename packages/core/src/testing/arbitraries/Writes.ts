@@ -2,7 +2,7 @@
  * What the valid-body arbitraries share: the `ValidWrite` they draw, references to a world's records as a
  * client sends them, the control fields of creates and updates, and how a resource mixes the two.
  */
-import { FastCheck as fc } from "effect"
+import * as fc from "fast-check"
 import type { ResourceName } from "../../Resources/Resource.js"
 import type { Document } from "../../internal/Resources/ResourceDefinition.js"
 import type { World } from "../World.js"

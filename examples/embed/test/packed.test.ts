@@ -1,0 +1,113 @@
+import { describe, expect, it } from "@effect/vitest"
+import { execFile } from "node:child_process"
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { promisify } from "node:util"
+
+const run = promisify(execFile)
+const root = fileURLToPath(new URL("../../..", import.meta.url))
+const example = join(root, "examples", "embed")
+const tsup = join(root, "node_modules", ".bin", "tsup")
+const npm = process.platform === "win32" ? "npm.cmd" : "npm"
+
+/** What the example imports, with what those import in turn: every package an application installs. */
+const packages = [
+  "core",
+  "contract",
+  "adapter-sql",
+  "adapter-sqlite",
+  "adapter-http",
+  "adapter-storage-fs",
+  "adapter-image-sharp"
+]
+
+/** The newest (or oldest) modification time of the files under `dir`. */
+const mtime = (dir: string, pick: (a: number, b: number) => number): number =>
+  readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => statSync(join(entry.parentPath, entry.name)).mtimeMs)
+    .reduce((a, b) => pick(a, b))
+
+/** Whether a package's build is missing or older than its sources. */
+const stale = (name: string) => {
+  const dist = join(root, "packages", name, "dist")
+  return !existsSync(dist) || mtime(join(root, "packages", name, "src"), Math.max) > mtime(dist, Math.min)
+}
+
+/** The version of a package the workspace has, so that the application asks for the same line. */
+const installed = (name: string) =>
+  (JSON.parse(readFileSync(join(root, "node_modules", name, "package.json"), "utf8")) as { version: string }).version
+
+// An application outside the monorepo: its own package.json with its own effect, our packages from the
+// tarballs `npm pack` makes (what the registry would serve), installed by npm as a user's install would be.
+describe("examples/embed from packed packages", () => {
+  it(
+    "installs next to the application's own effect 4 (one copy) and runs in memory, on SQLite and in its router",
+    { timeout: 300_000 },
+    async () => {
+      const app = mkdtempSync(join(tmpdir(), "catalog-sync-packed-"))
+      try {
+        // npm install built them; after a change of their sources, rebuild them, without emptying dist first.
+        for (const name of packages.filter(stale))
+          await run(tsup, ["--silent", "--no-clean"], { cwd: join(root, "packages", name) })
+        await run(
+          npm,
+          ["pack", "--silent", "--pack-destination", app, ...packages.flatMap((name) => ["-w", `packages/${name}`])],
+          { cwd: root }
+        )
+        const tarballs = readdirSync(app).filter((file) => file.endsWith(".tgz"))
+        expect(tarballs).toHaveLength(packages.length)
+        writeFileSync(
+          join(app, "package.json"),
+          JSON.stringify({
+            name: "furniture-back-office",
+            private: true,
+            type: "module",
+            dependencies: {
+              ...Object.fromEntries(
+                tarballs.map((file) => [
+                  `@catalog-sync/${file.replace(/^catalog-sync-(.*)-\d+\.\d+\.\d+\.tgz$/, "$1")}`,
+                  `file:./${file}`
+                ])
+              ),
+              effect: `^${installed("effect")}`,
+              "@effect/platform-node": `^${installed("@effect/platform-node")}`
+            }
+          })
+        )
+        await run(npm, ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], {
+          cwd: app,
+          maxBuffer: 16 * 1024 * 1024
+        })
+        const { stdout: copies } = await run(npm, ["ls", "effect", "--all", "--parseable"], { cwd: app })
+        expect(copies.trim().split("\n")).toEqual([join(app, "node_modules", "effect")])
+        const effect = JSON.parse(readFileSync(join(app, "node_modules", "effect", "package.json"), "utf8")) as {
+          version: string
+        }
+        expect(effect.version).toMatch(/^4\./)
+
+        // The example's program, compiled with its imports left to the application's node_modules.
+        await run(tsup, ["--silent", "--out-dir", join(app, "dist")], { cwd: example })
+        const { stdout } = await run(process.execPath, [join(app, "dist", "main.js")], { cwd: app })
+        const lines = stdout.split("\n").filter((line) => !line.startsWith("timestamp="))
+        expect(lines).toEqual(
+          expect.arrayContaining([
+            "in memory: created, created, updated; stale write: revision_conflict",
+            "sqlite: created, created, updated; stale write: revision_conflict",
+            "sqlite, reopened: sofa-1: Sofa XL (revision 2)",
+            "http: GET / -> 200 the host application's home page",
+            "http: the key acts for connection ERP",
+            "done"
+          ])
+        )
+        expect(lines.find((line) => line.startsWith("http: POST /api/v1/categories/upsert"))).toMatch(
+          /-> 200 .*"outcome":"created"/
+        )
+      } finally {
+        rmSync(app, { recursive: true, force: true })
+      }
+    }
+  )
+})
