@@ -4,6 +4,7 @@ import { Migrator, SqlError } from "effect/sql"
 import { accessSync, constants, mkdirSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
 import { describeConfigError, describePostgres, type RuntimeSettings, type ServerConfig } from "./ServerConfig.js"
+import { recordServerUrl } from "./ServerUrlFile.js"
 
 /** Why the server did not start, and the setting to change; `variable` names it for scripts. */
 export class StartupError extends Data.TaggedError("StartupError")<{
@@ -207,7 +208,7 @@ const describeTracing = (runtime: RuntimeSettings) =>
 
 /**
  * One line when the server listens, saying what runs (database, media storage, job workers, where the
- * portal is), and one when shutdown begins.
+ * portal is), and one when shutdown begins; the URL is recorded in the data folder meanwhile, for the CLI.
  */
 export const StartupLog = (config: ServerConfig, runtime: RuntimeSettings, started: { running: boolean }) =>
   Layer.effectDiscard(
@@ -224,6 +225,7 @@ export const StartupLog = (config: ServerConfig, runtime: RuntimeSettings, start
           ...describeSetup(config, runtime)
         })
       )
+      yield* recordServerUrl(config.dataDir, url)
       yield* Effect.addFinalizer(() =>
         Effect.logInfo("shutting down").pipe(Effect.annotateLogs({ drain_seconds: config.shutdownTimeoutSeconds }))
       )

@@ -3,11 +3,12 @@ import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Admin, Ids, InventoryAdmin, JobAdmin } from "@catalog-sync/core"
 import { Cause, Config, Effect, Exit, Formatter, Layer, Logger, Option, References } from "effect"
 import { type Action, parse, UsageError } from "./cli/Commands.js"
-import { exports, quickstart } from "./cli/Quickstart.js"
+import { checkKey, findServer } from "./cli/FindServer.js"
+import { exports, notes, quickstart } from "./cli/Quickstart.js"
 import { status } from "./cli/Status.js"
 import { MediaStorageLive, PersistenceLive, ServerLive } from "./Server.js"
 import { describeConfigError, ServerConfig } from "./ServerConfig.js"
-import { describeStartFailure, localUrl, StartupError } from "./Startup.js"
+import { describeStartFailure, StartupError } from "./Startup.js"
 
 const print = (value: unknown) => Effect.sync(() => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`))
 
@@ -75,13 +76,11 @@ const run = (action: Action) =>
       case "Status":
         return yield* print(yield* status(config).pipe(Effect.provide(JobAdminLive(config))))
       case "Quickstart": {
-        const url = Option.getOrElse(action.url, () => localUrl(config.host, config.port))
+        const url = yield* findServer(config, action.url)
         const result = yield* quickstart(url).pipe(Effect.provide(AdminLive(config)))
+        const me = yield* checkKey(url, result.key)
         yield* Effect.sync(() => {
-          process.stderr.write(
-            `# ${result.created ? "Created" : "Reused"} the demo company ${result.company_id} and its connection ${result.connection_id}, and made a new key\n` +
-              '# (its secret is shown here once). Start the server (npm start) and try: curl -s $CATALOG_SYNC_URL/api/v1/me -H "Authorization: Bearer $CATALOG_SYNC_KEY"\n'
-          )
+          process.stderr.write(notes(result, me, Option.isSome(action.url)))
           process.stdout.write(exports(result))
         })
       }

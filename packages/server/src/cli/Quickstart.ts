@@ -1,5 +1,5 @@
 import { Admin, Scope } from "@catalog-sync/core"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 
 /** The demo tenant's media folder; finding it again makes a second quickstart reuse the company. */
 export const demoSlug = "demo"
@@ -62,3 +62,24 @@ export const quickstart = (url: string) =>
 /** `export ...` lines for a POSIX shell: `eval "$(catalog-sync quickstart)"`. Values are single-quoted. */
 export const exports = (result: Quickstart) =>
   `export CATALOG_SYNC_URL='${result.url}' CATALOG_SYNC_KEY='${result.key}'\n`
+
+/**
+ * What the person reads on stderr, as `#` lines a shell's `eval` skips: what was made, whether the server
+ * at the printed URL takes the key (`me`: the status of GET /api/v1/me with it, none when nothing answers;
+ * one line when it does not), and the first call to try.
+ */
+export const notes = (result: Quickstart, me: Option.Option<number>, urlGiven: boolean) => {
+  const elsewhere = urlGiven ? "check --url" : "give its URL with --url"
+  return [
+    `# ${result.created ? "Created" : "Reused"} the demo company ${result.company_id} and its connection ${result.connection_id}, and made a new key (its secret is shown here once).`,
+    Option.match(me, {
+      onNone: () => `# Nothing answers at ${result.url}: start the server (npm start), or ${elsewhere}.`,
+      onSome: (status) =>
+        status === 200
+          ? `# The server answers at ${result.url}.`
+          : `# The server at ${result.url} refuses this key (GET /api/v1/me: ${status}): it is not the one on this data folder and database; start that one (npm start), or ${elsewhere}.`
+    }),
+    `# Try: curl -s -w '\\n' $CATALOG_SYNC_URL/api/v1/me -H "Authorization: Bearer $CATALOG_SYNC_KEY"`,
+    ""
+  ].join("\n")
+}

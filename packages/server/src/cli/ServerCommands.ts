@@ -18,7 +18,8 @@ export const quickstart = Command.make(
         Input.withHelp("url", {
           description: "the server's URL to print",
           example: "https://sync.example.com",
-          default: "http://HOST:PORT from the settings (localhost for 0.0.0.0)"
+          default:
+            "the URL the server running on this DATA_DIR recorded, if it answers; else http://HOST:PORT from the settings (localhost for 0.0.0.0)"
         })
       )
     )
