@@ -92,6 +92,8 @@ const overHttp = (dataDir: string) =>
     yield* call("POST", "/api/v1/categories/upsert", { external_id: "sofas", name: "Sofas" })
     yield* call("GET", "/api/v1/categories?external_id=sofas")
     yield* call("GET", "/api/v1/nothing-here")
+    yield* call("GET", "/health")
+    yield* call("GET", "/ready")
     yield* call("GET", "/nothing-here")
   }).pipe(
     Effect.provide(HostServerLive({ port: 0, host: "127.0.0.1" }).pipe(Layer.provideMerge(ServicesLive(dataDir))))

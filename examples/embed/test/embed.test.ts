@@ -74,6 +74,9 @@ describe("examples/embed", () => {
       expect(lines.find((line) => line.startsWith("http: GET /api/v1/nothing-here"))).toMatch(
         /-> 404 .*"code":"route_not_found"/
       )
+      // The probes answer at the host's root, through the API (its envelope: a request id).
+      expect(lines.find((line) => line.startsWith("http: GET /health"))).toMatch(/-> 200 .*"status":"ok"/)
+      expect(lines.find((line) => line.startsWith("http: GET /ready"))).toMatch(/-> 200 .*"status":"ok"/)
 
       // The guide's program, pasted into a file of a fresh clone (after npm install) and run with node.
       const scratch = join(root, "build", `guide-embedding-${process.pid}`)

@@ -36,6 +36,37 @@ const stale = (name: string) => {
   return !existsSync(dist) || mtime(join(root, "packages", name, "src"), Math.max) > mtime(dist, Math.min)
 }
 
+/** The embedding guide's section for an application outside the monorepo: its install line, program and output. */
+const outsideRecipe = () => {
+  const guide = readFileSync(join(root, "docs", "embedding.md"), "utf8")
+  const start = guide.indexOf("## Outside the monorepo")
+  if (start < 0) throw new Error('docs/embedding.md has no section "Outside the monorepo"')
+  const section = guide.slice(start, guide.indexOf("\n## ", start + 1))
+  const block = (language: string) => {
+    const found = new RegExp("```" + language + "\\n([\\s\\S]*?)```").exec(section)
+    if (found === null) throw new Error(`"Outside the monorepo" has no ${language} block`)
+    return found[1]!
+  }
+  const install = block("sh").replaceAll("\\\n", " ")
+  return {
+    installed: [...(/npm install ([^\n]*)/.exec(install)?.[1] ?? "").matchAll(/\S+/g)].map(([name]) => name),
+    program: block("js"),
+    prints: block("text")
+  }
+}
+
+/** The packages a program imports: its bare specifiers, without the subpath (`effect/http` is `effect`). */
+const importedPackages = (program: string) =>
+  [...program.matchAll(/from "([^"]+)"/g)]
+    .map(([, specifier]) => specifier!)
+    .filter((specifier) => !specifier.startsWith("node:"))
+    .map((specifier) =>
+      specifier
+        .split("/")
+        .slice(0, specifier.startsWith("@") ? 2 : 1)
+        .join("/")
+    )
+
 /** The version of a package the workspace has, so that the application asks for the same line. */
 const installed = (name: string) =>
   (JSON.parse(readFileSync(join(root, "node_modules", name, "package.json"), "utf8")) as { version: string }).version
@@ -44,7 +75,7 @@ const installed = (name: string) =>
 // tarballs `npm pack` makes (what the registry would serve), installed by npm as a user's install would be.
 describe("examples/embed from packed packages", () => {
   it(
-    "installs next to the application's own effect 4 (one copy) and runs in memory, on SQLite and in its router",
+    "installs next to the application's own effect 4 (one copy); the example and the guide's program outside the monorepo run as shown",
     { timeout: 300_000 },
     async () => {
       const app = mkdtempSync(join(tmpdir(), "catalog-sync-packed-"))
@@ -105,6 +136,17 @@ describe("examples/embed from packed packages", () => {
         expect(lines.find((line) => line.startsWith("http: POST /api/v1/categories/upsert"))).toMatch(
           /-> 200 .*"outcome":"created"/
         )
+
+        // The guide's program for an application outside the monorepo, as shown: it installs what it imports,
+        // runs in at most 60 lines, and prints what the guide says.
+        const recipe = outsideRecipe()
+        expect(recipe.program.split("\n").length - 1).toBeLessThanOrEqual(60)
+        expect([...new Set(importedPackages(recipe.program))].sort()).toEqual([...recipe.installed].sort())
+        for (const name of recipe.installed)
+          expect(existsSync(join(app, "node_modules", name, "package.json")), name).toBe(true)
+        writeFileSync(join(app, "main.mjs"), recipe.program)
+        const outside = await run(process.execPath, [join(app, "main.mjs")], { cwd: app })
+        expect(outside.stdout).toBe(recipe.prints)
       } finally {
         rmSync(app, { recursive: true, force: true })
       }

@@ -1,31 +1,14 @@
 import { NodeHttpServer } from "@effect/platform-node"
-import { ApiLive, Readiness, RouteTable } from "@catalog-sync/adapter-http"
+import { ApiLive, CatalogSync, Readiness, RouteTable } from "@catalog-sync/adapter-http"
 import { PortalHttp } from "@catalog-sync/portal"
 import { layer as pgPorts } from "@catalog-sync/adapter-pg"
 import { type PersistencePorts, SqlRateLimiter } from "@catalog-sync/adapter-sql"
 import { layer as sqlitePorts } from "@catalog-sync/adapter-sqlite"
-import {
-  CatalogService,
-  ChangeFeed,
-  Idempotency,
-  IdempotencyStore,
-  Ids,
-  ImportService,
-  InMemoryRateLimiter,
-  InventoryService,
-  JobKinds,
-  JobRetention,
-  JobService,
-  JobSignal,
-  JobStore,
-  JobWorker,
-  MediaService,
-  MediaStagingSweep
-} from "@catalog-sync/core"
+import { IdempotencyStore, InMemoryRateLimiter, JobStore } from "@catalog-sync/core"
 import { SharpImageProcessor } from "@catalog-sync/adapter-image-sharp"
 import { FsMediaStorage } from "@catalog-sync/adapter-storage-fs"
 import type { S3Settings } from "@catalog-sync/adapter-storage-s3"
-import { Clock, type Config, Duration, Effect, Layer, Option, References, Schedule } from "effect"
+import { Clock, type Config, Duration, Effect, Layer, Option, References } from "effect"
 import { HttpMiddleware, HttpRouter, type HttpServerResponse } from "effect/http"
 import { type Migrator, SqlClient, type SqlConnection, type SqlError } from "effect/sql"
 import { type ImageProcessor, type MediaErrors, type MediaStorage, RateLimiter } from "@catalog-sync/core"
@@ -43,7 +26,6 @@ import * as Tracing from "./Observability/Tracing.js"
 import * as Resource from "@effect/opentelemetry/Resource"
 import { loggingChanges } from "./Readiness.js"
 import { checkFolders, databaseFile, mediaDir, StartupLog } from "./Startup.js"
-import * as NodeSecretHasher from "./NodeSecretHasher.js"
 
 export { databaseFile, mediaDir } from "./Startup.js"
 
@@ -168,74 +150,6 @@ const ReadinessLive = Layer.effect(
   Effect.flatMap(SqlClient.SqlClient, (sql) => loggingChanges(Effect.asVoid(sql`SELECT 1`)))
 )
 
-/** Forgets completed idempotency records past their retention, once an hour. */
-const IdempotencyPurge = Layer.effectDiscard(
-  Effect.gen(function* () {
-    const store = yield* IdempotencyStore.IdempotencyStore
-    const purge = Effect.gen(function* () {
-      const now = yield* Clock.currentTimeMillis
-      const removed = yield* store.purge(now - Idempotency.retentionMillis)
-      if (removed > 0)
-        yield* Effect.logDebug("purged idempotency records").pipe(Effect.annotateLogs("removed", removed))
-    }).pipe(Effect.catchCause((cause) => Effect.logWarning("idempotency purge failed", cause)))
-    yield* Effect.forkScoped(Effect.repeat(purge, Schedule.spaced("1 hour")))
-  })
-)
-
-/**
- * Deletes finished import jobs past JOB_RETENTION_DAYS with their records, every 5 minutes: each run a
- * bounded number of short transactions, so a backlog is worked off over several runs.
- */
-const JobRetentionPurge = (runtime: RuntimeSettings) =>
-  Layer.effectDiscard(
-    Effect.gen(function* () {
-      const purge = JobRetention.purgeFinishedImports({
-        retentionMillis: Duration.toMillis(runtime.jobRetention)
-      }).pipe(
-        Effect.tap((removed) =>
-          removed > 0
-            ? Effect.logDebug("purged finished import jobs").pipe(Effect.annotateLogs("removed", removed))
-            : Effect.void
-        ),
-        Effect.catchCause((cause) => Effect.logWarning("job retention purge failed", cause))
-      )
-      yield* Effect.forkScoped(Effect.repeat(purge, Schedule.spaced("5 minutes")))
-    })
-  )
-
-/**
- * Removes staged uploads that a crash left behind (no item waiting for processing references them and
- * they are older than the grace period), and the images of media jobs that failed a day ago and were not
- * retried: once at start, then every hour.
- */
-const StagingSweep = Layer.effectDiscard(
-  Effect.gen(function* () {
-    const media = yield* MediaService.MediaService
-    const sweep = MediaStagingSweep.sweepStaging().pipe(
-      Effect.tap((removed) =>
-        removed > 0
-          ? Effect.logInfo("removed staged uploads left behind").pipe(Effect.annotateLogs("removed", removed))
-          : Effect.void
-      ),
-      Effect.andThen(
-        media
-          .releaseFailedUploads()
-          .pipe(
-            Effect.tap((removed) =>
-              removed > 0
-                ? Effect.logInfo("removed the staged images of failed media jobs").pipe(
-                    Effect.annotateLogs("removed", removed)
-                  )
-                : Effect.void
-            )
-          )
-      ),
-      Effect.catchCause((cause) => Effect.logWarning("staging sweep failed", cause))
-    )
-    yield* Effect.forkScoped(Effect.repeat(sweep, Schedule.spaced("1 hour")))
-  })
-)
-
 /**
  * The rate limiter: in memory for the single SQLite instance; on PostgreSQL the database-shared one
  * (`rate_windows`), since instances behind a load balancer must count each key's requests together.
@@ -267,37 +181,6 @@ const RateLimiterLive = (config: ServerConfig, runtime: RuntimeSettings) => {
         ).pipe(Layer.provide(base))
   return observed(runtime, limiter, InstrumentedPorts.rateLimiter, undefined)
 }
-
-/**
- * Job workers inside the server: JOB_WORKERS fibers (0 runs none, for an instance that only serves
- * requests), each claiming jobs under a lease of JOB_LEASE_SECONDS that it renews every third of it; idle
- * workers look for work every JOB_POLL_MILLISECONDS. A job whose worker died is taken up again once its
- * lease has expired; shutdown gives running jobs back at once.
- */
-const JobWorkersLive = (runtime: RuntimeSettings) =>
-  Layer.effectDiscard(
-    JobWorker.runWorkers({
-      workers: runtime.jobWorkers,
-      leaseMillis: Duration.toMillis(runtime.jobLease),
-      pollMillis: runtime.jobPollMillis
-    })
-  )
-
-/**
- * Imports, media, jobs, their workers and the staging sweep; media jobs time out after
- * MEDIA_PROCESSING_TIMEOUT_SECONDS.
- */
-const JobsLive = (runtime: RuntimeSettings) =>
-  Layer.mergeAll(JobService.JobService.Default, JobWorkersLive(runtime), StagingSweep).pipe(
-    Layer.provideMerge(observed(runtime, JobKinds.layer, InstrumentedPorts.jobKinds, TracedPorts.jobKinds)),
-    Layer.provideMerge(ImportService.ImportService.Default),
-    Layer.provideMerge(
-      MediaService.MediaService.Default.pipe(
-        Layer.provide(Layer.succeed(MediaService.ProcessingTimeout, runtime.mediaProcessingTimeout))
-      )
-    ),
-    Layer.provideMerge(CatalogService.CatalogService.Default)
-  )
 
 /**
  * `base` with its ports re-provided through the tracing decorators (when tracing is on) and then the
@@ -355,33 +238,36 @@ const MetricsLive = (runtime: RuntimeSettings) => {
 const runtimeOf = (config: ServerConfig): Effect.Effect<RuntimeSettings, Config.ConfigError> =>
   config.runtime === undefined ? RuntimeConfig : Effect.succeed(config.runtime)
 
-/** Core services over the persistence ports. */
+/**
+ * Every service the API needs, with their persistence, media ports and the job workers, as the
+ * configuration and the runtime settings ask: `CatalogSync.layer`, the composition embedders use, given
+ * the server's adapters, its rate limiter and readiness probe, and its metrics and spans when they are on.
+ */
 export const ServicesLive = (config: ServerConfig, overrides: ServerOverrides = {}) =>
   Layer.unwrap(Effect.map(runtimeOf(config), (runtime) => servicesWith(config, runtime, overrides)))
 
-const servicesWith = (config: ServerConfig, runtime: RuntimeSettings, overrides: ServerOverrides) =>
-  Layer.mergeAll(
-    CatalogService.CatalogService.Default,
-    ChangeFeed.ChangeFeed.Default,
-    InventoryService.InventoryService.Default,
-    JobsLive(runtime),
-    RateLimiterLive(config, runtime),
-    ReadinessLive,
-    IdempotencyPurge,
-    JobRetentionPurge(runtime),
-    NodeSecretHasher.layer
-  ).pipe(
-    // One signal for the HTTP handlers that queue jobs and the workers they wake.
-    Layer.provideMerge(JobSignal.layer),
-    Layer.provideMerge(Layer.succeed(Idempotency.ClaimLease, runtime.idempotencyLease)),
-    Layer.provideMerge(
-      measuredMedia(
-        runtime,
-        overrides.media === undefined ? MediaPortsLive(config) : overrides.media(MediaPortsLive(config))
-      )
-    ),
-    Layer.provideMerge(Ids.IdsLive)
+const servicesWith = (config: ServerConfig, runtime: RuntimeSettings, overrides: ServerOverrides) => {
+  const persistence = measuredPersistence(runtime, PersistenceLive(config, overrides.sql))
+  const media = measuredMedia(
+    runtime,
+    overrides.media === undefined ? MediaPortsLive(config) : overrides.media(MediaPortsLive(config))
   )
+  return CatalogSync.layer({
+    persistence: config.postgres === undefined ? resumeCutOffWork.pipe(Layer.provideMerge(persistence)) : persistence,
+    // One layer gives both (an override may replace either); a build makes it once, as it is one value.
+    media,
+    images: media,
+    rateLimiter: RateLimiterLive(config, runtime),
+    readiness: ReadinessLive,
+    jobWorkers: runtime.jobWorkers,
+    jobLease: runtime.jobLease,
+    jobPollMillis: runtime.jobPollMillis,
+    jobRetention: runtime.jobRetention,
+    idempotencyLease: runtime.idempotencyLease,
+    mediaProcessingTimeout: runtime.mediaProcessingTimeout,
+    jobKinds: (layer) => observed(runtime, layer, InstrumentedPorts.jobKinds, TracedPorts.jobKinds)
+  })
+}
 
 /**
  * The HTTP server: the API on a Node server. On shutdown the server stops accepting connections,
@@ -452,14 +338,8 @@ const serverWith = (config: ServerConfig, runtime: RuntimeSettings, overrides: S
         gracefulShutdownTimeout: Duration.seconds(config.shutdownTimeoutSeconds)
       }).pipe(Layer.provide(EdgeLimitsLive(server)))
     ),
+    // The database is provided outside the HTTP server, so that it closes last.
     Layer.provide(servicesWith(config, runtime, overrides)),
-    Layer.provide(
-      config.postgres === undefined
-        ? resumeCutOffWork.pipe(
-            Layer.provideMerge(measuredPersistence(runtime, PersistenceLive(config, overrides.sql)))
-          )
-        : measuredPersistence(runtime, PersistenceLive(config, overrides.sql))
-    ),
     Layer.provide(stopped),
     Layer.provide(Layer.succeed(References.MinimumLogLevel, config.logLevel)),
     // Without an OTLP endpoint nothing exports spans, so the ones adapters and @effect/sql open per
