@@ -2,12 +2,15 @@
  * The developer portal: static pages generated from the OpenAPI document and the guides in docs/. Nothing
  * here queries a database; the same pages are served by the server at /docs and written to a folder
  * for static hosting (`npm run portal`). The API reference is rendered in the browser by Scalar, the
- * bundle that effect ships inline for HttpApiScalar, so the portal works offline (no CDN).
+ * bundle that effect ships inline for HttpApiScalar, so the portal works offline (no CDN). Its page shows
+ * the endpoint table as HTML first and loads Scalar (5 MB of JavaScript) deferred, so that the reader
+ * reads while it loads.
  */
 import { Marked } from "marked"
 import { css, referenceScript, searchScript } from "./PortalAssets.js"
 import { headingSlugger, searchIndex } from "./PortalSearch.js"
 import { type Shelf, shelves } from "./Shelves.js"
+import { createHash } from "node:crypto"
 import { readdirSync, readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { basename, dirname, join, posix } from "node:path"
@@ -19,6 +22,8 @@ export interface PortalFile {
   readonly path: string
   readonly contentType: string
   readonly body: string
+  /** Named for its content (`assets/<name>.<hash>.<ext>`): a new content gets a new path, so it may be cached for good. */
+  readonly immutable?: boolean
 }
 
 /** A guide: a markdown file of docs/, on the shelf its slug is listed on (`more`: on none). */
@@ -29,18 +34,14 @@ export interface Guide {
   readonly shelf: Shelf["id"] | "more"
 }
 
-/** A guide the portal does not show, named with where it is in the repository. */
-export interface RepositoryGuide {
-  readonly slug: string
-  readonly title: string
-  /** Its address in the repository's web view, when the repository's manifest names one. */
-  readonly url: string | undefined
-}
-
-/** What the portal shows of docs/: the guides of its shelves, and the developers' guides it points to. */
+/**
+ * What the portal shows of docs/: the guides for users of the API (the shelves the portal shows, and
+ * guides on no shelf), and the developers' guides, which get pages too but are listed apart, under
+ * their own shelf, and stay out of the search.
+ */
 export interface Guides {
   readonly shown: ReadonlyArray<Guide>
-  readonly elsewhere: ReadonlyArray<RepositoryGuide>
+  readonly elsewhere: ReadonlyArray<Guide>
 }
 
 const titleOf = (markdown: string, slug: string) => /^#\s+(.+)$/m.exec(markdown)?.[1]?.trim() ?? slug
@@ -67,8 +68,8 @@ export const repositoryUrl = (docsDir: string): string | undefined => {
 
 /**
  * Reads docs/*.md: the guides of the shelves the portal shows, in shelf order (guides on no shelf
- * follow, alphabetically), and the developers' guides, which stay in the repository. The title is the
- * first `# ` heading.
+ * follow, alphabetically), and the developers' guides, in their shelf's order. The title is the first
+ * `# ` heading.
  */
 export const loadGuides = (docsDir: string): Guides => {
   let names: Array<string>
@@ -92,15 +93,9 @@ export const loadGuides = (docsDir: string): Guides => {
       .sort()
       .map((slug) => guide(slug, "more"))
   ]
-  const repository = repositoryUrl(docsDir)
   const elsewhere = shelves
     .filter((shelf) => !shelf.inPortal)
-    .flatMap((shelf) => shelf.guides.filter((slug) => files.has(slug)))
-    .map((slug) => ({
-      slug,
-      title: titleOf(files.get(slug)!, slug),
-      url: repository === undefined ? undefined : `${repository}/blob/HEAD/docs/${slug}.md`
-    }))
+    .flatMap((shelf) => shelf.guides.filter((slug) => files.has(slug)).map((slug) => guide(slug, shelf.id)))
   return { shown, elsewhere }
 }
 
@@ -220,15 +215,35 @@ export const documentForPortal = (spec: Json, guides: ReadonlyArray<Guide>): Jso
   return doc
 }
 
+/** The stylesheet, search script and search index every page loads, by their content-named paths. */
+interface PageAssets {
+  readonly css: string
+  readonly search: string
+  readonly searchIndex: string
+}
+
 /** The header of every page, with the search over the reference and the guides. */
-const header = (root: string) =>
+const header = (root: string, assets: PageAssets) =>
   `<header class="top"><a class="brand" href="${root}index.html">Catalog Sync</a><a href="${root}reference.html">API reference</a><a href="${root}guides/quickstart.html">Quickstart</a><a href="${root}openapi.json">openapi.json</a>` +
-  `<form class="search" role="search" data-root="${root}"><input type="search" name="q" placeholder="Search endpoints, error codes, guides" aria-label="Search the reference and the guides" autocomplete="off"><ul class="results" hidden></ul></form></header>`
+  `<form class="search" role="search" data-root="${root}" data-index="${assets.searchIndex}"><input type="search" name="q" placeholder="Search endpoints, error codes, guides" aria-label="Search the reference and the guides" autocomplete="off"><ul class="results" hidden></ul></form></header>`
+
+/** The head of every page: the stylesheet blocks the first paint (4 KB), the search script does not. */
+const head = (title: string, root: string, assets: PageAssets) => `<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
+<title>${escapeHtml(title)} · Catalog Sync developer portal</title>
+<link rel="stylesheet" href="${root}${assets.css}">
+<script src="${root}${assets.search}" defer></script>`
+
+const developing = shelves.find((shelf) => !shelf.inPortal)!
 
 const layout = (options: {
   readonly title: string
   readonly root: string
+  readonly assets: PageAssets
   readonly guides: Guides
+  /** Whether the packages' API reference (`npm run docs`) is at `api/index.html`. */
+  readonly apiReference: boolean
   readonly current?: string
   readonly body: string
 }) => {
@@ -236,13 +251,9 @@ const layout = (options: {
     `<li><a href="${options.root}guides/${guide.slug}.html"${guide.slug === options.current ? ' aria-current="page"' : ""}>${escapeHtml(guide.title)}</a></li>`
   const shelfList = (title: string, guides: ReadonlyArray<Guide>) =>
     guides.length === 0 ? "" : `<h2>${escapeHtml(title)}</h2><ul>\n${guides.map(link).join("\n")}\n</ul>`
-  const elsewhere = options.guides.elsewhere
-    .map((guide) =>
-      guide.url === undefined
-        ? `<li>${escapeHtml(guide.title)} <code>docs/${guide.slug}.md</code></li>`
-        : `<li><a href="${escapeHtml(guide.url)}">${escapeHtml(guide.title)}</a></li>`
-    )
-    .join("\n")
+  const apiReference = options.apiReference
+    ? `<li><a href="${options.root}api/index.html">Packages' API reference</a></li>`
+    : `<li>Packages' API reference: <code>npm run docs</code> builds it</li>`
   const nav = [
     ...shelves
       .filter((shelf) => shelf.inPortal)
@@ -256,24 +267,17 @@ const layout = (options: {
       "More guides",
       options.guides.shown.filter((guide) => guide.shelf === "more")
     ),
-    elsewhere === ""
-      ? ""
-      : `<h2>${escapeHtml(developing.title)}</h2><p class="elsewhere">In the repository, for ${escapeHtml(developing.readers)}:</p><ul>\n${elsewhere}\n</ul>`
+    `<h2>${escapeHtml(developing.title)}</h2><p class="elsewhere">For ${escapeHtml(developing.readers)}:</p><ul>\n${[...options.guides.elsewhere.map(link), apiReference].join("\n")}\n</ul>`
   ]
     .filter((part) => part !== "")
     .join("\n")
   return `<!doctype html>
 <html lang="en">
 <head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="icon" href="data:,">
-<title>${escapeHtml(options.title)} · Catalog Sync developer portal</title>
-<link rel="stylesheet" href="${options.root}assets/portal.css">
-<script src="${options.root}assets/search.js" defer></script>
+${head(options.title, options.root, options.assets)}
 </head>
 <body>
-${header(options.root)}
+${header(options.root, options.assets)}
 <div class="layout">
 <nav class="guides" aria-label="Guides">
 ${nav}
@@ -287,8 +291,6 @@ ${options.body}
 `
 }
 
-const developing = shelves.find((shelf) => !shelf.inPortal)!
-
 /** Rows of the error table whose first cell is a code get that code as anchor (`errors.html#not_found`). */
 const anchorErrorRows = (html: string) => {
   const seen = new Set<string>()
@@ -300,9 +302,9 @@ const anchorErrorRows = (html: string) => {
 }
 
 /**
- * Where a relative link of a guide leads in the portal: another shown guide's page (`errors.md`,
- * `./setup.md#scopes`), or the file in the repository's web view (`architecture.md`, `../examples/embed`);
- * `undefined` when the repository has no address, so that the link's text stays without a dead link.
+ * Where a relative link of a guide leads in the portal: another guide's page (`errors.md`,
+ * `./setup.md#scopes`), or the file in the repository's web view (`../examples/embed`); `undefined` when
+ * the repository has no address, so that the link's text stays without a dead link.
  */
 export const guideLink =
   (shown: ReadonlySet<string>, repository: string | undefined) =>
@@ -330,6 +332,16 @@ const describeApi = (description: string, shown: ReadonlySet<string>) =>
     shown.has(slug) ? `<a href="guides/${slug}.html">${mention}</a>` : mention
   )
 
+/** The first 12 hex digits of the SHA-256 of a file's content: its name changes when its content does. */
+export const contentHash = (body: string): string => createHash("sha256").update(body).digest("hex").slice(0, 12)
+
+const asset = (name: string, extension: string, contentType: string, body: string): PortalFile => ({
+  path: `assets/${name}.${contentHash(body)}.${extension}`,
+  contentType,
+  body,
+  immutable: true
+})
+
 /** Renders the whole portal. */
 export const render = (options: {
   readonly spec: Json
@@ -337,12 +349,14 @@ export const render = (options: {
   /** The repository's web address, for links to files the portal does not hold. */
   readonly repository?: string | undefined
   readonly scalar: string
+  /** Whether the packages' API reference (`npm run docs`) is served beside the portal, at `api/`. */
+  readonly apiReference?: boolean
 }): ReadonlyArray<PortalFile> => {
   const { guides } = options
   const shownGuides = guides.shown
   const doc = documentForPortal(options.spec, shownGuides)
   const shown = new Set(shownGuides.map((guide) => guide.slug))
-  const rewrite = guideLink(shown, options.repository)
+  const rewrite = guideLink(new Set([...shown, ...guides.elsewhere.map((guide) => guide.slug)]), options.repository)
   let slug = headingSlugger()
   const marked = new Marked({
     gfm: true,
@@ -361,59 +375,74 @@ export const render = (options: {
     }
   })
 
+  const styles = asset("portal", "css", "text/css; charset=utf-8", css)
+  const search = asset("search", "js", "text/javascript; charset=utf-8", searchScript)
+  const index = asset("search-index", "json", "application/json", JSON.stringify(searchIndex(doc, shownGuides)))
+  const reference = asset("reference", "js", "text/javascript; charset=utf-8", referenceScript)
+  const scalar = asset("scalar", "js", "text/javascript; charset=utf-8", options.scalar)
+  const assets: PageAssets = { css: styles.path, search: search.path, searchIndex: index.path }
+  const apiReference = options.apiReference ?? false
+
   const operations = operationsOf(doc).map((op) => ({ ...op, scopes: scopesOf(op.method, op.path) }))
   const notes = scopeNotes(operations.map((op) => op.scopes))
-  const rows = operations
-    .map((op) => {
-      const note = notes.get(op.scopes)
-      const scopes =
-        note === undefined
-          ? (marked.parseInline(op.scopes) as string)
-          : `See <a href="#scopes-${note}">scopes note ${note}</a>.`
-      return `<tr><td class="method">${op.method}</td><td><a href="reference.html#tag/${encodeURIComponent(op.tag)}/${op.method.toLowerCase()}${escapeHtml(op.path)}"><code class="endpoint-path">${escapeHtml(op.path)}</code></a></td><td>${escapeHtml(op.summary)}</td><td>${scopes}</td></tr>`
-    })
-    .join("\n")
-  const noteList = [...notes]
-    .map(
-      ([text, note]) =>
-        `<p id="scopes-${note}"><strong>Scopes note ${note}.</strong> ${marked.parseInline(text) as string}</p>`
-    )
-    .join("\n")
-  const index = layout({
+  /** Every endpoint, linked to its section of the reference at `referencePage` (`""`: this page). */
+  const endpointTable = (referencePage: string) => {
+    const rows = operations
+      .map((op) => {
+        const note = notes.get(op.scopes)
+        const scopes =
+          note === undefined
+            ? (marked.parseInline(op.scopes) as string)
+            : `See <a href="#scopes-${note}">scopes note ${note}</a>.`
+        return `<tr><td class="method">${op.method}</td><td><a href="${referencePage}#tag/${encodeURIComponent(op.tag)}/${op.method.toLowerCase()}${escapeHtml(op.path)}"><code class="endpoint-path">${escapeHtml(op.path)}</code></a></td><td>${escapeHtml(op.summary)}</td><td>${scopes}</td></tr>`
+      })
+      .join("\n")
+    const noteList = [...notes]
+      .map(
+        ([text, note]) =>
+          `<p id="scopes-${note}"><strong>Scopes note ${note}.</strong> ${marked.parseInline(text) as string}</p>`
+      )
+      .join("\n")
+    return `<table id="endpoints"><thead><tr><th>method</th><th>path</th><th>what</th><th>scopes</th></tr></thead><tbody>
+${rows}
+</tbody></table>
+${noteList}`
+  }
+  const home = layout({
     title: "Home",
     root: "",
+    assets,
     guides,
+    apiReference,
     body: `<h1>${escapeHtml(String(doc.info?.title ?? "API"))} <small>v${escapeHtml(String(doc.info?.version ?? ""))}</small></h1>
 <p>${describeApi(String(options.spec.info?.description ?? ""), shown)}</p>
 <p><a href="reference.html">Open the API reference</a> (every endpoint with its parameters, bodies, responses, error codes and examples) or start with the <a href="guides/quickstart.html">quickstart</a>.</p>
 <h2>Endpoints</h2>
-<table id="endpoints"><thead><tr><th>method</th><th>path</th><th>what</th><th>scopes</th></tr></thead><tbody>
-${rows}
-</tbody></table>
-${noteList}`
+${endpointTable("reference.html")}`
   })
 
-  const reference = `<!doctype html>
+  // The endpoint table is the page's first content; Scalar replaces it once its bundle has run, which
+  // reference.js starts after the table has been painted.
+  const referencePage = `<!doctype html>
 <html lang="en">
 <head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="icon" href="data:,">
-<title>API reference · Catalog Sync developer portal</title>
-<link rel="stylesheet" href="assets/portal.css">
-<script src="assets/search.js" defer></script>
+${head("API reference", "", assets)}
+<link rel="preload" href="${scalar.path}" as="script">
 </head>
 <body class="reference">
-${header("")}
-<div id="reference"></div>
+${header("", assets)}
+<div id="reference"><main class="static-reference" data-static-reference>
+<h1>API reference</h1>
+<p role="status">The interactive reference (parameters, bodies, responses, examples and Test Request) is loading.</p>
+${endpointTable("")}
+</main></div>
 <script id="openapi-document" type="application/json">${scriptJson(doc)}</script>
-<script src="assets/scalar.js"></script>
-<script src="assets/reference.js"></script>
+<script src="${reference.path}" data-scalar="${scalar.path}" defer></script>
 </body>
 </html>
 `
 
-  const guidePages = shownGuides.map((guide) => {
+  const guidePage = (guide: Guide) => {
     slug = headingSlugger()
     return {
       path: `guides/${guide.slug}.html`,
@@ -421,26 +450,25 @@ ${header("")}
       body: layout({
         title: guide.title,
         root: "../",
+        assets,
         guides,
+        apiReference,
         current: guide.slug,
         body: anchorErrorRows(marked.parse(guide.markdown) as string)
       })
     }
-  })
+  }
 
   return [
-    { path: "index.html", contentType: "text/html; charset=utf-8", body: index },
-    { path: "reference.html", contentType: "text/html; charset=utf-8", body: reference },
+    { path: "index.html", contentType: "text/html; charset=utf-8", body: home },
+    { path: "reference.html", contentType: "text/html; charset=utf-8", body: referencePage },
     { path: "openapi.json", contentType: "application/json", body: JSON.stringify(doc, null, 2) },
-    { path: "assets/portal.css", contentType: "text/css; charset=utf-8", body: css },
-    { path: "assets/search.js", contentType: "text/javascript; charset=utf-8", body: searchScript },
-    {
-      path: "assets/search-index.json",
-      contentType: "application/json",
-      body: JSON.stringify(searchIndex(doc, shownGuides))
-    },
-    { path: "assets/reference.js", contentType: "text/javascript; charset=utf-8", body: referenceScript },
-    { path: "assets/scalar.js", contentType: "text/javascript; charset=utf-8", body: options.scalar },
-    ...guidePages
+    styles,
+    search,
+    index,
+    reference,
+    scalar,
+    ...shownGuides.map(guidePage),
+    ...guides.elsewhere.map(guidePage)
   ]
 }

@@ -1,17 +1,23 @@
 import { Api } from "@catalog-sync/contract"
 import { Effect, Layer } from "effect"
-import { HttpRouter, HttpServerResponse } from "effect/http"
+import { HttpRouter, HttpServerError, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { OpenApi } from "effect/http-api"
 import { resolve } from "node:path"
+import * as PackageReference from "./PackageReference.js"
 import { loadGuides, type PortalFile, render, repositoryUrl, scalarBundle } from "./Portal.js"
+import { encodings, notModified } from "./PortalEncoding.js"
 
-/** The portal of this API: its OpenAPI document and the guides in `docsDir`, rendered once; no database, no network. */
+/**
+ * The portal of this API: its OpenAPI document and the guides in `docsDir`, rendered once, linking the
+ * packages' API reference when `npm run docs` has built it; no database, no network.
+ */
 export const renderPortal = (docsDir: string): ReadonlyArray<PortalFile> =>
   render({
     spec: OpenApi.fromApi(Api),
     guides: loadGuides(docsDir),
     repository: repositoryUrl(docsDir),
-    scalar: scalarBundle()
+    scalar: scalarBundle(),
+    apiReference: PackageReference.isBuilt(PackageReference.directoryOf(docsDir))
   })
 
 /**
@@ -38,43 +44,99 @@ export const securityHeaders = {
 } as const
 
 /**
- * Serves rendered portal files under `path` (default `/docs`) on the API's router. `/docs` redirects
- * to `/docs/` so that the pages' relative links, written for any static host, resolve; so does `/`.
+ * How long a browser keeps a file. A content-named asset never changes: a year, not even revalidated. A
+ * page (and openapi.json) names the assets of the running version: asked again each time, answered 304
+ * while its ETag matches.
+ */
+export const cacheControl = (file: PortalFile): string =>
+  file.immutable === true ? "public, max-age=31536000, immutable" : "no-cache"
+
+/** Answers GET of one file: compressed as the request accepts, 304 to a matching If-None-Match. */
+const serveFile = (file: PortalFile) => {
+  const representations = encodings(file.body)
+  return (request: HttpServerRequest.HttpServerRequest) =>
+    Effect.map(
+      Effect.promise(() => representations.select(request.headers["accept-encoding"])),
+      (chosen) => {
+        // Shared caches keep one copy per encoding.
+        const headers = {
+          "cache-control": cacheControl(file),
+          etag: chosen.etag,
+          vary: "accept-encoding",
+          ...securityHeaders
+        }
+        if (notModified(request.headers["if-none-match"], chosen.etag))
+          return HttpServerResponse.empty({ status: 304, headers })
+        return HttpServerResponse.uint8Array(chosen.body, {
+          contentType: file.contentType,
+          headers: chosen.encoding === "identity" ? headers : { ...headers, "content-encoding": chosen.encoding }
+        })
+      }
+    )
+}
+
+const routeNotFound = (request: HttpServerRequest.HttpServerRequest) =>
+  new HttpServerError.HttpServerError({ reason: new HttpServerError.RouteNotFound({ request }) })
+
+/** Answers GET under `<base>/api/` from the packages' API reference in `directory`; what is not there is not found. */
+const servePackageReference = (base: string, directory: string) => (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.flatMap(
+    Effect.promise(() => PackageReference.read(directory, request.url.split("?")[0]!.slice(`${base}/api/`.length))),
+    (file) => {
+      if (file === undefined) return Effect.fail(routeNotFound(request))
+      const hashes = file.contentType.startsWith("text/html")
+        ? PackageReference.inlineScriptHashes(new TextDecoder().decode(file.body))
+        : []
+      const policy = contentSecurityPolicy.replace("script-src 'self'", ["script-src 'self'", ...hashes].join(" "))
+      return Effect.succeed(
+        HttpServerResponse.uint8Array(file.body, {
+          contentType: file.contentType,
+          headers: { ...securityHeaders, "content-security-policy": policy, "cache-control": "no-cache" }
+        })
+      )
+    }
+  )
+
+/** What the portal's routes need of the router: a file the packages' API reference lacks is a route not found. */
+export type Requires = HttpRouter.HttpRouter | HttpRouter.Request<"Error", HttpServerError.HttpServerError>
+
+/**
+ * Serves rendered portal files under `path` (default `/docs`) on the API's router, and the packages' API
+ * reference under `<path>/api/` from `packageReference` when given. `/docs` redirects to `/docs/` so
+ * that the pages' relative links, written for any static host, resolve; so does `/`.
  */
 export const layer = (
   files: ReadonlyArray<PortalFile>,
-  options: { readonly path?: `/${string}` } = {}
-): Layer.Layer<never, never, HttpRouter.HttpRouter> => {
+  options: { readonly path?: `/${string}`; readonly packageReference?: string } = {}
+): Layer.Layer<never, never, Requires> => {
   const base = options.path ?? "/docs"
   return HttpRouter.use((router) =>
     Effect.gen(function* () {
       // The server's root has nothing of its own: a person opening it wants the portal.
       yield* router.add("GET", "/", HttpServerResponse.redirect(`${base}/`, { status: 302 }))
       for (const file of files) {
-        const response = HttpServerResponse.text(file.body, {
-          contentType: file.contentType,
-          headers: { "cache-control": "public, max-age=300", ...securityHeaders }
-        })
-        yield* router.add("GET", `${base}/${file.path}`, response)
+        const serve = serveFile(file)
+        yield* router.add("GET", `${base}/${file.path}`, serve)
         if (file.path !== "index.html") continue
         // The router matches `/docs` and `/docs/` alike; only the latter resolves the relative links.
         yield* router.add("GET", base, (request) =>
-          Effect.succeed(
-            request.url.split("?")[0]!.endsWith("/")
-              ? response
-              : HttpServerResponse.redirect(`${base}/`, { status: 301 })
-          )
+          request.url.split("?")[0]!.endsWith("/")
+            ? serve(request)
+            : Effect.succeed(HttpServerResponse.redirect(`${base}/`, { status: 301 }))
         )
       }
+      if (options.packageReference !== undefined)
+        yield* router.add("GET", `${base}/api/*`, servePackageReference(base, options.packageReference))
     })
   )
 }
 
 /**
  * The portal of this API at `/docs`, rendered once while the layer builds from the OpenAPI document and
- * the guides in `docsDir` (the repository's `docs` when started from its root).
+ * the guides in `docsDir` (the repository's `docs` when started from its root), with the packages' API
+ * reference at `/docs/api/` once `npm run docs` has written it to `docsDir/api`.
  */
-export const layerFromDocs = (docsDir: string): Layer.Layer<never, never, HttpRouter.HttpRouter> =>
+export const layerFromDocs = (docsDir: string): Layer.Layer<never, never, Requires> =>
   Layer.unwrap(
     Effect.gen(function* () {
       const files = renderPortal(resolve(docsDir))
@@ -83,6 +145,6 @@ export const layerFromDocs = (docsDir: string): Layer.Layer<never, never, HttpRo
           `no guides found in ${resolve(docsDir)}; the portal at /docs shows the API reference only (set DOCS_DIR)`
         )
       }
-      return layer(files)
+      return layer(files, { packageReference: PackageReference.directoryOf(resolve(docsDir)) })
     })
   )

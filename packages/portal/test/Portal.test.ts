@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { guideLink, loadGuides, render, repositoryUrl } from "../src/Portal.js"
+import { contentHash, guideLink, loadGuides, render, repositoryUrl } from "../src/Portal.js"
 import { headingSlug, headingSlugger } from "../src/PortalSearch.js"
 
 /** A docs/ folder (with the manifest beside it) holding these guides, removed after `f`. */
@@ -63,7 +63,7 @@ describe("the portal's guides", () => {
     "notes.md": "# Notes\n"
   }
 
-  it("shows the first two shelves in shelf order, then unlisted guides, and names the developers' guides", () =>
+  it("shows the first two shelves in shelf order, then unlisted guides, and the developers' guides apart", () =>
     withDocs(files, (docs) => {
       const guides = loadGuides(docs)
       expect(guides.shown.map((guide) => [guide.slug, guide.shelf])).toEqual([
@@ -72,22 +72,32 @@ describe("the portal's guides", () => {
         ["deploy", "operating"],
         ["notes", "more"]
       ])
-      expect(guides.elsewhere).toEqual([{ slug: "architecture", title: "Architecture", url: undefined }])
+      expect(guides.elsewhere.map((guide) => [guide.slug, guide.title, guide.shelf])).toEqual([
+        ["architecture", "Architecture", "developing"]
+      ])
     }))
 
-  it("links the developers' guides to the repository named by the manifest beside docs/", () =>
+  it("lists the developers' guides as links to their pages, and links files outside docs/ to the repository named by the manifest", () =>
     withDocs(
       files,
       (docs) => {
         expect(repositoryUrl(docs)).toBe("https://example.org/acme/catalog-sync")
         const guides = loadGuides(docs)
-        expect(guides.elsewhere[0]?.url).toBe("https://example.org/acme/catalog-sync/blob/HEAD/docs/architecture.md")
         const out = render({ spec, guides, repository: repositoryUrl(docs), scalar: "" })
         const quickstart = page(out, "guides/quickstart.html")
         expect(quickstart).toContain('<a href="errors.html#codes">errors</a>')
-        expect(quickstart).toContain('<a href="https://example.org/acme/catalog-sync/blob/HEAD/docs/architecture.md">')
+        expect(quickstart).toContain('<a href="architecture.html">architecture</a>')
         expect(quickstart).toContain('<a href="https://example.org/acme/catalog-sync/blob/HEAD/examples/embed">')
-        expect(out.map((file) => file.path)).not.toContain("guides/architecture.html")
+        expect(page(out, "guides/architecture.html")).toContain('<h1 id="architecture">Architecture</h1>')
+        // Listed under their own shelf, after the guides for users of the API.
+        const nav = /<nav class="guides"[^>]*>([\s\S]*?)<\/nav>/.exec(page(out, "index.html"))![1]!
+        expect(nav.indexOf('<a href="guides/architecture.html">Architecture</a>')).toBeGreaterThan(
+          nav.indexOf("Developing Catalog Sync")
+        )
+        expect(nav.indexOf("Developing Catalog Sync")).toBeGreaterThan(nav.indexOf('href="guides/deploy.html"'))
+        // The search serves readers of the API: the developers' guides stay out of it.
+        const index = out.find((file) => /^assets\/search-index\.[0-9a-f]{12}\.json$/.test(file.path))!
+        expect(index.body).not.toContain("guides/architecture.html")
       },
       { repository: { type: "git", url: "git+https://example.org/acme/catalog-sync.git" } }
     ))
@@ -101,8 +111,7 @@ describe("the portal's guides", () => {
     expect(link("architecture.md")).toBeUndefined()
     withDocs(files, (docs) => {
       const quickstart = page(render({ spec, guides: loadGuides(docs), scalar: "" }), "guides/quickstart.html")
-      expect(quickstart).toContain(", architecture and the example.")
-      expect(quickstart).toContain("<code>docs/architecture.md</code>")
+      expect(quickstart).toContain('<a href="architecture.html">architecture</a> and the example.')
     })
   })
 
@@ -115,4 +124,54 @@ describe("the portal's guides", () => {
       expect(home.match(/See <a href="#scopes-1">/g)).toHaveLength(2)
       expect(home).toContain('<p id="scopes-1"><strong>Scopes note 1.</strong>')
     }))
+})
+
+describe("the reference page", () => {
+  const out = withDocs({ "errors.md": "# Error codes\n" }, (docs) =>
+    render({ spec, guides: loadGuides(docs), scalar: "/* scalar */" })
+  )
+  const reference = page(out, "reference.html")
+
+  it("names each asset for its content, so that it may be cached for good", () => {
+    const assets = out.filter((file) => file.path.startsWith("assets/"))
+    expect(assets.map((file) => file.path.replace(/\.[0-9a-f]{12}\./, ".*."))).toEqual([
+      "assets/portal.*.css",
+      "assets/search.*.js",
+      "assets/search-index.*.json",
+      "assets/reference.*.js",
+      "assets/scalar.*.js"
+    ])
+    for (const file of assets) {
+      expect(file.immutable).toBe(true)
+      expect(file.path).toContain(`.${contentHash(file.body)}.`)
+    }
+    expect(out.filter((file) => file.immutable === true)).toEqual(assets)
+    const other = render({ spec, guides: { shown: [], elsewhere: [] }, scalar: "/* another scalar */" })
+    expect(other.find((file) => file.path.startsWith("assets/scalar."))?.path).not.toBe(
+      assets.find((file) => file.path.startsWith("assets/scalar."))?.path
+    )
+    // Every page names the assets of its version.
+    for (const file of assets)
+      expect(reference.includes(file.path) || page(out, "index.html").includes(file.path)).toBe(true)
+  })
+
+  it("shows the endpoint table before any script, and has Scalar's bundle preloaded and run by reference.js", () => {
+    const table = reference.indexOf('<table id="endpoints">')
+    expect(table).toBeGreaterThan(reference.indexOf('<div id="reference"><main class="static-reference"'))
+    expect(reference).toContain('<a href="#tag/products/get/api/v1/products/{id}"><code class="endpoint-path">')
+    const hashed = (path: string) => path.replace(/\.[0-9a-f]{12}\./, ".*.")
+    const scripts = [...reference.matchAll(/<script src="([^"]+)"([^>]*)><\/script>/g)]
+    expect(scripts.map(([, src, rest]) => [hashed(src!), hashed(rest!)])).toEqual([
+      ["assets/search.*.js", " defer"],
+      ["assets/reference.*.js", ' data-scalar="assets/scalar.*.js" defer']
+    ])
+    expect(reference.indexOf('<script src="assets/reference.')).toBeGreaterThan(table)
+    expect(hashed(/<link rel="preload" href="([^"]+)" as="script">/.exec(reference)![1]!)).toBe("assets/scalar.*.js")
+  })
+
+  it("links the packages' API reference when it is built, and says how to build it when not", () => {
+    expect(page(out, "index.html")).toContain("<li>Packages' API reference: <code>npm run docs</code> builds it</li>")
+    const built = render({ spec, guides: { shown: [], elsewhere: [] }, scalar: "", apiReference: true })
+    expect(page(built, "index.html")).toContain('<li><a href="api/index.html">Packages\' API reference</a></li>')
+  })
 })

@@ -1,6 +1,6 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -27,6 +27,89 @@ const testRequest = async (page: Page, url: string, anchor: string, token: strin
   await send.click()
   await answered
   await page.getByRole("button", { name: "Close Client" }).click()
+}
+
+/** What a page load cost, from the page's own Performance API: when it showed what, and bytes on the wire. */
+interface Load {
+  /** Milliseconds from the start of navigation to the first contentful paint (the header counts). */
+  readonly firstPaint: number
+  /** Milliseconds to the first frame that shows endpoints: the reference's content, not just its header. */
+  readonly firstContent: number
+  /** Bytes received (headers and bodies, compressed) for the document and every resource. */
+  readonly transferred: number
+  /** Of those, the bytes of responses that had ended when the endpoints showed. */
+  readonly beforeFirstContent: number
+  /** When the Scalar bundle's response ended, if the page loaded it; its bytes on the wire and decoded. */
+  readonly scalar: { readonly end: number; readonly transferred: number; readonly decoded: number } | undefined
+}
+
+/**
+ * Runs before a page's own scripts: notes the first frame in which the page shows an endpoint path (in
+ * the endpoint table, or in Scalar's reference): the time after the animation frame that follows the
+ * change, when it has been painted.
+ */
+const watchForContent = String.raw`(() => {
+  const shows = () => [...document.querySelectorAll("#reference, #endpoints")].some((element) => element.textContent.includes("/api/v1/"));
+  const observer = new MutationObserver(() => {
+    if (!shows()) return;
+    observer.disconnect();
+    requestAnimationFrame(() => setTimeout(() => (window.__firstContent = performance.now())));
+  });
+  observer.observe(document, { childList: true, subtree: true, characterData: true });
+})()`
+
+/** Opens `url` and measures it once `ready` has appeared (then the page has loaded what it needs). */
+const measure = async (page: Page, url: string, ready: string): Promise<Load> => {
+  await page.goto(url)
+  await page.locator(ready).first().waitFor({ timeout: 60_000 })
+  await page.waitForLoadState("load")
+  // Polled by evaluation: waitForFunction evaluates text, which the pages' Content-Security-Policy refuses.
+  await expect.poll(() => page.evaluate<boolean>("window.__firstContent !== undefined")).toBe(true)
+  // The script is text: the suite is typed for Node, not for the DOM.
+  return page.evaluate<Load>(String.raw`(() => {
+    const paint = performance.getEntriesByName("first-contentful-paint")[0];
+    const navigation = performance.getEntriesByType("navigation")[0];
+    const entries = [navigation, ...performance.getEntriesByType("resource")];
+    const firstContent = window.__firstContent;
+    const sum = (list) => list.reduce((total, entry) => total + entry.transferSize, 0);
+    const scalar = entries.find((entry) => /\/assets\/scalar\.[0-9a-f]+\.js$/.test(entry.name));
+    return {
+      firstPaint: paint ? paint.startTime : Infinity,
+      firstContent,
+      transferred: sum(entries),
+      beforeFirstContent: sum(entries.filter((entry) => entry.responseEnd <= firstContent)),
+      scalar: scalar && { end: scalar.responseEnd, transferred: scalar.transferSize, decoded: scalar.decodedBodySize }
+    };
+  })()`)
+}
+
+/** The browser's HTTP cache emptied, as on a first visit. */
+const emptyCache = async (page: Page) => {
+  const cdp = await page.context().newCDPSession(page)
+  await cdp.send("Network.clearBrowserCache")
+  return cdp
+}
+
+/**
+ * Waits until the server sends the Scalar bundle brotli-compressed: it compresses a file on its first
+ * request, gzip at once and brotli (seconds for 5 MB) in the background.
+ */
+const brotliReady = async (url: string) => {
+  const page = await fetch(`${url}/docs/reference.html`).then((r) => r.text())
+  const bundle = /"(assets\/scalar\.[0-9a-f]+\.js)"/.exec(page)![1]!
+  for (let tries = 0; tries < 240; tries++) {
+    const response = await fetch(`${url}/docs/${bundle}`, { headers: { "accept-encoding": "br, gzip" } })
+    await response.arrayBuffer()
+    if (response.headers.get("content-encoding") === "br") return
+    await new Promise((resolve) => setTimeout(resolve, 500))
+  }
+  throw new Error("the Scalar bundle was never sent brotli-compressed")
+}
+
+/** Scalar has mounted: it replaced the endpoint table the page shows first. */
+const scalarMounted = async (page: Page) => {
+  await page.locator("[data-static-reference]").waitFor({ state: "detached", timeout: 30_000 })
+  await page.locator("#reference section[id*='tag/']").first().waitFor({ timeout: 30_000 })
 }
 
 /** The page is no wider than the viewport: nothing to scroll sideways. */
@@ -125,6 +208,8 @@ describe.skipIf(skip !== undefined)("portal", () => {
             // The reference (Scalar, rendered in the browser) lists every endpoint path in its tag overviews.
             await page.getByRole("link", { name: "Open the API reference" }).click()
             await page.waitForURL(/reference\.html/)
+            // The page shows the endpoint table first; what follows is Scalar's rendering, which replaces it.
+            await scalarMounted(page)
             await page.getByText("/api/v1/products/{id}").first().waitFor({ timeout: 20_000 })
             const overview = await page.locator("body").innerText()
             for (const path of paths) expect(overview).toContain(path)
@@ -141,11 +226,126 @@ describe.skipIf(skip !== undefined)("portal", () => {
             await page.locator("nav.guides").getByRole("link", { name: "Error codes" }).click()
             await page.waitForURL(/guides\/errors\.html/)
             expect(await page.locator("h1").first().innerText()).toBe("Error codes")
+
+            // The contributor guides are links too, under their own shelf.
+            await page.locator("nav.guides").getByRole("link", { name: "Architecture" }).click()
+            await page.waitForURL(/guides\/architecture\.html/)
+            expect(await page.locator("h1").first().innerText()).toBe("Architecture")
           })
           expect(offsite).toEqual([])
         }),
       // The suite's first browser start: 30-80 s on a cold, busy machine.
       { timeout: 120_000 }
+    )
+
+    it.effect(
+      "the reference shows its first content within 2 s and under 1 MB, before Scalar, which comes compressed and then from the cache",
+      () =>
+        Effect.gen(function* () {
+          const { url } = yield* TestServer
+          const { browser } = yield* launch
+          yield* Effect.promise(() => brotliReady(url))
+          const reference = `${url}/docs/reference.html`
+          const loads = yield* withPage(browser, async (page) => {
+            await page.addInitScript(watchForContent)
+            await emptyCache(page)
+            const first = await measure(page, reference, "#reference section[id*='tag/']")
+            await scalarMounted(page)
+            // A reader's next visit: the page is revalidated (304), the assets come from the cache.
+            await page.goto(`${url}/docs/guides/errors.html`)
+            const again = await measure(page, reference, "#reference section[id*='tag/']")
+            // The home page at /docs, cold.
+            await emptyCache(page)
+            const home = await measure(page, `${url}/docs/`, "#endpoints")
+            // On a slow line (4 Mbit/s) the bundle takes seconds; the endpoint table shows meanwhile.
+            const cdp = await emptyCache(page)
+            await cdp.send("Network.emulateNetworkConditions", {
+              offline: false,
+              latency: 40,
+              downloadThroughput: 500_000,
+              uploadThroughput: 500_000
+            })
+            const slow = await measure(page, reference, "#reference section[id*='tag/']")
+            await cdp.send("Network.emulateNetworkConditions", {
+              offline: false,
+              latency: 0,
+              downloadThroughput: -1,
+              uploadThroughput: -1
+            })
+            return { first, again, home, slow }
+          })
+          console.info(`portal page loads: ${JSON.stringify(loads)}`)
+          const { first, again, home, slow } = loads
+          // First visit, empty cache: the endpoints show within 2 s.
+          expect(first.firstPaint).toBeLessThan(2_000)
+          expect(first.firstContent).toBeLessThan(2_000)
+          // The 5 MB bundle goes brotli-compressed: 1.1 MB, most of a first visit (not under 1 MB: that
+          // bundle alone is more), and after the endpoints have shown.
+          expect(first.scalar!.decoded).toBeGreaterThan(4_000_000)
+          expect(first.scalar!.transferred).toBeLessThan(first.scalar!.decoded / 4)
+          expect(first.transferred).toBeLessThan(1_250_000)
+          // Later visits: the page is revalidated, nothing else goes over the wire.
+          expect(again.firstContent).toBeLessThan(2_000)
+          expect(again.transferred).toBeLessThan(20_000)
+          expect(again.scalar!.transferred).toBe(0)
+          // The home page at /docs: no Scalar at all.
+          expect(home.firstContent).toBeLessThan(2_000)
+          expect(home.transferred).toBeLessThan(100_000)
+          expect(home.scalar).toBeUndefined()
+          // On a slow line the endpoints show after well under 1 MB, seconds before the bundle has arrived.
+          expect(slow.firstContent).toBeLessThan(2_000)
+          expect(slow.beforeFirstContent).toBeLessThan(1_000_000)
+          expect(slow.scalar!.end).toBeGreaterThan(slow.firstContent + 1_000)
+        }),
+      { timeout: 180_000 }
+    )
+
+    it.effect("one search box on the reference, the portal's: it leads to an operation in Scalar", () =>
+      Effect.gen(function* () {
+        const { url } = yield* TestServer
+        const { browser } = yield* launch
+        yield* withPage(browser, async (page) => {
+          await page.goto(`${url}/docs/reference.html`)
+          await scalarMounted(page)
+          expect(await page.getByRole("searchbox").count()).toBe(1)
+          expect(
+            await page
+              .locator("#reference")
+              .getByRole("button", { name: /search/i })
+              .count()
+          ).toBe(0)
+          expect(await page.locator("#reference input[type=search], #reference [role=combobox]").count()).toBe(0)
+          const search = page.getByRole("searchbox", { name: "Search the reference and the guides" })
+          await search.fill("archive a product")
+          const result = page.locator("form.search .results a", { hasText: "DELETE /api/v1/products/{id}" })
+          await result.first().click()
+          await page.waitForURL(/#tag\/products\/delete\/api\/v1\/products\/\{id\}$/)
+          const section = page.locator(`section[id$="tag/products/delete/api/v1/products/{id}"]`).first()
+          await section.waitFor()
+          await expect.poll(() => section.isVisible()).toBe(true)
+          await expect.poll(() => section.evaluate((element) => element.getBoundingClientRect().top < 844)).toBe(true)
+        })
+      })
+    )
+
+    it.effect("links the packages' API reference when `npm run docs` has built it, and serves it", () =>
+      Effect.gen(function* () {
+        const { url } = yield* TestServer
+        const { browser } = yield* launch
+        const built = existsSync(fileURLToPath(new URL("../../../docs/api/index.html", import.meta.url)))
+        yield* withPage(browser, async (page) => {
+          await page.goto(`${url}/docs/`)
+          const nav = page.locator("nav.guides")
+          if (!built) {
+            expect(await nav.innerText()).toContain("Packages' API reference: npm run docs builds it")
+            return
+          }
+          await nav.getByRole("link", { name: "Packages' API reference" }).click()
+          await page.waitForURL(/\/docs\/api\/index\.html$/)
+          await page.locator(".tsd-page-toolbar").waitFor()
+          expect(await page.title()).toContain("API reference")
+        })
+      })
     )
 
     it.effect("GET / leads to the portal", () =>
