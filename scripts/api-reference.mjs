@@ -8,6 +8,13 @@
  * - `node scripts/api-reference.mjs --check` writes nothing and fails when a public export has no doc
  *   comment or an `@example` code block of one does not typecheck against the packages' sources
  *   (test/api-reference.test.ts runs it in `npm test`).
+ *
+ * The pages leave out what a class inherits from a dependency's types (a service's constructor from
+ * `Context.Service`, an error's members from `Data.TaggedError`), and the index describes each module
+ * with the first paragraph of its doc comment (typedoc.json: `useFirstParagraphOfCommentAsSummary`).
+ * typedoc.json's `maxTypeConversionDepth` stops the expansion of inferred types after 8 levels, deeper
+ * than the pages print them: it took the client's largest page from 1.8 to 1.2 MB.
+ * test/api-reference-pages.test.ts renders a planted package to check the pages.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { basename, join, relative, resolve } from "node:path"
@@ -134,6 +141,23 @@ const undocumented = (project, base) => {
   return [...new Set(missing)]
 }
 
+/** Declared in a dependency's declarations (effect, TypeScript's lib), not in the packages' sources. */
+const isTheirs = (reflection) => {
+  const sources = [reflection, ...(reflection.signatures ?? [])].flatMap((declared) => declared.sources ?? [])
+  return sources.length > 0 && sources.every((source) => source.fullFileName.includes("node_modules"))
+}
+
+/**
+ * Removes the members a class inherits from a dependency's type: a service's constructor from
+ * `Context.Service`, an error's `message`, `cause` and constructor from `Data.TaggedError` and `Error`.
+ * They are Effect's and TypeScript's to document (`excludeExternals` drops Effect's own exports, not what
+ * our classes inherit from them), and on every service's page they came before its own members.
+ */
+const hideInherited = (project) => {
+  for (const reflection of Object.values(project.reflections))
+    if (reflection.kindOf(ReflectionKind.ClassMember) && isTheirs(reflection)) project.removeReflection(reflection)
+}
+
 /** The ```ts code blocks of every `@example` in the reference, with the export they document. */
 const examplesOf = (project, base) =>
   Object.values(project.reflections)
@@ -199,6 +223,8 @@ export const buildReference = async ({ base = root, entries = publicEntries(base
   let program
   app.converter.on(Converter.EVENT_BEGIN, (context) => (program = context.programs[0]))
   app.converter.on(Converter.EVENT_RESOLVE_BEGIN, (context) => shapeProject(context.project, entries))
+  // Before TypeDoc groups a class's members for its page (a higher priority runs first).
+  app.converter.on(Converter.EVENT_RESOLVE_BEGIN, (context) => hideInherited(context.project), 1000)
   const project = await app.convert()
   if (project === undefined || program === undefined) throw new Error("TypeDoc could not convert the entries")
   app.validate(project)

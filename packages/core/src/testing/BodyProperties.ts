@@ -3,20 +3,17 @@
  * accepted, and generated invalid bodies are refused with the code and JSON path they are labelled with.
  * A few catalogs are written first (one company each); every body is then tried against one of them in a
  * transaction that is rolled back, so all bodies meet the same state. A seed reproduces the catalogs and
- * the bodies; a failure names the options (`seed`, `path`, `only`) that replay it.
+ * the bodies; a failure names the options (`seed`, `path`, `only`) that replay it. They are Effects that any
+ * test runner can run; `BodySuite.ts` registers them as vitest tests.
  */
-import { describe, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import * as fc from "fast-check"
 import { CurrentPrincipal } from "../Auth/Principal.js"
-import { CatalogService } from "../Catalog/CatalogService.js"
-import { type ResourceName, resourceNames } from "../Resources/Resource.js"
-import { IdsLive } from "../Shared/Ids.js"
+import type { ResourceName } from "../Resources/Resource.js"
 import { catalog, type CatalogLimits, defaultLimits, everyKind } from "./arbitraries/Catalogs.js"
 import { type InvalidWrite, invalidWrite, isWithin } from "./arbitraries/InvalidBodies.js"
 import { companySettings } from "./arbitraries/Settings.js"
 import { type ValidWrite, validWrite } from "./arbitraries/ValidBodies.js"
-import type { PersistencePorts } from "./Conformance.js"
 import { type Answer, breathe, tryUpsert } from "./Probe.js"
 import { assertProperty, type ReplayOptions, runs, seedOf } from "./Replay.js"
 import { type World, write } from "./World.js"
@@ -174,26 +171,3 @@ export const checkBodies = (resource: ResourceName, options: BodyPropertyOptions
       )
     return { seed, valid: validRuns, invalid: invalidRuns }
   })
-
-/**
- * Registers the body properties of every resource as vitest tests over `ports` (built once for the
- * suite): `runBodyProperties("my adapter", MyPorts, { seed: 42 })`.
- */
-export const runBodyProperties = (
-  name: string,
-  ports: Layer.Layer<PersistencePorts, unknown>,
-  options: BodyPropertyOptions = {}
-) =>
-  layer(CatalogService.Default.pipe(Layer.provideMerge(ports), Layer.provideMerge(IdsLive)), { timeout: 600_000 })(
-    `upsert body properties: ${name}`,
-    (it) => {
-      describe("valid bodies are accepted; invalid ones are refused with their labelled code and path", () => {
-        for (const resource of options.resources ?? resourceNames)
-          it.effect(
-            `${resource}: ${options.validRuns ?? 1000} valid and ${options.invalidRuns ?? 300} invalid bodies`,
-            () => Effect.asVoid(checkBodies(resource, options)),
-            600_000
-          )
-      })
-    }
-  )
