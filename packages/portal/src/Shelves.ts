@@ -1,7 +1,8 @@
 /**
  * The guides of docs/, on three shelves by who reads them. The portal shows the first two, in this order,
- * and points to the repository for the third; `test/docs-shelves.test.ts` holds this list to the files
- * (every listed guide exists, every guide is listed).
+ * for users of the API, and searches them; the third, for developers, comes last, its own shelf, out of
+ * the search. `test/docs-links.test.ts` holds this list to the files (every listed guide exists, every
+ * guide is listed).
  */
 
 export interface Shelf {
@@ -11,7 +12,7 @@ export interface Shelf {
   readonly readers: string
   /** The guides (file names in docs/ without `.md`), in reading order. */
   readonly guides: ReadonlyArray<string>
-  /** Whether the developer portal shows the guides themselves (else it names them in the repository). */
+  /** Whether the guides are for users of the API: listed first and searched (else listed last, apart). */
   readonly inPortal: boolean
 }
 
