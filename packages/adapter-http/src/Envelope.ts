@@ -233,7 +233,6 @@ export const EnvelopeMiddleware = HttpRouter.middleware(
                 captureStackTrace: false,
                 attributes: { "http.route": found!.route.template }
               })
-        const path = pathOf(request.url)
         const media = found?.route.multipart === true
         const limit = routes.bodyLimit(found)
         const needsKey = routes.needsKey(request.url, found)
@@ -316,7 +315,7 @@ export const EnvelopeMiddleware = HttpRouter.middleware(
             Effect.annotateLogs({
               request_id: requestId,
               method: request.method,
-              path,
+              path: pathOf(request.url),
               status: response.status,
               duration_ms: Date.now() - started,
               client: state.client ?? originOf(request, proxies).address ?? null,

@@ -4,7 +4,7 @@ import { Effect, Layer } from "effect"
 import { Api, type Authentication, CatalogApi, Common } from "@catalog-sync/contract"
 import { api } from "../ErrorResponses.js"
 import { decodedBody, writeEnvelope } from "../Writes.js"
-import { requestId } from "../RequestId.js"
+import { CurrentRequest } from "../RequestId.js"
 import { ok } from "../JsonAnswer.js"
 import { fastAnswer } from "../FastAnswer.js"
 import { servicesAtBuild } from "../GroupServices.js"
@@ -50,15 +50,13 @@ const catalogEndpoints = <Name extends Resource.ResourceName>(
   const decodeBody = Decode.upsertDecoderOf(resource, "the body")
   return {
     list: ({ query }: { readonly query: ListQuery }) =>
-      Effect.gen(function* () {
-        const page = yield* api(catalog.list(resource, listParams(query)))
-        return ok({ request_id: yield* requestId, ...page })
-      }),
+      Effect.flatMap(CurrentRequest, (state) =>
+        Effect.map(api(catalog.list(resource, listParams(query))), (page) => ok({ request_id: state.id, ...page }))
+      ),
     get: ({ params }: { readonly params: { readonly id: string } }) =>
-      Effect.gen(function* () {
-        const record = yield* api(catalog.get(resource, recordId(params.id)))
-        return ok({ request_id: yield* requestId, record })
-      }),
+      Effect.flatMap(CurrentRequest, (state) =>
+        Effect.map(api(catalog.get(resource, recordId(params.id))), (record) => ok({ request_id: state.id, record }))
+      ),
     upsert: ({ headers }: { readonly headers: IdempotencyHeaders }) =>
       Effect.gen(function* () {
         const payload = yield* decodedBody(decodeBody, (sent) => catalog.preauthorizeUpsert(resource, sent))

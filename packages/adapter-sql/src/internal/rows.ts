@@ -67,6 +67,10 @@ export const recordRowOf = (record: StoredRecord.StoredRecord): typeof RecordRow
   archived_at: record.archivedAt
 })
 
+/** A JSON list of ids as stored; most records' lists are empty, which needs no parse. */
+const idList = (text: string): ReadonlyArray<Ids.RecordId> =>
+  text === "[]" ? [] : (JSON.parse(text) as ReadonlyArray<Ids.RecordId>)
+
 /**
  * A `catalog_records` row as the driver returns it, mapped without a schema: the rows are our own writes
  * (encoded through `RecordRow` on the way in), and decoding them again cost more than reading them
@@ -83,8 +87,8 @@ export const storedRecordOf = (row: Readonly<Record<string, unknown>>): StoredRe
     collectionId: row.collection_id as Ids.RecordId | null,
     brandId: row.brand_id as Ids.RecordId | null,
     parentId: row.parent_id as Ids.RecordId | null,
-    categoryIds: JSON.parse(row.category_ids as string) as ReadonlyArray<Ids.RecordId>,
-    componentIds: JSON.parse(row.component_ids as string) as ReadonlyArray<Ids.RecordId>
+    categoryIds: idList(row.category_ids as string),
+    componentIds: idList(row.component_ids as string)
   },
   createdAt: row.created_at as string,
   updatedAt: row.updated_at as string,

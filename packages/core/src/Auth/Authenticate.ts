@@ -89,5 +89,20 @@ export const authenticateWith =
           message: `requests through ${credentials.host} must use that company's key`
         })
       }
-      return principalOf(found.value)
+      return principalOfGrant(found.value)
     })
+
+/**
+ * The principal of a cached grant, built once per grant: the accounts cache hands out the same grant
+ * object until the account data changes, and a request would otherwise rebuild the company settings and
+ * the effective scope set every time.
+ */
+const principals = new WeakMap<object, Principal>()
+const principalOfGrant = (grant: Pick<KeyGrant, "key" | "connection" | "company">): Principal => {
+  let principal = principals.get(grant)
+  if (principal === undefined) {
+    principal = principalOf(grant)
+    principals.set(grant, principal)
+  }
+  return principal
+}

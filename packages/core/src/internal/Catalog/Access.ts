@@ -115,17 +115,22 @@ export const missingScopes = (required: ReadonlyArray<Scope>, held: ReadonlySet<
 
 export type ReadMode = "catalog" | "prices"
 
-/** Removes what the caller may not see from a stored document. */
+/**
+ * Removes what the caller may not see from a stored document: its visible keys, in the document's order,
+ * are written into `out` (a new object unless given: a view writes them into itself, without a copy).
+ */
 export const visibleDocument = (
   definition: ResourceDefinition,
   document: Document,
   scopes: ReadonlySet<Scope>,
-  mode: ReadMode
+  mode: ReadMode,
+  out: Record<string, unknown> = {}
 ): Document => {
   const seePrices = scopes.has("prices:read")
   const seeCosts = scopes.has("costs:read")
-  const out: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(document)) {
+  for (const key in document) {
+    if (!Object.hasOwn(document, key)) continue
+    const value = document[key]
     const isPrice = definition.priceKeys.includes(key)
     const isCost = definition.costKeys.includes(key)
     if (isPrice && !seePrices) continue

@@ -37,16 +37,19 @@ export const makeQueries = Effect.gen(function* () {
 
   /** One record by id; archived products are returned with state archived. */
   const get = <Name extends ResourceName>(resource: Name, id: RecordId) =>
-    Effect.gen(function* () {
-      const principal = yield* CurrentPrincipal
-      const definition = definitions[resource]
-      yield* requireScopes(principal, ["catalog:read"])
-      const stored = yield* repository.getMapped(principal.company.id, resource, id, principal.connectionId)
-      if (Option.isNone(stored)) {
-        return yield* new RecordNotFound({ resource, message: `no ${definition.label} ${id} in this company` })
-      }
-      return recordView(resource, stored.value.record, stored.value.externalId, principal, "catalog")
-    })
+    // Combinators rather than a generator: the read every connector repeats most takes the fewest steps.
+    Effect.flatMap(CurrentPrincipal, (principal) =>
+      Effect.andThen(
+        requireScopes(principal, ["catalog:read"]),
+        Effect.flatMap(repository.getMapped(principal.company.id, resource, id, principal.connectionId), (stored) =>
+          Option.isNone(stored)
+            ? Effect.fail(
+                new RecordNotFound({ resource, message: `no ${definitions[resource].label} ${id} in this company` })
+              )
+            : Effect.succeed(recordView(resource, stored.value.record, stored.value.externalId, principal, "catalog"))
+        )
+      )
+    )
 
   /** A cursor page in id order; archived products are left out. */
   const list = <Name extends ResourceName, Mode extends ReadMode = "catalog">(
