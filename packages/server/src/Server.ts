@@ -228,9 +228,7 @@ const MetricsLive = (runtime: RuntimeSettings) => {
   const separate = port._tag === "Some" ? MetricsEndpoint.SeparatePort(port.value, settings.host) : Layer.empty
   return separate.pipe(
     Layer.provideMerge(MetricsEndpoint.MetricsScrapeLive),
-    Layer.provide(
-      Resource.layer({ serviceName: process.env.OTEL_SERVICE_NAME ?? "catalog-sync", serviceVersion: "0.1.0" })
-    )
+    Layer.provide(Resource.layer({ serviceName: settings.serviceName, serviceVersion: "0.1.0" }))
   )
 }
 

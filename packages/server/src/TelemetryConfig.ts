@@ -31,6 +31,9 @@ export interface TracingSettings {
   readonly scheduleDelayMillis: number
 }
 
+/** `OTEL_SERVICE_NAME`: the service the traces and the metrics' `target_info` name, read once for both. */
+const serviceName = text("OTEL_SERVICE_NAME", "catalog-sync")
+
 const samplers: ReadonlyArray<SamplerName> = [
   "always_on",
   "always_off",
@@ -79,7 +82,7 @@ export const TracingConfig: Config.Config<Option.Option<TracingSettings>> = allR
   tracesEndpoint: endpointUrl("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"),
   headers: otlpHeaders("OTEL_EXPORTER_OTLP_HEADERS"),
   tracesHeaders: otlpHeaders("OTEL_EXPORTER_OTLP_TRACES_HEADERS"),
-  serviceName: text("OTEL_SERVICE_NAME", "catalog-sync"),
+  serviceName,
   sampler: setting<SamplerName>(
     "OTEL_TRACES_SAMPLER",
     "parentbased_always_on",
@@ -119,6 +122,8 @@ export interface MetricsSettings {
   readonly host: string
   /** `METRICS_ON_MAIN_PORT` (default false): also serve `GET /metrics` on the API's port, without a key. */
   readonly onMainPort: boolean
+  /** `OTEL_SERVICE_NAME` (default `catalog-sync`): the service `target_info` names. */
+  readonly serviceName: string
 }
 
 /** Whether the server records and serves metrics at all. */
@@ -132,5 +137,6 @@ export const MetricsConfig: Config.Config<MetricsSettings> = allReported({
     (raw) => (/^\d+$/.test(raw) && Number(raw) <= 65535 ? Option.some(Number(raw)) : undefined)
   ),
   host: text("METRICS_HOST", "127.0.0.1"),
-  onMainPort: onOff("METRICS_ON_MAIN_PORT", false)
+  onMainPort: onOff("METRICS_ON_MAIN_PORT", false),
+  serviceName
 })

@@ -93,7 +93,12 @@ describe("server settings", () => {
       expect(loopback.host).toBe("127.0.0.1")
       const ownPort = Result.getOrThrow(yield* load({ METRICS_PORT: "9464", METRICS_HOST: "10.0.0.5" })).runtime!
         .metrics
-      expect(ownPort).toEqual({ port: Option.some(9464), host: "10.0.0.5", onMainPort: false })
+      expect(ownPort).toEqual({
+        port: Option.some(9464),
+        host: "10.0.0.5",
+        onMainPort: false,
+        serviceName: "catalog-sync"
+      })
       expect(metricsEnabled(ownPort)).toBe(true)
       const main = Result.getOrThrow(yield* load({ METRICS_ON_MAIN_PORT: "true" })).runtime!.metrics
       expect(metricsEnabled(main)).toBe(true)
