@@ -35,7 +35,13 @@ describe("the core's surface", () => {
     const manifest = JSON.parse(readFileSync(join(core, "package.json"), "utf8")) as {
       readonly exports: Record<string, Record<string, string>>
     }
-    expect(Object.keys(manifest.exports).sort()).toEqual([".", "./adapter-support", "./memory", "./testing"])
+    expect(Object.keys(manifest.exports).sort()).toEqual([
+      ".",
+      "./adapter-support",
+      "./domain-kit",
+      "./memory",
+      "./testing"
+    ])
     const targets = Object.values(manifest.exports).flatMap((conditions) => Object.values(conditions))
     expect(targets.filter((target) => target.includes("internal"))).toEqual([])
   })

@@ -217,6 +217,8 @@ export const StartupLog = (config: ServerConfig, runtime: RuntimeSettings, start
       const port = server.address._tag === "UnixPathAddress" ? config.port : server.address.port
       const url = localUrl(config.host, port)
       started.running = true
+      // Recorded before the line that says so: whoever reads the line finds the file.
+      yield* recordServerUrl(config.dataDir, url)
       yield* Effect.logInfo("catalog-sync is running").pipe(
         Effect.annotateLogs({
           url,
@@ -225,7 +227,6 @@ export const StartupLog = (config: ServerConfig, runtime: RuntimeSettings, start
           ...describeSetup(config, runtime)
         })
       )
-      yield* recordServerUrl(config.dataDir, url)
       yield* Effect.addFinalizer(() =>
         Effect.logInfo("shutting down").pipe(Effect.annotateLogs({ drain_seconds: config.shutdownTimeoutSeconds }))
       )
