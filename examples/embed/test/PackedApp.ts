@@ -35,6 +35,15 @@ const stale = (folder: string) => {
   return !existsSync(dist) || mtime(join(root, "packages", folder, "src"), Math.max) > mtime(dist, Math.min)
 }
 
+/**
+ * npm install built the packages; after a change of their sources, rebuilds those named (folders under
+ * packages/), without emptying dist first: other test files may be loading it.
+ */
+export const rebuildStale = async (packages: ReadonlyArray<string>) => {
+  for (const folder of packages.filter(stale))
+    await run(tsup, ["--silent", "--no-clean"], { cwd: join(root, "packages", folder) })
+}
+
 /** The version of a package the workspace has, so that an application asks for the same line. */
 export const installed = (name: string) =>
   (JSON.parse(readFileSync(join(root, "node_modules", name, "package.json"), "utf8")) as { version: string }).version
@@ -69,10 +78,7 @@ export const packedApp = async (options: {
   const dir = mkdtempSync(join(tmpdir(), options.prefix))
   const remove = () => rmSync(dir, { recursive: true, force: true })
   try {
-    // npm install built them; after a change of their sources, rebuild them, without emptying dist first
-    // (other test files may be loading it).
-    for (const folder of options.packages.filter(stale))
-      await run(tsup, ["--silent", "--no-clean"], { cwd: join(root, "packages", folder) })
+    await rebuildStale(options.packages)
     await run(
       npm,
       [

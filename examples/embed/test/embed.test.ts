@@ -1,30 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
-import { execFile } from "node:child_process"
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
-import { promisify } from "node:util"
+import { rebuildStale, root, run, tsup } from "./PackedApp.js"
 
-const run = promisify(execFile)
-const root = fileURLToPath(new URL("../../..", import.meta.url))
 const example = join(root, "examples", "embed")
-const tsup = join(root, "node_modules", ".bin", "tsup")
 
 /** The packages the example imports, in dependency order; their builds are what an application loads. */
 const packages = ["core", "adapter-sql", "adapter-sqlite", "adapter-http", "adapter-storage-fs", "adapter-image-sharp"]
-
-/** The newest (or oldest) modification time of the files under `dir`. */
-const mtime = (dir: string, pick: (a: number, b: number) => number): number =>
-  readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => statSync(join(entry.parentPath, entry.name)).mtimeMs)
-    .reduce((a, b) => pick(a, b))
-
-/** Whether a package's build is missing or older than its sources. */
-const stale = (name: string) => {
-  const dist = join(root, "packages", name, "dist")
-  return !existsSync(dist) || mtime(join(root, "packages", name, "src"), Math.max) > mtime(dist, Math.min)
-}
 
 /** The embedding guide's first program: the first JavaScript block of its "A first program" section. */
 const guideSnippet = () => {
@@ -46,10 +28,7 @@ describe("examples/embed", () => {
     "runs in memory, on SQLite and inside its own HTTP router, from the packages' builds",
     { timeout: 180_000 },
     async () => {
-      // npm install built them; after a change of their sources, rebuild them, without emptying dist first:
-      // other test files load these builds at the same time.
-      for (const name of packages.filter(stale))
-        await run(tsup, ["--silent", "--no-clean"], { cwd: join(root, "packages", name) })
+      await rebuildStale(packages)
       await run(tsup, ["--silent"], { cwd: example })
       const { stdout } = await run(process.execPath, [join(example, "dist", "main.js")], { cwd: example })
       const lines = stdout.split("\n").filter((line) => !line.startsWith("timestamp="))

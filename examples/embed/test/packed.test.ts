@@ -1,15 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { execFile } from "node:child_process"
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
-import { promisify } from "node:util"
+import { packedApp, root, run, sameLine, tsup } from "./PackedApp.js"
 
-const run = promisify(execFile)
-const root = fileURLToPath(new URL("../../..", import.meta.url))
 const example = join(root, "examples", "embed")
-const tsup = join(root, "node_modules", ".bin", "tsup")
 const npm = process.platform === "win32" ? "npm.cmd" : "npm"
 
 /** What the example imports, with what those import in turn: every package an application installs. */
@@ -22,19 +16,6 @@ const packages = [
   "adapter-storage-fs",
   "adapter-image-sharp"
 ]
-
-/** The newest (or oldest) modification time of the files under `dir`. */
-const mtime = (dir: string, pick: (a: number, b: number) => number): number =>
-  readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => statSync(join(entry.parentPath, entry.name)).mtimeMs)
-    .reduce((a, b) => pick(a, b))
-
-/** Whether a package's build is missing or older than its sources. */
-const stale = (name: string) => {
-  const dist = join(root, "packages", name, "dist")
-  return !existsSync(dist) || mtime(join(root, "packages", name, "src"), Math.max) > mtime(dist, Math.min)
-}
 
 /** The embedding guide's section for an application outside the monorepo: its install line, program and output. */
 const outsideRecipe = () => {
@@ -67,10 +48,6 @@ const importedPackages = (program: string) =>
         .join("/")
     )
 
-/** The version of a package the workspace has, so that the application asks for the same line. */
-const installed = (name: string) =>
-  (JSON.parse(readFileSync(join(root, "node_modules", name, "package.json"), "utf8")) as { version: string }).version
-
 // An application outside the monorepo: its own package.json with its own effect, our packages from the
 // tarballs `npm pack` makes (what the registry would serve), installed by npm as a user's install would be.
 describe("examples/embed from packed packages", () => {
@@ -78,40 +55,16 @@ describe("examples/embed from packed packages", () => {
     "installs next to the application's own effect 4 (one copy); the example and the guide's program outside the monorepo run as shown",
     { timeout: 300_000 },
     async () => {
-      const app = mkdtempSync(join(tmpdir(), "catalog-sync-packed-"))
+      const packed = await packedApp({
+        prefix: "catalog-sync-packed-",
+        name: "furniture-back-office",
+        packages,
+        dependencies: sameLine("effect", "@effect/platform-node")
+      })
+      const app = packed.dir
       try {
-        // npm install built them; after a change of their sources, rebuild them, without emptying dist first.
-        for (const name of packages.filter(stale))
-          await run(tsup, ["--silent", "--no-clean"], { cwd: join(root, "packages", name) })
-        await run(
-          npm,
-          ["pack", "--silent", "--pack-destination", app, ...packages.flatMap((name) => ["-w", `packages/${name}`])],
-          { cwd: root }
-        )
-        const tarballs = readdirSync(app).filter((file) => file.endsWith(".tgz"))
-        expect(tarballs).toHaveLength(packages.length)
-        writeFileSync(
-          join(app, "package.json"),
-          JSON.stringify({
-            name: "furniture-back-office",
-            private: true,
-            type: "module",
-            dependencies: {
-              ...Object.fromEntries(
-                tarballs.map((file) => [
-                  `@catalog-sync/${file.replace(/^catalog-sync-(.*)-\d+\.\d+\.\d+\.tgz$/, "$1")}`,
-                  `file:./${file}`
-                ])
-              ),
-              effect: `^${installed("effect")}`,
-              "@effect/platform-node": `^${installed("@effect/platform-node")}`
-            }
-          })
-        )
-        await run(npm, ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], {
-          cwd: app,
-          maxBuffer: 16 * 1024 * 1024
-        })
+        expect(packed.tarballs).toHaveLength(packages.length)
+        await packed.install()
         const { stdout: copies } = await run(npm, ["ls", "effect", "--all", "--parseable"], { cwd: app })
         expect(copies.trim().split("\n")).toEqual([join(app, "node_modules", "effect")])
         const effect = JSON.parse(readFileSync(join(app, "node_modules", "effect", "package.json"), "utf8")) as {
@@ -148,7 +101,7 @@ describe("examples/embed from packed packages", () => {
         const outside = await run(process.execPath, [join(app, "main.mjs")], { cwd: app })
         expect(outside.stdout).toBe(recipe.prints)
       } finally {
-        rmSync(app, { recursive: true, force: true })
+        packed.remove()
       }
     }
   )

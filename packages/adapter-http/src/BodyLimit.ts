@@ -243,29 +243,9 @@ const keepConnectionOpen = (
   const body = response.body
   if (body._tag !== "Uint8Array") return response
   return HttpServerResponse.setBody(
-    withRetryAfter(response, body),
+    response,
     HttpBody.stream(Stream.succeed(body.body), response.headers["content-type"] ?? body.contentType, body.contentLength)
   )
-}
-
-/**
- * The Retry-After header of a 429 or 503 whose JSON error names `retry_after`: set here as the Envelope
- * sets it (it reads it from a byte body, which the answer is no longer once streamed).
- */
-const withRetryAfter = (response: HttpServerResponse.HttpServerResponse, body: HttpBody.Uint8Array) => {
-  if ((response.status !== 429 && response.status !== 503) || response.headers["retry-after"] !== undefined)
-    return response
-  try {
-    const parsed = JSON.parse(body.text ?? new TextDecoder().decode(body.body)) as {
-      readonly error?: { readonly retry_after?: unknown }
-    }
-    const seconds = parsed.error?.retry_after
-    return typeof seconds === "number"
-      ? HttpServerResponse.setHeader(response, "retry-after", String(seconds))
-      : response
-  } catch {
-    return response
-  }
 }
 
 /**

@@ -303,10 +303,9 @@ export const EnvelopeMiddleware = HttpRouter.middleware(
           Effect.catchCause((cause) => answerFailure(bodied, found, requestId, cause)),
           Effect.provideService(CurrentRequest, state)
         )
-        const response = answerHeaders(
-          withRetryAfter(hasBody ? settleUnreadBody(request, answered, limit) : answered),
-          state
-        )
+        // Retry-After is read from the byte body before settleUnreadBody may stream it.
+        const withRetry = withRetryAfter(answered)
+        const response = answerHeaders(hasBody ? settleUnreadBody(request, withRetry, limit) : withRetry, state)
         // One structured line per request: who called (the client's address, the key's public id and its
         // company) and what came of it; never headers or bodies, so secrets stay out of logs. Its
         // annotations cost more than a request's own work, so they are built only when it is written.
