@@ -5,10 +5,11 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
+import { plantPackage } from "./PlantedPackage.js"
 
 const run = promisify(execFile)
 const root = fileURLToPath(new URL("..", import.meta.url))
@@ -25,23 +26,8 @@ describe("the API reference's pages", () => {
     "show a service's and an error's own members, not what they inherit from Effect; the index describes each module",
     { timeout: 120_000 },
     async () => {
-      // Under build/, so that the planted package resolves `effect` from the repository's node_modules.
-      const base = join(root, "build", `api-pages-fixture-${process.pid}`)
-      const src = join(base, "packages", "planted", "src")
-      mkdirSync(src, { recursive: true })
+      const { base, src } = plantPackage(root, "api-pages-fixture")
       try {
-        copyFileSync(join(root, "tsconfig.base.json"), join(base, "tsconfig.base.json"))
-        writeFileSync(
-          join(base, "packages", "planted", "package.json"),
-          JSON.stringify({
-            name: "@catalog-sync/planted",
-            type: "module",
-            exports: {
-              ".": { "@catalog-sync/source": "./src/index.ts", default: "./dist/index.js" },
-              "./more": { "@catalog-sync/source": "./src/more.ts", default: "./dist/more.js" }
-            }
-          })
-        )
         writeFileSync(
           join(src, "index.ts"),
           [

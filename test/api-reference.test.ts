@@ -5,10 +5,11 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
-import { copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs"
+import { rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
+import { plantPackage } from "./PlantedPackage.js"
 
 const run = promisify(execFile)
 const root = fileURLToPath(new URL("..", import.meta.url))
@@ -36,23 +37,8 @@ describe("the API reference", () => {
   )
 
   it("names an export without a doc comment and an example that does not typecheck", { timeout: 120_000 }, async () => {
-    // Under build/, so that the planted package resolves `effect` from the repository's node_modules.
-    const base = join(root, "build", `api-reference-fixture-${process.pid}`)
-    const src = join(base, "packages", "planted", "src")
-    mkdirSync(src, { recursive: true })
+    const { base, src } = plantPackage(root, "api-reference-fixture")
     try {
-      copyFileSync(join(root, "tsconfig.base.json"), join(base, "tsconfig.base.json"))
-      writeFileSync(
-        join(base, "packages", "planted", "package.json"),
-        JSON.stringify({
-          name: "@catalog-sync/planted",
-          type: "module",
-          exports: {
-            ".": { "@catalog-sync/source": "./src/index.ts", default: "./dist/index.js" },
-            "./more": { "@catalog-sync/source": "./src/more.ts", default: "./dist/more.js" }
-          }
-        })
-      )
       writeFileSync(
         join(src, "index.ts"),
         [
