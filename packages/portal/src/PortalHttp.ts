@@ -4,7 +4,9 @@ import { HttpRouter, HttpServerError, type HttpServerRequest, HttpServerResponse
 import { OpenApi } from "effect/http-api"
 import { resolve } from "node:path"
 import * as PackageReference from "./PackageReference.js"
-import { loadGuides, type PortalFile, render, repositoryUrl, scalarBundle } from "./Portal.js"
+import { loadGuides, repositoryUrl } from "./Guides.js"
+import { type PortalFile, render } from "./Portal.js"
+import { scalarBundle } from "./ScalarBundle.js"
 import { encodings, notModified } from "./PortalEncoding.js"
 
 /**

@@ -1,0 +1,102 @@
+/**
+ * The OpenAPI document as the portal shows it: each operation's scopes and each error response's codes
+ * written into the descriptions, and the guides linked from the introduction.
+ */
+import type { Guide } from "./Guides.js"
+
+/** An OpenAPI document, or a part of one, as read by the portal. */
+export type Json = Record<string, any>
+
+/** The scopes an operation needs (spec 4.2-4.3, and the decisions in docs/spec-gaps.md). */
+export const scopesOf = (method: string, path: string): string => {
+  const p = path.replace(/^\/api\/v1/, "")
+  const m = method.toUpperCase()
+  if (p === "/me") return "Any valid key."
+  if (p === "/health" || p === "/ready" || p.endsWith("openapi.json")) return "None (no key)."
+  if (p.startsWith("/changes"))
+    return "The read scope of each changed part: `catalog:read`, `prices:read`, `costs:read`, `stock:read`, `media:read`; a key with none of them gets 403."
+  if (p.startsWith("/inventory"))
+    return m === "GET"
+      ? "`stock:read`; the company needs the stock package and inventory module."
+      : "`stock:write`; the location must be assigned to the connection as writable."
+  if (p.startsWith("/media")) return m === "GET" ? "`media:read`" : "`media:write`"
+  if (p.startsWith("/imports") || p.startsWith("/jobs")) {
+    if (m === "GET") return "Any valid key; only the connection's own jobs are visible."
+    return "The write scopes of every record (retry: the same scopes, from an active key of the same connection)."
+  }
+  if (m === "GET") {
+    return p.includes("{id}")
+      ? "`catalog:read`. Price fields appear only with `prices:read`, cost with `costs:read`."
+      : "`catalog:read`; with `mode=prices`, `prices:read` (a price-only key uses this)."
+  }
+  if (m === "DELETE") return "`catalog:write`"
+  if (p.endsWith("/upsert")) {
+    return "`mode: catalog` (default): `catalog:write`. `mode: prices`: `prices:write`. `mode: combined`: `catalog:write` for catalog fields and every create, `prices:write` for price fields. `cost` needs `costs:write`; an explicit selection-field `coefficient` needs `prices:write`."
+  }
+  return "See the description."
+}
+
+/** `status -> codes`, from the table in docs/errors.md. */
+export const errorCodesByStatus = (errorsMarkdown: string | undefined): ReadonlyMap<string, ReadonlyArray<string>> => {
+  const byStatus = new Map<string, Array<string>>()
+  for (const match of (errorsMarkdown ?? "").matchAll(/^\|\s*`([a-z_]+)`\s*\|\s*(\d{3})\s*\|/gm)) {
+    const [, code, status] = match
+    if (code === undefined || status === undefined) continue
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code])
+  }
+  return byStatus
+}
+
+const methods = ["get", "post", "put", "patch", "delete"]
+
+/** Every operation of the document: method, path, summary, tag. */
+export const operationsOf = (spec: Json) =>
+  Object.entries<Json>(spec.paths ?? {}).flatMap(([path, item]) =>
+    methods
+      .filter((method) => item[method] !== undefined)
+      .map((method) => ({
+        method: method.toUpperCase(),
+        path,
+        summary: String(item[method].summary ?? ""),
+        tag: String(item[method].tags?.[0] ?? "")
+      }))
+  )
+
+/**
+ * The document the portal shows: the API's own, with each operation's scopes and each error response's
+ * codes written into the descriptions (renderers show descriptions; they ignore extensions), and the
+ * guides linked from the introduction.
+ */
+export const documentForPortal = (spec: Json, guides: ReadonlyArray<Guide>): Json => {
+  const doc = structuredClone(spec)
+  const codes = errorCodesByStatus(guides.find((guide) => guide.slug === "errors")?.markdown)
+  for (const [path, item] of Object.entries<Json>(doc.paths ?? {})) {
+    for (const method of methods) {
+      const operation = item[method] as Json | undefined
+      if (operation === undefined) continue
+      const scopes = `**Scopes:** ${scopesOf(method, path)}`
+      operation.description = operation.description ? `${operation.description}\n\n${scopes}` : scopes
+      operation["x-scopes"] = scopesOf(method, path)
+      for (const [status, response] of Object.entries<Json>(operation.responses ?? {})) {
+        const list = codes.get(status)
+        if (list === undefined || list.length === 0) continue
+        response.description =
+          `${response.description ?? ""} Codes: ${list.map((code) => `\`${code}\``).join(", ")}.`.trim()
+      }
+    }
+  }
+  for (const item of Object.values<Json>(doc.paths ?? {})) {
+    for (const operation of Object.values<Json>(item)) {
+      for (const parameter of operation?.parameters ?? []) {
+        if (parameter.in !== "header" || parameter.name !== "idempotency-key") continue
+        parameter.description = `${parameter.description} Test Request sends a fresh key when this one is left as it is.`
+      }
+    }
+  }
+  const links = guides.map((guide) => `[${guide.title}](guides/${guide.slug}.html)`).join(" · ")
+  doc.info = {
+    ...doc.info,
+    description: `${doc.info?.description ?? ""}\n\n**Guides:** ${links}\n\n[Portal home](index.html) · [openapi.json](openapi.json)`
+  }
+  return doc
+}
