@@ -7,6 +7,7 @@
 import {
   type Accounts,
   Admin,
+  type AuditLog,
   type CatalogRepository,
   CatalogService,
   ChangeFeed,
@@ -29,6 +30,8 @@ import {
   type MediaRepository,
   MediaService,
   type MediaStorage,
+  type People,
+  PeopleAdmin,
   type RateLimiter,
   type Transactor
 } from "@catalog-sync/core"
@@ -36,6 +39,7 @@ import { Context, Duration, Effect, Layer, Option } from "effect"
 import { HttpRouter } from "effect/http"
 import { SqlClient } from "effect/sql"
 import { ApiLive } from "./ApiLive.js"
+import * as NodePasswordHasher from "./NodePasswordHasher.js"
 import * as NodeSecretHasher from "./NodeSecretHasher.js"
 import { Readiness } from "./System/Readiness.js"
 import { IdempotencyPurge, JobRetentionPurge, StagingSweep } from "./Upkeep.js"
@@ -52,6 +56,8 @@ export type PersistencePorts =
   | JobStore.JobStore
   | ImportStore.ImportStore
   | MediaRepository.MediaRepository
+  | People.People
+  | AuditLog.AuditLog
 
 /** The settings `layer` runs with when left out: the server's defaults (docs/configuration.md). */
 export const defaults = {
@@ -119,6 +125,7 @@ export type Services =
   | JobKinds.JobKinds
   | MediaService.MediaService
   | Admin.Admin
+  | PeopleAdmin.PeopleAdmin
   | RateLimiter.RateLimiter
   | Readiness
   | Ids.Ids
@@ -195,6 +202,7 @@ export const layer = <
     ChangeFeed.ChangeFeed.Default,
     InventoryService.InventoryService.Default,
     Admin.Admin.Default,
+    PeopleAdmin.PeopleAdmin.Default.pipe(Layer.provide(NodePasswordHasher.layer)),
     jobs,
     options.rateLimiter ?? InMemoryRateLimiter.layer,
     options.readiness ?? DefaultReadiness,

@@ -22,6 +22,8 @@ export {
   TrustedProxies
 } from "./ClientOrigin.js"
 export { FastAnswering } from "./FastAnswer.js"
+/** Panel passwords hashed with node:crypto scrypt (the `PasswordHasher` port). */
+export * as NodePasswordHasher from "./NodePasswordHasher.js"
 export * as RouteTable from "./RouteTable.js"
 export { Readiness } from "./System/Readiness.js"
 

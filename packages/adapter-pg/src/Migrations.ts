@@ -14,6 +14,7 @@ import jobsTraceParent from "./migrations/0011_jobs_trace_parent.js"
 import jobsClaimIndexes from "./migrations/0012_jobs_claim_indexes.js"
 import companyChangePositions from "./migrations/0013_company_change_positions.js"
 import jobsFinished from "./migrations/0014_jobs_finished.js"
+import panel from "./migrations/0015_panel.js"
 
 /**
  * The PostgreSQL implementation of every migration that adapter-sql lists (`migrationNames`), so that one
@@ -33,7 +34,8 @@ export const migrations: EngineMigrations = {
   "0011_jobs_trace_parent": jobsTraceParent,
   "0012_jobs_claim_indexes": jobsClaimIndexes,
   "0013_company_change_positions": companyChangePositions,
-  "0014_jobs_finished": jobsFinished
+  "0014_jobs_finished": jobsFinished,
+  "0015_panel": panel
 }
 
 /** Name of the table where the migrator records applied migrations. */

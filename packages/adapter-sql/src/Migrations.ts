@@ -21,7 +21,8 @@ export const migrationNames = [
   "0011_jobs_trace_parent",
   "0012_jobs_claim_indexes",
   "0013_company_change_positions",
-  "0014_jobs_finished"
+  "0014_jobs_finished",
+  "0015_panel"
 ] as const
 
 /** The name of one migration of the logical schema. */

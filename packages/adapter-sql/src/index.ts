@@ -7,6 +7,7 @@
  */
 import type {
   Accounts,
+  AuditLog,
   CatalogRepository,
   ChangeLog,
   IdempotencyStore,
@@ -15,11 +16,13 @@ import type {
   JobStore,
   Mappings,
   MediaRepository,
+  People,
   Transactor
 } from "@catalog-sync/core"
 import type { SqlClient } from "effect/sql"
 import { Layer } from "effect"
 import * as SqlAccounts from "./SqlAccounts.js"
+import * as SqlAudit from "./SqlAudit.js"
 import * as SqlCatalogRepository from "./SqlCatalogRepository.js"
 import * as SqlChangeLog from "./SqlChangeLog.js"
 import * as SqlIdempotencyStore from "./SqlIdempotencyStore.js"
@@ -28,6 +31,7 @@ import * as SqlInventoryRepository from "./SqlInventoryRepository.js"
 import * as SqlJobStore from "./SqlJobStore.js"
 import * as SqlMappings from "./SqlMappings.js"
 import * as SqlMediaRepository from "./SqlMediaRepository.js"
+import * as SqlPeople from "./SqlPeople.js"
 import * as SqlTransactor from "./SqlTransactor.js"
 
 export { backfillComponents } from "./Backfills.js"
@@ -36,6 +40,8 @@ export * as CommittedReads from "./CommittedReads.js"
 export { type EngineMigrations, type MigrationName, migrationNames } from "./Migrations.js"
 /** The `Accounts` port over `effect/sql`. */
 export * as SqlAccounts from "./SqlAccounts.js"
+/** The `AuditLog` port over `effect/sql`. */
+export * as SqlAudit from "./SqlAudit.js"
 /** The `CatalogRepository` port over `effect/sql`. */
 export * as SqlCatalogRepository from "./SqlCatalogRepository.js"
 /** The `ChangeLog` port over `effect/sql`. */
@@ -53,6 +59,8 @@ export * as SqlJobStore from "./SqlJobStore.js"
 export * as SqlMappings from "./SqlMappings.js"
 /** The `MediaRepository` port over `effect/sql`. */
 export * as SqlMediaRepository from "./SqlMediaRepository.js"
+/** The `People` port (panel users, sessions, sign-in failures) over `effect/sql`. */
+export * as SqlPeople from "./SqlPeople.js"
 /** A `RateLimiter` shared by every instance on one database. */
 export * as SqlRateLimiter from "./SqlRateLimiter.js"
 /** The `Transactor` port over `effect/sql`. */
@@ -70,6 +78,8 @@ export type PersistencePorts =
   | JobStore.JobStore
   | ImportStore.ImportStore
   | MediaRepository.MediaRepository
+  | People.People
+  | AuditLog.AuditLog
 
 /**
  * The persistence ports over the `SqlClient` in context; the schema must already be migrated. The shared
@@ -85,5 +95,7 @@ export const layer: Layer.Layer<PersistencePorts, never, SqlClient.SqlClient> = 
   SqlInventoryRepository.layer,
   SqlJobStore.layer,
   SqlImportStore.layer,
-  SqlMediaRepository.layer
+  SqlMediaRepository.layer,
+  SqlPeople.layer,
+  SqlAudit.layer
 )

@@ -40,6 +40,20 @@ export * as Admin from "./Admin/AccountsAdmin.js"
 export * as InventoryAdmin from "./Admin/InventoryAdmin.js"
 /** Operator tasks on jobs across companies: list and inspect them, and resume paused ones. */
 export * as JobAdmin from "./Admin/JobAdmin.js"
+/** Panel people: create and disable users, sign in (throttled), find a request's session, sign out. */
+export * as PeopleAdmin from "./People/PeopleAdmin.js"
+/** Panel users and sessions: their schemas, roles, and how a role goes with a company. */
+export * as PanelUser from "./People/PanelUser.js"
+/** Sign-in failures: refused and throttled, each with a stable `code`. */
+export * as PeopleErrors from "./People/PeopleErrors.js"
+/** The sign-in throttle's rules: windows and limits per account and per address. */
+export * as SignInThrottle from "./People/SignInThrottle.js"
+/** Port: a slow, salted password hash (`hash`, `verify`). */
+export * as PasswordHasher from "./People/PasswordHasher.js"
+/** Port: panel users with their password hashes, sessions and sign-in failures. */
+export * as People from "./People/People.js"
+/** The audit log: its entries, the port, and the `Actor` whose changes the admin use cases record. */
+export * as AuditLog from "./Audit/AuditLog.js"
 
 // Bodies decoded as the API does; writes under an Idempotency-Key; an API key's caller.
 /** Request bodies decoded as the API decodes them: strictly, every failure a `ValidationFailed` with JSON paths. */

@@ -10,7 +10,11 @@ import { effective } from "../src/Shared/Scope.js"
 import { InMemory } from "../src/testing.js"
 import { prop } from "./properties.js"
 
-const AdminLayer = Admin.Default.pipe(Layer.provideMerge(InMemory.accountsLayer), Layer.provideMerge(IdsLive))
+const AdminLayer = Admin.Default.pipe(
+  Layer.provideMerge(InMemory.accountsLayer),
+  Layer.provideMerge(InMemory.peopleLayer),
+  Layer.provideMerge(IdsLive)
+)
 
 const companyInput = (slug: string, extra: object = {}) => ({
   name: "Acme",

@@ -9,6 +9,7 @@ import { type CompanyId, type ConnectionId, Ids, UUID } from "../Shared/Ids.js"
 import { Scope } from "../Shared/Scope.js"
 import { LanguageCode } from "../Shared/Translations.js"
 import { Accounts } from "../Auth/Accounts.js"
+import { AuditLog, makeRecorder } from "../Audit/AuditLog.js"
 import { type ApiKey, generate, hashSecret, maxLifetimeDays, minLifetimeDays } from "../Auth/ApiKey.js"
 import { type Company, type Connection, TaxModel } from "../Auth/Company.js"
 
@@ -85,14 +86,19 @@ const mainLanguageEnabled = (company: Company) =>
         })
       )
 
+/** The keys of a patch, for the log: which fields a change touched, never their values. */
+const changedFields = (patch: object) => Object.keys(patch).sort().join(",")
+
 /**
  * The setup sequence of the platform (spec section 1): the administrator enables a company and grants
- * scopes; a connection is made for each source system; time-limited keys are created under it.
+ * scopes; a connection is made for each source system; time-limited keys are created under it. Every
+ * change is recorded in the audit log, by the current `Actor`, in the write's transaction.
  */
 export class Admin extends Context.Service<Admin>()("@catalog-sync/core/Admin", {
   make: Effect.gen(function* () {
     const accounts = yield* Accounts
     const ids = yield* Ids
+    const audited = makeRecorder(yield* AuditLog, ids)
     const now = Clock.currentTimeMillis.pipe(Effect.map((m) => new Date(m).toISOString()))
 
     const company = (id: string) =>
@@ -121,7 +127,12 @@ export class Admin extends Context.Service<Admin>()("@catalog-sync/core/Admin", 
           enabled: true,
           created_at: yield* now
         }
-        yield* accounts.saveCompany(created)
+        yield* audited(accounts.saveCompany(created), () => ({
+          action: "company.create",
+          company_id: created.id,
+          target: created.id,
+          details: { name: created.name }
+        }))
         return created
       })
 
@@ -139,7 +150,12 @@ export class Admin extends Context.Service<Admin>()("@catalog-sync/core/Admin", 
                 languages: Array.from(new Set([changes.main_language ?? current.main_language, ...changes.languages]))
               })
         })
-        yield* accounts.saveCompany(updated)
+        yield* audited(accounts.saveCompany(updated), () => ({
+          action: "company.update",
+          company_id: updated.id,
+          target: updated.id,
+          details: { fields: changedFields(changes) }
+        }))
         return updated
       })
 
@@ -151,7 +167,12 @@ export class Admin extends Context.Service<Admin>()("@catalog-sync/core/Admin", 
           ? Array.from(new Set([...current.granted_scopes, ...valid]))
           : current.granted_scopes.filter((scope) => !valid.includes(scope))
         const updated = { ...current, granted_scopes: next }
-        yield* accounts.saveCompany(updated)
+        yield* audited(accounts.saveCompany(updated), () => ({
+          action: granted ? "company.grant_scopes" : "company.revoke_scopes",
+          company_id: updated.id,
+          target: updated.id,
+          details: { scopes: valid.join(",") }
+        }))
         return updated
       })
 
@@ -166,14 +187,37 @@ export class Admin extends Context.Service<Admin>()("@catalog-sync/core/Admin", 
           enabled: true,
           created_at: yield* now
         }
-        yield* accounts.saveConnection(created)
+        yield* audited(accounts.saveConnection(created), () => ({
+          action: "connection.create",
+          company_id: created.company_id,
+          target: created.id,
+          details: { name }
+        }))
         return created
       })
 
     const setConnectionEnabled = (id: string, enabled: boolean) =>
       Effect.gen(function* () {
         const updated = { ...(yield* connection(id)), enabled }
-        yield* accounts.saveConnection(updated)
+        yield* audited(accounts.saveConnection(updated), () => ({
+          action: enabled ? "connection.enable" : "connection.disable",
+          company_id: updated.company_id,
+          target: updated.id
+        }))
+        return updated
+      })
+
+    const renameConnection = (id: string, name: string) =>
+      Effect.gen(function* () {
+        yield* Effect.fromResult(decodeStrict(NamedInput, { name }, "the connection"))
+        const current = yield* connection(id)
+        const updated = { ...current, name }
+        yield* audited(accounts.saveConnection(updated), () => ({
+          action: "connection.rename",
+          company_id: updated.company_id,
+          target: updated.id,
+          details: { from: current.name, to: name }
+        }))
         return updated
       })
 
@@ -203,13 +247,27 @@ export class Admin extends Context.Service<Admin>()("@catalog-sync/core/Admin", 
           expires_at: new Date(createdAt + fields.lifetime_days * 86_400_000).toISOString(),
           revoked_at: null
         }
-        yield* accounts.insertKey(key, yield* hashSecret(generated.secret))
+        const secretHash = yield* hashSecret(generated.secret)
+        yield* audited(accounts.insertKey(key, secretHash), () => ({
+          action: "key.create",
+          company_id: key.company_id,
+          target: key.id,
+          details: { connection_id: key.connection_id, scopes: key.scopes.join(","), expires_at: key.expires_at }
+        }))
         return { key, token: generated.token }
       })
 
     const revokeKey = (keyId: string) =>
       Effect.gen(function* () {
-        const revoked = yield* accounts.revokeKey(keyId, yield* now)
+        const grant = yield* accounts.findKey(keyId)
+        if (Option.isNone(grant)) return yield* notFound("keys", keyId)
+        const at = yield* now
+        const revoked = yield* audited(accounts.revokeKey(keyId, at), () => ({
+          action: "key.revoke",
+          company_id: grant.value.key.company_id,
+          target: keyId,
+          details: { connection_id: grant.value.key.connection_id }
+        }))
         if (!revoked) return yield* notFound("keys", keyId)
       })
 
@@ -218,7 +276,12 @@ export class Admin extends Context.Service<Admin>()("@catalog-sync/core/Admin", 
         yield* Effect.fromResult(decodeStrict(NamedInput, { name }, "the location"))
         yield* company(companyId)
         const location = { id: yield* ids.next, company_id: companyId as CompanyId, name, created_at: yield* now }
-        yield* accounts.saveLocation(location)
+        yield* audited(accounts.saveLocation(location), () => ({
+          action: "location.create",
+          company_id: location.company_id,
+          target: location.id,
+          details: { name }
+        }))
         return location
       })
 
@@ -228,7 +291,12 @@ export class Admin extends Context.Service<Admin>()("@catalog-sync/core/Admin", 
         const locations = yield* accounts.listLocations(owner.company_id)
         if (!locations.some((l) => l.id === locationId)) return yield* notFound("locations", locationId)
         const assignment = { connection_id: owner.id, location_id: locationId, writable }
-        yield* accounts.assignLocation(assignment)
+        yield* audited(accounts.assignLocation(assignment), () => ({
+          action: "location.assign",
+          company_id: owner.company_id,
+          target: locationId,
+          details: { connection_id: owner.id, writable: String(writable) }
+        }))
         return assignment
       })
 
@@ -241,6 +309,7 @@ export class Admin extends Context.Service<Admin>()("@catalog-sync/core/Admin", 
       revokeScopes: (id: string, scopes: ReadonlyArray<string>) => grant(id, scopes, false),
       createConnection,
       setConnectionEnabled,
+      renameConnection,
       listConnections: (companyId: string) => accounts.listConnections(companyId as CompanyId),
       createKey,
       listKeys: (companyId: string) => accounts.listKeys(companyId as CompanyId),

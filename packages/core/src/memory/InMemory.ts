@@ -10,6 +10,7 @@ import { emptyState, makeTransactor } from "./InMemoryState.js"
 
 export { accountsLayer } from "./InMemoryAccounts.js"
 export { idempotencyLayer } from "./InMemoryIdempotency.js"
+export { peopleLayer } from "./InMemoryPeople.js"
 
 /**
  * In-memory implementations of the persistence ports, sharing one state: for domain tests without a

@@ -1,0 +1,62 @@
+import { Context, type Effect, type Option } from "effect"
+import type { AccountConflict } from "../Auth/Accounts.js"
+import type { PersistenceError } from "../Shared/Errors.js"
+import type { CompanyId } from "../Shared/Ids.js"
+import type { PanelSession, PanelUser } from "./PanelUser.js"
+import type { FailureCount } from "./SignInThrottle.js"
+
+/** A user with the stored hash of their password, as sign-in reads it. */
+export interface UserWithPassword {
+  readonly user: PanelUser
+  readonly passwordHash: string
+}
+
+/** A session with its user, read in one round trip per panel request. */
+export interface SessionWithUser {
+  readonly session: PanelSession
+  readonly user: PanelUser
+}
+
+/**
+ * Port: panel users with their password hashes, their sessions, and the failed sign-ins the throttle
+ * counts. Written by `PeopleAdmin` only. Emails reach it normalised (trimmed, lower-cased).
+ */
+export class People extends Context.Service<
+  People,
+  {
+    /** Fails with `AccountConflict` (field `email`) when the email is taken. */
+    readonly insertUser: (
+      user: PanelUser,
+      passwordHash: string
+    ) => Effect.Effect<void, PersistenceError | AccountConflict>
+    readonly getUser: (id: string) => Effect.Effect<Option.Option<PanelUser>, PersistenceError>
+    readonly findUserByEmail: (email: string) => Effect.Effect<Option.Option<UserWithPassword>, PersistenceError>
+    /** A company's people, or with `null` every user of the platform; in creation order. */
+    readonly listUsers: (companyId: CompanyId | null) => Effect.Effect<ReadonlyArray<PanelUser>, PersistenceError>
+    /** False when there is no such user. */
+    readonly setUserEnabled: (id: string, enabled: boolean) => Effect.Effect<boolean, PersistenceError>
+    /** False when there is no such user. */
+    readonly setPasswordHash: (id: string, passwordHash: string) => Effect.Effect<boolean, PersistenceError>
+
+    readonly insertSession: (session: PanelSession) => Effect.Effect<void, PersistenceError>
+    readonly findSession: (id: string) => Effect.Effect<Option.Option<SessionWithUser>, PersistenceError>
+    readonly touchSession: (id: string, lastSeenAt: string) => Effect.Effect<void, PersistenceError>
+    readonly deleteSession: (id: string) => Effect.Effect<void, PersistenceError>
+    /** Ends every session of the user; returns how many there were. */
+    readonly deleteSessionsOf: (userId: string) => Effect.Effect<number, PersistenceError>
+
+    /**
+     * Records one failed sign-in under each key (epoch ms), and forgets failures older than `forgetBefore`
+     * (of any key).
+     */
+    readonly recordFailure: (
+      keys: ReadonlyArray<string>,
+      at: number,
+      forgetBefore: number
+    ) => Effect.Effect<void, PersistenceError>
+    /** The failures of `key` at or after `since`. */
+    readonly countFailures: (key: string, since: number) => Effect.Effect<FailureCount, PersistenceError>
+    /** Forgets every failure of `key` (a successful sign-in clears its account's). */
+    readonly clearFailures: (key: string) => Effect.Effect<void, PersistenceError>
+  }
+>()("@catalog-sync/core/People") {}
