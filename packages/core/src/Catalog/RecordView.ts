@@ -4,6 +4,7 @@ import { type ReadMode, visibleDocument } from "../internal/Catalog/Access.js"
 import { type Definitions, definitions } from "../Resources/Registry.js"
 import type { ResourceName } from "../Resources/Resource.js"
 import type { Document, ResourceDefinition } from "../internal/Resources/ResourceDefinition.js"
+import type { JsonObjectBuilder } from "../internal/json.js"
 import type { StoredRecord } from "./StoredRecord.js"
 import { UUID } from "../Shared/Ids.js"
 import { Int } from "../Resources/CommonFields.js"
@@ -54,7 +55,7 @@ export const renderRecord = (
   const isProduct = definition.name === "products"
   // Built in one object, in the order of the keys of the answer (an assignment to a key the document
   // already set keeps its place, as a spread would): identity, the visible document, the timestamps.
-  const view: Record<string, unknown> = { id: record.id, external_id: externalId, revision: record.revision }
+  const view: JsonObjectBuilder = { id: record.id, external_id: externalId, revision: record.revision }
   if (isProduct && mode === "catalog") {
     view.state = productState(record)
     view.archived_at = record.archivedAt

@@ -1,5 +1,6 @@
 import type { CompanyId, RecordId } from "../Shared/Ids.js"
 import type { ResourceName } from "../Resources/Resource.js"
+import type { JsonObject } from "../internal/json.js"
 
 /** Columns extracted from a record's document so that list filters and rules hit indexes. */
 export interface RecordIndex {
@@ -22,13 +23,16 @@ export const emptyIndex: RecordIndex = {
   componentIds: []
 }
 
-/** A catalog record as persisted: identity, revision, the resource's JSON document and its index. */
-export interface StoredRecord {
+/**
+ * A catalog record as persisted: identity, revision, the resource's JSON document and its index. Ports hold
+ * any resource's document (`JsonObject`); a rule reading a record of a known resource sees its own type.
+ */
+export interface StoredRecord<Data extends JsonObject = JsonObject> {
   readonly id: RecordId
   readonly companyId: CompanyId
   readonly resource: ResourceName
   readonly revision: number
-  readonly data: Readonly<Record<string, unknown>>
+  readonly data: Data
   readonly index: RecordIndex
   /** ISO-8601 UTC timestamps. */
   readonly createdAt: string

@@ -1,10 +1,11 @@
 import { Effect, Schema } from "effect"
 import { commonRecordFields, commonUpsertFields, Description, Name, opt, strict } from "../Resources/CommonFields.js"
 import { noBodyChecks } from "../internal/Resources/NoRules.js"
-import type { ResourceDefinition } from "../internal/Resources/ResourceDefinition.js"
+import { defineResource } from "../internal/Resources/ResourceDefinition.js"
 import { emptyIndex } from "../Catalog/StoredRecord.js"
 import { type RecordId, UUID } from "../Shared/Ids.js"
 import { Reference } from "../Shared/Reference.js"
+import type { Translations } from "../Shared/Translations.js"
 
 /** POST /categories/upsert body (spec 2.6). */
 export const CategoryUpsert = Schema.Struct({
@@ -24,6 +25,15 @@ export const Category = Schema.Struct({
   description: Schema.NullOr(Schema.String),
   image_id: Schema.NullOr(UUID)
 }).annotate({ identifier: "Category" })
+
+/** A category's document as stored: what its rules read. */
+export type CategoryDocument = {
+  readonly name: string
+  readonly parent_id: RecordId | null
+  readonly description: string | null
+  readonly image_id: RecordId | null
+  readonly translations: Translations
+}
 
 /** Deepest category tree the cycle check walks; deeper chains are refused as if cyclic. */
 export const maxDepth = 100
@@ -58,7 +68,7 @@ export const cycleViolations = (
 }
 
 /** The categories resource: body and record schemas and rules. */
-export const definition: ResourceDefinition<typeof CategoryUpsert, typeof Category> = {
+export const definition = defineResource<typeof CategoryUpsert, typeof Category, CategoryDocument>({
   name: "categories",
   label: "category",
   body: CategoryUpsert,
@@ -76,11 +86,11 @@ export const definition: ResourceDefinition<typeof CategoryUpsert, typeof Catego
   checkBody: noBodyChecks,
   normalize: (document) => document,
   validate: (document, context) => {
-    const parentId = document.parent_id as RecordId | null
+    const parentId = document.parent_id
     if (parentId === null || parentId === context.recordId) {
       return Effect.succeed(cycleViolations(context.recordId, parentId, []))
     }
     return context.ancestors(parentId).pipe(Effect.map((chain) => cycleViolations(context.recordId, parentId, chain)))
   },
-  index: (document) => ({ ...emptyIndex, parentId: document.parent_id as RecordId | null })
-}
+  index: (document) => ({ ...emptyIndex, parentId: document.parent_id })
+})

@@ -1,4 +1,4 @@
-import { makeShowcase } from "../internal/Collection/Showcase.js"
+import { makeShowcase, type ShowcaseDocument } from "../internal/Collection/Showcase.js"
 
 const collection = makeShowcase("collections", "collection", "Collection")
 
@@ -7,5 +7,7 @@ export const CollectionUpsert = collection.upsert
 export type CollectionUpsert = typeof CollectionUpsert.Type
 /** A collection record as the API returns it. */
 export const Collection = collection.record
+/** A collection's document as stored. */
+export type CollectionDocument = ShowcaseDocument
 /** The collections resource: body and record schemas and rules. */
 export const definition = collection.definition

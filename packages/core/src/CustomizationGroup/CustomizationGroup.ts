@@ -1,7 +1,8 @@
 import { Effect, Schema } from "effect"
 import { commonRecordFields, commonUpsertFields, Name, opt, PricingMode, strict } from "../Resources/CommonFields.js"
 import { noBodyChecks } from "../internal/Resources/NoRules.js"
-import type { ResourceDefinition } from "../internal/Resources/ResourceDefinition.js"
+import { defineResource } from "../internal/Resources/ResourceDefinition.js"
+import type { Translations } from "../Shared/Translations.js"
 import { emptyIndex } from "../Catalog/StoredRecord.js"
 import { Money } from "../internal/Shared/Decimal.js"
 import { type RecordId, UUID } from "../Shared/Ids.js"
@@ -36,8 +37,23 @@ export const CustomizationGroup = Schema.Struct({
   pricing_value: opt(Schema.NullOr(Schema.String))
 }).annotate({ identifier: "CustomizationGroup" })
 
+/** A customization group's document as stored: what its rules read. */
+export type CustomizationGroupDocument = {
+  readonly name: string
+  readonly type_id: RecordId
+  readonly active: boolean
+  readonly photo_enabled: boolean
+  readonly pricing_mode: typeof PricingMode.Type
+  readonly pricing_value: string | null
+  readonly translations: Translations
+}
+
 /** The customization groups resource: body and record schemas and rules. */
-export const definition: ResourceDefinition<typeof CustomizationGroupUpsert, typeof CustomizationGroup> = {
+export const definition = defineResource<
+  typeof CustomizationGroupUpsert,
+  typeof CustomizationGroup,
+  CustomizationGroupDocument
+>({
   name: "customization-groups",
   label: "customization group",
   body: CustomizationGroupUpsert,
@@ -62,9 +78,9 @@ export const definition: ResourceDefinition<typeof CustomizationGroupUpsert, typ
   normalize: normalizePricing,
   validate: (document, context) =>
     Effect.gen(function* () {
-      const scoped = yield* scopeViolations(document, "group", document.type_id as RecordId, context)
+      const scoped = yield* scopeViolations(document, "group", document.type_id, context)
       const moved = yield* groupMoveViolations(document, context)
       return [...pricingViolations(document), ...scoped, ...moved]
     }),
-  index: (document) => ({ ...emptyIndex, parentId: document.type_id as RecordId })
-}
+  index: (document) => ({ ...emptyIndex, parentId: document.type_id })
+})

@@ -1,7 +1,8 @@
 import { Effect, Schema } from "effect"
 import { commonRecordFields, commonUpsertFields, Name, opt, PricingMode, strict } from "../Resources/CommonFields.js"
 import { noBodyChecks } from "../internal/Resources/NoRules.js"
-import type { ResourceDefinition } from "../internal/Resources/ResourceDefinition.js"
+import { defineResource } from "../internal/Resources/ResourceDefinition.js"
+import type { Translations } from "../Shared/Translations.js"
 import { emptyIndex } from "../Catalog/StoredRecord.js"
 import { Money } from "../internal/Shared/Decimal.js"
 import { type RecordId, UUID } from "../Shared/Ids.js"
@@ -34,8 +35,24 @@ export const CustomizationOption = Schema.Struct({
   pricing_value: opt(Schema.NullOr(Schema.String))
 }).annotate({ identifier: "CustomizationOption" })
 
+/** A customization option's document as stored: what its rules read. */
+export type CustomizationOptionDocument = {
+  readonly name: string
+  readonly group_id: RecordId
+  readonly code: string | null
+  readonly active: boolean
+  readonly media_id: RecordId | null
+  readonly pricing_mode: typeof PricingMode.Type
+  readonly pricing_value: string | null
+  readonly translations: Translations
+}
+
 /** The customization options resource: body and record schemas and rules. */
-export const definition: ResourceDefinition<typeof CustomizationOptionUpsert, typeof CustomizationOption> = {
+export const definition = defineResource<
+  typeof CustomizationOptionUpsert,
+  typeof CustomizationOption,
+  CustomizationOptionDocument
+>({
   name: "customization-options",
   label: "customization option",
   body: CustomizationOptionUpsert,
@@ -66,9 +83,9 @@ export const definition: ResourceDefinition<typeof CustomizationOptionUpsert, ty
     Effect.gen(function* () {
       const pricing = pricingViolations(document)
       if (document.pricing_mode === "none") return pricing
-      const [group] = yield* context.getMany("customization-groups", [document.group_id as RecordId])
+      const [group] = yield* context.getMany("customization-groups", [document.group_id])
       if (group === undefined) return pricing
-      return [...pricing, ...(yield* scopeViolations(document, "option", group.data.type_id as RecordId, context))]
+      return [...pricing, ...(yield* scopeViolations(document, "option", group.data.type_id, context))]
     }),
-  index: (document) => ({ ...emptyIndex, parentId: document.group_id as RecordId })
-}
+  index: (document) => ({ ...emptyIndex, parentId: document.group_id })
+})

@@ -2,7 +2,8 @@ import { Schema } from "effect"
 import { commonRecordFields, commonUpsertFields, Name, opt, strict } from "../Resources/CommonFields.js"
 import { noBodyChecks } from "../internal/Resources/NoRules.js"
 import { typeScopeChangeViolations } from "../internal/CustomizationType/PricingRules.js"
-import type { ResourceDefinition } from "../internal/Resources/ResourceDefinition.js"
+import { defineResource } from "../internal/Resources/ResourceDefinition.js"
+import type { Translations } from "../Shared/Translations.js"
 import { emptyIndex } from "../Catalog/StoredRecord.js"
 
 /** Whether a type's prices are set on its groups or on its options. */
@@ -25,8 +26,20 @@ export const CustomizationType = Schema.Struct({
   archived: Schema.Boolean
 }).annotate({ identifier: "CustomizationType" })
 
+/** A customization type's document as stored: what its rules read. */
+export type CustomizationTypeDocument = {
+  readonly name: string
+  readonly pricing_scope: typeof PricingScope.Type
+  readonly archived: boolean
+  readonly translations: Translations
+}
+
 /** The customization types resource: body and record schemas and rules. */
-export const definition: ResourceDefinition<typeof CustomizationTypeUpsert, typeof CustomizationType> = {
+export const definition = defineResource<
+  typeof CustomizationTypeUpsert,
+  typeof CustomizationType,
+  CustomizationTypeDocument
+>({
   name: "customization-types",
   label: "customization type",
   body: CustomizationTypeUpsert,
@@ -43,4 +56,4 @@ export const definition: ResourceDefinition<typeof CustomizationTypeUpsert, type
   normalize: (document) => document,
   validate: typeScopeChangeViolations,
   index: () => emptyIndex
-}
+})

@@ -9,11 +9,12 @@ import {
   opt,
   strict
 } from "../Resources/CommonFields.js"
-import type { Document, ResourceDefinition, RuleContext, Violation } from "../internal/Resources/ResourceDefinition.js"
+import { defineResource, type RuleContext, type Violation } from "../internal/Resources/ResourceDefinition.js"
 import { type RecordId, UUID } from "../Shared/Ids.js"
 import { Dimension, equals, fixed, canonical, Money } from "../internal/Shared/Decimal.js"
 import { Reference } from "../Shared/Reference.js"
 import { Text } from "../internal/Shared/Text.js"
+import type { Translations } from "../Shared/Translations.js"
 import { maxItemsDocs, minItemsDocs } from "../internal/Shared/ListDocs.js"
 import {
   checkSentFields,
@@ -23,6 +24,7 @@ import {
   SelectionFieldInput,
   type StoredField
 } from "../internal/Product/SelectionField.js"
+import { resolvedIds } from "../internal/Resources/Resolved.js"
 
 /** A single product, or a bundle of singles. */
 export const ProductKind = Schema.Literals(["single", "bundle"])
@@ -136,36 +138,81 @@ export const Product = Schema.Struct({
   cost: opt(Decimal)
 }).annotate({ identifier: "Product" })
 
+/** A component of a bundle as stored. */
 interface Component {
   readonly product_id: RecordId
   readonly quantity: number
 }
 
-const mergeDetails = (stored: unknown, sent: unknown): unknown => ({
-  ...(stored as Document),
-  ...(sent as Document)
-})
+/** A product's description and dimensions as stored (dimensions as canonical decimal strings). */
+export type ProductDetails = {
+  readonly description: string | null
+  readonly width: string | null
+  readonly height: string | null
+  readonly depth: string | null
+  readonly weight: string | null
+  readonly volume: string | null
+}
+
+/** A product's document as stored: what its rules read. */
+export type ProductDocument = {
+  readonly name: string
+  readonly sku: string | null
+  readonly kind: typeof ProductKind.Type
+  readonly active: boolean
+  readonly category_ids: ReadonlyArray<RecordId>
+  readonly collection_id: RecordId | null
+  readonly brand_id: RecordId | null
+  readonly details: ProductDetails
+  readonly unit: typeof ProductUnit.Type | null
+  readonly components: ReadonlyArray<Component>
+  readonly media_ids: ReadonlyArray<RecordId>
+  readonly cover_id: RecordId | null
+  readonly fields: ReadonlyArray<StoredField>
+  readonly price: string | null
+  readonly market_price: string | null
+  readonly cost: string | null
+  readonly tax_rate: string | null
+  readonly translations: Translations
+}
 
 /** Keeps the first occurrence of each id: a category or image listed twice is listed once. */
-const dedupe = (ids: unknown): unknown => Array.from(new Set(ids as ReadonlyArray<string>))
+const dedupe = (ids: ReadonlyArray<RecordId>): ReadonlyArray<RecordId> => Array.from(new Set(ids))
 
-const moneyOrNull = (value: unknown) => (typeof value === "string" ? fixed(value, 2) : value)
+const moneyOrNull = (value: string | null) => (typeof value === "string" ? fixed(value, 2) : value)
+
+/** The details with each dimension sent as a decimal string in its canonical form (key order kept). */
+const canonicalDimensions = (details: ProductDetails): ProductDetails => {
+  const out: { -readonly [Key in keyof ProductDetails]: ProductDetails[Key] } = { ...details }
+  for (const key of dimensionKeys) {
+    const value = out[key]
+    if (typeof value === "string") out[key] = canonical(value)
+  }
+  return out
+}
+
+/** What sale validation reads of a product. */
+export type SaleFacts = Pick<ProductDocument, "price"> & {
+  readonly kind: string
+  readonly category_ids: ReadonlyArray<unknown>
+  readonly components: ReadonlyArray<unknown>
+  readonly fields: ReadonlyArray<Pick<StoredField, "group_ids">>
+}
 
 /**
  * Sale validation (spec 3, "existing sale validation", decided in docs/spec-gaps.md): a product may be
  * active only when it can be sold as it stands.
  */
-export const saleValidation = (document: Document): ReadonlyArray<Violation> => {
+export const saleValidation = (document: SaleFacts): ReadonlyArray<Violation> => {
   const issues: Array<Violation> = []
   const fail = (path: string, message: string) =>
     issues.push({ reason: "sale_validation_failed", issue: { path, message } })
-  if ((document.category_ids as ReadonlyArray<string>).length === 0)
-    fail("$.category_ids", "an active product needs a category")
+  if (document.category_ids.length === 0) fail("$.category_ids", "an active product needs a category")
   if (document.price === null) fail("$.price", "an active product needs a price")
-  if (document.kind === "bundle" && (document.components as ReadonlyArray<unknown>).length === 0) {
+  if (document.kind === "bundle" && document.components.length === 0) {
     fail("$.components", "an active bundle needs components")
   }
-  ;(document.fields as ReadonlyArray<StoredField>).forEach((field, i) => {
+  document.fields.forEach((field, i) => {
     if (field.group_ids.length === 0)
       fail(`$.fields[${i}].group_ids`, "a selection field of an active product needs a group")
   })
@@ -176,16 +223,11 @@ export const saleValidation = (document: Document): ReadonlyArray<Violation> => 
  * A selection field links swatch books of its own customization type (spec 2.5): a "Fabric" field
  * cannot offer a group of "Legs".
  */
-const fieldGroupTypes = <E>(fields: ReadonlyArray<StoredField>, context: RuleContext<E>) =>
+const fieldGroupTypes = <E>(fields: ReadonlyArray<StoredField>, context: RuleContext<ProductDocument, E>) =>
   Effect.gen(function* () {
     const groupIds = Array.from(new Set(fields.flatMap((field) => field.group_ids)))
     if (groupIds.length === 0) return []
-    const groups = new Map(
-      (yield* context.getMany("customization-groups", groupIds as ReadonlyArray<string> as never)).map((g) => [
-        g.id as string,
-        g
-      ])
-    )
+    const groups = new Map((yield* context.getMany("customization-groups", groupIds)).map((group) => [group.id, group]))
     return fields.flatMap((field, i) =>
       field.group_ids.flatMap((groupId, j): ReadonlyArray<Violation> => {
         const group = groups.get(groupId)
@@ -196,7 +238,7 @@ const fieldGroupTypes = <E>(fields: ReadonlyArray<StoredField>, context: RuleCon
                 reason: "invalid_selection_field",
                 issue: {
                   path: `$.fields[${i}].group_ids[${j}]`,
-                  message: `group ${groupId} is of customization type ${String(group.data.type_id)}, not the field's type ${field.type_id}`
+                  message: `group ${groupId} is of customization type ${group.data.type_id}, not the field's type ${field.type_id}`
                 }
               }
             ]
@@ -204,10 +246,10 @@ const fieldGroupTypes = <E>(fields: ReadonlyArray<StoredField>, context: RuleCon
     )
   })
 
-const validate: ResourceDefinition["validate"] = (document, context) =>
+const validate = <E>(document: ProductDocument, context: RuleContext<ProductDocument, E>) =>
   Effect.gen(function* () {
     const violations: Array<Violation> = []
-    const components = document.components as ReadonlyArray<Component>
+    const components = document.components
     if (document.kind === "single" && components.length > 0) {
       violations.push({
         reason: "invalid_bundle",
@@ -255,7 +297,7 @@ const validate: ResourceDefinition["validate"] = (document, context) =>
           violations.push({ reason: "invalid_bundle", issue: { path, message: "the product is archived" } })
       })
     }
-    violations.push(...(yield* fieldGroupTypes(document.fields as ReadonlyArray<StoredField>, context)))
+    violations.push(...(yield* fieldGroupTypes(document.fields, context)))
     const taxRate = document.tax_rate
     if (typeof taxRate === "string" && !context.company.tax_rates.some((rate) => equals(rate, taxRate))) {
       violations.push({
@@ -271,7 +313,7 @@ const validate: ResourceDefinition["validate"] = (document, context) =>
   })
 
 /** The products resource: body and record schemas and rules. */
-export const definition: ResourceDefinition<typeof ProductUpsert, typeof Product> = {
+export const definition = defineResource<typeof ProductUpsert, typeof Product, ProductDocument>({
   name: "products",
   label: "product",
   body: ProductUpsert,
@@ -311,42 +353,28 @@ export const definition: ResourceDefinition<typeof ProductUpsert, typeof Product
     translations: {}
   },
   mergers: {
-    details: mergeDetails,
+    details: (stored, sent) => ({ ...stored, ...sent }),
     fields: mergeFields,
-    category_ids: (_, sent) => dedupe(sent),
-    media_ids: (_, sent) => dedupe(sent)
+    category_ids: (_, sent) => dedupe(resolvedIds(sent)),
+    media_ids: (_, sent) => dedupe(resolvedIds(sent))
   },
-  checkBody: (body, stored) =>
-    body.fields === undefined
-      ? []
-      : checkSentFields(body.fields as ReadonlyArray<never>, (stored?.fields ?? []) as ReadonlyArray<StoredField>),
-  normalize: (document) => {
-    const details = document.details as Record<string, unknown>
-    return {
-      ...document,
-      price: moneyOrNull(document.price),
-      market_price: moneyOrNull(document.market_price),
-      cost: moneyOrNull(document.cost),
-      tax_rate: moneyOrNull(document.tax_rate),
-      details: Object.fromEntries(
-        Object.entries(details).map(([key, value]) => [
-          key,
-          (dimensionKeys as ReadonlyArray<string>).includes(key) && typeof value === "string" ? canonical(value) : value
-        ])
-      ),
-      fields: (document.fields as ReadonlyArray<StoredField>).map((f) => ({
-        ...f,
-        coefficient: canonical(f.coefficient)
-      }))
-    }
-  },
+  checkBody: (body, stored) => (body.fields === undefined ? [] : checkSentFields(body.fields, stored?.fields ?? [])),
+  normalize: (document) => ({
+    ...document,
+    price: moneyOrNull(document.price),
+    market_price: moneyOrNull(document.market_price),
+    cost: moneyOrNull(document.cost),
+    tax_rate: moneyOrNull(document.tax_rate),
+    details: canonicalDimensions(document.details),
+    fields: document.fields.map((f) => ({ ...f, coefficient: canonical(f.coefficient) }))
+  }),
   validate,
   index: (document) => ({
-    active: document.active as boolean,
-    collectionId: document.collection_id as RecordId | null,
-    brandId: document.brand_id as RecordId | null,
+    active: document.active,
+    collectionId: document.collection_id,
+    brandId: document.brand_id,
     parentId: null,
-    categoryIds: document.category_ids as ReadonlyArray<RecordId>,
-    componentIds: (document.components as ReadonlyArray<Component>).map((c) => c.product_id)
+    categoryIds: document.category_ids,
+    componentIds: document.components.map((c) => c.product_id)
   })
-}
+})

@@ -3,6 +3,7 @@ import { CurrentPrincipal, type Principal } from "../Auth/Principal.js"
 import { runIdempotent } from "../Idempotency/Idempotency.js"
 import { Sha256 } from "../Shared/Sha256.js"
 import { admit, type WriteCommand } from "./WriteCommand.js"
+import { isJsonObject, type JsonObjectBuilder } from "../internal/json.js"
 
 /** A write request as the client sent it: what makes a repeat of it recognisable. */
 export interface WriteRequest {
@@ -25,14 +26,13 @@ export interface WriteOutcome<A> {
  * indices first, ascending, as an object built from sorted entries does).
  */
 const sortedCopy = (value: unknown): unknown => {
-  if (value === null || typeof value !== "object") return value
   if (Array.isArray(value)) return value.map(sortedCopy)
-  const record = value as Readonly<Record<string, unknown>>
-  const copy: Record<string, unknown> = {}
-  for (const key of Object.keys(record).sort()) {
+  if (!isJsonObject(value)) return value
+  const copy: JsonObjectBuilder = {}
+  for (const key of Object.keys(value).sort()) {
     // Assigned, `__proto__` would set the copy's prototype instead of adding the key.
-    if (key === "__proto__") Object.defineProperty(copy, key, { value: sortedCopy(record[key]), enumerable: true })
-    else copy[key] = sortedCopy(record[key])
+    if (key === "__proto__") Object.defineProperty(copy, key, { value: sortedCopy(value[key]), enumerable: true })
+    else copy[key] = sortedCopy(value[key])
   }
   return copy
 }

@@ -6,6 +6,7 @@ import type { Scope } from "../../Shared/Scope.js"
 import type { Issue } from "../../Shared/Errors.js"
 import { controlKeys, type UpsertMode } from "../../Resources/CommonFields.js"
 import type { Document, ResourceDefinition } from "../Resources/ResourceDefinition.js"
+import { isJsonObject as isDocument, type JsonObjectBuilder } from "../json.js"
 
 /** What a body touches. */
 export interface BodyParts {
@@ -15,9 +16,6 @@ export interface BodyParts {
   /** A selection field sent with an explicit coefficient (needs prices:write). */
   readonly coefficient: boolean
 }
-
-const isDocument = (value: unknown): value is Document =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** Safe on any JSON (a body that will fail its schema may still be asked what it touches). */
 export const bodyParts = (definition: ResourceDefinition, body: Document): BodyParts => {
@@ -56,7 +54,7 @@ export const pricesModeBody = (
   definition: ResourceDefinition,
   body: Document
 ): { readonly body: Document; readonly ignored: ReadonlyArray<string> } => {
-  const kept: Record<string, unknown> = {}
+  const kept: JsonObjectBuilder = {}
   const ignored: Array<string> = []
   for (const [key, value] of Object.entries(body)) {
     if (controlKeys.has(key) || definition.priceKeys.includes(key) || definition.costKeys.includes(key)) {
@@ -124,7 +122,7 @@ export const visibleDocument = (
   document: Document,
   scopes: ReadonlySet<Scope>,
   mode: ReadMode,
-  out: Record<string, unknown> = {}
+  out: JsonObjectBuilder = {}
 ): Document => {
   const seePrices = scopes.has("prices:read")
   const seeCosts = scopes.has("costs:read")

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import type { Principal } from "../../Auth/Principal.js"
 import type { ChangePart } from "../../Changes/ChangeLog.js"
-import { jsonEqual } from "../json.js"
+import { jsonEqual, type JsonObjectBuilder } from "../json.js"
 import { RuleViolation } from "../../Shared/Errors.js"
 import { merge as mergeTranslations, type Translations } from "../../Shared/Translations.js"
 import type { Document, ResourceDefinition, Violation } from "../Resources/ResourceDefinition.js"
@@ -76,7 +76,7 @@ export const mergeDocument = (
   body: Document,
   nextId: () => string
 ): Document => {
-  const out: Record<string, unknown> = { ...base }
+  const out: JsonObjectBuilder = { ...base }
   for (const [key, value] of Object.entries(body)) {
     if (
       key === "external_id" ||
@@ -90,7 +90,7 @@ export const mergeDocument = (
       out.translations = mergeTranslations(base.translations as Translations, value as Translations)
       continue
     }
-    const merger = definition.mergers[key]
+    const merger = definition.mergers.get(key)
     out[key] = merger === undefined ? value : merger(base[key], value, { nextId })
   }
   return out

@@ -13,6 +13,8 @@ import type { MappingScope } from "../../Catalog/Mappings.js"
 import { changedParts, mergeDocument, missingRequired, violation } from "./Document.js"
 import { findReferences, type FoundReference, jsonPath, replaceReferences } from "./ReferenceSlots.js"
 import type { StoredRecord } from "../../Catalog/StoredRecord.js"
+import type { DocumentOf } from "../Resources/Documents.js"
+import type { ResourceName } from "../../Resources/Resource.js"
 import type { WritePorts } from "./WriteBehind.js"
 import type { WriteHeader } from "./WriteHeader.js"
 
@@ -21,6 +23,15 @@ interface Known {
   readonly asked: ReadonlyMap<string, ReadonlySet<string>>
   readonly found: ReadonlyMap<string, ReadonlyMap<string, RecordId>>
 }
+
+/**
+ * Records of `resource` as its rules read them: each holds a document its definition wrote (the store keeps
+ * a record's resource beside its document and answers a read of one resource with records of that resource).
+ */
+const documentsOf =
+  <Name extends ResourceName>(_resource: Name) =>
+  (records: ReadonlyArray<StoredRecord>) =>
+    records as ReadonlyArray<StoredRecord<DocumentOf<Name>>>
 
 /** Whether every id was asked ahead in `target`'s scope: then what was found is the whole answer. */
 const answered = (known: Known | undefined, target: string, externalIds: ReadonlyArray<string>) => {
@@ -221,14 +232,16 @@ export const makeWriter = <E>({ repository, mappings, changeLog }: WritePorts<E>
       )
       const isCreate = stored === undefined
       yield* violation(isCreate ? missingRequired(definition, document) : [])
-      const context: RuleContext<E> = {
+      const context: RuleContext<Document, E> = {
         isCreate,
         recordId,
         stored: stored?.data,
         company: principal.company,
-        getMany: (resource, recordIds) => repository.getMany(principal.company.id, resource, recordIds),
+        getMany: (resource, recordIds) =>
+          Effect.map(repository.getMany(principal.company.id, resource, recordIds), documentsOf(resource)),
         ancestors: (categoryId) => repository.ancestors(principal.company.id, categoryId, 101),
-        children: (resource, parentIds) => repository.children(principal.company.id, resource, parentIds),
+        children: (resource, parentIds) =>
+          Effect.map(repository.children(principal.company.id, resource, parentIds), documentsOf(resource)),
         bundlesContaining: (productId) => repository.bundlesContaining(principal.company.id, productId),
         lockPricing: repository.lockPricing(principal.company.id)
       }

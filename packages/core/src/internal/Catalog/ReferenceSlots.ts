@@ -1,6 +1,7 @@
 import type { Reference } from "../../Shared/Reference.js"
 import type { ReferenceTarget } from "../../Resources/Resource.js"
 import type { Document, ReferenceSlot } from "../Resources/ResourceDefinition.js"
+import { isJsonObject, type JsonObject } from "../json.js"
 
 /** A Reference found in a body, with its concrete location. */
 export interface FoundReference {
@@ -39,9 +40,9 @@ const walk = (
     }
     return
   }
-  if (typeof value !== "object") return
+  if (!isJsonObject(value)) return
   at.push(head)
-  walk((value as Record<string, unknown>)[head], pattern, depth + 1, at, onFound)
+  walk(value[head], pattern, depth + 1, at, onFound)
   at.pop()
 }
 
@@ -62,7 +63,8 @@ const setAt = (value: unknown, location: ReadonlyArray<string | number>, replace
   if (Array.isArray(value)) {
     return value.map((item, i) => (i === head ? setAt(item, rest, replacement) : item))
   }
-  const record = value as Record<string, unknown>
+  // A found location holds an object at each key of its path.
+  const record: JsonObject = isJsonObject(value) ? value : {}
   return { ...record, [head]: setAt(record[head], rest, replacement) }
 }
 

@@ -1,11 +1,20 @@
 import { Schema } from "effect"
 import { commonRecordFields, commonUpsertFields, Description, Name, opt, strict } from "../../Resources/CommonFields.js"
 import { noBodyChecks, noViolations } from "../Resources/NoRules.js"
-import type { ResourceDefinition } from "../Resources/ResourceDefinition.js"
+import { defineResource } from "../Resources/ResourceDefinition.js"
 import type { ResourceName } from "../../Resources/Resource.js"
 import { emptyIndex } from "../../Catalog/StoredRecord.js"
-import { UUID } from "../../Shared/Ids.js"
+import { type RecordId, UUID } from "../../Shared/Ids.js"
 import { Reference } from "../../Shared/Reference.js"
+import type { Translations } from "../../Shared/Translations.js"
+
+/** A collection's or brand's document as stored. */
+export type ShowcaseDocument = {
+  readonly name: string
+  readonly description: string | null
+  readonly image_id: RecordId | null
+  readonly translations: Translations
+}
 
 /**
  * Collections and brands share one shape (spec 2.7): a name shared across languages, a translatable
@@ -24,7 +33,7 @@ export const makeShowcase = (name: ResourceName, label: string, identifier: stri
     description: Schema.NullOr(Schema.String),
     image_id: Schema.NullOr(UUID)
   }).annotate({ identifier })
-  const definition: ResourceDefinition<typeof upsert, typeof record> = {
+  const definition = defineResource<typeof upsert, typeof record, ShowcaseDocument>({
     name,
     label,
     body: upsert,
@@ -40,6 +49,6 @@ export const makeShowcase = (name: ResourceName, label: string, identifier: stri
     normalize: (document) => document,
     validate: noViolations,
     index: () => emptyIndex
-  }
+  })
   return { upsert, record, definition }
 }

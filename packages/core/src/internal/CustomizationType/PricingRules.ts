@@ -4,17 +4,24 @@ import type { StoredRecord } from "../../Catalog/StoredRecord.js"
 import type { Document, RuleContext, Violation } from "../Resources/ResourceDefinition.js"
 import { fixed } from "../Shared/Decimal.js"
 import type { RecordId } from "../../Shared/Ids.js"
+import type { PricingMode } from "../../Resources/CommonFields.js"
+import type { CustomizationGroupDocument } from "../../CustomizationGroup/CustomizationGroup.js"
+import type { CustomizationTypeDocument } from "../../CustomizationType/CustomizationType.js"
+
+/** What the pricing rules read of a group or an option: its price rule. */
+export type Priced = {
+  readonly pricing_mode: typeof PricingMode.Type
+  readonly pricing_value: string | null
+}
 
 /** A percent or fixed rule needs a value; `none` carries none, so a value left behind is dropped. */
-export const normalizePricing = (document: Document): Document => ({
+export const normalizePricing = <Stored extends Priced>(document: Stored): Stored => ({
   ...document,
   pricing_value:
-    document.pricing_mode === "none" || document.pricing_value === null
-      ? null
-      : fixed(document.pricing_value as string, 2)
+    document.pricing_mode === "none" || document.pricing_value === null ? null : fixed(document.pricing_value, 2)
 })
 
-export const pricingViolations = (document: Document): ReadonlyArray<Violation> =>
+export const pricingViolations = (document: Priced): ReadonlyArray<Violation> =>
   document.pricing_mode !== "none" && document.pricing_value === null
     ? [
         {
@@ -31,11 +38,11 @@ export const pricingViolations = (document: Document): ReadonlyArray<Violation> 
  * The type's pricing_scope says which level carries the price rule: `group` (swatch books priced, fabric
  * samples not) or `option`. A rule on the other level is refused.
  */
-export const scopeViolations = <E>(
-  document: Document,
+export const scopeViolations = <Stored extends Document, E>(
+  document: Priced,
   level: "group" | "option",
   typeId: RecordId,
-  context: RuleContext<E>
+  context: RuleContext<Stored, E>
 ): Effect.Effect<ReadonlyArray<Violation>, PersistenceError | E> =>
   document.pricing_mode === "none"
     ? Effect.succeed([])
@@ -48,7 +55,7 @@ export const scopeViolations = <E>(
                   reason: "invalid_pricing" as const,
                   issue: {
                     path: "$.pricing_mode",
-                    message: `the customization type prices at ${String(type.data.pricing_scope)} level; a ${level} carries pricing_mode none`
+                    message: `the customization type prices at ${type.data.pricing_scope} level; a ${level} carries pricing_mode none`
                   }
                 }
               ]
@@ -58,7 +65,7 @@ export const scopeViolations = <E>(
 
 /** Records among `records` that carry a pricing rule, as one violation at `path` (none when there are none). */
 const pricedViolations = (
-  records: ReadonlyArray<StoredRecord>,
+  records: ReadonlyArray<StoredRecord<Priced>>,
   label: string,
   path: string,
   why: string
@@ -85,8 +92,8 @@ const pricedViolations = (
  * `option`, its groups; to `group`, the options of its groups. Only checked when the scope changes.
  */
 export const typeScopeChangeViolations = <E>(
-  document: Document,
-  context: RuleContext<E>
+  document: CustomizationTypeDocument,
+  context: RuleContext<CustomizationTypeDocument, E>
 ): Effect.Effect<ReadonlyArray<Violation>, PersistenceError | E> =>
   Effect.gen(function* () {
     if (context.stored === undefined || context.stored.pricing_scope === document.pricing_scope) return []
@@ -104,13 +111,13 @@ export const typeScopeChangeViolations = <E>(
 
 /** A group moving to a type that prices at group level takes options that must carry no rule. */
 export const groupMoveViolations = <E>(
-  document: Document,
-  context: RuleContext<E>
+  document: CustomizationGroupDocument,
+  context: RuleContext<CustomizationGroupDocument, E>
 ): Effect.Effect<ReadonlyArray<Violation>, PersistenceError | E> =>
   Effect.gen(function* () {
     if (context.stored === undefined || context.stored.type_id === document.type_id) return []
     yield* context.lockPricing
-    const [type] = yield* context.getMany("customization-types", [document.type_id as RecordId])
+    const [type] = yield* context.getMany("customization-types", [document.type_id])
     if (type === undefined || type.data.pricing_scope !== "group") return []
     const options = yield* context.children("customization-options", [context.recordId])
     return pricedViolations(options, "option", "$.type_id", "the new type prices at group level")

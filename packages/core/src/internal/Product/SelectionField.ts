@@ -3,9 +3,10 @@ import { Name, opt } from "../../Resources/CommonFields.js"
 import type { Violation } from "../Resources/ResourceDefinition.js"
 import { Coefficient } from "../Shared/Decimal.js"
 import { maxItemsDocs } from "../Shared/ListDocs.js"
-import { ExternalId, UUID, Uuid } from "../../Shared/Ids.js"
+import { ExternalId, type RecordId, UUID, Uuid } from "../../Shared/Ids.js"
 import { Reference } from "../../Shared/Reference.js"
 import { Translations, TranslationsInput } from "../../Shared/Translations.js"
+import { resolvedIds } from "../Resources/Resolved.js"
 
 /**
  * Element of products.fields (spec 2.5): one choice of one option from the linked swatch books. `name`
@@ -31,7 +32,9 @@ export const SelectionFieldInput = Schema.Struct({
 export const requiredFieldKeys = ["name", "type_id"] as const
 
 /** The missing required keys of sent field entries, as schema issues (`$.fields[i].name is missing`). */
-export const missingFieldKeys = (fields: ReadonlyArray<Readonly<Record<string, unknown>>>) =>
+export const missingFieldKeys = (
+  fields: ReadonlyArray<{ readonly [Key in (typeof requiredFieldKeys)[number]]?: unknown }>
+) =>
   fields.flatMap((field, i) =>
     requiredFieldKeys
       .filter((key) => field[key] === undefined)
@@ -50,25 +53,26 @@ export const SelectionField = Schema.Struct({
   })
 }).annotate({ identifier: "SelectionField" })
 
+/** A selection field as a product stores it. */
 interface StoredField {
   readonly id: string
   readonly external_id: string | null
   readonly name: string
-  readonly translations: Readonly<Record<string, unknown>>
-  readonly type_id: string
-  readonly group_ids: ReadonlyArray<string>
+  readonly translations: Translations
+  readonly type_id: RecordId
+  readonly group_ids: ReadonlyArray<RecordId>
   readonly coefficient: string
 }
 
-interface SentField {
-  readonly id?: string
-  readonly external_id?: string
-  readonly name: string
-  readonly translations?: Readonly<Record<string, unknown>>
-  readonly type_id: string
-  readonly group_ids?: ReadonlyArray<string>
-  readonly coefficient?: string
-}
+/** A selection field entry as a body's schema decoded it. */
+type SentField = typeof SelectionFieldInput.Type
+
+/**
+ * A sent entry as the merge receives it: catalog and combined mode require its name and type (the body's
+ * schema checks them) and the write resolved its References; prices mode merges the stored fields, whose
+ * coefficients it set.
+ */
+type NamedField = SentField & Pick<StoredField, "name" | "type_id">
 
 export const defaultCoefficient = "1"
 
@@ -77,9 +81,14 @@ export const defaultCoefficient = "1"
  * field sent without a coefficient keeps the stored one, so a catalog-only connector cannot reset
  * coefficients it is not allowed to see. New fields get a fresh id and coefficient 1.
  */
-export const mergeFields = (stored: unknown, sent: unknown, context: { readonly nextId: () => string }): unknown => {
-  const previous = (stored ?? []) as ReadonlyArray<StoredField>
-  return (sent as ReadonlyArray<SentField>).map((field): StoredField => {
+export const mergeFields = (
+  stored: ReadonlyArray<StoredField> | undefined,
+  sent: ReadonlyArray<SentField>,
+  context: { readonly nextId: () => string }
+): ReadonlyArray<StoredField> => {
+  const previous = stored ?? []
+  return sent.map((entry): StoredField => {
+    const field = entry as NamedField
     const match = previous.find(
       (p) =>
         (field.id !== undefined && p.id === field.id) ||
@@ -92,7 +101,7 @@ export const mergeFields = (stored: unknown, sent: unknown, context: { readonly 
       name: field.name,
       translations: { ...match?.translations, ...field.translations },
       type_id: field.type_id,
-      group_ids: field.group_ids ?? match?.group_ids ?? [],
+      group_ids: field.group_ids === undefined ? (match?.group_ids ?? []) : resolvedIds(field.group_ids),
       coefficient: field.coefficient ?? match?.coefficient ?? defaultCoefficient
     }
   })

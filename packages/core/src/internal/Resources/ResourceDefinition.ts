@@ -3,9 +3,15 @@ import type { CompanySettings } from "../../Auth/Company.js"
 import type { RecordId } from "../../Shared/Ids.js"
 import type { Issue, PersistenceError, RuleReason } from "../../Shared/Errors.js"
 import type { ReferenceTarget, ResourceName } from "../../Resources/Resource.js"
+import type { DocumentOf } from "./Documents.js"
 import type { RecordIndex, StoredRecord } from "../../Catalog/StoredRecord.js"
+import type { JsonObject } from "../json.js"
 
-export type Document = Readonly<Record<string, unknown>>
+/**
+ * A record's document, or a body, as the engine handles it: a JSON object whose keys it does not know.
+ * Each resource's own rules read it typed (`ResourceSpec`).
+ */
+export type Document = JsonObject
 
 /** Where References sit in a body: key path segments, `*` for every array element. */
 export interface ReferenceSlot {
@@ -20,42 +26,74 @@ export interface Violation {
 }
 
 /**
- * What rules may look up while validating a merged document. Its reads may also fail with `E`: what the
- * ports the write goes through fail with besides (an import batch's write-behind may give up on the batch).
+ * What rules may look up while validating a merged document of type `Stored`. Its reads may also fail with
+ * `E`: what the ports the write goes through fail with besides (an import batch's write-behind may give up
+ * on the batch). Records it reads carry their resource's document type.
  */
-export interface RuleContext<E = never> {
+export interface RuleContext<Stored extends Document = Document, E = never> {
   readonly isCreate: boolean
   readonly recordId: RecordId
   /** The stored document before this write; undefined on create. */
-  readonly stored: Document | undefined
+  readonly stored: Stored | undefined
   readonly company: CompanySettings
-  readonly getMany: (
-    resource: ResourceName,
+  readonly getMany: <Name extends ResourceName>(
+    resource: Name,
     ids: ReadonlyArray<RecordId>
-  ) => Effect.Effect<ReadonlyArray<StoredRecord>, PersistenceError | E>
+  ) => Effect.Effect<ReadonlyArray<StoredRecord<DocumentOf<Name>>>, PersistenceError | E>
   readonly ancestors: (categoryId: RecordId) => Effect.Effect<ReadonlyArray<RecordId>, PersistenceError | E>
   /** Records of `resource` under any of `parentIds` (groups of a type, options of groups). */
-  readonly children: (
-    resource: ResourceName,
+  readonly children: <Name extends ResourceName>(
+    resource: Name,
     parentIds: ReadonlyArray<RecordId>
-  ) => Effect.Effect<ReadonlyArray<StoredRecord>, PersistenceError | E>
+  ) => Effect.Effect<ReadonlyArray<StoredRecord<DocumentOf<Name>>>, PersistenceError | E>
   /** Live bundles listing this product as a component; serialises bundle-integrity checks of the company. */
   readonly bundlesContaining: (productId: RecordId) => Effect.Effect<ReadonlyArray<RecordId>, PersistenceError | E>
   /** Serialises the company's pricing-level checks until the transaction ends. */
   readonly lockPricing: Effect.Effect<void, PersistenceError | E>
 }
 
-/** Merges one sent key into the stored value (the default replaces it). */
-export type KeyMerger = (stored: unknown, sent: unknown, context: { readonly nextId: () => string }) => unknown
+/** Merges one sent key into the stored value, as the engine calls it (the default replaces it). */
+export type KeyMerger = (stored: unknown, sent: unknown, context: MergeContext) => unknown
+
+export interface MergeContext {
+  readonly nextId: () => string
+}
 
 /**
- * Everything that makes one catalog resource different from another. The upsert, read and list use
- * cases are written once over this description.
+ * A document before its first write: each key's default, `null` where a create must send it
+ * (`requiredOnCreate`).
  */
-export interface ResourceDefinition<
-  BodySchema extends Schema.Codec<unknown, unknown> = Schema.Codec<unknown, unknown>,
-  RecordSchema extends Schema.Codec<unknown, unknown> = Schema.Codec<unknown, unknown>
-> {
+export type Defaults<Stored extends Document> = { readonly [Key in keyof Stored]: Stored[Key] | null }
+
+/**
+ * A resource's own mergers, each typed by its key: the stored value and the value sent, as the body's
+ * schema decoded it with its References resolved to record ids.
+ */
+export type Mergers<Body, Stored extends Document> = {
+  readonly [Key in keyof Stored & keyof Body]?: (
+    stored: Stored[Key],
+    sent: Exclude<Body[Key], undefined>,
+    context: MergeContext
+  ) => Stored[Key]
+}
+
+/** Rules on a decoded body itself, checked against the stored document before merging. */
+export type BodyCheck<Body, Stored extends Document> = (
+  body: Body,
+  stored: Stored | undefined
+) => ReadonlyArray<Violation>
+
+/** Rules on a merged document, which may look records up. */
+export type DocumentRule<Stored extends Document> = <E>(
+  document: Stored,
+  context: RuleContext<Stored, E>
+) => Effect.Effect<ReadonlyArray<Violation>, PersistenceError | E>
+
+/**
+ * What a resource module writes: its schemas and keys, and its rules typed by its decoded body (`Body`, of
+ * `BodySchema`) and its stored document (`Stored`: the record less identity, revision and timestamps).
+ */
+export interface ResourceSpec<BodySchema extends Schema.Top, RecordSchema extends Schema.Top, Stored extends Document> {
   readonly name: ResourceName
   /** Singular, for messages. */
   readonly label: string
@@ -64,24 +102,79 @@ export interface ResourceDefinition<
   /** The record as returned. */
   readonly record: RecordSchema
   /** Top-level body keys that are prices (need prices:write / prices:read). */
-  readonly priceKeys: ReadonlyArray<string>
+  readonly priceKeys: ReadonlyArray<keyof Stored & string>
   /** Top-level body keys that are costs (need costs:write / costs:read). */
-  readonly costKeys: ReadonlyArray<string>
+  readonly costKeys: ReadonlyArray<keyof Stored & string>
   /** Keys a translation entry may carry for this resource. */
   readonly translatable: ReadonlyArray<"name" | "description">
   readonly references: ReadonlyArray<ReferenceSlot>
   /** Keys that must be present once a record is created. */
-  readonly requiredOnCreate: ReadonlyArray<string>
+  readonly requiredOnCreate: ReadonlyArray<keyof Stored & string>
   /** The document of a record before its first write. */
-  readonly defaults: Document
-  readonly mergers: Readonly<Record<string, KeyMerger>>
-  /** Rules on the sent body itself, checked against the stored document before merging. */
-  readonly checkBody: (body: Document, stored: Document | undefined) => ReadonlyArray<Violation>
+  readonly defaults: Defaults<Stored>
+  readonly mergers: Mergers<BodySchema["Type"], Stored>
+  readonly checkBody: BodyCheck<BodySchema["Type"], Stored>
   /** Brings decimal strings and derived values into their stored form. */
+  readonly normalize: (document: Stored) => Stored
+  readonly validate: DocumentRule<Stored>
+  readonly index: (document: Stored) => RecordIndex
+}
+
+/**
+ * Everything that makes one catalog resource different from another, as the upsert, read and list use
+ * cases (written once for all resources) see it: its rules take any document (`defineResource`).
+ */
+export interface ResourceDefinition<
+  BodySchema extends Schema.Top = Schema.Top,
+  RecordSchema extends Schema.Top = Schema.Top
+> {
+  readonly name: ResourceName
+  readonly label: string
+  readonly body: BodySchema
+  readonly record: RecordSchema
+  readonly priceKeys: ReadonlyArray<string>
+  readonly costKeys: ReadonlyArray<string>
+  readonly translatable: ReadonlyArray<"name" | "description">
+  readonly references: ReadonlyArray<ReferenceSlot>
+  readonly requiredOnCreate: ReadonlyArray<string>
+  readonly defaults: Document
+  readonly mergers: ReadonlyMap<string, KeyMerger>
+  readonly checkBody: (body: Document, stored: Document | undefined) => ReadonlyArray<Violation>
   readonly normalize: (document: Document) => Document
   readonly validate: <E>(
     document: Document,
-    context: RuleContext<E>
+    context: RuleContext<Document, E>
   ) => Effect.Effect<ReadonlyArray<Violation>, PersistenceError | E>
   readonly index: (document: Document) => RecordIndex
+}
+
+/** One typed merger as the engine calls it. */
+const eraseMerger =
+  <Value, Sent>(merge: (stored: Value, sent: Sent, context: MergeContext) => Value): KeyMerger =>
+  (stored, sent, context) =>
+    merge(stored as Value, sent as Sent, context)
+
+/**
+ * A resource's definition from its spec. The one place its types meet the engine's: every document the
+ * engine hands a resource's rules is one of that resource (its stored record's, or its defaults merged with
+ * a body its own schema decoded and normalized by its own `normalize`), so each rule receives its own type.
+ */
+export const defineResource = <BodySchema extends Schema.Top, RecordSchema extends Schema.Top, Stored extends Document>(
+  spec: ResourceSpec<BodySchema, RecordSchema, Stored>
+): ResourceDefinition<BodySchema, RecordSchema> => {
+  type Body = BodySchema["Type"]
+  const mergers = new Map<string, KeyMerger>()
+  for (const key of Object.keys(spec.mergers) as Array<keyof Stored & keyof Body & string>) {
+    const merge = spec.mergers[key]
+    if (merge !== undefined) mergers.set(key, eraseMerger(merge))
+  }
+  return {
+    ...spec,
+    mergers,
+    checkBody: (body, stored) => spec.checkBody(body, stored as Stored | undefined),
+    normalize: (document) => spec.normalize(document as Stored),
+    validate: (document, context) =>
+      spec.validate(document as Stored, { ...context, stored: context.stored as Stored | undefined }),
+    index: (document) => spec.index(document as Stored)
+  }
 }
