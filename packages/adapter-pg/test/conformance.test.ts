@@ -3,6 +3,7 @@ import {
   runAccountsConformance,
   runConformance,
   runIdempotencyConformance,
+  runPeopleConformance,
   runInventoryConformance,
   runJobsConformance,
   runMediaRepositoryConformance,
@@ -27,6 +28,7 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
     runConformance("PostgreSQL", cluster.layerOf())
     runAccountsConformance("PostgreSQL", cluster.layerOf())
     runIdempotencyConformance("PostgreSQL", cluster.layerOf())
+    runPeopleConformance("PostgreSQL", cluster.layerOf())
     runRateLimiterConformance("PostgreSQL", SqlRateLimiter.layer.pipe(Layer.provide(cluster.layerOf())))
     runInventoryConformance("PostgreSQL", cluster.layerOf())
     runJobsConformance("PostgreSQL", cluster.layerOf())

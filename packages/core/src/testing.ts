@@ -11,6 +11,7 @@
 export { InMemory, InMemoryInventory, InMemoryJobs, InMemoryMedia } from "./memory.js"
 export { type PersistencePorts, runConformance } from "./testing/Conformance.js"
 export { runAccountsConformance } from "./testing/AccountsConformance.js"
+export { runPeopleConformance } from "./testing/PeopleConformance.js"
 export { runIdempotencyConformance } from "./testing/IdempotencyConformance.js"
 export { runRateLimiterConformance } from "./testing/RateLimiterConformance.js"
 export { runInventoryConformance } from "./testing/InventoryConformance.js"

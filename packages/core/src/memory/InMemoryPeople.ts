@@ -4,6 +4,8 @@ import { type AuditEntry, AuditLog } from "../Audit/AuditLog.js"
 import type { PanelSession, PanelUser } from "../People/PanelUser.js"
 import { People } from "../People/People.js"
 
+const byCreation = (user: PanelUser) => Date.parse(user.created_at)
+
 /** Panel users, sessions and sign-in failures in memory. */
 export const makePeople = () => {
   const users = new Map<string, { user: PanelUser; passwordHash: string }>()
@@ -23,7 +25,9 @@ export const makePeople = () => {
     findUserByEmail: (email) => Effect.sync(() => Option.fromNullishOr(byEmail(email))),
     listUsers: (companyId) =>
       Effect.sync(() =>
-        Array.from(users.values(), (u) => u.user).filter((u) => companyId === null || u.company_id === companyId)
+        Array.from(users.values(), (u) => u.user)
+          .filter((u) => companyId === null || u.company_id === companyId)
+          .sort((a, b) => byCreation(a) - byCreation(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       ),
     setUserEnabled: (id, enabled) =>
       Effect.sync(() => {
