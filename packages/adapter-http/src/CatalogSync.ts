@@ -35,7 +35,7 @@ import {
   type RateLimiter,
   type Transactor
 } from "@catalog-sync/core"
-import { Context, Duration, Effect, Layer, Option } from "effect"
+import { Context, Duration, Effect, Layer } from "effect"
 import { HttpRouter } from "effect/http"
 import { SqlClient } from "effect/sql"
 import { ApiLive } from "./ApiLive.js"
@@ -97,7 +97,7 @@ export interface Options<P, EP, RP, EM, RM, EI, RI, ER, RR, EA, RA> {
   readonly images: Layer.Layer<ImageProcessor.ImageProcessor, EI, RI>
   /** Default: core's `InMemoryRateLimiter` (one process); adapter-sql's `SqlRateLimiter` for several. */
   readonly rateLimiter?: Layer.Layer<RateLimiter.RateLimiter, ER, RR> | undefined
-  /** What `GET /ready` checks. Default: `SELECT 1` when `persistence` provides a `SqlClient`, else nothing. */
+  /** What `GET /ready` checks. Default: `SELECT 1` on the `SqlClient` that `persistence` provides (then required). */
   readonly readiness?: Layer.Layer<Readiness, EA, RA> | undefined
   /** Job worker fibers; default `defaults.jobWorkers`. */
   readonly jobWorkers?: number | undefined
@@ -134,12 +134,10 @@ export type Services =
 export type Provided<P> =
   Services | P | MediaStorage.MediaStorage | MediaStorage.MediaStaging | ImageProcessor.ImageProcessor
 
-/** `GET /ready` without a readiness of the caller's: the database answers `SELECT 1`, if there is one. */
+/** `GET /ready` without a readiness of the caller's: the database answers `SELECT 1`. */
 const DefaultReadiness = Layer.effect(
   Readiness,
-  Effect.map(Effect.serviceOption(SqlClient.SqlClient), (sql) =>
-    Option.match(sql, { onNone: () => Effect.void, onSome: (sql) => Effect.asVoid(sql`SELECT 1`) })
-  )
+  Effect.map(SqlClient.SqlClient, (sql) => Effect.asVoid(sql`SELECT 1`))
 )
 
 /**
@@ -173,7 +171,8 @@ export const layer = <
   ER = never,
   RR = never,
   EA = never,
-  RA = never
+  // Without a `readiness` of the caller's, the default one's `SqlClient`: `persistence` must provide it.
+  RA = SqlClient.SqlClient
 >(
   options: Options<P, EP, RP, EM, RM, EI, RI, ER, RR, EA, RA>
 ): Layer.Layer<Provided<P>, EP | EM | EI | ER | EA, RP | RM | RI | Exclude<RR | RA, P>> => {

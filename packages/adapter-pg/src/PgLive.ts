@@ -6,7 +6,7 @@ import { Reactivity } from "effect/reactivity"
 import { type Migrator, SqlClient, SqlError } from "effect/sql"
 import type { Connection } from "effect/sql/SqlConnection"
 import { migrate } from "./Migrations.js"
-import * as PgAccountsVersion from "./PgAccountsVersion.js"
+import * as PgAccountCommits from "./PgAccountCommits.js"
 import type { PgConfig } from "./PgConfig.js"
 
 export type { PgConfig } from "./PgConfig.js"
@@ -124,5 +124,5 @@ export const layer = (
 > =>
   Layer.merge(
     sqlPorts,
-    AccountsCache.layer.pipe(Layer.provide(SqlAccounts.layer), Layer.provide(PgAccountsVersion.layer(config)))
+    AccountsCache.layer.pipe(Layer.provide(SqlAccounts.layer), Layer.provide(PgAccountCommits.layer(config)))
   ).pipe(Layer.provideMerge(PgLive(config)))

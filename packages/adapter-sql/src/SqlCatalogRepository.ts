@@ -3,7 +3,6 @@ import { SqlClient, type SqlError, type Statement, SqlSchema } from "effect/sql"
 import { Array as Arr, type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { atomically } from "./internal/transaction.js"
-import { CommitVersion, committedReads } from "./CommittedReads.js"
 import {
   chunks,
   padded,
@@ -181,37 +180,13 @@ export const make: Effect.Effect<
           LEFT JOIN mappings m ON m.company_id = r.company_id AND m.connection_id = ${connectionId} AND m.resource = r.resource AND m.record_id = r.id
           WHERE r.company_id = ${companyId} AND r.resource = ${resource} AND r.id = ${id}`
 
-  // GET by id, what connectors and shops repeat most, is answered from memory until the next commit when
-  // the driver can tell (SQLite); the record's text bounds what is kept.
-  const commits = Option.getOrUndefined(yield* Effect.serviceOption(CommitVersion))
-  const keptReads =
-    commits === undefined
-      ? undefined
-      : committedReads<MappedRecord>({ maxBytes: 16 << 20, maxEntryBytes: 64 << 10, maxEntries: 20_000 })
-
-  // What a kept record holds: its texts (parsed, they take about as much again) and a fixed part.
-  const keptSize = (row: Row, key: string) =>
-    2 * ((row.data as string).length + (row.category_ids as string).length + (row.component_ids as string).length) +
-    key.length +
-    512
-
-  const readMapped = (
-    companyId: string,
-    resource: string,
-    id: string,
-    connectionId: string,
-    keep: { readonly key: string; readonly at: number } | undefined
-  ) =>
+  const readMapped = (companyId: string, resource: string, id: string, connectionId: string) =>
     findMappedRecord(companyId, resource, id, connectionId).pipe(
       Effect.map((rows) =>
-        Option.map(Arr.head(rows), (row) => {
-          const mapped: MappedRecord = {
-            record: storedRecordOf(row),
-            externalId: row.mapped_external_id as string | null
-          }
-          if (keep !== undefined) keptReads!.set(keep.key, keep.at, mapped, keptSize(row, keep.key))
-          return mapped
-        })
+        Option.map(Arr.head(rows), (row): MappedRecord => ({
+          record: storedRecordOf(row),
+          externalId: row.mapped_external_id as string | null
+        }))
       ),
       refineErrors
     )
@@ -350,19 +325,9 @@ export const make: Effect.Effect<
       ),
 
     getMapped: (companyId, resource, id, connectionId) =>
-      (keptReads === undefined
-        ? readMapped(companyId, resource, id, connectionId, undefined)
-        : Effect.flatMap(Effect.serviceOption(sql.transactionService), (transaction) => {
-            // Inside a transaction the read must see that transaction's own writes: never kept.
-            const at = transaction._tag === "None" ? commits!.current() : undefined
-            if (at === undefined) return readMapped(companyId, resource, id, connectionId, undefined)
-            const key = `${companyId}\u0000${resource}\u0000${id}\u0000${connectionId}`
-            const kept = keptReads.get(key, at)
-            return kept === undefined
-              ? readMapped(companyId, resource, id, connectionId, { key, at })
-              : Effect.succeed(Option.some(kept))
-          })
-      ).pipe(span("CatalogRepository.getMapped", { companyId, resource, id })),
+      readMapped(companyId, resource, id, connectionId).pipe(
+        span("CatalogRepository.getMapped", { companyId, resource, id })
+      ),
 
     getMany: (companyId, resource, ids) => {
       const unique = Arr.dedupe(ids)

@@ -137,16 +137,16 @@ export const make: Effect.Effect<
   // Inside a transaction of `inTransaction` the entries wait for its end (PendingChanges); outside one,
   // or in a transaction opened otherwise, they are written at once.
   const append = (entries: ReadonlyArray<ChangeLog.ChangeEntry>) =>
-    Effect.flatMap(Effect.serviceOption(CurrentPendingChanges), (pending) => {
-      if (Option.isNone(pending)) return write(entries)
-      pending.value.write ??= write
-      pending.value.entries.push(...entries)
+    Effect.flatMap(CurrentPendingChanges, (pending) => {
+      if (pending === undefined) return write(entries)
+      pending.write ??= write
+      pending.entries.push(...entries)
       return Effect.void
     })
 
   // A read inside the transaction sees its own appends, as it would had they been written at once.
-  const writtenFirst = Effect.flatMap(Effect.serviceOption(CurrentPendingChanges), (pending) =>
-    Option.isNone(pending) ? Effect.void : writePending(pending.value)
+  const writtenFirst = Effect.flatMap(CurrentPendingChanges, (pending) =>
+    pending === undefined ? Effect.void : writePending(pending)
   )
 
   return ChangeLog.ChangeLog.of({

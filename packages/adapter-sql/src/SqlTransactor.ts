@@ -4,6 +4,8 @@ import { type Context, Effect, Layer } from "effect"
 import { atomically, inTransaction } from "./internal/transaction.js"
 import { span } from "./internal/spans.js"
 
+export { transactionOpen } from "./internal/transaction.js"
+
 /**
  * Transactor over any `SqlClient`. `sql.withTransaction` opens a transaction, or a savepoint when one is
  * already open on the fiber, so nested calls compose and an inner failure rolls back only its own part;

@@ -35,8 +35,10 @@ import * as SqlPeople from "./SqlPeople.js"
 import * as SqlTransactor from "./SqlTransactor.js"
 
 export { backfillComponents } from "./Backfills.js"
-/** Reads of committed data kept until the next commit, for a driver that can tell when one happened. */
+/** A bounded cache of values read while nothing was committed, each under the commit version it was read at. */
 export * as CommittedReads from "./CommittedReads.js"
+/** Caching decorators of the catalog's reads by id and the change feed's heads, kept until the next commit. */
+export * as KeptReads from "./KeptReads.js"
 export { type EngineMigrations, type MigrationName, migrationNames } from "./Migrations.js"
 /** The `Accounts` port over `effect/sql`. */
 export * as SqlAccounts from "./SqlAccounts.js"

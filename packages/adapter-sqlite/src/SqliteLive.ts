@@ -2,18 +2,18 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs"
 import { dirname } from "node:path"
 import { AccountsCache } from "@catalog-sync/core"
 import {
-  CommittedReads,
+  KeptReads,
   type PersistencePorts,
   SqlAccounts,
+  SqlCatalogRepository,
   SqlChangeLog,
   layer as sqlPorts
 } from "@catalog-sync/adapter-sql"
 import { type Config, Duration, Effect, Layer } from "effect"
 import { type Migrator, type SqlClient, SqlError } from "effect/sql"
 import { migrate } from "./Migrations.js"
-import * as SqliteAccountsVersion from "./SqliteAccountsVersion.js"
-import * as SqliteChangeHead from "./SqliteChangeHead.js"
 import * as SqliteClient from "./SqliteClient.js"
+import * as SqliteCommitVersion from "./SqliteCommitVersion.js"
 
 /** Where and how to open the SQLite database. */
 export interface SqliteConfig {
@@ -84,28 +84,28 @@ export const SqliteLive = (
  * The persistence ports of `@catalog-sync/core` (catalog, mappings, transactions, change log, accounts
  * with cached key lookups, idempotency) on a migrated SQLite database, plus its `SqlClient` for other SQL
  * adapters that share it, such as `SqlRateLimiter.layer`. Key lookups, each company's change-feed head
- * and records read by id are served from memory while nothing is committed (`SqliteDataVersion`).
+ * and records read by id are served from memory while nothing is committed (`SqliteCommitVersion`).
  */
 export const layer = (
   config: SqliteConfig
 ): Layer.Layer<
   PersistencePorts | SqlClient.SqlClient | SqliteClient.SqliteDataVersion,
   SqlError.SqlError | Migrator.MigrationError | Config.ConfigError
-> => {
-  const kept = Layer.merge(cachedAccounts, SqliteChangeHead.layer.pipe(Layer.provide(SqlChangeLog.layer)))
-  return Layer.merge(sqlPorts.pipe(Layer.provide(commitVersion)), kept).pipe(Layer.provideMerge(SqliteLive(config)))
-}
+> =>
+  // The decorated ports are merged last: they take the place of the plain ones of `sqlPorts`.
+  Layer.mergeAll(sqlPorts, keptUntilAnyCommit, cachedAccounts).pipe(Layer.provideMerge(SqliteLive(config)))
 
-/** Every commit of any connection moves the reader's `PRAGMA data_version`. */
-const commitVersion = Layer.effect(
-  CommittedReads.CommitVersion,
-  Effect.map(SqliteClient.SqliteDataVersion, (versions) =>
-    CommittedReads.CommitVersion.of({ current: versions.anyCommit })
-  )
-)
+/** Records read by id and the change-feed heads, kept until any connection commits (`KeptReads`). */
+const keptUntilAnyCommit = Layer.merge(
+  KeptReads.catalogLayer.pipe(Layer.provide(SqlCatalogRepository.layer)),
+  KeptReads.changeLogLayer.pipe(Layer.provide(SqlChangeLog.layer))
+).pipe(Layer.provide(SqliteCommitVersion.anyCommit))
 
-/** Accounts whose key lookups are cached while `PRAGMA data_version` stays (see `AccountsCache`). */
+/**
+ * Accounts whose key lookups are cached while no other connection commits (see `AccountsCache`, which
+ * counts this process's own account writes).
+ */
 const cachedAccounts = AccountsCache.layer.pipe(
   Layer.provide(SqlAccounts.layer),
-  Layer.provide(SqliteAccountsVersion.layer)
+  Layer.provide(SqliteCommitVersion.otherCommits)
 )

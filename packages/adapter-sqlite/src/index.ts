@@ -6,7 +6,7 @@
 /** The SQLite migrations of the logical schema, and `migrate`, which applies those not yet run. */
 export * as Migrations from "./Migrations.js"
 export { layer, SqliteLive, type SqliteConfig } from "./SqliteLive.js"
-/** The change log with each company's head kept in memory while the database is unchanged. */
-export * as SqliteChangeHead from "./SqliteChangeHead.js"
+/** The database's `CommitVersion`s: of every commit, and of other connections' commits. */
+export * as SqliteCommitVersion from "./SqliteCommitVersion.js"
 /** The `SqlClient` over node:sqlite that `layer` uses. */
 export * as SqliteClient from "./SqliteClient.js"

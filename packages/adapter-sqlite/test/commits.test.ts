@@ -1,10 +1,10 @@
 import { join } from "node:path"
-import { AccountsCache, CatalogRepository, ChangeLog, type Ids, Transactor } from "@catalog-sync/core"
+import { KeptReads } from "@catalog-sync/adapter-sql"
+import { CatalogRepository, ChangeLog, CommitVersion, type Ids, Transactor } from "@catalog-sync/core"
 import { SqlClient } from "effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Deferred, Effect, Exit, Fiber, Layer, Option, Tracer } from "effect"
-import * as SqliteAccountsVersion from "../src/SqliteAccountsVersion.js"
-import { layer as sqliteLayer, SqliteChangeHead, SqliteClient } from "../src/index.js"
+import { layer as sqliteLayer, SqliteClient, SqliteCommitVersion } from "../src/index.js"
 import { change, companyId, record } from "./fixtures.js"
 import { tempDir } from "./support.js"
 
@@ -108,13 +108,15 @@ describe("SqliteDataVersion", () => {
   )
 })
 
-describe("SqliteChangeHead", () => {
+describe("the change log's heads kept until any commit (KeptReads over SqliteCommitVersion.anyCommit)", () => {
   it.effect("keeps each head while nothing commits, and reads the log itself inside a transaction", () =>
     Effect.gen(function* () {
       const [a, b] = yield* twoInstances
       const { counts, layer } = countingLog()
       const kept = yield* Layer.build(
-        SqliteChangeHead.layer.pipe(Layer.provide(Layer.merge(Layer.succeedContext(a), layer)))
+        KeptReads.changeLogLayer.pipe(
+          Layer.provide(Layer.merge(SqliteCommitVersion.anyCommit.pipe(Layer.provide(Layer.succeedContext(a))), layer))
+        )
       )
       const head = (company: Ids.CompanyId) =>
         Effect.flatMap(ChangeLog.ChangeLog, (log) => log.head(company)).pipe(Effect.provide(kept))
@@ -324,12 +326,12 @@ describe("the client's two connections", () => {
   )
 })
 
-describe("SqliteAccountsVersion", () => {
+describe("SqliteCommitVersion.otherCommits", () => {
   it.effect("keeps its version while nothing commits and sees another connection's commit at once", () =>
     Effect.gen(function* () {
       const [a, b] = yield* twoInstances
-      const version = yield* Layer.build(SqliteAccountsVersion.layer.pipe(Layer.provide(Layer.succeedContext(a))))
-      const current = Context.get(version, AccountsCache.AccountsVersion).current
+      const version = yield* Layer.build(SqliteCommitVersion.otherCommits.pipe(Layer.provide(Layer.succeedContext(a))))
+      const current = Context.get(version, CommitVersion.CommitVersion).current
       const first = yield* current
       expect(Option.isSome(first)).toBe(true)
       expect(yield* current).toEqual(first)
@@ -348,8 +350,8 @@ describe("SqliteAccountsVersion", () => {
   it.effect("is unknown while a transaction holds the writer and something committed, so nothing older is kept", () =>
     Effect.gen(function* () {
       const [a, b] = yield* twoInstances
-      const version = yield* Layer.build(SqliteAccountsVersion.layer.pipe(Layer.provide(Layer.succeedContext(a))))
-      const current = Context.get(version, AccountsCache.AccountsVersion).current
+      const version = yield* Layer.build(SqliteCommitVersion.otherCommits.pipe(Layer.provide(Layer.succeedContext(a))))
+      const current = Context.get(version, CommitVersion.CommitVersion).current
       const sql = clientOf(a)
       const before = yield* current
       // The transaction's first read fixes its snapshot; another connection commits after it.

@@ -141,7 +141,7 @@ export * as Scope from "./Shared/Scope.js"
 // The ports an adapter implements, with the types they store, and the in-process rate limiter.
 /** Port: companies, connections, API keys and stock locations, as the admin tasks and authentication need them. */
 export * as Accounts from "./Auth/Accounts.js"
-/** Keeps resolved API keys in memory for a short while, in front of an `Accounts` port. */
+/** Keeps resolved API keys in memory while nothing is committed, in front of an `Accounts` port. */
 export * as AccountsCache from "./Auth/AccountsCache.js"
 /** Port: catalog records, stored per company and resource with their revisions and index columns. */
 export * as CatalogRepository from "./Catalog/CatalogRepository.js"
@@ -151,6 +151,8 @@ export * as StoredRecord from "./Catalog/StoredRecord.js"
 export * as Mappings from "./Catalog/Mappings.js"
 /** Port: runs an effect in one transaction of the store, so that a write is all or nothing. */
 export * as Transactor from "./Shared/Transactor.js"
+/** Port: whether anything was committed to the store since a value was read, for the caches in front of it. */
+export * as CommitVersion from "./Shared/CommitVersion.js"
 /** Port: the change log a write appends to and the change feed reads. */
 export * as ChangeLog from "./Changes/ChangeLog.js"
 /** Port: the stored answers of writes made under an Idempotency-Key, with their claims and leases. */

@@ -2,6 +2,7 @@ import { expect, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { Accounts } from "../src/Auth/Accounts.js"
 import * as AccountsCache from "../src/Auth/AccountsCache.js"
+import { CommitVersion } from "../src/Shared/CommitVersion.js"
 import { InMemory } from "../src/testing.js"
 import { registeredTenant } from "./support.js"
 
@@ -24,7 +25,7 @@ const world = Effect.gen(function* () {
   )
   const cached = AccountsCache.layer.pipe(
     Layer.provide(counting),
-    Layer.provide(Layer.succeed(AccountsCache.AccountsVersion, { current: Effect.sync(() => version.current) }))
+    Layer.provide(Layer.succeed(CommitVersion, { current: Effect.sync(() => version.current) }))
   )
   return { reads, version, layer: cached.pipe(Layer.provideMerge(InMemory.accountsLayer)) }
 })

@@ -11,7 +11,7 @@
  * statement); a change-feed append is one statement on both engines (on PostgreSQL it also moves the
  * company's head row), the transaction's last before COMMIT. A list page reads the feed's head (for
  * `change_cursor`), then its records with their external ids in one statement. On SQLite the company's
- * head is kept while nothing commits (`SqliteChangeHead`): a caught-up feed poll runs none, and a record
+ * head is kept while nothing commits (`KeptReads`): a caught-up feed poll runs none, and a record
  * read by id is kept the same way: the same GET again runs none. A write looks up its own external id and
  * its references' in one statement; on PostgreSQL a new record and its link rows are one statement too.
  * `importOfOne` is a one-record import from its submission to the end of its job, `importOfBatch` the same

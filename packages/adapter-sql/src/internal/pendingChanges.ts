@@ -14,13 +14,15 @@ export interface PendingChanges {
 }
 
 /**
- * The pending changes of the transaction the fiber runs in, provided by `inTransaction` to its body. A
+ * The pending changes of the transaction the fiber runs in, provided by `inTransaction` to its body;
+ * undefined outside one, and in a transaction opened otherwise (the entries are then written at once). A
  * savepoint must be opened through it too (the `Transactor`), so that its entries are dropped with it: one
  * opened with `sql.withTransaction` directly inside would leave its rolled-back appends pending.
  */
-export class CurrentPendingChanges extends Context.Service<CurrentPendingChanges, PendingChanges>()(
-  "@catalog-sync/adapter-sql/CurrentPendingChanges"
-) {}
+export const CurrentPendingChanges = Context.Reference<PendingChanges | undefined>(
+  "@catalog-sync/adapter-sql/CurrentPendingChanges",
+  { defaultValue: () => undefined }
+)
 
 export const emptyPendingChanges = (): PendingChanges => ({ entries: [], write: undefined })
 

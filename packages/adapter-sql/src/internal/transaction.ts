@@ -1,6 +1,6 @@
 import { Errors } from "@catalog-sync/core"
 import { type SqlClient, SqlError } from "effect/sql"
-import { Effect, Option } from "effect"
+import { Context, Effect } from "effect"
 import { classify, fromSqlError } from "./errors.js"
 import { CurrentPendingChanges, emptyPendingChanges, handOver, writePending } from "./pendingChanges.js"
 
@@ -44,6 +44,13 @@ const body = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   )
 
 /**
+ * Whether the fiber runs in a transaction of `sql`: effect/sql marks one in the fiber's context with the
+ * client's own transaction service, present only between BEGIN and its end.
+ */
+export const transactionOpen = (sql: SqlClient.SqlClient): Effect.Effect<boolean> =>
+  Effect.withFiberSucceed((fiber) => Context.getOrUndefined(fiber.context, sql.transactionService) !== undefined)
+
+/**
  * The effect in the transaction open on the fiber, or in its own when there is none: for writes that are
  * one unit whatever the caller does, where the caller's transaction rolls back on their failure anyway.
  */
@@ -53,9 +60,9 @@ export const atomically =
     effect: Effect.Effect<A, E, R>
   ): Effect.Effect<A, Exclude<E, SqlError.SqlError> | Errors.PersistenceError, R> =>
     Effect.flatMap(
-      Effect.serviceOption(sql.transactionService),
+      transactionOpen(sql),
       (open): Effect.Effect<A, Exclude<E, SqlError.SqlError> | Errors.PersistenceError, R> =>
-        Option.isSome(open)
+        open
           ? Effect.catch(
               effect,
               (error: E): Effect.Effect<never, Exclude<E, SqlError.SqlError> | Errors.PersistenceError> =>
@@ -76,28 +83,28 @@ export const inTransaction =
   <A, E, R>(
     effect: Effect.Effect<A, E, R>
   ): Effect.Effect<A, Exclude<E, SqlError.SqlError> | Errors.PersistenceError, R> =>
-    Effect.flatMap(Effect.serviceOption(sql.transactionService), (outer) =>
+    Effect.flatMap(transactionOpen(sql), (outer) =>
       Effect.flatMap(
-        Effect.serviceOption(CurrentPendingChanges),
+        CurrentPendingChanges,
         (enclosing): Effect.Effect<A, Exclude<E, SqlError.SqlError> | Errors.PersistenceError, R> => {
           const own = emptyPendingChanges()
+          // The enclosing transaction's entries, when this is a savepoint of a transaction opened here.
+          const outerPending = outer ? enclosing : undefined
           const withChangesLast = effect.pipe(
             Effect.provideService(CurrentPendingChanges, own),
             Effect.tap(() =>
-              Option.isSome(outer) && Option.isSome(enclosing)
-                ? Effect.sync(() => handOver(own, enclosing.value))
-                : writePending(own)
+              outerPending !== undefined ? Effect.sync(() => handOver(own, outerPending)) : writePending(own)
             )
           )
           // A savepoint starts with the enclosing transaction's entries written: a read of the log inside it
           // then sees them, its own entries take the positions after them, and rolling it back drops only its
           // own (an import's record-by-record replay, where each record appended in its savepoint anyway).
-          const opened = Option.isSome(outer) && Option.isSome(enclosing) ? writePending(enclosing.value) : Effect.void
+          const opened = outerPending !== undefined ? writePending(outerPending) : Effect.void
           // The body's own SqlErrors are PersistenceError (or a marked defect) already: a SqlError left here
           // is the transaction's (BEGIN, e.g. SQLITE_BUSY when another process holds the lock, SAVEPOINT
           // or COMMIT).
           const ended = (error: SqlError.SqlError) =>
-            Effect.andThen(Option.isNone(outer) ? abandon(sql) : Effect.void, controlFailure(error))
+            Effect.andThen(outer ? Effect.void : abandon(sql), controlFailure(error))
           return Effect.andThen(opened, sql.withTransaction(body(withChangesLast))).pipe(
             Effect.catchDefect((defect) => {
               if (defect instanceof BodyDefect) return Effect.die(defect.defect)

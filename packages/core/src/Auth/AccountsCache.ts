@@ -1,20 +1,6 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
+import { CommitVersion } from "../Shared/CommitVersion.js"
 import { Accounts, type KeyGrant } from "./Accounts.js"
-
-/**
- * The version of the account data (companies, connections, keys, grants, domains, subscriptions) as this
- * process can observe it without reading the data: it changes whenever an administrator's change commits.
- * `None` means the version cannot be known right now (the source is down): callers must then read the
- * data itself. Adapters provide it (SQLite: `PRAGMA data_version`; PostgreSQL: notifications of admin
- * writes); the default is always `None`, so nothing is cached unless a version source is provided.
- */
-export interface AccountsVersion {
-  readonly current: Effect.Effect<Option.Option<string>>
-}
-/** The account data's version source of this process (a reference: `None` unless an adapter provides one). */
-export const AccountsVersion = Context.Reference<AccountsVersion>("@catalog-sync/core/AccountsVersion", {
-  defaultValue: () => ({ current: Effect.succeed(Option.none()) })
-})
 
 /** Keys whose resolution is kept at once; a full cache starts over (it refills from the next requests). */
 const maxEntries = 10_000
@@ -26,17 +12,18 @@ interface Entry {
 
 /**
  * Accounts whose key lookups (`findKey`, the one read of every authenticated request) are served from
- * memory while the account data's version is unchanged, so authentication costs no SQL on the hot path;
- * any administrator's change moves the version and the next lookup reads the data again, so a revoked
- * key, a disabled connection or company, a changed grant or domain take effect on the next request.
- * Only found keys are kept (a stream of unknown key ids cannot fill the cache). Everything else reads
- * through.
+ * memory while the `CommitVersion` it is given (one that covers every administrator's change: SQLite's
+ * writer `PRAGMA data_version`, PostgreSQL's notifications of account writes) is unchanged, so
+ * authentication costs no SQL on the hot path; any administrator's change moves the version and the next
+ * lookup reads the data again, so a revoked key, a disabled connection or company, a changed grant or
+ * domain take effect on the next request. Only found keys are kept (a stream of unknown key ids cannot
+ * fill the cache). Everything else reads through.
  */
-export const layer: Layer.Layer<Accounts, never, Accounts> = Layer.effect(
+export const layer: Layer.Layer<Accounts, never, Accounts | CommitVersion> = Layer.effect(
   Accounts,
   Effect.gen(function* () {
     const accounts = yield* Accounts
-    const version = yield* AccountsVersion
+    const version = yield* CommitVersion
     const entries = new Map<string, Entry>()
     // Writes through this very service (an embedder's admin use cases, or a connection whose own commits
     // do not move the source's version, like SQLite's data_version) move a local generation too, before

@@ -1,4 +1,4 @@
-import { AccountsCache } from "@catalog-sync/core"
+import { CommitVersion } from "@catalog-sync/core"
 import { SqlAccounts } from "@catalog-sync/adapter-sql"
 import { PgConnection } from "@effect/sql-pg"
 import { Duration, Effect, Layer, Option, Queue, Schedule } from "effect"
@@ -18,19 +18,17 @@ interface State {
 }
 
 /**
- * The account data's version on PostgreSQL: account writes announce themselves on a channel
+ * The `CommitVersion` of the account data on PostgreSQL: account writes announce themselves on a channel
  * (`SqlAccounts.accountsChannel`, delivered at their commit) and a connection of this instance, outside
  * the pool (`PgConnection`, @effect/sql-pg's session), listens to it. The version moves with every
  * notification, every reconnection and every successful ping of that connection (each second), so a
  * cached key is at most one ping old even if a notification were lost. While the connection is down or
- * unproven, the version is unknown and keys are read from the database.
- *
- * `AccountsVersion` is a reference (its default: always unknown): the layer sets it, and so provides no
- * service of its own.
+ * unproven, the version is unknown and keys are read from the database. Commits of other data do not
+ * move it: it is for the accounts' cache alone (`AccountsCache`).
  */
-export const layer = (config: PgConfig): Layer.Layer<never> =>
+export const layer = (config: PgConfig): Layer.Layer<CommitVersion.CommitVersion> =>
   Layer.effect(
-    AccountsCache.AccountsVersion,
+    CommitVersion.CommitVersion,
     Effect.gen(function* () {
       const state: State = { up: false, epoch: 0, notifications: 0, pings: 0 }
 
@@ -64,10 +62,10 @@ export const layer = (config: PgConfig): Layer.Layer<never> =>
 
       yield* Effect.forkScoped(listenOnce.pipe(Effect.ignore, Effect.repeat(Schedule.spaced(Duration.millis(500)))))
 
-      return {
+      return CommitVersion.CommitVersion.of({
         current: Effect.sync(() =>
           state.up ? Option.some(`${state.epoch}.${state.notifications}.${state.pings}`) : Option.none()
         )
-      }
+      })
     })
   )
