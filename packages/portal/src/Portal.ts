@@ -3,16 +3,16 @@
  * here queries a database; the same pages are served by the server at /docs and written to a folder
  * for static hosting (`npm run portal`). The API reference is rendered in the browser by Scalar, the
  * bundle that effect ships inline for HttpApiScalar, so the portal works offline (no CDN). Its page shows
- * the endpoint table as HTML first and loads Scalar (5 MB of JavaScript) deferred, so that the reader
- * reads while it loads.
+ * the endpoint table as HTML and loads Scalar (5 MB of JavaScript) on demand (./ReferencePage.ts).
  */
 import { Marked } from "marked"
 import { endpointTable } from "./EndpointTable.js"
 import { type Guide, guideLink, type Guides } from "./Guides.js"
-import { escapeHtml, head, header, layout, type PageAssets } from "./PageLayout.js"
-import { css, referenceScript, searchScript } from "./PortalAssets.js"
+import { escapeHtml, layout, type PageAssets } from "./PageLayout.js"
+import { css, searchScript } from "./PortalAssets.js"
 import { headingSlugger, searchIndex } from "./PortalSearch.js"
 import { documentForPortal, type Json } from "./ReferenceDocument.js"
+import { referencePage, referenceScript } from "./ReferencePage.js"
 import { createHash } from "node:crypto"
 
 export { type Guide, guideLink, type Guides, loadGuides, repositoryUrl } from "./Guides.js"
@@ -27,9 +27,6 @@ export interface PortalFile {
   /** Named for its content (`assets/<name>.<hash>.<ext>`): a new content gets a new path, so it may be cached for good. */
   readonly immutable?: boolean
 }
-
-/** JSON that is safe inside a <script> element. */
-const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, "\\u003c")
 
 /** Rows of the error table whose first cell is a code get that code as anchor (`errors.html#not_found`). */
 const anchorErrorRows = (html: string) => {
@@ -112,27 +109,6 @@ export const render = (options: {
 ${endpoints("reference.html")}`
   })
 
-  // The endpoint table is the page's first content; Scalar replaces it once its bundle has run, which
-  // reference.js starts after the table has been painted.
-  const referencePage = `<!doctype html>
-<html lang="en">
-<head>
-${head("API reference", "", assets)}
-<link rel="preload" href="${scalar.path}" as="script">
-</head>
-<body class="reference">
-${header("", assets)}
-<div id="reference"><main class="static-reference" data-static-reference>
-<h1>API reference</h1>
-<p role="status">The interactive reference (parameters, bodies, responses, examples and Test Request) is loading.</p>
-${endpoints("")}
-</main></div>
-<script id="openapi-document" type="application/json">${scriptJson(doc)}</script>
-<script src="${reference.path}" data-scalar="${scalar.path}" defer></script>
-</body>
-</html>
-`
-
   const guidePage = (guide: Guide) => {
     slug = headingSlugger()
     return {
@@ -152,7 +128,17 @@ ${endpoints("")}
 
   return [
     { path: "index.html", contentType: "text/html; charset=utf-8", body: home },
-    { path: "reference.html", contentType: "text/html; charset=utf-8", body: referencePage },
+    {
+      path: "reference.html",
+      contentType: "text/html; charset=utf-8",
+      body: referencePage({
+        assets,
+        endpoints: endpoints(""),
+        script: reference.path,
+        scalar: scalar.path,
+        document: "openapi.json"
+      })
+    },
     { path: "openapi.json", contentType: "application/json", body: JSON.stringify(doc, null, 2) },
     styles,
     search,

@@ -33,6 +33,8 @@ pre code, td code { overflow-wrap: normal; }
 .method { font-weight: 700; font-family: ui-monospace, monospace; }
 body.reference header.top { position: sticky; top: 0; z-index: 1000; }
 .static-reference { max-width: 80rem; margin: 0 auto; }
+button.interactive { font: inherit; padding: .4rem .9rem; border: 1px solid var(--accent); border-radius: 6px; background: var(--accent); color: #fff; cursor: pointer; }
+button.interactive:disabled { opacity: .6; cursor: progress; }
 /* Phones: one column, the guide list after the page it belongs to, the search on its own line. */
 @media (max-width: 48rem) {
   header.top { padding: .6rem 1rem; gap: .4rem 1rem; }
@@ -129,6 +131,8 @@ export const searchScript = `(() => {
     list.hidden = false;
   };
   input.addEventListener("focus", load);
+  // A result on the same page (an operation of the reference) changes the hash only: the list closes.
+  addEventListener("hashchange", () => (list.hidden = true));
   input.addEventListener("input", show);
   form.addEventListener("submit", (event) => {
     event.preventDefault();
@@ -145,67 +149,5 @@ export const searchScript = `(() => {
   document.addEventListener("click", (event) => {
     if (!form.contains(event.target)) list.hidden = true;
   });
-})();
-`
-
-/**
- * Loads Scalar and mounts its reference with the document embedded in the page, in place of the endpoint
- * table the page shows first. The bundle (its path in this script's `data-scalar`) downloads from the
- * start (a preload in the page's head) but runs only after a frame has been painted: running it holds the
- * page for a second or more, and from the browser's cache it would run before the table is ever shown.
- *
- * The hosted product's toolbar (share, SDK generation, configure), its telemetry and its search are off:
- * the portal's search in the header, on every page, finds the endpoints Scalar's would and also error
- * codes and guide sections, and works before Scalar has loaded. The portal, not Scalar's defaults, fixes
- * the anchors, `#tag/<tag name>/<lowercase method><path>`, which the endpoint table, the search index and
- * bookmarks link to: Scalar's default lowercases the tag (our tags are camelCase) and, since the version
- * effect 4 ships, writes the method in uppercase. Scalar decodes the hash before matching, so the slugs
- * are the raw names. Every POST and DELETE of "Test Request" gets a fresh Idempotency-Key unless the
- * reader typed one of their own (the documented example is replaced), so trying several writes never
- * collides on one key.
- */
-export const referenceScript = `(() => {
-  const bundle = document.currentScript.dataset.scalar;
-  const mount = () => {
-    const element = document.getElementById("openapi-document");
-    const spec = JSON.parse(element.textContent);
-    const documented = new Set();
-    for (const item of Object.values(spec.paths || {}))
-      for (const operation of Object.values(item))
-        for (const parameter of (operation && operation.parameters) || [])
-          if (parameter.in === "header" && parameter.name === "idempotency-key") for (const example of parameter.schema.examples || []) documented.add(example);
-    document.querySelector("[data-static-reference]")?.remove();
-    const freshKey = () => "portal-" + Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, "0")).join("");
-    Scalar.createApiReference("#reference", {
-      content: spec,
-      layout: "modern",
-      showDeveloperTools: "never",
-      generateTagSlug: (tag) => tag.name,
-      generateOperationSlug: ({ method, path }) => method.toLowerCase() + path,
-      telemetry: false,
-      hideClientButton: true,
-      hideSearch: true,
-      withDefaultFonts: false,
-      defaultOpenAllTags: true,
-      authentication: { preferredSecurityScheme: "bearer" },
-      // The document's server is relative ("/"); requests go to the origin that serves the portal.
-      servers: [{ url: location.origin, description: "This server" }],
-      // The Request that goes over the wire; onBeforeRequest gets only a copy of it.
-      onRequestBuilt: ({ request }) => {
-        if (request.method !== "POST" && request.method !== "DELETE") return;
-        const key = request.headers.get("idempotency-key");
-        if (key === null || key.trim() === "" || documented.has(key)) request.headers.set("idempotency-key", freshKey());
-      }
-    });
-  };
-  // A task queued from an animation frame runs after that frame is painted.
-  requestAnimationFrame(() =>
-    setTimeout(() => {
-      const script = document.createElement("script");
-      script.src = bundle;
-      script.addEventListener("load", mount);
-      document.body.append(script);
-    })
-  );
 })();
 `

@@ -65,12 +65,17 @@ const measure = async (page: Page, url: string, ready: string): Promise<Load> =>
   await page.waitForLoadState("load")
   // Polled by evaluation: waitForFunction evaluates text, which the pages' Content-Security-Policy refuses.
   await expect.poll(() => page.evaluate<boolean>("window.__firstContent !== undefined")).toBe(true)
+  return costs(page)
+}
+
+/** What the page in `page` has cost so far; `firstContent` as noted by watchForContent unless given. */
+const costs = (page: Page, firstContent?: number): Promise<Load> =>
   // The script is text: the suite is typed for Node, not for the DOM.
-  return page.evaluate<Load>(String.raw`(() => {
+  page.evaluate<Load>(String.raw`(() => {
     const paint = performance.getEntriesByName("first-contentful-paint")[0];
     const navigation = performance.getEntriesByType("navigation")[0];
     const entries = [navigation, ...performance.getEntriesByType("resource")];
-    const firstContent = window.__firstContent;
+    const firstContent = ${firstContent ?? "window.__firstContent"};
     const sum = (list) => list.reduce((total, entry) => total + entry.transferSize, 0);
     const scalar = entries.find((entry) => /\/assets\/scalar\.[0-9a-f]+\.js$/.test(entry.name));
     return {
@@ -81,7 +86,6 @@ const measure = async (page: Page, url: string, ready: string): Promise<Load> =>
       scalar: scalar && { end: scalar.responseEnd, transferred: scalar.transferSize, decoded: scalar.decodedBodySize }
     };
   })()`)
-}
 
 /** The browser's HTTP cache emptied, as on a first visit. */
 const emptyCache = async (page: Page) => {
@@ -205,10 +209,12 @@ describe.skipIf(skip !== undefined)("portal", () => {
             const listed = await page.locator("#endpoints .endpoint-path").allTextContents()
             expect(new Set(listed)).toEqual(new Set(paths))
 
-            // The reference (Scalar, rendered in the browser) lists every endpoint path in its tag overviews.
+            // The reference page lists every endpoint; its button (pressed from the keyboard here) brings the
+            // interactive reference, Scalar's, which lists every endpoint path in its tag overviews.
             await page.getByRole("link", { name: "Open the API reference" }).click()
-            await page.waitForURL(/reference\.html/)
-            // The page shows the endpoint table first; what follows is Scalar's rendering, which replaces it.
+            await page.waitForURL(/reference\.html$/)
+            expect(new Set(await page.locator("#endpoints .endpoint-path").allTextContents())).toEqual(new Set(paths))
+            await page.getByRole("button", { name: "Open the interactive reference" }).press("Enter")
             await scalarMounted(page)
             await page.getByText("/api/v1/products/{id}").first().waitFor({ timeout: 20_000 })
             const overview = await page.locator("body").innerText()
@@ -239,21 +245,31 @@ describe.skipIf(skip !== undefined)("portal", () => {
     )
 
     it.effect(
-      "the reference shows its first content within 2 s and under 1 MB, before Scalar, which comes compressed and then from the cache",
+      "the reference's first visit shows the endpoints within 2 s and under 1 MB, without Scalar, which comes on demand, compressed, then from the cache",
       () =>
         Effect.gen(function* () {
           const { url } = yield* TestServer
           const { browser } = yield* launch
           yield* Effect.promise(() => brotliReady(url))
           const reference = `${url}/docs/reference.html`
+          const operation = `${reference}#tag/products/get/api/v1/products/{id}`
+          const scalarSection = "#reference section[id*='tag/']"
           const loads = yield* withPage(browser, async (page) => {
             await page.addInitScript(watchForContent)
             await emptyCache(page)
-            const first = await measure(page, reference, "#reference section[id*='tag/']")
+            const first = await measure(page, reference, "#endpoints")
+            // The button brings the interactive reference: the bundle and the document, on the same page.
+            await page.getByRole("button", { name: "Open the interactive reference" }).click()
             await scalarMounted(page)
-            // A reader's next visit: the page is revalidated (304), the assets come from the cache.
+            const interactive = await costs(page, 0)
+            // A link to an operation, cold: the endpoints first, then the interactive reference at once.
+            await page.goto("about:blank")
+            await emptyCache(page)
+            const atOperation = await measure(page, operation, scalarSection)
+            await scalarMounted(page)
+            // A reader's next visit: the page and the document are revalidated (304), the assets come from the cache.
             await page.goto(`${url}/docs/guides/errors.html`)
-            const again = await measure(page, reference, "#reference section[id*='tag/']")
+            const again = await measure(page, operation, scalarSection)
             // The home page at /docs, cold.
             await emptyCache(page)
             const home = await measure(page, `${url}/docs/`, "#endpoints")
@@ -265,26 +281,30 @@ describe.skipIf(skip !== undefined)("portal", () => {
               downloadThroughput: 500_000,
               uploadThroughput: 500_000
             })
-            const slow = await measure(page, reference, "#reference section[id*='tag/']")
+            const slow = await measure(page, operation, scalarSection)
             await cdp.send("Network.emulateNetworkConditions", {
               offline: false,
               latency: 0,
               downloadThroughput: -1,
               uploadThroughput: -1
             })
-            return { first, again, home, slow }
+            return { first, interactive, atOperation, again, home, slow }
           })
           console.info(`portal page loads: ${JSON.stringify(loads)}`)
-          const { first, again, home, slow } = loads
-          // First visit, empty cache: the endpoints show within 2 s.
+          const { first, interactive, atOperation, again, home, slow } = loads
+          // First visit, empty cache: the endpoints show within 2 s, and the visit stays within its budget
+          // of 1 MB on the wire because the 5 MB bundle is not part of it.
           expect(first.firstPaint).toBeLessThan(2_000)
           expect(first.firstContent).toBeLessThan(2_000)
-          // The 5 MB bundle goes brotli-compressed: 1.1 MB, most of a first visit (not under 1 MB: that
-          // bundle alone is more), and after the endpoints have shown.
-          expect(first.scalar!.decoded).toBeGreaterThan(4_000_000)
-          expect(first.scalar!.transferred).toBeLessThan(first.scalar!.decoded / 4)
-          expect(first.transferred).toBeLessThan(1_250_000)
-          // Later visits: the page is revalidated, nothing else goes over the wire.
+          expect(first.scalar).toBeUndefined()
+          expect(first.transferred).toBeLessThan(1_000_000)
+          // On demand, the bundle goes brotli-compressed (gzip would be 29 % of it, brotli is 22 %).
+          for (const load of [interactive, atOperation]) {
+            expect(load.scalar!.decoded).toBeGreaterThan(4_000_000)
+            expect(load.scalar!.transferred).toBeLessThan(load.scalar!.decoded / 4)
+          }
+          expect(atOperation.firstContent).toBeLessThan(2_000)
+          // Later visits: the page and the document are revalidated, nothing else goes over the wire.
           expect(again.firstContent).toBeLessThan(2_000)
           expect(again.transferred).toBeLessThan(20_000)
           expect(again.scalar!.transferred).toBe(0)
@@ -300,32 +320,41 @@ describe.skipIf(skip !== undefined)("portal", () => {
       { timeout: 180_000 }
     )
 
-    it.effect("one search box on the reference, the portal's: it leads to an operation in Scalar", () =>
-      Effect.gen(function* () {
-        const { url } = yield* TestServer
-        const { browser } = yield* launch
-        yield* withPage(browser, async (page) => {
-          await page.goto(`${url}/docs/reference.html`)
-          await scalarMounted(page)
-          expect(await page.getByRole("searchbox").count()).toBe(1)
-          expect(
-            await page
-              .locator("#reference")
-              .getByRole("button", { name: /search/i })
-              .count()
-          ).toBe(0)
-          expect(await page.locator("#reference input[type=search], #reference [role=combobox]").count()).toBe(0)
-          const search = page.getByRole("searchbox", { name: "Search the reference and the guides" })
-          await search.fill("archive a product")
-          const result = page.locator("form.search .results a", { hasText: "DELETE /api/v1/products/{id}" })
-          await result.first().click()
-          await page.waitForURL(/#tag\/products\/delete\/api\/v1\/products\/\{id\}$/)
-          const section = page.locator(`section[id$="tag/products/delete/api/v1/products/{id}"]`).first()
-          await section.waitFor()
-          await expect.poll(() => section.isVisible()).toBe(true)
-          await expect.poll(() => section.evaluate((element) => element.getBoundingClientRect().top < 844)).toBe(true)
+    it.effect(
+      "one search box on the reference, the portal's: an operation it finds opens in the interactive reference",
+      () =>
+        Effect.gen(function* () {
+          const { url } = yield* TestServer
+          const { browser } = yield* launch
+          yield* withPage(browser, async (page) => {
+            await page.goto(`${url}/docs/reference.html`)
+            await page.locator("#endpoints").waitFor()
+            expect(await page.getByRole("searchbox").count()).toBe(1)
+            const search = page.getByRole("searchbox", { name: "Search the reference and the guides" })
+            await search.fill("archive a product")
+            const result = page.locator("form.search .results a", { hasText: "DELETE /api/v1/products/{id}" })
+            await result.first().click()
+            // The result is on this page: the hash changes, the interactive reference loads and shows it.
+            await page.waitForURL(/#tag\/products\/delete\/api\/v1\/products\/\{id\}$/)
+            await scalarMounted(page)
+            const section = page.locator(`section[id$="tag/products/delete/api/v1/products/{id}"]`).first()
+            await section.waitFor()
+            await expect.poll(() => section.isVisible()).toBe(true)
+            await expect
+              .poll(() => section.evaluate((element) => element.getBoundingClientRect().top < 844))
+              .toBe(true)
+            expect(await page.locator("form.search .results").isHidden()).toBe(true)
+            // Scalar's own search is off: still one search box.
+            expect(await page.getByRole("searchbox").count()).toBe(1)
+            expect(
+              await page
+                .locator("#reference")
+                .getByRole("button", { name: /search/i })
+                .count()
+            ).toBe(0)
+            expect(await page.locator("#reference input[type=search], #reference [role=combobox]").count()).toBe(0)
+          })
         })
-      })
     )
 
     it.effect("links the packages' API reference when `npm run docs` has built it, and serves it", () =>
