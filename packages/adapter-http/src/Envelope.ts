@@ -265,6 +265,8 @@ export const EnvelopeMiddleware = HttpRouter.middleware(
           if (found === undefined && routes.templateOf(request.method, request.url) === unmatched)
             return routeNotFound(requestId)
           if (refusedNames.length > 0) return refuseQuery()
+          // A route outside the contract (a mount such as the panel's forms) reads its own body, within the limit.
+          if (found === undefined) return yield* served
           // POST /media streams its multipart body to staging itself.
           if (media && isMultipart(request.headers["content-type"])) return yield* served
           if (!isJson(request.headers["content-type"]) || media) {

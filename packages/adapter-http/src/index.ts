@@ -15,6 +15,8 @@ export {
   fromTrustedProxy,
   isValidHost,
   normalizeAddress,
+  normalizeHost,
+  originOf,
   parseTrustedProxies,
   type ProxyHeaders,
   proxyHeaderFamilies,

@@ -54,6 +54,10 @@ export * as PasswordHasher from "./People/PasswordHasher.js"
 export * as People from "./People/People.js"
 /** The audit log: its entries, the port, and the `Actor` whose changes the admin use cases record. */
 export * as AuditLog from "./Audit/AuditLog.js"
+/** The company panel's use cases: each page and form, authorized by the signed-in user's role and company. */
+export * as CompanyPanel from "./Panel/CompanyPanel.js"
+/** Who may do what in the company panel (administrator, owner, manager), and `PanelForbidden`. */
+export * as PanelAccess from "./Panel/PanelAccess.js"
 
 // Bodies decoded as the API does; writes under an Idempotency-Key; an API key's caller.
 /** Request bodies decoded as the API decodes them: strictly, every failure a `ValidationFailed` with JSON paths. */

@@ -2,6 +2,7 @@ import { ApiLive, RouteTable } from "@catalog-sync/adapter-http"
 import { PortalHttp } from "@catalog-sync/portal"
 import { Layer } from "effect"
 import { EdgeReferencesLive } from "./Edge.js"
+import { panelMount } from "./PanelMount.js"
 import * as MetricsEndpoint from "./Observability/MetricsEndpoint.js"
 import type { RuntimeSettings } from "./ServerConfig.js"
 
@@ -28,8 +29,14 @@ export const pathsUnder = (prefix: `/${string}`): ReadonlyArray<RouteTable.Outsi
  */
 export const mountsOf = (runtime: RuntimeSettings) => [
   { paths: pathsUnder("/docs"), routes: PortalHttp.layerFromDocs(runtime.docsDir) },
+  ...(runtime.panelEnabled ? [panelMount()] : []),
   ...(runtime.metrics.onMainPort
-    ? [{ paths: [{ method: "GET", path: "/metrics", template: "/metrics" } as const], routes: MetricsEndpoint.MainPortRoute }]
+    ? [
+        {
+          paths: [{ method: "GET", path: "/metrics", template: "/metrics" } as const],
+          routes: MetricsEndpoint.MainPortRoute
+        }
+      ]
     : [])
 ]
 
@@ -38,7 +45,10 @@ export const routeTableOf = (mounts: ReadonlyArray<Mount<unknown, unknown>>): Ro
   RouteTable.make(mounts.flatMap((mount) => mount.paths))
 
 /** The API's routes on the router, with every mount's. */
-export const RoutesLive = <M extends Mount<unknown, unknown>>(routes: RouteTable.RouteTable, mounts: ReadonlyArray<M>) =>
+export const RoutesLive = <M extends Mount<unknown, unknown>>(
+  routes: RouteTable.RouteTable,
+  mounts: ReadonlyArray<M>
+) =>
   Layer.mergeAll(
     ApiLive.pipe(Layer.provide(EdgeReferencesLive), Layer.provide(Layer.succeed(RouteTable.Routes, routes))),
     ...mounts.map((mount): M["routes"] => mount.routes)

@@ -1,5 +1,5 @@
 import { Config, Duration, type Option } from "effect"
-import { allReported, seconds, text, wholeNumber } from "./ConfigReading.js"
+import { allReported, onOff, seconds, text, wholeNumber } from "./ConfigReading.js"
 import { MetricsConfig, type MetricsSettings, TracingConfig, type TracingSettings } from "./TelemetryConfig.js"
 
 /** Job workers, leases and time-outs, and the portal's guides: what the running server does, beyond where it runs. */
@@ -20,6 +20,8 @@ export interface RuntimeSettings {
   readonly rateLimitMultiplier: number
   /** `DOCS_DIR` (default `docs`): the guides the portal at /docs shows. */
   readonly docsDir: string
+  /** `PANEL_ENABLED` (default true): whether the company panel is served at /panel. */
+  readonly panelEnabled: boolean
   /** `METRICS_*`: where `GET /metrics` (Prometheus text) is served; off by default. */
   readonly metrics: MetricsSettings
   /** The standard `OTEL_*` variables: where traces go; none (off) unless an OTLP endpoint is set. */
@@ -36,6 +38,7 @@ export const RuntimeConfig: Config.Config<RuntimeSettings> = allReported({
   jobRetention: Config.map(wholeNumber("JOB_RETENTION_DAYS", 7, 1), Duration.days),
   rateLimitMultiplier: wholeNumber("BENCHMARK_RATE_LIMIT_MULTIPLIER", 1, 1),
   docsDir: text("DOCS_DIR", "docs"),
+  panelEnabled: onOff("PANEL_ENABLED", true),
   metrics: MetricsConfig,
   tracing: TracingConfig
 })

@@ -58,7 +58,8 @@ describe("server settings", () => {
         jobWorkers: 1,
         jobPollMillis: 250,
         rateLimitMultiplier: 1,
-        docsDir: "docs"
+        docsDir: "docs",
+        panelEnabled: true
       })
       expect(Duration.toMillis(config.runtime!.jobLease)).toBe(30_000)
       expect(Duration.toDays(config.runtime!.jobRetention)).toBe(7)

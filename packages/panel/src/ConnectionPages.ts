@@ -1,0 +1,353 @@
+/**
+ * A connection's page (rename, enable or disable, keys, locations, jobs, failed media, its place in the
+ * change feed, its rate limits), the page that shows a new key's secret once, and a job's report.
+ */
+import type { CompanyPanel, JobAdmin } from "@catalog-sync/core"
+import type { Effect } from "effect"
+import { checkboxes, form, type FormState, input, select, stateOf } from "./Forms.js"
+import { html } from "./Html.js"
+import { type PageFrame, page } from "./Layout.js"
+
+/** What `CompanyPanel.connectionPage` returns. */
+export type ConnectionView = Effect.Success<ReturnType<CompanyPanel.CompanyPanel["Service"]["connectionPage"]>>
+
+const keyState = (key: ConnectionView["keys"][number], now: number) =>
+  key.revoked_at !== null ? "revoked" : Date.parse(key.expires_at) <= now ? "expired" : "active"
+
+const crumbs = (frame: PageFrame, view: Pick<ConnectionView, "company" | "connection">, last?: string) => {
+  const company = `${frame.base}/companies/${view.company.id}`
+  return [
+    ...(frame.user?.role === "admin" ? [{ label: "Companies", href: `${frame.base}/companies` }] : []),
+    { label: view.company.name, href: company },
+    last === undefined
+      ? { label: view.connection.name }
+      : { label: view.connection.name, href: `${company}/connections/${view.connection.id}` },
+    ...(last === undefined ? [] : [{ label: last }])
+  ]
+}
+
+const jobRows = (at: string, jobs: ReadonlyArray<JobAdmin.AdminJobView>) =>
+  html`<div class="table">
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">Job</th>
+          <th scope="col">Kind</th>
+          <th scope="col">State</th>
+          <th scope="col">Updated</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${jobs.map(
+          (job) =>
+            html`<tr>
+              <td><a href="${at}/jobs/${job.id}">${job.id.slice(0, 8)}</a></td>
+              <td>${job.kind}</td>
+              <td>${job.state}${job.failure === null ? "" : ` (${job.failure.code})`}</td>
+              <td>${job.updated_at}</td>
+            </tr>`
+        )}
+      </tbody>
+    </table>
+  </div>`
+
+export const connectionPage = (
+  frame: PageFrame,
+  view: ConnectionView,
+  options: { readonly state?: FormState | undefined; readonly notice?: string | undefined; readonly now: number }
+) => {
+  const at = `${frame.base}/companies/${view.company.id}/connections/${view.connection.id}`
+  const rename = stateOf(options.state, "rename")
+  const key = stateOf(options.state, "key")
+  const access = stateOf(options.state, "access")
+  const assigned = new Map(view.assignments.map((a) => [a.location_id, a.writable ? "write" : "read"]))
+  return page(
+    frame,
+    { title: view.connection.name, crumbs: crumbs(frame, view), notice: options.notice },
+    html`<dl class="facts">
+        <dt>Status</dt>
+        <dd>${view.connection.enabled ? "enabled" : "disabled: none of its keys works"}</dd>
+        <dt>Connection id</dt>
+        <dd><code>${view.connection.id}</code></dd>
+        <dt>Change feed</dt>
+        <dd>the company's feed is at position ${view.feedHead}; the connection reads it from its own cursor</dd>
+        <dt>Rate limits</dt>
+        <dd>
+          ${view.rateLimits.perKeyPerMinute} requests a minute per key, ${view.rateLimits.perCompanyPerMinute} for the
+          company's keys together
+        </dd>
+      </dl>
+      ${form({
+        action: `${at}/name`,
+        csrf: frame.csrf,
+        state: rename,
+        submit: "Rename",
+        heading: "Rename the connection",
+        fields: input({
+          form: "rename",
+          name: "name",
+          label: "Name",
+          state: rename,
+          value: view.connection.name,
+          required: true
+        })
+      })}
+      ${form({
+        action: `${at}/enabled`,
+        csrf: frame.csrf,
+        state: undefined,
+        submit: view.connection.enabled ? "Disable the connection" : "Enable the connection",
+        heading: view.connection.enabled ? "Disable the connection" : "Enable the connection",
+        danger: view.connection.enabled,
+        fields: html`<input type="hidden" name="enabled" value="${view.connection.enabled ? "false" : "true"}" />`
+      })}
+      <h2 id="keys">API keys</h2>
+      ${
+        view.keys.length === 0
+          ? html`<p>No key yet.</p>`
+          : html`<div class="table">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Key id</th>
+                    <th scope="col">Scopes</th>
+                    <th scope="col">Expires</th>
+                    <th scope="col">State</th>
+                    <th scope="col">Action</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${view.keys.map((k) => {
+                    const state = keyState(k, options.now)
+                    return html`<tr>
+                      <td>${k.name === "" ? "(no name)" : k.name}</td>
+                      <td><code>${k.id}</code></td>
+                      <td>${k.scopes.join(", ")}</td>
+                      <td>${k.expires_at.slice(0, 10)}</td>
+                      <td>${state}</td>
+                      <td>
+                        ${
+                          state === "active"
+                            ? form({
+                                action: `${at}/keys/${k.id}/revoke`,
+                                csrf: frame.csrf,
+                                state: undefined,
+                                submit: "Revoke",
+                                heading: `Revoke key ${k.name === "" ? k.id : k.name}`,
+                                danger: true,
+                                bare: true,
+                                fields: []
+                              })
+                            : null
+                        }
+                      </td>
+                    </tr>`
+                  })}
+                </tbody>
+              </table>
+            </div>`
+      }
+      ${
+        view.company.granted_scopes.length === 0
+          ? html`<p>The company has no scope granted yet, so no key can be created. An administrator grants scopes.</p>`
+          : form({
+              action: `${at}/keys`,
+              csrf: frame.csrf,
+              state: key,
+              submit: "Create the key",
+              heading: "Create a key",
+              fields: [
+                input({
+                  form: "key",
+                  name: "name",
+                  label: "Key name",
+                  hint: "Optional: where the key is used",
+                  state: key
+                }),
+                checkboxes({
+                  form: "key",
+                  name: "scopes",
+                  legend: "Scopes",
+                  hint: "Only the scopes granted to the company",
+                  state: key,
+                  checked: [],
+                  choices: view.company.granted_scopes.map((scope) => [scope, scope] as const)
+                }),
+                input({
+                  form: "key",
+                  name: "lifetime_days",
+                  label: "Valid for (days)",
+                  hint: "1 to 365; the key stops working after",
+                  type: "number",
+                  state: key,
+                  value: "30",
+                  required: true
+                })
+              ]
+            })
+      }
+      <h2 id="locations">Stock locations</h2>
+      ${
+        view.locations.length === 0
+          ? html`<p>The company has no stock location.</p>`
+          : html`<div class="table">
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">Location</th>
+                      <th scope="col">Access</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    ${view.locations.map(
+                      (l) =>
+                        html`<tr>
+                          <td>${l.name}</td>
+                          <td>
+                            ${assigned.get(l.id) === "write" ? "reads and writes" : assigned.has(l.id) ? "reads" : "none"}
+                          </td>
+                        </tr>`
+                    )}
+                  </tbody>
+                </table>
+              </div>
+              ${form({
+                action: `${at}/locations`,
+                csrf: frame.csrf,
+                state: access,
+                submit: "Save the access",
+                heading: "Access to a location",
+                fields: [
+                  select({
+                    form: "access",
+                    name: "location_id",
+                    label: "Location",
+                    state: access,
+                    value: view.locations[0]?.id ?? "",
+                    choices: view.locations.map((l) => [l.id, l.name] as const)
+                  }),
+                  select({
+                    form: "access",
+                    name: "access",
+                    label: "Access",
+                    state: access,
+                    value: "write",
+                    choices: [
+                      ["read", "Reads the stock"],
+                      ["write", "Reads and writes the stock"]
+                    ]
+                  })
+                ]
+              })}`
+      }
+      <h2 id="jobs">Jobs and import reports</h2>
+      ${view.jobs.length === 0 ? html`<p>No job yet.</p>` : jobRows(at, view.jobs)}
+      <h2 id="failed-media">Failed media</h2>
+      ${view.failedMedia.length === 0 ? html`<p>No failed image.</p>` : jobRows(at, view.failedMedia)}`
+  )
+}
+
+/** The new key's secret, shown this once; the page is not stored by any cache. */
+export const keyCreatedPage = (
+  frame: PageFrame,
+  view: Pick<ConnectionView, "company" | "connection">,
+  created: {
+    readonly token: string
+    readonly key: { readonly id: string; readonly scopes: ReadonlyArray<string>; readonly expires_at: string }
+  }
+) => {
+  const at = `${frame.base}/companies/${view.company.id}/connections/${view.connection.id}`
+  return page(
+    frame,
+    { title: "Key created", crumbs: crumbs(frame, view, "Key created"), scripted: true },
+    html`<section class="card" aria-labelledby="secret-label">
+        <p id="secret-label">
+          <strong>Copy the key now.</strong> It is shown this once and never again: only its hash is kept.
+        </p>
+        <code class="secret" id="secret">${created.token}</code>
+        <button type="button" class="secondary" data-copy="secret" data-status="copy-status" hidden>
+          Copy the key
+        </button>
+        <p id="copy-status" role="status"></p>
+      </section>
+      <dl class="facts">
+        <dt>Key id</dt>
+        <dd><code>${created.key.id}</code></dd>
+        <dt>Scopes</dt>
+        <dd>${created.key.scopes.join(", ")}</dd>
+        <dt>Expires</dt>
+        <dd>${created.key.expires_at}</dd>
+      </dl>
+      <p><a href="${at}#keys">Back to the connection</a></p>`
+  )
+}
+
+/** One job, with an import's counts and failed records. */
+export const jobPage = (
+  frame: PageFrame,
+  view: Pick<ConnectionView, "company" | "connection"> & { readonly job: JobAdmin.AdminJobDetail }
+) => {
+  const { job } = view
+  return page(
+    frame,
+    { title: `Job ${job.id.slice(0, 8)}`, crumbs: crumbs(frame, view, `Job ${job.id.slice(0, 8)}`) },
+    html`<dl class="facts">
+        <dt>Kind</dt>
+        <dd>${job.kind}</dd>
+        <dt>State</dt>
+        <dd>${job.state}</dd>
+        <dt>Runs</dt>
+        <dd>${job.run}</dd>
+        <dt>Created</dt>
+        <dd>${job.created_at}</dd>
+        <dt>Finished</dt>
+        <dd>${job.finished_at ?? "not yet"}</dd>
+        ${
+          job.failure === null
+            ? null
+            : html`<dt>Failure</dt>
+                <dd>${job.failure.code}: ${job.failure.message}</dd>`
+        }
+      </dl>
+      ${
+        job.report === null
+          ? null
+          : html`<h2>Import report</h2>
+              <dl class="facts">
+                ${Object.entries(job.report.counts).map(
+                  ([name, count]) =>
+                    html`<dt>${name}</dt>
+                      <dd>${count}</dd>`
+                )}
+              </dl>
+              ${
+                job.report.failed_records.length === 0
+                  ? html`<p>No record failed.</p>`
+                  : html`<div class="table">
+                      <table>
+                        <thead>
+                          <tr>
+                            <th scope="col">Index</th>
+                            <th scope="col">Resource</th>
+                            <th scope="col">External id</th>
+                            <th scope="col">Error</th>
+                          </tr>
+                        </thead>
+                        <tbody>
+                          ${job.report.failed_records.map(
+                            (r) =>
+                              html`<tr>
+                                <td>${r.index}</td>
+                                <td>${r.resource}</td>
+                                <td>${r.external_id ?? ""}</td>
+                                <td><code>${JSON.stringify(r.error)}</code></td>
+                              </tr>`
+                          )}
+                        </tbody>
+                      </table>
+                    </div>`
+              }`
+      }`
+  )
+}

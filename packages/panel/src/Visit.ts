@@ -1,0 +1,185 @@
+/**
+ * One request to the panel: who sent it (the signed-in user, from the session cookie), whether it came
+ * over TLS, and the checks a form post passes before it changes anything: same origin, then the form's
+ * token equal to the session's. Answers are HTML with a strict Content-Security-Policy.
+ */
+import { CompanyPanel, type PanelUser as PanelUserModule } from "@catalog-sync/core"
+import { type ProxySettings, TrustedProxies } from "@catalog-sync/adapter-http"
+import { Effect, Option } from "effect"
+import { HttpRouter, type HttpServerRequest, HttpServerResponse, UrlParams } from "effect/http"
+import type { Html } from "./Html.js"
+import { type Base, page } from "./Layout.js"
+import { clientAddress, overTls, sameOrigin, sameToken, sessionCookie } from "./Session.js"
+
+type PanelUser = PanelUserModule.PanelUser
+type PanelSession = PanelUserModule.PanelSession
+
+/**
+ * Scripts and styles from the panel's own files only (no inline script or style, no eval), nothing
+ * framed, forms posted only here, no address sent in a Referer.
+ */
+export const contentSecurityPolicy = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'"
+].join("; ")
+
+export const securityHeaders = {
+  "content-security-policy": contentSecurityPolicy,
+  "referrer-policy": "no-referrer",
+  "x-frame-options": "DENY",
+  "x-content-type-options": "nosniff",
+  // Pages show a company's data (and once, a key's secret): no cache keeps them.
+  "cache-control": "no-store"
+} as const
+
+/** A request to the panel, with what its answer depends on. */
+export interface Visit {
+  readonly request: HttpServerRequest.HttpServerRequest
+  readonly base: Base
+  readonly proxies: ProxySettings
+  readonly secure: boolean
+  readonly address: string
+}
+
+export const visitOf = (request: HttpServerRequest.HttpServerRequest, base: Base) =>
+  Effect.gen(function* () {
+    const proxies = yield* TrustedProxies
+    return {
+      request,
+      base,
+      proxies,
+      secure: overTls(request, proxies),
+      address: clientAddress(request, proxies)
+    } satisfies Visit
+  })
+
+/** A signed-in visit: the user, their session (its form token) and the caller the use cases take. */
+export interface SignedIn extends Visit {
+  readonly user: PanelUser
+  readonly session: PanelSession
+  readonly caller: { readonly user: PanelUser; readonly address: string | null }
+  readonly token: string
+  /** The route's path parameters (`company`, `connection`...). */
+  readonly params: Readonly<Record<string, string | undefined>>
+}
+
+/** An HTML answer with the panel's headers. */
+export const htmlAnswer = (body: Html, status = 200, headers: Record<string, string> = {}) =>
+  HttpServerResponse.text(body.markup, {
+    status,
+    contentType: "text/html; charset=utf-8",
+    headers: { ...securityHeaders, ...headers }
+  })
+
+/** A 303 to `location` (after a form post, the page is asked for again with GET). */
+export const seeOther = (location: string, headers: Record<string, string> = {}) =>
+  HttpServerResponse.empty({ status: 303, headers: { ...securityHeaders, ...headers, location } })
+
+/** The page for what does not exist, or does not exist for this user (the same to them). */
+export const notFound = (visit: Visit, user?: PanelUser, csrf?: string) =>
+  htmlAnswer(
+    page(
+      { base: visit.base, user, csrf },
+      { title: "Not found" },
+      `There is nothing at this address for you. Check the link, or go back to the panel's start.`
+    ),
+    404
+  )
+
+/** The page for a form post that failed the origin or token check. */
+export const refused = (visit: Visit) =>
+  htmlAnswer(
+    page(
+      { base: visit.base },
+      { title: "Request refused" },
+      "This form was not sent from a page of this panel, or its page is too old. Open the page again and send the form from there."
+    ),
+    403
+  )
+
+/** The signed-in user of the visit, if its session cookie names a live session. */
+export const signedIn = (
+  visit: Visit,
+  params: Readonly<Record<string, string | undefined>> = {}
+): Effect.Effect<Option.Option<SignedIn>, unknown, CompanyPanel.CompanyPanel> =>
+  Effect.gen(function* () {
+    const token = visit.request.cookies[sessionCookie]
+    if (token === undefined || token === "") return Option.none()
+    const panel = yield* CompanyPanel.CompanyPanel
+    const found = yield* panel.authenticate(token)
+    return Option.map(found, ({ session, user }) => ({
+      ...visit,
+      user,
+      session,
+      token,
+      params,
+      caller: { user, address: visit.address }
+    }))
+  })
+
+/** The fields of a urlencoded form: one value, or several for a repeated name (checkboxes). */
+export type FormFields = Readonly<Record<string, string | ReadonlyArray<string>>>
+
+/** The most bytes a panel form may have. */
+export const maxFormBytes = 64 * 1024
+
+/** Reads the form of a POST; undefined when it is not a urlencoded form within `maxFormBytes`. */
+export const readForm = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.gen(function* () {
+    const length = Number(request.headers["content-length"] ?? "0")
+    const type = request.headers["content-type"] ?? ""
+    if (!type.startsWith("application/x-www-form-urlencoded") || length > maxFormBytes) return undefined
+    const text = yield* request.text
+    if (text.length > maxFormBytes) return undefined
+    return UrlParams.toRecord(UrlParams.fromInput(new URLSearchParams(text)))
+  })
+
+/** The one value of a field ("" when absent; the first when repeated). */
+export const field = (fields: FormFields, name: string): string => {
+  const value = fields[name]
+  return typeof value === "string" ? value : (value?.[0] ?? "")
+}
+
+/** Every value of a field (checkboxes). */
+export const fieldValues = (fields: FormFields, name: string): ReadonlyArray<string> => {
+  const value = fields[name]
+  return value === undefined ? [] : typeof value === "string" ? [value] : value
+}
+
+/** Handles a GET that needs a signed-in user: without one, the sign-in page. */
+export const page$ =
+  <E, R>(base: Base, handle: (visit: SignedIn) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+  (request: HttpServerRequest.HttpServerRequest) =>
+    Effect.gen(function* () {
+      const visit = yield* visitOf(request, base)
+      const who = yield* signedIn(visit, yield* HttpRouter.params)
+      if (Option.isNone(who)) return seeOther(`${base}/sign-in`)
+      return yield* handle(who.value)
+    })
+
+/**
+ * Handles a form post that changes something: refused (403) unless it comes from this origin and carries
+ * the session's form token; without a session, the sign-in page.
+ */
+export const action$ =
+  <E, R>(
+    base: Base,
+    handle: (visit: SignedIn, fields: FormFields) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+  ) =>
+  (request: HttpServerRequest.HttpServerRequest) =>
+    Effect.gen(function* () {
+      const visit = yield* visitOf(request, base)
+      if (!sameOrigin(request, visit.proxies)) return refused(visit)
+      const fields = yield* readForm(request)
+      if (fields === undefined) return refused(visit)
+      const who = yield* signedIn(visit, yield* HttpRouter.params)
+      if (Option.isNone(who)) return seeOther(`${base}/sign-in`)
+      if (!sameToken(field(fields, "csrf"), who.value.session.csrf_token)) return refused(visit)
+      return yield* handle(who.value, fields)
+    })

@@ -1,0 +1,3 @@
+import { library } from "../../tsup.library.js"
+
+export default library(["./src/index.ts"])

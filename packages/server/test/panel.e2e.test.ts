@@ -1,0 +1,297 @@
+/**
+ * The company panel over HTTP: sign-in and its throttle, sessions and their cookies, CSRF and origin
+ * checks, escaping, and the isolation of companies on every page and form (an owner of A editing ids
+ * to B's finds nothing and changes nothing).
+ */
+import { describe, expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { idAfter, makeUser, PanelClient } from "./PanelClient.js"
+import { TestServer, TestServerWith } from "./TestServer.js"
+
+const password = "correct horse battery"
+let address = 0
+/** A visitor from an address of its own (the server trusts 127.0.0.1 as a proxy), so throttles do not mix. */
+const visitor = (url: string, headers: Record<string, string> = {}) =>
+  new PanelClient(url, { "x-forwarded-for": `10.1.0.${++address}`, ...headers })
+
+interface World {
+  readonly admin: PanelClient
+  readonly a: {
+    readonly company: string
+    readonly connection: string
+    readonly key: string
+    readonly owner: PanelClient
+  }
+  readonly b: {
+    readonly company: string
+    readonly connection: string
+    readonly key: string
+    readonly location: string
+    readonly ownerId: string
+  }
+}
+
+/** An administrator, companies A and B made in the panel, an owner of each, a connection and key in each. */
+const world = (url: string, config: Parameters<typeof makeUser>[0]) =>
+  Effect.gen(function* () {
+    const suffix = Date.now().toString(36)
+    yield* makeUser(config, { email: `admin-${suffix}@example.com`, name: "Ada", password, role: "admin" })
+    return yield* Effect.promise(async (): Promise<World> => {
+      const admin = visitor(url)
+      expect((await admin.signIn(`admin-${suffix}@example.com`, password)).status).toBe(303)
+      const make = async (name: string) => {
+        await admin.get("/panel/companies")
+        const created = await admin.post("/panel/companies", {
+          name,
+          currency: "EUR",
+          main_language: "en",
+          languages: "de",
+          tax_model: "exclusive",
+          tax_rates: "20",
+          storage_slug: `${name.toLowerCase()}-${suffix}`,
+          granted_scopes: ["catalog:read", "prices:read"]
+        })
+        expect(created.status).toBe(303)
+        const company = idAfter(created.location, "companies")
+        await admin.get(`/panel/companies/${company}/people`)
+        const email = `owner-${name.toLowerCase()}-${suffix}@example.com`
+        expect(
+          (
+            await admin.post(`/panel/companies/${company}/people`, {
+              name: `Owner ${name}`,
+              email,
+              role: "owner",
+              password
+            })
+          ).status
+        ).toBe(303)
+        const owner = visitor(url)
+        expect((await owner.signIn(email, password)).status).toBe(303)
+        await owner.get(`/panel/companies/${company}`)
+        const connection = idAfter(
+          (await owner.post(`/panel/companies/${company}/connections`, { name: "ERP" })).location,
+          "connections"
+        )
+        const page = await owner.get(`/panel/companies/${company}/connections/${connection}`)
+        expect(page.status).toBe(200)
+        const keyPage = await owner.post(`/panel/companies/${company}/connections/${connection}/keys`, {
+          name: "",
+          scopes: ["catalog:read"],
+          lifetime_days: "30"
+        })
+        expect(keyPage.status).toBe(201)
+        const key = /<code>([0-9a-f-]{36})<\/code>/.exec(keyPage.text)?.[1] ?? ""
+        await owner.get(`/panel/companies/${company}`)
+        const location = idAfter(
+          (await owner.post(`/panel/companies/${company}/locations`, { name: "Depot" })).location,
+          "companies"
+        )
+        const people = await admin.get(`/panel/companies/${company}/people`)
+        const ownerId = new RegExp(`/people/([0-9a-f-]{36})/enabled`).exec(people.text)?.[1] ?? ""
+        const locations = await owner.get(`/panel/companies/${company}/connections/${connection}`)
+        const locationId = /<option value="([0-9a-f-]{36})"/.exec(locations.text)?.[1] ?? location
+        for (const id of [company, connection, key, locationId, ownerId]) expect(id).toMatch(/^[0-9a-f-]{36}$/)
+        return { company, connection, key, owner, location: locationId, ownerId }
+      }
+      const a = await make("Alpha")
+      const b = await make("Beta")
+      return { admin, a, b }
+    })
+  })
+
+describe("company panel over HTTP", () => {
+  layer(TestServerWith({}, { TRUSTED_PROXIES: "127.0.0.1" }), { timeout: 120_000 })("panel", (it) => {
+    it.effect("a wrong password sets no session; the sign-in form without its token is refused", () =>
+      Effect.gen(function* () {
+        const { url, config } = yield* TestServer
+        yield* makeUser(config, { email: "wrong@example.com", name: "W", password, role: "admin" })
+        yield* Effect.promise(async () => {
+          const client = visitor(url)
+          await client.get("/panel/sign-in")
+          const wrong = await client.post("/panel/sign-in", {
+            email: "wrong@example.com",
+            password: "not the password"
+          })
+          expect(wrong.status).toBe(401)
+          expect(wrong.text).toContain("The email or the password is wrong.")
+          expect(wrong.setCookies.some((line) => line.startsWith("panel_session="))).toBe(false)
+          expect((await client.get("/panel/companies")).location).toBe("/panel/sign-in")
+          const tokenless = await client.post(
+            "/panel/sign-in",
+            { email: "wrong@example.com", password },
+            { csrf: null }
+          )
+          expect(tokenless.status).toBe(403)
+        })
+      })
+    )
+
+    it.effect(
+      "the session cookie is HttpOnly, SameSite=Strict, Secure behind a TLS proxy; sign-in rotates it; sign-out ends it",
+      () =>
+        Effect.gen(function* () {
+          const { url, config } = yield* TestServer
+          yield* makeUser(config, { email: "cookie@example.com", name: "C", password, role: "admin" })
+          yield* Effect.promise(async () => {
+            const client = visitor(url, { "x-forwarded-proto": "https" })
+            const first = await client.signIn("cookie@example.com", password)
+            const cookie = first.setCookies.find((line) => line.startsWith("panel_session="))!
+            expect(cookie).toMatch(/HttpOnly/)
+            expect(cookie).toMatch(/SameSite=Strict/)
+            expect(cookie).toMatch(/Secure/)
+            const before = client.cookies.get("panel_session")!
+            const formToken = client.cookies.get("panel_sign_in")!
+            // Signing in again (with the old cookie sent) ends the old session.
+            await client.signIn("cookie@example.com", password)
+            const after = client.cookies.get("panel_session")!
+            expect(after).not.toBe(before)
+            for (const stale of [before, formToken]) {
+              const old = new PanelClient(url, client.headers)
+              old.cookies.set("panel_session", stale)
+              expect((await old.get("/panel/companies")).location).toBe("/panel/sign-in")
+            }
+            expect((await client.get("/panel/companies")).status).toBe(200)
+            const plain = visitor(url)
+            const noTls = await plain.signIn("cookie@example.com", password)
+            expect(noTls.setCookies.find((line) => line.startsWith("panel_session="))).not.toMatch(/Secure/)
+            await client.get("/panel/companies")
+            expect((await client.post("/panel/sign-out", {})).location).toBe("/panel/sign-in")
+            const ended = new PanelClient(url, client.headers)
+            ended.cookies.set("panel_session", after)
+            expect((await ended.get("/panel/companies")).location).toBe("/panel/sign-in")
+            // Sign out everywhere ends the other browser's session too.
+            await plain.get("/panel/companies")
+            expect((await plain.post("/panel/sign-out-everywhere", {})).status).toBe(303)
+            const again = visitor(url)
+            await again.signIn("cookie@example.com", password)
+            expect((await again.get("/panel/companies")).status).toBe(200)
+          })
+        })
+    )
+
+    it.effect(
+      "an owner of A can neither see nor change anything of B by editing ids; forms need the token and the origin",
+      () =>
+        Effect.gen(function* () {
+          const { url, config } = yield* TestServer
+          const { a, b, admin } = yield* world(url, config)
+          yield* Effect.promise(async () => {
+            const owner = a.owner
+            const A = `/panel/companies/${a.company}`
+            const B = `/panel/companies/${b.company}`
+            const pages = [
+              B,
+              `${B}/people`,
+              `${B}/audit`,
+              `${B}/connections/${b.connection}`,
+              `${A}/connections/${b.connection}`,
+              `${B}/connections/${a.connection}`,
+              "/panel/companies",
+              "/panel/audit"
+            ]
+            for (const path of pages) expect([path, (await owner.get(path)).status]).toEqual([path, 404])
+            await owner.get(A)
+            const forms: ReadonlyArray<readonly [string, Record<string, string | Array<string>>]> = [
+              [`${B}/connections`, { name: "Intruder" }],
+              [`${B}/locations`, { name: "Intruder" }],
+              [`${B}/settings`, { name: "Taken", currency: "EUR", main_language: "en", tax_model: "none" }],
+              [`${B}/scopes`, { granted_scopes: ["catalog:write"] }],
+              [`${A}/scopes`, { granted_scopes: ["catalog:write"] }],
+              [`${B}/people`, { name: "I", email: "intruder@example.com", role: "owner", password }],
+              [`${B}/people/${b.ownerId}/enabled`, { enabled: "false" }],
+              [`${A}/people/${b.ownerId}/enabled`, { enabled: "false" }],
+              [`${B}/connections/${b.connection}/name`, { name: "Renamed" }],
+              [`${A}/connections/${b.connection}/name`, { name: "Renamed" }],
+              [`${A}/connections/${b.connection}/enabled`, { enabled: "false" }],
+              [`${A}/connections/${b.connection}/keys`, { scopes: ["catalog:read"], lifetime_days: "30" }],
+              [`${A}/connections/${a.connection}/keys/${b.key}/revoke`, {}],
+              [`${A}/connections/${b.connection}/keys/${b.key}/revoke`, {}],
+              [`${A}/connections/${a.connection}/locations`, { location_id: b.location, access: "write" }],
+              ["/panel/companies", { name: "X", currency: "EUR", main_language: "en", storage_slug: "xx-intruder" }]
+            ]
+            for (const [path, fields] of forms)
+              expect([path, (await owner.post(path, fields)).status]).toEqual([path, 404])
+            // B is as it was: its connection's name, its key, its owner, no new company.
+            const seen = await admin.get(`${B}/connections/${b.connection}`)
+            expect(seen.text).toContain("<h1>ERP</h1>")
+            expect(seen.text).toMatch(new RegExp(`${b.key}</code></td><td>catalog:read</td><td>[0-9-]+</td><td>active`))
+            expect((await admin.get(`${B}/people`)).text).not.toContain("intruder@example.com")
+            expect((await admin.get(`${B}/people`)).text).toContain("enabled</td>")
+            expect((await admin.get("/panel/companies")).text).not.toContain(">X<")
+            // The token and the origin: each missing or wrong, refused; nothing renamed.
+            await owner.get(A)
+            const rename = `${A}/connections/${a.connection}/name`
+            expect((await owner.post(rename, { name: "No token" }, { csrf: null })).status).toBe(403)
+            expect((await owner.post(rename, { name: "Wrong token" }, { csrf: "x".repeat(43) })).status).toBe(403)
+            expect((await owner.post(rename, { name: "Other site" }, { origin: "https://evil.example" })).status).toBe(
+              403
+            )
+            expect((await owner.post(rename, { name: "No origin" }, { origin: null })).status).toBe(403)
+            expect((await owner.get(`${A}/connections/${a.connection}`)).text).toContain("<h1>ERP</h1>")
+            expect((await owner.post(rename, { name: "Renamed" })).status).toBe(303)
+            expect((await owner.get(`${A}/connections/${a.connection}`)).text).toContain("<h1>Renamed</h1>")
+          })
+        })
+    )
+
+    it.effect("names are shown as text; a refused value is shown next to its field", () =>
+      Effect.gen(function* () {
+        const { url, config } = yield* TestServer
+        const { a, admin } = yield* world(url, config)
+        yield* Effect.promise(async () => {
+          const evil = "<script>alert(1)</script>"
+          await admin.get("/panel/companies")
+          const created = await admin.post("/panel/companies", {
+            name: evil,
+            currency: "EUR",
+            main_language: "en",
+            tax_model: "none",
+            storage_slug: `evil-${Date.now().toString(36)}`
+          })
+          const company = idAfter(created.location, "companies")
+          const shown = await admin.get(`/panel/companies/${company}`)
+          await admin.post(`/panel/companies/${company}/connections`, { name: evil })
+          for (const page of [
+            shown,
+            await admin.get("/panel/companies"),
+            await admin.get(`/panel/companies/${company}`)
+          ]) {
+            expect(page.text).not.toContain(evil)
+            expect(page.text).toContain("&lt;script&gt;alert(1)&lt;/script&gt;")
+          }
+          expect(shown.text).not.toMatch(/<script>/)
+          const refused = await a.owner.post(`/panel/companies/${a.company}/connections/${a.connection}/keys`, {
+            scopes: ["catalog:read"],
+            lifetime_days: "0"
+          })
+          expect(refused.status).toBe(422)
+          expect(refused.text).toMatch(
+            /<span class="error" id="key-lifetime_days-error">must be a whole number of days from 1 to 365<\/span>/
+          )
+        })
+      })
+    )
+
+    it.effect("20 wrong passwords throttle the account, and the address, and the page says how long to wait", () =>
+      Effect.gen(function* () {
+        const { url, config } = yield* TestServer
+        yield* makeUser(config, { email: "target@example.com", name: "T", password, role: "admin" })
+        yield* makeUser(config, { email: "other@example.com", name: "O", password, role: "admin" })
+        yield* Effect.promise(async () => {
+          // The account: wrong passwords from many addresses.
+          for (let i = 0; i < 20; i++) await visitor(url).signIn("target@example.com", `wrong password ${i}`)
+          const owner = await visitor(url).signIn("target@example.com", password)
+          expect(owner.status).toBe(429)
+          expect(owner.text).toMatch(/Try again in \d+ minutes?\./)
+          expect(owner.setCookies.some((line) => line.startsWith("panel_session="))).toBe(false)
+          // The address: wrong passwords for many accounts from one address.
+          const attacker = visitor(url)
+          for (let i = 0; i < 20; i++) await attacker.signIn(`nobody-${i}@example.com`, "wrong password")
+          const blocked = await attacker.signIn("other@example.com", password)
+          expect(blocked.status).toBe(429)
+          expect((await visitor(url).signIn("other@example.com", password)).status).toBe(303)
+        })
+      })
+    )
+  })
+})
