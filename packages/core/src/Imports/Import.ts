@@ -3,6 +3,7 @@ import { Int, strict } from "../Resources/CommonFields.js"
 import { ResourceName } from "../Resources/Resource.js"
 import { UUID } from "../Shared/Ids.js"
 import { maxItemsDocs } from "../internal/Shared/ListDocs.js"
+import type { JsonObject } from "../internal/json.js"
 
 /** Records per import (spec 8). */
 export const maxRecords = 50
@@ -19,7 +20,7 @@ const recordBodyDocumentation = {
     "The upsert body of the resource (as POST /{resource}/upsert takes it). A body that breaks its schema fails that record only."
 }
 
-const isRecordBody = (input: unknown): input is Readonly<Record<string, unknown>> =>
+const isRecordBody = (input: unknown): input is JsonObject =>
   typeof input === "object" && input !== null && !Array.isArray(input)
 
 const recordBodyMessage = "must be a JSON object: the upsert body of the resource"
@@ -30,7 +31,7 @@ const RecordBody = Schema.declare(isRecordBody, {
   // Its JSON form: any object, kept as it is (no copy), documented as one that may have any keys. Over
   // `Any`, which the JSON codec leaves as it is (it would give `Unknown` a JSON encoding of its own).
   toCodecJson: () =>
-    Schema.link<Readonly<Record<string, unknown>>>()(
+    Schema.link<JsonObject>()(
       Schema.Any.check(
         Schema.makeFilter(isRecordBody, {
           message: recordBodyMessage,

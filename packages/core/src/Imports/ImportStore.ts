@@ -2,6 +2,7 @@ import { Context, type Effect } from "effect"
 import type { PersistenceError } from "../Shared/Errors.js"
 import type { ResourceName } from "../Resources/Resource.js"
 import type { RecordError, RecordStatus } from "./Import.js"
+import type { JsonObject } from "../internal/json.js"
 
 /** One record of an import job and its durable result. */
 export interface ImportItem {
@@ -9,7 +10,7 @@ export interface ImportItem {
   readonly index: number
   readonly resource: ResourceName
   /** The body as sent (not yet decoded: a body that breaks its schema fails its record when processed). */
-  readonly body: Readonly<Record<string, unknown>>
+  readonly body: JsonObject
   readonly externalId: string | null
   readonly status: RecordStatus
   readonly outcome: "created" | "updated" | "unchanged" | null

@@ -9,6 +9,7 @@ import * as fc from "fast-check"
 import { Accounts } from "../Auth/Accounts.js"
 import { CurrentPrincipal, type Principal } from "../Auth/Principal.js"
 import { CatalogService } from "../Catalog/CatalogService.js"
+import type { JsonObject } from "../internal/json.js"
 import { ImportService } from "../Imports/ImportService.js"
 import { JobService } from "../Jobs/JobService.js"
 import { type ResourceName, resourceNames } from "../Resources/Resource.js"
@@ -60,7 +61,7 @@ const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
  */
 const snapshot = Effect.gen(function* () {
   const catalogService = yield* CatalogService
-  const records: Array<{ readonly resource: ResourceName; readonly record: Record<string, unknown> }> = []
+  const records: Array<{ readonly resource: ResourceName; readonly record: JsonObject }> = []
   for (const resource of resourceNames) {
     let cursor: string | undefined
     for (;;) {

@@ -1,6 +1,6 @@
 import { describe, expect } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import { ImportStore } from "../Imports/ImportStore.js"
+import { type ImportItem, ImportStore } from "../Imports/ImportStore.js"
 import { JobStore } from "../Jobs/JobStore.js"
 import { Transactor } from "../Shared/Transactor.js"
 import { item, job, type JobCases, scope, uuid } from "./JobsFixtures.js"
@@ -53,7 +53,7 @@ export const importStoreCases: JobCases = (it, suite) => {
           yield* store.insertItems([
             {
               ...item(other.id, 0),
-              body: JSON.parse(`{"external_id":"p","__proto__":{"price":"1"}}`) as Record<string, unknown>
+              body: JSON.parse(`{"external_id":"p","__proto__":{"price":"1"}}`) as ImportItem["body"]
             }
           ])
           const [back] = yield* store.items(other.id)

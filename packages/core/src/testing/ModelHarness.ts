@@ -7,7 +7,7 @@
  * be replayed and shrunk by fast-check.
  */
 import { Effect } from "effect"
-import { dependencyOrder } from "../internal/Imports/ImportRunner.js"
+import { dependencyOrder, type PlannedRecord } from "../internal/Imports/ImportRunner.js"
 import type { Command } from "./ModelCommands.js"
 import { emptyFigures, expectedRevision, type Figures, nowhere, readFeed, Run, verify } from "./ModelRun.js"
 import type { Json, Target } from "./ModelTarget.js"
@@ -135,7 +135,7 @@ const importPasses = (
     requests.map((request, index) => ({
       index,
       resource: request.resource,
-      body: bodies[index] as Readonly<Record<string, unknown>>,
+      body: bodies[index] as PlannedRecord["body"],
       request
     }))
   )

@@ -18,7 +18,7 @@ const isExternalId = Schema.is(ExternalId)
  * external_id is not fails at `$.records[i].body.external_id` anyway), so that a value the database cannot
  * hold (U+0000 on PostgreSQL) or a long one never reaches the store.
  */
-export const externalIdOf = (body: Readonly<Record<string, unknown>>): string | null =>
+export const externalIdOf = (body: Document): string | null =>
   isExternalId(body.external_id) ? body.external_id : null
 
 /** A prices-mode record's catalog fields, preserved rather than applied, as paths within the import body. */

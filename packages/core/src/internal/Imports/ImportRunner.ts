@@ -4,12 +4,13 @@ import type { ResourceName } from "../../Resources/Resource.js"
 import type { RecordError } from "../../Imports/Import.js"
 import { findReferences } from "../Catalog/ReferenceSlots.js"
 import { breathe } from "../Shared/Breathe.js"
+import type { JsonObject } from "../json.js"
 
 /** A record to apply: its position in the import body, resource and body. */
 export interface PlannedRecord {
   readonly index: number
   readonly resource: ResourceName
-  readonly body: Readonly<Record<string, unknown>>
+  readonly body: JsonObject
 }
 
 export type Attempt =

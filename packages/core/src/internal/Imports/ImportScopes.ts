@@ -9,11 +9,12 @@ import { ScopeDenied } from "../../Shared/Errors.js"
 import type { Scope } from "../../Shared/Scope.js"
 import { maxRecords } from "../../Imports/Import.js"
 import type { PlannedRecord } from "./ImportRunner.js"
+import type { JsonObject } from "../json.js"
 
 /** The write scopes an import's records need: checked before it is decoded, when it is submitted and retried. */
 
 /** A record's mode as sent (catalog when it names none or an unknown one). */
-export const modeOf = (body: Readonly<Record<string, unknown>>): UpsertMode =>
+export const modeOf = (body: JsonObject): UpsertMode =>
   UpsertMode.literals.includes(body.mode as UpsertMode) ? (body.mode as UpsertMode) : "catalog"
 
 const noParts: BodyParts = { catalogKeys: [], priceKeys: [], costKeys: [], coefficient: false }

@@ -38,7 +38,7 @@ export const Text = (min: number, max: number) => {
         if (value.length < min || value.length / 2 > max) return message
         if (value.includes("\u0000")) return nulMessage
         // A lone surrogate cannot be stored or sent back as UTF-8.
-        if (!(value as unknown as { isWellFormed: () => boolean }).isWellFormed()) return message
+        if (!value.isWellFormed()) return message
         const n = characters(value)
         return (n >= min && n <= max) || message
       },

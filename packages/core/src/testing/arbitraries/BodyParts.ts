@@ -28,7 +28,7 @@ export const translationsFor = (settings: CompanySettings, resource: ResourceNam
 export const maybe = <A>(arbitrary: fc.Arbitrary<A>) => fc.option(arbitrary, { nil: undefined, freq: 2 })
 
 /** Drops the keys whose value is undefined. */
-export const defined = (body: Readonly<Record<string, unknown>>): Document =>
+export const defined = (body: Document): Document =>
   Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined))
 
 /** A tax rate the company has configured, written in any form of its value; none when it has none. */

@@ -21,7 +21,7 @@ export interface InvalidWrite {
   readonly path: string | null
 }
 
-export type Body = Readonly<Record<string, unknown>>
+export type Body = Document
 
 export const without = (body: Body, ...keys: ReadonlyArray<string>): Body =>
   Object.fromEntries(Object.entries(body).filter(([key]) => !keys.includes(key)))

@@ -16,7 +16,7 @@ export interface ValidWrite {
   readonly writes: "create" | "update"
 }
 
-export type Body = Readonly<Record<string, unknown>>
+export type Body = Document
 
 export const maybe = <A>(arbitrary: fc.Arbitrary<A>) => fc.option(arbitrary, { nil: undefined, freq: 2 })
 
