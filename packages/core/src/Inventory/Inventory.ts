@@ -8,6 +8,7 @@ import { Quantity } from "../internal/Shared/Decimal.js"
 import { type CompanyId, type ConnectionId, describedUuid, type RecordId, UUID } from "../Shared/Ids.js"
 import { Reference } from "../Shared/Reference.js"
 import { Text } from "../internal/Shared/Text.js"
+import type { JsonObject } from "../internal/json.js"
 
 /** product for direct products; option for fabrics and other customization options. */
 export const SourceKind = Schema.Literals(["product", "option"])
@@ -109,7 +110,7 @@ export interface StockEvent {
   readonly itemId: RecordId
   readonly locationId: string
   /** The response of the original write (outcome, record, event). */
-  readonly result: Readonly<Record<string, unknown>>
+  readonly result: JsonObject
   readonly at: string
 }
 

@@ -18,7 +18,7 @@ import { fingerprintOf, issue, makeStockWriteChecks } from "./StockWriteChecks.j
 export type StockOutcome = "created" | "updated" | "unchanged"
 
 /** The result of POST /inventory: the card after the write and the event it recorded. */
-export interface StockWriteResult {
+export type StockWriteResult = {
   readonly outcome: StockOutcome
   readonly record: StockCardRecord
   readonly event: StockEventRecord
@@ -56,7 +56,8 @@ export const makeStockWrites = Effect.gen(function* () {
           event_id: body.event_id
         })
       }
-      return Option.some({ ...(found.value.result as unknown as StockWriteResult), replayed: true })
+      // The event's stored result is the result this write answered the first time.
+      return Option.some({ ...(found.value.result as StockWriteResult), replayed: true })
     })
 
   const apply_ = (principal: Principal, body: StockWrite, fingerprint: string) =>
@@ -166,7 +167,7 @@ export const makeStockWrites = Effect.gen(function* () {
         fingerprint,
         itemId: card.id,
         locationId: body.location_id,
-        result: result as unknown as Record<string, unknown>,
+        result,
         at
       })
       if (!inserted) return yield* Effect.fail(new EventRace())
