@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Admin, Ids, InventoryAdmin, JobAdmin } from "@catalog-sync/core"
+import { NodePasswordHasher } from "@catalog-sync/adapter-http"
+import { Admin, AuditLog, Ids, InventoryAdmin, JobAdmin, PeopleAdmin } from "@catalog-sync/core"
 import { Cause, Config, Effect, Exit, Formatter, Layer, Logger, Option, References } from "effect"
+import { cliActor } from "./cli/CliActor.js"
 import { type Action, parse, UsageError } from "./cli/Commands.js"
 import { checkKey, findServer } from "./cli/FindServer.js"
 import { exports, notes, quickstart } from "./cli/Quickstart.js"
@@ -46,8 +48,13 @@ const report = (cause: Cause.Cause<unknown>) => {
 }
 
 const AdminLive = (config: ServerConfig) =>
-  Layer.mergeAll(Admin.Admin.Default, InventoryAdmin.InventoryAdmin.Default).pipe(
-    Layer.provide(PersistenceLive(config)),
+  Layer.mergeAll(
+    Admin.Admin.Default,
+    InventoryAdmin.InventoryAdmin.Default,
+    PeopleAdmin.PeopleAdmin.Default.pipe(Layer.provide(NodePasswordHasher.layer))
+  ).pipe(
+    // The audit log is read by `audit list`, and written by the admin services.
+    Layer.provideMerge(PersistenceLive(config)),
     Layer.provide(Ids.IdsLive)
   )
 
@@ -70,14 +77,19 @@ const run = (action: Action) =>
           Effect.andThen(print({ migrated: true }))
         )
       case "Admin":
-        return yield* print(yield* action.run.pipe(Effect.provide(AdminLive(config))))
+        return yield* print(
+          yield* action.run.pipe(Effect.provide(AdminLive(config)), Effect.provideService(AuditLog.Actor, cliActor()))
+        )
       case "Jobs":
         return yield* print(yield* action.run.pipe(Effect.provide(JobAdminLive(config))))
       case "Status":
         return yield* print(yield* status(config).pipe(Effect.provide(JobAdminLive(config))))
       case "Quickstart": {
         const url = yield* findServer(config, action.url)
-        const result = yield* quickstart(url).pipe(Effect.provide(AdminLive(config)))
+        const result = yield* quickstart(url).pipe(
+          Effect.provide(AdminLive(config)),
+          Effect.provideService(AuditLog.Actor, cliActor())
+        )
         const me = yield* checkKey(url, result.key)
         yield* Effect.sync(() => {
           process.stderr.write(notes(result, me, Option.isSome(action.url)))

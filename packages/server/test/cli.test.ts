@@ -1,6 +1,7 @@
 import { layer } from "@effect/vitest"
 import { NodeServices } from "@effect/platform-node"
-import { Admin, Ids, InventoryAdmin } from "@catalog-sync/core"
+import { NodePasswordHasher } from "@catalog-sync/adapter-http"
+import { Admin, Ids, InventoryAdmin, PeopleAdmin } from "@catalog-sync/core"
 import { Effect, Layer, Option } from "effect"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -11,8 +12,12 @@ import { quickstart } from "../src/cli/Quickstart.js"
 import { PersistenceLive } from "../src/Server.js"
 
 const dataDir = mkdtempSync(join(tmpdir(), "catalog-sync-cli-"))
-const AdminLive = Layer.mergeAll(Admin.Admin.Default, InventoryAdmin.InventoryAdmin.Default).pipe(
-  Layer.provide(
+const AdminLive = Layer.mergeAll(
+  Admin.Admin.Default,
+  InventoryAdmin.InventoryAdmin.Default,
+  PeopleAdmin.PeopleAdmin.Default.pipe(Layer.provide(NodePasswordHasher.layer))
+).pipe(
+  Layer.provideMerge(
     PersistenceLive({
       port: 0,
       host: "127.0.0.1",
@@ -58,7 +63,7 @@ const badInputs: ReadonlyArray<readonly [string, string]> = [
   ["company frobnicate", "unknown command: company frobnicate"],
   [
     "frobnicate",
-    "unknown command: frobnicate; the commands are serve, migrate, quickstart, status, company, connection, location, stock, key, jobs"
+    "unknown command: frobnicate; the commands are serve, migrate, quickstart, status, company, connection, location, stock, key, jobs, user, audit"
   ],
   [
     "company create --name Acme --currency XYZ --main-language en --storage-slug a1",

@@ -2,8 +2,8 @@
  * What a command line asks for. The command handlers only record it (`chosen`); `cli.ts` runs it with
  * the services it needs, so that parsing a command line never opens a database.
  */
-import type { Admin, InventoryAdmin, JobAdmin } from "@catalog-sync/core"
-import { Context, Data, Effect, type Option, Ref } from "effect"
+import type { Admin, AuditLog, InventoryAdmin, JobAdmin, PeopleAdmin } from "@catalog-sync/core"
+import { Context, Data, Effect, type Option, Ref, type Stdio } from "effect"
 
 /** A command line the CLI does not take; `message` is one line, `command` the words of the command it was for. */
 export class UsageError extends Data.TaggedError("UsageError")<{
@@ -11,8 +11,9 @@ export class UsageError extends Data.TaggedError("UsageError")<{
   readonly command: string
 }> {}
 
-/** The admin services an admin command runs on. */
-export type AdminServices = Admin.Admin | InventoryAdmin.InventoryAdmin
+/** The admin services an admin command runs on (and standard input, where `user create` reads a password). */
+export type AdminServices =
+  Admin.Admin | InventoryAdmin.InventoryAdmin | PeopleAdmin.PeopleAdmin | AuditLog.AuditLog | Stdio.Stdio
 
 /** What a command line asks for, parsed and checked; `cli.ts` runs it with the services it needs. */
 export type Action =

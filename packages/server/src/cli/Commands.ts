@@ -15,6 +15,7 @@ import { key } from "./KeyCommands.js"
 import { location } from "./LocationCommands.js"
 import { migrate, quickstart, serve, status } from "./ServerCommands.js"
 import { stock } from "./StockCommands.js"
+import { audit, user } from "./UserCommands.js"
 
 export { type Action, type AdminServices, UsageError } from "./Action.js"
 
@@ -28,14 +29,31 @@ const topLevel = [
   "location",
   "stock",
   "key",
-  "jobs"
+  "jobs",
+  "user",
+  "audit"
 ] as const
 
 const root = group(
   "catalog-sync",
   'Catalog Sync server and admin CLI. Output is JSON; a failure prints {"error": {code, message}} on stderr and exits 1. Every command takes --help; --version prints the version.',
   [...topLevel]
-).pipe(Command.withSubcommands([serve, migrate, quickstart, status, company, connection, location, stock, key, jobs]))
+).pipe(
+  Command.withSubcommands([
+    serve,
+    migrate,
+    quickstart,
+    status,
+    company,
+    connection,
+    location,
+    stock,
+    key,
+    jobs,
+    user,
+    audit
+  ])
+)
 
 const cli = Command.runWith(root, { version: "0.1.0", renderErrors: false })
 

@@ -6,6 +6,7 @@ import { companyOption, connectionId } from "./SharedOptions.js"
 
 export const connection = group("connection", "connections, one per source system", [
   "create",
+  "rename",
   "enable",
   "disable",
   "list"
@@ -19,6 +20,15 @@ export const connection = group("connection", "connections, one per source syste
         name: Input.displayName("name", { description: "the source system's name", example: "ERP" })
       },
       ({ company, name }, admin) => admin.createConnection(company, name)
+    ),
+    admin(
+      "rename",
+      "rename a connection",
+      {
+        id: connectionId,
+        name: Input.displayName("name", { description: "the source system's new name", example: "ERP (main)" })
+      },
+      ({ id, name }, admin) => admin.renameConnection(id, name)
     ),
     admin("enable", "let a connection's keys work again", { id: connectionId }, ({ id }, admin) =>
       admin.setConnectionEnabled(id, true)

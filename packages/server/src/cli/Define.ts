@@ -24,6 +24,17 @@ export const admin = <Name extends string, const Config extends Command.Command.
     chosen({ _tag: "Admin", run: Effect.flatMap(Admin.Admin, (service) => run(parsed, service)) })
   ).pipe(Command.withDescription(description))
 
+/** One command on any of the admin services: `run` gets the parsed options and returns what to print. */
+export const command = <Name extends string, const Config extends Command.Command.Config>(
+  name: Name,
+  description: string,
+  config: Config,
+  run: (parsed: Command.Command.Config.Infer<Config>) => Effect.Effect<unknown, unknown, AdminServices>
+) =>
+  Command.make(name, config, (parsed) => chosen({ _tag: "Admin", run: run(parsed) })).pipe(
+    Command.withDescription(description)
+  )
+
 /** A command that only groups others: alone, it names them. */
 export const group = <Name extends string>(name: Name, description: string, subcommands: ReadonlyArray<string>) =>
   Command.make(name, {}, () =>

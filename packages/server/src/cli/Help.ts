@@ -14,6 +14,12 @@ export const plain = (text: string): string => text.replace(ansi, "")
 /** `  --days number<padding>the key's lifetime...` */
 const listed = /^ {2}(\S(?:.*?\S)?) {2,}(\S.*)$/
 
+/**
+ * `  sign-out-everywhere end every...`: a command's name is one word, and the library pads a name as long
+ * as its column with one space only.
+ */
+const listedCommand = /^ {2}(\S+) +(\S.*)$/
+
 /** The section of the library's own flags. */
 const builtIns = "GLOBAL FLAGS"
 
@@ -25,8 +31,10 @@ export const clean = (text: string, color: boolean): string => {
   const lines = (color ? text : plain(text)).split("\n")
   const out: Array<string> = []
   let skipping = false
+  let section = ""
   for (const line of lines) {
     const bare = plain(line)
+    if (/^[A-Z][A-Z ]*$/.test(bare)) section = bare
     if (bare === builtIns) {
       skipping = true
       continue
@@ -36,7 +44,7 @@ export const clean = (text: string, color: boolean): string => {
       if (bare.trim() === "") skipping = false
       continue
     }
-    const entry = listed.exec(bare)
+    const entry = (section === "SUBCOMMANDS" ? listedCommand : listed).exec(bare)
     if (entry !== null) {
       out.push(`  ${entry[1]}`, `      ${entry[2]}`)
       continue
