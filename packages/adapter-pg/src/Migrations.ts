@@ -1,6 +1,5 @@
-import { Migrator, SqlClient, type SqlError } from "effect/sql"
-import { Effect } from "effect"
-import type { EngineMigrations } from "@catalog-sync/adapter-sql"
+import { type EngineMigrations, Migrations } from "@catalog-sync/adapter-sql"
+import { migrationLock } from "./MigrationLock.js"
 import catalog from "./migrations/0001_catalog.js"
 import accounts from "./migrations/0002_accounts.js"
 import inventory from "./migrations/0004_inventory.js"
@@ -38,48 +37,5 @@ export const migrations: EngineMigrations = {
   "0015_panel": panel
 }
 
-/** Name of the table where the migrator records applied migrations. */
-export const table = "effect_sql_migrations"
-
-/**
- * The advisory lock that serialises migrations across instances. The two-key form lives in a lock space
- * apart from the one-key `pg_advisory_xact_lock(hashtext(...))` locks of the adapters, so they can never
- * collide.
- */
-export const lockKey = [0x63_61_74_73, 1] as const
-
-/**
- * Applies the pending migrations and returns those it ran; a second run is a no-op.
- *
- * Several instances may start at once. `Migrator` alone races on PostgreSQL: it creates its table
- * outside its transaction, so two sessions starting on an empty database both try, and one fails with a
- * unique violation in the system catalog. So everything runs in one transaction that first takes a
- * transaction-scoped advisory lock: the other instances wait on the lock, then find the migrations
- * applied. The lock is released by commit or rollback, also when the instance dies mid-way. The
- * statement timeout is lifted for this transaction only: waiting for another instance's migrations, or
- * building an index on a large table, may take longer than any request should.
- *
- * This is effect/sql's Migrator core; `PgMigrator.run` would add a `pg_dump` of the schema and need
- * FileSystem, Path and CommandExecutor for it.
- */
-export const migrate: Effect.Effect<
-  ReadonlyArray<readonly [id: number, name: string]>,
-  Migrator.MigrationError | SqlError.SqlError,
-  SqlClient.SqlClient
-> = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  return yield* sql.withTransaction(
-    Effect.gen(function* () {
-      yield* sql`SET LOCAL statement_timeout = 0`
-      yield* sql`SELECT pg_advisory_xact_lock(${lockKey[0]}, ${lockKey[1]})`
-      // Migrator probes for its table with `::regclass`, and a failed probe would abort this transaction;
-      // under the lock the table can be created up front, with the Migrator's own definition.
-      yield* sql`CREATE TABLE IF NOT EXISTS ${sql(table)} (
-        migration_id integer primary key,
-        created_at timestamp with time zone not null default now(),
-        name text not null
-      )`
-      return yield* Migrator.make({})({ loader: Migrator.fromRecord(migrations), table })
-    })
-  )
-})
+/** Applies the pending migrations (the one runner, `Migrations.migrate`), other instances waiting on its lock. */
+export const migrate = Migrations.migrate(migrations, migrationLock)

@@ -1,5 +1,5 @@
-import type { SqlClient, SqlError } from "effect/sql"
-import type { Effect } from "effect"
+import { Migrator, SqlClient, type SqlError } from "effect/sql"
+import { Effect } from "effect"
 
 /**
  * The migrations of the logical schema (`SCHEMA.md`), in order, as `Migrator.fromRecord` keys them
@@ -31,4 +31,30 @@ export type MigrationName = (typeof migrationNames)[number]
 /** One engine's migration of every name. */
 export type EngineMigrations = {
   readonly [Name in MigrationName]: Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient>
+}
+
+/** Name of the table where the migrator records applied migrations, on both engines. */
+export const migrationsTable = "effect_sql_migrations"
+
+/** What `migrate` returns: the migrations it ran, as `[id, name]`. */
+export type Applied = ReadonlyArray<readonly [id: number, name: string]>
+
+/**
+ * The one migrations runner: applies the pending migrations of `migrations` in one transaction and returns
+ * those it ran; a second run is a no-op. `exclusive`, when given, runs first in that transaction and makes
+ * other instances that migrate at once wait for this one (PostgreSQL's advisory lock); an engine that
+ * serves one instance (SQLite) leaves it out.
+ *
+ * This is effect/sql's Migrator core. The engines' own runners (`SqliteMigrator.run`, `PgMigrator.run`)
+ * add a schema dump that shells out to `sqlite3` or `pg_dump` and makes the caller provide a FileSystem,
+ * a Path and a process spawner, so they are not used.
+ */
+export const migrate = (
+  migrations: EngineMigrations,
+  exclusive?: Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient>
+): Effect.Effect<Applied, Migrator.MigrationError | SqlError.SqlError, SqlClient.SqlClient> => {
+  const run = Migrator.make({})({ loader: Migrator.fromRecord(migrations), table: migrationsTable })
+  return exclusive === undefined
+    ? run
+    : Effect.flatMap(SqlClient.SqlClient, (sql) => sql.withTransaction(Effect.andThen(exclusive, run)))
 }

@@ -39,6 +39,8 @@ export { backfillComponents } from "./Backfills.js"
 export * as CommittedReads from "./CommittedReads.js"
 /** Caching decorators of the catalog's reads by id and the change feed's heads, kept until the next commit. */
 export * as KeptReads from "./KeptReads.js"
+/** The logical schema's migrations and the one runner both engines apply them with. */
+export * as Migrations from "./Migrations.js"
 export { type EngineMigrations, type MigrationName, migrationNames } from "./Migrations.js"
 /** The `Accounts` port over `effect/sql`. */
 export * as SqlAccounts from "./SqlAccounts.js"

@@ -1,7 +1,4 @@
-import type { SqlClient, SqlError } from "effect/sql"
-import { Migrator } from "effect/sql"
-import type { Effect } from "effect"
-import type { EngineMigrations } from "@catalog-sync/adapter-sql"
+import { type EngineMigrations, Migrations } from "@catalog-sync/adapter-sql"
 import catalog from "./migrations/0001_catalog.js"
 import accounts from "./migrations/0002_accounts.js"
 import inventory from "./migrations/0004_inventory.js"
@@ -38,18 +35,5 @@ export const migrations: EngineMigrations = {
   "0015_panel": panel
 }
 
-/** Name of the table where the migrator records applied migrations. */
-export const table = "effect_sql_migrations"
-
-/**
- * Applies the pending migrations in one transaction and returns those it ran; a second run is a no-op.
- *
- * This is effect/sql's Migrator core, which is all `SqliteMigrator.run` adds its schema dump to; that
- * dump shells out to the `sqlite3` CLI and makes the caller provide a FileSystem, a Path and a process
- * spawner even when no `schemaDirectory` is given, so it is not used here.
- */
-export const migrate: Effect.Effect<
-  ReadonlyArray<readonly [id: number, name: string]>,
-  Migrator.MigrationError | SqlError.SqlError,
-  SqlClient.SqlClient
-> = Migrator.make({})({ loader: Migrator.fromRecord(migrations), table })
+/** Applies the pending migrations (the one runner, `Migrations.migrate`): SQLite serves one instance, nothing to wait for. */
+export const migrate = Migrations.migrate(migrations)
