@@ -155,14 +155,16 @@ const eraseMerger =
     merge(stored as Value, sent as Sent, context)
 
 /**
- * A resource's definition from its spec. The one place its types meet the engine's: every document the
+ * A resource's definition from its spec: the one place its types meet the engine's. Every document the
  * engine hands a resource's rules is one of that resource (its stored record's, or its defaults merged with
- * a body its own schema decoded and normalized by its own `normalize`), so each rule receives its own type.
+ * a body its own schema decoded), so each rule receives its own type (`own`).
  */
 export const defineResource = <BodySchema extends Schema.Top, RecordSchema extends Schema.Top, Stored extends Document>(
   spec: ResourceSpec<BodySchema, RecordSchema, Stored>
 ): ResourceDefinition<BodySchema, RecordSchema> => {
   type Body = BodySchema["Type"]
+  const own = (document: Document) => document as Stored
+  const ownIfAny = (document: Document | undefined) => (document === undefined ? undefined : own(document))
   const mergers = new Map<string, KeyMerger>()
   for (const key of Object.keys(spec.mergers) as Array<keyof Stored & keyof Body & string>) {
     const merge = spec.mergers[key]
@@ -171,10 +173,9 @@ export const defineResource = <BodySchema extends Schema.Top, RecordSchema exten
   return {
     ...spec,
     mergers,
-    checkBody: (body, stored) => spec.checkBody(body, stored as Stored | undefined),
-    normalize: (document) => spec.normalize(document as Stored),
-    validate: (document, context) =>
-      spec.validate(document as Stored, { ...context, stored: context.stored as Stored | undefined }),
-    index: (document) => spec.index(document as Stored)
+    checkBody: (body, stored) => spec.checkBody(body, ownIfAny(stored)),
+    normalize: (document) => spec.normalize(own(document)),
+    validate: (document, context) => spec.validate(own(document), { ...context, stored: ownIfAny(context.stored) }),
+    index: (document) => spec.index(own(document))
   }
 }
