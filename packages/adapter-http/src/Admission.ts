@@ -1,10 +1,9 @@
 import { Accounts, ApiKey, Authenticate, type Principal, RateLimiter } from "@catalog-sync/core"
 import { Clock, Context, Effect, Layer } from "effect"
 import type { HttpServerRequest } from "effect/http"
-import { ApiErrors } from "@catalog-sync/contract"
 import { addressGroup, originOf, TrustedProxies } from "./ClientOrigin.js"
-import { api } from "./ErrorResponses.js"
-import { CurrentRequest, requestId } from "./RequestId.js"
+import { type Rendered, renderDomainError } from "./ErrorResponses.js"
+import type { AdmittedRequest } from "./RequestId.js"
 
 /**
  * How many invalid keys (unknown, wrong secret, malformed) one client may present per minute: an IPv4
@@ -24,25 +23,22 @@ const minute = 60_000
 /** The rate-limiter bucket of all clients' invalid keys together. */
 const everyClient = "auth-failures:*"
 
+/** What admission made of a request: the request as admitted, and the answer when its key is refused. */
+export interface Admitted {
+  readonly request: AdmittedRequest
+  /** The refusal (401, 403, 429, 503), answered in place of the request's; undefined when it goes on. */
+  readonly refusal: Rendered | undefined
+}
+
 /**
  * Checks the key of a request: the failed-authentication throttle of its address, the key and its
- * custom domain (401/403), then the key's and company's rate limits (429). Adds the RateLimit headers
- * to the answer whatever it turns out to be.
+ * custom domain (401/403), then the key's and company's rate limits (429). The RateLimit headers go on
+ * the answer whatever it turns out to be. Never fails: a refusal is an answer of its own, so that the
+ * request line still names the key (a key over its rate) and the client.
  */
 export class Admission extends Context.Service<
   Admission,
-  {
-    readonly admit: (
-      request: HttpServerRequest.HttpServerRequest
-    ) => Effect.Effect<
-      Principal.Principal,
-      | ApiErrors.Unauthorized
-      | ApiErrors.Forbidden
-      | ApiErrors.TooManyRequests
-      | ApiErrors.InternalError
-      | ApiErrors.ServiceUnavailable
-    >
-  }
+  { readonly admit: (request: HttpServerRequest.HttpServerRequest, requestId: string) => Effect.Effect<Admitted> }
 >()("@catalog-sync/adapter-http/Admission") {}
 
 /** Clients over their budget, until the end of their window; bounded by dropping expired entries. */
@@ -79,16 +75,14 @@ export const AdmissionLive = Layer.effect(
     // Failures are counted through the RateLimiter (shared by every instance on PostgreSQL), but only
     // when a key fails; the block itself is kept here, so admitted requests pay one map lookup.
     const blocked = makeBlockedClients()
-    const throttled = (seconds: number) =>
-      Effect.flatMap(requestId, (id) =>
-        Effect.fail(
-          ApiErrors.make(429, id, {
-            code: "authentication_throttled",
-            message: `too many invalid API keys from this address; retry after ${seconds} s`,
-            retry_after: seconds
-          })
-        )
-      )
+    const throttled = (seconds: number): Rendered => ({
+      status: 429,
+      error: {
+        code: "authentication_throttled",
+        message: `too many invalid API keys from this address; retry after ${seconds} s`,
+        retry_after: seconds
+      }
+    })
     // Logged when a client is blocked: once per client and window on each instance, never per request.
     const block = (client: string, seconds: number, now: number, cause: "client" | "all clients") =>
       Effect.andThen(
@@ -115,63 +109,77 @@ export const AdmissionLive = Layer.effect(
       )
     // The reason of a refused key, for an operator who looks for it (LOG_LEVEL=debug); the key id is the
     // public part of a key, never its secret.
-    const refused = (error: { readonly code: string }, authorization: string | undefined, client: string | undefined) =>
-      Effect.flatMap(requestId, (id) =>
-        Effect.logDebug("authentication refused").pipe(
-          Effect.annotateLogs({
-            request_id: id,
-            reason: error.code,
-            key_id: presentedKeyId(authorization) ?? null,
-            client: client ?? null
-          })
-        )
+    const refused = (
+      error: { readonly code: string },
+      requestId: string,
+      authorization: string | undefined,
+      client: string | undefined
+    ) =>
+      Effect.logDebug("authentication refused").pipe(
+        Effect.annotateLogs({
+          request_id: requestId,
+          reason: error.code,
+          key_id: presentedKeyId(authorization) ?? null,
+          client: client ?? null
+        })
       )
     return Admission.of({
-      admit: (request) =>
-        Effect.gen(function* () {
+      admit: (request, requestId) =>
+        Clock.clockWith((clock) => {
           const origin = originOf(request, proxies)
-          const state = yield* CurrentRequest
           const client = origin.address === undefined ? undefined : addressGroup(origin.address)
-          state.client = origin.address
-          const now = yield* Clock.currentTimeMillis
-          if (client !== undefined) {
-            const wait = blocked.secondsLeft(client, now)
-            if (wait !== undefined) return yield* throttled(wait)
-          }
+          const now = clock.currentTimeMillisUnsafe()
+          const refuse = (refusal: Rendered, principal?: Principal.Principal, answerHeaders = noHeaders): Admitted => ({
+            request: { id: requestId, answerHeaders, client: origin.address, principal },
+            refusal
+          })
+          const wait = client === undefined ? undefined : blocked.secondsLeft(client, now)
+          if (wait !== undefined) return Effect.succeed(refuse(throttled(wait)))
           const authorization = request.headers["authorization"]
-          const principal = yield* api(
-            authenticate({ authorization, host: origin.host }).pipe(
-              Effect.tapError((error) =>
-                Effect.andThen(
-                  refused(error, authorization, origin.address),
-                  error._tag === "Unauthenticated" && error.reason === "invalid_credentials" && client !== undefined
-                    ? countFailure(client, now)
-                    : Effect.void
-                )
-              )
+          const refusedKey = (error: AuthenticationError) =>
+            Effect.as(
+              Effect.andThen(
+                refused(error, requestId, authorization, origin.address),
+                error._tag === "Unauthenticated" && error.reason === "invalid_credentials" && client !== undefined
+                  ? countFailure(client, now)
+                  : Effect.void
+              ),
+              refuse(renderDomainError(error))
             )
-          )
-          state.admitted = principal
-          const rate = yield* api(RateLimiter.checkRateWith(limiter, principal))
-          const answer = state.answerHeaders
-          answer["ratelimit-limit"] = String(rate.limit)
-          answer["ratelimit-remaining"] = String(rate.remaining)
-          answer["ratelimit-reset"] = String(rate.resetSeconds)
-          if (!rate.allowed) {
-            return yield* api(
-              Effect.fail(
-                new RateLimiter.RateLimited({
-                  message: `rate limit of ${rate.limit} requests per minute reached; retry after ${rate.resetSeconds} s`,
-                  retry_after: rate.resetSeconds
+          const rated = (principal: Principal.Principal) =>
+            Effect.matchEffect(RateLimiter.checkRateWith(limiter, principal), {
+              onFailure: (error) => Effect.succeed(refuse(renderDomainError(error), principal)),
+              onSuccess: (rate): Effect.Effect<Admitted> => {
+                const answerHeaders = {
+                  "ratelimit-limit": String(rate.limit),
+                  "ratelimit-remaining": String(rate.remaining),
+                  "ratelimit-reset": String(rate.resetSeconds)
+                }
+                if (!rate.allowed) {
+                  const limited = new RateLimiter.RateLimited({
+                    message: `rate limit of ${rate.limit} requests per minute reached; retry after ${rate.resetSeconds} s`,
+                    retry_after: rate.resetSeconds
+                  })
+                  return Effect.succeed(refuse(renderDomainError(limited), principal, answerHeaders))
+                }
+                return Effect.succeed({
+                  request: { id: requestId, answerHeaders, client: origin.address, principal },
+                  refusal: undefined
                 })
-              )
-            )
-          }
-          return principal
+              }
+            })
+          return Effect.matchEffect(authenticate({ authorization, host: origin.host }), {
+            onFailure: refusedKey,
+            onSuccess: rated
+          })
         })
     })
   })
 )
+
+type AuthenticationError = Effect.Error<ReturnType<ReturnType<typeof Authenticate.authenticateWith>>>
+
+const noHeaders: Readonly<Record<string, string>> = Object.freeze({})
 
 /** The key id of a presented `Bearer csk_<id>_<secret>`, if it has that form. */
 const presentedKeyId = (authorization: string | undefined) => {

@@ -21,7 +21,7 @@ import { AdmissionLive } from "./Admission.js"
 import { AuthenticationLive } from "./Authentication.js"
 import { CatalogFastAnswers, CatalogHttpLive } from "./Catalog/Http.js"
 import { ChangesFastAnswers, ChangesHttpLive } from "./Changes/Http.js"
-import { EnvelopeMiddleware } from "./Envelope.js"
+import { FrontController } from "./FrontController.js"
 import { FastAnswers } from "./FastAnswer.js"
 import { ImportsHttpLive } from "./Imports/Http.js"
 import { InventoryHttpLive } from "./Inventory/Http.js"
@@ -33,7 +33,8 @@ import { openApiPath } from "./RouteTable.js"
 
 /**
  * The whole HTTP API as a layer, for embedders: handlers (and the fast answers of the reads that need
- * one), authentication, the error envelope (a global middleware of the router) and the OpenAPI document
+ * one), the front controller (a global middleware of the router: admission, limits, errors, the request
+ * log) and the OpenAPI document
  * at /api/v1/openapi.json, added to the `HttpRouter` it is given (serve it with `HttpRouter.serve`). Needs
  * the core services and ports, and the platform services HttpApi asks for (the Node server's layer
  * provides them).
@@ -57,7 +58,7 @@ export const ApiLive: Layer.Layer<
   | Accounts.Accounts
   | RateLimiter.RateLimiter
   | Readiness
-> = Layer.mergeAll(EnvelopeMiddleware, HttpApiBuilder.layer(Api, { openapiPath: openApiPath })).pipe(
+> = Layer.mergeAll(FrontController, HttpApiBuilder.layer(Api, { openapiPath: openApiPath })).pipe(
   Layer.provide(
     Layer.mergeAll(
       CatalogHttpLive,
@@ -73,6 +74,6 @@ export const ApiLive: Layer.Layer<
   Layer.provide(FastAnswers.layer(CatalogFastAnswers, ChangesFastAnswers)),
   // One implementation of the Authentication middleware for the routes and the fast answers.
   Layer.provide(AuthenticationLive),
-  // One Admission for the Envelope (requests with a body) and the Authentication middleware (the rest).
+  // The front controller admits every request that needs a key, once.
   Layer.provide(AdmissionLive)
 )

@@ -1,26 +1,20 @@
-import { Principal } from "@catalog-sync/core"
 import { Authentication } from "@catalog-sync/contract"
-import { Effect, Layer } from "effect"
-import { HttpServerRequest } from "effect/http"
-import { Admission } from "./Admission.js"
-import { CurrentRequest } from "./RequestId.js"
+import { type Effect, Layer, type Types } from "effect"
+import type { HttpServerResponse } from "effect/http"
+import { passesThrough } from "./FastAnswer.js"
 
 /**
- * The Authentication middleware: a request with a body was admitted by the Envelope before its body was
- * read, and its principal is reused; any other request is admitted here. The principal is provided to
- * the rest of the request's answer.
+ * The Authentication middleware of the contract, which declares the bearer scheme and its errors: the
+ * front controller admits every request that needs a key before any of it is read, answers a refused
+ * key itself, and provides the principal (`Principal.CurrentPrincipal`) to the rest of the answer. So
+ * the middleware has nothing left to do per request: it passes the answer on (and a fast answer skips it).
  */
-export const AuthenticationLive = Layer.effect(
+export const AuthenticationLive = Layer.succeed(
   Authentication,
-  Effect.map(Admission, (admission) => {
-    const principal = Effect.flatMap(CurrentRequest, (state) =>
-      state.admitted !== undefined
-        ? Effect.succeed(state.admitted)
-        : Effect.flatMap(HttpServerRequest.HttpServerRequest, admission.admit)
-    )
-    return Authentication.of({
-      bearer: (httpEffect) =>
-        Effect.flatMap(principal, (admitted) => Effect.provideService(httpEffect, Principal.CurrentPrincipal, admitted))
+  passesThrough(
+    Authentication.of({
+      // The principal this middleware declares it provides is in the context already (see above).
+      bearer: (httpEffect) => httpEffect as Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>
     })
-  })
+  )
 )

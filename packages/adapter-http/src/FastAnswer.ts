@@ -87,6 +87,15 @@ const credentialOf = (
   return () => fromRequest
 }
 
+const passing = Symbol.for("@catalog-sync/adapter-http/FastAnswer/passesThrough")
+
+/**
+ * Marks the implementation of a security middleware whose work is done before the route runs (the front
+ * controller admits the request and provides what the middleware declares): a fast answer runs no step
+ * for it.
+ */
+export const passesThrough = <A extends object>(implementation: A): A => Object.assign(implementation, { [passing]: true })
+
 /** A failure of the rest of the answer, told apart from a scheme's refusal (as HttpApi does). */
 class InnerFailed {
   constructor(readonly error: unknown) {}
@@ -104,7 +113,8 @@ const stepOf = (key: HttpApiMiddleware.AnyService, context: Context.Context<neve
     throw new Error(
       `a fast answer of ${route.group}.${route.name} cannot run the middleware ${key.key}: only security middlewares run outside the router`
     )
-  const implementation = Context.getUnsafe(context, key) as Record<string, SchemeHandler>
+  const implementation = Context.getUnsafe(context, key) as Record<string | symbol, SchemeHandler>
+  if (implementation[passing] !== undefined) return (inner) => inner
   const schemes = Object.entries(key.security).map(([name, security]) => ({
     credential: credentialOf(security),
     handler: implementation[name]!

@@ -2,37 +2,33 @@ import type { Principal } from "@catalog-sync/core"
 import { Context, Effect } from "effect"
 
 /**
- * What the envelope middleware keeps for the request being served, set once per request: its id, the
- * headers its answer carries whatever it turns out to be (the RateLimit state, once known), the client
- * address and the principal once the request is admitted (the Authentication middleware reuses a
- * principal the envelope admitted before reading a body; the request log names both). One mutable
- * object, so that a request pays one provided reference for all of it.
+ * The request being served, as the front controller admitted it: its id, the headers its answer carries
+ * whatever it turns out to be (the RateLimit state of its key), the client's address as admission saw it
+ * (behind trusted proxies, the forwarded one) and the principal its key acts as. Made once per request,
+ * after admission, and never changed: the front controller provides it with the principal
+ * (`Principal.CurrentPrincipal`), which handlers, middlewares and use cases read.
  */
-export interface RequestState {
+export interface AdmittedRequest {
   readonly id: string
-  readonly answerHeaders: Record<string, string>
-  admitted: Principal.Principal | undefined
-  /** The client's address as admission saw it (behind trusted proxies, the forwarded one). */
-  client: string | undefined
+  readonly answerHeaders: Readonly<Record<string, string>>
+  readonly client: string | undefined
+  /** Undefined for a request that needs no key (the probes, the OpenAPI document, the portal). */
+  readonly principal: Principal.Principal | undefined
 }
 
-export const newRequestState = (id: string): RequestState => ({
+const noHeaders: Readonly<Record<string, string>> = Object.freeze({})
+
+/** A request that presented no key (or needed none), under its id. */
+export const unadmitted = (id: string, client?: string): AdmittedRequest => ({
   id,
-  answerHeaders: {},
-  admitted: undefined,
-  client: undefined
+  answerHeaders: noHeaders,
+  client,
+  principal: undefined
 })
 
-const outsideRequests: RequestState = Object.freeze({
-  id: "",
-  answerHeaders: Object.freeze({}),
-  admitted: undefined,
-  client: undefined
+/** The request being served; the front controller provides it for each request. */
+export const CurrentRequest = Context.Reference<AdmittedRequest>("@catalog-sync/adapter-http/CurrentRequest", {
+  defaultValue: () => unadmitted("")
 })
 
-/** The request being served; the envelope provides it (`Effect.provideService`) for each request. */
-export const CurrentRequest = Context.Reference<RequestState>("@catalog-sync/adapter-http/CurrentRequest", {
-  defaultValue: () => outsideRequests
-})
-
-export const requestId = Effect.map(CurrentRequest, (state) => state.id)
+export const requestId = Effect.map(CurrentRequest, (request) => request.id)

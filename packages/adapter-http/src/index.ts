@@ -24,6 +24,7 @@ export {
   TrustedProxies
 } from "./ClientOrigin.js"
 export { FastAnswering } from "./FastAnswer.js"
+export { isAbsoluteForm } from "./HostCheck.js"
 /** Panel passwords hashed with node:crypto scrypt (the `PasswordHasher` port). */
 export * as NodePasswordHasher from "./NodePasswordHasher.js"
 export * as RouteTable from "./RouteTable.js"

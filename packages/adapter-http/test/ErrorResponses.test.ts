@@ -3,7 +3,7 @@ import { Errors } from "@catalog-sync/core"
 import { ApiErrors } from "@catalog-sync/contract"
 import { Effect } from "effect"
 import { api, type ApiErrorOf } from "../src/ErrorResponses.js"
-import { CurrentRequest, newRequestState } from "../src/RequestId.js"
+import { CurrentRequest, unadmitted } from "../src/RequestId.js"
 
 const requestId = "5b8f0c3e-2a41-4d7e-9c6b-1f3a2e4d5c6b"
 
@@ -12,7 +12,7 @@ describe("api", () => {
     Effect.gen(function* () {
       const failed = yield* api(
         Effect.fail(new Errors.RecordNotFound({ resource: "products", message: "no product x in this company" }))
-      ).pipe(Effect.flip, Effect.provideService(CurrentRequest, newRequestState(requestId)))
+      ).pipe(Effect.flip, Effect.provideService(CurrentRequest, unadmitted(requestId)))
       expect(failed).toBeInstanceOf(ApiErrors.NotFound)
       expect(ApiErrors.statusOf(failed)).toBe(404)
       expect({ ...failed }).toEqual({
@@ -38,7 +38,7 @@ describe("api", () => {
       const asFault = yield* Effect.flip(api(Effect.fail(fault)))
       expect(asFault).toBeInstanceOf(ApiErrors.ServiceUnavailable)
       expect(asFault.error.retry_after).toBe(1)
-    }).pipe(Effect.provideService(CurrentRequest, newRequestState(requestId)))
+    }).pipe(Effect.provideService(CurrentRequest, unadmitted(requestId)))
   )
 })
 

@@ -3,7 +3,7 @@ import { Effect, Layer } from "effect"
 import type { Server } from "node:http"
 import { capConnectionsPerAddress } from "./ConnectionsPerAddress.js"
 import { reserveForHealthChecks } from "./HealthReserve.js"
-import { refuseAmbiguousHosts } from "./HostHeader.js"
+import { originFormTargets } from "./HostHeader.js"
 import { answerPipelinedInTurn } from "./PipelinedRequests.js"
 import { EdgeConfig, type EdgeSettings } from "./ServerConfig.js"
 import { cutOffSlowBodies } from "./SlowBodies.js"
@@ -38,15 +38,11 @@ export const applyEdgeSettings = (server: Server, edge: EdgeSettings) => {
 }
 
 /**
- * Applies EdgeConfig to the API's `server`, and refuses its requests of ambiguous host; provide it to the
- * layer that makes the server listen.
+ * Applies EdgeConfig to the API's `server`, and makes its absolute-form targets origin-form; provide it to
+ * the layer that makes the server listen.
  */
 export const EdgeLimitsLive = (server: Server) =>
-  Layer.effectDiscard(
-    Effect.map(Effect.orDie(EdgeConfig), (edge) =>
-      refuseAmbiguousHosts(applyEdgeSettings(server, edge), proxiesOf(edge))
-    )
-  )
+  Layer.effectDiscard(Effect.map(Effect.orDie(EdgeConfig), (edge) => originFormTargets(applyEdgeSettings(server, edge))))
 
 /** What the API's edge reads from the settings: the trusted proxies and the failed-key budgets. */
 export const EdgeReferencesLive = Layer.unwrap(
