@@ -57,6 +57,21 @@ export default defineConfig(
     }
   },
   {
+    // A variable-length IN list goes through adapter-sql's `inList`, which pads it to a power of two so that
+    // a statement takes a few texts, not one per length (prepared statements and statement caches).
+    files: ["packages/adapter-{sql,sqlite,pg}/src/**/*.ts"],
+    ignores: ["packages/adapter-sql/src/internal/inList.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "MemberExpression[property.name='in']",
+          message: "Write an IN list as `IN ${inList(sql, values)}` (adapter-sql/src/internal/inList.ts)."
+        }
+      ]
+    }
+  },
+  {
     files: ["**/*.{js,mjs,cjs}"],
     languageOptions: { globals: globals.node },
     rules: { "@typescript-eslint/no-unused-vars": "error" }

@@ -3,7 +3,8 @@ import { SqlClient, SqlSchema, type Statement } from "effect/sql"
 import { type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
 import { CurrentPendingChanges, writePending } from "./internal/pendingChanges.js"
-import { chunks, NumberFromBigInt, padded } from "./internal/rows.js"
+import { chunks, NumberFromBigInt } from "./internal/rows.js"
+import { inList } from "./internal/inList.js"
 import { span } from "./internal/spans.js"
 
 const Position = Schema.Union([Schema.Number, NumberFromBigInt, Schema.NumberFromString])
@@ -74,7 +75,7 @@ export const readStatement = (sql: SqlClient.SqlClient, query: ChangeLog.ChangeQ
     WHERE c.company_id = ${query.companyId}
       AND c.company_position > ${query.after} AND c.company_position <= ${query.upTo}
       AND (c.visibility & ${query.visibleMask}) <> 0
-      ${query.resources === undefined ? sql`` : sql`AND c.resource IN ${sql.in(padded(query.resources))}`}
+      ${query.resources === undefined ? sql`` : sql`AND c.resource IN ${inList(sql, query.resources)}`}
     ORDER BY c.company_position
     LIMIT ${query.limit}
   `

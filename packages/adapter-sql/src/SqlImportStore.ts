@@ -2,7 +2,8 @@ import { type Import, ImportStore, type Resource } from "@catalog-sync/core"
 import { SqlClient } from "effect/sql"
 import { Array as Arr, type Context, Effect, Layer, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
-import { chunks, Millis, padded } from "./internal/rows.js"
+import { chunks, Millis } from "./internal/rows.js"
+import { inList } from "./internal/inList.js"
 import { span } from "./internal/spans.js"
 
 /** The columns of `import_records`, as `importRowOf` names them. */
@@ -135,7 +136,10 @@ export const make: Effect.Effect<
           const rows = yield* sql`UPDATE import_records
               SET status = 'applied', outcome = ${pick((result) => result.outcome)},
                   record_id = ${pick((result) => result.recordId)}, error = NULL, run = ${run}, updated_at = ${at}
-              WHERE job_id = ${jobId} AND idx IN ${sql.in(padded(chunk.map((result) => result.index)))} AND status <> 'applied'
+              WHERE job_id = ${jobId} AND idx IN ${inList(
+                sql,
+                chunk.map((result) => result.index)
+              )} AND status <> 'applied'
               RETURNING idx`
           marked += rows.length
         }
@@ -163,9 +167,9 @@ export const make: Effect.Effect<
       Effect.gen(function* () {
         const ids = (yield* decodeIds(yield* purgeCandidatesStatement(sql, finishedBefore, limit))).map((row) => row.id)
         if (ids.length === 0) return 0
-        yield* sql`DELETE FROM import_records WHERE job_id IN ${sql.in(padded(ids))}`
+        yield* sql`DELETE FROM import_records WHERE job_id IN ${inList(sql, ids)}`
         const deleted =
-          yield* sql`DELETE FROM jobs WHERE id IN ${sql.in(padded(ids))} AND state IN ('completed', 'failed') RETURNING id`
+          yield* sql`DELETE FROM jobs WHERE id IN ${inList(sql, ids)} AND state IN ('completed', 'failed') RETURNING id`
         return deleted.length
       }).pipe(refineErrors, span("ImportStore.purgeFinished", { limit })),
 
@@ -179,7 +183,7 @@ export const make: Effect.Effect<
               SUM(CASE WHEN outcome = 'unchanged' THEN 1 ELSE 0 END) AS unchanged,
               SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END) AS failed,
               SUM(CASE WHEN status = 'pending' THEN 1 ELSE 0 END) AS pending
-            FROM import_records WHERE job_id IN ${sql.in(padded(jobIds))} GROUP BY job_id`
+            FROM import_records WHERE job_id IN ${inList(sql, jobIds)} GROUP BY job_id`
         for (const { job_id, ...counts } of yield* decodeCounts(rows)) out.set(job_id, counts)
         return out
       }).pipe(refineErrors, span("ImportStore.counts"))

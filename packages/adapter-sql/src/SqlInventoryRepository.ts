@@ -2,7 +2,8 @@ import { Errors, Ids, Inventory, InventoryRepository } from "@catalog-sync/core"
 import { SqlClient, type Statement, SqlSchema } from "effect/sql"
 import { Array as Arr, type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
-import { chunks, padded } from "./internal/rows.js"
+import { chunks } from "./internal/rows.js"
+import { inList } from "./internal/inList.js"
 import { span } from "./internal/spans.js"
 
 const ItemRow = Schema.Struct({
@@ -148,7 +149,7 @@ export const make: Effect.Effect<
     Result: BalanceRow,
     execute: ({ companyId, itemIds }) =>
       sql`SELECT ${sql.literal(balanceColumns)} FROM stock_balances b
-          WHERE b.company_id = ${companyId} AND b.item_id IN ${sql.in(padded(itemIds))}
+          WHERE b.company_id = ${companyId} AND b.item_id IN ${inList(sql, itemIds)}
           ORDER BY b.item_id, b.location_id`
   })
 

@@ -2,7 +2,8 @@ import { Ids, Job, JobStore, Scope } from "@catalog-sync/core"
 import { SqlClient, SqlSchema, type Statement } from "effect/sql"
 import { type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
-import { Millis, padded } from "./internal/rows.js"
+import { Millis } from "./internal/rows.js"
+import { inList } from "./internal/inList.js"
 import { span } from "./internal/spans.js"
 
 /** A row of `jobs`. */
@@ -216,7 +217,7 @@ export const make: Effect.Effect<
               ${query.companyId === undefined ? sql`` : sql`AND company_id = ${query.companyId}`}
               ${query.kind === undefined ? sql`` : sql`AND kind = ${query.kind}`}
               ${query.id === undefined ? sql`` : sql`AND id = ${query.id}`}
-              ${query.ids === undefined ? sql`` : sql`AND id IN ${sql.in(padded(query.ids))}`}
+              ${query.ids === undefined ? sql`` : sql`AND id IN ${inList(sql, query.ids)}`}
               ${query.cursor === undefined ? sql`` : sql`AND id > ${query.cursor}`}
             ORDER BY id
             LIMIT ${query.limit}`
@@ -239,7 +240,7 @@ export const make: Effect.Effect<
                 lease_owner = NULL, lease_until = NULL, failure = NULL, finished_at = NULL, updated_at = ${request.at},
                 trace_parent = ${request.traceParent}
             WHERE company_id = ${scope.companyId} AND connection_id = ${scope.connectionId} AND id = ${id}
-              AND state IN ${sql.in(padded(request.from))}
+              AND state IN ${inList(sql, request.from)}
             RETURNING ${sql.literal(columns)}`
         const [updated] = yield* decodeRows(rows)
         return updated === undefined

@@ -2,7 +2,8 @@ import { Errors, Ids, Mappings } from "@catalog-sync/core"
 import { SqlClient, type SqlError, SqlSchema } from "effect/sql"
 import { Array as Arr, type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
-import { chunks, MappingRow, padded } from "./internal/rows.js"
+import { chunks, MappingRow } from "./internal/rows.js"
+import { inList } from "./internal/inList.js"
 import { span } from "./internal/spans.js"
 
 /** A mapping as the lookups read it. */
@@ -31,7 +32,7 @@ export const byRecordStatement = (
     orElse: () =>
       sql<MappingPair>`SELECT external_id, record_id FROM mappings
           WHERE company_id = ${scope.companyId} AND connection_id = ${scope.connectionId}
-            AND resource = ${scope.resource} AND record_id IN ${sql.in(padded(recordIds))}`
+            AND resource = ${scope.resource} AND record_id IN ${inList(sql, recordIds)}`
   })
 
 const rowOf = (mapping: Mappings.Mapping) => ({
@@ -59,7 +60,7 @@ export const make: Effect.Effect<
   const findByExternal = (scope: Mappings.MappingScope, externalIds: ReadonlyArray<string>) =>
     sql<MappingPair>`SELECT external_id, record_id FROM mappings
           WHERE company_id = ${scope.companyId} AND connection_id = ${scope.connectionId}
-            AND resource = ${scope.resource} AND external_id IN ${sql.in(padded(externalIds))}`
+            AND resource = ${scope.resource} AND external_id IN ${inList(sql, externalIds)}`
 
   // Lookups of several scopes as one statement, each row tagged with its lookup's place.
   const findAcross = (lookups: ReadonlyArray<Mappings.MappingLookup>) =>
@@ -71,7 +72,7 @@ export const make: Effect.Effect<
         ({ externalIds, scope }, i) =>
           sql`SELECT ${sql.literal(String(i))} AS lookup, external_id, record_id FROM mappings
           WHERE company_id = ${scope.companyId} AND connection_id = ${scope.connectionId}
-            AND resource = ${scope.resource} AND external_id IN ${sql.in(padded(externalIds))}`
+            AND resource = ${scope.resource} AND external_id IN ${inList(sql, externalIds)}`
       )
     )}`
 

@@ -2,7 +2,8 @@ import { Ids, Media, MediaRepository } from "@catalog-sync/core"
 import { SqlClient } from "effect/sql"
 import { type Context, Effect, Layer, Option, Schema } from "effect"
 import { refineErrors } from "./internal/errors.js"
-import { Millis, padded } from "./internal/rows.js"
+import { Millis } from "./internal/rows.js"
+import { inList } from "./internal/inList.js"
 import { span } from "./internal/spans.js"
 
 /** A row of `media`. */
@@ -125,7 +126,7 @@ export const make: Effect.Effect<
         const rows = yield* sql`SELECT ${sql.literal(columns)} FROM media
             WHERE company_id = ${query.companyId}
               ${query.cursor === undefined ? sql`` : sql`AND id > ${query.cursor}`}
-              ${query.ids === undefined ? sql`` : sql`AND id IN ${sql.in(padded(query.ids))}`}
+              ${query.ids === undefined ? sql`` : sql`AND id IN ${inList(sql, query.ids)}`}
             ORDER BY id LIMIT ${query.limit}`
         return (yield* decodeRows(rows)).map(toMedia)
       }).pipe(refineErrors, span("MediaRepository.list")),

@@ -2,7 +2,8 @@ import { describe, expect, it } from "@effect/vitest"
 import type { StoredRecord } from "@catalog-sync/core"
 import fc from "fast-check"
 import { Schema } from "effect"
-import { padded, RecordRow, recordRowOf, storedRecordOf } from "../src/internal/rows.js"
+import { padded } from "../src/internal/inList.js"
+import { RecordRow, recordRowOf, storedRecordOf } from "../src/internal/rows.js"
 
 const id = fc.uuid({ version: 4 })
 const timestamp = fc.date({ min: new Date(2020, 0, 1), max: new Date(2030, 0, 1) }).map((d) => d.toISOString())

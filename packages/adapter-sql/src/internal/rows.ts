@@ -122,21 +122,6 @@ export const chunks = <A>(items: ReadonlyArray<A>, size = 1000): ReadonlyArray<A
 }
 
 /**
- * An `IN` list's values, padded to the next power of two by repeating the last: `IN (...)` means the same,
- * and a statement's text takes one of a few lengths (1, 2, 4, ... ids), not one per count, so that
- * PostgreSQL's prepared statements (a bounded number of texts) and SQLite's statement cache reuse it.
- */
-export const padded = <A>(values: ReadonlyArray<A>): ReadonlyArray<A> => {
-  let size = 1
-  while (size < values.length) size *= 2
-  if (values.length === 0 || size === values.length) return values
-  const out = values.slice()
-  const last = values[values.length - 1]!
-  while (out.length < size) out.push(last)
-  return out
-}
-
-/**
  * A 64-bit integer as a number (exact up to 2^53): @effect/sql-pg reads PostgreSQL's `bigint`, and the
  * COUNT of any rows, as a JS `bigint`.
  */
