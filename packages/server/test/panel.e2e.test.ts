@@ -80,7 +80,7 @@ const world = (url: string, config: Parameters<typeof makeUser>[0]) =>
           lifetime_days: "30"
         })
         expect(keyPage.status).toBe(201)
-        const key = /<code>([0-9a-f-]{36})<\/code>/.exec(keyPage.text)?.[1] ?? ""
+        const key = /Key id<\/dt>\s*<dd><code>([0-9a-f]{24})<\/code>/.exec(keyPage.text)?.[1] ?? ""
         await owner.get(`/panel/companies/${company}`)
         const location = idAfter(
           (await owner.post(`/panel/companies/${company}/locations`, { name: "Depot" })).location,
@@ -90,7 +90,8 @@ const world = (url: string, config: Parameters<typeof makeUser>[0]) =>
         const ownerId = new RegExp(`/people/([0-9a-f-]{36})/enabled`).exec(people.text)?.[1] ?? ""
         const locations = await owner.get(`/panel/companies/${company}/connections/${connection}`)
         const locationId = /<option value="([0-9a-f-]{36})"/.exec(locations.text)?.[1] ?? location
-        for (const id of [company, connection, key, locationId, ownerId]) expect(id).toMatch(/^[0-9a-f-]{36}$/)
+        for (const id of [company, connection, locationId, ownerId]) expect(id).toMatch(/^[0-9a-f-]{36}$/)
+        expect(key).toMatch(/^[0-9a-f]{24}$/)
         return { company, connection, key, owner, location: locationId, ownerId }
       }
       const a = await make("Alpha")
@@ -214,7 +215,9 @@ describe("company panel over HTTP", () => {
             // B is as it was: its connection's name, its key, its owner, no new company.
             const seen = await admin.get(`${B}/connections/${b.connection}`)
             expect(seen.text).toContain("<h1>ERP</h1>")
-            expect(seen.text).toMatch(new RegExp(`${b.key}</code></td><td>catalog:read</td><td>[0-9-]+</td><td>active`))
+            expect(seen.text).toMatch(
+              new RegExp(`${b.key}</code></td>\\s*<td>catalog:read</td>\\s*<td>[0-9-]+</td>\\s*<td>active`)
+            )
             expect((await admin.get(`${B}/people`)).text).not.toContain("intruder@example.com")
             expect((await admin.get(`${B}/people`)).text).toContain("enabled</td>")
             expect((await admin.get("/panel/companies")).text).not.toContain(">X<")
@@ -232,6 +235,31 @@ describe("company panel over HTTP", () => {
             expect((await owner.get(`${A}/connections/${a.connection}`)).text).toContain("<h1>Renamed</h1>")
           })
         })
+    )
+
+    it.effect("a manager runs the company's connections but not its people or audit log", () =>
+      Effect.gen(function* () {
+        const { url, config } = yield* TestServer
+        const { a, admin } = yield* world(url, config)
+        yield* Effect.promise(async () => {
+          const A = `/panel/companies/${a.company}`
+          await admin.get(`${A}/people`)
+          const email = `manager-${Date.now().toString(36)}@example.com`
+          expect((await admin.post(`${A}/people`, { name: "Manny", email, role: "manager", password })).status).toBe(
+            303
+          )
+          const manager = visitor(url)
+          expect((await manager.signIn(email, password)).location).toBe("/panel")
+          expect((await manager.get("/panel")).location).toBe(A)
+          expect((await manager.get(A)).status).toBe(200)
+          expect((await manager.post(`${A}/connections`, { name: "Shop" })).status).toBe(303)
+          for (const path of [`${A}/people`, `${A}/audit`])
+            expect([path, (await manager.get(path)).status]).toEqual([path, 404])
+          await manager.get(A)
+          const added = await manager.post(`${A}/people`, { name: "X", email: `x-${email}`, role: "owner", password })
+          expect(added.status).toBe(404)
+        })
+      })
     )
 
     it.effect("names are shown as text; a refused value is shown next to its field", () =>
@@ -266,7 +294,7 @@ describe("company panel over HTTP", () => {
           })
           expect(refused.status).toBe(422)
           expect(refused.text).toMatch(
-            /<span class="error" id="key-lifetime_days-error">must be a whole number of days from 1 to 365<\/span>/
+            /<span class="error" id="key-lifetime_days-error">\s*must be a whole number of days from 1 to 365\s*<\/span>/
           )
         })
       })
@@ -291,6 +319,18 @@ describe("company panel over HTTP", () => {
           expect(blocked.status).toBe(429)
           expect((await visitor(url).signIn("other@example.com", password)).status).toBe(303)
         })
+      })
+    )
+  })
+
+  layer(TestServerWith({}, { PANEL_ENABLED: "false" }), { timeout: 60_000 })("PANEL_ENABLED=false", (it) => {
+    it.effect("serves no /panel routes", () =>
+      Effect.gen(function* () {
+        const { url } = yield* TestServer
+        const answers = yield* Effect.promise(() =>
+          Promise.all(["/panel", "/panel/sign-in"].map((path) => fetch(`${url}${path}`, { redirect: "manual" })))
+        )
+        expect(answers.map((answer) => answer.status)).toEqual([404, 404])
       })
     )
   })
