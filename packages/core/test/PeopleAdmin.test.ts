@@ -4,7 +4,7 @@ import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
 import { Admin } from "../src/Admin/AccountsAdmin.js"
 import { Actor, AuditLog } from "../src/Audit/AuditLog.js"
-import { roleFitsCompany } from "../src/People/PanelUser.js"
+import { type PanelRole, roleFitsCompany } from "../src/People/PanelUser.js"
 import { PasswordHasher } from "../src/People/PasswordHasher.js"
 import { PeopleAdmin, SessionLimits } from "../src/People/PeopleAdmin.js"
 import { accountLimit, addressLimit, retryAfterMillis, windowMillis } from "../src/People/SignInThrottle.js"
@@ -99,7 +99,7 @@ describe("creating panel users", () => {
 
   prop(
     "a role fits a company exactly when it is not the administrator's",
-    [fc.constantFrom("admin", "owner", "manager"), fc.option(fc.uuid(), { nil: null })] as const,
+    [fc.constantFrom<PanelRole>("admin", "owner", "manager"), fc.option(fc.uuid(), { nil: null })],
     ([role, companyId]) => {
       expect(roleFitsCompany(role, companyId)).toBe((role === "admin") === (companyId === null))
     }
