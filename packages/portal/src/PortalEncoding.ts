@@ -1,15 +1,21 @@
 /**
  * A portal file as it goes over the wire: brotli, gzip or as it is, by the request's `Accept-Encoding`,
  * each with its own ETag. The Scalar bundle is 5 MB; brotli at its best quality makes it 1.1 MB and gzip
- * 1.5 MB. A file is compressed once, on its first request, in zlib's thread pool: gzip (a quarter second
- * for the bundle) is awaited by that request, brotli (15 s and more for the bundle) is not; until it is
- * ready, gzip goes. A server that never serves the portal never compresses it.
+ * 1.5 MB. A file is compressed once, on its first request: from the copies the portal's build made
+ * (./Precompressed.ts) when they are of this content, else in zlib's thread pool: gzip (a quarter second
+ * for the bundle) is awaited by that request, brotli (10 s and more for the bundle) is not; until it is
+ * ready, gzip goes. A server that never serves the portal never reads nor compresses it.
  */
 import { createHash } from "node:crypto"
 import { promisify } from "node:util"
 import { brotliCompress, constants, gzip } from "node:zlib"
 
 export type Encoding = "br" | "gzip" | "identity"
+
+export type Compressed = Exclude<Encoding, "identity">
+
+/** Below this size a compressed file saves less than the round trip's headers. */
+export const worthCompressing = 1024
 
 /**
  * The encoding to send (RFC 9110 §12.5.3): of brotli and gzip, among those `available`, the one the client
@@ -44,35 +50,51 @@ export interface Representation {
 const gzipAsync = promisify(gzip)
 const brotliAsync = promisify(brotliCompress)
 
-/** Below this size a compressed file saves less than the round trip's headers. */
-const worthCompressing = 1024
+/** Compresses at the best quality of each coding (the portal's files are compressed once, then served often). */
+export const compress = (body: Uint8Array, encoding: Compressed): Promise<Uint8Array> =>
+  encoding === "br"
+    ? brotliAsync(body, {
+        params: {
+          [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+          [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
+          [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength
+        }
+      })
+    : gzipAsync(body, { level: constants.Z_BEST_COMPRESSION })
 
-/** The representations of one file's content, compressed on first use. */
-export const encodings = (content: string) => {
+/** Where compressed copies made beforehand are found: the copy of the content with this SHA-256 (hex). */
+export type CompressedCopies = (sha256: string, encoding: Compressed) => Promise<Uint8Array | undefined>
+
+const none: CompressedCopies = () => Promise.resolve(undefined)
+
+/** The representations of one file's content, read from `precompressed` or compressed on first use. */
+export const encodings = (content: string, precompressed: CompressedCopies = none) => {
   const body = new TextEncoder().encode(content)
-  const hash = createHash("sha256").update(body).digest("base64url").slice(0, 22)
+  const digest = createHash("sha256").update(body).digest()
+  const hash = digest.toString("base64url").slice(0, 22)
   const identity: Representation = { encoding: "identity", body, etag: `"${hash}"` }
-  const ready = new Map<"br" | "gzip", Representation>()
-  let gzipped: Promise<void> | undefined
-  const keep = (encoding: "br" | "gzip") => (compressed: Uint8Array) => {
+  const ready = new Map<Compressed, Representation>()
+  let started: Promise<void> | undefined
+  const keep = (encoding: Compressed) => (compressed: Uint8Array) => {
     if (compressed.byteLength < body.byteLength)
       ready.set(encoding, { encoding, body: compressed, etag: `"${hash}-${encoding}"` })
   }
+  // A failed compression leaves the file to go as it is.
+  const compressed = (encoding: Compressed) => compress(body, encoding).then(keep(encoding), () => undefined)
+  const hex = digest.toString("hex")
+  // The build's copies when it made them of this content; else brotli in the background, gzip awaited.
   const start = () => {
-    if (gzipped !== undefined) return gzipped
-    if (body.byteLength < worthCompressing) return (gzipped = Promise.resolve())
-    // A failed compression leaves the file to go as it is.
-    void brotliAsync(body, {
-      params: {
-        [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
-        [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
-        [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength
-      }
-    }).then(keep("br"), () => undefined)
-    return (gzipped = gzipAsync(body, { level: constants.Z_BEST_COMPRESSION }).then(keep("gzip"), () => undefined))
+    if (started !== undefined) return started
+    if (body.byteLength < worthCompressing) return (started = Promise.resolve())
+    const copies = Promise.all([precompressed(hex, "br"), precompressed(hex, "gzip")])
+    return (started = copies.then(([br, gz]) => {
+      if (br !== undefined) keep("br")(br)
+      else void compressed("br")
+      return gz !== undefined ? keep("gzip")(gz) : compressed("gzip")
+    }))
   }
   return {
-    /** The representation for a request's `Accept-Encoding`; the first request of a file waits for gzip. */
+    /** The representation for a request's `Accept-Encoding`; the first request of a file waits for gzip (or the copies). */
     select: async (acceptEncoding: string | undefined): Promise<Representation> => {
       if (negotiate(acceptEncoding, ["br", "gzip"]) !== "identity") await start()
       const encoding = negotiate(acceptEncoding, [...ready.keys()])

@@ -7,7 +7,8 @@ import * as PackageReference from "./PackageReference.js"
 import { loadGuides, repositoryUrl } from "./Guides.js"
 import { type PortalFile, render } from "./Portal.js"
 import { scalarBundle } from "./ScalarBundle.js"
-import { encodings, notModified } from "./PortalEncoding.js"
+import { encodings, notModified, type CompressedCopies } from "./PortalEncoding.js"
+import * as Precompressed from "./Precompressed.js"
 
 /**
  * The portal of this API: its OpenAPI document and the guides in `docsDir`, rendered once, linking the
@@ -54,8 +55,8 @@ export const cacheControl = (file: PortalFile): string =>
   file.immutable === true ? "public, max-age=31536000, immutable" : "no-cache"
 
 /** Answers GET of one file: compressed as the request accepts, 304 to a matching If-None-Match. */
-const serveFile = (file: PortalFile) => {
-  const representations = encodings(file.body)
+const serveFile = (file: PortalFile, precompressed: CompressedCopies | undefined) => {
+  const representations = encodings(file.body, precompressed)
   return (request: HttpServerRequest.HttpServerRequest) =>
     Effect.map(
       Effect.promise(() => representations.select(request.headers["accept-encoding"])),
@@ -105,19 +106,21 @@ export type Requires = HttpRouter.HttpRouter | HttpRouter.Request<"Error", HttpS
 /**
  * Serves rendered portal files under `path` (default `/docs`) on the API's router, and the packages' API
  * reference under `<path>/api/` from `packageReference` when given. `/docs` redirects to `/docs/` so
- * that the pages' relative links, written for any static host, resolve; so does `/`.
+ * that the pages' relative links, written for any static host, resolve; so does `/`. The files'
+ * compressed copies are read from `precompressed` (a folder of ./Precompressed.ts) when there.
  */
 export const layer = (
   files: ReadonlyArray<PortalFile>,
-  options: { readonly path?: `/${string}`; readonly packageReference?: string } = {}
+  options: { readonly path?: `/${string}`; readonly packageReference?: string; readonly precompressed?: string } = {}
 ): Layer.Layer<never, never, Requires> => {
   const base = options.path ?? "/docs"
+  const precompressed = options.precompressed === undefined ? undefined : Precompressed.reader(options.precompressed)
   return HttpRouter.use((router) =>
     Effect.gen(function* () {
       // The server's root has nothing of its own: a person opening it wants the portal.
       yield* router.add("GET", "/", HttpServerResponse.redirect(`${base}/`, { status: 302 }))
       for (const file of files) {
-        const serve = serveFile(file)
+        const serve = serveFile(file, precompressed)
         yield* router.add("GET", `${base}/${file.path}`, serve)
         if (file.path !== "index.html") continue
         // The router matches `/docs` and `/docs/` alike; only the latter resolves the relative links.
@@ -136,7 +139,8 @@ export const layer = (
 /**
  * The portal of this API at `/docs`, rendered once while the layer builds from the OpenAPI document and
  * the guides in `docsDir` (the repository's `docs` when started from its root), with the packages' API
- * reference at `/docs/api/` once `npm run docs` has written it to `docsDir/api`.
+ * reference at `/docs/api/` once `npm run docs` has written it to `docsDir/api`, and the compressed
+ * copies the portal's build made.
  */
 export const layerFromDocs = (docsDir: string): Layer.Layer<never, never, Requires> =>
   Layer.unwrap(
@@ -147,6 +151,10 @@ export const layerFromDocs = (docsDir: string): Layer.Layer<never, never, Requir
           `no guides found in ${resolve(docsDir)}; the portal at /docs shows the API reference only (set DOCS_DIR)`
         )
       }
-      return layer(files, { packageReference: PackageReference.directoryOf(resolve(docsDir)) })
+      const precompressed = Precompressed.directory()
+      return layer(files, {
+        packageReference: PackageReference.directoryOf(resolve(docsDir)),
+        ...(precompressed === undefined ? {} : { precompressed })
+      })
     })
   )

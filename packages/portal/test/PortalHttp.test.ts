@@ -3,11 +3,14 @@ import { HttpRouter } from "effect/http"
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { brotliDecompressSync, gunzipSync } from "node:zlib"
+import { createHash } from "node:crypto"
+import { existsSync, readdirSync } from "node:fs"
+import { brotliCompressSync, brotliDecompressSync, constants, gunzipSync, gzipSync } from "node:zlib"
 import * as PackageReference from "../src/PackageReference.js"
 import type { PortalFile } from "../src/Portal.js"
 import { encodings, negotiate, notModified } from "../src/PortalEncoding.js"
 import { layer } from "../src/PortalHttp.js"
+import * as Precompressed from "../src/Precompressed.js"
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes)
 
@@ -48,6 +51,26 @@ describe("Accept-Encoding", () => {
     expect((await encodings(content).select(undefined)).etag).toBe(plain.etag)
   })
 
+  it("sends the copies made beforehand for this very content from the first request, compressing nothing", async () => {
+    const content = "a portal page, long enough to be worth compressing. ".repeat(200)
+    // Quality 1: not what the server would make itself (quality 11), so the bytes tell which went.
+    const copy = new Uint8Array(brotliCompressSync(content, { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } }))
+    const gzipCopy = new Uint8Array(gzipSync(content, { level: 1 }))
+    const asked: Array<string> = []
+    const copies = (hash: string, encoding: "br" | "gzip") => {
+      asked.push(`${hash}.${encoding}`)
+      const mine = hash === createHash("sha256").update(content).digest("hex")
+      return Promise.resolve(mine ? (encoding === "br" ? copy : gzipCopy) : undefined)
+    }
+    const file = encodings(content, copies)
+    expect((await file.select("br, gzip")).body).toEqual(copy)
+    expect((await file.select("gzip")).body).toEqual(gzipCopy)
+    expect(asked).toHaveLength(2)
+    // Another content has no copy: it is compressed as usual.
+    const other = await encodings(`${content}!`, copies).select("gzip")
+    expect(text(gunzipSync(other.body))).toBe(`${content}!`)
+  })
+
   it("sends a small file as it is", async () => {
     const small = await encodings("tiny").select("br, gzip")
     expect([small.encoding, text(small.body)]).toEqual(["identity", "tiny"])
@@ -58,6 +81,49 @@ describe("Accept-Encoding", () => {
     expect(notModified("*", '"b"')).toBe(true)
     expect(notModified('"a"', '"b"')).toBe(false)
     expect(notModified(undefined, '"b"')).toBe(false)
+  })
+})
+
+describe("the compressed copies of the portal's build", () => {
+  it("are named for their content, made once, and those of contents no longer given are removed", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "portal-copies-"))
+    try {
+      const page = "<p>a guide, long enough to be worth compressing</p>\n".repeat(100)
+      const hash = createHash("sha256").update(page).digest("hex")
+      expect(await Precompressed.write(dir, [page, "tiny"])).toBe(2)
+      expect(readdirSync(dir).sort()).toEqual([`${hash}.br`, `${hash}.gz`])
+      const read = Precompressed.reader(dir)
+      expect(text(brotliDecompressSync((await read(hash, "br"))!))).toBe(page)
+      expect(text(gunzipSync((await read(hash, "gzip"))!))).toBe(page)
+      expect(await read("0".repeat(64), "br")).toBeUndefined()
+      // Kept as they are: nothing to compress again.
+      expect(await Precompressed.write(dir, [page])).toBe(0)
+      expect(await Precompressed.write(dir, [`${page}changed`])).toBe(2)
+      expect(existsSync(join(dir, `${hash}.br`))).toBe(false)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it("are served by the portal's routes from its first request", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "portal-copies-"))
+    try {
+      const body = "console.log(1);".repeat(500)
+      const copy = brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 2 } })
+      writeFileSync(join(dir, `${createHash("sha256").update(body).digest("hex")}.br`), copy)
+      const files = [{ path: "assets/a.js", contentType: "text/javascript; charset=utf-8", body, immutable: true }]
+      const { dispose, handler } = HttpRouter.toWebHandler(layer(files, { precompressed: dir }), {
+        disableLogger: true
+      })
+      const response = await handler(
+        new Request("http://portal.test/docs/assets/a.js", { headers: { "accept-encoding": "br" } })
+      )
+      expect(response.headers.get("content-encoding")).toBe("br")
+      expect(new Uint8Array(await response.arrayBuffer())).toEqual(new Uint8Array(copy))
+      await dispose()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
 

@@ -95,8 +95,8 @@ const emptyCache = async (page: Page) => {
 }
 
 /**
- * Waits until the server sends the Scalar bundle brotli-compressed: it compresses a file on its first
- * request, gzip at once and brotli (seconds for 5 MB) in the background.
+ * Waits until the server sends the Scalar bundle brotli-compressed: at once with the copies of the
+ * portal's build; without them (the portal not built) brotli takes seconds for 5 MB, in the background.
  */
 const brotliReady = async (url: string) => {
   const page = await fetch(`${url}/docs/reference.html`).then((r) => r.text())
@@ -340,9 +340,7 @@ describe.skipIf(skip !== undefined)("portal", () => {
             const section = page.locator(`section[id$="tag/products/delete/api/v1/products/{id}"]`).first()
             await section.waitFor()
             await expect.poll(() => section.isVisible()).toBe(true)
-            await expect
-              .poll(() => section.evaluate((element) => element.getBoundingClientRect().top < 844))
-              .toBe(true)
+            await expect.poll(() => section.evaluate((element) => element.getBoundingClientRect().top < 844)).toBe(true)
             expect(await page.locator("form.search .results").isHidden()).toBe(true)
             // Scalar's own search is off: still one search box.
             expect(await page.getByRole("searchbox").count()).toBe(1)
