@@ -5,7 +5,7 @@
  * order the framework decodes them.
  * The first that fails is the part, and its failing locations (found with bounded work) give the
  * details. A decode error that none of them reproduces did not come from the request. JSON bodies are
- * not among the parts: their handlers decode them once, with bounded work (`Writes.decodedBody`), so no
+ * not among the parts: their handlers decode them once, with bounded work (`Writes.rawWrite`), so no
  * body is decoded here.
  */
 import type { PlainIssues } from "@catalog-sync/core"

@@ -97,7 +97,7 @@ const renderCause = (requestId: string, cause: Cause.Cause<unknown>) => {
       return Effect.succeed(routeNotFound(requestId))
     }
   }
-  // A body that does not parse as JSON: its handler reads it (`Writes.decodedBody`) and dies with the error.
+  // A body that does not parse as JSON: its handler reads it (`Writes.rawWrite`) and dies with the error.
   const defect = Cause.findDefect(cause)
   if (
     Result.isSuccess(defect) &&

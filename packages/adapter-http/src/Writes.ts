@@ -84,3 +84,25 @@ export const decodedBody = <A, E extends DomainError, R>(
       return yield* api(Effect.fail(new Errors.ValidationFailed({ message: "the body is not valid", issues: inexact })))
     return yield* api(Effect.fromResult(decode(json)))
   })
+
+/** How a raw write's body is read: checked against the key as sent, then decoded (see `decodedBody`). */
+export interface WriteBody<Request, P, E extends DomainError, R> {
+  readonly decode: (json: unknown) => Result.Result<P, Errors.ValidationFailed>
+  readonly authorize: (json: unknown, request: Request) => Effect.Effect<void, E, R>
+}
+
+/**
+ * The handler of a write endpoint, registered with `handleRaw` (Answers.ts): HttpApi decodes no body (the
+ * endpoint's payload schema stays declared for the document); `body` reads it once (`decodedBody`), then
+ * `write` runs with the decoded payload and the endpoint's decoded request (path, headers).
+ */
+export const rawWrite =
+  <Request, P, E extends DomainError, R, A, E2, R2>(
+    body: WriteBody<Request, P, E, R>,
+    write: (payload: P, request: Request) => Effect.Effect<A, E2, R2>
+  ) =>
+  (request: Request) =>
+    Effect.flatMap(
+      decodedBody(body.decode, (json) => body.authorize(json, request)),
+      (payload) => write(payload, request)
+    )

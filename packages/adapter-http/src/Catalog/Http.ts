@@ -3,9 +3,9 @@ import { CatalogService, Decode, type IdempotencyStore, Ids, type Resource, type
 import { Effect, Layer } from "effect"
 import { Api, type Authentication, CatalogApi, Common } from "@catalog-sync/contract"
 import { api } from "../ErrorResponses.js"
-import { decodedBody, writeEnvelope } from "../Writes.js"
+import { rawWrite, writeEnvelope } from "../Writes.js"
 import { CurrentRequest } from "../RequestId.js"
-import { ok } from "../JsonAnswer.js"
+import { serialised } from "../Answers.js"
 import { fastAnswer } from "../FastAnswer.js"
 import { servicesAtBuild } from "../GroupServices.js"
 
@@ -41,7 +41,8 @@ const listParams = (query: ListQuery): CatalogService.ListParams => ({
 
 /**
  * The list, get and upsert handlers of one catalog resource, typed by its record: they only shape
- * envelopes, and the upsert decodes its body (`decodedBody`) once the key may write.
+ * envelopes, serialised as built (Answers.ts); the upsert is a raw write, its body decoded once the key
+ * may write.
  */
 const catalogEndpoints = <Name extends Resource.ResourceName>(
   catalog: CatalogService.CatalogService["Service"],
@@ -51,53 +52,64 @@ const catalogEndpoints = <Name extends Resource.ResourceName>(
   return {
     list: ({ query }: { readonly query: ListQuery }) =>
       Effect.flatMap(CurrentRequest, (state) =>
-        Effect.map(api(catalog.list(resource, listParams(query))), (page) => ok({ request_id: state.id, ...page }))
+        Effect.map(api(catalog.list(resource, listParams(query))), (page) => serialised({ request_id: state.id, ...page }))
       ),
     get: ({ params }: { readonly params: { readonly id: string } }) =>
       Effect.flatMap(CurrentRequest, (state) =>
-        Effect.map(api(catalog.get(resource, recordId(params.id))), (record) => ok({ request_id: state.id, record }))
+        Effect.map(api(catalog.get(resource, recordId(params.id))), (record) => serialised({ request_id: state.id, record }))
       ),
-    upsert: ({ headers }: { readonly headers: IdempotencyHeaders }) =>
-      Effect.gen(function* () {
-        const payload = yield* decodedBody(decodeBody, (sent) => catalog.preauthorizeUpsert(resource, sent))
-        return ok(yield* writeEnvelope(headers["idempotency-key"], payload, catalog.upsertCommand(resource, payload)))
-      })
+    upsert: rawWrite(
+      { decode: decodeBody, authorize: (sent) => catalog.preauthorizeUpsert(resource, sent) },
+      (payload, { headers }: { readonly headers: IdempotencyHeaders }) =>
+        Effect.map(
+          writeEnvelope(headers["idempotency-key"], payload, catalog.upsertCommand(resource, payload)),
+          serialised
+        )
+    )
   }
 }
 
 const decodeArchiveBody = Decode.decoderOf(CatalogApi.ArchiveBody, "the body")
 
-const archive =
-  (catalog: CatalogService.CatalogService["Service"]) =>
-  ({ params, headers }: { readonly params: { readonly id: string }; readonly headers: IdempotencyHeaders }) =>
-    Effect.gen(function* () {
-      const payload = yield* decodedBody(decodeArchiveBody, () => catalog.authorizeArchive)
-      return ok(
-        yield* writeEnvelope(
+const archive = (catalog: CatalogService.CatalogService["Service"]) =>
+  rawWrite(
+    { decode: decodeArchiveBody, authorize: () => catalog.authorizeArchive },
+    (payload, { params, headers }: { readonly params: { readonly id: string }; readonly headers: IdempotencyHeaders }) =>
+      Effect.map(
+        writeEnvelope(
           headers["idempotency-key"],
           payload,
           catalog.archiveCommand(recordId(params.id), payload.expected_revision)
-        )
+        ),
+        serialised
       )
-    })
+  )
 
 const withCatalog = <A>(build: (catalog: CatalogService.CatalogService["Service"]) => A) =>
   Effect.map(CatalogService.CatalogService, build)
 
+/** The contract's catalog groups and the resource each serves. */
+const catalogGroups = [
+  ["products", "products"],
+  ["categories", "categories"],
+  ["collections", "collections"],
+  ["brands", "brands"],
+  ["customizationTypes", "customization-types"],
+  ["customizationGroups", "customization-groups"],
+  ["customizationOptions", "customization-options"]
+] as const
+
 /**
- * `GET /{resource}/{id}` of every catalog resource answered fast (FastAnswer) by the handler its group
- * uses: a read costs about what its SQL costs.
+ * `GET /{resource}/{id}` and `GET /{resource}` of every catalog resource answered fast (FastAnswer) by the
+ * handlers its group uses: the reads connectors repeat most cost about what their SQL costs.
  */
 export const CatalogFastAnswers = Effect.flatMap(CatalogService.CatalogService, (catalog) =>
-  Effect.all([
-    fastAnswer(Api, "products", "get", catalogEndpoints(catalog, "products").get),
-    fastAnswer(Api, "categories", "get", catalogEndpoints(catalog, "categories").get),
-    fastAnswer(Api, "collections", "get", catalogEndpoints(catalog, "collections").get),
-    fastAnswer(Api, "brands", "get", catalogEndpoints(catalog, "brands").get),
-    fastAnswer(Api, "customizationTypes", "get", catalogEndpoints(catalog, "customization-types").get),
-    fastAnswer(Api, "customizationGroups", "get", catalogEndpoints(catalog, "customization-groups").get),
-    fastAnswer(Api, "customizationOptions", "get", catalogEndpoints(catalog, "customization-options").get)
-  ])
+  Effect.all(
+    catalogGroups.flatMap(([group, resource]) => {
+      const endpoints = catalogEndpoints(catalog, resource)
+      return [fastAnswer(Api, group, "get", endpoints.get), fastAnswer(Api, group, "list", endpoints.list)]
+    })
+  )
 )
 
 /** Handlers of all seven catalog resources; each group is checked against its endpoints in the contract. */

@@ -6,7 +6,7 @@ import { api } from "../ErrorResponses.js"
 import { fastAnswer } from "../FastAnswer.js"
 import { servicesAtBuild } from "../GroupServices.js"
 import { requestId } from "../RequestId.js"
-import { ok } from "../JsonAnswer.js"
+import { serialised } from "../Answers.js"
 
 interface ChangesQuery {
   readonly cursor?: string | undefined
@@ -26,7 +26,7 @@ const changes =
           resources: query.resource?.split(",")
         })
       )
-      return ok({ request_id: yield* requestId, ...page })
+      return serialised({ request_id: yield* requestId, ...page })
     })
 
 export const ChangesHttpLive = servicesAtBuild(

@@ -11,7 +11,7 @@ import {
 import { Effect, type Layer } from "effect"
 import type { Authentication } from "@catalog-sync/contract"
 import { Api } from "@catalog-sync/contract"
-import { decodedBody, writeEnvelope } from "../Writes.js"
+import { rawWrite, writeEnvelope } from "../Writes.js"
 import { jobHandlers } from "../Jobs/Http.js"
 import { servicesAtBuild } from "../GroupServices.js"
 
@@ -35,18 +35,18 @@ export const ImportsHttpLive: Layer.Layer<
         .handle("list", endpoints.list)
         .handle("get", endpoints.get)
         .handle("retry", endpoints.retry)
-        .handleRaw("submit", ({ headers }) =>
-          Effect.gen(function* () {
-            // The records' bodies are each decoded as the job (or the dry run) applies them, with the same bounds.
-            const payload = yield* decodedBody(decodeBody, ImportService.preauthorize)
-            return yield* writeEnvelope(
+        .handleRaw(
+          "submit",
+          // The records' bodies are each decoded as the job (or the dry run) applies them, with the same bounds.
+          rawWrite({ decode: decodeBody, authorize: ImportService.preauthorize }, (payload, { headers }) =>
+            writeEnvelope(
               headers["idempotency-key"],
               payload,
               WriteCommand.map(imports.submitCommand(payload), (submitted) =>
                 submitted._tag === "DryRun" ? { report: submitted.report } : { job: submitted.job }
               )
             )
-          })
+          )
         )
     })
   )

@@ -4,13 +4,13 @@ import { Effect, type Layer } from "effect"
 import type { Authentication } from "@catalog-sync/contract"
 import { Api, Common } from "@catalog-sync/contract"
 import { api } from "../ErrorResponses.js"
-import { decodedBody, writeEnvelope } from "../Writes.js"
+import { rawWrite, writeEnvelope } from "../Writes.js"
 import { requestId } from "../RequestId.js"
 import { servicesAtBuild } from "../GroupServices.js"
 
 const decodeBody = Decode.decoderOf(Inventory.StockWrite, "the body")
 
-/** Handlers of the inventory endpoints: they only call core and shape envelopes; a write decodes its body (`decodedBody`). */
+/** Handlers of the inventory endpoints: they only call core and shape envelopes; a write is raw, its body decoded once (Answers.ts). */
 export const InventoryHttpLive: Layer.Layer<
   HttpApiGroup.Service<"catalog-sync", "inventory">,
   never,
@@ -40,11 +40,11 @@ export const InventoryHttpLive: Layer.Layer<
             return { request_id: yield* requestId, record }
           })
         )
-        .handleRaw("write", ({ headers }) =>
-          Effect.gen(function* () {
-            const payload = yield* decodedBody(decodeBody, () => inventory.authorizeWrite)
-            return yield* writeEnvelope(headers["idempotency-key"], payload, inventory.writeCommand(payload))
-          })
+        .handleRaw(
+          "write",
+          rawWrite({ decode: decodeBody, authorize: () => inventory.authorizeWrite }, (payload, { headers }) =>
+            writeEnvelope(headers["idempotency-key"], payload, inventory.writeCommand(payload))
+          )
         )
     })
   )
