@@ -123,7 +123,12 @@ layer(TestLayer)("ImportService", (it) => {
           if (dry._tag !== "DryRun") throw new Error("expected a report")
           for (const results of [report!.records, dry.report.records]) {
             expect(
-              results.map((r) => [r.external_id, r.status, r.error?.code, (r.error?.details as any)?.[0]?.path])
+              results.map((r) => [
+                r.external_id,
+                r.status,
+                r.error?.code,
+                (r.error?.details as ReadonlyArray<{ readonly path: string }> | undefined)?.[0]?.path
+              ])
             ).toEqual(invalid.map((_, i) => [null, "failed", "validation_failed", `$.records[${i}].body.external_id`]))
           }
         })

@@ -10,7 +10,7 @@ import { Effect } from "effect"
 import { dependencyOrder, type PlannedRecord } from "../internal/Imports/ImportRunner.js"
 import type { Command } from "./ModelCommands.js"
 import { emptyFigures, expectedRevision, type Figures, nowhere, readFeed, Run, verify } from "./ModelRun.js"
-import type { Json, Target } from "./ModelTarget.js"
+import type { Json, StockAnswer, Target, WriteAnswer } from "./ModelTarget.js"
 import {
   type ActorName,
   actorNames,
@@ -99,7 +99,7 @@ const replay = (run: Run, what: string, how: Extract<Command, { kind: "replay" }
     }
     const otherBody = { ...last.body, note: "another body" }
     const send = (body: Json, key: string) =>
-      run.call(
+      run.call<WriteAnswer | StockAnswer>(
         how === "upsert-same-key"
           ? run.session.upsert(last.actor, last.resource, body, key)
           : run.session.stock(last.actor, body, key)
@@ -175,7 +175,8 @@ const importRecords = (run: Run, what: string, c: Extract<Command, { kind: "impo
     const answer = yield* run.call(run.session.importRecords(c.actor, body, run.key()))
     const value = run.accepted(what, answer)
     const report = value.report
-    if (!c.dryRun) run.equal(`${what}: job state`, value.job.state, "completed")
+    if (report === null) return run.fail(what, "the import has no report")
+    if (!c.dryRun) run.equal(`${what}: job state`, value.job?.state, "completed")
     run.equal(`${what}: dry_run`, report.dry_run, c.dryRun)
     const model = c.dryRun ? run.model.clone() : run.model
     const predictions = importPasses(model, c.actor, requests, bodies, (i) => report.records[i]?.id ?? `dry-run-${i}`)
@@ -183,7 +184,7 @@ const importRecords = (run: Run, what: string, c: Extract<Command, { kind: "impo
       const row = report.records[i]
       run.equal(
         `${what}: record ${i}`,
-        [row.index, row.status, row.status === "applied" ? row.outcome : row.error?.code],
+        [row?.index, row?.status, row?.status === "applied" ? row.outcome : row?.error?.code],
         [
           i,
           expected._tag === "Accepted" ? "applied" : "failed",
@@ -282,7 +283,7 @@ const execute = (run: Run, c: Command): Effect.Effect<void> => {
         const balance = planned.expected._tag === "Accepted" ? planned.expected.value : undefined
         run.equal(
           `${what}: balance`,
-          value.balances.map((b: Json) => [b.physical, b.reserved, b.revision]),
+          value.balances.map((b) => [b.physical, b.reserved, b.revision]),
           [[balance?.physical, balance?.reserved, balance?.revision]]
         )
         planned.commit(card.id)

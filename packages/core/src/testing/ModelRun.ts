@@ -5,7 +5,7 @@
 import { Effect } from "effect"
 import * as ChangeCursor from "../Changes/ChangeCursor.js"
 import type { RevisionChoice } from "./ModelCommands.js"
-import type { Json, Session } from "./ModelTarget.js"
+import type { FeedAnswer, Json, Session, StockAnswer, WriteAnswer } from "./ModelTarget.js"
 import type { Answer } from "./Probe.js"
 import {
   type ActorName,
@@ -57,7 +57,7 @@ export interface LastWrite {
   readonly resource: string
   readonly body: Json
   readonly key: string
-  readonly answer: Json
+  readonly answer: WriteAnswer | StockAnswer
 }
 
 /** One sequence's state: the session, the model and what the harness remembers between commands. */
@@ -87,7 +87,7 @@ export class Run {
   }
 
   /** The answer must be the prediction's refusal, or an acceptance (returned for the caller to check). */
-  expect<V>(what: string, answer: Answer<Json>, expected: Expected<V>): Json | undefined {
+  expect<A, V>(what: string, answer: Answer<A>, expected: Expected<V>): A | undefined {
     const kind = what.slice(0, what.indexOf("("))
     const tally = `${kind}: ${expected._tag === "Refused" ? expected.code : ((expected.value as { outcome?: string }).outcome ?? "accepted")}`
     this.figures.answers[tally] = (this.figures.answers[tally] ?? 0) + 1
@@ -104,7 +104,7 @@ export class Run {
     if (answer._tag === "Refused")
       this.fail(
         what,
-        `expected it accepted (${show(expected.value)}), got ${answer.code}: ${show((answer.error as Json)?.message ?? answer.error)}`
+        `expected it accepted (${show(expected.value)}), got ${answer.code}: ${show((answer.error as { readonly message?: unknown } | undefined)?.message ?? answer.error)}`
       )
     return answer.value
   }
@@ -167,7 +167,7 @@ export const expectedRevision = (stored: { readonly revision: number } | undefin
 /** Reads the actor's feed to its end: exactly the changes it has not read and may see, in order, each once. */
 export const readFeed = (run: Run, what: string, actorName: ActorName, limit: number) =>
   Effect.gen(function* () {
-    const got: Array<Json> = []
+    const got: Array<FeedAnswer["records"][number]> = []
     for (let page = 0; ; page++) {
       if (page > 1000) run.fail(what, "the feed does not end")
       const value = run.accepted(what, yield* run.call(run.session.feed(actorName, run.cursors[actorName], limit)))
@@ -294,7 +294,7 @@ export const verify = (
         c.id,
         c.source_id,
         c.source_external_id,
-        c.balances.map((b: Json) => [b.location_id, b.physical, b.reserved, b.revision])
+        c.balances.map((b) => [b.location_id, b.physical, b.reserved, b.revision])
       ]),
       model
         .cardsOf(actorName)
