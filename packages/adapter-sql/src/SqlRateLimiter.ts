@@ -101,7 +101,8 @@ export const make = (
       )
     }
 
-    const one = RateLimiter.RateLimiter.of({ consume })
+    // SQLite: one statement per bucket, each in process.
+    const one = RateLimiter.RateLimiter.of({ consume, consumeInOrder: RateLimiter.consumeOneByOne(consume) })
     return sql.onDialectOrElse({
       // Every request counts its key and its company: one statement instead of two, one round trip less.
       pg: () =>

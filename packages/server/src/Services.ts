@@ -43,8 +43,7 @@ const RateLimiterLive = (config: ServerConfig, runtime: RuntimeSettings) => {
             RateLimiter.RateLimiter.of({
               consume: (bucket, limit, window, now) => inner.consume(bucket, limit * factor, window, now),
               consumeInOrder: (buckets, window, now) =>
-                RateLimiter.consumeInOrder(
-                  inner,
+                inner.consumeInOrder(
                   buckets.map(({ bucket, limit }) => ({ bucket, limit: limit * factor })),
                   window,
                   now

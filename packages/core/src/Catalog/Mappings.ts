@@ -1,4 +1,4 @@
-import { Context, type Effect, type Option } from "effect"
+import { Context, Effect, type Option } from "effect"
 import type { CompanyId, ConnectionId, RecordId } from "../Shared/Ids.js"
 import type { MappingConflict, PersistenceError } from "../Shared/Errors.js"
 import type { ReferenceTarget } from "../Resources/Resource.js"
@@ -36,11 +36,11 @@ export class Mappings extends Context.Service<
       externalIds: ReadonlyArray<string>
     ) => Effect.Effect<ReadonlyMap<string, RecordId>, PersistenceError>
     /**
-     * `findMany` of several scopes in one round trip, a result per lookup in their order. Optional: a
-     * write reads its own external id and its references' with it when the adapter has it (one statement
-     * instead of one per resource), else with `findMany` each.
+     * `findMany` of several scopes, a result per lookup in their order: a write reads its own external id
+     * and its references' with it. An adapter that can answers in one round trip (one statement instead of
+     * one per resource); `findAcrossOneByOne` makes it of `findMany` for one that cannot.
      */
-    readonly findAcross?: (
+    readonly findAcross: (
       lookups: ReadonlyArray<MappingLookup>
     ) => Effect.Effect<ReadonlyArray<ReadonlyMap<string, RecordId>>, PersistenceError>
     /** The connection's external ids of the given records, in one round trip. */
@@ -57,3 +57,14 @@ export class Mappings extends Context.Service<
     readonly insertMany: (mappings: ReadonlyArray<Mapping>) => Effect.Effect<void, MappingConflict | PersistenceError>
   }
 >()("@catalog-sync/core/Mappings") {}
+
+/** `findAcross` made of `findMany`, one lookup after another: for an adapter that cannot do better. */
+export const findAcrossOneByOne =
+  <E>(
+    findMany: (
+      scope: MappingScope,
+      externalIds: ReadonlyArray<string>
+    ) => Effect.Effect<ReadonlyMap<string, RecordId>, E>
+  ) =>
+  (lookups: ReadonlyArray<MappingLookup>): Effect.Effect<ReadonlyArray<ReadonlyMap<string, RecordId>>, E> =>
+    Effect.forEach(lookups, (lookup) => findMany(lookup.scope, lookup.externalIds))

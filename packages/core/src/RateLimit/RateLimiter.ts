@@ -33,10 +33,10 @@ export class RateLimiter extends Context.Service<
     ) => Effect.Effect<RateState, PersistenceError>
     /**
      * Counts the request in each bucket in turn, stopping after the first that refuses it: the states of
-     * the buckets counted, in order. Optional: a limiter that pays a round trip per call (the database's)
-     * counts them all in one; without it, `consumeInOrder` calls `consume` bucket by bucket.
+     * the buckets counted, in order. A limiter that pays a round trip per call (the database's) counts them
+     * all in one; `consumeOneByOne` makes it of `consume` for one that need not.
      */
-    readonly consumeInOrder?: (
+    readonly consumeInOrder: (
       buckets: ReadonlyArray<RateBucket>,
       windowMillis: number,
       nowMillis: number
@@ -44,24 +44,19 @@ export class RateLimiter extends Context.Service<
   }
 >()("@catalog-sync/core/RateLimiter") {}
 
-/** `limiter.consumeInOrder`, or its meaning with `consume` bucket by bucket for a limiter without it. */
-export const consumeInOrder = (
-  limiter: Context.Service.Shape<typeof RateLimiter>,
-  buckets: ReadonlyArray<RateBucket>,
-  windowMillis: number,
-  nowMillis: number
-): Effect.Effect<ReadonlyArray<RateState>, PersistenceError> =>
-  limiter.consumeInOrder !== undefined
-    ? limiter.consumeInOrder(buckets, windowMillis, nowMillis)
-    : Effect.gen(function* () {
-        const states: Array<RateState> = []
-        for (const { bucket, limit } of buckets) {
-          const state = yield* limiter.consume(bucket, limit, windowMillis, nowMillis)
-          states.push(state)
-          if (!state.allowed) break
-        }
-        return states
-      })
+/** `consumeInOrder` made of `consume`, bucket by bucket: for a limiter that cannot do better. */
+export const consumeOneByOne =
+  (consume: RateLimiter["Service"]["consume"]): RateLimiter["Service"]["consumeInOrder"] =>
+  (buckets, windowMillis, nowMillis) =>
+    Effect.gen(function* () {
+      const states: Array<RateState> = []
+      for (const { bucket, limit } of buckets) {
+        const state = yield* consume(bucket, limit, windowMillis, nowMillis)
+        states.push(state)
+        if (!state.allowed) break
+      }
+      return states
+    })
 
 /** Requests an API key may make per minute. */
 export const perKeyPerMinute = 120
@@ -106,8 +101,7 @@ export const checkRateWith = (limiter: Context.Service.Shape<typeof RateLimiter>
   Effect.gen(function* () {
     const now = yield* Clock.currentTimeMillis
     // A request the key's limit refuses is not counted against its company.
-    const [key, company] = yield* consumeInOrder(
-      limiter,
+    const [key, company] = yield* limiter.consumeInOrder(
       [
         { bucket: `key:${principal.keyId}`, limit: perKeyPerMinute },
         { bucket: `company:${principal.company.id}`, limit: perCompanyPerMinute }

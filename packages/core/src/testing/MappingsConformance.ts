@@ -29,7 +29,7 @@ export const mappingsCases: PortCases = (it) => {
       })
     )
 
-    it.effect("findAcross (when the adapter has it) answers each lookup as findMany does, in their order", () =>
+    it.effect("findAcross answers each lookup as findMany does, in their order", () =>
       Effect.gen(function* () {
         const mappings = yield* Mappings
         const company = companyId()
@@ -48,7 +48,6 @@ export const mappingsCases: PortCases = (it) => {
         ]
         const expected = yield* Effect.forEach(lookups, (lookup) => mappings.findMany(lookup.scope, lookup.externalIds))
         expect(expected.map((found) => Object.fromEntries(found))).toEqual([{ A: c }, {}, { A: a, B: b }, {}])
-        if (mappings.findAcross === undefined) return
         expect(yield* mappings.findAcross(lookups)).toEqual(expected)
         expect(yield* mappings.findAcross([])).toEqual([])
       })

@@ -1,6 +1,6 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, type Layer } from "effect"
-import { consumeInOrder, RateLimiter } from "../RateLimit/RateLimiter.js"
+import { RateLimiter } from "../RateLimit/RateLimiter.js"
 
 const minute = 60_000
 /** The start of a minute window. */
@@ -78,7 +78,7 @@ export const runRateLimiterConformance = (name: string, limiter: Layer.Layer<Rat
           { bucket: company, limit: 3 }
         ]
         const runs = []
-        for (let i = 0; i < 4; i++) runs.push(yield* consumeInOrder(rate, both, minute, S + 30_000))
+        for (let i = 0; i < 4; i++) runs.push(yield* rate.consumeInOrder(both, minute, S + 30_000))
         expect(runs.map((states) => states.map((state) => [state.allowed, state.remaining]))).toEqual([
           [
             [true, 1],
@@ -97,8 +97,7 @@ export const runRateLimiterConformance = (name: string, limiter: Layer.Layer<Rat
         // A refusal by the second bucket counts it, as consume would.
         const other = bucket()
         for (let i = 0; i < 2; i++) yield* rate.consume(other, 1, minute, S)
-        const refusedBySecond = yield* consumeInOrder(
-          rate,
+        const refusedBySecond = yield* rate.consumeInOrder(
           [
             { bucket: bucket(), limit: 5 },
             { bucket: other, limit: 1 }
@@ -107,7 +106,7 @@ export const runRateLimiterConformance = (name: string, limiter: Layer.Layer<Rat
           S
         )
         expect(refusedBySecond.map((state) => state.allowed)).toEqual([true, false])
-        expect(yield* consumeInOrder(rate, [], minute, S)).toEqual([])
+        expect(yield* rate.consumeInOrder([], minute, S)).toEqual([])
       })
     )
 

@@ -96,7 +96,7 @@ export const rateLimiter = Layer.effect(
           if (!state.allowed) Instruments.record(Instruments.rateLimitRejections, 1, { limit: limitOf(bucket) })
         }),
       consumeInOrder: (buckets, window, now) =>
-        onValue(RateLimiter.consumeInOrder(inner, buckets, window, now), (states) => {
+        onValue(inner.consumeInOrder(buckets, window, now), (states) => {
           const refused = states.findIndex((state) => !state.allowed)
           if (refused >= 0)
             Instruments.record(Instruments.rateLimitRejections, 1, { limit: limitOf(buckets[refused]!.bucket) })

@@ -45,14 +45,12 @@ const answered = (known: Known | undefined, target: string, externalIds: Readonl
  */
 export const makeWriter = <E>({ repository, mappings, changeLog }: WritePorts<E>, ids: Ids["Service"]) => {
   /**
-   * The write's own external id and the external references of the body as sent, looked up in one round
-   * trip when the port can (`findAcross`) and the body references something by external id; undefined
-   * otherwise, and each lookup is made where it is needed.
+   * The write's own external id and the external references of the body as sent, looked up together
+   * (`findAcross`: one round trip where the port can) when the body references something by external id;
+   * undefined otherwise, and each lookup is made where it is needed.
    */
   const lookAhead = (principal: Principal, definition: ResourceDefinition, externalId: string, sent: Document) =>
     Effect.gen(function* () {
-      const findAcross = mappings.findAcross
-      if (findAcross === undefined) return undefined
       const asked = new Map<string, Set<string>>([[definition.name, new Set([externalId])]])
       let references = 0
       for (const { reference, target } of findReferences(sent, definition.references)) {
@@ -67,7 +65,7 @@ export const makeWriter = <E>({ repository, mappings, changeLog }: WritePorts<E>
         scope: mappingScope(principal, target as MappingScope["resource"]),
         externalIds: Array.from(externalIds)
       }))
-      const results = yield* findAcross(lookups)
+      const results = yield* mappings.findAcross(lookups)
       const found = new Map(lookups.map((lookup, i) => [lookup.scope.resource as string, results[i]!]))
       return { asked, found } satisfies Known
     })

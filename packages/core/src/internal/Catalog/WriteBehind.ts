@@ -4,7 +4,7 @@ import type { CompanyId, ConnectionId, RecordId } from "../../Shared/Ids.js"
 import type { ReferenceTarget } from "../../Resources/Resource.js"
 import { MappingConflict, type PersistenceError } from "../../Shared/Errors.js"
 import type { CatalogRepository } from "../../Catalog/CatalogRepository.js"
-import type { Mapping, Mappings, MappingScope } from "../../Catalog/Mappings.js"
+import { findAcrossOneByOne, type Mapping, type Mappings, type MappingScope } from "../../Catalog/Mappings.js"
 import type { StoredRecord } from "../../Catalog/StoredRecord.js"
 
 /** A port whose every call may also fail with `E`. */
@@ -130,6 +130,8 @@ export const make = (
       }
       return Effect.succeed(found)
     },
+    // Answered from what is prefetched, as `findMany` is: one lookup after another costs nothing more here.
+    findAcross: (lookups) => findAcrossOneByOne(mappings.findMany)(lookups),
     externalIdsOf: after(ports.mappings.externalIdsOf),
     insert: (mapping) =>
       Effect.suspend(() => {
