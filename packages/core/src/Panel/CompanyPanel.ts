@@ -48,6 +48,10 @@ export interface KeyFields {
   readonly lifetime_days: unknown
 }
 
+/**
+ * The panel's use cases, each taking the signed-in `PanelCaller`; a page of another company, or one the
+ * caller's role may not open, fails with `PanelForbidden` (shown as "not found").
+ */
 export class CompanyPanel extends Context.Service<CompanyPanel>()("@catalog-sync/core/CompanyPanel", {
   make: Effect.gen(function* () {
     const admin = yield* Admin

@@ -23,6 +23,7 @@ export interface PanelCaller {
   readonly address: string | null
 }
 
+/** Whether the user is a platform administrator (every company is theirs to run). */
 export const isAdmin = (user: PanelUser): boolean => user.role === "admin"
 
 /** Whether the user may see and run the company's connections, keys and locations. */
