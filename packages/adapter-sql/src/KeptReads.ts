@@ -58,8 +58,7 @@ export const catalogLayer: Layer.Layer<
       getMapped: (companyId, resource, id, connectionId) =>
         // The version is read before the record, so that a commit in between makes the next read run again.
         Effect.flatMap(version.current, (at) => {
-          const read = repository.getMapped(companyId, resource, id, connectionId)
-          if (Option.isNone(at)) return read
+          if (Option.isNone(at)) return repository.getMapped(companyId, resource, id, connectionId)
           const key = `${companyId}\u0000${resource}\u0000${id}\u0000${connectionId}`
           const hit = kept.get(key, at.value)
           if (hit !== undefined) {
@@ -67,7 +66,7 @@ export const catalogLayer: Layer.Layer<
               span("CatalogRepository.getMapped", { companyId, resource, id })
             )
           }
-          return Effect.tap(read, (found) =>
+          return Effect.tap(repository.getMapped(companyId, resource, id, connectionId), (found) =>
             Effect.sync(() => {
               if (Option.isSome(found)) kept.set(key, at.value, found.value, keptSize(found.value.record, key))
             })
