@@ -94,7 +94,8 @@ const passing = Symbol.for("@catalog-sync/adapter-http/FastAnswer/passesThrough"
  * controller admits the request and provides what the middleware declares): a fast answer runs no step
  * for it.
  */
-export const passesThrough = <A extends object>(implementation: A): A => Object.assign(implementation, { [passing]: true })
+export const passesThrough = <A extends object>(implementation: A): A =>
+  Object.assign(implementation, { [passing]: true })
 
 /** A failure of the rest of the answer, told apart from a scheme's refusal (as HttpApi does). */
 class InnerFailed {

@@ -62,7 +62,9 @@ const fastAnswersOf = Effect.map(Effect.all([Routes, FastAnswers, FastAnswering]
 /** The context a request's answer runs in: the admitted request, and the principal its key acts as. */
 const contextOf = (admitted: AdmittedRequest) => {
   const context = Context.make(CurrentRequest, admitted)
-  return admitted.principal === undefined ? context : Context.add(context, Principal.CurrentPrincipal, admitted.principal)
+  return admitted.principal === undefined
+    ? context
+    : Context.add(context, Principal.CurrentPrincipal, admitted.principal)
 }
 
 type Answering = Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest>

@@ -42,7 +42,9 @@ export const applyEdgeSettings = (server: Server, edge: EdgeSettings) => {
  * the layer that makes the server listen.
  */
 export const EdgeLimitsLive = (server: Server) =>
-  Layer.effectDiscard(Effect.map(Effect.orDie(EdgeConfig), (edge) => originFormTargets(applyEdgeSettings(server, edge))))
+  Layer.effectDiscard(
+    Effect.map(Effect.orDie(EdgeConfig), (edge) => originFormTargets(applyEdgeSettings(server, edge)))
+  )
 
 /** What the API's edge reads from the settings: the trusted proxies and the failed-key budgets. */
 export const EdgeReferencesLive = Layer.unwrap(

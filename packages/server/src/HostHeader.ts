@@ -24,8 +24,8 @@ const originForm = (request: IncomingMessage) => {
 /** Applies `originForm` ahead of every listener of the server (the API's and the 100-continue check's). */
 export const originFormTargets = (server: Server): Server => {
   const emit = server.emit
-  server.emit = function (this: Server, event: string | symbol, ...args: Array<any>) {
-    if (event === "request" || event === "checkContinue") originForm(args[0])
+  server.emit = function (this: Server, event: string | symbol, ...args: Array<unknown>) {
+    if (event === "request" || event === "checkContinue") originForm(args[0] as IncomingMessage)
     return emit.apply(this, [event, ...args] as Parameters<Server["emit"]>)
   } as Server["emit"]
   return server

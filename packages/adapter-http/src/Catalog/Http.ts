@@ -52,11 +52,15 @@ const catalogEndpoints = <Name extends Resource.ResourceName>(
   return {
     list: ({ query }: { readonly query: ListQuery }) =>
       Effect.flatMap(CurrentRequest, (state) =>
-        Effect.map(api(catalog.list(resource, listParams(query))), (page) => serialised({ request_id: state.id, ...page }))
+        Effect.map(api(catalog.list(resource, listParams(query))), (page) =>
+          serialised({ request_id: state.id, ...page })
+        )
       ),
     get: ({ params }: { readonly params: { readonly id: string } }) =>
       Effect.flatMap(CurrentRequest, (state) =>
-        Effect.map(api(catalog.get(resource, recordId(params.id))), (record) => serialised({ request_id: state.id, record }))
+        Effect.map(api(catalog.get(resource, recordId(params.id))), (record) =>
+          serialised({ request_id: state.id, record })
+        )
       ),
     upsert: rawWrite(
       { decode: decodeBody, authorize: (sent) => catalog.preauthorizeUpsert(resource, sent) },
@@ -74,7 +78,10 @@ const decodeArchiveBody = Decode.decoderOf(CatalogApi.ArchiveBody, "the body")
 const archive = (catalog: CatalogService.CatalogService["Service"]) =>
   rawWrite(
     { decode: decodeArchiveBody, authorize: () => catalog.authorizeArchive },
-    (payload, { params, headers }: { readonly params: { readonly id: string }; readonly headers: IdempotencyHeaders }) =>
+    (
+      payload,
+      { params, headers }: { readonly params: { readonly id: string }; readonly headers: IdempotencyHeaders }
+    ) =>
       Effect.map(
         writeEnvelope(
           headers["idempotency-key"],
