@@ -66,6 +66,7 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
           SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`
         expect(tables.map((t) => t.table_name)).toEqual([
           "api_keys",
+          "audit_log",
           "catalog_records",
           "change_heads",
           "changes",
@@ -80,9 +81,12 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
           "locations",
           "mappings",
           "media",
+          "panel_sessions",
+          "panel_users",
           "rate_windows",
           "record_categories",
           "record_components",
+          "sign_in_failures",
           "stock_balances",
           "stock_events",
           "stock_items"

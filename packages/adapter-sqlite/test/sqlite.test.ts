@@ -49,6 +49,7 @@ describe("SqliteLive", () => {
       expect(second).toEqual(first)
       expect(first.tables).toEqual([
         "api_keys",
+        "audit_log",
         "catalog_records",
         "changes",
         "companies",
@@ -62,9 +63,12 @@ describe("SqliteLive", () => {
         "locations",
         "mappings",
         "media",
+        "panel_sessions",
+        "panel_users",
         "rate_windows",
         "record_categories",
         "record_components",
+        "sign_in_failures",
         "stock_balances",
         "stock_events",
         "stock_items"
