@@ -17,6 +17,7 @@ header.top{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;justify
 header.top .brand{font-weight:700;color:#1a1a1a;text-decoration:none}
 header.top nav ul{display:flex;flex-wrap:wrap;gap:.25rem 1rem;list-style:none;margin:0;padding:0}
 header.top form{display:inline}
+header.top div{display:flex;flex-wrap:wrap;gap:.25rem 1rem;align-items:center}
 main{max-width:64rem;margin:0 auto;padding:1rem}
 h1{font-size:1.6rem;margin:.5rem 0 1rem;overflow-wrap:anywhere}
 h2{font-size:1.25rem;margin:2rem 0 .75rem;overflow-wrap:anywhere}

@@ -1,6 +1,6 @@
 /**
- * A connection's page (rename, enable or disable, keys, locations, jobs, failed media, its place in the
- * change feed, its rate limits), the page that shows a new key's secret once, and a job's report.
+ * A connection's page: rename, enable or disable, keys, locations, jobs, failed media, its place in the
+ * change feed, its rate limits.
  */
 import type { CompanyPanel, JobAdmin } from "@catalog-sync/core"
 import type { Effect } from "effect"
@@ -14,7 +14,8 @@ export type ConnectionView = Effect.Success<ReturnType<CompanyPanel.CompanyPanel
 const keyState = (key: ConnectionView["keys"][number], now: number) =>
   key.revoked_at !== null ? "revoked" : Date.parse(key.expires_at) <= now ? "expired" : "active"
 
-const crumbs = (frame: PageFrame, view: Pick<ConnectionView, "company" | "connection">, last?: string) => {
+/** The trail to a connection's page, or to a page under it named `last`. */
+export const crumbs = (frame: PageFrame, view: Pick<ConnectionView, "company" | "connection">, last?: string) => {
   const company = `${frame.base}/companies/${view.company.id}`
   return [
     ...(frame.user?.role === "admin" ? [{ label: "Companies", href: `${frame.base}/companies` }] : []),
@@ -245,109 +246,5 @@ export const connectionPage = (
       ${view.jobs.length === 0 ? html`<p>No job yet.</p>` : jobRows(at, view.jobs)}
       <h2 id="failed-media">Failed media</h2>
       ${view.failedMedia.length === 0 ? html`<p>No failed image.</p>` : jobRows(at, view.failedMedia)}`
-  )
-}
-
-/** The new key's secret, shown this once; the page is not stored by any cache. */
-export const keyCreatedPage = (
-  frame: PageFrame,
-  view: Pick<ConnectionView, "company" | "connection">,
-  created: {
-    readonly token: string
-    readonly key: { readonly id: string; readonly scopes: ReadonlyArray<string>; readonly expires_at: string }
-  }
-) => {
-  const at = `${frame.base}/companies/${view.company.id}/connections/${view.connection.id}`
-  return page(
-    frame,
-    { title: "Key created", crumbs: crumbs(frame, view, "Key created"), scripted: true },
-    html`<section class="card" aria-labelledby="secret-label">
-        <p id="secret-label">
-          <strong>Copy the key now.</strong> It is shown this once and never again: only its hash is kept.
-        </p>
-        <code class="secret" id="secret">${created.token}</code>
-        <button type="button" class="secondary" data-copy="secret" data-status="copy-status" hidden>
-          Copy the key
-        </button>
-        <p id="copy-status" role="status"></p>
-      </section>
-      <dl class="facts">
-        <dt>Key id</dt>
-        <dd><code>${created.key.id}</code></dd>
-        <dt>Scopes</dt>
-        <dd>${created.key.scopes.join(", ")}</dd>
-        <dt>Expires</dt>
-        <dd>${created.key.expires_at}</dd>
-      </dl>
-      <p><a href="${at}#keys">Back to the connection</a></p>`
-  )
-}
-
-/** One job, with an import's counts and failed records. */
-export const jobPage = (
-  frame: PageFrame,
-  view: Pick<ConnectionView, "company" | "connection"> & { readonly job: JobAdmin.AdminJobDetail }
-) => {
-  const { job } = view
-  return page(
-    frame,
-    { title: `Job ${job.id.slice(0, 8)}`, crumbs: crumbs(frame, view, `Job ${job.id.slice(0, 8)}`) },
-    html`<dl class="facts">
-        <dt>Kind</dt>
-        <dd>${job.kind}</dd>
-        <dt>State</dt>
-        <dd>${job.state}</dd>
-        <dt>Runs</dt>
-        <dd>${job.run}</dd>
-        <dt>Created</dt>
-        <dd>${job.created_at}</dd>
-        <dt>Finished</dt>
-        <dd>${job.finished_at ?? "not yet"}</dd>
-        ${
-          job.failure === null
-            ? null
-            : html`<dt>Failure</dt>
-                <dd>${job.failure.code}: ${job.failure.message}</dd>`
-        }
-      </dl>
-      ${
-        job.report === null
-          ? null
-          : html`<h2>Import report</h2>
-              <dl class="facts">
-                ${Object.entries(job.report.counts).map(
-                  ([name, count]) =>
-                    html`<dt>${name}</dt>
-                      <dd>${count}</dd>`
-                )}
-              </dl>
-              ${
-                job.report.failed_records.length === 0
-                  ? html`<p>No record failed.</p>`
-                  : html`<div class="table">
-                      <table>
-                        <thead>
-                          <tr>
-                            <th scope="col">Index</th>
-                            <th scope="col">Resource</th>
-                            <th scope="col">External id</th>
-                            <th scope="col">Error</th>
-                          </tr>
-                        </thead>
-                        <tbody>
-                          ${job.report.failed_records.map(
-                            (r) =>
-                              html`<tr>
-                                <td>${r.index}</td>
-                                <td>${r.resource}</td>
-                                <td>${r.external_id ?? ""}</td>
-                                <td><code>${JSON.stringify(r.error)}</code></td>
-                              </tr>`
-                          )}
-                        </tbody>
-                      </table>
-                    </div>`
-              }`
-      }`
   )
 }

@@ -53,6 +53,9 @@ const navigation = (frame: PageFrame, user: PanelUser) => {
       <form method="post" action="${frame.base}/sign-out">
         ${csrfField(frame.csrf)}<button type="submit" class="link">Sign out</button>
       </form>
+      <form method="post" action="${frame.base}/sign-out-everywhere">
+        ${csrfField(frame.csrf)}<button type="submit" class="link">Sign out everywhere</button>
+      </form>
     </div>`
 }
 

@@ -7,6 +7,7 @@ import type { CompanyPanel } from "@catalog-sync/core"
 import { Effect, type Layer } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { type Asset, script, stylesheet } from "./Assets.js"
+import { addAuditRoutes } from "./AuditRoutes.js"
 import { addCompanyRoutes } from "./CompanyRoutes.js"
 import { addConnectionRoutes } from "./ConnectionRoutes.js"
 import type { Base } from "./Layout.js"
@@ -41,6 +42,7 @@ export const layer = (
       yield* addCompanyRoutes(router, base)
       yield* addConnectionRoutes(router, base)
       yield* addPeopleRoutes(router, base)
+      yield* addAuditRoutes(router, base)
     })
   ) as Layer.Layer<never, never, HttpRouter.HttpRouter | CompanyPanel.CompanyPanel>
 }

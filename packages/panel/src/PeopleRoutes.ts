@@ -1,5 +1,5 @@
-/** A company's people (administrators and the company's owners) and the audit log (administrators: all; owners: their company's). */
-import { type AuditLog, CompanyPanel, type PanelUser as PanelUserModule } from "@catalog-sync/core"
+/** A company's people: listed and added by administrators and the company's owners, disabled and enabled again. */
+import { CompanyPanel, type PanelUser as PanelUserModule } from "@catalog-sync/core"
 import { Effect } from "effect"
 import { noticeOf, orNotFound, submit } from "./CompanyRoutes.js"
 import { form, type FormState, input, select, stateOf } from "./Forms.js"
@@ -123,59 +123,6 @@ const peoplePage = (
   )
 }
 
-const auditPage = (
-  frame: PageFrame,
-  company: { readonly id: string; readonly name: string } | undefined,
-  entries: ReadonlyArray<AuditLog.AuditEntry>
-) =>
-  page(
-    frame,
-    {
-      title: company === undefined ? "Audit log" : `Audit log of ${company.name}`,
-      crumbs:
-        company === undefined
-          ? []
-          : [
-              ...(frame.user?.role === "admin" ? [{ label: "Companies", href: `${frame.base}/companies` }] : []),
-              { label: company.name, href: `${frame.base}/companies/${company.id}` },
-              { label: "Audit log" }
-            ]
-    },
-    entries.length === 0
-      ? html`<p>Nothing recorded yet.</p>`
-      : html`<div class="table">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Who</th>
-                <th scope="col">What</th>
-                <th scope="col">Target</th>
-                <th scope="col">From</th>
-                <th scope="col">Details</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${entries.map(
-                (entry) =>
-                  html`<tr>
-                    <td>${entry.at}</td>
-                    <td>${entry.actor}</td>
-                    <td>${entry.action}</td>
-                    <td>${entry.target ?? ""}</td>
-                    <td>${entry.address ?? ""}</td>
-                    <td>
-                      ${Object.entries(entry.details)
-                        .map(([name, value]) => `${name}: ${value}`)
-                        .join("; ")}
-                    </td>
-                  </tr>`
-              )}
-            </tbody>
-          </table>
-        </div>`
-  )
-
 const showPeople = (visit: SignedIn, state?: FormState) =>
   Effect.gen(function* () {
     const panel = yield* CompanyPanel.CompanyPanel
@@ -188,7 +135,7 @@ const showPeople = (visit: SignedIn, state?: FormState) =>
     )
   })
 
-/** Adds the people and audit routes under `base`. */
+/** Adds the people routes under `base`. */
 export const addPeopleRoutes = (router: PanelRouter, base: Base) => {
   const at = `${base}/companies/:company` as const
   const companyPage = (visit: SignedIn) => `${base}/companies/${visit.params["company"] ?? ""}`
@@ -234,35 +181,6 @@ export const addPeopleRoutes = (router: PanelRouter, base: Base) => {
             fields
           )
         })
-      )
-    ),
-    router.add(
-      "GET",
-      `${at}/audit`,
-      page$(base, (visit) =>
-        orNotFound(
-          visit,
-          Effect.gen(function* () {
-            const panel = yield* CompanyPanel.CompanyPanel
-            const id = visit.params["company"] ?? ""
-            const entries = yield* panel.auditLog(visit.caller, id)
-            const company = yield* panel.company(visit.caller, id)
-            return htmlAnswer(auditPage(frameOf(visit), company, entries))
-          })
-        )
-      )
-    ),
-    router.add(
-      "GET",
-      `${base}/audit`,
-      page$(base, (visit) =>
-        orNotFound(
-          visit,
-          Effect.gen(function* () {
-            const panel = yield* CompanyPanel.CompanyPanel
-            return htmlAnswer(auditPage(frameOf(visit), undefined, yield* panel.auditLog(visit.caller, null)))
-          })
-        )
       )
     )
   ])

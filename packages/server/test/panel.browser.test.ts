@@ -122,7 +122,7 @@ describe.skipIf(skip !== undefined)("company panel", () => {
               await page.getByLabel("Password").fill(password)
               await page.getByRole("button", { name: "Add the person" }).click()
               await page.getByText("The person was added.").waitFor()
-              await page.getByRole("button", { name: "Sign out" }).click()
+              await page.getByRole("button", { name: "Sign out", exact: true }).click()
               await page.waitForURL(/\/panel\/sign-in$/)
 
               // The owner: a connection, a key with one scope for 30 days.
