@@ -87,7 +87,7 @@ const runPrepared = (
   params: ReadonlyArray<unknown>,
   mode: Mode,
   safeIntegers: boolean
-): ReadonlyArray<any> | unknown => {
+): unknown => {
   statement.setReadBigInts(safeIntegers)
   const values = params as ReadonlyArray<Param>
   if (!returnsRows) {
@@ -105,7 +105,7 @@ const runPrepared = (
 
 /** One statement, its failure (to prepare or to run) a SqlError. */
 const run = (statementOf: () => Prepared, params: ReadonlyArray<unknown>, mode: Mode) =>
-  Effect.withFiber<ReadonlyArray<any>, SqlError.SqlError>((fiber) => {
+  Effect.withFiber<ReadonlyArray<object>, SqlError.SqlError>((fiber) => {
     let statement: Prepared
     try {
       statement = statementOf()
@@ -114,7 +114,7 @@ const run = (statementOf: () => Prepared, params: ReadonlyArray<unknown>, mode: 
     }
     try {
       return Effect.succeed(
-        runPrepared(statement, params, mode, fiber.getRef(SqlClient.SafeIntegers)) as ReadonlyArray<any>
+        runPrepared(statement, params, mode, fiber.getRef(SqlClient.SafeIntegers)) as ReadonlyArray<object>
       )
     } catch (cause) {
       return Effect.fail(failed(cause, "Failed to execute statement", "execute"))
@@ -122,11 +122,11 @@ const run = (statementOf: () => Prepared, params: ReadonlyArray<unknown>, mode: 
   })
 
 const rowsOf = (
-  effect: Effect.Effect<ReadonlyArray<any>, SqlError.SqlError>,
+  effect: Effect.Effect<ReadonlyArray<object>, SqlError.SqlError>,
   transformRows: (<B extends object>(rows: ReadonlyArray<B>) => ReadonlyArray<B>) | undefined
 ) => (transformRows === undefined ? effect : Effect.map(effect, transformRows))
 
-const values = (effect: Effect.Effect<ReadonlyArray<any>, SqlError.SqlError>) =>
+const values = (effect: Effect.Effect<ReadonlyArray<object>, SqlError.SqlError>) =>
   effect as Effect.Effect<ReadonlyArray<ReadonlyArray<unknown>>, SqlError.SqlError>
 
 /** A connection over one node:sqlite database, running each statement synchronously. */

@@ -61,10 +61,10 @@ export type RecordOf<R extends CatalogResource> = Schemas[R]["record"]
 /** The upsert body of resource `R`. */
 export type BodyOf<R extends CatalogResource> = Schemas[R]["body"]
 
-type Success<F> = F extends (...args: any) => Effect.Effect<infer A, any, any>
-  ? Exclude<A, readonly [any, HttpClientResponse.HttpClientResponse] | HttpClientResponse.HttpClientResponse>
+type Success<F> = F extends (...args: never) => Effect.Effect<infer A, unknown, unknown>
+  ? Exclude<A, readonly [unknown, HttpClientResponse.HttpClientResponse] | HttpClientResponse.HttpClientResponse>
   : never
-type Request<F> = F extends (request: infer Q) => any ? Q : never
+type Request<F> = F extends (request: infer Q) => unknown ? Q : never
 type Group<R extends CatalogResource> = RawClient[(typeof catalogGroups)[R]]
 
 /** Query of a catalog list (spec 4.1; products take more filters), as the contract declares it. */

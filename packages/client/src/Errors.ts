@@ -122,7 +122,7 @@ const invalidRequest = (error: Schema.SchemaError) => {
 export type ClientError = CatalogSyncError | RevisionConflict | NetworkError | UnexpectedResponse | InvalidRequest
 
 const statuses: ReadonlyArray<
-  readonly [number, new (...args: any) => { readonly request_id: string; readonly error: ApiErrors.ErrorDetail }]
+  readonly [number, new (...args: never) => { readonly request_id: string; readonly error: ApiErrors.ErrorDetail }]
 > = [
   [400, ApiErrors.BadRequest],
   [401, ApiErrors.Unauthorized],

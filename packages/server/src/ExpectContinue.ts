@@ -18,8 +18,10 @@ export const continueOnlyBodiesWithinLimits = (server: Server, routes: RouteTabl
     if (!declaresOver(request.headers["content-length"], limit)) response.writeContinue()
     return emit("request", request, response)
   }
-  server.emit = ((event: string | symbol, ...args: Array<any>) =>
-    event === "checkContinue" ? checkContinue(args[0], args[1]) : emit(event, ...args)) as Server["emit"]
+  server.emit = ((event: string | symbol, ...args: Array<unknown>) =>
+    event === "checkContinue"
+      ? checkContinue(...(args as [IncomingMessage, ServerResponse]))
+      : emit(event, ...args)) as Server["emit"]
   // Node emits `checkContinue` only to a server that listens for it (else it sends 100 to every request).
   return server.on("checkContinue", checkContinue)
 }

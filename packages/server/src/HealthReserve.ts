@@ -27,7 +27,7 @@ export const reserveForHealthChecks = (server: Server, max: number): Server => {
     socket.once("close", () => clearTimeout(timer))
   })
   const emit = server.emit
-  server.emit = function (this: Server, event: string | symbol, ...args: Array<any>) {
+  server.emit = function (this: Server, event: string | symbol, ...args: Array<unknown>) {
     if (event === "request") {
       const [request, response] = args as [IncomingMessage, ServerResponse]
       if (reserved.has(request.socket)) {

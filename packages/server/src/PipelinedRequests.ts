@@ -75,7 +75,7 @@ export const answerPipelinedInTurn = (server: Server): Server => {
     response.once("close", next)
     ;(emit as (event: string, ...args: Array<unknown>) => boolean).call(server, "request", request, response)
   }
-  server.emit = function (this: Server, event: string | symbol, ...args: Array<any>) {
+  server.emit = function (this: Server, event: string | symbol, ...args: Array<unknown>) {
     if (event !== "request") return emit.apply(this, [event, ...args] as Parameters<Server["emit"]>)
     const [request, response] = args as [IncomingMessage, ServerResponse]
     let connection = turns.get(request.socket)
