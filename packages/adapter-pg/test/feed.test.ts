@@ -2,14 +2,15 @@ import { CatalogService, ChangeFeed, ChangeLog, type Company, Ids, Principal, Tr
 import { describe, layer } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer, Ref } from "effect"
 import { expect } from "vitest"
+import { PersistenceFixtures } from "@catalog-sync/core/testing"
 import { layer as pgLayer, unavailableReason } from "../src/testing.js"
 
 const skip = unavailableReason()
 
-const uuid = () => globalThis.crypto.randomUUID()
+const { change, companyId, connectionId } = PersistenceFixtures
 
 const settings = (): Company.CompanySettings => ({
-  id: uuid() as never,
+  id: companyId(),
   currency: "EUR",
   main_language: "en",
   languages: ["en"],
@@ -20,7 +21,7 @@ const settings = (): Company.CompanySettings => ({
 
 const principalOf = (company: Company.CompanySettings): Principal.Principal => ({
   company,
-  connectionId: uuid() as never,
+  connectionId: connectionId(),
   keyId: "k",
   scopes: new Set(["catalog:read", "catalog:write"]),
   features: { stock: false }
@@ -42,15 +43,8 @@ describe.skipIf(skip !== undefined)("change feed on PostgreSQL", () => {
         const log = yield* ChangeLog.ChangeLog
         const tx = yield* Transactor.Transactor
         const feed = yield* ChangeFeed.ChangeFeed
-        const entry = (name: string): ChangeLog.ChangeEntry => ({
-          companyId: company.id,
-          resource: "categories",
-          recordId: uuid() as never,
-          revision: 1,
-          operation: "created",
-          originConnectionId: reader.connectionId,
-          at: name
-        })
+        const entry = (name: string): ChangeLog.ChangeEntry =>
+          change(company.id, { resource: "categories", originConnectionId: reader.connectionId, at: name })
         const read = (cursor?: string) =>
           feed.read({ cursor, limit: 50 }).pipe(Effect.provideService(Principal.CurrentPrincipal, reader))
         const appended = yield* Deferred.make<void>()

@@ -1,5 +1,6 @@
 import { SqlChangeLog, SqlErrors, SqlJobStore } from "@catalog-sync/adapter-sql"
 import { CatalogRepository, ChangeLog, type Ids, JobStore, Mappings, Transactor } from "@catalog-sync/core"
+import { PersistenceFixtures } from "@catalog-sync/core/testing"
 import { SqlClient, SqlError } from "effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Cause, Context, Effect, Fiber, Layer, Option, Redacted, Result } from "effect"
@@ -11,19 +12,10 @@ const skip = unavailableReason()
 if (skip !== undefined) console.warn(`\n*** ${skip} ***\n`)
 
 const cluster = shared()
-const uuid = () => globalThis.crypto.randomUUID()
+const { change, companyId, connectionId, recordId, uuid } = PersistenceFixtures
 
-const record = (companyId: Ids.CompanyId, id: Ids.RecordId, revision = 1) => ({
-  id,
-  companyId,
-  resource: "products" as const,
-  revision,
-  data: { name: `rev ${revision}` },
-  index: { active: null, collectionId: null, brandId: null, parentId: null, categoryIds: [], componentIds: [] },
-  createdAt: "2026-01-01T00:00:00.000Z",
-  updatedAt: "2026-01-01T00:00:00.000Z",
-  archivedAt: null
-})
+const record = (company: Ids.CompanyId, id: Ids.RecordId, revision = 1) =>
+  PersistenceFixtures.record(company, { id, revision, data: { name: `rev ${revision}` } })
 
 /** Two "instances": separate pools (and port layers) on one database. */
 const twoInstances = (url: string) =>
@@ -243,14 +235,14 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
         const mappings = Context.get(context, Mappings.Mappings)
         const sql = Context.get(context, SqlClient.SqlClient)
         const scope = {
-          companyId: uuid() as Ids.CompanyId,
-          connectionId: uuid() as Ids.ConnectionId,
+          companyId: companyId(),
+          connectionId: connectionId(),
           resource: "products" as const
         }
         const mapped = Array.from({ length: 20 }, (_, i) => ({
           ...scope,
           externalId: `e${i}`,
-          recordId: uuid() as Ids.RecordId,
+          recordId: recordId(),
           createdAt: "2026-01-01T00:00:00.000Z"
         }))
         yield* Context.get(context, Transactor.Transactor).withTransaction(mappings.insertMany(mapped))
@@ -272,8 +264,8 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
       Effect.gen(function* () {
         const url = yield* cluster.freshDatabase
         const [a, b] = yield* twoInstances(url)
-        const company = uuid() as Ids.CompanyId
-        const id = uuid() as Ids.RecordId
+        const company = companyId()
+        const id = recordId()
         const repoA = Context.get(a, CatalogRepository.CatalogRepository)
         const repoB = Context.get(b, CatalogRepository.CatalogRepository)
         const txA = Context.get(a, Transactor.Transactor)
@@ -300,16 +292,8 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
       Effect.gen(function* () {
         const url = yield* cluster.freshDatabase
         const instances = yield* twoInstances(url)
-        const company = uuid() as Ids.CompanyId
-        const entry = (n: number): ChangeLog.ChangeEntry => ({
-          companyId: company,
-          resource: "products",
-          recordId: uuid() as Ids.RecordId,
-          revision: n,
-          operation: "created",
-          originConnectionId: uuid() as Ids.ConnectionId,
-          at: String(n)
-        })
+        const company = companyId()
+        const entry = (n: number): ChangeLog.ChangeEntry => change(company, { revision: n, at: String(n) })
         // 40 transactions, half through each instance, some of two changes, one rolled back.
         yield* Effect.all(
           Array.from({ length: 40 }, (_, n) => {
@@ -340,18 +324,8 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
         const context = yield* Layer.build(cluster.layerOf())
         const sql = Context.get(context, SqlClient.SqlClient)
         const log = Context.get(context, ChangeLog.ChangeLog)
-        const companies = Array.from({ length: 20 }, () => uuid() as Ids.CompanyId)
-        yield* log.appendMany(
-          Array.from({ length: 20_000 }, (_, n) => ({
-            companyId: companies[n % 20]!,
-            resource: "products",
-            recordId: uuid() as Ids.RecordId,
-            revision: 1,
-            operation: "created" as const,
-            originConnectionId: uuid() as Ids.ConnectionId,
-            at: String(n)
-          }))
-        )
+        const companies = Array.from({ length: 20 }, () => companyId())
+        yield* log.appendMany(Array.from({ length: 20_000 }, (_, n) => change(companies[n % 20]!, { at: String(n) })))
         yield* sql`ANALYZE`
         const planOf = (statement: { compile: () => readonly [string, ReadonlyArray<unknown>] }) => {
           const [text, params] = statement.compile()
@@ -363,7 +337,7 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
         const read = yield* planOf(
           SqlChangeLog.readStatement(sql, {
             companyId: company,
-            connectionId: uuid() as Ids.ConnectionId,
+            connectionId: connectionId(),
             after: 10,
             upTo: 60,
             visibleMask: 1,
@@ -442,8 +416,8 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
         const url = yield* cluster.freshDatabase
         const [a, b] = yield* twoInstances(url)
         const scope = {
-          companyId: uuid() as Ids.CompanyId,
-          connectionId: uuid() as Ids.ConnectionId,
+          companyId: companyId(),
+          connectionId: connectionId(),
           resource: "products" as const
         }
         const insert = (context: typeof a, recordId: Ids.RecordId) =>
@@ -457,7 +431,7 @@ describe.skipIf(skip !== undefined)("PostgreSQL", () => {
               })
             )
           )
-        const results = yield* Effect.all([insert(a, uuid() as Ids.RecordId), insert(b, uuid() as Ids.RecordId)], {
+        const results = yield* Effect.all([insert(a, recordId()), insert(b, recordId())], {
           concurrency: "unbounded"
         })
         expect(results.filter(Result.isSuccess).length).toBe(1)

@@ -2,14 +2,15 @@ import { CatalogService, type Company, Ids, Principal } from "@catalog-sync/core
 import { describe, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { expect } from "vitest"
+import { PersistenceFixtures } from "@catalog-sync/core/testing"
 import { layer as pgLayer, unavailableReason } from "../src/testing.js"
 
 const skip = unavailableReason()
-const uuid = () => globalThis.crypto.randomUUID()
+const { companyId, connectionId } = PersistenceFixtures
 
 const principal = (): Principal.Principal => {
   const company: Company.CompanySettings = {
-    id: uuid() as never,
+    id: companyId(),
     currency: "EUR",
     main_language: "en",
     languages: ["en"],
@@ -19,7 +20,7 @@ const principal = (): Principal.Principal => {
   }
   return {
     company,
-    connectionId: uuid() as never,
+    connectionId: connectionId(),
     keyId: "k",
     scopes: new Set(["catalog:read", "catalog:write", "prices:write"]),
     features: { stock: false }

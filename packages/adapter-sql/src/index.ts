@@ -69,6 +69,8 @@ export * as SqlPeople from "./SqlPeople.js"
 export * as SqlRateLimiter from "./SqlRateLimiter.js"
 /** The `Transactor` port over `effect/sql`. */
 export * as SqlTransactor from "./SqlTransactor.js"
+/** A connection with every statement passed through one function: for a `wrapConnection` that counts, logs, holds or fails statements. */
+export * as StatementHook from "./StatementHook.js"
 
 /** The persistence ports that adapter-sql implements. */
 export type PersistencePorts =

@@ -5,8 +5,10 @@ import { SqlClient, Statement } from "effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Layer } from "effect"
 import { layer as sqliteLayer } from "../src/index.js"
-import { companyId, connectionId, uuid } from "./fixtures.js"
+import { PersistenceFixtures } from "@catalog-sync/core/testing"
 import { tempDir } from "./support.js"
+
+const { companyId, connectionId, uuid } = PersistenceFixtures
 
 const minute = 60_000
 const hour = 3_600_000

@@ -5,8 +5,10 @@ import { SqlClient } from "effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Deferred, Effect, Exit, Fiber, Layer, Option, Tracer } from "effect"
 import { layer as sqliteLayer, SqliteClient, SqliteCommitVersion } from "../src/index.js"
-import { change, companyId, record } from "./fixtures.js"
+import { PersistenceFixtures } from "@catalog-sync/core/testing"
 import { tempDir } from "./support.js"
+
+const { change, companyId, record } = PersistenceFixtures
 
 /** Two instances of the ports on one database file, as the server and the admin CLI are. */
 const twoInstances = Effect.gen(function* () {

@@ -4,20 +4,23 @@ import { SqlClient } from "effect/sql"
 import type { Connection } from "effect/sql/SqlConnection"
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Layer, Option } from "effect"
+import { StatementHook } from "@catalog-sync/adapter-sql"
 import { layer as sqliteLayer } from "../src/index.js"
-import { companyId, connectionId, mapping, record } from "./fixtures.js"
+import { PersistenceFixtures } from "@catalog-sync/core/testing"
 import { tempDir } from "./support.js"
+
+const { companyId, connectionId, mapping, record } = PersistenceFixtures
 
 /** Counts the statements a connection runs. */
 const counting = () => {
   const seen = { statements: 0 }
-  const wrap = (connection: Connection): Connection => ({
-    ...connection,
-    execute: (sql, params, transform) => {
-      seen.statements++
-      return connection.execute(sql, params, transform)
-    }
-  })
+  const wrap = (connection: Connection): Connection =>
+    StatementHook.aroundStatements(connection, (_sql, _params, run) =>
+      Effect.suspend(() => {
+        seen.statements++
+        return run
+      })
+    )
   return { seen, wrap }
 }
 

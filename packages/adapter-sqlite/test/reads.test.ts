@@ -4,8 +4,10 @@ import { SqlClient } from "effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Deferred, Effect, Exit, Fiber, Layer, Option, References } from "effect"
 import { layer as sqliteLayer } from "../src/index.js"
-import { companyId, connectionId } from "./fixtures.js"
+import { PersistenceFixtures } from "@catalog-sync/core/testing"
 import { tempDir } from "./support.js"
+
+const { companyId, connectionId } = PersistenceFixtures
 
 /** The server's instance and a second one on the same file, as the admin CLI in another process is. */
 const serverAndCli = Effect.gen(function* () {

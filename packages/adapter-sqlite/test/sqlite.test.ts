@@ -12,8 +12,10 @@ import { SqlClient } from "effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Cause, Deferred, Effect, Exit, Fiber, Layer, Option } from "effect"
 import { layer as sqliteLayer, Migrations, SqliteLive } from "../src/index.js"
-import { change, companyId, connectionId, mapping, record, recordId } from "./fixtures.js"
+import { PersistenceFixtures } from "@catalog-sync/core/testing"
 import { tempDir, tempLayer } from "./support.js"
+
+const { change, companyId, connectionId, mapping, record, recordId } = PersistenceFixtures
 
 const count = (table: string, company: Ids.CompanyId) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>

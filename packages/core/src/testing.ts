@@ -10,6 +10,11 @@
  */
 export { InMemory, InMemoryInventory, InMemoryJobs, InMemoryMedia } from "./memory.js"
 export { type PersistencePorts, runConformance } from "./testing/Conformance.js"
+/**
+ * What persistence tests build with: fresh ids, a stored record, a mapping and a change entry with fixed
+ * times; the conformance suites' fixtures, for the adapters' own tests.
+ */
+export * as PersistenceFixtures from "./testing/PersistenceFixtures.js"
 export { runAccountsConformance } from "./testing/AccountsConformance.js"
 export { runPeopleConformance } from "./testing/PeopleConformance.js"
 export { runIdempotencyConformance } from "./testing/IdempotencyConformance.js"

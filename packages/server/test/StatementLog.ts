@@ -1,3 +1,4 @@
+import { StatementHook } from "@catalog-sync/adapter-sql"
 import { Effect } from "effect"
 import type { SqlConnection } from "effect/sql"
 
@@ -28,42 +29,24 @@ export const isKeyLookup = (text: string) => text.includes(" FROM api_keys k JOI
  */
 export const statementLog = (_database: "sqlite" | "postgres") => {
   const state = { recording: false, statements: [] as Array<Logged>, inFlight: 0, connections: 0 }
-  const logged = <A, E>(
-    connection: number,
-    text: string,
-    params: ReadonlyArray<unknown>,
-    run: () => Effect.Effect<A, E>
-  ): Effect.Effect<A, E> =>
-    Effect.suspend(() => {
-      if (state.recording)
-        state.statements.push({
-          text: text.replace(/\s+/g, " ").trim(),
-          params,
-          connection,
-          overlapped: state.inFlight > 0
-        })
-      state.inFlight++
-      return Effect.ensuring(
-        run(),
-        Effect.sync(() => state.inFlight--)
-      )
-    })
   const wrapConnection = (conn: Connection): Connection => {
     const connection = ++state.connections
-    return {
-      execute: (sql, params, transform) => logged(connection, sql, params, () => conn.execute(sql, params, transform)),
-      executeRaw: (sql, params) => logged(connection, sql, params, () => conn.executeRaw(sql, params)),
-      executeValues: (sql, params) => logged(connection, sql, params, () => conn.executeValues(sql, params)),
-      executeValuesUnprepared: (sql, params) =>
-        logged(connection, sql, params, () => conn.executeValuesUnprepared(sql, params)),
-      executeUnprepared: (sql, params, transform) =>
-        logged(connection, sql, params, () => conn.executeUnprepared(sql, params, transform)),
-      executeStream: (sql, params, transform) => {
+    return StatementHook.aroundStatements(conn, (text, params, run) =>
+      Effect.suspend(() => {
         if (state.recording)
-          state.statements.push({ text: sql.replace(/\s+/g, " ").trim(), params, connection, overlapped: false })
-        return conn.executeStream(sql, params, transform)
-      }
-    }
+          state.statements.push({
+            text: text.replace(/\s+/g, " ").trim(),
+            params,
+            connection,
+            overlapped: state.inFlight > 0
+          })
+        state.inFlight++
+        return Effect.ensuring(
+          run,
+          Effect.sync(() => state.inFlight--)
+        )
+      })
+    )
   }
   const stopLogged = Effect.sync(() => {
     state.recording = false

@@ -1,6 +1,6 @@
 import { expect } from "vitest"
 import * as PgTesting from "@catalog-sync/adapter-pg/testing"
-import { Admin, Ids, InventoryAdmin } from "@catalog-sync/core"
+import { Admin, Ids, InventoryAdmin, Scope } from "@catalog-sync/core"
 import { layer as sqlitePorts } from "@catalog-sync/adapter-sqlite"
 import {
   ConfigProvider,
@@ -71,19 +71,6 @@ export class TestServer extends Context.Service<
     readonly metricsUrl: string | undefined
   }
 >()("TestServer") {}
-
-const allScopes = [
-  "catalog:read",
-  "catalog:write",
-  "prices:read",
-  "prices:write",
-  "costs:read",
-  "costs:write",
-  "media:read",
-  "media:write",
-  "stock:read",
-  "stock:write"
-]
 
 /** Which database the end-to-end suites run on. */
 export const testDatabase: "sqlite" | "postgres" = process.env.TEST_DATABASE === "postgres" ? "postgres" : "sqlite"
@@ -209,7 +196,7 @@ export const TestServerWith = (
             tax_model: "exclusive",
             tax_rates: ["20"],
             storage_slug: `acme-${++counter}-${Date.now()}`,
-            granted_scopes: allScopes,
+            granted_scopes: Scope.all,
             ...overrides
           })
           const connection = yield* admin.createConnection(company.id, "ERP")

@@ -1,4 +1,4 @@
-import { layer as sqlPorts } from "@catalog-sync/adapter-sql"
+import { Migrations, layer as sqlPorts } from "@catalog-sync/adapter-sql"
 import { Migrations as PgMigrations } from "@catalog-sync/adapter-pg"
 import { Migrations as SqliteMigrations } from "@catalog-sync/adapter-sqlite"
 import { Admin, Ids } from "@catalog-sync/core"
@@ -65,7 +65,7 @@ const earlierVersion = (config: ServerConfig) =>
   Effect.gen(function* () {
     const engine: {
       readonly client: Layer.Layer<SqlClient.SqlClient, unknown>
-      readonly migrations: Pick<typeof PgMigrations, "migrations" | "table">
+      readonly migrations: Pick<typeof PgMigrations, "migrations">
     } =
       config.postgres === undefined
         ? { client: SqliteClient.layer({ filename: databaseFile(config) }), migrations: SqliteMigrations }
@@ -74,7 +74,7 @@ const earlierVersion = (config: ServerConfig) =>
     const earlier = Object.fromEntries(
       Object.entries(engine.migrations.migrations).filter(([name]) => name < before.migrations)
     )
-    yield* Migrator.make({})({ loader: Migrator.fromRecord(earlier), table: engine.migrations.table }).pipe(
+    yield* Migrator.make({})({ loader: Migrator.fromRecord(earlier), table: Migrations.migrationsTable }).pipe(
       Effect.provide(database)
     )
     const admin = Context.get(

@@ -1,3 +1,4 @@
+import { StatementHook } from "@catalog-sync/adapter-sql"
 import { expect, layer } from "@effect/vitest"
 import { Deferred, Effect, Fiber } from "effect"
 import type { SqlConnection } from "effect/sql"
@@ -217,14 +218,8 @@ const atGate = <A, E>(run: Effect.Effect<A, E>): Effect.Effect<A, E> =>
     gated.waiting++
     return Effect.andThen(Deferred.await(gate), run)
   })
-const gatedConnection = (conn: SqlConnection.Connection): SqlConnection.Connection => ({
-  execute: (sql, params, transform) => atGate(conn.execute(sql, params, transform)),
-  executeRaw: (sql, params) => atGate(conn.executeRaw(sql, params)),
-  executeValues: (sql, params) => atGate(conn.executeValues(sql, params)),
-  executeValuesUnprepared: (sql, params) => atGate(conn.executeValuesUnprepared(sql, params)),
-  executeUnprepared: (sql, params, transform) => atGate(conn.executeUnprepared(sql, params, transform)),
-  executeStream: (sql, params, transform) => conn.executeStream(sql, params, transform)
-})
+const gatedConnection = (conn: SqlConnection.Connection): SqlConnection.Connection =>
+  StatementHook.aroundStatements(conn, (_sql, _params, run) => atGate(run))
 const GatedServer = TestServerWith({ sql: gatedConnection }, { METRICS_PORT: "0", JOB_POLL_MILLISECONDS: "50" })
 
 layer(GatedServer, { excludeTestServices: true, timeout: 60_000 })("database pool gauges", (it) => {

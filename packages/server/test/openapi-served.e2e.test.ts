@@ -4,7 +4,7 @@
  * new user would try them, and its parameters say what the server enforces.
  */
 import { expect, layer } from "@effect/vitest"
-import { Resource } from "@catalog-sync/core"
+import { Resource, Scope } from "@catalog-sync/core"
 import { Effect } from "effect"
 import { execFile } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -46,18 +46,6 @@ const servedFile = (url: string) =>
     }),
     ({ dir }) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
   )
-const allScopes = [
-  "catalog:read",
-  "catalog:write",
-  "prices:read",
-  "prices:write",
-  "costs:read",
-  "costs:write",
-  "media:read",
-  "media:write",
-  "stock:read",
-  "stock:write"
-]
 
 /**
  * The writes whose body examples are replayed, in the order their references need. The archive example
@@ -137,7 +125,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("the serv
       })
       const location = yield* admin.createLocation(t.companyId, "Main warehouse")
       yield* admin.assignLocation(t.connectionId, location.id, true)
-      const token = yield* t.key(allScopes)
+      const token = yield* t.key(Scope.all)
       const image = yield* Effect.promise(
         async () =>
           new Uint8Array(
@@ -233,7 +221,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("the serv
         const concrete = path.replace("/api/v1", "").replace("{id}", id)
         if (!path.startsWith("/api/v1") || path.endsWith("openapi.json")) continue
         // A key per operation, so that the checks stay under the per-key rate limit.
-        const token = yield* t.key(allScopes)
+        const token = yield* t.key(Scope.all)
         const jsonExample = Object.values<Json>(operation.requestBody?.content?.["application/json"]?.examples ?? {})[0]
           ?.value
         for (const parameter of operation.parameters as Array<Json>) {

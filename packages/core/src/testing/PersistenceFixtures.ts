@@ -1,22 +1,26 @@
 import type { Vitest } from "@effect/vitest"
 import type { CatalogRepository } from "../Catalog/CatalogRepository.js"
-import type { Mappings, MappingScope } from "../Catalog/Mappings.js"
+import type { Mapping, Mappings, MappingScope } from "../Catalog/Mappings.js"
 import { emptyIndex, type RecordIndex, type StoredRecord } from "../Catalog/StoredRecord.js"
-import type { ChangeLog } from "../Changes/ChangeLog.js"
+import type { ChangeEntry, ChangeLog } from "../Changes/ChangeLog.js"
 import type { ResourceName } from "../Resources/Resource.js"
 import type { CompanyId, ConnectionId, RecordId } from "../Shared/Ids.js"
 import type { Transactor } from "../Shared/Transactor.js"
 
-/** The persistence ports the conformance suite holds an implementation to, and what its tests build with. */
-
+/** The persistence ports the conformance suite holds an implementation to. */
 export type PersistencePorts = CatalogRepository | Mappings | Transactor | ChangeLog
 
 /** The tests of one port, registered on the suite's layer. */
 export type PortCases = (it: Vitest.MethodsNonLive<PersistencePorts>) => void
 
+/** A fresh random UUID. */
 export const uuid = () => globalThis.crypto.randomUUID()
+/** A fresh company id. */
 export const companyId = () => uuid() as CompanyId
+/** A fresh connection id. */
 export const connectionId = () => uuid() as ConnectionId
+/** A fresh record id. */
+export const recordId = () => uuid() as RecordId
 
 /** Ids in a known order, so that id-ordered pages can be asserted. */
 export const orderedIds = (n: number): ReadonlyArray<RecordId> =>
@@ -24,11 +28,12 @@ export const orderedIds = (n: number): ReadonlyArray<RecordId> =>
     .sort()
     .map((id) => id as RecordId)
 
+/** A product record of `company` at revision 1 (a fresh id, fixed times, an empty index), with `overrides`. */
 export const record = (
   company: CompanyId,
   overrides: Partial<Omit<StoredRecord, "index">> & { index?: Partial<RecordIndex> } = {}
 ): StoredRecord => ({
-  id: uuid() as RecordId,
+  id: recordId(),
   companyId: company,
   resource: "products",
   revision: 1,
@@ -40,6 +45,7 @@ export const record = (
   index: { ...emptyIndex, ...overrides.index }
 })
 
+/** The mapping scope of `resource` (products unless named) in a company's connection. */
 export const scopeOf = (
   company: CompanyId,
   connection: ConnectionId,
@@ -50,9 +56,22 @@ export const scopeOf = (
   resource
 })
 
-export const mapping = (scope: MappingScope, externalId: string, recordId: RecordId) => ({
+/** The mapping of `externalId` to `id` in `scope`. */
+export const mapping = (scope: MappingScope, externalId: string, id: RecordId): Mapping => ({
   ...scope,
   externalId,
-  recordId,
+  recordId: id,
   createdAt: "2026-01-01T00:00:00.000Z"
+})
+
+/** A change entry of `company`: a product created at revision 1 by a fresh connection, with `overrides`. */
+export const change = (company: CompanyId, overrides: Partial<ChangeEntry> = {}): ChangeEntry => ({
+  companyId: company,
+  resource: "products",
+  recordId: recordId(),
+  revision: 1,
+  operation: "created",
+  originConnectionId: connectionId(),
+  at: "2026-01-01T00:00:00.000Z",
+  ...overrides
 })

@@ -1,3 +1,4 @@
+import { StatementHook } from "@catalog-sync/adapter-sql"
 import { Effect } from "effect"
 import { type SqlConnection, SqlError } from "effect/sql"
 
@@ -53,14 +54,8 @@ export const failingSql = (database: "sqlite" | "postgres") => {
       }
       return run
     })
-  const wrapConnection = (conn: Connection): Connection => ({
-    execute: (sql, params, transform) => fault(sql, conn.execute(sql, params, transform)),
-    executeRaw: (sql, params) => fault(sql, conn.executeRaw(sql, params)),
-    executeValues: (sql, params) => fault(sql, conn.executeValues(sql, params)),
-    executeValuesUnprepared: (sql, params) => fault(sql, conn.executeValuesUnprepared(sql, params)),
-    executeUnprepared: (sql, params, transform) => fault(sql, conn.executeUnprepared(sql, params, transform)),
-    executeStream: (sql, params, transform) => conn.executeStream(sql, params, transform)
-  })
+  const wrapConnection = (conn: Connection): Connection =>
+    StatementHook.aroundStatements(conn, (query, _params, run) => fault(query, run))
   return {
     /** The server's `sql` override: every connection its client hands out, wrapped. */
     wrap: wrapConnection,

@@ -1,4 +1,4 @@
-import { JobStore } from "@catalog-sync/core"
+import { JobStore, Scope } from "@catalog-sync/core"
 import { expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer, Option } from "effect"
 import sharp from "sharp"
@@ -7,16 +7,7 @@ import { stockTenant, stockWrite } from "../StockTenant.js"
 import { call, freshKey, type Reply, TestServer, TestServerWith, testDatabase, uploadMedia } from "../TestServer.js"
 import { type Arming, failingSql } from "./FailingSql.js"
 
-const writer = [
-  "catalog:read",
-  "catalog:write",
-  "prices:read",
-  "prices:write",
-  "costs:read",
-  "costs:write",
-  "media:read",
-  "media:write"
-]
+const writer = Scope.all.filter((scope) => !scope.startsWith("stock:"))
 const db = failingSql(testDatabase)
 /** The job worker's claims and heartbeats run beside the request under test; they are not counted. */
 const jobStatements = /\bjobs\b/
