@@ -76,10 +76,7 @@ export default defineConfig(
     files: [
       "bench/src/load.ts",
       "bench/src/loader.ts",
-      "bench/src/processes.ts",
       "bench/src/requests.ts",
-      "bench/src/servers.ts",
-      "bench/src/setup.ts",
       "packages/adapter-http/src/FastAnswer.ts",
       "packages/adapter-http/test/UploadForm.test.ts",
       "packages/contract/src/Common.ts",

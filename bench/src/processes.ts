@@ -101,15 +101,17 @@ export const inspectMemory = async (child: Child) => {
     socket.onopen = resolve
     socket.onerror = reject
   })
-  const pending = new Map<number, (reply: any) => void>()
+  /** An inspector protocol reply: its request's id and, for `Runtime.evaluate`, the value it returned. */
+  type Reply = { readonly id: number; readonly result?: { readonly result?: { readonly value?: string } } }
+  const pending = new Map<number, (reply: Reply) => void>()
   socket.onmessage = (event) => {
-    const reply = JSON.parse(String(event.data))
+    const reply = JSON.parse(String(event.data)) as Reply
     pending.get(reply.id)?.(reply)
     pending.delete(reply.id)
   }
   let next = 0
   const send = (method: string, params: object = {}) =>
-    new Promise<any>((resolve) => {
+    new Promise<Reply>((resolve) => {
       const id = ++next
       pending.set(id, resolve)
       socket.send(JSON.stringify({ id, method, params }))
@@ -121,7 +123,7 @@ export const inspectMemory = async (child: Child) => {
         expression: "JSON.stringify(process.memoryUsage())",
         returnByValue: true
       })
-      const usage = JSON.parse(reply.result.result.value)
+      const usage = JSON.parse(reply.result?.result?.value ?? "") as { readonly rss: number; readonly heapUsed: number }
       const mb = (bytes: number) => Math.round(bytes / 1024 / 102.4) / 10
       return { rss: mb(usage.rss), heapUsed: mb(usage.heapUsed) }
     },

@@ -173,7 +173,8 @@ const rawUpsert = (filename: string) => {
     const requestId = randomUUID()
     const match = /^Bearer csk_([0-9a-f]{24})_([A-Za-z0-9_-]{43})$/.exec(req.headers.authorization ?? "")
     if (match === null) return send(res, 401, { request_id: requestId })
-    const key = findKey.get(match[1]) as any
+    const key = findKey.get(match[1]) as
+      { readonly secret_hash: string; readonly company_id: string; readonly connection_id: string } | undefined
     const presented = createHash("sha256").update(match[2]!).digest("hex")
     if (key === undefined || !timingSafeEqual(Buffer.from(presented), Buffer.from(key.secret_hash)))
       return send(res, 401, { request_id: requestId })
@@ -206,7 +207,7 @@ const rawUpsert = (filename: string) => {
       const mapped = mappingsByExternal.all(key.company_id, key.connection_id, "products", body.external_id) as Array<{
         record_id: string
       }>
-      let record: any
+      let record: object
       let outcome: string
       if (mapped.length === 0) {
         const categories = mappingsByExternal.all(
@@ -248,7 +249,13 @@ const rawUpsert = (filename: string) => {
         insertChange.run(key.company_id, "products", id, 1, "created", key.connection_id, at, 3)
         outcome = "created"
       } else {
-        const stored = selectRecord.get(key.company_id, "products", mapped[0]!.record_id) as any
+        const stored = selectRecord.get(key.company_id, "products", mapped[0]!.record_id) as {
+          readonly id: string
+          readonly revision: number
+          readonly data: string
+          readonly category_ids: string
+          readonly created_at: string
+        }
         if (stored.revision !== body.expected_revision) {
           rollback.run()
           db.prepare(`DELETE FROM idempotency_keys WHERE company_id = ? AND connection_id = ? AND "key" = ?`).run(

@@ -106,7 +106,10 @@ export const cloneProducts = (file: string, companies: ReadonlyArray<Company>, c
   const insertChange = appendChange(db)
   const run = db.transaction(() => {
     for (const company of companies) {
-      const row = record.get(company.id, company.productId) as any
+      const row = record.get(company.id, company.productId) as Record<
+        "data" | "category_ids" | "active" | "collection_id" | "brand_id" | "parent_id" | "updated_at",
+        unknown
+      > & { readonly created_at: string }
       const cats = (categories.all(company.id, company.productId) as Array<{ category_id: string }>).map(
         (c) => c.category_id
       )
