@@ -130,12 +130,14 @@ export type FormFields = Readonly<Record<string, string | ReadonlyArray<string>>
 /** The most bytes a panel form may have. */
 export const maxFormBytes = 64 * 1024
 
-/** Reads the form of a POST; undefined when it is not a urlencoded form within `maxFormBytes`. */
+/** Reads the form of a POST; undefined when it is not a urlencoded form declaring a length within `maxFormBytes`. */
 export const readForm = (request: HttpServerRequest.HttpServerRequest) =>
   Effect.gen(function* () {
-    const length = Number(request.headers["content-length"] ?? "0")
+    // Browsers send a form's length; a body without one (chunked) could be any size, so it is not read.
+    const declared = request.headers["content-length"]
+    const length = declared === undefined ? Number.NaN : Number(declared)
     const type = request.headers["content-type"] ?? ""
-    if (!type.startsWith("application/x-www-form-urlencoded") || length > maxFormBytes) return undefined
+    if (!type.startsWith("application/x-www-form-urlencoded") || !(length <= maxFormBytes)) return undefined
     const text = yield* request.text
     if (text.length > maxFormBytes) return undefined
     return UrlParams.toRecord(UrlParams.fromInput(new URLSearchParams(text)))

@@ -123,6 +123,19 @@ describe("company panel over HTTP", () => {
             { csrf: null }
           )
           expect(tokenless.status).toBe(403)
+          // A form without a declared length (chunked) is not read at all.
+          const chunked = await fetch(`${url}/panel/sign-in`, {
+            method: "POST",
+            headers: {
+              "content-type": "application/x-www-form-urlencoded",
+              origin: url,
+              cookie: `panel_sign_in=${client.cookies.get("panel_sign_in")}`,
+              ...client.headers
+            },
+            body: new Blob([`csrf=${client.csrf}&email=wrong%40example.com&password=x`]).stream(),
+            duplex: "half"
+          } as RequestInit)
+          expect(chunked.status).toBe(403)
         })
       })
     )
