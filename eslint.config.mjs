@@ -78,7 +78,6 @@ export default defineConfig(
       "bench/src/loader.ts",
       "bench/src/requests.ts",
       "packages/adapter-http/src/FastAnswer.ts",
-      "packages/adapter-http/test/UploadForm.test.ts",
       "packages/contract/src/Common.ts",
       "packages/contract/src/Examples.ts",
       "packages/contract/src/Media/Api.ts",

@@ -272,7 +272,9 @@ describe("readForm", () => {
     stream.write(Buffer.concat([field("name", "N"), filePart("file", data).subarray(0, 100_000)]))
     const file = await once(form.whenFile)
     stream.destroy(new Error("socket hang up"))
-    const read = await readAll(Object.assign(form, { whenFile: (callback: any) => callback(file) }))
+    const read = await readAll(
+      Object.assign(form, { whenFile: (callback: (settled: typeof file) => void) => callback(file) })
+    )
     expect((read.thrown as FormRefused<Refusal>).refusal).toEqual({ kind: "unreadable" })
     expect(read.ended).toEqual({ _tag: "Refused", refusal: { kind: "unreadable" } })
   })
@@ -284,7 +286,9 @@ describe("readForm", () => {
     const file = await once(form.whenFile)
     form.stop()
     expect(stream.listenerCount("data")).toBe(0)
-    const read = await readAll(Object.assign(form, { whenFile: (callback: any) => callback(file) }))
+    const read = await readAll(
+      Object.assign(form, { whenFile: (callback: (settled: typeof file) => void) => callback(file) })
+    )
     expect((read.thrown as FormRefused<Refusal>).refusal).toEqual({ kind: "unreadable" })
     expect(read.ended).toEqual({ _tag: "Refused", refusal: { kind: "unreadable" } })
   })
