@@ -149,6 +149,15 @@ describe.skipIf(skip !== undefined)("company panel", () => {
               ).principal
               expect([principal.key_scopes, principal.scopes]).toEqual([["catalog:read"], ["catalog:read"]])
 
+              // A refused form shows each problem next to its field: no scope, no lifetime.
+              await page.goto(connectionPage)
+              await page.getByLabel("Valid for (days)").fill("0")
+              await page.getByRole("button", { name: "Create the key" }).click()
+              await page.locator("#key-lifetime_days-error").waitFor()
+              await page.locator("#key-scopes-error").waitFor()
+              expect(await page.getByLabel("Valid for (days)").getAttribute("aria-invalid")).toBe("true")
+              await checkPage(page, checked)
+
               // Revoked in the panel: the next call is refused.
               await page.goto(connectionPage)
               await page.getByRole("button", { name: /^Revoke/ }).click()
@@ -172,8 +181,12 @@ describe.skipIf(skip !== undefined)("company panel", () => {
                 expect(log).toContain(action)
               expect(log).toContain("ada@example.com")
               expect(log).toContain("otto@example.com")
+              // What is not there for this user: the same page as what does not exist.
+              await page.goto(`${url}/panel/companies/00000000-0000-0000-0000-000000000000`)
+              await page.getByRole("heading", { level: 1, name: "Not found" }).waitFor()
+              await checkPage(page, checked)
               expect(refused).toEqual([])
-              expect(checked.length).toBeGreaterThanOrEqual(8)
+              expect(checked.length).toBeGreaterThanOrEqual(10)
               await page.close()
             })
           })
