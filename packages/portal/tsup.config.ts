@@ -6,7 +6,7 @@ export default defineConfig({
   format: ["esm"],
   // Internal package: the server bundles it from source, so no declarations are needed.
   dts: false,
-  // The compressed copies stay: the next build compresses only files whose content changed.
+  // The brotli copies stay: the next build compresses only files whose content changed.
   clean: ["!precompressed/**"],
   sourcemap: true,
   target: "node22",
@@ -18,7 +18,7 @@ export default defineConfig({
   esbuildOptions(options) {
     options.conditions = ["@catalog-sync/source"]
   },
-  // Servers then send the portal compressed from their first request, without ~10 s of brotli each.
+  // Servers then send the portal brotli from their first request, without 10-27 s of brotli each.
   onSuccess: async () => {
     const run = spawnSync(process.execPath, ["dist/precompress.js"], { stdio: "inherit" })
     if (run.status !== 0) throw new Error("dist/precompress.js failed")

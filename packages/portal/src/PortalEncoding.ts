@@ -1,10 +1,11 @@
 /**
  * A portal file as it goes over the wire: brotli, gzip or as it is, by the request's `Accept-Encoding`,
  * each with its own ETag. The Scalar bundle is 5 MB; brotli at its best quality makes it 1.1 MB and gzip
- * 1.5 MB. A file is compressed once, on its first request: from the copies the portal's build made
- * (./Precompressed.ts) when they are of this content, else in zlib's thread pool: gzip (a quarter second
- * for the bundle) is awaited by that request, brotli (10 s and more for the bundle) is not; until it is
- * ready, gzip goes. A server that never serves the portal never reads nor compresses it.
+ * 1.5 MB. A file is compressed once, on its first compressed request. Brotli comes from the copies the
+ * portal's build made (./Precompressed.ts) when they are of this content, else it is made in zlib's thread
+ * pool without being awaited (10-27 s for the bundle); until it is ready, gzip goes. Gzip is made when a
+ * request would take it (0.3 s for the bundle), in the thread pool. A server that never serves the portal
+ * never reads nor compresses it.
  */
 import { createHash } from "node:crypto"
 import { promisify } from "node:util"
@@ -62,41 +63,43 @@ export const compress = (body: Uint8Array, encoding: Compressed): Promise<Uint8A
       })
     : gzipAsync(body, { level: constants.Z_BEST_COMPRESSION })
 
-/** Where compressed copies made beforehand are found: the copy of the content with this SHA-256 (hex). */
-export type CompressedCopies = (sha256: string, encoding: Compressed) => Promise<Uint8Array | undefined>
+/** Where brotli copies made beforehand are found: the copy of the content with this SHA-256 (hex). */
+export type BrotliCopies = (sha256: string) => Promise<Uint8Array | undefined>
 
-const none: CompressedCopies = () => Promise.resolve(undefined)
+const none: BrotliCopies = () => Promise.resolve(undefined)
 
-/** The representations of one file's content, read from `precompressed` or compressed on first use. */
-export const encodings = (content: string, precompressed: CompressedCopies = none) => {
+/** The representations of one file's content, brotli read from `copies` or made, gzip made on first use. */
+export const encodings = (content: string, copies: BrotliCopies = none) => {
   const body = new TextEncoder().encode(content)
   const digest = createHash("sha256").update(body).digest()
   const hash = digest.toString("base64url").slice(0, 22)
   const identity: Representation = { encoding: "identity", body, etag: `"${hash}"` }
   const ready = new Map<Compressed, Representation>()
-  let started: Promise<void> | undefined
   const keep = (encoding: Compressed) => (compressed: Uint8Array) => {
     if (compressed.byteLength < body.byteLength)
       ready.set(encoding, { encoding, body: compressed, etag: `"${hash}-${encoding}"` })
   }
   // A failed compression leaves the file to go as it is.
   const compressed = (encoding: Compressed) => compress(body, encoding).then(keep(encoding), () => undefined)
-  const hex = digest.toString("hex")
-  // The build's copies when it made them of this content; else brotli in the background, gzip awaited.
-  const start = () => {
-    if (started !== undefined) return started
-    if (body.byteLength < worthCompressing) return (started = Promise.resolve())
-    const copies = Promise.all([precompressed(hex, "br"), precompressed(hex, "gzip")])
-    return (started = copies.then(([br, gz]) => {
-      if (br !== undefined) keep("br")(br)
+  const worthIt = body.byteLength >= worthCompressing
+  let brotliStarted: Promise<void> | undefined
+  let gzipStarted: Promise<void> | undefined
+  // The build's copy when it made one of this content; else brotli in the background.
+  const startBrotli = () =>
+    (brotliStarted ??= copies(digest.toString("hex")).then((copy) => {
+      if (copy !== undefined) keep("br")(copy)
       else void compressed("br")
-      return gz !== undefined ? keep("gzip")(gz) : compressed("gzip")
     }))
-  }
+  const startGzip = () => (gzipStarted ??= compressed("gzip"))
   return {
-    /** The representation for a request's `Accept-Encoding`; the first request of a file waits for gzip (or the copies). */
+    /**
+     * The representation for a request's `Accept-Encoding`. The first compressed request of a file waits
+     * for the brotli copy to be read; a request that would take gzip over what is ready waits for gzip.
+     */
     select: async (acceptEncoding: string | undefined): Promise<Representation> => {
-      if (negotiate(acceptEncoding, ["br", "gzip"]) !== "identity") await start()
+      if (!worthIt || negotiate(acceptEncoding, ["br", "gzip"]) === "identity") return identity
+      await startBrotli()
+      if (negotiate(acceptEncoding, [...ready.keys(), "gzip"]) === "gzip") await startGzip()
       const encoding = negotiate(acceptEncoding, [...ready.keys()])
       return encoding === "identity" ? identity : ready.get(encoding)!
     }

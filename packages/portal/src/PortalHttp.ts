@@ -7,7 +7,7 @@ import * as PackageReference from "./PackageReference.js"
 import { loadGuides, repositoryUrl } from "./Guides.js"
 import { type PortalFile, render } from "./Portal.js"
 import { scalarBundle } from "./ScalarBundle.js"
-import { encodings, notModified, type CompressedCopies } from "./PortalEncoding.js"
+import { encodings, notModified, type BrotliCopies } from "./PortalEncoding.js"
 import * as Precompressed from "./Precompressed.js"
 
 /**
@@ -55,7 +55,7 @@ export const cacheControl = (file: PortalFile): string =>
   file.immutable === true ? "public, max-age=31536000, immutable" : "no-cache"
 
 /** Answers GET of one file: compressed as the request accepts, 304 to a matching If-None-Match. */
-const serveFile = (file: PortalFile, precompressed: CompressedCopies | undefined) => {
+const serveFile = (file: PortalFile, precompressed: BrotliCopies | undefined) => {
   const representations = encodings(file.body, precompressed)
   return (request: HttpServerRequest.HttpServerRequest) =>
     Effect.map(
@@ -107,7 +107,7 @@ export type Requires = HttpRouter.HttpRouter | HttpRouter.Request<"Error", HttpS
  * Serves rendered portal files under `path` (default `/docs`) on the API's router, and the packages' API
  * reference under `<path>/api/` from `packageReference` when given. `/docs` redirects to `/docs/` so
  * that the pages' relative links, written for any static host, resolve; so does `/`. The files'
- * compressed copies are read from `precompressed` (a folder of ./Precompressed.ts) when there.
+ * brotli copies are read from `precompressed` (a folder of ./Precompressed.ts) when there.
  */
 export const layer = (
   files: ReadonlyArray<PortalFile>,
@@ -139,7 +139,7 @@ export const layer = (
 /**
  * The portal of this API at `/docs`, rendered once while the layer builds from the OpenAPI document and
  * the guides in `docsDir` (the repository's `docs` when started from its root), with the packages' API
- * reference at `/docs/api/` once `npm run docs` has written it to `docsDir/api`, and the compressed
+ * reference at `/docs/api/` once `npm run docs` has written it to `docsDir/api`, and the brotli
  * copies the portal's build made.
  */
 export const layerFromDocs = (docsDir: string): Layer.Layer<never, never, Requires> =>

@@ -1,7 +1,7 @@
 /**
- * Run by the portal's build (`node dist/precompress.js`): compresses every file of the portal as the
- * server renders it from the repository's docs/ (or DOCS_DIR) into dist/precompressed (./Precompressed.ts).
- * Files already compressed are kept, so a build after an edit compresses only what changed.
+ * Run by the portal's build (`node dist/precompress.js`): writes the brotli copy of every file of the
+ * portal as the server renders it from the repository's docs/ (or DOCS_DIR) to dist/precompressed
+ * (./Precompressed.ts). Copies already there are kept, so a build after an edit compresses only what changed.
  */
 import { fileURLToPath } from "node:url"
 import { renderPortal } from "./PortalHttp.js"
@@ -17,5 +17,5 @@ const compressed = await write(
   files.map((file) => file.body)
 )
 process.stdout.write(
-  `precompressed ${compressed} copies of ${files.length} portal files in ${Math.round(performance.now() - started)} ms: ${out}\n`
+  `brotli: compressed ${compressed} of ${files.length} portal files in ${Math.round(performance.now() - started)} ms: ${out}\n`
 )
