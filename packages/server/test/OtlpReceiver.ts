@@ -33,21 +33,49 @@ const attributeValue = (value: Record<string, unknown>): string => {
   return typeof only === "object" ? JSON.stringify(only) : String(only)
 }
 
-const attributesOf = (attributes: any): Record<string, string> =>
-  Object.fromEntries((attributes ?? []).map((a: any) => [a.key, attributeValue(a.value)]))
+/** An attribute as OTLP/JSON writes it: its key and its value under its type (`{ stringValue: "..." }`). */
+interface OtlpAttribute {
+  readonly key: string | undefined
+  readonly value: Record<string, unknown>
+}
 
-const spansOf = (body: any): Array<ReceivedSpan> =>
-  (body.resourceSpans ?? []).flatMap((resource: any) =>
-    (resource.scopeSpans ?? []).flatMap((scope: any) =>
-      (scope.spans ?? []).map((span: any) => ({
+/** A span as OTLP/JSON writes it (the protobuf decoder gives the same shape). */
+interface OtlpSpan {
+  readonly traceId: string
+  readonly spanId: string
+  readonly parentSpanId?: string
+  readonly name: string | undefined
+  readonly attributes?: ReadonlyArray<OtlpAttribute>
+  readonly links?: ReadonlyArray<{ readonly traceId: string; readonly spanId: string }>
+  readonly events?: ReadonlyArray<{
+    readonly name: string | undefined
+    readonly attributes?: ReadonlyArray<OtlpAttribute>
+  }>
+  readonly status?: { readonly code?: number | string; readonly message?: string | undefined }
+}
+
+/** An OTLP/HTTP trace request: spans by resource and instrumentation scope. */
+interface OtlpTraceRequest {
+  readonly resourceSpans?: ReadonlyArray<{
+    readonly scopeSpans?: ReadonlyArray<{ readonly spans?: ReadonlyArray<OtlpSpan> }>
+  }>
+}
+
+const attributesOf = (attributes: ReadonlyArray<OtlpAttribute> | undefined): Record<string, string> =>
+  Object.fromEntries((attributes ?? []).map((a) => [a.key ?? "", attributeValue(a.value)]))
+
+const spansOf = (body: OtlpTraceRequest): Array<ReceivedSpan> =>
+  (body.resourceSpans ?? []).flatMap((resource) =>
+    (resource.scopeSpans ?? []).flatMap((scope) =>
+      (scope.spans ?? []).map((span) => ({
         traceId: span.traceId,
         spanId: span.spanId,
         parentSpanId: span.parentSpanId === "" ? undefined : span.parentSpanId,
-        name: span.name,
+        name: span.name ?? "",
         attributes: attributesOf(span.attributes),
-        links: (span.links ?? []).map((link: any) => ({ traceId: link.traceId, spanId: link.spanId })),
-        events: (span.events ?? []).map((event: any) => ({
-          name: event.name,
+        links: (span.links ?? []).map((link) => ({ traceId: link.traceId, spanId: link.spanId })),
+        events: (span.events ?? []).map((event) => ({
+          name: event.name ?? "",
           attributes: attributesOf(event.attributes)
         })),
         status: { code: Number(span.status?.code ?? 0), message: span.status?.message ?? "" }
@@ -68,7 +96,9 @@ export const OtlpReceiverLive = Layer.effect(
         const body = Buffer.concat(chunks)
         const protobuf = request.headers["content-type"] === "application/x-protobuf"
         if (request.url === "/v1/traces")
-          batches.push(spansOf(protobuf ? decodeTraceRequest(body) : JSON.parse(body.toString("utf8"))))
+          batches.push(
+            spansOf(protobuf ? decodeTraceRequest(body) : (JSON.parse(body.toString("utf8")) as OtlpTraceRequest))
+          )
         // An empty ExportTraceServiceResponse: "{}" in JSON, no bytes in protobuf.
         if (protobuf) response.writeHead(200, { "content-type": "application/x-protobuf" }).end()
         else response.writeHead(200, { "content-type": "application/json" }).end("{}")
