@@ -223,6 +223,7 @@ export const StartupLog = (config: ServerConfig, runtime: RuntimeSettings, start
         Effect.annotateLogs({
           url,
           docs: `${url}/docs`,
+          panel: runtime.panelEnabled ? `${url}/panel` : "off",
           listen: `${config.host}:${port}`,
           ...describeSetup(config, runtime)
         })

@@ -258,6 +258,7 @@ layer(Layer.effect(Bundle, buildServer), { timeout: 120_000 })("start-up", (it) 
       expect(started?.annotations).toMatchObject({
         url: `http://127.0.0.1:${port}`,
         docs: `http://127.0.0.1:${port}/docs`,
+        panel: `http://127.0.0.1:${port}/panel`,
         media_storage: `fs ${join(dir, "media")}`,
         job_workers: 2,
         metrics: "off",
