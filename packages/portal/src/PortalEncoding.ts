@@ -51,13 +51,20 @@ export interface Representation {
 const gzipAsync = promisify(gzip)
 const brotliAsync = promisify(brotliCompress)
 
-/** Compresses at the best quality of each coding (the portal's files are compressed once, then served often). */
-export const compress = (body: Uint8Array, encoding: Compressed): Promise<Uint8Array> =>
+/**
+ * Compresses at the best quality of each coding (the portal's files are compressed once, then served
+ * often), or brotli at `brotliQuality` (0-11) for many files compressed once and served seldom.
+ */
+export const compress = (
+  body: Uint8Array,
+  encoding: Compressed,
+  brotliQuality: number = constants.BROTLI_MAX_QUALITY
+): Promise<Uint8Array> =>
   encoding === "br"
     ? brotliAsync(body, {
         params: {
           [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
-          [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
+          [constants.BROTLI_PARAM_QUALITY]: brotliQuality,
           [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength
         }
       })
