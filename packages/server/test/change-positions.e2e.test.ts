@@ -2,6 +2,7 @@ import { Migrations, layer as sqlPorts } from "@catalog-sync/adapter-sql"
 import { Migrations as PgMigrations } from "@catalog-sync/adapter-pg"
 import { Migrations as SqliteMigrations } from "@catalog-sync/adapter-sqlite"
 import { Admin, Ids } from "@catalog-sync/core"
+import { InMemory } from "@catalog-sync/core/memory"
 import { PgClient } from "@effect/sql-pg"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { describe, expect, layer } from "@effect/vitest"
@@ -80,6 +81,8 @@ const earlierVersion = (config: ServerConfig) =>
     const admin = Context.get(
       yield* Layer.build(
         Admin.Admin.Default.pipe(
+          // That version had no audit log table: its entries are kept in memory.
+          Layer.provide(InMemory.peopleLayer),
           Layer.provide(sqlPorts),
           Layer.provide(Ids.IdsLive),
           Layer.provide(Layer.succeedContext(database))
