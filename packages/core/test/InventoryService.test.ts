@@ -1,6 +1,6 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Exit, Layer } from "effect"
-import { Accounts, InventoryAdmin, InventoryService } from "@catalog-sync/core"
+import { Accounts, AuditLog, InventoryAdmin, InventoryService } from "@catalog-sync/core"
 import { InMemory, InMemoryInventory } from "@catalog-sync/core/testing"
 import { CatalogService } from "../src/Catalog/CatalogService.js"
 import type { CompanyId } from "../src/Shared/Ids.js"
@@ -13,7 +13,11 @@ const TestLayer = Layer.mergeAll(
   InventoryService.InventoryService.Default,
   InventoryAdmin.InventoryAdmin.Default,
   CatalogService.Default
-).pipe(Layer.provideMerge(Ports), Layer.provideMerge(InMemory.accountsLayer), Layer.provideMerge(IdsLive))
+).pipe(
+  Layer.provideMerge(Ports),
+  Layer.provideMerge(Layer.merge(InMemory.accountsLayer, InMemory.peopleLayer)),
+  Layer.provideMerge(IdsLive)
+)
 
 /** A company with a product, an option and locations: one writable, one read-only, one unassigned. */
 const setup = (scopes?: ReadonlyArray<Scope>, stock = true) =>
@@ -190,6 +194,36 @@ layer(TestLayer)("InventoryService", (it) => {
           write(body({ source_id: t.product, location_id: t.writable, action: "set", quantity: "8", revision: 3 }))
         )
         expect(set.record.balances[0]).toMatchObject({ physical: "8", reserved: "2", incoming: "9", revision: 4 })
+      })
+    )
+
+    it.effect("a reservation is one audit entry by the acting operator; a refused one records none", () =>
+      Effect.gen(function* () {
+        const t = yield* setup()
+        const company = t.who.company.id as CompanyId
+        const created = yield* as(t.who)(write(body({ source_id: t.product, location_id: t.writable })))
+        const admin = yield* InventoryAdmin.InventoryAdmin
+        const operator = { label: "cli:ops", userId: null, address: null }
+        yield* admin
+          .reserve(company, created.record.id, t.writable, { reserved: "2", incoming: "9.000" })
+          .pipe(Effect.provideService(AuditLog.Actor, operator))
+        const refused = yield* Effect.flip(admin.reserve(company, created.record.id, t.writable, { reserved: "1.5" }))
+        expect(refused).toMatchObject({ code: "quantity_not_whole" })
+        expect(yield* Effect.flip(admin.reserve(company, uuid(), t.writable, { reserved: "1" }))).toMatchObject({
+          _tag: "RecordNotFound"
+        })
+        const entries = yield* Effect.flatMap(AuditLog.AuditLog, (audit) =>
+          audit.list({ companyId: company, limit: 10 })
+        )
+        expect(entries).toEqual([
+          expect.objectContaining({
+            actor: "cli:ops",
+            action: "stock.reserve",
+            company_id: company,
+            target: created.record.id,
+            details: { location_id: t.writable, reserved: "2", incoming: "9" }
+          })
+        ])
       })
     )
 

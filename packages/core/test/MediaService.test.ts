@@ -7,6 +7,7 @@ import { CatalogService } from "../src/Catalog/CatalogService.js"
 import { ImportService } from "../src/Imports/ImportService.js"
 import { Accounts } from "../src/Auth/Accounts.js"
 import { JobAdmin } from "../src/Admin/JobAdmin.js"
+import { Actor, AuditLog } from "../src/Audit/AuditLog.js"
 import * as JobKinds from "../src/Jobs/JobKinds.js"
 import { JobService } from "../src/Jobs/JobService.js"
 import { JobStore } from "../src/Jobs/JobStore.js"
@@ -56,6 +57,7 @@ const makeWorld = Effect.gen(function* () {
   const ports = Layer.mergeAll(
     InMemory.layer,
     InMemory.accountsLayer,
+    InMemory.peopleLayer,
     InMemoryJobs.layer,
     InMemoryMedia.repositoryLayer,
     Layer.succeed(MediaStaging, staged.staging),
@@ -114,6 +116,9 @@ const work = Effect.gen(function* () {
     yield* media.process(claimed.value, "worker")
   }
 })
+
+/** The operator acting in the audit log, as the CLI names one. */
+const operator = { label: "cli:ops", userId: null, address: null }
 
 const jobState = (who: Principal, id: string) =>
   Effect.map(Effect.flatMap(JobService, (jobs) => jobs.get(id)).pipe(as(who)), (detail) => detail.job.state)
@@ -321,13 +326,58 @@ describe("MediaService", () => {
             error: { code: "storage_denied" }
           })
           world.denied.delete(a.company.storage_slug)
-          expect(yield* admin.resume(a.company.id)).toEqual({ company_id: a.company.id, resumed: [a1.id] })
+          const audit = yield* AuditLog
+          expect(yield* audit.list({ companyId: a.company.id, limit: 10 })).toEqual([])
+          expect(yield* admin.resume(a.company.id).pipe(Effect.provideService(Actor, operator))).toEqual({
+            company_id: a.company.id,
+            resumed: [a1.id]
+          })
+          // The failed checks resumed nothing and recorded nothing; the resume is one entry by the operator.
+          expect(yield* audit.list({ companyId: a.company.id, limit: 10 })).toEqual([
+            expect.objectContaining({
+              actor: "cli:ops",
+              action: "job.resume",
+              company_id: a.company.id,
+              target: a.company.id,
+              details: { resumed: "1" }
+            })
+          ])
           yield* work
           expect(yield* jobState(a, a1.id)).toBe("completed")
           expect(yield* jobState(shop, s1.id)).toBe("completed")
           expect(world.processed).toEqual(["img:a1", "img:a1", "img:s1"])
           expect(yield* admin.paused()).toEqual([])
           expect(yield* Effect.flip(admin.paused(uuid()))).toMatchObject({ _tag: "RecordNotFound" })
+        })
+      )
+  )
+
+  it.effect(
+    "an operator's retry of a paused job is one audit entry by them; a job that cannot be retried records none",
+    () =>
+      inWorld((world) =>
+        Effect.gen(function* () {
+          const a = yield* tenant()
+          world.denied.add(a.company.storage_slug)
+          const a1 = yield* upload(a, fields("a1"), picture("a1"))
+          yield* work
+          world.denied.delete(a.company.storage_slug)
+          const admin = yield* JobAdmin
+          const retried = yield* admin.retry(a1.id).pipe(Effect.provideService(Actor, operator))
+          expect(retried).toMatchObject({ id: a1.id, state: "queued", run: 2 })
+          // Queued now: not retryable, and nothing more in the log.
+          expect(yield* Effect.flip(admin.retry(a1.id))).toMatchObject({ _tag: "JobNotRetryable", state: "queued" })
+          expect(
+            yield* Effect.flatMap(AuditLog, (audit) => audit.list({ companyId: a.company.id, limit: 10 }))
+          ).toEqual([
+            expect.objectContaining({
+              actor: "cli:ops",
+              action: "job.retry",
+              company_id: a.company.id,
+              target: a1.id,
+              details: { kind: "media", connection_id: a.connectionId, run: "2", from_state: "paused" }
+            })
+          ])
         })
       )
   )

@@ -60,7 +60,11 @@ const AdminLive = (config: ServerConfig) =>
 
 /** The jobs commands need the media storage (for a resume's check), which the other commands never open. */
 const JobAdminLive = (config: ServerConfig) =>
-  JobAdmin.JobAdmin.Default.pipe(Layer.provide(MediaStorageLive(config)), Layer.provideMerge(PersistenceLive(config)))
+  JobAdmin.JobAdmin.Default.pipe(
+    Layer.provide(MediaStorageLive(config)),
+    Layer.provideMerge(PersistenceLive(config)),
+    Layer.provide(Ids.IdsLive)
+  )
 
 const run = (action: Action) =>
   Effect.gen(function* () {
@@ -81,7 +85,12 @@ const run = (action: Action) =>
           yield* action.run.pipe(Effect.provide(AdminLive(config)), Effect.provideService(AuditLog.Actor, cliActor()))
         )
       case "Jobs":
-        return yield* print(yield* action.run.pipe(Effect.provide(JobAdminLive(config))))
+        return yield* print(
+          yield* action.run.pipe(
+            Effect.provide(JobAdminLive(config)),
+            Effect.provideService(AuditLog.Actor, cliActor())
+          )
+        )
       case "Status":
         return yield* print(yield* status(config).pipe(Effect.provide(JobAdminLive(config))))
       case "Quickstart": {

@@ -4,7 +4,7 @@
  * when access stops, the default page size, import bodies that can never cause a 500, reports filtered by
  * read scopes, GET /me, and the operator's resume of paused media jobs.
  */
-import { JobAdmin, Scope } from "@catalog-sync/core"
+import { Ids, JobAdmin, Scope } from "@catalog-sync/core"
 import { NodeServices } from "@effect/platform-node"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
@@ -447,7 +447,8 @@ layer(TestServerWith({ media: faults.layer }), { excludeTestServices: true })("s
                 Layer.provide(
                   MediaStorageLive(mediaDir === undefined ? config : { ...config, mediaDir: Option.some(mediaDir) })
                 ),
-                Layer.provide(PersistenceLive(config))
+                Layer.provide(PersistenceLive(config)),
+                Layer.provide(Ids.IdsLive)
               )
             )
           )

@@ -1,7 +1,9 @@
 import { expect, layer } from "@effect/vitest"
 import { NodeServices } from "@effect/platform-node"
-import { JobAdmin } from "@catalog-sync/core"
+import { NodePasswordHasher } from "@catalog-sync/adapter-http"
+import { Admin, AuditLog, Ids, InventoryAdmin, JobAdmin, PeopleAdmin } from "@catalog-sync/core"
 import { Effect, Layer } from "effect"
+import { cliActor } from "../src/cli/CliActor.js"
 import { parse } from "../src/cli/Commands.js"
 import { status } from "../src/cli/Status.js"
 import { MediaStorageLive, PersistenceLive } from "../src/Server.js"
@@ -17,15 +19,36 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })(
         const { url, tenant, config } = yield* TestServer
         const operator = JobAdmin.JobAdmin.Default.pipe(
           Layer.provide(MediaStorageLive(config)),
-          Layer.provideMerge(PersistenceLive(config))
+          Layer.provideMerge(PersistenceLive(config)),
+          Layer.provide(Ids.IdsLive)
         )
+        // As the CLI runs them: its jobs commands as `cli:<os user>`, its admin commands over the admin services.
         const cli = (line: string) =>
           parse(line.split(" ")).pipe(
             Effect.provide(NodeServices.layer),
             Effect.flatMap((action) =>
               action._tag === "Jobs" ? action.run : Effect.die(`not a jobs command: ${line}`)
             ),
-            Effect.provide(operator)
+            Effect.provide(operator),
+            Effect.provideService(AuditLog.Actor, cliActor())
+          )
+        const adminCli = (line: string) =>
+          parse(line.split(" ")).pipe(
+            Effect.provide(NodeServices.layer),
+            Effect.flatMap((action) =>
+              action._tag === "Admin" ? action.run : Effect.die(`not an admin command: ${line}`)
+            ),
+            Effect.provide(
+              Layer.mergeAll(
+                Admin.Admin.Default,
+                InventoryAdmin.InventoryAdmin.Default,
+                PeopleAdmin.PeopleAdmin.Default.pipe(Layer.provide(NodePasswordHasher.layer))
+              ).pipe(
+                Layer.provideMerge(PersistenceLive(config)),
+                Layer.provide(Ids.IdsLive),
+                Layer.merge(NodeServices.layer)
+              )
+            )
           )
         const t = yield* tenant()
         const token = yield* t.key(scopes)
@@ -80,6 +103,17 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })(
         const after = (yield* cli(`jobs show ${id}`)) as any
         expect(after.report.counts).toMatchObject({ total: 2, created: 2, failed: 0 })
         expect(yield* Effect.flip(cli(`jobs retry ${id}`))).toMatchObject({ code: "job_not_retryable" })
+        // The retry is in the audit log under the CLI's actor; the refused one is not.
+        const audited = (yield* adminCli(`audit list --company ${t.companyId}`)) as ReadonlyArray<AuditLog.AuditEntry>
+        expect(audited.filter((entry) => entry.action.startsWith("job."))).toEqual([
+          expect.objectContaining({
+            actor: cliActor().label,
+            action: "job.retry",
+            company_id: t.companyId,
+            target: id,
+            details: { kind: "import", connection_id: t.connectionId, run: "2", from_state: "completed" }
+          })
+        ])
 
         const overview = (yield* status(config).pipe(Effect.provide(operator))) as any
         expect(overview.database.engine).toBe(testDatabase === "postgres" ? "postgresql" : "sqlite")

@@ -1,9 +1,10 @@
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import { Accounts } from "../Auth/Accounts.js"
+import { AuditLog, makeRecorder } from "../Audit/AuditLog.js"
 import { RecordNotFound } from "../Shared/Errors.js"
 import { MediaStorageError } from "../Media/MediaErrors.js"
 import { MediaStorage } from "../Media/MediaStorage.js"
-import type { CompanyId } from "../Shared/Ids.js"
+import { type CompanyId, Ids } from "../Shared/Ids.js"
 import { Transactor } from "../Shared/Transactor.js"
 import { type JobKind, type JobState, retryableStates, type StoredJob } from "../Jobs/Job.js"
 import { JobNotRetryable } from "../Jobs/JobErrors.js"
@@ -83,6 +84,8 @@ const pageSize = 500
  * resumes"). A storage refusal pauses a company's media jobs, including those of connections whose keys
  * never uploaded the failing image; the operator lists them and resumes them once a storage check with
  * the company's folder passes. A connector may still resume its own with POST /jobs/{id}/retry.
+ * A retry, and each company's resume, is recorded in the audit log by the current `Actor`, in its
+ * write's transaction.
  */
 export class JobAdmin extends Context.Service<JobAdmin>()("@catalog-sync/core/JobAdmin", {
   make: Effect.gen(function* () {
@@ -91,6 +94,7 @@ export class JobAdmin extends Context.Service<JobAdmin>()("@catalog-sync/core/Jo
     const accounts = yield* Accounts
     const storage = yield* MediaStorage
     const transactor = yield* Transactor
+    const audited = makeRecorder(yield* AuditLog, yield* Ids)
 
     const collect = (query: { readonly companyId?: CompanyId | undefined; readonly state: JobState }) =>
       Effect.gen(function* () {
@@ -135,6 +139,7 @@ export class JobAdmin extends Context.Service<JobAdmin>()("@catalog-sync/core/Jo
     /**
      * Resumes one company's paused jobs after a storage check: each runs again in its place in the queue,
      * so the company's images still complete in upload order. Nothing is resumed when the check fails.
+     * The requeues and their audit entry are one transaction.
      */
     const resume = (companyId: string) =>
       Effect.gen(function* () {
@@ -143,25 +148,32 @@ export class JobAdmin extends Context.Service<JobAdmin>()("@catalog-sync/core/Jo
         if (waiting.length === 0) return { company_id: company.id, resumed: [] } satisfies Resumed
         yield* checkStorage(company.storage_slug)
         const millis = yield* Clock.currentTimeMillis
-        const resumed: Array<string> = []
-        for (const job of waiting) {
-          const requeue = yield* transactor.withTransaction(
-            Effect.flatMap(currentTraceParent, (traceParent) =>
-              jobs.requeue({ companyId: job.companyId, connectionId: job.connectionId }, job.id, {
-                from: ["paused"],
-                run: job.run + 1,
-                scopes: job.scopes,
-                nowMillis: millis,
-                at: new Date(millis).toISOString(),
-                // Jobs queued behind a paused one cannot run before it: the pending limit must not hold it.
-                maxPending: Number.POSITIVE_INFINITY,
-                keepPlace: true,
-                traceParent
-              })
-            )
-          )
-          if (requeue._tag === "Requeued") resumed.push(job.id)
-        }
+        const requeueAll = Effect.gen(function* () {
+          const resumed: Array<string> = []
+          for (const job of waiting) {
+            const requeue = yield* jobs.requeue({ companyId: job.companyId, connectionId: job.connectionId }, job.id, {
+              from: ["paused"],
+              run: job.run + 1,
+              scopes: job.scopes,
+              nowMillis: millis,
+              at: new Date(millis).toISOString(),
+              // Jobs queued behind a paused one cannot run before it: the pending limit must not hold it.
+              maxPending: Number.POSITIVE_INFINITY,
+              keepPlace: true,
+              traceParent: yield* currentTraceParent
+            })
+            if (requeue._tag === "Requeued") resumed.push(job.id)
+          }
+          return resumed
+        })
+        const resumed = yield* transactor.withTransaction(
+          audited(requeueAll, (requeued) => ({
+            action: "job.resume",
+            company_id: company.id,
+            target: company.id,
+            details: { resumed: String(requeued.length) }
+          }))
+        )
         return { company_id: company.id, resumed } satisfies Resumed
       })
 
@@ -252,27 +264,33 @@ export class JobAdmin extends Context.Service<JobAdmin>()("@catalog-sync/core/Jo
         const millis = yield* Clock.currentTimeMillis
         const at = new Date(millis).toISOString()
         const run = job.run + 1
-        const requeue = yield* transactor.withTransaction(
-          Effect.gen(function* () {
-            const requeue = yield* jobs.requeue({ companyId: job.companyId, connectionId: job.connectionId }, job.id, {
-              from,
-              run,
-              scopes: job.scopes,
-              nowMillis: millis,
-              at,
-              maxPending: Number.POSITIVE_INFINITY,
-              keepPlace: job.kind === "media",
-              traceParent: yield* currentTraceParent
-            })
-            if (requeue._tag === "Requeued" && job.kind === "import") yield* imports.resetFailed(job.id, run, at)
-            return requeue
+        const write = Effect.gen(function* () {
+          const requeue = yield* jobs.requeue({ companyId: job.companyId, connectionId: job.connectionId }, job.id, {
+            from,
+            run,
+            scopes: job.scopes,
+            nowMillis: millis,
+            at,
+            maxPending: Number.POSITIVE_INFINITY,
+            keepPlace: job.kind === "media",
+            traceParent: yield* currentTraceParent
           })
+          if (requeue._tag !== "Requeued") {
+            const state = requeue._tag === "NotInState" ? (requeue.state ?? job.state) : job.state
+            return yield* new JobNotRetryable({ message: `the job changed meanwhile; it is ${state}`, state })
+          }
+          if (job.kind === "import") yield* imports.resetFailed(job.id, run, at)
+          return requeue.job
+        })
+        const requeued = yield* transactor.withTransaction(
+          audited(write, () => ({
+            action: "job.retry",
+            company_id: job.companyId,
+            target: job.id,
+            details: { kind: job.kind, connection_id: job.connectionId, run: String(run), from_state: job.state }
+          }))
         )
-        if (requeue._tag !== "Requeued") {
-          const state = requeue._tag === "NotInState" ? (requeue.state ?? job.state) : job.state
-          return yield* new JobNotRetryable({ message: `the job changed meanwhile; it is ${state}`, state })
-        }
-        return view(requeue.job)
+        return view(requeued)
       })
 
     return { paused, resume, resumeAll, list, show, retry } as const

@@ -5,7 +5,7 @@
  */
 import { Effect, Layer } from "effect"
 import * as fc from "fast-check"
-import { accountsLayer, idempotencyLayer, layer as memoryLayer } from "../memory/InMemory.js"
+import { accountsLayer, idempotencyLayer, layer as memoryLayer, peopleLayer } from "../memory/InMemory.js"
 import { layer as memoryInventory } from "../memory/InMemoryInventory.js"
 import { layer as memoryJobs } from "../memory/InMemoryJobs.js"
 import { commands } from "./ModelCommands.js"
@@ -46,5 +46,6 @@ export const memoryPorts: Layer.Layer<ModelPorts> = Layer.mergeAll(
   memoryInventory.pipe(Layer.provideMerge(memoryLayer)),
   accountsLayer,
   idempotencyLayer,
-  memoryJobs
+  memoryJobs,
+  peopleLayer
 )

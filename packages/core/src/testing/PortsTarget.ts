@@ -8,6 +8,7 @@ import { Accounts } from "../Auth/Accounts.js"
 import type { CompanySettings } from "../Auth/Company.js"
 import { CurrentPrincipal, type Principal } from "../Auth/Principal.js"
 import { InventoryAdmin } from "../Admin/InventoryAdmin.js"
+import type { AuditLog } from "../Audit/AuditLog.js"
 import type { CatalogRepository } from "../Catalog/CatalogRepository.js"
 import { CatalogService } from "../Catalog/CatalogService.js"
 import { decodeStrict, decodeUpsert } from "../Catalog/Decode.js"
@@ -34,7 +35,7 @@ import { answer } from "./Probe.js"
 import { enabledCompany } from "./World.js"
 import { type ActorName, actorNames, actorSpecs, type CompanyName } from "./ReferenceModel.js"
 
-/** The ports the harness drives: the persistence ports, stock, accounts, idempotency and import jobs. */
+/** The ports the harness drives: the persistence ports, stock, accounts, idempotency, import jobs and the audit log. */
 export type ModelPorts =
   | CatalogRepository
   | Mappings
@@ -45,6 +46,7 @@ export type ModelPorts =
   | IdempotencyStore
   | JobStore
   | ImportStore
+  | AuditLog
 
 /** Imports alone register a job kind: the harness queues no media job. */
 const importJobsOnly = Layer.effect(
