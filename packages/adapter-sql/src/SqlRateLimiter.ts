@@ -68,6 +68,31 @@ export const make = (
       return sql<Record<string, number | string | null>>`WITH ${sql.csv(upserts)} SELECT ${sql.csv(counts)}`
     }
 
+    const readCount = SqlSchema.findOneOption({
+      Request: Schema.Struct({ bucket: Schema.String, window_start: Millis }),
+      Result: Schema.Struct({ count: Schema.Int }),
+      execute: ({ bucket, window_start }) =>
+        sql`SELECT count FROM rate_windows WHERE bucket = ${bucket} AND window_start = ${window_start}`
+    })
+
+    /** Reads the bucket's current window; a window with no row has counted nothing. */
+    const usage = (bucket: string, limit: number, windowMillis: number, nowMillis: number) => {
+      const windowStart = RateLimiter.windowStartOf(windowMillis, nowMillis)
+      return readCount({ bucket, window_start: windowStart }).pipe(
+        Effect.map((row) =>
+          RateLimiter.windowUsage(
+            Option.match(row, { onNone: () => 0, onSome: (found) => found.count }),
+            limit,
+            windowStart,
+            windowMillis,
+            nowMillis
+          )
+        ),
+        refineErrors,
+        span("RateLimiter.usage", { bucket: kindOf(bucket), limit, windowMillis })
+      )
+    }
+
     const deleteEnded = SqlSchema.void({
       Request: Millis,
       execute: (before) => sql`DELETE FROM rate_windows WHERE window_start < ${before}`
@@ -102,12 +127,13 @@ export const make = (
     }
 
     // SQLite: one statement per bucket, each in process.
-    const one = RateLimiter.RateLimiter.of({ consume, consumeInOrder: RateLimiter.consumeOneByOne(consume) })
+    const one = RateLimiter.RateLimiter.of({ consume, consumeInOrder: RateLimiter.consumeOneByOne(consume), usage })
     return sql.onDialectOrElse({
       // Every request counts its key and its company: one statement instead of two, one round trip less.
       pg: () =>
         RateLimiter.RateLimiter.of({
           consume,
+          usage,
           consumeInOrder: (buckets, windowMillis, nowMillis) => {
             if (buckets.length === 0) return Effect.succeed([])
             const windowStart = nowMillis - (nowMillis % windowMillis)

@@ -42,6 +42,7 @@ const RateLimiterLive = (config: ServerConfig, runtime: RuntimeSettings) => {
           Effect.map(RateLimiter.RateLimiter, (inner) =>
             RateLimiter.RateLimiter.of({
               consume: (bucket, limit, window, now) => inner.consume(bucket, limit * factor, window, now),
+              usage: (bucket, limit, window, now) => inner.usage(bucket, limit * factor, window, now),
               consumeInOrder: (buckets, window, now) =>
                 inner.consumeInOrder(
                   buckets.map(({ bucket, limit }) => ({ bucket, limit: limit * factor })),

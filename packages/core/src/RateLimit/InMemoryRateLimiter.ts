@@ -1,5 +1,5 @@
 import { Effect, Layer } from "effect"
-import { RateLimiter, type RateState, windowDecision } from "./RateLimiter.js"
+import { RateLimiter, type RateState, windowDecision, windowStartOf, windowUsage } from "./RateLimiter.js"
 
 /**
  * Fixed-window counters in this process: right for a single instance. Stale windows are dropped as
@@ -8,7 +8,7 @@ import { RateLimiter, type RateState, windowDecision } from "./RateLimiter.js"
 export const layer = Layer.sync(RateLimiter, () => {
   const windows = new Map<string, { start: number; count: number }>()
   const count = (bucket: string, limit: number, windowMillis: number, nowMillis: number) => {
-    const start = nowMillis - (nowMillis % windowMillis)
+    const start = windowStartOf(windowMillis, nowMillis)
     let current = windows.get(bucket)
     if (current === undefined || current.start !== start) {
       if (windows.size > 100_000) {
@@ -32,6 +32,12 @@ export const layer = Layer.sync(RateLimiter, () => {
           if (!state.allowed) break
         }
         return states
+      }),
+    usage: (bucket, limit, windowMillis, nowMillis) =>
+      Effect.sync(() => {
+        const start = windowStartOf(windowMillis, nowMillis)
+        const current = windows.get(bucket)
+        return windowUsage(current?.start === start ? current.count : 0, limit, start, windowMillis, nowMillis)
       })
   })
 })

@@ -12,6 +12,16 @@ export interface RateState {
   readonly resetSeconds: number
 }
 
+/** A bucket's count in the current window, read without counting a request. */
+export interface RateUsage {
+  /** Requests counted in the window so far (refused ones included). */
+  readonly used: number
+  readonly limit: number
+  readonly remaining: number
+  /** Seconds until the window resets (>= 1). */
+  readonly resetSeconds: number
+}
+
 /** A bucket to count a request in, and its limit per window. */
 export interface RateBucket {
   readonly bucket: string
@@ -41,6 +51,13 @@ export class RateLimiter extends Context.Service<
       windowMillis: number,
       nowMillis: number
     ) => Effect.Effect<ReadonlyArray<RateState>, PersistenceError>
+    /** The bucket's count in the window `nowMillis` falls in, without counting anything (the panel shows it). */
+    readonly usage: (
+      bucket: string,
+      limit: number,
+      windowMillis: number,
+      nowMillis: number
+    ) => Effect.Effect<RateUsage, PersistenceError>
   }
 >()("@catalog-sync/core/RateLimiter") {}
 
@@ -62,7 +79,13 @@ export const consumeOneByOne =
 export const perKeyPerMinute = 120
 /** Requests a company's keys may make per minute together. */
 export const perCompanyPerMinute = 600
-const minute = 60_000
+/** The window every request is counted in. */
+export const rateWindowMillis = 60_000
+
+/** The bucket of one API key's requests. */
+export const keyBucket = (keyId: string) => `key:${keyId}`
+/** The bucket of all the requests of a company's keys. */
+export const companyBucket = (companyId: string) => `company:${companyId}`
 
 /** Too many requests; retry after `retry_after` seconds. */
 export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited", {
@@ -88,6 +111,21 @@ export const windowDecision = (
   resetSeconds: Math.max(1, Math.ceil((windowStart + windowMillis - nowMillis) / 1000))
 })
 
+/** The start of the fixed window `nowMillis` falls in. */
+export const windowStartOf = (windowMillis: number, nowMillis: number) => nowMillis - (nowMillis % windowMillis)
+
+/** A bucket's use after `count` requests in the window starting at `windowStart`. */
+export const windowUsage = (
+  count: number,
+  limit: number,
+  windowStart: number,
+  windowMillis: number,
+  nowMillis: number
+): RateUsage => {
+  const { remaining, resetSeconds } = windowDecision(count, limit, windowStart, windowMillis, nowMillis)
+  return { used: count, limit, remaining, resetSeconds }
+}
+
 /**
  * Counts the request against its key (120/min) and its company (600/min). Returns the tighter state,
  * for the RateLimit headers; the caller refuses the request with RateLimited when it is not `allowed`.
@@ -103,10 +141,10 @@ export const checkRateWith = (limiter: Context.Service.Shape<typeof RateLimiter>
     // A request the key's limit refuses is not counted against its company.
     const [key, company] = yield* limiter.consumeInOrder(
       [
-        { bucket: `key:${principal.keyId}`, limit: perKeyPerMinute },
-        { bucket: `company:${principal.company.id}`, limit: perCompanyPerMinute }
+        { bucket: keyBucket(principal.keyId), limit: perKeyPerMinute },
+        { bucket: companyBucket(principal.company.id), limit: perCompanyPerMinute }
       ],
-      minute,
+      rateWindowMillis,
       now
     )
     const state = company ?? key!

@@ -110,6 +110,47 @@ export const runRateLimiterConformance = (name: string, limiter: Layer.Layer<Rat
       })
     )
 
+    it.effect("usage reads a bucket's current window without counting", () =>
+      Effect.gen(function* () {
+        const rate = yield* RateLimiter
+        const b = bucket()
+        expect(yield* rate.usage(b, 3, minute, S + 20_000)).toEqual({
+          used: 0,
+          limit: 3,
+          remaining: 3,
+          resetSeconds: 40
+        })
+        for (let i = 0; i < 2; i++) yield* rate.consume(b, 3, minute, S + 20_000)
+        const read = yield* rate.usage(b, 3, minute, S + 20_500)
+        expect(read).toEqual({ used: 2, limit: 3, remaining: 1, resetSeconds: 40 })
+        // Reading again counts nothing: the read is the same, and the next request is the third.
+        expect(yield* rate.usage(b, 3, minute, S + 20_500)).toEqual(read)
+        expect(yield* rate.consume(b, 3, minute, S + 21_000)).toMatchObject({ allowed: true, remaining: 0 })
+        // Refused requests are counted too; the next window starts from zero.
+        yield* rate.consume(b, 3, minute, S + 22_000)
+        expect(yield* rate.usage(b, 3, minute, S + 59_999)).toEqual({
+          used: 4,
+          limit: 3,
+          remaining: 0,
+          resetSeconds: 1
+        })
+        expect((yield* rate.usage(b, 3, minute, S + minute)).used).toBe(0)
+        // consumeInOrder's counts are read as consume's.
+        const [key, company] = [bucket(), bucket()]
+        yield* rate.consumeInOrder(
+          [
+            { bucket: key, limit: 5 },
+            { bucket: company, limit: 5 }
+          ],
+          minute,
+          S
+        )
+        expect((yield* rate.usage(key, 5, minute, S)).used).toBe(1)
+        expect((yield* rate.usage(company, 5, minute, S)).used).toBe(1)
+        expect((yield* rate.usage(bucket(), 5, minute, S)).used).toBe(0)
+      })
+    )
+
     it.effect("counts every one of many concurrent requests exactly once", () =>
       Effect.gen(function* () {
         const rate = yield* RateLimiter

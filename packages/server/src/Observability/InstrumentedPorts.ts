@@ -100,7 +100,8 @@ export const rateLimiter = Layer.effect(
           const refused = states.findIndex((state) => !state.allowed)
           if (refused >= 0)
             Instruments.record(Instruments.rateLimitRejections, 1, { limit: limitOf(buckets[refused]!.bucket) })
-        })
+        }),
+      usage: inner.usage
     })
   )
 )
