@@ -192,6 +192,14 @@ export const make: Effect.Effect<
           ON CONFLICT (connection_id, location_id) DO UPDATE SET writable = excluded.writable`
   })
 
+  const deleteAssignment = SqlSchema.findAll({
+    Request: Schema.Struct({ connection_id: Schema.String, location_id: Schema.String }),
+    Result: Schema.Struct({ location_id: Schema.String }),
+    execute: ({ connection_id, location_id }) =>
+      sql`DELETE FROM connection_locations WHERE connection_id = ${connection_id} AND location_id = ${location_id}
+          RETURNING location_id`
+  })
+
   const findAssignments = SqlSchema.findAll({
     Request: Schema.String,
     Result: AssignmentRow,
@@ -323,6 +331,14 @@ export const make: Effect.Effect<
         announced,
         refineErrors,
         span("Accounts.assignLocation", { connectionId: assignment.connection_id, locationId: assignment.location_id })
+      ),
+
+    unassignLocation: (connectionId, locationId) =>
+      deleteAssignment({ connection_id: connectionId, location_id: locationId }).pipe(
+        announced,
+        Effect.map((rows) => rows.length > 0),
+        refineErrors,
+        span("Accounts.unassignLocation", { connectionId, locationId })
       ),
 
     assignments: (connectionId) =>

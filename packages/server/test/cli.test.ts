@@ -256,6 +256,13 @@ layer(AdminLive, { excludeTestServices: true })("catalog-sync CLI", (it) => {
         location_id: location.id,
         writable: true
       })
+      expect(yield* run(`location unassign --connection ${connection.id} --location ${location.id}`)).toEqual({
+        connection_id: connection.id,
+        location_id: location.id
+      })
+      expect(
+        yield* Effect.flip(run(`location unassign --connection ${connection.id} --location ${location.id}`))
+      ).toMatchObject({ code: "not_found", message: `no location ${location.id}` })
       const key = (yield* run(
         `key create --connection ${connection.id} --scopes catalog:read --days 90 --name erp`
       )) as {

@@ -300,6 +300,20 @@ export class Admin extends Context.Service<Admin>()("@catalog-sync/core/Admin", 
         return assignment
       })
 
+    /** Ends the connection's access to the location; RecordNotFound when it had none. */
+    const unassignLocation = (connectionId: string, locationId: string) =>
+      Effect.gen(function* () {
+        const owner = yield* connection(connectionId)
+        const assigned = yield* accounts.assignments(owner.id)
+        if (!assigned.some((a) => a.location_id === locationId)) return yield* notFound("locations", locationId)
+        yield* audited(accounts.unassignLocation(owner.id, locationId), () => ({
+          action: "location.unassign",
+          company_id: owner.company_id,
+          target: locationId,
+          details: { connection_id: owner.id }
+        }))
+      })
+
     return {
       createCompany,
       updateCompany,
@@ -316,7 +330,8 @@ export class Admin extends Context.Service<Admin>()("@catalog-sync/core/Admin", 
       revokeKey,
       createLocation,
       listLocations: (companyId: string) => accounts.listLocations(companyId as CompanyId),
-      assignLocation
+      assignLocation,
+      unassignLocation
     } as const
   })
 }) {

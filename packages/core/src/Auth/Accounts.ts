@@ -57,6 +57,11 @@ export class Accounts extends Context.Service<
     readonly saveLocation: (location: Location) => Effect.Effect<void, PersistenceError>
     readonly listLocations: (companyId: CompanyId) => Effect.Effect<ReadonlyArray<Location>, PersistenceError>
     readonly assignLocation: (assignment: LocationAssignment) => Effect.Effect<void, PersistenceError>
+    /** Ends the connection's access to the location; false when it had none. */
+    readonly unassignLocation: (
+      connectionId: ConnectionId,
+      locationId: string
+    ) => Effect.Effect<boolean, PersistenceError>
     readonly assignments: (
       connectionId: ConnectionId
     ) => Effect.Effect<ReadonlyArray<LocationAssignment>, PersistenceError>

@@ -42,6 +42,7 @@ export const layer: Layer.Layer<Accounts, never, Accounts | CommitVersion> = Lay
       revokeKey: (keyId, at) => writing(accounts.revokeKey(keyId, at)),
       saveLocation: (location) => writing(accounts.saveLocation(location)),
       assignLocation: (assignment) => writing(accounts.assignLocation(assignment)),
+      unassignLocation: (connectionId, locationId) => writing(accounts.unassignLocation(connectionId, locationId)),
       findKey: (keyId, domain) =>
         Effect.gen(function* () {
           const source = yield* version.current

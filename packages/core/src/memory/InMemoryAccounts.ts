@@ -67,6 +67,8 @@ export const accountsLayer = Layer.sync(Accounts, () => {
       Effect.sync(() => Array.from(locations.values()).filter((l) => l.company_id === companyId)),
     assignLocation: (assignment) =>
       Effect.sync(() => void assignments.set(`${assignment.connection_id}|${assignment.location_id}`, assignment)),
+    unassignLocation: (connectionId, locationId) =>
+      Effect.sync(() => assignments.delete(`${connectionId}|${locationId}`)),
     assignments: (connectionId) =>
       Effect.sync(() => Array.from(assignments.values()).filter((a) => a.connection_id === connectionId))
   })

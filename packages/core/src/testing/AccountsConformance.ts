@@ -296,6 +296,18 @@ export const runAccountsConformance = (name: string, accounts: Layer.Layer<Accou
           { connection_id: conn2.id, location_id: l1.id, writable: false }
         ])
         expect(yield* store.assignments(uuid() as ConnectionId)).toEqual([])
+
+        // Unassigning ends only that connection's access to that location.
+        expect(yield* store.unassignLocation(conn1.id, l1.id)).toBe(true)
+        expect(yield* store.assignments(conn1.id)).toEqual([
+          { connection_id: conn1.id, location_id: l2.id, writable: false }
+        ])
+        expect(yield* store.assignments(conn2.id)).toEqual([
+          { connection_id: conn2.id, location_id: l1.id, writable: false }
+        ])
+        expect(yield* store.unassignLocation(conn1.id, l1.id)).toBe(false)
+        expect(yield* store.unassignLocation(conn2.id, l2.id)).toBe(false)
+        expect(yield* store.listLocations(a.id)).toEqual([l1, renamed])
       })
     )
   })
