@@ -4,7 +4,7 @@
  * administrator the companies and their grants; and every change is recorded with the caller as actor.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Layer, Option } from "effect"
+import { Clock, Effect, Exit, Layer, Option } from "effect"
 import { Admin } from "../src/Admin/AccountsAdmin.js"
 import { JobAdmin } from "../src/Admin/JobAdmin.js"
 import { CompanyPanel } from "../src/Panel/CompanyPanel.js"
@@ -12,6 +12,8 @@ import type { PanelCaller } from "../src/Panel/PanelAccess.js"
 import type { PanelRole, PanelUser } from "../src/People/PanelUser.js"
 import { PasswordHasher } from "../src/People/PasswordHasher.js"
 import { PeopleAdmin } from "../src/People/PeopleAdmin.js"
+import * as InMemoryRateLimiter from "../src/RateLimit/InMemoryRateLimiter.js"
+import { keyBucket, perKeyPerMinute, RateLimiter } from "../src/RateLimit/RateLimiter.js"
 import { IdsLive } from "../src/Shared/Ids.js"
 import { InMemory, InMemoryJobs, InMemoryMedia } from "../src/testing.js"
 
@@ -24,8 +26,10 @@ const layer = () =>
   CompanyPanel.Default.pipe(
     Layer.provideMerge(Layer.mergeAll(Admin.Default, PeopleAdmin.Default, JobAdmin.Default)),
     Layer.provide(PlainHasher),
-    Layer.provideMerge(Layer.mergeAll(InMemory.accountsLayer, InMemory.peopleLayer)),
-    Layer.provide(Layer.mergeAll(InMemory.layer, InMemoryJobs.layer, InMemoryMedia.storageLayer)),
+    Layer.provideMerge(Layer.mergeAll(InMemory.accountsLayer, InMemory.peopleLayer, InMemoryRateLimiter.layer)),
+    Layer.provide(
+      Layer.mergeAll(InMemory.layer, InMemory.idempotencyLayer, InMemoryJobs.layer, InMemoryMedia.storageLayer)
+    ),
     Layer.provideMerge(IdsLive)
   )
 
@@ -97,13 +101,18 @@ describe("CompanyPanel", () => {
         disable: panel.setConnectionEnabled(ownerA, a.id, b.connection, false),
         location: panel.createLocation(ownerA, b.id, "X"),
         page: panel.connectionPage(ownerA, a.id, b.connection),
-        createKey: panel.createKey(ownerA, a.id, b.connection, {
-          name: "",
-          scopes: ["catalog:read"],
-          lifetime_days: 30
-        }),
+        createKey: panel.createKey(
+          ownerA,
+          a.id,
+          b.connection,
+          { name: "", scopes: ["catalog:read"], lifetime_days: 30 },
+          "a-fresh-form-nonce"
+        ),
         revokeKey: panel.revokeKey(ownerA, a.id, a.connection, b.key),
         assign: panel.assignLocation(ownerA, a.id, a.connection, b.location, true),
+        unassign: panel.unassignLocation(ownerA, a.id, b.connection, b.location),
+        unassignB: panel.unassignLocation(ownerA, b.id, b.connection, b.location),
+        unassignOther: panel.unassignLocation(ownerA, a.id, a.connection, b.location),
         job: panel.job(ownerA, a.id, a.connection, "00000000-0000-0000-0000-000000000000"),
         audit: panel.auditLog(ownerA, b.id),
         auditAll: panel.auditLog(ownerA, null),
@@ -155,6 +164,80 @@ describe("CompanyPanel", () => {
         ["otto@example.com", "key.revoke"],
         ["otto@example.com", "connection.rename"],
         ["ada@example.com", "company.grant_scopes"]
+      ])
+    }).pipe(Effect.provide(layer()))
+  )
+
+  it.effect("a key form creates one key: its second post finds that key and shows no secret", () =>
+    Effect.gen(function* () {
+      const panel = yield* CompanyPanel
+      const { a, ownerA } = yield* setup
+      const fields = { name: "shop", scopes: ["catalog:read"], lifetime_days: 30 }
+      const first = yield* panel.createKey(ownerA, a.id, a.connection, fields, "form-nonce-0000001")
+      if (first._tag !== "Created") return expect.unreachable("the first post creates the key")
+      expect(first.token).toMatch(/^csk_/)
+      const again = yield* panel.createKey(ownerA, a.id, a.connection, fields, "form-nonce-0000001")
+      expect(again).toEqual({ _tag: "AlreadyCreated", keyId: first.key.id })
+      const other = yield* panel.createKey(ownerA, a.id, a.connection, fields, "form-nonce-0000002")
+      expect(other._tag).toBe("Created")
+      const admin = yield* Admin
+      expect((yield* admin.listKeys(a.id)).filter((key) => key.name === "shop")).toHaveLength(2)
+      // A form without its nonce creates nothing; a refused form leaves its nonce unused.
+      expect(yield* tagOf(panel.createKey(ownerA, a.id, a.connection, fields, ""))).toBe("ValidationFailed")
+      const refused = { ...fields, lifetime_days: 0 }
+      expect(yield* tagOf(panel.createKey(ownerA, a.id, a.connection, refused, "form-nonce-0000003"))).toBe(
+        "ValidationFailed"
+      )
+      const later = yield* panel.createKey(ownerA, a.id, a.connection, fields, "form-nonce-0000003")
+      expect(later._tag).toBe("Created")
+      expect((yield* admin.listKeys(a.id)).filter((key) => key.name === "shop")).toHaveLength(3)
+    }).pipe(Effect.provide(layer()))
+  )
+
+  it.effect("the connection's page shows each live key's and the company's requests this minute", () =>
+    Effect.gen(function* () {
+      const panel = yield* CompanyPanel
+      const limiter = yield* RateLimiter
+      const { a, ownerA } = yield* setup
+      const fresh = yield* panel.connectionPage(ownerA, a.id, a.connection)
+      expect(fresh.rateUse.keys.get(a.key)).toMatchObject({ used: 0, limit: perKeyPerMinute })
+      expect(fresh.rateUse.company).toMatchObject({ used: 0, limit: 600 })
+      const now = yield* Clock.currentTimeMillis
+      for (let i = 0; i < 3; i++)
+        yield* limiter.consumeInOrder(
+          [
+            { bucket: keyBucket(a.key), limit: perKeyPerMinute },
+            { bucket: `company:${a.id}`, limit: 600 }
+          ],
+          60_000,
+          now
+        )
+      const seen = yield* panel.connectionPage(ownerA, a.id, a.connection)
+      expect(seen.rateUse.keys.get(a.key)).toMatchObject({ used: 3, remaining: perKeyPerMinute - 3 })
+      expect(seen.rateUse.company.used).toBe(3)
+      // Reading the page counts nothing.
+      expect((yield* panel.connectionPage(ownerA, a.id, a.connection)).rateUse.company.used).toBe(3)
+      yield* panel.revokeKey(ownerA, a.id, a.connection, a.key)
+      expect((yield* panel.connectionPage(ownerA, a.id, a.connection)).rateUse.keys.has(a.key)).toBe(false)
+    }).pipe(Effect.provide(layer()))
+  )
+
+  it.effect("location access is removed as it was granted, and the log records both", () =>
+    Effect.gen(function* () {
+      const panel = yield* CompanyPanel
+      const { a, ownerA } = yield* setup
+      const admin = yield* Admin
+      const location = (yield* admin.listLocations(a.id))[0]!.id
+      yield* panel.assignLocation(ownerA, a.id, a.connection, location, true)
+      expect((yield* panel.connectionPage(ownerA, a.id, a.connection)).assignments).toHaveLength(1)
+      yield* panel.unassignLocation(ownerA, a.id, a.connection, location)
+      expect((yield* panel.connectionPage(ownerA, a.id, a.connection)).assignments).toEqual([])
+      expect(yield* tagOf(panel.unassignLocation(ownerA, a.id, a.connection, location))).toBe("PanelForbidden")
+      expect(yield* tagOf(admin.unassignLocation(a.connection, location))).toBe("RecordNotFound")
+      const log = yield* panel.auditLog(ownerA, a.id)
+      expect(log.slice(0, 2).map((entry) => [entry.actor, entry.action, entry.target, entry.details])).toEqual([
+        ["otto@example.com", "location.unassign", location, { connection_id: a.connection }],
+        ["otto@example.com", "location.assign", location, { connection_id: a.connection, writable: "true" }]
       ])
     }).pipe(Effect.provide(layer()))
   )

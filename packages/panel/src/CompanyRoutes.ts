@@ -51,6 +51,7 @@ export const notices: Readonly<Record<string, string>> = {
   "connection-disabled": "The connection was disabled: none of its keys works.",
   "location-created": "The location was created.",
   "location-assigned": "The connection's access to the location was saved.",
+  "location-unassigned": "The connection no longer reads or writes that location's stock.",
   "key-revoked": "The key was revoked: it stops working at once.",
   "person-created": "The person was added. Give them their password in person or by another channel.",
   "person-enabled": "The person can sign in again.",

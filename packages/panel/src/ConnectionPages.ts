@@ -1,6 +1,6 @@
 /**
  * A connection's page: rename, enable or disable, keys, locations, jobs, failed media, its place in the
- * change feed, its rate limits.
+ * change feed, its keys' and its company's requests in the current rate-limit minute.
  */
 import type { CompanyPanel, JobAdmin } from "@catalog-sync/core"
 import type { Effect } from "effect"
@@ -26,6 +26,9 @@ export const crumbs = (frame: PageFrame, view: Pick<ConnectionView, "company" | 
     ...(last === undefined ? [] : [{ label: last }])
   ]
 }
+
+/** A bucket's use as the page says it: "3 of 120". */
+const useOf = (use: { readonly used: number; readonly limit: number }) => `${use.used} of ${use.limit}`
 
 const jobRows = (at: string, jobs: ReadonlyArray<JobAdmin.AdminJobView>) =>
   html`<div class="table">
@@ -55,7 +58,13 @@ const jobRows = (at: string, jobs: ReadonlyArray<JobAdmin.AdminJobView>) =>
 export const connectionPage = (
   frame: PageFrame,
   view: ConnectionView,
-  options: { readonly state?: FormState | undefined; readonly notice?: string | undefined; readonly now: number }
+  options: {
+    readonly state?: FormState | undefined
+    readonly notice?: string | undefined
+    readonly now: number
+    /** The key form's one-time token: a second post of the same form creates no second key. */
+    readonly keyNonce: string
+  }
 ) => {
   const at = `${frame.base}/companies/${view.company.id}/connections/${view.connection.id}`
   const rename = stateOf(options.state, "rename")
@@ -72,10 +81,10 @@ export const connectionPage = (
         <dd><code>${view.connection.id}</code></dd>
         <dt>Change feed</dt>
         <dd>the company's feed is at position ${view.feedHead}; the connection reads it from its own cursor</dd>
-        <dt>Rate limits</dt>
+        <dt>Requests this minute</dt>
         <dd>
-          ${view.rateLimits.perKeyPerMinute} requests a minute per key, ${view.rateLimits.perCompanyPerMinute} for the
-          company's keys together
+          ${useOf(view.rateUse.company)} for the company's keys together (each key's are in the keys' table); the
+          minute ends in ${view.rateUse.company.resetSeconds} s
         </dd>
       </dl>
       ${form({
@@ -115,18 +124,21 @@ export const connectionPage = (
                     <th scope="col">Scopes</th>
                     <th scope="col">Expires</th>
                     <th scope="col">State</th>
+                    <th scope="col">Requests this minute</th>
                     <th scope="col">Action</th>
                   </tr>
                 </thead>
                 <tbody>
                   ${view.keys.map((k) => {
                     const state = keyState(k, options.now)
+                    const use = view.rateUse.keys.get(k.id)
                     return html`<tr>
                       <td>${k.name === "" ? "(no name)" : k.name}</td>
                       <td><code>${k.id}</code></td>
                       <td>${k.scopes.join(", ")}</td>
                       <td>${k.expires_at.slice(0, 10)}</td>
                       <td>${state}</td>
+                      <td>${use === undefined ? "-" : useOf(use)}</td>
                       <td>
                         ${
                           state === "active"
@@ -159,6 +171,7 @@ export const connectionPage = (
               submit: "Create the key",
               heading: "Create a key",
               fields: [
+                html`<input type="hidden" name="nonce" value="${options.keyNonce}" />`,
                 input({
                   form: "key",
                   name: "name",
@@ -198,6 +211,7 @@ export const connectionPage = (
                     <tr>
                       <th scope="col">Location</th>
                       <th scope="col">Access</th>
+                      <th scope="col">Action</th>
                     </tr>
                   </thead>
                   <tbody>
@@ -207,6 +221,22 @@ export const connectionPage = (
                           <td>${l.name}</td>
                           <td>
                             ${assigned.get(l.id) === "write" ? "reads and writes" : assigned.has(l.id) ? "reads" : "none"}
+                          </td>
+                          <td>
+                            ${
+                              assigned.has(l.id)
+                                ? form({
+                                    action: `${at}/locations/${l.id}/unassign`,
+                                    csrf: frame.csrf,
+                                    state: undefined,
+                                    submit: "Remove access",
+                                    heading: `Remove the access to ${l.name}`,
+                                    danger: true,
+                                    bare: true,
+                                    fields: []
+                                  })
+                                : null
+                            }
                           </td>
                         </tr>`
                     )}

@@ -1,14 +1,18 @@
-/** A connection's page and its forms: rename, enable or disable, keys (created, revoked), location access; a job. */
+/**
+ * A connection's page and its forms: rename, enable or disable, keys (created once per form, revoked),
+ * location access (given, removed); a job.
+ */
 import { CompanyPanel } from "@catalog-sync/core"
 import { Clock, Effect } from "effect"
 import { noticeOf, orNotFound, submit } from "./CompanyRoutes.js"
 import { connectionPage } from "./ConnectionPages.js"
 import { jobPage } from "./JobPage.js"
-import { keyCreatedPage } from "./KeyCreatedPage.js"
+import { keyAlreadyCreatedPage, keyCreatedPage } from "./KeyCreatedPage.js"
 import type { FormState } from "./Forms.js"
 import type { Base } from "./Layout.js"
 import type { PanelRouter } from "./PanelRouter.js"
 import { failedForm, fieldErrors } from "./Outcome.js"
+import { newFormToken } from "./Session.js"
 import { action$, field, fieldValues, htmlAnswer, page$, type SignedIn } from "./Visit.js"
 
 const frameOf = (visit: SignedIn) => ({ base: visit.base, user: visit.user, csrf: visit.session.csrf_token })
@@ -24,7 +28,7 @@ const showConnection = (visit: SignedIn, state?: FormState) =>
     const view = yield* panel.connectionPage(visit.caller, company, connection)
     const now = yield* Clock.currentTimeMillis
     return htmlAnswer(
-      connectionPage(frameOf(visit), view, { state, notice: noticeOf(visit), now }),
+      connectionPage(frameOf(visit), view, { state, notice: noticeOf(visit), now, keyNonce: newFormToken() }),
       state === undefined ? 200 : 422
     )
   })
@@ -119,7 +123,17 @@ export const addConnectionRoutes = (router: PanelRouter, base: Base) => {
       },
       "location-assigned#locations"
     ),
+    change(
+      "/locations/:location/unassign",
+      "unassign",
+      (panel, visit) => {
+        const { company, connection } = ids(visit)
+        return panel.unassignLocation(visit.caller, company, connection, visit.params["location"] ?? "")
+      },
+      "location-unassigned#locations"
+    ),
     // A new key's secret is the answer to the post itself: it is never stored, so no later page could show it.
+    // The form's nonce makes the post create one key: sent again (a reload), it names the key made before.
     router.add(
       "POST",
       `${at}/keys`,
@@ -131,15 +145,23 @@ export const addConnectionRoutes = (router: PanelRouter, base: Base) => {
             const { company, connection } = ids(visit)
             const lifetime = field(fields, "lifetime_days").trim()
             const created = yield* Effect.result(
-              panel.createKey(visit.caller, company, connection, {
-                name: field(fields, "name"),
-                scopes: fieldValues(fields, "scopes"),
-                lifetime_days: /^\d{1,6}$/.test(lifetime) ? Number(lifetime) : lifetime
-              })
+              panel.createKey(
+                visit.caller,
+                company,
+                connection,
+                {
+                  name: field(fields, "name"),
+                  scopes: fieldValues(fields, "scopes"),
+                  lifetime_days: /^\d{1,6}$/.test(lifetime) ? Number(lifetime) : lifetime
+                },
+                field(fields, "nonce")
+              )
             )
             if (created._tag === "Success") {
               const view = yield* panel.connectionPage(visit.caller, company, connection)
-              return htmlAnswer(keyCreatedPage(frameOf(visit), view, created.success), 201)
+              return created.success._tag === "Created"
+                ? htmlAnswer(keyCreatedPage(frameOf(visit), view, created.success), 201)
+                : htmlAnswer(keyAlreadyCreatedPage(frameOf(visit), view, created.success.keyId))
             }
             const errors = fieldErrors(created.failure)
             if (errors === undefined) return yield* Effect.fail(created.failure)

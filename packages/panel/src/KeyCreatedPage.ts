@@ -1,4 +1,4 @@
-/** The page that shows a new key's secret, once. */
+/** The page that shows a new key's secret, once; and the page for the same form sent again. */
 import { html } from "./Html.js"
 import type { PageFrame } from "./Layout.js"
 import { page } from "./Layout.js"
@@ -34,6 +34,28 @@ export const keyCreatedPage = (
         <dd>${created.key.scopes.join(", ")}</dd>
         <dt>Expires</dt>
         <dd>${created.key.expires_at}</dd>
+      </dl>
+      <p><a href="${at}#keys">Back to the connection</a></p>`
+  )
+}
+
+/** The answer to a key form sent a second time (a reload): the key it made, whose secret is gone. */
+export const keyAlreadyCreatedPage = (
+  frame: PageFrame,
+  view: Pick<ConnectionView, "company" | "connection">,
+  keyId: string
+) => {
+  const at = `${frame.base}/companies/${view.company.id}/connections/${view.connection.id}`
+  return page(
+    frame,
+    { title: "Key already created", crumbs: crumbs(frame, view, "Key already created") },
+    html`<p>
+        This form has already created a key; its secret was shown once, when it was created, and cannot be
+        shown again. If it was not copied, revoke the key and create a new one.
+      </p>
+      <dl class="facts">
+        <dt>Key id</dt>
+        <dd><code>${keyId}</code></dd>
       </dl>
       <p><a href="${at}#keys">Back to the connection</a></p>`
   )

@@ -1,11 +1,12 @@
 /**
  * Sign-in, sign-out and sign-out everywhere. The sign-in form carries a token of its own (a cookie and a
  * hidden field that must match), as there is no session yet; a sign-in ends the session the browser had
- * and starts a new one (rotation), so a cookie from before it is worthless after it.
+ * and starts a new one (rotation), so a cookie from before it is worthless after it, and removes the
+ * form's token cookie.
  */
 import { CompanyPanel } from "@catalog-sync/core"
 import { Effect, Option, Result } from "effect"
-import type { HttpServerRequest } from "effect/http"
+import { type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { form, type FormState, input } from "./Forms.js"
 import { html } from "./Html.js"
 import { type Base, page } from "./Layout.js"
@@ -86,9 +87,12 @@ const signIn = (base: Base) => (request: HttpServerRequest.HttpServerRequest) =>
       // Rotation: the session this browser had (if any) ends; only the new token is valid from now on.
       const previous = visit.request.cookies[sessionCookie]
       if (previous !== undefined && previous !== "") yield* panel.signOut(previous)
-      return seeOther(base, {
-        "set-cookie": setCookie(sessionCookie, attempt.success.token, cookieOptions(visit))
-      })
+      // The form's own token has done its work: the browser keeps only the session's cookie.
+      return HttpServerResponse.expireCookieUnsafe(
+        seeOther(base, { "set-cookie": setCookie(sessionCookie, attempt.success.token, cookieOptions(visit)) }),
+        signInCookie,
+        { path: base, httpOnly: true, sameSite: "strict", secure: visit.secure }
+      )
     }
     const failure = attempt.failure as { readonly _tag?: string; readonly retryAfterSeconds?: number }
     const state: FormState = { form: "sign-in", values: { email }, errors: {} }

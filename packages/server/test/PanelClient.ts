@@ -19,6 +19,10 @@ export interface Page {
 /** The form token in a page (the first hidden `csrf` field). */
 export const tokenIn = (text: string): string => /name="csrf" value="([^"]*)"/.exec(text)?.[1] ?? ""
 
+/** The value of the first hidden field `name` in a page (a key form's `nonce`). */
+export const hiddenIn = (text: string, name: string): string =>
+  new RegExp(`type="hidden" name="${name}" value="([^"]*)"`).exec(text)?.[1] ?? ""
+
 export class PanelClient {
   readonly cookies = new Map<string, string>()
   /** The form token of the last page read. */

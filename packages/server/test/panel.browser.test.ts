@@ -129,11 +129,23 @@ describe.skipIf(skip !== undefined)("company panel", () => {
               await signIn(page, url, "otto@example.com", password)
               await page.getByRole("heading", { level: 1, name: "Acme Furniture" }).waitFor()
               await checkPage(page, checked)
+              await page.getByLabel("New location's name").fill("Depot")
+              await page.getByRole("button", { name: "Create the location" }).click()
+              await page.waitForLoadState("load")
               await page.getByLabel("New connection's name").fill("ERP")
               await page.getByRole("button", { name: "Create the connection" }).click()
               await page.getByRole("heading", { level: 1, name: "ERP" }).waitFor()
               await checkPage(page, checked)
               const connectionPage = page.url()
+              // Access to a location, given and removed.
+              await page.getByLabel("Location", { exact: true }).selectOption({ label: "Depot" })
+              await page.getByLabel("Access", { exact: true }).selectOption("write")
+              await page.getByRole("button", { name: "Save the access" }).click()
+              await page.getByText("The connection's access to the location was saved.").waitFor()
+              await page.getByRole("button", { name: "Remove access" }).click()
+              await page.getByText("The connection no longer reads or writes that location's stock.").waitFor()
+              expect(await page.getByRole("button", { name: "Remove access" }).count()).toBe(0)
+              await checkPage(page, checked)
               await page.getByRole("group", { name: "Scopes" }).getByLabel("catalog:read").check()
               await page.getByLabel("Valid for (days)").fill("30")
               await page.getByRole("button", { name: "Create the key" }).click()
@@ -148,6 +160,20 @@ describe.skipIf(skip !== undefined)("company panel", () => {
                 (await me.json()) as { principal: { key_scopes: Array<string>; scopes: Array<string> } }
               ).principal
               expect([principal.key_scopes, principal.scopes]).toEqual([["catalog:read"], ["catalog:read"]])
+              const keyId = (await page.locator("dd code").first().textContent())!.trim()
+
+              // Reloading the page of the secret sends its form again: no second key, and no secret.
+              await page.reload()
+              await page.getByRole("heading", { level: 1, name: "Key already created" }).waitFor()
+              expect(await page.locator("main").textContent()).toContain(keyId)
+              expect(await page.locator("#secret").count()).toBe(0)
+              await checkPage(page, checked)
+
+              // The connection's page counts the key's requests of this minute (the call to /me above).
+              await page.goto(connectionPage)
+              const keyRow = page.getByRole("row").filter({ hasText: keyId })
+              expect(await keyRow.count()).toBe(1)
+              expect(await keyRow.getByRole("cell").nth(5).textContent()).toMatch(/^\d+ of 120$/)
 
               // A refused form shows each problem next to its field: no scope, no lifetime.
               await page.goto(connectionPage)

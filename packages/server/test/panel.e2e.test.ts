@@ -5,7 +5,7 @@
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { idAfter, makeUser, PanelClient } from "./PanelClient.js"
+import { hiddenIn, idAfter, makeUser, PanelClient } from "./PanelClient.js"
 import { TestServer, TestServerWith } from "./TestServer.js"
 
 const password = "correct horse battery"
@@ -20,6 +20,8 @@ interface World {
     readonly company: string
     readonly connection: string
     readonly key: string
+    readonly token: string
+    readonly location: string
     readonly owner: PanelClient
   }
   readonly b: {
@@ -77,10 +79,12 @@ const world = (url: string, config: Parameters<typeof makeUser>[0]) =>
         const keyPage = await owner.post(`/panel/companies/${company}/connections/${connection}/keys`, {
           name: "",
           scopes: ["catalog:read"],
-          lifetime_days: "30"
+          lifetime_days: "30",
+          nonce: hiddenIn(page.text, "nonce")
         })
         expect(keyPage.status).toBe(201)
         const key = /Key id<\/dt>\s*<dd><code>([0-9a-f]{24})<\/code>/.exec(keyPage.text)?.[1] ?? ""
+        const token = /id="secret">([^<]+)</.exec(keyPage.text)?.[1] ?? ""
         await owner.get(`/panel/companies/${company}`)
         const location = idAfter(
           (await owner.post(`/panel/companies/${company}/locations`, { name: "Depot" })).location,
@@ -90,9 +94,14 @@ const world = (url: string, config: Parameters<typeof makeUser>[0]) =>
         const ownerId = new RegExp(`/people/([0-9a-f-]{36})/enabled`).exec(people.text)?.[1] ?? ""
         const locations = await owner.get(`/panel/companies/${company}/connections/${connection}`)
         const locationId = /<option value="([0-9a-f-]{36})"/.exec(locations.text)?.[1] ?? location
+        const assigned = await owner.post(`/panel/companies/${company}/connections/${connection}/locations`, {
+          location_id: locationId,
+          access: "write"
+        })
+        expect(assigned.status).toBe(303)
         for (const id of [company, connection, locationId, ownerId]) expect(id).toMatch(/^[0-9a-f-]{36}$/)
         expect(key).toMatch(/^[0-9a-f]{24}$/)
-        return { company, connection, key, owner, location: locationId, ownerId }
+        return { company, connection, key, token, owner, location: locationId, ownerId }
       }
       const a = await make("Alpha")
       const b = await make("Beta")
@@ -148,15 +157,28 @@ describe("company panel over HTTP", () => {
           yield* makeUser(config, { email: "cookie@example.com", name: "C", password, role: "admin" })
           yield* Effect.promise(async () => {
             const client = visitor(url, { "x-forwarded-proto": "https" })
-            const first = await client.signIn("cookie@example.com", password)
+            await client.get("/panel/sign-in")
+            const formToken = client.cookies.get("panel_sign_in")!
+            expect(formToken).toMatch(/^[A-Za-z0-9_-]{43}$/)
+            const first = await client.post("/panel/sign-in", { email: "cookie@example.com", password })
             const cookie = first.setCookies.find((line) => line.startsWith("panel_session="))!
             expect(cookie).toMatch(/HttpOnly/)
             expect(cookie).toMatch(/SameSite=Strict/)
             expect(cookie).toMatch(/Secure/)
+            // The sign-in form's cookie is removed with the same attributes it was set with.
+            const cleared = first.setCookies.find((line) => line.startsWith("panel_sign_in="))!
+            expect(cleared).toMatch(/^panel_sign_in=;/)
+            expect(cleared).toMatch(/Max-Age=0/i)
+            expect(cleared).toMatch(/Path=\/panel/)
+            expect(client.cookies.has("panel_sign_in")).toBe(false)
             const before = client.cookies.get("panel_session")!
-            const formToken = client.cookies.get("panel_sign_in")!
-            // Signing in again (with the old cookie sent) ends the old session.
-            await client.signIn("cookie@example.com", password)
+            // Signing in again from a sign-in form opened before (the old session's cookie sent) ends the old session.
+            const tab = new PanelClient(url, client.headers)
+            await tab.get("/panel/sign-in")
+            client.cookies.set("panel_sign_in", tab.cookies.get("panel_sign_in")!)
+            client.csrf = tab.csrf
+            expect((await client.post("/panel/sign-in", { email: "cookie@example.com", password })).status).toBe(303)
+            expect(client.cookies.has("panel_sign_in")).toBe(false)
             const after = client.cookies.get("panel_session")!
             expect(after).not.toBe(before)
             for (const stale of [before, formToken]) {
@@ -221,6 +243,9 @@ describe("company panel over HTTP", () => {
               [`${A}/connections/${a.connection}/keys/${b.key}/revoke`, {}],
               [`${A}/connections/${b.connection}/keys/${b.key}/revoke`, {}],
               [`${A}/connections/${a.connection}/locations`, { location_id: b.location, access: "write" }],
+              [`${A}/connections/${a.connection}/locations/${b.location}/unassign`, {}],
+              [`${A}/connections/${b.connection}/locations/${b.location}/unassign`, {}],
+              [`${B}/connections/${b.connection}/locations/${b.location}/unassign`, {}],
               ["/panel/companies", { name: "X", currency: "EUR", main_language: "en", storage_slug: "xx-intruder" }]
             ]
             for (const [path, fields] of forms)
@@ -231,6 +256,7 @@ describe("company panel over HTTP", () => {
             expect(seen.text).toMatch(
               new RegExp(`${b.key}</code></td>\\s*<td>catalog:read</td>\\s*<td>[0-9-]+</td>\\s*<td>active`)
             )
+            expect(seen.text).toMatch(/<td>Depot<\/td>\s*<td>\s*reads and writes\s*<\/td>/)
             expect((await admin.get(`${B}/people`)).text).not.toContain("intruder@example.com")
             expect((await admin.get(`${B}/people`)).text).toContain("enabled</td>")
             expect((await admin.get("/panel/companies")).text).not.toContain(">X<")
@@ -275,6 +301,95 @@ describe("company panel over HTTP", () => {
       })
     )
 
+    it.effect("a key form sent twice creates one key: the second answer names it and shows no secret", () =>
+      Effect.gen(function* () {
+        const { url, config } = yield* TestServer
+        const { a } = yield* world(url, config)
+        yield* Effect.promise(async () => {
+          const at = `/panel/companies/${a.company}/connections/${a.connection}`
+          const page = await a.owner.get(at)
+          const nonce = hiddenIn(page.text, "nonce")
+          expect(nonce).toMatch(/^[A-Za-z0-9_-]{43}$/)
+          // Each showing of the page has a form of its own.
+          expect(hiddenIn((await a.owner.get(at)).text, "nonce")).not.toBe(nonce)
+          const fields = { name: "reloaded", scopes: ["catalog:read"], lifetime_days: "30", nonce }
+          const send = () =>
+            fetch(`${url}${at}/keys`, {
+              method: "POST",
+              redirect: "manual",
+              headers: {
+                ...a.owner.headers,
+                cookie: `panel_session=${a.owner.cookies.get("panel_session")}`,
+                origin: url,
+                "content-type": "application/x-www-form-urlencoded"
+              },
+              body: new URLSearchParams([
+                ["csrf", a.owner.csrf],
+                ...Object.entries(fields).flatMap(([name, value]) =>
+                  (typeof value === "string" ? [value] : value).map((one) => [name, one] as [string, string])
+                )
+              ]).toString()
+            })
+          const first = await send()
+          expect(first.status).toBe(201)
+          expect(first.headers.get("cache-control")).toBe("no-store")
+          const firstText = await first.text()
+          const keyId = /Key id<\/dt>\s*<dd><code>([0-9a-f]{24})<\/code>/.exec(firstText)?.[1] ?? ""
+          expect(firstText).toMatch(/id="secret">csk_/)
+          // The browser's reload sends the same form again.
+          const again = await send()
+          expect(again.status).toBe(200)
+          expect(again.headers.get("cache-control")).toBe("no-store")
+          const againText = await again.text()
+          expect(againText).toContain("already created a key; its secret was shown once")
+          expect(againText).toContain(`<code>${keyId}</code>`)
+          expect(againText).not.toContain("csk_")
+          const keys = (await a.owner.get(at)).text.match(/<td>reloaded<\/td>/g) ?? []
+          expect(keys).toHaveLength(1)
+          // A form without its nonce creates nothing.
+          const bare = await a.owner.post(`${at}/keys`, { name: "bare", scopes: ["catalog:read"], lifetime_days: "30" })
+          expect(bare.status).toBe(422)
+          expect(bare.text).toContain("this form is incomplete")
+          expect((await a.owner.get(at)).text).not.toContain("<td>bare</td>")
+        })
+      })
+    )
+
+    it.effect("location access is removed in the panel; the page shows the requests of this minute", () =>
+      Effect.gen(function* () {
+        const { url, config } = yield* TestServer
+        const { a } = yield* world(url, config)
+        yield* Effect.promise(async () => {
+          const at = `/panel/companies/${a.company}/connections/${a.connection}`
+          const before = await a.owner.get(at)
+          expect(before.text).toMatch(/<td>Depot<\/td>\s*<td>\s*reads and writes\s*<\/td>/)
+          const removed = await a.owner.post(`${at}/locations/${a.location}/unassign`, {})
+          expect(removed.status).toBe(303)
+          expect(removed.location).toBe(`${at}?done=location-unassigned#locations`)
+          const after = await a.owner.get(removed.location!)
+          expect(after.text).toMatch(/<td>Depot<\/td>\s*<td>\s*none\s*<\/td>/)
+          expect(after.text).toContain("no longer reads or writes that location")
+          expect(after.text).not.toContain(`${at}/locations/${a.location}/unassign`)
+          // Removing it again finds nothing to remove.
+          expect((await a.owner.post(`${at}/locations/${a.location}/unassign`, {})).status).toBe(404)
+          const audit = await a.owner.get(`/panel/companies/${a.company}/audit`)
+          expect(audit.text).toContain("location.unassign")
+
+          // Three requests with the key, within one minute: the page counts them without counting itself.
+          if (Date.now() % 60_000 > 50_000) await new Promise((done) => setTimeout(done, 61_000 - (Date.now() % 60_000)))
+          for (let i = 0; i < 3; i++) {
+            const me = await fetch(`${url}/api/v1/me`, { headers: { authorization: `Bearer ${a.token}` } })
+            expect(me.status).toBe(200)
+          }
+          for (let read = 0; read < 2; read++) {
+            const page = await a.owner.get(at)
+            expect(page.text).toMatch(new RegExp(`${a.key}</code></td>[\\s\\S]*?<td>active</td>\\s*<td>3 of 120</td>`))
+            expect(page.text).toMatch(/<dd>\s*3 of 600 for the company's keys together/)
+          }
+        })
+      })
+    )
+
     it.effect("names are shown as text; a refused value is shown next to its field", () =>
       Effect.gen(function* () {
         const { url, config } = yield* TestServer
@@ -301,9 +416,11 @@ describe("company panel over HTTP", () => {
             expect(page.text).toContain("&lt;script&gt;alert(1)&lt;/script&gt;")
           }
           expect(shown.text).not.toMatch(/<script>/)
-          const refused = await a.owner.post(`/panel/companies/${a.company}/connections/${a.connection}/keys`, {
+          const at = `/panel/companies/${a.company}/connections/${a.connection}`
+          const refused = await a.owner.post(`${at}/keys`, {
             scopes: ["catalog:read"],
-            lifetime_days: "0"
+            lifetime_days: "0",
+            nonce: hiddenIn((await a.owner.get(at)).text, "nonce")
           })
           expect(refused.status).toBe(422)
           expect(refused.text).toMatch(

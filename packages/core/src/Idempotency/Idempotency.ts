@@ -3,7 +3,7 @@ import { matching } from "../internal/Shared/Text.js"
 import { CurrentPrincipal } from "../Auth/Principal.js"
 import type { PersistenceError } from "../Shared/Errors.js"
 import { Transactor } from "../Shared/Transactor.js"
-import { type Claim, IdempotencyStore, type StoredResponse } from "./IdempotencyStore.js"
+import { type Claim, type IdempotencyScope, IdempotencyStore, type StoredResponse } from "./IdempotencyStore.js"
 
 /** Idempotency-Key: 8-120 characters of letters, digits and `._:-`. */
 export const IdempotencyKey = Schema.String.check(
@@ -59,11 +59,25 @@ const releaseRetries = Schedule.max([Schedule.recurs(2), Schedule.spaced("50 mil
  * process that dies leaves a claim to its lease, and then only one that committed on its own.
  */
 export const runIdempotent = <E, R>(key: string, fingerprint: string, write: Effect.Effect<StoredResponse, E, R>) =>
+  Effect.flatMap(CurrentPrincipal, (principal) =>
+    runIdempotentIn(
+      { companyId: principal.company.id, connectionId: principal.connectionId },
+      key,
+      fingerprint,
+      write
+    )
+  )
+
+/** `runIdempotent` in a given connection's scope, for a caller without a principal (the panel's forms). */
+export const runIdempotentIn = <E, R>(
+  scope: IdempotencyScope,
+  key: string,
+  fingerprint: string,
+  write: Effect.Effect<StoredResponse, E, R>
+) =>
   Effect.gen(function* () {
-    const principal = yield* CurrentPrincipal
     const store = yield* IdempotencyStore
     const transactor = yield* Transactor
-    const scope = { companyId: principal.company.id, connectionId: principal.connectionId }
     const leaseMillis = Duration.toMillis(yield* ClaimLease)
     const claimKey = Effect.flatMap(Clock.currentTimeMillis, (nowMillis) =>
       store.claim({ scope, key, fingerprint, nowMillis, leaseMillis, retentionMillis })

@@ -4,18 +4,30 @@
  * user as the `Actor`, so the audit log records who did it and from where. An embedder's back office can
  * call them as the panel does.
  */
-import { Context, Effect, Layer, Option } from "effect"
+import { Clock, Context, Effect, Layer, Option } from "effect"
 import { Accounts } from "../Auth/Accounts.js"
+import type { ApiKey } from "../Auth/ApiKey.js"
 import type { Company } from "../Auth/Company.js"
 import { Admin } from "../Admin/AccountsAdmin.js"
 import { JobAdmin } from "../Admin/JobAdmin.js"
 import { Actor, AuditLog } from "../Audit/AuditLog.js"
 import { ChangeLog } from "../Changes/ChangeLog.js"
+import { runIdempotentIn } from "../Idempotency/Idempotency.js"
+import { IdempotencyStore } from "../Idempotency/IdempotencyStore.js"
 import { PeopleAdmin } from "../People/PeopleAdmin.js"
 import type { PanelRole } from "../People/PanelUser.js"
-import { perCompanyPerMinute, perKeyPerMinute } from "../RateLimit/RateLimiter.js"
+import {
+  companyBucket,
+  keyBucket,
+  perCompanyPerMinute,
+  perKeyPerMinute,
+  RateLimiter,
+  rateWindowMillis
+} from "../RateLimit/RateLimiter.js"
+import { ValidationFailed } from "../Shared/Errors.js"
 import type { CompanyId, ConnectionId } from "../Shared/Ids.js"
 import type { Scope } from "../Shared/Scope.js"
+import { Transactor } from "../Shared/Transactor.js"
 import {
   isAdmin,
   managesPeople,
@@ -41,6 +53,21 @@ export interface PersonInput {
   readonly role: string
 }
 
+/** A key form's one-time token: 16-64 URL-safe characters, made when the form is shown. */
+export const keyFormNonce = /^[A-Za-z0-9_-]{16,64}$/
+
+/**
+ * What a key form's post did: created the key (its secret, shown this once), or found that this form
+ * (its nonce) had created one already, whose secret is gone.
+ */
+export type KeyCreation =
+  | {
+      readonly _tag: "Created"
+      readonly key: ApiKey
+      readonly token: string
+    }
+  | { readonly _tag: "AlreadyCreated"; readonly keyId: string }
+
 /** A new key's fields under a connection: its name, scopes (only the company's grants) and lifetime. */
 export interface KeyFields {
   readonly name: string
@@ -60,6 +87,11 @@ export class CompanyPanel extends Context.Service<CompanyPanel>()("@catalog-sync
     const audit = yield* AuditLog
     const accounts = yield* Accounts
     const changes = yield* ChangeLog
+    const limiter = yield* RateLimiter
+    // A key form's post runs under its nonce, as an API write under its Idempotency-Key.
+    const idempotency = Context.make(IdempotencyStore, yield* IdempotencyStore).pipe(
+      Context.add(Transactor, yield* Transactor)
+    )
 
     /** Runs `effect` as the caller: Admin's and PeopleAdmin's audit entries name them and their address. */
     const as =
@@ -157,7 +189,25 @@ export class CompanyPanel extends Context.Service<CompanyPanel>()("@catalog-sync
     const createLocation = (caller: PanelCaller, companyId: string, name: string) =>
       Effect.andThen(company(caller, companyId), (found) => as(caller)(admin.createLocation(found.id, name)))
 
-    /** Everything a connection's page shows: keys, locations, jobs, failed media, feed head, rate limits. */
+    /** The current minute's requests of each key not revoked (by id), and of the company's keys together. */
+    const rateUse = (companyId: string, keys: ReadonlyArray<ApiKey>) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        const byKey = yield* Effect.forEach(
+          keys.filter((key) => key.revoked_at === null),
+          (key) =>
+            Effect.map(
+              limiter.usage(keyBucket(key.id), perKeyPerMinute, rateWindowMillis, now),
+              (use) => [key.id, use] as const
+            )
+        )
+        return {
+          company: yield* limiter.usage(companyBucket(companyId), perCompanyPerMinute, rateWindowMillis, now),
+          keys: new Map(byKey)
+        }
+      })
+
+    /** Everything a connection's page shows: keys, locations, jobs, failed media, feed head, rate-limit use. */
     const connectionPage = (caller: PanelCaller, companyId: string, connectionId: string) =>
       Effect.gen(function* () {
         const found = yield* connection(caller, companyId, connectionId)
@@ -170,21 +220,64 @@ export class CompanyPanel extends Context.Service<CompanyPanel>()("@catalog-sync
           state: "failed",
           limit: jobsShown
         })
+        const keys = ownedBy(yield* admin.listKeys(found.company.id))
         return {
           ...found,
-          keys: ownedBy(yield* admin.listKeys(found.company.id)),
+          keys,
           locations: yield* admin.listLocations(found.company.id),
           assignments: yield* accounts.assignments(connectionId as ConnectionId),
           jobs: ownedBy(companyJobs),
           failedMedia: ownedBy(failedMedia),
           feedHead: yield* changes.head(found.company.id),
-          rateLimits: { perKeyPerMinute, perCompanyPerMinute }
+          rateUse: yield* rateUse(found.company.id, keys)
         }
       })
-    const createKey = (caller: PanelCaller, companyId: string, connectionId: string, fields: KeyFields) =>
-      Effect.andThen(connection(caller, companyId, connectionId), () =>
-        as(caller)(admin.createKey({ ...fields, connection_id: connectionId }))
-      )
+    /**
+     * Creates a key once per form: `nonce` is the form's one-time token, and a second post of the same form
+     * (a reload of the page that showed the secret) finds the key it made instead of making another.
+     */
+    const createKey = (
+      caller: PanelCaller,
+      companyId: string,
+      connectionId: string,
+      fields: KeyFields,
+      nonce: string
+    ) =>
+      Effect.gen(function* () {
+        const found = yield* connection(caller, companyId, connectionId)
+        if (!keyFormNonce.test(nonce))
+          return yield* new ValidationFailed({
+            message: "the form is incomplete",
+            issues: [{ path: "$", message: "this form is incomplete: open the connection's page again" }]
+          })
+        let created: { readonly key: ApiKey; readonly token: string } | undefined
+        const write = Effect.map(as(caller)(admin.createKey({ ...fields, connection_id: connectionId })), (made) => {
+          created = made
+          return { status: 201, body: { key_id: made.key.id } }
+        })
+        const outcome = yield* runIdempotentIn(
+          { companyId: found.company.id, connectionId: found.connection.id },
+          `panel-key:${nonce}`,
+          "panel:key.create",
+          write
+        ).pipe(
+          Effect.provide(idempotency),
+          Effect.catchTag("IdempotencyConflict", () =>
+            Effect.fail(
+              new ValidationFailed({
+                message: "the form was sent twice at once",
+                issues: [{ path: "$", message: "this form is being sent already: open the connection's page again" }]
+              })
+            )
+          )
+        )
+        const body = outcome.response.body as { readonly key_id?: unknown }
+        const creation: KeyCreation =
+          !outcome.replayed && created !== undefined
+            ? { _tag: "Created", ...created }
+            : { _tag: "AlreadyCreated", keyId: String(body.key_id) }
+        return creation
+      })
     const revokeKey = (caller: PanelCaller, companyId: string, connectionId: string, keyId: string) =>
       Effect.gen(function* () {
         const found = yield* connection(caller, companyId, connectionId)
@@ -205,6 +298,14 @@ export class CompanyPanel extends Context.Service<CompanyPanel>()("@catalog-sync
         const locations = yield* admin.listLocations(companyId)
         if (!locations.some((location) => location.id === locationId)) return yield* forbidden("location")
         return yield* as(caller)(admin.assignLocation(connectionId, locationId, writable))
+      })
+    /** Ends the connection's access to one of its company's locations. */
+    const unassignLocation = (caller: PanelCaller, companyId: string, connectionId: string, locationId: string) =>
+      Effect.gen(function* () {
+        yield* connection(caller, companyId, connectionId)
+        const assigned = yield* accounts.assignments(connectionId as ConnectionId)
+        if (!assigned.some((a) => a.location_id === locationId)) return yield* forbidden("location")
+        return yield* as(caller)(admin.unassignLocation(connectionId, locationId))
       })
     /** One job of the connection, with an import's report. */
     const job = (caller: PanelCaller, companyId: string, connectionId: string, jobId: string) =>
@@ -248,6 +349,7 @@ export class CompanyPanel extends Context.Service<CompanyPanel>()("@catalog-sync
       createKey,
       revokeKey,
       assignLocation,
+      unassignLocation,
       job,
       auditLog,
       signIn: people.signIn,
