@@ -86,7 +86,6 @@ export default defineConfig(
       "packages/portal/src/ReferenceDocument.ts",
       "packages/server/test/EdgeClients.ts",
       "packages/server/test/Instances.ts",
-      "packages/server/test/TestServer.ts",
       "packages/server/test/api.e2e.test.ts",
       "packages/server/test/changes.e2e.test.ts",
       "packages/server/test/conformance.e2e.test.ts",

@@ -1,6 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { connect } from "node:net"
+import { errorOf } from "./Json.js"
 import {
   call,
   earlyInMinute,
@@ -472,7 +473,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
           })).body.record
           const refused = (reply: Reply, names: ReadonlyArray<string>) => {
             expectError(reply, 422, "validation_failed")
-            expect(reply.body.error.details).toEqual(
+            expect(errorOf(reply.body).details).toEqual(
               names.map((name) => ({ path: `query.${name}`, message: "is not an allowed property" }))
             )
           }

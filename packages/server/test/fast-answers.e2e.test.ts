@@ -3,6 +3,7 @@ import { expect, layer } from "@effect/vitest"
 import { Arbitrary, Effect, Layer, Schema } from "effect"
 import * as fc from "fast-check"
 import { byRouter, comparable, expectSameAnswer, routerOnRequest } from "./SameAnswer.js"
+import { errorOf, record } from "./Json.js"
 import { call, earlyInMinute, expectError, type Reply, TestServer, TestServerWith } from "./TestServer.js"
 
 const writer = ["catalog:read", "catalog:write", "prices:read", "prices:write"]
@@ -132,12 +133,12 @@ layer(TestServerWith().pipe(Layer.provide(answering)), { excludeTestServices: tr
           })
           // The seconds to wait are read from the clock at each request: compared apart from the rest.
           const clockless = (reply: Reply) => {
-            const { message, retry_after, ...error } = reply.body.error
+            const { message, retry_after, ...error } = errorOf(reply.body)
             expect([retry_after, message]).toEqual([
               Number(reply.headers.get("retry-after")),
               `rate limit of 120 requests per minute reached; retry after ${retry_after} s`
             ])
-            return { ...comparable(reply), body: { ...reply.body, request_id: "", error } }
+            return { ...comparable(reply), body: { ...record(reply.body), request_id: "", error } }
           }
           expect(clockless(fast)).toEqual(clockless(routed))
           expectError(fast, 429, "rate_limited")

@@ -6,6 +6,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Fiber, Layer, Redacted } from "effect"
 import sharp from "sharp"
 import { buildServer, startInstance } from "./Instances.js"
+import { at, str } from "./Json.js"
 import { call, earlyInMinute, freshKey, type Reply } from "./TestServer.js"
 
 const skip = unavailableReason()
@@ -73,8 +74,8 @@ const summary = (replies: ReadonlyArray<Reply>) =>
   replies
     .map((r) =>
       r.status === 200
-        ? `200 ${r.body.outcome}${r.body.replayed ? " replayed" : ""}`
-        : `${r.status} ${r.body?.error?.code}`
+        ? `200 ${str(r.body, "outcome")}${at(r.body, "replayed") === true ? " replayed" : ""}`
+        : `${r.status} ${String(at(r.body, "error", "code"))}`
     )
     .sort()
 

@@ -5,12 +5,12 @@
  */
 import type { ModelHarness, Probe, ReferenceModel } from "@catalog-sync/core/testing"
 import { Effect } from "effect"
-import { call, type Reply, type TestServer } from "../TestServer.js"
+import { call, type LooseReply, type TestServer } from "../TestServer.js"
 
 type Server = typeof TestServer.Service
 
 /** A reply as the harness reads answers: accepted with the envelope, or refused with the error body. */
-const answerOf = (what: string, reply: Reply): Probe.Answer<any> => {
+const answerOf = (what: string, reply: LooseReply): Probe.Answer<any> => {
   if (reply.status >= 500 || typeof reply.body?.request_id !== "string")
     throw new Error(`${what}: ${reply.status} without the spec's envelope: ${reply.text.slice(0, 300)}`)
   if (reply.status < 300) {

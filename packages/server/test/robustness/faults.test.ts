@@ -3,6 +3,7 @@ import { expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer, Option } from "effect"
 import sharp from "sharp"
 import { PersistenceLive } from "../../src/Server.js"
+import { at } from "../Json.js"
 import { stockTenant, stockWrite } from "../StockTenant.js"
 import { call, freshKey, type Reply, TestServer, TestServerWith, testDatabase, uploadMedia } from "../TestServer.js"
 import { type Arming, failingSql } from "./FailingSql.js"
@@ -58,14 +59,14 @@ const sweep = <S, W>(name: string, steps: Sweep<S, W>) =>
 
 /** Every answer to a faulted request: 503 with Retry-After and the spec's error body. */
 const expectUnavailable = (reply: Reply, n: number) => {
-  expect({ n, at: db.at, status: reply.status, code: reply.body?.error?.code }).toEqual({
+  expect({ n, at: db.at, status: reply.status, code: at(reply.body, "error", "code") }).toEqual({
     n,
     at: db.at,
     status: 503,
     code: "storage_unavailable"
   })
   expect(reply.headers.get("retry-after")).not.toBeNull()
-  expect(reply.headers.get("x-request-id")).toBe(reply.body.request_id)
+  expect(reply.headers.get("x-request-id")).toBe(at(reply.body, "request_id"))
 }
 
 const feedOf = (url: string, token: string, resource: string) =>

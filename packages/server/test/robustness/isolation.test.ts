@@ -1,5 +1,6 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { jobOf } from "../Json.js"
 import { call, freshKey, type Reply, TestServer, TestServerLive } from "../TestServer.js"
 import { endpoints } from "./ApiSurface.js"
 import {
@@ -312,7 +313,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("isolatio
             expect({ ...seen, leaked }).toEqual({ ...seen, leaked: [] })
             if (probe.path === "/imports" && reply.status === 202) {
               // The job names A's category by uuid: unresolved for B (its record fails); A2 shares A's records.
-              const job = yield* waitJob(url, probe.as === "b" ? b : a2, reply.body.job.id)
+              const job = yield* waitJob(url, probe.as === "b" ? b : a2, jobOf(reply.body).id)
               expect({ ...seen, state: job.state, failed: job.counts.failed }).toEqual({
                 ...seen,
                 state: "completed",
