@@ -210,15 +210,18 @@ export class FastAnswers extends Context.Service<
   FastAnswers,
   ReadonlyArray<FastAnswer<ApiDeclaredError<typeof Api>>>
 >()("@catalog-sync/adapter-http/FastAnswers") {
-  static readonly layer = <
-    const Declared extends ReadonlyArray<
-      Effect.Effect<ReadonlyArray<FastAnswer<ApiDeclaredError<typeof Api>>>, never, any>
-    >
-  >(
-    ...declared: Declared
-  ): Layer.Layer<FastAnswers, never, Effect.Services<Declared[number]>> => {
+  // One requirement per declaration (a single type parameter would be inferred from the first one only).
+  static readonly layer = <const Requirements extends ReadonlyArray<unknown>>(
+    ...declared: {
+      readonly [K in keyof Requirements]: Effect.Effect<
+        ReadonlyArray<FastAnswer<ApiDeclaredError<typeof Api>>>,
+        never,
+        Requirements[K]
+      >
+    }
+  ): Layer.Layer<FastAnswers, never, Requirements[number]> => {
     const all: ReadonlyArray<
-      Effect.Effect<ReadonlyArray<FastAnswer<ApiDeclaredError<typeof Api>>>, never, Effect.Services<Declared[number]>>
+      Effect.Effect<ReadonlyArray<FastAnswer<ApiDeclaredError<typeof Api>>>, never, Requirements[number]>
     > = declared
     return Layer.effect(
       FastAnswers,
