@@ -58,6 +58,10 @@ export const num = (value: unknown, ...path: ReadonlyArray<string | number>): nu
 export const records = (value: unknown, ...path: ReadonlyArray<string | number>): ReadonlyArray<JsonObject> =>
   asArray(value, ...(path.length === 0 ? ["records"] : path)).map((item) => record(item))
 
+/** The id of the answer's `record` (or of the object at `path`). */
+export const idOf = (body: unknown, ...path: ReadonlyArray<string | number>): string =>
+  str(body, ...(path.length === 0 ? ["record"] : path), "id")
+
 /** The `error` of the spec's error body, decoded by the contract's schema. */
 export const errorOf = (body: unknown): ApiErrors.ErrorDetail =>
   Schema.decodeUnknownSync(ApiErrors.ErrorDetail)(at(body, "error"))
