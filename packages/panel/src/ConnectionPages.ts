@@ -83,8 +83,8 @@ export const connectionPage = (
         <dd>the company's feed is at position ${view.feedHead}; the connection reads it from its own cursor</dd>
         <dt>Requests this minute</dt>
         <dd>
-          ${useOf(view.rateUse.company)} for the company's keys together (each key's are in the keys' table); the
-          minute ends in ${view.rateUse.company.resetSeconds} s
+          ${useOf(view.rateUse.company)} for the company's keys together (each key's are in the keys' table); the minute
+          ends in ${view.rateUse.company.resetSeconds} s
         </dd>
       </dl>
       ${form({

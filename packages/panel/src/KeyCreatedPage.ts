@@ -50,8 +50,8 @@ export const keyAlreadyCreatedPage = (
     frame,
     { title: "Key already created", crumbs: crumbs(frame, view, "Key already created") },
     html`<p>
-        This form has already created a key; its secret was shown once, when it was created, and cannot be
-        shown again. If it was not copied, revoke the key and create a new one.
+        This form has already created a key; its secret was shown once, when it was created, and cannot be shown again.
+        If it was not copied, revoke the key and create a new one.
       </p>
       <dl class="facts">
         <dt>Key id</dt>

@@ -60,12 +60,7 @@ const releaseRetries = Schedule.max([Schedule.recurs(2), Schedule.spaced("50 mil
  */
 export const runIdempotent = <E, R>(key: string, fingerprint: string, write: Effect.Effect<StoredResponse, E, R>) =>
   Effect.flatMap(CurrentPrincipal, (principal) =>
-    runIdempotentIn(
-      { companyId: principal.company.id, connectionId: principal.connectionId },
-      key,
-      fingerprint,
-      write
-    )
+    runIdempotentIn({ companyId: principal.company.id, connectionId: principal.connectionId }, key, fingerprint, write)
   )
 
 /** `runIdempotent` in a given connection's scope, for a caller without a principal (the panel's forms). */
