@@ -111,6 +111,8 @@ export interface Options<P, EP, RP, EM, RM, EI, RI, ER, RR, EA, RA> {
   readonly idempotencyLease?: Duration.Duration | undefined
   /** How long a media job may take; default `defaults.mediaProcessingTimeout`. */
   readonly mediaProcessingTimeout?: Duration.Duration | undefined
+  /** How long a panel session lives (idle and in all); default `PeopleAdmin.SessionLimits`'s. */
+  readonly sessionLimits?: PeopleAdmin.SessionLimits | undefined
   /** Wraps the job kinds' layer (the server measures and traces the handlers through it). */
   readonly jobKinds?: ((defaults: JobKindsLayer) => JobKindsLayer) | undefined
 }
@@ -201,7 +203,14 @@ export const layer = <
     ChangeFeed.ChangeFeed.Default,
     InventoryService.InventoryService.Default,
     Admin.Admin.Default,
-    PeopleAdmin.PeopleAdmin.Default.pipe(Layer.provide(NodePasswordHasher.layer)),
+    PeopleAdmin.PeopleAdmin.Default.pipe(
+      Layer.provide(NodePasswordHasher.layer),
+      Layer.provide(
+        options.sessionLimits === undefined
+          ? Layer.empty
+          : Layer.succeed(PeopleAdmin.SessionLimits, options.sessionLimits)
+      )
+    ),
     jobs,
     options.rateLimiter ?? InMemoryRateLimiter.layer,
     options.readiness ?? DefaultReadiness,

@@ -87,6 +87,7 @@ export const servicesWith = (config: ServerConfig, runtime: RuntimeSettings, ove
     jobRetention: runtime.jobRetention,
     idempotencyLease: runtime.idempotencyLease,
     mediaProcessingTimeout: runtime.mediaProcessingTimeout,
+    sessionLimits: runtime.panelSessions,
     jobKinds: (layer) => observed(runtime, layer, InstrumentedPorts.jobKinds, TracedPorts.jobKinds)
   })
 }

@@ -86,16 +86,10 @@ export class PanelClient {
   }
 }
 
-/** Creates a panel user in the server's database (as the CLI does), with PeopleAdmin over its persistence. */
-export const makeUser = (
+/** Runs `use` with a PeopleAdmin over the test server's database (as the CLI makes one). */
+const withPeople = <A, E>(
   config: ServerConfig,
-  input: {
-    readonly email: string
-    readonly name: string
-    readonly password: string
-    readonly role: "admin" | "owner" | "manager"
-    readonly company_id?: string
-  }
+  use: (people: PeopleAdmin.PeopleAdmin["Service"]) => Effect.Effect<A, E>
 ) =>
   Effect.scoped(
     Effect.gen(function* () {
@@ -108,9 +102,25 @@ export const makeUser = (
           Layer.provide(Ids.IdsLive)
         )
       )
-      return yield* Context.get(context, PeopleAdmin.PeopleAdmin).createUser(input)
+      return yield* use(Context.get(context, PeopleAdmin.PeopleAdmin))
     })
   )
+
+/** Creates a panel user in the server's database (as the CLI does). */
+export const makeUser = (
+  config: ServerConfig,
+  input: {
+    readonly email: string
+    readonly name: string
+    readonly password: string
+    readonly role: "admin" | "owner" | "manager"
+    readonly company_id?: string
+  }
+) => withPeople(config, (people) => people.createUser(input))
+
+/** The user and session a panel cookie's token names, as the server's database holds them. */
+export const sessionOf = (config: ServerConfig, token: string) =>
+  withPeople(config, (people) => people.authenticate(token))
 
 /** The id a redirect to a created thing names (`.../companies/<id>?done=...`). */
 export const idAfter = (location: string | null, segment: string): string =>

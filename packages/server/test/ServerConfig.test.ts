@@ -59,7 +59,8 @@ describe("server settings", () => {
         jobPollMillis: 250,
         rateLimitMultiplier: 1,
         docsDir: "docs",
-        panelEnabled: true
+        panelEnabled: true,
+        panelSessions: { idleMinutes: 30, maxHours: 12 }
       })
       expect(Duration.toMillis(config.runtime!.jobLease)).toBe(30_000)
       expect(Duration.toDays(config.runtime!.jobRetention)).toBe(7)
@@ -82,6 +83,37 @@ describe("server settings", () => {
       expect(tuned.logLevel).toBe("Debug")
       // A blank DATABASE_URL (an empty line in an env file) keeps SQLite.
       expect(tuned.postgres).toBeUndefined()
+    })
+  )
+
+  it.effect("panel sessions: whole positive minutes idle and hours in all, the idle limit within the whole", () =>
+    Effect.gen(function* () {
+      const sessions = (env: Record<string, string>) =>
+        Effect.map(load(env), (loaded) => Result.map(loaded, (config) => config.runtime!.panelSessions))
+      expect(
+        Result.getOrThrow(yield* sessions({ PANEL_SESSION_IDLE_MINUTES: "15", PANEL_SESSION_MAX_HOURS: "8" }))
+      ).toEqual({ idleMinutes: 15, maxHours: 8 })
+      // The idle limit may be the whole session, not more.
+      expect(
+        Result.getOrThrow(yield* sessions({ PANEL_SESSION_IDLE_MINUTES: "60", PANEL_SESSION_MAX_HOURS: "1" }))
+      ).toEqual({ idleMinutes: 60, maxHours: 1 })
+      const message = (env: Record<string, string>) =>
+        Effect.map(Effect.flip(given(ServerConfig, env)), describeConfigError)
+      expect(yield* message({ PANEL_SESSION_IDLE_MINUTES: "61", PANEL_SESSION_MAX_HOURS: "1" })).toBe(
+        "PANEL_SESSION_IDLE_MINUTES=61 must be at most PANEL_SESSION_MAX_HOURS in minutes (1 h = 60)"
+      )
+      expect(yield* message({ PANEL_SESSION_IDLE_MINUTES: "0" })).toBe(
+        "PANEL_SESSION_IDLE_MINUTES=0 must be a whole number from 1 to 525600"
+      )
+      expect(yield* message({ PANEL_SESSION_IDLE_MINUTES: "7.5" })).toBe(
+        "PANEL_SESSION_IDLE_MINUTES=7.5 must be a whole number from 1 to 525600"
+      )
+      expect(yield* message({ PANEL_SESSION_MAX_HOURS: "-3" })).toBe(
+        "PANEL_SESSION_MAX_HOURS=-3 must be a whole number from 1 to 8760"
+      )
+      const both = yield* message({ PANEL_SESSION_IDLE_MINUTES: "x", PANEL_SESSION_MAX_HOURS: "0" })
+      expect(both).toContain("PANEL_SESSION_IDLE_MINUTES=x must be a whole number")
+      expect(both).toContain("PANEL_SESSION_MAX_HOURS=0 must be a whole number")
     })
   )
 

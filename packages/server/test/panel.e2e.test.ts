@@ -4,8 +4,8 @@
  * to B's finds nothing and changes nothing).
  */
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect } from "effect"
-import { hiddenIn, idAfter, makeUser, PanelClient } from "./PanelClient.js"
+import { Effect, Option } from "effect"
+import { hiddenIn, idAfter, makeUser, PanelClient, sessionOf } from "./PanelClient.js"
 import { TestServer, TestServerWith } from "./TestServer.js"
 
 const password = "correct horse battery"
@@ -376,7 +376,8 @@ describe("company panel over HTTP", () => {
           expect(audit.text).toContain("location.unassign")
 
           // Three requests with the key, within one minute: the page counts them without counting itself.
-          if (Date.now() % 60_000 > 50_000) await new Promise((done) => setTimeout(done, 61_000 - (Date.now() % 60_000)))
+          if (Date.now() % 60_000 > 50_000)
+            await new Promise((done) => setTimeout(done, 61_000 - (Date.now() % 60_000)))
           for (let i = 0; i < 3; i++) {
             const me = await fetch(`${url}/api/v1/me`, { headers: { authorization: `Bearer ${a.token}` } })
             expect(me.status).toBe(200)
@@ -449,6 +450,28 @@ describe("company panel over HTTP", () => {
           expect(blocked.status).toBe(429)
           expect((await visitor(url).signIn("other@example.com", password)).status).toBe(303)
         })
+      })
+    )
+  })
+
+  layer(
+    TestServerWith(
+      {},
+      { TRUSTED_PROXIES: "127.0.0.1", PANEL_SESSION_IDLE_MINUTES: "45", PANEL_SESSION_MAX_HOURS: "2" }
+    ),
+    { timeout: 60_000 }
+  )("PANEL_SESSION_MAX_HOURS", (it) => {
+    it.effect("a session signed in ends PANEL_SESSION_MAX_HOURS after its sign-in", () =>
+      Effect.gen(function* () {
+        const { url, config } = yield* TestServer
+        yield* makeUser(config, { email: "hours@example.com", name: "H", password, role: "admin" })
+        const client = visitor(url)
+        const signed = yield* Effect.promise(() => client.signIn("hours@example.com", password))
+        expect(signed.status).toBe(303)
+        const found = yield* sessionOf(config, client.cookies.get("panel_session")!)
+        if (Option.isNone(found)) return expect.unreachable("the cookie names a live session")
+        const { created_at, expires_at } = found.value.session
+        expect(Date.parse(expires_at) - Date.parse(created_at)).toBe(2 * 3_600_000)
       })
     )
   })
