@@ -5,6 +5,7 @@ import { writeFileSync } from "node:fs"
 import { connect, type Socket } from "node:net"
 import { join } from "node:path"
 import { request } from "undici"
+import { at } from "./Json.js"
 
 export interface Answer {
   readonly status: number
@@ -13,15 +14,16 @@ export interface Answer {
 }
 
 /** A network error is an answer too: status 0 and the error's code, so that a table shows it. */
-const failed = (error: any): Answer => ({
+const failed = (error: unknown): Answer => ({
   status: 0,
-  code: String(error?.cause?.code ?? error?.code ?? error?.message),
+  code: String(at(error, "cause", "code") ?? at(error, "code") ?? at(error, "message")),
   connection: null
 })
 
 const codeOf = (text: string) => {
   try {
-    return JSON.parse(text)?.error?.code as string | undefined
+    const code = at(JSON.parse(text) as unknown, "error", "code")
+    return typeof code === "string" ? code : undefined
   } catch {
     return undefined
   }
@@ -91,7 +93,7 @@ export const viaCurl =
           const status = Number(stdout.slice(at + 1))
           resolve(
             error !== null && !(status > 0)
-              ? { status: 0, code: `curl exit ${(error as any).code}`, connection: null }
+              ? { status: 0, code: `curl exit ${error?.code}`, connection: null }
               : { status, code: codeOf(stdout.slice(0, at)), connection: null }
           )
         })

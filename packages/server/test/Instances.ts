@@ -112,16 +112,16 @@ export const startInstance = (bundle: string, env: Record<string, string>) =>
     return { url, output: () => output, dataDir }
   })
 
-/** Runs the admin CLI of the bundle with the given environment and returns its JSON output. */
+/** Runs the admin CLI of the bundle with the given environment and returns its JSON output (read through ./Json.ts). */
 export const runCli = (bundle: string, env: Record<string, string>, args: ReadonlyArray<string>) =>
-  Effect.callback<any, InstanceError>((resume) => {
+  Effect.callback<unknown, InstanceError>((resume) => {
     execFile(
       process.execPath,
       [join(bundle, "cli.js"), ...args],
       { env: { ...process.env, ...env } },
       (error, stdout, stderr) => {
         if (error) resume(Effect.fail(new InstanceError({ message: `cli ${args.join(" ")} failed: ${stderr}` })))
-        else resume(Effect.succeed(JSON.parse(stdout)))
+        else resume(Effect.succeed(JSON.parse(stdout) as unknown))
       }
     )
   })

@@ -21,7 +21,9 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("GET /chan
       expect(at(list.body, "change_cursor")).toMatch(/^c2_/)
       yield* call(url, "POST", "/categories/upsert", { token: erp, body: { external_id: "c2", name: "Two" } })
       yield* call(url, "POST", "/categories/upsert", { token: shop, body: { external_id: "shop-c3", name: "Three" } })
-      const reply = yield* call(url, "GET", `/changes?cursor=${str(list.body, "change_cursor")}&limit=10`, { token: shop })
+      const reply = yield* call(url, "GET", `/changes?cursor=${str(list.body, "change_cursor")}&limit=10`, {
+        token: shop
+      })
       expect(reply.status).toBe(200)
       const feed = feedPage(reply.body)
       expect(feed.records.map((r) => [r.operation, r.external_id])).toEqual([

@@ -5,6 +5,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import { buildServer, runCli, startInstance } from "./Instances.js"
+import { str } from "./Json.js"
 import { call, testDatabase } from "./TestServer.js"
 
 const scopes = "catalog:read,catalog:write"
@@ -64,13 +65,22 @@ describe.skipIf(testDatabase === "postgres")("keys made with the CLI against a r
             "connection",
             "create",
             "--company",
-            company.id,
+            str(company, "id"),
             "--name",
             "ERP"
           ])
           const makeKey = Effect.map(
-            runCli(bundle, env, ["key", "create", "--connection", connection.id, "--scopes", scopes, "--days", "30"]),
-            (created) => created.token as string
+            runCli(bundle, env, [
+              "key",
+              "create",
+              "--connection",
+              str(connection, "id"),
+              "--scopes",
+              scopes,
+              "--days",
+              "30"
+            ]),
+            (created) => str(created, "token")
           )
           const loader = yield* makeKey
           const loading = yield* Effect.forkChild(

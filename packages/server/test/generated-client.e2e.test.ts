@@ -42,12 +42,24 @@ const workspace = Effect.acquireRelease(
   (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
 )
 
+/** What generated-client/connector.ts reports of its run; the assertions compare the rest as JSON. */
+interface ConnectorReport {
+  readonly categoryId: string
+  readonly createdIds: ReadonlyArray<string>
+  readonly readBack: unknown
+  readonly pages: ReadonlyArray<ReadonlyArray<string>>
+  readonly feed: unknown
+  readonly feedCursor: string
+  readonly job: unknown
+  readonly errors: unknown
+}
+
 interface Connector {
   readonly runConnector: (options: {
     readonly baseUrl: string
     readonly token: string
     readonly runId: string
-  }) => Promise<any>
+  }) => Promise<ConnectorReport>
 }
 
 layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })(
@@ -104,11 +116,11 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })(
             category_ids: [report.categoryId]
           })
           // limit=2 over 5 products: pages of 2, 2 and 1 in id order, every product once.
-          expect(report.pages.map((page: ReadonlyArray<string>) => page.length)).toEqual([2, 2, 1])
+          expect(report.pages.map((page) => page.length)).toEqual([2, 2, 1])
           expect(report.pages.flat()).toEqual([...report.createdIds].sort())
           expect(report.feed).toEqual([
             { resource: "categories", id: report.categoryId, operation: "created" },
-            ...report.createdIds.map((id: string) => ({ resource: "products", id, operation: "created" }))
+            ...report.createdIds.map((id) => ({ resource: "products", id, operation: "created" }))
           ])
           expect(report.feedCursor).toMatch(/^c2_/)
           // The product before its category resolves on a later pass; the unresolvable one fails alone.

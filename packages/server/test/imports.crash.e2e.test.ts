@@ -6,6 +6,7 @@ import { join } from "node:path"
 import Database from "better-sqlite3"
 import { Effect, Schedule } from "effect"
 import { buildServer, freePort, runCli } from "./Instances.js"
+import { str } from "./Json.js"
 
 const exited = (child: ChildProcess) =>
   new Promise<void>((resolve) =>
@@ -133,7 +134,7 @@ describe("a server killed in the middle of an import", () => {
             "connection",
             "create",
             "--company",
-            company.id,
+            str(company, "id"),
             "--name",
             "ERP"
           ])
@@ -141,13 +142,13 @@ describe("a server killed in the middle of an import", () => {
             "key",
             "create",
             "--connection",
-            connection.id,
+            str(connection, "id"),
             "--scopes",
             "catalog:read,catalog:write",
             "--days",
             "30"
           ])
-          const token: string = key.token
+          const token = str(key, "token")
 
           // The jobs are queued by an instance without workers, so that none has finished before the kill.
           const queueing = yield* serve(bundle, { ...env, JOB_WORKERS: "0" })

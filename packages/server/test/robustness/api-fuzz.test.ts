@@ -7,6 +7,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fc from "fast-check"
+import { at } from "../Json.js"
 import { call, freshKey, TestServerLive } from "../TestServer.js"
 import { type Endpoint, endpoints, fillPath } from "./ApiSurface.js"
 import { type FuzzRequest, known, knownUpper, requestArbitrary } from "./FuzzRequests.js"
@@ -162,7 +163,8 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 600_000 })("API fuzz
               }
               // A path id that is not a single segment may route elsewhere: only the error body is checked then.
               const routed =
-                reply.status === 404 && (JSON.parse(reply.text || "{}") as any)?.error?.code === "route_not_found"
+                reply.status === 404 &&
+                at(JSON.parse(reply.text || "{}") as unknown, "error", "code") === "route_not_found"
                   ? undefined
                   : request.endpoint.openApiPath
               const found = [
