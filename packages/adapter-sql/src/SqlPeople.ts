@@ -102,6 +102,9 @@ export const make: Effect.Effect<Context.Service.Shape<typeof People.People>, ne
       execute: (userId) => sql`DELETE FROM panel_sessions WHERE user_id = ${userId} RETURNING id`
     })
 
+    // The table has no key column: a row is named by the engine's own row identity.
+    const rowIdentity = sql.onDialectOrElse({ pg: () => "ctid", orElse: () => "rowid" })
+
     // An aggregate without GROUP BY always returns its one row.
     const failures = SqlSchema.findOne({
       Request: Schema.Struct({ key: Schema.String, since: Schema.Number }),
@@ -189,6 +192,16 @@ export const make: Effect.Effect<Context.Service.Shape<typeof People.People>, ne
             yield* sql`INSERT INTO sign_in_failures ${sql.insert(Arr.map(keys, (key) => ({ key, at })))}`
           }
         }).pipe(refineErrors, span("People.recordFailure")),
+
+      // One row of each key: rows of one key at one millisecond are alike, and each stands for one attempt.
+      forgetFailure: (keys, at) =>
+        Effect.forEach(
+          keys,
+          (key) =>
+            sql`DELETE FROM sign_in_failures WHERE ${sql.literal(rowIdentity)} IN (
+              SELECT ${sql.literal(rowIdentity)} FROM sign_in_failures WHERE "key" = ${key} AND at = ${at} LIMIT 1)`,
+          { discard: true }
+        ).pipe(refineErrors, span("People.forgetFailure")),
 
       countFailures: (key, since) =>
         failures({ key, since }).pipe(

@@ -54,6 +54,11 @@ export class People extends Context.Service<
       at: number,
       forgetBefore: number
     ) => Effect.Effect<void, PersistenceError>
+    /**
+     * Forgets one failure of each key recorded at `at` (epoch ms): a sign-in counts itself as a failure
+     * before its password is checked, and takes that back when it succeeds or is throttled.
+     */
+    readonly forgetFailure: (keys: ReadonlyArray<string>, at: number) => Effect.Effect<void, PersistenceError>
     /** The failures of `key` at or after `since`. */
     readonly countFailures: (key: string, since: number) => Effect.Effect<FailureCount, PersistenceError>
     /** Forgets every failure of `key` (a successful sign-in clears its account's). */

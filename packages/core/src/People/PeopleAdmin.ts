@@ -10,7 +10,7 @@ import { People } from "./People.js"
 import { normalEmail, type PanelSession, PanelRole, type PanelUser, roleFitsCompany } from "./PanelUser.js"
 import { PasswordHasher } from "./PasswordHasher.js"
 import { SignInRefused, SignInThrottled } from "./PeopleErrors.js"
-import { accountKey, addressKey, retryAfterMillis, windowMillis } from "./SignInThrottle.js"
+import { accountKey, addressKey, type FailureCount, retryAfterMillis, windowMillis } from "./SignInThrottle.js"
 
 /** The shortest password, in characters. */
 export const minPasswordLength = 12
@@ -153,27 +153,35 @@ export class PeopleAdmin extends Context.Service<PeopleAdmin>()("@catalog-sync/c
         const email = normalEmail(input.email)
         // A failure counts for `windowMillis` exactly: at `at + windowMillis` it has left the window.
         const since = now - windowMillis + 1
-        const wait = retryAfterMillis(
-          {
+        const keys = input.address === null ? [accountKey(email)] : [accountKey(email), addressKey(input.address)]
+        const failures = Effect.gen(function* () {
+          return {
             account: yield* people.countFailures(accountKey(email), since),
             address: input.address === null ? null : yield* people.countFailures(addressKey(input.address), since)
-          },
-          now
-        )
-        if (wait > 0) {
-          return yield* new SignInThrottled({
+          }
+        })
+        const throttled = (wait: number) =>
+          new SignInThrottled({
             message: "too many failed sign-ins; try again later",
             retryAfterSeconds: Math.ceil(wait / 1000)
           })
-        }
-        const failed = Effect.andThen(
-          people.recordFailure(
-            input.address === null ? [accountKey(email)] : [accountKey(email), addressKey(input.address)],
-            now,
-            since
-          ),
-          Effect.fail(refused())
+        const waitNow = retryAfterMillis(yield* failures, now)
+        if (waitNow > 0) return yield* throttled(waitNow)
+        // The attempt counts itself as a failure before the password is checked, then counts again: of
+        // attempts sent at once (each passed the check above before any had failed), only those within the
+        // limits go on; the others take their count back and are throttled.
+        yield* people.recordFailure(keys, now, since)
+        const claimed = yield* failures
+        const others = (count: FailureCount): FailureCount => ({ ...count, count: count.count - 1 })
+        const waitClaimed = retryAfterMillis(
+          { account: others(claimed.account), address: claimed.address === null ? null : others(claimed.address) },
+          now
         )
+        if (waitClaimed > 0) {
+          yield* people.forgetFailure(keys, now)
+          return yield* throttled(waitClaimed)
+        }
+        const failed = Effect.fail(refused())
         // A password no account can have is refused before any lookup: the cost does not depend on the email.
         if (input.password.length > maxPasswordLength * 2) return yield* failed
         const found = yield* people.findUserByEmail(email)
@@ -187,7 +195,9 @@ export class PeopleAdmin extends Context.Service<PeopleAdmin>()("@catalog-sync/c
         })
         if (!verified || Option.isNone(found) || !found.value.user.enabled) return yield* failed
         const signedIn = found.value.user
+        // Not a failure after all: the account's failures end here, the address keeps its others.
         yield* people.clearFailures(accountKey(email))
+        if (input.address !== null) yield* people.forgetFailure([addressKey(input.address)], now)
         // Rotation: the session of the cookie the form came with (if any) ends here.
         if (input.replacing !== undefined && tokenShape.test(input.replacing)) {
           yield* people.deleteSession(yield* sha256.hash(input.replacing))

@@ -64,6 +64,13 @@ export const makePeople = () => {
       Effect.sync(() => {
         failures = [...failures.filter((f) => f.at >= forgetBefore), ...keys.map((key) => ({ key, at }))]
       }),
+    forgetFailure: (keys, at) =>
+      Effect.sync(() => {
+        for (const key of keys) {
+          const index = failures.findIndex((f) => f.key === key && f.at === at)
+          if (index >= 0) failures = [...failures.slice(0, index), ...failures.slice(index + 1)]
+        }
+      }),
     countFailures: (key, since) =>
       Effect.sync(() => {
         const counted = failures.filter((f) => f.key === key && f.at >= since)

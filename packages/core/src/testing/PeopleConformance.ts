@@ -176,6 +176,15 @@ export const runPeopleConformance = (name: string, ports: Layer.Layer<Accounts |
         expect(yield* people.countFailures(address, 0)).toEqual({ count: 1, oldest: base + 2000 })
         yield* people.clearFailures(address)
         expect(yield* people.countFailures(address, 0)).toEqual({ count: 0, oldest: null })
+        // Forgetting takes back one failure of each key at that time, never more, never another time's.
+        yield* people.recordFailure([address], base + 4000, 0)
+        yield* people.recordFailure([address], base + 4000, 0)
+        yield* people.recordFailure([address], base + 5000, 0)
+        yield* people.forgetFailure([address, `account:${uuid()}`], base + 4000)
+        expect(yield* people.countFailures(address, 0)).toEqual({ count: 2, oldest: base + 4000 })
+        yield* people.forgetFailure([address], base + 4000)
+        yield* people.forgetFailure([address], base + 4000)
+        expect(yield* people.countFailures(address, 0)).toEqual({ count: 1, oldest: base + 5000 })
       })
     )
 
