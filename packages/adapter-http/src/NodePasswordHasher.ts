@@ -19,6 +19,20 @@ const derive = (password: string, salt: Buffer, keyBytes: number, options: Scryp
     )
   })
 
+/**
+ * Whether stored parameters are ones this hasher runs: N a power of two, and at most 256 MiB of memory
+ * (8 times the parameters above) and 16 times their work, so that a tampered row cannot make a sign-in
+ * allocate gigabytes or run for seconds.
+ */
+export const withinBounds = (N: number, r: number, p: number): boolean =>
+  Number.isSafeInteger(N) &&
+  N >= 2 &&
+  (N & (N - 1)) === 0 &&
+  r >= 1 &&
+  p >= 1 &&
+  128 * N * r <= 256 * 1024 * 1024 &&
+  N * r * p <= 16 * parameters.N * parameters.r * parameters.p
+
 const encoded = /^scrypt\$(\d+)\$(\d+)\$(\d+)\$([A-Za-z0-9+/]+={0,2})\$([A-Za-z0-9+/]+={0,2})$/
 
 /** `scrypt$N$r$p$<salt base64>$<key base64>`: the parameters travel with the hash, so they can be raised later. */
@@ -32,8 +46,7 @@ export const hash = (password: string): Effect.Effect<string> =>
 
 /**
  * Whether the password matches a stored hash, compared in constant time. A stored string that is not
- * one of ours, or whose parameters are out of bounds (so that a tampered row cannot make a sign-in
- * allocate gigabytes), never matches.
+ * one of ours, or whose parameters are out of bounds (`withinBounds`), never matches.
  */
 export const verify = (password: string, stored: string): Effect.Effect<boolean> =>
   Effect.suspend(() => {
@@ -42,8 +55,7 @@ export const verify = (password: string, stored: string): Effect.Effect<boolean>
     const [N, r, p] = [Number(match[1]), Number(match[2]), Number(match[3])]
     const salt = Buffer.from(match[4]!, "base64")
     const expected = Buffer.from(match[5]!, "base64")
-    const sane = N >= 2 && N <= 2 ** 20 && (N & (N - 1)) === 0 && r >= 1 && r <= 32 && p >= 1 && p <= 16
-    if (!sane || expected.length < 16 || expected.length > 64) return Effect.succeed(false)
+    if (!withinBounds(N, r, p) || expected.length < 16 || expected.length > 64) return Effect.succeed(false)
     return derive(password, salt, expected.length, { N, r, p, maxmem: maxmem(N, r) }).pipe(
       Effect.map((key) => timingSafeEqual(key, expected)),
       Effect.orElseSucceed(() => false)

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { scryptSync } from "node:crypto"
-import { hash, parameters, verify } from "../src/NodePasswordHasher.js"
+import { hash, parameters, verify, withinBounds } from "../src/NodePasswordHasher.js"
 
 describe("NodePasswordHasher", () => {
   it.effect("hashes with scrypt N=2^15 r=8 p=1, a 16-byte salt and a 32-byte key, each time salted anew", () =>
@@ -41,6 +41,19 @@ describe("NodePasswordHasher", () => {
       expect(yield* verify("another password", stored)).toBe(false)
     })
   )
+
+  it("runs stored parameters up to 256 MiB and 16 times the work of its own, not beyond", () => {
+    expect(withinBounds(2 ** 15, 8, 1)).toBe(true)
+    expect(withinBounds(2 ** 17, 8, 1)).toBe(true)
+    expect(withinBounds(2 ** 15, 8, 16)).toBe(true)
+    expect(withinBounds(1024, 8, 1)).toBe(true)
+    // 4 GiB of memory, or 2048 times the work of one hash, from a row someone changed.
+    expect(withinBounds(2 ** 20, 32, 1)).toBe(false)
+    expect(withinBounds(2 ** 18, 8, 16)).toBe(false)
+    expect(withinBounds(2 ** 19, 8, 1)).toBe(false)
+    expect(withinBounds(1000, 8, 1)).toBe(false)
+    expect(withinBounds(2 ** 15, 0, 1)).toBe(false)
+  })
 
   it.effect("never matches a hash it cannot read or whose parameters are out of bounds", () =>
     Effect.gen(function* () {
