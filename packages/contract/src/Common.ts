@@ -1,10 +1,9 @@
 import { CommonFields, Idempotency, Ids } from "@catalog-sync/core"
-import { Schema, SchemaAST } from "effect"
+import { type JsonSchema, Schema, SchemaAST } from "effect"
+import { arrayAt, isJsonObject, type JsonObject } from "./internal/Json.js"
 
 /** Strict decoding: the same options as the core body schemas. */
 export const strict = CommonFields.strict
-
-type Json = Record<string, any>
 
 /** The annotation that carries a parameter's documented JSON Schema (see `documented`). */
 const parameterSchemaKey = "catalogSyncParameterSchema"
@@ -16,11 +15,11 @@ const parameterSchemaKey = "catalogSyncParameterSchema"
  * replace "Expected ..." in the messages of some schemas). Effect 4 has no annotation that replaces a
  * schema's whole JSON Schema, so `documentParameters` writes it into the operation.
  */
-export const documented = (jsonSchema: Json) => ({ [parameterSchemaKey]: jsonSchema })
+export const documented = (jsonSchema: JsonSchema.JsonSchema) => ({ [parameterSchemaKey]: jsonSchema })
 
-const documentedOf = (ast: SchemaAST.AST): Json | undefined => {
-  const own = SchemaAST.resolveAt<Json>(parameterSchemaKey)(ast)
-  if (own !== undefined) return own
+const documentedOf = (ast: SchemaAST.AST): JsonSchema.JsonSchema | undefined => {
+  const own = SchemaAST.resolveAt<unknown>(parameterSchemaKey)(ast)
+  if (isJsonObject(own)) return own
   // An optional field is a union with undefined: the documentation is on its other member.
   if (SchemaAST.isUnion(ast)) {
     for (const member of ast.types) {
@@ -36,7 +35,7 @@ const documentedOf = (ast: SchemaAST.AST): Json | undefined => {
  * structs with a `documented` annotation gets that schema.
  */
 export const documentParameters = (...structs: ReadonlyArray<Schema.Struct<Schema.Struct.Fields> | undefined>) => {
-  const docs = new Map<string, Json>()
+  const docs = new Map<string, JsonSchema.JsonSchema>()
   for (const struct of structs) {
     if (struct === undefined) continue
     for (const [name, field] of Object.entries(struct.fields)) {
@@ -44,10 +43,11 @@ export const documentParameters = (...structs: ReadonlyArray<Schema.Struct<Schem
       if (doc !== undefined) docs.set(name, doc)
     }
   }
-  return (operation: Json): Json => {
+  return (operation: JsonObject): JsonObject => {
     if (!Array.isArray(operation.parameters) || docs.size === 0) return operation
-    const parameters = operation.parameters.map((parameter: Json) => {
-      const doc = docs.get(parameter.name)
+    const parameters = arrayAt(operation, "parameters").map((parameter) => {
+      if (!isJsonObject(parameter)) return parameter
+      const doc = typeof parameter.name === "string" ? docs.get(parameter.name) : undefined
       return doc === undefined ? parameter : { ...parameter, schema: doc }
     })
     return { ...operation, parameters }

@@ -11,8 +11,7 @@ import type { Scope } from "@catalog-sync/core"
 import type { Schema } from "effect"
 import type { ErrorDetail } from "./ApiErrors.js"
 import { documentParameters } from "./Common.js"
-
-type Json = Record<string, any>
+import { arrayAt, type JsonObject, objectAt, objectsIn, valueAt } from "./internal/Json.js"
 
 export interface Example<A = unknown> {
   readonly summary: string
@@ -128,11 +127,11 @@ export const rateLimited: Examples<ErrorBody> = {
 
 /** Statuses whose examples every operation shares, unless it declares its own. */
 const shared = (
-  operation: Json,
+  operation: JsonObject,
   scopes: ReadonlyArray<Scope.Scope> | undefined
 ): Readonly<Partial<Record<number, Examples<ErrorBody>>>> => {
-  const json = operation.requestBody?.content?.["application/json"] !== undefined
-  const multipart = operation.requestBody?.content?.["multipart/form-data"] !== undefined
+  const json = valueAt(operation, "requestBody", "content", "application/json") !== undefined
+  const multipart = valueAt(operation, "requestBody", "content", "multipart/form-data") !== undefined
   return {
     400: json
       ? {
@@ -176,7 +175,9 @@ const shared = (
             message: "send the body as application/json"
           })
         },
-    422: operation.parameters?.some((p: Json) => p.in === "header" && p.name === "idempotency-key")
+    422: arrayAt(operation, "parameters").some(
+      (p) => valueAt(p, "in") === "header" && valueAt(p, "name") === "idempotency-key"
+    )
       ? idempotencyKeyInvalid
       : unsafeQueryName,
     408: {
@@ -208,7 +209,7 @@ const shared = (
   }
 }
 
-const toExampleObjects = (examples: Examples): Json =>
+const toExampleObjects = (examples: Examples): JsonObject =>
   Object.fromEntries(
     Object.entries(examples).map(([name, { summary, description, value }]) => [
       name,
@@ -222,24 +223,24 @@ const toExampleObjects = (examples: Examples): Json =>
  */
 export const operationExamples =
   (examples: OperationExamples) =>
-  (operation: Json): Json => {
+  (operation: JsonObject): JsonObject => {
     const op = structuredClone(operation)
     if (examples.request !== undefined) {
-      const contents = Object.values<Json>(op.requestBody?.content ?? {})
+      const contents = objectsIn(valueAt(op, "requestBody", "content"))
       if (contents.length === 0) throw new Error(`${op.operationId}: request examples for an operation without a body`)
       for (const content of contents) content.examples = toExampleObjects(examples.request)
     }
     const common = shared(op, examples.scopes)
-    for (const [status, response] of Object.entries<Json>(op.responses ?? {})) {
+    for (const [status, response] of Object.entries(objectAt(op, "responses") ?? {})) {
       const own = examples.responses[Number(status)]
       const chosen = own ?? (Number(status) >= 400 ? common[Number(status)] : undefined)
       if (chosen === undefined) throw new Error(`${op.operationId}: no example for the ${status} response`)
-      const content = response.content?.["application/json"] as Json | undefined
+      const content = objectAt(response, "content", "application/json")
       // Binary answers (the image content) carry no JSON example.
       if (content !== undefined) content.examples = toExampleObjects(chosen)
     }
     for (const status of Object.keys(examples.responses)) {
-      if (op.responses?.[status] === undefined)
+      if (valueAt(op, "responses", status) === undefined)
         throw new Error(`${op.operationId}: an example for ${status}, which the operation does not declare`)
     }
     return op
@@ -251,5 +252,5 @@ export const operationExamples =
  */
 export const operationDocs =
   (examples: OperationExamples, ...parameters: ReadonlyArray<Schema.Struct<Schema.Struct.Fields> | undefined>) =>
-  (operation: Json): Json =>
+  (operation: JsonObject): JsonObject =>
     operationExamples(examples)(documentParameters(...parameters)(operation))

@@ -1,3 +1,6 @@
+import type { JsonSchema } from "effect"
+import { arrayAt, entriesBelow, isJsonObject, type JsonObject, objectAt, objectsIn, valueAt } from "./internal/Json.js"
+
 /**
  * Post-processing of the generated OpenAPI document:
  * - the framework's own decode error is replaced by ours;
@@ -14,19 +17,17 @@
  * - object schemas list their required properties also when there are none.
  * 413 and 415 stay on every operation: a body is checked wherever a client sends one.
  */
-type Json = Record<string, any>
-
 const stripIds = (node: unknown): void => {
-  if (node === null || typeof node !== "object") return
-  const record = node as Json
-  if (typeof record.$id === "string" && record.$id.startsWith("/schemas/")) delete record.$id
-  for (const value of Object.values(record)) stripIds(value)
+  if (isJsonObject(node) && typeof node.$id === "string" && node.$id.startsWith("/schemas/")) delete node.$id
+  for (const [, value] of entriesBelow(node)) stripIds(value)
 }
 
 const componentRef = "#/components/schemas/"
 
 /** Properties documented as a reference to the component they refine, beside their bound. */
-const boundedNumbers: ReadonlyArray<readonly [component: string, property: string, schema: Json]> = [
+const boundedNumbers: ReadonlyArray<
+  readonly [component: string, property: string, schema: JsonSchema.JsonSchema & { readonly $ref: string }]
+> = [
   [
     "ArchiveBody",
     "expected_revision",
@@ -61,7 +62,7 @@ const boundedNumbers: ReadonlyArray<readonly [component: string, property: strin
 ]
 
 /** Components that only `boundedNumbers` refer to (`NonNegative`: Effect 3's filter under its `NonNegativeInt`). */
-const boundComponents: Json = {
+const boundComponents: JsonSchema.Definitions = {
   NonNegative: { type: "number", description: "a non-negative number", title: "nonNegative", minimum: 0 }
 }
 
@@ -72,27 +73,28 @@ const annotationKeys = new Set(["title", "description", "examples", "default", "
 
 /** `{ allOf: [reference, { description }] }` as `{ allOf: [reference], description }`. */
 const describedReferences = (node: unknown): void => {
-  if (node === null || typeof node !== "object") return
-  const record = node as Json
-  const allOf = record.allOf as Array<Json> | undefined
-  if (Array.isArray(allOf) && allOf.length > 1 && typeof allOf[0]?.$ref === "string") {
-    const annotations = allOf.slice(1)
+  const allOf = arrayAt(node, "allOf")
+  if (isJsonObject(node) && allOf.length > 1 && typeof valueAt(allOf[0], "$ref") === "string") {
+    const annotations = allOf.slice(1).filter(isJsonObject)
     if (
-      annotations.every((member) => Object.keys(member).every((key) => annotationKeys.has(key) && !(key in record)))
+      annotations.length === allOf.length - 1 &&
+      annotations.every((member) => Object.keys(member).every((key) => annotationKeys.has(key) && !(key in node)))
     ) {
-      record.allOf = [allOf[0]]
-      for (const member of annotations) Object.assign(record, member)
+      node.allOf = [allOf[0]]
+      for (const member of annotations) Object.assign(node, member)
     }
   }
-  for (const value of Object.values(record)) describedReferences(value)
+  for (const [, value] of entriesBelow(node)) describedReferences(value)
 }
 
-const keyRecords = (schemas: Json): void => {
+const keyRecords = (schemas: JsonObject): void => {
   for (const [name, key] of keyedRecords) {
-    const record = schemas[name] as Json | undefined
-    const pattern = schemas[key]?.pattern
-    const values = record?.patternProperties?.[pattern]
-    if (record === undefined || values === undefined || Object.keys(record.patternProperties).length !== 1) continue
+    const record = objectAt(schemas, name)
+    const pattern = valueAt(schemas, key, "pattern")
+    const patternProperties = objectAt(record, "patternProperties")
+    const values = typeof pattern === "string" ? patternProperties?.[pattern] : undefined
+    if (record === undefined || patternProperties === undefined || values === undefined) continue
+    if (Object.keys(patternProperties).length !== 1) continue
     delete record.additionalProperties
     record.properties = {}
     record.patternProperties = { "": values }
@@ -102,10 +104,9 @@ const keyRecords = (schemas: Json): void => {
 
 /** Every object schema with properties lists its required ones, also none (Effect 4 leaves `[]` out). */
 const listRequired = (node: unknown): void => {
-  if (node === null || typeof node !== "object") return
-  const record = node as Json
-  if (record.type === "object" && record.properties !== undefined && record.required === undefined) record.required = []
-  for (const [key, value] of Object.entries(record)) if (key !== "examples") listRequired(value)
+  if (isJsonObject(node) && node.type === "object" && node.properties !== undefined && node.required === undefined)
+    node.required = []
+  for (const [key, value] of entriesBelow(node)) if (key !== "examples") listRequired(value)
 }
 
 /**
@@ -113,7 +114,7 @@ const listRequired = (node: unknown): void => {
  * most referenced one is the schema itself and keeps `Name`, the others (the schema described anew
  * where it is used) are written inline at their references.
  */
-const inlineCopies = (spec: Json, schemas: Json): void => {
+const inlineCopies = (spec: JsonObject, schemas: JsonObject): void => {
   const variants = new Map<string, Array<string>>()
   for (const name of Object.keys(schemas)) {
     const base = /^(.+)_\d+$/.exec(name)?.[1]
@@ -122,80 +123,80 @@ const inlineCopies = (spec: Json, schemas: Json): void => {
   if (variants.size === 0) return
   const counts = new Map<string, number>()
   const count = (node: unknown): void => {
-    if (node === null || typeof node !== "object") return
-    const ref = (node as Json).$ref
+    const ref = valueAt(node, "$ref")
     if (typeof ref === "string" && ref.startsWith(componentRef)) {
       const name = ref.slice(componentRef.length)
       counts.set(name, (counts.get(name) ?? 0) + 1)
     }
-    for (const value of Object.values(node)) count(value)
+    for (const [, value] of entriesBelow(node)) count(value)
   }
   count(spec)
   const renamed = new Map<string, string>()
-  const copies = new Map<string, Json>()
+  const copies = new Map<string, JsonObject>()
   for (const [base, names] of variants) {
     const kept = names.reduce((a, b) => ((counts.get(b) ?? 0) > (counts.get(a) ?? 0) ? b : a))
     renamed.set(kept, base)
-    for (const name of names) if (name !== kept) copies.set(name, schemas[name])
+    for (const name of names) {
+      const copy = objectAt(schemas, name)
+      if (name !== kept && copy !== undefined) copies.set(name, copy)
+    }
     const schema = schemas[kept]
     for (const name of names) delete schemas[name]
     schemas[base] = schema
   }
   const visit = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(visit)
-    if (node === null || typeof node !== "object") return node
-    const record = node as Json
+    if (!isJsonObject(node)) return node
     const ref =
-      typeof record.$ref === "string" && record.$ref.startsWith(componentRef)
-        ? record.$ref.slice(componentRef.length)
-        : ""
+      typeof node.$ref === "string" && node.$ref.startsWith(componentRef) ? node.$ref.slice(componentRef.length) : ""
     const copy = copies.get(ref)
     if (copy !== undefined) {
-      const { $ref: _, ...siblings } = record
+      const { $ref: _, ...siblings } = node
       return visit({ ...structuredClone(copy), ...siblings })
     }
     const target = renamed.get(ref)
-    if (target !== undefined) return { ...record, $ref: `${componentRef}${target}` }
-    return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, visit(value)]))
+    if (target !== undefined) return { ...node, $ref: `${componentRef}${target}` }
+    return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, visit(value)]))
   }
   spec.paths = visit(spec.paths)
   for (const name of Object.keys(schemas)) schemas[name] = visit(schemas[name])
 }
 
-export const documentOpenApi = (spec: Json): Json => {
-  const schemas = spec.components?.schemas as Json | undefined
+export const documentOpenApi = (spec: JsonObject): JsonObject => {
+  const schemas = objectAt(spec, "components", "schemas")
   if (schemas !== undefined) {
     inlineCopies(spec, schemas)
     for (const [component, property, bounded] of boundedNumbers) {
-      const properties = schemas[component]?.properties as Json | undefined
+      const properties = objectAt(schemas, component, "properties")
       if (properties?.[property] === undefined) continue
       properties[property] = structuredClone(bounded)
-      const target = (bounded.$ref as string).slice(componentRef.length)
-      if (schemas[target] === undefined && boundComponents[target] !== undefined) {
-        schemas[target] = structuredClone(boundComponents[target])
+      const target = bounded.$ref.slice(componentRef.length)
+      const boundComponent = boundComponents[target]
+      if (schemas[target] === undefined && boundComponent !== undefined) {
+        schemas[target] = structuredClone(boundComponent)
       }
     }
     keyRecords(schemas)
   }
   describedReferences(spec.components)
   describedReferences(spec.paths)
-  for (const item of Object.values<Json>(spec.paths ?? {})) {
-    for (const operation of Object.values<Json>(item)) {
-      for (const parameter of (operation.parameters ?? []) as Array<Json>) {
-        const description = parameter.schema?.description
+  for (const item of objectsIn(spec.paths)) {
+    for (const operation of objectsIn(item)) {
+      for (const parameter of arrayAt(operation, "parameters").filter(isJsonObject)) {
+        const description = valueAt(parameter, "schema", "description")
         if (parameter.description === undefined && typeof description === "string") parameter.description = description
       }
-      const responses = operation.responses as Json | undefined
-      if (responses === undefined) continue
-      const bad = responses["400"] as Json | undefined
-      if (bad?.content?.["application/json"] !== undefined) {
+      const bad = objectAt(operation, "responses", "400")
+      const json = objectAt(bad, "content", "application/json")
+      if (bad !== undefined && json !== undefined) {
         bad.description =
           "Malformed JSON, a body nested too deep, naming too many different keys or cut off, a Host header that is not host[:port], or a request that is not valid HTTP."
-        bad.content["application/json"].schema = { $ref: "#/components/schemas/BadRequest" }
+        json.schema = { $ref: "#/components/schemas/BadRequest" }
       }
     }
   }
-  for (const name of ["HttpApiDecodeError", "Issue", "PropertyKey"]) delete spec.components?.schemas?.[name]
+  const generatedSchemas = objectAt(spec, "components", "schemas")
+  for (const name of ["HttpApiDecodeError", "Issue", "PropertyKey"]) delete generatedSchemas?.[name]
   stripIds(spec)
   listRequired(spec.components)
   listRequired(spec.paths)

@@ -8,6 +8,7 @@ import { operationDocs } from "../Examples.js"
 import { mediaContentExamples, mediaGetExamples, mediaListExamples, uploadExamples } from "./Examples.js"
 import { listFields } from "../Catalog/Api.js"
 import { ExternalIdParameter, IdempotencyHeaders, PageCursor, PathParams, strict } from "../Common.js"
+import { type JsonObject, objectAt } from "../internal/Json.js"
 import { Accepted } from "../Jobs/Api.js"
 
 /** GET /media query: limit, cursor and an external_id filter. */
@@ -51,9 +52,9 @@ const fileDescription = "The image (JPEG, PNG or WebP, at most 10 MB and 40 mega
  * The upload's documentation: Effect 4 documents a file part as `{ type: string, format: binary }` and
  * drops its annotations, so the file's description is written into the form's schema here.
  */
-const uploadDocs = (operation: Record<string, any>): Record<string, any> => {
+const uploadDocs = (operation: JsonObject): JsonObject => {
   const documented = operationDocs(uploadExamples, IdempotencyHeaders)(operation)
-  const file = documented.requestBody?.content?.["multipart/form-data"]?.schema?.properties?.file
+  const file = objectAt(documented, "requestBody", "content", "multipart/form-data", "schema", "properties", "file")
   if (file !== undefined) file.description = fileDescription
   return documented
 }
