@@ -2,6 +2,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { PersistenceLive, ServerLive } from "../src/Server.js"
+import { records } from "./Json.js"
 import { call, expectError, freshKey, TestServer, TestServerLive, TestServerWith } from "./TestServer.js"
 
 const writer = ["catalog:read", "catalog:write", "prices:read", "prices:write"]
@@ -211,7 +212,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("imports a
             counts: { created: 2, failed: 1 }
           })
           expect(after.report.rerun).toEqual([1, 2])
-          expect(after.report.records.map((r: any) => [r.status, r.run])).toEqual([
+          expect(records(after.report).map((r) => [r.status, r.run])).toEqual([
             ["applied", 1],
             ["applied", 2],
             ["failed", 2]
@@ -315,7 +316,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("imports a
         expectError(yield* call(url, "POST", `/jobs/${id}/retry`, { token: other }), 404, "not_found")
         expect((yield* call(url, "GET", "/jobs", { token: other })).body.records).toEqual([])
         const mine = yield* call(url, "GET", "/imports?limit=1", { token })
-        expect(mine.body.records.map((j: any) => j.id)).toEqual([id])
+        expect(records(mine.body).map((j) => j.id)).toEqual([id])
         expect(mine.body).toMatchObject({ has_more: false, next_cursor: null })
       })
     )
@@ -387,9 +388,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("imports a
         }
         expectError(yield* call(url, "GET", `/imports/${old}`, { token }), 404, "not_found")
         expect((yield* call(url, "GET", `/imports/${recent}`, { token })).body.report.created).toBe(1)
-        expect((yield* call(url, "GET", "/imports", { token })).body.records.map((job: any) => job.id)).toEqual([
-          recent
-        ])
+        expect(records((yield* call(url, "GET", "/imports", { token })).body).map((job) => job.id)).toEqual([recent])
       })
     )
   })
@@ -426,7 +425,7 @@ layer(NoWorkers, { excludeTestServices: true, timeout: 60_000 })("pending job li
       const first = yield* call(url, "GET", "/jobs?limit=15", { token })
       expect(first.body).toMatchObject({ has_more: true })
       const second = yield* call(url, "GET", `/jobs?limit=15&cursor=${first.body.next_cursor}`, { token })
-      expect([...first.body.records, ...second.body.records].map((j: any) => j.id)).toEqual(ids)
+      expect([...records(first.body), ...records(second.body)].map((j) => j.id)).toEqual(ids)
     })
   )
 })

@@ -1,6 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { stockScopes, stockTenant, stockWrite } from "./StockTenant.js"
+import { idOf, records } from "./Json.js"
 import { call, expectError, freshKey, TestServer, TestServerLive } from "./TestServer.js"
 
 layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("inventory end to end", (it) => {
@@ -294,9 +295,9 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("inventor
           })
           expect(page2.body).toMatchObject({ has_more: false, next_cursor: null, records: [{ id: second }] })
           const options = yield* call(t.url, "GET", "/inventory?source_kind=option", { token: t.token })
-          expect(options.body.records.map((r: any) => r.id)).toEqual([b.body.record.id])
+          expect(records(options.body).map((r) => r.id)).toEqual([idOf(b.body)])
           const bySource = yield* call(t.url, "GET", `/inventory?source_id=${t.productId}`, { token: t.token })
-          expect(bySource.body.records.map((r: any) => r.id)).toEqual([a.body.record.id])
+          expect(records(bySource.body).map((r) => r.id)).toEqual([idOf(a.body)])
           expect(
             (yield* call(t.url, "GET", `/inventory?location_id=${t.readOnly}`, { token: t.token })).body.records
           ).toEqual([])

@@ -11,6 +11,7 @@ import { join } from "node:path"
 import sharp from "sharp"
 import { PersistenceLive, ServerLive } from "../src/Server.js"
 import type { ServerConfig } from "../src/ServerConfig.js"
+import { records, str } from "./Json.js"
 import { call, freshKey, testDatabase } from "./TestServer.js"
 
 const scopes = ["catalog:read", "media:read", "media:write"]
@@ -211,13 +212,13 @@ describe("media on S3", () => {
         for (let i = 1; i < done.length; i++)
           expect(done[i].started_at >= done[i - 1].finished_at, JSON.stringify(done)).toBe(true)
 
-        const media = (yield* call(url, "GET", "/media?limit=10", { token })).body.records as Array<any>
+        const media = records((yield* call(url, "GET", "/media?limit=10", { token })).body)
         expect(media.map((m) => [m.external_id, m.state, m.revision])).toEqual(
           uploads.map(([externalId]) => [externalId, "completed", 2])
         )
         for (const item of media) {
           const response = yield* Effect.promise(() =>
-            fetch(`${url}/api/v1/media/${item.id}/content`, { headers: { authorization: `Bearer ${token}` } })
+            fetch(`${url}/api/v1/media/${str(item, "id")}/content`, { headers: { authorization: `Bearer ${token}` } })
           )
           const data = new Uint8Array(yield* Effect.promise(() => response.arrayBuffer()))
           expect({ status: response.status, type: response.headers.get("content-type") }).toEqual({
