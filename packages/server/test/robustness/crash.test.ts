@@ -6,6 +6,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import { buildServer, crashableInstance, runCli } from "../Instances.js"
+import { str } from "../Json.js"
 import { testDatabase } from "../TestServer.js"
 import { type Attempt, checkHistory, type LogicalWrite } from "./History.js"
 import { random, scaled, seed } from "./Soak.js"
@@ -140,23 +141,44 @@ const crashRun = Effect.gen(function* () {
     "--inventory-module",
     "on"
   ])
-  const connection = yield* runCli(bundle, env, ["connection", "create", "--company", company.id, "--name", "ERP"])
-  const location = yield* runCli(bundle, env, ["location", "create", "--company", company.id, "--name", "Warehouse"])
+  const connection = yield* runCli(bundle, env, [
+    "connection",
+    "create",
+    "--company",
+    str(company, "id"),
+    "--name",
+    "ERP"
+  ])
+  const locationId = str(
+    yield* runCli(bundle, env, ["location", "create", "--company", str(company, "id"), "--name", "Warehouse"]),
+    "id"
+  )
   yield* runCli(bundle, env, [
     "location",
     "assign",
     "--connection",
-    connection.id,
+    str(connection, "id"),
     "--location",
-    location.id,
+    locationId,
     "--writable",
     "on"
   ])
   const tokens: Array<string> = []
   for (let i = 0; i <= clients; i++)
     tokens.push(
-      (yield* runCli(bundle, env, ["key", "create", "--connection", connection.id, "--scopes", scopes, "--days", "1"]))
-        .token
+      str(
+        yield* runCli(bundle, env, [
+          "key",
+          "create",
+          "--connection",
+          str(connection, "id"),
+          "--scopes",
+          scopes,
+          "--days",
+          "1"
+        ]),
+        "token"
+      )
     )
   const admin = tokens[clients]!
 
@@ -254,7 +276,7 @@ const crashRun = Effect.gen(function* () {
           event_id: globalThis.crypto.randomUUID(),
           source_kind: "product",
           source_id: { external_id: `s${c}` },
-          location_id: location.id,
+          location_id: locationId,
           action: "in",
           quantity: String(quantity),
           revision: card.revision,
@@ -262,7 +284,7 @@ const crashRun = Effect.gen(function* () {
         }
         const reply = await settle(url, token, "POST", "/inventory", body, key, () => void counts.unknown++)
         expect(reply.status, JSON.stringify(reply.body)).toBe(200)
-        const balance = reply.body.record.balances.find((b: any) => b.location_id === location.id)
+        const balance = reply.body.record.balances.find((b: any) => b.location_id === locationId)
         cards.set(c, {
           id: reply.body.record.id,
           applied: card.applied + quantity,
