@@ -7,6 +7,7 @@ import { cliActor } from "../src/cli/CliActor.js"
 import { parse } from "../src/cli/Commands.js"
 import { status } from "../src/cli/Status.js"
 import { MediaStorageLive, PersistenceLive } from "../src/Server.js"
+import { at } from "./Json.js"
 import { call, TestServer, TestServerLive, testDatabase, waitJob } from "./TestServer.js"
 
 const scopes = ["catalog:read", "catalog:write"]
@@ -71,7 +72,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })(
         expect(yield* cli(`jobs list --company ${t.companyId} --kind media`)).toEqual([])
         expect(yield* cli(`jobs list --company ${t.companyId} --state failed`)).toEqual([])
 
-        const shown = (yield* cli(`jobs show ${id}`)) as any
+        const shown = yield* cli(`jobs show ${id}`)
         expect(shown).toMatchObject({
           id,
           company_id: t.companyId,
@@ -80,8 +81,8 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })(
           state: "completed",
           run: 1
         })
-        expect(shown.report.counts).toMatchObject({ total: 2, created: 1, failed: 1 })
-        expect(shown.report.failed_records).toEqual([
+        expect(at(shown, "report", "counts")).toMatchObject({ total: 2, created: 1, failed: 1 })
+        expect(at(shown, "report", "failed_records")).toEqual([
           {
             index: 1,
             resource: "products",
@@ -100,8 +101,8 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })(
         ).toBe(200)
         expect(yield* cli(`jobs retry ${id}`)).toMatchObject({ id, state: "queued", run: 2 })
         expect(yield* waitJob(url, token, id)).toMatchObject({ state: "completed" })
-        const after = (yield* cli(`jobs show ${id}`)) as any
-        expect(after.report.counts).toMatchObject({ total: 2, created: 2, failed: 0 })
+        const after = yield* cli(`jobs show ${id}`)
+        expect(at(after, "report", "counts")).toMatchObject({ total: 2, created: 2, failed: 0 })
         expect(yield* Effect.flip(cli(`jobs retry ${id}`))).toMatchObject({ code: "job_not_retryable" })
         // The retry is in the audit log under the CLI's actor; the refused one is not.
         const audited = (yield* adminCli(`audit list --company ${t.companyId}`)) as ReadonlyArray<AuditLog.AuditEntry>
@@ -115,16 +116,16 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })(
           })
         ])
 
-        const overview = (yield* status(config).pipe(Effect.provide(operator))) as any
-        expect(overview.database.engine).toBe(testDatabase === "postgres" ? "postgresql" : "sqlite")
-        expect(JSON.stringify(overview.database)).not.toMatch(/password|secret/i)
-        expect(overview.queue).toEqual({
+        const overview = yield* status(config).pipe(Effect.provide(operator))
+        expect(at(overview, "database", "engine")).toBe(testDatabase === "postgres" ? "postgresql" : "sqlite")
+        expect(JSON.stringify(at(overview, "database"))).not.toMatch(/password|secret/i)
+        expect(at(overview, "queue")).toEqual({
           queued: { import: 0, media: 0 },
           running: { import: 0, media: 0 },
           paused: { import: 0, media: 0 }
         })
-        expect(overview.oldest_queued).toBeNull()
-        expect(overview.paused_media_companies).toEqual([])
+        expect(at(overview, "oldest_queued")).toBeNull()
+        expect(at(overview, "paused_media_companies")).toEqual([])
       })
     )
   }
