@@ -15,8 +15,13 @@ import { InMemory } from "../src/testing.js"
 
 /** A hasher that counts its verifications and lets other fibers run while it "works", as scrypt does. */
 const verifications = { count: 0 }
+const hashes = { count: 0 }
 const SlowHasher = Layer.succeed(PasswordHasher, {
-  hash: (password) => Effect.succeed(`plain$${password}`),
+  hash: (password) =>
+    Effect.sync(() => {
+      hashes.count++
+      return `plain$${password}`
+    }),
   verify: (password, stored) =>
     Effect.andThen(
       Effect.yieldNow,
@@ -112,6 +117,22 @@ describe("sign-ins sent at once", () => {
       }
       const failures = yield* Effect.flatMap(People, (port) => port.countFailures("address:192.0.2.7", 0))
       expect(failures.count).toBe(0)
+    }).pipe(Effect.provide(layer()))
+  )
+})
+
+describe("the cost of a sign-in", () => {
+  it.effect("the first sign-in of a known email hashes as the first of an unknown one does", () =>
+    Effect.gen(function* () {
+      const people = yield* PeopleAdmin
+      const ada = yield* signUp
+      hashes.count = 0
+      yield* Effect.flip(people.signIn({ email: ada.email, password: "wrong password", address: null }))
+      const known = hashes.count
+      yield* Effect.flip(people.signIn({ email: "nobody@example.com", password: "wrong password", address: null }))
+      // The hash an unknown email is checked against is made once, by the first sign-in of either kind.
+      expect(known).toBe(1)
+      expect(hashes.count).toBe(1)
     }).pipe(Effect.provide(layer()))
   )
 })

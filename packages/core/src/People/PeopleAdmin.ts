@@ -184,13 +184,11 @@ export class PeopleAdmin extends Context.Service<PeopleAdmin>()("@catalog-sync/c
         const failed = Effect.fail(refused())
         // A password no account can have is refused before any lookup: the cost does not depend on the email.
         if (input.password.length > maxPasswordLength * 2) return yield* failed
+        // Made by the first sign-in whatever its email, so that this one costs no more for an unknown email.
+        const dummy = yield* dummyHash
         const found = yield* people.findUserByEmail(email)
         const verified = yield* Option.match(found, {
-          onNone: () =>
-            Effect.as(
-              Effect.flatMap(dummyHash, (stored) => hasher.verify(input.password, stored)),
-              false
-            ),
+          onNone: () => Effect.as(hasher.verify(input.password, dummy), false),
           onSome: ({ passwordHash }) => hasher.verify(input.password, passwordHash)
         })
         if (!verified || Option.isNone(found) || !found.value.user.enabled) return yield* failed
