@@ -4,7 +4,7 @@ import { AuditLog } from "../src/Audit/AuditLog.js"
 import { People } from "../src/People/People.js"
 import { PasswordHasher } from "../src/People/PasswordHasher.js"
 import { PeopleAdmin } from "../src/People/PeopleAdmin.js"
-import { accountLimit, addressLimit } from "../src/People/SignInThrottle.js"
+import { accountLimit, addressKey, addressLimit } from "../src/People/SignInThrottle.js"
 import { IdsLive } from "../src/Shared/Ids.js"
 import { InMemory } from "../src/testing.js"
 
@@ -133,6 +133,35 @@ describe("the cost of a sign-in", () => {
       // The hash an unknown email is checked against is made once, by the first sign-in of either kind.
       expect(known).toBe(1)
       expect(hashes.count).toBe(1)
+    }).pipe(Effect.provide(layer()))
+  )
+})
+
+describe("the address a failure counts for", () => {
+  it("is an IPv4 address itself, and an IPv6 address's /64", () => {
+    expect(addressKey("192.0.2.7")).toBe("address:192.0.2.7")
+    expect(addressKey("2001:db8:1:2:3:4:5:6")).toBe("address:2001:db8:1:2::/64")
+    expect(addressKey("2001:DB8:1:2::9")).toBe("address:2001:db8:1:2::/64")
+    expect(addressKey("2001:db8::1")).toBe("address:2001:db8:0:0::/64")
+    expect(addressKey("::1")).toBe("address:0:0:0:0::/64")
+    expect(addressKey("2001:db8:1:3::9")).not.toBe(addressKey("2001:db8:1:2::9"))
+  })
+
+  it.effect("guesses from the addresses of one IPv6 /64 are throttled together", () =>
+    Effect.gen(function* () {
+      const people = yield* PeopleAdmin
+      for (let i = 0; i < addressLimit; i++) {
+        const address = `2001:db8:1:2::${(i + 1).toString(16)}`
+        yield* Effect.flip(people.signIn({ email: `guess${i}@example.com`, password, address }))
+      }
+      const next = yield* Effect.flip(
+        people.signIn({ email: "guess@example.com", password, address: "2001:db8:1:2:ffff:ffff:ffff:ffff" })
+      )
+      expect(next._tag).toBe("SignInThrottled")
+      const elsewhere = yield* Effect.flip(
+        people.signIn({ email: "guess@example.com", password, address: "2001:db8:1:3::1" })
+      )
+      expect(elsewhere._tag).toBe("SignInRefused")
     }).pipe(Effect.provide(layer()))
   )
 })

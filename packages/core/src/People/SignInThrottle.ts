@@ -18,8 +18,30 @@ export interface FailureCount {
 
 /** The key under which an account's failures are counted (the normalised email, so unknown ones count too). */
 export const accountKey = (email: string): string => `account:${email}`
-/** The key under which an address's failures are counted. */
-export const addressKey = (address: string): string => `address:${address}`
+/**
+ * The network an address's failures are counted for: an IPv4 address alone, an IPv6 address by its /64
+ * (one subscriber's network, whose host may use any of its 2^64 addresses), as the API's failed-key
+ * throttle groups them. Addresses reach it as a socket or a trusted proxy gives them.
+ */
+export const addressNetwork = (address: string): string => {
+  if (!address.includes(":")) return address
+  const [head = "", tail] = address.toLowerCase().split("::")
+  const groups = (part: string) => (part === "" ? [] : part.split(":"))
+  const first = groups(head)
+  // An embedded IPv4 tail (`::ffff:192.0.2.1`) stands for the last two groups.
+  const rest = groups(tail ?? "").flatMap((group) => (group.includes(".") ? ["0", "0"] : [group]))
+  const full =
+    tail === undefined
+      ? first
+      : [...first, ...Array<string>(Math.max(0, 8 - first.length - rest.length)).fill("0"), ...rest]
+  return `${full
+    .slice(0, 4)
+    .map((group) => Number.parseInt(group, 16).toString(16))
+    .join(":")}::/64`
+}
+
+/** The key under which an address's failures are counted: its network (`addressNetwork`). */
+export const addressKey = (address: string): string => `address:${addressNetwork(address)}`
 
 const waitFor = (failures: FailureCount, limit: number, now: number): number =>
   failures.count >= limit && failures.oldest !== null ? Math.max(1, failures.oldest + windowMillis - now) : 0
