@@ -77,8 +77,6 @@ export default defineConfig(
       "bench/src/load.ts",
       "bench/src/loader.ts",
       "bench/src/requests.ts",
-      "packages/portal/src/PortalSearch.ts",
-      "packages/portal/src/ReferenceDocument.ts",
       "packages/server/test/api.e2e.test.ts",
       "packages/server/test/conformance.e2e.test.ts",
       "packages/server/test/imports.crash.e2e.test.ts",

@@ -1,6 +1,6 @@
 /** The table of every endpoint (method, path, what it does, scopes), on the home page and the reference page. */
 import { escapeHtml } from "./PageLayout.js"
-import { type Json, operationsOf, scopesOf } from "./ReferenceDocument.js"
+import { type ApiDocument, operationsOf, scopesOf } from "./ReferenceDocument.js"
 
 /** Scopes texts that several rows share and that are long: shown once, as notes. */
 const scopeNotes = (texts: ReadonlyArray<string>): ReadonlyMap<string, number> => {
@@ -15,7 +15,7 @@ const scopeNotes = (texts: ReadonlyArray<string>): ReadonlyMap<string, number> =
  * The endpoint table of `doc`, each path linked to its section of the interactive reference at
  * `referencePage` (`""`: the page the table is on); `inline` renders the scopes' markdown.
  */
-export const endpointTable = (doc: Json, inline: (markdown: string) => string) => {
+export const endpointTable = (doc: ApiDocument, inline: (markdown: string) => string) => {
   const operations = operationsOf(doc).map((op) => ({ ...op, scopes: scopesOf(op.method, op.path) }))
   const notes = scopeNotes(operations.map((op) => op.scopes))
   return (referencePage: string) => {

@@ -11,7 +11,7 @@ import { type Guide, guideLink, type Guides } from "./Guides.js"
 import { escapeHtml, layout, type PageAssets } from "./PageLayout.js"
 import { css, searchScript } from "./PortalAssets.js"
 import { headingSlugger, searchIndex } from "./PortalSearch.js"
-import { documentForPortal, type Json } from "./ReferenceDocument.js"
+import { type ApiDocument, documentForPortal } from "./ReferenceDocument.js"
 import { referencePage, referenceScript } from "./ReferencePage.js"
 import { createHash } from "node:crypto"
 
@@ -56,7 +56,7 @@ const asset = (name: string, extension: string, contentType: string, body: strin
 
 /** Renders the whole portal. */
 export const render = (options: {
-  readonly spec: Json
+  readonly spec: ApiDocument
   readonly guides: Guides
   /** The repository's web address, for links to files the portal does not hold. */
   readonly repository?: string | undefined

@@ -4,9 +4,9 @@
  * (by heading), error codes (the table of docs/errors.md) and operations (with the error codes their
  * examples show), each with the page and anchor to open.
  */
+import { Predicate } from "effect"
 import { Marked, type Token, type Tokens } from "marked"
-
-type Json = Record<string, any>
+import type { ApiDocument, ApiOperation } from "./ReferenceDocument.js"
 
 export interface SearchEntry {
   /** What the result shows. */
@@ -97,35 +97,41 @@ export const errorRows = (errorsMarkdown: string | undefined) =>
     })
   )
 
-const methods = ["get", "post", "put", "patch", "delete"]
+const methods = ["get", "post", "put", "patch", "delete"] as const
+
+/** The value at `path` below `value`, through objects only (the examples are JSON nobody typed). */
+const valueAt = (value: unknown, ...path: ReadonlyArray<string>): unknown =>
+  path.reduce<unknown>((node, key) => (Predicate.isObject(node) ? node[key] : undefined), value)
 
 /** The error codes an operation's examples show, by status. */
-const exampleCodes = (operation: Json): ReadonlyArray<string> =>
-  Object.values<Json>(operation.responses ?? {}).flatMap((response) =>
-    Object.values<Json>(response.content?.["application/json"]?.examples ?? {})
-      .map((example) => example.value?.error?.code)
-      .filter((code): code is string => typeof code === "string")
-  )
+const exampleCodes = (operation: ApiOperation): ReadonlyArray<string> =>
+  Object.values(operation.responses ?? {}).flatMap((response) => {
+    const examples = valueAt(response.content?.["application/json"], "examples")
+    return (Predicate.isObject(examples) ? Object.values(examples) : [])
+      .map((example) => valueAt(example, "value", "error", "code"))
+      .filter(Predicate.isString)
+  })
 
-export const operationEntries = (spec: Json): ReadonlyArray<SearchEntry> =>
-  Object.entries<Json>(spec.paths ?? {}).flatMap(([path, item]) =>
-    methods
-      .filter((method) => item[method] !== undefined)
-      .map((method) => {
-        const operation = item[method] as Json
-        const tag = String(operation.tags?.[0] ?? "")
-        const parameters = (operation.parameters ?? []).map((p: Json) => p.name).join(" ")
-        return {
-          title: `${method.toUpperCase()} ${path} · ${String(operation.summary ?? "")}`,
+export const operationEntries = (spec: ApiDocument): ReadonlyArray<SearchEntry> =>
+  Object.entries(spec.paths ?? {}).flatMap(([path, item]) =>
+    methods.flatMap((method): ReadonlyArray<SearchEntry> => {
+      const operation = item[method]
+      if (operation === undefined) return []
+      const tag = operation.tags?.[0] ?? ""
+      const parameters = (operation.parameters ?? []).map((p) => p.name).join(" ")
+      return [
+        {
+          title: `${method.toUpperCase()} ${path} · ${operation.summary ?? ""}`,
           url: `reference.html#tag/${encodeURIComponent(tag)}/${method}${path}`,
-          kind: "operation" as const,
+          kind: "operation",
           text: plain(`${operation.description ?? ""} ${parameters} ${[...new Set(exampleCodes(operation))].join(" ")}`)
         }
-      })
+      ]
+    })
   )
 
 export const searchIndex = (
-  spec: Json,
+  spec: ApiDocument,
   guides: ReadonlyArray<{ readonly slug: string; readonly title: string; readonly markdown: string }>
 ): ReadonlyArray<SearchEntry> => {
   const errors = errorRows(guides.find((guide) => guide.slug === "errors")?.markdown).map((row): SearchEntry => ({

@@ -4,8 +4,46 @@
  */
 import type { Guide } from "./Guides.js"
 
-/** An OpenAPI document, or a part of one, as read by the portal. */
-export type Json = Record<string, any>
+/** The methods the portal shows, in the order it shows them. */
+const methods = ["get", "post", "put", "patch", "delete"] as const
+
+/**
+ * What the portal reads of an OpenAPI document: Effect's generated document (`OpenApi.fromApi`) is one,
+ * and so is a document written by hand with only these parts.
+ */
+export interface ApiDocument {
+  info?: { title?: string; version?: string; description?: string }
+  paths?: Record<string, ApiPathItem>
+}
+
+/** A path's operations by method. */
+export type ApiPathItem = { [Method in (typeof methods)[number]]?: ApiOperation }
+
+/** What the portal reads and writes of an operation. */
+export interface ApiOperation {
+  summary?: string
+  description?: string
+  tags?: ReadonlyArray<string>
+  parameters?: ReadonlyArray<ApiParameter>
+  /** The responses by status. */
+  responses?: Record<number, ApiResponse>
+  /** The scopes the operation needs, as the portal writes them (`scopesOf`). */
+  "x-scopes"?: string
+}
+
+/** What the portal reads and writes of a parameter. */
+export interface ApiParameter {
+  name: string
+  in: string
+  description?: string
+}
+
+/** What the portal reads and writes of a response. */
+export interface ApiResponse {
+  description?: string
+  /** The body by media type; the portal narrows what it reads of one (its examples). */
+  content?: Record<string, object>
+}
 
 /** The scopes an operation needs (spec 4.2-4.3, and the decisions in docs/spec-gaps.md). */
 export const scopesOf = (method: string, path: string): string => {
@@ -47,19 +85,15 @@ export const errorCodesByStatus = (errorsMarkdown: string | undefined): Readonly
   return byStatus
 }
 
-const methods = ["get", "post", "put", "patch", "delete"]
-
 /** Every operation of the document: method, path, summary, tag. */
-export const operationsOf = (spec: Json) =>
-  Object.entries<Json>(spec.paths ?? {}).flatMap(([path, item]) =>
-    methods
-      .filter((method) => item[method] !== undefined)
-      .map((method) => ({
-        method: method.toUpperCase(),
-        path,
-        summary: String(item[method].summary ?? ""),
-        tag: String(item[method].tags?.[0] ?? "")
-      }))
+export const operationsOf = (spec: ApiDocument) =>
+  Object.entries(spec.paths ?? {}).flatMap(([path, item]) =>
+    methods.flatMap((method) => {
+      const operation = item[method]
+      return operation === undefined
+        ? []
+        : [{ method: method.toUpperCase(), path, summary: operation.summary ?? "", tag: operation.tags?.[0] ?? "" }]
+    })
   )
 
 /**
@@ -67,17 +101,17 @@ export const operationsOf = (spec: Json) =>
  * codes written into the descriptions (renderers show descriptions; they ignore extensions), and the
  * guides linked from the introduction.
  */
-export const documentForPortal = (spec: Json, guides: ReadonlyArray<Guide>): Json => {
+export const documentForPortal = (spec: ApiDocument, guides: ReadonlyArray<Guide>): ApiDocument => {
   const doc = structuredClone(spec)
   const codes = errorCodesByStatus(guides.find((guide) => guide.slug === "errors")?.markdown)
-  for (const [path, item] of Object.entries<Json>(doc.paths ?? {})) {
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
     for (const method of methods) {
-      const operation = item[method] as Json | undefined
+      const operation = item[method]
       if (operation === undefined) continue
       const scopes = `**Scopes:** ${scopesOf(method, path)}`
       operation.description = operation.description ? `${operation.description}\n\n${scopes}` : scopes
       operation["x-scopes"] = scopesOf(method, path)
-      for (const [status, response] of Object.entries<Json>(operation.responses ?? {})) {
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
         const list = codes.get(status)
         if (list === undefined || list.length === 0) continue
         response.description =
@@ -85,9 +119,9 @@ export const documentForPortal = (spec: Json, guides: ReadonlyArray<Guide>): Jso
       }
     }
   }
-  for (const item of Object.values<Json>(doc.paths ?? {})) {
-    for (const operation of Object.values<Json>(item)) {
-      for (const parameter of operation?.parameters ?? []) {
+  for (const item of Object.values(doc.paths ?? {})) {
+    for (const method of methods) {
+      for (const parameter of item[method]?.parameters ?? []) {
         if (parameter.in !== "header" || parameter.name !== "idempotency-key") continue
         parameter.description = `${parameter.description} Test Request sends a fresh key when this one is left as it is.`
       }
