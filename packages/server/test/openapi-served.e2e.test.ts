@@ -13,9 +13,8 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import sharp from "sharp"
 import { makeResponseContract } from "./robustness/ResponseContract.js"
-import { call, type Reply, TestServer, TestServerLive, uploadMedia, waitJob } from "./TestServer.js"
-
-type Json = Record<string, any>
+import { asArray, at, detailPaths, isObject, type JsonObject, num, record, records, str } from "./Json.js"
+import { request as call, type Reply, TestServer, TestServerLive, uploadMedia, waitJob } from "./TestServer.js"
 
 const root = fileURLToPath(new URL("../../../", import.meta.url))
 const golden = join(root, "docs/openapi.json")
@@ -65,9 +64,13 @@ const replayOrder = [
 ]
 const notReplayed = ["DELETE /api/v1/products/{id}"]
 
-const operations = (spec: Json) =>
-  Object.entries<Json>(spec.paths).flatMap(([path, item]) =>
-    Object.entries<Json>(item).map(([method, operation]) => ({
+/** The objects below a map of the document (`paths`, `examples`, ...) by key; none when there is no map. */
+const entriesOf = (map: unknown): ReadonlyArray<readonly [string, JsonObject]> =>
+  isObject(map) ? Object.entries(map).map(([key, value]) => [key, record(value)] as const) : []
+
+const operations = (spec: unknown) =>
+  entriesOf(at(spec, "paths")).flatMap(([path, item]) =>
+    entriesOf(item).map(([method, operation]) => ({
       key: `${method.toUpperCase()} ${path}`,
       path,
       method,
@@ -97,11 +100,15 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("the serv
           ],
           { concurrency: 2 }
         )
-        const spectralResults = JSON.parse(spectral.stdout) as Array<Json>
-        expect(spectralResults.map((r) => `${r.code} ${r.path.join(".")}: ${r.message}`)).toEqual([])
-        const redoclyReport = JSON.parse(redocly.stdout) as Json
-        expect(redoclyReport.problems.map((p: Json) => `${p.ruleId}: ${p.message}`)).toEqual([])
-        expect(redoclyReport.totals).toEqual({ errors: 0, warnings: 0, ignored: 0 })
+        const spectralResults: unknown = JSON.parse(spectral.stdout)
+        expect(
+          asArray(spectralResults).map(
+            (r) => `${String(at(r, "code"))} ${asArray(r, "path").join(".")}: ${str(r, "message")}`
+          )
+        ).toEqual([])
+        const redoclyReport: unknown = JSON.parse(redocly.stdout)
+        expect(asArray(redoclyReport, "problems").map((p) => `${str(p, "ruleId")}: ${str(p, "message")}`)).toEqual([])
+        expect(at(redoclyReport, "totals")).toEqual({ errors: 0, warnings: 0, ignored: 0 })
       }),
     { timeout: 120_000 }
   )
@@ -109,7 +116,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("the serv
   it.effect("its request examples succeed, in order, against a live server", () =>
     Effect.gen(function* () {
       const { url, admin, tenant } = yield* TestServer
-      const spec = JSON.parse(readFileSync(golden, "utf8")) as Json
+      const spec: unknown = JSON.parse(readFileSync(golden, "utf8"))
       const withExamples = operations(spec)
         .filter((op) => op.operation.requestBody !== undefined)
         .map((op) => op.key)
@@ -134,14 +141,18 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("the serv
               .toBuffer()
           )
       )
-      const exampleLocation = spec.paths["/api/v1/inventory"].post.requestBody.content["application/json"].examples.set
-        .value.location_id as string
+      const exampleLocation = str(
+        spec,
+        ...["paths", "/api/v1/inventory", "post", "requestBody", "content", "application/json"],
+        ...["examples", "set", "value", "location_id"]
+      )
 
       const answers: Array<{ method: string; path: string; reply: Reply }> = []
       for (const key of replayOrder) {
         const [, path] = key.split(" ") as [string, string]
-        const content = Object.values<Json>(spec.paths[path].post.requestBody.content)[0]!
-        for (const [name, example] of Object.entries<Json>(content.examples)) {
+        // Each operation with examples has one content type.
+        const content = record(entriesOf(at(spec, "paths", path, "post", "requestBody", "content"))[0]?.[1])
+        for (const [name, example] of entriesOf(content.examples)) {
           const reply =
             path === "/api/v1/media"
               ? yield* Effect.flatMap(
@@ -149,13 +160,13 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("the serv
                     url,
                     token,
                     {
-                      external_id: example.value.external_id,
-                      name: example.value.name,
-                      purpose: example.value.purpose
+                      external_id: str(example, "value", "external_id"),
+                      name: str(example, "value", "name"),
+                      purpose: str(example, "value", "purpose")
                     },
                     image
                   ),
-                  (r) => Effect.as(waitJob(url, token, r.body.job.id), r)
+                  (r) => Effect.as(waitJob(url, token, str(r.body, "job", "id")), r)
                 )
               : yield* call(url, "POST", path.replace("/api/v1", ""), {
                   token,
@@ -176,17 +187,17 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("the serv
         for (const mode of ["catalog", "prices"]) {
           const page = yield* call(url, "GET", `/${resource}?limit=100&mode=${mode}`, { token })
           answers.push({ method: "GET", path: `/api/v1/${resource}`, reply: page })
-          const records = (page.body as { records: ReadonlyArray<{ id: string }> }).records
-          expect([resource, mode, records.length > 0]).toEqual([resource, mode, true])
+          const listed = records(page.body)
+          expect([resource, mode, listed.length > 0]).toEqual([resource, mode, true])
           if (mode === "catalog") {
-            for (const record of records) {
-              const one = yield* call(url, "GET", `/${resource}/${record.id}`, { token })
+            for (const item of listed) {
+              const one = yield* call(url, "GET", `/${resource}/${str(item, "id")}`, { token })
               answers.push({ method: "GET", path: `/api/v1/${resource}/{id}`, reply: one })
             }
           }
         }
       }
-      const contract = makeResponseContract(spec)
+      const contract = makeResponseContract(record(spec))
       const problems = answers.flatMap(({ method, path, reply }) =>
         contract
           .check(method, path, {
@@ -204,15 +215,17 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("the serv
   it.effect("its parameters say what the server enforces: types, bounds, enums, uuids and required headers", () =>
     Effect.gen(function* () {
       const { url, tenant } = yield* TestServer
-      const spec = JSON.parse(readFileSync(golden, "utf8")) as Json
+      const spec: unknown = JSON.parse(readFileSync(golden, "utf8"))
       const t = yield* tenant({ stock_package: true, inventory_module: true })
       /** Values the parameter's schema refuses, each of which the server must refuse too. */
-      const refused = (schema: Json): ReadonlyArray<string> => [
-        ...(schema.type === "integer" ? ["abc", "1.5", String(schema.minimum - 1), String(schema.maximum + 1)] : []),
+      const refused = (schema: JsonObject): ReadonlyArray<string> => [
+        ...(schema.type === "integer"
+          ? ["abc", "1.5", String(num(schema, "minimum") - 1), String(num(schema, "maximum") + 1)]
+          : []),
         ...(schema.enum !== undefined ? ["nonsense"] : []),
         ...(schema.format === "uuid" ? ["not-a-uuid"] : []),
-        ...(schema.maxLength !== undefined ? ["x".repeat(schema.maxLength + 1)] : []),
-        ...(schema.minLength !== undefined && schema.minLength > 0 ? [""] : []),
+        ...(schema.maxLength !== undefined ? ["x".repeat(num(schema, "maxLength") + 1)] : []),
+        ...(schema.minLength !== undefined && num(schema, "minLength") > 0 ? [""] : []),
         ...(schema.pattern !== undefined ? ["!!"] : [])
       ]
       let checked = 0
@@ -222,32 +235,38 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("the serv
         if (!path.startsWith("/api/v1") || path.endsWith("openapi.json")) continue
         // A key per operation, so that the checks stay under the per-key rate limit.
         const token = yield* t.key(Scope.all)
-        const jsonExample = Object.values<Json>(operation.requestBody?.content?.["application/json"]?.examples ?? {})[0]
-          ?.value
-        for (const parameter of operation.parameters as Array<Json>) {
+        const jsonExample = at(
+          entriesOf(at(operation, "requestBody", "content", "application/json", "examples"))[0]?.[1],
+          "value"
+        )
+        for (const parameter of asArray(operation, "parameters").map((item) => record(item))) {
+          const schema = record(parameter, "schema")
           if (parameter.in === "query") {
-            const accepted = parameter.schema.examples?.[0] ?? parameter.schema.default ?? parameter.schema.enum?.[0]
+            const accepted = at(schema, "examples", 0) ?? schema.default ?? at(schema, "enum", 0)
             if (accepted !== undefined) {
               const ok = yield* call(
                 url,
                 "GET",
-                `${concrete}?${parameter.name}=${encodeURIComponent(String(accepted))}`,
+                `${concrete}?${str(parameter, "name")}=${encodeURIComponent(String(accepted))}`,
                 { token }
               )
               expect([key, parameter.name, ok.status]).toEqual([key, parameter.name, 200])
             }
-            for (const value of refused(parameter.schema)) {
-              const reply = yield* call(url, "GET", `${concrete}?${parameter.name}=${encodeURIComponent(value)}`, {
-                token
-              })
-              expect([key, parameter.name, value, reply.status, reply.body?.error?.code]).toEqual([
+            for (const value of refused(schema)) {
+              const reply = yield* call(
+                url,
+                "GET",
+                `${concrete}?${str(parameter, "name")}=${encodeURIComponent(value)}`,
+                { token }
+              )
+              expect([key, parameter.name, value, reply.status, at(reply.body, "error", "code")]).toEqual([
                 key,
                 parameter.name,
                 value,
                 422,
                 "validation_failed"
               ])
-              expect(reply.body.error.details.map((d: Json) => d.path)).toContain(`query.${parameter.name}`)
+              expect(detailPaths(reply.body)).toContain(`query.${str(parameter, "name")}`)
               checked++
             }
           }
@@ -256,7 +275,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("the serv
               token,
               ...(operation.requestBody === undefined ? {} : { body: {} })
             })
-            expect([key, reply.status, reply.body?.error?.code]).toEqual([key, 404, "not_found"])
+            expect([key, reply.status, at(reply.body, "error", "code")]).toEqual([key, 404, "not_found"])
             checked++
           }
           if (parameter.in === "header") {
@@ -269,7 +288,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("the serv
                 // A valid body: the body is decoded before the headers.
                 ...(jsonExample === undefined ? {} : { body: jsonExample })
               })
-              expect([key, value, reply.status, reply.body?.error?.code]).toEqual([
+              expect([key, value, reply.status, at(reply.body, "error", "code")]).toEqual([
                 key,
                 value,
                 422,

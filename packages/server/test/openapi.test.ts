@@ -7,6 +7,7 @@ import { OpenApi } from "effect/http-api"
 import { describe, expect, it } from "vitest"
 import { readFileSync, writeFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
+import { asArray, at, isObject, type JsonObject, record, str } from "./Json.js"
 import { endpoints, isMultipart } from "./robustness/ApiSurface.js"
 
 const errorsGuide = readFileSync(fileURLToPath(new URL("../../../docs/errors.md", import.meta.url)), "utf8")
@@ -16,7 +17,9 @@ for (const [, code, status] of errorsGuide.matchAll(/^\|\s*`([a-z_]+)`\s*\|\s*(\
   documentedCodes.set(code!, (documentedCodes.get(code!) ?? new Set()).add(Number(status)))
 }
 
-type Json = Record<string, any>
+/** The objects below an OpenAPI map (`examples`, `content`, `responses`) by key; none when there is no map. */
+const entriesOf = (map: unknown): ReadonlyArray<readonly [string, JsonObject]> =>
+  isObject(map) ? Object.entries(map).map(([key, value]) => [key, record(value)] as const) : []
 const pointer = (segment: string) => segment.replace(/~/g, "~0").replace(/\//g, "~1")
 
 const spec = OpenApi.fromApi(Api)
@@ -69,8 +72,7 @@ describe("OpenAPI description", () => {
       "503"
     ])
     expect(spec.components.securitySchemes).toHaveProperty("bearer")
-    const body = (spec.components.schemas as Record<string, any>).ProductUpsert
-    expect(body.additionalProperties).toBe(false)
+    expect(at(spec, "components", "schemas", "ProductUpsert", "additionalProperties")).toBe(false)
   })
 
   it("declares every path, query and header parameter the contract decodes, with its type and whether it is required", () => {
@@ -87,21 +89,22 @@ describe("OpenAPI description", () => {
         }
       })
     for (const endpoint of endpoints) {
-      const operation = (spec.paths as Record<string, any>)[endpoint.openApiPath][endpoint.method.toLowerCase()]
+      const operation = record(spec, "paths", endpoint.openApiPath, endpoint.method.toLowerCase())
       const expected = [
         ...declared(endpoint.pathSchema, "path"),
         ...declared(endpoint.urlParamsSchema, "query"),
         ...declared(endpoint.headersSchema, "header")
       ]
-      const documented = (operation.parameters as Array<any>).map((p) => ({
-        in: p.in,
-        name: p.name,
-        required: p.required
+      const documented = asArray(operation, "parameters").map((p) => ({
+        in: at(p, "in"),
+        name: at(p, "name"),
+        required: at(p, "required")
       }))
       expect(documented, endpoint.key).toEqual(expected)
-      for (const parameter of operation.parameters as Array<any>) {
-        expect(parameter.description, `${endpoint.key} ${parameter.name}`).toMatch(/\w/)
-        expect(parameter.schema.type, `${endpoint.key} ${parameter.name}`).toBeDefined()
+      for (const parameter of asArray(operation, "parameters")) {
+        const where = `${endpoint.key} ${str(parameter, "name")}`
+        expect(at(parameter, "description"), where).toMatch(/\w/)
+        expect(at(parameter, "schema", "type"), where).toBeDefined()
       }
       for (const name of endpoint.openApiPath.match(/\{\w+\}/g) ?? []) {
         expect(documented, endpoint.key).toContainEqual({ in: "path", name: name.slice(1, -1), required: true })
@@ -110,8 +113,8 @@ describe("OpenAPI description", () => {
         expect(documented, endpoint.key).toContainEqual({ in: "header", name: "idempotency-key", required: true })
       }
     }
-    const parameters = Object.values<any>(spec.paths).flatMap((item) =>
-      Object.values<any>(item).flatMap((operation) => operation.parameters)
+    const parameters = entriesOf(spec.paths).flatMap(([, item]) =>
+      entriesOf(item).flatMap(([, operation]) => asArray(operation, "parameters").map((parameter) => record(parameter)))
     )
     for (const limit of parameters.filter((p) => p.name === "limit"))
       expect(limit.schema).toMatchObject({ type: "integer", minimum: 1, maximum: 100, default: 50 })
@@ -128,11 +131,10 @@ describe("OpenAPI description", () => {
     ajv.addFormat("binary", true)
     ajv.addSchema(structuredClone(spec), "openapi")
     const problems: Array<string> = []
-    const check = (where: string, schemaPointer: string, examples: Json | undefined) => {
-      if (examples === undefined || Object.keys(examples).length === 0)
-        return void problems.push(`${where}: no example`)
+    const check = (where: string, schemaPointer: string, examples: unknown) => {
+      if (entriesOf(examples).length === 0) return void problems.push(`${where}: no example`)
       const validate = ajv.compile({ $ref: `openapi#${schemaPointer}` })
-      for (const [name, example] of Object.entries<Json>(examples)) {
+      for (const [name, example] of entriesOf(examples)) {
         if (typeof example.summary !== "string" || example.summary === "") problems.push(`${where} ${name}: no summary`)
         if (!validate(example.value)) problems.push(`${where} ${name}: ${ajv.errorsText(validate.errors)}`)
       }
@@ -142,12 +144,8 @@ describe("OpenAPI description", () => {
     const decodeOne = (schema: Schema.Codec<unknown, unknown>, value: unknown) =>
       Schema.decodeUnknownResult(schema, { errors: "all", onExcessProperty: "error" })(value)
     /** Decoded by one of `schemas` (an endpoint declares one success schema per status). */
-    const decodes = (
-      where: string,
-      schemas: ReadonlyArray<Schema.Codec<unknown, unknown>>,
-      examples: Json | undefined
-    ) => {
-      for (const [name, example] of Object.entries<Json>(examples ?? {})) {
+    const decodes = (where: string, schemas: ReadonlyArray<Schema.Codec<unknown, unknown>>, examples: unknown) => {
+      for (const [name, example] of entriesOf(examples)) {
         const failures: Array<string> = []
         for (const schema of schemas) {
           const decoded = decodeOne(schema, example.value)
@@ -160,29 +158,25 @@ describe("OpenAPI description", () => {
     for (const endpoint of endpoints) {
       const method = endpoint.method.toLowerCase()
       const base = `/paths/${pointer(endpoint.openApiPath)}/${method}`
-      const operation = (spec.paths as Json)[endpoint.openApiPath][method] as Json
-      for (const [type, content] of Object.entries<Json>(operation.requestBody?.content ?? {})) {
+      const operation = record(spec, "paths", endpoint.openApiPath, method)
+      for (const [type, content] of entriesOf(at(operation, "requestBody", "content"))) {
         check(`${endpoint.key} request`, `${base}/requestBody/content/${pointer(type)}/schema`, content.examples)
         // The server's own decoder: strict, with every rule of the body schema.
         if (!isMultipart(endpoint))
           decodes(`${endpoint.key} request`, [Option.getOrThrow(endpoint.payloadSchema)], content.examples)
       }
-      const success = [
-        ...((Api.groups as Json)[endpoint.key.split(".")[0]!].endpoints[endpoint.key.split(".")[1]!]
-          .success as ReadonlySet<Schema.Codec<unknown, unknown>>)
-      ]
-      for (const [status, response] of Object.entries<Json>(operation.responses)) {
-        const json = response.content?.["application/json"] as Json | undefined
-        if (json === undefined) continue
+      for (const [status, response] of entriesOf(operation.responses)) {
+        const json = at(response, "content", "application/json")
+        if (!isObject(json)) continue
         check(
           `${endpoint.key} ${status}`,
           `${base}/responses/${status}/content/application~1json/schema`,
           json.examples
         )
-        if (Number(status) < 400) decodes(`${endpoint.key} ${status}`, success, json.examples)
-        for (const [name, example] of Object.entries<Json>(Number(status) >= 400 ? (json.examples ?? {}) : {})) {
-          const code = example.value?.error?.code as string
-          if (!documentedCodes.get(code)?.has(Number(status)))
+        if (Number(status) < 400) decodes(`${endpoint.key} ${status}`, endpoint.successSchemas, json.examples)
+        for (const [name, example] of Number(status) >= 400 ? entriesOf(json.examples) : []) {
+          const code = at(example, "value", "error", "code")
+          if (typeof code !== "string" || !documentedCodes.get(code)?.has(Number(status)))
             problems.push(`${endpoint.key} ${status} ${name}: ${code} is not a ${status} code of docs/errors.md`)
         }
       }

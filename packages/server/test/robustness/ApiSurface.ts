@@ -18,6 +18,8 @@ interface AnyEndpoint {
   /** The body's schema: JSON, or the multipart form of `media.upload`. */
   readonly payloadSchema: Option.Option<PartSchema>
   readonly headersSchema: Option.Option<PartSchema>
+  /** The success schemas, one per status the endpoint answers with. */
+  readonly successSchemas: ReadonlyArray<PartSchema>
 }
 
 export interface Endpoint extends AnyEndpoint {
@@ -47,7 +49,8 @@ export const endpoints: ReadonlyArray<Endpoint> = Object.values(
     pathSchema: part(endpoint.params),
     urlParamsSchema: part(endpoint.query),
     payloadSchema: payloadOf(endpoint),
-    headersSchema: part(endpoint.headers)
+    headersSchema: part(endpoint.headers),
+    successSchemas: [...endpoint.success].map((schema) => schema as PartSchema)
   }))
 )
 

@@ -5,8 +5,7 @@
  */
 import { Ajv2020 } from "ajv/dist/2020.js"
 import addFormats from "ajv-formats"
-
-type Json = Record<string, any>
+import { at, isObject } from "../Json.js"
 
 export interface Observed {
   readonly status: number
@@ -20,7 +19,7 @@ const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 /** JSON pointer segment escaping (RFC 6901). */
 const pointer = (segment: string) => segment.replace(/~/g, "~0").replace(/\//g, "~1")
 
-export const makeResponseContract = (document: Json) => {
+export const makeResponseContract = (document: object) => {
   const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: true })
   ;(addFormats as unknown as (ajv: Ajv2020) => void)(ajv)
   ajv.addSchema(document, "openapi")
@@ -50,21 +49,22 @@ export const makeResponseContract = (document: Json) => {
       }
     }
     if (observed.status >= 400) {
-      const error = (body as Json | undefined)?.error as Json | undefined
-      if (!json || typeof error?.code !== "string" || error.code === "" || typeof error.message !== "string") {
+      const code = at(body, "error", "code")
+      if (!json || typeof code !== "string" || code === "" || typeof at(body, "error", "message") !== "string") {
         problems.push(`4xx without the spec's error body: ${observed.text.slice(0, 200)}`)
-      } else if ((body as Json).request_id !== observed.requestIdHeader) {
+      } else if (at(body, "request_id") !== observed.requestIdHeader) {
         problems.push("request_id differs from X-Request-Id")
       }
     }
     if (openApiPath === undefined) return problems
-    const operation = document.paths?.[openApiPath]?.[method.toLowerCase()] as Json | undefined
-    if (operation === undefined) return [...problems, `no operation ${method} ${openApiPath} in the document`]
-    const declared = operation.responses?.[String(observed.status)] as Json | undefined
-    if (declared === undefined)
+    const operation = at(document, "paths", openApiPath, method.toLowerCase())
+    if (!isObject(operation)) return [...problems, `no operation ${method} ${openApiPath} in the document`]
+    const declared = at(operation, "responses", String(observed.status))
+    if (!isObject(declared))
       return [...problems, `status ${observed.status} is not declared for ${method} ${openApiPath}`]
     if (observed.status === 204 || observed.status === 304) return problems
-    const media = Object.keys(declared.content ?? {})
+    const content = declared.content
+    const media = isObject(content) ? Object.keys(content) : []
     if (!json) {
       if (!media.some((type) => observed.contentType.startsWith(type)))
         problems.push(`content type ${observed.contentType} not declared (${media.join(", ")})`)
