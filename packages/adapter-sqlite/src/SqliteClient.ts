@@ -149,6 +149,42 @@ const connectionOn = (prepare: (sql: string) => Prepared): Connection => ({
 })
 
 /**
+ * Statements run on any client's writer in this process: a commit of this process is one of them, so a
+ * version read before the latest of them may be stale.
+ */
+let writerStatements = 0
+
+/** Counts each statement the writer runs, at the moment it runs. */
+const countingWrites =
+  (prepare: (sql: string) => Prepared) =>
+  (sql: string): Prepared => {
+    writerStatements++
+    return prepare(sql)
+  }
+
+/**
+ * The reader's version, read once per turn of the event loop: under load one turn answers many requests,
+ * and each read of `PRAGMA data_version` opens a read transaction on the WAL (file locks), costing a GET
+ * about a tenth of its time. What a turn answers arrived before the turn began, so a version read during
+ * it is never older than the request; it is read again after any statement of a writer of this process
+ * (its commits are seen at once) and from the next turn on (another process's commits).
+ */
+const heldForTheTurn = (read: () => number | undefined) => {
+  let held: number | undefined
+  let heldAt = -1
+  const release = () => {
+    held = undefined
+  }
+  return (): number | undefined => {
+    if (held !== undefined && heldAt === writerStatements) return held
+    held = read()
+    heldAt = writerStatements
+    if (held !== undefined) queueMicrotask(release)
+    return held
+  }
+}
+
+/**
  * A text the reader may answer: a query (a PRAGMA would answer for the reader's connection, not the
  * writer's) that names no write. node:sqlite does not tell whether a prepared statement writes, as
  * better-sqlite3's `readonly` did: a text that only mentions a write keyword goes to the writer, which
@@ -252,7 +288,7 @@ export const make = (
     if (readerDb !== undefined) yield* pragmas(readerDb, ["query_only = ON"])
 
     const semaphore = yield* Semaphore.make(1)
-    const writer = connectionOn(preparing(writerDb))
+    const writer = connectionOn(countingWrites(preparing(writerDb)))
     const onWriter = <A, E>(effect: Effect.Effect<A, E>) => semaphore.withPermits(1)(effect)
     const reads = readerDb === undefined ? undefined : readerStatements(readerDb)
     // A refusal of the reader (a write that got past `isQuery`) is answered by the writer, as every later run.
@@ -330,7 +366,7 @@ export const make = (
         }
       }
     }
-    const readerVersion = readerDb === undefined ? () => undefined : versionOn(readerDb)
+    const readerVersion = readerDb === undefined ? () => undefined : heldForTheTurn(versionOn(readerDb))
     const writerVersion = versionOn(writerDb)
     const versions = SqliteDataVersion.of({
       anyCommit: readerVersion,

@@ -14,6 +14,20 @@ export interface Credentials {
   readonly host: string | undefined
 }
 
+/**
+ * A key's expiry in epoch milliseconds, parsed once per key object: the accounts cache hands out the same
+ * key until the account data changes, and every request asks.
+ */
+const expiries = new WeakMap<object, number>()
+const expiryMillis = (key: Pick<KeyGrant["key"], "expires_at">): number => {
+  let millis = expiries.get(key)
+  if (millis === undefined) {
+    millis = Date.parse(key.expires_at)
+    expiries.set(key, millis)
+  }
+  return millis
+}
+
 /** Why access through a key has stopped (spec 5.4), or undefined while it stands. */
 export const accessStopped = (
   grant: Pick<KeyGrant, "key" | "connection" | "company">,
@@ -21,7 +35,7 @@ export const accessStopped = (
 ): { readonly reason: UnauthenticatedReason; readonly message: string } | undefined => {
   const { company, connection, key } = grant
   if (key.revoked_at !== null) return { reason: "key_revoked", message: `the API key was revoked at ${key.revoked_at}` }
-  if (Date.parse(key.expires_at) <= nowMillis)
+  if (expiryMillis(key) <= nowMillis)
     return { reason: "key_expired", message: `the API key expired at ${key.expires_at}` }
   if (!connection.enabled) return { reason: "connection_disabled", message: "the key's connection is disabled" }
   if (!company.enabled) return { reason: "company_disabled", message: "the company's API access is disabled" }
