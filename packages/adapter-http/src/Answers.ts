@@ -19,3 +19,10 @@ import { HttpServerResponse } from "effect/http"
 /** A 200 answer serialised as it is, instead of through the endpoint's success schema (see above). */
 export const serialised = <A extends object>(body: A): HttpServerResponse.HttpServerResponse =>
   HttpServerResponse.jsonUnsafe(body)
+
+/**
+ * A 200 answer whose JSON text was built by our own code (the catalog's reads splice records' stored text):
+ * what `serialised` would send of the value the text stands for.
+ */
+export const serialisedText = (json: string): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.text(json, { contentType: "application/json" })

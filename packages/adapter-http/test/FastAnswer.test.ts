@@ -305,9 +305,9 @@ describe("the fast answers of the API", () => {
       const ran: Array<string> = []
       const handled: Array<string> = []
       const catalog = {
-        get: (resource: string) => Effect.sync(() => (handled.push(resource), { id: "r" })),
-        list: (resource: string) =>
-          Effect.sync(() => (handled.push(resource), { records: [], next_cursor: null, has_more: false }))
+        getJson: (resource: string) => Effect.sync(() => (handled.push(resource), `{"id":"r"}`)),
+        listJson: (resource: string) =>
+          Effect.sync(() => (handled.push(resource), { records: "[]", next_cursor: null, has_more: false }))
       } as unknown as typeof CatalogService.CatalogService.Service
       const feed = {
         read: () => Effect.sync(() => (handled.push("changes"), { records: [], next_cursor: "c2_0", has_more: false }))

@@ -1,4 +1,4 @@
-import { CatalogRepository, ChangeLog, CommitVersion, type StoredRecord } from "@catalog-sync/core"
+import { CatalogRepository, ChangeLog, CommitVersion, StoredRecord } from "@catalog-sync/core"
 import { Effect, Layer, Option } from "effect"
 import { committedReads } from "./CommittedReads.js"
 import { span } from "./internal/spans.js"
@@ -32,11 +32,12 @@ interface MappedRecord {
   readonly externalId: string | null
 }
 
-/** What a kept record holds: its document and id lists (parsed, about twice their text) and a fixed part. */
-const keptSize = (record: StoredRecord.StoredRecord, key: string) =>
-  2 * (textSize(record.data) + 40 * (record.index.categoryIds.length + record.index.componentIds.length)) +
-  key.length +
-  512
+/** What a kept record holds: its document and id lists (about twice their text) and a fixed part. */
+const keptSize = (record: StoredRecord.StoredRecord, key: string) => {
+  const text = StoredRecord.documentTextOf(record)
+  const document = 2 * (text === undefined ? textSize(record.data) : text.length)
+  return document + 80 * (record.index.categoryIds.length + record.index.componentIds.length) + key.length + 512
+}
 
 /**
  * A repository whose records read by id (`getMapped`: GET by id, what connectors and shops repeat most)

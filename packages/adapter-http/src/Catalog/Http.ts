@@ -5,7 +5,7 @@ import { Api, type Authentication, CatalogApi, Common } from "@catalog-sync/cont
 import { api } from "../ErrorResponses.js"
 import { rawWrite, writeEnvelope } from "../Writes.js"
 import { CurrentRequest } from "../RequestId.js"
-import { serialised } from "../Answers.js"
+import { serialised, serialisedText } from "../Answers.js"
 import { fastAnswer } from "../FastAnswer.js"
 import { servicesAtBuild } from "../GroupServices.js"
 
@@ -50,16 +50,22 @@ const catalogEndpoints = <Name extends Resource.ResourceName>(
 ) => {
   const decodeBody = Decode.upsertDecoderOf(resource, "the body")
   return {
+    // The envelopes are written as text around the records' JSON (CatalogService's getJson and listJson),
+    // their keys in the order `{ request_id, ...page }` and `{ request_id, record }` would give.
     list: ({ query }: { readonly query: ListQuery }) =>
       Effect.flatMap(CurrentRequest, (state) =>
-        Effect.map(api(catalog.list(resource, listParams(query))), (page) =>
-          serialised({ request_id: state.id, ...page })
+        Effect.map(api(catalog.listJson(resource, listParams(query))), (page) =>
+          serialisedText(
+            `{"request_id":${JSON.stringify(state.id)}` +
+              (page.change_cursor === undefined ? "" : `,"change_cursor":${JSON.stringify(page.change_cursor)}`) +
+              `,"records":${page.records},"next_cursor":${JSON.stringify(page.next_cursor)},"has_more":${page.has_more}}`
+          )
         )
       ),
     get: ({ params }: { readonly params: { readonly id: string } }) =>
       Effect.flatMap(CurrentRequest, (state) =>
-        Effect.map(api(catalog.get(resource, recordId(params.id))), (record) =>
-          serialised({ request_id: state.id, record })
+        Effect.map(api(catalog.getJson(resource, recordId(params.id))), (record) =>
+          serialisedText(`{"request_id":${JSON.stringify(state.id)},"record":${record}}`)
         )
       ),
     upsert: rawWrite(

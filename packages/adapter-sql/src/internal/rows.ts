@@ -1,4 +1,4 @@
-import { type Accounts, ApiKey, Company, Ids, Resource, Scope, type StoredRecord } from "@catalog-sync/core"
+import { type Accounts, ApiKey, Company, Ids, Resource, Scope, StoredRecord } from "@catalog-sync/core"
 import { Array as Arr, Schema, SchemaTransformation } from "effect"
 
 /**
@@ -75,25 +75,36 @@ const idList = (text: string): ReadonlyArray<Ids.RecordId> =>
  * A `catalog_records` row as the driver returns it, mapped without a schema: the rows are our own writes
  * (encoded through `RecordRow` on the way in), and decoding them again cost more than reading them
  * (docs/performance.md, "What each design choice buys"). Gives what decoding the row through `RecordRow` gave.
+ * The document is parsed when first read, and its text is kept with the record (`withDocumentText`): an
+ * answer that shows the whole document splices the text instead (a list page need not parse it at all).
  */
-export const storedRecordOf = (row: Readonly<Record<string, unknown>>): StoredRecord.StoredRecord => ({
-  id: row.id as Ids.RecordId,
-  companyId: row.company_id as Ids.CompanyId,
-  resource: row.resource as Resource.ResourceName,
-  revision: Number(row.revision),
-  data: JSON.parse(row.data as string) as StoredRecord.StoredRecord["data"],
-  index: {
-    active: row.active === null ? null : row.active === true || row.active === 1,
-    collectionId: row.collection_id as Ids.RecordId | null,
-    brandId: row.brand_id as Ids.RecordId | null,
-    parentId: row.parent_id as Ids.RecordId | null,
-    categoryIds: idList(row.category_ids as string),
-    componentIds: idList(row.component_ids as string)
-  },
-  createdAt: row.created_at as string,
-  updatedAt: row.updated_at as string,
-  archivedAt: row.archived_at as string | null
-})
+export const storedRecordOf = (row: Readonly<Record<string, unknown>>): StoredRecord.StoredRecord => {
+  const text = row.data as string
+  let data: StoredRecord.StoredRecord["data"] | undefined
+  return StoredRecord.withDocumentText(
+    {
+      id: row.id as Ids.RecordId,
+      companyId: row.company_id as Ids.CompanyId,
+      resource: row.resource as Resource.ResourceName,
+      revision: Number(row.revision),
+      get data() {
+        return (data ??= JSON.parse(text) as StoredRecord.StoredRecord["data"])
+      },
+      index: {
+        active: row.active === null ? null : row.active === true || row.active === 1,
+        collectionId: row.collection_id as Ids.RecordId | null,
+        brandId: row.brand_id as Ids.RecordId | null,
+        parentId: row.parent_id as Ids.RecordId | null,
+        categoryIds: idList(row.category_ids as string),
+        componentIds: idList(row.component_ids as string)
+      },
+      createdAt: row.created_at as string,
+      updatedAt: row.updated_at as string,
+      archivedAt: row.archived_at as string | null
+    },
+    text
+  )
+}
 
 /** What a mapping may point at: a catalog resource or a media item. */
 export const ReferenceTarget = Schema.Union([Resource.ResourceName, Schema.Literal("media")])

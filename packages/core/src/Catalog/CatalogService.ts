@@ -3,7 +3,7 @@ import { makeArchive } from "../internal/Catalog/Archive.js"
 import { makeQueries } from "../internal/Catalog/Queries.js"
 import { makeUpsert } from "../internal/Catalog/Upsert.js"
 
-export type { ListParams, Page } from "../internal/Catalog/Queries.js"
+export type { ListParams, Page, PageJson } from "../internal/Catalog/Queries.js"
 export type { Outcome, WriteResult } from "../internal/Catalog/WriteResult.js"
 
 /**
@@ -24,7 +24,9 @@ export class CatalogService extends Context.Service<CatalogService>()("@catalog-
       upsertCommand: upserts.upsertCommand,
       batchWriter: upserts.batchWriter,
       get: queries.get,
+      getJson: queries.getJson,
       list: queries.list,
+      listJson: queries.listJson,
       archive: archives.archive,
       archiveCommand: archives.archiveCommand
     } as const

@@ -39,3 +39,20 @@ export interface StoredRecord<Data extends JsonObject = JsonObject> {
   readonly updatedAt: string
   readonly archivedAt: string | null
 }
+
+/**
+ * The document of records a store read as JSON text, by record: an answer splices the text in place of
+ * parsing, rebuilding and serialising the document again (RecordView's `recordJson`). Kept beside the
+ * record rather than on it, so that a record made from another (`{ ...record, data }`) never carries a
+ * text that no longer matches its document.
+ */
+const documentTexts = new WeakMap<StoredRecord, string>()
+
+/** Records `text` (a JSON object's text, exactly `record.data`) as the stored text of `record`'s document. */
+export const withDocumentText = <R extends StoredRecord>(record: R, text: string): R => {
+  documentTexts.set(record, text)
+  return record
+}
+
+/** The JSON text `record`'s document was read from, when its store kept it. */
+export const documentTextOf = (record: StoredRecord): string | undefined => documentTexts.get(record)

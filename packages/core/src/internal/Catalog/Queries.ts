@@ -9,7 +9,9 @@ import type { RecordId } from "../../Shared/Ids.js"
 import type { ReadMode } from "./Access.js"
 import { CatalogRepository, type ListQuery } from "../../Catalog/CatalogRepository.js"
 import { readScope, requireScopes } from "./Caller.js"
-import { type RecordView, recordView } from "../../Catalog/RecordView.js"
+import { type RecordView, recordJson, recordView } from "../../Catalog/RecordView.js"
+import type { StoredRecord } from "../../Catalog/StoredRecord.js"
+import type { Principal } from "../../Auth/Principal.js"
 
 /** A page of a catalog list. */
 export interface Page<Name extends ResourceName = ResourceName, Mode extends ReadMode = ReadMode> {
@@ -18,6 +20,11 @@ export interface Page<Name extends ResourceName = ResourceName, Mode extends Rea
   readonly records: ReadonlyArray<RecordView<Name, Mode>>
   readonly next_cursor: string | null
   readonly has_more: boolean
+}
+
+/** A page of a catalog list, its records as the text of one JSON array (each record's `recordJson`). */
+export interface PageJson extends Omit<Page, "records"> {
+  readonly records: string
 }
 
 /** A catalog list's filters, page and read mode. */
@@ -35,8 +42,12 @@ export const makeQueries = Effect.gen(function* () {
   const repository = yield* CatalogRepository
   const changeLog = yield* ChangeLog
 
-  /** One record by id; archived products are returned with state archived. */
-  const get = <Name extends ResourceName>(resource: Name, id: RecordId) =>
+  /** One record by id, rendered by `render`; archived products are returned with state archived. */
+  const read = <Name extends ResourceName, A>(
+    resource: Name,
+    id: RecordId,
+    render: (record: StoredRecord, externalId: string | null, principal: Principal) => A
+  ) =>
     // Combinators rather than a generator: the read every connector repeats most takes the fewest steps.
     Effect.flatMap(CurrentPrincipal, (principal) =>
       Effect.andThen(
@@ -46,15 +57,26 @@ export const makeQueries = Effect.gen(function* () {
             ? Effect.fail(
                 new RecordNotFound({ resource, message: `no ${definitions[resource].label} ${id} in this company` })
               )
-            : Effect.succeed(recordView(resource, stored.value.record, stored.value.externalId, principal, "catalog"))
+            : Effect.succeed(render(stored.value.record, stored.value.externalId, principal))
         )
       )
     )
 
-  /** A cursor page in id order; archived products are left out. */
-  const list = <Name extends ResourceName, Mode extends ReadMode = "catalog">(
+  /** One record by id; archived products are returned with state archived. */
+  const get = <Name extends ResourceName>(resource: Name, id: RecordId) =>
+    read(resource, id, (record, externalId, principal) => recordView(resource, record, externalId, principal, "catalog"))
+
+  /** `get`, the record as JSON text (`recordJson`). */
+  const getJson = (resource: ResourceName, id: RecordId) =>
+    read(resource, id, (record, externalId, principal) =>
+      recordJson(definitions[resource], record, externalId, principal, "catalog")
+    )
+
+  /** A cursor page in id order, its records rendered by `render`; archived products are left out. */
+  const readPage = <Name extends ResourceName, Mode extends ReadMode, A>(
     resource: Name,
-    params: ListParams<Mode>
+    params: ListParams<Mode>,
+    render: (record: StoredRecord, externalId: string | null, principal: Principal, mode: Mode | "catalog") => A
   ) =>
     Effect.gen(function* () {
       const principal = yield* CurrentPrincipal
@@ -84,11 +106,29 @@ export const makeQueries = Effect.gen(function* () {
       const hasMore = rows.length > params.limit
       return {
         ...(changeCursor === undefined ? {} : { change_cursor: changeCursor }),
-        records: page.map((r) => recordView(resource, r.record, r.externalId, principal, mode)),
+        records: page.map((r) => render(r.record, r.externalId, principal, mode)),
         next_cursor: hasMore ? page[page.length - 1]!.record.id : null,
         has_more: hasMore
-      } satisfies Page<Name, Mode | "catalog">
+      }
     })
 
-  return { get, list } as const
+  /** A cursor page in id order; archived products are left out. */
+  const list = <Name extends ResourceName, Mode extends ReadMode = "catalog">(resource: Name, params: ListParams<Mode>) =>
+    Effect.map(
+      readPage(resource, params, (record, externalId, principal, mode) =>
+        recordView(resource, record, externalId, principal, mode)
+      ),
+      (page) => page satisfies Page<Name, Mode | "catalog">
+    )
+
+  /** `list`, its records as one JSON array's text (`recordJson`). */
+  const listJson = (resource: ResourceName, params: ListParams) =>
+    Effect.map(
+      readPage(resource, params, (record, externalId, principal, mode) =>
+        recordJson(definitions[resource], record, externalId, principal, mode)
+      ),
+      (page): PageJson => ({ ...page, records: `[${page.records.join(",")}]` })
+    )
+
+  return { get, getJson, list, listJson } as const
 })
