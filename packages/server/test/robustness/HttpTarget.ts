@@ -5,27 +5,35 @@
  */
 import type { ModelHarness, Probe, ReferenceModel } from "@catalog-sync/core/testing"
 import { Effect } from "effect"
-import { call, type LooseReply, type TestServer } from "../TestServer.js"
+import { at, isObject, record, str } from "../Json.js"
+import { type Reply, request, type TestServer } from "../TestServer.js"
+import * as ModelAnswers from "./ModelAnswers.js"
 
 type Server = typeof TestServer.Service
 
 /** A reply as the harness reads answers: accepted with the envelope, or refused with the error body. */
-const answerOf = (what: string, reply: LooseReply): Probe.Answer<any> => {
-  if (reply.status >= 500 || typeof reply.body?.request_id !== "string")
+const answerOf = (what: string, reply: Reply): Probe.Answer<unknown> => {
+  if (reply.status >= 500 || !isObject(reply.body) || typeof reply.body.request_id !== "string")
     throw new Error(`${what}: ${reply.status} without the spec's envelope: ${reply.text.slice(0, 300)}`)
   if (reply.status < 300) {
     const { request_id: _, ...envelope } = reply.body
     return { _tag: "Accepted", value: envelope }
   }
-  const error = reply.body.error
+  const error = record(reply.body, "error")
+  const details = error.details
+  const currentRevision = at(details, "current_revision")
   return {
     _tag: "Refused",
-    code: error.code,
-    paths: Array.isArray(error.details) ? error.details.map((issue: { path: string }) => issue.path) : [],
-    ...(typeof error.details?.current_revision === "number" ? { currentRevision: error.details.current_revision } : {}),
+    code: str(error, "code"),
+    paths: Array.isArray(details) ? details.map((issue) => str(issue, "path")) : [],
+    ...(typeof currentRevision === "number" ? { currentRevision } : {}),
     error
   }
 }
+
+/** The accepted value read by `read`; a refusal as it is. */
+const readAnswer = <A>(answer: Probe.Answer<unknown>, read: (value: unknown) => A): Probe.Answer<A> =>
+  answer._tag === "Accepted" ? { _tag: "Accepted", value: read(answer.value) } : answer
 
 /** Two new companies with stock (A: connections a1 and a2, B: b1), their keys and locations, per sequence. */
 export const httpTarget = (server: Server, specs: typeof ReferenceModel.actorSpecs): ModelHarness.Target => ({
@@ -57,31 +65,38 @@ export const httpTarget = (server: Server, specs: typeof ReferenceModel.actorSpe
       options: { readonly body?: unknown; readonly key?: string } = {}
     ) =>
       Effect.map(
-        call(url, method, path, {
+        request(url, method, path, {
           token: tokens[actor],
           ...(options.body === undefined ? {} : { body: options.body }),
           ...(options.key === undefined ? {} : { idempotencyKey: options.key })
         }),
         (reply) => answerOf(`${method} ${path}`, reply)
       )
-    const records = (answer: Probe.Answer<any>): Probe.Answer<ReadonlyArray<any>> =>
-      answer._tag === "Accepted" ? { _tag: "Accepted", value: answer.value.records } : answer
     return {
       connectionOf: (actor) => connections[actor],
       locationOf: (company) => locations[company],
-      upsert: (actor, resource, body, key) => send(actor, "POST", `/${resource}/upsert`, { body, key }),
+      upsert: (actor, resource, body, key) =>
+        Effect.map(send(actor, "POST", `/${resource}/upsert`, { body, key }), (answer) =>
+          readAnswer(answer, ModelAnswers.writeAnswer)
+        ),
       archive: (actor, id, expectedRevision, key) =>
-        send(actor, "DELETE", `/products/${id}`, { body: { expected_revision: expectedRevision }, key }),
-      stock: (actor, body, key) => send(actor, "POST", "/inventory", { body, key }),
+        Effect.map(
+          send(actor, "DELETE", `/products/${id}`, { body: { expected_revision: expectedRevision }, key }),
+          (answer) => readAnswer(answer, ModelAnswers.writeAnswer)
+        ),
+      stock: (actor, body, key) =>
+        Effect.map(send(actor, "POST", "/inventory", { body, key }), (answer) =>
+          readAnswer(answer, ModelAnswers.stockAnswer)
+        ),
       reserve: (company, cardId, reserved) =>
         Effect.map(
           Effect.result(inventoryAdmin.reserve(companies[company].companyId, cardId, locations[company], { reserved })),
-          (result): Probe.Answer<any> =>
+          (result): Probe.Answer<ModelHarness.CardAnswer> =>
             result._tag === "Success"
               ? { _tag: "Accepted", value: result.success }
               : {
                   _tag: "Refused",
-                  code: (result.failure as { code?: string }).code ?? "unknown",
+                  code: result.failure.code,
                   paths: [],
                   error: result.failure
                 }
@@ -89,20 +104,23 @@ export const httpTarget = (server: Server, specs: typeof ReferenceModel.actorSpe
       importRecords: (actor, body, key) =>
         Effect.gen(function* () {
           const submitted = yield* send(actor, "POST", "/imports", { body, key })
-          if (submitted._tag === "Refused" || submitted.value.report !== undefined)
-            return submitted._tag === "Refused"
-              ? submitted
-              : { _tag: "Accepted", value: { job: null, ...submitted.value } }
+          // A dry run answers its report at once; a submitted job is polled to its end.
+          if (submitted._tag === "Refused" || at(submitted.value, "report") !== undefined)
+            return readAnswer(submitted, ModelAnswers.importAnswer)
+          const jobId = str(submitted.value, "job", "id")
           for (let i = 0; i < 2000; i++) {
-            const detail = yield* send(actor, "GET", `/imports/${submitted.value.job.id}`)
-            if (detail._tag === "Refused" || ["completed", "failed", "paused"].includes(detail.value.job.state))
+            const detail = readAnswer(yield* send(actor, "GET", `/imports/${jobId}`), ModelAnswers.importAnswer)
+            if (detail._tag === "Refused" || ["completed", "failed", "paused"].includes(detail.value.job?.state ?? ""))
               return detail
             yield* Effect.sleep("10 millis")
           }
-          return yield* Effect.die(new Error(`import ${submitted.value.job.id} did not finish`))
+          return yield* Effect.die(new Error(`import ${jobId} did not finish`))
         }),
       feed: (actor, cursor, limit) =>
-        send(actor, "GET", `/changes?limit=${limit}${cursor === undefined ? "" : `&cursor=${cursor}`}`),
+        Effect.map(
+          send(actor, "GET", `/changes?limit=${limit}${cursor === undefined ? "" : `&cursor=${cursor}`}`),
+          (answer) => readAnswer(answer, ModelAnswers.feedAnswer)
+        ),
       list: (actor, resource, externalId) =>
         Effect.map(
           send(
@@ -110,13 +128,14 @@ export const httpTarget = (server: Server, specs: typeof ReferenceModel.actorSpe
             "GET",
             `/${resource}?limit=100${externalId === undefined ? "" : `&external_id=${encodeURIComponent(externalId)}`}`
           ),
-          records
+          (answer) => readAnswer(answer, ModelAnswers.recordsAnswer)
         ),
       get: (actor, resource, id) =>
         Effect.map(send(actor, "GET", `/${resource}/${id}`), (answer) =>
-          answer._tag === "Accepted" ? { _tag: "Accepted" as const, value: answer.value.record } : answer
+          readAnswer(answer, (value) => ModelAnswers.recordAnswer(at(value, "record")))
         ),
-      inventory: (actor) => Effect.map(send(actor, "GET", "/inventory?limit=100"), records)
+      inventory: (actor) =>
+        Effect.map(send(actor, "GET", "/inventory?limit=100"), (answer) => readAnswer(answer, ModelAnswers.cardsAnswer))
     } satisfies ModelHarness.Session
   })
 })
