@@ -74,9 +74,6 @@ export default defineConfig(
     // Files that still read JSON documents, answers or rows through `any`; a file leaves this list once its
     // values are typed (the contract's schemas, `JsonSchema`, `unknown` narrowed where read).
     files: [
-      "bench/src/load.ts",
-      "bench/src/loader.ts",
-      "bench/src/requests.ts",
       "packages/server/test/api.e2e.test.ts",
       "packages/server/test/conformance.e2e.test.ts",
       "packages/server/test/imports.crash.e2e.test.ts",

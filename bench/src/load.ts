@@ -1,22 +1,19 @@
 import autocannon from "autocannon"
+import type { IncomingHttpHeaders } from "node:http"
+import { isJsonObject, type JsonObject } from "./json.js"
 
 export interface LoadRequest {
-  readonly method?: string
+  readonly method?: autocannon.Request["method"]
   readonly path: string
   readonly headers?: Record<string, string>
   readonly body?: string
   /** Called before every request; returns what to send. */
-  readonly next?: (context: Record<string, unknown>) => {
+  readonly next?: (context: JsonObject) => {
     path: string
     headers?: Record<string, string>
     body?: string
   }
-  readonly onResponse?: (
-    status: number,
-    body: string,
-    context: Record<string, unknown>,
-    headers: Record<string, string>
-  ) => void
+  readonly onResponse?: (status: number, body: string, context: JsonObject, headers: IncomingHttpHeaders) => void
 }
 
 export interface LoadResult {
@@ -28,6 +25,21 @@ export interface LoadResult {
   readonly statuses: Record<string, number>
   readonly errors: number
   readonly timeouts: number
+}
+
+/**
+ * autocannon as version 8 runs it: `url` may list several servers, which take the connections in turn
+ * (lib/url.js); @types/autocannon 7.12 types it as one string.
+ */
+const run = autocannon as (
+  options: Omit<autocannon.Options, "url"> & { readonly url: string | Array<string> },
+  done: (error: unknown, result: autocannon.Result) => void
+) => autocannon.Instance
+
+/** The state autocannon keeps per connection (typed `object`), which `next` writes and `onResponse` reads. */
+const contextOf = (context: object): JsonObject => {
+  if (!isJsonObject(context)) throw new Error("autocannon passed a request context that is not an object")
+  return context
 }
 
 /**
@@ -46,8 +58,8 @@ export const load = (
       headers: request.headers ?? {},
       body: request.body
     }
-    const next = request.next
-    autocannon(
+    const { next, onResponse } = request
+    run(
       {
         url: typeof url === "string" ? url : [...url],
         connections: options.connections,
@@ -61,8 +73,8 @@ export const load = (
             ...(next === undefined
               ? {}
               : {
-                  setupRequest: (req: any, context: Record<string, unknown>) => {
-                    const built = next(context)
+                  setupRequest: (req: autocannon.Request, context: object): autocannon.Request => {
+                    const built = next(contextOf(context))
                     return {
                       ...req,
                       path: built.path,
@@ -71,15 +83,19 @@ export const load = (
                     }
                   }
                 }),
-            ...(request.onResponse === undefined ? {} : { onResponse: request.onResponse })
-          } as any
+            ...(onResponse === undefined
+              ? {}
+              : {
+                  onResponse: (status: number, body: string, context: object, headers?: IncomingHttpHeaders) =>
+                    onResponse(status, body, contextOf(context), headers ?? {})
+                })
+          }
         ]
-      } as any,
-      (error: unknown, result: any) => {
+      },
+      (error, result) => {
         if (error) return reject(error)
         const statuses: Record<string, number> = {}
-        for (const [code, stat] of Object.entries(result.statusCodeStats ?? {}))
-          statuses[code] = (stat as { count: number }).count
+        for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statuses[code] = stat.count ?? 0
         const ok = Object.entries(statuses).reduce((n, [code, count]) => (code.startsWith("2") ? n + count : n), 0)
         resolve({
           rps: ok / options.seconds,

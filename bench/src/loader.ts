@@ -17,6 +17,7 @@ import { randomUUID } from "node:crypto"
 import { createWriteStream, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
 import Database from "better-sqlite3"
+import { arrayAt, type JsonObject, numberAt, objectAt, valueAt } from "./json.js"
 import type { Row } from "./row.js"
 import { createTenants } from "./setup.js"
 
@@ -55,6 +56,26 @@ interface Sample {
   readonly done: number
 }
 
+/** What the benchmark reads of the loader's --json summary (the client's LoadSummary, as printed). */
+interface LoaderSummary {
+  readonly failed: number
+  readonly elapsedMs: number
+  /** The products created; undefined when the load had no products. */
+  readonly productsCreated: number | undefined
+  /** The summary as printed, for error messages. */
+  readonly printed: JsonObject
+}
+
+const loaderSummary = (printed: JsonObject): LoaderSummary => {
+  const products = arrayAt(printed, "resources").find((r) => valueAt(r, "resource") === "products")
+  return {
+    failed: numberAt(printed, "failed"),
+    elapsedMs: numberAt(printed, "elapsedMs"),
+    productsCreated: products === undefined ? undefined : numberAt(products, "created"),
+    printed
+  }
+}
+
 /** Runs the loader to its end, sampling its RSS and CPU and following its --json progress. */
 const runLoader = (
   root: string,
@@ -63,7 +84,7 @@ const runLoader = (
   keys: ReadonlyArray<string>,
   nodeFlags: ReadonlyArray<string> = []
 ) =>
-  new Promise<{ summary: any; samples: Array<Sample>; ms: number }>((resolve, reject) => {
+  new Promise<{ summary: LoaderSummary; samples: Array<Sample>; ms: number }>((resolve, reject) => {
     const started = performance.now()
     const child: ChildProcess = spawn(process.execPath, [...nodeFlags, bin(root), "--json", ...args], {
       cwd,
@@ -72,7 +93,7 @@ const runLoader = (
     })
     const samples: Array<Sample> = []
     let done = 0
-    let summary: any
+    let summary: JsonObject | undefined
     let stderr = ""
     let buffered = ""
     child.stdout!.on("data", (chunk: Buffer) => {
@@ -80,15 +101,15 @@ const runLoader = (
       const lines = buffered.split("\n")
       buffered = lines.pop()!
       for (const line of lines) {
-        let event: any
+        let event: unknown
         try {
           event = JSON.parse(line)
         } catch {
           continue
         }
-        if (event.event === "progress")
-          done = event.resources.reduce((sum: number, r: { done: number }) => sum + r.done, 0)
-        if (event.event === "summary") summary = event
+        if (valueAt(event, "event") === "progress")
+          done = arrayAt(event, "resources").reduce<number>((sum, r) => sum + numberAt(r, "done"), 0)
+        if (valueAt(event, "event") === "summary") summary = objectAt(event)
       }
     })
     child.stderr!.on("data", (chunk: Buffer) => void (stderr += chunk.toString()))
@@ -97,7 +118,13 @@ const runLoader = (
       clearInterval(timer)
       const ms = performance.now() - started
       if (code !== 0 || summary === undefined) reject(new Error(`catalog-sync-load exited ${code}: ${stderr}`))
-      else resolve({ summary, samples, ms })
+      else {
+        try {
+          resolve({ summary: loaderSummary(summary), samples, ms })
+        } catch (error) {
+          reject(error)
+        }
+      }
     })
   })
 
@@ -241,8 +268,8 @@ export const scenarioLoader = async (context: LoaderContext): Promise<Array<Row>
       ["--url", server.url, "--max-pending", "20", "categories.jsonl", "products.jsonl"],
       company.tokens
     )
-    const products = summary.resources.find((r: { resource: string }) => r.resource === "products")
-    if (summary.failed !== 0 || products.created !== count) throw new Error(`loader: ${JSON.stringify(summary)}`)
+    if (summary.failed !== 0 || summary.productsCreated !== count)
+      throw new Error(`loader: ${JSON.stringify(summary.printed)}`)
     const loaderRate = (count + categories.length) / (summary.elapsedMs / 1000)
     const worker = workerTimeline(db, company.id)
     const last = samples.at(-1)!
@@ -316,7 +343,7 @@ export const scenarioLoaderMemory = async (context: LoaderContext): Promise<Arra
       company.tokens,
       [`--max-old-space-size=${heapCapMb}`]
     )
-    if (summary.failed !== 0) throw new Error(`loader-memory: ${JSON.stringify(summary)}`)
+    if (summary.failed !== 0) throw new Error(`loader-memory: ${JSON.stringify(summary.printed)}`)
     const at = (share: number) => {
       const sample = samples.find((s) => s.done >= share * count) ?? samples.at(-1)!
       return sample.rss

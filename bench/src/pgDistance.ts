@@ -26,6 +26,7 @@ import * as PgTesting from "@catalog-sync/adapter-pg/testing"
 import { Effect, Exit, Scope } from "effect"
 import pg from "pg"
 import { type LoadRequest, type LoadResult, load, median } from "./load.js"
+import { stringAt } from "./json.js"
 import { api, createRequest, feedRequest, getRequest, runId, seedThroughApi } from "./requests.js"
 import type { Row } from "./row.js"
 import { cpuSplit, describeSplit, type Split } from "./cpuSplit.js"
@@ -183,7 +184,9 @@ export const scenarioPgDistance = async (context: DistanceContext): Promise<Arra
               body: { external_id: `${prefix}-${c}-${j}-${i}`, name: "Sofa", category_ids: [{ external_id: "sofas" }] }
             }))
             const token = connection.tokens[j % connection.tokens.length]!
-            ids.push((await api(urls[(c + j) % urls.length]!, "POST", "/imports", token, { records })).job.id)
+            ids.push(
+              stringAt(await api(urls[(c + j) % urls.length]!, "POST", "/imports", token, { records }), "job", "id")
+            )
           }
         })
       )

@@ -1,9 +1,17 @@
 /** The API requests of the benchmark: setup calls, and request generators for autocannon (load.ts). */
 import { randomUUID } from "node:crypto"
+import { type JsonObject, numberAt, objectAt, stringAt, valueAt } from "./json.js"
 import type { LoadRequest } from "./load.js"
 import type { Company } from "./setup.js"
 
-export const api = async (url: string, method: string, path: string, token: string, body?: unknown) => {
+/** One API call of the setup; its answer, a JSON object read through json.ts. */
+export const api = async (
+  url: string,
+  method: string,
+  path: string,
+  token: string,
+  body?: unknown
+): Promise<JsonObject> => {
   const response = await fetch(`${url}/api/v1${path}`, {
     method,
     headers: {
@@ -14,9 +22,9 @@ export const api = async (url: string, method: string, path: string, token: stri
     },
     ...(body === undefined ? {} : { body: JSON.stringify(body) })
   })
-  const json = (await response.json()) as any
+  const json: unknown = await response.json()
   if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`)
-  return json
+  return objectAt(json)
 }
 
 export const inBatches = async <A>(items: ReadonlyArray<A>, size: number, f: (a: A) => Promise<void>) => {
@@ -35,7 +43,7 @@ export const seedThroughApi = async (url: string, companies: ReadonlyArray<Compa
       mode: "combined",
       price: "1299"
     })
-    company.productId = created.record.id
+    company.productId = stringAt(created, "record", "id")
   })
 }
 
@@ -118,10 +126,10 @@ export const updateRequest = (companies: ReadonlyArray<Company>, revisions: Arra
       }
     },
     onResponse: (status, body, context) => {
-      const index = context.index as number
+      const index = numberAt(context, "index")
       if (status === 200) revisions[index]!++
       else if (status === 409) {
-        const current = JSON.parse(body)?.error?.details?.current_revision
+        const current = valueAt(JSON.parse(body), "error", "details", "current_revision")
         if (typeof current === "number") revisions[index] = current
       }
     }
@@ -145,7 +153,7 @@ export const feedCursor = async (url: string, token: string) => {
   let cursor: string | undefined
   for (;;) {
     const page = await api(url, "GET", `/changes?limit=100${cursor === undefined ? "" : `&cursor=${cursor}`}`, token)
-    cursor = page.next_cursor as string
+    cursor = stringAt(page, "next_cursor")
     if (page.has_more !== true) return cursor
   }
 }
