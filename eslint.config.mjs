@@ -81,8 +81,6 @@ export default defineConfig(
       "packages/server/test/media.faults.e2e.test.ts",
       "packages/server/test/multi-instance.e2e.test.ts",
       "packages/server/test/portal.browser.test.ts",
-      "packages/server/test/robustness/FuzzRequests.ts",
-      "packages/server/test/robustness/HistoryTarget.ts",
       "packages/server/test/robustness/crash.test.ts",
       "packages/server/test/robustness/faults.test.ts",
       "packages/server/test/robustness/isolation.test.ts",

@@ -8,6 +8,7 @@ import { Resource, Resources } from "@catalog-sync/core"
 import { Arbitrary, Cause, Effect, Exit, Option, Schema } from "effect"
 import * as fc from "fast-check"
 import { type Endpoint, isMultipart, type PartSchema } from "./ApiSurface.js"
+import { at } from "../Json.js"
 
 export type Body =
   | { readonly kind: "none" }
@@ -211,22 +212,26 @@ const locations = (
 
 const clone = <A>(value: A): A => (value === undefined ? value : (JSON.parse(JSON.stringify(value)) as A))
 
-const at = (root: any, path: ReadonlyArray<string | number>) => path.reduce((node, key) => node?.[key], root)
+/** The object or array that holds the member at `path` of `root`. */
+const parentOf = (root: unknown, path: ReadonlyArray<string | number>): object => {
+  const parent = at(root, ...path.slice(0, -1))
+  if (typeof parent !== "object" || parent === null) throw new Error(`no container at ${path.join(".")}`)
+  return parent
+}
 
 const setAt = (root: unknown, path: ReadonlyArray<string | number>, value: unknown): unknown => {
   if (path.length === 0) return value
-  const copy: any = clone(root)
-  const parent = at(copy, path.slice(0, -1))
-  parent[path[path.length - 1]!] = value
+  const copy = clone(root)
+  Reflect.set(parentOf(copy, path), path[path.length - 1]!, value)
   return copy
 }
 
 const deleteAt = (root: unknown, path: ReadonlyArray<string | number>): unknown => {
-  const copy: any = clone(root)
-  const parent = at(copy, path.slice(0, -1))
+  const copy = clone(root)
+  const parent = parentOf(copy, path)
   const key = path[path.length - 1]!
-  if (Array.isArray(parent)) parent.splice(key as number, 1)
-  else delete parent[key]
+  if (Array.isArray(parent) && typeof key === "number") parent.splice(key, 1)
+  else Reflect.deleteProperty(parent, key)
   return copy
 }
 
@@ -460,19 +465,19 @@ export const requestArbitrary = (endpoint: Endpoint): fc.Arbitrary<FuzzRequest> 
       }),
       fc.tuple(base, fc.string({ minLength: 1, maxLength: 12 })).map(([b, name]) => {
         const spot = pick(containers(b.payload), b.n) ?? []
-        const target = at(b.payload, spot)
+        const target = at(b.payload, ...spot)
         const value = Array.isArray(target)
           ? setAt(b.payload, [...spot, target.length], { [name]: 1 })
           : setAt(b.payload, [...spot, `x_${name}`], 1)
         return make("unknown key", b, jsonBody(value))
       }),
       fc.tuple(base, weirdString).map(([b, text]) => {
-        const strings = locations(b.payload).filter((p) => typeof at(b.payload, p) === "string")
+        const strings = locations(b.payload).filter((p) => typeof at(b.payload, ...p) === "string")
         const spot = pick(strings, b.n) ?? pick(locations(b.payload), b.n)
         return make("huge or unicode string", b, jsonBody(spot === undefined ? text : setAt(b.payload, spot, text)))
       }),
       fc.tuple(base, outOfRange).map(([b, number]) => {
-        const numbers = locations(b.payload).filter((p) => typeof at(b.payload, p) === "number")
+        const numbers = locations(b.payload).filter((p) => typeof at(b.payload, ...p) === "number")
         const spot = pick(numbers, b.n) ?? pick(locations(b.payload), b.n)
         return make("out-of-range number", b, jsonBody(spot === undefined ? number : setAt(b.payload, spot, number)))
       }),
@@ -551,7 +556,7 @@ export const requestArbitrary = (endpoint: Endpoint): fc.Arbitrary<FuzzRequest> 
         .map(([b, bytes]) => make("invalid UTF-8", b, { kind: "raw", bytes, contentType: "application/json" })),
       fc.tuple(base, invalidUtf8).map(([b, bad]) => {
         // In a string of an otherwise valid body: nothing else refuses it.
-        const strings = locations(b.payload).filter((p) => typeof at(b.payload, p) === "string")
+        const strings = locations(b.payload).filter((p) => typeof at(b.payload, ...p) === "string")
         const spot = pick(strings, b.n)
         const value = spot === undefined ? { ...(b.payload as object), x_text: "a@@b" } : setAt(b.payload, spot, "a@@b")
         return make(
@@ -561,7 +566,7 @@ export const requestArbitrary = (endpoint: Endpoint): fc.Arbitrary<FuzzRequest> 
         )
       }),
       fc.tuple(base, inexactNumber).map(([b, literal]) => {
-        const numbers = locations(b.payload).filter((p) => typeof at(b.payload, p) === "number")
+        const numbers = locations(b.payload).filter((p) => typeof at(b.payload, ...p) === "number")
         const spot = pick(numbers, b.n) ?? pick(locations(b.payload), b.n)
         const value = spot === undefined ? { ...(b.payload as object), x_number: "@@" } : setAt(b.payload, spot, "@@")
         return make(

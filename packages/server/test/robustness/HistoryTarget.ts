@@ -5,6 +5,7 @@ import { expect } from "@effect/vitest"
 import { Context, Effect, Layer, Redacted } from "effect"
 import { buildServer, startInstance } from "../Instances.js"
 import { latencyProxy } from "../LatencyProxy.js"
+import { at, num, records, str } from "../Json.js"
 import { TestServer, TestServerWith } from "../TestServer.js"
 import type { Attempt, LogicalWrite, Observed } from "./History.js"
 
@@ -81,7 +82,8 @@ export const TwoPostgresInstances = postgresInstances(2)
 
 export interface Wire {
   readonly status: number
-  readonly body: any
+  /** The parsed JSON, read through ../Json.ts. */
+  readonly body: unknown
 }
 
 /** One raw request; `undefined` when the client stopped waiting (the outcome is unknown). */
@@ -105,7 +107,8 @@ export const send = async (
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       signal: AbortSignal.timeout(timeoutMillis)
     })
-    return { status: response.status, body: await response.json() }
+    const answer: unknown = await response.json()
+    return { status: response.status, body: answer }
   } catch (error) {
     if (error instanceof DOMException && (error.name === "TimeoutError" || error.name === "AbortError"))
       return undefined
@@ -129,21 +132,21 @@ export const outcomeOf = (reply: Wire, invokedAt: number, completedAt: number): 
   if (reply.status === 200) {
     return {
       type: "ok",
-      revision: reply.body.record.revision,
-      name: reply.body.record.name,
-      replayed: reply.body.replayed === true,
-      updatedAt: reply.body.record.updated_at,
+      revision: num(reply.body, "record", "revision"),
+      name: str(reply.body, "record", "name"),
+      replayed: at(reply.body, "replayed") === true,
+      updatedAt: str(reply.body, "record", "updated_at"),
       invokedAt,
       completedAt
     }
   }
   // 503 (database busy, rolled back) is the one 5xx the spec allows: the client retries with the same key.
   expect(reply.status === 503 || reply.status < 500, JSON.stringify(reply.body)).toBe(true)
-  const current = reply.body?.error?.details?.current_revision
+  const current = at(reply.body, "error", "details", "current_revision")
   return {
     type: "fail",
     status: reply.status,
-    code: reply.body?.error?.code,
+    code: str(reply.body, "error", "code"),
     ...(typeof current === "number" ? { current } : {}),
     invokedAt,
     completedAt
@@ -183,7 +186,7 @@ export const nextWrite = async (
   if (!client.known.has(record) || client.next() < 0.7) {
     const found = await read(url, client.token, `/categories?external_id=${record}`, busy)
     expect(found.status, JSON.stringify(found.body)).toBe(200)
-    client.known.set(record, found.body.records[0].revision)
+    client.known.set(record, num(found.body, "records", 0, "revision"))
   }
   const write: LogicalWrite = {
     key: `${keyPrefix}-${client.c}-${w}-${Date.now()}`,
@@ -203,9 +206,10 @@ export const createRecords = (
   keyPrefix: string
 ) =>
   Effect.gen(function* () {
-    const start = (yield* Effect.promise(() =>
-      send(urls[0]!, admin, "GET", "/categories", undefined, undefined, 10_000)
-    ))!.body.change_cursor as string
+    const start = str(
+      (yield* Effect.promise(() => send(urls[0]!, admin, "GET", "/categories", undefined, undefined, 10_000)))?.body,
+      "change_cursor"
+    )
     const ids = new Map<string, string>()
     const initial = new Map<string, string>()
     for (const record of externalIds) {
@@ -221,8 +225,9 @@ export const createRecords = (
         )
       ))!
       expect(created.status).toBe(200)
-      ids.set(record, created.body.record.id)
-      initial.set(created.body.record.id, `${record} initial`)
+      const id = str(created.body, "record", "id")
+      ids.set(record, id)
+      initial.set(id, `${record} initial`)
     }
     return { start, ids, initial }
   })
@@ -239,12 +244,15 @@ export const observe = (
   busy: { count: number }
 ) =>
   Effect.gen(function* () {
-    const records = new Map<string, { revision: number; name: string; initial: string }>()
+    const held = new Map<string, { revision: number; name: string; initial: string }>()
     for (const [record, id] of created.ids) {
       const stored = (yield* Effect.promise(() => read(urls[urls.length - 1]!, admin, `/categories/${id}`, busy))).body
-        .record
-      records.set(id, { revision: stored.revision, name: stored.name, initial: created.initial.get(id)! })
-      expect(stored.external_id).toBe(record)
+      held.set(id, {
+        revision: num(stored, "record", "revision"),
+        name: str(stored, "record", "name"),
+        initial: created.initial.get(id)!
+      })
+      expect(at(stored, "record", "external_id")).toBe(record)
     }
     const feed: Array<{ id: string; revision: number }> = []
     let cursor = created.start
@@ -253,9 +261,9 @@ export const observe = (
         read(urls[page % urls.length]!, admin, `/changes?cursor=${cursor}&limit=7`, busy)
       )
       expect(reply.status).toBe(200)
-      feed.push(...reply.body.records.map((r: any) => ({ id: r.id, revision: r.revision })))
-      cursor = reply.body.next_cursor
-      if (!reply.body.has_more) break
+      feed.push(...records(reply.body).map((r) => ({ id: str(r, "id"), revision: num(r, "revision") })))
+      cursor = str(reply.body, "next_cursor")
+      if (at(reply.body, "has_more") !== true) break
     }
-    return { records, feed } satisfies Observed
+    return { records: held, feed } satisfies Observed
   })
