@@ -84,7 +84,6 @@ export default defineConfig(
       "packages/server/test/robustness/crash.test.ts",
       "packages/server/test/robustness/faults.test.ts",
       "packages/server/test/robustness/isolation.test.ts",
-      "packages/server/test/robustness/text-values.test.ts"
     ],
     rules: { "@typescript-eslint/no-explicit-any": "off" }
   },

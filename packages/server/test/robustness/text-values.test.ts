@@ -13,6 +13,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { isUtf8 } from "node:buffer"
 import * as fc from "fast-check"
+import { at, num, str } from "../Json.js"
 import { freshKey, TestServer, TestServerWith, waitJob } from "../TestServer.js"
 import { rawSend } from "./RawSend.js"
 import { allScopes, pngImage } from "./SeededCompany.js"
@@ -108,12 +109,13 @@ interface Seeded {
 
 interface Answer {
   readonly status: number
-  readonly body: any
+  /** The parsed JSON (the text when it is not JSON), read through ../Json.ts. */
+  readonly body: unknown
   /** The import report or the job a 202 queued, once its job has ended. */
-  readonly after?: any
+  readonly after?: { readonly state: string; readonly status: number; readonly body: unknown }
 }
 
-const parse = (text: string): any => {
+const parse = (text: string): unknown => {
   try {
     return JSON.parse(text)
   } catch {
@@ -150,8 +152,9 @@ const settled = (s: Seeded, answer: Answer, read: (jobId: string) => string) =>
   answer.status !== 202
     ? Effect.succeed(answer)
     : Effect.gen(function* () {
-        const job = yield* waitJob(s.server.url, s.token, answer.body.job.id)
-        const after = yield* send(s, "GET", read(answer.body.job.id))
+        const jobId = str(answer.body, "job", "id")
+        const job = yield* waitJob(s.server.url, s.token, jobId)
+        const after = yield* send(s, "GET", read(jobId))
         return { ...answer, after: { state: job.state, ...after } }
       })
 
@@ -177,7 +180,7 @@ const upsert = (
   max: number,
   path: string,
   build: (text: string, n: number, s: Seeded) => unknown,
-  echo?: (record: any) => unknown
+  echo?: (record: unknown) => unknown
 ): Target => ({
   name,
   channel: "json",
@@ -187,7 +190,7 @@ const upsert = (
   send: (s, value, n) => postJson(s, `/${resource}/upsert`, (text) => build(text, n, s), value),
   ...(echo === undefined
     ? {}
-    : { echo: (answer: Answer) => (answer.status === 200 ? echo(answer.body.record) : undefined) })
+    : { echo: (answer: Answer) => (answer.status === 200 ? echo(at(answer.body, "record")) : undefined) })
 })
 
 const listFilter = (resource: string): Target => ({
@@ -218,7 +221,7 @@ const importRecord = (dryRun: boolean): Target => ({
       ),
       (answer) => settled(s, answer, (id) => `/imports/${id}`)
     ),
-  echo: (answer) => (answer.after?.body ?? answer.body)?.report?.records?.[0]?.external_id
+  echo: (answer) => at(answer.after?.body ?? answer.body, "report", "records", 0, "external_id")
 })
 
 const mediaField = (field: "external_id" | "name"): Target => ({
@@ -278,11 +281,11 @@ const inventory = (field: "source_id" | "note"): Target => ({
       ),
       (answer) =>
         Effect.sync(() => {
-          if (answer.status === 200) s.stockRevision = answer.body.record.balances[0].revision
+          if (answer.status === 200) s.stockRevision = num(answer.body, "record", "balances", 0, "revision")
         })
     ),
   ...(field === "note"
-    ? { echo: (answer: Answer) => (answer.status === 200 ? answer.body.event.note : undefined) }
+    ? { echo: (answer: Answer) => (answer.status === 200 ? at(answer.body, "event", "note") : undefined) }
     : {})
 })
 
@@ -294,7 +297,7 @@ const targets: ReadonlyArray<Target> = [
     200,
     "$.external_id",
     (text) => ({ external_id: text, name: "Category" }),
-    (record) => record?.external_id
+    (record) => at(record, "external_id")
   ),
   upsert(
     "categories name",
@@ -303,7 +306,7 @@ const targets: ReadonlyArray<Target> = [
     200,
     "$.name",
     (text, n) => ({ external_id: `name-${n}`, name: text }),
-    (record) => record?.name
+    (record) => at(record, "name")
   ),
   upsert(
     "categories description",
@@ -312,7 +315,7 @@ const targets: ReadonlyArray<Target> = [
     4000,
     "$.description",
     (text, n) => ({ external_id: `description-${n}`, name: "C", description: text }),
-    (record) => record?.description
+    (record) => at(record, "description")
   ),
   upsert(
     "categories translations.de.name",
@@ -321,7 +324,7 @@ const targets: ReadonlyArray<Target> = [
     200,
     "$.translations.de.name",
     (text, n) => ({ external_id: `translation-${n}`, name: "C", translations: { de: { name: text } } }),
-    (record) => record?.translations?.de?.name
+    (record) => at(record, "translations", "de", "name")
   ),
   upsert(
     "categories translations.de.description",
@@ -334,7 +337,7 @@ const targets: ReadonlyArray<Target> = [
       name: "C",
       translations: { de: { description: text } }
     }),
-    (record) => record?.translations?.de?.description
+    (record) => at(record, "translations", "de", "description")
   ),
   upsert("categories parent_id Reference", "categories", 1, 200, "$.parent_id.external_id", (text, n) => ({
     external_id: `child-${n}`,
@@ -348,7 +351,7 @@ const targets: ReadonlyArray<Target> = [
     200,
     "$.external_id",
     (text, _n, s) => ({ external_id: text, name: "P", category_ids: [s.categoryId] }),
-    (record) => record?.external_id
+    (record) => at(record, "external_id")
   ),
   upsert("products category_ids Reference", "products", 1, 200, "$.category_ids[0].external_id", (text, n) => ({
     external_id: `product-ref-${n}`,
@@ -362,7 +365,7 @@ const targets: ReadonlyArray<Target> = [
     100,
     "$.sku",
     (text, n, s) => ({ external_id: `sku-${n}`, name: "P", category_ids: [s.categoryId], sku: text }),
-    (record) => record?.sku
+    (record) => at(record, "sku")
   ),
   upsert(
     "products details.description",
@@ -376,7 +379,7 @@ const targets: ReadonlyArray<Target> = [
       category_ids: [s.categoryId],
       details: { description: text }
     }),
-    (record) => record?.details?.description
+    (record) => at(record, "details", "description")
   ),
   upsert("products external_id in prices mode", "products", 1, 200, "$.external_id", (text) => ({
     external_id: text,
@@ -390,7 +393,7 @@ const targets: ReadonlyArray<Target> = [
     100,
     "$.code",
     (text, n, s) => ({ external_id: `option-${n}`, name: "O", group_id: s.groupId, code: text }),
-    (record) => record?.code
+    (record) => at(record, "code")
   ),
   inventory("source_id"),
   inventory("note"),
@@ -473,19 +476,21 @@ const comparable = (u: unknown): unknown =>
         ? Object.fromEntries(Object.entries(u).map(([k, v]) => [k, comparable(v)]))
         : u
 
-const pathsOf = (error: any): ReadonlyArray<string> =>
-  Array.isArray(error?.details) ? error.details.map((issue: any) => issue?.path) : []
+const pathsOf = (error: unknown): ReadonlyArray<unknown> => {
+  const details = at(error, "details")
+  return Array.isArray(details) ? details.map((issue) => at(issue, "path")) : []
+}
 
 /** Whether the answer refuses the value at the target's path with validation_failed. */
 const refusesAtPath = (target: Target, answer: Answer): boolean => {
   if (target.name.startsWith("POST /imports")) {
-    const record = (answer.after?.body ?? answer.body)?.report?.records?.[0]
-    return record?.error?.code === "validation_failed" && pathsOf(record.error).includes(target.path)
+    const error = at(answer.after?.body ?? answer.body, "report", "records", 0, "error")
+    return at(error, "code") === "validation_failed" && pathsOf(error).includes(target.path)
   }
   return (
     answer.status === 422 &&
-    answer.body?.error?.code === "validation_failed" &&
-    pathsOf(answer.body.error).includes(target.path)
+    at(answer.body, "error", "code") === "validation_failed" &&
+    pathsOf(at(answer.body, "error")).includes(target.path)
   )
 }
 
@@ -528,7 +533,7 @@ const seedOn = (server: Server, png: Uint8Array) =>
         send(base, "POST", path, { bytes: utf8(JSON.stringify(body)), contentType: "application/json" }),
         (a) =>
           a.status === 200
-            ? Effect.succeed(a.body.record.id as string)
+            ? Effect.succeed(str(a.body, "record", "id"))
             : Effect.die(new Error(`seeding ${path}: ${a.status}`))
       )
     const categoryId = yield* post("/categories/upsert", { external_id: "seed-category", name: "Seed" })
@@ -578,7 +583,7 @@ describe.skipIf(skip !== undefined)("text values on SQLite and PostgreSQL", () =
               )
             const notUtf8 = value.kind === "bytes" && !isUtf8(value.bytes)
             if (notUtf8 && target.channel === "json") {
-              if (a.status !== 400 || a.body?.error?.code !== "malformed_json")
+              if (a.status !== 400 || at(a.body, "error", "code") !== "malformed_json")
                 problems.push(
                   `${what}: not refused as malformed_json: ${a.status} ${JSON.stringify(a.body).slice(0, 300)}`
                 )
@@ -607,7 +612,7 @@ describe.skipIf(skip !== undefined)("text values on SQLite and PostgreSQL", () =
                 ["SQLite", a],
                 ["PostgreSQL", b]
               ] as const)
-                if (answer.status !== 400 || answer.body?.error?.code !== "malformed_request")
+                if (answer.status !== 400 || at(answer.body, "error", "code") !== "malformed_request")
                   problems.push(
                     `GET ${JSON.stringify(target)} on ${engine}: ${answer.status} ${JSON.stringify(answer.body)}`
                   )
