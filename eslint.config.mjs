@@ -82,8 +82,6 @@ export default defineConfig(
       "packages/server/test/multi-instance.e2e.test.ts",
       "packages/server/test/portal.browser.test.ts",
       "packages/server/test/robustness/crash.test.ts",
-      "packages/server/test/robustness/faults.test.ts",
-      "packages/server/test/robustness/isolation.test.ts",
     ],
     rules: { "@typescript-eslint/no-explicit-any": "off" }
   },

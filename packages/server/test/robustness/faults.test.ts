@@ -3,9 +3,17 @@ import { expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer, Option } from "effect"
 import sharp from "sharp"
 import { PersistenceLive } from "../../src/Server.js"
-import { at } from "../Json.js"
+import { at, idOf, num, records, str } from "../Json.js"
 import { stockTenant, stockWrite } from "../StockTenant.js"
-import { call, freshKey, type Reply, TestServer, TestServerWith, testDatabase, uploadMedia } from "../TestServer.js"
+import {
+  request as call,
+  freshKey,
+  type Reply,
+  TestServer,
+  TestServerWith,
+  testDatabase,
+  uploadMedia
+} from "../TestServer.js"
 import { type Arming, failingSql } from "./FailingSql.js"
 
 const writer = Scope.all.filter((scope) => !scope.startsWith("stock:"))
@@ -70,10 +78,7 @@ const expectUnavailable = (reply: Reply, n: number) => {
 }
 
 const feedOf = (url: string, token: string, resource: string) =>
-  Effect.map(
-    call(url, "GET", `/changes?resource=${resource}&limit=100`, { token }),
-    (reply) => reply.body.records as Array<any>
-  )
+  Effect.map(call(url, "GET", `/changes?resource=${resource}&limit=100`, { token }), (reply) => records(reply.body))
 
 /** A catalog tenant with a writer key and a category to link. */
 const catalogTenant = Effect.gen(function* () {
@@ -83,19 +88,20 @@ const catalogTenant = Effect.gen(function* () {
     token,
     body: { external_id: "sofas", name: "Sofas" }
   })
-  return { url, token, categoryId: category.body.record.id as string }
+  return { url, token, categoryId: idOf(category.body) }
 })
 
 /** The end of the job a 202 queued, as the worker left it. */
 const jobEnd = (
   waitJob: Effect.Success<typeof jobWatcher>,
   scope: JobStore.JobScope,
-  reply: { readonly status: number; readonly body: any }
+  reply: { readonly status: number; readonly body: unknown }
 ) =>
   Effect.gen(function* () {
     expect(reply.status).toBe(202)
-    const job = yield* waitJob(scope, reply.body.job.id)
-    return { id: reply.body.job.id as string, state: job.state, failure: job.failure }
+    const id = str(reply.body, "job", "id")
+    const job = yield* waitJob(scope, id)
+    return { id, state: job.state, failure: job.failure }
   })
 
 /** A tenant with a writer key, and the scope to look its jobs up with. */
@@ -144,7 +150,7 @@ layer(TestServerWith({ sql: db.wrap }), { excludeTestServices: true, timeout: 12
             Effect.gen(function* () {
               expectUnavailable(reply, n)
               const list = yield* call(t.url, "GET", "/products", { token: t.token })
-              expect({ n, records: list.body.records }).toEqual({ n, records: [] })
+              expect({ n, records: at(list.body, "records") }).toEqual({ n, records: [] })
               expect({ n, changes: yield* feedOf(t.url, t.token, "products") }).toEqual({ n, changes: [] })
             }),
           recovered: (t, _, idempotencyKey, n) =>
@@ -160,8 +166,8 @@ layer(TestServerWith({ sql: db.wrap }), { excludeTestServices: true, timeout: 12
               expect({
                 n,
                 status: replay.status,
-                outcome: replay.body?.outcome,
-                revision: replay.body?.record?.revision
+                outcome: at(replay.body, "outcome"),
+                revision: at(replay.body, "record", "revision")
               }).toEqual({ n, status: 200, outcome: "created", revision: 1 })
               expect(yield* feedOf(t.url, t.token, "products")).toHaveLength(1)
             })
@@ -178,7 +184,7 @@ layer(TestServerWith({ sql: db.wrap }), { excludeTestServices: true, timeout: 12
               token: t.token,
               body: { external_id: "p-1", name: "Sofa", category_ids: [t.categoryId] }
             })
-            return { ...t, path: `/products/${product.body.record.id}` }
+            return { ...t, path: `/products/${idOf(product.body)}` }
           }),
           arming: { skip: jobStatements },
           write: (t, idempotencyKey) =>
@@ -190,8 +196,8 @@ layer(TestServerWith({ sql: db.wrap }), { excludeTestServices: true, timeout: 12
               const read = yield* call(t.url, "GET", t.path, { token: t.token })
               expect({
                 n,
-                revision: read.body.record.revision,
-                archived: read.body.record.state === "archived"
+                revision: at(read.body, "record", "revision"),
+                archived: at(read.body, "record", "state") === "archived"
               }).toEqual({ n, revision: 1, archived: false })
               expect({ n, changes: (yield* feedOf(t.url, t.token, "products")).length }).toEqual({ n, changes: 1 })
             }),
@@ -205,8 +211,8 @@ layer(TestServerWith({ sql: db.wrap }), { excludeTestServices: true, timeout: 12
               expect({
                 n,
                 status: replay.status,
-                state: replay.body?.record?.state,
-                revision: replay.body?.record?.revision
+                state: at(replay.body, "record", "state"),
+                revision: at(replay.body, "record", "revision")
               }).toEqual({ n, status: 200, state: "archived", revision: 2 })
               expect(yield* feedOf(t.url, t.token, "products")).toHaveLength(2)
             })
@@ -223,10 +229,10 @@ layer(TestServerWith({ sql: db.wrap }), { excludeTestServices: true, timeout: 12
               token: t.token,
               body: stockWrite({ location_id: t.writable })
             })
-            expect(first.body.record.balances[0].physical).toBe("5")
+            expect(at(first.body, "record", "balances", 0, "physical")).toBe("5")
             return {
               ...t,
-              cardId: first.body.record.id as string,
+              cardId: idOf(first.body),
               body: stockWrite({
                 source_id: t.productId,
                 location_id: t.writable,
@@ -239,12 +245,12 @@ layer(TestServerWith({ sql: db.wrap }), { excludeTestServices: true, timeout: 12
           arming: { skip: jobStatements },
           write: (t, idempotencyKey) =>
             call(t.url, "POST", "/inventory", { token: t.token, body: t.body, idempotencyKey }),
-          clean: (_, reply) => Effect.sync(() => expect(reply.body.record.balances[0].physical).toBe("8")),
+          clean: (_, reply) => Effect.sync(() => expect(at(reply.body, "record", "balances", 0, "physical")).toBe("8")),
           faulted: (t, reply, n) =>
             Effect.gen(function* () {
               expectUnavailable(reply, n)
               const card = yield* call(t.url, "GET", `/inventory/${t.cardId}`, { token: t.token })
-              expect({ n, balance: card.body.record.balances[0] }).toMatchObject({
+              expect({ n, balance: at(card.body, "record", "balances", 0) }).toMatchObject({
                 n,
                 balance: { physical: "5", revision: 1 }
               })
@@ -253,14 +259,17 @@ layer(TestServerWith({ sql: db.wrap }), { excludeTestServices: true, timeout: 12
           recovered: (t, _, idempotencyKey, n) =>
             Effect.gen(function* () {
               const replay = yield* call(t.url, "POST", "/inventory", { token: t.token, body: t.body, idempotencyKey })
-              expect({ n, status: replay.status, balance: replay.body?.record?.balances?.[0] }).toMatchObject({
+              expect({ n, status: replay.status, balance: at(replay.body, "record", "balances", 0) }).toMatchObject({
                 n,
                 status: 200,
                 balance: { physical: "8", revision: 2 }
               })
               // The same event_id under a new key replays instead of adding 3 again.
               const again = yield* call(t.url, "POST", "/inventory", { token: t.token, body: t.body })
-              expect({ replayed: again.body.replayed, physical: again.body.record.balances[0].physical }).toEqual({
+              expect({
+                replayed: at(again.body, "replayed"),
+                physical: at(again.body, "record", "balances", 0, "physical")
+              }).toEqual({
                 replayed: true,
                 physical: "8"
               })
@@ -306,11 +315,11 @@ layer(TestServerWith({ sql: db.wrap }), { excludeTestServices: true, timeout: 12
                     code: "storage_unavailable"
                   })
                 const report = yield* call(t.url, "GET", `/imports/${job.id}`, { token: t.token })
-                const applied = (report.body.report.records as Array<any>)
+                const applied = records(report.body, "report", "records")
                   .filter((r) => r.status === "applied")
-                  .map((r) => r.id)
+                  .map((r) => str(r, "id"))
                   .sort()
-                const listed = (yield* call(t.url, "GET", "/categories", { token: t.token })).body.records as Array<any>
+                const listed = records((yield* call(t.url, "GET", "/categories", { token: t.token })).body)
                 // What the report calls applied is exactly what exists, each at revision 1 with one change.
                 expect({ n, listed: listed.map((r) => r.id).sort() }).toEqual({ n, listed: applied })
                 expect(listed.every((r) => r.revision === 1)).toBe(true)
@@ -326,8 +335,11 @@ layer(TestServerWith({ sql: db.wrap }), { excludeTestServices: true, timeout: 12
                   expect({ n, status: retry.status }).toEqual({ n, status: 202 })
                   expect((yield* waitJob(t.scope, job.id)).state).toBe("completed")
                 }
-                const listed = (yield* call(t.url, "GET", "/categories", { token: t.token })).body.records as Array<any>
-                expect({ n, names: listed.map((r) => `${r.external_id}@${r.revision}`).sort() }).toEqual({
+                const listed = records((yield* call(t.url, "GET", "/categories", { token: t.token })).body)
+                expect({
+                  n,
+                  names: listed.map((r) => `${str(r, "external_id")}@${num(r, "revision")}`).sort()
+                }).toEqual({
                   n,
                   names: ["c-0@1", "c-1@1", "c-2@1"]
                 })
@@ -372,7 +384,7 @@ layer(TestServerWith({ sql: db.wrap }), { excludeTestServices: true, timeout: 12
                   state: "failed",
                   code: "storage_unavailable"
                 })
-                const media = (yield* call(t.url, "GET", "/media", { token: t.token })).body.records as Array<any>
+                const media = records((yield* call(t.url, "GET", "/media", { token: t.token })).body)
                 // Still staged and waiting for the job's retry: `failed` is kept for images that need a new upload.
                 expect({ n, states: media.map((m) => [m.state, m.failure]) }).toEqual({ n, states: [["queued", null]] })
               }),
@@ -381,12 +393,12 @@ layer(TestServerWith({ sql: db.wrap }), { excludeTestServices: true, timeout: 12
                 const retry = yield* call(t.url, "POST", `/jobs/${job.id}/retry`, { token: t.token })
                 expect({ n, status: retry.status }).toEqual({ n, status: 202 })
                 expect((yield* waitJob(t.scope, job.id)).state).toBe("completed")
-                const media = (yield* call(t.url, "GET", "/media", { token: t.token })).body.records as Array<any>
+                const media = records((yield* call(t.url, "GET", "/media", { token: t.token })).body)
                 expect({ n, media: media.map((m) => [m.state, m.width, m.height]) }).toEqual({
                   n,
                   media: [["completed", 64, 48]]
                 })
-                const content = yield* call(t.url, "GET", `/media/${media[0].id}/content`, { token: t.token })
+                const content = yield* call(t.url, "GET", `/media/${str(media, 0, "id")}/content`, { token: t.token })
                 expect(content.status).toBe(200)
               })
           })
