@@ -81,7 +81,6 @@ export default defineConfig(
       "packages/server/test/media.faults.e2e.test.ts",
       "packages/server/test/multi-instance.e2e.test.ts",
       "packages/server/test/portal.browser.test.ts",
-      "packages/server/test/robustness/crash.test.ts",
     ],
     rules: { "@typescript-eslint/no-explicit-any": "off" }
   },

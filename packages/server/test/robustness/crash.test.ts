@@ -6,14 +6,15 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import { buildServer, crashableInstance, runCli } from "../Instances.js"
-import { str } from "../Json.js"
+import { asArray, at, type JsonObject, num, records, str } from "../Json.js"
 import { testDatabase } from "../TestServer.js"
 import { type Attempt, checkHistory, type LogicalWrite } from "./History.js"
 import { random, scaled, seed } from "./Soak.js"
 
 interface Wire {
   readonly status: number
-  readonly body: any
+  /** The parsed JSON, read through ../Json.ts. */
+  readonly body: unknown
 }
 
 /** One request; `undefined` when the connection failed or timed out (the server died under it). */
@@ -36,10 +37,17 @@ const send = async (
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       signal: AbortSignal.timeout(15_000)
     })
-    return { status: response.status, body: await response.json() }
+    const answer: unknown = await response.json()
+    return { status: response.status, body: answer }
   } catch {
     return undefined
   }
+}
+
+/** `current_revision` of a revision conflict's error body, when it has one. */
+const currentRevisionOf = (body: unknown): { readonly current?: number } => {
+  const current = at(body, "error", "details", "current_revision")
+  return typeof current === "number" ? { current } : {}
 }
 
 const pause = (millis: number) => new Promise((resolve) => setTimeout(resolve, millis))
@@ -62,7 +70,11 @@ const settle = async (
   for (;;) {
     const reply = await send(url, token, method, path, body, key)
     if (reply === undefined) onUnknown()
-    else if (reply.status === 503 || reply.status === 429 || reply.body?.error?.code === "idempotency_in_progress")
+    else if (
+      reply.status === 503 ||
+      reply.status === 429 ||
+      at(reply.body, "error", "code") === "idempotency_in_progress"
+    )
       void 0
     else return reply
     if (Date.now() > deadline) throw new Error(`${method} ${path} (key ${key}) did not settle within 60 s`)
@@ -72,7 +84,7 @@ const settle = async (
 
 /** Every record of a list or every change of the feed, following next_cursor. */
 const everything = async (url: string, token: string, path: string) => {
-  const out: Array<any> = []
+  const out: Array<JsonObject> = []
   let cursor: string | null = null
   for (;;) {
     const reply = await settle(
@@ -84,9 +96,9 @@ const everything = async (url: string, token: string, path: string) => {
       "unused-read-key"
     )
     expect(reply.status, JSON.stringify(reply.body)).toBe(200)
-    out.push(...reply.body.records)
-    cursor = reply.body.next_cursor
-    if (!reply.body.has_more) return out
+    out.push(...records(reply.body))
+    cursor = str(reply.body, "next_cursor")
+    if (at(reply.body, "has_more") !== true) return out
   }
 }
 
@@ -198,8 +210,9 @@ const crashRun = Effect.gen(function* () {
         `crash-create-${record}`
       )
       expect(created.status).toBe(200)
-      ids.set(record, created.body.record.id)
-      initial.set(created.body.record.id, `${record} initial`)
+      const id = str(created.body, "record", "id")
+      ids.set(record, id)
+      initial.set(id, `${record} initial`)
     }
     for (let c = 0; c < clients; c++) {
       const product = await settle(
@@ -233,7 +246,7 @@ const crashRun = Effect.gen(function* () {
         const write: LogicalWrite = {
           key,
           record: ids.get(record)!,
-          expected: read.body.record.revision,
+          expected: num(read.body, "record", "revision"),
           value: `${record} by ${c}.${n}`,
           attempts: []
         }
@@ -249,25 +262,26 @@ const crashRun = Effect.gen(function* () {
           reply.status === 200
             ? {
                 type: "ok",
-                revision: reply.body.record.revision,
-                name: reply.body.record.name,
-                replayed: reply.body.replayed === true,
-                updatedAt: reply.body.record.updated_at,
+                revision: num(reply.body, "record", "revision"),
+                name: str(reply.body, "record", "name"),
+                replayed: at(reply.body, "replayed") === true,
+                updatedAt: str(reply.body, "record", "updated_at"),
                 invokedAt,
                 completedAt
               }
             : {
                 type: "fail",
                 status: reply.status,
-                code: reply.body.error?.code,
-                current: reply.body.error?.details?.current_revision,
+                code: str(reply.body, "error", "code"),
+                ...currentRevisionOf(reply.body),
                 invokedAt,
                 completedAt
               }
         write.attempts.push(outcome)
-        expect(reply.status === 200 || reply.body.error?.code === "revision_conflict", JSON.stringify(reply.body)).toBe(
-          true
-        )
+        expect(
+          reply.status === 200 || at(reply.body, "error", "code") === "revision_conflict",
+          JSON.stringify(reply.body)
+        ).toBe(true)
       } else if (kind < 0.75) {
         // A stock movement on the client's own card, settled by its event_id and key.
         const card = cards.get(c) ?? { id: "", applied: 0, revision: 0, events: 0 }
@@ -284,11 +298,11 @@ const crashRun = Effect.gen(function* () {
         }
         const reply = await settle(url, token, "POST", "/inventory", body, key, () => void counts.unknown++)
         expect(reply.status, JSON.stringify(reply.body)).toBe(200)
-        const balance = reply.body.record.balances.find((b: any) => b.location_id === locationId)
+        const balance = asArray(reply.body, "record", "balances").find((b) => at(b, "location_id") === locationId)
         cards.set(c, {
-          id: reply.body.record.id,
+          id: str(reply.body, "record", "id"),
           applied: card.applied + quantity,
-          revision: balance.revision,
+          revision: num(balance, "revision"),
           events: card.events + 1
         })
         counts.movements++
@@ -301,7 +315,7 @@ const crashRun = Effect.gen(function* () {
         }))
         const reply = await settle(url, token, "POST", "/imports", { records }, key, () => void counts.unknown++)
         expect(reply.status, JSON.stringify(reply.body)).toBe(202)
-        imports.push({ job: reply.body.job.id, externalIds })
+        imports.push({ job: str(reply.body, "job", "id"), externalIds })
         counts.imported += externalIds.length
       }
       counts.requests++
@@ -332,11 +346,12 @@ const crashRun = Effect.gen(function* () {
     for (const { job } of imports) {
       for (;;) {
         const reply = await settle(url, admin, "GET", `/jobs/${job}`, undefined, "unused-read-key")
-        if (reply.body.job.state === "completed" || reply.body.job.state === "failed") {
-          states.set(job, reply.body.job.state)
+        const state = str(reply.body, "job", "state")
+        if (state === "completed" || state === "failed") {
+          states.set(job, state)
           break
         }
-        if (Date.now() > deadline) throw new Error(`job ${job} still ${reply.body.job.state} 30 s after the load`)
+        if (Date.now() > deadline) throw new Error(`job ${job} still ${state} 30 s after the load`)
         await pause(100)
       }
     }
@@ -352,12 +367,12 @@ const crashRun = Effect.gen(function* () {
     ])
   )
   // Imports: each record exactly once, created once (revision 1), and nothing that was not sent.
-  const byExternalId = new Map<string, Array<any>>()
+  const byExternalId = new Map<unknown, Array<unknown>>()
   for (const category of categories)
     byExternalId.set(category.external_id, [...(byExternalId.get(category.external_id) ?? []), category])
   for (const { externalIds } of imports) {
     for (const externalId of externalIds)
-      expect({ externalId, found: (byExternalId.get(externalId) ?? []).map((r) => r.revision) }).toEqual({
+      expect({ externalId, found: (byExternalId.get(externalId) ?? []).map((r) => at(r, "revision")) }).toEqual({
         externalId,
         found: [1]
       })
@@ -366,11 +381,17 @@ const crashRun = Effect.gen(function* () {
 
   // The feed: for every record, revisions 1..current, each once and in order.
   const current = new Map<string, number>([
-    ...categories.map((r): [string, number] => [r.id, r.revision]),
-    ...stock.map((card): [string, number] => [card.id, Math.max(...card.balances.map((b: any) => b.revision))])
+    ...categories.map((r): [string, number] => [str(r, "id"), num(r, "revision")]),
+    ...stock.map((card): [string, number] => [
+      str(card, "id"),
+      Math.max(...asArray(card, "balances").map((b) => num(b, "revision")))
+    ])
   ])
   const revisions = new Map<string, Array<number>>()
-  for (const change of feed) revisions.set(change.id, [...(revisions.get(change.id) ?? []), change.revision])
+  for (const change of feed) {
+    const id = str(change, "id")
+    revisions.set(id, [...(revisions.get(id) ?? []), num(change, "revision")])
+  }
   for (const [id, revision] of current) {
     expect({ id, revisions: revisions.get(id) }).toEqual({
       id,
@@ -381,7 +402,11 @@ const crashRun = Effect.gen(function* () {
   // Stock: each movement applied once, whatever the crashes.
   for (const [c, card] of cards) {
     const stored = stock.find((s) => s.id === card.id)
-    expect({ client: c, physical: stored?.balances[0].physical, revision: stored?.balances[0].revision }).toEqual({
+    expect({
+      client: c,
+      physical: at(stored, "balances", 0, "physical"),
+      revision: at(stored, "balances", 0, "revision")
+    }).toEqual({
       client: c,
       physical: String(card.applied),
       revision: card.events
@@ -391,16 +416,13 @@ const crashRun = Effect.gen(function* () {
   // The concurrency history of the revisioned updates.
   const final = new Map(
     [...ids.values()].map((id) => {
-      const record = categories.find((r) => r.id === id)!
-      return [
-        id,
-        { revision: record.revision as number, name: record.name as string, initial: initial.get(id)! }
-      ] as const
+      const record = categories.find((r) => r.id === id)
+      return [id, { revision: num(record, "revision"), name: str(record, "name"), initial: initial.get(id)! }] as const
     })
   )
   const historyFeed = feed
+    .map((change) => ({ id: str(change, "id"), revision: num(change, "revision") }))
     .filter((change) => final.has(change.id))
-    .map((change) => ({ id: change.id as string, revision: change.revision as number }))
   const { violations, figures } = checkHistory(writes, { records: final, feed: historyFeed })
   expect(violations).toEqual([])
 
