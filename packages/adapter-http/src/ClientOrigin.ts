@@ -1,4 +1,5 @@
 import type { HttpServerRequest } from "effect/http"
+import { AddressNetwork } from "@catalog-sync/core"
 import { Context, Option } from "effect"
 import { BlockList, isIP } from "node:net"
 
@@ -197,19 +198,5 @@ export const originOf = (request: HttpServerRequest.HttpServerRequest, proxies: 
  * The group an address is counted in by the failed-key throttle: an IPv4 address alone, an IPv6 address
  * by its /64 (one subscriber's network: a host there can use any of its 2^64 addresses).
  */
-export const addressGroup = (address: string): string => {
-  if (isIP(address) !== 6) return address
-  const [head = "", tail] = address.split("::")
-  const groups = (part: string) => (part === "" ? [] : part.split(":"))
-  const first = groups(head)
-  // An embedded IPv4 tail (`::ffff:a.b.c.d` is mapped earlier) stands for two groups.
-  const rest = groups(tail ?? "").flatMap((group) => (group.includes(".") ? ["0", "0"] : [group]))
-  const full =
-    tail === undefined
-      ? first
-      : [...first, ...Array<string>(Math.max(0, 8 - first.length - rest.length)).fill("0"), ...rest]
-  return `${full
-    .slice(0, 4)
-    .map((group) => Number.parseInt(group, 16).toString(16))
-    .join(":")}::/64`
-}
+export const addressGroup = (address: string): string =>
+  isIP(address) === 6 ? AddressNetwork.addressNetwork(address) : address

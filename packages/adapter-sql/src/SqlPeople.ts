@@ -39,6 +39,12 @@ const userOf = (row: Record<string, unknown>, prefix = ""): PanelUser.PanelUser 
 const isUnique = (error: unknown): error is SqlError.SqlError =>
   error instanceof SqlError.SqlError && isUniqueViolation(error)
 
+/** The text just after every text that begins with `prefix`: `prefix` with its last character's successor. */
+const successorOf = (prefix: string): string =>
+  prefix === ""
+    ? "\u{10ffff}"
+    : `${prefix.slice(0, -1)}${String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1)}`
+
 /** People over any `SqlClient`. */
 export const make: Effect.Effect<Context.Service.Shape<typeof People.People>, never, SqlClient.SqlClient> = Effect.gen(
   function* () {
@@ -104,6 +110,10 @@ export const make: Effect.Effect<Context.Service.Shape<typeof People.People>, ne
 
     // The table has no key column: a row is named by the engine's own row identity.
     const rowIdentity = sql.onDialectOrElse({ pg: () => "ctid", orElse: () => "rowid" })
+
+    /** How many rows a `DELETE … RETURNING` removed. */
+    const removedRows = (statement: Effect.Effect<ReadonlyArray<unknown>, SqlError.SqlError>) =>
+      Effect.map(statement, (rows) => rows.length)
 
     // An aggregate without GROUP BY always returns its one row.
     const failures = SqlSchema.findOne({
@@ -216,7 +226,29 @@ export const make: Effect.Effect<Context.Service.Shape<typeof People.People>, ne
           Effect.asVoid,
           refineErrors,
           span("People.clearFailures")
-        )
+        ),
+
+      // The keys that begin with `prefix` are those from it up to (not including) it with its last
+      // character's successor: a range the key index serves (keys compare by code point on both engines).
+      clearFailuresWithPrefix: (prefix) =>
+        removedRows(
+          sql`DELETE FROM sign_in_failures WHERE "key" >= ${prefix} AND "key" < ${successorOf(prefix)} RETURNING 1 AS removed`
+        ).pipe(refineErrors, span("People.clearFailuresWithPrefix")),
+
+      // Bounded: a backlog is worked off over several runs of the upkeep.
+      deleteEndedSessions: ({ idleSince, now }, limit) =>
+        removedRows(
+          sql`DELETE FROM panel_sessions WHERE id IN (
+            SELECT id FROM panel_sessions WHERE expires_at <= ${now} OR last_seen_at <= ${idleSince} LIMIT ${limit})
+            RETURNING 1 AS removed`
+        ).pipe(refineErrors, span("People.deleteEndedSessions")),
+
+      deleteFailuresBefore: (before, limit) =>
+        removedRows(
+          sql`DELETE FROM sign_in_failures WHERE ${sql.literal(rowIdentity)} IN (
+            SELECT ${sql.literal(rowIdentity)} FROM sign_in_failures WHERE at < ${before} LIMIT ${limit})
+            RETURNING 1 AS removed`
+        ).pipe(refineErrors, span("People.deleteFailuresBefore"))
     })
   }
 )

@@ -179,5 +179,7 @@ export * as ImageProcessor from "./Media/ImageProcessor.js"
 export * as RateLimiter from "./RateLimit/RateLimiter.js"
 /** Port: SHA-256 of texts, hex encoded. */
 export * as Sha256 from "./Shared/Sha256.js"
+/** The network a client address is counted in by throttles: IPv4 alone, IPv6 by its /64. */
+export * as AddressNetwork from "./Shared/AddressNetwork.js"
 /** The rate limiter of a single instance, in memory. */
 export * as InMemoryRateLimiter from "./RateLimit/InMemoryRateLimiter.js"

@@ -5,9 +5,16 @@ import * as fc from "fast-check"
 import { Admin } from "../src/Admin/AccountsAdmin.js"
 import { Actor, AuditLog } from "../src/Audit/AuditLog.js"
 import { type PanelRole, roleFitsCompany } from "../src/People/PanelUser.js"
+import { People } from "../src/People/People.js"
 import { PasswordHasher } from "../src/People/PasswordHasher.js"
 import { PeopleAdmin, SessionLimits } from "../src/People/PeopleAdmin.js"
-import { accountLimit, addressLimit, retryAfterMillis, windowMillis } from "../src/People/SignInThrottle.js"
+import {
+  accountFromAddressLimit,
+  accountLimit,
+  addressLimit,
+  retryAfterMillis,
+  windowMillis
+} from "../src/People/SignInThrottle.js"
 import { IdsLive } from "../src/Shared/Ids.js"
 import { InMemory } from "../src/testing.js"
 import { prop } from "./properties.js"
@@ -43,7 +50,7 @@ const company = Effect.flatMap(Admin, (admin) =>
   })
 )
 
-const withPeople = <A, E>(body: Effect.Effect<A, E, PeopleAdmin | Admin | AuditLog>) =>
+const withPeople = <A, E>(body: Effect.Effect<A, E, PeopleAdmin | Admin | AuditLog | People>) =>
   body.pipe(Effect.provide(layer()))
 
 const failureOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
@@ -157,26 +164,101 @@ describe("signing in", () => {
     )
   )
 
-  it.effect("ten failures throttle the account for the window, even with the right password", () =>
+  it.effect(
+    "ten failures from one address throttle the account there, even with the right password, not elsewhere",
+    () =>
+      withPeople(
+        Effect.gen(function* () {
+          const people = yield* PeopleAdmin
+          const ada = yield* signUp
+          for (let i = 0; i < accountFromAddressLimit; i++) {
+            yield* Effect.flip(
+              people.signIn({ email: ada.email, password: `wrong password ${i}`, address: "198.51.100.9" })
+            )
+            yield* TestClock.adjust("10 seconds")
+          }
+          const throttled = Option.getOrThrow(
+            yield* failureOf(people.signIn({ email: ada.email, password, address: "198.51.100.9" }))
+          )
+          expect(throttled).toMatchObject({ _tag: "SignInThrottled" })
+          // The oldest failure leaves the window 15 minutes after it happened, 100 s ago.
+          expect((throttled as { retryAfterSeconds: number }).retryAfterSeconds).toBe(15 * 60 - 100)
+          // The account's owner, elsewhere, is not locked out by a stranger's guesses.
+          const owner = yield* people.signIn({ email: ada.email, password, address: "203.0.113.9" })
+          expect(owner.user.id).toBe(ada.id)
+          yield* TestClock.adjust("800 seconds")
+          const signedIn = yield* people.signIn({ email: ada.email, password, address: "198.51.100.9" })
+          expect(signedIn.user.id).toBe(ada.id)
+        })
+      )
+  )
+
+  it.effect("guesses spread over many addresses throttle the account everywhere at its own, higher limit", () =>
     withPeople(
       Effect.gen(function* () {
         const people = yield* PeopleAdmin
         const ada = yield* signUp
         for (let i = 0; i < accountLimit; i++) {
-          yield* Effect.flip(
-            people.signIn({ email: ada.email, password: `wrong password ${i}`, address: `198.51.100.${i}` })
-          )
-          yield* TestClock.adjust("10 seconds")
+          const address = `198.18.${i >> 8}.${i & 255}`
+          yield* Effect.flip(people.signIn({ email: ada.email, password: `wrong password ${i}`, address }))
         }
-        const throttled = Option.getOrThrow(
-          yield* failureOf(people.signIn({ email: ada.email, password, address: "203.0.113.9" }))
+        const throttled = yield* failureOf(people.signIn({ email: ada.email, password, address: "203.0.113.9" }))
+        expect(Option.getOrThrow(throttled)._tag).toBe("SignInThrottled")
+        // An operator's unlock forgets the account's failures; the owner signs in at once.
+        const log = yield* AuditLog
+        const forgotten = yield* people
+          .unlock(" ADA@example.com ")
+          .pipe(Effect.provideService(Actor, { label: "cli:root", userId: null, address: null }))
+        expect(forgotten).toBe(2 * accountLimit)
+        const [unlocked] = yield* log.list({ limit: 1 })
+        expect(unlocked).toMatchObject({
+          action: "user.unlock",
+          actor: "cli:root",
+          target: ada.id,
+          details: { email: ada.email, failures: String(2 * accountLimit) }
+        })
+        expect((yield* people.signIn({ email: ada.email, password, address: "203.0.113.9" })).user.id).toBe(ada.id)
+      })
+    )
+  )
+
+  it.effect("each refused password is in the audit log until a limit stops the attempts", () =>
+    withPeople(
+      Effect.gen(function* () {
+        const people = yield* PeopleAdmin
+        const log = yield* AuditLog
+        const acme = yield* company
+        const owner = yield* people.createUser({
+          email: "olga@example.com",
+          name: "Olga",
+          password,
+          role: "owner",
+          company_id: acme.id
+        })
+        for (let i = 0; i < accountFromAddressLimit + 5; i++)
+          yield* Effect.flip(people.signIn({ email: owner.email, password: "wrong password", address: "192.0.2.5" }))
+        const failed = (yield* log.list({ companyId: acme.id, limit: 100 })).filter(
+          (entry) => entry.action === "session.sign_in_failed"
         )
-        expect(throttled).toMatchObject({ _tag: "SignInThrottled" })
-        // The oldest failure leaves the window 15 minutes after it happened, 100 s ago.
-        expect((throttled as { retryAfterSeconds: number }).retryAfterSeconds).toBe(15 * 60 - 100)
-        yield* TestClock.adjust("800 seconds")
-        const signedIn = yield* people.signIn({ email: ada.email, password, address: "203.0.113.9" })
-        expect(signedIn.user.id).toBe(ada.id)
+        // Ten entries (newest first): the last one reached the limit; the five throttled attempts after it are not logged.
+        expect(failed).toHaveLength(accountFromAddressLimit)
+        expect(failed[0]).toMatchObject({
+          actor: "anonymous",
+          address: "192.0.2.5",
+          target: owner.id,
+          company_id: acme.id,
+          details: { email: owner.email, throttled: "account_from_address" }
+        })
+        expect(failed.slice(1).every((entry) => entry.details["throttled"] === undefined)).toBe(true)
+        // An unknown email's failures are the platform's, with no company.
+        yield* Effect.flip(people.signIn({ email: "nobody@example.com", password, address: "192.0.2.6" }))
+        const [unknown] = yield* log.list({ limit: 1 })
+        expect(unknown).toMatchObject({
+          action: "session.sign_in_failed",
+          company_id: null,
+          target: null,
+          details: { email: "nobody@example.com" }
+        })
       })
     )
   )
@@ -198,20 +280,26 @@ describe("signing in", () => {
   )
 
   prop(
-    "the throttle waits exactly when a key is at its limit, never longer than the window",
+    "the throttle waits exactly when a counter is at its limit, never longer than the window",
     [fc.nat({ max: 40 }), fc.nat({ max: 40 }), fc.nat({ max: windowMillis - 1 }), fc.nat({ max: windowMillis - 1 })],
     ([accountFailures, addressFailures, accountAge, addressAge]) => {
       const now = 10 * windowMillis
       const wait = retryAfterMillis(
-        {
-          account: { count: accountFailures, oldest: accountFailures === 0 ? null : now - accountAge },
-          address: { count: addressFailures, oldest: addressFailures === 0 ? null : now - addressAge }
-        },
+        [
+          {
+            limit: accountFromAddressLimit,
+            failures: { count: accountFailures, oldest: accountFailures === 0 ? null : now - accountAge }
+          },
+          {
+            limit: addressLimit,
+            failures: { count: addressFailures, oldest: addressFailures === 0 ? null : now - addressAge }
+          }
+        ],
         now
       )
-      expect(wait > 0).toBe(accountFailures >= accountLimit || addressFailures >= addressLimit)
+      expect(wait > 0).toBe(accountFailures >= accountFromAddressLimit || addressFailures >= addressLimit)
       expect(wait).toBeLessThanOrEqual(windowMillis)
-      if (accountFailures >= accountLimit) expect(wait).toBeGreaterThanOrEqual(windowMillis - accountAge)
+      if (accountFailures >= accountFromAddressLimit) expect(wait).toBeGreaterThanOrEqual(windowMillis - accountAge)
     }
   )
 })
@@ -249,6 +337,29 @@ describe("sessions", () => {
         }
         yield* TestClock.adjust("20 minutes")
         expect(Option.isNone(yield* people.authenticate(token))).toBe(true)
+      })
+    )
+  )
+
+  it.effect("the purge deletes ended sessions and failures out of the window, a batch at a time", () =>
+    withPeople(
+      Effect.gen(function* () {
+        const people = yield* PeopleAdmin
+        const port = yield* People
+        const ada = yield* signUp
+        const idle = yield* people.signIn({ email: ada.email, password, address: null })
+        for (let i = 0; i < 3; i++)
+          yield* Effect.flip(people.signIn({ email: ada.email, password: "wrong password", address: "192.0.2.8" }))
+        yield* TestClock.adjust("20 minutes")
+        // No session has ended yet; the failures (three counters each) are out of the 15-minute window and go.
+        expect(yield* people.purgeExpired()).toEqual({ sessions: 0, failures: 9 })
+        const live = yield* people.signIn({ email: ada.email, password, address: null })
+        yield* TestClock.adjust("11 minutes")
+        // The first session has been idle 31 minutes; the second 11.
+        expect(yield* people.purgeExpired(1)).toEqual({ sessions: 1, failures: 0 })
+        expect(yield* port.findSession(idle.session.id)).toEqual(Option.none())
+        expect(Option.isSome(yield* port.findSession(live.session.id))).toBe(true)
+        expect(yield* people.purgeExpired()).toEqual({ sessions: 0, failures: 0 })
       })
     )
   )

@@ -4,7 +4,7 @@ import { AuditLog } from "../src/Audit/AuditLog.js"
 import { People } from "../src/People/People.js"
 import { PasswordHasher } from "../src/People/PasswordHasher.js"
 import { PeopleAdmin } from "../src/People/PeopleAdmin.js"
-import { accountLimit, addressKey, addressLimit } from "../src/People/SignInThrottle.js"
+import { accountFromAddressLimit, accountLimit, addressKey, addressLimit } from "../src/People/SignInThrottle.js"
 import { IdsLive } from "../src/Shared/Ids.js"
 import { InMemory } from "../src/testing.js"
 
@@ -88,10 +88,24 @@ describe("sign-ins sent at once", () => {
       expect(counts["SignInThrottled"]).toBe(3 * accountLimit - verifications.count)
       // Sent one by one, the limit holds as before: the account takes exactly its limit of failures.
       for (let i = 0; verifications.count < accountLimit; i++) {
-        yield* Effect.flip(people.signIn({ email: ada.email, password: `wrong ${i}`, address: "203.0.113.1" }))
+        const address = `203.0.${113 + (i >> 8)}.${i & 255}`
+        yield* Effect.flip(people.signIn({ email: ada.email, password: `wrong ${i}`, address }))
       }
       const after = yield* Effect.flip(people.signIn({ email: ada.email, password, address: "203.0.113.2" }))
       expect(after._tag).toBe("SignInThrottled")
+    }).pipe(Effect.provide(layer()))
+  )
+
+  it.effect("check at most the account's limit from one address of wrong passwords from there", () =>
+    Effect.gen(function* () {
+      const people = yield* PeopleAdmin
+      const ada = yield* signUp
+      verifications.count = 0
+      const tags = yield* atOnce(3 * accountFromAddressLimit, (i) =>
+        people.signIn({ email: ada.email, password: `wrong password ${i}`, address: "198.51.100.1" })
+      )
+      expect(verifications.count).toBeLessThanOrEqual(accountFromAddressLimit)
+      expect(tally(tags)["SignInThrottled"]).toBe(3 * accountFromAddressLimit - verifications.count)
     }).pipe(Effect.provide(layer()))
   )
 

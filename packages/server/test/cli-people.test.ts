@@ -1,7 +1,7 @@
 /**
  * The panel's people and the audit log from the command line: `user create` (the first administrator,
  * owners and managers) reads the password from standard input, never from an argument; `user list`,
- * `disable`, `sign-out-everywhere`; and `audit list`, where each admin command appears under the CLI's
+ * `disable`, `sign-out-everywhere`, `unlock`; and `audit list`, where each admin command appears under the CLI's
  * actor.
  */
 import { layer } from "@effect/vitest"
@@ -135,6 +135,30 @@ layer(AdminLive, { timeout: 60_000 })("catalog-sync user and audit", (it) => {
         _tag: "SignInRefused"
       })
       expect(yield* run(["user", "enable", created.id])).toMatchObject({ enabled: true })
+    })
+  )
+
+  it.effect("user unlock forgets an account's failed sign-ins, audited under the CLI's actor", () =>
+    Effect.gen(function* () {
+      const people = yield* PeopleAdmin.PeopleAdmin
+      yield* run(
+        ["user", "create", "--admin", "--email", "locked@example.com", "--name", "L", "--password-stdin"],
+        password
+      )
+      const from = { email: "locked@example.com", address: "192.0.2.44" }
+      for (let i = 0; i < 10; i++) yield* Effect.flip(people.signIn({ ...from, password: `wrong password ${i}` }))
+      expect((yield* Effect.flip(people.signIn({ ...from, password })))._tag).toBe("SignInThrottled")
+      // Ten failures, each counted for the account from that address and for the account.
+      expect(yield* run(["user", "unlock", "--email", "Locked@Example.com"])).toEqual({
+        unlocked: "Locked@Example.com",
+        failures: 20
+      })
+      expect((yield* people.signIn({ ...from, password })).user.email).toBe("locked@example.com")
+      const entries = (yield* run(["audit", "list", "--limit", "5"])) as ReadonlyArray<AuditLog.AuditEntry>
+      expect(entries.find((entry) => entry.action === "user.unlock")).toMatchObject({
+        actor: expect.stringMatching(/^cli:/),
+        details: { email: "locked@example.com", failures: "20" }
+      })
     })
   )
 

@@ -61,7 +61,20 @@ export class People extends Context.Service<
     readonly forgetFailure: (keys: ReadonlyArray<string>, at: number) => Effect.Effect<void, PersistenceError>
     /** The failures of `key` at or after `since`. */
     readonly countFailures: (key: string, since: number) => Effect.Effect<FailureCount, PersistenceError>
-    /** Forgets every failure of `key` (a successful sign-in clears its account's). */
+    /** Forgets every failure of `key` (a successful sign-in clears its account's from its address). */
     readonly clearFailures: (key: string) => Effect.Effect<void, PersistenceError>
+    /** Forgets every failure of the keys that begin with `prefix`; returns how many there were. */
+    readonly clearFailuresWithPrefix: (prefix: string) => Effect.Effect<number, PersistenceError>
+
+    /**
+     * Deletes at most `limit` sessions that have ended: expired at or before `now`, or last seen at or
+     * before `idleSince` (ISO times). Returns how many.
+     */
+    readonly deleteEndedSessions: (
+      ended: { readonly now: string; readonly idleSince: string },
+      limit: number
+    ) => Effect.Effect<number, PersistenceError>
+    /** Deletes at most `limit` failures recorded before `before` (epoch ms). Returns how many. */
+    readonly deleteFailuresBefore: (before: number, limit: number) => Effect.Effect<number, PersistenceError>
   }
 >()("@catalog-sync/core/People") {}

@@ -7,15 +7,16 @@ import { RecordNotFound, ValidationFailed } from "../Shared/Errors.js"
 import { type CompanyId, Ids, UUID } from "../Shared/Ids.js"
 import { Sha256 } from "../Shared/Sha256.js"
 import { People } from "./People.js"
-import { normalEmail, type PanelSession, PanelRole, type PanelUser, roleFitsCompany } from "./PanelUser.js"
+import { normalEmail, PanelRole, type PanelUser, roleFitsCompany } from "./PanelUser.js"
 import { PasswordHasher } from "./PasswordHasher.js"
-import { SignInRefused, SignInThrottled } from "./PeopleErrors.js"
-import { accountKey, addressKey, type FailureCount, retryAfterMillis, windowMillis } from "./SignInThrottle.js"
+import { makeSignIn, maxPasswordLength, tokenShape } from "./SignIn.js"
+import { accountFromAddressPrefix, accountKey, windowMillis } from "./SignInThrottle.js"
+
+export { maxPasswordLength } from "./SignIn.js"
+export type { SignedIn, SignInInput } from "./SignIn.js"
 
 /** The shortest password, in characters. */
 export const minPasswordLength = 12
-/** The longest password, in characters: a bound on the work one sign-in can ask of the hash. */
-export const maxPasswordLength = 1024
 
 const Password = Schema.String.check(
   Schema.makeFilter(
@@ -48,34 +49,11 @@ export const SessionLimits = Context.Reference<SessionLimits>("@catalog-sync/cor
   defaultValue: () => ({ idleMinutes: 30, maxHours: 12 })
 })
 
+/** The most ended sessions, and the most old sign-in failures, one purge deletes. */
+export const purgeBatch = 1000
+
 /** A session's last-seen time is written at most this often, not on every request. */
 export const touchEveryMillis = 60_000
-
-/** What a sign-in form posts; `address` is the client's, `replacing` the token of the cookie it came with. */
-export interface SignInInput {
-  readonly email: string
-  readonly password: string
-  readonly address: string | null
-  readonly replacing?: string | undefined
-}
-
-/** A successful sign-in: the token for the cookie (given here only), the user and the new session. */
-export interface SignedIn {
-  readonly token: string
-  readonly user: PanelUser
-  readonly session: PanelSession
-}
-
-const randomToken = (): string => {
-  let binary = ""
-  for (const byte of globalThis.crypto.getRandomValues(new Uint8Array(32))) binary += String.fromCharCode(byte)
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")
-}
-
-/** 32 random bytes, base64url: anything else is not a token of ours and is not looked up. */
-const tokenShape = /^[A-Za-z0-9_-]{43}$/
-
-const refused = () => new SignInRefused({ message: "the email or the password is wrong" })
 
 const notFound = (id: string) => new RecordNotFound({ resource: "users", message: `no user ${id}` })
 
@@ -95,8 +73,6 @@ export class PeopleAdmin extends Context.Service<PeopleAdmin>()("@catalog-sync/c
     const sha256 = yield* Sha256
     const limits = yield* SessionLimits
     const audited = makeRecorder(yield* AuditLog, ids)
-    // An unknown email is checked against this, so that it costs what a known one does.
-    const dummyHash = yield* Effect.cached(hasher.hash(randomToken()))
 
     const user = (id: string) =>
       people
@@ -147,76 +123,7 @@ export class PeopleAdmin extends Context.Service<PeopleAdmin>()("@catalog-sync/c
         return created
       })
 
-    const signIn = (input: SignInInput) =>
-      Effect.gen(function* () {
-        const now = yield* Clock.currentTimeMillis
-        const email = normalEmail(input.email)
-        // A failure counts for `windowMillis` exactly: at `at + windowMillis` it has left the window.
-        const since = now - windowMillis + 1
-        const keys = input.address === null ? [accountKey(email)] : [accountKey(email), addressKey(input.address)]
-        const failures = Effect.gen(function* () {
-          return {
-            account: yield* people.countFailures(accountKey(email), since),
-            address: input.address === null ? null : yield* people.countFailures(addressKey(input.address), since)
-          }
-        })
-        const throttled = (wait: number) =>
-          new SignInThrottled({
-            message: "too many failed sign-ins; try again later",
-            retryAfterSeconds: Math.ceil(wait / 1000)
-          })
-        const waitNow = retryAfterMillis(yield* failures, now)
-        if (waitNow > 0) return yield* throttled(waitNow)
-        // The attempt counts itself as a failure before the password is checked, then counts again: of
-        // attempts sent at once (each passed the check above before any had failed), only those within the
-        // limits go on; the others take their count back and are throttled.
-        yield* people.recordFailure(keys, now, since)
-        const claimed = yield* failures
-        const others = (count: FailureCount): FailureCount => ({ ...count, count: count.count - 1 })
-        const waitClaimed = retryAfterMillis(
-          { account: others(claimed.account), address: claimed.address === null ? null : others(claimed.address) },
-          now
-        )
-        if (waitClaimed > 0) {
-          yield* people.forgetFailure(keys, now)
-          return yield* throttled(waitClaimed)
-        }
-        const failed = Effect.fail(refused())
-        // A password no account can have is refused before any lookup: the cost does not depend on the email.
-        if (input.password.length > maxPasswordLength * 2) return yield* failed
-        // Made by the first sign-in whatever its email, so that this one costs no more for an unknown email.
-        const dummy = yield* dummyHash
-        const found = yield* people.findUserByEmail(email)
-        const verified = yield* Option.match(found, {
-          onNone: () => Effect.as(hasher.verify(input.password, dummy), false),
-          onSome: ({ passwordHash }) => hasher.verify(input.password, passwordHash)
-        })
-        if (!verified || Option.isNone(found) || !found.value.user.enabled) return yield* failed
-        const signedIn = found.value.user
-        // Not a failure after all: the account's failures end here, the address keeps its others.
-        yield* people.clearFailures(accountKey(email))
-        if (input.address !== null) yield* people.forgetFailure([addressKey(input.address)], now)
-        // Rotation: the session of the cookie the form came with (if any) ends here.
-        if (input.replacing !== undefined && tokenShape.test(input.replacing)) {
-          yield* people.deleteSession(yield* sha256.hash(input.replacing))
-        }
-        const token = randomToken()
-        const session: PanelSession = {
-          id: yield* sha256.hash(token),
-          user_id: signedIn.id,
-          csrf_token: randomToken(),
-          created_at: iso(now),
-          last_seen_at: iso(now),
-          expires_at: iso(now + limits.maxHours * 3_600_000),
-          address: input.address
-        }
-        yield* audited(
-          people.insertSession(session),
-          () => ({ action: "session.sign_in", company_id: signedIn.company_id, target: signedIn.id }),
-          { label: signedIn.email, userId: signedIn.id, address: input.address }
-        )
-        return { token, user: signedIn, session } satisfies SignedIn
-      })
+    const signIn = yield* makeSignIn({ people, hasher, sha256, audited, maxHours: limits.maxHours })
 
     const authenticate = (token: string) =>
       Effect.gen(function* () {
@@ -289,7 +196,45 @@ export class PeopleAdmin extends Context.Service<PeopleAdmin>()("@catalog-sync/c
         yield* audited(write, () => ({ action: "user.password", company_id: current.company_id, target: current.id }))
       })
 
+    /**
+     * Forgets the failed sign-ins of the account with `email` (from every address), so its owner can sign
+     * in again at once; the addresses' own counts stay. Returns how many failures were forgotten.
+     */
+    const unlock = (email: string) =>
+      Effect.gen(function* () {
+        const normal = normalEmail(email)
+        const found = yield* people.findUserByEmail(normal)
+        const forget = Effect.gen(function* () {
+          const account = yield* people.countFailures(accountKey(normal), 0)
+          yield* people.clearFailures(accountKey(normal))
+          return account.count + (yield* people.clearFailuresWithPrefix(accountFromAddressPrefix(normal)))
+        })
+        return yield* audited(forget, (forgotten) => ({
+          action: "user.unlock",
+          company_id: Option.match(found, { onNone: () => null, onSome: ({ user }) => user.company_id }),
+          target: Option.match(found, { onNone: () => null, onSome: ({ user }) => user.id }),
+          details: { email: normal, failures: String(forgotten) }
+        }))
+      })
+
+    /**
+     * Deletes ended sessions and the failures that have left the throttle's window, at most
+     * `batch` of each: run by the server's upkeep, a backlog is worked off over several runs.
+     */
+    const purgeExpired = (batch = purgeBatch) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        const sessions = yield* people.deleteEndedSessions(
+          { now: iso(now), idleSince: iso(now - limits.idleMinutes * 60_000) },
+          batch
+        )
+        const failures = yield* people.deleteFailuresBefore(now - windowMillis, batch)
+        return { sessions, failures }
+      })
+
     return {
+      unlock,
+      purgeExpired,
       createUser,
       signIn,
       authenticate,

@@ -82,6 +82,26 @@ export const makePeople = () => {
     clearFailures: (key) =>
       Effect.sync(() => {
         failures = failures.filter((f) => f.key !== key)
+      }),
+    clearFailuresWithPrefix: (prefix) =>
+      Effect.sync(() => {
+        const before = failures.length
+        failures = failures.filter((f) => !f.key.startsWith(prefix))
+        return before - failures.length
+      }),
+    deleteEndedSessions: ({ idleSince, now }, limit) =>
+      Effect.sync(() => {
+        const ended = Array.from(sessions.values())
+          .filter((s) => s.expires_at <= now || s.last_seen_at <= idleSince)
+          .slice(0, limit)
+        for (const session of ended) sessions.delete(session.id)
+        return ended.length
+      }),
+    deleteFailuresBefore: (before, limit) =>
+      Effect.sync(() => {
+        let removed = 0
+        failures = failures.filter((f) => (f.at < before && removed < limit ? (removed++, false) : true))
+        return removed
       })
   })
 }

@@ -188,6 +188,46 @@ export const runPeopleConformance = (name: string, ports: Layer.Layer<Accounts |
       })
     )
 
+    it.effect("clears the failures of the keys with a prefix, and no other key's", () =>
+      Effect.gen(function* () {
+        const people = yield* People
+        const account = `account:${uuid()}`
+        const base = 1_800_000_000_000
+        yield* people.recordFailure([`${account}|192.0.2.1`, `${account}|2001:db8::/64`, account], base, 0)
+        yield* people.recordFailure([`${account}|192.0.2.1`, `${account}}`, `${account}x|1`], base + 1, 0)
+        expect(yield* people.clearFailuresWithPrefix(`${account}|`)).toBe(3)
+        for (const kept of [account, `${account}}`, `${account}x|1`])
+          expect((yield* people.countFailures(kept, 0)).count).toBe(1)
+        expect((yield* people.countFailures(`${account}|192.0.2.1`, 0)).count).toBe(0)
+        expect(yield* people.clearFailuresWithPrefix(`${account}|`)).toBe(0)
+      })
+    )
+
+    it.effect("deletes ended sessions and old failures, at most a batch per call", () =>
+      Effect.gen(function* () {
+        const people = yield* People
+        const u = user(null)
+        yield* people.insertUser(u, "h")
+        // Long before any other test's sessions and failures, so that only these are old enough.
+        const t = -20_000_000
+        const expired = { ...session(u, t), expires_at: at(t + 100) }
+        const idle = { ...session(u, t), last_seen_at: at(t + 50), expires_at: at(1_000_000) }
+        const live = { ...session(u, t), last_seen_at: at(t + 500), expires_at: at(1_000_000) }
+        for (const s of [expired, idle, live]) yield* people.insertSession(s)
+        const ended = { now: at(t + 200), idleSince: at(t + 100) }
+        expect(yield* people.deleteEndedSessions(ended, 1)).toBe(1)
+        expect(yield* people.deleteEndedSessions(ended, 10)).toBe(1)
+        expect(yield* people.deleteEndedSessions(ended, 10)).toBe(0)
+        for (const gone of [expired, idle]) expect(Option.isNone(yield* people.findSession(gone.id))).toBe(true)
+        expect(Option.isSome(yield* people.findSession(live.id))).toBe(true)
+        const key = `address:${uuid()}`
+        for (const when of [1000, 1001, 1002, 5000]) yield* people.recordFailure([key], when, 0)
+        expect(yield* people.deleteFailuresBefore(2000, 2)).toBe(2)
+        expect(yield* people.deleteFailuresBefore(2000, 10)).toBe(1)
+        expect(yield* people.countFailures(key, 0)).toEqual({ count: 1, oldest: 5000 })
+      })
+    )
+
     it.effect("appends an entry with its write, newest first by company, paged with before", () =>
       Effect.gen(function* () {
         const log = yield* AuditLog

@@ -36,7 +36,8 @@ export const user = group("user", "people who sign in to the panel", [
   "list",
   "enable",
   "disable",
-  "sign-out-everywhere"
+  "sign-out-everywhere",
+  "unlock"
 ]).pipe(
   Command.withSubcommands([
     command(
@@ -75,6 +76,15 @@ export const user = group("user", "people who sign in to the panel", [
     ),
     command("sign-out-everywhere", "end every session of a user", { id: userId }, ({ id }) =>
       people((service) => Effect.map(service.signOutEverywhere(id), (sessions) => ({ signed_out: id, sessions })))
+    ),
+    command(
+      "unlock",
+      "forget an account's failed sign-ins (from every address), so that its owner can sign in at once",
+      {
+        email: Input.text("email", { description: "the account's email", example: "ada@example.com" })
+      },
+      ({ email }) =>
+        people((service) => Effect.map(service.unlock(email), (failures) => ({ unlocked: email, failures })))
     )
   ])
 )
