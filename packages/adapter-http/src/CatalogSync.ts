@@ -42,7 +42,7 @@ import { ApiLive } from "./ApiLive.js"
 import * as NodePasswordHasher from "./NodePasswordHasher.js"
 import * as NodeSecretHasher from "./NodeSecretHasher.js"
 import { Readiness } from "./System/Readiness.js"
-import { IdempotencyPurge, JobRetentionPurge, StagingSweep } from "./Upkeep.js"
+import { IdempotencyPurge, JobRetentionPurge, PanelPurge, StagingSweep } from "./Upkeep.js"
 
 /** The persistence ports `layer` needs: what `layer` of adapter-sqlite and of adapter-pg provide. */
 export type PersistencePorts =
@@ -203,7 +203,7 @@ export const layer = <
     ChangeFeed.ChangeFeed.Default,
     InventoryService.InventoryService.Default,
     Admin.Admin.Default,
-    PeopleAdmin.PeopleAdmin.Default.pipe(
+    PanelPurge.pipe(Layer.provideMerge(PeopleAdmin.PeopleAdmin.Default)).pipe(
       Layer.provide(NodePasswordHasher.layer),
       Layer.provide(
         options.sessionLimits === undefined

@@ -1,6 +1,7 @@
 /**
  * The background upkeep a host of the API runs next to it, each in a fiber of the layer's scope: purges of
- * idempotency records and finished imports past their retention, and the sweep of abandoned uploads.
+ * idempotency records and finished imports past their retention, ended panel sessions and old sign-in
+ * failures, and the sweep of abandoned uploads.
  */
 import {
   Idempotency,
@@ -9,6 +10,7 @@ import {
   JobRetention,
   MediaService,
   MediaStagingSweep,
+  PeopleAdmin,
   type MediaRepository,
   type MediaStorage,
   type Transactor
@@ -26,6 +28,27 @@ export const IdempotencyPurge: Layer.Layer<never, never, IdempotencyStore.Idempo
         yield* Effect.logDebug("purged idempotency records").pipe(Effect.annotateLogs("removed", removed))
     }).pipe(Effect.catchCause((cause) => Effect.logWarning("idempotency purge failed", cause)))
     yield* Effect.forkScoped(Effect.repeat(purge, Schedule.spaced("1 hour")))
+  })
+)
+
+/**
+ * Deletes ended panel sessions and sign-in failures out of the throttle's window, every 5 minutes: one
+ * bounded statement for each per run (`PeopleAdmin.purgeBatch`), so a backlog is worked off over several.
+ */
+export const PanelPurge: Layer.Layer<never, never, PeopleAdmin.PeopleAdmin> = Layer.effectDiscard(
+  Effect.gen(function* () {
+    const people = yield* PeopleAdmin.PeopleAdmin
+    const purge = people.purgeExpired().pipe(
+      Effect.tap(({ failures, sessions }) =>
+        sessions + failures > 0
+          ? Effect.logDebug("purged ended panel sessions and old sign-in failures").pipe(
+              Effect.annotateLogs({ sessions, failures })
+            )
+          : Effect.void
+      ),
+      Effect.catchCause((cause) => Effect.logWarning("panel purge failed", cause))
+    )
+    yield* Effect.forkScoped(Effect.repeat(purge, Schedule.spaced("5 minutes")))
   })
 )
 
