@@ -11,6 +11,7 @@ const root = fileURLToPath(new URL("..", import.meta.url))
 interface Manifest {
   readonly name: string
   readonly bin?: unknown
+  readonly files?: ReadonlyArray<string>
   readonly exports?: Record<string, { readonly types: string; readonly default: string }>
 }
 
@@ -45,6 +46,35 @@ describe("the workspace packages after npm install", () => {
   it("load in plain node, outside vitest", { timeout: 60_000 }, async () => {
     const script = `for (const name of ${JSON.stringify(entries.map((entry) => entry.specifier))}) { const module = await import(name); if (Object.keys(module).length === 0) throw new Error(name + " exports nothing") }`
     await run(process.execPath, ["--input-type=module", "-e", script], { cwd: root })
+  })
+})
+
+/** Every `types` target of every package's exports, the server's too: what a TypeScript importer reads. */
+const declarations = readdirSync(join(root, "packages")).flatMap((folder) => {
+  const manifest = JSON.parse(readFileSync(join(root, "packages", folder, "package.json"), "utf8")) as Manifest
+  return Object.values(manifest.exports ?? {}).map((target) => ({
+    folder,
+    types: target.types,
+    files: manifest.files ?? []
+  }))
+})
+
+// The root's `tsc -b` emits every package's declarations into its build folder; a `types` target that no
+// build makes leaves a TypeScript application with an import it cannot type.
+describe("the published packages' declarations", () => {
+  it("exist after the build, for every entry its exports map names", () => {
+    expect(declarations.length).toBeGreaterThan(0)
+    const missing = declarations
+      .filter(({ folder, types }) => !existsSync(join(root, "packages", folder, types)))
+      .map(({ folder, types }) => join("packages", folder, types))
+    expect(missing).toEqual([])
+  })
+
+  it("are in the files the package publishes", () => {
+    const unpublished = declarations
+      .filter(({ files, types }) => !files.some((entry) => types.startsWith(`./${entry}/`)))
+      .map(({ folder, types }) => join("packages", folder, types))
+    expect(unpublished).toEqual([])
   })
 })
 

@@ -2,7 +2,7 @@ import { ApiLive, RouteTable } from "@catalog-sync/adapter-http"
 import { PortalHttp } from "@catalog-sync/portal"
 import { Layer } from "effect"
 import { EdgeReferencesLive } from "./Edge.js"
-import { panelMount } from "./PanelMount.js"
+import { panelMount, type PanelRequirements } from "./PanelMount.js"
 import * as MetricsEndpoint from "./Observability/MetricsEndpoint.js"
 import type { RuntimeSettings } from "./ServerConfig.js"
 
@@ -16,6 +16,15 @@ export interface Mount<E, R> {
   readonly routes: Layer.Layer<never, E, R>
 }
 
+/**
+ * What the server's mounts need: the router (with the portal's route-not-found answers), the services and
+ * persistence ports `ServicesLive` provides, and the scrape of the metrics, which the server provides too.
+ */
+export type MountRequirements = PortalHttp.Requires | PanelRequirements | MetricsEndpoint.MetricsScrape
+
+/** What the contract's endpoints need (`ApiLive`): the core services and the platform's (files, paths, ETags). */
+export type ApiRequirements = Layer.Services<typeof ApiLive>
+
 /** Every path under `prefix` and `prefix` itself, named by one template. */
 export const pathsUnder = (prefix: `/${string}`): ReadonlyArray<RouteTable.OutsideRoute> => [
   { method: "*", path: prefix, template: `${prefix}/*` },
@@ -27,7 +36,7 @@ export const pathsUnder = (prefix: `/${string}`): ReadonlyArray<RouteTable.Outsi
  * start, no database queries) and, on the main port when configured, the metrics. Another set of pages
  * is served by adding its mount here.
  */
-export const mountsOf = (runtime: RuntimeSettings) => [
+export const mountsOf = (runtime: RuntimeSettings): ReadonlyArray<Mount<never, MountRequirements>> => [
   { paths: pathsUnder("/docs"), routes: PortalHttp.layerFromDocs(runtime.docsDir) },
   ...(runtime.panelEnabled ? [panelMount()] : []),
   ...(runtime.metrics.onMainPort
@@ -45,11 +54,11 @@ export const routeTableOf = (mounts: ReadonlyArray<Mount<unknown, unknown>>): Ro
   RouteTable.make(mounts.flatMap((mount) => mount.paths))
 
 /** The API's routes on the router, with every mount's. */
-export const RoutesLive = <M extends Mount<unknown, unknown>>(
+export const RoutesLive = <E, R>(
   routes: RouteTable.RouteTable,
-  mounts: ReadonlyArray<M>
-) =>
+  mounts: ReadonlyArray<Mount<E, R>>
+): Layer.Layer<never, E, ApiRequirements | R> =>
   Layer.mergeAll(
     ApiLive.pipe(Layer.provide(EdgeReferencesLive), Layer.provide(Layer.succeed(RouteTable.Routes, routes))),
-    ...mounts.map((mount): M["routes"] => mount.routes)
+    ...mounts.map((mount) => mount.routes)
   )

@@ -1,4 +1,4 @@
-import { Admin, Scope } from "@catalog-sync/core"
+import { type Accounts, Admin, type Errors, Scope } from "@catalog-sync/core"
 import { Effect, Option } from "effect"
 
 /** The demo tenant's media folder; finding it again makes a second quickstart reuse the company. */
@@ -19,7 +19,13 @@ export interface Quickstart {
  * 90-day key with every scope: enough for every endpoint. Run again, it reuses the company and the
  * connection and makes a new key (the secret of the old one was shown once and is not stored).
  */
-export const quickstart = (url: string) =>
+export const quickstart = (
+  url: string
+): Effect.Effect<
+  Quickstart,
+  Errors.PersistenceError | Errors.ValidationFailed | Errors.RecordNotFound | Accounts.AccountConflict,
+  Admin.Admin
+> =>
   Effect.gen(function* () {
     const admin = yield* Admin.Admin
     const existing = (yield* admin.listCompanies).find((company) => company.storage_slug === demoSlug)
