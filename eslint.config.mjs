@@ -77,8 +77,6 @@ export default defineConfig(
       "packages/server/test/api.e2e.test.ts",
       "packages/server/test/conformance.e2e.test.ts",
       "packages/server/test/imports.crash.e2e.test.ts",
-      "packages/server/test/media.e2e.test.ts",
-      "packages/server/test/media.faults.e2e.test.ts",
       "packages/server/test/multi-instance.e2e.test.ts",
       "packages/server/test/portal.browser.test.ts",
     ],

@@ -334,7 +334,7 @@ export const uploadMedia = (
   file: Uint8Array | undefined,
   key: string = freshKey()
 ) =>
-  Effect.promise(async (): Promise<LooseReply> => {
+  Effect.promise(async (): Promise<Reply> => {
     const form = new FormData()
     for (const [k, v] of Object.entries(fields)) form.append(k, v)
     if (file !== undefined) form.append("file", new Blob([file]), "image.png")

@@ -1,6 +1,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import sharp from "sharp"
+import { jobOf } from "./Json.js"
 import { call, freshKey, TestServer, TestServerWith, uploadMedia } from "./TestServer.js"
 
 const scopes = ["catalog:read", "catalog:write", "media:read", "media:write"]
@@ -59,7 +60,7 @@ layer(TestServerWith({}, { JOB_POLL_MILLISECONDS: "20000" }), { excludeTestServi
             .toBuffer()
         )
         const uploaded = yield* uploadMedia(url, token, { external_id: "m", name: "M", purpose: "catalog" }, png)
-        const processed = yield* timeToEnd(url, token, uploaded.body.job.id)
+        const processed = yield* timeToEnd(url, token, jobOf(uploaded.body).id)
         expect(processed).toMatchObject({ state: "completed" })
         expect(processed.millis).toBeLessThan(5_000)
       })

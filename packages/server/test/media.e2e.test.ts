@@ -4,8 +4,16 @@ import { existsSync, readdirSync } from "node:fs"
 import { request as httpRequest } from "node:http"
 import { join } from "node:path"
 import sharp from "sharp"
-import { str } from "./Json.js"
-import { call, freshKey, rawRequest, TestServer, TestServerLive, uploadMedia as upload, waitJob } from "./TestServer.js"
+import { at, records, str } from "./Json.js"
+import {
+  request as call,
+  freshKey,
+  rawRequest,
+  TestServer,
+  TestServerLive,
+  uploadMedia as upload,
+  waitJob
+} from "./TestServer.js"
 
 const scopes = ["catalog:read", "catalog:write", "prices:read", "prices:write", "media:read", "media:write"]
 
@@ -73,11 +81,11 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("media en
 
           const a = yield* upload(url, token, { external_id: "rot", name: "Rotated", purpose: "catalog" }, rotated)
           expect(a.status).toBe(202)
-          expect(a.body.job).toMatchObject({ kind: "media", state: "queued" })
+          expect(at(a.body, "job")).toMatchObject({ kind: "media", state: "queued" })
           const b = yield* upload(url, token, { external_id: "alpha", name: "Alpha", purpose: "option" }, alpha)
           const c = yield* upload(url, token, { external_id: "large", name: "Large", purpose: "catalog" }, large)
           const d = yield* upload(url, token, { external_id: "large-option", name: "Large", purpose: "option" }, large)
-          const jobs = [a, b, c, d].map((r) => r.body.job.id as string)
+          const jobs = [a, b, c, d].map((r) => str(r.body, "job", "id"))
           const done = yield* Effect.forEach(jobs, (id) => waitJob(url, token, id))
           expect(done.map((j) => j.state)).toEqual(["completed", "completed", "completed", "completed"])
           // One at a time, in upload order.
@@ -86,7 +94,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("media en
 
           const list = yield* call(url, "GET", "/media?limit=10", { token })
           expect(list.status).toBe(200)
-          const byExternal = Object.fromEntries(list.body.records.map((r: any) => [r.external_id, r]))
+          const byExternal = Object.fromEntries(records(list.body).map((r) => [r.external_id, r]))
           expect(byExternal.rot).toMatchObject({
             state: "completed",
             width: 200,
@@ -112,7 +120,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("media en
           // Same external_id, same file, name and purpose: the same job, no new work.
           const again = yield* upload(url, token, { external_id: "rot", name: "Rotated", purpose: "catalog" }, rotated)
           expect(again.status).toBe(202)
-          expect(again.body.job.id).toBe(a.body.job.id)
+          expect(at(again.body, "job", "id")).toBe(at(a.body, "job", "id"))
           expect(yield* stagedSettled(dataDir)).toEqual([])
           // A change under the same external_id is refused.
           const changed = yield* upload(
@@ -122,24 +130,31 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("media en
             rotated
           )
           expect(changed.status).toBe(409)
-          expect(changed.body.error).toMatchObject({ code: "media_version_immutable", details: { changed: ["name"] } })
+          expect(at(changed.body, "error")).toMatchObject({
+            code: "media_version_immutable",
+            details: { changed: ["name"] }
+          })
           expect(yield* stagedSettled(dataDir)).toEqual([])
           // The same picture under another external_id is stored once.
           const copy = yield* upload(url, token, { external_id: "large-copy", name: "Copy", purpose: "catalog" }, large)
-          expect((yield* waitJob(url, token, copy.body.job.id)).state).toBe("completed")
+          expect((yield* waitJob(url, token, str(copy.body, "job", "id"))).state).toBe("completed")
           const one = yield* call(url, "GET", "/media?external_id=large-copy", { token })
-          expect(one.body.records).toHaveLength(1)
-          expect(one.body.records[0]).toMatchObject({ width: 1500, height: 750 })
+          expect(at(one.body, "records")).toHaveLength(1)
+          expect(at(one.body, "records", 0)).toMatchObject({ width: 1500, height: 750 })
           // Five items, four distinct (picture, purpose) pairs: four files in the company's folder.
           const [folder, ...others] = readdirSync(join(dataDir, "media"))
           expect(others).toEqual([])
           expect(readdirSync(join(dataDir, "media", folder!))).toHaveLength(4)
           // Cursor pages in id order.
           const first = yield* call(url, "GET", "/media?limit=3", { token })
-          expect([first.body.records.length, first.body.has_more]).toEqual([3, true])
-          const rest = yield* call(url, "GET", `/media?limit=3&cursor=${first.body.next_cursor}`, { token })
-          expect([rest.body.records.length, rest.body.has_more, rest.body.next_cursor]).toEqual([2, false, null])
-          const ids = [...first.body.records, ...rest.body.records].map((r: any) => r.id)
+          expect([records(first.body).length, at(first.body, "has_more")]).toEqual([3, true])
+          const rest = yield* call(url, "GET", `/media?limit=3&cursor=${at(first.body, "next_cursor")}`, { token })
+          expect([records(rest.body).length, at(rest.body, "has_more"), at(rest.body, "next_cursor")]).toEqual([
+            2,
+            false,
+            null
+          ])
+          const ids = [...records(first.body), ...records(rest.body)].map((r) => r.id)
           expect(ids).toEqual([...ids].sort())
           expect(new Set(ids).size).toBe(5)
 
@@ -156,7 +171,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("media en
             }
           })
           expect(product.status).toBe(200)
-          expect(product.body.record.media_ids).toEqual([byExternal.rot.id, byExternal.alpha.id])
+          expect(at(product.body, "record", "media_ids")).toEqual([byExternal.rot.id, byExternal.alpha.id])
           const missing = yield* call(url, "POST", "/products/upsert", {
             token,
             body: {
@@ -166,7 +181,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("media en
               media_ids: [{ external_id: "nope" }]
             }
           })
-          expect(missing.body.error?.code).toBe("unresolved_reference")
+          expect(at(missing.body, "error", "code")).toBe("unresolved_reference")
         })
     )
 
@@ -179,9 +194,9 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("media en
           const token = yield* t.key(scopes)
           const jpeg = yield* image(64, 64, "jpeg")
           const fields = (id: string) => ({ external_id: id, name: id.toUpperCase(), purpose: "catalog" })
-          const refused = (reply: { status: number; body: any }, status: number, code: string) =>
+          const refused = (reply: { status: number; body: unknown }, status: number, code: string) =>
             Effect.gen(function* () {
-              expect([reply.status, reply.body?.error?.code]).toEqual([status, code])
+              expect([reply.status, at(reply.body, "error", "code")]).toEqual([status, code])
               expect(yield* stagedSettled(dataDir)).toEqual([])
             })
           yield* refused(
@@ -291,13 +306,13 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("media en
             ])
           )
           yield* refused(badName, 422, "validation_failed")
-          expect(badName.body.error.details).toEqual([
+          expect(at(badName.body, "error", "details")).toEqual([
             { path: "$", message: "the multipart body is not valid: a part's headers do not parse" }
           ])
           // A body that stops before the form's closing boundary, after its file: nothing of it is kept.
           const unended = yield* multipart(Buffer.concat([head, filePart("file", jpeg)]))
           yield* refused(unended, 422, "validation_failed")
-          expect(unended.body.error.details).toEqual([
+          expect(at(unended.body, "error", "details")).toEqual([
             { path: "$", message: "the multipart body is not valid: it ends before the form's closing boundary" }
           ])
           const reader = yield* t.key(["media:read"])
@@ -306,11 +321,11 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("media en
           const reusedKey = freshKey()
           const accepted = yield* upload(url, token, fields("k"), jpeg, reusedKey)
           expect(accepted.status).toBe(202)
-          yield* waitJob(url, token, accepted.body.job.id)
+          yield* waitJob(url, token, str(accepted.body, "job", "id"))
           const replayed = yield* upload(url, token, fields("k"), jpeg, reusedKey)
-          expect([replayed.status, replayed.body.job.id, replayed.body.replayed]).toEqual([
+          expect([replayed.status, at(replayed.body, "job", "id"), at(replayed.body, "replayed")]).toEqual([
             202,
-            accepted.body.job.id,
+            at(accepted.body, "job", "id"),
             true
           ])
           expect(yield* stagedSettled(dataDir)).toEqual([])
@@ -329,7 +344,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("media en
           })
           expect(other.status).toBe(415)
           expect(
-            (yield* call(url, "GET", "/media?limit=50", { token })).body.records.map((r: any) => r.external_id)
+            records((yield* call(url, "GET", "/media?limit=50", { token })).body).map((r) => r.external_id)
           ).toEqual(["k"])
         })
     )
@@ -342,7 +357,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("media en
           const t = yield* tenant()
           const token = yield* t.key(scopes)
           const second = yield* t.key(scopes)
-          const keyId = (yield* call(url, "GET", "/me", { token })).body.principal.key_id
+          const keyId = str((yield* call(url, "GET", "/me", { token })).body, "principal", "key_id")
           const jpeg = yield* image(1200, 900, "jpeg")
           const boundary = "revokedwhilesending"
           const head = Buffer.from(
@@ -352,7 +367,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("media en
           )
           const tail = Buffer.from(`\r\n--${boundary}--\r\n`)
           const half = Math.floor(jpeg.byteLength / 2)
-          const reply = yield* Effect.callback<{ status: number; body: any }>((resume) => {
+          const reply = yield* Effect.callback<{ status: number; body: unknown }>((resume) => {
             const target = new URL(url)
             const req = httpRequest(
               {
@@ -387,10 +402,12 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("media en
               )
             }, 300)
           })
-          expect([reply.status, reply.body.error?.code]).toEqual([401, "key_revoked"])
+          expect([reply.status, at(reply.body, "error", "code")]).toEqual([401, "key_revoked"])
           expect(yield* stagedSettled(dataDir)).toEqual([])
-          expect((yield* call(url, "GET", "/media?external_id=late", { token: second })).body.records).toEqual([])
-          expect((yield* call(url, "GET", "/jobs", { token: second })).body.records).toEqual([])
+          expect(at((yield* call(url, "GET", "/media?external_id=late", { token: second })).body, "records")).toEqual(
+            []
+          )
+          expect(at((yield* call(url, "GET", "/jobs", { token: second })).body, "records")).toEqual([])
         })
     )
   })

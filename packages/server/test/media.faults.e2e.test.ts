@@ -4,9 +4,9 @@ import { existsSync, readdirSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import sharp from "sharp"
 import { ServerLive } from "../src/Server.js"
-import { str } from "./Json.js"
+import { at, detailPaths, record, records, str } from "./Json.js"
 import { makeMediaFaults, sha } from "./MediaFaults.js"
-import { call, freshKey, TestServer, TestServerWith, waitJob } from "./TestServer.js"
+import { request as call, freshKey, TestServer, TestServerWith, waitJob } from "./TestServer.js"
 
 const { crashing, denied, layer: withFaults, processed, stalled, written } = makeMediaFaults()
 
@@ -31,7 +31,7 @@ const upload = (url: string, token: string, fields: Record<string, string>, file
   })
 
 const jobOf = (url: string, token: string, id: string) =>
-  Effect.map(call(url, "GET", `/jobs/${id}`, { token }), (reply) => reply.body.job)
+  Effect.map(call(url, "GET", `/jobs/${id}`, { token }), (reply) => record(reply.body, "job"))
 
 const image = (width: number, height: number, seed: number) =>
   Effect.promise(
@@ -85,14 +85,14 @@ layer(TestServerWith({ media: withFaults }, { MEDIA_PROCESSING_TIMEOUT_SECONDS: 
             ([name, file]) => upload(url, token, { external_id: name, name, purpose: "catalog" }, file)
           )
           const [slowJob, brokenJob, fineJob] = yield* Effect.forEach(uploads, (r) =>
-            waitJob(url, token, r.body.job.id)
+            waitJob(url, token, str(r.body, "job", "id"))
           )
           expect(slowJob).toMatchObject({ state: "failed", failure: { code: "processing_timeout" } })
           expect(slowJob.failure?.message).toContain("2s")
           expect(brokenJob).toMatchObject({ state: "failed", failure: { code: "internal_error" } })
           expect(fineJob?.state).toBe("completed")
           // Both images are still staged and their media queued: a retry needs no new upload.
-          const states = (yield* call(url, "GET", "/media", { token })).body.records.map((m: any) => [
+          const states = records((yield* call(url, "GET", "/media", { token })).body).map((m) => [
             m.external_id,
             m.state
           ])
@@ -104,12 +104,12 @@ layer(TestServerWith({ media: withFaults }, { MEDIA_PROCESSING_TIMEOUT_SECONDS: 
           stalled.clear()
           crashing.clear()
           for (const r of uploads.slice(0, 2)) {
-            expect((yield* call(url, "POST", `/jobs/${r.body.job.id}/retry`, { token })).status).toBe(202)
-            expect((yield* waitJob(url, token, r.body.job.id)).state).toBe("completed")
+            expect((yield* call(url, "POST", `/jobs/${str(r.body, "job", "id")}/retry`, { token })).status).toBe(202)
+            expect((yield* waitJob(url, token, str(r.body, "job", "id"))).state).toBe("completed")
           }
           const count = (picture: Uint8Array) => processed.filter((h) => h === sha(picture)).length
           expect([slow!, broken!, fine!].map(count)).toEqual([2, 2, 1])
-          expect((yield* call(url, "GET", "/media", { token })).body.records.map((m: any) => m.state)).toEqual([
+          expect(records((yield* call(url, "GET", "/media", { token })).body).map((m) => m.state)).toEqual([
             "completed",
             "completed",
             "completed"
@@ -135,31 +135,35 @@ layer(TestServerWith({ media: withFaults }, { MEDIA_PROCESSING_TIMEOUT_SECONDS: 
           const a2 = yield* upload(url, tokenA, { external_id: "a2", name: "A2", purpose: "catalog" }, pictures[1]!)
           const b1 = yield* upload(url, tokenB, { external_id: "b1", name: "B1", purpose: "catalog" }, pictures[2]!)
           expect([a1.status, a2.status, b1.status]).toEqual([202, 202, 202])
-          const paused = yield* waitJob(url, tokenA, a1.body.job.id)
+          const paused = yield* waitJob(url, tokenA, str(a1.body, "job", "id"))
           expect(paused).toMatchObject({ state: "paused", failure: { code: "storage_denied" }, counts: { pending: 1 } })
-          expect((yield* waitJob(url, tokenB, b1.body.job.id)).state).toBe("completed")
+          expect((yield* waitJob(url, tokenB, str(b1.body, "job", "id"))).state).toBe("completed")
           // While paused, the company's later uploads wait.
           const a3 = yield* upload(url, tokenA, { external_id: "a3", name: "A3", purpose: "catalog" }, pictures[3]!)
           yield* Effect.sleep("600 millis")
-          expect((yield* jobOf(url, tokenA, a2.body.job.id)).state).toBe("queued")
-          expect((yield* jobOf(url, tokenA, a3.body.job.id)).state).toBe("queued")
+          expect((yield* jobOf(url, tokenA, str(a2.body, "job", "id"))).state).toBe("queued")
+          expect((yield* jobOf(url, tokenA, str(a3.body, "job", "id"))).state).toBe("queued")
           expect(yield* stagedSettled(dataDir, 3)).toHaveLength(3)
           expect(processed.filter((h) => h === sha(pictures[1]!) || h === sha(pictures[3]!))).toEqual([])
 
           // Retrying before the fault is fixed pauses again.
-          const early = yield* call(url, "POST", `/jobs/${a1.body.job.id}/retry`, { token: tokenA })
+          const early = yield* call(url, "POST", `/jobs/${str(a1.body, "job", "id")}/retry`, { token: tokenA })
           expect(early.status).toBe(202)
-          expect((yield* waitJob(url, tokenA, a1.body.job.id, ["paused"])).run).toBe(2)
+          expect((yield* waitJob(url, tokenA, str(a1.body, "job", "id"), ["paused"])).run).toBe(2)
           const reader = yield* a.key(["media:read"])
-          expect((yield* call(url, "POST", `/jobs/${a1.body.job.id}/retry`, { token: reader })).body.error.code).toBe(
-            "insufficient_scope"
-          )
+          expect(
+            at(
+              (yield* call(url, "POST", `/jobs/${str(a1.body, "job", "id")}/retry`, { token: reader })).body,
+              "error",
+              "code"
+            )
+          ).toBe("insufficient_scope")
 
           denied.delete(slug)
-          const retried = yield* call(url, "POST", `/jobs/${a1.body.job.id}/retry`, { token: tokenA })
+          const retried = yield* call(url, "POST", `/jobs/${str(a1.body, "job", "id")}/retry`, { token: tokenA })
           expect(retried.status).toBe(202)
-          expect(retried.body.job).toMatchObject({ state: "queued", run: 3 })
-          const done = yield* Effect.forEach([a1, a2, a3], (r) => waitJob(url, tokenA, r.body.job.id))
+          expect(at(retried.body, "job")).toMatchObject({ state: "queued", run: 3 })
+          const done = yield* Effect.forEach([a1, a2, a3], (r) => waitJob(url, tokenA, str(r.body, "job", "id")))
           expect(done.map((j) => j.state)).toEqual(["completed", "completed", "completed"])
           expect(str(done[1], "started_at") >= str(done[0], "finished_at")).toBe(true)
           expect(str(done[2], "started_at") >= str(done[1], "finished_at")).toBe(true)
@@ -190,7 +194,7 @@ layer(TestServerWith({ media: withFaults }, { MEDIA_PROCESSING_TIMEOUT_SECONDS: 
             { external_id: "first", name: "First", purpose: "catalog" },
             yield* image(20, 20, 1)
           )
-          expect((yield* waitJob(url, token, first.body.job.id)).state).toBe("paused")
+          expect((yield* waitJob(url, token, str(first.body, "job", "id"))).state).toBe("paused")
           // Ten uploads just under 10 MB each: 100 MB minus 640 KB staged, all waiting behind the paused job.
           const png = yield* image(16, 16, 2)
           const big = 10 * 1024 * 1024 - 64 * 1024
@@ -211,7 +215,7 @@ layer(TestServerWith({ media: withFaults }, { MEDIA_PROCESSING_TIMEOUT_SECONDS: 
             padded(png, 1024 * 1024, 99)
           )
           expect(refused.status).toBe(429)
-          expect(refused.body.error).toMatchObject({ code: "staging_limit_reached", retry_after: 10 })
+          expect(at(refused.body, "error")).toMatchObject({ code: "staging_limit_reached", retry_after: 10 })
           expect(refused.retryAfter).toBe("10")
           expect(stagedFiles(dataDir)).toHaveLength(11)
           // Another connection of the company has its own allowance.
@@ -224,9 +228,11 @@ layer(TestServerWith({ media: withFaults }, { MEDIA_PROCESSING_TIMEOUT_SECONDS: 
           )
           expect(small.status).toBe(202)
           denied.delete(slug)
-          yield* call(url, "POST", `/jobs/${first.body.job.id}/retry`, { token })
+          yield* call(url, "POST", `/jobs/${str(first.body, "job", "id")}/retry`, { token })
           const list = yield* call(url, "GET", "/jobs?limit=20", { token })
-          yield* Effect.forEach(list.body.records, (job: any) => waitJob(url, token, job.id, ["completed", "failed"]))
+          yield* Effect.forEach(records(list.body), (job) =>
+            waitJob(url, token, str(job, "id"), ["completed", "failed"])
+          )
           const again = yield* upload(
             url,
             token,
@@ -234,8 +240,8 @@ layer(TestServerWith({ media: withFaults }, { MEDIA_PROCESSING_TIMEOUT_SECONDS: 
             padded(png, 1024 * 1024, 99)
           )
           expect(again.status).toBe(202)
-          yield* waitJob(url, token, again.body.job.id, ["completed", "failed"])
-          yield* waitJob(url, other, small.body.job.id, ["completed", "failed"])
+          yield* waitJob(url, token, str(again.body, "job", "id"), ["completed", "failed"])
+          yield* waitJob(url, other, str(small.body, "job", "id"), ["completed", "failed"])
           expect(yield* stagedSettled(dataDir)).toEqual([])
         })
     )
@@ -257,10 +263,14 @@ layer(TestServerWith({ media: withFaults }, { MEDIA_PROCESSING_TIMEOUT_SECONDS: 
             { external_id: "waiting", name: "Waiting", purpose: "catalog" },
             yield* image(12, 12, 5)
           )
-          const job = yield* waitJob(url, token, waiting.body.job.id)
+          const job = yield* waitJob(url, token, str(waiting.body, "job", "id"))
           expect(job.state).toBe("paused")
-          const mediaId = (yield* call(url, "GET", "/media?external_id=waiting", { token })).body.records[0]
-            .id as string
+          const mediaId = str(
+            (yield* call(url, "GET", "/media?external_id=waiting", { token })).body,
+            "records",
+            0,
+            "id"
+          )
           const write = (resource: string, body: Record<string, unknown>) =>
             call(url, "POST", `/${resource}/upsert`, { token, body })
           expect((yield* write("categories", { external_id: "c", name: "C" })).status).toBe(200)
@@ -306,8 +316,12 @@ layer(TestServerWith({ media: withFaults }, { MEDIA_PROCESSING_TIMEOUT_SECONDS: 
           ]
           for (const [resource, body, path] of attempts) {
             const reply = yield* write(resource, body)
-            expect([resource, reply.status, reply.body.error?.code]).toEqual([resource, 422, "unresolved_reference"])
-            expect(reply.body.error.details.map((d: any) => d.path)).toContain(path)
+            expect([resource, reply.status, at(reply.body, "error", "code")]).toEqual([
+              resource,
+              422,
+              "unresolved_reference"
+            ])
+            expect(detailPaths(reply.body)).toContain(path)
           }
 
           // A crash left two staged files: one old, one still young (an upload may be streaming).

@@ -3,6 +3,7 @@ import { expect, layer } from "@effect/vitest"
 import { Deferred, Effect, Fiber } from "effect"
 import type { SqlConnection } from "effect/sql"
 import sharp from "sharp"
+import { jobOf } from "./Json.js"
 import { scrape, scrapeUntil } from "./Scrape.js"
 import {
   call,
@@ -134,7 +135,7 @@ layer(TestServerWith({}, { METRICS_PORT: "0" }), { excludeTestServices: true, ti
             .toBuffer()
         )
         const uploaded = yield* uploadMedia(url, token, { external_id: "m", name: "M", purpose: "catalog" }, png)
-        expect(yield* waitJob(url, token, uploaded.body.job.id)).toMatchObject({ state: "completed" })
+        expect(yield* waitJob(url, token, jobOf(uploaded.body).id)).toMatchObject({ state: "completed" })
         const runs = (scraped: typeof before, kind: string) =>
           scraped.count("job_duration_seconds", { kind, outcome: "finished" }) -
           before.count("job_duration_seconds", { kind, outcome: "finished" })

@@ -1,6 +1,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import sharp from "sharp"
+import { jobOf } from "./Json.js"
 import { OtlpReceiver, OtlpReceiverLive, type ReceivedSpan } from "./OtlpReceiver.js"
 import { byRouter, routerOnRequest } from "./SameAnswer.js"
 import { call, freshKey, TestServer, TestServerWith, testDatabase, uploadMedia, waitJob } from "./TestServer.js"
@@ -232,7 +233,7 @@ layer(TracedServer().pipe(Layer.provide(answering)), { excludeTestServices: true
               .toBuffer()
           )
           const uploaded = yield* uploadMedia(url, token, { external_id: "m", name: "M", purpose: "catalog" }, png)
-          const mediaId = uploaded.body.job.id as string
+          const mediaId = jobOf(uploaded.body).id
           const mediaRequest = uploaded.headers.get("x-request-id")
           yield* waitJob(url, token, mediaId)
           const jobTrace = (name: string, id: string, child: string) =>

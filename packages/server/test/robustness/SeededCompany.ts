@@ -6,6 +6,7 @@
 import { Resource, Scope } from "@catalog-sync/core"
 import { Effect } from "effect"
 import sharp from "sharp"
+import { jobOf } from "../Json.js"
 import { call, freshKey, TestServer, uploadMedia, waitJob } from "../TestServer.js"
 
 export { uploadMedia, waitJob }
@@ -114,7 +115,7 @@ export const seedCompany = (tag: string) =>
       yield* pngImage
     )
     yield* expectOk("media", { status: media.status, text: media.text }, 202)
-    yield* waitJob(url, token, media.body.job.id)
+    yield* waitJob(url, token, jobOf(media.body).id)
     const mediaList = yield* call(url, "GET", `/media?external_id=${encodeURIComponent(`${tag}-media-ext`)}`, { token })
     const imported = yield* post("/imports", {
       records: [
@@ -146,7 +147,7 @@ export const seedCompany = (tag: string) =>
       locationId: location.id as string,
       mediaId: mediaList.body.records[0].id as string,
       mediaExternalId: `${tag}-media-ext`,
-      mediaJobId: media.body.job.id as string,
+      mediaJobId: jobOf(media.body).id,
       importJobId: imported.body.job.id as string,
       changeCursor: changes.body.next_cursor as string,
       listChangeCursor: firstList.body.change_cursor as string,
