@@ -1,4 +1,6 @@
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, it, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { CatalogService } from "../src/Catalog/CatalogService.js"
 import * as fc from "fast-check"
 import { membersWithout } from "../src/internal/Catalog/JsonText.js"
 import { recordJson, renderRecord } from "../src/Catalog/RecordView.js"
@@ -9,7 +11,7 @@ import type { ResourceName } from "../src/Resources/Resource.js"
 import type { CompanyId, RecordId } from "../src/Shared/Ids.js"
 import type { Scope } from "../src/Shared/Scope.js"
 import { prop } from "./properties.js"
-import { company, principal, uuid } from "./support.js"
+import { as, category, company, get, principal, TestLayer, upsert, uuid } from "./support.js"
 
 const id = () => uuid() as RecordId
 
@@ -108,4 +110,37 @@ describe("membersWithout", () => {
     for (const text of ["[]", '{"a":1,}', '{ "a":1}', '{"a"1}', '{"a":"x}', "{", '"x"'])
       expect([text, membersWithout(text, new Set(["a"]))]).toEqual([text, undefined])
   })
+})
+
+layer(TestLayer)("getJson", (it) => {
+  it.effect("answers each caller the text of the view get gives it, whoever read the record before", () =>
+    Effect.gen(function* () {
+      const settings = company()
+      const full = principal(settings)
+      const cat = yield* category("c").pipe(as(full))
+      const created = yield* upsert("products", {
+        external_id: "p",
+        mode: "combined",
+        name: "Sofa",
+        category_ids: [cat.id],
+        price: "10",
+        cost: "4"
+      }).pipe(as(full))
+      const id = created.record.id as RecordId
+      // Each caller differs from the one before in one thing the view depends on.
+      const callers = [
+        full,
+        principal(settings, ["catalog:read", "prices:read"], full.connectionId),
+        principal({ ...settings, tax_model: "exclusive" }, ["catalog:read", "prices:read"], full.connectionId),
+        full,
+        principal(settings, ["catalog:read", "prices:read", "costs:read"]),
+        principal(settings, ["catalog:read"], full.connectionId)
+      ]
+      for (const who of callers) {
+        const service = yield* CatalogService
+        const json = yield* service.getJson("products", id).pipe(as(who))
+        expect(json).toBe(JSON.stringify(yield* get("products", id).pipe(as(who))))
+      }
+    })
+  )
 })

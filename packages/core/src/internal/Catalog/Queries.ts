@@ -37,6 +37,15 @@ export interface ListParams<Mode extends ReadMode = ReadMode> extends Omit<
   readonly mode?: Mode | undefined
 }
 
+/** A record's text as `getJson` last gave it: what a catalog view depends on besides the record. */
+interface AnsweredRecord {
+  readonly externalId: string | null
+  readonly seePrices: boolean
+  readonly seeCosts: boolean
+  readonly taxModel: string
+  readonly json: string
+}
+
 /** The catalog's reads: one record by id (GET /{resource}/{id}) and cursor pages (GET /{resource}). */
 export const makeQueries = Effect.gen(function* () {
   const repository = yield* CatalogRepository
@@ -66,11 +75,40 @@ export const makeQueries = Effect.gen(function* () {
   const get = <Name extends ResourceName>(resource: Name, id: RecordId) =>
     read(resource, id, (record, externalId, principal) => recordView(resource, record, externalId, principal, "catalog"))
 
+  /**
+   * The last catalog-mode text of each record, with what it was made for: a record kept in memory until the
+   * next commit (the SQL adapters' KeptReads, by id and by page) is the same object at every read, read
+   * again and again by the few callers that sync it.
+   */
+  const answered = new WeakMap<StoredRecord, AnsweredRecord>()
+  const jsonOf = (
+    resource: ResourceName,
+    record: StoredRecord,
+    externalId: string | null,
+    principal: Principal,
+    mode: ReadMode
+  ): string => {
+    if (mode !== "catalog") return recordJson(definitions[resource], record, externalId, principal, mode)
+    const seePrices = principal.scopes.has("prices:read")
+    const seeCosts = principal.scopes.has("costs:read")
+    const taxModel = principal.company.tax_model
+    const last = answered.get(record)
+    if (
+      last !== undefined &&
+      last.externalId === externalId &&
+      last.seePrices === seePrices &&
+      last.seeCosts === seeCosts &&
+      last.taxModel === taxModel
+    )
+      return last.json
+    const json = recordJson(definitions[resource], record, externalId, principal, mode)
+    answered.set(record, { externalId, seePrices, seeCosts, taxModel, json })
+    return json
+  }
+
   /** `get`, the record as JSON text (`recordJson`). */
   const getJson = (resource: ResourceName, id: RecordId) =>
-    read(resource, id, (record, externalId, principal) =>
-      recordJson(definitions[resource], record, externalId, principal, "catalog")
-    )
+    read(resource, id, (record, externalId, principal) => jsonOf(resource, record, externalId, principal, "catalog"))
 
   /** A cursor page in id order, its records rendered by `render`; archived products are left out. */
   const readPage = <Name extends ResourceName, Mode extends ReadMode, A>(
@@ -125,7 +163,7 @@ export const makeQueries = Effect.gen(function* () {
   const listJson = (resource: ResourceName, params: ListParams) =>
     Effect.map(
       readPage(resource, params, (record, externalId, principal, mode) =>
-        recordJson(definitions[resource], record, externalId, principal, mode)
+        jsonOf(resource, record, externalId, principal, mode)
       ),
       (page): PageJson => ({ ...page, records: `[${page.records.join(",")}]` })
     )
