@@ -39,10 +39,33 @@ const keptSize = (record: StoredRecord.StoredRecord, key: string) => {
   return document + 80 * (record.index.categoryIds.length + record.index.componentIds.length) + key.length + 512
 }
 
+/** A list page's key: every part of the query, JSON-quoted so that no external id can pass for another part. */
+const pageKey = (
+  companyId: string,
+  resource: string,
+  query: CatalogRepository.ListQuery,
+  connectionId: string
+): string =>
+  JSON.stringify([
+    companyId,
+    resource,
+    connectionId,
+    query.limit,
+    query.cursor ?? null,
+    query.externalId?.connectionId ?? null,
+    query.externalId?.value ?? null,
+    query.includeArchived ?? null,
+    query.categoryId ?? null,
+    query.collectionId ?? null,
+    query.brandId ?? null,
+    query.active ?? null
+  ])
+
 /**
  * A repository whose records read by id (`getMapped`: GET by id, what connectors and shops repeat most)
  * are answered from memory until the next commit, about 16 MB and 20,000 records at most, no record of
- * over ~32 KB of text. A record that is not there is read again each time. Everything else reads through.
+ * over ~32 KB of text; so are list pages (`listMapped`), about 16 MB and 2,000 pages at most, no page of
+ * over ~128 KB of text. A record that is not there is read again each time. Everything else reads through.
  */
 export const catalogLayer: Layer.Layer<
   CatalogRepository.CatalogRepository,
@@ -54,6 +77,11 @@ export const catalogLayer: Layer.Layer<
     const repository = yield* CatalogRepository.CatalogRepository
     const version = yield* CommitVersion.CommitVersion
     const kept = committedReads<MappedRecord>({ maxBytes: 16 << 20, maxEntryBytes: 64 << 10, maxEntries: 20_000 })
+    const pages = committedReads<ReadonlyArray<MappedRecord>>({
+      maxBytes: 16 << 20,
+      maxEntryBytes: 256 << 10,
+      maxEntries: 2_000
+    })
     return CatalogRepository.CatalogRepository.of({
       ...repository,
       getMapped: (companyId, resource, id, connectionId) =>
@@ -70,6 +98,25 @@ export const catalogLayer: Layer.Layer<
           return Effect.tap(repository.getMapped(companyId, resource, id, connectionId), (found) =>
             Effect.sync(() => {
               if (Option.isSome(found)) kept.set(key, at.value, found.value, keptSize(found.value.record, key))
+            })
+          )
+        }),
+      listMapped: (companyId, resource, query, connectionId) =>
+        // As getMapped: the version is read before the page.
+        Effect.flatMap(version.current, (at) => {
+          if (Option.isNone(at)) return repository.listMapped(companyId, resource, query, connectionId)
+          const key = pageKey(companyId, resource, query, connectionId)
+          const hit = pages.get(key, at.value)
+          if (hit !== undefined) {
+            return Effect.succeed(hit).pipe(
+              span("CatalogRepository.listMapped", { companyId, resource, limit: query.limit })
+            )
+          }
+          return Effect.tap(repository.listMapped(companyId, resource, query, connectionId), (rows) =>
+            Effect.sync(() => {
+              let size = key.length
+              for (const row of rows) size += keptSize(row.record, "") + (row.externalId?.length ?? 0)
+              pages.set(key, at.value, rows, size)
             })
           )
         })

@@ -31,13 +31,23 @@ const world = (records: ReadonlyArray<StoredRecord.StoredRecord>) =>
             record: found,
             externalId: null
           }))
+        }),
+      listMapped: (_company: Ids.CompanyId, _resource: string, query: CatalogRepository.ListQuery) =>
+        Effect.sync(() => {
+          reads.count++
+          return records
+            .filter((r) => query.cursor === undefined || r.id > query.cursor)
+            .slice(0, query.limit)
+            .map((found) => ({ record: found, externalId: null }))
         })
     } as unknown as Context.Service.Shape<typeof CatalogRepository.CatalogRepository>)
     const versions = Layer.succeed(CommitVersion.CommitVersion, { current: Effect.sync(() => version.current) })
     const context = yield* Layer.build(KeptReads.catalogLayer.pipe(Layer.provide(Layer.merge(inner, versions))))
     const repository = Context.get(context, CatalogRepository.CatalogRepository)
     const get = (id: string) => repository.getMapped(company, "products", id as Ids.RecordId, connection)
-    return { reads, version, get }
+    const list = (query: CatalogRepository.ListQuery, connectionId: Ids.ConnectionId = connection) =>
+      repository.listMapped(company, "products", query, connectionId)
+    return { reads, version, get, list }
   })
 
 describe("KeptReads.catalogLayer", () => {
@@ -72,6 +82,31 @@ describe("KeptReads.catalogLayer", () => {
       yield* get(small.id)
       yield* get(small.id)
       expect(reads.count).toBe(5)
+    })
+  )
+
+  it.effect("keeps a list page while the version stays, each query and connection its own; reads again when it moves", () =>
+    Effect.gen(function* () {
+      const sofa = record("0190a000-0000-7000-8000-000000000003", { name: "Sofa" })
+      const chair = record("0190a000-0000-7000-8000-000000000004", { name: "Chair" })
+      const { list, reads, version } = yield* world([sofa, chair])
+      const page = yield* list({ limit: 2 })
+      expect(page.map((row) => row.record)).toEqual([sofa, chair])
+      expect(yield* list({ limit: 2 })).toBe(page)
+      expect(reads.count).toBe(1)
+      expect((yield* list({ limit: 2, cursor: sofa.id })).map((row) => row.record)).toEqual([chair])
+      yield* list({ limit: 1 })
+      yield* list({ limit: 2, externalId: { connectionId: connection, value: "a" } })
+      yield* list({ limit: 2, externalId: { connectionId: connection, value: "b" } })
+      yield* list({ limit: 2 }, "0190a000-0000-7000-8000-000000000009" as Ids.ConnectionId)
+      expect(reads.count).toBe(6)
+      version.current = Option.some("2")
+      yield* list({ limit: 2 })
+      expect(reads.count).toBe(7)
+      version.current = Option.none()
+      yield* list({ limit: 2 })
+      yield* list({ limit: 2 })
+      expect(reads.count).toBe(9)
     })
   )
 })
