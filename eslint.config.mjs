@@ -76,8 +76,6 @@ export default defineConfig(
     files: [
       "packages/server/test/api.e2e.test.ts",
       "packages/server/test/conformance.e2e.test.ts",
-      "packages/server/test/imports.crash.e2e.test.ts",
-      "packages/server/test/multi-instance.e2e.test.ts",
       "packages/server/test/portal.browser.test.ts",
     ],
     rules: { "@typescript-eslint/no-explicit-any": "off" }

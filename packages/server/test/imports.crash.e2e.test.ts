@@ -6,7 +6,7 @@ import { join } from "node:path"
 import Database from "better-sqlite3"
 import { Effect, Schedule } from "effect"
 import { buildServer, freePort, runCli } from "./Instances.js"
-import { str } from "./Json.js"
+import { at, type JsonObject, records, str } from "./Json.js"
 
 const exited = (child: ChildProcess) =>
   new Promise<void>((resolve) =>
@@ -70,24 +70,28 @@ const api = (url: string, token: string, method: string, path: string, body?: un
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) })
     })
-    return { status: response.status, body: (await response.json()) as any }
+    const answer: unknown = await response.json()
+    return { status: response.status, body: answer }
   })
 
 /** Every page of a list endpoint. */
 const all = (url: string, token: string, path: string) =>
   Effect.gen(function* () {
-    const out: Array<any> = []
+    const out: Array<JsonObject> = []
     let cursor: string | null = null
     do {
-      const page: { body: any } = yield* api(
+      const page: { body: unknown } = yield* api(
         url,
         token,
         "GET",
         `${path}${path.includes("?") ? "&" : "?"}limit=100${cursor === null ? "" : `&cursor=${cursor}`}`
       )
-      out.push(...page.body.records)
-      cursor = page.body.next_cursor
-      if (path.startsWith("/changes") && page.body.records.length === 0) cursor = null
+      const items = records(page.body)
+      out.push(...items)
+      // A list's last page has no next_cursor; the feed always has one, and ends with an empty page.
+      const next = at(page.body, "next_cursor")
+      cursor = typeof next === "string" ? next : null
+      if (path.startsWith("/changes") && items.length === 0) cursor = null
     } while (cursor !== null)
     return out
   })
@@ -193,7 +197,7 @@ describe("a server killed in the middle of an import", () => {
             ]
             const reply = yield* api(queueing.url, token, "POST", "/imports", { records })
             expect(reply.status).toBe(202)
-            ids.push(reply.body.job.id)
+            ids.push(str(reply.body, "job", "id"))
           }
           queueing.child.kill("SIGKILL")
           yield* Effect.promise(() => exited(queueing.child))
@@ -218,25 +222,25 @@ describe("a server killed in the middle of an import", () => {
           expect(partWay).toBeDefined()
 
           const second = yield* serve(bundle, env)
-          let jobs: Array<any> = []
+          let jobs: ReadonlyArray<JsonObject> = []
           for (let i = 0; i < 400; i++) {
-            jobs = (yield* api(second.url, token, "GET", "/jobs?limit=100")).body.records
+            jobs = records((yield* api(second.url, token, "GET", "/jobs?limit=100")).body)
             if (jobs.every((j) => j.state === "completed" || j.state === "failed")) break
             yield* Effect.sleep("50 millis")
           }
           expect(jobs.map((j) => j.id)).toEqual(ids)
           expect(jobs.map((j) => j.state)).toEqual(ids.map(() => "completed"))
-          expect(jobs.every((j) => j.counts.created === perJob - 1 && j.counts.failed === 1)).toBe(true)
+          expect(jobs.every((j) => at(j, "counts", "created") === perJob - 1 && at(j, "counts", "failed") === 1)).toBe(
+            true
+          )
           const retaken = jobs.find((j) => j.id === partWay)
-          expect(retaken.attempts).toBe(2)
+          expect(at(retaken, "attempts")).toBe(2)
           for (const id of ids) {
-            const report = (yield* api(second.url, token, "GET", `/imports/${id}`)).body.report
-            expect(report.records[0]).toMatchObject({ status: "failed", error: { code: "validation_failed" } })
-            expect(
-              report.records
-                .slice(1)
-                .every((r: any) => r.status === "applied" && r.outcome === "created" && r.run === 1)
-            ).toBe(true)
+            const report = records((yield* api(second.url, token, "GET", `/imports/${id}`)).body, "report", "records")
+            expect(report[0]).toMatchObject({ status: "failed", error: { code: "validation_failed" } })
+            expect(report.slice(1).every((r) => r.status === "applied" && r.outcome === "created" && r.run === 1)).toBe(
+              true
+            )
           }
           // Exactly once: one record per external_id at revision 1, and one "created" change for each.
           const products = yield* all(second.url, token, "/products")

@@ -6,8 +6,8 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Fiber, Layer, Redacted } from "effect"
 import sharp from "sharp"
 import { buildServer, startInstance } from "./Instances.js"
-import { at, str } from "./Json.js"
-import { call, earlyInMinute, freshKey, type Reply } from "./TestServer.js"
+import { at, type JsonObject, num, record, records, str } from "./Json.js"
+import { request as call, earlyInMinute, freshKey, type Reply } from "./TestServer.js"
 
 const skip = unavailableReason()
 if (skip !== undefined) console.warn(`\n*** ${skip} ***\n`)
@@ -64,10 +64,10 @@ const writer = ["catalog:read", "catalog:write"]
 const upsert = (url: string, token: string, body: Record<string, unknown>, idempotencyKey = freshKey()) =>
   call(url, "POST", "/categories/upsert", { token, body, idempotencyKey })
 
-const records = (url: string, token: string, externalId: string) =>
-  Effect.map(
-    call(url, "GET", `/categories?external_id=${encodeURIComponent(externalId)}`, { token }),
-    (reply) => reply.body.records as Array<any>
+/** The categories under `externalId`, read through the instance at `url`. */
+const categoriesWith = (url: string, token: string, externalId: string) =>
+  Effect.map(call(url, "GET", `/categories?external_id=${encodeURIComponent(externalId)}`, { token }), (reply) =>
+    records(reply.body)
   )
 
 const summary = (replies: ReadonlyArray<Reply>) =>
@@ -95,7 +95,7 @@ describe.skipIf(skip !== undefined)("several instances", () => {
           expect(replies.filter((r) => r.status !== 200).map((r) => r.status)).toEqual([])
           for (const url of [a, b]) {
             const refused = yield* call(url, "GET", "/me", { token })
-            expect({ status: refused.status, code: refused.body?.error?.code }).toEqual({
+            expect({ status: refused.status, code: at(refused.body, "error", "code") }).toEqual({
               status: 429,
               code: "rate_limited"
             })
@@ -111,16 +111,17 @@ describe.skipIf(skip !== undefined)("several instances", () => {
           const first = yield* upsert(a, token, { external_id: "one", name: "One" }, key)
           expect(first.status).toBe(200)
           const again = yield* upsert(b, token, { external_id: "one", name: "One" }, key)
-          expect(again.body).toMatchObject({ outcome: "created", replayed: true, record: first.body.record })
+          expect(again.body).toMatchObject({ outcome: "created", replayed: true, record: at(first.body, "record") })
           // At the same moment on both: one runs; the other waits its turn (409 in progress) or replays.
           const raceKey = freshKey()
           const replies = yield* Effect.all(
             [a, b, a, b].map((url) => upsert(url, token, { external_id: "two", name: "Two" }, raceKey)),
             { concurrency: "unbounded" }
           )
-          expect(replies.filter((r) => r.status === 200 && r.body.replayed !== true)).toHaveLength(1)
-          for (const r of replies) if (r.status !== 200) expect(r.body.error.code).toBe("idempotency_in_progress")
-          const stored = yield* records(b, token, "two")
+          expect(replies.filter((r) => r.status === 200 && at(r.body, "replayed") !== true)).toHaveLength(1)
+          for (const r of replies)
+            if (r.status !== 200) expect(at(r.body, "error", "code")).toBe("idempotency_in_progress")
+          const stored = yield* categoriesWith(b, token, "two")
           expect(stored.map((r) => r.revision)).toEqual([1])
         })
       )
@@ -150,15 +151,15 @@ describe.skipIf(skip !== undefined)("several instances", () => {
                 "409 revision_conflict"
               ])
               const winner = replies.find((r) => r.status === 200)!
-              expect(winner.body.record.revision).toBe(revision + 1)
+              expect(at(winner.body, "record", "revision")).toBe(revision + 1)
               for (const loser of replies.filter((r) => r.status === 409)) {
-                expect(loser.body.error.details).toMatchObject({ current_revision: revision + 1 })
+                expect(at(loser.body, "error", "details")).toMatchObject({ current_revision: revision + 1 })
               }
               // What is stored is the winner's write, read back through the other instance too.
-              const [stored] = yield* records(revision % 2 === 0 ? a : b, token, "sofa")
-              expect({ revision: stored.revision, name: stored.name }).toEqual({
+              const [stored] = yield* categoriesWith(revision % 2 === 0 ? a : b, token, "sofa")
+              expect({ revision: at(stored, "revision"), name: at(stored, "name") }).toEqual({
                 revision: revision + 1,
-                name: winner.body.record.name
+                name: at(winner.body, "record", "name")
               })
             }
           })
@@ -211,10 +212,13 @@ describe.skipIf(skip !== undefined)("several instances", () => {
               { concurrency: 2 }
             )
             for (const [c, token] of companies.entries()) {
-              const done: Array<any> = []
+              const done: Array<JsonObject> = []
               for (const id of jobs[c]!) {
                 for (let tries = 0; ; tries++) {
-                  const job = (yield* call(tries % 2 === 0 ? a : b, "GET", `/jobs/${id}`, { token })).body.job
+                  const job = record(
+                    (yield* call(tries % 2 === 0 ? a : b, "GET", `/jobs/${id}`, { token })).body,
+                    "job"
+                  )
                   if (job.state !== "queued" && job.state !== "running") {
                     done.push(job)
                     break
@@ -225,18 +229,18 @@ describe.skipIf(skip !== undefined)("several instances", () => {
               }
               expect(done.map((j) => j.state)).toEqual(["completed", "completed", "completed", "completed"])
               for (let i = 1; i < done.length; i++)
-                expect(done[i].started_at >= done[i - 1].finished_at, JSON.stringify(done)).toBe(true)
+                expect(str(done[i], "started_at") >= str(done[i - 1], "finished_at"), JSON.stringify(done)).toBe(true)
               // Every processed file is readable through either instance.
-              const records = (yield* call(a, "GET", "/media?limit=10", { token })).body.records as Array<any>
-              expect(records.map((r) => r.external_id)).toEqual(["img-0", "img-1", "img-2", "img-3"])
-              for (const [i, record] of records.entries()) {
+              const media = records((yield* call(a, "GET", "/media?limit=10", { token })).body)
+              expect(media.map((r) => r.external_id)).toEqual(["img-0", "img-1", "img-2", "img-3"])
+              for (const [i, item] of media.entries()) {
                 const response = yield* Effect.promise(() =>
-                  fetch(`${i % 2 === 0 ? b : a}/api/v1/media/${record.id}/content`, {
+                  fetch(`${i % 2 === 0 ? b : a}/api/v1/media/${str(item, "id")}/content`, {
                     headers: { authorization: `Bearer ${token}` }
                   })
                 )
                 expect(response.status).toBe(200)
-                expect((yield* Effect.promise(() => response.arrayBuffer())).byteLength).toBe(record.bytes)
+                expect((yield* Effect.promise(() => response.arrayBuffer())).byteLength).toBe(item.bytes)
               }
             }
           })
@@ -257,10 +261,13 @@ describe.skipIf(skip !== undefined)("several instances", () => {
                 const finished = !writing
                 const query: string = cursor === undefined ? "limit=5" : `limit=5&cursor=${cursor}`
                 const page = yield* call(n % 2 === 0 ? a : b, "GET", `/changes?${query}`, { token })
-                expect({ status: page.status, error: page.body.error }).toEqual({ status: 200, error: undefined })
-                seen.push(...page.body.records.map((r: any) => `${r.id}@${r.revision}`))
-                cursor = page.body.next_cursor
-                if (finished && !page.body.has_more) return
+                expect({ status: page.status, error: at(page.body, "error") }).toEqual({
+                  status: 200,
+                  error: undefined
+                })
+                seen.push(...records(page.body).map((r) => `${str(r, "id")}@${num(r, "revision")}`))
+                cursor = str(page.body, "next_cursor")
+                if (finished && at(page.body, "has_more") !== true) return
               }
             })
             const writes = (w: number) =>
@@ -278,8 +285,8 @@ describe.skipIf(skip !== undefined)("several instances", () => {
             yield* Effect.forEach([0, 1, 2, 3, 4, 5], writes, { concurrency: "unbounded", discard: true })
             writing = false
             yield* Fiber.join(reader)
-            const all = (yield* call(a, "GET", "/changes?limit=100", { token })).body.records.map(
-              (r: any) => `${r.id}@${r.revision}`
+            const all = records((yield* call(a, "GET", "/changes?limit=100", { token })).body).map(
+              (r) => `${str(r, "id")}@${num(r, "revision")}`
             )
             expect(all).toHaveLength(60)
             expect(seen).toEqual(all)
@@ -296,9 +303,10 @@ describe.skipIf(skip !== undefined)("several instances", () => {
               [a, b].map((url) => upsert(url, token, { external_id: externalId, name: `Chair ${round}` })),
               { concurrency: "unbounded" }
             )
-            expect(replies.filter((r) => r.status === 200 && r.body.outcome === "created")).toHaveLength(1)
-            for (const r of replies.filter((r) => r.status !== 200)) expect(r.body.error.code).toBe("revision_conflict")
-            expect(yield* records(a, token, externalId)).toHaveLength(1)
+            expect(replies.filter((r) => r.status === 200 && at(r.body, "outcome") === "created")).toHaveLength(1)
+            for (const r of replies.filter((r) => r.status !== 200))
+              expect(at(r.body, "error", "code")).toBe("revision_conflict")
+            expect(yield* categoriesWith(a, token, externalId)).toHaveLength(1)
           }
         })
       )
