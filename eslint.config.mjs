@@ -75,7 +75,6 @@ export default defineConfig(
     // values are typed (the contract's schemas, `JsonSchema`, `unknown` narrowed where read).
     files: [
       "packages/server/test/api.e2e.test.ts",
-      "packages/server/test/conformance.e2e.test.ts",
       "packages/server/test/portal.browser.test.ts",
     ],
     rules: { "@typescript-eslint/no-explicit-any": "off" }

@@ -13,8 +13,9 @@ import { join } from "node:path"
 import sharp from "sharp"
 import { parse } from "../src/cli/Commands.js"
 import { MediaStorageLive, PersistenceLive } from "../src/Server.js"
+import { asArray, at, record, records, str } from "./Json.js"
 import { makeMediaFaults } from "./MediaFaults.js"
-import { call, expectError, TestServer, TestServerWith, uploadMedia, waitJob } from "./TestServer.js"
+import { request as call, expectError, TestServer, TestServerWith, uploadMedia, waitJob } from "./TestServer.js"
 
 const faults = makeMediaFaults()
 
@@ -72,7 +73,7 @@ layer(TestServerWith({ media: faults.layer }), { excludeTestServices: true })("s
             }
           })
           expect(created.status).toBe(200)
-          const fieldId = created.body.record.fields[0].id
+          const fieldId = at(created.body, "record", "fields", 0, "id")
 
           const priced = yield* call(url, "POST", "/products/upsert", {
             token: pricer,
@@ -91,18 +92,20 @@ layer(TestServerWith({ media: faults.layer }), { excludeTestServices: true })("s
             ignored_fields: ["$.name", "$.fields[0].name"],
             record: { revision: 2, price: "999.50", fields: [{ id: fieldId, external_id: "seat", coefficient: "0.3" }] }
           })
-          expect(priced.body.record).not.toHaveProperty("name")
+          expect(at(priced.body, "record")).not.toHaveProperty("name")
 
           const priceList = yield* call(url, "GET", "/products?mode=prices", { token: pricer })
-          expect(priceList.body.records[0]).toMatchObject({
+          expect(at(priceList.body, "records", 0)).toMatchObject({
             external_id: "p1",
             fields: [{ id: fieldId, coefficient: "0.3" }],
             price: "999.50"
           })
 
-          const asCatalog = yield* call(url, "GET", `/products/${created.body.record.id}`, { token: catalogOnly })
-          expect(asCatalog.body.record).toMatchObject({ name: "Sofa", fields: [{ id: fieldId, name: "Seat" }] })
-          expect(asCatalog.body.record.fields[0]).not.toHaveProperty("coefficient")
+          const asCatalog = yield* call(url, "GET", `/products/${at(created.body, "record", "id")}`, {
+            token: catalogOnly
+          })
+          expect(at(asCatalog.body, "record")).toMatchObject({ name: "Sofa", fields: [{ id: fieldId, name: "Seat" }] })
+          expect(at(asCatalog.body, "record", "fields", 0)).not.toHaveProperty("coefficient")
           expectError(
             yield* call(url, "GET", "/products?mode=prices", { token: catalogOnly }),
             403,
@@ -119,7 +122,7 @@ layer(TestServerWith({ media: faults.layer }), { excludeTestServices: true })("s
             }
           })
           expectError(unknownField, 422, "invalid_selection_field")
-          expect(unknownField.body.error.details).toEqual([
+          expect(at(unknownField.body, "error", "details")).toEqual([
             { path: "$.fields[0]", message: expect.stringContaining("arms") }
           ])
 
@@ -135,14 +138,17 @@ layer(TestServerWith({ media: faults.layer }), { excludeTestServices: true })("s
             }
           })
           expect(imported.status, imported.text).toBe(202)
-          const detail = yield* importDetail(url, pricer, imported.body.job.id)
-          expect(detail.report.records[0]).toMatchObject({
+          const detail = yield* importDetail(url, pricer, str(imported.body, "job", "id"))
+          expect(at(detail, "report", "records", 0)).toMatchObject({
             status: "applied",
             outcome: "updated",
             ignored_fields: ["$.records[0].body.sku"]
           })
           expect(
-            (yield* call(url, "GET", `/products/${created.body.record.id}`, { token: full })).body.record
+            at(
+              (yield* call(url, "GET", `/products/${str(created.body, "record", "id")}`, { token: full })).body,
+              "record"
+            )
           ).toMatchObject({ name: "Sofa", sku: null, price: "10.00" })
         })
     )
@@ -176,7 +182,7 @@ layer(TestServerWith({ media: faults.layer }), { excludeTestServices: true })("s
           fields: [field([{ external_id: "oak" }])]
         })
         expectError(refused, 422, "invalid_selection_field")
-        expect(refused.body.error.details).toEqual([
+        expect(at(refused.body, "error", "details")).toEqual([
           { path: "$.fields[0].group_ids[0]", message: expect.stringContaining("customization type") }
         ])
         // The product comes before the groups it links: the passes resolve them, then the type rule applies.
@@ -210,9 +216,9 @@ layer(TestServerWith({ media: faults.layer }), { excludeTestServices: true })("s
             }
           ]
         })
-        const detail = yield* importDetail(url, token, submitted.body.job.id)
-        expect(detail.job).toMatchObject({ state: "completed", counts: { created: 3, failed: 1 } })
-        expect(detail.report.records[1].error).toMatchObject({
+        const detail = yield* importDetail(url, token, str(submitted.body, "job", "id"))
+        expect(at(detail, "job")).toMatchObject({ state: "completed", counts: { created: 3, failed: 1 } })
+        expect(at(detail, "report", "records", 1, "error")).toMatchObject({
           code: "invalid_selection_field",
           details: [{ path: "$.records[1].body.fields[0].group_ids[1]" }]
         })
@@ -233,9 +239,9 @@ layer(TestServerWith({ media: faults.layer }), { excludeTestServices: true })("s
       )
       const accepted = yield* uploadMedia(url, token, { external_id: "no-purpose", name: "No purpose" }, big)
       expect(accepted.status, accepted.text).toBe(202)
-      expect((yield* untilEnd(url, token, accepted.body.job.id)).state).toBe("completed")
+      expect((yield* untilEnd(url, token, str(accepted.body, "job", "id"))).state).toBe("completed")
       const listed = yield* call(url, "GET", "/media?external_id=no-purpose", { token })
-      expect(listed.body.records[0]).toMatchObject({ purpose: "catalog", width: 1500, height: 750 })
+      expect(at(listed.body, "records", 0)).toMatchObject({ purpose: "catalog", width: 1500, height: 750 })
     })
   )
 
@@ -258,28 +264,28 @@ layer(TestServerWith({ media: faults.layer }), { excludeTestServices: true })("s
           })
           expect([running.status, queuedMedia.status, queuedImport.status]).toEqual([202, 202, 202])
           const me = yield* call(url, "GET", "/me", { token })
-          yield* admin.revokeKey(me.body.principal.key_id)
+          yield* admin.revokeKey(str(me.body, "principal", "key_id"))
           yield* held.open
-          expect((yield* untilEnd(url, second, running.body.job.id)).state).toBe("completed")
-          const stoppedMedia = yield* untilEnd(url, second, queuedMedia.body.job.id)
-          const stoppedImport = yield* untilEnd(url, second, queuedImport.body.job.id)
+          expect((yield* untilEnd(url, second, str(running.body, "job", "id"))).state).toBe("completed")
+          const stoppedMedia = yield* untilEnd(url, second, str(queuedMedia.body, "job", "id"))
+          const stoppedImport = yield* untilEnd(url, second, str(queuedImport.body, "job", "id"))
           expect(stoppedMedia).toMatchObject({ state: "failed", failure: { code: "key_revoked" } })
           expect(stoppedImport).toMatchObject({
             state: "failed",
             failure: { code: "key_revoked" },
             counts: { created: 0, pending: 1 }
           })
-          expect((yield* call(url, "GET", "/categories", { token: second })).body.records).toEqual([])
-          expect((yield* call(url, "GET", "/media?external_id=behind", { token: second })).body.records[0].state).toBe(
-            "queued"
-          )
+          expect(at((yield* call(url, "GET", "/categories", { token: second })).body, "records")).toEqual([])
+          expect(
+            at((yield* call(url, "GET", "/media?external_id=behind", { token: second })).body, "records", 0, "state")
+          ).toBe("queued")
           for (const job of [queuedMedia, queuedImport]) {
-            const retried = yield* call(url, "POST", `/jobs/${job.body.job.id}/retry`, { token: second })
+            const retried = yield* call(url, "POST", `/jobs/${str(job.body, "job", "id")}/retry`, { token: second })
             expect(retried.status, retried.text).toBe(202)
-            expect((yield* untilEnd(url, second, job.body.job.id)).state).toBe("completed")
+            expect((yield* untilEnd(url, second, str(job.body, "job", "id"))).state).toBe("completed")
           }
           expect(
-            (yield* call(url, "GET", "/categories?external_id=c", { token: second })).body.records[0].revision
+            at((yield* call(url, "GET", "/categories?external_id=c", { token: second })).body, "records", 0, "revision")
           ).toBe(1)
         })
     )
@@ -297,11 +303,16 @@ layer(TestServerWith({ media: faults.layer }), { excludeTestServices: true })("s
           { concurrency: 4 }
         )
         const list = yield* call(url, "GET", "/categories", { token })
-        expect([list.status, list.body.records.length, list.body.has_more]).toEqual([200, 50, true])
+        expect([list.status, records(list.body).length, at(list.body, "has_more")]).toEqual([200, 50, true])
         // The feed from its start (the route), and from a cursor (the envelope's fast poll).
         for (const path of ["/changes", "/changes?cursor=c2_0"]) {
           const page = yield* call(url, "GET", path, { token })
-          expect([path, page.status, page.body.records.length, page.body.has_more]).toEqual([path, 200, 50, true])
+          expect([path, page.status, records(page.body).length, at(page.body, "has_more")]).toEqual([
+            path,
+            200,
+            50,
+            true
+          ])
         }
       })
     )
@@ -314,7 +325,7 @@ layer(TestServerWith({ media: faults.layer }), { excludeTestServices: true })("s
         Effect.gen(function* () {
           const { url, tenant } = yield* TestServer
           const token = yield* (yield* tenant()).key(all)
-          const records = [
+          const sent = [
             {
               resource: "products",
               body: { external_id: "p", name: "P", category_ids: [{ external_id: "c" }], fields: [null] }
@@ -331,7 +342,7 @@ layer(TestServerWith({ media: faults.layer }), { excludeTestServices: true })("s
             { resource: "products", raw: `{"external_id":"r","name":"R","__proto__":{"price":"1"}}` },
             { resource: "categories", body: { external_id: "c", name: "C" } }
           ]
-          const raw = `{"records":[${records.map((r) => `{"resource":"${r.resource}","body":${r.raw ?? JSON.stringify(r.body)}}`).join(",")}]}`
+          const raw = `{"records":[${sent.map((r) => `{"resource":"${r.resource}","body":${r.raw ?? JSON.stringify(r.body)}}`).join(",")}]}`
           for (const dryRun of [true, false]) {
             const reply = yield* call(url, "POST", "/imports", {
               token,
@@ -339,15 +350,19 @@ layer(TestServerWith({ media: faults.layer }), { excludeTestServices: true })("s
               headers: { "content-type": "application/json" }
             })
             expect(reply.status, reply.text).toBe(dryRun ? 200 : 202)
-            const report = dryRun ? reply.body.report : (yield* importDetail(url, token, reply.body.job.id)).report
-            expect(report.records.map((r: any) => [r.status, r.error?.code ?? null])).toEqual([
+            const report = dryRun
+              ? at(reply.body, "report")
+              : at(yield* importDetail(url, token, str(reply.body, "job", "id")), "report")
+            expect(records(report, "records").map((r) => [r.status, at(r, "error", "code") ?? null])).toEqual([
               ["failed", "validation_failed"],
               ["failed", "validation_failed"],
               ["failed", "validation_failed"],
               ["applied", null]
             ])
-            expect(report.records[0].error.details.map((d: any) => d.path)).toContain("$.records[0].body.fields[0]")
-            expect(report.records[2].error.details).toEqual([
+            expect(asArray(report, "records", 0, "error", "details").map((d) => at(d, "path"))).toContain(
+              "$.records[0].body.fields[0]"
+            )
+            expect(at(report, "records", 2, "error", "details")).toEqual([
               { path: "$.records[2].body.__proto__", message: "is not an allowed property" }
             ])
           }
@@ -396,15 +411,17 @@ layer(TestServerWith({ media: faults.layer }), { excludeTestServices: true })("s
             }
           })
           expect(submitted.status, submitted.text).toBe(202)
-          const seenByWriter = yield* importDetail(url, writer, submitted.body.job.id)
-          expect(seenByWriter.report.failed).toBe(2)
+          const seenByWriter = yield* importDetail(url, writer, str(submitted.body, "job", "id"))
+          expect(at(seenByWriter, "report", "failed")).toBe(2)
           expect(JSON.stringify(seenByWriter)).not.toMatch(/12345\.678|77\.777/)
-          expect(seenByWriter.report.records[0].error.details[0]).toEqual({
+          expect(at(seenByWriter, "report", "records", 0, "error", "details", 0)).toEqual({
             path: "$.records[0].body.cost",
             message: expect.stringContaining("costs:read")
           })
-          const seenByReader = yield* call(url, "GET", `/jobs/${submitted.body.job.id}`, { token: reader })
-          expect(seenByReader.body.report.records[0].error.details[0].message).not.toContain("costs:read")
+          const seenByReader = yield* call(url, "GET", `/jobs/${str(submitted.body, "job", "id")}`, { token: reader })
+          expect(at(seenByReader.body, "report", "records", 0, "error", "details", 0, "message")).not.toContain(
+            "costs:read"
+          )
         })
     )
   })
@@ -417,9 +434,9 @@ layer(TestServerWith({ media: faults.layer }), { excludeTestServices: true })("s
       yield* admin.revokeScopes(t.companyId, ["prices:read"])
       const me = yield* call(url, "GET", "/me", { token })
       expect(me.status).toBe(200)
-      const { principal } = me.body
+      const principal = record(me.body, "principal")
       expect(principal).toMatchObject({ key_scopes: ["catalog:read", "prices:read"], scopes: ["catalog:read"] })
-      const days = (Date.parse(principal.key_expires_at) - Date.now()) / 86_400_000
+      const days = (Date.parse(str(principal, "key_expires_at")) - Date.now()) / 86_400_000
       expect(days).toBeGreaterThan(29)
       expect(days).toBeLessThanOrEqual(30)
     })
@@ -435,7 +452,7 @@ layer(TestServerWith({ media: faults.layer }), { excludeTestServices: true })("s
         const company = yield* admin.getCompany(t.companyId)
         faults.denied.add(company.storage_slug)
         const first = yield* uploadMedia(url, token, { external_id: "a", name: "A" }, yield* image(21))
-        expect((yield* untilEnd(url, token, first.body.job.id)).state).toBe("paused")
+        expect((yield* untilEnd(url, token, str(first.body, "job", "id"))).state).toBe("paused")
         const cli = (line: string, mediaDir?: string) =>
           parse(line.split(" ")).pipe(
             Effect.provide(NodeServices.layer),
@@ -456,20 +473,22 @@ layer(TestServerWith({ media: faults.layer }), { excludeTestServices: true })("s
           id: string
           connection_id: string
         }>
-        expect(paused.map((job) => job.id)).toEqual([first.body.job.id])
+        expect(paused.map((job) => job.id)).toEqual([str(first.body, "job", "id")])
         // A media folder the server cannot write: the check fails, names the folder, and resumes nothing.
         const notAFolder = join(dataDir, "not-a-folder")
         writeFileSync(notAFolder, "")
         const failed = yield* Effect.flip(cli(`jobs resume --company ${t.companyId}`, notAFolder))
         expect(failed).toMatchObject({ _tag: "MediaStorageError" })
         expect((failed as { message: string }).message).toContain(company.storage_slug)
-        expect((yield* call(url, "GET", `/jobs/${first.body.job.id}`, { token })).body.job.state).toBe("paused")
+        expect(
+          at((yield* call(url, "GET", `/jobs/${str(first.body, "job", "id")}`, { token })).body, "job", "state")
+        ).toBe("paused")
         faults.denied.delete(company.storage_slug)
         expect(yield* cli(`jobs resume --company ${t.companyId}`)).toEqual({
           company_id: t.companyId,
-          resumed: [first.body.job.id]
+          resumed: [str(first.body, "job", "id")]
         })
-        expect((yield* untilEnd(url, token, first.body.job.id)).state).toBe("completed")
+        expect((yield* untilEnd(url, token, str(first.body, "job", "id"))).state).toBe("completed")
         expect(yield* cli("jobs paused")).toEqual([])
       })
   )
