@@ -1,9 +1,9 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { connect } from "node:net"
-import { errorOf } from "./Json.js"
+import { asArray, at, detailPaths, errorOf, idOf, record, records, str } from "./Json.js"
 import {
-  call,
+  request as call,
   earlyInMinute,
   expectError,
   freshKey,
@@ -26,8 +26,8 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
         const token = yield* t.key(["catalog:read", "prices:read"])
         const reply = yield* call(url, "GET", "/me", { token })
         expect(reply.status).toBe(200)
-        expect(reply.headers.get("x-request-id")).toBe(reply.body.request_id)
-        expect(reply.body.principal).toMatchObject({
+        expect(reply.headers.get("x-request-id")).toBe(at(reply.body, "request_id"))
+        expect(at(reply.body, "principal")).toMatchObject({
           company: { id: t.companyId, currency: "EUR" },
           connection_id: t.connectionId,
           scopes: ["catalog:read", "prices:read"]
@@ -108,7 +108,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
           outcome: "created",
           record: { revision: 1, state: "inactive", price: "1299.00", cost: "700.50", tax_model: "exclusive" }
         })
-        const id = product.body.record.id
+        const id = idOf(product.body)
         const updated = yield* call(url, "POST", "/products/upsert", {
           token,
           body: { external_id: "p-1", expected_revision: 1, name: "Sofa XL" }
@@ -119,29 +119,29 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
           body: { external_id: "p-1", expected_revision: 1, name: "Old" }
         })
         expectError(conflict, 409, "revision_conflict")
-        expect(conflict.body.error.details).toEqual({ current_revision: 2, expected_revision: 1 })
+        expect(at(conflict.body, "error", "details")).toEqual({ current_revision: 2, expected_revision: 1 })
         const read = yield* call(url, "GET", `/products/${id}`, { token })
-        expect(read.body.record).toMatchObject({ id, revision: 2, name: "Sofa XL" })
+        expect(at(read.body, "record")).toMatchObject({ id, revision: 2, name: "Sofa XL" })
         for (let i = 0; i < 3; i++) {
           yield* call(url, "POST", "/products/upsert", {
             token,
-            body: { external_id: `p-${i + 2}`, name: `P${i}`, category_ids: [category.body.record.id] }
+            body: { external_id: `p-${i + 2}`, name: `P${i}`, category_ids: [idOf(category.body)] }
           })
         }
         const first = yield* call(url, "GET", "/products?limit=2", { token })
         expect(first.body).toMatchObject({ has_more: true, change_cursor: expect.any(String) })
-        expect(first.body.records).toHaveLength(2)
-        const second = yield* call(url, "GET", `/products?limit=2&cursor=${first.body.next_cursor}`, { token })
+        expect(at(first.body, "records")).toHaveLength(2)
+        const second = yield* call(url, "GET", `/products?limit=2&cursor=${at(first.body, "next_cursor")}`, { token })
         expect(second.body).toMatchObject({ has_more: false, next_cursor: null })
-        expect(second.body.records).toHaveLength(2)
-        const byCategory = yield* call(url, "GET", `/products?category_id=${category.body.record.id}&external_id=p-1`, {
+        expect(at(second.body, "records")).toHaveLength(2)
+        const byCategory = yield* call(url, "GET", `/products?category_id=${idOf(category.body)}&external_id=p-1`, {
           token
         })
-        expect(byCategory.body.records.map((r: any) => r.id)).toEqual([id])
+        expect(records(byCategory.body).map((r) => r.id)).toEqual([id])
         const archived = yield* call(url, "DELETE", `/products/${id}`, { token, body: { expected_revision: 2 } })
         expect(archived.body).toMatchObject({ outcome: "updated", record: { state: "archived", revision: 3 } })
         const after = yield* call(url, "GET", "/products?limit=100", { token })
-        expect(after.body.records.map((r: any) => r.id)).not.toContain(id)
+        expect(records(after.body).map((r) => r.id)).not.toContain(id)
       })
     )
 
@@ -165,13 +165,13 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
           }
         })
         expect(bundle.status).toBe(200)
-        const refused = yield* call(url, "DELETE", `/products/${part.body.record.id}`, {
+        const refused = yield* call(url, "DELETE", `/products/${idOf(part.body)}`, {
           token,
           body: { expected_revision: 1 }
         })
         expectError(refused, 409, "record_in_use")
-        expect(refused.body.error.details).toEqual({ bundle_ids: [bundle.body.record.id] })
-        expect((yield* call(url, "GET", `/products/${part.body.record.id}`, { token })).body.record).toMatchObject({
+        expect(at(refused.body, "error", "details")).toEqual({ bundle_ids: [idOf(bundle.body)] })
+        expect(at((yield* call(url, "GET", `/products/${idOf(part.body)}`, { token })).body, "record")).toMatchObject({
           revision: 1,
           state: "inactive"
         })
@@ -187,7 +187,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
           body: { external_id: "", name: 7, details: { colour: "red" }, components: [{ product_id: "x", quantity: 0 }] }
         })
         expectError(reply, 422, "validation_failed")
-        const paths = reply.body.error.details.map((d: any) => d.path)
+        const paths = detailPaths(reply.body)
         expect(paths).toEqual(
           expect.arrayContaining(["$.external_id", "$.name", "$.details.colour", "$.components[0].quantity"])
         )
@@ -196,18 +196,22 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
           body: { external_id: "p", name: "P", category_ids: [{ external_id: "nope" }] }
         })
         expectError(unresolved, 422, "unresolved_reference")
-        expect(unresolved.body.error.details).toEqual([{ path: "$.category_ids[0]", message: expect.any(String) }])
+        expect(at(unresolved.body, "error", "details")).toEqual([
+          { path: "$.category_ids[0]", message: expect.any(String) }
+        ])
         const query = yield* call(url, "GET", "/products?limit=500&colour=red", { token })
         expectError(query, 422, "validation_failed")
         // Each detail names the field and its rule in plain words (no schema internals, no echo of the value).
-        expect(new Set(query.body.error.details)).toEqual(
+        expect(new Set(asArray(query.body, "error", "details"))).toEqual(
           new Set([
             { path: "query.limit", message: "must be a whole number from 1 to 100" },
             { path: "query.colour", message: "is not an allowed property" }
           ])
         )
         const mode = yield* call(url, "GET", "/products?mode=everything", { token })
-        expect(mode.body.error.details).toEqual([{ path: "query.mode", message: 'must be "catalog" or "prices"' }])
+        expect(at(mode.body, "error", "details")).toEqual([
+          { path: "query.mode", message: 'must be "catalog" or "prices"' }
+        ])
         expectError(yield* call(url, "GET", "/products/not-a-uuid", { token }), 404, "not_found")
         expectError(
           yield* call(url, "GET", "/products/00000000-0000-4000-8000-000000000000", { token }),
@@ -360,7 +364,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
             external_id: "p",
             mode: "combined",
             name: "P",
-            category_ids: [cat.body.record.id],
+            category_ids: [idOf(cat.body)],
             price: "10",
             cost: "4"
           }
@@ -377,21 +381,21 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
           body: { external_id: "w", name: "Written blind" }
         })
         expect(blind.status).toBe(200)
-        expect(blind.body.record).toEqual({
+        expect(at(blind.body, "record")).toEqual({
           id: expect.any(String),
           external_id: "w",
           revision: 1,
           updated_at: expect.any(String)
         })
-        const plain = yield* call(url, "GET", `/products/${p.body.record.id}`, { token: reader })
-        expect(plain.body.record).not.toHaveProperty("price")
-        expect(plain.body.record).not.toHaveProperty("cost")
+        const plain = yield* call(url, "GET", `/products/${idOf(p.body)}`, { token: reader })
+        expect(at(plain.body, "record")).not.toHaveProperty("price")
+        expect(at(plain.body, "record")).not.toHaveProperty("cost")
         const priceReader = yield* t.key(["prices:read"])
         expectError(yield* call(url, "GET", "/products", { token: priceReader }), 403, "insufficient_scope")
         const prices = yield* call(url, "GET", "/products?mode=prices", { token: priceReader })
-        expect(prices.body.records[0]).toMatchObject({ id: p.body.record.id, price: "10.00" })
-        expect(prices.body.records[0]).not.toHaveProperty("cost")
-        expect(prices.body.records[0]).not.toHaveProperty("name")
+        expect(at(prices.body, "records", 0)).toMatchObject({ id: idOf(p.body), price: "10.00" })
+        expect(at(prices.body, "records", 0)).not.toHaveProperty("cost")
+        expect(at(prices.body, "records", 0)).not.toHaveProperty("name")
       })
     )
 
@@ -406,13 +410,15 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
           token: tokenA,
           body: { external_id: "c", name: "Secret" }
         })
-        expectError(yield* call(url, "GET", `/categories/${cat.body.record.id}`, { token: tokenB }), 404, "not_found")
-        expect((yield* call(url, "GET", "/categories", { token: tokenB })).body.records).toEqual([])
+        expectError(yield* call(url, "GET", `/categories/${idOf(cat.body)}`, { token: tokenB }), 404, "not_found")
+        expect(at((yield* call(url, "GET", "/categories", { token: tokenB })).body, "records")).toEqual([])
         const otherConnection = yield* a.newConnection
         const tokenA2 = yield* a.key(writer, { connectionId: otherConnection })
-        const seen = yield* call(url, "GET", `/categories/${cat.body.record.id}`, { token: tokenA2 })
-        expect(seen.body.record).toMatchObject({ id: cat.body.record.id, external_id: null })
-        expect((yield* call(url, "GET", "/categories?external_id=c", { token: tokenA2 })).body.records).toEqual([])
+        const seen = yield* call(url, "GET", `/categories/${idOf(cat.body)}`, { token: tokenA2 })
+        expect(at(seen.body, "record")).toMatchObject({ id: idOf(cat.body), external_id: null })
+        expect(at((yield* call(url, "GET", "/categories?external_id=c", { token: tokenA2 })).body, "records")).toEqual(
+          []
+        )
       })
     )
   })
@@ -427,17 +433,20 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
           token,
           body: { external_id: "c", name: "Chairs" }
         })
-        const upper = (cat.body.record.id as string).toUpperCase()
+        const upper = str(cat.body, "record", "id").toUpperCase()
         const read = yield* call(url, "GET", `/categories/${upper}`, { token })
-        expect({ status: read.status, id: read.body.record?.id }).toEqual({ status: 200, id: cat.body.record.id })
+        expect({ status: read.status, id: idOf(read.body) }).toEqual({
+          status: 200,
+          id: idOf(cat.body)
+        })
         const product = yield* call(url, "POST", "/products/upsert", {
           token,
           body: { external_id: "p", name: "Chair", category_ids: [upper] }
         })
         expect(product.status).toBe(200)
-        expect(product.body.record.category_ids).toEqual([cat.body.record.id])
+        expect(at(product.body, "record", "category_ids")).toEqual([idOf(cat.body)])
         const filtered = yield* call(url, "GET", `/products?category_id=${upper}`, { token })
-        expect(filtered.body.records.map((r: any) => r.id)).toEqual([product.body.record.id])
+        expect(records(filtered.body).map((r) => r.id)).toEqual([idOf(product.body)])
       })
     )
 
@@ -451,7 +460,9 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
           expectError(reply, 422, "validation_failed")
         }
         const proto = yield* call(url, "GET", "/products?__proto__=1", { token })
-        expect(proto.body.error.details).toEqual([{ path: "query.__proto__", message: "is not an allowed property" }])
+        expect(at(proto.body, "error", "details")).toEqual([
+          { path: "query.__proto__", message: "is not an allowed property" }
+        ])
         expect((yield* call(url, "GET", "/products?limit=5", { token })).status).toBe(200)
       })
     )
@@ -463,14 +474,20 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
           const { url, tenant } = yield* TestServer
           const t = yield* tenant()
           const token = yield* t.key([...writer, "media:read", "media:write"])
-          const category = (yield* call(url, "POST", "/categories/upsert", {
-            token,
-            body: { external_id: "c", name: "Chairs" }
-          })).body.record
-          const product = (yield* call(url, "POST", "/products/upsert", {
-            token,
-            body: { external_id: "p", name: "Chair", category_ids: [category.id] }
-          })).body.record
+          const category = record(
+            (yield* call(url, "POST", "/categories/upsert", {
+              token,
+              body: { external_id: "c", name: "Chairs" }
+            })).body,
+            "record"
+          )
+          const product = record(
+            (yield* call(url, "POST", "/products/upsert", {
+              token,
+              body: { external_id: "p", name: "Chair", category_ids: [category.id] }
+            })).body,
+            "record"
+          )
           const refused = (reply: Reply, names: ReadonlyArray<string>) => {
             expectError(reply, 422, "validation_failed")
             expect(errorOf(reply.body).details).toEqual(
@@ -490,11 +507,11 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
             yield* call(url, "DELETE", `/products/${product.id}?force=1`, { token, body: { expected_revision: 1 } }),
             ["force"]
           )
-          expect((yield* call(url, "GET", "/imports", { token })).body.records).toEqual([])
-          expect(
-            (yield* call(url, "GET", "/categories", { token })).body.records.map((r: any) => r.external_id)
-          ).toEqual(["c"])
-          expect((yield* call(url, "GET", `/products/${product.id}`, { token })).body.record.revision).toBe(1)
+          expect(at((yield* call(url, "GET", "/imports", { token })).body, "records")).toEqual([])
+          expect(records((yield* call(url, "GET", "/categories", { token })).body).map((r) => r.external_id)).toEqual([
+            "c"
+          ])
+          expect(at((yield* call(url, "GET", `/products/${product.id}`, { token })).body, "record", "revision")).toBe(1)
           // Reads: each name is listed once, in the order sent.
           refused(yield* call(url, "GET", `/products/${product.id}?mode=prices&x=1&mode=catalog`, { token }), [
             "mode",
@@ -554,9 +571,9 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
           body: { name: "C", external_id: "c" }
         })
         expect(again.status).toBe(200)
-        expect(again.body).toMatchObject({ outcome: "created", replayed: true, record: first.body.record })
-        expect(again.body.request_id).not.toBe(first.body.request_id)
-        expect(again.headers.get("x-request-id")).toBe(again.body.request_id)
+        expect(again.body).toMatchObject({ outcome: "created", replayed: true, record: at(first.body, "record") })
+        expect(at(again.body, "request_id")).not.toBe(at(first.body, "request_id"))
+        expect(again.headers.get("x-request-id")).toBe(at(again.body, "request_id"))
         expectError(
           yield* call(url, "POST", "/categories/upsert", {
             token,
@@ -585,7 +602,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
           "idempotency_key_invalid"
         )
         const list = yield* call(url, "GET", "/categories", { token })
-        expect(list.body.records).toHaveLength(1)
+        expect(at(list.body, "records")).toHaveLength(1)
       })
     )
 
@@ -599,34 +616,33 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
         expect(first.status).toBe(200)
         for (const spelling of ["/categories/upsert/", "/Categories/UPSERT", "/categories//upsert"]) {
           const again = yield* call(url, "POST", spelling, { token, idempotencyKey: key, body })
-          expect({ spelling, status: again.status, replayed: again.body.replayed }).toEqual({
+          expect({ spelling, status: again.status, replayed: at(again.body, "replayed") }).toEqual({
             spelling,
             status: 200,
             replayed: true
           })
-          expect(again.body.record).toEqual(first.body.record)
+          expect(at(again.body, "record")).toEqual(at(first.body, "record"))
         }
         // Another record's path is another operation: the same key is refused there.
         const product = yield* call(url, "POST", "/products/upsert", {
           token,
-          body: { external_id: "p", name: "P", category_ids: [first.body.record.id] }
+          body: { external_id: "p", name: "P", category_ids: [idOf(first.body)] }
         })
-        const id: string = product.body.record.id
+        const id = idOf(product.body)
         const archive = { token, idempotencyKey: freshKey(), body: { expected_revision: 1 } }
         expect((yield* call(url, "DELETE", `/products/${id}`, archive)).status).toBe(200)
         // The id with its first letter escaped: the router decodes it to the same parameter.
         const escaped = `/products/%${id.charCodeAt(0).toString(16)}${id.slice(1)}`
         const replay = yield* call(url, "DELETE", escaped, archive)
-        expect({ status: replay.status, replayed: replay.body.replayed }).toEqual({ status: 200, replayed: true })
+        expect({ status: replay.status, replayed: at(replay.body, "replayed") }).toEqual({
+          status: 200,
+          replayed: true
+        })
         const other = yield* call(url, "POST", "/products/upsert", {
           token,
-          body: { external_id: "q", name: "Q", category_ids: [first.body.record.id] }
+          body: { external_id: "q", name: "Q", category_ids: [idOf(first.body)] }
         })
-        expectError(
-          yield* call(url, "DELETE", `/products/${other.body.record.id}`, archive),
-          409,
-          "idempotency_key_reused"
-        )
+        expectError(yield* call(url, "DELETE", `/products/${idOf(other.body)}`, archive), 409, "idempotency_key_reused")
       })
     )
 
@@ -644,7 +660,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
           external_id: "p",
           mode: "combined",
           name: "P",
-          category_ids: [cat.body.record.id],
+          category_ids: [idOf(cat.body)],
           price: "99",
           cost: "40"
         }
@@ -676,13 +692,13 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
           ),
           { concurrency: "unbounded" }
         )
-        const created = replies.filter((r) => r.status === 200 && r.body.replayed !== true)
+        const created = replies.filter((r) => r.status === 200 && at(r.body, "replayed") !== true)
         expect(created).toHaveLength(1)
         for (const r of replies) {
-          if (r.status === 409) expect(r.body.error.code).toBe("idempotency_in_progress")
+          if (r.status === 409) expect(at(r.body, "error", "code")).toBe("idempotency_in_progress")
           else expect(r.status).toBe(200)
         }
-        expect((yield* call(url, "GET", "/categories", { token })).body.records).toHaveLength(1)
+        expect(at((yield* call(url, "GET", "/categories", { token })).body, "records")).toHaveLength(1)
       })
     )
   })
@@ -701,7 +717,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("HTTP API 
       expectError(refused, 429, "rate_limited")
       const retryAfter = Number(refused.headers.get("retry-after"))
       expect(retryAfter).toBeGreaterThanOrEqual(1)
-      expect(refused.body.error.retry_after).toBe(retryAfter)
+      expect(at(refused.body, "error", "retry_after")).toBe(retryAfter)
       expect(refused.headers.get("ratelimit-remaining")).toBe("0")
     })
   )
