@@ -4,12 +4,33 @@ import { Context, Option } from "effect"
 import { BlockList, isIP } from "node:net"
 
 /**
+ * The last answers of a pure function of a header, by the header's text: every request of a connection
+ * sends the same host and comes from the same address, and reading them costs a few regular expressions.
+ * Bounded: a full table starts over.
+ */
+const remembered = (
+  known: Map<string, string | undefined>,
+  text: string,
+  compute: (text: string) => string | undefined
+): string | undefined => {
+  if (known.has(text)) return known.get(text)
+  const value = compute(text)
+  if (known.size >= 1024) known.clear()
+  known.set(text, value)
+  return value
+}
+const hosts = new Map<string, string | undefined>()
+const addresses = new Map<string, string | undefined>()
+
+/**
  * The host name a request was sent to, in the one form custom domains are stored in: lower case,
  * without port, IPv6 brackets or the trailing dot of a fully qualified name (`API.Acme.example.:443`
  * is `api.acme.example`).
  */
-export const normalizeHost = (host: string | undefined): string | undefined => {
-  if (host === undefined) return undefined
+export const normalizeHost = (host: string | undefined): string | undefined =>
+  host === undefined ? undefined : remembered(hosts, host, hostOf)
+
+const hostOf = (host: string): string | undefined => {
   let name = host.trim().toLowerCase()
   if (name.startsWith("[")) {
     const end = name.indexOf("]")
@@ -23,8 +44,10 @@ export const normalizeHost = (host: string | undefined): string | undefined => {
 }
 
 /** An address as node and the Forwarded header write it, reduced to the bare IP (no port, brackets, quotes). */
-export const normalizeAddress = (address: string | undefined): string | undefined => {
-  if (address === undefined) return undefined
+export const normalizeAddress = (address: string | undefined): string | undefined =>
+  address === undefined ? undefined : remembered(addresses, address, addressOf)
+
+const addressOf = (address: string): string | undefined => {
   let value = address.trim().replace(/^"|"$/g, "")
   if (value.startsWith("[")) value = value.slice(1, value.indexOf("]") === -1 ? undefined : value.indexOf("]"))
   else if (value.indexOf(":") === value.lastIndexOf(":")) value = value.replace(/:\d*$/, "")
