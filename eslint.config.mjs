@@ -71,14 +71,6 @@ export default defineConfig(
     }
   },
   {
-    // Files that still read JSON documents, answers or rows through `any`; a file leaves this list once its
-    // values are typed (the contract's schemas, `JsonSchema`, `unknown` narrowed where read).
-    files: [
-      "packages/server/test/portal.browser.test.ts",
-    ],
-    rules: { "@typescript-eslint/no-explicit-any": "off" }
-  },
-  {
     files: ["**/*.{js,mjs,cjs}"],
     languageOptions: { globals: globals.node },
     rules: { "@typescript-eslint/no-unused-vars": "error" }

@@ -6,7 +6,8 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { type BrowserContext, chromium, type Page } from "playwright-core"
 import { chromiumAvailable, findChromium } from "./Chromium.js"
-import { call, TestServer, TestServerLive } from "./TestServer.js"
+import { record, records } from "./Json.js"
+import { request as call, TestServer, TestServerLive } from "./TestServer.js"
 
 /** Screenshots of the phone layout land here (build/ is not committed) for a person to look at. */
 const shots = fileURLToPath(new URL("../../../build/portal-screenshots/", import.meta.url))
@@ -185,10 +186,8 @@ describe.skipIf(skip !== undefined)("portal", () => {
       () =>
         Effect.gen(function* () {
           const { url } = yield* TestServer
-          const spec = yield* Effect.promise(() =>
-            fetch(`${url}/docs/openapi.json`).then((r) => r.json() as Promise<any>)
-          )
-          const paths = Object.keys(spec.paths)
+          const spec: unknown = yield* Effect.promise(() => fetch(`${url}/docs/openapi.json`).then((r) => r.json()))
+          const paths = Object.keys(record(spec, "paths"))
           expect(paths).toContain("/api/v1/products/{id}")
           const { browser } = yield* launch
           const offsite: Array<string> = []
@@ -427,7 +426,7 @@ describe.skipIf(skip !== undefined)("portal", () => {
           expect(new Set(keys).size).toBe(2)
           for (const key of keys) expect(key).toMatch(/^portal-[0-9a-f]{24}$/)
           const product = yield* call(url, "GET", "/products?external_id=sofa-oslo-3", { token })
-          expect(product.body.records.map((r: any) => r.name)).toEqual(["Oslo 3-seat sofa"])
+          expect(records(product.body).map((r) => r.name)).toEqual(["Oslo 3-seat sofa"])
         }),
       { timeout: 120_000 }
     )
