@@ -5,6 +5,7 @@ import { DomainNotPermitted, Unauthenticated, type UnauthenticatedReason } from 
 import { settingsOf } from "./Company.js"
 import type { Principal } from "./Principal.js"
 import { effective, type Scope } from "../Shared/Scope.js"
+import type { PersistenceError } from "../Shared/Errors.js"
 
 /** What a request presents to be authenticated. */
 export interface Credentials {
@@ -60,6 +61,9 @@ export const principalOf = (
   key: { expiresAt: grant.key.expires_at, scopes: grant.key.scopes }
 })
 
+/** Why a key is refused. */
+type Refused = Unauthenticated | DomainNotPermitted
+
 const deny = (reason: UnauthenticatedReason, message: string) => Effect.fail(new Unauthenticated({ reason, message }))
 
 /**
@@ -77,33 +81,39 @@ export const authenticate = (credentials: Credentials) =>
  */
 export const authenticateWith =
   (accounts: Context.Service.Shape<typeof Accounts>, hasher: Context.Service.Shape<typeof SecretHasher>) =>
-  (credentials: Credentials) =>
-    Effect.gen(function* () {
+  (credentials: Credentials): Effect.Effect<Principal, Refused | PersistenceError> =>
+    // Combinators rather than a generator: every request that needs a key runs this, in the fewest steps.
+    Effect.suspend(() => {
       const header = credentials.authorization
       if (header === undefined || header.trim() === "") {
-        return yield* deny("missing_credentials", "send Authorization: Bearer <API key>")
+        return deny("missing_credentials", "send Authorization: Bearer <API key>")
       }
       const match = /^Bearer ([^\s]+)$/i.exec(header.trim())
       if (match === null)
-        return yield* deny("invalid_credentials", "only Authorization: Bearer <API key> authorizes API calls")
+        return deny("invalid_credentials", "only Authorization: Bearer <API key> authorizes API calls")
       const parsed = parse(match[1]!)
-      if (parsed === undefined) return yield* deny("invalid_credentials", "the API key is not valid")
+      if (parsed === undefined) return deny("invalid_credentials", "the API key is not valid")
       // The custom-domain owner is read with the key, in the same lookup; it is checked after the key's state.
       const host = credentials.host?.toLowerCase()
-      const found = yield* accounts.findKey(parsed.keyId, host)
-      const presentedHash = yield* hasher.hash(parsed.secret)
-      if (Option.isNone(found) || !constantTimeEqual(presentedHash, found.value.secretHash)) {
-        return yield* deny("invalid_credentials", "the API key is not valid")
-      }
-      const stopped = accessStopped(found.value, yield* Clock.currentTimeMillis)
-      if (stopped !== undefined) return yield* deny(stopped.reason, stopped.message)
-      const { company, domainOwner } = found.value
-      if (host !== undefined && Option.isSome(domainOwner) && domainOwner.value !== company.id) {
-        return yield* new DomainNotPermitted({
-          message: `requests through ${credentials.host} must use that company's key`
+      return Effect.flatMap(accounts.findKey(parsed.keyId, host), (found) =>
+        Effect.flatMap(hasher.hash(parsed.secret), (presentedHash): Effect.Effect<Principal, Refused> => {
+          if (Option.isNone(found) || !constantTimeEqual(presentedHash, found.value.secretHash)) {
+            return deny("invalid_credentials", "the API key is not valid")
+          }
+          const grant = found.value
+          return Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<Principal, Refused> => {
+            const stopped = accessStopped(grant, now)
+            if (stopped !== undefined) return deny(stopped.reason, stopped.message)
+            const { company, domainOwner } = grant
+            if (host !== undefined && Option.isSome(domainOwner) && domainOwner.value !== company.id) {
+              return Effect.fail(
+                new DomainNotPermitted({ message: `requests through ${credentials.host} must use that company's key` })
+              )
+            }
+            return Effect.succeed(principalOfGrant(grant))
+          })
         })
-      }
-      return principalOfGrant(found.value)
+      )
     })
 
 /**
