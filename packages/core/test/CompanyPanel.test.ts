@@ -151,6 +151,86 @@ describe("CompanyPanel", () => {
     }).pipe(Effect.provide(layer()))
   )
 
+  it.effect("a disabled company's owners and managers change nothing but can revoke keys; an administrator can", () =>
+    Effect.gen(function* () {
+      const panel = yield* CompanyPanel
+      const admin = yield* Admin
+      const { a, admin: platform, managerA, ownerA } = yield* setup
+      const location = (yield* admin.listLocations(a.id))[0]!.id
+      yield* admin.updateCompany(a.id, { enabled: false })
+      const fields = { name: "shop", scopes: ["catalog:read"], lifetime_days: 30 }
+      for (const caller of [ownerA, managerA]) {
+        const refused = [
+          panel.createConnection(caller, a.id, "Shop"),
+          panel.renameConnection(caller, a.id, a.connection, "Renamed"),
+          panel.setConnectionEnabled(caller, a.id, a.connection, true),
+          panel.createLocation(caller, a.id, "Store"),
+          panel.createKey(caller, a.id, a.connection, fields, "form-nonce-disabled1"),
+          panel.assignLocation(caller, a.id, a.connection, location, true),
+          panel.unassignLocation(caller, a.id, a.connection, location)
+        ]
+        for (const change of refused) expect(yield* tagOf(change)).toBe("PanelChangeRefused")
+        // Reading still works.
+        expect(yield* tagOf(panel.connectionPage(caller, a.id, a.connection))).toBe("success")
+      }
+      const adding = panel.createPerson(ownerA, a.id, {
+        email: "late@example.com",
+        name: "L",
+        password,
+        role: "manager"
+      })
+      expect(yield* tagOf(adding)).toBe("PanelChangeRefused")
+      expect(yield* tagOf(panel.setPersonEnabled(ownerA, a.id, managerA.user.id, false))).toBe("PanelChangeRefused")
+      const failure = yield* Effect.flip(panel.createConnection(ownerA, a.id, "Shop"))
+      expect(failure).toMatchObject({ reason: "company_disabled", message: expect.stringContaining("disabled") })
+      expect((yield* admin.listConnections(a.id)).map((c) => c.name)).toEqual(["ERP"])
+      // A leaked key can still be revoked; the administrator changes the company and enables it again.
+      expect(yield* tagOf(panel.revokeKey(ownerA, a.id, a.connection, a.key))).toBe("success")
+      expect(yield* tagOf(panel.createConnection(platform, a.id, "By the administrator"))).toBe("success")
+      yield* panel.updateCompany(platform, a.id, { enabled: true })
+      expect(yield* tagOf(panel.createConnection(ownerA, a.id, "Shop"))).toBe("success")
+    }).pipe(Effect.provide(layer()))
+  )
+
+  it.effect("no one disables themselves, nor the company's last enabled owner", () =>
+    Effect.gen(function* () {
+      const panel = yield* CompanyPanel
+      const { a, admin, ownerA } = yield* setup
+      const self = yield* Effect.flip(panel.setPersonEnabled(ownerA, a.id, ownerA.user.id, false))
+      expect(self).toMatchObject({ _tag: "PanelChangeRefused", reason: "own_account" })
+      const last = yield* Effect.flip(panel.setPersonEnabled(admin, a.id, ownerA.user.id, false))
+      expect(last).toMatchObject({ _tag: "PanelChangeRefused", reason: "last_owner" })
+      // With a second owner, either can disable the other; the one left is the last again.
+      const second = yield* panel.createPerson(ownerA, a.id, {
+        email: "olga@example.com",
+        name: "O",
+        password,
+        role: "owner"
+      })
+      expect((yield* panel.setPersonEnabled(ownerA, a.id, second.id, false)).enabled).toBe(false)
+      expect(yield* tagOf(panel.setPersonEnabled(admin, a.id, ownerA.user.id, false))).toBe("PanelChangeRefused")
+      expect((yield* panel.setPersonEnabled(ownerA, a.id, second.id, true)).enabled).toBe(true)
+      expect((yield* panel.setPersonEnabled(admin, a.id, ownerA.user.id, false)).enabled).toBe(false)
+    }).pipe(Effect.provide(layer()))
+  )
+
+  it.effect("an email taken in another company is refused without saying so; in one's own, it is named", () =>
+    Effect.gen(function* () {
+      const panel = yield* CompanyPanel
+      const { a, admin, ownerA, ownerB } = yield* setup
+      const person = (email: string) => ({ email, name: "N", password, role: "manager" })
+      const elsewhere = yield* Effect.flip(panel.createPerson(ownerA, a.id, person(ownerB.email.toUpperCase())))
+      expect(elsewhere).toMatchObject({ _tag: "AccountConflict", field: "email" })
+      expect(elsewhere.message).toBe("this email cannot be used; choose another")
+      const platform = yield* Effect.flip(panel.createPerson(ownerA, a.id, person(admin.user.email)))
+      expect(platform.message).toBe("this email cannot be used; choose another")
+      const own = yield* Effect.flip(panel.createPerson(ownerA, a.id, person("manny@example.com")))
+      expect(own.message).toContain("manny@example.com")
+      const byAdmin = yield* Effect.flip(panel.createPerson(admin, a.id, person(ownerB.email)))
+      expect(byAdmin.message).toContain(ownerB.email)
+    }).pipe(Effect.provide(layer()))
+  )
+
   it.effect("records each change with the signed-in user and their address", () =>
     Effect.gen(function* () {
       const panel = yield* CompanyPanel

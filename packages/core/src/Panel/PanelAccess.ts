@@ -17,6 +17,23 @@ export class PanelForbidden extends Schema.TaggedError<PanelForbidden>()("PanelF
   }
 }
 
+/** Why the panel refuses a change the caller may otherwise make. */
+export type ChangeRefusal = "company_disabled" | "own_account" | "last_owner"
+
+/**
+ * A change the caller may not make now, for a reason the page shows them: their company is disabled
+ * (only an administrator changes it, or enables it again), they would disable themselves, or the company
+ * would be left without an enabled owner.
+ */
+export class PanelChangeRefused extends Schema.TaggedError<PanelChangeRefused>()("PanelChangeRefused", {
+  reason: Schema.Literals(["company_disabled", "own_account", "last_owner"]),
+  message: Schema.String
+}) {
+  get code(): "change_refused" {
+    return "change_refused"
+  }
+}
+
 /** Who is acting in the panel: the signed-in user and the address the request came from. */
 export interface PanelCaller {
   readonly user: PanelUser

@@ -9,11 +9,11 @@ import { Sha256 } from "../Shared/Sha256.js"
 import { People } from "./People.js"
 import { normalEmail, PanelRole, type PanelUser, roleFitsCompany } from "./PanelUser.js"
 import { PasswordHasher } from "./PasswordHasher.js"
-import { makeSignIn, maxPasswordLength, tokenShape } from "./SignIn.js"
+import { makeSignIn, maxPasswordLength, tokenShape } from "../internal/People/SignIn.js"
 import { accountFromAddressPrefix, accountKey, windowMillis } from "./SignInThrottle.js"
 
-export { maxPasswordLength } from "./SignIn.js"
-export type { SignedIn, SignInInput } from "./SignIn.js"
+export { maxPasswordLength } from "../internal/People/SignIn.js"
+export type { SignedIn, SignInInput } from "../internal/People/SignIn.js"
 
 /** The shortest password, in characters. */
 export const minPasswordLength = 12

@@ -3,13 +3,19 @@
  * audit log until a limit stops the attempts, and a new session for a right password.
  */
 import { Clock, Effect, Option } from "effect"
-import type { Recorder } from "../Audit/AuditLog.js"
-import type { Sha256 } from "../Shared/Sha256.js"
-import type { People } from "./People.js"
-import { normalEmail, type PanelSession, type PanelUser } from "./PanelUser.js"
-import type { PasswordHasher } from "./PasswordHasher.js"
-import { SignInRefused, SignInThrottled } from "./PeopleErrors.js"
-import { type Counter, countersOf, type FailureCount, retryAfterMillis, windowMillis } from "./SignInThrottle.js"
+import type { Recorder } from "../../Audit/AuditLog.js"
+import type { Sha256 } from "../../Shared/Sha256.js"
+import type { People } from "../../People/People.js"
+import { normalEmail, type PanelSession, type PanelUser } from "../../People/PanelUser.js"
+import type { PasswordHasher } from "../../People/PasswordHasher.js"
+import { SignInRefused, SignInThrottled } from "../../People/PeopleErrors.js"
+import {
+  type Counter,
+  countersOf,
+  type FailureCount,
+  retryAfterMillis,
+  windowMillis
+} from "../../People/SignInThrottle.js"
 
 /** What a sign-in form posts; `address` is the client's, `replacing` the token of the cookie it came with. */
 export interface SignInInput {
