@@ -188,7 +188,11 @@ export const companyPage = (
     {
       title: company.name,
       crumbs: admin ? [{ label: "Companies", href: `${frame.base}/companies` }, { label: company.name }] : [],
-      notice: options.notice
+      notice: options.notice,
+      problem:
+        company.enabled || admin
+          ? undefined
+          : "This company is disabled: its connections, keys, locations and people cannot be changed here (a key can still be revoked). Its platform administrator can enable it again."
     },
     html`<dl class="facts">
         <dt>Enabled</dt>

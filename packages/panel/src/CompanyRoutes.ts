@@ -7,9 +7,10 @@ import { Effect } from "effect"
 import type { HttpServerResponse } from "effect/http"
 import { companiesPage, companyPage } from "./CompanyPages.js"
 import type { FormState } from "./Forms.js"
-import type { Base } from "./Layout.js"
+import { html } from "./Html.js"
+import { type Base, page } from "./Layout.js"
 import type { PanelRouter } from "./PanelRouter.js"
-import { failedForm, fieldErrors, isNotFound } from "./Outcome.js"
+import { changeRefusal, failedForm, fieldErrors, isNotFound } from "./Outcome.js"
 import {
   action$,
   field,
@@ -75,6 +76,19 @@ export const orNotFound = <E, R>(
     isNotFound(error) ? Effect.succeed(notFound(visit, visit.user, visit.session.csrf_token)) : Effect.fail(error)
   )
 
+/** The page for a change the panel refuses, saying why (409), with the way back to the company. */
+const changeRefused = (visit: SignedIn, reason: string) => {
+  const back = `${visit.base}/companies/${visit.params["company"] ?? ""}`
+  return htmlAnswer(
+    page(
+      frameOf(visit),
+      { title: "Change refused", problem: `Not changed: ${reason}.` },
+      html`<p><a href="${back}">Back to the company</a></p>`
+    ),
+    409
+  )
+}
+
 /**
  * Runs a form's change: on success a 303 to `done`; a refused value shows `again` with the form's
  * errors (422); not found for this user, the 404 page.
@@ -92,6 +106,8 @@ export const submit = <A, E, R, E2, R2>(
     Effect.catch(
       Effect.map(change, (result) => seeOther(done(result))),
       (error): Effect.Effect<HttpServerResponse.HttpServerResponse, E | E2, R2> => {
+        const refusal = changeRefusal(error)
+        if (refusal !== undefined) return Effect.succeed(changeRefused(visit, refusal))
         const errors = fieldErrors(error)
         return errors === undefined ? Effect.fail(error) : again(failedForm(form, fields, errors))
       }

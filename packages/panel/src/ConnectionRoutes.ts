@@ -11,7 +11,7 @@ import { keyAlreadyCreatedPage, keyCreatedPage } from "./KeyCreatedPage.js"
 import type { FormState } from "./Forms.js"
 import type { Base } from "./Layout.js"
 import type { PanelRouter } from "./PanelRouter.js"
-import { failedForm, fieldErrors } from "./Outcome.js"
+import { changeRefusal, failedForm, fieldErrors } from "./Outcome.js"
 import { newFormToken } from "./Session.js"
 import { action$, field, fieldValues, htmlAnswer, page$, type SignedIn } from "./Visit.js"
 
@@ -163,7 +163,9 @@ export const addConnectionRoutes = (router: PanelRouter, base: Base) => {
                 ? htmlAnswer(keyCreatedPage(frameOf(visit), view, created.success), 201)
                 : htmlAnswer(keyAlreadyCreatedPage(frameOf(visit), view, created.success.keyId))
             }
-            const errors = fieldErrors(created.failure)
+            const refusal = changeRefusal(created.failure)
+            const errors =
+              refusal === undefined ? fieldErrors(created.failure) : { "": `No key was created: ${refusal}.` }
             if (errors === undefined) return yield* Effect.fail(created.failure)
             return yield* showConnection(visit, failedForm("key", fields, errors))
           })

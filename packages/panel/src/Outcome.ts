@@ -11,6 +11,10 @@ export const isNotFound = (error: unknown): boolean => {
   return tag === "PanelForbidden" || tag === "RecordNotFound"
 }
 
+/** The reason a change was refused though the caller may make such changes (a disabled company, the last owner...). */
+export const changeRefusal = (error: unknown): string | undefined =>
+  tagOf(error) === "PanelChangeRefused" ? String((error as { readonly message?: unknown }).message) : undefined
+
 /** The field a JSON path of a refused body names: `$.tax_rates[0]` is `tax_rates`; `$` the whole form. */
 const fieldOfPath = (path: string): string => /^\$\.([A-Za-z_]+)/.exec(path)?.[1] ?? ""
 

@@ -1,12 +1,16 @@
 /**
  * The router the panel's routes are added to: the host's, with the services the panel's handlers use
  * (`CompanyPanel`, the trusted proxies) taken once when the routes are added, as the host provides them
- * to the panel's layer, and given to every handler.
+ * to the panel's layer, and given to every handler; over TLS each answer carries HSTS.
  */
 import { CompanyPanel } from "@catalog-sync/core"
 import { TrustedProxies } from "@catalog-sync/adapter-http"
 import { Effect } from "effect"
-import type { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { type HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
+import { overTls } from "./Session.js"
+
+/** The HSTS policy of the panel's answers over TLS: a year. */
+export const strictTransportSecurity = "max-age=31536000"
 
 type Handler<E, R> = (
   request: HttpServerRequest.HttpServerRequest
@@ -28,6 +32,13 @@ export const panelRouter = (router: HttpRouter.HttpRouter) =>
     const add: PanelRouter["add"] = (method, path, handler) =>
       router.add(method, path, (request) =>
         handler(request).pipe(
+          // Over TLS, the browser is told to come back only over TLS, for a year (an answer over plain HTTP
+          // carries no such header: browsers ignore it there).
+          Effect.map((response) =>
+            overTls(request, proxies)
+              ? HttpServerResponse.setHeader(response, "strict-transport-security", strictTransportSecurity)
+              : response
+          ),
           Effect.provideService(CompanyPanel.CompanyPanel, panel),
           Effect.provideService(TrustedProxies, proxies)
         )

@@ -9,18 +9,37 @@ import { Effect, Option, Result } from "effect"
 import { type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { form, type FormState, input } from "./Forms.js"
 import { html } from "./Html.js"
-import { type Base, page } from "./Layout.js"
+import { type Base, csrfField, page } from "./Layout.js"
 import type { PanelRouter } from "./PanelRouter.js"
 import { clearCookie, newFormToken, sameOrigin, sameToken, sessionCookie, setCookie, signInCookie } from "./Session.js"
 import { action$, field, htmlAnswer, readForm, refused, seeOther, signedIn, type Visit, visitOf } from "./Visit.js"
 
 const minutes = (seconds: number) => Math.max(1, Math.ceil(seconds / 60))
 
-const signInPage = (visit: Visit, formToken: string, state?: FormState, problem?: string) =>
+/** Who this browser is signed in as already: shown on the form, never followed without asking. */
+interface Current {
+  readonly email: string
+  readonly csrf: string
+}
+
+const signInPage = (visit: Visit, formToken: string, state?: FormState, problem?: string, current?: Current) =>
   page(
     { base: visit.base },
     { title: "Sign in", problem },
-    html`<p>Sign in with the email and password your administrator or company owner gave you.</p>
+    html`${
+        current === undefined
+          ? null
+          : html`<div class="notice" role="status">
+              <p>
+                This browser is signed in as <strong>${current.email}</strong>:
+                <a href="${visit.base}">go on as ${current.email}</a>, sign out, or sign in as someone else below.
+              </p>
+              <form method="post" action="${visit.base}/sign-out">
+                ${csrfField(current.csrf)}<button type="submit">Sign out</button>
+              </form>
+            </div>`
+      }
+      <p>Sign in with the email and password your administrator or company owner gave you.</p>
       ${form({
         action: `${visit.base}/sign-in`,
         csrf: formToken,
@@ -62,10 +81,15 @@ const cookieOptions = (visit: Visit) => ({ base: visit.base, secure: visit.secur
 const showSignIn = (base: Base) => (request: HttpServerRequest.HttpServerRequest) =>
   Effect.gen(function* () {
     const visit = yield* visitOf(request, base)
-    if (Option.isSome(yield* signedIn(visit))) return seeOther(base)
+    // A session cookie is not followed into the panel from here: one planted by another site would keep
+    // its victim in the planter's account. The form says who is signed in, and signing in replaces it.
+    const current = Option.map(yield* signedIn(visit), (who) => ({
+      email: who.user.email,
+      csrf: who.session.csrf_token
+    }))
     const { token, set } = formTokenOf(visit)
     return htmlAnswer(
-      signInPage(visit, token),
+      signInPage(visit, token, undefined, undefined, Option.getOrUndefined(current)),
       200,
       set ? { "set-cookie": setCookie(signInCookie, token, cookieOptions(visit)) } : {}
     )

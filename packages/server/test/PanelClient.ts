@@ -14,6 +14,7 @@ export interface Page {
   readonly text: string
   readonly location: string | null
   readonly setCookies: ReadonlyArray<string>
+  readonly headers: Headers
 }
 
 /** The form token in a page (the first hidden `csrf` field). */
@@ -51,7 +52,13 @@ export class PanelClient {
     const text = await response.text()
     const token = tokenIn(text)
     if (token !== "") this.csrf = token
-    return { status: response.status, text, location: response.headers.get("location"), setCookies }
+    return {
+      status: response.status,
+      text,
+      location: response.headers.get("location"),
+      setCookies,
+      headers: response.headers
+    }
   }
 
   get(path: string): Promise<Page> {
@@ -81,7 +88,10 @@ export class PanelClient {
   }
 
   async signIn(email: string, password: string): Promise<Page> {
-    await this.get("/panel/sign-in")
+    const form = await this.get("/panel/sign-in")
+    // The sign-in form's own token (a page of a browser signed in already also has a sign-out form).
+    const token = /action="[^"]*\/sign-in"[\s\S]*?name="csrf" value="([^"]*)"/.exec(form.text)?.[1]
+    if (token !== undefined) this.csrf = token
     return this.post("/panel/sign-in", { email, password })
   }
 }

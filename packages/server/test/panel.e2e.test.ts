@@ -23,6 +23,7 @@ interface World {
     readonly token: string
     readonly location: string
     readonly owner: PanelClient
+    readonly ownerId: string
   }
   readonly b: {
     readonly company: string
@@ -272,6 +273,92 @@ describe("company panel over HTTP", () => {
             expect((await owner.get(`${A}/connections/${a.connection}`)).text).toContain("<h1>ERP</h1>")
             expect((await owner.post(rename, { name: "Renamed" })).status).toBe(303)
             expect((await owner.get(`${A}/connections/${a.connection}`)).text).toContain("<h1>Renamed</h1>")
+          })
+        })
+    )
+
+    it.effect(
+      "a disabled company refuses its owner's changes and says why; no one disables themselves; another company's email is not named",
+      () =>
+        Effect.gen(function* () {
+          const { url, config } = yield* TestServer
+          const { a, admin, b } = yield* world(url, config)
+          yield* Effect.promise(async () => {
+            const A = `/panel/companies/${a.company}`
+            // Disabling oneself is refused with the reason.
+            await a.owner.get(`${A}/people`)
+            const self = await a.owner.post(`${A}/people/${a.ownerId}/enabled`, { enabled: "false" })
+            expect(self.status).toBe(409)
+            expect(self.text).toContain("you cannot disable yourself")
+            // B's owner's email: refused without saying it belongs to someone.
+            const bPeople = await admin.get(`/panel/companies/${b.company}/people`)
+            const bEmail = /<td>(owner-beta-[^<]+)<\/td>/.exec(bPeople.text)?.[1] ?? ""
+            expect(bEmail).toContain("@example.com")
+            await a.owner.get(`${A}/people`)
+            const taken = await a.owner.post(`${A}/people`, { name: "X", email: bEmail, role: "manager", password })
+            expect(taken.status).toBe(422)
+            expect(taken.text).toContain("this email cannot be used")
+            expect(taken.text).not.toContain("is taken")
+            // The administrator disables A: its owner reads but changes nothing, and is told why.
+            await admin.get(A)
+            const disabled = await admin.post(`${A}/settings`, {
+              name: "Alpha",
+              currency: "EUR",
+              main_language: "en",
+              languages: "de",
+              tax_model: "exclusive",
+              tax_rates: "20",
+              enabled: "false"
+            })
+            expect(disabled.status).toBe(303)
+            const page = await a.owner.get(A)
+            expect(page.status).toBe(200)
+            expect(page.text).toContain("This company is disabled")
+            const refused = await a.owner.post(`${A}/connections`, { name: "After" })
+            expect(refused.status).toBe(409)
+            expect(refused.text).toContain("this company is disabled")
+            const at = `${A}/connections/${a.connection}`
+            const keyPage = await a.owner.get(at)
+            const key = await a.owner.post(`${at}/keys`, {
+              name: "late",
+              scopes: ["catalog:read"],
+              lifetime_days: "30",
+              nonce: hiddenIn(keyPage.text, "nonce")
+            })
+            expect(key.status).toBe(422)
+            expect(key.text).toContain("No key was created: this company is disabled")
+            expect(key.text).not.toContain("csk_")
+            expect((await a.owner.get(A)).text).not.toContain(">After<")
+          })
+        })
+    )
+
+    it.effect(
+      "the sign-in form is shown to a browser signed in already, saying as whom; HSTS over TLS; failed sign-ins are audited",
+      () =>
+        Effect.gen(function* () {
+          const { url, config } = yield* TestServer
+          yield* makeUser(config, { email: "planted@example.com", name: "P", password, role: "admin" })
+          yield* makeUser(config, { email: "victim@example.com", name: "V", password, role: "admin" })
+          yield* Effect.promise(async () => {
+            const browser = visitor(url, { "x-forwarded-proto": "https" })
+            expect((await browser.signIn("planted@example.com", password)).status).toBe(303)
+            const form = await browser.get("/panel/sign-in")
+            expect(form.status).toBe(200)
+            expect(form.text).toContain("signed in as <strong>planted@example.com</strong>")
+            expect(form.text).toContain('action="/panel/sign-out"')
+            expect(form.text).toContain('name="password"')
+            expect(form.headers.get("strict-transport-security")).toBe("max-age=31536000")
+            // Signing in as someone else from there replaces the session.
+            expect((await browser.signIn("victim@example.com", password)).status).toBe(303)
+            expect((await browser.get("/panel/sign-in")).text).toContain(
+              "signed in as <strong>victim@example.com</strong>"
+            )
+            const plain = visitor(url)
+            expect((await plain.get("/panel/sign-in")).headers.get("strict-transport-security")).toBeNull()
+            expect((await plain.signIn("victim@example.com", "wrong password")).status).toBe(401)
+            const audit = await browser.get("/panel/audit")
+            expect(audit.text).toContain("session.sign_in_failed")
           })
         })
     )
