@@ -1,6 +1,7 @@
 import { expect } from "@effect/vitest"
 import { Effect } from "effect"
-import { call, TestServer } from "./TestServer.js"
+import { idOf, str } from "./Json.js"
+import { request as call, TestServer } from "./TestServer.js"
 
 export const stockScopes = ["catalog:read", "catalog:write", "stock:read", "stock:write"]
 
@@ -21,27 +22,27 @@ export const stockTenant = (flags: { readonly stock?: boolean } = {}) =>
     const product = yield* post("/products/upsert", {
       external_id: "p",
       name: "Sofa",
-      category_ids: [category.body.record.id],
+      category_ids: [idOf(category.body)],
       unit: "piece"
     })
     const type = yield* post("/customization-types/upsert", { external_id: "t", name: "Fabric" })
     const group = yield* post("/customization-groups/upsert", {
       external_id: "g",
       name: "Book",
-      type_id: type.body.record.id
+      type_id: idOf(type.body)
     })
     const option = yield* post("/customization-options/upsert", {
       external_id: "o",
       name: "Blue",
-      group_id: group.body.record.id
+      group_id: idOf(group.body)
     })
     expect([product.status, option.status]).toEqual([200, 200])
     return {
       ...t,
       url,
       token,
-      productId: product.body.record.id as string,
-      optionId: option.body.record.id as string,
+      productId: str(product.body, "record", "id"),
+      optionId: str(option.body, "record", "id"),
       writable: writable!.id as string,
       readOnly: readOnly!.id as string,
       unassigned: unassigned!.id as string

@@ -11,12 +11,13 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { buildServer, startInstance } from "./Instances.js"
-import { call, rawRequest, TestServer, TestServerLive, testDatabase } from "./TestServer.js"
+import { at, str } from "./Json.js"
+import { request as call, rawRequest, TestServer, TestServerLive, testDatabase } from "./TestServer.js"
 
 const statusOf = (url: string, token: string, host?: string) =>
   host === undefined
     ? Effect.map(call(url, "GET", "/me", { token }), (reply) =>
-        reply.status === 200 ? "200" : `${reply.status} ${reply.body?.error?.code}`
+        reply.status === 200 ? "200" : `${reply.status} ${at(reply.body, "error", "code")}`
       )
     : // fetch does not let a caller set Host: node:http does.
       Effect.map(rawRequest(url, "GET", "/api/v1/me", { host, authorization: `Bearer ${token}` }), (reply) =>
@@ -53,7 +54,7 @@ const settlesOne = (probe: Effect.Effect<string>, expected: string) =>
 
 const pricesStatus = (url: string, token: string) =>
   Effect.map(call(url, "GET", "/products?mode=prices", { token }), (reply) =>
-    reply.status === 200 ? "200" : `${reply.status} ${reply.body?.error?.code}`
+    reply.status === 200 ? "200" : `${reply.status} ${at(reply.body, "error", "code")}`
   )
 
 layer(TestServerLive, { excludeTestServices: true })("authentication cache on one server", (it) => {
@@ -65,7 +66,7 @@ layer(TestServerLive, { excludeTestServices: true })("authentication cache on on
         const t = yield* tenant()
         const revoked = yield* t.key(["catalog:read"])
         yield* warm(url, revoked)
-        const keyId = (yield* call(url, "GET", "/me", { token: revoked })).body.principal.key_id as string
+        const keyId = str((yield* call(url, "GET", "/me", { token: revoked })).body, "principal", "key_id")
         yield* admin.revokeKey(keyId)
         yield* next(statusOf(url, revoked), "401 key_revoked")
 

@@ -10,18 +10,19 @@ import { Context, Effect, Layer } from "effect"
 import { Migrator, SqlClient } from "effect/sql"
 import { databaseFile } from "../src/Server.js"
 import type { ServerConfig } from "../src/ServerConfig.js"
-import { call, TestServer, TestServerLive, TestServerWith, testDatabase } from "./TestServer.js"
+import { at, idOf, records, str } from "./Json.js"
+import { request as call, TestServer, TestServerLive, TestServerWith, testDatabase } from "./TestServer.js"
 
 const writer = ["catalog:read", "catalog:write"]
 
 /** A tenant's cursors over its own writes: the first list's change_cursor, then a feed poll's next_cursor per write. */
 const cursorsOf = (url: string, token: string, writes: (n: number) => Effect.Effect<unknown>) =>
   Effect.gen(function* () {
-    const cursors = [(yield* call(url, "GET", "/categories?limit=1", { token })).body.change_cursor as string]
+    const cursors = [str((yield* call(url, "GET", "/categories?limit=1", { token })).body, "change_cursor")]
     for (let n = 1; n <= 3; n++) {
       yield* writes(n)
       const page = yield* call(url, "GET", `/changes?cursor=${cursors[0]}&limit=100`, { token })
-      cursors.push(page.body.next_cursor as string)
+      cursors.push(str(page.body, "next_cursor"))
     }
     return cursors
   })
@@ -122,8 +123,8 @@ describe("upgrade to per-company positions", () => {
           const feed = (cursor: string) =>
             call(url, "GET", `/changes?cursor=${cursor}&limit=10`, { token }).pipe(
               Effect.map((reply) => ({
-                at: (reply.body.records as Array<{ at: string }>).map((r) => r.at),
-                next: reply.body.next_cursor as string
+                at: records(reply.body).map((r) => r.at),
+                next: str(reply.body, "next_cursor")
               }))
             )
           // Each of the old global positions, as a cursor A's connector could have saved.
@@ -151,9 +152,9 @@ describe("upgrade to per-company positions", () => {
           })
           expect(write.status).toBe(200)
           const after = yield* call(url, "GET", "/changes?cursor=c1_6", { token })
-          expect(after.body.records.map((r: { id: string }) => r.id)).toEqual([write.body.record.id])
-          expect(after.body.next_cursor).toBe("c2_4")
-          expect((yield* call(url, "GET", "/categories?limit=1", { token })).body.change_cursor).toBe("c2_4")
+          expect(records(after.body).map((r) => r.id)).toEqual([idOf(write.body)])
+          expect(at(after.body, "next_cursor")).toBe("c2_4")
+          expect(at((yield* call(url, "GET", "/categories?limit=1", { token })).body, "change_cursor")).toBe("c2_4")
         })
       )
     }

@@ -1,6 +1,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { call, freshKey, testDatabase, TestServer, TestServerLive } from "./TestServer.js"
+import { at, idOf, record } from "./Json.js"
+import { request as call, freshKey, testDatabase, TestServer, TestServerLive } from "./TestServer.js"
 
 const writer = ["catalog:read", "catalog:write"]
 
@@ -22,17 +23,14 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })(`concurren
           ),
           { concurrency: "unbounded" }
         )
-        expect(replies.map((r) => (r.status === 200 ? r.body.outcome : r.body.error.code)).sort()).toEqual([
-          "revision_conflict",
-          "revision_conflict",
-          "revision_conflict",
-          "updated"
-        ])
+        expect(
+          replies.map((r) => (r.status === 200 ? at(r.body, "outcome") : at(r.body, "error", "code"))).sort()
+        ).toEqual(["revision_conflict", "revision_conflict", "revision_conflict", "updated"])
         const winner = replies.find((r) => r.status === 200)!
-        const stored = (yield* call(url, "GET", "/categories?external_id=sofa", { token })).body.records[0]
+        const stored = record((yield* call(url, "GET", "/categories?external_id=sofa", { token })).body, "records", 0)
         expect({ revision: stored.revision, name: stored.name }).toEqual({
           revision: revision + 1,
-          name: winner.body.record.name
+          name: at(winner.body, "record", "name")
         })
       }
     })
@@ -52,12 +50,12 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })(`concurren
         ),
         { concurrency: "unbounded" }
       )
-      expect(replies.filter((r) => r.status === 200 && r.body.outcome === "created")).toHaveLength(1)
-      for (const r of replies.filter((r) => r.status !== 200 || r.body.outcome !== "created")) {
+      expect(replies.filter((r) => r.status === 200 && at(r.body, "outcome") === "created")).toHaveLength(1)
+      for (const r of replies.filter((r) => r.status !== 200 || at(r.body, "outcome") !== "created")) {
         // A request that reads the mapping after the winner committed is an update without expected_revision.
-        expect([r.status, r.body.error?.code]).toEqual([409, "revision_conflict"])
+        expect([r.status, at(r.body, "error", "code")]).toEqual([409, "revision_conflict"])
       }
-      expect((yield* call(url, "GET", "/categories?external_id=chair", { token })).body.records).toHaveLength(1)
+      expect(at((yield* call(url, "GET", "/categories?external_id=chair", { token })).body, "records")).toHaveLength(1)
     })
   )
 
@@ -79,12 +77,12 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })(`concurren
           { concurrency: "unbounded" }
         )
         // The claim commits with the write, so a duplicate never sees it running: it waits, then replays.
-        expect(replies.map((r) => [r.status, r.body.outcome, r.body.replayed === true])).toEqual(
+        expect(replies.map((r) => [r.status, at(r.body, "outcome"), at(r.body, "replayed") === true])).toEqual(
           expect.arrayContaining([[200, "created", false]])
         )
-        expect(replies.filter((r) => r.status === 200 && r.body.replayed === true)).toHaveLength(5)
-        expect(new Set(replies.map((r) => r.body.record.id)).size).toBe(1)
-        expect((yield* call(url, "GET", "/changes?resource=categories", { token })).body.records).toHaveLength(1)
+        expect(replies.filter((r) => r.status === 200 && at(r.body, "replayed") === true)).toHaveLength(5)
+        expect(new Set(replies.map((r) => idOf(r.body))).size).toBe(1)
+        expect(at((yield* call(url, "GET", "/changes?resource=categories", { token })).body, "records")).toHaveLength(1)
 
         const failingKey = freshKey()
         const failed = yield* Effect.all(
@@ -98,7 +96,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })(`concurren
           { concurrency: "unbounded" }
         )
         // A failed write is not stored: each request with the key runs it (and fails the same way).
-        expect(failed.map((r) => [r.status, r.body.error?.code])).toEqual(
+        expect(failed.map((r) => [r.status, at(r.body, "error", "code")])).toEqual(
           Array.from({ length: 4 }, () => [409, "revision_conflict"])
         )
       })

@@ -1,8 +1,8 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import sharp from "sharp"
-import { jobOf } from "./Json.js"
-import { call, freshKey, TestServer, TestServerWith, uploadMedia } from "./TestServer.js"
+import { jobOf, str } from "./Json.js"
+import { request as call, freshKey, TestServer, TestServerWith, uploadMedia } from "./TestServer.js"
 
 const scopes = ["catalog:read", "catalog:write", "media:read", "media:write"]
 
@@ -14,7 +14,7 @@ const timeToEnd = (url: string, token: string, id: string) =>
     while (Date.now() - started < 10_000) {
       const reply = yield* call(url, "GET", `/jobs/${id}`, { token })
       expect(reply.status).toBe(200)
-      const state = reply.body.job.state as string
+      const state = str(reply.body, "job", "state")
       if (state === "completed" || state === "failed") return { state, millis: Date.now() - started }
       yield* Effect.sleep("100 millis")
     }
@@ -39,18 +39,18 @@ layer(TestServerWith({}, { JOB_POLL_MILLISECONDS: "20000" }), { excludeTestServi
             ]
           }
         })
-        const failed = yield* timeToEnd(url, token, submitted.body.job.id)
+        const failed = yield* timeToEnd(url, token, str(submitted.body, "job", "id"))
         // It completes with its one record failed (spec 3); the retry below re-runs that record.
         expect(failed.state).toBe("completed")
         expect(failed.millis).toBeLessThan(5_000)
 
         yield* call(url, "POST", "/categories/upsert", { token, body: { external_id: "later", name: "Later" } })
-        const retried = yield* call(url, "POST", `/jobs/${submitted.body.job.id}/retry`, {
+        const retried = yield* call(url, "POST", `/jobs/${str(submitted.body, "job", "id")}/retry`, {
           token,
           idempotencyKey: freshKey()
         })
         expect(retried.status).toBe(202)
-        const completed = yield* timeToEnd(url, token, submitted.body.job.id)
+        const completed = yield* timeToEnd(url, token, str(submitted.body, "job", "id"))
         expect(completed).toMatchObject({ state: "completed" })
         expect(completed.millis).toBeLessThan(5_000)
 

@@ -7,8 +7,8 @@ import { cliActor } from "../src/cli/CliActor.js"
 import { parse } from "../src/cli/Commands.js"
 import { status } from "../src/cli/Status.js"
 import { MediaStorageLive, PersistenceLive } from "../src/Server.js"
-import { at } from "./Json.js"
-import { call, TestServer, TestServerLive, testDatabase, waitJob } from "./TestServer.js"
+import { at, str } from "./Json.js"
+import { request as call, TestServer, TestServerLive, testDatabase, waitJob } from "./TestServer.js"
 
 const scopes = ["catalog:read", "catalog:write"]
 
@@ -62,7 +62,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })(
             ]
           }
         })
-        const id = submitted.body.job.id as string
+        const id = str(submitted.body, "job", "id")
         expect(yield* waitJob(url, token, id)).toMatchObject({ state: "completed" })
 
         const listed = (yield* cli(

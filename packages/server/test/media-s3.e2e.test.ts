@@ -11,8 +11,8 @@ import { join } from "node:path"
 import sharp from "sharp"
 import { PersistenceLive, ServerLive } from "../src/Server.js"
 import type { ServerConfig } from "../src/ServerConfig.js"
-import { records, str } from "./Json.js"
-import { call, freshKey, testDatabase } from "./TestServer.js"
+import { at, record, records, str } from "./Json.js"
+import { request as call, freshKey, testDatabase } from "./TestServer.js"
 
 const scopes = ["catalog:read", "media:read", "media:write"]
 
@@ -104,13 +104,13 @@ const image = (width: number, shade: number) =>
   )
 
 const job = (url: string, token: string, id: string) =>
-  Effect.map(call(url, "GET", `/jobs/${id}`, { token }), (reply) => reply.body.job)
+  Effect.map(call(url, "GET", `/jobs/${id}`, { token }), (reply) => record(reply.body, "job"))
 
 const settle = (url: string, token: string, id: string) =>
   Effect.gen(function* () {
     for (let i = 0; i < 400; i++) {
       const current = yield* job(url, token, id)
-      if (["completed", "failed", "paused"].includes(current.state)) return current
+      if (["completed", "failed", "paused"].includes(str(current, "state"))) return current
       yield* Effect.sleep("25 millis")
     }
     throw new Error(`job ${id} did not settle`)
@@ -158,7 +158,7 @@ describe("media on S3", () => {
             return yield* Effect.forEach(uploads, ([externalId, file]) =>
               Effect.map(upload(url, token, externalId, file), (reply) => {
                 expect(reply.status).toBe(202)
-                return reply.body.job.id as string
+                return str(reply.body, "job", "id")
               })
             )
           })
@@ -172,10 +172,10 @@ describe("media on S3", () => {
             const url = yield* serve(stale, 1, logs)
             const paused = yield* settle(url, token, jobs[0]!)
             expect(paused).toMatchObject({ state: "paused", failure: { code: "storage_denied" } })
-            expect(paused.failure.message).not.toContain(s3.secretAccessKey)
+            expect(str(paused, "failure", "message")).not.toContain(s3.secretAccessKey)
             // Uploads through this instance are refused before anything is queued.
             const refused = yield* upload(url, token, "lamp", pictures[2]!)
-            expect({ status: refused.status, code: refused.body.error?.code }).toEqual({
+            expect({ status: refused.status, code: at(refused.body, "error", "code") }).toEqual({
               status: 503,
               code: "storage_denied"
             })
@@ -210,7 +210,7 @@ describe("media on S3", () => {
         const done = yield* Effect.forEach(jobs, (id) => settle(url, token, id))
         expect(done.map((j) => j.state)).toEqual(["completed", "completed", "completed", "completed"])
         for (let i = 1; i < done.length; i++)
-          expect(done[i].started_at >= done[i - 1].finished_at, JSON.stringify(done)).toBe(true)
+          expect(str(done[i], "started_at") >= str(done[i - 1], "finished_at"), JSON.stringify(done)).toBe(true)
 
         const media = records((yield* call(url, "GET", "/media?limit=10", { token })).body)
         expect(media.map((m) => [m.external_id, m.state, m.revision])).toEqual(

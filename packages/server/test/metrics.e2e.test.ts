@@ -3,10 +3,10 @@ import { expect, layer } from "@effect/vitest"
 import { Deferred, Effect, Fiber } from "effect"
 import type { SqlConnection } from "effect/sql"
 import sharp from "sharp"
-import { jobOf } from "./Json.js"
+import { at, jobOf, str } from "./Json.js"
 import { scrape, scrapeUntil } from "./Scrape.js"
 import {
-  call,
+  request as call,
   earlyInMinute,
   freshKey,
   TestServer,
@@ -48,7 +48,7 @@ layer(TestServerWith({}, { METRICS_PORT: "0" }), { excludeTestServices: true, ti
           body: { external_id: "p-1", name: "Sofa" }
         })
         expect(created.status).toBe(200)
-        const id = created.body.record.id as string
+        const id = str(created.body, "record", "id")
         yield* call(url, "GET", `/categories/${id}`, { token })
         yield* call(url, "GET", `/categories/00000000-0000-7000-8000-000000000000`, { token })
         // A GET of /categories/upsert is a read of the record "upsert": the same template.
@@ -92,7 +92,7 @@ layer(TestServerWith({}, { METRICS_PORT: "0" }), { excludeTestServices: true, ti
         const body = { external_id: "c-1", name: "Chairs" }
         expect((yield* call(url, "POST", "/categories/upsert", { token, body, idempotencyKey: key })).status).toBe(200)
         const replay = yield* call(url, "POST", "/categories/upsert", { token, body, idempotencyKey: key })
-        expect(replay.body.replayed).toBe(true)
+        expect(at(replay.body, "replayed")).toBe(true)
         const reused = yield* call(url, "POST", "/categories/upsert", {
           token,
           body: { ...body, name: "Tables" },
@@ -128,7 +128,7 @@ layer(TestServerWith({}, { METRICS_PORT: "0" }), { excludeTestServices: true, ti
           }
         })
         expect(submitted.status).toBe(202)
-        expect(yield* waitJob(url, token, submitted.body.job.id)).toMatchObject({ state: "completed" })
+        expect(yield* waitJob(url, token, str(submitted.body, "job", "id"))).toMatchObject({ state: "completed" })
         const png = yield* Effect.promise(() =>
           sharp({ create: { width: 8, height: 8, channels: 3, background: "#336699" } })
             .png()

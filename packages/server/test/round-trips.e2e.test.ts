@@ -3,7 +3,8 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { label, roundTrips } from "./RoundTrips.js"
 import { isKeyLookup, statementLog } from "./StatementLog.js"
-import { call, TestServer, TestServerWith } from "./TestServer.js"
+import { at, str } from "./Json.js"
+import { request as call, TestServer, TestServerWith } from "./TestServer.js"
 
 const skip = unavailableReason()
 if (skip !== undefined) console.warn(`\n*** ${skip} ***\n`)
@@ -154,18 +155,18 @@ describe.skipIf(skip !== undefined)("round trips on PostgreSQL", () => {
             body: { external_id: "p1", name: "P1", category_ids: [{ external_id: "c1" }] }
           })
         )
-        expect(create.answer.body.outcome).toBe("created")
+        expect(at(create.answer.body, "outcome")).toBe("created")
         const update = yield* log.untilQuiet(
           call(url, "POST", "/products/upsert", {
             token,
             body: { external_id: "p1", name: "P2", expected_revision: 1, category_ids: [{ external_id: "c1" }] }
           })
         )
-        expect(update.answer.body.outcome).toBe("updated")
-        const head = (yield* call(url, "GET", "/products?limit=1", { token })).body.change_cursor
-        const caughtUp = (yield* call(url, "GET", `/changes?cursor=${head}`, { token })).body.next_cursor
+        expect(at(update.answer.body, "outcome")).toBe("updated")
+        const head = at((yield* call(url, "GET", "/products?limit=1", { token })).body, "change_cursor")
+        const caughtUp = at((yield* call(url, "GET", `/changes?cursor=${head}`, { token })).body, "next_cursor")
         const feedPoll = yield* log.untilQuiet(call(url, "GET", `/changes?cursor=${caughtUp}`, { token }))
-        expect(feedPoll.answer.body.records).toEqual([])
+        expect(at(feedPoll.answer.body, "records")).toEqual([])
         const imported = yield* log.untilQuiet(
           call(url, "POST", "/imports", {
             token,
@@ -177,7 +178,10 @@ describe.skipIf(skip !== undefined)("round trips on PostgreSQL", () => {
             }
           })
         )
-        const job = (yield* call(url, "GET", `/imports/${imported.answer.body.job.id}`, { token })).body.job
+        const job = at(
+          (yield* call(url, "GET", `/imports/${str(imported.answer.body, "job", "id")}`, { token })).body,
+          "job"
+        )
         expect(job).toMatchObject({ state: "completed", counts: { created: 25, failed: 0 } })
 
         // The request ends with its COMMIT (the worker can only see the job after it), the job with its end;

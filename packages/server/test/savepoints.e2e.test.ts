@@ -3,7 +3,8 @@ import { Effect } from "effect"
 import sharp from "sharp"
 import { statementLog } from "./StatementLog.js"
 import { stockTenant, stockWrite } from "./StockTenant.js"
-import { call, TestServerWith, testDatabase, uploadMedia, waitJob } from "./TestServer.js"
+import { at, str } from "./Json.js"
+import { request as call, TestServerWith, testDatabase, uploadMedia, waitJob } from "./TestServer.js"
 
 const log = statementLog(testDatabase)
 
@@ -53,14 +54,14 @@ layer(TestServerWith({ sql: log.wrap }, { JOB_POLL_MILLISECONDS: "600000" }), {
       const imported = yield* log.untilQuiet(
         call(t.url, "POST", "/imports", { token, body: { records: records("job") } })
       )
-      const job = yield* waitJob(t.url, token, imported.answer.body.job.id)
+      const job = yield* waitJob(t.url, token, str(imported.answer.body, "job", "id"))
       expect(job).toMatchObject({ state: "completed", counts: { created: 1, failed: 1 } })
       const retried = yield* log.untilQuiet(call(t.url, "POST", `/jobs/${job.id}/retry`, { token }))
       expect(retried.answer.status).toBe(202)
       const dryRun = yield* log.untilQuiet(
         call(t.url, "POST", "/imports", { token, body: { dry_run: true, records: records("dry") } })
       )
-      expect(dryRun.answer.body.report).toMatchObject({ dry_run: true, failed: 1 })
+      expect(at(dryRun.answer.body, "report")).toMatchObject({ dry_run: true, failed: 1 })
 
       expect({
         stock: savepoints(stock.statements),

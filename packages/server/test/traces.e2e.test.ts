@@ -1,10 +1,18 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import sharp from "sharp"
-import { jobOf } from "./Json.js"
+import { at, jobOf, record, str } from "./Json.js"
 import { OtlpReceiver, OtlpReceiverLive, type ReceivedSpan } from "./OtlpReceiver.js"
 import { byRouter, routerOnRequest } from "./SameAnswer.js"
-import { call, freshKey, TestServer, TestServerWith, testDatabase, uploadMedia, waitJob } from "./TestServer.js"
+import {
+  request as call,
+  freshKey,
+  TestServer,
+  TestServerWith,
+  testDatabase,
+  uploadMedia,
+  waitJob
+} from "./TestServer.js"
 
 const scopes = ["catalog:read", "catalog:write", "media:read", "media:write"]
 
@@ -149,11 +157,14 @@ layer(TracedServer().pipe(Layer.provide(answering)), { excludeTestServices: true
         Effect.gen(function* () {
           const { url, tenant } = yield* TestServer
           const token = yield* (yield* tenant()).key(scopes)
-          const category = (yield* call(url, "POST", "/categories/upsert", {
-            token,
-            body: { external_id: "traced", name: "Traced" }
-          })).body.record
-          const cursor = (yield* call(url, "GET", "/changes", { token })).body.next_cursor as string
+          const category = record(
+            (yield* call(url, "POST", "/categories/upsert", {
+              token,
+              body: { external_id: "traced", name: "Traced" }
+            })).body,
+            "record"
+          )
+          const cursor = str((yield* call(url, "GET", "/changes", { token })).body, "next_cursor")
           fastAnswered.clear()
           for (const { path, route, key } of [
             { path: `/categories/${category.id}`, route: "/api/v1/categories/:id", key: token },
@@ -224,7 +235,7 @@ layer(TracedServer().pipe(Layer.provide(answering)), { excludeTestServices: true
             token,
             body: { records: [{ resource: "categories", body: { external_id: "i-1", name: "One" } }] }
           })
-          const importId = submitted.body.job.id as string
+          const importId = str(submitted.body, "job", "id")
           const importRequest = submitted.headers.get("x-request-id")
           yield* waitJob(url, token, importId)
           const png = yield* Effect.promise(() =>
@@ -294,7 +305,7 @@ layer(TracedServer().pipe(Layer.provide(answering)), { excludeTestServices: true
             token: `csk_${hex(24)}_not-a-secret`,
             headers: { traceparent: `00-${traceId}-${hex(16)}-01` }
           })
-          expect(refused.body.error.code).toBe("invalid_credentials")
+          expect(at(refused.body, "error", "code")).toBe("invalid_credentials")
           // On PostgreSQL the failure is counted in a statement of its own span (SQLite counts in memory).
           const spans = yield* eventually((all) => {
             const inTrace = all.filter((span) => span.traceId === traceId)
@@ -331,14 +342,14 @@ layer(TracedServer().pipe(Layer.provide(answering)), { excludeTestServices: true
             body: { external_id: "p", name: "P", category_ids: [{ external_id: "SECRETREF-customer-4711" }] },
             headers: traced(unresolved)
           })
-          expect(reference.body.error.code).toBe("unresolved_reference")
+          expect(at(reference.body, "error", "code")).toBe("unresolved_reference")
           // The parser's message quotes the text around the error.
           const json = yield* call(url, "POST", "/categories/upsert", {
             token,
             raw: '{"external_id": SECRETJSON-customer-4711}',
             headers: { "content-type": "application/json", ...traced(malformed) }
           })
-          expect(json.body.error.code).toBe("malformed_json")
+          expect(at(json.body, "error", "code")).toBe("malformed_json")
           const failed = yield* eventually((spans) => {
             const found = spans.filter(
               (span) => (span.traceId === unresolved || span.traceId === malformed) && span.status.code === 2
@@ -378,7 +389,7 @@ layer(TracedServer().pipe(Layer.provide(answering)), { excludeTestServices: true
                 body: { records: [{ resource: "categories", body: { external_id: `s-${flags}`, name: "S" } }] }
               })
               expect(submitted.status).toBe(202)
-              const id = submitted.body.job.id as string
+              const id = str(submitted.body, "job", "id")
               yield* waitJob(url, token, id)
               // The job's run is a trace of its own, sampled at its root whatever its request was.
               const job = yield* eventually((spans) =>
@@ -428,7 +439,7 @@ layer(TracedServer().pipe(Layer.provide(answering)), { excludeTestServices: true
             token,
             body: { records: [{ resource: "categories", body: { external_id: "r-1", name: "R", price: "1" } }] }
           })
-          const id = submitted.body.job.id as string
+          const id = str(submitted.body, "job", "id")
           yield* waitJob(url, token, id)
           const runSpan = (run: string) =>
             eventually((spans) =>

@@ -6,8 +6,8 @@
 import { Resource, Scope } from "@catalog-sync/core"
 import { Effect } from "effect"
 import sharp from "sharp"
-import { jobOf } from "../Json.js"
-import { call, freshKey, TestServer, uploadMedia, waitJob } from "../TestServer.js"
+import { idOf, jobOf, num, str } from "../Json.js"
+import { request as call, freshKey, TestServer, uploadMedia, waitJob } from "../TestServer.js"
 
 export { uploadMedia, waitJob }
 
@@ -75,7 +75,7 @@ export const seedCompany = (tag: string) =>
           ...body
         })
         yield* expectOk(`${resource}`, reply)
-        records[resource] = reply.body.record.id
+        records[resource] = idOf(reply.body)
         return reply
       })
     const firstList = yield* call(url, "GET", "/products", { token })
@@ -96,7 +96,7 @@ export const seedCompany = (tag: string) =>
     }
     const product = yield* call(url, "POST", "/products/upsert", { token, body: productBody, idempotencyKey })
     yield* expectOk("product", product)
-    records.products = product.body.record.id
+    records.products = idOf(product.body)
     const stock = yield* post("/inventory", {
       event_id: globalThis.crypto.randomUUID(),
       source_kind: "product",
@@ -126,7 +126,7 @@ export const seedCompany = (tag: string) =>
       ]
     })
     yield* expectOk("import", imported, 202)
-    yield* waitJob(url, token, imported.body.job.id)
+    yield* waitJob(url, token, str(imported.body, "job", "id"))
     const changes = yield* call(url, "GET", "/changes?limit=1", { token })
     yield* expectOk("changes", changes)
     return {
@@ -142,15 +142,15 @@ export const seedCompany = (tag: string) =>
         CatalogResource,
         string
       >,
-      productRevision: product.body.record.revision as number,
-      cardId: stock.body.record.id as string,
+      productRevision: num(product.body, "record", "revision"),
+      cardId: str(stock.body, "record", "id"),
       locationId: location.id as string,
-      mediaId: mediaList.body.records[0].id as string,
+      mediaId: str(mediaList.body, "records", 0, "id"),
       mediaExternalId: `${tag}-media-ext`,
       mediaJobId: jobOf(media.body).id,
-      importJobId: imported.body.job.id as string,
-      changeCursor: changes.body.next_cursor as string,
-      listChangeCursor: firstList.body.change_cursor as string,
+      importJobId: str(imported.body, "job", "id"),
+      changeCursor: str(changes.body, "next_cursor"),
+      listChangeCursor: str(firstList.body, "change_cursor"),
       usedIdempotency: { key: idempotencyKey, path: "/products/upsert", body: productBody }
     } satisfies SeededCompany
   })

@@ -7,8 +7,8 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fc from "fast-check"
-import { at } from "../Json.js"
-import { call, freshKey, TestServerLive } from "../TestServer.js"
+import { at, record } from "../Json.js"
+import { request as call, freshKey, TestServerLive } from "../TestServer.js"
 import { type Endpoint, endpoints, fillPath } from "./ApiSurface.js"
 import { type FuzzRequest, known, knownUpper, requestArbitrary } from "./FuzzRequests.js"
 import { rawSend } from "./RawSend.js"
@@ -117,7 +117,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 600_000 })("API fuzz
             }),
           { concurrency: 3 }
         )
-        const document = (yield* call(companies[0]!.url, "GET", "/openapi.json")).body
+        const document = record((yield* call(companies[0]!.url, "GET", "/openapi.json")).body)
         expect(document.openapi).toMatch(/^3\.1/)
         const contract = makeResponseContract(document)
         const png = yield* pngImage
