@@ -1,8 +1,8 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { stockScopes, stockTenant, stockWrite } from "./StockTenant.js"
-import { idOf, records } from "./Json.js"
-import { call, expectError, freshKey, TestServer, TestServerLive } from "./TestServer.js"
+import { at, idOf, records } from "./Json.js"
+import { request as call, expectError, freshKey, TestServer, TestServerLive } from "./TestServer.js"
 
 layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("inventory end to end", (it) => {
   describe("POST /inventory", () => {
@@ -31,11 +31,11 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("inventor
             connection_id: t.connectionId
           }
         })
-        const cardId = created.body.record.id
+        const cardId = idOf(created.body)
         expect(cardId).not.toBe(t.productId)
         const read = yield* call(t.url, "GET", `/inventory/${cardId}`, { token: t.token })
         expect(read.status).toBe(200)
-        expect(read.body.record).toEqual(created.body.record)
+        expect(at(read.body, "record")).toEqual(at(created.body, "record"))
         expectError(yield* call(t.url, "GET", `/inventory/${t.productId}`, { token: t.token }), 404, "not_found")
         expectError(yield* call(t.url, "GET", "/inventory/not-a-uuid", { token: t.token }), 404, "not_found")
         const updated = yield* call(t.url, "POST", "/inventory", {
@@ -53,7 +53,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("inventor
           record: { id: cardId, balances: [{ physical: "8", revision: 2 }] }
         })
         const feed = yield* call(t.url, "GET", "/changes?resource=inventory", { token: t.token })
-        expect(feed.body.records).toEqual([
+        expect(at(feed.body, "records")).toEqual([
           expect.objectContaining({
             resource: "inventory",
             id: cardId,
@@ -75,7 +75,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("inventor
           body: stockWrite({ location_id: t.writable, revision: 0 })
         })
         expectError(stale, 409, "revision_conflict")
-        expect(stale.body.error.details).toEqual({ current_revision: 1, expected_revision: 0 })
+        expect(at(stale.body, "error", "details")).toEqual({ current_revision: 1, expected_revision: 0 })
       })
     )
 
@@ -88,9 +88,9 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("inventor
         expect(again.status).toBe(200)
         expect(again.body).toMatchObject({
           replayed: true,
-          outcome: first.body.outcome,
-          record: first.body.record,
-          event: first.body.event
+          outcome: at(first.body, "outcome"),
+          record: at(first.body, "record"),
+          event: at(first.body, "event")
         })
         expectError(
           yield* call(t.url, "POST", "/inventory", { token: t.token, body: { ...body, quantity: "6" } }),
@@ -102,7 +102,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("inventor
         const once = yield* call(t.url, "POST", "/inventory", { token: t.token, idempotencyKey: key, body: keyed })
         expect(once.status).toBe(200)
         const repeated = yield* call(t.url, "POST", "/inventory", { token: t.token, idempotencyKey: key, body: keyed })
-        expect(repeated.body).toMatchObject({ replayed: true, record: once.body.record })
+        expect(repeated.body).toMatchObject({ replayed: true, record: at(once.body, "record") })
         expectError(
           yield* call(t.url, "POST", "/inventory", {
             token: t.token,
@@ -167,7 +167,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("inventor
             422,
             "stock_below_zero"
           )
-          const reserved = yield* inventoryAdmin.reserve(t.companyId, created.body.record.id, t.writable, {
+          const reserved = yield* inventoryAdmin.reserve(t.companyId, idOf(created.body), t.writable, {
             reserved: "2",
             incoming: "5"
           })
@@ -177,7 +177,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("inventor
             stockWrite({ location_id: t.writable, action: "out", quantity: "4", revision: 2 })
           )
           expectError(belowReserved, 409, "stock_below_reserved")
-          expect(belowReserved.body.error.details).toEqual({
+          expect(at(belowReserved.body, "error", "details")).toEqual({
             location_id: t.writable,
             reserved: "2",
             physical: "5",
@@ -189,7 +189,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("inventor
             "stock_below_reserved"
           )
           const out = yield* post(stockWrite({ location_id: t.writable, action: "out", quantity: "3", revision: 2 }))
-          expect(out.body.record.balances[0]).toMatchObject({
+          expect(at(out.body, "record", "balances", 0)).toMatchObject({
             physical: "2",
             reserved: "2",
             incoming: "5",
@@ -208,7 +208,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("inventor
               quantity: "12.375"
             })
           )
-          expect(fabric.body.record).toMatchObject({
+          expect(at(fabric.body, "record")).toMatchObject({
             source_kind: "option",
             source_id: t.optionId,
             balances: [{ physical: "12.375" }]
@@ -225,7 +225,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("inventor
           )
           const readOnly = yield* post(stockWrite({ location_id: t.readOnly }))
           expectError(readOnly, 403, "location_not_writable")
-          expect(readOnly.body.error.details).toEqual({ location_id: t.readOnly })
+          expect(at(readOnly.body, "error", "details")).toEqual({ location_id: t.readOnly })
           expectError(yield* post(stockWrite({ location_id: t.unassigned })), 403, "location_not_writable")
           expectError(yield* post(stockWrite({ location_id: globalThis.crypto.randomUUID() })), 422, "unknown_location")
         })
@@ -287,10 +287,10 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("inventor
             token: t.token,
             body: stockWrite({ source_kind: "option", source_id: t.optionId, location_id: t.writable })
           })
-          const [first, second] = [a.body.record.id, b.body.record.id].sort()
+          const [first, second] = [idOf(a.body), idOf(b.body)].sort()
           const page1 = yield* call(t.url, "GET", "/inventory?limit=1", { token: t.token })
           expect(page1.body).toMatchObject({ has_more: true, next_cursor: first, records: [{ id: first }] })
-          const page2 = yield* call(t.url, "GET", `/inventory?limit=1&cursor=${page1.body.next_cursor}`, {
+          const page2 = yield* call(t.url, "GET", `/inventory?limit=1&cursor=${at(page1.body, "next_cursor")}`, {
             token: t.token
           })
           expect(page2.body).toMatchObject({ has_more: false, next_cursor: null, records: [{ id: second }] })
@@ -299,7 +299,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("inventor
           const bySource = yield* call(t.url, "GET", `/inventory?source_id=${t.productId}`, { token: t.token })
           expect(records(bySource.body).map((r) => r.id)).toEqual([idOf(a.body)])
           expect(
-            (yield* call(t.url, "GET", `/inventory?location_id=${t.readOnly}`, { token: t.token })).body.records
+            at((yield* call(t.url, "GET", `/inventory?location_id=${t.readOnly}`, { token: t.token })).body, "records")
           ).toEqual([])
           expectError(yield* call(t.url, "GET", "/inventory?sku=1", { token: t.token }), 422, "validation_failed")
           expectError(yield* call(t.url, "GET", "/inventory?limit=101", { token: t.token }), 422, "validation_failed")
@@ -327,13 +327,16 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("inventor
         )
         expect(replies.map((r) => r.status).sort()).toEqual([200, 409])
         const loser = replies.find((r) => r.status === 409)!
-        expect(loser.body.error).toMatchObject({
+        expect(at(loser.body, "error")).toMatchObject({
           code: "revision_conflict",
           details: { current_revision: 2, expected_revision: 1 }
         })
         const winner = replies.find((r) => r.status === 200)!
-        const card = yield* call(t.url, "GET", `/inventory/${winner.body.record.id}`, { token: t.token })
-        expect(card.body.record.balances[0]).toMatchObject({ physical: winner.body.event.physical_after, revision: 2 })
+        const card = yield* call(t.url, "GET", `/inventory/${idOf(winner.body)}`, { token: t.token })
+        expect(at(card.body, "record", "balances", 0)).toMatchObject({
+          physical: at(winner.body, "event", "physical_after"),
+          revision: 2
+        })
       })
     )
 
@@ -344,18 +347,18 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("inventor
           token: t.token,
           body: stockWrite({ location_id: t.writable, quantity: "0" })
         })
-        const cardId = created.body.record.id
+        const cardId = idOf(created.body)
         const clients = yield* Effect.all(Array.from({ length: 6 }, () => t.key(stockScopes)))
         let conflicts = 0
         const addOnce = (token: string, quantity: string) =>
           Effect.gen(function* () {
             const card = yield* call(t.url, "GET", `/inventory/${cardId}`, { token })
-            const revision = card.body.record.balances[0].revision
+            const revision = at(card.body, "record", "balances", 0, "revision")
             const reply = yield* call(t.url, "POST", "/inventory", {
               token,
               body: stockWrite({ location_id: t.writable, action: "in", quantity, revision })
             })
-            if (reply.status === 409 && reply.body.error.code === "revision_conflict") {
+            if (reply.status === 409 && at(reply.body, "error", "code") === "revision_conflict") {
               conflicts++
               return yield* Effect.fail("conflict" as const)
             }
@@ -366,7 +369,10 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("inventor
           { concurrency: "unbounded" }
         )
         const card = yield* call(t.url, "GET", `/inventory/${cardId}`, { token: t.token })
-        expect(card.body.record.balances[0]).toMatchObject({ physical: String(6 * (1 + 2 + 3)), revision: 1 + 6 * 3 })
+        expect(at(card.body, "record", "balances", 0)).toMatchObject({
+          physical: String(6 * (1 + 2 + 3)),
+          revision: 1 + 6 * 3
+        })
         expect(conflicts).toBeGreaterThan(0)
       })
     )

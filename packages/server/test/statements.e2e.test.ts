@@ -2,7 +2,8 @@ import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { statementCounts } from "./StatementCounts.js"
 import { isKeyLookup, statementLog } from "./StatementLog.js"
-import { call, TestServer, TestServerWith, testDatabase } from "./TestServer.js"
+import { at, str } from "./Json.js"
+import { request as call, TestServer, TestServerWith, testDatabase } from "./TestServer.js"
 
 const writer = ["catalog:read", "catalog:write", "prices:read", "prices:write"]
 const log = statementLog(testDatabase)
@@ -53,36 +54,43 @@ layer(TestServerWith({ sql: log.wrap }, { JOB_POLL_MILLISECONDS: "600000" }), {
           body: { external_id: "p1", name: "P1", category_ids: [{ external_id: "c1" }] }
         })
       )
-      expect(create.answer.body.outcome).toBe("created")
+      expect(at(create.answer.body, "outcome")).toBe("created")
       const update = yield* statementsOf(
         call(url, "POST", "/products/upsert", {
           token,
           body: { external_id: "p1", name: "P2", expected_revision: 1, category_ids: [{ external_id: "c1" }] }
         })
       )
-      expect(update.answer.body.outcome).toBe("updated")
-      const getById = yield* statementsOf(call(url, "GET", `/products/${create.answer.body.record.id}`, { token }))
-      expect(getById.answer.body.record).toMatchObject({
+      expect(at(update.answer.body, "outcome")).toBe("updated")
+      const getById = yield* statementsOf(
+        call(url, "GET", `/products/${at(create.answer.body, "record", "id")}`, { token })
+      )
+      expect(at(getById.answer.body, "record")).toMatchObject({
         external_id: "p1",
         name: "P2",
         revision: 2,
         category_ids: [expect.any(String)]
       })
       // Nothing committed since: on SQLite the record is still in memory.
-      const getByIdAgain = yield* statementsOf(call(url, "GET", `/products/${create.answer.body.record.id}`, { token }))
-      expect(getByIdAgain.answer.body.record).toEqual(getById.answer.body.record)
+      const getByIdAgain = yield* statementsOf(
+        call(url, "GET", `/products/${at(create.answer.body, "record", "id")}`, { token })
+      )
+      expect(at(getByIdAgain.answer.body, "record")).toEqual(at(getById.answer.body, "record"))
       const list = yield* statementsOf(call(url, "GET", "/products?limit=20", { token }))
-      expect(list.answer.body.records).toEqual([expect.objectContaining({ external_id: "p1", name: "P2" })])
-      const head = (yield* call(url, "GET", "/products?limit=1", { token })).body.change_cursor
-      const caughtUp = (yield* call(url, "GET", `/changes?cursor=${head}`, { token })).body.next_cursor
+      expect(at(list.answer.body, "records")).toEqual([expect.objectContaining({ external_id: "p1", name: "P2" })])
+      const head = at((yield* call(url, "GET", "/products?limit=1", { token })).body, "change_cursor")
+      const caughtUp = at((yield* call(url, "GET", `/changes?cursor=${head}`, { token })).body, "next_cursor")
       const feedPoll = yield* statementsOf(call(url, "GET", `/changes?cursor=${caughtUp}`, { token }))
-      expect(feedPoll.answer.body.records).toEqual([])
+      expect(at(feedPoll.answer.body, "records")).toEqual([])
 
       // An import of one record, then of a batch: the same statements.
       const one = yield* statementsUntilQuiet(call(url, "POST", "/imports", { token, body: importOf(1, "one") }))
       const batch = yield* statementsUntilQuiet(call(url, "POST", "/imports", { token, body: importOf(25, "batch") }))
       for (const submitted of [one, batch]) {
-        const job = (yield* call(url, "GET", `/imports/${submitted.answer.body.job.id}`, { token })).body.job
+        const job = at(
+          (yield* call(url, "GET", `/imports/${str(submitted.answer.body, "job", "id")}`, { token })).body,
+          "job"
+        )
         expect(job).toMatchObject({ state: "completed", counts: { failed: 0 } })
       }
 

@@ -1,8 +1,16 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import sharp from "sharp"
-import { detailPaths } from "./Json.js"
-import { call, expectError, freshKey, rawRequest, TestServer, TestServerLive, waitJob } from "./TestServer.js"
+import { at, detailPaths, idOf, str } from "./Json.js"
+import {
+  request as call,
+  expectError,
+  freshKey,
+  rawRequest,
+  TestServer,
+  TestServerLive,
+  waitJob
+} from "./TestServer.js"
 
 /**
  * Input the server once took by rewriting it: invalid UTF-8 stored as U+FFFD, `limit=1e2`, number
@@ -62,14 +70,14 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("input tha
             "/categories/upsert",
             withBytes(`{"external_id":"c${i}","name":"A`, bad, `B"}`)
           )
-          expect({ bad, status: reply.status, code: reply.body.error.code }).toEqual({
+          expect({ bad, status: reply.status, code: at(reply.body, "error", "code") }).toEqual({
             bad,
             status: 400,
             code: "malformed_json"
           })
-          expect(reply.body.error.message).toBe("the body is not valid JSON: it is not UTF-8 text")
+          expect(at(reply.body, "error", "message")).toBe("the body is not valid JSON: it is not UTF-8 text")
         }
-        expect((yield* call(url, "GET", "/categories", { token })).body.records).toEqual([])
+        expect(at((yield* call(url, "GET", "/categories", { token })).body, "records")).toEqual([])
         // Valid UTF-8, U+FFFD itself included, is taken as sent.
         const fine = yield* sendJson(
           url,
@@ -79,7 +87,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("input tha
           `{"external_id":"ok","name":"Caf\u00e9 \ufffd"}`
         )
         expect(fine.status).toBe(200)
-        expect(fine.body.record.name).toBe("Caf\u00e9 \ufffd")
+        expect(at(fine.body, "record", "name")).toBe("Caf\u00e9 \ufffd")
       })
     )
 
@@ -124,7 +132,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("input tha
             })
           }
         }
-        expect((yield* call(url, "GET", "/media", { token })).body.records).toEqual([])
+        expect(at((yield* call(url, "GET", "/media", { token })).body, "records")).toEqual([])
       })
     )
   })
@@ -152,7 +160,7 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("input tha
           ]) {
             const reply = yield* call(url, "GET", `${path}?limit=${limit}`, { token })
             expectError(reply, 422, "validation_failed")
-            expect({ path, limit, details: reply.body.error.details }).toEqual({
+            expect({ path, limit, details: at(reply.body, "error", "details") }).toEqual({
               path,
               limit,
               details: [{ path: "query.limit", message: "must be a whole number from 1 to 100" }]
@@ -178,11 +186,11 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("input tha
           `{"external_id":"u","name":"U","expected_revision":${tiny}}`
         )
         expect(underflow.status).toBe(422)
-        expect(underflow.body.error).toMatchObject({
+        expect(at(underflow.body, "error")).toMatchObject({
           code: "validation_failed",
           details: [{ path: "$.expected_revision", message: "is too small to be held: it would be read as 0" }]
         })
-        expect((yield* call(url, "GET", "/categories?external_id=u", { token })).body.records).toEqual([])
+        expect(at((yield* call(url, "GET", "/categories?external_id=u", { token })).body, "records")).toEqual([])
         for (const literal of ["9007199254740993", "-9007199254740992", "1e400", "9.007199254740993e15", "-1e-400"]) {
           const reply = yield* sendJson(
             url,
@@ -206,26 +214,26 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("input tha
             "/categories/upsert",
             `{"external_id":"u","name":"U","expected_revision":${literal}}`
           )
-          expect({ literal, code: reply.body.error?.code }).not.toEqual({ literal, code: "validation_failed" })
+          expect({ literal, code: at(reply.body, "error", "code") }).not.toEqual({ literal, code: "validation_failed" })
         }
         const cat = yield* call(url, "POST", "/categories/upsert", { token, body: { external_id: "d", name: "D" } })
         const created = yield* call(url, "POST", "/products/upsert", {
           token,
-          body: { external_id: "p", name: "P", category_ids: [cat.body.record.id] }
+          body: { external_id: "p", name: "P", category_ids: [idOf(cat.body)] }
         })
-        const id: string = created.body.record.id
+        const id: string = idOf(created.body)
         const archive = yield* sendJson(url, token, "DELETE", `/products/${id}`, `{"expected_revision":${tiny}}`)
-        expect({ status: archive.status, code: archive.body.error.code }).toEqual({
+        expect({ status: archive.status, code: at(archive.body, "error", "code") }).toEqual({
           status: 422,
           code: "validation_failed"
         })
-        expect(archive.body.error.details).toEqual([
+        expect(at(archive.body, "error", "details")).toEqual([
           { path: "$.expected_revision", message: "is too small to be held: it would be read as 0" }
         ])
         const records = `[{"resource":"categories","body":{"external_id":"i","name":"I"}},{"resource":"categories","body":{"external_id":"j","name":"J","expected_revision":9007199254740993}}]`
         const imported = yield* sendJson(url, token, "POST", "/imports", `{"records":${records}}`)
         expect(imported.status).toBe(422)
-        expect(imported.body.error.details).toEqual([
+        expect(at(imported.body, "error", "details")).toEqual([
           {
             path: "$.records[1].body.expected_revision",
             message: "must be between -9007199254740991 and 9007199254740991: larger numbers are not held exactly"
@@ -247,15 +255,18 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("input tha
         ].entries()) {
           const product = yield* call(url, "POST", "/products/upsert", {
             token,
-            body: { external_id: `p${i}`, name: "P", category_ids: [cat.body.record.id] }
+            body: { external_id: `p${i}`, name: "P", category_ids: [idOf(cat.body)] }
           })
-          const id: string = product.body.record.id
+          const id: string = idOf(product.body)
           const archive = { token, idempotencyKey: freshKey(), body: { expected_revision: 1 } }
           const done = yield* call(url, "DELETE", `/products/${first!(id)}`, archive)
           expect(done.status).toBe(200)
           const again = yield* call(url, "DELETE", `/products/${retry!(id)}`, archive)
-          expect({ status: again.status, replayed: again.body.replayed }).toEqual({ status: 200, replayed: true })
-          expect(again.body.record).toEqual(done.body.record)
+          expect({ status: again.status, replayed: at(again.body, "replayed") }).toEqual({
+            status: 200,
+            replayed: true
+          })
+          expect(at(again.body, "record")).toEqual(at(done.body, "record"))
         }
       })
     )
@@ -283,13 +294,17 @@ layer(TestServerLive, { excludeTestServices: true, timeout: 60_000 })("input tha
               ]
             }
           })
-          const id: string = accepted.body.job.id
+          const id: string = str(accepted.body, "job", "id")
           expect((yield* waitJob(url, token, id)).state).toBe("completed")
           const key = freshKey()
           const retried = yield* call(url, "POST", `/${endpoint}/${first(id)}/retry`, { token, idempotencyKey: key })
           expect(retried.status).toBe(202)
           const again = yield* call(url, "POST", `/${endpoint}/${retry(id)}/retry`, { token, idempotencyKey: key })
-          expect({ i, status: again.status, replayed: again.body.replayed }).toEqual({ i, status: 202, replayed: true })
+          expect({ i, status: again.status, replayed: at(again.body, "replayed") }).toEqual({
+            i,
+            status: 202,
+            replayed: true
+          })
         }
       })
     )
