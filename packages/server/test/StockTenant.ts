@@ -1,7 +1,7 @@
 import { expect } from "@effect/vitest"
 import { Effect } from "effect"
 import { idOf, str } from "./Json.js"
-import { request as call, TestServer } from "./TestServer.js"
+import { call, TestServer } from "./TestServer.js"
 
 export const stockScopes = ["catalog:read", "catalog:write", "stock:read", "stock:write"]
 

@@ -243,10 +243,6 @@ export interface Reply<Body = unknown> {
   readonly text: string
 }
 
-/** A reply whose body the suites still on `call` read without narrowing; each moves to `request`. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- until the last suite moves to `request`
-export type LooseReply = Reply<any>
-
 /** Rate windows are fixed minutes: start a burst early in one, so that it cannot straddle two. */
 export const earlyInMinute = Effect.suspend(() => {
   const intoMinute = Date.now() % 60_000
@@ -258,7 +254,7 @@ let keyCounter = 0
 export const freshKey = () => `test-key-${Date.now()}-${++keyCounter}`
 
 /** A request to the API under /api/v1 (with the token, a JSON or raw body, an idempotency key on writes). */
-export const request = (
+export const call = (
   url: string,
   method: string,
   path: string,
@@ -292,9 +288,6 @@ export const request = (
     }
     return { status: response.status, headers: response.headers, body: parsed, text }
   })
-
-/** `request` with the body untyped: the suites not yet reading it through ./Json.ts. */
-export const call = (...args: Parameters<typeof request>): Effect.Effect<LooseReply> => request(...args)
 
 /** A request through node:http, for what fetch cannot send (a Host header, raw bytes). */
 export const rawRequest = (
@@ -361,7 +354,7 @@ export const waitJob = (
 ) =>
   Effect.gen(function* () {
     for (let i = 0; i < 600; i++) {
-      const job = jobOf((yield* request(url, "GET", `/jobs/${id}`, { token })).body)
+      const job = jobOf((yield* call(url, "GET", `/jobs/${id}`, { token })).body)
       if (states.includes(job.state)) return job
       yield* Effect.sleep("25 millis")
     }

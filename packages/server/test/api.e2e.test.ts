@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { connect } from "node:net"
 import { asArray, at, detailPaths, errorOf, idOf, record, records, str } from "./Json.js"
 import {
-  request as call,
+  call,
   earlyInMinute,
   expectError,
   freshKey,

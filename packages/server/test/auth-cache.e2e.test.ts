@@ -12,7 +12,7 @@ import { Context, Effect, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { buildServer, startInstance } from "./Instances.js"
 import { at, str } from "./Json.js"
-import { request as call, rawRequest, TestServer, TestServerLive, testDatabase } from "./TestServer.js"
+import { call, rawRequest, TestServer, TestServerLive, testDatabase } from "./TestServer.js"
 
 const statusOf = (url: string, token: string, host?: string) =>
   host === undefined

@@ -8,7 +8,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { asArray, at, records } from "./Json.js"
-import { request as call, freshKey, TestServer, TestServerLive, waitJob } from "./TestServer.js"
+import { call, freshKey, TestServer, TestServerLive, waitJob } from "./TestServer.js"
 
 /** The JSON body limit (spec 8). */
 const maxJsonBytes = 1_000_000

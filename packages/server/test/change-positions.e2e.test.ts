@@ -11,7 +11,7 @@ import { Migrator, SqlClient } from "effect/sql"
 import { databaseFile } from "../src/Server.js"
 import type { ServerConfig } from "../src/ServerConfig.js"
 import { at, idOf, records, str } from "./Json.js"
-import { request as call, TestServer, TestServerLive, TestServerWith, testDatabase } from "./TestServer.js"
+import { call, TestServer, TestServerLive, TestServerWith, testDatabase } from "./TestServer.js"
 
 const writer = ["catalog:read", "catalog:write"]
 

@@ -2,7 +2,7 @@ import { expect, layer } from "@effect/vitest"
 import { ChangesApi } from "@catalog-sync/contract"
 import { Effect, Schema } from "effect"
 import { at, errorOf, idOf, str } from "./Json.js"
-import { request as call, TestServer, TestServerLive } from "./TestServer.js"
+import { call, TestServer, TestServerLive } from "./TestServer.js"
 
 const feedPage = Schema.decodeUnknownSync(ChangesApi.ChangesResponse)
 

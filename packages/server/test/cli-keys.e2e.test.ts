@@ -6,7 +6,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import { buildServer, runCli, startInstance } from "./Instances.js"
 import { str } from "./Json.js"
-import { request as call, testDatabase } from "./TestServer.js"
+import { call, testDatabase } from "./TestServer.js"
 
 const scopes = "catalog:read,catalog:write"
 

@@ -1,7 +1,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { at, idOf, record } from "./Json.js"
-import { request as call, freshKey, testDatabase, TestServer, TestServerLive } from "./TestServer.js"
+import { call, freshKey, testDatabase, TestServer, TestServerLive } from "./TestServer.js"
 
 const writer = ["catalog:read", "catalog:write"]
 

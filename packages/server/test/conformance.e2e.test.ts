@@ -15,7 +15,7 @@ import { parse } from "../src/cli/Commands.js"
 import { MediaStorageLive, PersistenceLive } from "../src/Server.js"
 import { asArray, at, record, records, str } from "./Json.js"
 import { makeMediaFaults } from "./MediaFaults.js"
-import { request as call, expectError, TestServer, TestServerWith, uploadMedia, waitJob } from "./TestServer.js"
+import { call, expectError, TestServer, TestServerWith, uploadMedia, waitJob } from "./TestServer.js"
 
 const faults = makeMediaFaults()
 

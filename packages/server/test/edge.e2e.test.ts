@@ -12,7 +12,7 @@ import { ServerLive } from "../src/Server.js"
 import { at, jobOf, str } from "./Json.js"
 import { type Answer, answersIn, rawConnection, type Sent, until, viaCurl, viaFetch, viaUndici } from "./EdgeClients.js"
 import {
-  request as call,
+  call,
   earlyInMinute,
   expectError,
   freshKey,

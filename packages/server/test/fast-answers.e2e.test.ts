@@ -4,7 +4,7 @@ import { Arbitrary, Effect, Layer, Schema } from "effect"
 import * as fc from "fast-check"
 import { byRouter, comparable, expectSameAnswer, routerOnRequest } from "./SameAnswer.js"
 import { at, errorOf, record, str } from "./Json.js"
-import { request as call, earlyInMinute, expectError, type Reply, TestServer, TestServerWith } from "./TestServer.js"
+import { call, earlyInMinute, expectError, type Reply, TestServer, TestServerWith } from "./TestServer.js"
 
 const writer = ["catalog:read", "catalog:write", "prices:read", "prices:write"]
 const { fastAnswered, layer: answering } = routerOnRequest()

@@ -3,7 +3,7 @@ import { ConfigProvider, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { PersistenceLive, ServerLive } from "../src/Server.js"
 import { asArray, at, records, str } from "./Json.js"
-import { request as call, expectError, freshKey, TestServer, TestServerLive, TestServerWith } from "./TestServer.js"
+import { call, expectError, freshKey, TestServer, TestServerLive, TestServerWith } from "./TestServer.js"
 
 const writer = ["catalog:read", "catalog:write", "prices:read", "prices:write"]
 

@@ -2,7 +2,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { stockScopes, stockTenant, stockWrite } from "./StockTenant.js"
 import { at, idOf, records } from "./Json.js"
-import { request as call, expectError, freshKey, TestServer, TestServerLive } from "./TestServer.js"
+import { call, expectError, freshKey, TestServer, TestServerLive } from "./TestServer.js"
 
 layer(TestServerLive, { excludeTestServices: true, timeout: 120_000 })("inventory end to end", (it) => {
   describe("POST /inventory", () => {

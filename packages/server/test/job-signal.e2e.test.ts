@@ -2,7 +2,7 @@ import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import sharp from "sharp"
 import { jobOf, str } from "./Json.js"
-import { request as call, freshKey, TestServer, TestServerWith, uploadMedia } from "./TestServer.js"
+import { call, freshKey, TestServer, TestServerWith, uploadMedia } from "./TestServer.js"
 
 const scopes = ["catalog:read", "catalog:write", "media:read", "media:write"]
 

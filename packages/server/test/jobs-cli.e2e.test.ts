@@ -8,7 +8,7 @@ import { parse } from "../src/cli/Commands.js"
 import { status } from "../src/cli/Status.js"
 import { MediaStorageLive, PersistenceLive } from "../src/Server.js"
 import { at, str } from "./Json.js"
-import { request as call, TestServer, TestServerLive, testDatabase, waitJob } from "./TestServer.js"
+import { call, TestServer, TestServerLive, testDatabase, waitJob } from "./TestServer.js"
 
 const scopes = ["catalog:read", "catalog:write"]
 

@@ -12,7 +12,7 @@ import sharp from "sharp"
 import { PersistenceLive, ServerLive } from "../src/Server.js"
 import type { ServerConfig } from "../src/ServerConfig.js"
 import { at, record, records, str } from "./Json.js"
-import { request as call, freshKey, testDatabase } from "./TestServer.js"
+import { call, freshKey, testDatabase } from "./TestServer.js"
 
 const scopes = ["catalog:read", "media:read", "media:write"]
 

@@ -5,15 +5,7 @@ import { request as httpRequest } from "node:http"
 import { join } from "node:path"
 import sharp from "sharp"
 import { at, records, str } from "./Json.js"
-import {
-  request as call,
-  freshKey,
-  rawRequest,
-  TestServer,
-  TestServerLive,
-  uploadMedia as upload,
-  waitJob
-} from "./TestServer.js"
+import { call, freshKey, rawRequest, TestServer, TestServerLive, uploadMedia as upload, waitJob } from "./TestServer.js"
 
 const scopes = ["catalog:read", "catalog:write", "prices:read", "prices:write", "media:read", "media:write"]
 

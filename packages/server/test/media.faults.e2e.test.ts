@@ -6,7 +6,7 @@ import sharp from "sharp"
 import { ServerLive } from "../src/Server.js"
 import { at, detailPaths, record, records, str } from "./Json.js"
 import { makeMediaFaults, sha } from "./MediaFaults.js"
-import { request as call, freshKey, TestServer, TestServerWith, waitJob } from "./TestServer.js"
+import { call, freshKey, TestServer, TestServerWith, waitJob } from "./TestServer.js"
 
 const { crashing, denied, layer: withFaults, processed, stalled, written } = makeMediaFaults()
 

@@ -6,7 +6,7 @@ import sharp from "sharp"
 import { at, jobOf, str } from "./Json.js"
 import { scrape, scrapeUntil } from "./Scrape.js"
 import {
-  request as call,
+  call,
   earlyInMinute,
   freshKey,
   TestServer,

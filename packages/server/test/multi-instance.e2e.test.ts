@@ -7,7 +7,7 @@ import { Context, Effect, Fiber, Layer, Redacted } from "effect"
 import sharp from "sharp"
 import { buildServer, startInstance } from "./Instances.js"
 import { at, type JsonObject, num, record, records, str } from "./Json.js"
-import { request as call, earlyInMinute, freshKey, type Reply } from "./TestServer.js"
+import { call, earlyInMinute, freshKey, type Reply } from "./TestServer.js"
 
 const skip = unavailableReason()
 if (skip !== undefined) console.warn(`\n*** ${skip} ***\n`)

@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url"
 import sharp from "sharp"
 import { makeResponseContract } from "./robustness/ResponseContract.js"
 import { asArray, at, detailPaths, isObject, type JsonObject, num, record, records, str } from "./Json.js"
-import { request as call, type Reply, TestServer, TestServerLive, uploadMedia, waitJob } from "./TestServer.js"
+import { call, type Reply, TestServer, TestServerLive, uploadMedia, waitJob } from "./TestServer.js"
 
 const root = fileURLToPath(new URL("../../../", import.meta.url))
 const golden = join(root, "docs/openapi.json")

@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url"
 import { type BrowserContext, chromium, type Page } from "playwright-core"
 import { chromiumAvailable, findChromium } from "./Chromium.js"
 import { record, records } from "./Json.js"
-import { request as call, TestServer, TestServerLive } from "./TestServer.js"
+import { call, TestServer, TestServerLive } from "./TestServer.js"
 
 /** Screenshots of the phone layout land here (build/ is not committed) for a person to look at. */
 const shots = fileURLToPath(new URL("../../../build/portal-screenshots/", import.meta.url))

@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import { label, roundTrips } from "./RoundTrips.js"
 import { isKeyLookup, statementLog } from "./StatementLog.js"
 import { at, str } from "./Json.js"
-import { request as call, TestServer, TestServerWith } from "./TestServer.js"
+import { call, TestServer, TestServerWith } from "./TestServer.js"
 
 const skip = unavailableReason()
 if (skip !== undefined) console.warn(`\n*** ${skip} ***\n`)

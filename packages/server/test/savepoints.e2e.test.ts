@@ -4,7 +4,7 @@ import sharp from "sharp"
 import { statementLog } from "./StatementLog.js"
 import { stockTenant, stockWrite } from "./StockTenant.js"
 import { at, str } from "./Json.js"
-import { request as call, TestServerWith, testDatabase, uploadMedia, waitJob } from "./TestServer.js"
+import { call, TestServerWith, testDatabase, uploadMedia, waitJob } from "./TestServer.js"
 
 const log = statementLog(testDatabase)
 

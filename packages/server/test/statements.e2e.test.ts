@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { statementCounts } from "./StatementCounts.js"
 import { isKeyLookup, statementLog } from "./StatementLog.js"
 import { at, str } from "./Json.js"
-import { request as call, TestServer, TestServerWith, testDatabase } from "./TestServer.js"
+import { call, TestServer, TestServerWith, testDatabase } from "./TestServer.js"
 
 const writer = ["catalog:read", "catalog:write", "prices:read", "prices:write"]
 const log = statementLog(testDatabase)

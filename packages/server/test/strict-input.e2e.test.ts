@@ -2,15 +2,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import sharp from "sharp"
 import { at, detailPaths, idOf, str } from "./Json.js"
-import {
-  request as call,
-  expectError,
-  freshKey,
-  rawRequest,
-  TestServer,
-  TestServerLive,
-  waitJob
-} from "./TestServer.js"
+import { call, expectError, freshKey, rawRequest, TestServer, TestServerLive, waitJob } from "./TestServer.js"
 
 /**
  * Input the server once took by rewriting it: invalid UTF-8 stored as U+FFFD, `limit=1e2`, number

@@ -4,15 +4,7 @@ import sharp from "sharp"
 import { at, jobOf, record, str } from "./Json.js"
 import { OtlpReceiver, OtlpReceiverLive, type ReceivedSpan } from "./OtlpReceiver.js"
 import { byRouter, routerOnRequest } from "./SameAnswer.js"
-import {
-  request as call,
-  freshKey,
-  TestServer,
-  TestServerWith,
-  testDatabase,
-  uploadMedia,
-  waitJob
-} from "./TestServer.js"
+import { call, freshKey, TestServer, TestServerWith, testDatabase, uploadMedia, waitJob } from "./TestServer.js"
 
 const scopes = ["catalog:read", "catalog:write", "media:read", "media:write"]
 

@@ -6,7 +6,7 @@
 import type { ModelHarness, Probe, ReferenceModel } from "@catalog-sync/core/testing"
 import { Effect } from "effect"
 import { at, isObject, record, str } from "../Json.js"
-import { type Reply, request, type TestServer } from "../TestServer.js"
+import { call, type Reply, type TestServer } from "../TestServer.js"
 import * as ModelAnswers from "./ModelAnswers.js"
 
 type Server = typeof TestServer.Service
@@ -65,7 +65,7 @@ export const httpTarget = (server: Server, specs: typeof ReferenceModel.actorSpe
       options: { readonly body?: unknown; readonly key?: string } = {}
     ) =>
       Effect.map(
-        request(url, method, path, {
+        call(url, method, path, {
           token: tokens[actor],
           ...(options.body === undefined ? {} : { body: options.body }),
           ...(options.key === undefined ? {} : { idempotencyKey: options.key })

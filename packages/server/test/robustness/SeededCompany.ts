@@ -7,7 +7,7 @@ import { Resource, Scope } from "@catalog-sync/core"
 import { Effect } from "effect"
 import sharp from "sharp"
 import { idOf, jobOf, num, str } from "../Json.js"
-import { request as call, freshKey, TestServer, uploadMedia, waitJob } from "../TestServer.js"
+import { call, freshKey, TestServer, uploadMedia, waitJob } from "../TestServer.js"
 
 export { uploadMedia, waitJob }
 

@@ -5,15 +5,7 @@ import sharp from "sharp"
 import { PersistenceLive } from "../../src/Server.js"
 import { at, idOf, num, records, str } from "../Json.js"
 import { stockTenant, stockWrite } from "../StockTenant.js"
-import {
-  request as call,
-  freshKey,
-  type Reply,
-  TestServer,
-  TestServerWith,
-  testDatabase,
-  uploadMedia
-} from "../TestServer.js"
+import { call, freshKey, type Reply, TestServer, TestServerWith, testDatabase, uploadMedia } from "../TestServer.js"
 import { type Arming, failingSql } from "./FailingSql.js"
 
 const writer = Scope.all.filter((scope) => !scope.startsWith("stock:"))

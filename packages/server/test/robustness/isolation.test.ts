@@ -1,7 +1,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { at, isObject, jobOf, records, str } from "../Json.js"
-import { request as call, freshKey, type Reply, TestServer, TestServerLive } from "../TestServer.js"
+import { call, freshKey, type Reply, TestServer, TestServerLive } from "../TestServer.js"
 import { endpoints } from "./ApiSurface.js"
 import {
   allScopes,
