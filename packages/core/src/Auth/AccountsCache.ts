@@ -44,21 +44,22 @@ export const layer: Layer.Layer<Accounts, never, Accounts | CommitVersion> = Lay
       assignLocation: (assignment) => writing(accounts.assignLocation(assignment)),
       unassignLocation: (connectionId, locationId) => writing(accounts.unassignLocation(connectionId, locationId)),
       findKey: (keyId, domain) =>
-        Effect.gen(function* () {
-          const source = yield* version.current
-          if (Option.isNone(source)) return yield* accounts.findKey(keyId, domain)
+        // Combinators rather than a generator: every request that needs a key asks, in the fewest steps.
+        Effect.flatMap(version.current, (source) => {
+          if (Option.isNone(source)) return accounts.findKey(keyId, domain)
           const current = `${generation}:${source.value}`
           const slot = `${keyId}\u0000${domain ?? ""}`
           const cached = entries.get(slot)
-          if (cached !== undefined && cached.version === current) return cached.grant
-          const grant = yield* accounts.findKey(keyId, domain)
-          if (Option.isSome(grant)) {
-            if (entries.size >= maxEntries) entries.clear()
-            entries.set(slot, { version: current, grant })
-          } else {
-            entries.delete(slot)
-          }
-          return grant
+          if (cached !== undefined && cached.version === current) return Effect.succeed(cached.grant)
+          return Effect.map(accounts.findKey(keyId, domain), (grant) => {
+            if (Option.isSome(grant)) {
+              if (entries.size >= maxEntries) entries.clear()
+              entries.set(slot, { version: current, grant })
+            } else {
+              entries.delete(slot)
+            }
+            return grant
+          })
         })
     })
   })
