@@ -73,7 +73,9 @@ export const makeQueries = Effect.gen(function* () {
 
   /** One record by id; archived products are returned with state archived. */
   const get = <Name extends ResourceName>(resource: Name, id: RecordId) =>
-    read(resource, id, (record, externalId, principal) => recordView(resource, record, externalId, principal, "catalog"))
+    read(resource, id, (record, externalId, principal) =>
+      recordView(resource, record, externalId, principal, "catalog")
+    )
 
   /**
    * The last catalog-mode text of each record, with what it was made for: a record kept in memory until the
@@ -151,7 +153,10 @@ export const makeQueries = Effect.gen(function* () {
     })
 
   /** A cursor page in id order; archived products are left out. */
-  const list = <Name extends ResourceName, Mode extends ReadMode = "catalog">(resource: Name, params: ListParams<Mode>) =>
+  const list = <Name extends ResourceName, Mode extends ReadMode = "catalog">(
+    resource: Name,
+    params: ListParams<Mode>
+  ) =>
     Effect.map(
       readPage(resource, params, (record, externalId, principal, mode) =>
         recordView(resource, record, externalId, principal, mode)
