@@ -207,4 +207,23 @@ layer(AdminLayer)("company settings", (it) => {
         expect(missing.message).toBe("no company 00000000-0000-4000-8000-000000000000")
       })
   )
+
+  it.effect("languages are known language codes, on creation and on change; a made-up one is refused", () =>
+    Effect.gen(function* () {
+      const admin = yield* Admin
+      const created = yield* Effect.flip(admin.createCompany(companyInput("lang-xx", { languages: ["de", "xx"] })))
+      expect(created).toMatchObject({
+        code: "validation_failed",
+        issues: [
+          { path: "$.languages[1]", message: 'must be a language code such as en, de or pt-BR; "xx" is not one' }
+        ]
+      })
+      const main = yield* Effect.flip(admin.createCompany(companyInput("lang-qq", { main_language: "qq" })))
+      expect(main).toMatchObject({ issues: [{ path: "$.main_language" }] })
+      const company = yield* admin.createCompany(companyInput("lang-ok", { languages: ["de", "pt-BR", "gsw"] }))
+      expect(company.languages).toEqual(["en", "de", "pt-BR", "gsw"])
+      const changed = yield* Effect.flip(admin.updateCompany(company.id, { languages: ["zz"] }))
+      expect(changed).toMatchObject({ issues: [{ path: "$.languages[0]" }] })
+    })
+  )
 })

@@ -7,7 +7,7 @@ import { fixed, Money } from "../internal/Shared/Decimal.js"
 import { matching, NameText } from "../internal/Shared/Text.js"
 import { type CompanyId, type ConnectionId, Ids, UUID } from "../Shared/Ids.js"
 import { Scope } from "../Shared/Scope.js"
-import { LanguageCode } from "../Shared/Translations.js"
+import { KnownLanguageCode } from "../Shared/Translations.js"
 import { Accounts } from "../Auth/Accounts.js"
 import { AuditLog, makeRecorder } from "../Audit/AuditLog.js"
 import { type ApiKey, generate, hashSecret, maxLifetimeDays, minLifetimeDays } from "../Auth/ApiKey.js"
@@ -24,8 +24,8 @@ const AdminName = NameText(1, 200)
 export const CompanyInput = Schema.Struct({
   name: AdminName,
   currency: CurrencyCode,
-  main_language: LanguageCode,
-  languages: Schema.optionalKey(Schema.Array(LanguageCode)),
+  main_language: KnownLanguageCode,
+  languages: Schema.optionalKey(Schema.Array(KnownLanguageCode)),
   tax_model: TaxModel.pipe(Schema.withDecodingDefaultType(Effect.succeed("unconfigured"))),
   tax_rates: Schema.Array(Money).pipe(Schema.withDecodingDefaultType(Effect.succeed([]))),
   storage_slug: Schema.String.check(
@@ -42,8 +42,8 @@ export const CompanyInput = Schema.Struct({
 export const CompanyPatch = Schema.Struct({
   name: CompanyInput.fields.name,
   currency: CompanyInput.fields.currency,
-  main_language: LanguageCode,
-  languages: Schema.Array(LanguageCode),
+  main_language: KnownLanguageCode,
+  languages: Schema.Array(KnownLanguageCode),
   tax_model: TaxModel,
   tax_rates: Schema.Array(Money),
   storage_slug: CompanyInput.fields.storage_slug,

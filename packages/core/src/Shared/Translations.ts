@@ -6,6 +6,28 @@ export const LanguageCode = Schema.String.check(
   matching(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/, "must be a language code such as en or pt-BR")
 ).annotate({ identifier: "LanguageCode" })
 
+const languageNames = new Intl.DisplayNames(["en"], { type: "language", fallback: "none" })
+
+/** Whether a code names a language (`en`, `de`, `pt-BR`: its first part is a language ICU knows), not a typo. */
+export const isKnownLanguage = (code: string): boolean => {
+  if (!/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/.test(code)) return false
+  try {
+    return languageNames.of(code.split("-")[0]!) !== undefined
+  } catch {
+    return false
+  }
+}
+
+/**
+ * A language a company enables: a `LanguageCode` whose language is known, so that `xx` is not saved as a
+ * language. Stored companies and translation keys keep the shape check alone.
+ */
+export const KnownLanguageCode = LanguageCode.check(
+  Schema.makeFilter((code: string) =>
+    isKnownLanguage(code) ? undefined : `must be a language code such as en, de or pt-BR; "${code}" is not one`
+  )
+)
+
 /** A record's texts in one language. */
 export const TranslationEntry = Schema.Struct({
   name: Schema.optionalKey(Text(1, 200)),

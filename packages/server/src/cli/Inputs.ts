@@ -1,4 +1,4 @@
-import { CommonFields, Currency, Ids, Scope } from "@catalog-sync/core"
+import { CommonFields, Currency, Ids, Scope, Translations } from "@catalog-sync/core"
 import { Schema } from "effect"
 import { Argument, Flag } from "effect/cli"
 
@@ -114,19 +114,11 @@ export const currency = Flag.String("currency").pipe(
   )
 )
 
-const languageNames = new Intl.DisplayNames(["en"], { type: "language", fallback: "none" })
-
-/** A language code whose language is known (`en`, `de`, `pt-BR`), so that a typo is not saved as a language. */
-const language = (option: string) => (raw: string) => {
-  const [primary] = raw.split("-")
-  let known = false
-  try {
-    known = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/.test(raw) && languageNames.of(primary!) !== undefined
-  } catch {
-    known = false
-  }
-  return known ? raw : invalid(`${option} takes language codes such as en, de or pt-BR; "${raw}" is not one`)
-}
+/** A language code whose language is known (`en`, `de`, `pt-BR`), as the admin use case checks it. */
+const language = (option: string) => (raw: string) =>
+  Translations.isKnownLanguage(raw)
+    ? raw
+    : invalid(`${option} takes language codes such as en, de or pt-BR; "${raw}" is not one`)
 
 export const mainLanguage = Flag.String("main-language").pipe(
   Flag.withMetavar("code"),
