@@ -4,6 +4,7 @@ import { Array as Arr, type Context, Effect, Layer, Option, Schema } from "effec
 import { isUniqueViolation, refineErrors } from "./internal/errors.js"
 import { Flag, Millis } from "./internal/rows.js"
 import { span } from "./internal/spans.js"
+import { atomically } from "./internal/transaction.js"
 
 /** A row of `panel_users` without its password hash. */
 const UserRow = Schema.Struct({
@@ -89,6 +90,23 @@ export const make: Effect.Effect<Context.Service.Shape<typeof People.People>, ne
       execute: ({ id, ...changes }) => sql`UPDATE panel_users SET ${sql.update(changes)} WHERE id = ${id} RETURNING id`
     })
 
+    // On PostgreSQL the company's owner rows are locked first (in one order, so two such changes queue
+    // rather than deadlock): the update's check, a statement of its own, then reads what the change queued
+    // before it wrote. SQLite runs one writer at a time; there the update is its own check.
+    const lockOwnersOf = (id: string) =>
+      sql.onDialectOrElse({
+        pg: () =>
+          sql`SELECT o.id FROM panel_users o WHERE o.role = 'owner'
+            AND o.company_id = (SELECT u.company_id FROM panel_users u WHERE u.id = ${id}) ORDER BY o.id FOR UPDATE`,
+        orElse: () => Effect.succeed([])
+      })
+    const disableUnlessLastOwner = (id: string) =>
+      sql<{ readonly id: string }>`UPDATE panel_users SET enabled = 0 WHERE id = ${id}
+        AND NOT (role = 'owner' AND enabled = 1 AND NOT EXISTS (
+          SELECT 1 FROM panel_users o WHERE o.company_id = panel_users.company_id AND o.role = 'owner'
+            AND o.enabled = 1 AND o.id <> panel_users.id))
+        RETURNING id`
+
     const insertSessionRow = SqlSchema.void({
       Request: SessionRow,
       execute: (row) => sql`INSERT INTO panel_sessions ${sql.insert(row)}`
@@ -150,6 +168,13 @@ export const make: Effect.Effect<Context.Service.Shape<typeof People.People>, ne
           refineErrors,
           span("People.setUserEnabled", { id })
         ),
+
+      disableKeepingAnOwner: (id) =>
+        Effect.gen(function* () {
+          yield* lockOwnersOf(id)
+          if ((yield* disableUnlessLastOwner(id)).length > 0) return "disabled" as const
+          return Option.isSome(yield* findUser(id)) ? ("last_owner" as const) : ("not_found" as const)
+        }).pipe(atomically(sql), refineErrors, span("People.disableKeepingAnOwner", { id })),
 
       setPasswordHash: (id, passwordHash) =>
         updated({ id, password_hash: passwordHash }).pipe(

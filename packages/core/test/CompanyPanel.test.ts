@@ -4,13 +4,15 @@
  * administrator the companies and their grants; and every change is recorded with the caller as actor.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, Effect, Exit, Layer, Option } from "effect"
+import { Clock, Context, Effect, Exit, Layer, Option } from "effect"
+import { AuditLog } from "../src/Audit/AuditLog.js"
 import { Admin } from "../src/Admin/AccountsAdmin.js"
 import { JobAdmin } from "../src/Admin/JobAdmin.js"
 import { CompanyPanel } from "../src/Panel/CompanyPanel.js"
 import type { PanelCaller } from "../src/Panel/PanelAccess.js"
 import type { PanelRole, PanelUser } from "../src/People/PanelUser.js"
 import { PasswordHasher } from "../src/People/PasswordHasher.js"
+import { People } from "../src/People/People.js"
 import { PeopleAdmin } from "../src/People/PeopleAdmin.js"
 import * as InMemoryRateLimiter from "../src/RateLimit/InMemoryRateLimiter.js"
 import { keyBucket, perKeyPerMinute, RateLimiter } from "../src/RateLimit/RateLimiter.js"
@@ -27,6 +29,34 @@ const layer = () =>
     Layer.provideMerge(Layer.mergeAll(Admin.Default, PeopleAdmin.Default, JobAdmin.Default)),
     Layer.provide(PlainHasher),
     Layer.provideMerge(Layer.mergeAll(InMemory.accountsLayer, InMemory.peopleLayer, InMemoryRateLimiter.layer)),
+    Layer.provide(
+      Layer.mergeAll(InMemory.layer, InMemory.idempotencyLayer, InMemoryJobs.layer, InMemoryMedia.storageLayer)
+    ),
+    Layer.provideMerge(IdsLive)
+  )
+
+type Operation = (...args: ReadonlyArray<unknown>) => Effect.Effect<unknown, unknown>
+
+/** The in-memory People with a yield before every call: concurrent use cases interleave at each step. */
+const InterleavedPeople = Layer.effectContext(
+  Effect.gen(function* () {
+    const people = yield* People
+    const interleaved = Object.fromEntries(
+      Object.entries(people).map(([name, operation]) => [
+        name,
+        (...args: ReadonlyArray<unknown>) => Effect.andThen(Effect.yieldNow, (operation as Operation)(...args))
+      ])
+    ) as unknown as People["Service"]
+    return Context.make(People, interleaved).pipe(Context.add(AuditLog, yield* AuditLog))
+  })
+).pipe(Layer.provide(InMemory.peopleLayer))
+
+/** `layer()` whose People port lets other fibers run before each call. */
+const interleavedLayer = () =>
+  CompanyPanel.Default.pipe(
+    Layer.provideMerge(Layer.mergeAll(Admin.Default, PeopleAdmin.Default, JobAdmin.Default)),
+    Layer.provide(PlainHasher),
+    Layer.provideMerge(Layer.mergeAll(InMemory.accountsLayer, InterleavedPeople, InMemoryRateLimiter.layer)),
     Layer.provide(
       Layer.mergeAll(InMemory.layer, InMemory.idempotencyLayer, InMemoryJobs.layer, InMemoryMedia.storageLayer)
     ),
@@ -212,6 +242,30 @@ describe("CompanyPanel", () => {
       expect((yield* panel.setPersonEnabled(ownerA, a.id, second.id, true)).enabled).toBe(true)
       expect((yield* panel.setPersonEnabled(admin, a.id, ownerA.user.id, false)).enabled).toBe(false)
     }).pipe(Effect.provide(layer()))
+  )
+
+  it.effect("two owners disabling each other at once: one is refused, and the company keeps an owner", () =>
+    Effect.gen(function* () {
+      const panel = yield* CompanyPanel
+      const { a, ownerA } = yield* setup
+      const second = yield* panel.createPerson(ownerA, a.id, {
+        email: "olga@example.com",
+        name: "O",
+        password,
+        role: "owner"
+      })
+      const ownerO: PanelCaller = { user: second, address: "192.0.2.2" }
+      const outcomes = yield* Effect.all(
+        [
+          tagOf(panel.setPersonEnabled(ownerA, a.id, second.id, false)),
+          tagOf(panel.setPersonEnabled(ownerO, a.id, ownerA.user.id, false))
+        ],
+        { concurrency: "unbounded" }
+      )
+      expect([...outcomes].sort()).toEqual(["PanelChangeRefused", "success"])
+      const owners = (yield* panel.listPeople(ownerA, a.id)).filter((p) => p.role === "owner" && p.enabled)
+      expect(owners).toHaveLength(1)
+    }).pipe(Effect.provide(interleavedLayer()))
   )
 
   it.effect("an email taken in another company is refused without saying so; in one's own, it is named", () =>

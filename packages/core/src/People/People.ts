@@ -35,6 +35,13 @@ export class People extends Context.Service<
     readonly listUsers: (companyId: CompanyId | null) => Effect.Effect<ReadonlyArray<PanelUser>, PersistenceError>
     /** False when there is no such user. */
     readonly setUserEnabled: (id: string, enabled: boolean) => Effect.Effect<boolean, PersistenceError>
+    /**
+     * Disables the user unless they are the last enabled owner of their company, the check and the write
+     * as one: two owners disabling each other at the same moment leave one of them enabled.
+     */
+    readonly disableKeepingAnOwner: (
+      id: string
+    ) => Effect.Effect<"disabled" | "last_owner" | "not_found", PersistenceError>
     /** False when there is no such user. */
     readonly setPasswordHash: (id: string, passwordHash: string) => Effect.Effect<boolean, PersistenceError>
 

@@ -9,6 +9,7 @@ import { Sha256 } from "../Shared/Sha256.js"
 import { People } from "./People.js"
 import { normalEmail, PanelRole, type PanelUser, roleFitsCompany } from "./PanelUser.js"
 import { PasswordHasher } from "./PasswordHasher.js"
+import { LastEnabledOwner } from "./PeopleErrors.js"
 import { makeSignIn, maxPasswordLength, tokenShape } from "../internal/People/SignIn.js"
 import { accountFromAddressPrefix, accountKey, windowMillis } from "./SignInThrottle.js"
 
@@ -168,13 +169,28 @@ export class PeopleAdmin extends Context.Service<PeopleAdmin>()("@catalog-sync/c
         }))
       })
 
-    const setUserEnabled = (id: string, enabled: boolean) =>
+    /**
+     * Enables or disables a user (a disabled one's sessions end). With `keepAnOwner`, a company's last
+     * enabled owner is not disabled (`LastEnabledOwner`), checked in the write itself so that two owners
+     * disabling each other at once leave one.
+     */
+    const setUserEnabled = (id: string, enabled: boolean, options: { readonly keepAnOwner?: boolean } = {}) =>
       Effect.gen(function* () {
         const current = yield* user(id)
-        const write = Effect.andThen(
-          people.setUserEnabled(current.id, enabled),
-          enabled ? Effect.void : people.deleteSessionsOf(current.id)
-        )
+        const disable = options.keepAnOwner
+          ? Effect.flatMap(people.disableKeepingAnOwner(current.id), (outcome) =>
+              outcome === "last_owner"
+                ? Effect.fail(
+                    new LastEnabledOwner({
+                      message: "this is the company's last enabled owner; add or enable another owner first"
+                    })
+                  )
+                : Effect.void
+            )
+          : people.setUserEnabled(current.id, false)
+        const write = enabled
+          ? Effect.asVoid(people.setUserEnabled(current.id, true))
+          : Effect.asVoid(Effect.andThen(disable, people.deleteSessionsOf(current.id)))
         yield* audited(write, () => ({
           action: enabled ? "user.enable" : "user.disable",
           company_id: current.company_id,
@@ -204,10 +220,13 @@ export class PeopleAdmin extends Context.Service<PeopleAdmin>()("@catalog-sync/c
       Effect.gen(function* () {
         const normal = normalEmail(email)
         const found = yield* people.findUserByEmail(normal)
+        // Every failure is counted under the account's key and again under its key per address: the
+        // account's own count is the number of wrong passwords, the per-address rows repeat them.
         const forget = Effect.gen(function* () {
           const account = yield* people.countFailures(accountKey(normal), 0)
           yield* people.clearFailures(accountKey(normal))
-          return account.count + (yield* people.clearFailuresWithPrefix(accountFromAddressPrefix(normal)))
+          yield* people.clearFailuresWithPrefix(accountFromAddressPrefix(normal))
+          return account.count
         })
         return yield* audited(forget, (forgotten) => ({
           action: "user.unlock",

@@ -21,3 +21,12 @@ export class SignInThrottled extends Schema.TaggedError<SignInThrottled>()("Sign
     return "sign_in_throttled"
   }
 }
+
+/** Disabling this owner would leave their company with no enabled owner: another owner is enabled first. */
+export class LastEnabledOwner extends Schema.TaggedError<LastEnabledOwner>()("LastEnabledOwner", {
+  message: Schema.String
+}) {
+  get code(): "last_owner" {
+    return "last_owner"
+  }
+}

@@ -35,6 +35,19 @@ export const makePeople = () => {
         if (found !== undefined) users.set(id, { ...found, user: { ...found.user, enabled } })
         return found !== undefined
       }),
+    disableKeepingAnOwner: (id) =>
+      Effect.sync(() => {
+        const found = users.get(id)
+        if (found === undefined) return "not_found" as const
+        const { user } = found
+        const anotherOwner = Array.from(users.values()).some(
+          ({ user: other }) =>
+            other.id !== id && other.company_id === user.company_id && other.role === "owner" && other.enabled
+        )
+        if (user.role === "owner" && user.enabled && !anotherOwner) return "last_owner" as const
+        users.set(id, { ...found, user: { ...user, enabled: false } })
+        return "disabled" as const
+      }),
     setPasswordHash: (id, passwordHash) =>
       Effect.sync(() => {
         const found = users.get(id)

@@ -135,6 +135,30 @@ export const runPeopleConformance = (name: string, ports: Layer.Layer<Accounts |
       })
     )
 
+    it.effect("disables a person unless they are their company's last enabled owner, also for two at once", () =>
+      Effect.gen(function* () {
+        const people = yield* People
+        for (let round = 0; round < 5; round++) {
+          const c = yield* companyWithPeople
+          const [first, manager, second] = [user(c.id, 0), user(c.id, 1), user(c.id, 2)]
+          const elsewhere = user((yield* companyWithPeople).id, 0)
+          for (const u of [first, manager, second, elsewhere]) yield* people.insertUser(u, "h")
+          // Two owners disable each other at the same moment: one of them stays enabled.
+          const outcomes = yield* Effect.all(
+            [people.disableKeepingAnOwner(first.id), people.disableKeepingAnOwner(second.id)],
+            { concurrency: "unbounded" }
+          )
+          expect([...outcomes].sort()).toEqual(["disabled", "last_owner"])
+          const owners = (yield* people.listUsers(c.id)).filter((u) => u.role === "owner" && u.enabled)
+          expect(owners).toHaveLength(1)
+          expect(yield* people.disableKeepingAnOwner(owners[0]!.id)).toBe("last_owner")
+          expect(yield* people.disableKeepingAnOwner(manager.id)).toBe("disabled")
+          expect(Option.getOrThrow(yield* people.getUser(manager.id)).enabled).toBe(false)
+        }
+        expect(yield* people.disableKeepingAnOwner(uuid())).toBe("not_found")
+      })
+    )
+
     it.effect("keeps sessions with their user; touches, deletes one, and deletes a user's all", () =>
       Effect.gen(function* () {
         const people = yield* People

@@ -63,13 +63,13 @@ export const makePeoplePanel = (guards: Guards, people: PeopleAdmin["Service"]) 
           reason: "own_account",
           message: "you cannot disable yourself; another owner or an administrator can"
         })
-      const enabledOwners = members.filter((member) => member.role === "owner" && member.enabled)
-      if (!enabled && target.role === "owner" && target.enabled && enabledOwners.length <= 1)
-        return yield* new PanelChangeRefused({
-          reason: "last_owner",
-          message: "this is the company's last enabled owner; add or enable another owner first"
-        })
-      return yield* as(caller)(people.setUserEnabled(userId, enabled))
+      // The last enabled owner is kept by the write itself, not by the list read above: two owners
+      // disabling each other at once would both pass a check made here.
+      return yield* as(caller)(people.setUserEnabled(userId, enabled, { keepAnOwner: true })).pipe(
+        Effect.catchTag("LastEnabledOwner", ({ message }) =>
+          Effect.fail(new PanelChangeRefused({ reason: "last_owner", message }))
+        )
+      )
     })
 
   return { listPeople, createPerson, setPersonEnabled } as const
