@@ -10,6 +10,7 @@ import { type Asset, script, stylesheet } from "./Assets.js"
 import { addAuditRoutes } from "./AuditRoutes.js"
 import { addCompanyRoutes } from "./CompanyRoutes.js"
 import { addConnectionRoutes } from "./ConnectionRoutes.js"
+import { addFallbackRoutes } from "./FallbackRoutes.js"
 import type { Base } from "./Layout.js"
 import { addPeopleRoutes } from "./PeopleRoutes.js"
 import { panelRouter } from "./PanelRouter.js"
@@ -43,6 +44,7 @@ export const layer = (
       yield* addConnectionRoutes(router, base)
       yield* addPeopleRoutes(router, base)
       yield* addAuditRoutes(router, base)
+      yield* addFallbackRoutes(router, base)
     })
   ) as Layer.Layer<never, never, HttpRouter.HttpRouter | CompanyPanel.CompanyPanel>
 }

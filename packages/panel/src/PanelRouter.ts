@@ -18,7 +18,7 @@ type Handler<E, R> = (
 
 export interface PanelRouter {
   readonly add: <E, R>(
-    method: "GET" | "POST",
+    method: "GET" | "POST" | "*",
     path: `/${string}`,
     handler: Handler<E, R>
   ) => Effect.Effect<void, never, Exclude<R, CompanyPanel.CompanyPanel>>

@@ -78,6 +78,18 @@ export const sameOrigin = (request: HttpServerRequest.HttpServerRequest, proxies
   return fromTrustedProxy(Option.getOrUndefined(request.remoteAddress), proxies) || port(host) === port(requestHost)
 }
 
+/**
+ * The origin a form of the panel is sent from, as `sameOrigin` expects it: the scheme and the host the
+ * client addressed (behind a trusted proxy, the host the proxy forwarded).
+ */
+export const panelOrigin = (request: HttpServerRequest.HttpServerRequest, proxies: ProxySettings): string => {
+  const scheme = overTls(request, proxies) ? "https" : "http"
+  const name = originOf(request, proxies).host ?? ""
+  const sent = request.headers["host"] ?? ""
+  // The Host header as sent (with its port) when it names that host; a proxy's forwarded name otherwise.
+  return `${scheme}://${normalizeHost(sent) === name ? sent : name}`
+}
+
 /** The client's address, as the API's rules see it (behind trusted proxies, the nearest untrusted hop). */
 export const clientAddress = (request: HttpServerRequest.HttpServerRequest, proxies: ProxySettings): string =>
   originOf(request, proxies).address ?? "unknown"

@@ -100,8 +100,9 @@ const signIn = (base: Base) => (request: HttpServerRequest.HttpServerRequest) =>
     const visit = yield* visitOf(request, base)
     const fields = yield* readForm(request)
     const formToken = visit.request.cookies[signInCookie]
-    if (!sameOrigin(request, visit.proxies) || fields === undefined || !sameToken(field(fields, "csrf"), formToken))
-      return refused(visit)
+    if (!sameOrigin(request, visit.proxies)) return refused(visit, "origin")
+    if (fields === undefined) return refused(visit, "form")
+    if (!sameToken(field(fields, "csrf"), formToken)) return refused(visit, "token")
     const panel = yield* CompanyPanel.CompanyPanel
     const email = field(fields, "email")
     const attempt = yield* Effect.result(

@@ -9,7 +9,7 @@ import { Effect, Option } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse, UrlParams } from "effect/http"
 import type { Html } from "./Html.js"
 import { type Base, page } from "./Layout.js"
-import { clientAddress, overTls, sameOrigin, sameToken, sessionCookie } from "./Session.js"
+import { clientAddress, overTls, panelOrigin, sameOrigin, sameToken, sessionCookie } from "./Session.js"
 
 type PanelUser = PanelUserModule.PanelUser
 type PanelSession = PanelUserModule.PanelSession
@@ -93,16 +93,27 @@ export const notFound = (visit: Visit, user?: PanelUser, csrf?: string) =>
     404
   )
 
-/** The page for a form post that failed the origin or token check. */
-export const refused = (visit: Visit) =>
-  htmlAnswer(
-    page(
-      { base: visit.base },
-      { title: "Request refused" },
-      "This form was not sent from a page of this panel, or its page is too old. Open the page again and send the form from there."
-    ),
-    403
-  )
+/** Why a form post was refused before it was read: what a script sending forms to the panel must change. */
+export type Refusal = "origin" | "form" | "token"
+
+const refusalText = (visit: Visit, refusal: Refusal): string => {
+  const origin = panelOrigin(visit.request, visit.proxies)
+  const claimed = visit.request.headers["origin"] ?? visit.request.headers["referer"]
+  switch (refusal) {
+    case "origin":
+      return `This form did not come from a page of this panel: the request ${
+        claimed === undefined ? "had no Origin or Referer header" : `named the origin ${claimed}`
+      }. A browser sends the form again from the panel's page; a script sending forms sends the header Origin: ${origin}.`
+    case "form":
+      return `This form could not be read: a form is sent as application/x-www-form-urlencoded with a Content-Length of at most ${maxFormBytes / 1024} KB.`
+    case "token":
+      return "This form's csrf field is missing or does not match this browser's session: its page is too old, or was opened in another session. Open the page again and send the form from there (a script sends the csrf value of the page it read, with the cookies that page set)."
+  }
+}
+
+/** The page for a form post that failed the origin, form or token check, naming which. */
+export const refused = (visit: Visit, refusal: Refusal) =>
+  htmlAnswer(page({ base: visit.base }, { title: "Request refused" }, refusalText(visit, refusal)), 403)
 
 /** The signed-in user of the visit, if its session cookie names a live session. */
 export const signedIn = (
@@ -178,11 +189,11 @@ export const action$ =
   (request: HttpServerRequest.HttpServerRequest) =>
     Effect.gen(function* () {
       const visit = yield* visitOf(request, base)
-      if (!sameOrigin(request, visit.proxies)) return refused(visit)
+      if (!sameOrigin(request, visit.proxies)) return refused(visit, "origin")
       const fields = yield* readForm(request)
-      if (fields === undefined) return refused(visit)
+      if (fields === undefined) return refused(visit, "form")
       const who = yield* signedIn(visit, yield* HttpRouter.params)
       if (Option.isNone(who)) return seeOther(`${base}/sign-in`)
-      if (!sameToken(field(fields, "csrf"), who.value.session.csrf_token)) return refused(visit)
+      if (!sameToken(field(fields, "csrf"), who.value.session.csrf_token)) return refused(visit, "token")
       return yield* handle(who.value, fields)
     })
