@@ -24,7 +24,8 @@ const cruise = (cwd: string, paths: ReadonlyArray<string>): ReadonlyArray<Violat
     output = execFileSync(
       depcruise,
       [...paths, "--config", join(cwd, ".dependency-cruiser.cjs"), "--output-type", "json"],
-      { cwd, encoding: "utf8" }
+      // The JSON report lists every module: over the 1 MiB default once the graph grew.
+      { cwd, encoding: "utf8", maxBuffer: 256 * 1024 * 1024 }
     )
   } catch (error) {
     // depcruise exits non-zero when it finds violations; its report is still on stdout.

@@ -11,3 +11,9 @@ export const Brand = brand.record
 export type BrandDocument = ShowcaseDocument
 /** The brands resource: body and record schemas and rules. */
 export const definition = brand.definition
+
+declare module "../internal/Resources/Documents.js" {
+  interface Documents {
+    readonly brands: BrandDocument
+  }
+}

@@ -94,3 +94,9 @@ export const definition = defineResource<typeof CategoryUpsert, typeof Category,
   },
   index: (document) => ({ ...emptyIndex, parentId: document.parent_id })
 })
+
+declare module "../internal/Resources/Documents.js" {
+  interface Documents {
+    readonly categories: CategoryDocument
+  }
+}

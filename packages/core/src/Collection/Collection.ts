@@ -11,3 +11,9 @@ export const Collection = collection.record
 export type CollectionDocument = ShowcaseDocument
 /** The collections resource: body and record schemas and rules. */
 export const definition = collection.definition
+
+declare module "../internal/Resources/Documents.js" {
+  interface Documents {
+    readonly collections: CollectionDocument
+  }
+}

@@ -84,3 +84,9 @@ export const definition = defineResource<
     }),
   index: (document) => ({ ...emptyIndex, parentId: document.type_id })
 })
+
+declare module "../internal/Resources/Documents.js" {
+  interface Documents {
+    readonly "customization-groups": CustomizationGroupDocument
+  }
+}

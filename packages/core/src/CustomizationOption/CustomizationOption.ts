@@ -89,3 +89,9 @@ export const definition = defineResource<
     }),
   index: (document) => ({ ...emptyIndex, parentId: document.group_id })
 })
+
+declare module "../internal/Resources/Documents.js" {
+  interface Documents {
+    readonly "customization-options": CustomizationOptionDocument
+  }
+}

@@ -57,3 +57,9 @@ export const definition = defineResource<
   validate: typeScopeChangeViolations,
   index: () => emptyIndex
 })
+
+declare module "../internal/Resources/Documents.js" {
+  interface Documents {
+    readonly "customization-types": CustomizationTypeDocument
+  }
+}

@@ -378,3 +378,9 @@ export const definition = defineResource<typeof ProductUpsert, typeof Product, P
     componentIds: document.components.map((c) => c.product_id)
   })
 })
+
+declare module "../internal/Resources/Documents.js" {
+  interface Documents {
+    readonly products: ProductDocument
+  }
+}

@@ -5,8 +5,10 @@ import type { Document, RuleContext, Violation } from "../Resources/ResourceDefi
 import { fixed } from "../Shared/Decimal.js"
 import type { RecordId } from "../../Shared/Ids.js"
 import type { PricingMode } from "../../Resources/CommonFields.js"
-import type { CustomizationGroupDocument } from "../../CustomizationGroup/CustomizationGroup.js"
-import type { CustomizationTypeDocument } from "../../CustomizationType/CustomizationType.js"
+import type { DocumentOf } from "../Resources/Documents.js"
+
+type CustomizationGroupDocument = DocumentOf<"customization-groups">
+type CustomizationTypeDocument = DocumentOf<"customization-types">
 
 /** What the pricing rules read of a group or an option: its price rule. */
 export type Priced = {

@@ -1,22 +1,12 @@
-import type { BrandDocument } from "../../Brand/Brand.js"
-import type { CategoryDocument } from "../../Category/Category.js"
-import type { CollectionDocument } from "../../Collection/Collection.js"
-import type { CustomizationGroupDocument } from "../../CustomizationGroup/CustomizationGroup.js"
-import type { CustomizationOptionDocument } from "../../CustomizationOption/CustomizationOption.js"
-import type { CustomizationTypeDocument } from "../../CustomizationType/CustomizationType.js"
-import type { ProductDocument } from "../../Product/Product.js"
 import type { ResourceName } from "../../Resources/Resource.js"
 
-/** Each resource's stored document: what its rules read of its own records and of those they look up. */
-export interface Documents {
-  readonly products: ProductDocument
-  readonly categories: CategoryDocument
-  readonly collections: CollectionDocument
-  readonly brands: BrandDocument
-  readonly "customization-types": CustomizationTypeDocument
-  readonly "customization-groups": CustomizationGroupDocument
-  readonly "customization-options": CustomizationOptionDocument
-}
+/**
+ * Each resource's stored document: what its rules read of its own records and of those they look up.
+ * Each resource module adds its own entry (`declare module`), so that this map depends on no resource
+ * and a resource's rules can name the documents of the others without a cycle between their modules.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by the resource modules
+export interface Documents {}
 
 /** The stored document of a record of `Name`. */
 export type DocumentOf<Name extends ResourceName> = Documents[Name]
