@@ -66,6 +66,10 @@ const measure = async (page: Page, url: string, ready: string): Promise<Load> =>
   await page.waitForLoadState("load")
   // Polled by evaluation: waitForFunction evaluates text, which the pages' Content-Security-Policy refuses.
   await expect.poll(() => page.evaluate<boolean>("window.__firstContent !== undefined")).toBe(true)
+  // The paint entry reaches the timeline after the frame is shown, which on a busy machine can be after `load`.
+  await expect
+    .poll(() => page.evaluate<boolean>(`performance.getEntriesByName("first-contentful-paint").length > 0`))
+    .toBe(true)
   return costs(page)
 }
 
