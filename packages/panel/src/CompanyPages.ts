@@ -1,5 +1,10 @@
 /** The administrator's pages: the list of companies with the form that creates one, and a company's page. */
-import type { Accounts, Company as CompanyModule, PanelUser as PanelUserModule } from "@catalog-sync/core"
+import {
+  type Accounts,
+  type Company as CompanyModule,
+  type PanelUser as PanelUserModule,
+  Scope
+} from "@catalog-sync/core"
 import { checkboxes, form, type FormState, input, select, stateOf } from "./Forms.js"
 import { type Html, html } from "./Html.js"
 import { type PageFrame, page } from "./Layout.js"
@@ -9,20 +14,7 @@ type Connection = CompanyModule.Connection
 type Location = Accounts.Location
 type PanelUser = PanelUserModule.PanelUser
 
-/** Every scope a company may be granted, as the spec names them. */
-export const scopes: ReadonlyArray<string> = [
-  "catalog:read",
-  "catalog:write",
-  "prices:read",
-  "prices:write",
-  "costs:read",
-  "costs:write",
-  "media:read",
-  "media:write",
-  "stock:read",
-  "stock:write"
-]
-const scopeChoices = scopes.map((scope) => [scope, scope] as const)
+const scopeChoices = Scope.all.map((scope) => [scope, scope] as const)
 const taxModels = [
   ["unconfigured", "Not configured yet"],
   ["inclusive", "Prices include tax"],
